@@ -1,0 +1,25 @@
+# walload -- PGXS build.  Honours PG_CONFIG (e.g. make PG_CONFIG=/usr/lib/postgresql/16/bin/pg_config).
+
+MODULE_big = walload
+OBJS = \
+	src/walload.o \
+	src/hooks.o \
+	src/xact_track.o \
+	src/scan_model.o \
+	src/store.o \
+	src/views.o \
+	src/diagnose.o
+
+EXTENSION = walload
+DATA = walload--1.0.sql
+PGFILEDESC = "walload - where the time of a bulk load went"
+
+PG_CPPFLAGS = -I$(srcdir)/src
+
+# pg_regress: run against a server started with
+#   shared_preload_libraries = 'walload,pg_stat_statements'
+REGRESS = walload_interface walload_errors
+
+PG_CONFIG ?= pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)

@@ -1,0 +1,160 @@
+/*-------------------------------------------------------------------------
+ *
+ * compat.h
+ *		Every difference between the PostgreSQL major versions walload
+ *		builds against lives here, and nowhere else.
+ *
+ * The rest of the code is written against PostgreSQL 15's names; the
+ * macros below map them onto the running version.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef WALLOAD_COMPAT_H
+#define WALLOAD_COMPAT_H
+
+#include "postgres.h"
+
+#if PG_VERSION_NUM < 150000
+#error "walload requires PostgreSQL 15 or later"
+#endif
+
+#include "catalog/storage.h"
+#if PG_VERSION_NUM >= 160000
+#include "nodes/queryjumble.h"
+#else
+#include "utils/queryjumble.h"
+#endif
+#include "storage/smgr.h"
+#include "tcop/utility.h"
+
+/* --- relation file identity: RelFileNode (15) / RelFileLocator (16+) --- */
+#if PG_VERSION_NUM >= 160000
+#include "storage/relfilelocator.h"
+typedef RelFileLocator WlRelFile;
+#define WL_REL_SPC(r)				((r).spcOid)
+#define WL_REL_DB(r)				((r).dbOid)
+#define WL_REL_NUMBER(r)			((r).relNumber)
+#define WlRelFileEquals(a, b)		RelFileLocatorEquals(a, b)
+#define WlRelationFile(rel)			((rel)->rd_locator)
+#define WlSkippingWAL(r)			RelFileLocatorSkippingWAL(r)
+#define WlSmgrFile(srel)			((srel)->smgr_rlocator.locator)
+#else
+#include "storage/relfilenode.h"
+typedef RelFileNode WlRelFile;
+#define WL_REL_SPC(r)				((r).spcNode)
+#define WL_REL_DB(r)				((r).dbNode)
+#define WL_REL_NUMBER(r)			((r).relNode)
+#define WlRelFileEquals(a, b)		RelFileNodeEquals(a, b)
+#define WlRelationFile(rel)			((rel)->rd_node)
+#define WlSkippingWAL(r)			RelFileNodeSkippingWAL(r)
+#define WlSmgrFile(srel)			((srel)->smgr_rnode.node)
+#endif
+
+/* relation file number of a mapped (system catalog) relation */
+#if PG_VERSION_NUM >= 160000
+#define WlRelationMapOidToFile(relid, shared)	RelationMapOidToFilenumber(relid, shared)
+#else
+#define WlRelationMapOidToFile(relid, shared)	RelationMapOidToFilenode(relid, shared)
+#endif
+
+/* does a buffer header hold a block of this relation file (unlocked pre-check) */
+#if PG_VERSION_NUM >= 160000
+#define WlBufTagMatches(buf, file)	BufTagMatchesRelFileLocator(&(buf)->tag, &(file))
+#else
+#define WlBufTagMatches(buf, file)	RelFileNodeEquals((buf)->tag.rnode, (file))
+#endif
+
+/* smgropen() of a permanent relation file */
+#if PG_VERSION_NUM >= 170000
+#define WlSmgrOpen(r)				smgropen((r), INVALID_PROC_NUMBER)
+#else
+#define WlSmgrOpen(r)				smgropen((r), InvalidBackendId)
+#endif
+
+/* newly assigned relfilenode of a relation created or rewritten in this subxact */
+#if PG_VERSION_NUM >= 160000
+#define WL_NEW_FILE_SUBID(rel)		((rel)->rd_newRelfilelocatorSubid)
+#else
+#define WL_NEW_FILE_SUBID(rel)		((rel)->rd_newRelfilenodeSubid)
+#endif
+
+/* --- hook signatures --- */
+#if PG_VERSION_NUM >= 180000
+#define WL_EXECUTOR_RUN_ARGS		QueryDesc *queryDesc, ScanDirection direction, uint64 count
+#define WL_EXECUTOR_RUN_PASS		queryDesc, direction, count
+#else
+#define WL_EXECUTOR_RUN_ARGS		QueryDesc *queryDesc, ScanDirection direction, uint64 count, bool execute_once
+#define WL_EXECUTOR_RUN_PASS		queryDesc, direction, count, execute_once
+#endif
+
+/*
+ * Query id of a utility statement, computed the way core computes it, for
+ * when an extension called before walload zeroed PlannedStmt.queryId
+ * (pg_stat_statements does, when it is listed after walload).
+ * 15: a hash of the statement's text.
+ */
+#if PG_VERSION_NUM < 160000
+#include "common/hashfn.h"
+static inline uint64
+wl_compute_utility_queryid(PlannedStmt *pstmt, const char *queryString)
+{
+	int			loc = pstmt->stmt_location;
+	int			len = pstmt->stmt_len;
+	const char *sql = CleanQuerytext(queryString, &loc, &len);
+	uint64		id = DatumGetUInt64(hash_any_extended((const unsigned char *) sql,
+													  len, 0));
+
+	return id == UINT64CONST(0) ? UINT64CONST(2) : id;
+}
+#else
+static inline uint64
+wl_compute_utility_queryid(PlannedStmt *pstmt, const char *queryString)
+{
+	return UINT64CONST(0);
+}
+#endif
+
+/* --- buffer usage counters: block I/O timing fields were renamed in 17 --- */
+#if PG_VERSION_NUM >= 170000
+#define WL_BLK_READ_TIME(bu)		((bu).shared_blk_read_time)
+#define WL_BLK_WRITE_TIME(bu)		((bu).shared_blk_write_time)
+#else
+#define WL_BLK_READ_TIME(bu)		((bu).blk_read_time)
+#define WL_BLK_WRITE_TIME(bu)		((bu).blk_write_time)
+#endif
+
+/*
+ * Backend-local counters of WAL writes and syncs this backend did itself.
+ * 15: PendingWalStats (PgStat_WalStats, times in microseconds as counters).
+ * 16-17: PendingWalStats (PgStat_PendingWalStats, times as instr_time).
+ * 18: removed (moved to pg_stat_io, not readable by extensions).
+ */
+#if PG_VERSION_NUM >= 180000
+#define WL_HAVE_WAL_SYNC_COUNTERS	0
+#else
+#define WL_HAVE_WAL_SYNC_COUNTERS	1
+#include "pgstat.h"
+#define WL_WAL_WRITE_COUNT()		(PendingWalStats.wal_write)
+#define WL_WAL_SYNC_COUNT()			(PendingWalStats.wal_sync)
+#if PG_VERSION_NUM >= 160000
+#define WL_WAL_SYNC_TIME_US()		((int64) INSTR_TIME_GET_MICROSEC(PendingWalStats.wal_sync_time))
+#else
+#define WL_WAL_SYNC_TIME_US()		((int64) PendingWalStats.wal_sync_time)
+#endif
+#endif
+
+/* --- role check for reading other users' rows --- */
+#if PG_VERSION_NUM >= 160000
+#define WlCanReadAllStats(roleid)	has_privs_of_role((roleid), ROLE_PG_READ_ALL_STATS)
+#else
+#define WlCanReadAllStats(roleid)	is_member_of_role((roleid), ROLE_PG_READ_ALL_STATS)
+#endif
+
+/*
+ * Full-scan threshold of the per-block buffer drop path (14+): only taken
+ * when every fork size is cached, which smgrnblocks_cached() reports only
+ * during recovery.  Normal backends always take the full scan.
+ */
+#define WL_BUF_DROP_FULL_SCAN_THRESHOLD		((uint64) (NBuffers / 32))
+
+#endif							/* WALLOAD_COMPAT_H */

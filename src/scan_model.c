@@ -1,0 +1,1142 @@
+/*-------------------------------------------------------------------------
+ *
+ * scan_model.c
+ *		Which full scans of the shared buffer pool core performs, decided
+ *		from the same state core decides from; and what one scan costs.
+ *
+ * Core does not tell anyone when it walks all NBuffers buffer headers.  It
+ * does tell, through exported functions, everything that decides it:
+ *
+ *	file deletion at commit/abort (DropRelFileNodesAllBuffers):
+ *		smgrGetPendingDeletes() lists the non-temporary relation files to
+ *		delete; the scan runs unless that list is empty, or no fork of any
+ *		of them exists on disk (then the per-block path drops nothing).
+ *	commit-time sync (FlushRelationsAllBuffers, wal_level=minimal only):
+ *		every relation file created in the transaction is in
+ *		smgrGetPendingDeletes(false); RelFileNodeSkippingWAL() says which of
+ *		them are pending syncs.  Core syncs (and so scans once) if any such
+ *		file that is not being deleted was truncated in place, or is at
+ *		least wal_skip_threshold large over all its forks; smaller ones are
+ *		WAL-logged instead.
+ *	truncation in place (DropRelFileNodeBuffers): TRUNCATE of a table
+ *		created or given a new file in the current subtransaction truncates
+ *		the heap, each index, the TOAST heap and its index in place, one
+ *		scan each; VACUUM truncates a heap whose tail is empty, one scan per
+ *		round (observed as the relation shrinking).
+ *	flush of one relation (FlushRelationBuffers): ALTER ... SET TABLESPACE
+ *		copies each relation file; unlogged sequences are flushed whenever
+ *		their storage is (re)written.
+ *	database (DropDatabaseBuffers): DROP DATABASE, ALTER DATABASE SET
+ *		TABLESPACE.
+ *
+ * Temporary relations use local buffers and never scan the shared pool.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "walload.h"
+
+#include "access/heapam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "access/xact.h"
+#include "access/xlog.h"
+#include "catalog/dependency.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_database.h"
+#include "catalog/pg_inherits.h"
+#include "catalog/pg_tablespace.h"
+#include "commands/dbcommands.h"
+#include "commands/defrem.h"
+#include "common/hashfn.h"
+#include "common/relpath.h"
+#include "miscadmin.h"
+#include "nodes/parsenodes.h"
+#include "storage/buf_internals.h"
+#include "storage/bufmgr.h"
+#include "storage/fd.h"
+#include "utils/hsearch.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/relmapper.h"
+#include "utils/syscache.h"
+
+/* ----------------------------------------------------------------
+ * state of the current (real) transaction
+ * ----------------------------------------------------------------
+ */
+typedef struct FileCreator
+{
+	WlRelFile	file;			/* hash key */
+	int32		stmt_no;		/* statement that created or scheduled it */
+} FileCreator;
+
+typedef struct GhostSync
+{
+	WlRelFile	file;
+	bool		truncated;
+} GhostSync;
+
+static MemoryContext model_cxt = NULL;
+static HTAB *created_files = NULL;	/* files to delete at abort: created */
+static HTAB *doomed_files = NULL;	/* files to delete at commit */
+static HTAB *truncated_files = NULL;	/* pending syncs truncated in place */
+static List *ghost_syncs = NIL; /* pending syncs of aborted subxacts */
+static List *createdb_files = NIL;	/* pending syncs in a new database */
+static int32 sync_stmt_no = -1;
+static int32 drop_stmt_no = -1;
+
+static void
+ensure_model_state(void)
+{
+	HASHCTL		ctl;
+
+	if (model_cxt == NULL)
+		model_cxt = AllocSetContextCreate(TopMemoryContext, "walload scan model",
+										  ALLOCSET_SMALL_SIZES);
+	if (created_files != NULL)
+		return;
+
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.keysize = sizeof(WlRelFile);
+	ctl.entrysize = sizeof(FileCreator);
+	ctl.hcxt = model_cxt;
+	created_files = hash_create("walload created files", 64, &ctl,
+								HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	doomed_files = hash_create("walload doomed files", 64, &ctl,
+							   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	truncated_files = hash_create("walload truncated files", 16, &ctl,
+								  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+}
+
+/* A top-level transaction has ended: all its pending lists are gone. */
+void
+wl_model_xact_end(void)
+{
+	if (model_cxt != NULL)
+		MemoryContextReset(model_cxt);
+	created_files = NULL;
+	doomed_files = NULL;
+	truncated_files = NULL;
+	ghost_syncs = NIL;
+	createdb_files = NIL;
+}
+
+/* ----------------------------------------------------------------
+ * relation files
+ * ----------------------------------------------------------------
+ */
+
+/* true if any fork of the file exists on disk */
+static bool
+file_exists_any_fork(WlRelFile file)
+{
+	SMgrRelation srel = WlSmgrOpen(file);
+
+	for (ForkNumber fork = 0; fork <= MAX_FORKNUM; fork++)
+		if (smgrexists(srel, fork))
+			return true;
+	return false;
+}
+
+/* blocks over all existing forks, as smgrDoPendingSyncs() counts them */
+static uint64
+file_total_blocks(WlRelFile file)
+{
+	SMgrRelation srel = WlSmgrOpen(file);
+	uint64		total = 0;
+
+	for (ForkNumber fork = 0; fork <= MAX_FORKNUM; fork++)
+		if (smgrexists(srel, fork))
+			total += smgrnblocks(srel, fork);
+	return total;
+}
+
+/*
+ * The relation file of a relation, from its pg_class row (as
+ * RelationInitPhysicalAddr computes it).  False for relations without
+ * storage and temporary ones.
+ */
+static bool
+relation_file(Oid relid, WlRelFile *file, char *relkind, char *relpersistence)
+{
+	HeapTuple	tup;
+	Form_pg_class cls;
+	Oid			filenumber;
+
+	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	if (!HeapTupleIsValid(tup))
+		return false;
+	cls = (Form_pg_class) GETSTRUCT(tup);
+	if (relkind)
+		*relkind = cls->relkind;
+	if (relpersistence)
+		*relpersistence = cls->relpersistence;
+	if (!RELKIND_HAS_STORAGE(cls->relkind) ||
+		cls->relpersistence == RELPERSISTENCE_TEMP)
+	{
+		ReleaseSysCache(tup);
+		return false;
+	}
+	WL_REL_SPC(*file) = OidIsValid(cls->reltablespace) ? cls->reltablespace :
+		(cls->relisshared ? GLOBALTABLESPACE_OID : MyDatabaseTableSpace);
+	WL_REL_DB(*file) = cls->relisshared ? InvalidOid : MyDatabaseId;
+	filenumber = cls->relfilenode;
+	if (!OidIsValid(filenumber))
+		filenumber = WlRelationMapOidToFile(relid, cls->relisshared);
+	WL_REL_NUMBER(*file) = filenumber;
+	ReleaseSysCache(tup);
+	return OidIsValid(filenumber);
+}
+
+static BlockNumber
+main_fork_blocks(WlRelFile file)
+{
+	SMgrRelation srel = WlSmgrOpen(file);
+
+	if (!smgrexists(srel, MAIN_FORKNUM))
+		return 0;
+	return smgrnblocks(srel, MAIN_FORKNUM);
+}
+
+/*
+ * Would DropRelFileNodesAllBuffers() scan the pool for these files?  Only
+ * non-temporary files are passed.  Outside recovery no fork size is
+ * cached, so core scans unless none of the forks exists (then the
+ * per-block path runs over zero blocks), and the threshold is above zero.
+ */
+static bool
+drop_all_would_scan(WlRelFile *files, int n)
+{
+	if (n == 0)
+		return false;
+	if (WL_BUF_DROP_FULL_SCAN_THRESHOLD == 0)
+		return true;
+	for (int i = 0; i < n; i++)
+		if (file_exists_any_fork(files[i]))
+			return true;
+	return false;
+}
+
+/* ----------------------------------------------------------------
+ * who created or scheduled which file
+ * ----------------------------------------------------------------
+ */
+
+/*
+ * Record the creator of files that appeared in a pending list.  The list
+ * is newest first; the walk stops at the first file already known.
+ */
+static bool
+note_new_files(bool forCommit, HTAB *map, int32 stmt_no, bool *skipping_wal)
+{
+	WlRelFile  *files;
+	int			n = smgrGetPendingDeletes(forCommit, &files);
+	bool		any = false;
+
+	for (int i = 0; i < n; i++)
+	{
+		bool		found;
+		FileCreator *fc;
+
+		fc = hash_search(map, &files[i], HASH_ENTER, &found);
+		if (found)
+			break;
+		fc->stmt_no = stmt_no;
+		any = true;
+		if (skipping_wal && WlSkippingWAL(files[i]))
+			*skipping_wal = true;
+	}
+	if (files)
+		pfree(files);
+	return any;
+}
+
+/*
+ * After a utility statement that may create or drop relation files: note
+ * which statement did it, so that the scan at commit or abort can be
+ * attributed to it.  Returns true if the statement wrote into a relation
+ * file that skips WAL.
+ */
+bool
+wl_model_after_utility(int32 stmt_no)
+{
+	bool		created,
+				doomed,
+				skipping = false;
+
+	ensure_model_state();
+	created = note_new_files(false, created_files, stmt_no,
+							 XLogIsNeeded() ? NULL : &skipping);
+	doomed = note_new_files(true, doomed_files, stmt_no, NULL);
+	if ((created || doomed) && stmt_no >= 0)
+		wl_xact_note_storage_statement(stmt_no);
+	return skipping;
+}
+
+static int32
+min_creator(HTAB *map, WlRelFile *files, int n)
+{
+	int32		best = -1;
+
+	if (map == NULL)
+		return -1;
+	for (int i = 0; i < n; i++)
+	{
+		FileCreator *fc = hash_search(map, &files[i], HASH_FIND, NULL);
+
+		if (fc && fc->stmt_no >= 0 && (best < 0 || fc->stmt_no < best))
+			best = fc->stmt_no;
+	}
+	return best;
+}
+
+int32
+wl_model_sync_statement(void)
+{
+	return sync_stmt_no;
+}
+
+int32
+wl_model_drop_statement(void)
+{
+	return drop_stmt_no;
+}
+
+/* the first statement that created a file deleted by this abort */
+int32
+wl_model_abort_statement(int nest_level)
+{
+	WlRelFile  *files;
+	int			n = smgrGetPendingDeletes(false, &files);
+	int32		best = min_creator(created_files, files, n);
+
+	if (files)
+		pfree(files);
+	return best;
+}
+
+/* ----------------------------------------------------------------
+ * commit and abort
+ * ----------------------------------------------------------------
+ */
+static bool
+file_in(WlRelFile file, WlRelFile *files, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (WlRelFileEquals(file, files[i]))
+			return true;
+	return false;
+}
+
+/*
+ * One pending sync at commit: smgrDoPendingSyncs() syncs it (and so scans)
+ * if it was truncated in place or is at least wal_skip_threshold large,
+ * and WAL-logs it otherwise.
+ */
+static void
+model_one_sync(WlRelFile file, bool truncated, WlCommitModel *m,
+			   uint64 threshold_blocks, int32 creator)
+{
+	uint64		blocks = truncated ? 0 : file_total_blocks(file);
+
+	m->wal_skipped_rels++;
+	if (truncated || blocks >= threshold_blocks)
+	{
+		m->synced_rels++;
+		m->synced_blocks += truncated ? file_total_blocks(file) : blocks;
+		if (creator >= 0 && (sync_stmt_no < 0 || creator < sync_stmt_no))
+			sync_stmt_no = creator;
+	}
+	else
+	{
+		m->wal_logged_rels++;
+		m->wal_logged_blocks += blocks;
+	}
+}
+
+void
+wl_model_commit(bool is_prepare, WlCommitModel *m)
+{
+	WlRelFile  *created;
+	WlRelFile  *doomed;
+	int			ncreated;
+	int			ndoomed;
+
+	memset(m, 0, sizeof(*m));
+	sync_stmt_no = -1;
+	drop_stmt_no = -1;
+	ensure_model_state();
+
+	ndoomed = smgrGetPendingDeletes(true, &doomed);
+
+	/* the sync at commit, wal_level=minimal only */
+	if (!XLogIsNeeded())
+	{
+		uint64		threshold_blocks = wal_skip_threshold * (uint64) 1024 / BLCKSZ;
+		ListCell   *lc;
+
+		ncreated = smgrGetPendingDeletes(false, &created);
+		for (int i = 0; i < ncreated; i++)
+		{
+			FileCreator *fc;
+
+			if (!WlSkippingWAL(created[i]) || file_in(created[i], doomed, ndoomed) ||
+				file_in(created[i], created, i))
+				continue;
+			fc = hash_search(created_files, &created[i], HASH_FIND, NULL);
+			model_one_sync(created[i],
+						   hash_search(truncated_files, &created[i], HASH_FIND, NULL) != NULL,
+						   m, threshold_blocks, fc ? fc->stmt_no : -1);
+		}
+		foreach(lc, ghost_syncs)
+		{
+			GhostSync  *g = lfirst(lc);
+
+			if (!WlSkippingWAL(g->file) || file_in(g->file, doomed, ndoomed) ||
+				file_in(g->file, created, ncreated))
+				continue;
+			model_one_sync(g->file, g->truncated, m, threshold_blocks, -1);
+		}
+		foreach(lc, createdb_files)
+		{
+			WlRelFile  *f = lfirst(lc);
+
+			if (!WlSkippingWAL(*f) || file_in(*f, doomed, ndoomed))
+				continue;
+			model_one_sync(*f, false, m, threshold_blocks, -1);
+		}
+		if (created)
+			pfree(created);
+		m->sync_scan = (m->synced_rels > 0);
+	}
+
+	/* the deletion after commit; at PREPARE it moves to COMMIT PREPARED */
+	m->dropped_rels = ndoomed;
+	m->drop_scan = drop_all_would_scan(doomed, ndoomed);
+	drop_stmt_no = min_creator(doomed_files, doomed, ndoomed);
+	if (doomed)
+		pfree(doomed);
+}
+
+/*
+ * At abort of the current (sub)transaction level: does deleting the files
+ * created at this level and below scan the pool?
+ */
+bool
+wl_model_abort_drop_scan(int32 *nrels)
+{
+	WlRelFile  *files;
+	int			n = smgrGetPendingDeletes(false, &files);
+	bool		scan = drop_all_would_scan(files, n);
+
+	*nrels = n;
+	if (files)
+		pfree(files);
+	return scan;
+}
+
+/*
+ * A subtransaction is aborting: files created in it are deleted now, but
+ * their pending-sync entries stay until commit (core keeps them; with
+ * wal_skip_threshold = 0, or if truncated, they are synced at commit as
+ * empty files).  Remember them.
+ */
+void
+wl_model_subxact_abort(void)
+{
+	WlRelFile  *files;
+	int			n;
+	MemoryContext old;
+
+	if (XLogIsNeeded())
+		return;
+	ensure_model_state();
+	n = smgrGetPendingDeletes(false, &files);
+	old = MemoryContextSwitchTo(model_cxt);
+	for (int i = 0; i < n; i++)
+	{
+		GhostSync  *g;
+
+		if (!WlSkippingWAL(files[i]))
+			continue;
+		g = palloc(sizeof(GhostSync));
+		g->file = files[i];
+		g->truncated = hash_search(truncated_files, &files[i], HASH_FIND, NULL) != NULL;
+		ghost_syncs = lappend(ghost_syncs, g);
+	}
+	MemoryContextSwitchTo(old);
+	if (files)
+		pfree(files);
+}
+
+/* ----------------------------------------------------------------
+ * TRUNCATE
+ * ----------------------------------------------------------------
+ */
+typedef struct TruncateObservation
+{
+	List	   *relids;			/* every relation TRUNCATE checked */
+	int64		inplace_scans;	/* RelationTruncate calls to come */
+	List	   *inplace_files;	/* their files (for is_truncated) */
+} TruncateObservation;
+
+static TruncateObservation *current_truncate = NULL;
+
+static void
+add_inplace_file(TruncateObservation *t, Relation rel)
+{
+	WlRelFile  *f = palloc(sizeof(WlRelFile));
+
+	*f = WlRelationFile(rel);
+	t->inplace_files = lappend(t->inplace_files, f);
+	t->inplace_scans++;
+}
+
+static void
+add_inplace_with_indexes(TruncateObservation *t, Relation rel)
+{
+	List	   *indexes = RelationGetIndexList(rel);
+	ListCell   *lc;
+
+	add_inplace_file(t, rel);
+	foreach(lc, indexes)
+	{
+		Relation	irel = RelationIdGetRelation(lfirst_oid(lc));
+
+		if (irel == NULL)
+			continue;
+		add_inplace_file(t, irel);
+		RelationClose(irel);
+	}
+	list_free(indexes);
+}
+
+/*
+ * OAT_TRUNCATE: called once per relation TRUNCATE is about to process,
+ * before any of them is truncated.  Decide as ExecuteTruncateGuts() will:
+ * a relation created, or given a new file, in the current subtransaction is
+ * truncated in place (heap_truncate_one_rel), one DropRelFileNodeBuffers
+ * scan per heap, index, TOAST heap and TOAST index.
+ */
+void
+wl_model_note_truncate(Oid relid)
+{
+	TruncateObservation *t = current_truncate;
+	Relation	rel;
+	SubTransactionId mysubid = GetCurrentSubTransactionId();
+
+	if (t == NULL || list_member_oid(t->relids, relid))
+		return;
+	t->relids = lappend_oid(t->relids, relid);
+
+	rel = RelationIdGetRelation(relid);
+	if (rel == NULL)
+		return;
+	if (rel->rd_rel->relkind != RELKIND_PARTITIONED_TABLE &&
+		rel->rd_rel->relkind != RELKIND_FOREIGN_TABLE &&
+		rel->rd_rel->relpersistence != RELPERSISTENCE_TEMP &&
+		(rel->rd_createSubid == mysubid || WL_NEW_FILE_SUBID(rel) == mysubid))
+	{
+		Oid			toastrelid = rel->rd_rel->reltoastrelid;
+
+		add_inplace_with_indexes(t, rel);
+		if (OidIsValid(toastrelid))
+		{
+			Relation	toastrel = RelationIdGetRelation(toastrelid);
+
+			if (toastrel != NULL)
+			{
+				add_inplace_with_indexes(t, toastrel);
+				RelationClose(toastrel);
+			}
+		}
+	}
+	RelationClose(rel);
+}
+
+/* ----------------------------------------------------------------
+ * relations created and altered
+ * ----------------------------------------------------------------
+ */
+
+/* A new unlogged sequence is written and flushed (fill_seq_with_data). */
+void
+wl_model_note_created_relation(Oid relid)
+{
+	Relation	rel = RelationIdGetRelation(relid);
+
+	if (rel == NULL)
+		return;
+	if (rel->rd_rel->relkind == RELKIND_SEQUENCE &&
+		rel->rd_rel->relpersistence == RELPERSISTENCE_UNLOGGED)
+		wl_add_scans_to_current(WL_SCAN_FLUSH_REL, 1);
+	RelationClose(rel);
+}
+
+/*
+ * OAT_POST_ALTER during ALTER TABLE: ATExecSetTableSpace() fires it right
+ * after copying a relation's file, before its relcache entry sees the new
+ * file.  The copy began with FlushRelationBuffers(), and scheduled the old
+ * file (still the relcache's) for deletion at commit.  No other
+ * OAT_POST_ALTER of ALTER TABLE sees its relation's current file doomed.
+ */
+void
+wl_model_note_altered_relation(Oid relid)
+{
+	Relation	rel = RelationIdGetRelation(relid);
+	WlRelFile  *doomed;
+	int			n;
+
+	if (rel == NULL)
+		return;
+	if (RELKIND_HAS_STORAGE(rel->rd_rel->relkind) &&
+		rel->rd_rel->relpersistence != RELPERSISTENCE_TEMP)
+	{
+		n = smgrGetPendingDeletes(true, &doomed);
+		if (file_in(WlRelationFile(rel), doomed, n))
+			wl_add_scans_to_current(WL_SCAN_FLUSH_REL, 1);
+		if (doomed)
+			pfree(doomed);
+	}
+	RelationClose(rel);
+}
+
+/* ----------------------------------------------------------------
+ * before / after observations of utility statements
+ * ----------------------------------------------------------------
+ */
+typedef enum ObservationKind
+{
+	OBS_VACUUM,
+	OBS_TRUNCATE,
+	OBS_DROPDB,
+	OBS_MOVEDB,
+	OBS_CREATEDB,
+	OBS_SEQUENCES,
+	OBS_COPY_FROM
+} ObservationKind;
+
+typedef struct RelSize
+{
+	Oid			relid;
+	WlRelFile	file;
+	BlockNumber blocks;
+} RelSize;
+
+struct WlUtilityObservation
+{
+	ObservationKind kind;
+	MemoryContext cxt;
+	/* VACUUM: sizes before */
+	RelSize    *sizes;
+	int			nsizes;
+	/* TRUNCATE */
+	TruncateObservation truncate;
+	TruncateObservation *saved_truncate;
+	bool		restart_seqs;
+	/* databases */
+	char	   *dbname;
+	Oid			dboid;
+	Oid			dbtablespace;
+	/* sequences whose storage may be rewritten: relid -> file before */
+	RelSize    *seqs;
+	int			nseqs;
+	/* COPY FROM */
+	RangeVar   *copy_rel;
+};
+
+static bool
+vacuum_option(VacuumStmt *stmt, const char *name)
+{
+	ListCell   *lc;
+
+	foreach(lc, stmt->options)
+	{
+		DefElem    *opt = lfirst(lc);
+
+		if (strcmp(opt->defname, name) == 0)
+			return defGetBoolean(opt);
+	}
+	return false;
+}
+
+static void
+add_rel_size(WlUtilityObservation *obs, Oid relid, int *cap)
+{
+	WlRelFile	file;
+
+	if (!relation_file(relid, &file, NULL, NULL))
+		return;
+	if (obs->nsizes >= *cap)
+	{
+		*cap *= 2;
+		obs->sizes = repalloc(obs->sizes, sizeof(RelSize) * *cap);
+	}
+	obs->sizes[obs->nsizes].relid = relid;
+	obs->sizes[obs->nsizes].file = file;
+	obs->sizes[obs->nsizes].blocks = main_fork_blocks(file);
+	obs->nsizes++;
+}
+
+static void
+add_with_toast(WlUtilityObservation *obs, Oid relid, int *cap)
+{
+	Oid			toast = InvalidOid;
+	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+
+	if (HeapTupleIsValid(tup))
+	{
+		toast = ((Form_pg_class) GETSTRUCT(tup))->reltoastrelid;
+		ReleaseSysCache(tup);
+	}
+	add_rel_size(obs, relid, cap);
+	if (OidIsValid(toast))
+		add_rel_size(obs, toast, cap);
+}
+
+/* the relations a (non-FULL) VACUUM will process, with their sizes now */
+static void
+observe_vacuum_targets(WlUtilityObservation *obs, VacuumStmt *stmt)
+{
+	int			cap = 64;
+
+	obs->sizes = palloc(sizeof(RelSize) * cap);
+	if (stmt->rels == NIL)
+	{
+		Relation	pgclass = table_open(RelationRelationId, AccessShareLock);
+		TableScanDesc scan = table_beginscan_catalog(pgclass, 0, NULL);
+		HeapTuple	tup;
+
+		while ((tup = heap_getnext(scan, ForwardScanDirection)) != NULL)
+		{
+			Form_pg_class cls = (Form_pg_class) GETSTRUCT(tup);
+
+			if (cls->relkind == RELKIND_RELATION ||
+				cls->relkind == RELKIND_MATVIEW ||
+				cls->relkind == RELKIND_TOASTVALUE)
+				add_rel_size(obs, cls->oid, &cap);
+		}
+		table_endscan(scan);
+		table_close(pgclass, AccessShareLock);
+		return;
+	}
+
+	{
+		ListCell   *lc;
+
+		foreach(lc, stmt->rels)
+		{
+			VacuumRelation *vrel = lfirst_node(VacuumRelation, lc);
+			Oid			relid = vrel->oid;
+
+			if (!OidIsValid(relid) && vrel->relation)
+				relid = RangeVarGetRelid(vrel->relation, NoLock, true);
+			if (!OidIsValid(relid))
+				continue;
+			if (get_rel_relkind(relid) == RELKIND_PARTITIONED_TABLE)
+			{
+				List	   *parts = find_all_inheritors(relid, NoLock, NULL);
+				ListCell   *lc2;
+
+				foreach(lc2, parts)
+					add_with_toast(obs, lfirst_oid(lc2), &cap);
+			}
+			else
+				add_with_toast(obs, relid, &cap);
+		}
+	}
+}
+
+static void
+observe_sequence(WlUtilityObservation *obs, Oid relid, int *cap)
+{
+	WlRelFile	file;
+	char		relkind;
+
+	if (!relation_file(relid, &file, &relkind, NULL) || relkind != RELKIND_SEQUENCE)
+		return;
+	if (obs->nseqs >= *cap)
+	{
+		*cap *= 2;
+		obs->seqs = repalloc(obs->seqs, sizeof(RelSize) * *cap);
+	}
+	obs->seqs[obs->nseqs].relid = relid;
+	obs->seqs[obs->nseqs].file = file;
+	obs->nseqs++;
+}
+
+static bool
+alter_table_changes_persistence(AlterTableStmt *stmt)
+{
+	ListCell   *lc;
+
+	foreach(lc, stmt->cmds)
+	{
+		AlterTableCmd *cmd = lfirst_node(AlterTableCmd, lc);
+
+		if (cmd->subtype == AT_SetLogged || cmd->subtype == AT_SetUnLogged)
+			return true;
+	}
+	return false;
+}
+
+WlUtilityObservation *
+wl_model_utility_before(Node *parsetree)
+{
+	WlUtilityObservation *obs;
+	MemoryContext cxt;
+	MemoryContext old;
+
+	switch (nodeTag(parsetree))
+	{
+		case T_VacuumStmt:
+			{
+				VacuumStmt *stmt = (VacuumStmt *) parsetree;
+
+				if (!stmt->is_vacuumcmd || vacuum_option(stmt, "full"))
+					return NULL;
+				break;
+			}
+		case T_TruncateStmt:
+		case T_DropdbStmt:
+		case T_CreatedbStmt:
+		case T_AlterSeqStmt:
+			break;
+		case T_AlterDatabaseStmt:
+			{
+				ListCell   *lc;
+				bool		moves = false;
+
+				foreach(lc, ((AlterDatabaseStmt *) parsetree)->options)
+					if (strcmp(((DefElem *) lfirst(lc))->defname, "tablespace") == 0)
+						moves = true;
+				if (!moves)
+					return NULL;
+				break;
+			}
+		case T_AlterTableStmt:
+			if (!alter_table_changes_persistence((AlterTableStmt *) parsetree))
+				return NULL;
+			break;
+		case T_CopyStmt:
+			if (!((CopyStmt *) parsetree)->is_from ||
+				((CopyStmt *) parsetree)->relation == NULL || XLogIsNeeded())
+				return NULL;
+			break;
+		default:
+			return NULL;
+	}
+
+	/*
+	 * Lives across the transactions VACUUM and DROP DATABASE commit
+	 * themselves; freed in wl_model_utility_after().
+	 */
+	cxt = AllocSetContextCreate(TopMemoryContext, "walload observation",
+								ALLOCSET_SMALL_SIZES);
+	old = MemoryContextSwitchTo(cxt);
+	obs = palloc0(sizeof(WlUtilityObservation));
+	obs->cxt = cxt;
+
+	switch (nodeTag(parsetree))
+	{
+		case T_VacuumStmt:
+			obs->kind = OBS_VACUUM;
+			observe_vacuum_targets(obs, (VacuumStmt *) parsetree);
+			break;
+		case T_TruncateStmt:
+			obs->kind = OBS_TRUNCATE;
+			obs->restart_seqs = ((TruncateStmt *) parsetree)->restart_seqs;
+			obs->saved_truncate = current_truncate;
+			current_truncate = &obs->truncate;
+			break;
+		case T_DropdbStmt:
+			obs->kind = OBS_DROPDB;
+			obs->dbname = pstrdup(((DropdbStmt *) parsetree)->dbname);
+			obs->dboid = get_database_oid(obs->dbname, true);
+			break;
+		case T_AlterDatabaseStmt:
+			{
+				HeapTuple	tup;
+
+				obs->kind = OBS_MOVEDB;
+				obs->dbname = pstrdup(((AlterDatabaseStmt *) parsetree)->dbname);
+				obs->dboid = get_database_oid(obs->dbname, true);
+				tup = SearchSysCache1(DATABASEOID, ObjectIdGetDatum(obs->dboid));
+				if (HeapTupleIsValid(tup))
+				{
+					obs->dbtablespace = ((Form_pg_database) GETSTRUCT(tup))->dattablespace;
+					ReleaseSysCache(tup);
+				}
+				break;
+			}
+		case T_CreatedbStmt:
+			obs->kind = OBS_CREATEDB;
+			obs->dbname = pstrdup(((CreatedbStmt *) parsetree)->dbname);
+			break;
+		case T_AlterSeqStmt:
+			{
+				int			cap = 4;
+				Oid			relid = RangeVarGetRelid(((AlterSeqStmt *) parsetree)->sequence,
+													 NoLock, true);
+
+				obs->kind = OBS_SEQUENCES;
+				obs->seqs = palloc(sizeof(RelSize) * cap);
+				if (OidIsValid(relid))
+					observe_sequence(obs, relid, &cap);
+				break;
+			}
+		case T_AlterTableStmt:
+			{
+				int			cap = 4;
+				Oid			relid = RangeVarGetRelid(((AlterTableStmt *) parsetree)->relation,
+													 NoLock, true);
+
+				obs->kind = OBS_SEQUENCES;
+				obs->seqs = palloc(sizeof(RelSize) * cap);
+				if (OidIsValid(relid))
+				{
+					List	   *owned = getOwnedSequences(relid);
+					ListCell   *lc;
+
+					observe_sequence(obs, relid, &cap);
+					foreach(lc, owned)
+						observe_sequence(obs, lfirst_oid(lc), &cap);
+				}
+				break;
+			}
+		case T_CopyStmt:
+			obs->kind = OBS_COPY_FROM;
+			obs->copy_rel = copyObject(((CopyStmt *) parsetree)->relation);
+			break;
+		default:
+			break;
+	}
+	MemoryContextSwitchTo(old);
+	return obs;
+}
+
+/* files of a database just created, for the pending syncs of WAL_LOG */
+static void
+note_createdb_files(const char *dbname)
+{
+	Oid			dboid = get_database_oid(dbname, true);
+	Relation	spcrel;
+	TableScanDesc scan;
+	HeapTuple	tup;
+	MemoryContext old;
+
+	if (!OidIsValid(dboid) || XLogIsNeeded())
+		return;
+	ensure_model_state();
+
+	spcrel = table_open(TableSpaceRelationId, AccessShareLock);
+	scan = table_beginscan_catalog(spcrel, 0, NULL);
+	while ((tup = heap_getnext(scan, ForwardScanDirection)) != NULL)
+	{
+		Oid			spcoid = ((Form_pg_tablespace) GETSTRUCT(tup))->oid;
+		char	   *path;
+		DIR		   *dir;
+		struct dirent *de;
+
+		if (spcoid == GLOBALTABLESPACE_OID)
+			continue;
+		path = GetDatabasePath(dboid, spcoid);
+		dir = AllocateDir(path);
+		while (dir != NULL && (de = ReadDirExtended(dir, path, LOG)) != NULL)
+		{
+			char	   *end;
+			unsigned long num;
+			WlRelFile	file;
+
+			/* main fork files only: "12345" or "12345.1" */
+			if (!isdigit((unsigned char) de->d_name[0]))
+				continue;
+			num = strtoul(de->d_name, &end, 10);
+			if (*end != '\0')
+				continue;
+			WL_REL_SPC(file) = spcoid;
+			WL_REL_DB(file) = dboid;
+			WL_REL_NUMBER(file) = (Oid) num;
+			if (!WlSkippingWAL(file))
+				continue;
+			old = MemoryContextSwitchTo(model_cxt);
+			{
+				WlRelFile  *f = palloc(sizeof(WlRelFile));
+
+				*f = file;
+				createdb_files = lappend(createdb_files, f);
+			}
+			MemoryContextSwitchTo(old);
+		}
+		if (dir)
+			FreeDir(dir);
+		pfree(path);
+	}
+	table_endscan(scan);
+	table_close(spcrel, AccessShareLock);
+}
+
+void
+wl_model_utility_after(WlUtilityObservation *obs, bool success)
+{
+	if (obs == NULL)
+		return;
+
+	if (obs->kind == OBS_TRUNCATE)
+		current_truncate = obs->saved_truncate;
+
+	if (success)
+	{
+		switch (obs->kind)
+		{
+			case OBS_VACUUM:
+				for (int i = 0; i < obs->nsizes; i++)
+				{
+					WlRelFile	file;
+
+					/* same file, fewer blocks: truncated (one scan per round) */
+					if (relation_file(obs->sizes[i].relid, &file, NULL, NULL) &&
+						WlRelFileEquals(file, obs->sizes[i].file) &&
+						main_fork_blocks(file) < obs->sizes[i].blocks)
+						wl_add_scans_to_current(WL_SCAN_DROP_REL, 1);
+				}
+				break;
+			case OBS_TRUNCATE:
+				{
+					ListCell   *lc;
+
+					ensure_model_state();
+					wl_add_scans_to_current(WL_SCAN_DROP_REL, obs->truncate.inplace_scans);
+					foreach(lc, obs->truncate.inplace_files)
+					{
+						WlRelFile  *f = lfirst(lc);
+
+						if (WlSkippingWAL(*f))
+							(void) hash_search(truncated_files, f, HASH_ENTER, NULL);
+					}
+					/* RESTART IDENTITY rewrites owned sequences */
+					if (obs->restart_seqs)
+					{
+						List	   *seqs = NIL;
+
+						foreach(lc, obs->truncate.relids)
+							seqs = list_concat_unique_oid(seqs,
+														  getOwnedSequences(lfirst_oid(lc)));
+						foreach(lc, seqs)
+							if (get_rel_persistence(lfirst_oid(lc)) == RELPERSISTENCE_UNLOGGED)
+								wl_add_scans_to_current(WL_SCAN_FLUSH_REL, 1);
+					}
+					break;
+				}
+			case OBS_DROPDB:
+				if (OidIsValid(obs->dboid) && !OidIsValid(get_database_oid(obs->dbname, true)))
+					wl_add_scans_to_current(WL_SCAN_DB, 1);
+				break;
+			case OBS_MOVEDB:
+				{
+					HeapTuple	tup = SearchSysCache1(DATABASEOID, ObjectIdGetDatum(obs->dboid));
+
+					if (HeapTupleIsValid(tup))
+					{
+						if (((Form_pg_database) GETSTRUCT(tup))->dattablespace != obs->dbtablespace)
+							wl_add_scans_to_current(WL_SCAN_DB, 1);
+						ReleaseSysCache(tup);
+					}
+					break;
+				}
+			case OBS_CREATEDB:
+				note_createdb_files(obs->dbname);
+				break;
+			case OBS_SEQUENCES:
+				for (int i = 0; i < obs->nseqs; i++)
+				{
+					WlRelFile	file;
+					char		persistence;
+
+					if (relation_file(obs->seqs[i].relid, &file, NULL, &persistence) &&
+						!WlRelFileEquals(file, obs->seqs[i].file) &&
+						persistence == RELPERSISTENCE_UNLOGGED)
+						wl_add_scans_to_current(WL_SCAN_FLUSH_REL, 1);
+				}
+				break;
+			case OBS_COPY_FROM:
+				{
+					Oid			relid = RangeVarGetRelid(obs->copy_rel, NoLock, true);
+					WlRelFile	file;
+
+					if (OidIsValid(relid) && relation_file(relid, &file, NULL, NULL) &&
+						WlSkippingWAL(file))
+						wl_xact_mark_wal_skipped_current();
+					break;
+				}
+		}
+	}
+	MemoryContextDelete(obs->cxt);
+}
+
+/* Does this relation's current file skip WAL (minimal, new in this xact)? */
+bool
+wl_model_relation_skips_wal(Relation rel)
+{
+	if (XLogIsNeeded() || rel->rd_rel->relpersistence != RELPERSISTENCE_PERMANENT)
+		return false;
+	return WlSkippingWAL(WlRelationFile(rel));
+}
+
+/* ----------------------------------------------------------------
+ * cost of one scan
+ * ----------------------------------------------------------------
+ */
+
+/*
+ * One read-only pass over all buffer headers, the way the scanning
+ * functions pre-check each header before locking it.  Returns ns per
+ * buffer, the minimum over the passes.
+ */
+double
+wl_calibrate_pass_ns(int passes, int *passes_run)
+{
+	double		best = -1;
+	WlRelFile	nowhere;
+	volatile uint64 matches = 0;
+
+	memset(&nowhere, 0, sizeof(nowhere));
+	WL_REL_NUMBER(nowhere) = InvalidOid;
+
+	for (int p = 0; p < passes; p++)
+	{
+		instr_time	start,
+					d;
+		double		ns;
+
+		CHECK_FOR_INTERRUPTS();
+		INSTR_TIME_SET_CURRENT(start);
+		for (int i = 0; i < NBuffers; i++)
+		{
+			BufferDesc *buf = GetBufferDescriptor(i);
+
+			if (WlBufTagMatches(buf, nowhere))
+				matches++;
+		}
+		INSTR_TIME_SET_CURRENT(d);
+		INSTR_TIME_SUBTRACT(d, start);
+		ns = INSTR_TIME_GET_DOUBLE(d) * 1e9 / Max(NBuffers, 1);
+		if (best < 0 || ns < best)
+			best = ns;
+	}
+	*passes_run = passes;
+	return best;
+}
+
+double
+wl_est_scan_ms(int64 scans, int32 nbuffers)
+{
+	double		ns = wl_store_ns_per_buffer();
+
+	if (ns <= 0 || scans <= 0)
+		return 0;
+	return (double) scans * nbuffers * ns / 1e6;
+}

@@ -1,0 +1,334 @@
+/*-------------------------------------------------------------------------
+ *
+ * views.c
+ *		SQL-callable functions behind walload_xacts, walload_statements,
+ *		walload_stats and walload_info; walload_reset(); walload_calibrate().
+ *
+ * Rows of other users show no query text and no query id unless the
+ * caller has the privileges of pg_read_all_stats (as pg_stat_statements).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "walload.h"
+
+#include <math.h>
+
+#include "access/htup_details.h"
+#include "access/xact.h"
+#include "access/xlog.h"
+#include "catalog/pg_authid.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/numeric.h"
+
+PG_FUNCTION_INFO_V1(walload_xacts);
+PG_FUNCTION_INFO_V1(walload_statements);
+PG_FUNCTION_INFO_V1(walload_stats);
+PG_FUNCTION_INFO_V1(walload_info);
+PG_FUNCTION_INFO_V1(walload_reset);
+PG_FUNCTION_INFO_V1(walload_calibrate);
+
+static Datum
+uint64_numeric(uint64 v)
+{
+	char		buf[32];
+
+	snprintf(buf, sizeof(buf), UINT64_FORMAT, v);
+	return DirectFunctionCall3(numeric_in, CStringGetDatum(buf),
+							   ObjectIdGetDatum(0), Int32GetDatum(-1));
+}
+
+const char *
+wl_wal_level_name(int level)
+{
+	switch (level)
+	{
+		case WAL_LEVEL_MINIMAL:
+			return "minimal";
+		case WAL_LEVEL_REPLICA:
+			return "replica";
+		case WAL_LEVEL_LOGICAL:
+			return "logical";
+	}
+	return "unknown";
+}
+
+const char *
+wl_sync_commit_name(int value)
+{
+	switch (value)
+	{
+		case SYNCHRONOUS_COMMIT_OFF:
+			return "off";
+		case SYNCHRONOUS_COMMIT_LOCAL_FLUSH:
+			return "local";
+		case SYNCHRONOUS_COMMIT_REMOTE_WRITE:
+			return "remote_write";
+		case SYNCHRONOUS_COMMIT_REMOTE_FLUSH:
+			return "on";
+		case SYNCHRONOUS_COMMIT_REMOTE_APPLY:
+			return "remote_apply";
+	}
+	return "unknown";
+}
+
+static bool
+can_see(Oid userid)
+{
+	Oid			me = GetUserId();
+
+	return userid == me || WlCanReadAllStats(me) || superuser();
+}
+
+/* append the five scan kinds, their sum, buffers walked and the estimate */
+static int
+put_scans(Datum *values, int i, const WlCounters *c, int32 nbuffers,
+		  int64 scanned_buffers_or_neg)
+{
+	int64		full = wl_full_scans(c);
+	int64		scanned = scanned_buffers_or_neg >= 0 ?
+		scanned_buffers_or_neg : full * nbuffers;
+	double		ns = wl_store_ns_per_buffer();
+
+	for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
+		values[i++] = Int64GetDatum(c->scans[k]);
+	values[i++] = Int64GetDatum(full);
+	values[i++] = Int64GetDatum(scanned);
+	values[i++] = Float8GetDatum(ns > 0 ? scanned * ns / 1e6 : 0);
+	return i;
+}
+
+static int
+put_buffers(Datum *values, int i, const WlCounters *c)
+{
+	values[i++] = Int64GetDatum(c->shared_blks_hit);
+	values[i++] = Int64GetDatum(c->shared_blks_read);
+	values[i++] = Int64GetDatum(c->shared_blks_dirtied);
+	values[i++] = Int64GetDatum(c->shared_blks_written);
+	values[i++] = Int64GetDatum(c->wal_records);
+	values[i++] = Int64GetDatum(c->wal_fpi);
+	values[i++] = uint64_numeric(c->wal_bytes);
+	return i;
+}
+
+Datum
+walload_xacts(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	WlXactRecord *recs;
+	int			n;
+
+	wl_store_require();
+	InitMaterializedSRF(fcinfo, 0);
+	n = wl_store_copy_xacts(&recs);
+
+	for (int r = 0; r < n; r++)
+	{
+		WlXactRecord *x = &recs[r];
+		Datum		values[49];
+		bool		nulls[49];
+		int			i = 0;
+
+		memset(nulls, 0, sizeof(nulls));
+		values[i++] = Int64GetDatum((int64) x->xact_id);
+		values[i++] = Int32GetDatum(x->pid);
+		values[i++] = ObjectIdGetDatum(x->userid);
+		values[i++] = ObjectIdGetDatum(x->dbid);
+		values[i++] = TimestampTzGetDatum(x->start);
+		values[i++] = TimestampTzGetDatum(x->end);
+		values[i++] = CStringGetTextDatum(x->outcome == WL_OUTCOME_COMMIT ? "commit" :
+										  x->outcome == WL_OUTCOME_PREPARE ? "prepare" : "abort");
+		values[i++] = Float8GetDatum(x->total_ms);
+		values[i++] = Float8GetDatum(x->commit_ms);
+		values[i++] = Float8GetDatum(x->commit_sync_ms);
+		values[i++] = Float8GetDatum(x->commit_cleanup_ms);
+		values[i++] = Int32GetDatum(x->statements);
+		values[i++] = Int32GetDatum(x->inner_xacts);
+		for (int k = 0; k < WL_NUM_TIME_KINDS; k++)
+			values[i++] = Float8GetDatum(x->kind_ms[k]);
+		values[i++] = Int64GetDatum(x->c.rows);
+		i = put_buffers(values, i, &x->c);
+		values[i++] = uint64_numeric(x->commit_wal_bytes);
+		values[i++] = Int32GetDatum(x->wal_skipped_rels);
+		values[i++] = Int32GetDatum(x->synced_rels);
+		values[i++] = Int64GetDatum(x->synced_blocks);
+		values[i++] = Int32GetDatum(x->wal_logged_rels);
+		values[i++] = Int64GetDatum(x->wal_logged_blocks);
+		values[i++] = Int32GetDatum(x->dropped_rels);
+		i = put_scans(values, i, &x->c, x->nbuffers, -1);
+		values[i++] = CStringGetTextDatum(wl_wal_level_name(x->wal_level));
+		values[i++] = CStringGetTextDatum(wl_sync_commit_name(x->synchronous_commit));
+		values[i++] = Int32GetDatum(x->nbuffers);
+		values[i++] = Int32GetDatum(x->wal_skip_threshold_kb);
+		Assert(i == lengthof(values));
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}
+
+Datum
+walload_statements(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	WlStmtRecord *recs;
+	int			n;
+
+	wl_store_require();
+	InitMaterializedSRF(fcinfo, 0);
+	n = wl_store_copy_statements(&recs);
+
+	for (int r = 0; r < n; r++)
+	{
+		WlStmtRecord *s = &recs[r];
+		Datum		values[30];
+		bool		nulls[30];
+		int			i = 0;
+		bool		visible = can_see(s->userid);
+
+		memset(nulls, 0, sizeof(nulls));
+		values[i++] = Int64GetDatum((int64) s->xact_id);
+		values[i++] = Int32GetDatum(s->stmt_no);
+		values[i++] = Int32GetDatum(s->pid);
+		values[i++] = ObjectIdGetDatum(s->userid);
+		values[i++] = ObjectIdGetDatum(s->dbid);
+		if (visible)
+			values[i++] = Int64GetDatum((int64) s->queryid);
+		else
+			nulls[i++] = true;
+		values[i++] = BoolGetDatum(s->toplevel);
+		values[i++] = Int32GetDatum(s->nest_level);
+		values[i++] = CStringGetTextDatum(wl_command_name(s->tag));
+		values[i++] = CStringGetTextDatum(s->status == WL_STMT_OK ? "ok" : "error");
+		values[i++] = TimestampTzGetDatum(s->start);
+		values[i++] = Float8GetDatum(s->elapsed_ms);
+		values[i++] = Int64GetDatum(s->c.rows);
+		i = put_buffers(values, i, &s->c);
+		values[i++] = BoolGetDatum(s->wal_skipped);
+		i = put_scans(values, i, &s->c, s->nbuffers, -1);
+		values[i++] = CStringGetTextDatum(visible ? s->query : "<insufficient privilege>");
+		Assert(i == lengthof(values));
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}
+
+Datum
+walload_stats(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	WlStatsEntryCopy *recs;
+	int			n;
+
+	wl_store_require();
+	InitMaterializedSRF(fcinfo, 0);
+	n = wl_store_copy_stats(&recs);
+
+	for (int r = 0; r < n; r++)
+	{
+		WlStatsEntryCopy *e = &recs[r];
+		Datum		values[30];
+		bool		nulls[30];
+		int			i = 0;
+		bool		visible = can_see(e->key.userid);
+
+		memset(nulls, 0, sizeof(nulls));
+		values[i++] = ObjectIdGetDatum(e->key.userid);
+		values[i++] = ObjectIdGetDatum(e->key.dbid);
+		if (visible)
+			values[i++] = Int64GetDatum((int64) e->key.queryid);
+		else
+			nulls[i++] = true;
+		values[i++] = BoolGetDatum(e->key.toplevel);
+		values[i++] = CStringGetTextDatum(wl_command_name(e->key.tag));
+		values[i++] = Int64GetDatum(e->calls);
+		values[i++] = Int64GetDatum(e->errors);
+		values[i++] = Float8GetDatum(e->total_ms);
+		values[i++] = Float8GetDatum(e->min_ms);
+		values[i++] = Float8GetDatum(e->max_ms);
+		values[i++] = Float8GetDatum(e->mean_ms);
+		values[i++] = Float8GetDatum(e->calls > 1 ? sqrt(e->sum_var_ms / e->calls) : 0.0);
+		values[i++] = Int64GetDatum(e->c.rows);
+		i = put_buffers(values, i, &e->c);
+		values[i++] = Int64GetDatum(e->wal_skipped_calls);
+		i = put_scans(values, i, &e->c, 0, e->scanned_buffers);
+		values[i++] = CStringGetTextDatum(visible ? e->query : "<insufficient privilege>");
+		Assert(i == lengthof(values));
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}
+
+Datum
+walload_info(PG_FUNCTION_ARGS)
+{
+	TupleDesc	tupdesc;
+	WlInfo		info;
+	WlCounters	c;
+	Datum		values[17];
+	bool		nulls[17];
+	int			i = 0;
+
+	wl_store_require();
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+
+	wl_store_info(&info);
+	memset(&c, 0, sizeof(c));
+	memcpy(c.scans, info.scans, sizeof(c.scans));
+	memset(nulls, 0, sizeof(nulls));
+	values[i++] = TimestampTzGetDatum(info.stats_reset);
+	values[i++] = Int64GetDatum((int64) info.xacts_recorded);
+	values[i++] = Int64GetDatum((int64) info.xacts_overwritten);
+	values[i++] = Int64GetDatum((int64) info.statements_recorded);
+	values[i++] = Int64GetDatum((int64) info.statements_overwritten);
+	values[i++] = Int32GetDatum(info.stats_entries);
+	values[i++] = Int64GetDatum(info.stats_evicted);
+	for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
+		values[i++] = Int64GetDatum(info.scans[k]);
+	values[i++] = Int64GetDatum(wl_full_scans(&c));
+	values[i++] = Int64GetDatum(info.scanned_buffers);
+	values[i++] = TimestampTzGetDatum(info.calibrated_at);
+	values[i++] = Float8GetDatum(info.ns_per_buffer);
+	values[i++] = Int64GetDatum((int64) info.shmem_bytes);
+	Assert(i == lengthof(values));
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
+
+Datum
+walload_reset(PG_FUNCTION_ARGS)
+{
+	wl_store_reset();
+	PG_RETURN_VOID();
+}
+
+Datum
+walload_calibrate(PG_FUNCTION_ARGS)
+{
+	int32		passes = PG_GETARG_INT32(0);
+	TupleDesc	tupdesc;
+	Datum		values[4];
+	bool		nulls[4] = {false, false, false, false};
+	int			run;
+	double		ns;
+
+	wl_store_require();
+	if (passes < 1 || passes > 1000)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("passes must be between 1 and 1000, not %d", passes)));
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+
+	ns = wl_calibrate_pass_ns(passes, &run);
+	wl_store_set_calibration(ns);
+
+	values[0] = Int32GetDatum(run);
+	values[1] = Int32GetDatum(NBuffers);
+	values[2] = Float8GetDatum(ns * NBuffers / 1e6);
+	values[3] = Float8GetDatum(ns);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}

@@ -1,0 +1,163 @@
+/*-------------------------------------------------------------------------
+ *
+ * walload.c
+ *		Module initialisation and the walload.* settings.
+ *
+ * walload must be loaded with shared_preload_libraries: its shared memory
+ * is sized at server start.  Loaded any other way, it installs nothing and
+ * its SQL functions report an error with a hint.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "walload.h"
+
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "storage/ipc.h"
+#include "utils/guc.h"
+
+PG_MODULE_MAGIC;
+
+int			wl_track = WL_TRACK_TOP;
+bool		wl_track_utility = true;
+bool		wl_track_dml = true;
+int			wl_max_stats = 5000;
+int			wl_max_xacts = 1000;
+int			wl_max_statements = 10000;
+bool		wl_save = true;
+double		wl_warn_scan_ms = -1;
+
+static const struct config_enum_entry track_options[] = {
+	{"none", WL_TRACK_NONE, false},
+	{"top", WL_TRACK_TOP, false},
+	{"all", WL_TRACK_ALL, false},
+	{NULL, 0, false}
+};
+
+static shmem_request_hook_type prev_shmem_request_hook = NULL;
+static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
+
+void		_PG_init(void);
+
+static void
+walload_shmem_request(void)
+{
+	if (prev_shmem_request_hook)
+		prev_shmem_request_hook();
+	wl_shmem_request();
+}
+
+static void
+walload_shmem_startup(void)
+{
+	if (prev_shmem_startup_hook)
+		prev_shmem_startup_hook();
+	wl_shmem_startup();
+}
+
+void
+_PG_init(void)
+{
+	/*
+	 * Shared memory and hooks only make sense when loaded at server start.
+	 * Otherwise stay inert; the SQL functions will say what to do.
+	 */
+	if (!process_shared_preload_libraries_in_progress)
+		return;
+
+	DefineCustomEnumVariable("walload.track",
+							 "Selects which statements walload records.",
+							 "top: statements sent by clients; all: also statements "
+							 "nested in functions and DO blocks; none: nothing.",
+							 &wl_track,
+							 WL_TRACK_TOP,
+							 track_options,
+							 PGC_SUSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("walload.track_utility",
+							 "Records utility commands (CREATE, COPY, VACUUM, DROP, ...).",
+							 NULL,
+							 &wl_track_utility,
+							 true,
+							 PGC_SUSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("walload.track_dml",
+							 "Records INSERT, UPDATE, DELETE, MERGE and data-modifying SELECT.",
+							 NULL,
+							 &wl_track_dml,
+							 true,
+							 PGC_SUSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("walload.max_stats",
+							"Number of (user, database, query, command) aggregates kept.",
+							"When full, the least recently used 5% are evicted.",
+							&wl_max_stats,
+							5000,
+							100,
+							1000000,
+							PGC_POSTMASTER,
+							0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("walload.max_xacts",
+							"Number of recent transactions kept in walload_xacts.",
+							"A ring: the oldest transaction is overwritten first.",
+							&wl_max_xacts,
+							1000,
+							10,
+							1000000,
+							PGC_POSTMASTER,
+							0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("walload.max_statements",
+							"Number of recent statements kept in walload_statements.",
+							"A ring: the oldest statement is overwritten first.",
+							&wl_max_statements,
+							10000,
+							100,
+							10000000,
+							PGC_POSTMASTER,
+							0,
+							NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("walload.save",
+							 "Saves walload_stats across server shutdowns.",
+							 NULL,
+							 &wl_save,
+							 true,
+							 PGC_SIGHUP,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomRealVariable("walload.warn_scan_ms",
+							 "Warns at commit when the transaction's full shared-buffer "
+							 "scans are estimated to have cost more than this many milliseconds.",
+							 "-1 disables the warning.",
+							 &wl_warn_scan_ms,
+							 -1,
+							 -1,
+							 1e9,
+							 PGC_USERSET,
+							 GUC_UNIT_MS,
+							 NULL, NULL, NULL);
+
+	MarkGUCPrefixReserved("walload");
+
+	/* utility statements get query ids like pg_stat_statements sees them */
+	EnableQueryId();
+
+	prev_shmem_request_hook = shmem_request_hook;
+	shmem_request_hook = walload_shmem_request;
+	prev_shmem_startup_hook = shmem_startup_hook;
+	shmem_startup_hook = walload_shmem_startup;
+
+	wl_install_hooks();
+	wl_register_xact_callbacks();
+}
