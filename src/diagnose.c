@@ -224,15 +224,23 @@ static void
 diagnose_wal(Emitter *em, const Totals *t)
 {
 	StringInfoData ev;
-	double		fpi_bytes = (double) t->c.wal_fpi * BLCKSZ;
+	int64		commit_fpi = Min(t->wal_logged_blocks, t->c.wal_fpi);
+	int64		other_fpi = t->c.wal_fpi - commit_fpi;
+	double		other_fpi_bytes = (double) other_fpi * BLCKSZ;
 
 	if (t->c.wal_bytes == 0)
 		return;
 	initStringInfo(&ev);
-	appendStringInfo(&ev, "%.1f MB of WAL in %lld records, %lld full-page images (up to %.1f MB)",
+	appendStringInfo(&ev, "%.1f MB of WAL in %lld records with %lld full-page images",
 					 mb((double) t->c.wal_bytes), (long long) t->c.wal_records,
-					 (long long) t->c.wal_fpi, mb(fpi_bytes));
-	if (t->c.wal_fpi > 0 && fpi_bytes >= 0.5 * (double) t->c.wal_bytes &&
+					 (long long) t->c.wal_fpi);
+	if (commit_fpi > 0)
+		appendStringInfo(&ev, ", of which %lld (%.1f MB) logged at commit the %d new file(s) "
+						 "below wal_skip_threshold (%d kB)",
+						 (long long) commit_fpi, mb((double) commit_fpi * BLCKSZ),
+						 t->wal_logged_rels, t->wal_skip_threshold_kb);
+
+	if (other_fpi > 0 && other_fpi_bytes >= 0.5 * (double) t->c.wal_bytes &&
 		t->c.wal_bytes >= 1024 * 1024)
 		emit(em, "warning", "full-page images dominate the WAL", ev.data,
 			 "The first change of each page after a checkpoint logs the whole page. Fewer checkpoints "
@@ -241,8 +249,9 @@ diagnose_wal(Emitter *em, const Totals *t)
 	else
 		emit(em, "info", "WAL written", ev.data,
 			 t->wal_level == WAL_LEVEL_MINIMAL ?
-			 "Under wal_level=minimal, tables created or truncated in the loading transaction skip WAL "
-			 "(paid for by a sync and a buffer scan at commit)." :
+			 "Under wal_level=minimal, tables created or truncated in the loading transaction skip WAL; "
+			 "at commit, files below wal_skip_threshold are WAL-logged whole and larger ones are "
+			 "fsynced after a full scan of shared_buffers." :
 			 "Under wal_level=replica every loaded row is WAL-logged; wal_level=minimal would skip WAL "
 			 "for tables created or truncated in the loading transaction, at the price of a commit-time "
 			 "sync and a full scan of shared_buffers.");

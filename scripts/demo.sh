@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# walload demo: build and install walload, start a throwaway sandbox cluster
+# (pg_virtualenv) with walload and pg_stat_statements preloaded, replay the
+# bulk loads of the seed report, and print what walload recorded and its
+# diagnosis.
+#
+#   scripts/demo.sh                       # wal_level=minimal, shared_buffers=4GB
+#   WALLOAD_DEMO_SHARED_BUFFERS=16GB WALLOAD_DEMO_WAL_LEVEL=replica scripts/demo.sh
+#
+# Honours PG_CONFIG (default: PostgreSQL 15 from Debian's packages).
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+cd "$here"
+
+export PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
+shared_buffers=${WALLOAD_DEMO_SHARED_BUFFERS:-4GB}
+wal_level=${WALLOAD_DEMO_WAL_LEVEL:-minimal}
+
+bash scripts/deps.sh
+major=$("$PG_CONFIG" --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')
+
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+echo "== building and installing walload for PostgreSQL $major"
+make -s PG_CONFIG="$PG_CONFIG" >/dev/null
+as_root make -s PG_CONFIG="$PG_CONFIG" install >/dev/null
+
+# the data: 50 files of 1000 rows (the seed's 10 tables x 5 COPYs) and
+# 3 files of 100000 rows (each table larger than wal_skip_threshold)
+data=$(mktemp -d /tmp/walload-demo.XXXXXX)
+trap 'rm -rf "$data"' EXIT
+chmod 755 "$data"
+awk -v dir="$data" 'BEGIN {
+  for (f = 1; f <= 50; f++) {
+    file = sprintf("%s/small_%02d.csv", dir, f)
+    for (i = 1; i <= 1000; i++) {
+      id = (f - 1) * 1000 + i
+      printf "%d,customer %d,%d.%02d,2024-%02d-%02d 12:00:00\n", id, id % 977, id % 5000, id % 100, id % 12 + 1, id % 28 + 1 > file
+    }
+    close(file)
+  }
+  for (f = 1; f <= 3; f++) {
+    file = sprintf("%s/large_%d.csv", dir, f)
+    for (i = 1; i <= 100000; i++)
+      printf "%d,order line %d for customer %d,%d.%02d,2024-%02d-%02d 08:30:00\n", i, i, i % 977, i % 5000, i % 100, i % 12 + 1, i % 28 + 1 > file
+    close(file)
+  }
+}'
+chmod 644 "$data"/*.csv
+
+cat > "$data/load.sh" <<'LOAD'
+#!/usr/bin/env bash
+set -euo pipefail
+data=$1
+psql() { command psql -X -q -v ON_ERROR_STOP=1 "$@"; }
+
+psql -c "CREATE EXTENSION walload" -c "CREATE EXTENSION pg_stat_statements"
+psql -At -c "SELECT 'server: PostgreSQL ' || current_setting('server_version') || ', wal_level=' || current_setting('wal_level') || ', shared_buffers=' || current_setting('shared_buffers') || ', wal_skip_threshold=' || current_setting('wal_skip_threshold')"
+psql -c "SELECT walload_reset()" -c "SELECT pg_stat_statements_reset()" >/dev/null
+
+echo
+echo "== load 1 (the seed report's shape): 10 tables created, 5 COPYs of 1000 rows each, one transaction; then DROP TABLE one by one"
+{
+  echo "BEGIN;"
+  for t in $(seq 1 10); do
+    echo "CREATE TABLE load_$t (id int, name text, amount numeric, created timestamp);"
+  done
+  f=1
+  for round in 1 2 3 4 5; do
+    for t in $(seq 1 10); do
+      printf "COPY load_%d FROM '%s/small_%02d.csv' WITH (FORMAT csv);\n" "$t" "$data" "$f"
+      f=$((f + 1))
+    done
+  done
+  echo "COMMIT;"
+  for t in $(seq 1 10); do echo "DROP TABLE load_$t;"; done
+} > "$data/load1.sql"
+start=$(date +%s%N); psql -f "$data/load1.sql"; end=$(date +%s%N)
+echo "client-side time: $(( (end - start) / 1000000 )) ms"
+
+echo
+echo "== load 2: 3 tables created and loaded with 100000 rows each in one transaction (each above wal_skip_threshold), indexed, then dropped together"
+{
+  echo "BEGIN;"
+  for t in 1 2 3; do
+    echo "CREATE TABLE big_$t (id int, note text, amount numeric, created timestamp);"
+    echo "COPY big_$t FROM '$data/large_$t.csv' WITH (FORMAT csv);"
+    echo "CREATE INDEX ON big_$t (id);"
+  done
+  echo "COMMIT;"
+  echo "DROP TABLE big_1, big_2, big_3;"
+} > "$data/load2.sql"
+start=$(date +%s%N); psql -f "$data/load2.sql"; end=$(date +%s%N)
+echo "client-side time: $(( (end - start) / 1000000 )) ms"
+
+echo
+echo "== walload_xacts: the recorded transactions"
+psql -P pager=off -c "
+SELECT xact_id, outcome, statements AS stmts, round(total_ms::numeric, 1) AS total_ms,
+       round(copy_ms::numeric, 1) AS copy_ms, round(commit_ms::numeric, 1) AS commit_ms,
+       synced_rels AS synced, wal_logged_rels AS wal_logged,
+       scans_flush_pending AS sync_scans, scans_drop_pending AS drop_scans, full_scans,
+       round(est_scan_ms::numeric, 2) AS est_scan_ms, pg_size_pretty(wal_bytes) AS wal
+FROM walload_xacts
+WHERE statements > 0
+ORDER BY xact_id"
+
+echo
+echo "== walload_stats joined with pg_stat_statements (USING userid, dbid, queryid, toplevel)"
+psql -P pager=off -c "
+SELECT w.command, sum(w.calls) AS calls, round(sum(w.total_ms)::numeric, 1) AS walload_ms,
+       round(sum(p.total_exec_time)::numeric, 1) AS pgss_ms,
+       sum(w.rows) AS rows, sum(w.full_scans) AS full_scans,
+       round(sum(w.est_scan_ms)::numeric, 2) AS est_scan_ms,
+       pg_size_pretty(sum(w.wal_bytes)) AS wal
+FROM walload_stats w JOIN pg_stat_statements p USING (userid, dbid, queryid, toplevel)
+WHERE w.command IN ('CREATE TABLE', 'COPY', 'CREATE INDEX', 'DROP TABLE')
+GROUP BY w.command ORDER BY w.command"
+
+echo
+echo "== walload_diagnose(): findings"
+psql -P pager=off -x -c "SELECT severity, finding, evidence, hint FROM walload_diagnose()"
+LOAD
+chmod 755 "$data/load.sh"
+
+echo "== starting a sandbox cluster (pg_virtualenv): wal_level=$wal_level, shared_buffers=$shared_buffers"
+pg_virtualenv -v "$major" \
+  -o "shared_preload_libraries=walload,pg_stat_statements" \
+  -o "wal_level=$wal_level" -o "max_wal_senders=0" \
+  -o "shared_buffers=$shared_buffers" -o "autovacuum=off" \
+  bash "$data/load.sh" "$data"
