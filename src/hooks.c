@@ -52,7 +52,10 @@ typedef struct WlActiveStmt
 	WalUsage	wal_start;
 	int64		scans[WL_NUM_SCAN_KINDS];	/* immediate scans attributed */
 	bool		wal_skipped;
-	char		query[WL_QUERY_LEN];
+	/* the statement's text, copied only if the statement is recorded */
+	const char *query_text;
+	int			query_location;
+	int			query_len;
 } WlActiveStmt;
 
 static WlActiveStmt *stmt_stack = NULL;
@@ -235,7 +238,7 @@ push_statement(bool tracked, bool is_utility, CommandTag tag, uint64 queryid,
 	wl_xact_reserve_finished(stmt_depth + 1);
 
 	s = &stmt_stack[stmt_depth];
-	memset(s, 0, offsetof(WlActiveStmt, query));
+	memset(s, 0, sizeof(WlActiveStmt));
 	s->tracked = tracked;
 	s->is_utility = is_utility;
 	s->tag = tag;
@@ -250,20 +253,9 @@ push_statement(bool tracked, bool is_utility, CommandTag tag, uint64 queryid,
 	INSTR_TIME_SET_ZERO(s->elapsed);
 	s->buf_start = pgBufferUsage;
 	s->wal_start = pgWalUsage;
-	s->query[0] = '\0';
-
-	if (tracked && query_text != NULL)
-	{
-		const char *q = query_text;
-		int			loc = query_location;
-		int			len = query_len;
-		int			clip;
-
-		q = CleanQuerytext(q, &loc, &len);
-		clip = pg_mbcliplen(q, len, WL_QUERY_LEN - 1);
-		memcpy(s->query, q, clip);
-		s->query[clip] = '\0';
-	}
+	s->query_text = query_text;
+	s->query_location = query_location;
+	s->query_len = query_len;
 
 	return stmt_depth++;
 }
@@ -424,13 +416,22 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows)
 	rec.c.wal_fpi = wu.wal_fpi;
 	rec.c.wal_bytes = wu.wal_bytes;
 	memcpy(rec.c.scans, s->scans, sizeof(rec.c.scans));
-	memcpy(rec.query, s->query, WL_QUERY_LEN);
 
-	/* a plain SELECT is recorded only when it did write work */
+	/* a plain SELECT is recorded only when it wrote WAL or touched storage */
 	keep = !s->conditional ||
-		rec.c.wal_records > 0 || rec.c.shared_blks_dirtied > 0 ||
-		s->storage_effects || wl_full_scans(&rec.c) > 0 ||
-		status == WL_STMT_ERROR;
+		rec.c.wal_records > 0 || s->storage_effects ||
+		wl_full_scans(&rec.c) > 0;
+
+	if (keep && s->query_text != NULL)
+	{
+		int			loc = s->query_location;
+		int			len = s->query_len;
+		const char *q = CleanQuerytext(s->query_text, &loc, &len);
+		int			clip = pg_mbcliplen(q, len, WL_QUERY_LEN - 1);
+
+		memcpy(rec.query, q, clip);
+		rec.query[clip] = '\0';
+	}
 
 	remove_statement(idx);
 
