@@ -162,6 +162,9 @@ utility_is_work(Node *parsetree)
 	switch (nodeTag(parsetree))
 	{
 		case T_TransactionStmt:
+			/* COMMIT / ROLLBACK PREPARED delete files: they are work */
+			return ((TransactionStmt *) parsetree)->kind == TRANS_STMT_COMMIT_PREPARED ||
+				((TransactionStmt *) parsetree)->kind == TRANS_STMT_ROLLBACK_PREPARED;
 		case T_VariableSetStmt:
 		case T_VariableShowStmt:
 		case T_PrepareStmt:
@@ -508,6 +511,11 @@ wl_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	/* save what we need before the next hook can change or free it */
 	if (track)
 		queryid = utility_queryid(pstmt, queryString);
+
+	/* PREPARE TRANSACTION runs at the end of the statement; keep its GID */
+	if (IsA(parsetree, TransactionStmt) &&
+		((TransactionStmt *) parsetree)->kind == TRANS_STMT_PREPARE)
+		wl_model_set_prepare_gid(((TransactionStmt *) parsetree)->gid);
 
 	if (is_work && wl_store_ready() && !IsParallelWorker())
 	{

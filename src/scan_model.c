@@ -419,6 +419,17 @@ wl_model_commit(bool is_prepare, WlCommitModel *m)
 	drop_stmt_no = min_creator(doomed_files, doomed, ndoomed);
 	if (doomed)
 		pfree(doomed);
+
+	if (is_prepare)
+	{
+		WlRelFile  *files;
+		int			n = smgrGetPendingDeletes(false, &files);
+
+		m->abort_rels = n;
+		m->abort_drop_scan = drop_all_would_scan(files, n);
+		if (files)
+			pfree(files);
+	}
 }
 
 /*
@@ -616,7 +627,8 @@ typedef enum ObservationKind
 	OBS_MOVEDB,
 	OBS_CREATEDB,
 	OBS_SEQUENCES,
-	OBS_COPY_FROM
+	OBS_COPY_FROM,
+	OBS_FINISH_PREPARED
 } ObservationKind;
 
 typedef struct RelSize
@@ -646,6 +658,9 @@ struct WlUtilityObservation
 	int			nseqs;
 	/* COPY FROM */
 	RangeVar   *copy_rel;
+	/* COMMIT / ROLLBACK PREPARED */
+	char	   *gid;
+	bool		commit_prepared;
 };
 
 static bool
@@ -821,6 +836,15 @@ wl_model_utility_before(Node *parsetree)
 			if (!alter_table_changes_persistence((AlterTableStmt *) parsetree))
 				return NULL;
 			break;
+		case T_TransactionStmt:
+			{
+				TransactionStmt *stmt = (TransactionStmt *) parsetree;
+
+				if (stmt->kind != TRANS_STMT_COMMIT_PREPARED &&
+					stmt->kind != TRANS_STMT_ROLLBACK_PREPARED)
+					return NULL;
+				break;
+			}
 		case T_CopyStmt:
 			if (!((CopyStmt *) parsetree)->is_from ||
 				((CopyStmt *) parsetree)->relation == NULL || XLogIsNeeded())
@@ -910,6 +934,12 @@ wl_model_utility_before(Node *parsetree)
 		case T_CopyStmt:
 			obs->kind = OBS_COPY_FROM;
 			obs->copy_rel = copyObject(((CopyStmt *) parsetree)->relation);
+			break;
+		case T_TransactionStmt:
+			obs->kind = OBS_FINISH_PREPARED;
+			obs->gid = pstrdup(((TransactionStmt *) parsetree)->gid);
+			obs->commit_prepared =
+				((TransactionStmt *) parsetree)->kind == TRANS_STMT_COMMIT_PREPARED;
 			break;
 		default:
 			break;
@@ -1062,6 +1092,20 @@ wl_model_utility_after(WlUtilityObservation *obs, bool success)
 						wl_add_scans_to_current(WL_SCAN_FLUSH_REL, 1);
 				}
 				break;
+			case OBS_FINISH_PREPARED:
+				{
+					int32		nrels;
+					bool		known;
+
+					/* FinishPreparedTransaction -> DropRelationFiles */
+					if (wl_store_take_prepared(obs->gid, obs->commit_prepared, &nrels, &known))
+						wl_add_scans_to_current(WL_SCAN_DROP_PENDING, 1);
+					if (!known)
+						ereport(DEBUG1,
+								(errmsg("walload: prepared transaction \"%s\" was prepared before walload's state was set up; its file deletion is not counted",
+										obs->gid)));
+					break;
+				}
 			case OBS_COPY_FROM:
 				{
 					Oid			relid = RangeVarGetRelid(obs->copy_rel, NoLock, true);

@@ -31,6 +31,8 @@
 #include <math.h>
 #include <sys/stat.h>
 
+#include "access/twophase.h"
+#include "access/xact.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "port/atomics.h"
@@ -76,6 +78,22 @@ typedef struct WlStmtSlot
 	WlStmtRecord rec;
 } WlStmtSlot;
 
+/*
+ * What a prepared transaction will delete at COMMIT / ROLLBACK PREPARED,
+ * decided at PREPARE (the 2PC state keeps the file lists; core does not
+ * export them).  One slot per max_prepared_transactions.
+ */
+typedef struct WlPreparedSlot
+{
+	bool		used;
+	Oid			dbid;
+	char		gid[GIDSIZE];
+	bool		commit_scan;
+	bool		abort_scan;
+	int32		commit_rels;
+	int32		abort_rels;
+} WlPreparedSlot;
+
 typedef struct WlShared
 {
 	LWLock	   *lock;
@@ -94,6 +112,7 @@ typedef struct WlShared
 	pg_atomic_uint64 lru_clock;
 	int			max_xacts;
 	int			max_statements;
+	int			max_prepared;
 	Size		total_bytes;
 } WlShared;
 
@@ -101,6 +120,7 @@ static WlShared *wl_shared = NULL;
 static HTAB *wl_stats = NULL;
 static WlXactSlot *xact_ring = NULL;
 static WlStmtSlot *stmt_ring = NULL;
+static WlPreparedSlot *prepared = NULL;
 
 static void store_shutdown(int code, Datum arg);
 static void load_dump(void);
@@ -114,6 +134,7 @@ fixed_size(void)
 
 	size = add_size(size, mul_size(wl_max_xacts, sizeof(WlXactSlot)));
 	size = add_size(size, mul_size(wl_max_statements, sizeof(WlStmtSlot)));
+	size = add_size(size, mul_size(max_prepared_xacts, sizeof(WlPreparedSlot)));
 	return size;
 }
 
@@ -144,6 +165,8 @@ wl_shmem_startup(void)
 	p = (char *) wl_shared + MAXALIGN(sizeof(WlShared));
 	xact_ring = (WlXactSlot *) p;
 	stmt_ring = (WlStmtSlot *) (p + mul_size(wl_max_xacts, sizeof(WlXactSlot)));
+	prepared = (WlPreparedSlot *) ((char *) stmt_ring +
+								   mul_size(wl_max_statements, sizeof(WlStmtSlot)));
 
 	if (!found)
 	{
@@ -157,6 +180,7 @@ wl_shmem_startup(void)
 		pg_atomic_init_u64(&wl_shared->lru_clock, 1);
 		wl_shared->max_xacts = wl_max_xacts;
 		wl_shared->max_statements = wl_max_statements;
+		wl_shared->max_prepared = max_prepared_xacts;
 		wl_shared->total_bytes = total_size();
 		for (int i = 0; i < wl_max_xacts; i++)
 			SpinLockInit(&xact_ring[i].mutex);
@@ -452,6 +476,73 @@ wl_store_ns_per_buffer(void)
 	ns = wl_shared->ns_per_buffer;
 	SpinLockRelease(&wl_shared->mutex);
 	return ns;
+}
+
+/* ----------------------------------------------------------------
+ * prepared transactions
+ * ----------------------------------------------------------------
+ */
+void
+wl_store_remember_prepared(const char *gid, bool commit_scan, int32 commit_rels,
+						   bool abort_scan, int32 abort_rels)
+{
+	WlPreparedSlot *slot = NULL;
+
+	if (wl_shared == NULL || wl_shared->max_prepared == 0)
+		return;
+	LWLockAcquire(wl_shared->lock, LW_EXCLUSIVE);
+	for (int i = 0; i < wl_shared->max_prepared; i++)
+	{
+		if (!prepared[i].used ||
+			(prepared[i].dbid == MyDatabaseId && strcmp(prepared[i].gid, gid) == 0))
+		{
+			slot = &prepared[i];
+			break;
+		}
+	}
+	if (slot != NULL)
+	{
+		slot->used = true;
+		slot->dbid = MyDatabaseId;
+		strlcpy(slot->gid, gid, GIDSIZE);
+		slot->commit_scan = commit_scan;
+		slot->commit_rels = commit_rels;
+		slot->abort_scan = abort_scan;
+		slot->abort_rels = abort_rels;
+	}
+	LWLockRelease(wl_shared->lock);
+}
+
+/*
+ * COMMIT / ROLLBACK PREPARED of gid succeeded: did it scan?  False (and
+ * *known = false) for a transaction prepared before walload's shared memory
+ * was set up (e.g. before a restart).
+ */
+bool
+wl_store_take_prepared(const char *gid, bool commit, int32 *nrels, bool *known)
+{
+	bool		scan = false;
+
+	*known = false;
+	*nrels = 0;
+	if (wl_shared == NULL || wl_shared->max_prepared == 0)
+		return false;
+	LWLockAcquire(wl_shared->lock, LW_EXCLUSIVE);
+	for (int i = 0; i < wl_shared->max_prepared; i++)
+	{
+		WlPreparedSlot *slot = &prepared[i];
+
+		if (slot->used && strcmp(slot->gid, gid) == 0)
+		{
+			*known = true;
+			scan = commit ? slot->commit_scan : slot->abort_scan;
+			*nrels = commit ? slot->commit_rels : slot->abort_rels;
+			slot->used = false;
+			break;
+		}
+	}
+	LWLockRelease(wl_shared->lock);
+	return scan;
 }
 
 /* ----------------------------------------------------------------

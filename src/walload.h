@@ -190,6 +190,9 @@ extern void wl_xact_note_storage_statement(int32 stmt_no);
 /* ---------- scan_model.c ---------- */
 typedef struct WlCommitModel
 {
+	/* at PREPARE: what COMMIT / ROLLBACK PREPARED will delete */
+	bool		abort_drop_scan;
+	int32		abort_rels;
 	bool		sync_scan;		/* FlushRelationsAllBuffers will run */
 	int32		wal_skipped_rels;	/* pending syncs considered */
 	int32		synced_rels;
@@ -201,6 +204,7 @@ typedef struct WlCommitModel
 } WlCommitModel;
 
 extern void wl_model_commit(bool is_prepare, WlCommitModel *model);
+extern void wl_model_set_prepare_gid(const char *gid);
 extern int32 wl_model_sync_statement(void);
 extern int32 wl_model_drop_statement(void);
 extern bool wl_model_abort_drop_scan(int32 *nrels);
@@ -234,6 +238,9 @@ extern void wl_store_add_statement_scans(int64 ring_pos, uint64 xact_id, int32 s
 extern void wl_store_xact(const WlXactRecord *rec);
 extern void wl_store_add_scan_totals(WlScanKind kind, int64 n, int32 nbuffers);
 extern void wl_store_set_calibration(double ns_per_buffer);
+extern void wl_store_remember_prepared(const char *gid, bool commit_scan, int32 commit_rels,
+									   bool abort_scan, int32 abort_rels);
+extern bool wl_store_take_prepared(const char *gid, bool commit, int32 *nrels, bool *known);
 extern double wl_store_ns_per_buffer(void);
 
 /* accessors used by views.c and diagnose.c; return palloc'd copies */

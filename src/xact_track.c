@@ -96,6 +96,15 @@ static WalUsage wal_baseline;
 
 static void xact_end_callback(void *arg);
 
+/* GID of the PREPARE TRANSACTION being executed */
+static char prepare_gid[GIDSIZE];
+
+void
+wl_model_set_prepare_gid(const char *gid)
+{
+	strlcpy(prepare_gid, gid, GIDSIZE);
+}
+
 bool
 wl_xact_is_active(void)
 {
@@ -332,6 +341,10 @@ on_pre_commit(bool is_prepare)
 		cur.model.wal_logged_blocks += model.wal_logged_blocks;
 		if (!is_prepare)
 			cur.model.dropped_rels += model.dropped_rels;
+		else
+			wl_store_remember_prepared(prepare_gid,
+									   model.drop_scan, model.dropped_rels,
+									   model.abort_drop_scan, model.abort_rels);
 	}
 
 	begin_phase(false, is_prepare);
