@@ -59,7 +59,10 @@ CREATE FUNCTION walload_xacts(
     OUT wal_level text,
     OUT synchronous_commit text,
     OUT shared_buffers integer,
-    OUT wal_skip_threshold_kb integer
+    OUT wal_skip_threshold_kb integer,
+    OUT wal_writes bigint,
+    OUT wal_syncs bigint,
+    OUT wal_sync_ms double precision
 )
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'walload_xacts'
@@ -101,7 +104,13 @@ CREATE FUNCTION walload_statements(
     OUT full_scans bigint,
     OUT scanned_buffers bigint,
     OUT est_scan_ms double precision,
-    OUT query text
+    OUT query text,
+    OUT wal_writes bigint,
+    OUT wal_syncs bigint,
+    OUT wal_sync_ms double precision,
+    OUT vacuum_ring_kb integer,
+    OUT vacuum_pages bigint,
+    OUT vacuum_pages_removed bigint
 )
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'walload_statements'
@@ -143,7 +152,10 @@ CREATE FUNCTION walload_stats(
     OUT full_scans bigint,
     OUT scanned_buffers bigint,
     OUT est_scan_ms double precision,
-    OUT query text
+    OUT query text,
+    OUT wal_writes bigint,
+    OUT wal_syncs bigint,
+    OUT wal_sync_ms double precision
 )
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'walload_stats'

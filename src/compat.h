@@ -129,18 +129,70 @@ wl_compute_utility_queryid(PlannedStmt *pstmt, const char *queryString)
  * 16-17: PendingWalStats (PgStat_PendingWalStats, times as instr_time).
  * 18: removed (moved to pg_stat_io, not readable by extensions).
  */
+typedef struct WlWalIo
+{
+	int64		writes;			/* XLogWrite calls that wrote */
+	int64		syncs;			/* WAL fsyncs (issue_xlog_fsync) */
+	int64		sync_us;		/* their time, with track_wal_io_timing */
+	int64		buffers_full;	/* WAL buffers full: had to write to insert */
+} WlWalIo;
+
+/* read this backend's WAL write/sync counters; false where none exist */
 #if PG_VERSION_NUM >= 180000
-#define WL_HAVE_WAL_SYNC_COUNTERS	0
+static inline bool
+wl_wal_io_read(WlWalIo *io)
+{
+	memset(io, 0, sizeof(*io));
+	return false;
+}
 #else
-#define WL_HAVE_WAL_SYNC_COUNTERS	1
 #include "pgstat.h"
-#define WL_WAL_WRITE_COUNT()		(PendingWalStats.wal_write)
-#define WL_WAL_SYNC_COUNT()			(PendingWalStats.wal_sync)
+static inline bool
+wl_wal_io_read(WlWalIo *io)
+{
+	io->writes = PendingWalStats.wal_write;
+	io->syncs = PendingWalStats.wal_sync;
+	io->buffers_full = PendingWalStats.wal_buffers_full;
 #if PG_VERSION_NUM >= 160000
-#define WL_WAL_SYNC_TIME_US()		((int64) INSTR_TIME_GET_MICROSEC(PendingWalStats.wal_sync_time))
+	io->sync_us = (int64) INSTR_TIME_GET_MICROSEC(PendingWalStats.wal_sync_time);
 #else
-#define WL_WAL_SYNC_TIME_US()		((int64) PendingWalStats.wal_sync_time)
+	io->sync_us = (int64) PendingWalStats.wal_sync_time;
 #endif
+	return true;
+}
+#endif
+
+/*
+ * Size of the ring of buffers VACUUM works through, in kB.
+ * 15: fixed at 256 kB.  16+: BUFFER_USAGE_LIMIT option, else the
+ * vacuum_buffer_usage_limit setting (0: no ring).
+ */
+#if PG_VERSION_NUM >= 160000
+#include "commands/defrem.h"
+#include "miscadmin.h"
+#include "utils/guc.h"
+static inline int
+wl_vacuum_ring_kb(List *options)
+{
+	ListCell   *lc;
+
+	foreach(lc, options)
+	{
+		DefElem    *opt = lfirst(lc);
+		int			kb;
+
+		if (strcmp(opt->defname, "buffer_usage_limit") == 0 &&
+			parse_int(defGetString(opt), &kb, GUC_UNIT_KB, NULL))
+			return kb;
+	}
+	return VacuumBufferUsageLimit;
+}
+#else
+static inline int
+wl_vacuum_ring_kb(List *options)
+{
+	return 256;
+}
 #endif
 
 /* --- role check for reading other users' rows --- */

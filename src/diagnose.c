@@ -257,6 +257,66 @@ diagnose_wal(Emitter *em, const Totals *t)
 			 "sync and a full scan of shared_buffers.");
 }
 
+/*
+ * VACUUM reads a table that is not in shared buffers through a small ring;
+ * each dirtied buffer it reuses must first have its WAL flushed.  Seed 001:
+ * a flush every few buffers, 5-8x slower.
+ */
+static void
+diagnose_vacuum(Emitter *em, bool one, int64 want)
+{
+	WlStmtRecord *recs;
+	int			n = wl_store_copy_statements(&recs);
+	int			nvac = 0;
+	int64		syncs = 0;
+	int64		writes = 0;
+	int64		pages = 0;
+	double		sync_ms = 0;
+	double		elapsed = 0;
+	int			ring_kb = 0;
+	StringInfoData ev;
+
+	if (!wl_wal_io_available)
+		return;
+	for (int i = 0; i < n; i++)
+	{
+		WlStmtRecord *s = &recs[i];
+
+		if (s->tag != CMDTAG_VACUUM || (one && (int64) s->xact_id != want))
+			continue;
+		nvac++;
+		syncs += s->c.wal_syncs;
+		writes += s->c.wal_writes;
+		sync_ms += s->c.wal_sync_us / 1000.0;
+		pages += s->vacuum_pages;
+		elapsed += s->elapsed_ms;
+		ring_kb = s->vacuum_ring_kb;
+	}
+	if (nvac == 0 || syncs < 10)
+		return;
+
+	initStringInfo(&ev);
+	appendStringInfo(&ev,
+					 "%d VACUUM statement(s) over %lld heap pages took %.1f ms and flushed WAL %lld times "
+					 "(%lld WAL writes) themselves; ring size %d kB",
+					 nvac, (long long) pages, elapsed, (long long) syncs, (long long) writes, ring_kb);
+	if (sync_ms > 0)
+		appendStringInfo(&ev, "; the flushes took %.1f ms (%.0f%%)", sync_ms, pct(sync_ms, elapsed));
+	else
+		appendStringInfoString(&ev, "; turn on track_wal_io_timing to see their time");
+	emit(em, (sync_ms > 0 && pct(sync_ms, elapsed) < 10) ? "info" : "warning",
+		 "VACUUM forced into WAL flushes by its buffer ring", ev.data,
+		 PG_VERSION_NUM >= 160000 ?
+		 "VACUUM reads tables that are not in shared buffers through a small ring, and must flush WAL "
+		 "before it can reuse a buffer it dirtied. A larger ring flushes less often: "
+		 "VACUUM (BUFFER_USAGE_LIMIT '256MB') for one run, or vacuum_buffer_usage_limit for the session "
+		 "(0 disables the ring); loading the table into shared buffers first (pg_prewarm) avoids the ring." :
+		 "VACUUM reads tables that are not in shared buffers through a fixed 256 kB ring, and must flush "
+		 "WAL before it can reuse a buffer it dirtied, every few buffers. Loading the table into shared "
+		 "buffers first (pg_prewarm) avoids the ring; PostgreSQL 16 adds BUFFER_USAGE_LIMIT / "
+		 "vacuum_buffer_usage_limit to enlarge it.");
+}
+
 Datum
 walload_diagnose(PG_FUNCTION_ARGS)
 {
@@ -332,6 +392,7 @@ walload_diagnose(PG_FUNCTION_ARGS)
 
 	diagnose_scans(&em, &t, ns);
 	diagnose_commit(&em, &t);
+	diagnose_vacuum(&em, one, want);
 	diagnose_wal(&em, &t);
 	return (Datum) 0;
 }

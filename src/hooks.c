@@ -50,7 +50,11 @@ typedef struct WlActiveStmt
 	instr_time	elapsed;		/* executor: accumulated Run/Finish time */
 	BufferUsage buf_start;
 	WalUsage	wal_start;
+	WlWalIo		walio_start;
 	int64		scans[WL_NUM_SCAN_KINDS];	/* immediate scans attributed */
+	int32		vacuum_ring_kb;
+	int64		vacuum_pages;
+	int64		vacuum_pages_removed;
 	bool		wal_skipped;
 	/* the statement's text, copied only if the statement is recorded */
 	const char *query_text;
@@ -61,6 +65,9 @@ typedef struct WlActiveStmt
 static WlActiveStmt *stmt_stack = NULL;
 static int	stmt_depth = 0;
 static int	stmt_capacity = 0;
+
+/* does this server version have backend-local WAL write/sync counters */
+bool		wl_wal_io_available = false;
 
 /* nesting depth of executor / utility calls, as in pg_stat_statements */
 static int	wl_nested_level = 0;
@@ -239,6 +246,7 @@ push_statement(bool tracked, bool is_utility, CommandTag tag, uint64 queryid,
 
 	/* room to queue every statement on the stack without allocating */
 	wl_xact_reserve_finished(stmt_depth + 1);
+	wl_xact_note_activity();
 
 	s = &stmt_stack[stmt_depth];
 	memset(s, 0, sizeof(WlActiveStmt));
@@ -256,6 +264,7 @@ push_statement(bool tracked, bool is_utility, CommandTag tag, uint64 queryid,
 	INSTR_TIME_SET_ZERO(s->elapsed);
 	s->buf_start = pgBufferUsage;
 	s->wal_start = pgWalUsage;
+	wl_wal_io_available = wl_wal_io_read(&s->walio_start);
 	s->query_text = query_text;
 	s->query_location = query_location;
 	s->query_len = query_len;
@@ -314,6 +323,19 @@ wl_add_scans_to_current(WlScanKind kind, int64 n)
 	if (idx >= 0)
 		stmt_stack[idx].scans[kind] += n;
 	wl_xact_add_scans(kind, n);
+}
+
+/* A VACUUM statement's ring size and the pages of its tables */
+void
+wl_add_vacuum_to_current(int ring_kb, int64 pages, int64 pages_removed)
+{
+	int			idx = current_statement();
+
+	if (idx < 0)
+		return;
+	stmt_stack[idx].vacuum_ring_kb = ring_kb;
+	stmt_stack[idx].vacuum_pages += pages;
+	stmt_stack[idx].vacuum_pages_removed += pages_removed;
 }
 
 /* The statement's rows wrote into a relation that skips WAL */
@@ -419,6 +441,20 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows)
 	rec.c.wal_fpi = wu.wal_fpi;
 	rec.c.wal_bytes = wu.wal_bytes;
 	memcpy(rec.c.scans, s->scans, sizeof(rec.c.scans));
+	{
+		WlWalIo		io;
+
+		if (wl_wal_io_read(&io))
+		{
+			/* pending counters only grow within a statement; clamp anyway */
+			rec.c.wal_writes = Max(io.writes - s->walio_start.writes, 0);
+			rec.c.wal_syncs = Max(io.syncs - s->walio_start.syncs, 0);
+			rec.c.wal_sync_us = Max(io.sync_us - s->walio_start.sync_us, 0);
+		}
+	}
+	rec.vacuum_ring_kb = s->vacuum_ring_kb;
+	rec.vacuum_pages = s->vacuum_pages;
+	rec.vacuum_pages_removed = s->vacuum_pages_removed;
 
 	/* a plain SELECT is recorded only when it wrote WAL or touched storage */
 	keep = !s->conditional ||

@@ -642,9 +642,10 @@ struct WlUtilityObservation
 {
 	ObservationKind kind;
 	MemoryContext cxt;
-	/* VACUUM: sizes before */
+	/* VACUUM: sizes before, ring */
 	RelSize    *sizes;
 	int			nsizes;
+	int			ring_kb;
 	/* TRUNCATE */
 	TruncateObservation truncate;
 	TruncateObservation *saved_truncate;
@@ -868,6 +869,7 @@ wl_model_utility_before(Node *parsetree)
 	{
 		case T_VacuumStmt:
 			obs->kind = OBS_VACUUM;
+			obs->ring_kb = wl_vacuum_ring_kb(((VacuumStmt *) parsetree)->options);
 			observe_vacuum_targets(obs, (VacuumStmt *) parsetree);
 			break;
 		case T_TruncateStmt:
@@ -1023,17 +1025,28 @@ wl_model_utility_after(WlUtilityObservation *obs, bool success)
 		switch (obs->kind)
 		{
 			case OBS_VACUUM:
-				for (int i = 0; i < obs->nsizes; i++)
 				{
-					WlRelFile	file;
+					int64		pages = 0;
+					int64		removed = 0;
 
-					/* same file, fewer blocks: truncated (one scan per round) */
-					if (relation_file(obs->sizes[i].relid, &file, NULL, NULL) &&
-						WlRelFileEquals(file, obs->sizes[i].file) &&
-						main_fork_blocks(file) < obs->sizes[i].blocks)
-						wl_add_scans_to_current(WL_SCAN_DROP_REL, 1);
+					for (int i = 0; i < obs->nsizes; i++)
+					{
+						WlRelFile	file;
+						BlockNumber after;
+
+						pages += obs->sizes[i].blocks;
+						/* same file, fewer blocks: truncated (one scan per round) */
+						if (relation_file(obs->sizes[i].relid, &file, NULL, NULL) &&
+							WlRelFileEquals(file, obs->sizes[i].file) &&
+							(after = main_fork_blocks(file)) < obs->sizes[i].blocks)
+						{
+							wl_add_scans_to_current(WL_SCAN_DROP_REL, 1);
+							removed += obs->sizes[i].blocks - after;
+						}
+					}
+					wl_add_vacuum_to_current(obs->ring_kb, pages, removed);
+					break;
 				}
-				break;
 			case OBS_TRUNCATE:
 				{
 					ListCell   *lc;

@@ -725,6 +725,9 @@ wl_counters_add(WlCounters *dst, const WlCounters *src)
 	dst->wal_records += src->wal_records;
 	dst->wal_fpi += src->wal_fpi;
 	dst->wal_bytes += src->wal_bytes;
+	dst->wal_writes += src->wal_writes;
+	dst->wal_syncs += src->wal_syncs;
+	dst->wal_sync_us += src->wal_sync_us;
 	for (int i = 0; i < WL_NUM_SCAN_KINDS; i++)
 		dst->scans[i] += src->scans[i];
 }

@@ -102,6 +102,23 @@ put_scans(Datum *values, int i, const WlCounters *c, int32 nbuffers,
 	return i;
 }
 
+/* WAL writes and flushes this backend did itself; NULL where not counted */
+static int
+put_wal_io(Datum *values, bool *nulls, int i, const WlCounters *c)
+{
+	if (!wl_wal_io_available)
+	{
+		nulls[i++] = true;
+		nulls[i++] = true;
+		nulls[i++] = true;
+		return i;
+	}
+	values[i++] = Int64GetDatum(c->wal_writes);
+	values[i++] = Int64GetDatum(c->wal_syncs);
+	values[i++] = Float8GetDatum(c->wal_sync_us / 1000.0);
+	return i;
+}
+
 static int
 put_buffers(Datum *values, int i, const WlCounters *c)
 {
@@ -129,8 +146,8 @@ walload_xacts(PG_FUNCTION_ARGS)
 	for (int r = 0; r < n; r++)
 	{
 		WlXactRecord *x = &recs[r];
-		Datum		values[49];
-		bool		nulls[49];
+		Datum		values[52];
+		bool		nulls[52];
 		int			i = 0;
 
 		memset(nulls, 0, sizeof(nulls));
@@ -164,6 +181,7 @@ walload_xacts(PG_FUNCTION_ARGS)
 		values[i++] = CStringGetTextDatum(wl_sync_commit_name(x->synchronous_commit));
 		values[i++] = Int32GetDatum(x->nbuffers);
 		values[i++] = Int32GetDatum(x->wal_skip_threshold_kb);
+		i = put_wal_io(values, nulls, i, &x->c);
 		Assert(i == lengthof(values));
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
@@ -184,8 +202,8 @@ walload_statements(PG_FUNCTION_ARGS)
 	for (int r = 0; r < n; r++)
 	{
 		WlStmtRecord *s = &recs[r];
-		Datum		values[30];
-		bool		nulls[30];
+		Datum		values[36];
+		bool		nulls[36];
 		int			i = 0;
 		bool		visible = can_see(s->userid);
 
@@ -210,6 +228,19 @@ walload_statements(PG_FUNCTION_ARGS)
 		values[i++] = BoolGetDatum(s->wal_skipped);
 		i = put_scans(values, i, &s->c, s->nbuffers, -1);
 		values[i++] = CStringGetTextDatum(visible ? s->query : "<insufficient privilege>");
+		i = put_wal_io(values, nulls, i, &s->c);
+		if (s->tag == CMDTAG_VACUUM)
+		{
+			values[i++] = Int32GetDatum(s->vacuum_ring_kb);
+			values[i++] = Int64GetDatum(s->vacuum_pages);
+			values[i++] = Int64GetDatum(s->vacuum_pages_removed);
+		}
+		else
+		{
+			nulls[i++] = true;
+			nulls[i++] = true;
+			nulls[i++] = true;
+		}
 		Assert(i == lengthof(values));
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
@@ -230,8 +261,8 @@ walload_stats(PG_FUNCTION_ARGS)
 	for (int r = 0; r < n; r++)
 	{
 		WlStatsEntryCopy *e = &recs[r];
-		Datum		values[30];
-		bool		nulls[30];
+		Datum		values[33];
+		bool		nulls[33];
 		int			i = 0;
 		bool		visible = can_see(e->key.userid);
 
@@ -256,6 +287,7 @@ walload_stats(PG_FUNCTION_ARGS)
 		values[i++] = Int64GetDatum(e->wal_skipped_calls);
 		i = put_scans(values, i, &e->c, 0, e->scanned_buffers);
 		values[i++] = CStringGetTextDatum(visible ? e->query : "<insufficient privilege>");
+		i = put_wal_io(values, nulls, i, &e->c);
 		Assert(i == lengthof(values));
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}

@@ -75,6 +75,9 @@ typedef struct WlCounters
 	int64		wal_records;
 	int64		wal_fpi;
 	uint64		wal_bytes;
+	int64		wal_writes;		/* WAL writes this backend did itself */
+	int64		wal_syncs;		/* WAL flushes (fsyncs) this backend did */
+	int64		wal_sync_us;	/* their time, with track_wal_io_timing */
 	int64		scans[WL_NUM_SCAN_KINDS];
 } WlCounters;
 
@@ -101,6 +104,9 @@ typedef struct WlStmtRecord
 	TimestampTz start;
 	double		elapsed_ms;
 	int32		nbuffers;		/* NBuffers when it ran */
+	int32		vacuum_ring_kb; /* VACUUM: ring size; 0 otherwise */
+	int64		vacuum_pages;	/* VACUUM: heap pages of its tables before */
+	int64		vacuum_pages_removed;	/* VACUUM: pages truncated away */
 	WlCounters	c;
 	char		query[WL_QUERY_LEN];
 } WlStmtRecord;
@@ -168,6 +174,8 @@ extern void wl_install_hooks(void);
 extern int	wl_nesting_level(void);
 extern bool wl_statement_in_progress(void);
 extern void wl_add_scans_to_current(WlScanKind kind, int64 n);
+extern void wl_add_vacuum_to_current(int ring_kb, int64 pages, int64 pages_removed);
+extern bool wl_wal_io_available;
 extern void wl_xact_mark_wal_skipped_current(void);
 extern int32 wl_current_statement_no(void);
 extern NodeTag wl_current_utility(void);
@@ -179,6 +187,7 @@ extern WlTimeKind wl_time_kind(CommandTag tag);
 /* ---------- xact_track.c ---------- */
 extern void wl_register_xact_callbacks(void);
 extern void wl_xact_activate(void);
+extern void wl_xact_note_activity(void);
 extern bool wl_xact_is_active(void);
 extern void wl_xact_add_scans(WlScanKind kind, int64 n);
 extern int32 wl_xact_next_stmt_no(void);

@@ -67,6 +67,8 @@ typedef struct WlOpenXact
 	uint64		commit_wal_bytes;
 	WlCommitModel model;
 	bool		wal_skipped_any;
+	bool		walio_baseline_set;
+	WlWalIo		walio_baseline;
 
 	/* the commit or abort phase in progress */
 	bool		in_phase;
@@ -120,6 +122,21 @@ wl_xact_activate(void)
 	cur.xact_id = wl_store_next_xact_id();
 	cur.start_ts = IsTransactionState() ?
 		GetCurrentTransactionStartTimestamp() : GetCurrentTimestamp();
+}
+
+/*
+ * A statement starts.  The backend's WAL write/sync counters are zeroed
+ * whenever it reports its statistics (only outside transactions), so the
+ * transaction's baseline is taken at its first statement.
+ */
+void
+wl_xact_note_activity(void)
+{
+	if (!cur.walio_baseline_set)
+	{
+		(void) wl_wal_io_read(&cur.walio_baseline);
+		cur.walio_baseline_set = true;
+	}
 }
 
 int32
@@ -498,6 +515,16 @@ finish_record(void)
 	rec.c.wal_fpi = wu.wal_fpi;
 	rec.c.wal_bytes = wu.wal_bytes;
 	memcpy(rec.c.scans, cur.scans, sizeof(rec.c.scans));
+	{
+		WlWalIo		io;
+
+		if (cur.walio_baseline_set && wl_wal_io_read(&io))
+		{
+			rec.c.wal_writes = Max(io.writes - cur.walio_baseline.writes, 0);
+			rec.c.wal_syncs = Max(io.syncs - cur.walio_baseline.syncs, 0);
+			rec.c.wal_sync_us = Max(io.sync_us - cur.walio_baseline.sync_us, 0);
+		}
+	}
 	rec.commit_wal_bytes = cur.commit_wal_bytes;
 	rec.wal_skipped_rels = cur.model.wal_skipped_rels;
 	rec.synced_rels = cur.model.synced_rels;
