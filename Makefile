@@ -23,3 +23,6 @@ REGRESS = walload_interface walload_errors
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
+
+# every object depends on the shared headers (PGXS does not track them)
+$(OBJS): src/walload.h src/compat.h
