@@ -69,7 +69,7 @@ AS 'MODULE_PATHNAME', 'walload_xacts'
 LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
 
 CREATE VIEW walload_xacts AS
-    SELECT * FROM walload_xacts();
+    SELECT * FROM @extschema@.walload_xacts();
 
 --
 -- Statements of the recorded transactions
@@ -117,7 +117,7 @@ AS 'MODULE_PATHNAME', 'walload_statements'
 LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
 
 CREATE VIEW walload_statements AS
-    SELECT * FROM walload_statements();
+    SELECT * FROM @extschema@.walload_statements();
 
 --
 -- Aggregates per (userid, dbid, queryid, toplevel, command)
@@ -162,7 +162,7 @@ AS 'MODULE_PATHNAME', 'walload_stats'
 LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
 
 CREATE VIEW walload_stats AS
-    SELECT * FROM walload_stats();
+    SELECT * FROM @extschema@.walload_stats();
 
 --
 -- Totals since the last reset, and the state of the store
@@ -191,7 +191,7 @@ AS 'MODULE_PATHNAME', 'walload_info'
 LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
 
 CREATE VIEW walload_info AS
-    SELECT * FROM walload_info();
+    SELECT * FROM @extschema@.walload_info();
 
 CREATE FUNCTION walload_reset()
 RETURNS void
