@@ -348,23 +348,36 @@ wl_xact_mark_wal_skipped_current(void)
 		stmt_stack[idx].wal_skipped = true;
 }
 
-/* The current statement created files or scheduled their deletion */
-int32
-wl_current_statement_no(void)
+/* the nearest recorded statement running now, or -1 */
+static int
+current_tracked_statement(void)
 {
-	int			idx = current_statement();
-
-	/* the nearest tracked statement around it takes the attribution */
-	for (; idx >= 0; idx--)
+	for (int idx = current_statement(); idx >= 0; idx--)
 	{
 		if (stmt_stack[idx].tracked &&
 			(stmt_stack[idx].is_utility || stmt_stack[idx].running > 0))
-		{
-			stmt_stack[idx].storage_effects = true;
-			return stmt_stack[idx].stmt_no;
-		}
+			return idx;
 	}
 	return -1;
+}
+
+/* stmt_no of the statement that takes the attribution of work done now */
+int32
+wl_current_statement_no(void)
+{
+	int			idx = current_tracked_statement();
+
+	return idx >= 0 ? stmt_stack[idx].stmt_no : -1;
+}
+
+/* The current statement created relation files or scheduled their deletion */
+void
+wl_note_storage_effects(void)
+{
+	int			idx = current_tracked_statement();
+
+	if (idx >= 0)
+		stmt_stack[idx].storage_effects = true;
 }
 
 /*

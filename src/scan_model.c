@@ -271,8 +271,12 @@ wl_model_after_utility(int32 stmt_no)
 	created = note_new_files(false, created_files, stmt_no,
 							 XLogIsNeeded() ? NULL : &skipping);
 	doomed = note_new_files(true, doomed_files, stmt_no, NULL);
-	if ((created || doomed) && stmt_no >= 0)
-		wl_xact_note_storage_statement(stmt_no);
+	if (created || doomed)
+	{
+		wl_note_storage_effects();
+		if (stmt_no >= 0)
+			wl_xact_note_storage_statement(stmt_no);
+	}
 	return skipping;
 }
 

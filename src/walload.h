@@ -178,6 +178,7 @@ extern void wl_add_vacuum_to_current(int ring_kb, int64 pages, int64 pages_remov
 extern bool wl_wal_io_available;
 extern void wl_xact_mark_wal_skipped_current(void);
 extern int32 wl_current_statement_no(void);
+extern void wl_note_storage_effects(void);
 extern NodeTag wl_current_utility(void);
 extern void wl_note_subxact_abort(SubTransactionId subid);
 extern void wl_reset_statement_stack(void);
