@@ -210,7 +210,7 @@ CREATE FUNCTION walload_calibrate(
 )
 RETURNS record
 AS 'MODULE_PATHNAME', 'walload_calibrate'
-LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
+LANGUAGE C VOLATILE PARALLEL RESTRICTED;
 
 --
 -- Diagnosis: findings with evidence and what to change

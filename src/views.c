@@ -340,7 +340,7 @@ walload_reset(PG_FUNCTION_ARGS)
 Datum
 walload_calibrate(PG_FUNCTION_ARGS)
 {
-	int32		passes = PG_GETARG_INT32(0);
+	int32		passes;
 	TupleDesc	tupdesc;
 	Datum		values[4];
 	bool		nulls[4] = {false, false, false, false};
@@ -348,6 +348,11 @@ walload_calibrate(PG_FUNCTION_ARGS)
 	double		ns;
 
 	wl_store_require();
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("passes must not be null")));
+	passes = PG_GETARG_INT32(0);
 	if (passes < 1 || passes > 1000)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

@@ -1,0 +1,48 @@
+-- The SQL interface: objects, columns, privileges, and one deterministic load.
+CREATE EXTENSION walload;
+
+-- every view's columns and types (a contract other tools depend on)
+SELECT c.relname, a.attnum, a.attname, format_type(a.atttypid, a.atttypmod)
+FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid
+WHERE c.relname IN ('walload_xacts', 'walload_statements', 'walload_stats', 'walload_info')
+  AND a.attnum > 0
+ORDER BY c.relname, a.attnum;
+
+-- functions and who may run them
+CREATE ROLE walload_reader;
+SELECT p.proname, pg_get_function_identity_arguments(p.oid) AS args,
+       has_function_privilege('walload_reader', p.oid, 'EXECUTE') AS public_can_run,
+       p.prosecdef AS security_definer
+FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.classid = 'pg_proc'::regclass
+WHERE d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'walload')
+ORDER BY 1;
+SELECT v, has_table_privilege('walload_reader', v, 'SELECT') AS readable
+FROM unnest(ARRAY['walload_xacts', 'walload_statements', 'walload_stats', 'walload_info']) v;
+
+-- a load: CREATE TABLE + COPY of 1000 rows in one transaction
+SELECT walload_reset();
+BEGIN;
+CREATE TABLE wl_load (id int);
+COPY wl_load FROM PROGRAM 'seq 1 1000';
+COMMIT;
+SELECT outcome, statements, rows, copy_ms >= 0 AS copy_timed, create_ms > 0 AS create_timed,
+       total_ms >= commit_ms AS total_covers_commit, wal_bytes > 0 AS wrote_wal,
+       xact_end >= xact_start AS ordered, pid = pg_backend_pid() AS mine
+FROM walload_xacts;
+SELECT stmt_no, command, toplevel, status, rows, queryid <> 0 AS has_queryid, query
+FROM walload_statements ORDER BY stmt_no;
+SELECT command, calls, rows, errors FROM walload_stats ORDER BY command;
+SELECT xacts_recorded, statements_recorded, stats_entries, xacts_overwritten FROM walload_info;
+
+-- the same statement again aggregates into the same entry
+COPY wl_load FROM PROGRAM 'seq 1 1000';
+SELECT command, calls, rows FROM walload_stats WHERE command = 'COPY';
+DROP TABLE wl_load;
+
+-- reset empties everything
+SELECT walload_reset();
+SELECT (SELECT count(*) FROM walload_xacts) AS xacts,
+       (SELECT count(*) FROM walload_statements) AS statements,
+       (SELECT count(*) FROM walload_stats) AS stats,
+       full_scans, xacts_recorded FROM walload_info;
+DROP ROLE walload_reader;
