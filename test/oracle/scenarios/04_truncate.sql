@@ -1,0 +1,16 @@
+CREATE TABLE o_old (id int PRIMARY KEY, doc text);
+INSERT INTO o_old SELECT g, 'x' FROM generate_series(1, 100) g;
+TRUNCATE o_old;
+BEGIN;
+CREATE TABLE o_new (id int PRIMARY KEY, doc text);
+INSERT INTO o_new SELECT g, 'x' FROM generate_series(1, 100) g;
+TRUNCATE o_new;
+INSERT INTO o_new SELECT g, 'x' FROM generate_series(1, 100) g;
+COMMIT;
+BEGIN;
+TRUNCATE o_old;
+SAVEPOINT s;
+TRUNCATE o_old;
+RELEASE s;
+COMMIT;
+DROP TABLE o_old, o_new;

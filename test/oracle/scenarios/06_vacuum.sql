@@ -1,0 +1,13 @@
+CREATE TABLE o_vac (id int, pad text) WITH (autovacuum_enabled = off);
+INSERT INTO o_vac SELECT g, repeat('v', 200) FROM generate_series(1, 20000) g;
+DELETE FROM o_vac WHERE id > 100;
+VACUUM o_vac;
+CREATE TABLE o_vac2 (id int, pad text) WITH (autovacuum_enabled = off);
+INSERT INTO o_vac2 SELECT g, repeat('v', 200) FROM generate_series(1, 20000) g;
+DELETE FROM o_vac2 WHERE id % 2 = 0;
+VACUUM o_vac2;
+VACUUM (TRUNCATE false) o_vac2;
+VACUUM FULL o_vac2;
+CREATE INDEX ON o_vac (id);
+CLUSTER o_vac USING o_vac_id_idx;
+DROP TABLE o_vac, o_vac2;

@@ -1,0 +1,17 @@
+BEGIN;
+CREATE TABLE o_r1 (id int);
+ROLLBACK;
+BEGIN;
+CREATE TABLE o_r2 (id int);
+SAVEPOINT a;
+CREATE TABLE o_r3 (id int);
+ROLLBACK TO a;
+CREATE TABLE o_r4 (id int);
+COMMIT;
+BEGIN;
+SAVEPOINT a;
+CREATE TABLE o_r5 (id int);
+SAVEPOINT b;
+CREATE TABLE o_r6 (id int);
+ROLLBACK;
+DROP TABLE o_r2, o_r4;

@@ -1,0 +1,14 @@
+CREATE TEMP TABLE o_tmp (id int PRIMARY KEY, t text);
+INSERT INTO o_tmp SELECT g, 'x' FROM generate_series(1, 1000) g;
+TRUNCATE o_tmp;
+DROP TABLE o_tmp;
+CREATE UNLOGGED TABLE o_unl (id serial PRIMARY KEY, t text);
+INSERT INTO o_unl (t) SELECT 'x' FROM generate_series(1, 1000);
+TRUNCATE o_unl RESTART IDENTITY;
+DROP TABLE o_unl;
+CREATE TABLE o_part (id int, t text) PARTITION BY RANGE (id);
+CREATE TABLE o_part_1 PARTITION OF o_part FOR VALUES FROM (0) TO (1000);
+CREATE TABLE o_part_2 PARTITION OF o_part FOR VALUES FROM (1000) TO (2000);
+INSERT INTO o_part SELECT g, 'p' FROM generate_series(0, 1999) g;
+TRUNCATE o_part;
+DROP TABLE o_part;

@@ -1,0 +1,12 @@
+CREATE TABLE o_2pc_old (id int);
+BEGIN;
+CREATE TABLE o_2pc (id int);
+INSERT INTO o_2pc SELECT generate_series(1, 60000);
+DROP TABLE o_2pc_old;
+PREPARE TRANSACTION 'o_g1';
+COMMIT PREPARED 'o_g1';
+BEGIN;
+CREATE TABLE o_2pc_b (id int);
+PREPARE TRANSACTION 'o_g2';
+ROLLBACK PREPARED 'o_g2';
+DROP TABLE o_2pc;
