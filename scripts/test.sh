@@ -68,8 +68,8 @@ suite "pgTAP, small rings" \
 tap() {
   local tmp
   tmp=$(mktemp -d /tmp/walload-tap.XXXXXX); chmod 755 "$tmp"
-  local run=(env PATH="$bindir:$PATH" TESTDIR="$tmp" PG_REGRESS=/bin/false
-             PERL5LIB="$("$PG_CONFIG" --pgxs | xargs dirname | xargs dirname)/src/test/perl"
+  local run=(env PATH="$bindir:$PATH" TESTDIR="$tmp" PG_REGRESS="$("$PG_CONFIG" --pgxs | xargs dirname | xargs dirname)/test/regress/pg_regress"
+             PERL5LIB="$("$PG_CONFIG" --pgxs | xargs dirname | xargs dirname)/test/perl"
              prove -v "$here"/test/t/*.pl)
   if [ "$(id -u)" = 0 ]; then chown postgres "$tmp"; su postgres -s /bin/bash -c "cd '$tmp' && $(printf '%q ' "${run[@]}")"
   else (cd "$tmp" && "${run[@]}"); fi
