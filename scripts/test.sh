@@ -37,7 +37,7 @@ with_cluster() {  # with_cluster "opt=val ..." COMMAND...
   (cd /tmp && pg_virtualenv -v "$major" "${opts[@]}" "$@")
 }
 
-base="max_wal_senders=0 autovacuum=off max_prepared_transactions=5"
+base="max_wal_senders=0 autovacuum=off max_prepared_transactions=5 fsync=on"
 
 regress() {
   rm -rf "$here/results" "$here/regression.diffs"
@@ -56,10 +56,14 @@ pgtap() {  # pgtap "cluster options" files...
 suite "pg_regress" regress
 suite "pgTAP, wal_level=minimal, walload first" \
   pgtap "shared_preload_libraries=walload,pg_stat_statements wal_level=minimal shared_buffers=256MB $base" \
-  $here/test/pgtap/01_load_minimal.sql $here/test/pgtap/02_nesting.sql $here/test/pgtap/03_pgss_join.sql
+  $here/test/pgtap/01_load_minimal.sql $here/test/pgtap/02_nesting.sql $here/test/pgtap/03_pgss_join.sql \
+  $here/test/pgtap/05_diagnose.sql
 suite "pgTAP, wal_level=replica, pg_stat_statements first" \
   pgtap "shared_preload_libraries=pg_stat_statements,walload wal_level=replica $base" \
-  $here/test/pgtap/03_pgss_join.sql $here/test/pgtap/02_nesting.sql
+  $here/test/pgtap/03_pgss_join.sql $here/test/pgtap/02_nesting.sql $here/test/pgtap/05_diagnose.sql
+suite "pgTAP, VACUUM outside shared buffers" \
+  pgtap "shared_preload_libraries=walload shared_buffers=16MB fsync=on $base" \
+  $here/test/pgtap/06_vacuum_ring.sql
 suite "pgTAP, small rings" \
   pgtap "shared_preload_libraries=walload walload.max_xacts=10 walload.max_statements=100 walload.max_stats=100 $base" \
   $here/test/pgtap/04_rings.sql

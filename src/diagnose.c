@@ -39,6 +39,8 @@ typedef struct Totals
 	int32		dropped_rels;
 	int			small_sync_commits; /* <= 2 statements, synchronous */
 	double		small_sync_commit_ms;
+	double		small_sync_total_ms;
+	int64		small_sync_flushes;
 	int			nbuffers;
 	int			wal_skip_threshold_kb;
 	int			wal_level;
@@ -206,14 +208,21 @@ diagnose_commit(Emitter *em, const Totals *t)
 		resetStringInfo(&ev);
 	}
 
-	if (t->small_sync_commits >= 100 && t->small_sync_commit_ms / t->small_sync_commits >= 0.05)
+	/* the commit's flush is a real share of each small transaction */
+	if (t->small_sync_commits >= 100 &&
+		pct(t->small_sync_commit_ms, t->small_sync_total_ms) >= 10)
 	{
 		appendStringInfo(&ev,
 						 "%d commits of at most 2 statements with synchronous_commit on spent %.1f ms "
-						 "(%.3f ms each) waiting for their WAL flush",
+						 "(%.3f ms each, %.0f%% of their %.1f ms) in the commit's WAL flush",
 						 t->small_sync_commits, t->small_sync_commit_ms,
-						 t->small_sync_commit_ms / t->small_sync_commits);
-		emit(em, "warning", "many small synchronous commits", ev.data,
+						 t->small_sync_commit_ms / t->small_sync_commits,
+						 pct(t->small_sync_commit_ms, t->small_sync_total_ms),
+						 t->small_sync_total_ms);
+		if (wl_wal_io_available)
+			appendStringInfo(&ev, "; %lld WAL flushes", (long long) t->small_sync_flushes);
+		emit(em, pct(t->small_sync_commit_ms, t->small_sync_total_ms) >= 30 ? "warning" : "info",
+			 "many small synchronous commits", ev.data,
 			 "Each commit waits for a WAL flush. Batch rows into fewer transactions (or COPY), or set "
 			 "synchronous_commit = off for the loading session: a crash can then lose the last few "
 			 "hundred milliseconds of commits, but never corrupts data.");
@@ -369,6 +378,8 @@ walload_diagnose(PG_FUNCTION_ARGS)
 		{
 			t.small_sync_commits++;
 			t.small_sync_commit_ms += x->commit_sync_ms;
+			t.small_sync_total_ms += x->total_ms;
+			t.small_sync_flushes += x->c.wal_syncs;
 		}
 		t.nbuffers = x->nbuffers;
 		t.wal_skip_threshold_kb = x->wal_skip_threshold_kb;

@@ -65,6 +65,14 @@ is($node->safe_psql('postgres', 'SELECT xacts_recorded || \'/\' || full_scans FR
 $node->safe_psql('postgres', 'CREATE TABLE k2 (id int); DROP TABLE k2');
 is($node->safe_psql('postgres', 'SELECT full_scans FROM walload_info'), '1', 'and records again');
 
+# walload.warn_scan_ms: a WARNING with a HINT at commit, only when asked for
+my ($wrc, $wout, $werr) = $node->psql('postgres',
+	'SET walload.warn_scan_ms = 0; CREATE TABLE w1 (id int); DROP TABLE w1;');
+like($werr, qr/WARNING:  this transaction scanned all \d+ shared buffers 1 times.*HINT:  Run SELECT \* FROM walload_diagnose\(\d+\)/s,
+	'walload.warn_scan_ms = 0: the DROP warns, naming its scan and the diagnosis to run');
+($wrc, $wout, $werr) = $node->psql('postgres', 'CREATE TABLE w2 (id int); DROP TABLE w2;');
+unlike($werr, qr/WARNING/, 'off by default');
+
 # walload without preloading: a clear error, no crash
 $node->stop;
 $node->adjust_conf('postgresql.conf', 'shared_preload_libraries', "''");

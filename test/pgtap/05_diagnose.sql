@@ -1,0 +1,52 @@
+-- walload_diagnose(): the findings name the cause, under either wal_level.
+\set ON_ERROR_STOP 1
+\pset format unaligned
+\pset tuples_only on
+CREATE EXTENSION IF NOT EXISTS pgtap;
+CREATE EXTENSION IF NOT EXISTS walload;
+\ir 00_helpers.inc
+SELECT plan(6);
+
+-- a load above wal_skip_threshold into tables created in the same transaction
+SELECT walload_reset();
+BEGIN;
+CREATE TABLE dg1 (id int, pad text);
+INSERT INTO dg1 SELECT g, repeat('d', 100) FROM generate_series(1, 50000) g;
+CREATE TABLE dg2 (id int, pad text);
+INSERT INTO dg2 SELECT g, repeat('d', 100) FROM generate_series(1, 50000) g;
+COMMIT;
+SELECT (xact_of('CREATE TABLE dg1')).xact_id AS load_xact \gset
+SELECT is((SELECT count(*) FROM walload_diagnose(:load_xact) WHERE finding LIKE 'commit-time sync%'
+           AND evidence LIKE '1 commit(s) synced 2 relation file(s)%' AND hint LIKE '%wal_level=replica%'),
+          CASE current_setting('wal_level') WHEN 'minimal' THEN 1::bigint ELSE 0::bigint END,
+          'minimal: the load''s commit-time sync is named, with the two synced files and the fix; replica: not');
+SELECT is((SELECT count(*) FROM walload_diagnose(:load_xact) WHERE finding = 'WAL written'
+           AND evidence ~ '^[0-9.]+ MB of WAL'), 1::bigint,
+          'the WAL volume of the load is reported');
+SELECT ok((SELECT count(*) = 0 OR current_setting('wal_level') = 'minimal' FROM walload_diagnose(:load_xact) WHERE finding LIKE 'full scans%'),
+          'replica: the same load causes no scan finding');
+
+-- a loop of DROP TABLE: one scan each
+SELECT walload_reset();
+DROP TABLE dg1;
+DROP TABLE dg2;
+CREATE TABLE dg3 (id int); CREATE TABLE dg4 (id int); CREATE TABLE dg5 (id int);
+DROP TABLE dg3;
+DROP TABLE dg4;
+DROP TABLE dg5;
+SELECT is((SELECT evidence FROM walload_diagnose() WHERE finding LIKE 'file deletion%'),
+          '5 scan(s) to delete the files of 9 dropped, truncated, rewritten or rolled-back relation(s), one per commit or rollback that deleted any',
+          'five autocommit DROP TABLEs: five deletion scans over 9 files (two tables have TOAST), named');
+SELECT ok((SELECT hint LIKE '%in one transaction%' FROM walload_diagnose() WHERE finding LIKE 'file deletion%'),
+          'the hint says to drop in one transaction');
+
+-- many small committed inserts with synchronous_commit on
+CREATE TABLE dg_small (id int);
+SELECT walload_reset();
+SET synchronous_commit = on;
+SELECT format('INSERT INTO dg_small VALUES (%s)', g) FROM generate_series(1, 150) g \gexec
+SELECT is((SELECT count(*) FROM walload_diagnose() WHERE finding = 'many small synchronous commits'
+           AND evidence LIKE '150 commits of at most 2 statements%'), 1::bigint,
+          '150 single-row commits under synchronous_commit=on: the commit finding');
+DROP TABLE dg_small;
+SELECT * FROM finish();

@@ -1,0 +1,26 @@
+-- Cluster: shared_buffers=16MB.  VACUUM of a table mostly outside shared
+-- buffers dirties pages in its ring and must flush WAL to reuse them (seed 001).
+\set ON_ERROR_STOP 1
+\pset format unaligned
+\pset tuples_only on
+CREATE EXTENSION IF NOT EXISTS pgtap;
+CREATE EXTENSION IF NOT EXISTS walload;
+SELECT plan(4);
+CREATE TABLE vr (id int, t text) WITH (autovacuum_enabled = off);
+INSERT INTO vr SELECT g, md5(g::text) FROM generate_series(1, 400000) g;
+VACUUM FREEZE vr;
+UPDATE vr SET t = t || 'x' WHERE id % 10 = 0;
+DELETE FROM vr WHERE id % 3 = 0;
+CHECKPOINT;
+SELECT walload_reset();
+SET track_wal_io_timing = on;
+VACUUM vr;
+SELECT wal_syncs, wal_sync_ms, vacuum_ring_kb, vacuum_pages FROM walload_statements WHERE command = 'VACUUM' \gset
+SELECT cmp_ok(:wal_syncs::bigint, '>', 10::bigint, 'VACUUM outside shared buffers flushed WAL itself many times: ' || :wal_syncs);
+SELECT cmp_ok(:wal_sync_ms::float8, '>', 0::float8, 'and the flushes were timed (track_wal_io_timing)');
+SELECT is(:vacuum_ring_kb, 256, 'the ring size is reported (256 kB on PostgreSQL 15)');
+SELECT is((SELECT count(*) FROM walload_diagnose() WHERE finding = 'VACUUM forced into WAL flushes by its buffer ring'
+           AND evidence LIKE '%flushed WAL ' || :wal_syncs || ' times%'), 1::bigint,
+          'the diagnosis names the ring-forced WAL flushes with their count');
+DROP TABLE vr;
+SELECT * FROM finish();
