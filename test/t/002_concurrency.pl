@@ -1,0 +1,71 @@
+# 32 clients loading at once: walload's totals equal what the clients did,
+# nothing deadlocks, the transaction ring wraps, and waits on walload's lock
+# are measured.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $clients = 32;
+my $per_client = 10;
+my $node = PostgreSQL::Test::Cluster->new('walload_concurrency');
+$node->init;
+$node->append_conf('postgresql.conf', qq{
+shared_preload_libraries = 'walload,pg_stat_statements'
+autovacuum = off
+wal_level = minimal
+max_wal_senders = 0
+max_connections = 60
+walload.max_xacts = 500
+walload.max_stats = 5000
+});
+$node->start;
+$node->safe_psql('postgres', 'CREATE EXTENSION walload; SELECT walload_reset()');
+
+# per iteration: 6 transactions (VACUUM folds its own); scans: TRUNCATE of the
+# table created in the same transaction (in place: heap, TOAST heap, TOAST
+# index), TRUNCATE of the older table and DROP (1 each, at commit).  VACUUM
+# truncation depends on other sessions' snapshots, so it is turned off here.
+$node->pgbench(
+	"--no-vacuum --client=$clients --jobs=2 --transactions=$per_client",
+	0,
+	[qr{processed: @{[$clients * $per_client]}/@{[$clients * $per_client]}}],
+	[qr{^$}],
+	'32 clients run CREATE / INSERT / COPY / TRUNCATE / VACUUM / DROP concurrently',
+	{
+		'walload_load' => q{
+BEGIN;
+CREATE TABLE c_:client_id (id int, t text);
+INSERT INTO c_:client_id SELECT g, 'x' FROM generate_series(1, 100) g;
+COPY c_:client_id FROM PROGRAM 'seq 1 50 | sed "s/$/,y/"' WITH (FORMAT csv);
+TRUNCATE c_:client_id;
+COMMIT;
+TRUNCATE c_:client_id;
+INSERT INTO c_:client_id SELECT g, 'z' FROM generate_series(1, 2000) g;
+DELETE FROM c_:client_id WHERE id > 10;
+VACUUM (TRUNCATE false) c_:client_id;
+DROP TABLE c_:client_id;
+}
+	});
+
+my $n = $clients * $per_client;
+is($node->safe_psql('postgres',
+	"SELECT scans_drop_pending || '/' || scans_drop_rel || '/' || scans_flush_pending FROM walload_info"),
+	(2 * $n) . "/" . (3 * $n) . "/$n",
+	"scans per iteration: 3 in-place truncations, 2 file deletions, 1 sync at commit of the truncated table (minimal) ($n iterations)");
+is($node->safe_psql('postgres',
+	"SELECT xacts_recorded || '/' || xacts_overwritten FROM walload_info"),
+	(6 * $n) . "/" . (6 * $n - 500), 'every transaction recorded, the ring of 500 overwritten by the rest');
+is($node->safe_psql('postgres', "SELECT count(*) FROM walload_xacts"), '500', 'the ring holds walload.max_xacts rows');
+is($node->safe_psql('postgres',
+	"SELECT sum(calls) || '/' || sum(rows) FROM walload_stats WHERE command = 'INSERT'"),
+	(2 * $n) . '/' . (2100 * $n), 'INSERT calls and rows add up');
+is($node->safe_psql('postgres',
+	"SELECT sum(calls) || '/' || sum(rows) FROM walload_stats WHERE command = 'COPY'"),
+	"$n/" . (50 * $n), 'COPY calls and rows add up');
+is($node->safe_psql('postgres',
+	"SELECT sum(calls) FROM walload_stats WHERE command IN ('DROP TABLE', 'VACUUM', 'TRUNCATE TABLE', 'CREATE TABLE')"),
+	5 * $n, 'DDL calls add up (two TRUNCATEs per iteration)');
+$node->stop;
+done_testing();
