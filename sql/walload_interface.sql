@@ -39,6 +39,29 @@ COPY wl_load FROM PROGRAM 'seq 1 1000';
 SELECT command, calls, rows FROM walload_stats WHERE command = 'COPY';
 DROP TABLE wl_load;
 
+-- other users' rows hide their query text and id, unless pg_read_all_stats
+CREATE ROLE walload_alice;
+CREATE ROLE walload_bob;
+GRANT CREATE ON SCHEMA public TO walload_alice;
+SET ROLE walload_alice;
+CREATE TABLE alice_secret (id int);
+RESET ROLE;
+SET ROLE walload_bob;
+SELECT query, queryid IS NULL AS queryid_hidden FROM walload_statements
+WHERE userid = 'walload_alice'::regrole;
+SELECT query, queryid IS NULL AS queryid_hidden FROM walload_stats
+WHERE userid = 'walload_alice'::regrole;
+RESET ROLE;
+GRANT pg_read_all_stats TO walload_bob;
+SET ROLE walload_bob;
+SELECT query, queryid IS NULL AS queryid_hidden FROM walload_statements
+WHERE userid = 'walload_alice'::regrole;
+RESET ROLE;
+DROP TABLE alice_secret;
+REVOKE CREATE ON SCHEMA public FROM walload_alice;
+DROP ROLE walload_alice;
+DROP ROLE walload_bob;
+
 -- reset empties everything
 SELECT walload_reset();
 SELECT (SELECT count(*) FROM walload_xacts) AS xacts,
