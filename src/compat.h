@@ -94,6 +94,7 @@ typedef RelFileNode WlRelFile;
  * 15: a hash of the statement's text.
  */
 #if PG_VERSION_NUM < 160000
+#define WL_UTILITY_QUERYID_FROM_TEXT	1
 #include "common/hashfn.h"
 static inline uint64
 wl_compute_utility_queryid(PlannedStmt *pstmt, const char *queryString)
@@ -107,6 +108,8 @@ wl_compute_utility_queryid(PlannedStmt *pstmt, const char *queryString)
 	return id == UINT64CONST(0) ? UINT64CONST(2) : id;
 }
 #else
+/* 16+: jumbled from the parse tree; hooks.c remembers it at parse analysis */
+#define WL_UTILITY_QUERYID_FROM_TEXT	0
 static inline uint64
 wl_compute_utility_queryid(PlannedStmt *pstmt, const char *queryString)
 {
