@@ -20,7 +20,7 @@ done
 if [ -n "$missing" ]; then
   echo "== installing:$missing"
   export DEBIAN_FRONTEND=noninteractive
-  as_root apt-get update -qq
+  as_root apt-get ${APT_OPTS:-} update -qq
   # keep Debian's own clusters from being created and started
   as_root mkdir -p /etc/postgresql-common/createcluster.d
   echo "create_main_cluster = false" | as_root tee /etc/postgresql-common/createcluster.d/walload.conf >/dev/null
