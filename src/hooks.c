@@ -49,9 +49,7 @@ typedef struct WlActiveStmt
 	TimestampTz start_ts;
 	instr_time	start;			/* utility: start; executor: start of Run */
 	instr_time	elapsed;		/* executor: accumulated Run/Finish time */
-	BufferUsage buf_start;
-	WalUsage	wal_start;
-	WlWalIo		walio_start;
+	WlUsageMark usage_start;
 	int64		scans[WL_NUM_SCAN_KINDS];	/* immediate scans attributed */
 	int32		vacuum_ring_kb;
 	int64		vacuum_pages;
@@ -289,9 +287,7 @@ push_statement(bool tracked, bool is_utility, CommandTag tag, uint64 queryid,
 	s->start_ts = GetCurrentTimestamp();
 	INSTR_TIME_SET_CURRENT(s->start);
 	INSTR_TIME_SET_ZERO(s->elapsed);
-	s->buf_start = pgBufferUsage;
-	s->wal_start = pgWalUsage;
-	wl_wal_io_available = wl_wal_io_read(&s->walio_start);
+	wl_usage_mark(&s->usage_start);
 	s->query_text = query_text;
 	s->query_location = query_location;
 	s->query_len = query_len;
@@ -416,8 +412,6 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows)
 {
 	WlActiveStmt *s = &stmt_stack[idx];
 	WlStmtRecord rec;
-	BufferUsage bu;
-	WalUsage	wu;
 	instr_time	now;
 	bool		keep;
 
@@ -467,31 +461,9 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows)
 	else
 		rec.elapsed_ms = INSTR_TIME_GET_MILLISEC(s->elapsed);
 
-	memset(&bu, 0, sizeof(bu));
-	BufferUsageAccumDiff(&bu, &pgBufferUsage, &s->buf_start);
-	memset(&wu, 0, sizeof(wu));
-	WalUsageAccumDiff(&wu, &pgWalUsage, &s->wal_start);
-
+	wl_usage_since(&s->usage_start, &rec.c);
 	rec.c.rows = (int64) rows;
-	rec.c.shared_blks_hit = bu.shared_blks_hit;
-	rec.c.shared_blks_read = bu.shared_blks_read;
-	rec.c.shared_blks_dirtied = bu.shared_blks_dirtied;
-	rec.c.shared_blks_written = bu.shared_blks_written;
-	rec.c.wal_records = wu.wal_records;
-	rec.c.wal_fpi = wu.wal_fpi;
-	rec.c.wal_bytes = wu.wal_bytes;
 	memcpy(rec.c.scans, s->scans, sizeof(rec.c.scans));
-	{
-		WlWalIo		io;
-
-		if (wl_wal_io_read(&io))
-		{
-			/* pending counters only grow within a statement; clamp anyway */
-			rec.c.wal_writes = Max(io.writes - s->walio_start.writes, 0);
-			rec.c.wal_syncs = Max(io.syncs - s->walio_start.syncs, 0);
-			rec.c.wal_sync_us = Max(io.sync_us - s->walio_start.sync_us, 0);
-		}
-	}
 	rec.vacuum_ring_kb = s->vacuum_ring_kb;
 	rec.vacuum_pages = s->vacuum_pages;
 	rec.vacuum_pages_removed = s->vacuum_pages_removed;
@@ -776,19 +748,46 @@ wl_ExecutorStart(QueryDesc *queryDesc, int eflags)
 	}
 }
 
+/*
+ * ExecutorRun and ExecutorFinish: time spent inside them counts for the
+ * statement (as in pg_stat_statements), and nesting deepens.
+ */
+static void
+executor_phase_begin(QueryDesc *queryDesc, instr_time *start)
+{
+	int			idx = find_executor_entry(queryDesc);
+
+	if (idx >= 0)
+		stmt_stack[idx].running++;
+	INSTR_TIME_SET_CURRENT(*start);
+	wl_nested_level++;
+}
+
+static void
+executor_phase_end(QueryDesc *queryDesc, instr_time start, bool failed)
+{
+	int			idx;
+	instr_time	now;
+
+	wl_nested_level--;
+	idx = find_executor_entry(queryDesc);
+	if (idx < 0)
+		return;
+	INSTR_TIME_SET_CURRENT(now);
+	INSTR_TIME_SUBTRACT(now, start);
+	INSTR_TIME_ADD(stmt_stack[idx].elapsed, now);
+	if (failed)
+		finish_statement(idx, WL_STMT_ERROR, 0);
+	else
+		stmt_stack[idx].running--;
+}
+
 static void
 wl_ExecutorRun(WL_EXECUTOR_RUN_ARGS)
 {
-	int			idx = find_executor_entry(queryDesc);
 	instr_time	start;
 
-	if (idx >= 0)
-	{
-		stmt_stack[idx].running++;
-		INSTR_TIME_SET_CURRENT(start);
-	}
-
-	wl_nested_level++;
+	executor_phase_begin(queryDesc, &start);
 	PG_TRY();
 	{
 		if (prev_ExecutorRun)
@@ -798,47 +797,19 @@ wl_ExecutorRun(WL_EXECUTOR_RUN_ARGS)
 	}
 	PG_CATCH();
 	{
-		wl_nested_level--;
-		idx = find_executor_entry(queryDesc);
-		if (idx >= 0)
-		{
-			instr_time	now;
-
-			INSTR_TIME_SET_CURRENT(now);
-			INSTR_TIME_SUBTRACT(now, start);
-			INSTR_TIME_ADD(stmt_stack[idx].elapsed, now);
-			finish_statement(idx, WL_STMT_ERROR, 0);
-		}
+		executor_phase_end(queryDesc, start, true);
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
-	wl_nested_level--;
-
-	idx = find_executor_entry(queryDesc);
-	if (idx >= 0)
-	{
-		instr_time	now;
-
-		INSTR_TIME_SET_CURRENT(now);
-		INSTR_TIME_SUBTRACT(now, start);
-		INSTR_TIME_ADD(stmt_stack[idx].elapsed, now);
-		stmt_stack[idx].running--;
-	}
+	executor_phase_end(queryDesc, start, false);
 }
 
 static void
 wl_ExecutorFinish(QueryDesc *queryDesc)
 {
-	int			idx = find_executor_entry(queryDesc);
 	instr_time	start;
 
-	if (idx >= 0)
-	{
-		stmt_stack[idx].running++;
-		INSTR_TIME_SET_CURRENT(start);
-	}
-
-	wl_nested_level++;
+	executor_phase_begin(queryDesc, &start);
 	PG_TRY();
 	{
 		if (prev_ExecutorFinish)
@@ -848,32 +819,11 @@ wl_ExecutorFinish(QueryDesc *queryDesc)
 	}
 	PG_CATCH();
 	{
-		wl_nested_level--;
-		idx = find_executor_entry(queryDesc);
-		if (idx >= 0)
-		{
-			instr_time	now;
-
-			INSTR_TIME_SET_CURRENT(now);
-			INSTR_TIME_SUBTRACT(now, start);
-			INSTR_TIME_ADD(stmt_stack[idx].elapsed, now);
-			finish_statement(idx, WL_STMT_ERROR, 0);
-		}
+		executor_phase_end(queryDesc, start, true);
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
-	wl_nested_level--;
-
-	idx = find_executor_entry(queryDesc);
-	if (idx >= 0)
-	{
-		instr_time	now;
-
-		INSTR_TIME_SET_CURRENT(now);
-		INSTR_TIME_SUBTRACT(now, start);
-		INSTR_TIME_ADD(stmt_stack[idx].elapsed, now);
-		stmt_stack[idx].running--;
-	}
+	executor_phase_end(queryDesc, start, false);
 }
 
 static void

@@ -715,6 +715,47 @@ wl_store_reset(void)
 }
 
 void
+wl_usage_mark(WlUsageMark *mark)
+{
+	mark->buf = pgBufferUsage;
+	mark->wal = pgWalUsage;
+	mark->walio_valid = wl_wal_io_read(&mark->walio);
+	wl_wal_io_available = mark->walio_valid;
+}
+
+/* fill c's buffer, WAL and WAL I/O counters with the usage since mark */
+void
+wl_usage_since(const WlUsageMark *mark, WlCounters *c)
+{
+	BufferUsage bu;
+	WalUsage	wu;
+	WlWalIo		io;
+
+	memset(&bu, 0, sizeof(bu));
+	BufferUsageAccumDiff(&bu, &pgBufferUsage, &mark->buf);
+	memset(&wu, 0, sizeof(wu));
+	WalUsageAccumDiff(&wu, &pgWalUsage, &mark->wal);
+	c->shared_blks_hit = bu.shared_blks_hit;
+	c->shared_blks_read = bu.shared_blks_read;
+	c->shared_blks_dirtied = bu.shared_blks_dirtied;
+	c->shared_blks_written = bu.shared_blks_written;
+	c->wal_records = wu.wal_records;
+	c->wal_fpi = wu.wal_fpi;
+	c->wal_bytes = wu.wal_bytes;
+
+	/*
+	 * The pending WAL I/O counters are zeroed when the backend reports its
+	 * statistics (only outside transactions); clamp rather than go negative.
+	 */
+	if (mark->walio_valid && wl_wal_io_read(&io))
+	{
+		c->wal_writes = Max(io.writes - mark->walio.writes, 0);
+		c->wal_syncs = Max(io.syncs - mark->walio.syncs, 0);
+		c->wal_sync_us = Max(io.sync_us - mark->walio.sync_us, 0);
+	}
+}
+
+void
 wl_counters_add(WlCounters *dst, const WlCounters *src)
 {
 	dst->rows += src->rows;

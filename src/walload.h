@@ -310,4 +310,15 @@ wl_full_scans(const WlCounters *c)
 
 extern void wl_counters_add(WlCounters *dst, const WlCounters *src);
 
+/* a point to measure buffer, WAL and WAL I/O usage from */
+typedef struct WlUsageMark
+{
+	BufferUsage buf;
+	WalUsage	wal;
+	WlWalIo		walio;
+	bool		walio_valid;
+} WlUsageMark;
+extern void wl_usage_mark(WlUsageMark *mark);
+extern void wl_usage_since(const WlUsageMark *mark, WlCounters *c);
+
 #endif							/* WALLOAD_H */

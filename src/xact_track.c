@@ -67,8 +67,8 @@ typedef struct WlOpenXact
 	uint64		commit_wal_bytes;
 	WlCommitModel model;
 	bool		wal_skipped_any;
-	bool		walio_baseline_set;
-	WlWalIo		walio_baseline;
+	bool		usage_baseline_set;
+	WlUsageMark usage_baseline;
 
 	/* the commit or abort phase in progress */
 	bool		in_phase;
@@ -92,9 +92,6 @@ typedef struct WlOpenXact
 
 static WlOpenXact cur;
 
-/* usage counters at the end of the previous transaction */
-static BufferUsage buf_baseline;
-static WalUsage wal_baseline;
 
 static void xact_end_callback(void *arg);
 
@@ -125,17 +122,17 @@ wl_xact_activate(void)
 }
 
 /*
- * A statement starts.  The backend's WAL write/sync counters are zeroed
- * whenever it reports its statistics (only outside transactions), so the
- * transaction's baseline is taken at its first statement.
+ * A statement starts: the transaction's usage is measured from its first
+ * statement (the backend's WAL I/O counters are zeroed between
+ * transactions, when it reports its statistics).
  */
 void
 wl_xact_note_activity(void)
 {
-	if (!cur.walio_baseline_set)
+	if (!cur.usage_baseline_set)
 	{
-		(void) wl_wal_io_read(&cur.walio_baseline);
-		cur.walio_baseline_set = true;
+		wl_usage_mark(&cur.usage_baseline);
+		cur.usage_baseline_set = true;
 	}
 }
 
@@ -479,8 +476,6 @@ static void
 finish_record(void)
 {
 	WlXactRecord rec;
-	BufferUsage bu;
-	WalUsage	wu;
 
 	memset(&rec, 0, sizeof(rec));
 	rec.xact_id = cur.xact_id;
@@ -502,29 +497,10 @@ finish_record(void)
 	rec.inner_xacts = cur.inner_xacts;
 	memcpy(rec.kind_ms, cur.kind_ms, sizeof(rec.kind_ms));
 
-	memset(&bu, 0, sizeof(bu));
-	BufferUsageAccumDiff(&bu, &pgBufferUsage, &buf_baseline);
-	memset(&wu, 0, sizeof(wu));
-	WalUsageAccumDiff(&wu, &pgWalUsage, &wal_baseline);
+	if (cur.usage_baseline_set)
+		wl_usage_since(&cur.usage_baseline, &rec.c);
 	rec.c.rows = cur.rows;
-	rec.c.shared_blks_hit = bu.shared_blks_hit;
-	rec.c.shared_blks_read = bu.shared_blks_read;
-	rec.c.shared_blks_dirtied = bu.shared_blks_dirtied;
-	rec.c.shared_blks_written = bu.shared_blks_written;
-	rec.c.wal_records = wu.wal_records;
-	rec.c.wal_fpi = wu.wal_fpi;
-	rec.c.wal_bytes = wu.wal_bytes;
 	memcpy(rec.c.scans, cur.scans, sizeof(rec.c.scans));
-	{
-		WlWalIo		io;
-
-		if (cur.walio_baseline_set && wl_wal_io_read(&io))
-		{
-			rec.c.wal_writes = Max(io.writes - cur.walio_baseline.writes, 0);
-			rec.c.wal_syncs = Max(io.syncs - cur.walio_baseline.syncs, 0);
-			rec.c.wal_sync_us = Max(io.sync_us - cur.walio_baseline.sync_us, 0);
-		}
-	}
 	rec.commit_wal_bytes = cur.commit_wal_bytes;
 	rec.wal_skipped_rels = cur.model.wal_skipped_rels;
 	rec.synced_rels = cur.model.synced_rels;
@@ -613,9 +589,6 @@ xact_end_callback(void *arg)
 		finish_record();
 	}
 	reset_open_record();
-
-	buf_baseline = pgBufferUsage;
-	wal_baseline = pgWalUsage;
 }
 
 void
