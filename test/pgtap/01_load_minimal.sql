@@ -1,9 +1,4 @@
 -- Cluster: wal_level=minimal.  Scan counts that core's code makes certain.
-\set ON_ERROR_STOP 1
-\pset format unaligned
-\pset tuples_only on
-CREATE EXTENSION IF NOT EXISTS pgtap;
-CREATE EXTENSION IF NOT EXISTS walload;
 \ir 00_helpers.inc
 SELECT plan(16);
 
@@ -65,7 +60,6 @@ BEGIN;
 CREATE TABLE gone2 (id int);
 SELECT 1/0;
 ROLLBACK;
-\set ON_ERROR_STOP 1
 SELECT is((SELECT outcome || ':' || scans_drop_pending FROM xact_of('CREATE TABLE gone2')), 'abort:1',
           'error after CREATE TABLE: outcome abort, one file-deletion scan');
 

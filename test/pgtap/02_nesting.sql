@@ -1,9 +1,4 @@
 -- Nested statements: toplevel = false, never double counted; errors; reset.
-\set ON_ERROR_STOP 1
-\pset format unaligned
-\pset tuples_only on
-CREATE EXTENSION IF NOT EXISTS pgtap;
-CREATE EXTENSION IF NOT EXISTS walload;
 \ir 00_helpers.inc
 SELECT plan(10);
 CREATE OR REPLACE FUNCTION load_rows(n int) RETURNS void LANGUAGE plpgsql AS $$
@@ -53,7 +48,6 @@ SELECT is((SELECT outcome || ':' || scans_drop_pending FROM xact_of('DO $$ BEGIN
 SELECT walload_reset();
 \set ON_ERROR_STOP 0
 COPY nested_t FROM PROGRAM 'printf "1\nx\n"';
-\set ON_ERROR_STOP 1
 SELECT is((SELECT string_agg(s.command || ':' || s.status || ':' || x.outcome, ',') FROM walload_statements s JOIN walload_xacts x USING (xact_id) WHERE s.pid = pg_backend_pid()),
           'COPY:error:abort', 'a COPY with bad data: statement error, transaction abort');
 

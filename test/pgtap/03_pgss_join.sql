@@ -1,10 +1,5 @@
 -- walload_stats JOIN pg_stat_statements; COPY rows and WAL.  Run under either
 -- load order of shared_preload_libraries, and under either wal_level.
-\set ON_ERROR_STOP 1
-\pset format unaligned
-\pset tuples_only on
-CREATE EXTENSION IF NOT EXISTS pgtap;
-CREATE EXTENSION IF NOT EXISTS walload;
 \ir 00_helpers.inc
 CREATE EXTENSION IF NOT EXISTS pg_stat_statements;
 SELECT plan(6);

@@ -1,9 +1,5 @@
 -- Cluster: walload.max_xacts=10, max_statements=100, max_stats=100.
-\set ON_ERROR_STOP 1
-\pset format unaligned
-\pset tuples_only on
-CREATE EXTENSION IF NOT EXISTS pgtap;
-CREATE EXTENSION IF NOT EXISTS walload;
+\ir 00_helpers.inc
 SELECT plan(6);
 CREATE TABLE ring (id int);
 SELECT walload_reset();

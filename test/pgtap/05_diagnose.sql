@@ -1,9 +1,4 @@
 -- walload_diagnose(): the findings name the cause, under either wal_level.
-\set ON_ERROR_STOP 1
-\pset format unaligned
-\pset tuples_only on
-CREATE EXTENSION IF NOT EXISTS pgtap;
-CREATE EXTENSION IF NOT EXISTS walload;
 \ir 00_helpers.inc
 SELECT plan(6);
 

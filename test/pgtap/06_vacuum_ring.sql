@@ -1,10 +1,6 @@
 -- Cluster: shared_buffers=16MB.  VACUUM of a table mostly outside shared
 -- buffers dirties pages in its ring and must flush WAL to reuse them (seed 001).
-\set ON_ERROR_STOP 1
-\pset format unaligned
-\pset tuples_only on
-CREATE EXTENSION IF NOT EXISTS pgtap;
-CREATE EXTENSION IF NOT EXISTS walload;
+\ir 00_helpers.inc
 SELECT plan(4);
 CREATE TABLE vr (id int, t text) WITH (autovacuum_enabled = off);
 INSERT INTO vr SELECT g, md5(g::text) FROM generate_series(1, 400000) g;
