@@ -85,6 +85,8 @@ tap() {
 }
 if ls test/t/*.pl >/dev/null 2>&1; then suite "TAP (restart, crash, concurrency)" tap; fi
 
+suite "PostgreSQL's own regression suite with walload preloaded" prove -v test/core-regress.sh
+
 if [ -x test/oracle/run.sh ]; then
   suite "uprobe oracle" prove -v test/oracle/run.sh
 fi

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# PostgreSQL's own regression suite against a server with walload preloaded
+# (walload.track=all), compared with the same suite against the same server
+# without walload: the failing tests must be the same (ideally none), and
+# walload's views must still be consistent afterwards.
+#
+# The suite comes from Debian's source package at test time (a deb-src line
+# for the installed suite is added if missing); it is never committed.  When
+# the exact version's source is not downloadable, the nearest older one is
+# used -- hence the comparison with a baseline run rather than with the
+# expected files alone.  Prints TAP.  Needs root (apt, runuser).
+set -uo pipefail
+
+PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
+major=$("$PG_CONFIG" --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')
+bindir=$("$PG_CONFIG" --bindir)
+pkglibdir=$("$PG_CONFIG" --pkglibdir)
+includedir=$("$PG_CONFIG" --includedir-server)
+pg_regress="$(dirname "$(dirname "$("$PG_CONFIG" --pgxs)")")/test/regress/pg_regress"
+work=${WALLOAD_CORE_REGRESS_DIR:-/var/tmp/walload-core-regress}
+
+bail() { echo "1..1"; echo "not ok 1 - core regression suite: $*"; exit 1; }
+
+# --- the source of the regression suite ---
+mkdir -p "$work" && cd "$work" || bail "cannot use $work"
+src=$(ls -d postgresql-"$major"-*/src/test/regress 2>/dev/null | tail -1)
+if [ -z "$src" ]; then
+  if ! apt-cache showsrc "postgresql-$major" 2>/dev/null | grep -q '^Version:'; then
+    for f in /etc/apt/sources.list.d/*.sources; do
+      [ -f "$f" ] && grep -q '^Types: deb$' "$f" && sed -i 's/^Types: deb$/Types: deb deb-src/' "$f"
+    done
+    if [ -f /etc/apt/sources.list ] && ! grep -q '^deb-src ' /etc/apt/sources.list; then
+      sed -n 's/^deb /deb-src /p' /etc/apt/sources.list >> /etc/apt/sources.list
+    fi
+    apt-get ${APT_OPTS:-} update -qq >/dev/null 2>&1
+  fi
+  for v in $(apt-cache showsrc "postgresql-$major" | sed -n 's/^Version: //p' | sort -Vru); do
+    apt-get source -qq --download-only "postgresql-$major=$v" >/dev/null 2>&1 || continue
+    dpkg-source -x --no-check postgresql-"$major"_"$v".dsc >/dev/null 2>&1 && break
+  done
+  src=$(ls -d postgresql-"$major"-*/src/test/regress 2>/dev/null | tail -1)
+  [ -n "$src" ] || bail "could not get the source package of postgresql-$major"
+fi
+echo "# regression suite from $(dirname "$(dirname "$(dirname "$src")")"), server $("$bindir/postgres" --version)"
+
+# --- regress.so built from it; contrib's spi modules from the installation ---
+lib="$work/lib"; mkdir -p "$lib"
+gcc -O2 -fPIC -shared -I"$includedir" -D_GNU_SOURCE -o "$lib/regress.so" "$src/regress.c" \
+  || bail "could not build regress.so"
+cp "$pkglibdir/autoinc.so" "$pkglibdir/refint.so" "$lib/"
+
+run_suite() {  # run_suite NAME "cluster options" -> prints failing tests to $work/NAME.failed
+  local name=$1 opts=() o out="$work/run-$1"
+  for o in $2; do opts+=(-o "$o"); done
+  rm -rf "$out"; cp -r "$src" "$out"; chown -R postgres "$out" "$lib"
+  (cd /tmp && pg_virtualenv -v "$major" "${opts[@]}" sh -c "
+     runuser -m -u postgres -- sh -c 'cd $out && $pg_regress --inputdir=$out --outputdir=$out \
+       --dlpath=$lib --bindir=$bindir --schedule=$out/parallel_schedule --max-concurrent-tests=20 \
+       > $out/run.log 2>&1'
+     if [ '$name' = walload ]; then
+       psql -X -At -d regression -c 'CREATE EXTENSION IF NOT EXISTS walload' \
+         -c \"SELECT (SELECT count(*) FROM walload_xacts) || ' ' || (SELECT count(*) FROM walload_statements) || ' ' || xacts_recorded || ' ' || statements_recorded || ' ' || stats_entries || ' ' || (SELECT count(*) FROM walload_stats) || ' ' || (SELECT count(*) FROM walload_diagnose()) FROM walload_info\" \
+         > $work/walload.state 2>&1
+     fi") >/dev/null 2>&1
+  grep -E '^(not ok|.* \.\.\. FAILED)' "$out/run.log" | sed -E 's/^not ok [0-9]+ +[-+] +//; s/ +\.\.\. FAILED.*//; s/^ +//; s/ +[0-9]+ ms$//' \
+    | sort > "$work/$name.failed"
+  grep -qE 'tests passed|tests failed|of [0-9]+ tests' "$out/run.log"
+}
+
+run_suite baseline "compute_query_id=regress" || bail "the baseline run did not complete"
+run_suite walload "shared_preload_libraries=walload,pg_stat_statements walload.track=all compute_query_id=regress" \
+  || bail "the run with walload did not complete"
+
+echo "1..3"
+if diff "$work/baseline.failed" "$work/walload.failed" >/dev/null; then
+  echo "ok 1 - the same tests fail with and without walload ($(wc -l < "$work/baseline.failed") fail in both, from version skew of the suite)"
+else
+  echo "not ok 1 - walload changes the outcome of core's regression tests"
+  diff "$work/baseline.failed" "$work/walload.failed" | sed 's/^/# /'
+fi
+read -r nx ns xr sr se nstats nd < <(tail -n 1 "$work/walload.state") 2>/dev/null
+if [ "${xr:-0}" -gt 0 ] && [ "${sr:-0}" -gt 0 ]; then
+  echo "ok 2 - walload recorded the suite: $xr transactions, $sr statements"
+else
+  echo "not ok 2 - walload recorded nothing: $(cat "$work/walload.state")"
+fi
+if [ "${nx:-x}" -le 1000 ] && [ "${ns:-x}" -le 10000 ] && [ "${se:-x}" = "${nstats:-y}" ] && [ "${se:-x}" -le 5000 ] && [ "${nd:-0}" -ge 1 ]; then
+  echo "ok 3 - afterwards the views are readable and within their bounds (rings $nx/1000, $ns/10000; stats $se/5000; diagnose returns $nd findings)"
+else
+  echo "not ok 3 - views inconsistent after the suite: $(cat "$work/walload.state")"
+fi
