@@ -73,7 +73,12 @@ run_suite walload "shared_preload_libraries=walload,pg_stat_statements walload.t
 
 echo "1..3"
 if diff "$work/baseline.failed" "$work/walload.failed" >/dev/null; then
-  echo "ok 1 - the same tests fail with and without walload ($(wc -l < "$work/baseline.failed") fail in both, from version skew of the suite)"
+  nf=$(wc -l < "$work/baseline.failed")
+  if [ "$nf" -eq 0 ]; then
+    echo "ok 1 - every test of the suite passes with walload, as without"
+  else
+    echo "ok 1 - the same $nf tests fail with and without walload (the suite's version differs from the server's): $(tr '\n' ' ' < "$work/baseline.failed")"
+  fi
 else
   echo "not ok 1 - walload changes the outcome of core's regression tests"
   diff "$work/baseline.failed" "$work/walload.failed" | sed 's/^/# /'
