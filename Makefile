@@ -18,7 +18,7 @@ PG_CPPFLAGS = -I$(srcdir)/src
 
 # pg_regress: run against a server started with
 #   shared_preload_libraries = 'walload,pg_stat_statements'
-REGRESS = walload_interface walload_errors
+REGRESS = walload_interface walload_errors walload_hostile
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
