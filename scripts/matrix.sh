@@ -2,15 +2,16 @@
 # Run walload's whole test suite (scripts/test.sh) against other PostgreSQL
 # major versions, each in a Debian chroot that has that version's packages:
 #   17: Debian trixie      18: Debian sid
+# 16 has no Debian suite: scripts/pg16.sh runs what it can on the PyPI build.
 # The chroots live in $WALLOAD_MATRIX_DIR (default /var/tmp/walload-matrix),
 # are made with debootstrap on first use and reused afterwards.  Needs root
-# (sudo otherwise).  Usage: scripts/matrix.sh [VERSION ...]   (default: 17 18)
+# (sudo otherwise).  Usage: scripts/matrix.sh [VERSION ...]   (default: 16 17 18)
 # Ends with "N passed, N failed" (versions).
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 dir=${WALLOAD_MATRIX_DIR:-/var/tmp/walload-matrix}
-versions=${*:-17 18}
+versions=${*:-16 17 18}
 
 if [ "$(id -u)" != 0 ]; then exec sudo -E "$0" "$@"; fi
 
@@ -51,6 +52,11 @@ passed=0; failed=0; failures=""
 for v in $versions; do
   echo
   echo "==== PostgreSQL $v"
+  if [ "$v" = 16 ]; then
+    if WALLOAD_MATRIX_DIR="$dir" bash "$here/scripts/pg16.sh"; then passed=$((passed + 1))
+    else failed=$((failed + 1)); failures="$failures $v"; fi
+    continue
+  fi
   root=$(prepare "$v") || { failed=$((failed + 1)); failures="$failures $v"; continue; }
   # the work tree as it is (tracked and new files, not ignored ones)
   rm -rf "$root/src/walload"; mkdir -p "$root/src/walload"

@@ -4,7 +4,8 @@
 #   pg_regress (sql/, expected/), pgTAP (test/pgtap/, with pg_prove),
 #   TAP (test/t/, PostgreSQL::Test::Cluster), the uprobe oracle (test/oracle/).
 # Ends with "N passed, N failed" (suites); exits non-zero on any failure.
-# Then the same suite on PostgreSQL 17 and 18 in Debian chroots (scripts/matrix.sh;
+# Then PostgreSQL 16 (PyPI build: pg_regress, oracle), and the same suite on 17
+# and 18 in Debian chroots (scripts/matrix.sh;
 # WALLOAD_NO_MATRIX=1 skips it, WALLOAD_MATRIX_VERSIONS picks versions).
 # Honours PG_CONFIG (default: PostgreSQL 15 from Debian's packages).
 set -uo pipefail
@@ -93,8 +94,8 @@ fi
 
 # the other major versions, each in a Debian chroot (skip: WALLOAD_NO_MATRIX=1)
 if [ "$major" = 15 ] && [ -z "${WALLOAD_NO_MATRIX:-}" ]; then
-  suite "PostgreSQL ${WALLOAD_MATRIX_VERSIONS:-17 18} (scripts/matrix.sh)" \
-    bash scripts/matrix.sh ${WALLOAD_MATRIX_VERSIONS:-17 18}
+  suite "PostgreSQL ${WALLOAD_MATRIX_VERSIONS:-16 17 18} (scripts/matrix.sh)" \
+    bash scripts/matrix.sh ${WALLOAD_MATRIX_VERSIONS:-16 17 18}
 fi
 
 echo

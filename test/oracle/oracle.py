@@ -92,7 +92,9 @@ class Cluster:
                          stdout=subprocess.DEVNULL)
 
     def start(self, wal_level):
-        libs = "walload,pg_stat_statements" if self.walload else "pg_stat_statements"
+        # ORACLE_LIBS: for builds without pg_stat_statements (the PyPI PostgreSQL 16)
+        libs = os.environ.get("ORACLE_LIBS") or (
+            "walload,pg_stat_statements" if self.walload else "pg_stat_statements")
         conf = {
             "shared_preload_libraries": "'%s'" % libs,
             "shared_buffers": SHARED_BUFFERS,
