@@ -1,28 +1,90 @@
 #!/usr/bin/env bash
-# Install what walload's build, demo and tests need, if missing.
-# apt-get as root, sudo otherwise.  Idempotent and quiet when all is there.
-# Honours PG_CONFIG (default: PostgreSQL 15 from Debian's packages).
+# Install what walload's build and tests need, if it is missing.
+#
+#   scripts/deps.sh            (PG_CONFIG=/usr/lib/postgresql/NN/bin/pg_config for another major)
+#
+# apt-get as root, sudo otherwise; "apt-get update" once, and only when
+# something is missing.  Idempotent, and silent when everything is there.
+# The major version comes from PG_CONFIG (default: PostgreSQL 15, Debian's
+# packages): `$PG_CONFIG --version` when it exists, else its path
+# /usr/lib/postgresql/NN/bin/pg_config (before the server-dev package is in).
+# linux-perf is optional: installed when it can be, never a failure.
 set -euo pipefail
 
 PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
-major=$(basename "$(dirname "$(dirname "$PG_CONFIG")")")
-case "$major" in (*[!0-9]*|"") major=15 ;; esac
 
-as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
-
-pkgs="build-essential postgresql-$major postgresql-server-dev-$major postgresql-contrib
-      postgresql-$major-pgtap libtap-parser-sourcehandler-pgtap-perl libipc-run-perl
-      bpftrace postgresql-common"
-missing=""
-for p in $pkgs; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
-done
-if [ -n "$missing" ]; then
-  echo "== installing:$missing"
-  export DEBIAN_FRONTEND=noninteractive
-  as_root apt-get ${APT_OPTS:-} update -qq
-  # keep Debian's own clusters from being created and started
-  as_root mkdir -p /etc/postgresql-common/createcluster.d
-  echo "create_main_cluster = false" | as_root tee /etc/postgresql-common/createcluster.d/walload.conf >/dev/null
-  as_root apt-get install -y -qq $missing >/dev/null
+major=""
+if [ -x "$PG_CONFIG" ] || command -v "$PG_CONFIG" >/dev/null 2>&1; then
+  major=$("$PG_CONFIG" --version 2>/dev/null | sed -nE 's/^PostgreSQL ([0-9]+).*/\1/p')
 fi
+if [ -z "$major" ]; then
+  case "$PG_CONFIG" in
+    */postgresql/*/bin/pg_config)
+      major=$(basename "$(dirname "$(dirname "$PG_CONFIG")")") ;;
+  esac
+fi
+case "$major" in
+  ''|*[!0-9]*)
+    echo "deps.sh: cannot tell the PostgreSQL major version from PG_CONFIG=$PG_CONFIG" >&2
+    echo "deps.sh: use PG_CONFIG=/usr/lib/postgresql/NN/bin/pg_config" >&2
+    exit 1 ;;
+esac
+
+if [ "$(id -u)" = 0 ]; then
+  as_root() { "$@"; }
+elif command -v sudo >/dev/null 2>&1; then
+  as_root() { sudo "$@"; }
+else
+  as_root() { echo "deps.sh: need root or sudo to run: $*" >&2; return 1; }
+fi
+
+need="build-essential postgresql-$major postgresql-server-dev-$major postgresql-$major-pgtap
+      libtap-parser-sourcehandler-pgtap-perl libipc-run-perl bpftrace python3"
+optional="linux-perf"
+
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+
+missing=""
+for p in $need; do installed "$p" || missing="$missing $p"; done
+missing_opt=""
+for p in $optional; do installed "$p" || missing_opt="$missing_opt $p"; done
+
+# optional packages missing alone: try them once per machine, not on every run
+stamp=/var/tmp/walload-deps-optional-tried
+if [ -z "$missing" ] && { [ -z "$missing_opt" ] || [ -e "$stamp" ]; }; then
+  exit 0
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+echo "== deps.sh: installing:$missing${missing_opt:+ (optional:$missing_opt)}"
+as_root env DEBIAN_FRONTEND=noninteractive apt-get ${APT_OPTS:-} update -qq >/dev/null
+
+if [ -n "$missing" ]; then
+  # Debian's packaging would create and start a "main" cluster on port 5432:
+  # the tests make their own clusters, so ask it not to.
+  if [ ! -e /etc/postgresql-common/createcluster.d/walload.conf ]; then
+    as_root mkdir -p /etc/postgresql-common/createcluster.d
+    echo "create_main_cluster = false" |
+      as_root tee /etc/postgresql-common/createcluster.d/walload.conf >/dev/null
+  fi
+  if ! as_root env DEBIAN_FRONTEND=noninteractive apt-get ${APT_OPTS:-} install -y -qq \
+         --no-install-recommends $missing >/tmp/walload-deps.log 2>&1; then
+    tail -30 /tmp/walload-deps.log >&2
+    echo "deps.sh: apt-get install failed for:$missing" >&2
+    exit 1
+  fi
+  for p in $missing; do
+    installed "$p" || { echo "deps.sh: $p is still not installed" >&2; exit 1; }
+  done
+fi
+
+if [ -n "$missing_opt" ]; then
+  if as_root env DEBIAN_FRONTEND=noninteractive apt-get ${APT_OPTS:-} install -y -qq \
+       --no-install-recommends $missing_opt >/tmp/walload-deps-optional.log 2>&1; then
+    :
+  else
+    echo "deps.sh: optional package(s) not installed:$missing_opt (not needed by the tests)"
+  fi
+  as_root touch "$stamp" 2>/dev/null || true
+fi
+exit 0
