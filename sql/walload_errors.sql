@@ -1,5 +1,12 @@
 -- Bad input gets a clear error and changes nothing.
 SELECT walload_reset();
+CREATE TABLE wl_err (id int);
+INSERT INTO wl_err VALUES (1);
+-- the state before the bad calls
+SELECT calibrated_at AS cal_at, scan_ns_per_buffer AS cal_ns, xacts_recorded AS n_xacts,
+       statements_recorded AS n_stmts, stats_entries AS n_stats, full_scans AS n_scans
+FROM walload_info \gset
+SELECT :n_xacts AS xacts, :n_stmts AS statements, :n_stats AS stats, :'cal_at' <> '' AS calibrated;
 SELECT * FROM walload_calibrate(0);
 SELECT * FROM walload_calibrate(-1);
 SELECT * FROM walload_calibrate(1001);
@@ -7,11 +14,23 @@ SELECT * FROM walload_calibrate(NULL);
 SELECT * FROM walload_diagnose(0);
 SELECT * FROM walload_diagnose(-5);
 SELECT severity, finding FROM walload_diagnose(123456789);
+-- the failed calls changed nothing: same calibration, nothing recorded
+SELECT calibrated_at IS NOT DISTINCT FROM :'cal_at'::timestamptz AS calibration_time_unchanged,
+       scan_ns_per_buffer IS NOT DISTINCT FROM :'cal_ns'::float8 AS calibration_unchanged,
+       xacts_recorded = :n_xacts AS no_new_xacts, statements_recorded = :n_stmts AS no_new_statements,
+       stats_entries = :n_stats AS no_new_stats, full_scans = :n_scans AS no_new_scans
+FROM walload_info;
 SET walload.track = 'bogus';
+SET walload.track = '';
+SET walload.track = 2;
 SET walload.warn_scan_ms = -2;
 SET walload.max_stats = 200;
 SET walload.max_xacts = 20;
+SET walload.max_statements = 200;
+ALTER SYSTEM SET walload.track = 'bogus';
 SHOW walload.track;
+SHOW walload.max_stats;
+DROP TABLE wl_err;
 -- an unprivileged role may not reset, calibrate, or change what is tracked
 CREATE ROLE walload_nobody;
 SET ROLE walload_nobody;
@@ -20,7 +39,8 @@ SELECT * FROM walload_calibrate();
 SET walload.track = 'none';
 RESET ROLE;
 DROP ROLE walload_nobody;
--- of the above, only the role DDL was recorded; the failed calls were not
+-- recorded: the DDL and DML, and ALTER SYSTEM as a failed utility statement;
+-- not the failed function calls, nor SET (not tracked)
 SELECT command, status FROM walload_statements ORDER BY xact_id, stmt_no;
 -- a calibration that works returns sane numbers
 SELECT passes_run, buffers = (SELECT setting::int FROM pg_settings WHERE name = 'shared_buffers') AS buffers_ok,
