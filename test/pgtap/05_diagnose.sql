@@ -1,3 +1,4 @@
+-- clusters: minimal replica
 -- walload_diagnose(): the findings name the cause, under either wal_level.
 \ir 00_helpers.inc
 SELECT plan(6);

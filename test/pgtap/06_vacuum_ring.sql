@@ -1,3 +1,4 @@
+-- clusters: smallbuf
 -- Cluster: shared_buffers=16MB.  VACUUM of a table mostly outside shared
 -- buffers dirties pages in its ring and must flush WAL to reuse them (seed 001).
 \ir 00_helpers.inc
