@@ -1,104 +1,299 @@
 #!/usr/bin/env bash
-# walload: run every test.  Installs what it needs (scripts/deps.sh), builds
-# and installs walload, then runs, each against throwaway clusters:
-#   pg_regress (sql/, expected/), pgTAP (test/pgtap/, with pg_prove),
-#   TAP (test/t/, PostgreSQL::Test::Cluster), the uprobe oracle (test/oracle/).
-# Ends with "N passed, N failed" (suites); exits non-zero on any failure.
-# Then PostgreSQL 16 (PyPI build: pg_regress, oracle), and the same suite on 17
-# and 18 in Debian chroots (scripts/matrix.sh;
-# WALLOAD_NO_MATRIX=1 skips it, WALLOAD_MATRIX_VERSIONS picks versions).
-# Honours PG_CONFIG (default: PostgreSQL 15 from Debian's packages).
+# walload: every test, one command.
+#
+#   scripts/test.sh
+#
+# 1. scripts/deps.sh installs what is missing (apt-get as root, sudo otherwise)
+# 2. builds walload with PGXS and installs it (as root, or with sudo)
+# 3. pg_regress (sql/, expected/) with `make installcheck`
+# 4. pgTAP (test/pgtap/*.sql, pg_prove), each file in the clusters its
+#    "-- clusters:" line names (see CLUSTERS below)
+# 5. TAP (test/t/*.pl, PostgreSQL::Test::Cluster, prove)
+# 6. PostgreSQL's own regression suite with walload preloaded, compared with
+#    the same suite without it (test/core-regress.sh, prove; ~1 minute)
+# 7. the uprobe oracle (test/oracle/run.sh, prove), when it is there
+# 8. "N passed, N failed" (test files and suites); exit status 1 if any failed
+#
+# Every cluster is a throwaway one: initdb in a temporary directory, owned by
+# the postgres OS user when run as root, reached only through a Unix socket in
+# that directory (no TCP port, so nothing else running here can interfere).
+# A suite that cannot run says so loudly; with CI=true that is a failure.
+#
+# Environment:
+#   PG_CONFIG           default /usr/lib/postgresql/15/bin/pg_config
+#   WALLOAD_TESTS       which suites, default "regress pgtap tap core oracle"
+#   WALLOAD_KEEP=1      keep the temporary directory (clusters, logs)
+#   WALLOAD_MATRIX=1    also the other major versions in Debian chroots
+#                       (scripts/matrix.sh; long, and GBs the first time)
+#   CI=true             a suite that cannot run counts as failed
 set -uo pipefail
 
-here=$(cd "$(dirname "$0")/.." && pwd)
-cd "$here"
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$here" || exit 1
 export PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
+suites=${WALLOAD_TESTS:-regress pgtap tap core oracle}
+ci=false; [ "${CI:-}" = true ] && ci=true
 
-bash scripts/deps.sh || { echo "could not install dependencies"; exit 1; }
-major=$("$PG_CONFIG" --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')
-bindir=$("$PG_CONFIG" --bindir)
-as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
-
-echo "== building and installing walload for PostgreSQL $major"
-make -s PG_CONFIG="$PG_CONFIG" >/dev/null || exit 1
-as_root make -s PG_CONFIG="$PG_CONFIG" install >/dev/null || exit 1
-
-passed=0; failed=0; failures=""
-suite() {   # suite NAME COMMAND...
-  local name=$1; shift
+passed=0; failed=0; failures=(); cannot=()
+t0=$SECONDS; tmark=$SECONDS
+banner() { printf '\n==== %s\n' "$*"; tmark=$SECONDS; }
+took()   { echo "$((SECONDS - tmark))s"; }
+pass()   { passed=$((passed + 1)); echo "==== $1: ok ($(took))"; }
+fail()   { failed=$((failed + 1)); failures+=("$1"); echo "==== $1: FAILED${2:+ ($2)} ($(took))"; }
+# a suite that cannot run: never silent; a failure under CI=true
+cannot_run() {
+  echo "!!!!"
+  echo "!!!! $1: CANNOT RUN: $2"
+  echo "!!!!"
+  if $ci; then fail "$1" "cannot run under CI=true: $2"; else cannot+=("$1 ($2)"); fi
+}
+summary() {
   echo
-  echo "== $name"
-  if "$@"; then passed=$((passed + 1)); echo "== $name: ok"
-  else failed=$((failed + 1)); failures="$failures $name"; echo "== $name: FAILED"; fi
+  echo "==== summary"
+  local f
+  for f in "${failures[@]}"; do echo "FAILED: $f"; done
+  for f in "${cannot[@]}"; do echo "COULD NOT RUN (not counted; a failure with CI=true): $f"; done
+  echo "total time $((SECONDS - t0))s"
+  echo "$passed passed, $failed failed"
+  [ "$failed" -eq 0 ]
+  exit $?
 }
+wants() { case " $suites " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 
-# a throwaway cluster with walload, then a command inside it (pg_virtualenv)
-with_cluster() {  # with_cluster "opt=val ..." COMMAND...
-  local opts=() o
-  for o in $1; do opts+=(-o "$o"); done
-  shift
-  (cd /tmp && pg_virtualenv -v "$major" "${opts[@]}" "$@")
-}
-
-base="max_wal_senders=0 autovacuum=off max_prepared_transactions=5 fsync=on"
-
-regress() {
-  rm -rf "$here/results" "$here/regression.diffs"
-  with_cluster "shared_preload_libraries=walload,pg_stat_statements $base" \
-    make -s -C "$here" PG_CONFIG="$PG_CONFIG" installcheck
-  local rc=$?
-  [ $rc -ne 0 ] && [ -f "$here/regression.diffs" ] && cat "$here/regression.diffs"
-  return $rc
-}
-
-pgtap() {  # pgtap "cluster options" files...
-  local opts=$1; shift
-  with_cluster "$opts" pg_prove -q --failures "$@"
-}
-
-suite "pg_regress" regress
-suite "pgTAP, wal_level=minimal, walload first" \
-  pgtap "shared_preload_libraries=walload,pg_stat_statements wal_level=minimal shared_buffers=256MB $base" \
-  $here/test/pgtap/01_load_minimal.sql $here/test/pgtap/02_nesting.sql $here/test/pgtap/03_pgss_join.sql \
-  $here/test/pgtap/05_diagnose.sql
-suite "pgTAP, wal_level=replica, pg_stat_statements first" \
-  pgtap "shared_preload_libraries=pg_stat_statements,walload wal_level=replica $base" \
-  $here/test/pgtap/03_pgss_join.sql $here/test/pgtap/02_nesting.sql $here/test/pgtap/05_diagnose.sql
-suite "pgTAP, VACUUM outside shared buffers" \
-  pgtap "shared_preload_libraries=walload shared_buffers=16MB fsync=on $base" \
-  $here/test/pgtap/06_vacuum_ring.sql
-suite "pgTAP, small rings" \
-  pgtap "shared_preload_libraries=walload walload.max_xacts=10 walload.max_statements=100 walload.max_stats=100 $base" \
-  $here/test/pgtap/04_rings.sql
-
-# TAP: PostgreSQL::Test::Cluster refuses to run as root; run as postgres
-tap() {
-  local tmp
-  tmp=$(mktemp -d /tmp/walload-tap.XXXXXX); chmod 755 "$tmp"
-  local run=(env PATH="$bindir:$PATH" TESTDIR="$tmp" PG_REGRESS="$("$PG_CONFIG" --pgxs | xargs dirname | xargs dirname)/test/regress/pg_regress"
-             PERL5LIB="$("$PG_CONFIG" --pgxs | xargs dirname | xargs dirname)/test/perl"
-             prove -v "$here"/test/t/*.pl)
-  if [ "$(id -u)" = 0 ]; then chown postgres "$tmp"; su postgres -s /bin/bash -c "cd '$tmp' && $(printf '%q ' "${run[@]}")"
-  else (cd "$tmp" && "${run[@]}"); fi
-  local rc=$?
-  rm -rf "$tmp"
-  return $rc
-}
-if ls test/t/*.pl >/dev/null 2>&1; then suite "TAP (restart, crash, concurrency)" tap; fi
-
-suite "PostgreSQL's own regression suite with walload preloaded" prove -v test/core-regress.sh
-
-if [ -x test/oracle/run.sh ]; then
-  suite "uprobe oracle" prove -v test/oracle/run.sh
+if [ "$(id -u)" = 0 ]; then
+  as_root() { "$@"; }
+elif command -v sudo >/dev/null 2>&1; then
+  as_root() { sudo "$@"; }
+else
+  as_root() { "$@"; }
 fi
 
-# the other major versions, each in a Debian chroot (skip: WALLOAD_NO_MATRIX=1)
-if [ "$major" = 15 ] && [ -z "${WALLOAD_NO_MATRIX:-}" ]; then
-  suite "PostgreSQL ${WALLOAD_MATRIX_VERSIONS:-16 17 18} (scripts/matrix.sh)" \
-    bash scripts/matrix.sh ${WALLOAD_MATRIX_VERSIONS:-16 17 18}
+# ------------------------------------------------------------ 1. dependencies
+banner "dependencies (scripts/deps.sh)"
+if bash scripts/deps.sh; then echo "all present"; else fail "dependencies"; summary; fi
+if ! major=$("$PG_CONFIG" --version 2>/dev/null | sed -nE 's/^PostgreSQL ([0-9]+).*/\1/p') || [ -z "$major" ]; then
+  fail "dependencies" "no usable pg_config at $PG_CONFIG"; summary
+fi
+bindir=$("$PG_CONFIG" --bindir)
+pgxs_top=$(dirname "$(dirname "$("$PG_CONFIG" --pgxs)")")   # .../lib/pgxs/src
+export PATH="$bindir:$PATH"
+echo "PostgreSQL $major ($("$bindir/postgres" --version)), pg_config $PG_CONFIG"
+
+# ------------------------------------------------------- 2. build and install
+banner "build and install walload"
+if make -s PG_CONFIG="$PG_CONFIG" >/tmp/walload-build.$$.log 2>&1 &&
+   as_root make -s PG_CONFIG="$PG_CONFIG" install >>/tmp/walload-build.$$.log 2>&1; then
+  grep -i 'warning' /tmp/walload-build.$$.log || true
+  rm -f /tmp/walload-build.$$.log
+  pass "build and install"
+else
+  cat /tmp/walload-build.$$.log; rm -f /tmp/walload-build.$$.log
+  fail "build and install"; summary
 fi
 
-echo
-[ -n "$failures" ] && echo "failed:$failures"
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+# --------------------------------------------------------------- clusters
+work=$(mktemp -d /tmp/walload-test.XXXXXX) || { fail "temporary directory"; summary; }
+chmod 755 "$work"
+if [ "$(id -u)" = 0 ]; then
+  id postgres >/dev/null 2>&1 || { fail "clusters" "running as root but there is no postgres OS user"; summary; }
+  chown postgres "$work"
+  as_pg() { runuser -u postgres -- "$@"; }
+else
+  as_pg() { "$@"; }
+fi
+running=()
+cleanup() {
+  local d
+  for d in "${running[@]}"; do
+    as_pg "$bindir/pg_ctl" -D "$d/data" -m immediate stop >/dev/null 2>&1
+  done
+  if [ "${WALLOAD_KEEP:-}" = 1 ]; then echo "kept $work"; else rm -rf "$work"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# The configurations the tests need.  Every cluster: autovacuum off (its
+# workers would add scans and transactions of their own), fsync on (the
+# commit-phase figures are real), C locale.
+declare -A CLUSTERS=(
+  [regress]="shared_preload_libraries='walload,pg_stat_statements'"
+  [minimal]="shared_preload_libraries='walload,pg_stat_statements'
+wal_level=minimal
+max_wal_senders=0"
+  [replica]="shared_preload_libraries='pg_stat_statements,walload'
+wal_level=replica"
+  [rings]="shared_preload_libraries='walload,pg_stat_statements'
+walload.max_xacts=10
+walload.max_statements=100
+walload.max_stats=100"
+  [smallbuf]="shared_preload_libraries='walload'
+shared_buffers=16MB"
+)
+
+# cluster_start NAME: initdb + start; sets PGHOST/PGPORT/PGUSER for it
+cluster_start() {
+  local name=$1 d="$work/$1"
+  [ -n "${CLUSTERS[$name]+x}" ] || { echo "no cluster configuration named $name"; return 1; }
+  as_pg mkdir -p "$d" || return 1
+  if ! as_pg "$bindir/initdb" -D "$d/data" -U postgres -A trust -E UTF8 --locale=C --no-sync \
+        >"$d/initdb.log" 2>&1; then
+    cat "$d/initdb.log"; return 1
+  fi
+  as_pg tee -a "$d/data/postgresql.conf" >/dev/null <<EOF
+listen_addresses = ''
+unix_socket_directories = '$d'
+port = 5432
+autovacuum = off
+fsync = on
+max_prepared_transactions = 5
+log_min_messages = warning
+${CLUSTERS[$name]}
+EOF
+  if ! as_pg "$bindir/pg_ctl" -D "$d/data" -l "$d/server.log" -w -t 120 start >/dev/null 2>&1; then
+    echo "cluster $name did not start:"; tail -20 "$d/server.log"; return 1
+  fi
+  running+=("$d")
+  export PGHOST=$d PGPORT=5432 PGUSER=postgres PGDATABASE=postgres
+  echo "cluster $name: $(psql -X -At -c "SELECT string_agg(name || '=' || setting, ' ' ORDER BY name) FROM pg_settings
+        WHERE name IN ('shared_preload_libraries', 'wal_level', 'shared_buffers') OR name LIKE 'walload.max%'")"
+}
+cluster_stop() {
+  local d="$work/$1" r=() x
+  as_pg "$bindir/pg_ctl" -D "$d/data" -m fast -w stop >/dev/null 2>&1
+  for x in "${running[@]}"; do [ "$x" = "$d" ] || r+=("$x"); done
+  running=("${r[@]}")
+  unset PGHOST PGPORT PGUSER PGDATABASE
+}
+server_log_tail() { echo "--- server log of cluster $1 (last 30 lines)"; tail -30 "$work/$1/server.log"; }
+
+# tap_suite NAME COMMAND...: run a TAP harness (prove, pg_prove); passed,
+# failed, or -- when it ran no test ("1..0 # SKIP why", shown by prove as
+# "skipped: why") -- could not run, which is a failure under CI=true
+tap_suite() {
+  local name=$1 out rc why; shift
+  out=$(mktemp "$work/tap-output.XXXXXX")
+  "$@" 2>&1 | tee "$out"
+  rc=${PIPESTATUS[0]}
+  if [ "$rc" -ne 0 ]; then
+    fail "$name"; return 1
+  elif grep -qE '^Result: NOTESTS|^1\.\.0|\.\. skipped:' "$out"; then
+    why=$(sed -nE 's/.*\.\. skipped: *//p; s/^1\.\.0 *# *[Ss][Kk][Ii][Pp] *//p' "$out" | head -1)
+    cannot_run "$name" "it ran no test: ${why:-no reason given}"; return 1
+  fi
+  pass "$name"
+}
+
+# ---------------------------------------------------------------- 3. pg_regress
+if wants regress; then
+  banner "pg_regress (sql/, expected/)"
+  if cluster_start regress; then
+    rm -rf results regression.diffs regression.out
+    if make -s PG_CONFIG="$PG_CONFIG" installcheck; then
+      pass "pg_regress"
+    else
+      [ -f regression.diffs ] && cat regression.diffs
+      server_log_tail regress
+      fail "pg_regress"
+    fi
+    cluster_stop regress
+  else
+    fail "pg_regress" "its cluster did not start"
+  fi
+fi
+
+# ---------------------------------------------------------------- 4. pgTAP
+# Each file names its clusters on a line "-- clusters: NAME ...".
+if wants pgtap; then
+  banner "pgTAP (test/pgtap/*.sql)"
+  files=(test/pgtap/*.sql)
+  if ! command -v pg_prove >/dev/null 2>&1; then
+    cannot_run "pgTAP" "pg_prove is not installed (libtap-parser-sourcehandler-pgtap-perl)"
+  elif [ ! -e "$("$PG_CONFIG" --sharedir)/extension/pgtap.control" ]; then
+    cannot_run "pgTAP" "the pgtap extension is not installed (postgresql-$major-pgtap)"
+  elif [ ! -e "${files[0]}" ]; then
+    fail "pgTAP" "no test files in test/pgtap/"
+  else
+    declare -A by_cluster=()
+    for f in "${files[@]}"; do
+      cl=$(sed -nE 's/^-- clusters: *//p' "$f" | head -1)
+      if [ -z "$cl" ]; then fail "pgTAP $(basename "$f")" "no '-- clusters:' line: it would never run"; continue; fi
+      for c in $cl; do
+        if [ -z "${CLUSTERS[$c]+x}" ]; then fail "pgTAP $(basename "$f")" "unknown cluster $c"; continue; fi
+        by_cluster[$c]+="$f "
+      done
+    done
+    for c in minimal replica rings smallbuf regress; do
+      [ -n "${by_cluster[$c]:-}" ] || continue
+      banner "pgTAP on cluster $c"
+      if ! cluster_start "$c"; then
+        for f in ${by_cluster[$c]}; do fail "pgTAP $c $(basename "$f")" "cluster did not start"; done
+        continue
+      fi
+      for f in ${by_cluster[$c]}; do
+        db="t_$(basename "$f" .sql)"
+        createdb "$db" || { fail "pgTAP $c $(basename "$f")" "createdb"; continue; }
+        tmark=$SECONDS
+        tap_suite "pgTAP $c $(basename "$f")" pg_prove -v -d "$db" "$f"
+      done
+      cluster_stop "$c"
+    done
+  fi
+fi
+
+# ---------------------------------------------------------------- 5. TAP
+# PostgreSQL::Test::Cluster refuses to run as root: as root, run as postgres.
+if wants tap; then
+  banner "TAP (test/t/*.pl, PostgreSQL::Test::Cluster)"
+  if [ ! -e "$pgxs_top/test/perl/PostgreSQL/Test/Cluster.pm" ]; then
+    cannot_run "TAP" "PostgreSQL::Test::Cluster is not installed ($pgxs_top/test/perl)"
+  elif ! perl -MIPC::Run -e 1 2>/dev/null; then
+    cannot_run "TAP" "IPC::Run is not installed (libipc-run-perl)"
+  elif ! ls test/t/*.pl >/dev/null 2>&1; then
+    fail "TAP" "no test files in test/t/"
+  else
+    for t in test/t/*.pl; do
+      tdir="$work/tap-$(basename "$t" .pl)"
+      as_pg mkdir -p "$tdir"
+      tmark=$SECONDS
+      if ! tap_suite "TAP $(basename "$t")" \
+           as_pg env -C "$tdir" PATH="$bindir:$PATH" TESTDIR="$tdir" \
+             PG_REGRESS="$pgxs_top/test/regress/pg_regress" PERL5LIB="$pgxs_top/test/perl" \
+             prove -v "$here/$t"; then
+        for l in "$tdir"/tmp_check/log/*.log; do
+          [ -f "$l" ] && { echo "--- $l (last 40 lines)"; tail -40 "$l"; }
+        done
+      fi
+    done
+  fi
+fi
+
+# ----------------------------------------------- 6. PostgreSQL's own suite
+if wants core; then
+  banner "PostgreSQL's own regression suite, with and without walload (test/core-regress.sh)"
+  if [ ! -e test/core-regress.sh ]; then
+    cannot_run "core regression suite" "test/core-regress.sh does not exist"
+  elif [ "$(id -u)" != 0 ]; then
+    cannot_run "core regression suite" "needs root (apt-get source, runuser)"
+  else
+    tap_suite "core regression suite" prove -v --exec bash test/core-regress.sh
+  fi
+fi
+
+# ---------------------------------------------------------------- 7. oracle
+if wants oracle; then
+  banner "uprobe oracle (test/oracle/run.sh)"
+  if [ ! -e test/oracle/run.sh ]; then
+    cannot_run "uprobe oracle" "test/oracle/run.sh does not exist"
+  else
+    tap_suite "uprobe oracle" prove -v --exec bash test/oracle/run.sh
+  fi
+fi
+
+# ------------------------------------------------- other major versions (opt-in)
+if [ "${WALLOAD_MATRIX:-}" = 1 ]; then
+  banner "other major versions (scripts/matrix.sh)"
+  if bash scripts/matrix.sh ${WALLOAD_MATRIX_VERSIONS:-16 17 18}; then pass "matrix"
+  else fail "matrix"; fi
+fi
+
+summary
