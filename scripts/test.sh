@@ -25,6 +25,8 @@
 #   WALLOAD_KEEP=1      keep the temporary directory (clusters, logs)
 #   WALLOAD_MATRIX=1    also the other major versions in Debian chroots
 #                       (scripts/matrix.sh; long, and GBs the first time)
+#   WALLOAD_TIMEOUT     seconds one test file or suite may take (default 900;
+#                       the oracle gets 4 times that): a hang is a failure
 #   CI=true             a suite that cannot run counts as failed
 set -uo pipefail
 
@@ -32,6 +34,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$here" || exit 1
 export PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
 suites=${WALLOAD_TESTS:-regress pgtap tap core oracle}
+limit=${WALLOAD_TIMEOUT:-900}
 ci=false; [ "${CI:-}" = true ] && ci=true
 
 passed=0; failed=0; failures=(); cannot=()
@@ -97,10 +100,11 @@ chmod 755 "$work"
 if [ "$(id -u)" = 0 ]; then
   id postgres >/dev/null 2>&1 || { fail "clusters" "running as root but there is no postgres OS user"; summary; }
   chown postgres "$work"
-  as_pg() { runuser -u postgres -- "$@"; }
+  pg_as=(runuser -u postgres --)
 else
-  as_pg() { "$@"; }
+  pg_as=()
 fi
+as_pg() { "${pg_as[@]}" "$@"; }
 running=()
 cleanup() {
   local d
@@ -174,7 +178,9 @@ tap_suite() {
   out=$(mktemp "$work/tap-output.XXXXXX")
   "$@" 2>&1 | tee "$out"
   rc=${PIPESTATUS[0]}
-  if [ "$rc" -ne 0 ]; then
+  if [ "$rc" -eq 124 ]; then
+    fail "$name" "timed out (WALLOAD_TIMEOUT)"; return 1
+  elif [ "$rc" -ne 0 ]; then
     fail "$name"; return 1
   elif grep -qE '^Result: NOTESTS|^1\.\.0|\.\. skipped:' "$out"; then
     why=$(sed -nE 's/.*\.\. skipped: *//p; s/^1\.\.0 *# *[Ss][Kk][Ii][Pp] *//p' "$out" | head -1)
@@ -188,7 +194,7 @@ if wants regress; then
   banner "pg_regress (sql/, expected/)"
   if cluster_start regress; then
     rm -rf results regression.diffs regression.out
-    if make -s PG_CONFIG="$PG_CONFIG" installcheck; then
+    if timeout "$limit" make -s PG_CONFIG="$PG_CONFIG" installcheck; then
       pass "pg_regress"
     else
       [ -f regression.diffs ] && cat regression.diffs
@@ -233,7 +239,7 @@ if wants pgtap; then
         db="t_$(basename "$f" .sql)"
         createdb "$db" || { fail "pgTAP $c $(basename "$f")" "createdb"; continue; }
         tmark=$SECONDS
-        tap_suite "pgTAP $c $(basename "$f")" pg_prove -v -d "$db" "$f"
+        tap_suite "pgTAP $c $(basename "$f")" timeout "$limit" pg_prove -v -d "$db" "$f"
       done
       cluster_stop "$c"
     done
@@ -256,7 +262,7 @@ if wants tap; then
       as_pg mkdir -p "$tdir"
       tmark=$SECONDS
       if ! tap_suite "TAP $(basename "$t")" \
-           as_pg env -C "$tdir" PATH="$bindir:$PATH" TESTDIR="$tdir" \
+           timeout "$limit" "${pg_as[@]}" env -C "$tdir" PATH="$bindir:$PATH" TESTDIR="$tdir" \
              PG_REGRESS="$pgxs_top/test/regress/pg_regress" PERL5LIB="$pgxs_top/test/perl" \
              prove -v "$here/$t"; then
         for l in "$tdir"/tmp_check/log/*.log; do
@@ -275,7 +281,7 @@ if wants core; then
   elif [ "$(id -u)" != 0 ]; then
     cannot_run "core regression suite" "needs root (apt-get source, runuser)"
   else
-    tap_suite "core regression suite" prove -v --exec bash test/core-regress.sh
+    tap_suite "core regression suite" timeout "$limit" prove -v --exec bash test/core-regress.sh
   fi
 fi
 
@@ -285,7 +291,7 @@ if wants oracle; then
   if [ ! -e test/oracle/run.sh ]; then
     cannot_run "uprobe oracle" "test/oracle/run.sh does not exist"
   else
-    tap_suite "uprobe oracle" prove -v --exec bash test/oracle/run.sh
+    tap_suite "uprobe oracle" timeout "$((4 * limit))" prove -v --exec bash test/oracle/run.sh
   fi
 fi
 
