@@ -4,7 +4,7 @@
 -- commit-time sync of a new relation is concerned).
 \ir 00_helpers.inc
 SELECT current_setting('wal_level') = 'minimal' AS minimal \gset
-SELECT plan(20);
+SELECT plan(21);
 
 -- CREATE TABLE + COPY of > 2MB (wal_skip_threshold) in one transaction:
 -- minimal skips WAL and syncs the new file at commit, after one scan;
@@ -93,6 +93,7 @@ SELECT ok((SELECT reltoastrelid <> 0 FROM pg_class WHERE oid = 'tr'::regclass), 
 SELECT is((SELECT scans_drop_rel FROM walload_statements
            WHERE xact_id = (xact_of('CREATE TABLE tr')).xact_id AND command = 'TRUNCATE TABLE'), 4::bigint,
           'TRUNCATE of a same-transaction table with one index and TOAST: scans_drop_rel = 4');
+SELECT is((xact_of('CREATE TABLE tr')).scans_drop_rel, 4::bigint, 'and its transaction has scans_drop_rel = 4');
 SELECT is((xact_of('CREATE TABLE tr')).scans_flush_pending, CASE WHEN :'minimal'::bool THEN 1 ELSE 0 END::bigint,
           CASE WHEN :'minimal'::bool THEN 'minimal: the truncated new table is synced at commit whatever its size'
                ELSE 'replica: nothing to sync at commit' END);
