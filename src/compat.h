@@ -91,29 +91,63 @@ typedef RelFileNode WlRelFile;
  * Query id of a utility statement, computed the way core computes it, for
  * when an extension called before walload zeroed PlannedStmt.queryId
  * (pg_stat_statements does, when it is listed after walload).
- * 15: a hash of the statement's text.
+ *
+ * Core computes it only at parse analysis, for the statements it analyses.
+ * Subcommands that ProcessUtilitySlow wraps in PlannedStmts of its own
+ * (canSetTag false: the indexes and sequences of a CREATE TABLE, ...) never
+ * get one: they stay 0 here too, whatever the load order.
  */
+#define WL_UTILITY_QUERYID_FROM_TEXT	1	/* (hooks.c: call wl_compute_utility_queryid) */
 #if PG_VERSION_NUM < 160000
-#define WL_UTILITY_QUERYID_FROM_TEXT	1
+/* 15: a hash of the statement's text (queryjumble.c, compute_utility_query_id) */
 #include "common/hashfn.h"
 static inline uint64
 wl_compute_utility_queryid(PlannedStmt *pstmt, const char *queryString)
 {
 	int			loc = pstmt->stmt_location;
 	int			len = pstmt->stmt_len;
-	const char *sql = CleanQuerytext(queryString, &loc, &len);
-	uint64		id = DatumGetUInt64(hash_any_extended((const unsigned char *) sql,
-													  len, 0));
+	const char *sql;
+	uint64		id;
 
+	if (!pstmt->canSetTag || queryString == NULL)
+		return UINT64CONST(0);
+	sql = CleanQuerytext(queryString, &loc, &len);
+	id = DatumGetUInt64(hash_any_extended((const unsigned char *) sql, len, 0));
 	return id == UINT64CONST(0) ? UINT64CONST(2) : id;
 }
 #else
-/* 16+: jumbled from the parse tree; hooks.c remembers it at parse analysis */
-#define WL_UTILITY_QUERYID_FROM_TEXT	0
+/*
+ * 16+: JumbleQuery() of the Query that parse analysis wraps around a utility
+ * statement (transformStmt: commandType CMD_UTILITY, the statement itself;
+ * transformTopLevelStmt: its location), which is what core does in
+ * parse_analyze_*().  Only the statement tree and commandType take part in
+ * the jumble (every other field of that Query is zero or ignored), and the
+ * PlannedStmt carries that same tree (pg_plan_queries), unchanged before
+ * execution.  A zero hash becomes 2, as in core.
+ */
 static inline uint64
 wl_compute_utility_queryid(PlannedStmt *pstmt, const char *queryString)
 {
-	return UINT64CONST(0);
+	Query	   *query;
+	JumbleState *jstate;
+	uint64		id;
+
+	if (!pstmt->canSetTag || pstmt->utilityStmt == NULL)
+		return UINT64CONST(0);
+	query = makeNode(Query);
+	query->commandType = CMD_UTILITY;
+	query->querySource = QSRC_ORIGINAL;
+	query->canSetTag = true;
+	query->utilityStmt = pstmt->utilityStmt;
+	query->stmt_location = pstmt->stmt_location;
+	query->stmt_len = pstmt->stmt_len;
+	jstate = JumbleQuery(query);
+	id = (uint64) query->queryId;
+	pfree(jstate->jumble);
+	pfree(jstate->clocations);
+	pfree(jstate);
+	pfree(query);
+	return id;
 }
 #endif
 

@@ -1,5 +1,0 @@
-psql -X -q -d "$ORACLE_DB" -c "CREATE TABLE o_d1 (id int PRIMARY KEY, t text); INSERT INTO o_d1 SELECT g, repeat('r', 50) FROM generate_series(1, 50000) g; CREATE TABLE o_d2 (id serial, t text); INSERT INTO o_d2 (t) SELECT 'x' FROM generate_series(1, 100)"
-pg_dump -Fc -d "$ORACLE_DB" -f "$ORACLE_TMP/dump.fc"
-psql -X -q -d "$ORACLE_DB" -c "DROP TABLE o_d1, o_d2"
-pg_restore --single-transaction -d "$ORACLE_DB" "$ORACLE_TMP/dump.fc"
-psql -X -q -d "$ORACLE_DB" -c "DROP TABLE o_d1, o_d2"
