@@ -23,7 +23,6 @@
 #include "catalog/pg_class.h"
 #include "common/hashfn.h"
 #include "executor/executor.h"
-#include "parser/analyze.h"
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "nodes/parsenodes.h"
@@ -80,32 +79,6 @@ static ExecutorRun_hook_type prev_ExecutorRun = NULL;
 static ExecutorFinish_hook_type prev_ExecutorFinish = NULL;
 static ExecutorEnd_hook_type prev_ExecutorEnd = NULL;
 static object_access_hook_type prev_object_access_hook = NULL;
-static post_parse_analyze_hook_type prev_post_parse_analyze_hook = NULL;
-
-/*
- * Query ids of recently analysed utility statements, by the hash of their
- * text: on PostgreSQL 16+ core jumbles utility statements from the parse
- * tree, which walload cannot redo when an extension called before its
- * ProcessUtility hook (pg_stat_statements) zeroed the id.
- */
-#define WL_RECENT_IDS	32
-typedef struct WlRecentId
-{
-	uint32		text_hash;
-	int			len;
-	uint64		queryid;
-} WlRecentId;
-static WlRecentId recent_ids[WL_RECENT_IDS];
-static int	recent_next = 0;
-
-static uint32
-statement_text_hash(const char *text, int location, int len, int *clean_len)
-{
-	const char *q = CleanQuerytext(text, &location, &len);
-
-	*clean_len = len;
-	return hash_bytes((const unsigned char *) q, len);
-}
 
 /* the utility statement currently inside standard_ProcessUtility, if any */
 static NodeTag current_utility_tag = T_Invalid;
@@ -523,43 +496,15 @@ wl_reset_statement_stack(void)
 static uint64
 utility_queryid(PlannedStmt *pstmt, const char *queryString)
 {
-	uint32		h;
-	int			len;
-
 	if (pstmt->queryId != UINT64CONST(0) || !IsQueryIdEnabled())
 		return pstmt->queryId;
 
 	/*
 	 * An extension called before us (pg_stat_statements when it is listed
-	 * after walload in shared_preload_libraries) zeroed it.  Compute it the
-	 * way core did (15), or find it as it was at parse analysis (16+).
+	 * after walload in shared_preload_libraries) zeroed it: compute it the
+	 * way core does (compat.h).
 	 */
-	if (WL_UTILITY_QUERYID_FROM_TEXT)
-		return wl_compute_utility_queryid(pstmt, queryString);
-	h = statement_text_hash(queryString, pstmt->stmt_location, pstmt->stmt_len, &len);
-	for (int i = 0; i < WL_RECENT_IDS; i++)
-		if (recent_ids[i].queryid != 0 && recent_ids[i].text_hash == h &&
-			recent_ids[i].len == len)
-			return recent_ids[i].queryid;
-	return UINT64CONST(0);
-}
-
-static void
-wl_post_parse_analyze(ParseState *pstate, Query *query, JumbleState *jstate)
-{
-	if (prev_post_parse_analyze_hook)
-		prev_post_parse_analyze_hook(pstate, query, jstate);
-
-	if (!WL_UTILITY_QUERYID_FROM_TEXT && query->utilityStmt &&
-		query->queryId != UINT64CONST(0) && pstate->p_sourcetext != NULL)
-	{
-		WlRecentId *r = &recent_ids[recent_next];
-
-		r->text_hash = statement_text_hash(pstate->p_sourcetext, query->stmt_location,
-										   query->stmt_len, &r->len);
-		r->queryid = query->queryId;
-		recent_next = (recent_next + 1) % WL_RECENT_IDS;
-	}
+	return wl_compute_utility_queryid(pstmt, queryString);
 }
 
 /* ----------------------------------------------------------------
@@ -905,6 +850,4 @@ wl_install_hooks(void)
 	ExecutorEnd_hook = wl_ExecutorEnd;
 	prev_object_access_hook = object_access_hook;
 	object_access_hook = wl_object_access;
-	prev_post_parse_analyze_hook = post_parse_analyze_hook;
-	post_parse_analyze_hook = wl_post_parse_analyze;
 }
