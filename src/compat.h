@@ -97,7 +97,6 @@ typedef RelFileNode WlRelFile;
  * (canSetTag false: the indexes and sequences of a CREATE TABLE, ...) never
  * get one: they stay 0 here too, whatever the load order.
  */
-#define WL_UTILITY_QUERYID_FROM_TEXT	1	/* (hooks.c: call wl_compute_utility_queryid) */
 #if PG_VERSION_NUM < 160000
 /* 15: a hash of the statement's text (queryjumble.c, compute_utility_query_id) */
 #include "common/hashfn.h"
