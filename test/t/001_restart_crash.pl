@@ -82,7 +82,7 @@ $h->finish;
 $node->wait_for_log(qr/all server processes terminated; reinitializing/, $logstart);
 $node->poll_query_until('postgres', 'SELECT true') or die 'the server did not come back';
 $log = slurp_file($node->logfile, $logstart);
-like($log, qr/server process \(PID $pid\) was terminated by signal 9/, 'the postmaster saw the crash');
+like($log, qr/\(PID $pid\) was terminated by signal 9/, 'the postmaster saw the crash');
 is($node->safe_psql('postgres', $empty_sql), '0/0/0/0/0/0',
 	'after the crash restart walload\'s views work and are empty (state re-initialised, no file read)');
 $node->safe_psql('postgres', 'CREATE TABLE k2 (id int); DROP TABLE k2');
