@@ -17,7 +17,11 @@
  * Locking: one LWLock.  Recording takes it shared (ring slots are claimed
  * with an atomic counter and written under a per-slot spinlock; aggregates
  * are updated under a per-entry spinlock); adding an aggregate, eviction
- * and reset take it exclusive.  Readers take it shared.
+ * and reset take it exclusive.  Readers take it shared.  Every acquisition
+ * first tries without waiting; one that has to wait is counted and timed
+ * (walload_info.lock_waits, lock_wait_ms), so that what walload's lock
+ * costs its callers is measured, not assumed.  A waiting backend shows
+ * wait_event_type 'LWLock', wait_event 'walload' in pg_stat_activity.
  *
  * Persistence: at a clean shutdown the postmaster writes everything to
  * pg_stat/walload.stat; at start it reads the file back and removes it.  A
@@ -110,6 +114,8 @@ typedef struct WlShared
 	pg_atomic_uint64 xact_pos;
 	pg_atomic_uint64 stmt_pos;
 	pg_atomic_uint64 lru_clock;
+	pg_atomic_uint64 lock_waits;	/* acquisitions that had to wait */
+	pg_atomic_uint64 lock_wait_us;	/* and how long they waited */
 	int			max_xacts;
 	int			max_statements;
 	int			max_prepared;
@@ -178,6 +184,8 @@ wl_shmem_startup(void)
 		pg_atomic_init_u64(&wl_shared->xact_pos, 0);
 		pg_atomic_init_u64(&wl_shared->stmt_pos, 0);
 		pg_atomic_init_u64(&wl_shared->lru_clock, 1);
+		pg_atomic_init_u64(&wl_shared->lock_waits, 0);
+		pg_atomic_init_u64(&wl_shared->lock_wait_us, 0);
 		wl_shared->max_xacts = wl_max_xacts;
 		wl_shared->max_statements = wl_max_statements;
 		wl_shared->max_prepared = max_prepared_xacts;
@@ -235,6 +243,27 @@ wl_store_next_xact_id(void)
 	return pg_atomic_fetch_add_u64(&wl_shared->next_xact_id, 1);
 }
 
+/*
+ * Take walload's lock.  Uncontended, this costs what LWLockAcquire costs;
+ * contended, the wait is counted and timed.
+ */
+static void
+store_lock(LWLockMode mode)
+{
+	instr_time	start;
+	instr_time	waited;
+
+	if (LWLockConditionalAcquire(wl_shared->lock, mode))
+		return;
+	INSTR_TIME_SET_CURRENT(start);
+	LWLockAcquire(wl_shared->lock, mode);
+	INSTR_TIME_SET_CURRENT(waited);
+	INSTR_TIME_SUBTRACT(waited, start);
+	pg_atomic_fetch_add_u64(&wl_shared->lock_waits, 1);
+	pg_atomic_fetch_add_u64(&wl_shared->lock_wait_us,
+							(uint64) INSTR_TIME_GET_MICROSEC(waited));
+}
+
 /* ----------------------------------------------------------------
  * statistics hash
  * ----------------------------------------------------------------
@@ -289,7 +318,7 @@ stats_entry(const WlStatsKey *key, const char *query, bool create)
 		return e;
 
 	LWLockRelease(wl_shared->lock);
-	LWLockAcquire(wl_shared->lock, LW_EXCLUSIVE);
+	store_lock(LW_EXCLUSIVE);
 	e = hash_search(wl_stats, key, HASH_FIND, NULL);
 	if (e != NULL)
 		return e;
@@ -334,7 +363,7 @@ wl_store_statement(const WlStmtRecord *rec)
 	if (wl_shared == NULL)
 		return -1;
 
-	LWLockAcquire(wl_shared->lock, LW_SHARED);
+	store_lock(LW_SHARED);
 	pos = put_statement(rec);
 
 	stats_key_of(rec, &key);
@@ -387,7 +416,7 @@ wl_store_add_statement_scans(int64 ring_pos, uint64 xact_id, int32 stmt_no,
 
 	if (wl_shared == NULL)
 		return;
-	LWLockAcquire(wl_shared->lock, LW_SHARED);
+	store_lock(LW_SHARED);
 	if (ring_pos >= 0)
 	{
 		WlStmtSlot *slot = &stmt_ring[ring_pos % wl_shared->max_statements];
@@ -440,7 +469,7 @@ wl_store_xact(const WlXactRecord *rec)
 {
 	if (wl_shared == NULL)
 		return;
-	LWLockAcquire(wl_shared->lock, LW_SHARED);
+	store_lock(LW_SHARED);
 	put_xact(rec);
 	LWLockRelease(wl_shared->lock);
 }
@@ -490,7 +519,7 @@ wl_store_remember_prepared(const char *gid, bool commit_scan, int32 commit_rels,
 
 	if (wl_shared == NULL || wl_shared->max_prepared == 0)
 		return;
-	LWLockAcquire(wl_shared->lock, LW_EXCLUSIVE);
+	store_lock(LW_EXCLUSIVE);
 	for (int i = 0; i < wl_shared->max_prepared; i++)
 	{
 		if (!prepared[i].used ||
@@ -527,7 +556,7 @@ wl_store_take_prepared(const char *gid, bool commit, int32 *nrels, bool *known)
 	*nrels = 0;
 	if (wl_shared == NULL || wl_shared->max_prepared == 0)
 		return false;
-	LWLockAcquire(wl_shared->lock, LW_EXCLUSIVE);
+	store_lock(LW_EXCLUSIVE);
 	for (int i = 0; i < wl_shared->max_prepared; i++)
 	{
 		WlPreparedSlot *slot = &prepared[i];
@@ -565,7 +594,7 @@ wl_store_copy_xacts(WlXactRecord **out)
 
 	wl_store_require();
 	*out = palloc(sizeof(WlXactRecord) * wl_shared->max_xacts);
-	LWLockAcquire(wl_shared->lock, LW_SHARED);
+	store_lock(LW_SHARED);
 	for (int i = 0; i < wl_shared->max_xacts; i++)
 	{
 		WlXactSlot *slot = &xact_ring[i];
@@ -598,7 +627,7 @@ wl_store_copy_statements(WlStmtRecord **out)
 
 	wl_store_require();
 	*out = palloc(sizeof(WlStmtRecord) * wl_shared->max_statements);
-	LWLockAcquire(wl_shared->lock, LW_SHARED);
+	store_lock(LW_SHARED);
 	for (int i = 0; i < wl_shared->max_statements; i++)
 	{
 		WlStmtSlot *slot = &stmt_ring[i];
@@ -623,7 +652,7 @@ wl_store_copy_stats(WlStatsEntryCopy **out)
 	double		ns = wl_store_ns_per_buffer();
 
 	wl_store_require();
-	LWLockAcquire(wl_shared->lock, LW_SHARED);
+	store_lock(LW_SHARED);
 	cap = Max(hash_get_num_entries(wl_stats), 1);
 	*out = palloc(sizeof(WlStatsEntryCopy) * cap);
 	hash_seq_init(&hs, wl_stats);
@@ -666,7 +695,7 @@ wl_store_info(WlInfo *info)
 
 	wl_store_require();
 	memset(info, 0, sizeof(*info));
-	LWLockAcquire(wl_shared->lock, LW_SHARED);
+	store_lock(LW_SHARED);
 	xpos = pg_atomic_read_u64(&wl_shared->xact_pos);
 	spos = pg_atomic_read_u64(&wl_shared->stmt_pos);
 	SpinLockAcquire(&wl_shared->mutex);
@@ -685,6 +714,8 @@ wl_store_info(WlInfo *info)
 		info->statements_recorded - wl_shared->max_statements : 0;
 	info->stats_entries = (int32) hash_get_num_entries(wl_stats);
 	info->shmem_bytes = wl_shared->total_bytes;
+	info->lock_waits = (int64) pg_atomic_read_u64(&wl_shared->lock_waits);
+	info->lock_wait_ms = pg_atomic_read_u64(&wl_shared->lock_wait_us) / 1000.0;
 	LWLockRelease(wl_shared->lock);
 }
 
@@ -695,7 +726,7 @@ wl_store_reset(void)
 	WlStatsEntry *e;
 
 	wl_store_require();
-	LWLockAcquire(wl_shared->lock, LW_EXCLUSIVE);
+	store_lock(LW_EXCLUSIVE);
 	hash_seq_init(&hs, wl_stats);
 	while ((e = hash_seq_search(&hs)) != NULL)
 		hash_search(wl_stats, &e->key, HASH_REMOVE, NULL);
@@ -711,6 +742,8 @@ wl_store_reset(void)
 	wl_shared->xact_base = pg_atomic_read_u64(&wl_shared->xact_pos);
 	wl_shared->stmt_base = pg_atomic_read_u64(&wl_shared->stmt_pos);
 	SpinLockRelease(&wl_shared->mutex);
+	pg_atomic_write_u64(&wl_shared->lock_waits, 0);
+	pg_atomic_write_u64(&wl_shared->lock_wait_us, 0);
 	LWLockRelease(wl_shared->lock);
 }
 

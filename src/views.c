@@ -29,6 +29,7 @@ PG_FUNCTION_INFO_V1(walload_xacts);
 PG_FUNCTION_INFO_V1(walload_statements);
 PG_FUNCTION_INFO_V1(walload_stats);
 PG_FUNCTION_INFO_V1(walload_info);
+PG_FUNCTION_INFO_V1(walload_info_1_1);
 PG_FUNCTION_INFO_V1(walload_reset);
 PG_FUNCTION_INFO_V1(walload_calibrate);
 
@@ -294,19 +295,34 @@ walload_stats(PG_FUNCTION_ARGS)
 	return (Datum) 0;
 }
 
-Datum
-walload_info(PG_FUNCTION_ARGS)
+/*
+ * walload_info: one row of totals.  The SQL function of extension version
+ * 1.0 has 17 columns; 1.1 added lock_waits and lock_wait_ms.  The library
+ * serves both, so that a server running the new library keeps working
+ * before ALTER EXTENSION walload UPDATE.
+ */
+#define WL_INFO_COLS_1_0	17
+#define WL_INFO_COLS_1_1	19
+
+static Datum
+info_row(FunctionCallInfo fcinfo, int ncols)
 {
 	TupleDesc	tupdesc;
 	WlInfo		info;
 	WlCounters	c;
-	Datum		values[17];
-	bool		nulls[17];
+	Datum		values[WL_INFO_COLS_1_1];
+	bool		nulls[WL_INFO_COLS_1_1];
 	int			i = 0;
 
 	wl_store_require();
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
+	if (tupdesc->natts != ncols)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("walload_info() returns %d columns, the installed library expected %d",
+						tupdesc->natts, ncols),
+				 errhint("Run ALTER EXTENSION walload UPDATE.")));
 
 	wl_store_info(&info);
 	memset(&c, 0, sizeof(c));
@@ -326,8 +342,28 @@ walload_info(PG_FUNCTION_ARGS)
 	values[i++] = TimestampTzGetDatum(info.calibrated_at);
 	values[i++] = Float8GetDatum(info.ns_per_buffer);
 	values[i++] = Int64GetDatum((int64) info.shmem_bytes);
-	Assert(i == lengthof(values));
+	Assert(i == WL_INFO_COLS_1_0);
+	if (ncols >= WL_INFO_COLS_1_1)
+	{
+		values[i++] = Int64GetDatum(info.lock_waits);
+		values[i++] = Float8GetDatum(info.lock_wait_ms);
+	}
+	Assert(i == ncols);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
+
+/* extension version 1.0 */
+Datum
+walload_info(PG_FUNCTION_ARGS)
+{
+	return info_row(fcinfo, WL_INFO_COLS_1_0);
+}
+
+/* extension version 1.1 */
+Datum
+walload_info_1_1(PG_FUNCTION_ARGS)
+{
+	return info_row(fcinfo, WL_INFO_COLS_1_1);
 }
 
 Datum

@@ -289,6 +289,8 @@ typedef struct WlInfo
 	TimestampTz calibrated_at;
 	double		ns_per_buffer;
 	Size		shmem_bytes;
+	int64		lock_waits;
+	double		lock_wait_ms;
 } WlInfo;
 extern void wl_store_info(WlInfo *info);
 extern void wl_store_reset(void);
