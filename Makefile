@@ -11,14 +11,14 @@ OBJS = \
 	src/diagnose.o
 
 EXTENSION = walload
-DATA = walload--1.0.sql
+DATA = walload--1.1.sql walload--1.0.sql walload--1.0--1.1.sql
 PGFILEDESC = "walload - where the time of a bulk load went"
 
 PG_CPPFLAGS = -I$(srcdir)/src
 
 # pg_regress: run against a server started with
 #   shared_preload_libraries = 'walload,pg_stat_statements'
-REGRESS = walload_interface walload_errors walload_hostile
+REGRESS = walload_interface walload_errors walload_hostile walload_update
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)

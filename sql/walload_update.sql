@@ -1,0 +1,64 @@
+-- The update path.  Version 1.0 installed, then ALTER EXTENSION walload
+-- UPDATE, must give the same objects, definitions and privileges as a fresh
+-- CREATE EXTENSION of the default version; the 1.0 objects keep working with
+-- the new library until the update is run.
+CREATE TEMP TABLE ext_objects (how text, object text, definition text, acl text);
+CREATE FUNCTION pg_temp.snapshot(how text) RETURNS void LANGUAGE sql AS $$
+  INSERT INTO ext_objects
+  SELECT how, pg_describe_object(d.classid, d.objid, 0),
+         CASE WHEN d.classid = 'pg_proc'::regclass
+              THEN (SELECT pg_get_function_arguments(p.oid) || ' -> ' ||
+                           pg_get_function_result(p.oid) || ' = ' || p.prosrc ||
+                           ' ' || p.provolatile::text || p.proparallel::text || p.proisstrict::text
+                    FROM pg_proc p WHERE p.oid = d.objid)
+              WHEN d.classid = 'pg_class'::regclass
+              THEN pg_get_viewdef(d.objid)
+         END,
+         CASE WHEN d.classid = 'pg_proc'::regclass
+              THEN (SELECT proacl::text FROM pg_proc WHERE oid = d.objid)
+              WHEN d.classid = 'pg_class'::regclass
+              THEN (SELECT relacl::text FROM pg_class WHERE oid = d.objid)
+         END
+  FROM pg_depend d JOIN pg_extension e ON e.oid = d.refobjid
+  WHERE d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
+    AND e.extname = 'walload'
+$$;
+
+DROP EXTENSION walload;
+CREATE EXTENSION walload;
+SELECT extversion AS default_version FROM pg_extension WHERE extname = 'walload';
+SELECT pg_temp.snapshot('fresh');
+
+DROP EXTENSION walload;
+CREATE EXTENSION walload VERSION '1.0';
+SELECT extversion FROM pg_extension WHERE extname = 'walload';
+-- 1.0's walload_info has 17 columns and works with this library
+SELECT count(*) AS info_columns FROM pg_attribute
+WHERE attrelid = 'walload_info'::regclass AND attnum > 0;
+SELECT xacts_recorded >= 0 AND shmem_bytes > 0 AS info_1_0_reads FROM walload_info;
+SELECT lock_waits FROM walload_info;
+
+-- an update to a version that does not exist fails and changes nothing
+ALTER EXTENSION walload UPDATE TO '9.9';
+SELECT extversion FROM pg_extension WHERE extname = 'walload';
+
+ALTER EXTENSION walload UPDATE;
+SELECT extversion FROM pg_extension WHERE extname = 'walload';
+SELECT count(*) AS info_columns FROM pg_attribute
+WHERE attrelid = 'walload_info'::regclass AND attnum > 0;
+SELECT lock_waits >= 0 AND lock_wait_ms >= 0 AS info_1_1_reads FROM walload_info;
+SELECT pg_temp.snapshot('updated');
+
+-- the same objects either way: both differences are empty
+SELECT 'only in fresh' AS diff, object, definition, acl FROM (
+  SELECT object, definition, acl FROM ext_objects WHERE how = 'fresh'
+  EXCEPT SELECT object, definition, acl FROM ext_objects WHERE how = 'updated') f
+UNION ALL
+SELECT 'only after update', object, definition, acl FROM (
+  SELECT object, definition, acl FROM ext_objects WHERE how = 'updated'
+  EXCEPT SELECT object, definition, acl FROM ext_objects WHERE how = 'fresh') u
+ORDER BY 1, 2;
+SELECT count(*) > 10 AS compared_objects FROM ext_objects WHERE how = 'fresh';
+
+-- already at the newest version: nothing to do
+ALTER EXTENSION walload UPDATE;
