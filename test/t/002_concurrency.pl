@@ -67,5 +67,19 @@ is($node->safe_psql('postgres',
 is($node->safe_psql('postgres',
 	"SELECT sum(calls) FROM walload_stats WHERE command IN ('DROP TABLE', 'VACUUM', 'TRUNCATE TABLE', 'CREATE TABLE')"),
 	5 * $n, 'DDL calls add up (two TRUNCATEs per iteration)');
+
+# Waits on walload's lock: an acquisition that could not be had at once is
+# counted and timed.  Every acquisition records a statement (at most two: the
+# first one of a new aggregate upgrades to exclusive), a transaction or a
+# commit-time scan, so the waits cannot outnumber that.  How long they took
+# is a timing figure: reported here, judged in bench/.
+my ($waits, $wait_ms, $bound, $xact_ms) = split /\|/, $node->safe_psql('postgres', q{
+SELECT lock_waits, lock_wait_ms, 2 * statements_recorded + xacts_recorded + full_scans,
+       (SELECT sum(total_ms) FROM walload_xacts)
+FROM walload_info});
+cmp_ok($waits, '<=', $bound, "lock waits ($waits) within the number of acquisitions (at most $bound)");
+ok($waits > 0 || $wait_ms == 0, 'no wait time without a wait');
+note(sprintf('%d waits on walload\'s lock, %.3f ms in all, while the last 500 transactions alone took %.0f ms',
+	$waits, $wait_ms, $xact_ms));
 $node->stop;
 done_testing();
