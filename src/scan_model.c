@@ -1117,6 +1117,7 @@ wl_model_utility_after(WlUtilityObservation *obs, bool success)
 					/* FinishPreparedTransaction -> DropRelationFiles */
 					if (wl_store_take_prepared(obs->gid, obs->commit_prepared, &nrels, &known))
 						wl_add_scans_to_current(WL_SCAN_DROP_PENDING, 1);
+					wl_xact_add_dropped_rels(nrels);
 					if (!known)
 						ereport(DEBUG1,
 								(errmsg("walload: prepared transaction \"%s\" was prepared before walload's state was set up; its file deletion is not counted",

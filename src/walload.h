@@ -177,6 +177,7 @@ extern void wl_add_scans_to_current(WlScanKind kind, int64 n);
 extern void wl_add_vacuum_to_current(int ring_kb, int64 pages, int64 pages_removed);
 extern bool wl_wal_io_available;
 extern void wl_xact_mark_wal_skipped_current(void);
+extern void wl_xact_add_dropped_rels(int32 n);
 extern int32 wl_current_statement_no(void);
 extern void wl_note_storage_effects(void);
 extern NodeTag wl_current_utility(void);

@@ -136,6 +136,16 @@ wl_xact_note_activity(void)
 	}
 }
 
+/*
+ * Files a statement deleted outside this transaction's own commit or abort:
+ * COMMIT / ROLLBACK PREPARED deletes the prepared transaction's files.
+ */
+void
+wl_xact_add_dropped_rels(int32 n)
+{
+	cur.model.dropped_rels += n;
+}
+
 int32
 wl_xact_next_stmt_no(void)
 {
