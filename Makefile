@@ -16,9 +16,11 @@ PGFILEDESC = "walload - where the time of a bulk load went"
 
 PG_CPPFLAGS = -I$(srcdir)/src
 
-# pg_regress: run against a server started with
+# pg_regress and isolation tests: run against a server started with
 #   shared_preload_libraries = 'walload,pg_stat_statements'
 REGRESS = walload_interface walload_errors walload_hostile walload_update
+ISOLATION = walload_2pc walload_reset_open walload_blocked
+ISOLATION_OPTS = --load-extension=walload
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)

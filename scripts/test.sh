@@ -5,7 +5,8 @@
 #
 # 1. scripts/deps.sh installs what is missing (apt-get as root, sudo otherwise)
 # 2. builds walload with PGXS and installs it (as root, or with sudo)
-# 3. pg_regress (sql/, expected/) with `make installcheck`
+# 3. pg_regress (sql/, expected/) and isolation tests (specs/, expected/)
+#    with `make installcheck`
 # 4. pgTAP (test/pgtap/*.sql, pg_prove), each file in the clusters its
 #    "-- clusters:" line names (see CLUSTERS below)
 # 5. TAP (test/t/*.pl, PostgreSQL::Test::Cluster, prove)
@@ -191,13 +192,14 @@ tap_suite() {
 
 # ---------------------------------------------------------------- 3. pg_regress
 if wants regress; then
-  banner "pg_regress (sql/, expected/)"
+  banner "pg_regress and isolation (sql/, specs/, expected/)"
   if cluster_start regress; then
-    rm -rf results regression.diffs regression.out
+    rm -rf results regression.diffs regression.out output_iso
     if timeout "$limit" make -s PG_CONFIG="$PG_CONFIG" installcheck; then
       pass "pg_regress"
     else
       [ -f regression.diffs ] && cat regression.diffs
+      [ -f output_iso/regression.diffs ] && cat output_iso/regression.diffs
       server_log_tail regress
       fail "pg_regress"
     fi
