@@ -1,18 +1,50 @@
 #!/usr/bin/env python3
-"""walload benchmarks: its overhead, and the seed report's load measured by
+"""walload benchmarks: its overhead, and the seed reports' loads measured by
 the client beside what walload attributes.  Run as root: bench/run.sh.
 
-Writes a Markdown report (tables, and an SVG chart) to bench/out/ and prints it.
+  bench/run.sh [--quick] [--only SECTION[,SECTION...]] [--docs]
 
-  overhead: pgbench -S, the default pgbench script, and a CREATE/COPY/DROP
-            loop, with nothing preloaded / pg_stat_statements / walload /
-            both; rounds interleave the four configurations, results are
-            ratios to 'nothing' with their spread (min..max over rounds).
-  seed000:  the seed report's load (10 tables, 5 COPYs of 1000 rows each,
-            one transaction, then DROP TABLE one by one) across shared_buffers
-            and wal_level: client-side time per COPY, commit and DROP, beside
-            walload's full_scans, est_scan_ms and commit_ms.
+Sections (all by default, in this order):
+
+  overhead   pgbench -S, the default pgbench script, and a CREATE/COPY/DROP
+             loop against four clusters over the same data, started once:
+             nothing preloaded / pg_stat_statements / walload / both.  Many
+             short rounds interleave the four (the order rotates every
+             round); each round gives a ratio to 'nothing' of that round;
+             reported: median ratio, interquartile range, min..max.  Also
+             the shared memory each configuration allocates.
+  callgrind  the same three workloads, one client, a fixed number of
+             transactions, the server under valgrind --tool=callgrind:
+             instructions per transaction of the backend (difference of two
+             runs of N1 and N2 transactions, so connection start and exit
+             cancel out), for the four configurations and 'nothing' with
+             compute_query_id=on.  Deterministic: it separates walload's cost
+             from the noise of 2 shared cores.  Also walload's profile: its
+             functions' own instructions plus what they call (excluding the
+             next hook / standard_* they pass the statement on to).
+  seed000    the 10-table, 5-COPY load in one transaction, then DROP TABLE
+             one by one, across shared_buffers and wal_level: client time per
+             COPY, COMMIT, DROP beside walload's full_scans, est_scan_ms,
+             commit_ms; and a larger load whose tables pass wal_skip_threshold.
+  seed001    VACUUM of a table not in shared_buffers (10% updated, 30%
+             deleted, one index): time, WAL flushes, WAL bytes, client-side
+             and as walload reports them; the same with the table prewarmed,
+             and (16+) with a larger ring (BUFFER_USAGE_LIMIT).
+  seed003    WAL bytes of a COPY of the same data, wal_level minimal vs
+             replica, into a table created in the same transaction and into
+             an existing one.
+  seed004    many small transactions, synchronous_commit on vs off: client
+             latency beside walload's commit_ms.
+
+--quick: fewer rounds, smaller tables, shared_buffers 128MB and 1GB only.
+--docs:  also copy the SVG charts to docs/ (docs/benchmarks.md shows them).
+Environment: BENCH_ROUNDS, BENCH_SECONDS, BENCH_SHARED_BUFFERS override.
+
+Writes bench/out/report.md (Markdown tables), bench/out/*.svg, the raw
+callgrind files under bench/out/callgrind/, and prints the report.
 """
+import argparse
+import glob
 import os
 import re
 import statistics
@@ -26,167 +58,853 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "test", "oracle"))
 from oracle import Cluster, pgconfig  # noqa: E402
 
-ROUNDS = int(os.environ.get("BENCH_ROUNDS", "3"))
-SECONDS = int(os.environ.get("BENCH_SECONDS", "8"))
-SIZES = os.environ.get("BENCH_SHARED_BUFFERS", "128MB 1GB 4GB 16GB").split()
+SECTIONS = ["overhead", "callgrind", "seed000", "seed001", "seed003", "seed004"]
 CONFIGS = [("nothing", ""), ("pg_stat_statements", "pg_stat_statements"),
            ("walload", "walload"), ("both", "walload,pg_stat_statements")]
 
+P = {}   # parameters, set in main() from --quick and the environment
 
-def configure(cluster, libs, extra=None):
+
+def log(msg):
+    print("# %s %s" % (time.strftime("%H:%M:%S"), msg), flush=True)
+
+
+# ---------------------------------------------------------------- clusters
+
+def write_conf(cluster, libs, extra=None):
     conf = {"shared_preload_libraries": "'%s'" % libs, "port": cluster.port,
             "unix_socket_directories": "'%s'" % cluster.sock, "listen_addresses": "''",
-            "max_wal_senders": "0", "autovacuum": "off"}
+            "max_wal_senders": "0", "autovacuum": "off", "huge_pages": "off",
+            "max_wal_size": "'8GB'", "checkpoint_timeout": "'30min'"}
     conf.update(extra or {})
     with open(os.path.join(cluster.data, "postgresql.auto.conf"), "w") as f:
         for k, v in conf.items():
             f.write("%s = %s\n" % (k, v))
+
+
+def configure(cluster, libs, extra=None):
+    """Restart-free start with these settings (the cluster must be stopped)."""
+    write_conf(cluster, libs, extra)
     cluster.as_postgres([os.path.join(cluster.bindir, "pg_ctl"), "-D", cluster.data, "-w",
-                         "-l", os.path.join(cluster.root, "log"), "start"],
+                         "-t", "120", "-l", os.path.join(cluster.root, "log"), "start"],
                         check=True, stdout=subprocess.DEVNULL)
 
 
-def pgbench(cluster, args):
+def new_cluster(base, name, bindir, port, template=None):
+    root = os.path.join(base, name)
+    os.makedirs(root)
+    shutil.chown(root, "postgres")
+    c = Cluster(root, bindir, True, port=port)
+    if template is None:
+        c.initdb()
+    else:
+        subprocess.run(["cp", "-a", template.data, c.data], check=True)
+    return c
+
+
+def run_psql_file(cluster, lines, path):
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    os.chmod(path, 0o644)
+    r = cluster.as_postgres([os.path.join(cluster.bindir, "psql"), "-X", "-q", "-At",
+                             "-v", "ON_ERROR_STOP=1", "-f", path],
+                            capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError("psql -f %s failed:\n%s\n%s" % (path, r.stdout[-2000:], r.stderr[-2000:]))
+    return r.stdout
+
+
+def marked_times(out):
+    """psql output with '\\echo @name' before a statement and \\timing on:
+    {name: ms} for the statement that follows each mark."""
+    times, pending = {}, None
+    for line in out.splitlines():
+        if line.startswith("@"):
+            pending = line[1:].strip()
+            continue
+        m = re.match(r"Time: ([\d.]+) ms", line)
+        if m and pending:
+            times.setdefault(pending, []).append(float(m.group(1)))
+            pending = None
+    return times
+
+
+def pgbench(cluster, args, env=None):
     r = cluster.as_postgres([os.path.join(cluster.bindir, "pgbench")] + args + ["postgres"],
                             capture_output=True, text=True)
     m = re.search(r"tps = ([\d.]+) \(without initial connection time\)", r.stdout)
     if not m:
         raise RuntimeError(r.stdout + r.stderr)
-    return float(m.group(1))
+    lat = re.search(r"latency average = ([\d.]+) ms", r.stdout)
+    return float(m.group(1)), (float(lat.group(1)) if lat else None)
 
 
-def overhead(cluster, tmp):
+def q(cluster, sql):
+    return cluster.psql(sql).split("|")
+
+
+def fmt_bytes(n):
+    n = float(n)
+    for unit in ("B", "kB", "MB", "GB"):
+        if abs(n) < 1024 or unit == "GB":
+            return ("%.0f %s" % (n, unit)) if unit == "B" else ("%.1f %s" % (n, unit))
+        n /= 1024
+
+
+def quartiles(vals):
+    if len(vals) < 2:
+        return vals[0], vals[0]
+    qs = statistics.quantiles(vals, n=4, method="inclusive")
+    return qs[0], qs[2]
+
+
+# ---------------------------------------------------------------- charts
+
+def svg_bars(path, title, groups, series, unit, note=""):
+    """Grouped bar chart, hand-written SVG.  groups: [(label, [value per
+    series])]; series: [(name, colour)]; None values are left out."""
+    nser = len(series)
+    bar = 26 if nser <= 3 else 20
+    gw = bar * nser + 24
+    left, top_pad, plot_h = 70, 58, 220
+    width = max(left + gw * len(groups) + 20, 520)
+    height = top_pad + plot_h + 70
+    vals = [v for _, vs in groups for v in vs if v is not None]
+    top = max(vals) if vals else 1
+    top = top * 1.1 or 1
+    out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" '
+           'font-family="sans-serif" font-size="11">' % (width, height),
+           '<rect width="100%" height="100%" fill="white"/>',
+           '<text x="10" y="16" font-size="13">%s</text>' % esc(title)]
+    lx = 10
+    for name, colour in series:
+        out.append('<rect x="%d" y="26" width="10" height="10" fill="%s"/>' % (lx, colour))
+        out.append('<text x="%d" y="35">%s</text>' % (lx + 14, esc(name)))
+        lx += 14 + 7 * len(name) + 16
+    y0 = top_pad + plot_h
+    for i in range(5):
+        v = top * i / 4
+        y = y0 - plot_h * i / 4
+        out.append('<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#ddd"/>' % (left - 4, width - 10, y, y))
+        out.append('<text x="%d" y="%.1f" text-anchor="end">%s</text>' % (left - 6, y + 4, short(v)))
+    out.append('<text x="12" y="%d" transform="rotate(-90 12 %d)">%s</text>' % (y0 - 60, y0 - 60, esc(unit)))
+    for gi, (label, vs) in enumerate(groups):
+        x = left + gi * gw + 10
+        for si, v in enumerate(vs):
+            if v is None:
+                continue
+            h = plot_h * v / top
+            out.append('<rect x="%d" y="%.1f" width="%d" height="%.1f" fill="%s"/>' % (
+                x + si * bar, y0 - h, bar - 3, h, series[si][1]))
+            out.append('<text x="%.1f" y="%.1f" font-size="9" text-anchor="middle">%s</text>' % (
+                x + si * bar + (bar - 3) / 2, y0 - h - 3, short(v)))
+        for li, part in enumerate(label.split("\n")):
+            out.append('<text x="%.1f" y="%d" text-anchor="middle">%s</text>' % (
+                x + bar * nser / 2, y0 + 16 + 13 * li, esc(part)))
+    if note:
+        out.append('<text x="10" y="%d" font-size="10" fill="#555">%s</text>' % (height - 8, esc(note)))
+    out.append("</svg>")
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n")
+
+
+def esc(s):
+    return str(s).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def short(v):
+    if v >= 1e9:
+        return "%.1fG" % (v / 1e9)
+    if v >= 1e6:
+        return "%.1fM" % (v / 1e6)
+    if v >= 1e4:
+        return "%.0fk" % (v / 1e3)
+    if v >= 100:
+        return "%.0f" % v
+    if v >= 10:
+        return "%.1f" % v
+    return "%.2f" % v
+
+
+# ---------------------------------------------------------------- overhead
+
+def ddl_script(tmp):
     ddl = os.path.join(tmp, "ddl.sql")
     with open(ddl, "w") as f:
         f.write("CREATE TABLE b_:client_id (id int);\n"
                 "COPY b_:client_id FROM PROGRAM 'seq 1 100';\n"
                 "DROP TABLE b_:client_id;\n")
     os.chmod(ddl, 0o644)
-    workloads = [("pgbench -S", ["-S", "-c", "2", "-j", "2", "-T", str(SECONDS)]),
-                 ("pgbench (tpcb-like)", ["-c", "2", "-j", "2", "-T", str(SECONDS)]),
-                 ("CREATE/COPY/DROP loop", ["-n", "-f", ddl, "-c", "2", "-j", "2", "-T", str(SECONDS)])]
-    tps = {(w, c): [] for w, _ in workloads for c, _ in CONFIGS}
-    for rnd in range(ROUNDS):
-        for cname, libs in CONFIGS:
-            configure(cluster, libs, {"shared_buffers": "256MB", "wal_level": "replica",
-                                      "synchronous_commit": "off"})
-            for wname, args in workloads:
-                tps[(wname, cname)].append(pgbench(cluster, args))
-            cluster.stop()
-            print("# round %d %s done" % (rnd + 1, cname), flush=True)
-    lines = ["| workload | " + " | ".join(c for c, _ in CONFIGS) + " |",
-             "|---|" + "---|" * len(CONFIGS)]
+    return ddl
+
+
+OVERHEAD_SETTINGS = {"shared_buffers": "256MB", "wal_level": "replica", "synchronous_commit": "off"}
+
+
+def overhead(template, base, bindir, tmp):
+    ddl = ddl_script(tmp)
+    secs = ["-T", str(P["seconds"])]
+    workloads = [("pgbench -S", ["-n", "-S", "-c", "2", "-j", "2"]),
+                 ("pgbench (tpcb-like)", ["-n", "-c", "2", "-j", "2"]),
+                 ("CREATE/COPY/DROP loop", ["-n", "-f", ddl, "-c", "2", "-j", "2"])]
+    clusters = {}
+    for i, (cname, libs) in enumerate(CONFIGS):
+        c = new_cluster(base, "ov_%d" % i, bindir, 5600 + i, template)
+        configure(c, libs, OVERHEAD_SETTINGS)
+        if "walload" in libs:
+            c.psql("CREATE EXTENSION IF NOT EXISTS walload")
+        if "pg_stat_statements" in libs:
+            c.psql("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+        clusters[cname] = c
+    shmem = []
+    for cname, libs in CONFIGS:
+        c = clusters[cname]
+        total = int(c.psql("SELECT sum(allocated_size) FROM pg_shmem_allocations"))
+        parts = c.psql("SELECT coalesce(string_agg(name || '=' || allocated_size, ';' ORDER BY name), '') "
+                       "FROM pg_shmem_allocations WHERE name ~* 'walload|pg_stat_statements|pgss'")
+        own = sum(int(p.split("=")[1]) for p in parts.split(";") if p)
+        info = c.psql("SELECT shmem_bytes FROM walload_info") if "walload" in libs else ""
+        shmem.append((cname, total, own, parts, info))
+    # warm up every cluster once
+    for cname, _ in CONFIGS:
+        for _, args in workloads:
+            pgbench(clusters[cname], args + ["-T", "1"])
+    tps = {}
+    order = [c for c, _ in CONFIGS]
+    for wname, args in workloads:
+        for rnd in range(P["rounds"]):
+            k = rnd % len(order)
+            for cname in order[k:] + order[:k]:
+                tps.setdefault((wname, cname), []).append(pgbench(clusters[cname], args + secs)[0])
+        log("overhead %s: %d rounds done" % (wname, P["rounds"]))
+    for c in clusters.values():
+        c.stop()
+    lines = ["| workload | configuration | median ratio | IQR | min..max | median tps |",
+             "|---|---|---|---|---|---|"]
+    summary = {}
     for wname, _ in workloads:
-        base = statistics.median(tps[(wname, "nothing")])
-        cells = []
+        base_v = tps[(wname, "nothing")]
         for cname, _ in CONFIGS:
             vals = tps[(wname, cname)]
-            cells.append("%.3f (%.3f..%.3f), %.0f tps" % (
-                statistics.median(vals) / base, min(vals) / base, max(vals) / base,
-                statistics.median(vals)))
-        lines.append("| %s | %s |" % (wname, " | ".join(cells)))
-    return "\n".join(lines), tps
+            ratios = [v / b for v, b in zip(vals, base_v)]
+            med = statistics.median(ratios)
+            q1, q3 = quartiles(ratios)
+            summary[(wname, cname)] = (med, q1, q3)
+            lines.append("| %s | %s | %.3f | %.3f..%.3f | %.3f..%.3f | %.0f |" % (
+                wname, cname, med, q1, q3, min(ratios), max(ratios), statistics.median(vals)))
+    sh = ["| configuration | shared memory allocated (pg_shmem_allocations) | of which the extensions' own | walload_info.shmem_bytes |",
+          "|---|---|---|---|"]
+    base_total = shmem[0][1]
+    for cname, total, own, parts, info in shmem:
+        sh.append("| %s | %s (%+.1f MB vs nothing) | %s | %s |" % (
+            cname, fmt_bytes(total), (total - base_total) / 1048576.0, fmt_bytes(own),
+            fmt_bytes(int(info)) if info else "-"))
+    svg_bars(os.path.join(P["out"], "overhead.svg"),
+             "Throughput relative to nothing preloaded (median of %d interleaved rounds)" % P["rounds"],
+             [(w.replace(" (tpcb-like)", "\n(tpcb-like)").replace(" loop", "\nloop"),
+               [summary[(w, c)][0] for c, _ in CONFIGS[1:]]) for w, _ in workloads],
+             [("pg_stat_statements", "#c96"), ("walload", "#36a"), ("both", "#999")],
+             "ratio to nothing", "1.0 = no overhead; goal for walload: >= 0.99")
+    return "\n".join(lines), "\n".join(sh), summary
 
 
-def seed000(cluster, tmp):
+# ---------------------------------------------------------------- callgrind
+
+PASS_THROUGH = re.compile(r"^(standard_(ProcessUtility|Executor\w+|planner)|pgss_\w+|"
+                          r"prev_\w+|0x0)")
+
+
+def parse_callgrind(path):
+    """{(obj, fn): [self, {(cobj, cfn): inclusive}]} and total Ir."""
+    names = {"ob": {}, "fn": {}}
+    funcs = {}
+    ob = fn = cob = cfn = None
+    in_call = False
+    total = 0
+
+    def name(kind, v):
+        m = re.match(r"\((\d+)\)(?: (.*))?$", v)
+        if not m:
+            return v
+        if m.group(2) is not None:
+            names[kind][m.group(1)] = m.group(2)
+            return m.group(2)
+        return names[kind].get(m.group(1), "?")
+
+    with open(path, errors="replace") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if not line:
+                continue
+            c0 = line[0]
+            if c0.isdigit() or c0 in "+-*":
+                parts = line.split()
+                cost = int(parts[1]) if len(parts) > 1 else 0
+                entry = funcs.setdefault((ob, fn), [0, {}])
+                if in_call:
+                    key = (cob or ob, cfn)
+                    entry[1][key] = entry[1].get(key, 0) + cost
+                    in_call = False
+                    cob = None
+                else:
+                    entry[0] += cost
+                    total += cost
+                continue
+            if line.startswith("ob="):
+                ob = name("ob", line[3:])
+            elif line.startswith("fn="):
+                fn = name("fn", line[3:])
+            elif line.startswith("cob="):
+                cob = name("ob", line[4:])
+            elif line.startswith("cfn="):
+                cfn = name("fn", line[4:])
+            elif line.startswith("calls="):
+                in_call = True
+    return funcs, total
+
+
+def is_backend(funcs):
+    return any(fn == "PostgresMain" for (_, fn) in funcs)
+
+
+def walload_profile(funcs):
+    """Per walload function: own instructions + instructions of what it calls
+    outside walload.so, except the statement passed on (standard_*, the
+    next extension's hooks).  And per external callee."""
+    per_fn, per_callee = {}, {}
+    for (ob, fn), (self_ir, calls) in funcs.items():
+        if not ob or not ob.endswith("walload.so"):
+            continue
+        cost = self_ir
+        for (cob, cfn), inc in calls.items():
+            if cob and cob.endswith("walload.so"):
+                continue
+            if cfn and PASS_THROUGH.match(cfn):
+                continue
+            cost += inc
+            per_callee[cfn] = per_callee.get(cfn, 0) + inc
+        per_fn[fn] = per_fn.get(fn, 0) + cost
+    return per_fn, per_callee
+
+
+def inclusive(funcs, fname):
+    return sum(s + sum(c.values()) for (ob, fn), (s, c) in funcs.items() if fn == fname)
+
+
+def callgrind(template, base, bindir, tmp):
+    if not shutil.which("valgrind"):
+        return "valgrind is not installed: skipped.", "", {}
+    ddl = ddl_script(tmp)
+    n = P["cg_n"]
+    workloads = [("pgbench -S", ["-n", "-S", "-c", "1"], n["S"]),
+                 ("pgbench (tpcb-like)", ["-n", "-c", "1"], n["tpcb"]),
+                 ("CREATE/COPY/DROP loop", ["-n", "-f", ddl, "-c", "1"], n["ddl"])]
+    configs = CONFIGS + [("nothing, compute_query_id=on", "")]
+    cgdir = os.path.join(P["out"], "callgrind")
+    shutil.rmtree(cgdir, ignore_errors=True)
+    os.makedirs(cgdir)
+    shutil.chown(cgdir, "postgres")
+    results = {}
+    profiles = {}
+    c = new_cluster(base, "cg", bindir, 5650, template)
+    for ci, (cname, libs) in enumerate(configs):
+        extra = {"shared_buffers": "128MB", "wal_level": "replica", "synchronous_commit": "off"}
+        if "compute_query_id" in cname:
+            extra["compute_query_id"] = "on"
+        write_conf(c, libs, extra)
+        # extensions created without valgrind first
+        configure(c, libs, extra)
+        if "walload" in libs:
+            c.psql("CREATE EXTENSION IF NOT EXISTS walload")
+        c.stop()
+        out_pat = os.path.join(cgdir, "c%d.%%p" % ci)
+        logf = open(os.path.join(c.root, "valgrind.log"), "w")
+        pm = subprocess.Popen(["runuser", "-u", "postgres", "--", "valgrind", "--tool=callgrind",
+                               "--dump-instr=no", "--callgrind-out-file=" + out_pat,
+                               os.path.join(bindir, "postgres"), "-D", c.data],
+                              stdout=logf, stderr=subprocess.STDOUT, env=c.env, cwd=c.root)
+        for _ in range(600):
+            if c.as_postgres([os.path.join(bindir, "pg_isready"), "-q"]).returncode == 0:
+                break
+            time.sleep(0.5)
+        else:
+            pm.kill()
+            raise RuntimeError("postgres under valgrind did not start")
+        for wname, args, (n1, n2) in workloads:
+            irs = []
+            for ntx in (n1, n2):
+                before = set(glob.glob(os.path.join(cgdir, "c%d.*" % ci)))
+                pgbench(c, args + ["-t", str(ntx)])
+                best = None
+                for _ in range(240):      # the backend writes its file as it exits
+                    time.sleep(0.5)
+                    new = [p for p in set(glob.glob(os.path.join(cgdir, "c%d.*" % ci))) - before
+                           if complete(p)]
+                    if new:
+                        time.sleep(1.0)
+                        new = [p for p in set(glob.glob(os.path.join(cgdir, "c%d.*" % ci))) - before
+                               if complete(p)]
+                        parsed = [(parse_callgrind(p), p) for p in new]
+                        parsed = [x for x in parsed if is_backend(x[0][0])]
+                        if parsed:
+                            best = max(parsed, key=lambda x: x[0][1])
+                            break
+                if best is None:
+                    raise RuntimeError("no callgrind file for the backend of %s" % wname)
+                irs.append(best[0])
+            (f1, t1), (f2, t2) = irs
+            d = n2 - n1
+            per_tx = (t2 - t1) / d
+            pf1, pc1 = walload_profile(f1)
+            pf2, pc2 = walload_profile(f2)
+            wl_fn = {k: (pf2.get(k, 0) - pf1.get(k, 0)) / d for k in set(pf1) | set(pf2)}
+            wl_callee = {k: (pc2.get(k, 0) - pc1.get(k, 0)) / d for k in set(pc1) | set(pc2)}
+            jumble = (inclusive(f2, "JumbleQuery") - inclusive(f1, "JumbleQuery")) / d
+            results[(wname, cname)] = (per_tx, sum(wl_fn.values()), jumble)
+            profiles[(wname, cname)] = (wl_fn, wl_callee)
+            log("callgrind %s / %s: %.0f Ir per transaction" % (cname, wname, per_tx))
+        c.stop()
+        try:
+            pm.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            pm.kill()
+        logf.close()
+        # keep only the two largest backend files per configuration (the raw profile)
+    lines = ["| workload | configuration | instructions per transaction | ratio to nothing | in walload.so's hooks and callees | in JumbleQuery (query id) |",
+             "|---|---|---|---|---|---|"]
+    for wname, _, _ in workloads:
+        b = results[(wname, "nothing")][0]
+        for cname, _ in configs:
+            per_tx, wl, jq = results[(wname, cname)]
+            lines.append("| %s | %s | %.0f | %.4f (%+.0f) | %s | %s |" % (
+                wname, cname, per_tx, per_tx / b, per_tx - b,
+                "%.0f" % wl if wl else "-", "%.0f" % jq if jq else "-"))
+    prof = []
+    for wname, _, _ in workloads:
+        wl_fn, wl_callee = profiles[(wname, "walload")]
+        tot = results[(wname, "walload")][0]
+        own = sum(wl_fn.values())
+        prof.append("**%s**, walload only: %.0f of %.0f instructions per transaction (%.1f%%) in walload's functions and what they call; top functions:\n" % (
+            wname, own, tot, 100.0 * own / tot))
+        prof.append("| walload function | Ir per transaction | share of the transaction |")
+        prof.append("|---|---|---|")
+        for fn, v in sorted(wl_fn.items(), key=lambda x: -x[1])[:8]:
+            prof.append("| %s | %.0f | %.2f%% |" % (fn, v, 100.0 * v / tot))
+        prof.append("")
+        prof.append("| called by walload (outside walload.so) | Ir per transaction | share |")
+        prof.append("|---|---|---|")
+        for fn, v in sorted(wl_callee.items(), key=lambda x: -x[1])[:8]:
+            prof.append("| %s | %.0f | %.2f%% |" % (fn, v, 100.0 * v / tot))
+        prof.append("")
+    svg_bars(os.path.join(P["out"], "instructions.svg"),
+             "Backend instructions per transaction relative to nothing preloaded (callgrind)",
+             [(w.replace(" (tpcb-like)", "\n(tpcb-like)").replace(" loop", "\nloop"),
+               [results[(w, c)][0] / results[(w, "nothing")][0] for c, _ in configs[1:]])
+              for w, _, _ in workloads],
+             [("pg_stat_statements", "#c96"), ("walload", "#36a"), ("both", "#999"),
+              ("compute_query_id=on", "#6a6")],
+             "ratio to nothing", "deterministic: one client, fixed transaction count")
+    return "\n".join(lines), "\n".join(prof), results
+
+
+def complete(path):
+    try:
+        with open(path, "rb") as f:
+            f.seek(max(os.path.getsize(path) - 4096, 0))
+            tail = f.read().decode(errors="replace")
+        return "totals:" in tail or "summary:" in tail
+    except OSError:
+        return False
+
+
+# ---------------------------------------------------------------- seed 000
+
+def seed000(c, tmp):
     rows = []
-    csv = os.path.join(tmp, "rows.csv")
-    with open(csv, "w") as f:
-        for i in range(1, 1001):
-            f.write("%d,customer %d,%d.50\n" % (i, i % 977, i % 5000))
-    os.chmod(csv, 0o644)
-    for size in SIZES:
+    loads = [("seed", 1000), ("large", P["large_rows"])]
+    csvs = {}
+    for lname, nrows in loads:
+        csvs[lname] = os.path.join(tmp, "rows_%s.csv" % lname)
+        with open(csvs[lname], "w") as f:
+            for i in range(1, nrows + 1):
+                f.write("%d,customer %d,%d.50\n" % (i, i % 977, i % 5000))
+        os.chmod(csvs[lname], 0o644)
+    for size in P["sizes"]:
         for wal_level in ("minimal", "replica"):
-            configure(cluster, "walload", {"shared_buffers": size, "wal_level": wal_level})
-            cluster.psql("CREATE EXTENSION IF NOT EXISTS walload")
-            cluster.psql("SELECT walload_reset()")
-            script = ["\\timing on", "BEGIN;"]
-            script += ["CREATE TABLE s_%d (id int, name text, amount numeric);" % t for t in range(10)]
-            script += ["COPY s_%d FROM '%s' WITH (FORMAT csv);" % (t, csv) for r in range(5) for t in range(10)]
-            script += ["COMMIT;"] + ["DROP TABLE s_%d;" % t for t in range(10)]
-            path = os.path.join(tmp, "seed.sql")
-            with open(path, "w") as f:
-                f.write("\n".join(script) + "\n")
-            os.chmod(path, 0o644)
-            r = cluster.as_postgres([os.path.join(cluster.bindir, "psql"), "-X", "-q", "-f", path],
-                                    capture_output=True, text=True)
-            times = [float(x) for x in re.findall(r"Time: ([\d.]+) ms", r.stdout)]
-            copy_ms = statistics.mean(times[11:61])
-            commit_ms = times[61]
-            drop_ms = statistics.mean(times[62:72])
-            w = cluster.psql("SELECT sum(full_scans), round(sum(est_scan_ms)::numeric, 2), "
-                             "round(max(commit_ms) FILTER (WHERE statements > 1)::numeric, 2), "
-                             "round(avg(commit_ms) FILTER (WHERE statements = 1)::numeric, 2) "
-                             "FROM walload_xacts").split("|")
-            rows.append((size, wal_level, copy_ms, commit_ms, drop_ms, w))
-            cluster.stop()
-            print("# seed000 %s %s done" % (size, wal_level), flush=True)
-    lines = ["| shared_buffers | wal_level | COPY ms (mean of 50) | COMMIT ms | DROP ms (mean of 10) | walload full_scans | walload est_scan_ms | walload commit_ms of the load | walload commit_ms per DROP |",
-             "|---|---|---|---|---|---|---|---|---|"]
-    for size, wal_level, c, cm, d, w in rows:
-        lines.append("| %s | %s | %.3f | %.2f | %.2f | %s | %s | %s | %s |" % (size, wal_level, c, cm, d, *w))
+            try:
+                configure(c, "walload", {"shared_buffers": size, "wal_level": wal_level})
+            except subprocess.CalledProcessError:
+                rows.append((size, wal_level, None, None))
+                log("seed000 %s: the server did not start" % size)
+                continue
+            c.psql("CREATE EXTENSION IF NOT EXISTS walload")
+            for lname, nrows in loads:
+                c.psql("SELECT walload_reset()")
+                script = ["\\timing on", "BEGIN;"]
+                script += ["CREATE TABLE s_%d (id int, name text, amount numeric);" % t for t in range(10)]
+                for r in range(5):
+                    for t in range(10):
+                        script += ["\\echo @copy", "COPY s_%d FROM '%s' WITH (FORMAT csv);" % (t, csvs[lname])]
+                script += ["\\echo @commit", "COMMIT;"]
+                for t in range(10):
+                    script += ["\\echo @drop", "DROP TABLE s_%d;" % t]
+                tm = marked_times(run_psql_file(c, script, os.path.join(tmp, "seed.sql")))
+                w = q(c, "SELECT sum(full_scans), round(sum(est_scan_ms)::numeric, 2), "
+                         "round(max(commit_ms) FILTER (WHERE statements > 1)::numeric, 2), "
+                         "round(avg(commit_ms) FILTER (WHERE statements = 1)::numeric, 2), "
+                         "max(full_scans) FILTER (WHERE statements > 1), "
+                         "max(synced_rels) FILTER (WHERE statements > 1), "
+                         "max(wal_logged_rels) FILTER (WHERE statements > 1), "
+                         "max(commit_wal_bytes) FILTER (WHERE statements > 1), "
+                         "max(wal_skip_threshold_kb) FROM walload_xacts")
+                rows.append((size, wal_level, lname, (statistics.mean(tm["copy"]), tm["commit"][0],
+                                                     statistics.mean(tm["drop"]), w)))
+            c.stop()
+            log("seed000 %s %s done" % (size, wal_level))
+    out = []
+    for lname, nrows in loads:
+        out.append("**%s load**: 10 tables x 5 COPYs of %d rows (%s per table)\n" % (
+            "The seed's" if lname == "seed" else "A larger",
+            nrows, "about 0.25 MB" if lname == "seed" else "above wal_skip_threshold"))
+        out.append("| shared_buffers | wal_level | COPY ms (mean of 50) | COMMIT ms | DROP ms (mean of 10) | walload full_scans (xacts: load + 10 DROPs) | of which at the load's commit | walload est_scan_ms | walload commit_ms of the load | walload commit_ms per DROP | synced_rels / wal_logged_rels | commit_wal_bytes |")
+        out.append("|---|---|---|---|---|---|---|---|---|---|---|---|")
+        for r in rows:
+            if r[2] is None:
+                out.append("| %s | %s | server did not start | | | | | | | | | |" % (r[0], r[1]))
+                continue
+            size, wal_level, ln, (cp, cm, dr, w) = r
+            if ln != lname:
+                continue
+            out.append("| %s | %s | %.3f | %.2f | %.2f | %s | %s | %s | %s | %s | %s / %s | %s |" % (
+                size, wal_level, cp, cm, dr, w[0], w[4], w[1], w[2], w[3], w[5], w[6], fmt_bytes(w[7] or 0)))
+        out.append("")
+    ok = [r for r in rows if r[2] is not None]
+    svg_bars(os.path.join(P["out"], "seed000-drop.svg"),
+             "Seed 000: DROP TABLE, client ms vs walload commit_ms (seed load)",
+             [("%s\n%s" % (r[0], r[1]), [r[3][2], float(r[3][3][3] or 0)]) for r in ok if r[2] == "seed"],
+             [("client DROP ms", "#335"), ("walload commit_ms per DROP", "#99c")], "ms")
+    svg_bars(os.path.join(P["out"], "seed000-commit.svg"),
+             "Seed 000, larger load: COMMIT, client ms vs walload commit_ms",
+             [("%s\n%s" % (r[0], r[1]), [r[3][1], float(r[3][3][2] or 0)]) for r in ok if r[2] == "large"],
+             [("client COMMIT ms", "#335"), ("walload commit_ms", "#99c")], "ms")
+    return "\n".join(out), rows
+
+
+# ---------------------------------------------------------------- seed 001
+
+def seed001(c, tmp):
+    nrows = P["vac_rows"]
+    cases = [("128MB", "cold", ""), ("1GB", "cold", ""), ("1GB", "prewarmed", "")]
+    ver = None
+    rows = []
+    for sb, state, opt in cases + [("1GB", "cold", "BUFFER_USAGE_LIMIT '256MB'")]:
+        settings = {"shared_buffers": sb, "wal_level": "replica", "maintenance_work_mem": "'1GB'",
+                    "track_wal_io_timing": "on", "synchronous_commit": "on"}
+        configure(c, "walload", settings)
+        if ver is None:
+            ver = int(c.psql("SHOW server_version_num"))
+        if opt and ver < 160000:
+            c.stop()
+            rows.append((sb, state, opt, None))
+            continue
+        c.psql("CREATE EXTENSION IF NOT EXISTS walload")
+        c.psql("CREATE EXTENSION IF NOT EXISTS pg_prewarm")
+        c.psql("DROP TABLE IF EXISTS v")
+        c.psql("CREATE TABLE v (id int, pad text) WITH (autovacuum_enabled = off)")
+        c.psql("INSERT INTO v SELECT g, repeat(md5(g::text), 3) FROM generate_series(1, %d) g" % nrows)
+        c.psql("CREATE INDEX ON v (id)")
+        c.psql("UPDATE v SET pad = pad || 'u' WHERE id % 10 = 0")
+        c.psql("DELETE FROM v WHERE id % 10 IN (1, 2, 3)")
+        c.psql("CHECKPOINT")
+        size = int(c.psql("SELECT pg_table_size('v')"))
+        c.stop()
+        configure(c, "walload", settings)      # the table is not in shared_buffers now
+        if state == "prewarmed":
+            c.psql("SELECT pg_prewarm('v'), pg_prewarm('v_id_idx')")
+        c.psql("SELECT walload_reset(), pg_stat_reset_shared('wal')")
+        lsn0 = c.psql("SELECT pg_current_wal_insert_lsn()")
+        vac = "VACUUM (%s) v;" % opt if opt else "VACUUM v;"
+        out = run_psql_file(c, ["\\timing on", "\\echo @vacuum", vac], os.path.join(tmp, "vac.sql"))
+        ms = marked_times(out)["vacuum"][0]
+        time.sleep(1.0)
+        wal_bytes = int(float(c.psql("SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '%s')" % lsn0)))
+        stw = q(c, "SELECT wal_sync, wal_write, round(wal_sync_time::numeric, 1) FROM pg_stat_wal")
+        w = q(c, "SELECT round(elapsed_ms::numeric, 1), wal_bytes, wal_syncs, wal_writes, "
+                 "round(wal_sync_ms::numeric, 1), vacuum_ring_kb, shared_blks_read, shared_blks_written "
+                 "FROM walload_statements WHERE command = 'VACUUM' ORDER BY xact_id DESC LIMIT 1")
+        c.stop()
+        rows.append((sb, state, opt, (size, ms, wal_bytes, stw, w)))
+        log("seed001 %s %s %s done" % (sb, state, opt))
+    lines = ["| shared_buffers | table | VACUUM option | client ms | WAL bytes (insert LSN diff) | pg_stat_wal wal_sync / wal_write / sync ms (all processes) | walload elapsed_ms | walload wal_bytes | walload wal_syncs / wal_writes / wal_sync_ms (the backend) | walload vacuum_ring_kb | walload blks read / written |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for sb, state, opt, r in rows:
+        if r is None:
+            lines.append("| %s | %s | %s | not available before PostgreSQL 16 | | | | | | | |" % (sb, state, opt))
+            continue
+        size, ms, wb, stw, w = r
+        lines.append("| %s | %s (%s) | %s | %.0f | %s | %s / %s / %s | %s | %s | %s / %s / %s | %s | %s / %s |" % (
+            sb, state, fmt_bytes(size), opt or "-", ms, fmt_bytes(wb), stw[0], stw[1], stw[2],
+            w[0], fmt_bytes(w[1]), w[2], w[3], w[4], w[5], w[6], w[7]))
+    ok = [r for r in rows if r[3] is not None]
+    svg_bars(os.path.join(P["out"], "seed001-vacuum.svg"),
+             "Seed 001: VACUUM, client ms and walload elapsed_ms; WAL flushes (walload wal_syncs)",
+             [("%s %s%s" % (sb, st, "\n" + opt if opt else ""), [r[1], float(r[4][0]), float(r[4][2])])
+              for sb, st, opt, r in ok],
+             [("client ms", "#335"), ("walload elapsed_ms", "#99c"), ("walload wal_syncs (count)", "#c63")],
+             "ms / count")
     return "\n".join(lines), rows
 
 
-def svg_drop_chart(rows, path):
-    """DROP TABLE time per shared_buffers size, client vs walload, as SVG."""
-    data = [(s, d, float(w[3] or 0)) for s, wl, c, cm, d, w in rows if wl == "minimal"]
-    top = max(max(d, w) for _, d, w in data) or 1
-    width, height, bar = 120 * len(data) + 60, 260, 40
-    out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="12">' % (width, height),
-           '<text x="10" y="16">DROP TABLE: client-side ms (dark) vs walload commit_ms (light), wal_level=minimal</text>']
-    for i, (size, d, w) in enumerate(data):
-        x = 40 + i * 120
-        for j, (v, color) in enumerate(((d, "#335"), (w, "#99c"))):
-            h = 180 * v / top
-            out.append('<rect x="%d" y="%.1f" width="%d" height="%.1f" fill="%s"/>' % (x + j * bar, 220 - h, bar - 4, h, color))
-            out.append('<text x="%d" y="%.1f">%.2f</text>' % (x + j * bar, 215 - h, v))
-        out.append('<text x="%d" y="240">%s</text>' % (x + 10, size))
-    out.append("</svg>")
-    with open(path, "w") as f:
-        f.write("\n".join(out))
+# ---------------------------------------------------------------- seed 003
 
+def seed003(c, tmp):
+    nrows = P["copy_rows"]
+    data = os.path.join(tmp, "demo.txt")
+    rows = []
+    for wal_level in ("minimal", "replica"):
+        configure(c, "walload", {"shared_buffers": "1GB", "wal_level": wal_level})
+        c.psql("CREATE EXTENSION IF NOT EXISTS walload")
+        if not os.path.exists(data):
+            c.psql("COPY (SELECT x, md5(x::text), date '2020-11-23' + (x %% 365) "
+                   "FROM generate_series(1, %d) x) TO '%s'" % (nrows, data))
+        for case in ("created in the same transaction", "existing table"):
+            c.psql("DROP TABLE IF EXISTS t2")
+            c.psql("SELECT walload_reset()")
+            script = ["\\timing on"]
+            if case == "existing table":
+                script += ["CREATE TABLE t2 (a int, b text, c date);"]
+            script += ["BEGIN;"]
+            if case != "existing table":
+                script += ["CREATE TABLE t2 (a int, b text, c date);"]
+            script += ["SELECT pg_current_wal_insert_lsn() AS l1 \\gset",
+                       "\\echo @copy", "COPY t2 FROM '%s';" % data,
+                       "SELECT pg_current_wal_insert_lsn() AS l2 \\gset",
+                       "\\echo @commit", "COMMIT;",
+                       "SELECT pg_current_wal_insert_lsn() AS l3 \\gset",
+                       "\\timing off",
+                       "SELECT 'WAL', pg_wal_lsn_diff(:'l2', :'l1'), pg_wal_lsn_diff(:'l3', :'l2');"]
+            out = run_psql_file(c, script, os.path.join(tmp, "s3.sql"))
+            tm = marked_times(out)
+            wal = [l for l in out.splitlines() if l.startswith("WAL|")][0].split("|")
+            w = q(c, "SELECT s.wal_bytes, s.wal_skipped, x.commit_wal_bytes, round(x.commit_ms::numeric, 1), "
+                     "x.wal_skipped_rels, x.synced_rels, x.wal_logged_rels, x.wal_bytes, round(s.elapsed_ms::numeric, 1) "
+                     "FROM walload_statements s JOIN walload_xacts x USING (xact_id) "
+                     "WHERE s.command = 'COPY' ORDER BY xact_id DESC LIMIT 1")
+            size = int(c.psql("SELECT pg_table_size('t2')"))
+            rows.append((wal_level, case, tm["copy"][0], tm["commit"][0], int(float(wal[1])), int(float(wal[2])), size, w))
+            log("seed003 %s %s done" % (wal_level, case))
+        c.psql("DROP TABLE IF EXISTS t2")
+        c.stop()
+    lines = ["COPY of %d rows (%s table) into `t2 (a int, b text, c date)`, shared_buffers=1GB.\n" % (
+        nrows, fmt_bytes(rows[0][6])),
+        "| wal_level | table | COPY ms | COMMIT ms | WAL bytes of the COPY (insert LSN diff) | WAL bytes of the COMMIT (insert LSN diff) | walload COPY wal_bytes | walload wal_skipped | walload commit_wal_bytes | walload commit_ms | walload synced_rels / wal_logged_rels | walload xact wal_bytes |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for wl, case, cp, cm, wc, wm, size, w in rows:
+        lines.append("| %s | %s | %.0f | %.1f | %s | %s | %s | %s | %s | %s | %s / %s | %s |" % (
+            wl, case, cp, cm, fmt_bytes(wc), fmt_bytes(wm), fmt_bytes(w[0]), w[1], fmt_bytes(w[2]), w[3],
+            w[5], w[6], fmt_bytes(w[7])))
+    svg_bars(os.path.join(P["out"], "seed003-wal.svg"),
+             "Seed 003: WAL bytes per COPY of %d rows, client (LSN diff) vs walload" % nrows,
+             [("%s\n%s" % (wl, "same xact" if case.startswith("created") else "existing"),
+               [wc / 1048576.0, float(w[0]) / 1048576.0]) for wl, case, cp, cm, wc, wm, size, w in rows],
+             [("client: LSN diff of the COPY", "#335"), ("walload: COPY wal_bytes", "#99c")], "MB")
+    return "\n".join(lines), rows
+
+
+# ---------------------------------------------------------------- seed 004
+
+def seed004(c, tmp):
+    ntx = P["small_tx"]
+    script = os.path.join(tmp, "small.sql")
+    with open(script, "w") as f:
+        f.write("INSERT INTO t4 VALUES (:client_id, 'small transaction');\n")
+    os.chmod(script, 0o644)
+    rows = []
+    for sc in ("on", "off"):
+        configure(c, "walload", {"shared_buffers": "1GB", "wal_level": "replica", "synchronous_commit": sc})
+        c.psql("CREATE EXTENSION IF NOT EXISTS walload")
+        c.psql("DROP TABLE IF EXISTS t4")
+        c.psql("CREATE TABLE t4 (id int, v text)")
+        c.psql("SELECT walload_reset()")
+        tps, lat = pgbench(c, ["-n", "-f", script, "-c", "1", "-t", str(ntx)])
+        w = q(c, "SELECT count(*), round(avg(commit_ms)::numeric, 3), "
+                 "round(percentile_cont(0.5) WITHIN GROUP (ORDER BY commit_ms)::numeric, 3), "
+                 "round(percentile_cont(0.99) WITHIN GROUP (ORDER BY commit_ms)::numeric, 3), "
+                 "round(avg(commit_sync_ms)::numeric, 3), round(avg(total_ms)::numeric, 3), "
+                 "round(avg(dml_ms)::numeric, 3), sum(wal_syncs), max(synchronous_commit) "
+                 "FROM walload_xacts WHERE statements = 1")
+        c.stop()
+        rows.append((sc, tps, lat, w))
+        log("seed004 synchronous_commit=%s done" % sc)
+    lines = ["%d single-INSERT transactions, one client (pgbench -t %d), wal_level=replica. walload's figures are over the transactions in its ring (walload.max_xacts, default 1000: the last ones).\n" % (ntx, ntx),
+             "| synchronous_commit | client tps | client latency ms | walload xacts | walload commit_ms mean | median | p99 | walload commit_sync_ms mean | walload total_ms mean | walload INSERT ms mean | walload wal_syncs (sum) |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for sc, tps, lat, w in rows:
+        lines.append("| %s | %.0f | %.3f | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            sc, tps, lat, w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]))
+    svg_bars(os.path.join(P["out"], "seed004-commit.svg"),
+             "Seed 004: small transactions, client latency vs walload commit_ms (mean)",
+             [("synchronous_commit\n= %s" % sc, [lat, float(w[5]), float(w[1])]) for sc, tps, lat, w in rows],
+             [("client latency", "#335"), ("walload total_ms", "#99c"), ("walload commit_ms", "#c63")], "ms")
+    return "\n".join(lines), rows
+
+
+# ---------------------------------------------------------------- main
 
 def main():
+    ap = argparse.ArgumentParser(description="walload benchmarks")
+    ap.add_argument("--quick", action="store_true", help="fewer rounds, smaller tables")
+    ap.add_argument("--only", default="", help="comma-separated sections: " + ",".join(SECTIONS))
+    ap.add_argument("--docs", action="store_true", help="copy the SVG charts to docs/")
+    a = ap.parse_args()
+    only = [s for s in a.only.split(",") if s] or SECTIONS
+    for s in only:
+        if s not in SECTIONS:
+            ap.error("unknown section %s" % s)
     if os.geteuid() != 0:
         print("bench/run.sh needs root (it runs clusters as postgres)")
         return 1
+    quick = a.quick
+    P.update({
+        "rounds": int(os.environ.get("BENCH_ROUNDS", "4" if quick else "10")),
+        "seconds": int(os.environ.get("BENCH_SECONDS", "2" if quick else "3")),
+        "sizes": os.environ.get("BENCH_SHARED_BUFFERS", "128MB 1GB" if quick else "128MB 1GB 4GB 16GB").split(),
+        "large_rows": 20000 if quick else 40000,
+        "vac_rows": 300000 if quick else 2000000,
+        "copy_rows": 300000 if quick else 2000000,
+        "small_tx": 500 if quick else 3000,
+        "cg_n": {"S": (100, 600), "tpcb": (30, 180), "ddl": (10, 60)} if quick else
+                {"S": (200, 2200), "tpcb": (50, 550), "ddl": (20, 170)},
+        "out": os.path.join(HERE, "out"),
+    })
     bindir = pgconfig("--bindir")
-    out_dir = os.path.join(HERE, "out")
-    os.makedirs(out_dir, exist_ok=True)
+    os.makedirs(P["out"], exist_ok=True)
     tmp = tempfile.mkdtemp(prefix="walload-bench.")
     os.chmod(tmp, 0o755)
     shutil.chown(tmp, "postgres")
-    cluster = Cluster(tmp, bindir, True)
+    started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    t0 = time.time()
+    version = pgconfig("--version")
+    cmd = "bench/run.sh" + (" --quick" if quick else "") + (" --only " + a.only if a.only else "")
+    ncpu = os.cpu_count()
+    mem = int(open("/proc/meminfo").read().split()[1]) // 1048576
+    parts = ["# walload benchmark report\n",
+             "`%s`, started %s; %s; %d CPUs, %d GB RAM.\n" % (cmd, started, version, ncpu, mem)]
+    clusters = []
     try:
-        cluster.initdb()
-        configure(cluster, "", {"shared_buffers": "256MB"})
-        cluster.as_postgres([os.path.join(bindir, "pgbench"), "-i", "-q", "-s", "10", "postgres"],
-                            check=True, capture_output=True)
-        cluster.stop()
-        started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-        ov, _ = overhead(cluster, tmp)
-        sd, rows = seed000(cluster, tmp)
-        svg_drop_chart(rows, os.path.join(out_dir, "seed000-drop.svg"))
-    finally:
-        cluster.stop()
-        shutil.rmtree(tmp, ignore_errors=True)
-    report = """## Overhead (%s, %s)
+        template = new_cluster(tmp, "template", bindir, 5599)
+        clusters.append(template)
+        configure(template, "", {"shared_buffers": "256MB"})
+        template.as_postgres([os.path.join(bindir, "pgbench"), "-i", "-q", "-s", "10", "postgres"],
+                             check=True, capture_output=True)
+        template.psql("CHECKPOINT")
+        template.stop()
+        for i in range(len(CONFIGS)):
+            clusters.append(Cluster(os.path.join(tmp, "ov_%d" % i), bindir, True, port=5600 + i))
+        clusters.append(Cluster(os.path.join(tmp, "cg"), bindir, True, port=5650))
+        if "overhead" in only:
+            ov, sh, _ = overhead(template, tmp, bindir, tmp)
+            parts.append("""## Overhead: interleaved throughput
 
-Ratio of throughput to 'nothing preloaded' (median over %d interleaved rounds of
-%d s each, min..max in brackets), 2 clients, shared_buffers=256MB, pgbench scale 10.
+Four clusters over the same data (pgbench scale 10), started once, each with
+one configuration; shared_buffers=256MB, wal_level=replica,
+synchronous_commit=off, autovacuum off; 2 clients, 2 pgbench threads.  %d rounds
+per workload of %d s per configuration, the order of the four rotating every
+round; a round's ratio is its tps over that round's 'nothing'.  Reported: the
+median ratio, its interquartile range (IQR) and min..max over the rounds.
 
 %s
 
-## Seed 000: the 10-table, 5-COPY load, then 10 DROPs
+Shared memory (same settings, extensions created):
+
+%s
+
+![throughput ratio](overhead.svg)
+""" % (P["rounds"], P["seconds"], ov, sh))
+        if "callgrind" in only:
+            cg, prof, _ = callgrind(template, tmp, bindir, tmp)
+            n = P["cg_n"]
+            parts.append("""## Overhead: instructions per transaction (callgrind)
+
+The server under `valgrind --tool=callgrind`; one client runs each workload
+twice, N1 and N2 transactions (pgbench -S: %d / %d, tpcb-like: %d / %d,
+CREATE/COPY/DROP: %d / %d); instructions per transaction are
+(Ir(N2) - Ir(N1)) / (N2 - N1) of the backend, so its start and exit cancel
+out.  shared_buffers=128MB, wal_level=replica, synchronous_commit=off.  'in
+walload.so's hooks and callees' is what walload's functions execute
+themselves plus what they call outside walload.so, except the statement they
+pass on (standard_*, pg_stat_statements' hooks).  'in JumbleQuery' is the
+query-id computation that walload turns on (EnableQueryId) when
+pg_stat_statements is not loaded.
+
+%s
+
+![instruction ratio](instructions.svg)
+
+### Profile of walload's hot path (callgrind, walload only)
+
+%s
+""" % (n["S"][0], n["S"][1], n["tpcb"][0], n["tpcb"][1], n["ddl"][0], n["ddl"][1], cg, prof))
+        seed_c = new_cluster(tmp, "seeds", bindir, 5660, template)
+        clusters.append(seed_c)
+        if "seed000" in only:
+            sd, _ = seed000(seed_c, tmp)
+            parts.append("""## Seed 000: the 10-table, 5-COPY load in one transaction, then 10 DROPs
 
 Client-side times from psql's \\timing; walload's figures from walload_xacts of
 the same run (est_scan_ms is walload's estimate, commit_ms its measurement).
+wal_skip_threshold is the default 2MB.
 
 %s
-""" % (started, pgconfig("--version"), ROUNDS, SECONDS, ov, sd)
-    with open(os.path.join(out_dir, "report.md"), "w") as f:
+![DROP TABLE time by shared_buffers](seed000-drop.svg)
+
+![COMMIT of the larger load](seed000-commit.svg)
+""" % sd)
+        if "seed001" in only:
+            s1, _ = seed001(seed_c, tmp)
+            parts.append("""## Seed 001: VACUUM of a table not in shared_buffers
+
+`v (id int, pad text)`, %d rows, one index; 10%% of the rows updated, 30%%
+deleted; CHECKPOINT, then a restart so that the table is not in
+shared_buffers (it is in the OS page cache, as in the seed).  'prewarmed':
+pg_prewarm of the table and its index after the restart.
+maintenance_work_mem=1GB (one pass), synchronous_commit=on,
+track_wal_io_timing=on.  pg_stat_wal counts every process (the WAL writer
+too); walload's counters are the VACUUM backend's own.
+
+%s
+
+![VACUUM](seed001-vacuum.svg)
+""" % (P["vac_rows"], s1))
+        if "seed003" in only:
+            s3, _ = seed003(seed_c, tmp)
+            parts.append("""## Seed 003: WAL bytes per COPY, wal_level minimal vs replica
+
+%s
+
+![WAL per COPY](seed003-wal.svg)
+""" % s3)
+        if "seed004" in only:
+            s4, _ = seed004(seed_c, tmp)
+            parts.append("""## Seed 004: small transactions, synchronous_commit on vs off
+
+%s
+
+![commit_ms](seed004-commit.svg)
+""" % s4)
+    finally:
+        for c in clusters:
+            if os.path.exists(os.path.join(c.data, "postmaster.pid")):
+                c.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
+    parts.append("Finished in %.0f s.\n" % (time.time() - t0))
+    report = "\n".join(parts)
+    with open(os.path.join(P["out"], "report.md"), "w") as f:
         f.write(report)
+    if a.docs:
+        docs = os.path.join(HERE, "..", "docs")
+        for svg in glob.glob(os.path.join(P["out"], "*.svg")):
+            shutil.copy(svg, docs)
     print(report)
     return 0
 
