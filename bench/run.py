@@ -396,9 +396,10 @@ def callgrind(template, base, bindir, tmp):
         return "valgrind is not installed: skipped.", "", {}
     ddl = ddl_script(tmp)
     n = P["cg_n"]
-    workloads = [("pgbench -S", ["-n", "-S", "-c", "1"], n["S"]),
-                 ("pgbench (tpcb-like)", ["-n", "-c", "1"], n["tpcb"]),
-                 ("CREATE/COPY/DROP loop", ["-n", "-f", ddl, "-c", "1"], n["ddl"])]
+    # the same keys in every run (--random-seed), one client
+    workloads = [("pgbench -S", ["-n", "-S", "-c", "1", "--random-seed=1"], n["S"]),
+                 ("pgbench (tpcb-like)", ["-n", "-c", "1", "--random-seed=1"], n["tpcb"]),
+                 ("CREATE/COPY/DROP loop", ["-n", "-f", ddl, "-c", "1", "--random-seed=1"], n["ddl"])]
     configs = CONFIGS + [("nothing, compute_query_id=on", "")]
     cgdir = os.path.join(P["out"], "callgrind")
     shutil.rmtree(cgdir, ignore_errors=True)
@@ -408,7 +409,9 @@ def callgrind(template, base, bindir, tmp):
     profiles = {}
     c = new_cluster(base, "cg", bindir, 5650, template)
     for ci, (cname, libs) in enumerate(configs):
-        extra = {"shared_buffers": "128MB", "wal_level": "replica", "synchronous_commit": "off"}
+        # everything fits in shared_buffers and is prewarmed: no buffer misses
+        # whose number would vary between the N1 and N2 runs
+        extra = {"shared_buffers": "512MB", "wal_level": "replica", "synchronous_commit": "off"}
         if "compute_query_id" in cname:
             extra["compute_query_id"] = "on"
         write_conf(c, libs, extra)
@@ -416,6 +419,7 @@ def callgrind(template, base, bindir, tmp):
         configure(c, libs, extra)
         if "walload" in libs:
             c.psql("CREATE EXTENSION IF NOT EXISTS walload")
+        c.psql("CREATE EXTENSION IF NOT EXISTS pg_prewarm")
         c.stop()
         out_pat = os.path.join(cgdir, "c%d.%%p" % ci)
         logf = open(os.path.join(c.root, "valgrind.log"), "w")
@@ -430,6 +434,13 @@ def callgrind(template, base, bindir, tmp):
         else:
             pm.kill()
             raise RuntimeError("postgres under valgrind did not start")
+        before = set(glob.glob(os.path.join(cgdir, "c%d.*" % ci)))
+        c.psql("SELECT count(pg_prewarm(oid::regclass)) FROM pg_class "
+               "WHERE relname LIKE 'pgbench%' AND relkind IN ('r', 'i')")
+        for _ in range(240):      # wait for that backend's file, so it is not taken for pgbench's
+            time.sleep(0.5)
+            if any(complete(p) for p in set(glob.glob(os.path.join(cgdir, "c%d.*" % ci))) - before):
+                break
         for wname, args, (n1, n2) in workloads:
             irs = []
             for ntx in (n1, n2):
@@ -830,7 +841,8 @@ The server under `valgrind --tool=callgrind`; one client runs each workload
 twice, N1 and N2 transactions (pgbench -S: %d / %d, tpcb-like: %d / %d,
 CREATE/COPY/DROP: %d / %d); instructions per transaction are
 (Ir(N2) - Ir(N1)) / (N2 - N1) of the backend, so its start and exit cancel
-out.  shared_buffers=128MB, wal_level=replica, synchronous_commit=off.  'in
+out.  shared_buffers=512MB with the pgbench tables prewarmed (no buffer
+misses), wal_level=replica, synchronous_commit=off, pgbench --random-seed=1.  'in
 walload.so's hooks and callees' is what walload's functions execute
 themselves plus what they call outside walload.so, except the statement they
 pass on (standard_*, pg_stat_statements' hooks).  'in JumbleQuery' is the
