@@ -13,7 +13,8 @@
 # 6. PostgreSQL's own regression suite with walload preloaded, compared with
 #    the same suite without it (test/core-regress.sh, prove; ~1 minute)
 # 7. the uprobe oracle (test/oracle/run.sh, prove), when it is there
-# 8. "N passed, N failed" (test files and suites); exit status 1 if any failed
+# 8. the same suites on PostgreSQL 16, 17 and 18 (scripts/matrix/run.sh)
+# 9. "N passed, N failed" (test files and suites); exit status 1 if any failed
 #
 # Every cluster is a throwaway one: initdb in a temporary directory, owned by
 # the postgres OS user when run as root, reached only through a Unix socket in
@@ -22,10 +23,12 @@
 #
 # Environment:
 #   PG_CONFIG           default /usr/lib/postgresql/15/bin/pg_config
-#   WALLOAD_TESTS       which suites, default "regress pgtap tap core oracle"
+#   WALLOAD_TESTS       which suites, default "regress pgtap tap core oracle matrix"
 #   WALLOAD_KEEP=1      keep the temporary directory (clusters, logs)
-#   WALLOAD_MATRIX=1    also the other major versions in Debian chroots
-#                       (scripts/matrix.sh; long, and GBs the first time)
+#   WALLOAD_NO_MATRIX=1 only the host's version: skip 16, 17 and 18, which
+#                       scripts/matrix/run.sh runs in Debian chroots (about
+#                       4 minutes each, and 1.5 GB each the first time)
+#   WALLOAD_MATRIX_VERSIONS  default "16 17 18"
 #   WALLOAD_TIMEOUT     seconds one test file or suite may take (default 900;
 #                       the oracle gets 4 times that): a hang is a failure
 #   CI=true             a suite that cannot run counts as failed
@@ -34,7 +37,7 @@ set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$here" || exit 1
 export PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
-suites=${WALLOAD_TESTS:-regress pgtap tap core oracle}
+suites=${WALLOAD_TESTS:-regress pgtap tap core oracle matrix}
 limit=${WALLOAD_TIMEOUT:-900}
 ci=false; [ "${CI:-}" = true ] && ci=true
 
@@ -297,11 +300,14 @@ if wants oracle; then
   fi
 fi
 
-# ------------------------------------------------- other major versions (opt-in)
-if [ "${WALLOAD_MATRIX:-}" = 1 ]; then
-  banner "other major versions (scripts/matrix.sh)"
-  if bash scripts/matrix.sh ${WALLOAD_MATRIX_VERSIONS:-16 17 18}; then pass "matrix"
-  else fail "matrix"; fi
+# ------------------------------------------------- 9. other major versions
+if wants matrix && [ "${WALLOAD_NO_MATRIX:-}" != 1 ]; then
+  banner "PostgreSQL ${WALLOAD_MATRIX_VERSIONS:-16 17 18} (scripts/matrix/run.sh)"
+  if [ "$(id -u)" != 0 ] && ! command -v sudo >/dev/null 2>&1; then
+    cannot_run "matrix" "needs root or sudo (debootstrap, chroot)"
+  else
+    tap_suite "matrix" timeout "$((6 * limit))" bash scripts/matrix/run.sh ${WALLOAD_MATRIX_VERSIONS:-16 17 18}
+  fi
 fi
 
 summary

