@@ -411,6 +411,25 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows)
 		return;
 	}
 
+	/*
+	 * A plain SELECT is recorded only when it wrote WAL, touched storage or
+	 * scanned the pool.  Most do none of that: decide before building the
+	 * record (this is the hot path of read-only workloads).
+	 */
+	if (s->conditional && !s->storage_effects &&
+		pgWalUsage.wal_records == s->usage_start.wal.wal_records)
+	{
+		bool		scanned = false;
+
+		for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
+			scanned |= (s->scans[k] != 0);
+		if (!scanned)
+		{
+			remove_statement(idx);
+			return;
+		}
+	}
+
 	memset(&rec, 0, sizeof(rec));
 	rec.stmt_no = s->stmt_no;
 	rec.pid = MyProcPid;
@@ -451,7 +470,8 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows)
 		int			loc = s->query_location;
 		int			len = s->query_len;
 		const char *q = CleanQuerytext(s->query_text, &loc, &len);
-		int			clip = pg_mbcliplen(q, len, WL_QUERY_LEN - 1);
+		int			clip = len < WL_QUERY_LEN ? len :
+			pg_mbcliplen(q, len, WL_QUERY_LEN - 1);
 
 		memcpy(rec.query, q, clip);
 		rec.query[clip] = '\0';

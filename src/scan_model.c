@@ -79,7 +79,8 @@ typedef struct GhostSync
 	bool		truncated;
 } GhostSync;
 
-static MemoryContext model_cxt = NULL;
+static MemoryContext model_cxt = NULL;	/* per transaction: the lists */
+static MemoryContext model_hash_cxt = NULL; /* the maps, kept across xacts */
 static HTAB *created_files = NULL;	/* files to delete at abort: created */
 static HTAB *doomed_files = NULL;	/* files to delete at commit */
 static HTAB *truncated_files = NULL;	/* pending syncs truncated in place */
@@ -87,6 +88,12 @@ static List *ghost_syncs = NIL; /* pending syncs of aborted subxacts */
 static List *createdb_files = NIL;	/* pending syncs in a new database */
 static int32 sync_stmt_no = -1;
 static int32 drop_stmt_no = -1;
+
+/*
+ * Maps larger than this at the end of a transaction are given back rather
+ * than emptied, so that one huge transaction does not keep its memory.
+ */
+#define WL_MODEL_KEEP_ENTRIES	1024
 
 static void
 ensure_model_state(void)
@@ -99,10 +106,14 @@ ensure_model_state(void)
 	if (created_files != NULL)
 		return;
 
+	/* made once per backend (and again after a huge transaction) */
+	if (model_hash_cxt == NULL)
+		model_hash_cxt = AllocSetContextCreate(TopMemoryContext, "walload scan model maps",
+											   ALLOCSET_SMALL_SIZES);
 	memset(&ctl, 0, sizeof(ctl));
 	ctl.keysize = sizeof(WlRelFile);
 	ctl.entrysize = sizeof(FileCreator);
-	ctl.hcxt = model_cxt;
+	ctl.hcxt = model_hash_cxt;
 	created_files = hash_create("walload created files", 64, &ctl,
 								HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 	doomed_files = hash_create("walload doomed files", 64, &ctl,
@@ -111,17 +122,47 @@ ensure_model_state(void)
 								  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 }
 
-/* A top-level transaction has ended: all its pending lists are gone. */
+/* remove every entry of map */
+static void
+empty_map(HTAB *map)
+{
+	HASH_SEQ_STATUS hs;
+	void	   *entry;
+
+	if (hash_get_num_entries(map) == 0)
+		return;
+	hash_seq_init(&hs, map);
+	while ((entry = hash_seq_search(&hs)) != NULL)
+		(void) hash_search(map, entry, HASH_REMOVE, NULL);
+}
+
+/*
+ * A top-level transaction has ended: all its pending lists are gone.  The
+ * maps are emptied for the next transaction (creating them costs more than
+ * emptying them), or freed if they grew large.
+ */
 void
 wl_model_xact_end(void)
 {
 	if (model_cxt != NULL)
 		MemoryContextReset(model_cxt);
-	created_files = NULL;
-	doomed_files = NULL;
-	truncated_files = NULL;
 	ghost_syncs = NIL;
 	createdb_files = NIL;
+	if (created_files == NULL)
+		return;
+	if (hash_get_num_entries(created_files) > WL_MODEL_KEEP_ENTRIES ||
+		hash_get_num_entries(doomed_files) > WL_MODEL_KEEP_ENTRIES ||
+		hash_get_num_entries(truncated_files) > WL_MODEL_KEEP_ENTRIES)
+	{
+		MemoryContextReset(model_hash_cxt);
+		created_files = NULL;
+		doomed_files = NULL;
+		truncated_files = NULL;
+		return;
+	}
+	empty_map(created_files);
+	empty_map(doomed_files);
+	empty_map(truncated_files);
 }
 
 /* ----------------------------------------------------------------
@@ -372,7 +413,11 @@ wl_model_commit(bool is_prepare, WlCommitModel *m)
 	memset(m, 0, sizeof(*m));
 	sync_stmt_no = -1;
 	drop_stmt_no = -1;
-	ensure_model_state();
+
+	/*
+	 * The maps below exist only if a statement of this transaction may have
+	 * created or deleted files; most transactions need none of them.
+	 */
 
 	ndoomed = smgrGetPendingDeletes(true, &doomed);
 
@@ -390,8 +435,10 @@ wl_model_commit(bool is_prepare, WlCommitModel *m)
 			if (!WlSkippingWAL(created[i]) || file_in(created[i], doomed, ndoomed) ||
 				file_in(created[i], created, i))
 				continue;
-			fc = hash_search(created_files, &created[i], HASH_FIND, NULL);
+			fc = created_files == NULL ? NULL :
+				hash_search(created_files, &created[i], HASH_FIND, NULL);
 			model_one_sync(created[i],
+						   truncated_files != NULL &&
 						   hash_search(truncated_files, &created[i], HASH_FIND, NULL) != NULL,
 						   m, threshold_blocks, fc ? fc->stmt_no : -1);
 		}

@@ -81,5 +81,40 @@ cmp_ok($waits, '<=', $bound, "lock waits ($waits) within the number of acquisiti
 ok($waits > 0 || $wait_ms == 0, 'no wait time without a wait');
 note(sprintf('%d waits on walload\'s lock, %.3f ms in all, while the last 500 transactions alone took %.0f ms',
 	$waits, $wait_ms, $xact_ms));
+
+# The same load with a statistics table of 100 entries: each client's
+# statements name its own table, so there are more aggregates than room and
+# eviction runs while 32 clients record.  The table never holds more than its
+# size, the totals (which do not live in it) stay exact, and the aggregate
+# used last is never the one evicted.
+$node->append_conf('postgresql.conf', 'walload.max_stats = 100');
+$node->restart;
+$node->safe_psql('postgres', 'SELECT walload_reset()');
+$node->pgbench(
+	"--no-vacuum --client=$clients --jobs=2 --transactions=$per_client",
+	0,
+	[qr{processed: $n/$n}],
+	[qr{^$}],
+	'the same load with walload.max_stats = 100',
+	{
+		'walload_load_small' => q{
+BEGIN;
+CREATE TABLE e_:client_id (id int, t text);
+INSERT INTO e_:client_id SELECT g, 'x' FROM generate_series(1, 100) g;
+COPY e_:client_id FROM PROGRAM 'seq 1 50 | sed "s/$/,y/"' WITH (FORMAT csv);
+COMMIT;
+DROP TABLE e_:client_id;
+}
+	});
+$node->safe_psql('postgres', 'CREATE TABLE the_last_one (id int)');
+my ($entries, $evicted, $drops, $last) = split /\|/, $node->safe_psql('postgres', q{
+SELECT stats_entries, stats_evicted, scans_drop_pending,
+       (SELECT count(*) FROM walload_stats WHERE query = 'CREATE TABLE the_last_one (id int)')
+FROM walload_info});
+cmp_ok($entries, '<=', 100, "the statistics table holds at most walload.max_stats entries ($entries)");
+cmp_ok($evicted, '>', 0, "aggregates were evicted ($evicted)");
+is($drops, $n, 'the totals stay exact: one file-deletion scan per DROP');
+is($last, 1, 'the aggregate used last is kept');
+
 $node->stop;
 done_testing();
