@@ -400,7 +400,8 @@ def callgrind(template, base, bindir, tmp):
     workloads = [("pgbench -S", ["-n", "-S", "-c", "1", "--random-seed=1"], n["S"]),
                  ("pgbench (tpcb-like)", ["-n", "-c", "1", "--random-seed=1"], n["tpcb"]),
                  ("CREATE/COPY/DROP loop", ["-n", "-f", ddl, "-c", "1", "--random-seed=1"], n["ddl"])]
-    configs = CONFIGS + [("nothing, compute_query_id=on", "")]
+    configs = CONFIGS + [("nothing, compute_query_id=on", ""),
+                         ("walload, walload.compute_query_id=off", "walload")]
     cgdir = os.path.join(P["out"], "callgrind")
     shutil.rmtree(cgdir, ignore_errors=True)
     os.makedirs(cgdir)
@@ -412,8 +413,10 @@ def callgrind(template, base, bindir, tmp):
         # everything fits in shared_buffers and is prewarmed: no buffer misses
         # whose number would vary between the N1 and N2 runs
         extra = {"shared_buffers": "512MB", "wal_level": "replica", "synchronous_commit": "off"}
-        if "compute_query_id" in cname:
+        if cname.startswith("nothing, compute_query_id"):
             extra["compute_query_id"] = "on"
+        if "walload.compute_query_id=off" in cname:
+            extra["walload.compute_query_id"] = "off"
         write_conf(c, libs, extra)
         # extensions created without valgrind first
         configure(c, libs, extra)

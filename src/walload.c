@@ -25,6 +25,7 @@ int			wl_max_stats = 5000;
 int			wl_max_xacts = 1000;
 int			wl_max_statements = 10000;
 bool		wl_save = true;
+bool		wl_compute_query_id = true;
 double		wl_warn_scan_ms = -1;
 
 static const struct config_enum_entry track_options[] = {
@@ -148,10 +149,25 @@ _PG_init(void)
 							 GUC_UNIT_MS,
 							 NULL, NULL, NULL);
 
+	DefineCustomBoolVariable("walload.compute_query_id",
+							 "Asks core to compute query ids (compute_query_id = auto becomes on).",
+							 "Off: walload does not ask; query ids are then 0 unless "
+							 "pg_stat_statements is loaded or compute_query_id = on.",
+							 &wl_compute_query_id,
+							 true,
+							 PGC_POSTMASTER,
+							 0,
+							 NULL, NULL, NULL);
+
 	MarkGUCPrefixReserved("walload");
 
-	/* utility statements get query ids like pg_stat_statements sees them */
-	EnableQueryId();
+	/*
+	 * Query ids let walload_stats tell statements apart and join with
+	 * pg_stat_statements.  Computing them is core's work on every query; a
+	 * server that wants walload's cost at its lowest can leave it off.
+	 */
+	if (wl_compute_query_id)
+		EnableQueryId();
 
 	prev_shmem_request_hook = shmem_request_hook;
 	shmem_request_hook = walload_shmem_request;

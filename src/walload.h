@@ -167,6 +167,7 @@ extern int	wl_max_stats;
 extern int	wl_max_xacts;
 extern int	wl_max_statements;
 extern bool wl_save;
+extern bool wl_compute_query_id;
 extern double wl_warn_scan_ms;
 
 /* ---------- hooks.c ---------- */
