@@ -21,6 +21,35 @@ work=${WALLOAD_CORE_REGRESS_DIR:-/var/tmp/walload-core-regress}
 
 bail() { echo "1..1"; echo "not ok 1 - core regression suite: $*"; exit 1; }
 
+# A mirror can carry a point release's binaries before (or without) its
+# source, which apt-cache showsrc then lists but nobody serves.  Take the
+# newest earlier point release of the same major from the mirror's pool
+# (the .dsc and the files it lists), with apt's own downloader.
+fetch_older_point_release() {
+  local binver minor rest mirror m v base f
+  binver=$(dpkg-query -W -f '${Version}' "postgresql-$major" 2>/dev/null) || return 1
+  minor=$(echo "$binver" | sed -nE "s/^$major\.([0-9]+)-.*/\1/p")
+  rest=${binver#"$major.$minor"}
+  [ -n "$minor" ] || return 1
+  mirror=$( (sed -n 's/^deb-src \(\[[^]]*\] \)\{0,1\}\([^ ]*\) .*/\2/p' /etc/apt/sources.list 2>/dev/null
+             sed -n 's/^URIs: *\([^ ]*\).*/\1/p' /etc/apt/sources.list.d/*.sources 2>/dev/null) | head -1)
+  [ -n "$mirror" ] || return 1
+  base="${mirror%/}/pool/main/p/postgresql-$major"
+  for m in $(seq $((minor - 1)) -1 $((minor > 6 ? minor - 6 : 0))); do
+    v="$major.$m$rest"
+    /usr/lib/apt/apt-helper download-file "$base/postgresql-${major}_${v/+/%2b}.dsc" \
+      "postgresql-${major}_$v.dsc" >/dev/null 2>&1 || continue
+    for f in $(awk '/^Files:/ {on = 1; next} /^[^ ]/ {on = 0} on {print $3}' "postgresql-${major}_$v.dsc"); do
+      /usr/lib/apt/apt-helper download-file "$base/${f/+/%2b}" "$f" >/dev/null 2>&1 || continue 2
+    done
+    dpkg-source -x --no-check "postgresql-${major}_$v.dsc" >/dev/null 2>&1 && {
+      echo "# the source of $binver is not served; using $v, the newest earlier point release the mirror has"
+      return 0
+    }
+  done
+  return 1
+}
+
 # --- the source of the regression suite ---
 mkdir -p "$work" && cd "$work" || bail "cannot use $work"
 src=$(ls -d postgresql-"$major"-*/src/test/regress 2>/dev/null | tail -1)
@@ -38,6 +67,8 @@ if [ -z "$src" ]; then
     apt-get source -qq --download-only "postgresql-$major=$v" >/dev/null 2>&1 || continue
     dpkg-source -x --no-check postgresql-"$major"_"$v".dsc >/dev/null 2>&1 && break
   done
+  src=$(ls -d postgresql-"$major"-*/src/test/regress 2>/dev/null | tail -1)
+  [ -n "$src" ] || fetch_older_point_release
   src=$(ls -d postgresql-"$major"-*/src/test/regress 2>/dev/null | tail -1)
   [ -n "$src" ] || bail "could not get the source package of postgresql-$major"
 fi
