@@ -168,6 +168,15 @@ def svg_bars(path, title, groups, series, unit, note=""):
     gw = bar * nser + 24
     left, top_pad, plot_h = 70, 58, 220
     width = max(left + gw * len(groups) + 20, 520)
+    # the legend wraps to as many rows as it needs above the plot
+    legend, lx, ly = [], 10, 26
+    for name, colour in series:
+        w = 14 + 7 * len(name) + 16
+        if lx > 10 and lx + w > width - 10:
+            lx, ly = 10, ly + 16
+        legend.append((lx, ly, name, colour))
+        lx += w
+    top_pad += ly - 26
     height = top_pad + plot_h + 70
     vals = [v for _, vs in groups for v in vs if v is not None]
     top = max(vals) if vals else 1
@@ -176,11 +185,9 @@ def svg_bars(path, title, groups, series, unit, note=""):
            'font-family="sans-serif" font-size="11">' % (width, height),
            '<rect width="100%" height="100%" fill="white"/>',
            '<text x="10" y="16" font-size="13">%s</text>' % esc(title)]
-    lx = 10
-    for name, colour in series:
-        out.append('<rect x="%d" y="26" width="10" height="10" fill="%s"/>' % (lx, colour))
-        out.append('<text x="%d" y="35">%s</text>' % (lx + 14, esc(name)))
-        lx += 14 + 7 * len(name) + 16
+    for lx, ly, name, colour in legend:
+        out.append('<rect x="%d" y="%d" width="10" height="10" fill="%s"/>' % (lx, ly, colour))
+        out.append('<text x="%d" y="%d">%s</text>' % (lx + 14, ly + 9, esc(name)))
     y0 = top_pad + plot_h
     for i in range(5):
         v = top * i / 4
@@ -196,8 +203,8 @@ def svg_bars(path, title, groups, series, unit, note=""):
             h = plot_h * v / top
             out.append('<rect x="%d" y="%.1f" width="%d" height="%.1f" fill="%s"/>' % (
                 x + si * bar, y0 - h, bar - 3, h, series[si][1]))
-            out.append('<text x="%.1f" y="%.1f" font-size="9" text-anchor="middle">%s</text>' % (
-                x + si * bar + (bar - 3) / 2, y0 - h - 3, short(v)))
+            out.append('<text x="%.1f" y="%.1f" font-size="%d" text-anchor="middle">%s</text>' % (
+                x + si * bar + (bar - 3) / 2, y0 - h - 3, 9 if nser <= 4 else 7, short(v)))
         for li, part in enumerate(label.split("\n")):
             out.append('<text x="%.1f" y="%d" text-anchor="middle">%s</text>' % (
                 x + bar * nser / 2, y0 + 16 + 13 * li, esc(part)))
@@ -448,7 +455,19 @@ def callgrind(template, base, bindir, tmp):
             irs = []
             for ntx in (n1, n2):
                 before = set(glob.glob(os.path.join(cgdir, "c%d.*" % ci)))
-                pgbench(c, args + ["-t", str(ntx)])
+                try:
+                    pgbench(c, args + ["-t", str(ntx)])
+                except RuntimeError:
+                    logf.flush()
+                    with open(os.path.join(c.root, "valgrind.log")) as vl:
+                        if "SIGTRAP" in vl.read():
+                            # a uprobe (bpftrace, perf probe: the oracle's) is a
+                            # breakpoint in postgres' code, fatal under valgrind
+                            raise RuntimeError("a backend under valgrind died of SIGTRAP: uprobes are "
+                                               "attached to %s (the oracle's bpftrace?); run the "
+                                               "callgrind section when they are gone"
+                                               % os.path.join(bindir, "postgres"))
+                    raise
                 best = None
                 for _ in range(240):      # the backend writes its file as it exits
                     time.sleep(0.5)
@@ -516,7 +535,7 @@ def callgrind(template, base, bindir, tmp):
                [results[(w, c)][0] / results[(w, "nothing")][0] for c, _ in configs[1:]])
               for w, _, _ in workloads],
              [("pg_stat_statements", "#c96"), ("walload", "#36a"), ("both", "#999"),
-              ("compute_query_id=on", "#6a6")],
+              ("nothing, compute_query_id=on", "#6a6"), ("walload, walload.compute_query_id=off", "#9bd")],
              "ratio to nothing", "deterministic: one client, fixed transaction count")
     return "\n".join(lines), "\n".join(prof), results
 
