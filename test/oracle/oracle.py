@@ -198,21 +198,17 @@ def cmd_calib(args):
     early = sorted(c[3] for c in calls[n:])
     med_r, med_e = real[n // 2], early[n // 2]
     ratio = real[0] / max(med_e, 1)
-    # A walk over NBuffers descriptors is memory-bound.  The calibration's
-    # walks (one DROP TABLE per transaction) find the descriptors mostly in
-    # main memory; a walk right after another (TRUNCATE of a new table: heap,
-    # TOAST, index, back to back) finds them in the CPU cache and was seen
-    # 3.2x faster than the cheapest calibrated one (402 us against 1.27 ms at
-    # 2GB, PostgreSQL 16).  An early return costs microseconds, plus a few for
+    # A walk over NBuffers descriptors costs at least what the cheapest walk
+    # here cost (a single-relation drop, back to back: warm caches); load only
+    # makes it slower.  An early return costs microseconds, plus a few for
     # each nested probe, plus whatever the hypervisor steals.  So: a scan is a
-    # call that walked for at least a fifth of the cheapest calibrated walk;
-    # below a tenth it returned early; in between it is ambiguous, and fails
-    # rather than being guessed.  The populations must be 20x apart (cheapest
-    # walk against the typical early return) and every early return must be
-    # below a tenth.
-    thr = real[0] // 5
-    lo = real[0] // 10
-    ok = ratio >= 20 and early[-1] < lo
+    # call that walked for at least half the cheapest walk; below a quarter it
+    # returned early; in between it is ambiguous, and fails rather than being
+    # guessed.  The populations must be 10x apart (cheapest walk against the
+    # typical early return) and every early return must be below a quarter.
+    thr = real[0] // 2
+    lo = real[0] // 4
+    ok = ratio >= 10 and early[-1] < lo
     res.update({
         "calib_ok": 1 if ok else 0,
         "real_min": real[0], "real_med": med_r, "real_max": real[-1],
@@ -227,8 +223,8 @@ def cmd_calib(args):
                           ratio, fmt_ns(thr), fmt_ns(lo), fmt_ns(thr)),
     })
     if not ok:
-        res["calib_error"] = ("scans and early returns are not separated (20x apart, every early "
-                              "return below a tenth of the cheapest scan): " + res["calib_text"])
+        res["calib_error"] = ("scans and early returns are not separated (10x apart, every early "
+                              "return below a quarter of the cheapest scan): " + res["calib_text"])
     shell_out(res)
     return 0
 
