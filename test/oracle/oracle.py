@@ -233,6 +233,13 @@ def cmd_calib(args):
     return 0
 
 
+def warm_after_scan(last_scan_end, pid, start):
+    """A walk right after another one of the same backend finds the
+    descriptors in the CPU cache (TRUNCATE of a new table: heap, TOAST,
+    index, back to back) and can take a third of a cold one."""
+    return pid in last_scan_end and 0 <= start - last_scan_end[pid] <= WARM_GAP_NS
+
+
 def cmd_count(args):
     """count TRACE MAJOR THRESHOLD LO HI DIAGFILE [EXCLUDE_PID...]"""
     path, major, thr, lo, hi, diagfile = args[:6]
@@ -250,20 +257,13 @@ def cmd_count(args):
         if pid not in clients:
             other += 1
             cls = "not a client backend"
-        elif lo <= dur < hi and 0 <= start - last_scan_end.get(pid, -WARM_GAP_NS - 1) <= WARM_GAP_NS:
-            # a walk right after another one of the same backend finds the
-            # descriptors in the CPU cache (TRUNCATE of a new table: heap,
-            # TOAST, index, back to back) and can take a third of a cold one
-            got[kind] += 1
-            last_scan_end[pid] = start + wall
-            cls = "scan, right after another (warm caches)"
-        elif lo <= dur < hi:
+        elif lo <= dur < hi and not warm_after_scan(last_scan_end, pid, start):
             ambiguous += 1
             cls = "AMBIGUOUS"
-        elif dur >= thr:
+        elif lo <= dur < hi or dur >= thr:
             got[kind] += 1
             last_scan_end[pid] = start + wall
-            cls = "scan"
+            cls = "scan" if not lo <= dur < hi else "scan, right after another (warm caches)"
         else:
             early += 1
             cls = "early return"
