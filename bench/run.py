@@ -61,6 +61,13 @@ from oracle import Cluster, pgconfig  # noqa: E402
 SECTIONS = ["overhead", "callgrind", "seed000", "seed001", "seed003", "seed004"]
 CONFIGS = [("nothing", ""), ("pg_stat_statements", "pg_stat_statements"),
            ("walload", "walload"), ("both", "walload,pg_stat_statements")]
+# configurations measured only under callgrind: (name, libraries, settings)
+CALLGRIND_CONFIGS = [("nothing, compute_query_id=on", "", {"compute_query_id": "on"}),
+                     ("walload, walload.compute_query_id=off", "walload",
+                      {"walload.compute_query_id": "off"})]
+# each configuration's colour in the charts (legends follow the bars' order)
+COLOURS = {"pg_stat_statements": "#c96", "walload": "#36a", "both": "#999",
+           "nothing, compute_query_id=on": "#6a6", "walload, walload.compute_query_id=off": "#9bd"}
 
 P = {}   # parameters, set in main() from --quick and the environment
 
@@ -310,7 +317,7 @@ def overhead(template, base, bindir, tmp):
              "Throughput relative to nothing preloaded (median of %d interleaved rounds)" % P["rounds"],
              [(w.replace(" (tpcb-like)", "\n(tpcb-like)").replace(" loop", "\nloop"),
                [summary[(w, c)][0] for c, _ in CONFIGS[1:]]) for w, _ in workloads],
-             [("pg_stat_statements", "#c96"), ("walload", "#36a"), ("both", "#999")],
+             [(c, COLOURS[c]) for c, _ in CONFIGS[1:]],
              "ratio to nothing", "1.0 = no overhead; goal for walload: >= 0.99")
     return "\n".join(lines), "\n".join(sh), summary
 
@@ -407,8 +414,7 @@ def callgrind(template, base, bindir, tmp):
     workloads = [("pgbench -S", ["-n", "-S", "-c", "1", "--random-seed=1"], n["S"]),
                  ("pgbench (tpcb-like)", ["-n", "-c", "1", "--random-seed=1"], n["tpcb"]),
                  ("CREATE/COPY/DROP loop", ["-n", "-f", ddl, "-c", "1", "--random-seed=1"], n["ddl"])]
-    configs = CONFIGS + [("nothing, compute_query_id=on", ""),
-                         ("walload, walload.compute_query_id=off", "walload")]
+    configs = [(c, libs, {}) for c, libs in CONFIGS] + CALLGRIND_CONFIGS
     cgdir = os.path.join(P["out"], "callgrind")
     shutil.rmtree(cgdir, ignore_errors=True)
     os.makedirs(cgdir)
@@ -416,14 +422,11 @@ def callgrind(template, base, bindir, tmp):
     results = {}
     profiles = {}
     c = new_cluster(base, "cg", bindir, 5650, template)
-    for ci, (cname, libs) in enumerate(configs):
+    for ci, (cname, libs, settings) in enumerate(configs):
         # everything fits in shared_buffers and is prewarmed: no buffer misses
         # whose number would vary between the N1 and N2 runs
         extra = {"shared_buffers": "512MB", "wal_level": "replica", "synchronous_commit": "off"}
-        if cname.startswith("nothing, compute_query_id"):
-            extra["compute_query_id"] = "on"
-        if "walload.compute_query_id=off" in cname:
-            extra["walload.compute_query_id"] = "off"
+        extra.update(settings)
         write_conf(c, libs, extra)
         # extensions created without valgrind first
         configure(c, libs, extra)
@@ -507,7 +510,7 @@ def callgrind(template, base, bindir, tmp):
              "|---|---|---|---|---|---|"]
     for wname, _, _ in workloads:
         b = results[(wname, "nothing")][0]
-        for cname, _ in configs:
+        for cname, _, _ in configs:
             per_tx, wl, jq = results[(wname, cname)]
             lines.append("| %s | %s | %.0f | %.4f (%+.0f) | %s | %s |" % (
                 wname, cname, per_tx, per_tx / b, per_tx - b,
@@ -532,10 +535,9 @@ def callgrind(template, base, bindir, tmp):
     svg_bars(os.path.join(P["out"], "instructions.svg"),
              "Backend instructions per transaction relative to nothing preloaded (callgrind)",
              [(w.replace(" (tpcb-like)", "\n(tpcb-like)").replace(" loop", "\nloop"),
-               [results[(w, c)][0] / results[(w, "nothing")][0] for c, _ in configs[1:]])
+               [results[(w, c)][0] / results[(w, "nothing")][0] for c, _, _ in configs[1:]])
               for w, _, _ in workloads],
-             [("pg_stat_statements", "#c96"), ("walload", "#36a"), ("both", "#999"),
-              ("nothing, compute_query_id=on", "#6a6"), ("walload, walload.compute_query_id=off", "#9bd")],
+             [(c, COLOURS[c]) for c, _, _ in configs[1:]],
              "ratio to nothing", "deterministic: one client, fixed transaction count")
     return "\n".join(lines), "\n".join(prof), results
 
