@@ -68,8 +68,9 @@ if [ -z "$src" ]; then
     dpkg-source -x --no-check postgresql-"$major"_"$v".dsc >/dev/null 2>&1 && break
   done
   src=$(ls -d postgresql-"$major"-*/src/test/regress 2>/dev/null | tail -1)
-  [ -n "$src" ] || fetch_older_point_release
-  src=$(ls -d postgresql-"$major"-*/src/test/regress 2>/dev/null | tail -1)
+  if [ -z "$src" ] && fetch_older_point_release; then
+    src=$(ls -d postgresql-"$major"-*/src/test/regress 2>/dev/null | tail -1)
+  fi
   [ -n "$src" ] || bail "could not get the source package of postgresql-$major"
 fi
 echo "# regression suite from $(dirname "$(dirname "$(dirname "$src")")"), server $("$bindir/postgres" --version)"
