@@ -7,6 +7,7 @@ OBJS = \
 	src/xact_track.o \
 	src/scan_model.o \
 	src/store.o \
+	src/measure.o \
 	src/views.o \
 	src/diagnose.o
 
@@ -18,7 +19,7 @@ PG_CPPFLAGS = -I$(srcdir)/src
 
 # pg_regress and isolation tests: run against a server started with
 #   shared_preload_libraries = 'walload,pg_stat_statements'
-REGRESS = walload_interface walload_errors walload_hostile walload_update
+REGRESS = walload_interface walload_errors walload_hostile walload_update walload_harm
 ISOLATION = walload_2pc walload_reset_open walload_blocked
 ISOLATION_OPTS = --load-extension=walload
 

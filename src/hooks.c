@@ -32,37 +32,57 @@
 /* One statement in progress */
 typedef struct WlActiveStmt
 {
+	uint64		serial;			/* unique in this backend: finds the entry */
 	bool		tracked;		/* will be recorded (else kept only for
 								 * attribution of nested work) */
 	bool		is_utility;
 	bool		conditional;	/* plain SELECT: recorded only if it wrote */
 	bool		storage_effects;	/* created or scheduled deletion of files */
+	bool		wal_skipped;
+	bool		has_text;		/* query[] holds the statement's text */
 	int			running;		/* executor: inside ExecutorRun/Finish */
 	CommandTag	tag;
 	uint64		queryid;
 	int			nest_level;
-	QueryDesc  *queryDesc;		/* executor statements only */
+	QueryDesc  *queryDesc;		/* executor statements only; compared, never
+								 * dereferenced after its ExecutorStart */
 	int32		stmt_no;
 	uint64		xact_epoch;		/* transaction it started in */
 	SubTransactionId subid;
 	TimestampTz start_ts;
 	instr_time	start;			/* utility: start; executor: start of Run */
 	instr_time	elapsed;		/* executor: accumulated Run/Finish time */
-	WlUsageMark usage_start;
+
+	/*
+	 * Usage.  A utility statement is measured from its start to its end; an
+	 * executor statement only inside ExecutorRun and ExecutorFinish, as its
+	 * time is (and as pg_stat_statements measures it): a cursor's query is
+	 * not charged what other statements did between its FETCHes.
+	 */
+	WlUsageMark usage_start;	/* utility: start; executor: start of phase */
+	WlUsageMark usage;			/* executor: accumulated over its phases */
 	int64		scans[WL_NUM_SCAN_KINDS];	/* immediate scans attributed */
 	int32		vacuum_ring_kb;
 	int64		vacuum_pages;
 	int64		vacuum_pages_removed;
-	bool		wal_skipped;
-	/* the statement's text, copied only if the statement is recorded */
-	const char *query_text;
+
+	/*
+	 * The statement's text.  The source is core's (the portal's or the
+	 * message's memory): it may be read only while the statement's own hook
+	 * is on the C stack.  Recorded statements copy it at their start, plain
+	 * SELECTs (recorded only if they write) when a phase wrote WAL; an
+	 * abort never reads it (core has freed the portals by then).
+	 */
+	const char *source_text;
 	int			query_location;
 	int			query_len;
+	char		query[WL_QUERY_LEN];
 } WlActiveStmt;
 
 static WlActiveStmt *stmt_stack = NULL;
 static int	stmt_depth = 0;
 static int	stmt_capacity = 0;
+static uint64 next_serial = 1;
 
 /* does this server version have backend-local WAL write/sync counters */
 bool		wl_wal_io_available = false;
@@ -70,7 +90,7 @@ bool		wl_wal_io_available = false;
 /* nesting depth of executor / utility calls, as in pg_stat_statements */
 static int	wl_nested_level = 0;
 
-/* local epoch of top-level transactions, see wl_note_xact_boundary() */
+/* local epoch of top-level transactions, see wl_stack_xact_end() */
 static uint64 wl_xact_epoch = 1;
 
 static ProcessUtility_hook_type prev_ProcessUtility = NULL;
@@ -83,7 +103,8 @@ static object_access_hook_type prev_object_access_hook = NULL;
 /* the utility statement currently inside standard_ProcessUtility, if any */
 static NodeTag current_utility_tag = T_Invalid;
 
-static void finish_statement(int idx, WlStmtStatus status, uint64 rows);
+static void finish_statement(int idx, WlStmtStatus status, uint64 rows,
+							 bool source_valid);
 
 /* ----------------------------------------------------------------
  * command names and time kinds
@@ -148,11 +169,22 @@ wl_time_kind(CommandTag tag)
  * which statements are recorded
  * ----------------------------------------------------------------
  */
-static bool
-track_level_allows(void)
+
+/*
+ * The one gate: is walload observing this backend now?  Decided when a
+ * statement starts; a transaction observed at its start is also closed,
+ * whatever walload.track says by its end (xact_track.c).
+ */
+static inline bool
+tracking_on(void)
 {
-	if (wl_track == WL_TRACK_NONE || IsParallelWorker() || !wl_store_ready())
-		return false;
+	return wl_track != WL_TRACK_NONE && wl_store_ready() && !IsParallelWorker();
+}
+
+/* is a statement at the current nesting level recorded */
+static inline bool
+level_recorded(void)
+{
 	return wl_track == WL_TRACK_ALL || wl_nested_level == 0;
 }
 
@@ -191,6 +223,20 @@ utility_is_work(Node *parsetree)
 }
 
 /*
+ * Does this utility statement make the statements it runs one level
+ * deeper?  Not EXECUTE (its statement is the prepared one, top-level if
+ * EXECUTE is), nor PREPARE and DEALLOCATE: as in pg_stat_statements, so
+ * that toplevel means the same in both extensions.
+ */
+static inline bool
+utility_nests(Node *parsetree)
+{
+	return !IsA(parsetree, ExecuteStmt) &&
+		!IsA(parsetree, PrepareStmt) &&
+		!IsA(parsetree, DeallocateStmt);
+}
+
+/*
  * Utility statements after which the pending file lists are examined (to
  * attribute commit-time scans).  Those that can neither create nor delete
  * relation files are skipped: the examination walks the whole list.
@@ -223,9 +269,28 @@ utility_may_touch_storage(NodeTag tag)
  * the stack
  * ----------------------------------------------------------------
  */
+
+/* copy the statement's text into the entry; its source must be valid */
+static void
+copy_text(WlActiveStmt *s)
+{
+	int			loc = s->query_location;
+	int			len = s->query_len;
+	const char *q;
+	int			clip;
+
+	if (s->has_text || s->source_text == NULL)
+		return;
+	q = CleanQuerytext(s->source_text, &loc, &len);
+	clip = len < WL_QUERY_LEN ? len : pg_mbcliplen(q, len, WL_QUERY_LEN - 1);
+	memcpy(s->query, q, clip);
+	s->query[clip] = '\0';
+	s->has_text = true;
+}
+
 static int
-push_statement(bool tracked, bool is_utility, CommandTag tag, uint64 queryid,
-			   QueryDesc *queryDesc, const char *query_text,
+push_statement(bool tracked, bool is_utility, bool conditional, CommandTag tag,
+			   uint64 queryid, QueryDesc *queryDesc, const char *source_text,
 			   int query_location, int query_len)
 {
 	WlActiveStmt *s;
@@ -247,9 +312,12 @@ push_statement(bool tracked, bool is_utility, CommandTag tag, uint64 queryid,
 	wl_xact_note_activity();
 
 	s = &stmt_stack[stmt_depth];
-	memset(s, 0, sizeof(WlActiveStmt));
+	memset(s, 0, offsetof(WlActiveStmt, query));
+	s->query[0] = '\0';
+	s->serial = next_serial++;
 	s->tracked = tracked;
 	s->is_utility = is_utility;
+	s->conditional = conditional;
 	s->tag = tag;
 	s->queryid = queryid;
 	s->nest_level = wl_nested_level;
@@ -260,10 +328,13 @@ push_statement(bool tracked, bool is_utility, CommandTag tag, uint64 queryid,
 	s->start_ts = GetCurrentTimestamp();
 	INSTR_TIME_SET_CURRENT(s->start);
 	INSTR_TIME_SET_ZERO(s->elapsed);
-	wl_usage_mark(&s->usage_start);
-	s->query_text = query_text;
+	if (is_utility)
+		wl_usage_mark(&s->usage_start);
+	s->source_text = source_text;
 	s->query_location = query_location;
 	s->query_len = query_len;
+	if (tracked && !conditional)
+		copy_text(s);
 
 	return stmt_depth++;
 }
@@ -278,6 +349,15 @@ remove_statement(int idx)
 	stmt_depth--;
 }
 
+static int
+find_serial(uint64 serial)
+{
+	for (int i = stmt_depth - 1; i >= 0; i--)
+		if (stmt_stack[i].serial == serial)
+			return i;
+	return -1;
+}
+
 /* innermost statement that is running now, or -1 */
 static int
 current_statement(void)
@@ -290,12 +370,6 @@ current_statement(void)
 			return i;
 	}
 	return -1;
-}
-
-int
-wl_nesting_level(void)
-{
-	return wl_nested_level;
 }
 
 bool
@@ -313,7 +387,7 @@ wl_add_scans_to_current(WlScanKind kind, int64 n)
 {
 	int			idx;
 
-	if (n <= 0)
+	if (n <= 0 || !wl_xact_observed())
 		return;
 	idx = current_statement();
 	if (idx >= 0)
@@ -378,15 +452,15 @@ wl_note_storage_effects(void)
 
 /*
  * Build the finished record of stack entry idx, hand it to the transaction
- * tracker, and remove it from the stack.
+ * tracker, and remove it from the stack.  source_valid: the statement's
+ * source text may be read (false on the abort path).  Allocates nothing.
  */
 static void
-finish_statement(int idx, WlStmtStatus status, uint64 rows)
+finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 {
 	WlActiveStmt *s = &stmt_stack[idx];
 	WlStmtRecord rec;
-	instr_time	now;
-	bool		keep;
+	bool		scanned = false;
 
 	if (!s->tracked)
 	{
@@ -411,23 +485,19 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows)
 		return;
 	}
 
+	for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
+		scanned |= (s->scans[k] != 0);
+
 	/*
 	 * A plain SELECT is recorded only when it wrote WAL, touched storage or
 	 * scanned the pool.  Most do none of that: decide before building the
 	 * record (this is the hot path of read-only workloads).
 	 */
-	if (s->conditional && !s->storage_effects &&
-		pgWalUsage.wal_records == s->usage_start.wal.wal_records)
+	if (s->conditional && !s->storage_effects && !scanned &&
+		s->usage.wal.wal_records == 0)
 	{
-		bool		scanned = false;
-
-		for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
-			scanned |= (s->scans[k] != 0);
-		if (!scanned)
-		{
-			remove_statement(idx);
-			return;
-		}
+		remove_statement(idx);
+		return;
 	}
 
 	memset(&rec, 0, sizeof(rec));
@@ -446,67 +516,67 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows)
 
 	if (s->is_utility)
 	{
+		instr_time	now;
+
 		INSTR_TIME_SET_CURRENT(now);
 		INSTR_TIME_SUBTRACT(now, s->start);
 		rec.elapsed_ms = INSTR_TIME_GET_MILLISEC(now);
+		wl_usage_since(&s->usage_start, &rec.c);
 	}
 	else
+	{
 		rec.elapsed_ms = INSTR_TIME_GET_MILLISEC(s->elapsed);
-
-	wl_usage_since(&s->usage_start, &rec.c);
+		wl_usage_counters(&s->usage, &rec.c);
+	}
 	rec.c.rows = (int64) rows;
 	memcpy(rec.c.scans, s->scans, sizeof(rec.c.scans));
 	rec.vacuum_ring_kb = s->vacuum_ring_kb;
 	rec.vacuum_pages = s->vacuum_pages;
 	rec.vacuum_pages_removed = s->vacuum_pages_removed;
 
-	/* a plain SELECT is recorded only when it wrote WAL or touched storage */
-	keep = !s->conditional ||
-		rec.c.wal_records > 0 || s->storage_effects ||
-		wl_full_scans(&rec.c) > 0;
-
-	if (keep && s->query_text != NULL)
-	{
-		int			loc = s->query_location;
-		int			len = s->query_len;
-		const char *q = CleanQuerytext(s->query_text, &loc, &len);
-		int			clip = len < WL_QUERY_LEN ? len :
-			pg_mbcliplen(q, len, WL_QUERY_LEN - 1);
-
-		memcpy(rec.query, q, clip);
-		rec.query[clip] = '\0';
-	}
+	if (source_valid)
+		copy_text(s);
+	if (s->has_text)
+		memcpy(rec.query, s->query, WL_QUERY_LEN);
 
 	remove_statement(idx);
-
-	if (keep)
-		wl_xact_statement_done(&rec, rec.toplevel);
+	wl_xact_statement_done(&rec, rec.toplevel);
 }
 
 /*
- * A (sub)transaction is aborting: statements that began inside it and are
- * still on the stack failed.  Executor statements interrupted outside
- * ExecutorRun/Finish end up here; utility statements were already removed
- * by their own error handler.
+ * A (sub)transaction is aborting: executor statements that began inside it
+ * and are still on the stack were interrupted where no hook of theirs runs
+ * (a cursor or a SQL function's query whose portal core has dropped).
+ * They failed.  Utility statements are not touched: one that is on the
+ * stack here is still running and ended the transaction itself (ROLLBACK
+ * in a procedure); a failed one was finished by its own error handler.
+ * Runs on the abort path: reads no memory of core's, allocates nothing.
  */
 void
-wl_note_subxact_abort(SubTransactionId subid)
+wl_stack_abort(SubTransactionId subid)
 {
 	for (int i = stmt_depth - 1; i >= 0; i--)
 	{
 		WlActiveStmt *s = &stmt_stack[i];
 
-		if (s->xact_epoch == wl_xact_epoch &&
+		if (!s->is_utility && s->xact_epoch == wl_xact_epoch &&
 			(subid == InvalidSubTransactionId || s->subid >= subid))
-			finish_statement(i, WL_STMT_ERROR, 0);
+			finish_statement(i, WL_STMT_ERROR, 0, false);
 	}
 }
 
-/* Called by xact_track.c when a top-level transaction has ended */
+/*
+ * A top-level transaction has ended and no statement is running: entries
+ * left on the stack are executor statements whose end core never reported;
+ * forget them (their portals are gone).  Allocates nothing.
+ */
 void
-wl_reset_statement_stack(void)
+wl_stack_xact_end(void)
 {
 	wl_xact_epoch++;
+	for (int i = stmt_depth - 1; i >= 0; i--)
+		if (!stmt_stack[i].is_utility && stmt_stack[i].running == 0)
+			remove_statement(i);
 }
 
 /* ----------------------------------------------------------------
@@ -531,6 +601,17 @@ utility_queryid(PlannedStmt *pstmt, const char *queryString)
  * ProcessUtility
  * ----------------------------------------------------------------
  */
+
+/* finish the utility statement entry `serial`, if it is still there */
+static void
+finish_utility(uint64 serial, WlStmtStatus status, uint64 rows)
+{
+	int			i = find_serial(serial);
+
+	if (i >= 0)
+		finish_statement(i, status, rows, true);
+}
+
 static void
 wl_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 				  bool readOnlyTree,
@@ -539,37 +620,44 @@ wl_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 				  DestReceiver *dest, QueryCompletion *qc)
 {
 	Node	   *parsetree = pstmt->utilityStmt;
-	bool		is_work = utility_is_work(parsetree);
-	bool		track = is_work && wl_track_utility && track_level_allows();
-	uint64		queryid = 0;
-	CommandTag	tag = CreateCommandTag(parsetree);
-	WlUtilityObservation *obs = NULL;
-	NodeTag		saved_utility_tag = current_utility_tag;
 	NodeTag		parsetree_tag = nodeTag(parsetree);
-	int			idx = -1;
-	int32		my_stmt_no;
+	bool		on = tracking_on();
+	bool		observe = on && utility_is_work(parsetree);
+	bool		nests = utility_nests(parsetree);
+	int			saved_level = wl_nested_level;
+	NodeTag		saved_utility_tag = current_utility_tag;
+	WlUtilityObservation *volatile obs = NULL;
+	uint64		serial = 0;
 
-	/* save what we need before the next hook can change or free it */
-	if (track)
-		queryid = utility_queryid(pstmt, queryString);
+	if (on)
+		wl_xact_observe();
 
 	/* PREPARE TRANSACTION runs at the end of the statement; keep its GID */
-	if (IsA(parsetree, TransactionStmt) &&
+	if (parsetree_tag == T_TransactionStmt &&
 		((TransactionStmt *) parsetree)->kind == TRANS_STMT_PREPARE)
 		wl_model_set_prepare_gid(((TransactionStmt *) parsetree)->gid);
 
-	if (is_work && wl_store_ready() && !IsParallelWorker())
+	/* save what we need before the next hook can change or free it */
+	if (observe)
 	{
-		obs = wl_model_utility_before(parsetree);
-		idx = push_statement(track, true, tag, queryid, NULL, queryString,
-							 pstmt->stmt_location, pstmt->stmt_len);
-	}
-	my_stmt_no = idx >= 0 ? stmt_stack[idx].stmt_no : -1;
+		bool		track = wl_track_utility && level_recorded();
+		int			idx;
 
-	wl_nested_level++;
-	current_utility_tag = nodeTag(parsetree);
+		idx = push_statement(track, true, false,
+							 CreateCommandTag(parsetree),
+							 track ? utility_queryid(pstmt, queryString) : 0,
+							 NULL, queryString,
+							 pstmt->stmt_location, pstmt->stmt_len);
+		serial = stmt_stack[idx].serial;
+	}
+
+	if (nests)
+		wl_nested_level++;
+	current_utility_tag = parsetree_tag;
 	PG_TRY();
 	{
+		if (observe)
+			obs = wl_model_utility_before(parsetree);
 		if (prev_ProcessUtility)
 			prev_ProcessUtility(pstmt, queryString, readOnlyTree,
 								context, params, queryEnv,
@@ -581,61 +669,50 @@ wl_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	}
 	PG_CATCH();
 	{
-		wl_nested_level--;
+		wl_nested_level = saved_level;
 		current_utility_tag = saved_utility_tag;
-		if (idx >= 0)
+		if (observe)
 		{
 			wl_model_utility_after(obs, false);
-			/* the entry may have moved if cursors closed meanwhile */
-			for (int i = stmt_depth - 1; i >= 0; i--)
-			{
-				if (stmt_stack[i].is_utility &&
-					stmt_stack[i].nest_level == wl_nested_level &&
-					stmt_stack[i].stmt_no == my_stmt_no)
-				{
-					finish_statement(i, WL_STMT_ERROR, 0);
-					break;
-				}
-			}
+			finish_utility(serial, WL_STMT_ERROR, 0);
 		}
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
-	wl_nested_level--;
+	wl_nested_level = saved_level;
 	current_utility_tag = saved_utility_tag;
 
 	/*
 	 * CAUTION: pstmt may have been freed (e.g. COMMIT inside a procedure).
 	 */
-	if (idx >= 0)
+	if (observe)
 	{
 		uint64		rows;
 
-		wl_model_utility_after(obs, true);
-		if (utility_may_touch_storage(parsetree_tag) &&
-			wl_model_after_utility(wl_current_statement_no()))
-			wl_xact_mark_wal_skipped_current();
+		PG_TRY();
+		{
+			wl_model_utility_after(obs, true);
+			if (utility_may_touch_storage(parsetree_tag) &&
+				wl_model_after_utility(wl_current_statement_no()))
+				wl_xact_mark_wal_skipped_current();
+		}
+		PG_CATCH();
+		{
+			finish_utility(serial, WL_STMT_ERROR, 0);
+			PG_RE_THROW();
+		}
+		PG_END_TRY();
 		rows = (qc && (qc->commandTag == CMDTAG_COPY ||
 					   qc->commandTag == CMDTAG_SELECT ||
 					   qc->commandTag == CMDTAG_FETCH ||
 					   qc->commandTag == CMDTAG_REFRESH_MATERIALIZED_VIEW)) ?
 			qc->nprocessed : 0;
-		for (int i = stmt_depth - 1; i >= 0; i--)
-		{
-			if (stmt_stack[i].is_utility &&
-				stmt_stack[i].nest_level == wl_nested_level &&
-				stmt_stack[i].stmt_no == my_stmt_no &&
-				stmt_stack[i].xact_epoch <= wl_xact_epoch)
-			{
-				finish_statement(i, WL_STMT_OK, rows);
-				break;
-			}
-		}
+		finish_utility(serial, WL_STMT_OK, rows);
 	}
 }
 
 NodeTag
-wl_current_utility(void)
+wl_current_utility_tag(void)
 {
 	return current_utility_tag;
 }
@@ -657,7 +734,6 @@ static void
 wl_ExecutorStart(QueryDesc *queryDesc, int eflags)
 {
 	PlannedStmt *ps;
-	bool		track;
 	bool		conditional = false;
 	CommandTag	tag;
 
@@ -666,7 +742,10 @@ wl_ExecutorStart(QueryDesc *queryDesc, int eflags)
 	else
 		standard_ExecutorStart(queryDesc, eflags);
 
-	if ((eflags & EXEC_FLAG_EXPLAIN_ONLY) || !wl_track_dml || !track_level_allows())
+	if ((eflags & EXEC_FLAG_EXPLAIN_ONLY) || !tracking_on())
+		return;
+	wl_xact_observe();
+	if (!wl_track_dml || !level_recorded())
 		return;
 
 	ps = queryDesc->plannedstmt;
@@ -703,18 +782,13 @@ wl_ExecutorStart(QueryDesc *queryDesc, int eflags)
 			return;
 	}
 
-	track = true;
-	{
-		int			idx = push_statement(track, false, tag, ps->queryId,
-										 queryDesc, queryDesc->sourceText,
-										 ps->stmt_location, ps->stmt_len);
-
-		stmt_stack[idx].conditional = conditional;
-	}
+	(void) push_statement(true, false, conditional, tag, ps->queryId,
+						  queryDesc, queryDesc->sourceText,
+						  ps->stmt_location, ps->stmt_len);
 }
 
 /*
- * ExecutorRun and ExecutorFinish: time spent inside them counts for the
+ * ExecutorRun and ExecutorFinish: time and usage inside them count for the
  * statement (as in pg_stat_statements), and nesting deepens.
  */
 static void
@@ -722,35 +796,46 @@ executor_phase_begin(QueryDesc *queryDesc, instr_time *start)
 {
 	int			idx = find_executor_entry(queryDesc);
 
-	if (idx >= 0)
-		stmt_stack[idx].running++;
+	if (idx >= 0 && stmt_stack[idx].running++ == 0)
+		wl_usage_mark(&stmt_stack[idx].usage_start);
 	INSTR_TIME_SET_CURRENT(*start);
 	wl_nested_level++;
 }
 
 static void
-executor_phase_end(QueryDesc *queryDesc, instr_time start, bool failed)
+executor_phase_end(QueryDesc *queryDesc, instr_time start, int saved_level,
+				   bool failed)
 {
 	int			idx;
 	instr_time	now;
+	WlActiveStmt *s;
 
-	wl_nested_level--;
+	wl_nested_level = saved_level;
 	idx = find_executor_entry(queryDesc);
 	if (idx < 0)
 		return;
+	s = &stmt_stack[idx];
 	INSTR_TIME_SET_CURRENT(now);
 	INSTR_TIME_SUBTRACT(now, start);
-	INSTR_TIME_ADD(stmt_stack[idx].elapsed, now);
+	INSTR_TIME_ADD(s->elapsed, now);
+	if (--s->running == 0)
+	{
+		int64		wal_before = s->usage.wal.wal_records;
+
+		wl_usage_accum(&s->usage, &s->usage_start);
+		/* a plain SELECT that wrote will be recorded: keep its text now */
+		if (s->conditional && s->tracked && s->usage.wal.wal_records != wal_before)
+			copy_text(s);
+	}
 	if (failed)
-		finish_statement(idx, WL_STMT_ERROR, 0);
-	else
-		stmt_stack[idx].running--;
+		finish_statement(idx, WL_STMT_ERROR, 0, true);
 }
 
 static void
 wl_ExecutorRun(WL_EXECUTOR_RUN_ARGS)
 {
 	instr_time	start;
+	int			saved_level = wl_nested_level;
 
 	executor_phase_begin(queryDesc, &start);
 	PG_TRY();
@@ -762,17 +847,18 @@ wl_ExecutorRun(WL_EXECUTOR_RUN_ARGS)
 	}
 	PG_CATCH();
 	{
-		executor_phase_end(queryDesc, start, true);
+		executor_phase_end(queryDesc, start, saved_level, true);
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
-	executor_phase_end(queryDesc, start, false);
+	executor_phase_end(queryDesc, start, saved_level, false);
 }
 
 static void
 wl_ExecutorFinish(QueryDesc *queryDesc)
 {
 	instr_time	start;
+	int			saved_level = wl_nested_level;
 
 	executor_phase_begin(queryDesc, &start);
 	PG_TRY();
@@ -784,17 +870,17 @@ wl_ExecutorFinish(QueryDesc *queryDesc)
 	}
 	PG_CATCH();
 	{
-		executor_phase_end(queryDesc, start, true);
+		executor_phase_end(queryDesc, start, saved_level, true);
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
-	executor_phase_end(queryDesc, start, false);
+	executor_phase_end(queryDesc, start, saved_level, false);
 }
 
 static void
 wl_ExecutorEnd(QueryDesc *queryDesc)
 {
-	int			idx = find_executor_entry(queryDesc);
+	int			idx = stmt_depth > 0 ? find_executor_entry(queryDesc) : -1;
 	uint64		rows = 0;
 
 	if (idx >= 0 && queryDesc->estate)
@@ -817,9 +903,8 @@ wl_ExecutorEnd(QueryDesc *queryDesc)
 		standard_ExecutorEnd(queryDesc);
 
 	/* after the end: AFTER triggers and their nested work are included */
-	idx = find_executor_entry(queryDesc);
-	if (idx >= 0)
-		finish_statement(idx, WL_STMT_OK, rows);
+	if (idx >= 0 && (idx = find_executor_entry(queryDesc)) >= 0)
+		finish_statement(idx, WL_STMT_OK, rows, true);
 }
 
 /* ----------------------------------------------------------------
@@ -833,8 +918,8 @@ wl_object_access(ObjectAccessType access, Oid classId, Oid objectId,
 	if (prev_object_access_hook)
 		prev_object_access_hook(access, classId, objectId, subId, arg);
 
-	if (classId != RelationRelationId || subId != 0 ||
-		IsParallelWorker() || !wl_store_ready())
+	if (classId != RelationRelationId || subId != 0 || stmt_depth == 0 ||
+		!wl_xact_observed())
 		return;
 
 	switch (access)

@@ -95,14 +95,21 @@ static int32 drop_stmt_no = -1;
  */
 #define WL_MODEL_KEEP_ENTRIES	1024
 
+/* the per-transaction context; made at module start, kept for good */
+void
+wl_model_init(void)
+{
+	if (model_cxt == NULL)
+		model_cxt = AllocSetContextCreate(TopMemoryContext, "walload scan model",
+										  8 * 1024, 8 * 1024, 8 * 1024);
+}
+
 static void
 ensure_model_state(void)
 {
 	HASHCTL		ctl;
 
-	if (model_cxt == NULL)
-		model_cxt = AllocSetContextCreate(TopMemoryContext, "walload scan model",
-										  ALLOCSET_SMALL_SIZES);
+	wl_model_init();
 	if (created_files != NULL)
 		return;
 
@@ -376,6 +383,34 @@ file_in(WlRelFile file, WlRelFile *files, int n)
 	return false;
 }
 
+static int
+file_cmp(const void *a, const void *b)
+{
+	return memcmp(a, b, sizeof(WlRelFile));
+}
+
+/* sort files and remove duplicates; returns the new count */
+static int
+sort_files(WlRelFile *files, int n)
+{
+	int			k = 0;
+
+	if (n <= 1)
+		return n;
+	qsort(files, n, sizeof(WlRelFile), file_cmp);
+	for (int i = 1; i < n; i++)
+		if (file_cmp(&files[i], &files[k]) != 0)
+			files[++k] = files[i];
+	return k + 1;
+}
+
+/* is file in a list sorted by sort_files() */
+static bool
+file_in_sorted(WlRelFile file, WlRelFile *files, int n)
+{
+	return n > 0 && bsearch(&file, files, n, sizeof(WlRelFile), file_cmp) != NULL;
+}
+
 /*
  * One pending sync at commit: smgrDoPendingSyncs() syncs it (and so scans)
  * if it was truncated in place or is at least wal_skip_threshold large,
@@ -426,14 +461,22 @@ wl_model_commit(bool is_prepare, WlCommitModel *m)
 	{
 		uint64		threshold_blocks = wal_skip_threshold * (uint64) 1024 / BLCKSZ;
 		ListCell   *lc;
+		int			nsorted_doomed;
 
+		/*
+		 * Sorted without duplicates: membership tests stay O(log n) however
+		 * many files the transaction created (core's lists may name a file
+		 * twice; it syncs it once).
+		 */
 		ncreated = smgrGetPendingDeletes(false, &created);
+		ncreated = sort_files(created, ncreated);
+		nsorted_doomed = sort_files(doomed, ndoomed);
 		for (int i = 0; i < ncreated; i++)
 		{
 			FileCreator *fc;
 
-			if (!WlSkippingWAL(created[i]) || file_in(created[i], doomed, ndoomed) ||
-				file_in(created[i], created, i))
+			if (!WlSkippingWAL(created[i]) ||
+				file_in_sorted(created[i], doomed, nsorted_doomed))
 				continue;
 			fc = created_files == NULL ? NULL :
 				hash_search(created_files, &created[i], HASH_FIND, NULL);
@@ -446,8 +489,9 @@ wl_model_commit(bool is_prepare, WlCommitModel *m)
 		{
 			GhostSync  *g = lfirst(lc);
 
-			if (!WlSkippingWAL(g->file) || file_in(g->file, doomed, ndoomed) ||
-				file_in(g->file, created, ncreated))
+			if (!WlSkippingWAL(g->file) ||
+				file_in_sorted(g->file, doomed, nsorted_doomed) ||
+				file_in_sorted(g->file, created, ncreated))
 				continue;
 			model_one_sync(g->file, g->truncated, m, threshold_blocks, -1);
 		}
@@ -455,7 +499,7 @@ wl_model_commit(bool is_prepare, WlCommitModel *m)
 		{
 			WlRelFile  *f = lfirst(lc);
 
-			if (!WlSkippingWAL(*f) || file_in(*f, doomed, ndoomed))
+			if (!WlSkippingWAL(*f) || file_in_sorted(*f, doomed, nsorted_doomed))
 				continue;
 			model_one_sync(*f, false, m, threshold_blocks, -1);
 		}
@@ -485,14 +529,20 @@ wl_model_commit(bool is_prepare, WlCommitModel *m)
 
 /*
  * At abort of the current (sub)transaction level: does deleting the files
- * created at this level and below scan the pool?
+ * created at this level and below scan the pool?  On the abort path: no
+ * file I/O, and the only allocation is core's list, in core's
+ * TransactionAbortContext.  Every file on that list was created by
+ * RelationCreateStorage() (which creates the main fork before it queues
+ * the deletion) and is still there until smgrDoPendingDeletes() runs after
+ * us, so drop_all_would_scan() would find a fork of each: core scans iff
+ * the list is not empty.
  */
 bool
 wl_model_abort_drop_scan(int32 *nrels)
 {
 	WlRelFile  *files;
 	int			n = smgrGetPendingDeletes(false, &files);
-	bool		scan = drop_all_would_scan(files, n);
+	bool		scan = n > 0;
 
 	*nrels = n;
 	if (files)
@@ -504,7 +554,9 @@ wl_model_abort_drop_scan(int32 *nrels)
  * A subtransaction is aborting: files created in it are deleted now, but
  * their pending-sync entries stay until commit (core keeps them; with
  * wal_skip_threshold = 0, or if truncated, they are synced at commit as
- * empty files).  Remember them.
+ * empty files).  Remember them.  On the abort path, under wal_level =
+ * minimal only: one small entry per such file, in walload's model context
+ * (which keeps an 8 kB block across transactions as its reserve).
  */
 void
 wl_model_subxact_abort(void)
@@ -515,7 +567,6 @@ wl_model_subxact_abort(void)
 
 	if (XLogIsNeeded())
 		return;
-	ensure_model_state();
 	n = smgrGetPendingDeletes(false, &files);
 	old = MemoryContextSwitchTo(model_cxt);
 	for (int i = 0; i < n; i++)
@@ -526,7 +577,8 @@ wl_model_subxact_abort(void)
 			continue;
 		g = palloc(sizeof(GhostSync));
 		g->file = files[i];
-		g->truncated = hash_search(truncated_files, &files[i], HASH_FIND, NULL) != NULL;
+		g->truncated = truncated_files != NULL &&
+			hash_search(truncated_files, &files[i], HASH_FIND, NULL) != NULL;
 		ghost_syncs = lappend(ghost_syncs, g);
 	}
 	MemoryContextSwitchTo(old);
@@ -850,6 +902,16 @@ alter_table_changes_persistence(AlterTableStmt *stmt)
 	return false;
 }
 
+static void observe_before(WlUtilityObservation *obs, Node *parsetree);
+
+/*
+ * Before a utility statement that the scan model must watch: what it will
+ * change, measured now.  Returns NULL for other statements.  The result
+ * lives in a context of its own under TopMemoryContext (it must survive the
+ * transactions VACUUM and DROP DATABASE commit themselves); whatever
+ * happens, wl_model_utility_after() frees it, and an error in here frees it
+ * before it propagates.
+ */
 WlUtilityObservation *
 wl_model_utility_before(Node *parsetree)
 {
@@ -916,6 +978,31 @@ wl_model_utility_before(Node *parsetree)
 	obs = palloc0(sizeof(WlUtilityObservation));
 	obs->cxt = cxt;
 
+	/*
+	 * What follows reads catalogs and can fail (a cross-database name, a
+	 * cancel): the context must not outlive the error.
+	 */
+	PG_TRY();
+	{
+		observe_before(obs, parsetree);
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(old);
+		if (current_truncate == &obs->truncate)
+			current_truncate = obs->saved_truncate;
+		MemoryContextDelete(cxt);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	MemoryContextSwitchTo(old);
+	return obs;
+}
+
+/* fill obs for parsetree; runs in obs's context */
+static void
+observe_before(WlUtilityObservation *obs, Node *parsetree)
+{
 	switch (nodeTag(parsetree))
 	{
 		case T_VacuumStmt:
@@ -997,8 +1084,6 @@ wl_model_utility_before(Node *parsetree)
 		default:
 			break;
 	}
-	MemoryContextSwitchTo(old);
-	return obs;
 }
 
 /* files of a database just created, for the pending syncs of WAL_LOG */
@@ -1062,6 +1147,12 @@ note_createdb_files(const char *dbname)
 	table_close(spcrel, AccessShareLock);
 }
 
+static void observe_after(WlUtilityObservation *obs);
+
+/*
+ * After the statement (success) or in its error handler (!success, which
+ * must not fail: then nothing is read).  Frees obs.
+ */
 void
 wl_model_utility_after(WlUtilityObservation *obs, bool success)
 {
@@ -1071,7 +1162,23 @@ wl_model_utility_after(WlUtilityObservation *obs, bool success)
 	if (obs->kind == OBS_TRUNCATE)
 		current_truncate = obs->saved_truncate;
 
-	if (success)
+	/* reading the catalogs again can fail: the context goes in any case */
+	PG_TRY();
+	{
+		if (success)
+			observe_after(obs);
+	}
+	PG_FINALLY();
+	{
+		MemoryContextDelete(obs->cxt);
+	}
+	PG_END_TRY();
+}
+
+/* the statement succeeded: what it changed, from obs */
+static void
+observe_after(WlUtilityObservation *obs)
+{
 	{
 		switch (obs->kind)
 		{
@@ -1183,7 +1290,6 @@ wl_model_utility_after(WlUtilityObservation *obs, bool success)
 				}
 		}
 	}
-	MemoryContextDelete(obs->cxt);
 }
 
 /* Does this relation's current file skip WAL (minimal, new in this xact)? */

@@ -14,14 +14,20 @@
  *	- walload_stats: when an aggregate must be added to a full table, the
  *	  5% least recently updated aggregates (at least one) are removed first.
  *
- * Locking: one LWLock.  Recording takes it shared (ring slots are claimed
- * with an atomic counter and written under a per-slot spinlock; aggregates
- * are updated under a per-entry spinlock); adding an aggregate, eviction
- * and reset take it exclusive.  Readers take it shared.  Every acquisition
- * first tries without waiting; one that has to wait is counted and timed
- * (walload_info.lock_waits, lock_wait_ms), so that what walload's lock
- * costs its callers is measured, not assumed.  A waiting backend shows
- * wait_event_type 'LWLock', wait_event 'walload' in pg_stat_activity.
+ * Locking: one LWLock, for the statistics hash.  Recording a statement
+ * takes it shared (aggregates are updated under a per-entry spinlock);
+ * adding an aggregate, eviction and reset take it exclusive.  Readers take
+ * it shared.  Ring slots are claimed with an atomic counter and written
+ * under a per-slot spinlock, prepared-transaction slots under theirs: a
+ * transaction record and a prepared transaction are stored without the
+ * LWLock (they are stored from the commit cleanup and from PREPARE's
+ * point of no return).  Every acquisition first tries without waiting; one
+ * that has to wait is counted and timed (walload_info.lock_waits,
+ * lock_wait_ms), so that what walload's lock costs its callers is
+ * measured, not assumed; callers on the abort path and the commit cleanup
+ * only try (may_wait = false) and keep what could not be stored for later.
+ * A waiting backend shows wait_event_type 'LWLock', wait_event 'walload'
+ * in pg_stat_activity.
  *
  * Persistence: at a clean shutdown the postmaster writes everything to
  * pg_stat/walload.stat; at start it reads the file back and removes it.  A
@@ -89,6 +95,7 @@ typedef struct WlStmtSlot
  */
 typedef struct WlPreparedSlot
 {
+	slock_t		mutex;
 	bool		used;
 	Oid			dbid;
 	char		gid[GIDSIZE];
@@ -194,6 +201,8 @@ wl_shmem_startup(void)
 			SpinLockInit(&xact_ring[i].mutex);
 		for (int i = 0; i < wl_max_statements; i++)
 			SpinLockInit(&stmt_ring[i].mutex);
+		for (int i = 0; i < max_prepared_xacts; i++)
+			SpinLockInit(&prepared[i].mutex);
 	}
 
 	memset(&info, 0, sizeof(info));
@@ -247,14 +256,16 @@ wl_store_next_xact_id(void)
  * Take walload's lock.  Uncontended, this costs what LWLockAcquire costs;
  * contended, the wait is counted and timed.
  */
-static void
-store_lock(LWLockMode mode)
+static bool
+store_lock(LWLockMode mode, bool may_wait)
 {
 	instr_time	start;
 	instr_time	waited;
 
 	if (LWLockConditionalAcquire(wl_shared->lock, mode))
-		return;
+		return true;
+	if (!may_wait)
+		return false;
 	INSTR_TIME_SET_CURRENT(start);
 	LWLockAcquire(wl_shared->lock, mode);
 	INSTR_TIME_SET_CURRENT(waited);
@@ -262,6 +273,7 @@ store_lock(LWLockMode mode)
 	pg_atomic_fetch_add_u64(&wl_shared->lock_waits, 1);
 	pg_atomic_fetch_add_u64(&wl_shared->lock_wait_us,
 							(uint64) INSTR_TIME_GET_MICROSEC(waited));
+	return true;
 }
 
 /* ----------------------------------------------------------------
@@ -305,20 +317,28 @@ evict_stats(void)
 
 /*
  * Find the aggregate for key, creating it if needed.  Called with the lock
- * held shared; may return with it held exclusive.
+ * held shared; may return with it held exclusive.  With may_wait false,
+ * returns NULL with *busy set (and the lock released) when creating would
+ * have to wait for the exclusive lock.
  */
 static WlStatsEntry *
-stats_entry(const WlStatsKey *key, const char *query, bool create)
+stats_entry(const WlStatsKey *key, const char *query, bool create,
+			bool may_wait, bool *busy)
 {
 	WlStatsEntry *e;
 	bool		found;
 
+	*busy = false;
 	e = hash_search(wl_stats, key, HASH_FIND, NULL);
 	if (e != NULL || !create)
 		return e;
 
 	LWLockRelease(wl_shared->lock);
-	store_lock(LW_EXCLUSIVE);
+	if (!store_lock(LW_EXCLUSIVE, may_wait))
+	{
+		*busy = true;
+		return NULL;
+	}
 	e = hash_search(wl_stats, key, HASH_FIND, NULL);
 	if (e != NULL)
 		return e;
@@ -349,25 +369,29 @@ stats_key_of(const WlStmtRecord *rec, WlStatsKey *key)
 }
 
 /*
- * Record a finished statement: into the statement ring and its aggregate.
- * Returns its ring position.
+ * Record a finished statement: into its aggregate and the statement ring;
+ * *ring_pos is its ring position.  With may_wait false (the abort path and
+ * the commit cleanup), returns false, having recorded nothing, when that
+ * would mean waiting for walload's lock.
  */
-int64
-wl_store_statement(const WlStmtRecord *rec)
+bool
+wl_store_statement(const WlStmtRecord *rec, bool may_wait, int64 *ring_pos)
 {
-	uint64		pos;
 	WlStatsKey	key;
 	WlStatsEntry *e;
 	int64		full = wl_full_scans(&rec->c);
+	bool		busy;
 
+	*ring_pos = -1;
 	if (wl_shared == NULL)
-		return -1;
+		return true;
 
-	store_lock(LW_SHARED);
-	pos = put_statement(rec);
-
+	if (!store_lock(LW_SHARED, may_wait))
+		return false;
 	stats_key_of(rec, &key);
-	e = stats_entry(&key, rec->query, true);
+	e = stats_entry(&key, rec->query, true, may_wait, &busy);
+	if (busy)
+		return false;
 	if (e != NULL)
 	{
 		double		x = rec->elapsed_ms;
@@ -401,22 +425,29 @@ wl_store_statement(const WlStmtRecord *rec)
 		e->last_used = stamp;
 		SpinLockRelease(&e->mutex);
 	}
+	*ring_pos = (int64) put_statement(rec);
 
 	LWLockRelease(wl_shared->lock);
-	return (int64) pos;
+	return true;
 }
 
-/* A commit-time scan attributed to an already recorded statement. */
-void
+/*
+ * A commit- or abort-time scan attributed to an already recorded
+ * statement.  With may_wait false, returns false, having added nothing,
+ * when that would mean waiting for walload's lock.
+ */
+bool
 wl_store_add_statement_scans(int64 ring_pos, uint64 xact_id, int32 stmt_no,
 							 const WlStatsKey *key, WlScanKind kind, int64 n,
-							 int32 nbuffers)
+							 int32 nbuffers, bool may_wait)
 {
 	WlStatsEntry *e;
+	bool		busy;
 
 	if (wl_shared == NULL)
-		return;
-	store_lock(LW_SHARED);
+		return true;
+	if (!store_lock(LW_SHARED, may_wait))
+		return false;
 	if (ring_pos >= 0)
 	{
 		WlStmtSlot *slot = &stmt_ring[ring_pos % wl_shared->max_statements];
@@ -427,7 +458,7 @@ wl_store_add_statement_scans(int64 ring_pos, uint64 xact_id, int32 stmt_no,
 			slot->rec.c.scans[kind] += n;
 		SpinLockRelease(&slot->mutex);
 	}
-	e = stats_entry(key, "", false);
+	e = stats_entry(key, "", false, may_wait, &busy);
 	if (e != NULL)
 	{
 		SpinLockAcquire(&e->mutex);
@@ -436,9 +467,13 @@ wl_store_add_statement_scans(int64 ring_pos, uint64 xact_id, int32 stmt_no,
 		SpinLockRelease(&e->mutex);
 	}
 	LWLockRelease(wl_shared->lock);
+	return true;
 }
 
-/* claim the next ring slot and write rec into it */
+/*
+ * claim the next ring slot and write rec into it.  Needs no lock but the
+ * slot's spinlock: rings are written without walload's lock.
+ */
 static void
 put_xact(const WlXactRecord *rec)
 {
@@ -464,14 +499,17 @@ put_statement(const WlStmtRecord *rec)
 	return pos;
 }
 
+/*
+ * Record a finished transaction.  Takes no LWLock (it is called from the
+ * commit cleanup): a record written while walload_reset() runs may survive
+ * the reset.
+ */
 void
 wl_store_xact(const WlXactRecord *rec)
 {
 	if (wl_shared == NULL)
 		return;
-	store_lock(LW_SHARED);
 	put_xact(rec);
-	LWLockRelease(wl_shared->lock);
 }
 
 void
@@ -511,41 +549,48 @@ wl_store_ns_per_buffer(void)
  * prepared transactions
  * ----------------------------------------------------------------
  */
+/*
+ * A PREPARE TRANSACTION was accepted by core (XACT_EVENT_PREPARE, after its
+ * state file is durable, where an error would be too late): remember what
+ * its COMMIT / ROLLBACK PREPARED will delete.  Takes only the slots'
+ * spinlocks.  A GID is unique among prepared transactions, and there are
+ * as many slots as core allows prepared transactions, so a free slot
+ * exists unless one was left by a transaction finished while walload was
+ * not observing (then this one is not remembered: see take_prepared).
+ */
 void
 wl_store_remember_prepared(const char *gid, bool commit_scan, int32 commit_rels,
 						   bool abort_scan, int32 abort_rels)
 {
-	WlPreparedSlot *slot = NULL;
-
-	if (wl_shared == NULL || wl_shared->max_prepared == 0)
+	if (wl_shared == NULL)
 		return;
-	store_lock(LW_EXCLUSIVE);
 	for (int i = 0; i < wl_shared->max_prepared; i++)
 	{
-		if (!prepared[i].used ||
-			(prepared[i].dbid == MyDatabaseId && strcmp(prepared[i].gid, gid) == 0))
+		WlPreparedSlot *slot = &prepared[i];
+		bool		mine = false;
+
+		SpinLockAcquire(&slot->mutex);
+		if (!slot->used)
 		{
-			slot = &prepared[i];
-			break;
+			slot->used = true;
+			slot->dbid = MyDatabaseId;
+			strlcpy(slot->gid, gid, GIDSIZE);
+			slot->commit_scan = commit_scan;
+			slot->commit_rels = commit_rels;
+			slot->abort_scan = abort_scan;
+			slot->abort_rels = abort_rels;
+			mine = true;
 		}
+		SpinLockRelease(&slot->mutex);
+		if (mine)
+			return;
 	}
-	if (slot != NULL)
-	{
-		slot->used = true;
-		slot->dbid = MyDatabaseId;
-		strlcpy(slot->gid, gid, GIDSIZE);
-		slot->commit_scan = commit_scan;
-		slot->commit_rels = commit_rels;
-		slot->abort_scan = abort_scan;
-		slot->abort_rels = abort_rels;
-	}
-	LWLockRelease(wl_shared->lock);
 }
 
 /*
  * COMMIT / ROLLBACK PREPARED of gid succeeded: did it scan?  False (and
  * *known = false) for a transaction prepared before walload's shared memory
- * was set up (e.g. before a restart).
+ * was set up (e.g. before a restart), or while walload was not observing.
  */
 bool
 wl_store_take_prepared(const char *gid, bool commit, int32 *nrels, bool *known)
@@ -554,23 +599,22 @@ wl_store_take_prepared(const char *gid, bool commit, int32 *nrels, bool *known)
 
 	*known = false;
 	*nrels = 0;
-	if (wl_shared == NULL || wl_shared->max_prepared == 0)
+	if (wl_shared == NULL)
 		return false;
-	store_lock(LW_EXCLUSIVE);
-	for (int i = 0; i < wl_shared->max_prepared; i++)
+	for (int i = 0; i < wl_shared->max_prepared && !*known; i++)
 	{
 		WlPreparedSlot *slot = &prepared[i];
 
+		SpinLockAcquire(&slot->mutex);
 		if (slot->used && strcmp(slot->gid, gid) == 0)
 		{
 			*known = true;
 			scan = commit ? slot->commit_scan : slot->abort_scan;
 			*nrels = commit ? slot->commit_rels : slot->abort_rels;
 			slot->used = false;
-			break;
 		}
+		SpinLockRelease(&slot->mutex);
 	}
-	LWLockRelease(wl_shared->lock);
 	return scan;
 }
 
@@ -594,7 +638,7 @@ wl_store_copy_xacts(WlXactRecord **out)
 
 	wl_store_require();
 	*out = palloc(sizeof(WlXactRecord) * wl_shared->max_xacts);
-	store_lock(LW_SHARED);
+	store_lock(LW_SHARED, true);
 	for (int i = 0; i < wl_shared->max_xacts; i++)
 	{
 		WlXactSlot *slot = &xact_ring[i];
@@ -627,7 +671,7 @@ wl_store_copy_statements(WlStmtRecord **out)
 
 	wl_store_require();
 	*out = palloc(sizeof(WlStmtRecord) * wl_shared->max_statements);
-	store_lock(LW_SHARED);
+	store_lock(LW_SHARED, true);
 	for (int i = 0; i < wl_shared->max_statements; i++)
 	{
 		WlStmtSlot *slot = &stmt_ring[i];
@@ -652,7 +696,7 @@ wl_store_copy_stats(WlStatsEntryCopy **out)
 	double		ns = wl_store_ns_per_buffer();
 
 	wl_store_require();
-	store_lock(LW_SHARED);
+	store_lock(LW_SHARED, true);
 	cap = Max(hash_get_num_entries(wl_stats), 1);
 	*out = palloc(sizeof(WlStatsEntryCopy) * cap);
 	hash_seq_init(&hs, wl_stats);
@@ -695,7 +739,7 @@ wl_store_info(WlInfo *info)
 
 	wl_store_require();
 	memset(info, 0, sizeof(*info));
-	store_lock(LW_SHARED);
+	store_lock(LW_SHARED, true);
 	xpos = pg_atomic_read_u64(&wl_shared->xact_pos);
 	spos = pg_atomic_read_u64(&wl_shared->stmt_pos);
 	SpinLockAcquire(&wl_shared->mutex);
@@ -726,14 +770,23 @@ wl_store_reset(void)
 	WlStatsEntry *e;
 
 	wl_store_require();
-	store_lock(LW_EXCLUSIVE);
+	store_lock(LW_EXCLUSIVE, true);
 	hash_seq_init(&hs, wl_stats);
 	while ((e = hash_seq_search(&hs)) != NULL)
 		hash_search(wl_stats, &e->key, HASH_REMOVE, NULL);
+	/* rings are written without the lock: clear each slot under its own */
 	for (int i = 0; i < wl_shared->max_xacts; i++)
+	{
+		SpinLockAcquire(&xact_ring[i].mutex);
 		xact_ring[i].pos_plus_one = 0;
+		SpinLockRelease(&xact_ring[i].mutex);
+	}
 	for (int i = 0; i < wl_shared->max_statements; i++)
+	{
+		SpinLockAcquire(&stmt_ring[i].mutex);
 		stmt_ring[i].pos_plus_one = 0;
+		SpinLockRelease(&stmt_ring[i].mutex);
+	}
 	SpinLockAcquire(&wl_shared->mutex);
 	wl_shared->stats_reset = GetCurrentTimestamp();
 	wl_shared->stats_evicted = 0;
@@ -745,65 +798,6 @@ wl_store_reset(void)
 	pg_atomic_write_u64(&wl_shared->lock_waits, 0);
 	pg_atomic_write_u64(&wl_shared->lock_wait_us, 0);
 	LWLockRelease(wl_shared->lock);
-}
-
-void
-wl_usage_mark(WlUsageMark *mark)
-{
-	mark->buf = pgBufferUsage;
-	mark->wal = pgWalUsage;
-	mark->walio_valid = wl_wal_io_read(&mark->walio);
-	wl_wal_io_available = mark->walio_valid;
-}
-
-/* fill c's buffer, WAL and WAL I/O counters with the usage since mark */
-void
-wl_usage_since(const WlUsageMark *mark, WlCounters *c)
-{
-	BufferUsage bu;
-	WalUsage	wu;
-	WlWalIo		io;
-
-	memset(&bu, 0, sizeof(bu));
-	BufferUsageAccumDiff(&bu, &pgBufferUsage, &mark->buf);
-	memset(&wu, 0, sizeof(wu));
-	WalUsageAccumDiff(&wu, &pgWalUsage, &mark->wal);
-	c->shared_blks_hit = bu.shared_blks_hit;
-	c->shared_blks_read = bu.shared_blks_read;
-	c->shared_blks_dirtied = bu.shared_blks_dirtied;
-	c->shared_blks_written = bu.shared_blks_written;
-	c->wal_records = wu.wal_records;
-	c->wal_fpi = wu.wal_fpi;
-	c->wal_bytes = wu.wal_bytes;
-
-	/*
-	 * The pending WAL I/O counters are zeroed when the backend reports its
-	 * statistics (only outside transactions); clamp rather than go negative.
-	 */
-	if (mark->walio_valid && wl_wal_io_read(&io))
-	{
-		c->wal_writes = Max(io.writes - mark->walio.writes, 0);
-		c->wal_syncs = Max(io.syncs - mark->walio.syncs, 0);
-		c->wal_sync_us = Max(io.sync_us - mark->walio.sync_us, 0);
-	}
-}
-
-void
-wl_counters_add(WlCounters *dst, const WlCounters *src)
-{
-	dst->rows += src->rows;
-	dst->shared_blks_hit += src->shared_blks_hit;
-	dst->shared_blks_read += src->shared_blks_read;
-	dst->shared_blks_dirtied += src->shared_blks_dirtied;
-	dst->shared_blks_written += src->shared_blks_written;
-	dst->wal_records += src->wal_records;
-	dst->wal_fpi += src->wal_fpi;
-	dst->wal_bytes += src->wal_bytes;
-	dst->wal_writes += src->wal_writes;
-	dst->wal_syncs += src->wal_syncs;
-	dst->wal_sync_us += src->wal_sync_us;
-	for (int i = 0; i < WL_NUM_SCAN_KINDS; i++)
-		dst->scans[i] += src->scans[i];
 }
 
 /* ----------------------------------------------------------------

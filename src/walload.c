@@ -176,4 +176,5 @@ _PG_init(void)
 
 	wl_install_hooks();
 	wl_register_xact_callbacks();
+	wl_model_init();
 }

@@ -62,7 +62,6 @@ typedef enum WlTrackLevel
 } WlTrackLevel;
 
 #define WL_QUERY_LEN		256		/* bytes of query text kept, incl. NUL */
-#define WL_COMMAND_LEN		32		/* bytes of command name kept, incl. NUL */
 
 /* Work counters shared by statements, transactions and aggregates */
 typedef struct WlCounters
@@ -172,32 +171,32 @@ extern double wl_warn_scan_ms;
 
 /* ---------- hooks.c ---------- */
 extern void wl_install_hooks(void);
-extern int	wl_nesting_level(void);
 extern bool wl_statement_in_progress(void);
 extern void wl_add_scans_to_current(WlScanKind kind, int64 n);
 extern void wl_add_vacuum_to_current(int ring_kb, int64 pages, int64 pages_removed);
 extern bool wl_wal_io_available;
 extern void wl_xact_mark_wal_skipped_current(void);
-extern void wl_xact_add_dropped_rels(int32 n);
 extern int32 wl_current_statement_no(void);
 extern void wl_note_storage_effects(void);
-extern NodeTag wl_current_utility(void);
-extern void wl_note_subxact_abort(SubTransactionId subid);
-extern void wl_reset_statement_stack(void);
+extern NodeTag wl_current_utility_tag(void);
+extern void wl_stack_abort(SubTransactionId subid);
+extern void wl_stack_xact_end(void);
 extern const char *wl_command_name(CommandTag tag);
 extern WlTimeKind wl_time_kind(CommandTag tag);
 
 /* ---------- xact_track.c ---------- */
 extern void wl_register_xact_callbacks(void);
-extern void wl_xact_activate(void);
+extern void wl_xact_observe(void);
+extern bool wl_xact_observed(void);
 extern void wl_xact_note_activity(void);
-extern bool wl_xact_is_active(void);
+extern void wl_xact_add_dropped_rels(int32 n);
 extern void wl_xact_add_scans(WlScanKind kind, int64 n);
 extern int32 wl_xact_next_stmt_no(void);
 extern void wl_xact_reserve_finished(int more);
 extern void wl_xact_statement_done(const WlStmtRecord *rec, bool count_in_xact);
-extern void wl_xact_flush_finished(void);
+extern void wl_xact_flush(void);
 extern void wl_xact_note_storage_statement(int32 stmt_no);
+extern void wl_model_set_prepare_gid(const char *gid);
 
 /* ---------- scan_model.c ---------- */
 typedef struct WlCommitModel
@@ -215,8 +214,8 @@ typedef struct WlCommitModel
 	int32		dropped_rels;
 } WlCommitModel;
 
+extern void wl_model_init(void);
 extern void wl_model_commit(bool is_prepare, WlCommitModel *model);
-extern void wl_model_set_prepare_gid(const char *gid);
 extern int32 wl_model_sync_statement(void);
 extern int32 wl_model_drop_statement(void);
 extern bool wl_model_abort_drop_scan(int32 *nrels);
@@ -243,10 +242,11 @@ extern void wl_shmem_startup(void);
 extern bool wl_store_ready(void);
 extern void wl_store_require(void);
 extern uint64 wl_store_next_xact_id(void);
-extern int64 wl_store_statement(const WlStmtRecord *rec);
-extern void wl_store_add_statement_scans(int64 ring_pos, uint64 xact_id, int32 stmt_no,
+extern bool wl_store_statement(const WlStmtRecord *rec, bool may_wait,
+							   int64 *ring_pos);
+extern bool wl_store_add_statement_scans(int64 ring_pos, uint64 xact_id, int32 stmt_no,
 										 const WlStatsKey *key, WlScanKind kind,
-										 int64 n, int32 nbuffers);
+										 int64 n, int32 nbuffers, bool may_wait);
 extern void wl_store_xact(const WlXactRecord *rec);
 extern void wl_store_add_scan_totals(WlScanKind kind, int64 n, int32 nbuffers);
 extern void wl_store_set_calibration(double ns_per_buffer);
@@ -323,6 +323,8 @@ typedef struct WlUsageMark
 	bool		walio_valid;
 } WlUsageMark;
 extern void wl_usage_mark(WlUsageMark *mark);
+extern void wl_usage_accum(WlUsageMark *acc, const WlUsageMark *mark);
+extern void wl_usage_counters(const WlUsageMark *acc, WlCounters *c);
 extern void wl_usage_since(const WlUsageMark *mark, WlCounters *c);
 
 #endif							/* WALLOAD_H */

@@ -5,7 +5,7 @@
  *		subtransaction callbacks, commit and abort phase timing, and the
  *		hand-over of finished statements and transactions to the store.
  *
- * Windows, as core's xact.c runs them (PostgreSQL 15; see docs/internals.md):
+ * Windows, as core's xact.c runs them (PostgreSQL 15-18):
  *
  *	commit:  XACT_EVENT_PRE_COMMIT ........ start of the commit phase
  *			   ON COMMIT actions, pending syncs (the sync scan), commit
@@ -22,19 +22,42 @@
  *			   transaction's locks have been released)
  *
  * A statement that commits transactions itself (VACUUM, CLUSTER without a
- * table, CREATE INDEX CONCURRENTLY, a procedure that commits) keeps one
- * record: its inner transactions are folded into the transaction that ends
- * the statement, and counted in inner_xacts.
+ * table, CREATE INDEX CONCURRENTLY, a procedure that commits or rolls back)
+ * keeps one record: its inner transactions are folded into the transaction
+ * that ends the statement, and counted in inner_xacts.  The record starts
+ * with the first of them.
+ *
+ * Which transactions are observed: one in which a statement started while
+ * tracking was on (walload.track is not none).  An observed transaction is
+ * closed and recorded whatever walload.track says by its end (SET LOCAL
+ * walload.track = none cannot leave a record open); an unobserved one is
+ * not looked at, not even at its commit.
+ *
+ * Rules for the abort path (XACT_EVENT_ABORT, SUBXACT_EVENT_ABORT_SUB) and
+ * the commit cleanup (the TopTransactionContext reset callback, after the
+ * commit record), where an error would be a PANIC or an unkept promise:
+ *	- no allocation but core's own lists of files to delete, in core's
+ *	  TransactionAbortContext (the reserve core keeps for its abort; core
+ *	  allocates the same array at the same moment, smgrDoPendingDeletes);
+ *	- no read of memory core may have freed (statement texts: hooks.c);
+ *	- no file I/O;
+ *	- no wait on walload's lock: the store is tried without waiting, and
+ *	  what could not be stored waits in this backend for its next statement,
+ *	  its next commit or its exit (wl_xact_flush);
+ *	- no ERROR or WARNING.
+ * docs/guarantees.md states the same, with the tests that check it.
  *
  *-------------------------------------------------------------------------
  */
 #include "walload.h"
 
 #include "access/parallel.h"
+#include "access/twophase.h"
 #include "access/xact.h"
 #include "access/xlog.h"
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
+#include "storage/ipc.h"
 #include "utils/memutils.h"
 #include "utils/resowner.h"
 
@@ -50,12 +73,32 @@ typedef struct WlStmtRef
 	int64		ring_pos;		/* position in the statement ring, or -1 */
 	WlStatsKey	key;
 	bool		stored;
-	int64		scans[WL_NUM_SCAN_KINDS];	/* arrived before it was stored */
+	int64		scans[WL_NUM_SCAN_KINDS];	/* arrived, not yet stored */
 } WlStmtRef;
+
+/*
+ * Scans attributed on the abort path to statements already stored, when
+ * the store could not be had without waiting: kept here until the next
+ * safe point.  Fixed size, made before any abort can need it.
+ */
+#define WL_LATE_SCANS	16
+typedef struct WlLateScan
+{
+	int64		ring_pos;
+	uint64		xact_id;
+	int32		stmt_no;
+	WlStatsKey	key;
+	WlScanKind	kind;
+	int64		n;
+} WlLateScan;
+
+static WlLateScan late_scans[WL_LATE_SCANS];
+static int	n_late_scans = 0;
 
 typedef struct WlOpenXact
 {
-	bool		active;
+	bool		observed;		/* a statement started with tracking on */
+	bool		active;			/* there is something to record */
 	uint64		xact_id;
 	TimestampTz start_ts;
 	int32		statements;
@@ -66,9 +109,12 @@ typedef struct WlOpenXact
 	int64		scans[WL_NUM_SCAN_KINDS];
 	uint64		commit_wal_bytes;
 	WlCommitModel model;
-	bool		wal_skipped_any;
 	bool		usage_baseline_set;
 	WlUsageMark usage_baseline;
+
+	/* PREPARE TRANSACTION in progress: what it will leave to finish */
+	bool		prepare_pending;
+	WlCommitModel prepare_model;
 
 	/* the commit or abort phase in progress */
 	bool		in_phase;
@@ -82,7 +128,6 @@ typedef struct WlOpenXact
 	double		commit_ms;
 	double		sync_ms;
 	double		cleanup_ms;
-	bool		phase_done;		/* the ending phase has been measured */
 	bool		ended_commit;	/* outcome of the transaction that ended */
 
 	WlStmtRef  *refs;
@@ -92,8 +137,17 @@ typedef struct WlOpenXact
 
 static WlOpenXact cur;
 
-
+/*
+ * The end of the phase: a reset callback on TopTransactionContext.  Static,
+ * so that registering it allocates nothing (it is registered at most once
+ * per top-level transaction; the flag says whether it is).
+ */
 static void xact_end_callback(void *arg);
+static MemoryContextCallback end_callback = {xact_end_callback, NULL, NULL};
+static bool end_callback_registered = false;
+
+/* refs arrays larger than this are given back at the end of a record */
+#define WL_KEEP_REFS	64
 
 /* GID of the PREPARE TRANSACTION being executed */
 static char prepare_gid[GIDSIZE];
@@ -104,21 +158,35 @@ wl_model_set_prepare_gid(const char *gid)
 	strlcpy(prepare_gid, gid, GIDSIZE);
 }
 
-bool
-wl_xact_is_active(void)
+/*
+ * A statement starts with tracking on (hooks.c): the transaction is
+ * observed from its start.
+ */
+void
+wl_xact_observe(void)
 {
-	return cur.active;
+	if (cur.observed)
+		return;
+	cur.observed = true;
+	cur.start_ts = IsTransactionState() ?
+		GetCurrentTransactionStartTimestamp() : GetCurrentTimestamp();
 }
 
-void
-wl_xact_activate(void)
+bool
+wl_xact_observed(void)
+{
+	return cur.observed;
+}
+
+static void
+activate(void)
 {
 	if (cur.active)
 		return;
 	cur.active = true;
 	cur.xact_id = wl_store_next_xact_id();
-	cur.start_ts = IsTransactionState() ?
-		GetCurrentTransactionStartTimestamp() : GetCurrentTimestamp();
+	if (!cur.observed)
+		wl_xact_observe();
 }
 
 /*
@@ -189,64 +257,51 @@ wl_xact_note_storage_statement(int32 stmt_no)
 }
 
 /* ----------------------------------------------------------------
- * finished statements
+ * handing over to the store
  * ----------------------------------------------------------------
  */
 
+/* store the late scans; false if the store could not be had */
+static bool
+flush_late_scans(bool may_wait)
+{
+	int			done = 0;
+
+	while (done < n_late_scans)
+	{
+		WlLateScan *l = &late_scans[done];
+
+		if (!wl_store_add_statement_scans(l->ring_pos, l->xact_id, l->stmt_no,
+										  &l->key, l->kind, l->n, NBuffers,
+										  may_wait))
+			break;
+		done++;
+	}
+	if (done > 0)
+	{
+		memmove(late_scans, late_scans + done,
+				sizeof(WlLateScan) * (n_late_scans - done));
+		n_late_scans -= done;
+	}
+	return n_late_scans == 0;
+}
+
 /*
- * Make sure that `more` statements can be queued without allocating:
- * statements can finish inside error handlers, where walload neither
- * allocates nor touches shared memory.
+ * Store queued statements (ring and aggregates) and late scans.  With
+ * may_wait false (abort path, commit cleanup), only what can be stored
+ * without waiting for walload's lock; the rest stays queued, in order.
  */
-void
-wl_xact_reserve_finished(int more)
+static void
+flush_finished(bool may_wait)
 {
-	if (n_finished + more <= finished_capacity)
+	int			done = 0;
+
+	if (!flush_late_scans(may_wait))
 		return;
-	if (n_finished > 0 && !IsParallelWorker())
-		wl_xact_flush_finished();
-	if (n_finished + more > finished_capacity)
+	while (done < n_finished)
 	{
-		int			newcap = Max(64, (n_finished + more) * 2);
-
-		if (finished == NULL)
-			finished = MemoryContextAlloc(TopMemoryContext, sizeof(WlStmtRecord) * newcap);
-		else
-			finished = repalloc(finished, sizeof(WlStmtRecord) * newcap);
-		finished_capacity = newcap;
-	}
-}
-
-void
-wl_xact_statement_done(const WlStmtRecord *rec, bool count_in_xact)
-{
-	/* capacity was reserved when the statement started */
-	Assert(n_finished < finished_capacity);
-	if (n_finished >= finished_capacity)
-		return;
-	wl_xact_activate();
-	finished[n_finished] = *rec;
-	finished[n_finished].xact_id = cur.xact_id;
-	n_finished++;
-
-	if (count_in_xact)
-	{
-		cur.statements++;
-		cur.kind_ms[wl_time_kind(rec->tag)] += rec->elapsed_ms;
-		cur.rows += rec->c.rows;
-	}
-	if (rec->wal_skipped)
-		cur.wal_skipped_any = true;
-}
-
-/* Store queued statements: ring and aggregates.  Not in error context. */
-void
-wl_xact_flush_finished(void)
-{
-	for (int i = 0; i < n_finished; i++)
-	{
-		WlStmtRecord *rec = &finished[i];
-		WlStmtRef  *ref = find_ref(rec->stmt_no);
+		WlStmtRecord *rec = &finished[done];
+		WlStmtRef  *ref = rec->xact_id == cur.xact_id ? find_ref(rec->stmt_no) : NULL;
 		int64		pos;
 
 		/* scans that arrived for it before it was stored */
@@ -257,7 +312,9 @@ wl_xact_flush_finished(void)
 			memset(ref->scans, 0, sizeof(ref->scans));
 		}
 
-		pos = wl_store_statement(rec);
+		/* not stored: it keeps the scans just added, and waits in order */
+		if (!wl_store_statement(rec, may_wait, &pos))
+			break;
 
 		if (ref != NULL)
 		{
@@ -269,8 +326,81 @@ wl_xact_flush_finished(void)
 			ref->key.tag = rec->tag;
 			ref->key.toplevel = rec->toplevel;
 		}
+		done++;
 	}
-	n_finished = 0;
+	if (done > 0)
+	{
+		memmove(finished, finished + done,
+				sizeof(WlStmtRecord) * (n_finished - done));
+		n_finished -= done;
+	}
+}
+
+/* A safe point (not abort, not commit cleanup): store what waits. */
+void
+wl_xact_flush(void)
+{
+	if (n_finished > 0 || n_late_scans > 0)
+		flush_finished(true);
+}
+
+/* the backend exits: store what still waits */
+static void
+flush_at_exit(int code, Datum arg)
+{
+	if (wl_store_ready() && !IsParallelWorker())
+		wl_xact_flush();
+}
+
+/*
+ * Make sure that `more` statements can be queued without allocating:
+ * statements can finish inside error handlers, where walload neither
+ * allocates nor touches shared memory.
+ */
+void
+wl_xact_reserve_finished(int more)
+{
+	static bool exit_hook = false;
+
+	/* what waits from an earlier record, or for room */
+	if (n_late_scans > 0 || (n_finished > 0 && !cur.active) ||
+		n_finished + more > finished_capacity)
+		wl_xact_flush();
+	if (n_finished + more > finished_capacity)
+	{
+		int			newcap = Max(64, (n_finished + more) * 2);
+
+		if (finished == NULL)
+			finished = MemoryContextAlloc(TopMemoryContext, sizeof(WlStmtRecord) * newcap);
+		else
+			finished = repalloc(finished, sizeof(WlStmtRecord) * newcap);
+		finished_capacity = newcap;
+	}
+	if (!exit_hook)
+	{
+		before_shmem_exit(flush_at_exit, (Datum) 0);
+		exit_hook = true;
+	}
+}
+
+void
+wl_xact_statement_done(const WlStmtRecord *rec, bool count_in_xact)
+{
+	/* capacity was reserved when the statement started */
+	Assert(n_finished < finished_capacity);
+	if (n_finished >= finished_capacity)
+		return;
+	activate();
+	finished[n_finished] = *rec;
+	finished[n_finished].xact_id = cur.xact_id;
+	n_finished++;
+
+	if (count_in_xact)
+	{
+		cur.statements++;
+		cur.kind_ms[wl_time_kind(rec->tag)] += rec->elapsed_ms;
+		cur.rows += rec->c.rows;
+	}
 }
 
 /* ----------------------------------------------------------------
@@ -280,9 +410,9 @@ wl_xact_flush_finished(void)
 void
 wl_xact_add_scans(WlScanKind kind, int64 n)
 {
-	if (n <= 0)
+	if (n <= 0 || !cur.observed)
 		return;
-	wl_xact_activate();
+	activate();
 	cur.scans[kind] += n;
 	wl_store_add_scan_totals(kind, n, NBuffers);
 }
@@ -290,10 +420,11 @@ wl_xact_add_scans(WlScanKind kind, int64 n)
 /*
  * A scan at commit or abort, caused by statement stmt_no of the open record
  * (or by no known statement: -1).  Falls back to the statement running now
- * (inner transactions of VACUUM and the like).
+ * (inner transactions of VACUUM and the like).  may_wait: false on the
+ * abort path.
  */
 static void
-add_attributed_scan(WlScanKind kind, int32 stmt_no)
+add_attributed_scan(WlScanKind kind, int32 stmt_no, bool may_wait)
 {
 	WlStmtRef  *ref = stmt_no >= 0 ? find_ref(stmt_no) : NULL;
 
@@ -306,28 +437,48 @@ add_attributed_scan(WlScanKind kind, int32 stmt_no)
 	wl_xact_add_scans(kind, 1);
 	if (!ref->stored)
 		ref->scans[kind]++;
-	else
-		wl_store_add_statement_scans(ref->ring_pos, cur.xact_id, ref->stmt_no,
-									 &ref->key, kind, 1, NBuffers);
+	else if (!wl_store_add_statement_scans(ref->ring_pos, cur.xact_id, ref->stmt_no,
+										   &ref->key, kind, 1, NBuffers, may_wait))
+	{
+		/* later, from this backend's next safe point */
+		for (int i = 0; i < n_late_scans; i++)
+		{
+			WlLateScan *l = &late_scans[i];
+
+			if (l->ring_pos == ref->ring_pos && l->kind == kind)
+			{
+				l->n++;
+				return;
+			}
+		}
+		if (n_late_scans < WL_LATE_SCANS)
+		{
+			WlLateScan *l = &late_scans[n_late_scans++];
+
+			l->ring_pos = ref->ring_pos;
+			l->xact_id = cur.xact_id;
+			l->stmt_no = ref->stmt_no;
+			l->key = ref->key;
+			l->kind = kind;
+			l->n = 1;
+		}
+
+		/*
+		 * Else lost for the statement (still counted for the transaction
+		 * and the totals): more than WL_LATE_SCANS statements met a busy
+		 * store on the abort path before this backend's next statement.
+		 */
+	}
 }
 
 /* ----------------------------------------------------------------
  * transaction callbacks
  * ----------------------------------------------------------------
  */
-static bool
-tracking_enabled(void)
-{
-	return wl_track != WL_TRACK_NONE && wl_store_ready() && !IsParallelWorker();
-}
-
 static void
 begin_phase(bool is_abort, bool is_prepare)
 {
-	MemoryContextCallback *cb;
-
 	cur.in_phase = true;
-	cur.phase_done = false;
 	cur.phase_is_abort = is_abort;
 	cur.phase_is_prepare = is_prepare;
 	cur.abort_deferred = false;
@@ -337,27 +488,55 @@ begin_phase(bool is_abort, bool is_prepare)
 	cur.phase_wal_start = pgWalUsage.wal_bytes;
 
 	/* the end of the phase: TopTransactionContext is reset or deleted */
-	cb = MemoryContextAlloc(TopTransactionContext, sizeof(MemoryContextCallback));
-	cb->func = xact_end_callback;
-	cb->arg = NULL;
-	MemoryContextRegisterResetCallback(TopTransactionContext, cb);
+	if (!end_callback_registered)
+	{
+		MemoryContextRegisterResetCallback(TopTransactionContext, &end_callback);
+		end_callback_registered = true;
+	}
 }
 
+static void
+maybe_warn(int64 scans)
+{
+	double		est;
+
+	if (wl_warn_scan_ms < 0 || scans == 0)
+		return;
+	est = wl_est_scan_ms(scans, NBuffers);
+	if (est < wl_warn_scan_ms)
+		return;
+	ereport(WARNING,
+			(errmsg("this transaction scanned all %d shared buffers %lld times, an estimated %.1f ms",
+					NBuffers, (long long) scans, est),
+			 errdetail("flush of one relation: %lld, commit-time sync: %lld, truncation: %lld, file deletion: %lld, database: %lld.",
+					   (long long) cur.scans[WL_SCAN_FLUSH_REL],
+					   (long long) cur.scans[WL_SCAN_FLUSH_PENDING],
+					   (long long) cur.scans[WL_SCAN_DROP_REL],
+					   (long long) cur.scans[WL_SCAN_DROP_PENDING],
+					   (long long) cur.scans[WL_SCAN_DB]),
+			 errhint("Run SELECT * FROM walload_diagnose(%llu) for the causes and what to change.",
+					 (unsigned long long) cur.xact_id)));
+}
+
+/*
+ * Before the commit record: a safe point.  Store what waits, decide the
+ * commit's scans the way core will, and warn if asked to.
+ */
 static void
 on_pre_commit(bool is_prepare)
 {
 	WlCommitModel model;
 	bool		has_xid = TransactionIdIsValid(GetTopTransactionIdIfAny());
 
-	wl_xact_flush_finished();
+	wl_xact_flush();
 
 	if (has_xid || cur.active)
 	{
 		wl_model_commit(is_prepare, &model);
 		if (model.sync_scan)
-			add_attributed_scan(WL_SCAN_FLUSH_PENDING, wl_model_sync_statement());
+			add_attributed_scan(WL_SCAN_FLUSH_PENDING, wl_model_sync_statement(), true);
 		if (model.drop_scan && !is_prepare)
-			add_attributed_scan(WL_SCAN_DROP_PENDING, wl_model_drop_statement());
+			add_attributed_scan(WL_SCAN_DROP_PENDING, wl_model_drop_statement(), true);
 		cur.model.wal_skipped_rels += model.wal_skipped_rels;
 		cur.model.synced_rels += model.synced_rels;
 		cur.model.synced_blocks += model.synced_blocks;
@@ -366,27 +545,41 @@ on_pre_commit(bool is_prepare)
 		if (!is_prepare)
 			cur.model.dropped_rels += model.dropped_rels;
 		else
-			wl_store_remember_prepared(prepare_gid,
-									   model.drop_scan, model.dropped_rels,
-									   model.abort_drop_scan, model.abort_rels);
+		{
+			/* kept at XACT_EVENT_PREPARE, once core has accepted it */
+			cur.prepare_pending = true;
+			cur.prepare_model = model;
+		}
+	}
+
+	/* the last transaction of the record: its scans are all known now */
+	if (!is_prepare && cur.active && !wl_statement_in_progress())
+	{
+		int64		scans = 0;
+
+		for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
+			scans += cur.scans[k];
+		maybe_warn(scans);
 	}
 
 	begin_phase(false, is_prepare);
 }
 
+/* The abort path: see the rules in the header comment. */
 static void
 on_abort(void)
 {
 	int32		nrels = 0;
 
 	/* statements interrupted by the error */
-	wl_note_subxact_abort(InvalidSubTransactionId);
+	wl_stack_abort(InvalidSubTransactionId);
 
 	if (wl_model_abort_drop_scan(&nrels))
 	{
 		cur.model.dropped_rels += nrels;
-		add_attributed_scan(WL_SCAN_DROP_PENDING, wl_model_abort_statement(0));
+		add_attributed_scan(WL_SCAN_DROP_PENDING, wl_model_abort_statement(0), false);
 	}
+	cur.prepare_pending = false;
 
 	begin_phase(true, false);
 
@@ -397,10 +590,16 @@ on_abort(void)
 	cur.abort_deferred = (TransactionBlockStatusCode() == 'T');
 }
 
+static bool
+callbacks_apply(void)
+{
+	return cur.observed && wl_store_ready() && !IsParallelWorker();
+}
+
 static void
 wl_xact_callback(XactEvent event, void *arg)
 {
-	if (!tracking_enabled())
+	if (!callbacks_apply())
 		return;
 
 	switch (event)
@@ -412,9 +611,20 @@ wl_xact_callback(XactEvent event, void *arg)
 			on_pre_commit(true);
 			break;
 		case XACT_EVENT_COMMIT:
+			if (cur.in_phase)
+				INSTR_TIME_SET_CURRENT(cur.phase_mid);
+			break;
 		case XACT_EVENT_PREPARE:
 			if (cur.in_phase)
 				INSTR_TIME_SET_CURRENT(cur.phase_mid);
+			/* core accepted the PREPARE: remember what it leaves */
+			if (cur.prepare_pending)
+				wl_store_remember_prepared(prepare_gid,
+										   cur.prepare_model.drop_scan,
+										   cur.prepare_model.dropped_rels,
+										   cur.prepare_model.abort_drop_scan,
+										   cur.prepare_model.abort_rels);
+			cur.prepare_pending = false;
 			break;
 		case XACT_EVENT_ABORT:
 			on_abort();
@@ -424,22 +634,24 @@ wl_xact_callback(XactEvent event, void *arg)
 	}
 }
 
+/* The abort path of a subtransaction: see the rules in the header. */
 static void
 wl_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 					SubTransactionId parentSubid, void *arg)
 {
 	int32		nrels = 0;
 
-	if (!tracking_enabled() || event != SUBXACT_EVENT_ABORT_SUB)
+	if (event != SUBXACT_EVENT_ABORT_SUB || !callbacks_apply())
 		return;
 
-	wl_note_subxact_abort(mySubid);
+	wl_stack_abort(mySubid);
 
 	if (wl_model_abort_drop_scan(&nrels))
 	{
 		cur.model.dropped_rels += nrels;
 		add_attributed_scan(WL_SCAN_DROP_PENDING,
-							wl_model_abort_statement(GetCurrentTransactionNestLevel()));
+							wl_model_abort_statement(GetCurrentTransactionNestLevel()),
+							false);
 	}
 	wl_model_subxact_abort();
 }
@@ -458,30 +670,6 @@ wl_resource_release(ResourceReleasePhase phase, bool isCommit,
  * end of a top-level transaction
  * ----------------------------------------------------------------
  */
-static void
-maybe_warn(const WlXactRecord *rec)
-{
-	double		est;
-	int64		scans = wl_full_scans(&rec->c);
-
-	if (wl_warn_scan_ms < 0 || scans == 0 || rec->outcome != WL_OUTCOME_COMMIT)
-		return;
-	est = wl_est_scan_ms(scans, NBuffers);
-	if (est < wl_warn_scan_ms)
-		return;
-	ereport(WARNING,
-			(errmsg("this transaction scanned all %d shared buffers %lld times, an estimated %.1f ms",
-					NBuffers, (long long) scans, est),
-			 errdetail("flush of one relation: %lld, commit-time sync: %lld, truncation: %lld, file deletion: %lld, database: %lld.",
-					   (long long) rec->c.scans[WL_SCAN_FLUSH_REL],
-					   (long long) rec->c.scans[WL_SCAN_FLUSH_PENDING],
-					   (long long) rec->c.scans[WL_SCAN_DROP_REL],
-					   (long long) rec->c.scans[WL_SCAN_DROP_PENDING],
-					   (long long) rec->c.scans[WL_SCAN_DB]),
-			 errhint("Run SELECT * FROM walload_diagnose(%llu) for the causes and what to change.",
-					 (unsigned long long) rec->xact_id)));
-}
-
 static void
 finish_record(void)
 {
@@ -521,8 +709,8 @@ finish_record(void)
 	rec.nbuffers = NBuffers;
 	rec.wal_skip_threshold_kb = wal_skip_threshold;
 
+	/* into the ring without walload's lock (store.c) */
 	wl_store_xact(&rec);
-	maybe_warn(&rec);
 }
 
 static void
@@ -531,16 +719,22 @@ reset_open_record(void)
 	WlStmtRef  *refs = cur.refs;
 	int			cap = cur.refs_capacity;
 
+	/* one huge transaction does not keep its memory */
+	if (cap > WL_KEEP_REFS)
+	{
+		pfree(refs);
+		refs = NULL;
+		cap = 0;
+	}
 	memset(&cur, 0, sizeof(cur));
 	cur.refs = refs;
 	cur.refs_capacity = cap;
-	cur.n_refs = 0;
 }
 
 /*
  * TopTransactionContext is being reset or deleted: the commit or abort
  * phase is over.  Runs with interrupts held at the very end of
- * CommitTransaction / CleanupTransaction; must not fail.
+ * CommitTransaction / CleanupTransaction: the rules of the header apply.
  */
 static void
 xact_end_callback(void *arg)
@@ -549,6 +743,7 @@ xact_end_callback(void *arg)
 	instr_time	d;
 	bool		was_abort = cur.phase_is_abort;
 
+	end_callback_registered = false;
 	if (!cur.in_phase)
 		return;
 
@@ -562,15 +757,14 @@ xact_end_callback(void *arg)
 
 	d = end;
 	INSTR_TIME_SUBTRACT(d, cur.phase_start);
+	cur.commit_ms = INSTR_TIME_GET_MILLISEC(d);
 	if (was_abort)
 	{
-		cur.commit_ms = INSTR_TIME_GET_MILLISEC(d);
 		cur.sync_ms = 0;
 		cur.cleanup_ms = cur.commit_ms;
 	}
 	else
 	{
-		cur.commit_ms = INSTR_TIME_GET_MILLISEC(d);
 		d = cur.phase_mid;
 		INSTR_TIME_SUBTRACT(d, cur.phase_start);
 		cur.sync_ms = INSTR_TIME_GET_MILLISEC(d);
@@ -591,11 +785,11 @@ xact_end_callback(void *arg)
 		return;
 	}
 
-	wl_reset_statement_stack();
+	wl_stack_xact_end();
 
 	if (cur.active)
 	{
-		wl_xact_flush_finished();
+		flush_finished(false);
 		finish_record();
 	}
 	reset_open_record();

@@ -1,0 +1,87 @@
+/*-------------------------------------------------------------------------
+ *
+ * measure.c
+ *		Usage marks: the backend's buffer, WAL and WAL I/O counters at a
+ *		point, the usage since a mark, and usage accumulated over several
+ *		intervals (an executor statement's ExecutorRun / ExecutorFinish
+ *		calls).  Reads core's counters; keeps no state.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "walload.h"
+
+void
+wl_usage_mark(WlUsageMark *mark)
+{
+	mark->buf = pgBufferUsage;
+	mark->wal = pgWalUsage;
+	mark->walio_valid = wl_wal_io_read(&mark->walio);
+	wl_wal_io_available = mark->walio_valid;
+}
+
+/*
+ * Add the usage since mark to acc (a mark used as a sum, zeroed to
+ * start).  The pending WAL I/O counters are zeroed when the backend reports
+ * its statistics (only outside transactions); clamp rather than go
+ * negative.
+ */
+void
+wl_usage_accum(WlUsageMark *acc, const WlUsageMark *mark)
+{
+	WlWalIo		io;
+
+	BufferUsageAccumDiff(&acc->buf, &pgBufferUsage, &mark->buf);
+	WalUsageAccumDiff(&acc->wal, &pgWalUsage, &mark->wal);
+	if (mark->walio_valid && wl_wal_io_read(&io))
+	{
+		acc->walio.writes += Max(io.writes - mark->walio.writes, 0);
+		acc->walio.syncs += Max(io.syncs - mark->walio.syncs, 0);
+		acc->walio.sync_us += Max(io.sync_us - mark->walio.sync_us, 0);
+		acc->walio_valid = true;
+	}
+}
+
+/* fill c's buffer, WAL and WAL I/O counters from accumulated usage */
+void
+wl_usage_counters(const WlUsageMark *acc, WlCounters *c)
+{
+	c->shared_blks_hit = acc->buf.shared_blks_hit;
+	c->shared_blks_read = acc->buf.shared_blks_read;
+	c->shared_blks_dirtied = acc->buf.shared_blks_dirtied;
+	c->shared_blks_written = acc->buf.shared_blks_written;
+	c->wal_records = acc->wal.wal_records;
+	c->wal_fpi = acc->wal.wal_fpi;
+	c->wal_bytes = acc->wal.wal_bytes;
+	c->wal_writes = acc->walio.writes;
+	c->wal_syncs = acc->walio.syncs;
+	c->wal_sync_us = acc->walio.sync_us;
+}
+
+/* fill c's buffer, WAL and WAL I/O counters with the usage since mark */
+void
+wl_usage_since(const WlUsageMark *mark, WlCounters *c)
+{
+	WlUsageMark acc;
+
+	memset(&acc, 0, sizeof(acc));
+	wl_usage_accum(&acc, mark);
+	wl_usage_counters(&acc, c);
+}
+
+void
+wl_counters_add(WlCounters *dst, const WlCounters *src)
+{
+	dst->rows += src->rows;
+	dst->shared_blks_hit += src->shared_blks_hit;
+	dst->shared_blks_read += src->shared_blks_read;
+	dst->shared_blks_dirtied += src->shared_blks_dirtied;
+	dst->shared_blks_written += src->shared_blks_written;
+	dst->wal_records += src->wal_records;
+	dst->wal_fpi += src->wal_fpi;
+	dst->wal_bytes += src->wal_bytes;
+	dst->wal_writes += src->wal_writes;
+	dst->wal_syncs += src->wal_syncs;
+	dst->wal_sync_us += src->wal_sync_us;
+	for (int i = 0; i < WL_NUM_SCAN_KINDS; i++)
+		dst->scans[i] += src->scans[i];
+}
