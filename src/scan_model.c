@@ -57,6 +57,7 @@
 #include "storage/bufmgr.h"
 #include "storage/fd.h"
 #include "utils/hsearch.h"
+#include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -86,14 +87,56 @@ static HTAB *doomed_files = NULL;	/* files to delete at commit */
 static HTAB *truncated_files = NULL;	/* pending syncs truncated in place */
 static List *ghost_syncs = NIL; /* pending syncs of aborted subxacts */
 static List *createdb_files = NIL;	/* pending syncs in a new database */
+static HTAB *known_rels = NULL;	/* relid -> its file, as last seen */
 static int32 sync_stmt_no = -1;
 static int32 drop_stmt_no = -1;
+
+typedef struct KnownRel
+{
+	Oid			relid;			/* hash key */
+	WlRelFile	file;
+} KnownRel;
+
+/*
+ * Relations whose catalog entries changed since the last look (relcache
+ * invalidations, this backend's own included): the only ones whose files
+ * can have been created or scheduled for deletion.  Filled by a callback
+ * that may neither fail nor allocate: a fixed array, and a flag for an
+ * overflow or a reset of the whole cache.
+ */
+#define WL_CHANGED_RELS		64
+static Oid	changed_rels[WL_CHANGED_RELS];
+static int	n_changed_rels = 0;
+static bool changed_all = false;
 
 /*
  * Maps larger than this at the end of a transaction are given back rather
  * than emptied, so that one huge transaction does not keep its memory.
  */
 #define WL_MODEL_KEEP_ENTRIES	1024
+
+static void
+relcache_changed(Datum arg, Oid relid)
+{
+	if (!OidIsValid(relid) || n_changed_rels >= WL_CHANGED_RELS)
+		changed_all = true;
+	else if (n_changed_rels == 0 || changed_rels[n_changed_rels - 1] != relid)
+		changed_rels[n_changed_rels++] = relid;
+}
+
+static void
+forget_changes(void)
+{
+	n_changed_rels = 0;
+	changed_all = false;
+}
+
+/* at module start (postmaster): watch relcache invalidations */
+void
+wl_model_register(void)
+{
+	CacheRegisterRelcacheCallback(relcache_changed, (Datum) 0);
+}
 
 /* the per-transaction context; made at module start, kept for good */
 void
@@ -127,6 +170,10 @@ ensure_model_state(void)
 							   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 	truncated_files = hash_create("walload truncated files", 16, &ctl,
 								  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	ctl.keysize = sizeof(Oid);
+	ctl.entrysize = sizeof(KnownRel);
+	known_rels = hash_create("walload known relations", 64, &ctl,
+							 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 }
 
 /* remove every entry of map */
@@ -155,21 +202,25 @@ wl_model_xact_end(void)
 		MemoryContextReset(model_cxt);
 	ghost_syncs = NIL;
 	createdb_files = NIL;
+	forget_changes();
 	if (created_files == NULL)
 		return;
 	if (hash_get_num_entries(created_files) > WL_MODEL_KEEP_ENTRIES ||
 		hash_get_num_entries(doomed_files) > WL_MODEL_KEEP_ENTRIES ||
-		hash_get_num_entries(truncated_files) > WL_MODEL_KEEP_ENTRIES)
+		hash_get_num_entries(truncated_files) > WL_MODEL_KEEP_ENTRIES ||
+		hash_get_num_entries(known_rels) > WL_MODEL_KEEP_ENTRIES)
 	{
 		MemoryContextReset(model_hash_cxt);
 		created_files = NULL;
 		doomed_files = NULL;
 		truncated_files = NULL;
+		known_rels = NULL;
 		return;
 	}
 	empty_map(created_files);
 	empty_map(doomed_files);
 	empty_map(truncated_files);
+	empty_map(known_rels);
 }
 
 /* ----------------------------------------------------------------
@@ -303,22 +354,99 @@ note_new_files(bool forCommit, HTAB *map, int32 stmt_no, bool *skipping_wal)
 }
 
 /*
+ * A relation whose catalog entry changed: can its change have touched the
+ * pending lists in a way known_rels does not explain?  A relation created
+ * in this transaction that still has its first file is answered here: its
+ * file is on the list of files to delete at abort (RelationCreateStorage),
+ * and is noted as created by stmt_no.  Anything else that is new (a new
+ * file for an existing relation, a relation gone) needs the lists.
+ */
+static bool
+change_needs_lists(Oid relid, int32 stmt_no, bool *created, bool *skipping)
+{
+	KnownRel   *k = hash_search(known_rels, &relid, HASH_FIND, NULL);
+	Relation	rel = RelationIdGetRelation(relid);
+	bool		needs = false;
+
+	if (rel == NULL)
+		return true;			/* dropped (or never seen): ask core */
+	if (!RELKIND_HAS_STORAGE(rel->rd_rel->relkind) ||
+		rel->rd_rel->relpersistence == RELPERSISTENCE_TEMP)
+		needs = (k != NULL);	/* had a file, has none now */
+	else if (k != NULL)
+		needs = !WlRelFileEquals(k->file, WlRelationFile(rel));
+	else if (rel->rd_createSubid != InvalidSubTransactionId &&
+			 WL_FIRST_FILE_SUBID(rel) == InvalidSubTransactionId)
+	{
+		WlRelFile	file = WlRelationFile(rel);
+		bool		found;
+		FileCreator *fc = hash_search(created_files, &file, HASH_ENTER, &found);
+
+		if (!found)
+		{
+			fc->stmt_no = stmt_no;
+			*created = true;
+			if (!XLogIsNeeded() && WlSkippingWAL(file))
+				*skipping = true;
+		}
+		k = hash_search(known_rels, &relid, HASH_ENTER, NULL);
+		k->file = file;
+	}
+	else
+		needs = true;
+	RelationClose(rel);
+	return needs;
+}
+
+/* after reading the lists: remember the changed relations' files */
+static void
+remember_changed(void)
+{
+	for (int i = 0; i < n_changed_rels; i++)
+	{
+		WlRelFile	file;
+
+		if (relation_file(changed_rels[i], &file, NULL, NULL))
+		{
+			KnownRel   *k = hash_search(known_rels, &changed_rels[i], HASH_ENTER, NULL);
+
+			k->file = file;
+		}
+		else
+			(void) hash_search(known_rels, &changed_rels[i], HASH_REMOVE, NULL);
+	}
+}
+
+/*
  * After a utility statement that may create or drop relation files: note
  * which statement did it, so that the scan at commit or abort can be
  * attributed to it.  Returns true if the statement wrote into a relation
  * file that skips WAL.
+ *
+ * Core's lists (smgrGetPendingDeletes) are read only when a relation
+ * changed in a way known_rels cannot explain: reading them walks every
+ * file the transaction created, so a transaction that creates N tables
+ * would otherwise pay O(N^2).
  */
 bool
 wl_model_after_utility(int32 stmt_no)
 {
-	bool		created,
-				doomed,
-				skipping = false;
+	bool		created = false,
+				doomed = false,
+				skipping = false,
+				needs_lists = changed_all;
 
 	ensure_model_state();
-	created = note_new_files(false, created_files, stmt_no,
-							 XLogIsNeeded() ? NULL : &skipping);
-	doomed = note_new_files(true, doomed_files, stmt_no, NULL);
+	for (int i = 0; i < n_changed_rels && !needs_lists; i++)
+		needs_lists = change_needs_lists(changed_rels[i], stmt_no, &created, &skipping);
+	if (needs_lists)
+	{
+		created |= note_new_files(false, created_files, stmt_no,
+								  XLogIsNeeded() ? NULL : &skipping);
+		doomed = note_new_files(true, doomed_files, stmt_no, NULL);
+		remember_changed();
+	}
+	forget_changes();
 	if (created || doomed)
 	{
 		wl_note_storage_effects();

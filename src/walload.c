@@ -176,5 +176,6 @@ _PG_init(void)
 
 	wl_install_hooks();
 	wl_register_xact_callbacks();
+	wl_model_register();
 	wl_model_init();
 }

@@ -214,6 +214,7 @@ typedef struct WlCommitModel
 	int32		dropped_rels;
 } WlCommitModel;
 
+extern void wl_model_register(void);
 extern void wl_model_init(void);
 extern void wl_model_commit(bool is_prepare, WlCommitModel *model);
 extern int32 wl_model_sync_statement(void);
