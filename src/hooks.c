@@ -61,6 +61,9 @@ typedef struct WlActiveStmt
 	 */
 	WlUsageMark usage_start;	/* utility: start; executor: start of phase */
 	WlUsageMark usage;			/* executor: accumulated over its phases */
+	bool		measured;		/* utility: measured (time, usage) */
+	double		measured_ms;
+	WlCounters	measured_usage;
 	int64		scans[WL_NUM_SCAN_KINDS];	/* immediate scans attributed */
 	int32		vacuum_ring_kb;
 	int64		vacuum_pages;
@@ -329,7 +332,7 @@ push_statement(bool tracked, bool is_utility, bool conditional, CommandTag tag,
 	INSTR_TIME_SET_CURRENT(s->start);
 	INSTR_TIME_SET_ZERO(s->elapsed);
 	if (is_utility)
-		wl_usage_mark(&s->usage_start);
+		wl_usage_mark(&s->usage_start);	/* again right before the call */
 	s->source_text = source_text;
 	s->query_location = query_location;
 	s->query_len = query_len;
@@ -451,6 +454,44 @@ wl_note_storage_effects(void)
 }
 
 /*
+ * A utility statement is measured around the call of standard_ProcessUtility
+ * (as pg_stat_statements measures it), not around walload's own look at it
+ * before and after: start_utility_measure() right before the call,
+ * measure_utility() right after it (or in its error handler).
+ */
+static void
+start_utility_measure(uint64 serial)
+{
+	int			i = find_serial(serial);
+
+	if (i < 0)
+		return;
+	INSTR_TIME_SET_CURRENT(stmt_stack[i].start);
+	wl_usage_mark(&stmt_stack[i].usage_start);
+}
+
+static void
+measure_utility(WlActiveStmt *s)
+{
+	instr_time	now;
+
+	INSTR_TIME_SET_CURRENT(now);
+	INSTR_TIME_SUBTRACT(now, s->start);
+	s->measured_ms = INSTR_TIME_GET_MILLISEC(now);
+	wl_usage_since(&s->usage_start, &s->measured_usage);
+	s->measured = true;
+}
+
+static void
+measure_utility_serial(uint64 serial)
+{
+	int			i = find_serial(serial);
+
+	if (i >= 0 && !stmt_stack[i].measured)
+		measure_utility(&stmt_stack[i]);
+}
+
+/*
  * Build the finished record of stack entry idx, hand it to the transaction
  * tracker, and remove it from the stack.  source_valid: the statement's
  * source text may be read (false on the abort path).  Allocates nothing.
@@ -464,22 +505,25 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 
 	if (!s->tracked)
 	{
-		/* untracked entries carry scans up to the nearest tracked parent */
+		/*
+		 * Untracked entries (sub-commands, nested statements under track =
+		 * top) carry their scans and WAL-skipping up to the nearest tracked
+		 * parent: CREATE TABLE ... PRIMARY KEY creates its index in a
+		 * sub-command.
+		 */
 		int64		scans[WL_NUM_SCAN_KINDS];
+		bool		wal_skipped = s->wal_skipped;
 
 		memcpy(scans, s->scans, sizeof(scans));
 		remove_statement(idx);
-		for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
+		for (int j = Min(idx, stmt_depth) - 1; j >= 0; j--)
 		{
-			if (scans[k] == 0)
-				continue;
-			for (int j = Min(idx, stmt_depth) - 1; j >= 0; j--)
+			if (stmt_stack[j].tracked)
 			{
-				if (stmt_stack[j].tracked)
-				{
+				for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
 					stmt_stack[j].scans[k] += scans[k];
-					break;
-				}
+				stmt_stack[j].wal_skipped |= wal_skipped;
+				break;
 			}
 		}
 		return;
@@ -516,12 +560,10 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 
 	if (s->is_utility)
 	{
-		instr_time	now;
-
-		INSTR_TIME_SET_CURRENT(now);
-		INSTR_TIME_SUBTRACT(now, s->start);
-		rec.elapsed_ms = INSTR_TIME_GET_MILLISEC(now);
-		wl_usage_since(&s->usage_start, &rec.c);
+		if (!s->measured)
+			measure_utility(s);
+		rec.elapsed_ms = s->measured_ms;
+		rec.c = s->measured_usage;
 	}
 	else
 	{
@@ -657,7 +699,10 @@ wl_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	PG_TRY();
 	{
 		if (observe)
+		{
 			obs = wl_model_utility_before(parsetree);
+			start_utility_measure(serial);
+		}
 		if (prev_ProcessUtility)
 			prev_ProcessUtility(pstmt, queryString, readOnlyTree,
 								context, params, queryEnv,
@@ -673,6 +718,7 @@ wl_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 		current_utility_tag = saved_utility_tag;
 		if (observe)
 		{
+			measure_utility_serial(serial);
 			wl_model_utility_after(obs, false);
 			finish_utility(serial, WL_STMT_ERROR, 0);
 		}
@@ -681,6 +727,8 @@ wl_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	PG_END_TRY();
 	wl_nested_level = saved_level;
 	current_utility_tag = saved_utility_tag;
+	if (observe)
+		measure_utility_serial(serial);
 
 	/*
 	 * CAUTION: pstmt may have been freed (e.g. COMMIT inside a procedure).
@@ -789,17 +837,22 @@ wl_ExecutorStart(QueryDesc *queryDesc, int eflags)
 
 /*
  * ExecutorRun and ExecutorFinish: time and usage inside them count for the
- * statement (as in pg_stat_statements), and nesting deepens.
+ * statement (as in pg_stat_statements), and nesting deepens.  A query that
+ * is not recorded (nested under track = top) costs a look at the stack and
+ * nothing else: no clock is read for it.
  */
-static void
+static bool
 executor_phase_begin(QueryDesc *queryDesc, instr_time *start)
 {
-	int			idx = find_executor_entry(queryDesc);
+	int			idx = stmt_depth > 0 ? find_executor_entry(queryDesc) : -1;
 
-	if (idx >= 0 && stmt_stack[idx].running++ == 0)
+	wl_nested_level++;
+	if (idx < 0)
+		return false;
+	if (stmt_stack[idx].running++ == 0)
 		wl_usage_mark(&stmt_stack[idx].usage_start);
 	INSTR_TIME_SET_CURRENT(*start);
-	wl_nested_level++;
+	return true;
 }
 
 static void
@@ -836,8 +889,8 @@ wl_ExecutorRun(WL_EXECUTOR_RUN_ARGS)
 {
 	instr_time	start;
 	int			saved_level = wl_nested_level;
+	bool		mine = executor_phase_begin(queryDesc, &start);
 
-	executor_phase_begin(queryDesc, &start);
 	PG_TRY();
 	{
 		if (prev_ExecutorRun)
@@ -847,11 +900,15 @@ wl_ExecutorRun(WL_EXECUTOR_RUN_ARGS)
 	}
 	PG_CATCH();
 	{
-		executor_phase_end(queryDesc, start, saved_level, true);
+		wl_nested_level = saved_level;
+		if (mine)
+			executor_phase_end(queryDesc, start, saved_level, true);
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
-	executor_phase_end(queryDesc, start, saved_level, false);
+	wl_nested_level = saved_level;
+	if (mine)
+		executor_phase_end(queryDesc, start, saved_level, false);
 }
 
 static void
@@ -859,8 +916,8 @@ wl_ExecutorFinish(QueryDesc *queryDesc)
 {
 	instr_time	start;
 	int			saved_level = wl_nested_level;
+	bool		mine = executor_phase_begin(queryDesc, &start);
 
-	executor_phase_begin(queryDesc, &start);
 	PG_TRY();
 	{
 		if (prev_ExecutorFinish)
@@ -870,11 +927,15 @@ wl_ExecutorFinish(QueryDesc *queryDesc)
 	}
 	PG_CATCH();
 	{
-		executor_phase_end(queryDesc, start, saved_level, true);
+		wl_nested_level = saved_level;
+		if (mine)
+			executor_phase_end(queryDesc, start, saved_level, true);
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
-	executor_phase_end(queryDesc, start, saved_level, false);
+	wl_nested_level = saved_level;
+	if (mine)
+		executor_phase_end(queryDesc, start, saved_level, false);
 }
 
 static void

@@ -214,10 +214,13 @@ wl_xact_add_dropped_rels(int32 n)
 	cur.model.dropped_rels += n;
 }
 
+/* statement numbers saturate: a record of 2^31 statements keeps counting them */
 int32
 wl_xact_next_stmt_no(void)
 {
-	return ++cur.next_stmt_no;
+	if (cur.next_stmt_no < PG_INT32_MAX)
+		cur.next_stmt_no++;
+	return cur.next_stmt_no;
 }
 
 static WlStmtRef *
