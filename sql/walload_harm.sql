@@ -70,7 +70,9 @@ EXECUTE ins(1);
 EXECUTE ins(2);
 SELECT command, toplevel, nest_level, query FROM walload_statements ORDER BY xact_id;
 SELECT w.calls AS walload_calls, p.calls AS pgss_calls, w.rows = p.rows AS same_rows,
-       w.wal_records = p.wal_records AS same_wal_records
+       w.wal_records = p.wal_records AS same_wal_records,
+       (w.shared_blks_hit, w.shared_blks_read, w.shared_blks_dirtied, w.shared_blks_written) =
+       (p.shared_blks_hit, p.shared_blks_read, p.shared_blks_dirtied, p.shared_blks_written) AS same_buffers
 FROM walload_stats w JOIN pg_stat_statements p USING (userid, dbid, queryid, toplevel)
 WHERE w.command = 'INSERT';
 DEALLOCATE ins;
@@ -134,7 +136,10 @@ SELECT command, nest_level, wal_records > 0 AS wrote_wal, query
 FROM walload_statements WHERE command = 'SELECT';
 -- WAL is counted once per statement level: the INSERTs' WAL is not also
 -- charged to a SELECT
-SELECT w.command, w.toplevel, w.calls = p.calls AS same_calls, w.wal_records = p.wal_records AS same_wal
+SELECT w.command, w.toplevel, w.calls = p.calls AS same_calls, w.rows = p.rows AS same_rows,
+       w.wal_records = p.wal_records AS same_wal,
+       (w.shared_blks_hit, w.shared_blks_read, w.shared_blks_dirtied, w.shared_blks_written) =
+       (p.shared_blks_hit, p.shared_blks_read, p.shared_blks_dirtied, p.shared_blks_written) AS same_buffers
 FROM walload_stats w JOIN pg_stat_statements p USING (userid, dbid, queryid, toplevel)
 WHERE w.command = 'INSERT' ORDER BY w.toplevel;
 RESET pg_stat_statements.track;

@@ -4,7 +4,7 @@
 -- commit-time sync of a new relation is concerned).
 \ir 00_helpers.inc
 SELECT current_setting('wal_level') = 'minimal' AS minimal \gset
-SELECT plan(21);
+SELECT plan(23);
 
 -- CREATE TABLE + COPY of > 2MB (wal_skip_threshold) in one transaction:
 -- minimal skips WAL and syncs the new file at commit, after one scan;
@@ -27,6 +27,21 @@ SELECT is((SELECT string_agg(command || ':' || rows || ':' || wal_skipped, ',' O
           'the COPY reports its 50000 rows; WAL is skipped only under minimal');
 SELECT is((xact_of('CREATE TABLE big')).full_scans, CASE WHEN :'minimal'::bool THEN 1 ELSE 0 END::bigint,
           'and no other scan');
+
+-- a new table with a primary key: its index is created by a sub-command of
+-- CREATE TABLE; the statement's files skip WAL under minimal all the same
+SELECT walload_reset();
+BEGIN;
+CREATE TABLE keyed (id int PRIMARY KEY, u int UNIQUE);
+COPY keyed FROM PROGRAM 'seq 1 1000 | sed "s/.*/&\t&/"';
+COMMIT;
+SELECT is((SELECT string_agg(command || ':' || wal_skipped, ',' ORDER BY stmt_no)
+           FROM walload_statements WHERE xact_id = (xact_of('CREATE TABLE keyed')).xact_id),
+          CASE WHEN :'minimal'::bool THEN 'CREATE TABLE:true,COPY:true' ELSE 'CREATE TABLE:false,COPY:false' END,
+          'CREATE TABLE with PRIMARY KEY and UNIQUE: wal_skipped only under minimal');
+SELECT is((SELECT wal_skipped_calls FROM walload_stats WHERE command = 'CREATE TABLE' AND query LIKE 'CREATE TABLE keyed%'),
+          CASE WHEN :'minimal'::bool THEN 1 ELSE 0 END::bigint,
+          'and walload_stats.wal_skipped_calls counts it');
 
 -- a small new table: WAL-logged at commit (minimal) or as loaded (replica), no scan
 SELECT walload_reset();
