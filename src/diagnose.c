@@ -219,7 +219,7 @@ diagnose_commit(Emitter *em, const Totals *t)
 						 t->small_sync_commit_ms / t->small_sync_commits,
 						 pct(t->small_sync_commit_ms, t->small_sync_total_ms),
 						 t->small_sync_total_ms);
-		if (wl_wal_io_available)
+		if (WL_HAVE_WAL_IO)
 			appendStringInfo(&ev, "; %lld WAL flushes", (long long) t->small_sync_flushes);
 		emit(em, pct(t->small_sync_commit_ms, t->small_sync_total_ms) >= 30 ? "warning" : "info",
 			 "many small synchronous commits", ev.data,
@@ -285,7 +285,7 @@ diagnose_vacuum(Emitter *em, bool one, int64 want)
 	int			ring_kb = 0;
 	StringInfoData ev;
 
-	if (!wl_wal_io_available)
+	if (!WL_HAVE_WAL_IO)
 		return;
 	for (int i = 0; i < n; i++)
 	{

@@ -753,7 +753,6 @@ wl_usage_mark(WlUsageMark *mark)
 	mark->buf = pgBufferUsage;
 	mark->wal = pgWalUsage;
 	mark->walio_valid = wl_wal_io_read(&mark->walio);
-	wl_wal_io_available = mark->walio_valid;
 }
 
 /* fill c's buffer, WAL and WAL I/O counters with the usage since mark */

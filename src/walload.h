@@ -176,6 +176,11 @@ extern int	wl_nesting_level(void);
 extern bool wl_statement_in_progress(void);
 extern void wl_add_scans_to_current(WlScanKind kind, int64 n);
 extern void wl_add_vacuum_to_current(int ring_kb, int64 pages, int64 pages_removed);
+/*
+ * Obsolete: whether WAL I/O counters exist is WL_HAVE_WAL_IO (compat.h), a
+ * property of the PostgreSQL version.  Nothing reads or sets this any more;
+ * remove it together with its definition in hooks.c.
+ */
 extern bool wl_wal_io_available;
 extern void wl_xact_mark_wal_skipped_current(void);
 extern void wl_xact_add_dropped_rels(int32 n);
