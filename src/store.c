@@ -587,24 +587,61 @@ xact_pos_cmp(const void *a, const void *b)
 	return (pa > pb) - (pa < pb);
 }
 
+/*
+ * The ring readers copy the records at positions [lo, hi) as they were
+ * when the copy started (lo no older than the last reset nor than the
+ * ring's size).  They allocate for those only, which may exceed 1 GB
+ * (walload.max_statements goes up to 10 million), and take the lock one
+ * chunk of slots at a time, so that a large ring's copy does not hold off
+ * the exclusive lockers (new aggregates, eviction, reset, PREPARE) for its
+ * whole length.  A record overwritten while the copy is under way is left
+ * out; one written after the copy started is not included.
+ */
+#define WL_COPY_CHUNK		4096
+
+static void
+ring_bounds(pg_atomic_uint64 *pos, uint64 *base, int size, uint64 *lo, uint64 *hi)
+{
+	store_lock(LW_SHARED);
+	*hi = pg_atomic_read_u64(pos);
+	SpinLockAcquire(&wl_shared->mutex);
+	*lo = *base;
+	SpinLockRelease(&wl_shared->mutex);
+	LWLockRelease(wl_shared->lock);
+	if (*hi - *lo > (uint64) size)
+		*lo = *hi - size;
+}
+
 int
 wl_store_copy_xacts(WlXactRecord **out)
 {
 	int			n = 0;
+	int			size;
+	uint64		lo,
+				hi;
 
 	wl_store_require();
-	*out = palloc(sizeof(WlXactRecord) * wl_shared->max_xacts);
-	store_lock(LW_SHARED);
-	for (int i = 0; i < wl_shared->max_xacts; i++)
+	size = wl_shared->max_xacts;
+	ring_bounds(&wl_shared->xact_pos, &wl_shared->xact_base, size, &lo, &hi);
+	*out = MemoryContextAllocHuge(CurrentMemoryContext,
+								  sizeof(WlXactRecord) * Max(hi - lo, 1));
+	for (uint64 p = lo; p < hi;)
 	{
-		WlXactSlot *slot = &xact_ring[i];
+		uint64		end = Min(p + WL_COPY_CHUNK, hi);
 
-		SpinLockAcquire(&slot->mutex);
-		if (slot->pos_plus_one != 0)
-			(*out)[n++] = slot->rec;
-		SpinLockRelease(&slot->mutex);
+		store_lock(LW_SHARED);
+		for (; p < end; p++)
+		{
+			WlXactSlot *slot = &xact_ring[p % size];
+
+			SpinLockAcquire(&slot->mutex);
+			if (slot->pos_plus_one == p + 1)
+				(*out)[n++] = slot->rec;
+			SpinLockRelease(&slot->mutex);
+		}
+		LWLockRelease(wl_shared->lock);
+		CHECK_FOR_INTERRUPTS();
 	}
-	LWLockRelease(wl_shared->lock);
 	qsort(*out, n, sizeof(WlXactRecord), xact_pos_cmp);
 	return n;
 }
@@ -620,26 +657,62 @@ stmt_cmp(const void *a, const void *b)
 	return (sa->stmt_no > sb->stmt_no) - (sa->stmt_no < sb->stmt_no);
 }
 
+/*
+ * Statements as wl_store_copy_xacts copies transactions; with a filter, only
+ * those it keeps (and only their memory).
+ */
+int
+wl_store_copy_statements_filtered(WlStmtFilter filter, void *arg, WlStmtRecord **out)
+{
+	int			n = 0;
+	int			size;
+	uint64		lo,
+				hi;
+	Size		cap;
+
+	wl_store_require();
+	size = wl_shared->max_statements;
+	ring_bounds(&wl_shared->stmt_pos, &wl_shared->stmt_base, size, &lo, &hi);
+	cap = filter ? Min(hi - lo, 64) : hi - lo;
+	*out = MemoryContextAllocHuge(CurrentMemoryContext,
+								  sizeof(WlStmtRecord) * Max(cap, 1));
+	for (uint64 p = lo; p < hi;)
+	{
+		uint64		end = Min(p + WL_COPY_CHUNK, hi);
+
+		store_lock(LW_SHARED);
+		for (; p < end; p++)
+		{
+			WlStmtSlot *slot = &stmt_ring[p % size];
+			bool		copied = false;
+
+			if (n >= cap)
+			{
+				/* only with a filter: cap starts small */
+				cap = Min(cap * 2, hi - lo);
+				*out = repalloc_huge(*out, sizeof(WlStmtRecord) * cap);
+			}
+			SpinLockAcquire(&slot->mutex);
+			if (slot->pos_plus_one == p + 1)
+			{
+				(*out)[n] = slot->rec;
+				copied = true;
+			}
+			SpinLockRelease(&slot->mutex);
+			if (copied && (filter == NULL || filter(&(*out)[n], arg)))
+				n++;
+		}
+		LWLockRelease(wl_shared->lock);
+		CHECK_FOR_INTERRUPTS();
+	}
+	qsort(*out, n, sizeof(WlStmtRecord), stmt_cmp);
+	return n;
+}
+
 int
 wl_store_copy_statements(WlStmtRecord **out)
 {
-	int			n = 0;
-
-	wl_store_require();
-	*out = palloc(sizeof(WlStmtRecord) * wl_shared->max_statements);
-	store_lock(LW_SHARED);
-	for (int i = 0; i < wl_shared->max_statements; i++)
-	{
-		WlStmtSlot *slot = &stmt_ring[i];
-
-		SpinLockAcquire(&slot->mutex);
-		if (slot->pos_plus_one != 0)
-			(*out)[n++] = slot->rec;
-		SpinLockRelease(&slot->mutex);
-	}
-	LWLockRelease(wl_shared->lock);
-	qsort(*out, n, sizeof(WlStmtRecord), stmt_cmp);
-	return n;
+	return wl_store_copy_statements_filtered(NULL, NULL, out);
 }
 
 int

@@ -263,6 +263,9 @@ extern double wl_store_ns_per_buffer(void);
 /* accessors used by views.c and diagnose.c; return palloc'd copies */
 extern int	wl_store_copy_xacts(WlXactRecord **out);
 extern int	wl_store_copy_statements(WlStmtRecord **out);
+typedef bool (*WlStmtFilter) (const WlStmtRecord *rec, void *arg);
+extern int	wl_store_copy_statements_filtered(WlStmtFilter filter, void *arg,
+											  WlStmtRecord **out);
 
 typedef struct WlStatsEntryCopy
 {
