@@ -280,25 +280,93 @@ lru_cmp(const void *a, const void *b)
 	return (la > lb) - (la < lb);
 }
 
-/* Remove the 5% least recently used aggregates.  Lock held exclusive. */
+typedef struct WlLruItem
+{
+	uint64		last_used;
+	WlStatsEntry *e;
+} WlLruItem;
+
+/*
+ * Rearrange a[0 .. n-1] so that a[0 .. k-1] hold the k least recently used
+ * (k <= n): Hoare's selection, linear on average, instead of sorting all
+ * n.  Ties at the boundary go either way.
+ */
+static void
+lru_select(WlLruItem *a, long n, long k)
+{
+	long		lo = 0;
+	long		hi = n - 1;
+
+	while (lo < hi)
+	{
+		long		mid = lo + (hi - lo) / 2;
+		uint64		x = a[lo].last_used;
+		uint64		y = a[mid].last_used;
+		uint64		z = a[hi].last_used;
+		uint64		pivot;
+		long		i = lo;
+		long		j = hi;
+
+		/* median of three: no quadratic case on ordered input */
+		pivot = x < y ? (y < z ? y : (x < z ? z : x)) : (x < z ? x : (y < z ? z : y));
+		while (i <= j)
+		{
+			while (a[i].last_used < pivot)
+				i++;
+			while (a[j].last_used > pivot)
+				j--;
+			if (i <= j)
+			{
+				WlLruItem	t = a[i];
+
+				a[i] = a[j];
+				a[j] = t;
+				i++;
+				j--;
+			}
+		}
+		/* a[lo .. j] <= pivot <= a[i .. hi], and a[j+1 .. i-1] == pivot */
+		if (k - 1 <= j)
+			hi = j;
+		else if (k - 1 >= i)
+			lo = i;
+		else
+			break;
+	}
+}
+
+/*
+ * Remove the 5% least recently used aggregates (at least one).  Lock held
+ * exclusive, so every recorder waits: a selection, not a sort.
+ */
 static void
 evict_stats(void)
 {
 	HASH_SEQ_STATUS hs;
-	WlStatsEntry **all;
+	WlLruItem  *all;
 	WlStatsEntry *e;
 	long		n = hash_get_num_entries(wl_stats);
-	int			i = 0;
-	int			nvictims;
+	long		i = 0;
+	long		nvictims;
 
-	all = palloc(sizeof(WlStatsEntry *) * n);
+	all = palloc(sizeof(WlLruItem) * Max(n, 1));
 	hash_seq_init(&hs, wl_stats);
 	while ((e = hash_seq_search(&hs)) != NULL)
-		all[i++] = e;
-	qsort(all, i, sizeof(WlStatsEntry *), lru_cmp);
-	nvictims = Max(1, i / 20);
-	for (int v = 0; v < nvictims && v < i; v++)
-		hash_search(wl_stats, &all[v]->key, HASH_REMOVE, NULL);
+	{
+		if (i >= n)
+		{
+			hash_seq_term(&hs);
+			break;
+		}
+		all[i].last_used = e->last_used;
+		all[i].e = e;
+		i++;
+	}
+	nvictims = Min(Max(1, i / 20), i);
+	if (nvictims > 0)
+		lru_select(all, i, nvictims);
+	for (long v = 0; v < nvictims; v++)
+		hash_search(wl_stats, &all[v].e->key, HASH_REMOVE, NULL);
 	pfree(all);
 
 	SpinLockAcquire(&wl_shared->mutex);
