@@ -17,7 +17,9 @@
  * Locking: one LWLock.  Recording takes it shared (ring slots are claimed
  * with an atomic counter and written under a per-slot spinlock; aggregates
  * are updated under a per-entry spinlock); adding an aggregate, eviction
- * and reset take it exclusive.  Readers take it shared.  Every acquisition
+ * and reset take it exclusive.  Readers of the aggregates take it shared;
+ * readers of the rings copy them slot by slot under the slots' spinlocks,
+ * without it (see wl_store_copy_xacts).  Every acquisition
  * first tries without waiting; one that has to wait is counted and timed
  * (walload_info.lock_waits, lock_wait_ms), so that what walload's lock
  * costs its callers is measured, not assumed.  A waiting backend shows
@@ -667,6 +669,13 @@ xact_pos_cmp(const void *a, const void *b)
  * the exclusive lockers (new aggregates, eviction, reset, PREPARE) for its
  * whole length.  A record overwritten while the copy is under way is left
  * out; one written after the copy started is not included.
+ *
+ * The chunks are copied without walload's lock: each slot is read under
+ * its own spinlock, which every writer of a slot takes (reset included),
+ * and the positions filter out what a reset cleared.  Taking the shared
+ * lock per chunk would let the reader re-take it ahead of a waiting
+ * exclusive locker time and again (LWLocks do not queue shared lockers
+ * behind exclusive waiters).
  */
 #define WL_COPY_CHUNK		4096
 
@@ -700,7 +709,6 @@ wl_store_copy_xacts(WlXactRecord **out)
 	{
 		uint64		end = Min(p + WL_COPY_CHUNK, hi);
 
-		store_lock(LW_SHARED);
 		for (; p < end; p++)
 		{
 			WlXactSlot *slot = &xact_ring[p % size];
@@ -710,7 +718,6 @@ wl_store_copy_xacts(WlXactRecord **out)
 				(*out)[n++] = slot->rec;
 			SpinLockRelease(&slot->mutex);
 		}
-		LWLockRelease(wl_shared->lock);
 		CHECK_FOR_INTERRUPTS();
 	}
 	qsort(*out, n, sizeof(WlXactRecord), xact_pos_cmp);
@@ -751,7 +758,6 @@ wl_store_copy_statements_filtered(WlStmtFilter filter, void *arg, WlStmtRecord *
 	{
 		uint64		end = Min(p + WL_COPY_CHUNK, hi);
 
-		store_lock(LW_SHARED);
 		for (; p < end; p++)
 		{
 			WlStmtSlot *slot = &stmt_ring[p % size];
@@ -773,7 +779,6 @@ wl_store_copy_statements_filtered(WlStmtFilter filter, void *arg, WlStmtRecord *
 			if (copied && (filter == NULL || filter(&(*out)[n], arg)))
 				n++;
 		}
-		LWLockRelease(wl_shared->lock);
 		CHECK_FOR_INTERRUPTS();
 	}
 	qsort(*out, n, sizeof(WlStmtRecord), stmt_cmp);
@@ -874,10 +879,19 @@ wl_store_reset(void)
 	hash_seq_init(&hs, wl_stats);
 	while ((e = hash_seq_search(&hs)) != NULL)
 		hash_search(wl_stats, &e->key, HASH_REMOVE, NULL);
+	/* under the slots' spinlocks: readers copy the rings without the lock */
 	for (int i = 0; i < wl_shared->max_xacts; i++)
+	{
+		SpinLockAcquire(&xact_ring[i].mutex);
 		xact_ring[i].pos_plus_one = 0;
+		SpinLockRelease(&xact_ring[i].mutex);
+	}
 	for (int i = 0; i < wl_shared->max_statements; i++)
+	{
+		SpinLockAcquire(&stmt_ring[i].mutex);
 		stmt_ring[i].pos_plus_one = 0;
+		SpinLockRelease(&stmt_ring[i].mutex);
+	}
 	SpinLockAcquire(&wl_shared->mutex);
 	wl_shared->stats_reset = GetCurrentTimestamp();
 	wl_shared->stats_evicted = 0;
