@@ -175,6 +175,16 @@ typedef struct WlWalIo
 	int64		buffers_full;	/* WAL buffers full: had to write to insert */
 } WlWalIo;
 
+/*
+ * Whether the WAL I/O columns (wal_writes, wal_syncs, wal_sync_ms) can be
+ * filled: a property of the version, the same in every backend.
+ */
+#if PG_VERSION_NUM >= 180000
+#define WL_HAVE_WAL_IO				false
+#else
+#define WL_HAVE_WAL_IO				true
+#endif
+
 /* read this backend's WAL write/sync counters; false where none exist */
 #if PG_VERSION_NUM >= 180000
 static inline bool

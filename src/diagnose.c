@@ -219,7 +219,7 @@ diagnose_commit(Emitter *em, const Totals *t)
 						 t->small_sync_commit_ms / t->small_sync_commits,
 						 pct(t->small_sync_commit_ms, t->small_sync_total_ms),
 						 t->small_sync_total_ms);
-		if (wl_wal_io_available)
+		if (WL_HAVE_WAL_IO)
 			appendStringInfo(&ev, "; %lld WAL flushes", (long long) t->small_sync_flushes);
 		emit(em, pct(t->small_sync_commit_ms, t->small_sync_total_ms) >= 30 ? "warning" : "info",
 			 "many small synchronous commits", ev.data,
@@ -271,11 +271,27 @@ diagnose_wal(Emitter *em, const Totals *t)
  * each dirtied buffer it reuses must first have its WAL flushed.  Seed 001:
  * a flush every few buffers, 5-8x slower.
  */
+typedef struct VacuumFilter
+{
+	bool		one;
+	int64		want;
+} VacuumFilter;
+
+/* the VACUUM statements (of one transaction): all diagnose_vacuum reads */
+static bool
+vacuum_filter(const WlStmtRecord *s, void *arg)
+{
+	VacuumFilter *vf = arg;
+
+	return s->tag == CMDTAG_VACUUM && (!vf->one || (int64) s->xact_id == vf->want);
+}
+
 static void
 diagnose_vacuum(Emitter *em, bool one, int64 want)
 {
 	WlStmtRecord *recs;
-	int			n = wl_store_copy_statements(&recs);
+	VacuumFilter vf = {one, want};
+	int			n;
 	int			nvac = 0;
 	int64		syncs = 0;
 	int64		writes = 0;
@@ -285,8 +301,9 @@ diagnose_vacuum(Emitter *em, bool one, int64 want)
 	int			ring_kb = 0;
 	StringInfoData ev;
 
-	if (!wl_wal_io_available)
+	if (!WL_HAVE_WAL_IO)
 		return;
+	n = wl_store_copy_statements_filtered(vacuum_filter, &vf, &recs);
 	for (int i = 0; i < n; i++)
 	{
 		WlStmtRecord *s = &recs[i];

@@ -87,9 +87,6 @@ static int	stmt_depth = 0;
 static int	stmt_capacity = 0;
 static uint64 next_serial = 1;
 
-/* does this server version have backend-local WAL write/sync counters */
-bool		wl_wal_io_available = false;
-
 /* nesting depth of executor / utility calls, as in pg_stat_statements */
 static int	wl_nested_level = 0;
 

@@ -16,7 +16,6 @@ wl_usage_mark(WlUsageMark *mark)
 	mark->buf = pgBufferUsage;
 	mark->wal = pgWalUsage;
 	mark->walio_valid = wl_wal_io_read(&mark->walio);
-	wl_wal_io_available = mark->walio_valid;
 }
 
 /*

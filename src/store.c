@@ -16,23 +16,25 @@
  *
  * Locking: one LWLock, for the statistics hash.  Recording a statement
  * takes it shared (aggregates are updated under a per-entry spinlock);
- * adding an aggregate, eviction and reset take it exclusive.  Readers take
- * it shared.  Ring slots are claimed with an atomic counter and written
- * under a per-slot spinlock, prepared-transaction slots under theirs: a
- * transaction record and a prepared transaction are stored without the
- * LWLock (they are stored from the commit cleanup and from PREPARE's
- * point of no return).  Every acquisition first tries without waiting; one
- * that has to wait is counted and timed (walload_info.lock_waits,
- * lock_wait_ms), so that what walload's lock costs its callers is
- * measured, not assumed; callers on the abort path and the commit cleanup
- * only try (may_wait = false) and keep what could not be stored for later.
- * A waiting backend shows wait_event_type 'LWLock', wait_event 'walload'
- * in pg_stat_activity.
+ * adding an aggregate, eviction and reset take it exclusive.  Readers of
+ * the aggregates take it shared.  Ring slots are claimed with an atomic
+ * counter and written under a per-slot spinlock, prepared-transaction slots
+ * under theirs: a transaction record and a prepared transaction are stored
+ * without the LWLock (they are stored from the commit cleanup and from
+ * PREPARE's point of no return), and readers copy the rings slot by slot
+ * under the slots' spinlocks, without it (see wl_store_copy_xacts).  Every
+ * acquisition first tries without waiting; one that has to wait is counted
+ * and timed (walload_info.lock_waits, lock_wait_ms), so that what walload's
+ * lock costs its callers is measured, not assumed; callers on the abort
+ * path and the commit cleanup only try (may_wait = false) and keep what
+ * could not be stored for later.  A waiting backend shows wait_event_type
+ * 'LWLock', wait_event 'walload' in pg_stat_activity.
  *
  * Persistence: at a clean shutdown the postmaster writes everything to
  * pg_stat/walload.stat; at start it reads the file back and removes it.  A
- * file that is unreadable, truncated or from another walload or PostgreSQL
- * version is ignored with a LOG message.
+ * file that is unreadable, truncated, from another walload or PostgreSQL
+ * version, or that holds any value walload could not have written is
+ * ignored as a whole with a LOG message.
  *
  *-------------------------------------------------------------------------
  */
@@ -43,6 +45,8 @@
 
 #include "access/twophase.h"
 #include "access/xact.h"
+#include "access/xlog.h"
+#include "datatype/timestamp.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "port/atomics.h"
@@ -54,7 +58,7 @@
 #include "utils/hsearch.h"
 
 #define WL_DUMP_FILE		"pg_stat/walload.stat"
-#define WL_DUMP_MAGIC		0x574c4431	/* "WLD1" */
+#define WL_DUMP_MAGIC		0x574c4432	/* "WLD2" */
 
 typedef struct WlStatsEntry
 {
@@ -289,25 +293,93 @@ lru_cmp(const void *a, const void *b)
 	return (la > lb) - (la < lb);
 }
 
-/* Remove the 5% least recently used aggregates.  Lock held exclusive. */
+typedef struct WlLruItem
+{
+	uint64		last_used;
+	WlStatsEntry *e;
+} WlLruItem;
+
+/*
+ * Rearrange a[0 .. n-1] so that a[0 .. k-1] hold the k least recently used
+ * (k <= n): Hoare's selection, linear on average, instead of sorting all
+ * n.  Ties at the boundary go either way.
+ */
+static void
+lru_select(WlLruItem *a, long n, long k)
+{
+	long		lo = 0;
+	long		hi = n - 1;
+
+	while (lo < hi)
+	{
+		long		mid = lo + (hi - lo) / 2;
+		uint64		x = a[lo].last_used;
+		uint64		y = a[mid].last_used;
+		uint64		z = a[hi].last_used;
+		uint64		pivot;
+		long		i = lo;
+		long		j = hi;
+
+		/* median of three: no quadratic case on ordered input */
+		pivot = x < y ? (y < z ? y : (x < z ? z : x)) : (x < z ? x : (y < z ? z : y));
+		while (i <= j)
+		{
+			while (a[i].last_used < pivot)
+				i++;
+			while (a[j].last_used > pivot)
+				j--;
+			if (i <= j)
+			{
+				WlLruItem	t = a[i];
+
+				a[i] = a[j];
+				a[j] = t;
+				i++;
+				j--;
+			}
+		}
+		/* a[lo .. j] <= pivot <= a[i .. hi], and a[j+1 .. i-1] == pivot */
+		if (k - 1 <= j)
+			hi = j;
+		else if (k - 1 >= i)
+			lo = i;
+		else
+			break;
+	}
+}
+
+/*
+ * Remove the 5% least recently used aggregates (at least one).  Lock held
+ * exclusive, so every recorder waits: a selection, not a sort.
+ */
 static void
 evict_stats(void)
 {
 	HASH_SEQ_STATUS hs;
-	WlStatsEntry **all;
+	WlLruItem  *all;
 	WlStatsEntry *e;
 	long		n = hash_get_num_entries(wl_stats);
-	int			i = 0;
-	int			nvictims;
+	long		i = 0;
+	long		nvictims;
 
-	all = palloc(sizeof(WlStatsEntry *) * n);
+	all = palloc(sizeof(WlLruItem) * Max(n, 1));
 	hash_seq_init(&hs, wl_stats);
 	while ((e = hash_seq_search(&hs)) != NULL)
-		all[i++] = e;
-	qsort(all, i, sizeof(WlStatsEntry *), lru_cmp);
-	nvictims = Max(1, i / 20);
-	for (int v = 0; v < nvictims && v < i; v++)
-		hash_search(wl_stats, &all[v]->key, HASH_REMOVE, NULL);
+	{
+		if (i >= n)
+		{
+			hash_seq_term(&hs);
+			break;
+		}
+		all[i].last_used = e->last_used;
+		all[i].e = e;
+		i++;
+	}
+	nvictims = Min(Max(1, i / 20), i);
+	if (nvictims > 0)
+		lru_select(all, i, nvictims);
+	for (long v = 0; v < nvictims; v++)
+		hash_search(wl_stats, &all[v].e->key, HASH_REMOVE, NULL);
 	pfree(all);
 
 	SpinLockAcquire(&wl_shared->mutex);
@@ -631,24 +703,66 @@ xact_pos_cmp(const void *a, const void *b)
 	return (pa > pb) - (pa < pb);
 }
 
+/*
+ * The ring readers copy the records at positions [lo, hi) as they were
+ * when the copy started (lo no older than the last reset nor than the
+ * ring's size).  They allocate for those only, which may exceed 1 GB
+ * (walload.max_statements goes up to 10 million), and take the lock one
+ * chunk of slots at a time, so that a large ring's copy does not hold off
+ * the exclusive lockers (new aggregates, eviction, reset, PREPARE) for its
+ * whole length.  A record overwritten while the copy is under way is left
+ * out; one written after the copy started is not included.
+ *
+ * The chunks are copied without walload's lock: each slot is read under
+ * its own spinlock, which every writer of a slot takes (reset included),
+ * and the positions filter out what a reset cleared.  Taking the shared
+ * lock per chunk would let the reader re-take it ahead of a waiting
+ * exclusive locker time and again (LWLocks do not queue shared lockers
+ * behind exclusive waiters).
+ */
+#define WL_COPY_CHUNK		4096
+
+static void
+ring_bounds(pg_atomic_uint64 *pos, uint64 *base, int size, uint64 *lo, uint64 *hi)
+{
+	store_lock(LW_SHARED, true);
+	*hi = pg_atomic_read_u64(pos);
+	SpinLockAcquire(&wl_shared->mutex);
+	*lo = *base;
+	SpinLockRelease(&wl_shared->mutex);
+	LWLockRelease(wl_shared->lock);
+	if (*hi - *lo > (uint64) size)
+		*lo = *hi - size;
+}
+
 int
 wl_store_copy_xacts(WlXactRecord **out)
 {
 	int			n = 0;
+	int			size;
+	uint64		lo,
+				hi;
 
 	wl_store_require();
-	*out = palloc(sizeof(WlXactRecord) * wl_shared->max_xacts);
-	store_lock(LW_SHARED, true);
-	for (int i = 0; i < wl_shared->max_xacts; i++)
+	size = wl_shared->max_xacts;
+	ring_bounds(&wl_shared->xact_pos, &wl_shared->xact_base, size, &lo, &hi);
+	*out = MemoryContextAllocHuge(CurrentMemoryContext,
+								  sizeof(WlXactRecord) * Max(hi - lo, 1));
+	for (uint64 p = lo; p < hi;)
 	{
-		WlXactSlot *slot = &xact_ring[i];
+		uint64		end = Min(p + WL_COPY_CHUNK, hi);
 
-		SpinLockAcquire(&slot->mutex);
-		if (slot->pos_plus_one != 0)
-			(*out)[n++] = slot->rec;
-		SpinLockRelease(&slot->mutex);
+		for (; p < end; p++)
+		{
+			WlXactSlot *slot = &xact_ring[p % size];
+
+			SpinLockAcquire(&slot->mutex);
+			if (slot->pos_plus_one == p + 1)
+				(*out)[n++] = slot->rec;
+			SpinLockRelease(&slot->mutex);
+		}
+		CHECK_FOR_INTERRUPTS();
 	}
-	LWLockRelease(wl_shared->lock);
 	qsort(*out, n, sizeof(WlXactRecord), xact_pos_cmp);
 	return n;
 }
@@ -664,26 +778,60 @@ stmt_cmp(const void *a, const void *b)
 	return (sa->stmt_no > sb->stmt_no) - (sa->stmt_no < sb->stmt_no);
 }
 
+/*
+ * Statements as wl_store_copy_xacts copies transactions; with a filter, only
+ * those it keeps (and only their memory).
+ */
+int
+wl_store_copy_statements_filtered(WlStmtFilter filter, void *arg, WlStmtRecord **out)
+{
+	int			n = 0;
+	int			size;
+	uint64		lo,
+				hi;
+	Size		cap;
+
+	wl_store_require();
+	size = wl_shared->max_statements;
+	ring_bounds(&wl_shared->stmt_pos, &wl_shared->stmt_base, size, &lo, &hi);
+	cap = filter ? Min(hi - lo, 64) : hi - lo;
+	*out = MemoryContextAllocHuge(CurrentMemoryContext,
+								  sizeof(WlStmtRecord) * Max(cap, 1));
+	for (uint64 p = lo; p < hi;)
+	{
+		uint64		end = Min(p + WL_COPY_CHUNK, hi);
+
+		for (; p < end; p++)
+		{
+			WlStmtSlot *slot = &stmt_ring[p % size];
+			bool		copied = false;
+
+			if (n >= cap)
+			{
+				/* only with a filter: cap starts small */
+				cap = Min(cap * 2, hi - lo);
+				*out = repalloc_huge(*out, sizeof(WlStmtRecord) * cap);
+			}
+			SpinLockAcquire(&slot->mutex);
+			if (slot->pos_plus_one == p + 1)
+			{
+				(*out)[n] = slot->rec;
+				copied = true;
+			}
+			SpinLockRelease(&slot->mutex);
+			if (copied && (filter == NULL || filter(&(*out)[n], arg)))
+				n++;
+		}
+		CHECK_FOR_INTERRUPTS();
+	}
+	qsort(*out, n, sizeof(WlStmtRecord), stmt_cmp);
+	return n;
+}
+
 int
 wl_store_copy_statements(WlStmtRecord **out)
 {
-	int			n = 0;
-
-	wl_store_require();
-	*out = palloc(sizeof(WlStmtRecord) * wl_shared->max_statements);
-	store_lock(LW_SHARED, true);
-	for (int i = 0; i < wl_shared->max_statements; i++)
-	{
-		WlStmtSlot *slot = &stmt_ring[i];
-
-		SpinLockAcquire(&slot->mutex);
-		if (slot->pos_plus_one != 0)
-			(*out)[n++] = slot->rec;
-		SpinLockRelease(&slot->mutex);
-	}
-	LWLockRelease(wl_shared->lock);
-	qsort(*out, n, sizeof(WlStmtRecord), stmt_cmp);
-	return n;
+	return wl_store_copy_statements_filtered(NULL, NULL, out);
 }
 
 int
@@ -774,7 +922,7 @@ wl_store_reset(void)
 	hash_seq_init(&hs, wl_stats);
 	while ((e = hash_seq_search(&hs)) != NULL)
 		hash_search(wl_stats, &e->key, HASH_REMOVE, NULL);
-	/* rings are written without the lock: clear each slot under its own */
+	/* rings are written and read without the lock: clear slots under theirs */
 	for (int i = 0; i < wl_shared->max_xacts; i++)
 	{
 		SpinLockAcquire(&xact_ring[i].mutex);
@@ -802,12 +950,21 @@ wl_store_reset(void)
 
 /* ----------------------------------------------------------------
  * persistence
+ *
+ * pg_stat/walload.stat: a header, the aggregates (most recently used
+ * first), the transaction ring and the statement ring (oldest first).
+ * WL_DUMP_FORMAT is the layout's own version: bump it with any change to
+ * what is written, whether or not the sizes change.
  * ----------------------------------------------------------------
  */
+#define WL_DUMP_FORMAT		2
+
 typedef struct WlDumpHeader
 {
 	uint32		magic;
+	uint32		format;			/* WL_DUMP_FORMAT */
 	uint32		pg_version;
+	uint32		sizeof_header;
 	uint32		sizeof_entry;
 	uint32		sizeof_xact;
 	uint32		sizeof_stmt;
@@ -819,7 +976,15 @@ typedef struct WlDumpHeader
 	int64		scans[WL_NUM_SCAN_KINDS];
 	int64		scanned_buffers;
 	uint64		next_xact_id;
+	uint64		xacts_recorded; /* since the last reset */
+	uint64		statements_recorded;
 } WlDumpHeader;
+
+static int
+lru_cmp_desc(const void *a, const void *b)
+{
+	return lru_cmp(b, a);
+}
 
 static void
 store_shutdown(int code, Datum arg)
@@ -828,6 +993,8 @@ store_shutdown(int code, Datum arg)
 	WlDumpHeader h;
 	HASH_SEQ_STATUS hs;
 	WlStatsEntry *e;
+	WlStatsEntry **all;
+	long		n = 0;
 	uint64		xpos,
 				spos;
 
@@ -835,21 +1002,38 @@ store_shutdown(int code, Datum arg)
 	if (code != 0 || wl_shared == NULL || !wl_save)
 		return;
 
+	/* aggregates most recently used first: see load_dump() */
+	all = palloc_extended(sizeof(WlStatsEntry *) * Max(hash_get_num_entries(wl_stats), 1),
+						  MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
+	if (all == NULL)
+	{
+		errno = ENOMEM;
+		goto error_nofile;
+	}
+	hash_seq_init(&hs, wl_stats);
+	while ((e = hash_seq_search(&hs)) != NULL)
+		all[n++] = e;
+	qsort(all, n, sizeof(WlStatsEntry *), lru_cmp_desc);
+
 	f = AllocateFile(WL_DUMP_FILE ".tmp", PG_BINARY_W);
 	if (f == NULL)
 		goto error;
 
 	memset(&h, 0, sizeof(h));
 	h.magic = WL_DUMP_MAGIC;
+	h.format = WL_DUMP_FORMAT;
 	h.pg_version = PG_VERSION_NUM;
+	h.sizeof_header = sizeof(WlDumpHeader);
 	h.sizeof_entry = sizeof(WlStatsEntry);
 	h.sizeof_xact = sizeof(WlXactRecord);
 	h.sizeof_stmt = sizeof(WlStmtRecord);
-	h.nentries = (int32) hash_get_num_entries(wl_stats);
+	h.nentries = (int32) n;
 	xpos = pg_atomic_read_u64(&wl_shared->xact_pos);
 	spos = pg_atomic_read_u64(&wl_shared->stmt_pos);
-	h.nxacts = (int32) Min(xpos - wl_shared->xact_base, (uint64) wl_shared->max_xacts);
-	h.nstmts = (int32) Min(spos - wl_shared->stmt_base, (uint64) wl_shared->max_statements);
+	h.xacts_recorded = xpos - wl_shared->xact_base;
+	h.statements_recorded = spos - wl_shared->stmt_base;
+	h.nxacts = (int32) Min(h.xacts_recorded, (uint64) wl_shared->max_xacts);
+	h.nstmts = (int32) Min(h.statements_recorded, (uint64) wl_shared->max_statements);
 	h.stats_reset = wl_shared->stats_reset;
 	h.stats_evicted = wl_shared->stats_evicted;
 	memcpy(h.scans, wl_shared->scans, sizeof(h.scans));
@@ -858,15 +1042,9 @@ store_shutdown(int code, Datum arg)
 
 	if (fwrite(&h, sizeof(h), 1, f) != 1)
 		goto error;
-	hash_seq_init(&hs, wl_stats);
-	while ((e = hash_seq_search(&hs)) != NULL)
-	{
-		if (fwrite(e, sizeof(WlStatsEntry), 1, f) != 1)
-		{
-			hash_seq_term(&hs);
+	for (long i = 0; i < n; i++)
+		if (fwrite(all[i], sizeof(WlStatsEntry), 1, f) != 1)
 			goto error;
-		}
-	}
 	/* rings, oldest first */
 	for (uint64 p = xpos - h.nxacts; p < xpos; p++)
 		if (fwrite(&xact_ring[p % wl_shared->max_xacts].rec, sizeof(WlXactRecord), 1, f) != 1)
@@ -880,6 +1058,7 @@ store_shutdown(int code, Datum arg)
 		f = NULL;
 		goto error;
 	}
+	pfree(all);
 	(void) durable_rename(WL_DUMP_FILE ".tmp", WL_DUMP_FILE, LOG);
 	return;
 
@@ -890,15 +1069,254 @@ error:
 	if (f)
 		FreeFile(f);
 	unlink(WL_DUMP_FILE ".tmp");
+	pfree(all);
+	return;
+
+error_nofile:
+	ereport(LOG,
+			(errmsg("could not save walload statistics: out of memory")));
 }
 
+/*
+ * Checks of every field read back from the file.  Each returns NULL when
+ * the value is one walload could have written, else what is wrong with it
+ * (which makes load_dump() ignore the whole file).  What must hold is what
+ * the readers rely on: command tags index core's table of names, enums
+ * select names, timestamps must be printable, strings must end, counts
+ * that only grow cannot be negative, times are finite.
+ */
+static const char *
+check_tag(CommandTag tag)
+{
+	if ((int) tag < 0 || (int) tag >= COMMAND_TAG_NEXTTAG)
+		return psprintf("command tag %d is out of range", (int) tag);
+	return NULL;
+}
+
+static const char *
+check_bool(const char *what, bool b)
+{
+	uint8		v;
+
+	memcpy(&v, &b, 1);
+	if (v > 1)
+		return psprintf("%s is %u, not a boolean", what, v);
+	return NULL;
+}
+
+static const char *
+check_count(const char *what, int64 v)
+{
+	if (v < 0)
+		return psprintf("%s is negative (" INT64_FORMAT ")", what, v);
+	return NULL;
+}
+
+static const char *
+check_ms(const char *what, double v)
+{
+	if (isnan(v) || isinf(v))
+		return psprintf("%s is not a finite number", what);
+	return NULL;
+}
+
+static const char *
+check_timestamp(const char *what, TimestampTz t)
+{
+	if (!IS_VALID_TIMESTAMP(t))
+		return psprintf("%s is out of range (" INT64_FORMAT ")", what, (int64) t);
+	return NULL;
+}
+
+static const char *
+check_text(const char *what, const char *s)
+{
+	if (memchr(s, '\0', WL_QUERY_LEN) == NULL)
+		return psprintf("%s is not terminated", what);
+	return NULL;
+}
+
+static const char *
+check_counters(const WlCounters *c)
+{
+	const char *p = NULL;
+
+	if ((p = check_count("rows", c->rows)) ||
+		(p = check_count("shared_blks_hit", c->shared_blks_hit)) ||
+		(p = check_count("shared_blks_read", c->shared_blks_read)) ||
+		(p = check_count("shared_blks_dirtied", c->shared_blks_dirtied)) ||
+		(p = check_count("shared_blks_written", c->shared_blks_written)) ||
+		(p = check_count("wal_records", c->wal_records)) ||
+		(p = check_count("wal_fpi", c->wal_fpi)) ||
+		(p = check_count("wal_writes", c->wal_writes)) ||
+		(p = check_count("wal_syncs", c->wal_syncs)) ||
+		(p = check_count("wal_sync_us", c->wal_sync_us)))
+		return p;
+	for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
+		if ((p = check_count("a scan count", c->scans[k])))
+			return p;
+	return NULL;
+}
+
+static const char *
+check_entry(const WlStatsEntry *e, uint64 newer_than)
+{
+	const char *p = NULL;
+
+	if ((p = check_tag(e->key.tag)) ||
+		(p = check_bool("toplevel", e->key.toplevel)) ||
+		(p = check_count("calls", e->calls)) ||
+		(p = check_count("errors", e->errors)) ||
+		(p = check_count("wal_skipped_calls", e->wal_skipped_calls)) ||
+		(p = check_count("scanned_buffers", e->scanned_buffers)) ||
+		(p = check_ms("total_ms", e->total_ms)) ||
+		(p = check_ms("min_ms", e->min_ms)) ||
+		(p = check_ms("max_ms", e->max_ms)) ||
+		(p = check_ms("mean_ms", e->mean_ms)) ||
+		(p = check_ms("sum_var_ms", e->sum_var_ms)) ||
+		(p = check_counters(&e->c)) ||
+		(p = check_text("the query text", e->query)))
+		return p;
+	if (e->errors > e->calls || e->wal_skipped_calls > e->calls)
+		return "more errors or WAL-skipping calls than calls";
+	if (e->last_used > newer_than)
+		return "the aggregates are not in order of last use";
+	return NULL;
+}
+
+static const char *
+check_xact(const WlXactRecord *x, uint64 next_xact_id)
+{
+	const char *p = NULL;
+
+	if (x->xact_id == 0 || x->xact_id >= next_xact_id)
+		return psprintf("xact_id " UINT64_FORMAT " is out of range", x->xact_id);
+	if (x->outcome > WL_OUTCOME_PREPARE)
+		return psprintf("outcome %u is out of range", x->outcome);
+	if (x->wal_level < WAL_LEVEL_MINIMAL || x->wal_level > WAL_LEVEL_LOGICAL)
+		return psprintf("wal_level %d is out of range", x->wal_level);
+	if (x->synchronous_commit < SYNCHRONOUS_COMMIT_OFF ||
+		x->synchronous_commit > SYNCHRONOUS_COMMIT_REMOTE_APPLY)
+		return psprintf("synchronous_commit %d is out of range", x->synchronous_commit);
+	if ((p = check_count("pid", x->pid)) ||
+		(p = check_timestamp("a transaction's start", x->start)) ||
+		(p = check_timestamp("a transaction's end", x->end)) ||
+		(p = check_ms("total_ms", x->total_ms)) ||
+		(p = check_ms("commit_ms", x->commit_ms)) ||
+		(p = check_ms("commit_sync_ms", x->commit_sync_ms)) ||
+		(p = check_ms("commit_cleanup_ms", x->commit_cleanup_ms)) ||
+		(p = check_count("statements", x->statements)) ||
+		(p = check_count("inner_xacts", x->inner_xacts)) ||
+		(p = check_counters(&x->c)) ||
+		(p = check_count("wal_skipped_rels", x->wal_skipped_rels)) ||
+		(p = check_count("synced_rels", x->synced_rels)) ||
+		(p = check_count("synced_blocks", x->synced_blocks)) ||
+		(p = check_count("wal_logged_rels", x->wal_logged_rels)) ||
+		(p = check_count("wal_logged_blocks", x->wal_logged_blocks)) ||
+		(p = check_count("dropped_rels", x->dropped_rels)) ||
+		(p = check_count("nbuffers", x->nbuffers)) ||
+		(p = check_count("wal_skip_threshold_kb", x->wal_skip_threshold_kb)))
+		return p;
+	for (int k = 0; k < WL_NUM_TIME_KINDS; k++)
+		if ((p = check_ms("a time by kind", x->kind_ms[k])))
+			return p;
+	return NULL;
+}
+
+static const char *
+check_stmt(const WlStmtRecord *s, uint64 next_xact_id)
+{
+	const char *p = NULL;
+
+	if (s->xact_id >= next_xact_id)
+		return psprintf("xact_id " UINT64_FORMAT " is out of range", s->xact_id);
+	if (s->stmt_no < -1)
+		return psprintf("stmt_no %d is out of range", s->stmt_no);
+	if (s->status > WL_STMT_ERROR)
+		return psprintf("status %u is out of range", s->status);
+	if ((p = check_tag(s->tag)) ||
+		(p = check_bool("toplevel", s->toplevel)) ||
+		(p = check_bool("wal_skipped", s->wal_skipped)) ||
+		(p = check_count("pid", s->pid)) ||
+		(p = check_count("nest_level", s->nest_level)) ||
+		(p = check_timestamp("a statement's start", s->start)) ||
+		(p = check_ms("elapsed_ms", s->elapsed_ms)) ||
+		(p = check_count("nbuffers", s->nbuffers)) ||
+		(p = check_count("vacuum_ring_kb", s->vacuum_ring_kb)) ||
+		(p = check_count("vacuum_pages", s->vacuum_pages)) ||
+		(p = check_count("vacuum_pages_removed", s->vacuum_pages_removed)) ||
+		(p = check_counters(&s->c)) ||
+		(p = check_text("the query text", s->query)))
+		return p;
+	return NULL;
+}
+
+static const char *
+check_header(const WlDumpHeader *h, off_t file_size)
+{
+	const char *p = NULL;
+	uint64		expected;
+
+	if (h->magic != WL_DUMP_MAGIC || h->format != WL_DUMP_FORMAT ||
+		h->pg_version != PG_VERSION_NUM ||
+		h->sizeof_header != sizeof(WlDumpHeader) ||
+		h->sizeof_entry != sizeof(WlStatsEntry) ||
+		h->sizeof_xact != sizeof(WlXactRecord) ||
+		h->sizeof_stmt != sizeof(WlStmtRecord))
+		return "it was not written by this version of walload and PostgreSQL";
+	if ((p = check_count("the number of aggregates", h->nentries)) ||
+		(p = check_count("the number of transactions", h->nxacts)) ||
+		(p = check_count("the number of statements", h->nstmts)) ||
+		(p = check_timestamp("stats_reset", h->stats_reset)) ||
+		(p = check_count("stats_evicted", h->stats_evicted)) ||
+		(p = check_count("scanned_buffers", h->scanned_buffers)))
+		return p;
+	for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
+		if ((p = check_count("a scan count", h->scans[k])))
+			return p;
+	if (h->next_xact_id == 0 || h->next_xact_id > PG_INT64_MAX)
+		return "next_xact_id is out of range";
+	if ((uint64) h->nxacts > h->xacts_recorded ||
+		(uint64) h->nstmts > h->statements_recorded ||
+		h->xacts_recorded > PG_INT64_MAX || h->statements_recorded > PG_INT64_MAX)
+		return "the numbers of records kept and recorded disagree";
+
+	expected = sizeof(WlDumpHeader) +
+		(uint64) h->nentries * sizeof(WlStatsEntry) +
+		(uint64) h->nxacts * sizeof(WlXactRecord) +
+		(uint64) h->nstmts * sizeof(WlStmtRecord);
+	if ((uint64) file_size < expected)
+		return "it is truncated";
+	if ((uint64) file_size > expected)
+		return psprintf("it is %lld bytes long, its header says " UINT64_FORMAT,
+						(long long) file_size, expected);
+	return NULL;
+}
+
+/*
+ * Read the file a clean shutdown wrote, check every field, and put its
+ * contents back.  Anything invalid and the whole file is ignored, with a
+ * LOG line naming the problem.
+ *
+ * The aggregates come most recently used first; they are renumbered on the
+ * way in (the first gets the highest stamp, nentries) and the clock is set
+ * after the last of them, so that the eviction order survives the restart
+ * and new aggregates count as newer than every loaded one.  When
+ * walload.max_stats was lowered, the most recently used are kept.
+ *
+ * The rings go back to the positions they had (as counted since the last
+ * reset), so that walload_info's recorded and overwritten counts survive.
+ * When a ring was made smaller, its newest records are kept.
+ */
 static void
 load_dump(void)
 {
 	FILE	   *f;
 	WlDumpHeader h;
 	WlStatsEntry buf;
+	struct stat st;
 	const char *problem = NULL;
+	uint64		prev_last_used = PG_UINT64_MAX;
 
 	f = AllocateFile(WL_DUMP_FILE, PG_BINARY_R);
 	if (f == NULL)
@@ -910,18 +1328,24 @@ load_dump(void)
 		return;
 	}
 
+	if (fstat(fileno(f), &st) != 0)
+	{
+		ereport(LOG,
+				(errcode_for_file_access(),
+				 errmsg("could not stat file \"%s\": %m", WL_DUMP_FILE)));
+		FreeFile(f);
+		return;
+	}
+
 	if (fread(&h, sizeof(h), 1, f) != 1)
 		problem = "it is truncated";
-	else if (h.magic != WL_DUMP_MAGIC || h.pg_version != PG_VERSION_NUM ||
-			 h.sizeof_entry != sizeof(WlStatsEntry) ||
-			 h.sizeof_xact != sizeof(WlXactRecord) ||
-			 h.sizeof_stmt != sizeof(WlStmtRecord) ||
-			 h.nentries < 0 || h.nxacts < 0 || h.nstmts < 0)
-		problem = "it was not written by this version of walload and PostgreSQL";
+	else
+		problem = check_header(&h, st.st_size);
 
 	for (int i = 0; problem == NULL && i < h.nentries; i++)
 	{
 		WlStatsEntry *e;
+		WlStatsKey	key;
 		bool		found;
 
 		if (fread(&buf, sizeof(buf), 1, f) != 1)
@@ -929,36 +1353,60 @@ load_dump(void)
 			problem = "it is truncated";
 			break;
 		}
+		if ((problem = check_entry(&buf, prev_last_used)) != NULL)
+		{
+			problem = psprintf("aggregate %d: %s", i + 1, problem);
+			break;
+		}
+		prev_last_used = buf.last_used;
+
 		if (hash_get_num_entries(wl_stats) >= wl_max_stats)
 			continue;			/* walload.max_stats was lowered */
-		e = hash_search(wl_stats, &buf.key, HASH_ENTER_NULL, &found);
-		if (e == NULL || found)
+		/* the key as stats_key_of() builds it: no stray padding */
+		memset(&key, 0, sizeof(key));
+		key.userid = buf.key.userid;
+		key.dbid = buf.key.dbid;
+		key.queryid = buf.key.queryid;
+		key.tag = buf.key.tag;
+		key.toplevel = buf.key.toplevel;
+		e = hash_search(wl_stats, &key, HASH_ENTER_NULL, &found);
+		if (e == NULL)
 			continue;
+		if (found)
+		{
+			problem = psprintf("aggregate %d: its key appears twice", i + 1);
+			break;
+		}
 		memcpy((char *) e + sizeof(WlStatsKey), (char *) &buf + sizeof(WlStatsKey),
 			   sizeof(WlStatsEntry) - sizeof(WlStatsKey));
 		SpinLockInit(&e->mutex);
-		e->query[WL_QUERY_LEN - 1] = '\0';
+		e->last_used = (uint64) (h.nentries - i);
 	}
+	if (problem == NULL)
+		pg_atomic_write_u64(&wl_shared->xact_pos, h.xacts_recorded - h.nxacts);
 	for (int i = 0; problem == NULL && i < h.nxacts; i++)
 	{
 		WlXactRecord rec;
 
 		if (fread(&rec, sizeof(rec), 1, f) != 1)
 			problem = "it is truncated";
+		else if ((problem = check_xact(&rec, h.next_xact_id)) != NULL)
+			problem = psprintf("transaction record %d: %s", i + 1, problem);
 		else
 			put_xact(&rec);
 	}
+	if (problem == NULL)
+		pg_atomic_write_u64(&wl_shared->stmt_pos, h.statements_recorded - h.nstmts);
 	for (int i = 0; problem == NULL && i < h.nstmts; i++)
 	{
 		WlStmtRecord rec;
 
 		if (fread(&rec, sizeof(rec), 1, f) != 1)
-		{
 			problem = "it is truncated";
-			break;
-		}
-		rec.query[WL_QUERY_LEN - 1] = '\0';
-		(void) put_statement(&rec);
+		else if ((problem = check_stmt(&rec, h.next_xact_id)) != NULL)
+			problem = psprintf("statement record %d: %s", i + 1, problem);
+		else
+			(void) put_statement(&rec);
 	}
 
 	if (problem == NULL)
@@ -967,7 +1415,10 @@ load_dump(void)
 		wl_shared->stats_evicted = h.stats_evicted;
 		memcpy(wl_shared->scans, h.scans, sizeof(h.scans));
 		wl_shared->scanned_buffers = h.scanned_buffers;
-		pg_atomic_write_u64(&wl_shared->next_xact_id, Max(h.next_xact_id, 1));
+		wl_shared->xact_base = 0;
+		wl_shared->stmt_base = 0;
+		pg_atomic_write_u64(&wl_shared->next_xact_id, h.next_xact_id);
+		pg_atomic_write_u64(&wl_shared->lru_clock, (uint64) h.nentries + 1);
 	}
 	else
 	{
@@ -987,6 +1438,7 @@ load_dump(void)
 			stmt_ring[i].pos_plus_one = 0;
 		pg_atomic_write_u64(&wl_shared->xact_pos, 0);
 		pg_atomic_write_u64(&wl_shared->stmt_pos, 0);
+		pg_atomic_write_u64(&wl_shared->lru_clock, 1);
 	}
 
 	FreeFile(f);

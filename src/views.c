@@ -107,7 +107,7 @@ put_scans(Datum *values, int i, const WlCounters *c, int32 nbuffers,
 static int
 put_wal_io(Datum *values, bool *nulls, int i, const WlCounters *c)
 {
-	if (!wl_wal_io_available)
+	if (!WL_HAVE_WAL_IO)
 	{
 		nulls[i++] = true;
 		nulls[i++] = true;

@@ -174,7 +174,6 @@ extern void wl_install_hooks(void);
 extern bool wl_statement_in_progress(void);
 extern void wl_add_scans_to_current(WlScanKind kind, int64 n);
 extern void wl_add_vacuum_to_current(int ring_kb, int64 pages, int64 pages_removed);
-extern bool wl_wal_io_available;
 extern void wl_xact_mark_wal_skipped_current(void);
 extern int32 wl_current_statement_no(void);
 extern void wl_note_storage_effects(void);
@@ -259,6 +258,9 @@ extern double wl_store_ns_per_buffer(void);
 /* accessors used by views.c and diagnose.c; return palloc'd copies */
 extern int	wl_store_copy_xacts(WlXactRecord **out);
 extern int	wl_store_copy_statements(WlStmtRecord **out);
+typedef bool (*WlStmtFilter) (const WlStmtRecord *rec, void *arg);
+extern int	wl_store_copy_statements_filtered(WlStmtFilter filter, void *arg,
+											  WlStmtRecord **out);
 
 typedef struct WlStatsEntryCopy
 {
