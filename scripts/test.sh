@@ -106,13 +106,22 @@ fi
 # --------------------------------------------------------------- clusters
 # As root, the clusters and the TAP tests run as the postgres OS user, who
 # may not be able to read this checkout (a clone in root's home, mode 0700):
-# whatever they read is copied into $work, and they run in $work.
+# whatever they read is copied into $work, and they run in $work.  To keep it
+# so, they run with the checkout hidden (an empty directory of mode 0700
+# mounted over it, in a mount namespace of their own), as in such a clone,
+# wherever this one is: a test that reads the checkout as postgres fails here.
 work=$(mktemp -d /tmp/walload-test.XXXXXX) || { fail "temporary directory"; summary; }
 chmod 755 "$work"
 if [ "$(id -u)" = 0 ]; then
   id postgres >/dev/null 2>&1 || { fail "clusters" "running as root but there is no postgres OS user"; summary; }
   chown postgres "$work"
-  pg_as=(env -C "$work" runuser -u postgres --)
+  hide='mount -t tmpfs -o mode=0700,size=16k walload-checkout-hidden "$0" && cd "$1" && shift && exec "$@"'
+  if unshare -m --propagation private sh -c "$hide" "$here" "$work" true 2>/dev/null; then
+    pg_as=(unshare -m --propagation private sh -c "$hide" "$here" "$work" runuser -u postgres --)
+  else
+    echo "note: cannot hide the checkout from the postgres user (no mount namespace here): not checked that the tests do not read it"
+    pg_as=(env -C "$work" runuser -u postgres --)
+  fi
 else
   pg_as=()
 fi
