@@ -15,7 +15,8 @@
 # ORACLE_LIBS (shared_preload_libraries, instead of walload,pg_stat_statements),
 # ORACLE_LEVELS (default "minimal replica"), CI=true (cannot run = failure),
 # ORACLE_STOP_GRACE (5) and ORACLE_STOP_LIMIT (60): seconds before bpftrace is
-# sent SIGINT again, and SIGKILL (see stop_trace), ORACLE_FAULT (tests of
+# sent SIGINT again, and SIGKILL (see stop_trace), ORACLE_STEP_TIMEOUT (600):
+# seconds any one command run as postgres may take, ORACLE_FAULT (tests of
 # stop_trace only: lost-sigint or stopped, applied to the first scenario).
 set -uo pipefail
 
@@ -26,6 +27,7 @@ helper() { "$PY" "$here/oracle.py" "$@"; }
 no_walload=0; only=""; keep=0
 stop_grace=${ORACLE_STOP_GRACE:-5}
 stop_limit=${ORACLE_STOP_LIMIT:-60}
+step_timeout=${ORACLE_STEP_TIMEOUT:-600}
 fault=${ORACLE_FAULT:-}
 case $fault in ""|lost-sigint|stopped) ;; *) echo "unknown ORACLE_FAULT: $fault" >&2; exit 2 ;; esac
 while [ $# -gt 0 ]; do
@@ -33,7 +35,7 @@ while [ $# -gt 0 ]; do
     --no-walload) no_walload=1 ;;
     --only) only=${2:?--only needs a pattern}; shift ;;
     --keep) keep=1 ;;
-    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "unknown option: $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -80,18 +82,18 @@ fi
   refuse "the kernel offers no uprobes (no /sys/kernel/tracing/uprobe_events after mounting tracefs)"
 ulimit -l unlimited 2>/dev/null    # older kernels count BPF maps against RLIMIT_MEMLOCK
 for fn in "${fns[@]}" PostgresMain pg_backend_pid; do
-  bpftrace -l "uprobe:$binary:$fn" 2>/dev/null | grep -q ":$fn\$" ||
+  timeout -k 5 60 bpftrace -l "uprobe:$binary:$fn" 2>/dev/null | grep -q ":$fn\$" ||
     refuse "$binary does not export $fn (PostgreSQL $major)"
 done
 # the functions whose time is not the walk (optional: without them a temporary
 # relation's local-buffer loop counts towards its call's time)
 found=()
 for fn in "${other_work[@]}"; do
-  if bpftrace -l "uprobe:$binary:$fn" 2>/dev/null | grep -q ":$fn\$"; then found+=("$fn")
+  if timeout -k 5 60 bpftrace -l "uprobe:$binary:$fn" 2>/dev/null | grep -q ":$fn\$"; then found+=("$fn")
   else echo "# note: $binary does not export $fn; its time is not subtracted" >&2; fi
 done
 other_work=("${found[@]}")
-probe_test=$(timeout 60 bpftrace -e "uprobe:$binary:pg_backend_pid /curtask->real_parent->tgid == 1/ { @n = count(); } BEGIN { printf(\"attached\\n\"); exit(); }" 2>&1)
+probe_test=$(timeout -k 5 60 bpftrace -e "uprobe:$binary:pg_backend_pid /curtask->real_parent->tgid == 1/ { @n = count(); } BEGIN { printf(\"attached\\n\"); exit(); }" 2>&1)
 grep -q '^attached$' <<<"$probe_test" ||
   refuse "bpftrace cannot attach a uprobe to $binary (or read curtask without BTF): $(grep -v '^$' <<<"$probe_test" | tail -1)"
 
@@ -181,8 +183,10 @@ publish() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
+# every command run as postgres (initdb, pg_ctl, psql, the scenarios) is
+# bounded: a hung one is killed after ORACLE_STEP_TIMEOUT seconds (exit 124)
 as_pg() {
-  (cd "$tmp" && runuser -u postgres -- env PATH="$bindir:$PATH" PGHOST="$tmp" PGPORT="$port" \
+  (cd "$tmp" && timeout -k 10 "$step_timeout" runuser -u postgres -- env PATH="$bindir:$PATH" PGHOST="$tmp" PGPORT="$port" \
      PGUSER=postgres PGDATABASE=postgres ORACLE_TMP="$tmp/work" PGAPPNAME=oracle "$@")
 }
 psqlc() { local db=$1; shift; as_pg psql -X -q -At -v ON_ERROR_STOP=1 -d "$db" -c "$*"; }
@@ -510,7 +514,8 @@ run_scenario() {
 
     if [ -z "$reason" ]; then
       errs=$(grep -c 'ERROR:' "$work/run.err")
-      [ "$rc" = 0 ] || reason="exit status $rc"
+      if [ "$rc" = 124 ]; then reason="timed out after $step_timeout s (ORACLE_STEP_TIMEOUT)"
+      elif [ "$rc" != 0 ]; then reason="exit status $rc"; fi
       [ "$errs" = "$sc_errors" ] || reason="${reason:+$reason; }$errs ERRORs, expected $sc_errors"
       [ "$nclients" -gt 0 ] || reason="${reason:+$reason; }no client backend was seen"
     fi
