@@ -326,24 +326,31 @@ bt_alive() {
   st=$(cut -d' ' -f3 "/proc/$bt_pid/stat" 2>/dev/null) && [ -n "$st" ] && [ "$st" != Z ]
 }
 
+# bpftrace sleeps in epoll_wait, as in its event loop (or the kernel does not
+# say where it sleeps); not while it detaches its probes
+bt_in_event_loop() {
+  bt_wchan=$(cat "/proc/$bt_pid/wchan" 2>/dev/null)
+  case $bt_wchan in *epoll*|ep_poll*|""|0) return 0 ;; *) return 1 ;; esac
+}
+
 # Stops bpftrace and waits for it, never without bound.  On SIGINT bpftrace
-# leaves its event loop, detaches its probes (3-5 s here, printing nothing),
-# then prints its maps and exits.  Once (PostgreSQL 16) it went on sleeping in
-# epoll_wait after the SIGINT for 26 minutes, printing nothing; a second
-# SIGINT made it print its maps and exit at once.  So: SIGINT; while it runs
-# and has printed nothing since, SIGINT again every ORACLE_STOP_GRACE seconds
-# (while it detaches, a second SIGINT only sets the flag the first one set;
-# once it prints, it is not signalled again: bpftrace restores the default
-# action of SIGINT before printing its maps); after ORACLE_STOP_LIMIT seconds,
-# SIGKILL.  Returns 1 when its output is lost (killed, or ended by a signal):
-# the caller runs the scenario again; the reason is in $stop_note.  Polls
-# with a deadline.
+# leaves its event loop, detaches its probes (2-10 s here, printing nothing),
+# then prints its maps and exits.  Once (PostgreSQL 16) it went on sleeping
+# in epoll_wait after the SIGINT for 26 minutes, printing nothing; a second
+# SIGINT made it print its maps and exit at once.  So: SIGINT; while it runs,
+# has printed nothing since and sleeps in epoll_wait, SIGINT again every
+# ORACLE_STOP_GRACE seconds (not while it detaches, where it would only set
+# the flag the first one set; never once it prints: bpftrace restores the
+# default action of SIGINT before printing its maps); after
+# ORACLE_STOP_LIMIT seconds, SIGKILL.  Returns 1 when its output is lost
+# (killed, or ended by a signal): the caller runs the scenario again; the
+# reason is in $stop_note.  Polls with a deadline.
 #
 # $1, tests of this path only (ORACLE_FAULT): "lost-sigint" does not send the
 # first SIGINT, as if bpftrace had missed it; "stopped" stops bpftrace
 # (SIGSTOP) first, so that it answers no signal but SIGKILL.
 stop_trace() {
-  local fault=${1:-} t0=$SECONDS resent=0 next size st
+  local fault=${1:-} t0=$SECONDS resent=0 next size st where=""
   stop_note=""
   [ -n "$bt_pid" ] || return 0
   size=$(stat -c %s "$bt_trace")
@@ -364,7 +371,8 @@ stop_trace() {
       bt_pid=""
       return 1
     fi
-    if [ $SECONDS -ge $next ] && [ "$(stat -c %s "$bt_trace")" = "$size" ]; then
+    if [ $SECONDS -ge $next ] && [ "$(stat -c %s "$bt_trace")" = "$size" ] && bt_in_event_loop; then
+      [ -n "$where" ] || where=" (at $((SECONDS - t0)) s it was in ${bt_wchan:-?})"
       kill -INT "$bt_pid"
       resent=$((resent + 1))
       next=$((SECONDS + stop_grace))
@@ -375,7 +383,7 @@ stop_trace() {
   st=$?
   bt_pid=""
   if [ $resent -gt 0 ]; then
-    echo "# bpftrace exited $((SECONDS - t0)) s after the first SIGINT, $resent more SIGINT(s) sent"
+    echo "# bpftrace exited $((SECONDS - t0)) s after the first SIGINT, $resent more SIGINT(s) sent$where"
   fi
   if [ $st -gt 128 ]; then
     stop_note="bpftrace was ended by signal $((st - 128)); its output is lost"
