@@ -19,6 +19,8 @@
 # Every cluster is a throwaway one: initdb in a temporary directory, owned by
 # the postgres OS user when run as root, reached only through a Unix socket in
 # that directory (no TCP port, so nothing else running here can interfere).
+# What the postgres user reads (the TAP test files) is copied there first:
+# the checkout may be one it cannot read (a clone in root's home).
 # A suite that cannot run says so loudly; with CI=true that is a failure.
 #
 # Environment:
@@ -33,6 +35,9 @@
 #                       the oracle gets 4 times that): a hang is a failure
 #   CI=true             a suite that cannot run counts as failed
 set -uo pipefail
+# what this creates for the postgres user to read must be readable by it,
+# whatever the caller's umask (077 is common with a private home)
+umask 022
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$here" || exit 1
@@ -99,12 +104,24 @@ else
 fi
 
 # --------------------------------------------------------------- clusters
+# As root, the clusters and the TAP tests run as the postgres OS user, who
+# may not be able to read this checkout (a clone in root's home, mode 0700):
+# whatever they read is copied into $work, and they run in $work.  To keep it
+# so, they run with the checkout hidden (an empty directory of mode 0700
+# mounted over it, in a mount namespace of their own), as in such a clone,
+# wherever this one is: a test that reads the checkout as postgres fails here.
 work=$(mktemp -d /tmp/walload-test.XXXXXX) || { fail "temporary directory"; summary; }
 chmod 755 "$work"
 if [ "$(id -u)" = 0 ]; then
   id postgres >/dev/null 2>&1 || { fail "clusters" "running as root but there is no postgres OS user"; summary; }
   chown postgres "$work"
-  pg_as=(runuser -u postgres --)
+  hide='mount -t tmpfs -o mode=0700,size=16k walload-checkout-hidden "$0" && cd "$1" && shift && exec "$@"'
+  if unshare -m --propagation private sh -c "$hide" "$here" "$work" true 2>/dev/null; then
+    pg_as=(unshare -m --propagation private sh -c "$hide" "$here" "$work" runuser -u postgres --)
+  else
+    echo "note: cannot hide the checkout from the postgres user (no mount namespace here): not checked that the tests do not read it"
+    pg_as=(env -C "$work" runuser -u postgres --)
+  fi
 else
   pg_as=()
 fi
@@ -262,14 +279,17 @@ if wants tap; then
   elif ! ls test/t/*.pl >/dev/null 2>&1; then
     fail "TAP" "no test files in test/t/"
   else
-    for t in test/t/*.pl; do
+    # the test files, where the postgres user can read them (see "clusters")
+    mkdir -p "$work/t" && cp test/t/*.pl "$work/t/" && chmod -R a+rX "$work/t" ||
+      { fail "TAP" "cannot copy test/t to $work/t"; summary; }
+    for t in "$work"/t/*.pl; do
       tdir="$work/tap-$(basename "$t" .pl)"
       as_pg mkdir -p "$tdir"
       tmark=$SECONDS
       if ! tap_suite "TAP $(basename "$t")" \
            timeout "$limit" "${pg_as[@]}" env -C "$tdir" PATH="$bindir:$PATH" TESTDIR="$tdir" \
              PG_REGRESS="$pgxs_top/test/regress/pg_regress" PERL5LIB="$pgxs_top/test/perl" \
-             prove -v "$here/$t"; then
+             prove -v "$t"; then
         for l in "$tdir"/tmp_check/log/*.log; do
           [ -f "$l" ] && { echo "--- $l (last 40 lines)"; tail -40 "$l"; }
         done

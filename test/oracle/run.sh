@@ -13,7 +13,11 @@
 #
 # Environment: PG_CONFIG (default pg_config), ORACLE_SHARED_BUFFERS (2GB),
 # ORACLE_LIBS (shared_preload_libraries, instead of walload,pg_stat_statements),
-# ORACLE_LEVELS (default "minimal replica"), CI=true (cannot run = failure).
+# ORACLE_LEVELS (default "minimal replica"), CI=true (cannot run = failure),
+# ORACLE_STOP_GRACE (5) and ORACLE_STOP_LIMIT (60): seconds before bpftrace is
+# sent SIGINT again, and SIGKILL (see stop_trace), ORACLE_STEP_TIMEOUT (600):
+# seconds any one command run as postgres may take, ORACLE_FAULT (tests of
+# stop_trace only: lost-sigint or stopped, applied to the first scenario).
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -21,12 +25,17 @@ PY=${ORACLE_PYTHON:-python3}
 helper() { "$PY" "$here/oracle.py" "$@"; }
 
 no_walload=0; only=""; keep=0
+stop_grace=${ORACLE_STOP_GRACE:-5}
+stop_limit=${ORACLE_STOP_LIMIT:-60}
+step_timeout=${ORACLE_STEP_TIMEOUT:-600}
+fault=${ORACLE_FAULT:-}
+case $fault in ""|lost-sigint|stopped) ;; *) echo "unknown ORACLE_FAULT: $fault" >&2; exit 2 ;; esac
 while [ $# -gt 0 ]; do
   case $1 in
     --no-walload) no_walload=1 ;;
     --only) only=${2:?--only needs a pattern}; shift ;;
     --keep) keep=1 ;;
-    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "unknown option: $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -73,18 +82,18 @@ fi
   refuse "the kernel offers no uprobes (no /sys/kernel/tracing/uprobe_events after mounting tracefs)"
 ulimit -l unlimited 2>/dev/null    # older kernels count BPF maps against RLIMIT_MEMLOCK
 for fn in "${fns[@]}" PostgresMain pg_backend_pid; do
-  bpftrace -l "uprobe:$binary:$fn" 2>/dev/null | grep -q ":$fn\$" ||
+  timeout -k 5 60 bpftrace -l "uprobe:$binary:$fn" 2>/dev/null | grep -q ":$fn\$" ||
     refuse "$binary does not export $fn (PostgreSQL $major)"
 done
 # the functions whose time is not the walk (optional: without them a temporary
 # relation's local-buffer loop counts towards its call's time)
 found=()
 for fn in "${other_work[@]}"; do
-  if bpftrace -l "uprobe:$binary:$fn" 2>/dev/null | grep -q ":$fn\$"; then found+=("$fn")
+  if timeout -k 5 60 bpftrace -l "uprobe:$binary:$fn" 2>/dev/null | grep -q ":$fn\$"; then found+=("$fn")
   else echo "# note: $binary does not export $fn; its time is not subtracted" >&2; fi
 done
 other_work=("${found[@]}")
-probe_test=$(timeout 60 bpftrace -e "uprobe:$binary:pg_backend_pid /curtask->real_parent->tgid == 1/ { @n = count(); } BEGIN { printf(\"attached\\n\"); exit(); }" 2>&1)
+probe_test=$(timeout -k 5 60 bpftrace -e "uprobe:$binary:pg_backend_pid /curtask->real_parent->tgid == 1/ { @n = count(); } BEGIN { printf(\"attached\\n\"); exit(); }" 2>&1)
 grep -q '^attached$' <<<"$probe_test" ||
   refuse "bpftrace cannot attach a uprobe to $binary (or read curtask without BTF): $(grep -v '^$' <<<"$probe_test" | tail -1)"
 
@@ -141,10 +150,10 @@ calibfile=$stage/calibration.txt
 if [ $walload = 1 ]; then mode=walload; else mode=no-walload; fi
 data=$tmp/data
 port=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-bt_pid=""
+bt_pid=""; bt_trace=""
 
 cleanup() {
-  if [ -n "$bt_pid" ]; then kill -INT "$bt_pid" 2>/dev/null; wait "$bt_pid" 2>/dev/null; fi
+  [ -z "$bt_pid" ] || stop_trace
   if [ -f "$data/postmaster.pid" ]; then
     as_pg pg_ctl -D "$data" -w -m fast stop >/dev/null 2>&1 ||
       as_pg pg_ctl -D "$data" -w -m immediate stop >/dev/null 2>&1
@@ -174,8 +183,10 @@ publish() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
+# every command run as postgres (initdb, pg_ctl, psql, the scenarios) is
+# bounded: a hung one is killed after ORACLE_STEP_TIMEOUT seconds (exit 124)
 as_pg() {
-  (cd "$tmp" && runuser -u postgres -- env PATH="$bindir:$PATH" PGHOST="$tmp" PGPORT="$port" \
+  (cd "$tmp" && timeout -k 10 "$step_timeout" runuser -u postgres -- env PATH="$bindir:$PATH" PGHOST="$tmp" PGPORT="$port" \
      PGUSER=postgres PGDATABASE=postgres ORACLE_TMP="$tmp/work" PGAPPNAME=oracle "$@")
 }
 psqlc() { local db=$1; shift; as_pg psql -X -q -At -v ON_ERROR_STOP=1 -d "$db" -c "$*"; }
@@ -289,29 +300,97 @@ mine='curtask->real_parent->tgid == $1'
 
 # Starts bpftrace and returns once its probes are attached (its BEGIN probe
 # fires after every probe is attached) and live: a backend's call of
-# pg_backend_pid() has come through.  Polls the output; no sleeps as
-# synchronisation.
+# pg_backend_pid() has come through.  Polls the output with a deadline; no
+# sleeps as synchronisation.
 start_trace() {
   local trace=$1 deadline=$((SECONDS + 120))
   : >"$trace"
   BPFTRACE_MAP_KEYS_MAX=65536 bpftrace -B line "$tmp/oracle.bt" "$pm" >"$trace" 2>&1 &
-  bt_pid=$!
+  bt_pid=$! bt_trace=$trace
   until grep -qx READY "$trace"; do
-    kill -0 "$bt_pid" 2>/dev/null || { diag <"$trace"; bt_pid=""; bail "bpftrace exited before attaching"; }
+    bt_alive || { wait "$bt_pid"; bt_pid=""; diag <"$trace"; bail "bpftrace exited before attaching"; }
     [ $SECONDS -lt $deadline ] || bail "bpftrace did not attach within 120 s"
     sleep 0.02
   done
-  marker=$(psqlc postgres "SELECT pg_backend_pid()")
+  marker=$(psqlc postgres "SELECT pg_backend_pid()") || bail "SELECT pg_backend_pid() failed"
   until grep -qx "MARK $marker" "$trace"; do
-    [ $SECONDS -lt $deadline ] || bail "bpftrace attached but its probes did not fire"
+    bt_alive || { wait "$bt_pid"; bt_pid=""; diag <"$trace"; bail "bpftrace exited before its probes fired"; }
+    [ $SECONDS -lt $deadline ] || bail "bpftrace attached but its probes did not fire within 120 s"
     sleep 0.02
   done
 }
 
+# bpftrace has not exited (a zombie that bash has not reaped yet has)
+bt_alive() {
+  local st
+  st=$(cut -d' ' -f3 "/proc/$bt_pid/stat" 2>/dev/null) && [ -n "$st" ] && [ "$st" != Z ]
+}
+
+# bpftrace sleeps in epoll_wait, as in its event loop (or the kernel does not
+# say where it sleeps); not while it detaches its probes
+bt_in_event_loop() {
+  bt_wchan=$(cat "/proc/$bt_pid/wchan" 2>/dev/null)
+  case $bt_wchan in *epoll*|ep_poll*|""|0) return 0 ;; *) return 1 ;; esac
+}
+
+# Stops bpftrace and waits for it, never without bound.  On SIGINT bpftrace
+# leaves its event loop, detaches its probes (2-10 s here, printing nothing),
+# then prints its maps and exits.  Once (PostgreSQL 16) it went on sleeping
+# in epoll_wait after the SIGINT for 26 minutes, printing nothing; a second
+# SIGINT made it print its maps and exit at once.  So: SIGINT; while it runs,
+# has printed nothing since and sleeps in epoll_wait, SIGINT again every
+# ORACLE_STOP_GRACE seconds (not while it detaches, where it would only set
+# the flag the first one set; never once it prints: bpftrace restores the
+# default action of SIGINT before printing its maps); after
+# ORACLE_STOP_LIMIT seconds, SIGKILL.  Returns 1 when its output is lost
+# (killed, or ended by a signal): the caller runs the scenario again; the
+# reason is in $stop_note.  Polls with a deadline.
+#
+# $1, tests of this path only (ORACLE_FAULT): "lost-sigint" does not send the
+# first SIGINT, as if bpftrace had missed it; "stopped" stops bpftrace
+# (SIGSTOP) first, so that it answers no signal but SIGKILL.
 stop_trace() {
-  kill -INT "$bt_pid"
-  wait "$bt_pid"
+  local fault=${1:-} t0=$SECONDS resent=0 next size st where=""
+  stop_note=""
+  [ -n "$bt_pid" ] || return 0
+  size=$(stat -c %s "$bt_trace")
+  case $fault in
+    lost-sigint) echo "# ORACLE_FAULT=lost-sigint: the first SIGINT to bpftrace ($bt_pid) is not sent" ;;
+    stopped) echo "# ORACLE_FAULT=stopped: bpftrace ($bt_pid) is stopped (SIGSTOP) before its SIGINT"
+             kill -STOP "$bt_pid"; kill -INT "$bt_pid" ;;
+    *) kill -INT "$bt_pid" ;;
+  esac
+  next=$((SECONDS + stop_grace))
+  while bt_alive; do
+    if [ $SECONDS -ge $((t0 + stop_limit)) ]; then
+      kill -KILL "$bt_pid"
+      while bt_alive && [ $SECONDS -lt $((t0 + stop_limit + 30)) ]; do sleep 0.05; done
+      bt_alive || wait "$bt_pid" 2>/dev/null
+      stop_note="bpftrace did not exit within $stop_limit s of the first SIGINT ($resent more SIGINT(s) sent); killed, its output is lost"
+      echo "# $stop_note"
+      bt_pid=""
+      return 1
+    fi
+    if [ $SECONDS -ge $next ] && [ "$(stat -c %s "$bt_trace")" = "$size" ] && bt_in_event_loop; then
+      [ -n "$where" ] || where=" (at $((SECONDS - t0)) s it was in ${bt_wchan:-?})"
+      kill -INT "$bt_pid"
+      resent=$((resent + 1))
+      next=$((SECONDS + stop_grace))
+    fi
+    sleep 0.05
+  done
+  wait "$bt_pid"    # it has exited: returns at once
+  st=$?
   bt_pid=""
+  if [ $resent -gt 0 ]; then
+    echo "# bpftrace exited $((SECONDS - t0)) s after the first SIGINT, $resent more SIGINT(s) sent$where"
+  fi
+  if [ $st -gt 128 ]; then
+    stop_note="bpftrace was ended by signal $((st - 128)); its output is lost"
+    echo "# $stop_note"
+    return 1
+  fi
+  return 0
 }
 
 # ---------------------------------------------------------------- calibration
@@ -330,7 +409,16 @@ calibrate() {
   start_trace "$trace"
   as_pg psql -X -q -v ON_ERROR_STOP=1 -d oracle_calib -f "$sql" >/dev/null || bail "calibration failed"
   wait_quiet
-  stop_trace
+  if ! stop_trace; then
+    drop_databases
+    if [ "${2:-}" != again ]; then
+      echo "# $level calibration: $stop_note; calibrating again"
+      calibrate "$level" again
+      return
+    fi
+    notok "$level calibration: $stop_note"
+    bail "calibration: $stop_note"
+  fi
   drop_databases
   eval "$(helper calib "$trace" $N_CALIB)"
   if [ "$calib_ok" != 1 ] && [ "${2:-}" != again ]; then
@@ -413,15 +501,29 @@ run_scenario() {
       cp "$work/run.err" "$raw/$level-$name.stderr"
     fi
     wait_quiet || reason="${reason:+$reason; }backends did not exit"
-    stop_trace
+    local stopped=1
+    stop_trace "$fault" || stopped=0
+    fault=""
     local secs=$((SECONDS - t0))
+    if [ $stopped = 0 ]; then
+      # bpftrace had to be killed: its maps, the calls, are lost
+      cp "$trace" "$raw/$level-$name.attempt$attempt.trace"
+      if [ $attempt = 1 ]; then
+        echo "# $desc: $stop_note; running it again"
+        drop_databases
+        rm -rf "$work"
+        continue
+      fi
+      reason="${reason:+$reason; }$stop_note"
+    fi
 
     eval "$(helper count "$trace" "$major" "$threshold" "$lo" "$hi" "$work/diag" "$marker")"
     cp "$work/diag" "$raw/$level-$name.diag"
 
     if [ -z "$reason" ]; then
       errs=$(grep -c 'ERROR:' "$work/run.err")
-      [ "$rc" = 0 ] || reason="exit status $rc"
+      if [ "$rc" = 124 ]; then reason="timed out after $step_timeout s (ORACLE_STEP_TIMEOUT)"
+      elif [ "$rc" != 0 ]; then reason="exit status $rc"; fi
       [ "$errs" = "$sc_errors" ] || reason="${reason:+$reason; }$errs ERRORs, expected $sc_errors"
       [ "$nclients" -gt 0 ] || reason="${reason:+$reason; }no client backend was seen"
     fi
