@@ -35,6 +35,12 @@ Sections (all by default, in this order):
              an existing one.
   seed004    many small transactions, synchronous_commit on vs off: client
              latency beside walload's commit_ms.
+  manyfiles  one transaction that creates N tables (40,000; --quick 10,000),
+             then 2,000 ALTER TABLE ... SET STATISTICS, and one that
+             rewrites 200 of the tables: the same cluster with walload
+             observing (walload.track = top) and not (track = none), rounds
+             interleaved; the ratio shows whether walload's cost grows with
+             the transaction (issue 11, item 12: 31.5 s vs 15.0 s before).
 
 --quick: fewer rounds, smaller tables, shared_buffers 128MB and 1GB only.
 --docs:  also copy the SVG charts to docs/ (docs/benchmarks.md shows them).
@@ -58,7 +64,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "test", "oracle"))
 from oracle import Cluster, pgconfig  # noqa: E402
 
-SECTIONS = ["overhead", "callgrind", "seed000", "seed001", "seed003", "seed004"]
+SECTIONS = ["overhead", "callgrind", "seed000", "seed001", "seed003", "seed004", "manyfiles"]
 CONFIGS = [("nothing", ""), ("pg_stat_statements", "pg_stat_statements"),
            ("walload", "walload"), ("both", "walload,pg_stat_statements")]
 # configurations measured only under callgrind: (name, libraries, settings)
@@ -784,6 +790,60 @@ def seed004(c, tmp):
     return "\n".join(lines), rows
 
 
+def manyfiles(c, tmp):
+    n = P["many_tables"]
+    configure(c, "walload,pg_stat_statements",
+              {"shared_buffers": "1GB", "wal_level": "replica", "max_locks_per_transaction": "1024"})
+    c.psql("CREATE EXTENSION IF NOT EXISTS walload")
+    steps = [
+        ("CREATE TABLE x %d, one transaction" % n,
+         "BEGIN;\nSELECT format('CREATE TABLE mf.t_%%s (a int)', g) FROM generate_series(1, %d) g \\gexec\n" % n,
+         "COMMIT;\n"),
+        ("then ALTER TABLE ... SET STATISTICS x 2000 (same transaction)",
+         "SELECT format('ALTER TABLE mf.t_%s ALTER a SET STATISTICS 100', 1 + g % 50) FROM generate_series(1, 2000) g \\gexec\n",
+         "COMMIT;\n"),
+        ("ALTER TABLE ... SET DATA TYPE (rewrite) x 200, one transaction",
+         "BEGIN;\nSELECT format('ALTER TABLE mf.t_%s ALTER a TYPE bigint', g) FROM generate_series(1, 200) g \\gexec\n",
+         "COMMIT;\n"),
+    ]
+    times = {}
+    rounds = 2
+    for rnd in range(rounds):
+        for track in (["top", "none"] if rnd % 2 == 0 else ["none", "top"]):
+            c.psql("DROP SCHEMA IF EXISTS mf CASCADE")
+            c.psql("CREATE SCHEMA mf")
+            path = os.path.join(tmp, "mf.sql")
+            with open(path, "w") as f:
+                f.write("SET walload.track = %s;\n" % track)
+                f.write("\\echo MARK 0\n" + steps[0][1])
+                f.write("\\echo MARK 1\n" + steps[1][1] + steps[1][2])
+                f.write("\\echo MARK 2\n" + steps[2][1] + steps[2][2] + "\\echo MARK 3\n")
+            os.chmod(path, 0o644)
+            t = []
+            proc = subprocess.Popen(["runuser", "-u", "postgres", "--", os.path.join(c.bindir, "psql"),
+                                     "-X", "-q", "-v", "ON_ERROR_STOP=1", "-o", "/dev/null", "-f", path],
+                                    env=c.env, cwd=c.root, stdout=subprocess.PIPE,
+                                    stderr=subprocess.DEVNULL, text=True)
+            marks = {}
+            for line in proc.stdout:
+                if line.startswith("MARK "):
+                    marks[int(line.split()[1])] = time.time()
+            if proc.wait() != 0 or len(marks) != 4:
+                raise RuntimeError("manyfiles: psql failed (track=%s)" % track)
+            for k in range(3):
+                times.setdefault((k, track), []).append(marks[k + 1] - marks[k])
+            log("manyfiles round %d track=%s: %s" % (rnd, track, ", ".join("%.1f s" % (marks[k + 1] - marks[k]) for k in range(3))))
+    c.psql("DROP SCHEMA IF EXISTS mf CASCADE")
+    c.stop()
+    lines = ["| step | walload observing (track = top) | not observing (track = none) | ratio |",
+             "|---|---|---|---|"]
+    for k, (name, _, _) in enumerate(steps):
+        top = statistics.median(times[(k, "top")])
+        none = statistics.median(times[(k, "none")])
+        lines.append("| %s | %.2f s | %.2f s | %.2f |" % (name, top, none, top / none if none > 0 else 0))
+    return "\n".join(lines), times
+
+
 # ---------------------------------------------------------------- main
 
 def main():
@@ -808,6 +868,7 @@ def main():
         "vac_rows": 300000 if quick else 2000000,
         "copy_rows": 300000 if quick else 2000000,
         "small_tx": 500 if quick else 3000,
+        "many_tables": 10000 if quick else 40000,
         "cg_n": {"S": (100, 600), "tpcb": (30, 180), "ddl": (10, 60)} if quick else
                 {"S": (200, 2200), "tpcb": (50, 550), "ddl": (20, 170)},
         "out": os.path.join(HERE, "out"),
@@ -928,6 +989,17 @@ too); walload's counters are the VACUUM backend's own.
 
 ![commit_ms](seed004-commit.svg)
 """ % s4)
+        if "manyfiles" in only:
+            mf, _ = manyfiles(seed_c, tmp)
+            parts.append("""## Transactions that create many files
+
+The same cluster (walload and pg_stat_statements preloaded,
+shared_buffers=1GB, wal_level=replica), walload observing or not
+(walload.track = top / none), median of 2 interleaved rounds, client time
+between steps:
+
+%s
+""" % mf)
     finally:
         for c in clusters:
             if os.path.exists(os.path.join(c.data, "postmaster.pid")):

@@ -39,7 +39,7 @@ else
 fi
 
 need="build-essential postgresql-$major postgresql-server-dev-$major postgresql-$major-pgtap
-      libtap-parser-sourcehandler-pgtap-perl libipc-run-perl bpftrace python3"
+      libtap-parser-sourcehandler-pgtap-perl libipc-run-perl bpftrace python3 gdb"
 optional="linux-perf"
 
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }

@@ -193,7 +193,6 @@ extern void wl_xact_add_scans(WlScanKind kind, int64 n);
 extern int32 wl_xact_next_stmt_no(void);
 extern void wl_xact_reserve_finished(int more);
 extern void wl_xact_statement_done(const WlStmtRecord *rec, bool count_in_xact);
-extern void wl_xact_flush(void);
 extern void wl_xact_note_storage_statement(int32 stmt_no);
 extern void wl_model_set_prepare_gid(const char *gid);
 

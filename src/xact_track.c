@@ -43,7 +43,9 @@
  *	- no file I/O;
  *	- no wait on walload's lock: the store is tried without waiting, and
  *	  what could not be stored waits in this backend for its next statement,
- *	  its next commit or its exit (wl_xact_flush);
+ *	  its next commit or its exit (flush_at_safe_point).  Elsewhere, too,
+ *	  walload waits for its lock only when a backend holds more than
+ *	  WL_QUEUE_BOUND statements or WL_LATE_SCANS late scans;
  *	- no ERROR or WARNING.
  * docs/guarantees.md states the same, with the tests that check it.
  *
@@ -290,6 +292,28 @@ flush_late_scans(bool may_wait)
 }
 
 /*
+ * The record ends: scans that arrived for its statements still queued go
+ * into their queued records (the refs are forgotten with the record).
+ * Backend memory only.
+ */
+static void
+settle_ref_scans(void)
+{
+	for (int i = 0; i < n_finished; i++)
+	{
+		WlStmtRecord *rec = &finished[i];
+		WlStmtRef  *ref;
+
+		if (rec->xact_id != cur.xact_id || (ref = find_ref(rec->stmt_no)) == NULL ||
+			ref->stored)
+			continue;
+		for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
+			rec->c.scans[k] += ref->scans[k];
+		memset(ref->scans, 0, sizeof(ref->scans));
+	}
+}
+
+/*
  * Store queued statements (ring and aggregates) and late scans.  With
  * may_wait false (abort path, commit cleanup), only what can be stored
  * without waiting for walload's lock; the rest stays queued, in order.
@@ -339,11 +363,20 @@ flush_finished(bool may_wait)
 	}
 }
 
-/* A safe point (not abort, not commit cleanup): store what waits. */
-void
-wl_xact_flush(void)
+/*
+ * A point where walload may store (a statement starts, a commit begins):
+ * store what waits if walload's lock can be had at once.  Wait for it only
+ * when this backend holds more than WL_QUEUE_BOUND statements or a full
+ * list of late scans, which bounds what a backend keeps.
+ */
+#define WL_QUEUE_BOUND	64
+
+static void
+flush_at_safe_point(int more)
 {
 	if (n_finished > 0 || n_late_scans > 0)
+		flush_finished(false);
+	if (n_finished + more > WL_QUEUE_BOUND || n_late_scans >= WL_LATE_SCANS)
 		flush_finished(true);
 }
 
@@ -351,24 +384,22 @@ wl_xact_flush(void)
 static void
 flush_at_exit(int code, Datum arg)
 {
-	if (wl_store_ready() && !IsParallelWorker())
-		wl_xact_flush();
+	if (wl_store_ready() && !IsParallelWorker() &&
+		(n_finished > 0 || n_late_scans > 0))
+		flush_finished(true);
 }
 
 /*
- * Make sure that `more` statements can be queued without allocating:
- * statements can finish inside error handlers, where walload neither
- * allocates nor touches shared memory.
+ * A statement starts: make sure that `more` statements can be queued
+ * without allocating (statements can finish inside error handlers, where
+ * walload neither allocates nor waits), storing what waits first.
  */
 void
 wl_xact_reserve_finished(int more)
 {
 	static bool exit_hook = false;
 
-	/* what waits from an earlier record, or for room */
-	if (n_late_scans > 0 || (n_finished > 0 && !cur.active) ||
-		n_finished + more > finished_capacity)
-		wl_xact_flush();
+	flush_at_safe_point(more);
 	if (n_finished + more > finished_capacity)
 	{
 		int			newcap = Max(64, (n_finished + more) * 2);
@@ -423,11 +454,13 @@ wl_xact_add_scans(WlScanKind kind, int64 n)
 /*
  * A scan at commit or abort, caused by statement stmt_no of the open record
  * (or by no known statement: -1).  Falls back to the statement running now
- * (inner transactions of VACUUM and the like).  may_wait: false on the
- * abort path.
+ * (inner transactions of VACUUM and the like).  Stored for an already
+ * stored statement if walload's lock can be had at once, else kept as a
+ * late scan; on_abort_path false (at PRE_COMMIT): with the late list full,
+ * stored waiting.
  */
 static void
-add_attributed_scan(WlScanKind kind, int32 stmt_no, bool may_wait)
+add_attributed_scan(WlScanKind kind, int32 stmt_no, bool on_abort_path)
 {
 	WlStmtRef  *ref = stmt_no >= 0 ? find_ref(stmt_no) : NULL;
 
@@ -441,7 +474,7 @@ add_attributed_scan(WlScanKind kind, int32 stmt_no, bool may_wait)
 	if (!ref->stored)
 		ref->scans[kind]++;
 	else if (!wl_store_add_statement_scans(ref->ring_pos, cur.xact_id, ref->stmt_no,
-										   &ref->key, kind, 1, NBuffers, may_wait))
+										   &ref->key, kind, 1, NBuffers, false))
 	{
 		/* later, from this backend's next safe point */
 		for (int i = 0; i < n_late_scans; i++)
@@ -453,6 +486,12 @@ add_attributed_scan(WlScanKind kind, int32 stmt_no, bool may_wait)
 				l->n++;
 				return;
 			}
+		}
+		if (n_late_scans >= WL_LATE_SCANS && !on_abort_path)
+		{
+			(void) wl_store_add_statement_scans(ref->ring_pos, cur.xact_id, ref->stmt_no,
+												&ref->key, kind, 1, NBuffers, true);
+			return;
 		}
 		if (n_late_scans < WL_LATE_SCANS)
 		{
@@ -522,8 +561,9 @@ maybe_warn(int64 scans)
 }
 
 /*
- * Before the commit record: a safe point.  Store what waits, decide the
- * commit's scans the way core will, and warn if asked to.
+ * Before the commit record: store what waits (without waiting, unless the
+ * backend holds too much), decide the commit's scans the way core will,
+ * and warn if asked to.
  */
 static void
 on_pre_commit(bool is_prepare)
@@ -531,15 +571,15 @@ on_pre_commit(bool is_prepare)
 	WlCommitModel model;
 	bool		has_xid = TransactionIdIsValid(GetTopTransactionIdIfAny());
 
-	wl_xact_flush();
+	flush_at_safe_point(0);
 
 	if (has_xid || cur.active)
 	{
 		wl_model_commit(is_prepare, &model);
 		if (model.sync_scan)
-			add_attributed_scan(WL_SCAN_FLUSH_PENDING, wl_model_sync_statement(), true);
+			add_attributed_scan(WL_SCAN_FLUSH_PENDING, wl_model_sync_statement(), false);
 		if (model.drop_scan && !is_prepare)
-			add_attributed_scan(WL_SCAN_DROP_PENDING, wl_model_drop_statement(), true);
+			add_attributed_scan(WL_SCAN_DROP_PENDING, wl_model_drop_statement(), false);
 		cur.model.wal_skipped_rels += model.wal_skipped_rels;
 		cur.model.synced_rels += model.synced_rels;
 		cur.model.synced_blocks += model.synced_blocks;
@@ -580,7 +620,7 @@ on_abort(void)
 	if (wl_model_abort_drop_scan(&nrels))
 	{
 		cur.model.dropped_rels += nrels;
-		add_attributed_scan(WL_SCAN_DROP_PENDING, wl_model_abort_statement(0), false);
+		add_attributed_scan(WL_SCAN_DROP_PENDING, wl_model_abort_statement(0), true);
 	}
 	cur.prepare_pending = false;
 
@@ -654,7 +694,7 @@ wl_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 		cur.model.dropped_rels += nrels;
 		add_attributed_scan(WL_SCAN_DROP_PENDING,
 							wl_model_abort_statement(GetCurrentTransactionNestLevel()),
-							false);
+							true);
 	}
 	wl_model_subxact_abort();
 }
@@ -792,6 +832,7 @@ xact_end_callback(void *arg)
 
 	if (cur.active)
 	{
+		settle_ref_scans();
 		flush_finished(false);
 		finish_record();
 	}

@@ -13,8 +13,7 @@ use PostgreSQL::Test::Utils;
 use IPC::Run;
 use Test::More;
 
-my $gdb = `command -v gdb`;
-chomp $gdb;
+my ($gdb) = grep { -x $_ } map { "$_/gdb" } split /:/, $ENV{PATH};
 plan skip_all => 'gdb is not installed' unless $gdb;
 
 my $node = PostgreSQL::Test::Cluster->new('walload_abort_no_wait');
@@ -34,7 +33,7 @@ my $a = $node->background_psql('postgres');
 my $apid = $a->query_safe('SELECT pg_backend_pid()');
 chomp $apid;
 my ($gin, $gout, $gerr) = ('', '', '');
-my $gtimer = IPC::Run::timeout($bound);
+my $gtimer = IPC::Run::timer($bound);	# expires without dying
 my $g = IPC::Run::start(
 	[ $gdb, '-q', '-nx', '-p', $apid ],
 	'<', \$gin, '>', \$gout, '2>', \$gerr, $gtimer);
@@ -50,7 +49,7 @@ $g->pump until $gout =~ /Breakpoint 2,/ || $gtimer->is_expired;
 ok($gout =~ /Breakpoint 2,/, 'session A holds walload\'s lock, stopped');
 
 # session B aborts while A holds the lock
-my $btimer = IPC::Run::timeout($bound);
+my $btimer = IPC::Run::timer($bound);
 my ($bin, $bout, $berr) = ('', '', '');
 my $b = IPC::Run::start(
 	[ 'psql', '-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=0', '-d', $node->connstr('postgres') ],
@@ -61,15 +60,19 @@ $bin .= "BEGIN;\nCREATE TABLE gone1 (a int);\nROLLBACK;\n"
 $b->pump until $bout =~ /b-done/ || $btimer->is_expired;
 ok($bout =~ /b-done/,
 	'two aborts that created files returned while another session held walload\'s lock');
+$btimer->start($bound);
 like($berr, qr/division by zero/, 'the second abort was an error');
 
 # A is still stopped, holding the lock: nothing else let B through
+$gtimer->start($bound);
 $gin .= "echo STILL\\n\n";
 $g->pump until $gout =~ /STILL/ || $gtimer->is_expired;
 ok($gout =~ /STILL/, 'session A was stopped the whole time');
 
 # release A
+$gtimer->start($bound);
 $gin .= "delete\ndetach\nquit\n";
+$g->pump until !$g->pumpable || $gtimer->is_expired;
 $g->finish;
 $a->quit;
 
