@@ -319,7 +319,7 @@ settle_ref_scans(void)
  * without waiting for walload's lock; the rest stays queued, in order.
  */
 static void
-flush_finished(bool may_wait)
+flush_finished(bool may_wait, bool ended_only)
 {
 	int			done = 0;
 
@@ -328,8 +328,16 @@ flush_finished(bool may_wait)
 	while (done < n_finished)
 	{
 		WlStmtRecord *rec = &finished[done];
-		WlStmtRef  *ref = rec->xact_id == cur.xact_id ? find_ref(rec->stmt_no) : NULL;
+		WlStmtRef  *ref;
 		int64		pos;
+
+		/*
+		 * The open record's statements wait for its commit: a reset meanwhile
+		 * must not remove half of a transaction.
+		 */
+		if (ended_only && cur.active && rec->xact_id == cur.xact_id)
+			break;
+		ref = rec->xact_id == cur.xact_id ? find_ref(rec->stmt_no) : NULL;
 
 		/* scans that arrived for it before it was stored */
 		if (ref != NULL && !ref->stored)
@@ -365,19 +373,20 @@ flush_finished(bool may_wait)
 
 /*
  * A point where walload may store (a statement starts, a commit begins):
- * store what waits if walload's lock can be had at once.  Wait for it only
- * when this backend holds more than WL_QUEUE_BOUND statements or a full
- * list of late scans, which bounds what a backend keeps.
+ * store what waits if walload's lock can be had at once -- at a statement's
+ * start only what ended records left, at the commit everything.  Wait for
+ * the lock only when this backend holds more than WL_QUEUE_BOUND
+ * statements or a full list of late scans, which bounds what it keeps.
  */
 #define WL_QUEUE_BOUND	64
 
 static void
-flush_at_safe_point(int more)
+flush_at_safe_point(int more, bool at_commit)
 {
 	if (n_finished > 0 || n_late_scans > 0)
-		flush_finished(false);
+		flush_finished(false, !at_commit);
 	if (n_finished + more > WL_QUEUE_BOUND || n_late_scans >= WL_LATE_SCANS)
-		flush_finished(true);
+		flush_finished(true, false);
 }
 
 /* the backend exits: store what still waits */
@@ -386,7 +395,7 @@ flush_at_exit(int code, Datum arg)
 {
 	if (wl_store_ready() && !IsParallelWorker() &&
 		(n_finished > 0 || n_late_scans > 0))
-		flush_finished(true);
+		flush_finished(true, false);
 }
 
 /*
@@ -399,7 +408,7 @@ wl_xact_reserve_finished(int more)
 {
 	static bool exit_hook = false;
 
-	flush_at_safe_point(more);
+	flush_at_safe_point(more, false);
 	if (n_finished + more > finished_capacity)
 	{
 		int			newcap = Max(64, (n_finished + more) * 2);
@@ -571,7 +580,7 @@ on_pre_commit(bool is_prepare)
 	WlCommitModel model;
 	bool		has_xid = TransactionIdIsValid(GetTopTransactionIdIfAny());
 
-	flush_at_safe_point(0);
+	flush_at_safe_point(0, true);
 
 	if (has_xid || cur.active)
 	{
@@ -833,7 +842,7 @@ xact_end_callback(void *arg)
 	if (cur.active)
 	{
 		settle_ref_scans();
-		flush_finished(false);
+		flush_finished(false, false);
 		finish_record();
 	}
 	reset_open_record();
