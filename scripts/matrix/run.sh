@@ -19,6 +19,9 @@
 # The work tree (tracked and untracked files, not ignored ones) is copied into
 # the chroot and built there; the repository itself is never written.
 #
+# WALLOAD_TESTS (which suites, see scripts/test.sh) is passed on to the
+# scripts/test.sh run inside; the build and the smoke test always run.
+#
 # Prints TAP ("ok N - 17: pg_regress ...") and ends with "N passed, N failed";
 # exits non-zero when anything failed.  Full logs: $WALLOAD_MATRIX_DIR/logs/.
 # Needs root (re-runs itself with sudo otherwise).
@@ -258,6 +261,7 @@ for v in $versions; do
   # the host's suite, run inside (scripts/test.sh builds and installs again)
   log="$dir/logs/test-pg$v.log"
   in_chroot "$root" env WALLOAD_NO_MATRIX=1 WALLOAD_MATRIX= WALLOAD_CORE_REGRESS="${WALLOAD_CORE_REGRESS:-}" \
+    WALLOAD_TESTS="${WALLOAD_TESTS:-}" \
     APT_OPTS="$apt_opts" PG_CONFIG="$pg_config" \
     bash -c 'cd /build/walload && bash scripts/test.sh' >"$log" 2>&1
   rc=$?
