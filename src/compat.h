@@ -231,6 +231,21 @@ wl_vacuum_ring_kb(List *options)
 }
 #endif
 
+/*
+ * A shared hash table of at most max_size entries.  19: one size, the
+ * maximum, and the whole table is allocated at once (the legacy
+ * ShmemInitHash, beside the new ShmemRequestHash); the space is the same
+ * hash_estimate_size(max_size, entrysize) that was requested.
+ */
+#include "storage/shmem.h"
+#if PG_VERSION_NUM >= 190000
+#define WlShmemInitHash(name, init_size, max_size, info, flags) \
+	ShmemInitHash((name), (max_size), (info), (flags))
+#else
+#define WlShmemInitHash(name, init_size, max_size, info, flags) \
+	ShmemInitHash((name), (init_size), (max_size), (info), (flags))
+#endif
+
 /* --- role check for reading other users' rows --- */
 #if PG_VERSION_NUM >= 160000
 #define WlCanReadAllStats(roleid)	has_privs_of_role((roleid), ROLE_PG_READ_ALL_STATS)
