@@ -88,6 +88,18 @@ typedef RelFileNode WlRelFile;
 #endif
 
 /*
+ * REPACK (19) rewrites a table as CLUSTER and VACUUM FULL do: its time
+ * counts as a rewrite.  (In 19 CLUSTER is a RepackStmt that keeps the tag
+ * CLUSTER; VACUUM FULL is still a VacuumStmt, tag VACUUM.)  A case label
+ * where the tag exists, nothing before.
+ */
+#if PG_VERSION_NUM >= 190000
+#define WL_CASE_CMDTAG_REPACK		case CMDTAG_REPACK:
+#else
+#define WL_CASE_CMDTAG_REPACK
+#endif
+
+/*
  * Query id of a utility statement, computed the way core computes it, for
  * when an extension called before walload zeroed PlannedStmt.queryId
  * (pg_stat_statements does, when it is listed after walload).
