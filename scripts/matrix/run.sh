@@ -279,10 +279,12 @@ for v in $versions; do
     name=${BASH_REMATCH[1]}; result=${BASH_REMATCH[2]}; why=${BASH_REMATCH[4]}
     if [ "$result" = ok ]; then
       tap_ok "$v: $name"
-    elif [ "$v" = 16 ] && [[ $name == *"regression suite"* ]] &&
-         grep -q 'could not get the source package of postgresql-16' "$log"; then
-      # no source of 16's regression suite can be had here (no Debian suite)
-      tap_ok "$v: $name # SKIP no PostgreSQL 16 source package to take the suite from"
+    elif { [ "$v" = 16 ] || [ "$v" = 19 ]; } && [[ $name == *"regression suite"* ]] &&
+         grep -q "could not get the source package of postgresql-$v" "$log"; then
+      # no source of the regression suite can be had here: 16 is in no
+      # Debian suite; experimental lists 19's source, but the mirror answers
+      # 404 for its files (19~beta2-1 and 19~rc1-1, 2026-11-23)
+      tap_ok "$v: $name # SKIP no PostgreSQL $v source package to take the suite from"
     else
       tap_fail "$v: $name${why:+ ($why)}"
       # the failing lines of that suite's output, as diagnostics
