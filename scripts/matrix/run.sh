@@ -4,7 +4,7 @@
 # pg_regress, pgTAP, TAP, PostgreSQL's own regression suite, the uprobe
 # oracle) plus a smoke test of its own (scripts/matrix/smoke.sh).
 #
-#   scripts/matrix/run.sh [VERSION ...]      default: 16 17 18
+#   scripts/matrix/run.sh [VERSION ...]      default: 16 17 18 19
 #   scripts/matrix/run.sh --clean            unmount and delete the environments
 #
 # Each version runs in its own Debian chroot under $WALLOAD_MATRIX_DIR
@@ -221,7 +221,7 @@ if [ "${1:-}" = --clean ]; then
   exit 0
 fi
 
-versions=${*:-16 17 18}
+versions=${*:-16 17 18 19}
 mkdir -p "$dir/logs"
 current_root=""
 trap '[ -n "$current_root" ] && unmount_env "$current_root"' EXIT
