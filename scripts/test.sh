@@ -13,7 +13,7 @@
 # 6. PostgreSQL's own regression suite with walload preloaded, compared with
 #    the same suite without it (test/core-regress.sh, prove; ~1 minute)
 # 7. the uprobe oracle (test/oracle/run.sh, prove), when it is there
-# 8. the same suites on PostgreSQL 16, 17 and 18 (scripts/matrix/run.sh)
+# 8. the same suites on PostgreSQL 16, 17, 18 and 19 (scripts/matrix/run.sh)
 # 9. "N passed, N failed" (test files and suites); exit status 1 if any failed
 #
 # Every cluster is a throwaway one: initdb in a temporary directory, owned by
@@ -27,10 +27,10 @@
 #   PG_CONFIG           default /usr/lib/postgresql/15/bin/pg_config
 #   WALLOAD_TESTS       which suites, default "regress pgtap tap core oracle matrix"
 #   WALLOAD_KEEP=1      keep the temporary directory (clusters, logs)
-#   WALLOAD_NO_MATRIX=1 only the host's version: skip 16, 17 and 18, which
+#   WALLOAD_NO_MATRIX=1 only the host's version: skip 16, 17, 18 and 19, which
 #                       scripts/matrix/run.sh runs in Debian chroots (about
-#                       4 minutes each, and 1.5 GB each the first time)
-#   WALLOAD_MATRIX_VERSIONS  default "16 17 18"
+#                       6 to 10 minutes each, and 1 to 2 GB each the first time)
+#   WALLOAD_MATRIX_VERSIONS  default "16 17 18 19"
 #   WALLOAD_TIMEOUT     seconds one test file or suite may take (default 900;
 #                       the oracle gets 4 times that): a hang is a failure
 #   CI=true             a suite that cannot run counts as failed
@@ -322,11 +322,11 @@ fi
 
 # ------------------------------------------------- 9. other major versions
 if wants matrix && [ "${WALLOAD_NO_MATRIX:-}" != 1 ]; then
-  banner "PostgreSQL ${WALLOAD_MATRIX_VERSIONS:-16 17 18} (scripts/matrix/run.sh)"
+  banner "PostgreSQL ${WALLOAD_MATRIX_VERSIONS:-16 17 18 19} (scripts/matrix/run.sh)"
   if [ "$(id -u)" != 0 ] && ! command -v sudo >/dev/null 2>&1; then
     cannot_run "matrix" "needs root or sudo (debootstrap, chroot)"
   else
-    tap_suite "matrix" timeout "$((6 * limit))" bash scripts/matrix/run.sh ${WALLOAD_MATRIX_VERSIONS:-16 17 18}
+    tap_suite "matrix" timeout "$((6 * limit))" bash scripts/matrix/run.sh ${WALLOAD_MATRIX_VERSIONS:-16 17 18 19}
   fi
 fi
 

@@ -90,6 +90,18 @@ typedef RelFileNode WlRelFile;
 #endif
 
 /*
+ * REPACK (19) rewrites a table as CLUSTER and VACUUM FULL do: its time
+ * counts as a rewrite.  (In 19 CLUSTER is a RepackStmt that keeps the tag
+ * CLUSTER; VACUUM FULL is still a VacuumStmt, tag VACUUM.)  A case label
+ * where the tag exists, nothing before.
+ */
+#if PG_VERSION_NUM >= 190000
+#define WL_CASE_CMDTAG_REPACK		case CMDTAG_REPACK:
+#else
+#define WL_CASE_CMDTAG_REPACK
+#endif
+
+/*
  * Query id of a utility statement, computed the way core computes it, for
  * when an extension called before walload zeroed PlannedStmt.queryId
  * (pg_stat_statements does, when it is listed after walload).
@@ -241,6 +253,21 @@ wl_vacuum_ring_kb(List *options)
 {
 	return 256;
 }
+#endif
+
+/*
+ * A shared hash table of at most max_size entries.  19: one size, the
+ * maximum, and the whole table is allocated at once (the legacy
+ * ShmemInitHash, beside the new ShmemRequestHash); the space is the same
+ * hash_estimate_size(max_size, entrysize) that was requested.
+ */
+#include "storage/shmem.h"
+#if PG_VERSION_NUM >= 190000
+#define WlShmemInitHash(name, init_size, max_size, info, flags) \
+	ShmemInitHash((name), (max_size), (info), (flags))
+#else
+#define WlShmemInitHash(name, init_size, max_size, info, flags) \
+	ShmemInitHash((name), (init_size), (max_size), (info), (flags))
 #endif
 
 /* --- role check for reading other users' rows --- */

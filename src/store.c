@@ -212,8 +212,8 @@ wl_shmem_startup(void)
 	memset(&info, 0, sizeof(info));
 	info.keysize = sizeof(WlStatsKey);
 	info.entrysize = sizeof(WlStatsEntry);
-	wl_stats = ShmemInitHash("walload stats", wl_max_stats, wl_max_stats,
-							 &info, HASH_ELEM | HASH_BLOBS);
+	wl_stats = WlShmemInitHash("walload stats", wl_max_stats, wl_max_stats,
+							   &info, HASH_ELEM | HASH_BLOBS);
 
 	LWLockRelease(AddinShmemInitLock);
 

@@ -24,6 +24,7 @@
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/numeric.h"
+#include "utils/tuplestore.h"
 
 PG_FUNCTION_INFO_V1(walload_xacts);
 PG_FUNCTION_INFO_V1(walload_statements);
