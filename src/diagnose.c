@@ -462,8 +462,6 @@ diagnose_wal(Emitter *em, const Totals *t, const uint64 *xact_ids, int nxacts)
 	appendStringInfo(&ev, "%.1f MB of WAL in %lld records with %lld full-page images",
 					 mb((double) t->c.wal_bytes), (long long) t->c.wal_records,
 					 (long long) t->c.wal_fpi);
-	if (t->c.wal_fpi > 0)
-		appendStringInfo(&ev, " (up to %.1f MB)", mb((double) t->c.wal_fpi * BLCKSZ));
 	if (ckpt_fpi > 0)
 	{
 		appendStringInfo(&ev, "; %lld first changes of a page after a checkpoint",
@@ -489,19 +487,38 @@ diagnose_wal(Emitter *em, const Totals *t, const uint64 *xact_ids, int nxacts)
 	big = t->c.wal_bytes >= 1024 * 1024;
 	if (big && (double) ckpt_fpi * BLCKSZ >= 0.5 * (double) t->c.wal_bytes)
 		emit(em, "warning", "full-page images after checkpoints dominate the WAL", ev.data,
+			 PG_VERSION_NUM >= 170000 ?
 			 "The first change of each page after a checkpoint logs the whole page. Fewer checkpoints "
-			 "during the load cut this: a larger max_wal_size (checkpoints_req in pg_stat_bgwriter counts "
-			 "the checkpoints WAL volume forced) and a longer checkpoint_timeout; wal_compression = on "
-			 "makes each image smaller.");
+			 "during the load cut this: a larger max_wal_size (num_requested in pg_stat_checkpointer "
+			 "counts the checkpoints WAL volume forced) and a longer checkpoint_timeout; "
+			 "wal_compression = on makes each image smaller." :
+			 "The first change of each page after a checkpoint logs the whole page. Fewer checkpoints "
+			 "during the load cut this: a larger max_wal_size (checkpoints_req in pg_stat_bgwriter "
+			 "counts the checkpoints WAL volume forced) and a longer checkpoint_timeout; "
+			 "wal_compression = on makes each image smaller.");
 	else if (big && (double) (new_fpi + commit_fpi) * BLCKSZ >= 0.5 * (double) t->c.wal_bytes)
-		emit(em, "info", "full-page images of new files dominate the WAL", ev.data,
-			 "Index builds, CLUSTER and VACUUM FULL, REFRESH MATERIALIZED VIEW, ALTER ... SET TABLESPACE "
-			 "and CREATE DATABASE write every page of the new file to WAL as an image; so does the commit "
-			 "of small files created under wal_level=minimal. These images are the new data itself: "
-			 "checkpoint settings and full_page_writes do not change them. To write less, build indexes "
-			 "once after loading instead of rebuilding them, and avoid rewrites; under wal_level=minimal "
-			 "(no replication, no archiving) files created in the transaction skip WAL; wal_compression "
-			 "= on makes each image smaller.");
+	{
+		StringInfoData hint;
+
+		initStringInfo(&hint);
+		appendStringInfoString(&hint,
+							   "Index builds, CLUSTER and VACUUM FULL, REFRESH MATERIALIZED VIEW, ALTER ... SET "
+							   "TABLESPACE and CREATE DATABASE write every page of the new file to WAL as an image, "
+							   "and so does the commit of small files created under wal_level=minimal. These images "
+							   "are the new data itself: no checkpoint setting, nor full_page_writes, changes them. "
+							   "To write less, build indexes once after loading rather than rebuilding them, and "
+							   "avoid rewrites");
+		if (t->wal_level == WAL_LEVEL_MINIMAL)
+			appendStringInfoString(&hint,
+								   "; under wal_level=minimal a file at or above wal_skip_threshold is fsynced at "
+								   "commit instead of WAL-logged");
+		else
+			appendStringInfoString(&hint,
+								   "; under wal_level=minimal (no replication, no archiving) files created in the "
+								   "transaction skip WAL");
+		appendStringInfoString(&hint, "; wal_compression = on makes each image smaller.");
+		emit(em, "info", "full-page images of new files dominate the WAL", ev.data, hint.data);
+	}
 	else
 		emit(em, "info", "WAL written", ev.data,
 			 t->wal_level == WAL_LEVEL_MINIMAL ?
