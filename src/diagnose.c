@@ -11,6 +11,8 @@
  */
 #include "walload.h"
 
+#include <ctype.h>
+
 #include "access/xact.h"
 #include "access/xlog.h"
 #include "fmgr.h"
@@ -230,32 +232,294 @@ diagnose_commit(Emitter *em, const Totals *t)
 	}
 }
 
+/*
+ * Full-page images by cause.
+ *
+ * A full-page image is written for one of two reasons, and only the first is
+ * changed by any setting:
+ *
+ * - after a checkpoint: the first change of each page after a checkpoint's
+ *   redo point logs the whole page (full_page_writes), so that recovery can
+ *   repair a torn write.  Fewer checkpoints mean fewer of them.
+ * - whole-page logging of new files: some commands build a relation file
+ *   page by page outside shared buffers (or copy one) and WAL-log every page
+ *   as an XLOG/FPI record, forced whatever full_page_writes and the
+ *   checkpoints are.  In PostgreSQL 15: index builds (nbtsort.c
+ *   _bt_blwritepage, gininsert.c / gistbuild.c / spginsert.c
+ *   log_newpage_range or log_newpages, hashpage.c _hash_init), heap rewrites
+ *   by CLUSTER and VACUUM FULL (rewriteheap.c raw_heap_insert), ALTER ...
+ *   SET TABLESPACE (storage.c RelationCopyStorage), CREATE DATABASE with the
+ *   WAL_LOG strategy (bufmgr.c RelationCopyStorageUsingBuffer), all only
+ *   when the new file needs WAL (wal_level=replica or above); and under
+ *   wal_level=minimal the commit-time logging of small new files
+ *   (storage.c smgrDoPendingSyncs, log_newpage_range), which walload records
+ *   per transaction (wal_logged_blocks).
+ *
+ * walload records no cause per image, so the images of each top-level
+ * statement are put by its command tag: those whose images come from
+ * whole-page logging (index builds, rewrites, SET TABLESPACE, CREATE
+ * DATABASE) and all others, whose images are the first change of a page
+ * after a checkpoint (DML, COPY into existing tables, VACUUM, and the
+ * catalog pages any DDL changes).  CREATE TABLE AS, SELECT INTO and CREATE
+ * MATERIALIZED VIEW write ordinary heap records for the new pages (no
+ * images); REFRESH MATERIALIZED VIEW does too, but rebuilds the indexes.
+ * What no recorded top-level statement wrote is shown as not attributed.
+ */
+typedef enum WlFpiCause
+{
+	WL_FPI_CHECKPOINT,			/* first change of a page after a checkpoint */
+	WL_FPI_NEW_FILE				/* whole-page logging of a new file */
+} WlFpiCause;
+
+#define WL_FPI_TAGS		((int) COMMAND_TAG_NEXTTAG + 1)
+#define WL_FPI_VACUUM_FULL	((int) COMMAND_TAG_NEXTTAG) /* its own slot */
+
+typedef struct FpiScope
+{
+	/* in: the transactions in scope, sorted */
+	const uint64 *xact_ids;
+	int			nxacts;
+	/* out: images of the top-level statements, by cause and command */
+	int64		by_tag[2][WL_FPI_TAGS];
+	int64		total[2];
+} FpiScope;
+
+/* the word at *p, case-insensitively, not followed by more of a word */
+static bool
+word_at(const char *p, const char *word)
+{
+	size_t		len = strlen(word);
+
+	return pg_strncasecmp(p, word, len) == 0 &&
+		!(isalnum((unsigned char) p[len]) || p[len] == '_');
+}
+
+/*
+ * VACUUM FULL, from the statement's text (the command tag is VACUUM either
+ * way): "VACUUM FULL ..." or "VACUUM (..., FULL [true|on|1], ...) ...".
+ */
+static bool
+vacuum_is_full(const char *q)
+{
+	const char *p = q;
+
+	while (isspace((unsigned char) *p))
+		p++;
+	if (!word_at(p, "vacuum"))
+		return false;
+	p += 6;
+	while (isspace((unsigned char) *p))
+		p++;
+	if (word_at(p, "full"))
+		return true;
+	if (*p != '(')
+		return false;
+	for (p++; *p && *p != ')'; p++)
+	{
+		if ((p[-1] == '(' || p[-1] == ',' || isspace((unsigned char) p[-1])) &&
+			word_at(p, "full"))
+		{
+			p += 4;
+			while (isspace((unsigned char) *p))
+				p++;
+			return !(word_at(p, "false") || word_at(p, "off") || word_at(p, "0"));
+		}
+	}
+	return false;
+}
+
+/* true when the text holds the word CONCURRENTLY */
+static bool
+has_concurrently(const char *q)
+{
+	for (const char *p = q; *p; p++)
+		if ((p == q || !isalnum((unsigned char) p[-1])) && word_at(p, "concurrently"))
+			return true;
+	return false;
+}
+
+/* the cause of a statement's full-page images, by command (see above) */
+static WlFpiCause
+fpi_cause(const WlStmtRecord *s, int *slot)
+{
+	*slot = (int) s->tag;
+	switch (s->tag)
+	{
+		case CMDTAG_CREATE_INDEX:
+		case CMDTAG_REINDEX:
+		case CMDTAG_CREATE_DATABASE:
+		case CMDTAG_CLUSTER:
+			/* index builds, SET TABLESPACE, ATTACH PARTITION, rewrites */
+		case CMDTAG_ALTER_TABLE:
+		case CMDTAG_ALTER_INDEX:
+		case CMDTAG_ALTER_MATERIALIZED_VIEW:
+			return WL_FPI_NEW_FILE;
+		case CMDTAG_REFRESH_MATERIALIZED_VIEW:
+			/* CONCURRENTLY changes the existing pages with DML */
+			return has_concurrently(s->query) ? WL_FPI_CHECKPOINT : WL_FPI_NEW_FILE;
+		case CMDTAG_VACUUM:
+			if (vacuum_is_full(s->query))
+			{
+				*slot = WL_FPI_VACUUM_FULL;
+				return WL_FPI_NEW_FILE;
+			}
+			return WL_FPI_CHECKPOINT;
+		default:
+			/* REPACK (19+) rewrites as CLUSTER does */
+			if (strcmp(GetCommandTagName(s->tag), "REPACK") == 0)
+				return WL_FPI_NEW_FILE;
+			return WL_FPI_CHECKPOINT;
+	}
+}
+
+static int
+xact_id_cmp(const void *a, const void *b)
+{
+	uint64		xa = *(const uint64 *) a;
+	uint64		xb = *(const uint64 *) b;
+
+	return (xa > xb) - (xa < xb);
+}
+
+/*
+ * Adds up the images of the top-level statements of the transactions in
+ * scope as the store hands them over; keeps none (nested statements'
+ * figures are included in their top-level statement's).
+ */
+static bool
+fpi_filter(const WlStmtRecord *s, void *arg)
+{
+	FpiScope   *fs = arg;
+	int			slot;
+	WlFpiCause	cause;
+
+	if (!s->toplevel || s->c.wal_fpi <= 0 ||
+		bsearch(&s->xact_id, fs->xact_ids, fs->nxacts, sizeof(uint64), xact_id_cmp) == NULL)
+		return false;
+	cause = fpi_cause(s, &slot);
+	fs->by_tag[cause][slot] += s->c.wal_fpi;
+	fs->total[cause] += s->c.wal_fpi;
+	return false;
+}
+
+/* " (CMD n, CMD n, CMD n, ...)": the commands of one cause, most images first */
 static void
-diagnose_wal(Emitter *em, const Totals *t)
+append_fpi_commands(StringInfo buf, const int64 *by_tag)
+{
+	bool		used[WL_FPI_TAGS] = {false};
+
+	appendStringInfoString(buf, " (");
+	for (int k = 0; k < 3; k++)
+	{
+		int			best = -1;
+
+		for (int i = 0; i < WL_FPI_TAGS; i++)
+			if (!used[i] && by_tag[i] > 0 && (best < 0 || by_tag[i] > by_tag[best]))
+				best = i;
+		if (best < 0)
+			break;
+		used[best] = true;
+		appendStringInfo(buf, "%s%s %lld", k > 0 ? ", " : "",
+						 best == WL_FPI_VACUUM_FULL ? "VACUUM FULL" :
+						 GetCommandTagName((CommandTag) best),
+						 (long long) by_tag[best]);
+	}
+	for (int i = 0; i < WL_FPI_TAGS; i++)
+		if (!used[i] && by_tag[i] > 0)
+		{
+			appendStringInfoString(buf, ", ...");
+			break;
+		}
+	appendStringInfoChar(buf, ')');
+}
+
+static void
+diagnose_wal(Emitter *em, const Totals *t, const uint64 *xact_ids, int nxacts)
 {
 	StringInfoData ev;
+	FpiScope   *fs;
+	WlStmtRecord *none;
 	int64		commit_fpi = Min(t->wal_logged_blocks, t->c.wal_fpi);
-	int64		other_fpi = t->c.wal_fpi - commit_fpi;
-	double		other_fpi_bytes = (double) other_fpi * BLCKSZ;
+	int64		ckpt_fpi;
+	int64		new_fpi;
+	int64		other_fpi;
+	bool		big;
 
 	if (t->c.wal_bytes == 0)
 		return;
+
+	fs = palloc0(sizeof(FpiScope));
+	fs->xact_ids = xact_ids;
+	fs->nxacts = nxacts;
+	if (t->c.wal_fpi > 0)
+		(void) wl_store_copy_statements_filtered(fpi_filter, fs, &none);
+
+	/* never more than the transactions wrote: the statement ring may be ahead */
+	new_fpi = Min(fs->total[WL_FPI_NEW_FILE], t->c.wal_fpi - commit_fpi);
+	ckpt_fpi = Min(fs->total[WL_FPI_CHECKPOINT], t->c.wal_fpi - commit_fpi - new_fpi);
+	other_fpi = t->c.wal_fpi - commit_fpi - new_fpi - ckpt_fpi;
+
 	initStringInfo(&ev);
 	appendStringInfo(&ev, "%.1f MB of WAL in %lld records with %lld full-page images",
 					 mb((double) t->c.wal_bytes), (long long) t->c.wal_records,
 					 (long long) t->c.wal_fpi);
+	if (ckpt_fpi > 0)
+	{
+		appendStringInfo(&ev, "; %lld first changes of a page after a checkpoint",
+						 (long long) ckpt_fpi);
+		append_fpi_commands(&ev, fs->by_tag[WL_FPI_CHECKPOINT]);
+	}
+	if (new_fpi > 0)
+	{
+		appendStringInfo(&ev, "; %lld pages of new files logged whole",
+						 (long long) new_fpi);
+		append_fpi_commands(&ev, fs->by_tag[WL_FPI_NEW_FILE]);
+	}
 	if (commit_fpi > 0)
-		appendStringInfo(&ev, ", of which %lld (%.1f MB) logged at commit the %d new file(s) "
+		appendStringInfo(&ev, "; %lld (%.1f MB) logged at commit the %d new file(s) "
 						 "below wal_skip_threshold (%d kB)",
 						 (long long) commit_fpi, mb((double) commit_fpi * BLCKSZ),
 						 t->wal_logged_rels, t->wal_skip_threshold_kb);
+	if (other_fpi > 0)
+		appendStringInfo(&ev, "; %lld not attributed to a recorded top-level statement",
+						 (long long) other_fpi);
 
-	if (other_fpi > 0 && other_fpi_bytes >= 0.5 * (double) t->c.wal_bytes &&
-		t->c.wal_bytes >= 1024 * 1024)
-		emit(em, "warning", "full-page images dominate the WAL", ev.data,
+	/* images count at most BLCKSZ each: "dominate" is an upper bound */
+	big = t->c.wal_bytes >= 1024 * 1024;
+	if (big && (double) ckpt_fpi * BLCKSZ >= 0.5 * (double) t->c.wal_bytes)
+		emit(em, "warning", "full-page images after checkpoints dominate the WAL", ev.data,
+			 PG_VERSION_NUM >= 170000 ?
 			 "The first change of each page after a checkpoint logs the whole page. Fewer checkpoints "
-			 "during the load (larger max_wal_size, longer checkpoint_timeout) or wal_compression = on "
-			 "cut this; full_page_writes = off is only safe on storage that cannot tear pages.");
+			 "during the load cut this: a larger max_wal_size (num_requested in pg_stat_checkpointer "
+			 "counts the checkpoints WAL volume forced) and a longer checkpoint_timeout; "
+			 "wal_compression = on makes each image smaller." :
+			 "The first change of each page after a checkpoint logs the whole page. Fewer checkpoints "
+			 "during the load cut this: a larger max_wal_size (checkpoints_req in pg_stat_bgwriter "
+			 "counts the checkpoints WAL volume forced) and a longer checkpoint_timeout; "
+			 "wal_compression = on makes each image smaller.");
+	else if (big && (double) (new_fpi + commit_fpi) * BLCKSZ >= 0.5 * (double) t->c.wal_bytes)
+	{
+		StringInfoData hint;
+
+		initStringInfo(&hint);
+		appendStringInfoString(&hint,
+							   "Index builds, CLUSTER and VACUUM FULL, REFRESH MATERIALIZED VIEW, ALTER ... SET "
+							   "TABLESPACE and CREATE DATABASE write every page of the new file to WAL as an image, "
+							   "and so does the commit of small files created under wal_level=minimal. These images "
+							   "are the new data itself: no checkpoint setting, nor full_page_writes, changes them. "
+							   "To write less, build indexes once after loading rather than rebuilding them, and "
+							   "avoid rewrites");
+		if (t->wal_level == WAL_LEVEL_MINIMAL)
+			appendStringInfoString(&hint,
+								   "; under wal_level=minimal a file at or above wal_skip_threshold is fsynced at "
+								   "commit instead of WAL-logged");
+		else
+			appendStringInfoString(&hint,
+								   "; under wal_level=minimal (no replication, no archiving) files created in the "
+								   "transaction skip WAL");
+		appendStringInfoString(&hint, "; wal_compression = on makes each image smaller.");
+		emit(em, "info", "full-page images of new files dominate the WAL", ev.data, hint.data);
+	}
 	else
 		emit(em, "info", "WAL written", ev.data,
 			 t->wal_level == WAL_LEVEL_MINIMAL ?
@@ -355,6 +619,7 @@ walload_diagnose(PG_FUNCTION_ARGS)
 	Totals		t;
 	Emitter		em;
 	double		ns;
+	uint64	   *xact_ids;
 
 	wl_store_require();
 	if (one && want <= 0)
@@ -370,13 +635,14 @@ walload_diagnose(PG_FUNCTION_ARGS)
 	n = wl_store_copy_xacts(&recs);
 	memset(&t, 0, sizeof(t));
 	t.wal_level = -1;
+	xact_ids = palloc(sizeof(uint64) * Max(n, 1));
 	for (int i = 0; i < n; i++)
 	{
 		WlXactRecord *x = &recs[i];
 
 		if (one && (int64) x->xact_id != want)
 			continue;
-		t.xacts++;
+		xact_ids[t.xacts++] = x->xact_id;
 		if (x->outcome == WL_OUTCOME_COMMIT)
 			t.commits++;
 		t.total_ms += x->total_ms;
@@ -422,6 +688,7 @@ walload_diagnose(PG_FUNCTION_ARGS)
 	diagnose_scans(&em, &t, ns);
 	diagnose_commit(&em, &t);
 	diagnose_vacuum(&em, one, want);
-	diagnose_wal(&em, &t);
+	qsort(xact_ids, t.xacts, sizeof(uint64), xact_id_cmp);
+	diagnose_wal(&em, &t, xact_ids, t.xacts);
 	return (Datum) 0;
 }
