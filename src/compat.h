@@ -80,6 +80,23 @@ typedef RelFileNode WlRelFile;
 #define WL_FIRST_FILE_SUBID(rel)	((rel)->rd_firstRelfilenodeSubid)
 #endif
 
+/*
+ * --- number of command tags: COMMAND_TAG_NEXTTAG ends the enum up to 16; 17
+ * dropped it, so count the entries of cmdtaglist.h (an X-macro list) ---
+ */
+#include "tcop/cmdtag.h"
+#if PG_VERSION_NUM >= 170000
+#define PG_CMDTAG(...) + 1
+enum
+{
+	WL_NUM_COMMAND_TAGS = 0
+#include "tcop/cmdtaglist.h"
+};
+#undef PG_CMDTAG
+#else
+#define WL_NUM_COMMAND_TAGS			COMMAND_TAG_NEXTTAG
+#endif
+
 /* --- hook signatures --- */
 #if PG_VERSION_NUM >= 180000
 #define WL_EXECUTOR_RUN_ARGS		QueryDesc *queryDesc, ScanDirection direction, uint64 count

@@ -271,8 +271,8 @@ typedef enum WlFpiCause
 	WL_FPI_NEW_FILE				/* whole-page logging of a new file */
 } WlFpiCause;
 
-#define WL_FPI_TAGS		((int) COMMAND_TAG_NEXTTAG + 1)
-#define WL_FPI_VACUUM_FULL	((int) COMMAND_TAG_NEXTTAG) /* its own slot */
+#define WL_FPI_TAGS		((int) WL_NUM_COMMAND_TAGS + 1)
+#define WL_FPI_VACUUM_FULL	((int) WL_NUM_COMMAND_TAGS) /* its own slot */
 
 typedef struct FpiScope
 {

@@ -1088,7 +1088,7 @@ error_nofile:
 static const char *
 check_tag(CommandTag tag)
 {
-	if ((int) tag < 0 || (int) tag >= COMMAND_TAG_NEXTTAG)
+	if ((int) tag < 0 || (int) tag >= WL_NUM_COMMAND_TAGS)
 		return psprintf("command tag %d is out of range", (int) tag);
 	return NULL;
 }
