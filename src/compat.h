@@ -74,10 +74,8 @@ typedef RelFileNode WlRelFile;
 /* newly assigned relfilenode of a relation created or rewritten in this subxact */
 #if PG_VERSION_NUM >= 160000
 #define WL_NEW_FILE_SUBID(rel)		((rel)->rd_newRelfilelocatorSubid)
-#define WL_FIRST_FILE_SUBID(rel)	((rel)->rd_firstRelfilelocatorSubid)
 #else
 #define WL_NEW_FILE_SUBID(rel)		((rel)->rd_newRelfilenodeSubid)
-#define WL_FIRST_FILE_SUBID(rel)	((rel)->rd_firstRelfilenodeSubid)
 #endif
 
 /*

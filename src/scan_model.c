@@ -357,28 +357,41 @@ note_new_files(bool forCommit, HTAB *map, int32 stmt_no, bool *skipping_wal)
  * A relation whose catalog entry changed: can its change have touched the
  * pending lists in a way known_rels does not explain?  A relation created
  * in this transaction that still has its first file is answered here: its
- * file is on the list of files to delete at abort (RelationCreateStorage),
- * and is noted as created by stmt_no.  Anything else that is new (a new
- * file for an existing relation, a relation gone) needs the lists.
+ * file is on the list of files to delete at abort (RelationCreateStorage
+ * queued it), and is noted as created by stmt_no.  Anything else that is
+ * new (a new file for an existing relation, a relation gone) needs the
+ * lists.
+ *
+ * Only the syscache is read: the relation may be another session's, on
+ * which no lock is held (building its relcache entry then can fail midway
+ * through a concurrent DROP).  "Created in this transaction, first file":
+ * its pg_class row was inserted (not updated: no HEAP_UPDATED) by this
+ * transaction, and its file number is still its OID, as heap_create()
+ * gives a new relation.
  */
 static bool
 change_needs_lists(Oid relid, int32 stmt_no, bool *created, bool *skipping)
 {
 	KnownRel   *k = hash_search(known_rels, &relid, HASH_FIND, NULL);
-	Relation	rel = RelationIdGetRelation(relid);
+	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	Form_pg_class cls;
 	bool		needs = false;
+	WlRelFile	file;
 
-	if (rel == NULL)
-		return true;			/* dropped (or never seen): ask core */
-	if (!RELKIND_HAS_STORAGE(rel->rd_rel->relkind) ||
-		rel->rd_rel->relpersistence == RELPERSISTENCE_TEMP)
+	if (!HeapTupleIsValid(tup))
+		return true;			/* dropped (or not visible): ask core */
+	cls = (Form_pg_class) GETSTRUCT(tup);
+	if (!RELKIND_HAS_STORAGE(cls->relkind) ||
+		cls->relpersistence == RELPERSISTENCE_TEMP)
 		needs = (k != NULL);	/* had a file, has none now */
+	else if (!relation_file(relid, &file, NULL, NULL))
+		needs = true;
 	else if (k != NULL)
-		needs = !WlRelFileEquals(k->file, WlRelationFile(rel));
-	else if (rel->rd_createSubid != InvalidSubTransactionId &&
-			 WL_FIRST_FILE_SUBID(rel) == InvalidSubTransactionId)
+		needs = !WlRelFileEquals(k->file, file);
+	else if (cls->relfilenode == relid &&
+			 !(tup->t_data->t_infomask & HEAP_UPDATED) &&
+			 TransactionIdIsCurrentTransactionId(HeapTupleHeaderGetXmin(tup->t_data)))
 	{
-		WlRelFile	file = WlRelationFile(rel);
 		bool		found;
 		FileCreator *fc = hash_search(created_files, &file, HASH_ENTER, &found);
 
@@ -394,7 +407,7 @@ change_needs_lists(Oid relid, int32 stmt_no, bool *created, bool *skipping)
 	}
 	else
 		needs = true;
-	RelationClose(rel);
+	ReleaseSysCache(tup);
 	return needs;
 }
 
