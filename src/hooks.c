@@ -757,12 +757,6 @@ wl_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	}
 }
 
-NodeTag
-wl_current_utility_tag(void)
-{
-	return current_utility_tag;
-}
-
 /* ----------------------------------------------------------------
  * executor
  * ----------------------------------------------------------------
@@ -854,14 +848,12 @@ executor_phase_begin(QueryDesc *queryDesc, instr_time *start)
 }
 
 static void
-executor_phase_end(QueryDesc *queryDesc, instr_time start, int saved_level,
-				   bool failed)
+executor_phase_end(QueryDesc *queryDesc, instr_time start, bool failed)
 {
 	int			idx;
 	instr_time	now;
 	WlActiveStmt *s;
 
-	wl_nested_level = saved_level;
 	idx = find_executor_entry(queryDesc);
 	if (idx < 0)
 		return;
@@ -900,13 +892,13 @@ wl_ExecutorRun(WL_EXECUTOR_RUN_ARGS)
 	{
 		wl_nested_level = saved_level;
 		if (mine)
-			executor_phase_end(queryDesc, start, saved_level, true);
+			executor_phase_end(queryDesc, start, true);
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
 	wl_nested_level = saved_level;
 	if (mine)
-		executor_phase_end(queryDesc, start, saved_level, false);
+		executor_phase_end(queryDesc, start, false);
 }
 
 static void
@@ -927,13 +919,13 @@ wl_ExecutorFinish(QueryDesc *queryDesc)
 	{
 		wl_nested_level = saved_level;
 		if (mine)
-			executor_phase_end(queryDesc, start, saved_level, true);
+			executor_phase_end(queryDesc, start, true);
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
 	wl_nested_level = saved_level;
 	if (mine)
-		executor_phase_end(queryDesc, start, saved_level, false);
+		executor_phase_end(queryDesc, start, false);
 }
 
 static void

@@ -177,7 +177,6 @@ extern void wl_add_vacuum_to_current(int ring_kb, int64 pages, int64 pages_remov
 extern void wl_xact_mark_wal_skipped_current(void);
 extern int32 wl_current_statement_no(void);
 extern void wl_note_storage_effects(void);
-extern NodeTag wl_current_utility_tag(void);
 extern void wl_stack_abort(SubTransactionId subid);
 extern void wl_stack_xact_end(void);
 extern const char *wl_command_name(CommandTag tag);
