@@ -6,6 +6,7 @@ OBJS = \
 	src/hooks.o \
 	src/xact_track.o \
 	src/scan_model.o \
+	src/scan_cost.o \
 	src/store.o \
 	src/measure.o \
 	src/views.o \

@@ -64,6 +64,29 @@ typedef RelFileNode WlRelFile;
 #define WlBufTagMatches(buf, file)	RelFileNodeEquals((buf)->tag.rnode, (file))
 #endif
 
+/*
+ * Core's drop of one relation's buffers (DropRelFileNodeBuffers, 16+
+ * DropRelationBuffers).  Outside recovery it cannot know the fork sizes, so
+ * it walks every buffer header with its unlocked pre-check: the calibration
+ * times exactly that walk for a file no buffer holds.
+ */
+#if PG_VERSION_NUM >= 170000
+#define WL_INVALID_BACKEND			INVALID_PROC_NUMBER
+#else
+#define WL_INVALID_BACKEND			InvalidBackendId
+#endif
+#if PG_VERSION_NUM >= 160000
+#define WlSmgrBackend(srel)			((srel)->smgr_rlocator.backend)
+#define WlDropRelationBuffers(srel, forks, n, first) \
+	DropRelationBuffers((srel), (forks), (n), (first))
+#define WlDropRelationsAllBuffers(srels, n)	DropRelationsAllBuffers((srels), (n))
+#else
+#define WlSmgrBackend(srel)			((srel)->smgr_rnode.backend)
+#define WlDropRelationBuffers(srel, forks, n, first) \
+	DropRelFileNodeBuffers((srel), (forks), (n), (first))
+#define WlDropRelationsAllBuffers(srels, n)	DropRelFileNodesAllBuffers((srels), (n))
+#endif
+
 /* smgropen() of a permanent relation file */
 #if PG_VERSION_NUM >= 170000
 #define WlSmgrOpen(r)				smgropen((r), INVALID_PROC_NUMBER)

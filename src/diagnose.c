@@ -36,10 +36,13 @@ typedef struct Totals
 	int64		scanned_buffers;
 	int32		synced_rels;
 	int64		synced_blocks;
+	int64		max_xact_synced_blocks; /* the most one transaction synced */
 	int32		wal_logged_rels;
 	int64		wal_logged_blocks;
 	int32		wal_skipped_rels;
 	int32		dropped_rels;
+	int			drop_xacts;		/* committed, with a deletion scan */
+	double		drop_commit_sync_ms;	/* their commit phases up to the flush */
 	int			small_sync_commits; /* <= 2 statements, synchronous */
 	double		small_sync_commit_ms;
 	double		small_sync_total_ms;
@@ -83,11 +86,87 @@ mb(double bytes)
 	return bytes / (1024.0 * 1024.0);
 }
 
+/* ----------------------------------------------------------------
+ * what-ifs: each figure of a hint that is not a recorded count comes from
+ * one of these functions, and bench/run.py (section whatif) runs the
+ * alternative beside the load and prints predicted against measured.
+ * ----------------------------------------------------------------
+ */
+
+/*
+ * The scans of one kind, one per transaction (scans of them, comparing
+ * files relation files in all), done in one transaction instead: core then
+ * walks once, comparing all the files.  Returns the ms of scanning saved,
+ * from the calibration's one formula (scan_cost.c); without page faults,
+ * which a session pays once either way.
+ */
+static double
+whatif_one_walk_ms(WlScanKind kind, int64 scans, int64 files)
+{
+	WlScanCost	cost;
+	int			each;
+	int			all;
+
+	if (scans < 2)
+		return 0;
+	wl_store_get_scan_cost(&cost);
+	each = (int) Max(1, Min(files / scans, PG_INT32_MAX));
+	all = (int) Max(1, Min(files, PG_INT32_MAX));
+	return (scans * wl_scan_est_ns(&cost, kind, each, 0) -
+			wl_scan_est_ns(&cost, kind, all, 0)) / 1e6;
+}
+
+/*
+ * The committed transactions that deleted files, done as one: a commit that
+ * deletes files always waits for its WAL flush (xact.c
+ * RecordTransactionCommit, whatever synchronous_commit says), then scans
+ * the pool once for all its files.  So all but one commit record and flush
+ * go (the part of the commit phase up to XACT_EVENT_COMMIT, as walload
+ * measured it), and all but one walk (a walk comparing all the files
+ * instead).  The files' unlinking and the invalidations stay.
+ */
+static double
+whatif_one_drop_transaction_ms(const Totals *t)
+{
+	if (t->drop_xacts < 2)
+		return 0;
+	return Max(t->drop_commit_sync_ms * (t->drop_xacts - 1) / t->drop_xacts +
+			   whatif_one_walk_ms(WL_SCAN_DROP_PENDING, t->drop_xacts, t->dropped_rels), 0);
+}
+
+/*
+ * Bytes of WAL per block that core writes when it WAL-logs a new file at
+ * commit instead of syncing it (storage.c smgrDoPendingSyncs ->
+ * log_newpage_range): a full-page image of each block, up to 32 to a record:
+ * the page without the free space between its line pointers and its tuples
+ * (a loaded heap page has almost none), the block's headers (about 20
+ * bytes) and a share of the record's.  Without wal_compression.
+ */
+#define WL_LOGGED_BLOCK_BYTES	(BLCKSZ + 24)
+
+/*
+ * wal_skip_threshold raised above the largest file a transaction synced:
+ * the files are WAL-logged whole at commit instead of synced after a scan.
+ * Returns the WAL bytes that would be written for them.
+ */
+static double
+whatif_threshold_wal_bytes(const Totals *t)
+{
+	return (double) t->synced_blocks * WL_LOGGED_BLOCK_BYTES;
+}
+
+/* the wal_skip_threshold, in kB, that covers every file synced */
+static int64
+whatif_threshold_kb(const Totals *t)
+{
+	return t->max_xact_synced_blocks * (BLCKSZ / 1024) + BLCKSZ / 1024;
+}
+
 static void
-diagnose_scans(Emitter *em, const Totals *t, double ns)
+diagnose_scans(Emitter *em, const Totals *t)
 {
 	int64		full = wl_full_scans(&t->c);
-	double		est = ns > 0 ? t->scanned_buffers * ns / 1e6 : 0;
+	double		est = t->c.scan_est_ns / 1e6;
 	double		share = pct(est, t->total_ms);
 	const char *sev = share >= 20 ? "warning" : "info";
 	StringInfoData ev;
@@ -124,13 +203,25 @@ diagnose_scans(Emitter *em, const Totals *t, double ns)
 						 t->wal_logged_rels, (long long) t->wal_logged_blocks,
 						 t->wal_skip_threshold_kb);
 		initStringInfo(&hint);
+		appendStringInfoString(&hint,
+							   "Relations created (or truncated) in the loading transaction skip WAL and are fsynced at "
+							   "commit after a scan of all shared buffers. Either commit right after CREATE TABLE so "
+							   "the load is WAL-logged (or run with wal_level=replica: the rows are WAL-logged, "
+							   "no sync, no scan); or load more data per transaction so one commit covers it");
+		if (t->c.scans[WL_SCAN_FLUSH_PENDING] > 1)
+			appendStringInfo(&hint,
+							 ": one transaction instead of these %lld would save %lld scans, about %.1f ms "
+							 "of scanning",
+							 (long long) t->c.scans[WL_SCAN_FLUSH_PENDING],
+							 (long long) t->c.scans[WL_SCAN_FLUSH_PENDING] - 1,
+							 whatif_one_walk_ms(WL_SCAN_FLUSH_PENDING,
+													   t->c.scans[WL_SCAN_FLUSH_PENDING],
+													   t->synced_rels));
 		appendStringInfo(&hint,
-						 "Relations created (or truncated) in the loading transaction skip WAL and are fsynced at "
-						 "commit after a scan of all shared buffers. Either commit right after CREATE TABLE so "
-						 "the load is WAL-logged; or run with wal_level=replica, which would write about %.1f MB "
-						 "more WAL for these files; or load more data per transaction so one commit covers it. "
-						 "Raising wal_skip_threshold above the largest file WAL-logs it instead of syncing.",
-						 mb((double) t->synced_blocks * BLCKSZ));
+						 ". Raising wal_skip_threshold to %lld kB (above the largest of these files) would "
+						 "WAL-log about %.1f MB of full-page images at commit instead of the sync and the scan%s.",
+						 (long long) whatif_threshold_kb(t), mb(whatif_threshold_wal_bytes(t)),
+						 wal_compression != WAL_COMPRESSION_NONE ? " (less with wal_compression)" : "");
 		emit(em, share >= 20 ? "warning" : "info",
 			 "commit-time sync of WAL-skipped relations (wal_level=minimal)", ev.data, hint.data);
 	}
@@ -142,12 +233,21 @@ diagnose_scans(Emitter *em, const Totals *t, double ns)
 						 "%lld scan(s) to delete the files of %d dropped, truncated, rewritten or rolled-back "
 						 "relation(s), one per commit or rollback that deleted any",
 						 (long long) t->c.scans[WL_SCAN_DROP_PENDING], t->dropped_rels);
+		initStringInfo(&hint);
+		appendStringInfoString(&hint,
+							   "Every transaction that deletes relation files scans all shared buffers once, however many "
+							   "files it deletes: drop or truncate tables in one transaction instead of one per statement");
+		if (t->drop_xacts > 1)
+			appendStringInfo(&hint,
+							 " (one transaction instead of these %d would save %d scans and %d WAL flushes, "
+							 "about %.1f ms)",
+							 t->drop_xacts, t->drop_xacts - 1, t->drop_xacts - 1,
+							 whatif_one_drop_transaction_ms(t));
+		appendStringInfoString(&hint,
+							   ", reuse staging tables instead of dropping and re-creating them, and avoid rolling back "
+							   "transactions that created tables.");
 		emit(em, share >= 20 ? "warning" : "info",
-			 "file deletion at commit or abort (DROP, TRUNCATE, rewrites, rollback)", ev.data,
-			 "Every transaction that deletes relation files scans all shared buffers once, however many "
-			 "files it deletes: drop or truncate tables in one transaction instead of one per statement, "
-			 "reuse staging tables instead of dropping and re-creating them, and avoid rolling back "
-			 "transactions that created tables.");
+			 "file deletion at commit or abort (DROP, TRUNCATE, rewrites, rollback)", ev.data, hint.data);
 	}
 
 	if (t->c.scans[WL_SCAN_DROP_REL] > 0)
@@ -618,7 +718,6 @@ walload_diagnose(PG_FUNCTION_ARGS)
 	int			n;
 	Totals		t;
 	Emitter		em;
-	double		ns;
 	uint64	   *xact_ids;
 
 	wl_store_require();
@@ -630,8 +729,6 @@ walload_diagnose(PG_FUNCTION_ARGS)
 	InitMaterializedSRF(fcinfo, 0);
 	em.rsinfo = rsinfo;
 	em.n = 0;
-	ns = wl_store_ns_per_buffer();
-
 	n = wl_store_copy_xacts(&recs);
 	memset(&t, 0, sizeof(t));
 	t.wal_level = -1;
@@ -653,10 +750,16 @@ walload_diagnose(PG_FUNCTION_ARGS)
 		t.scanned_buffers += wl_full_scans(&x->c) * x->nbuffers;
 		t.synced_rels += x->synced_rels;
 		t.synced_blocks += x->synced_blocks;
+		t.max_xact_synced_blocks = Max(t.max_xact_synced_blocks, x->synced_blocks);
 		t.wal_logged_rels += x->wal_logged_rels;
 		t.wal_logged_blocks += x->wal_logged_blocks;
 		t.wal_skipped_rels += x->wal_skipped_rels;
 		t.dropped_rels += x->dropped_rels;
+		if (x->outcome == WL_OUTCOME_COMMIT && x->c.scans[WL_SCAN_DROP_PENDING] > 0)
+		{
+			t.drop_xacts++;
+			t.drop_commit_sync_ms += x->commit_sync_ms;
+		}
 		if (x->outcome == WL_OUTCOME_COMMIT && x->statements <= 2 &&
 			x->synchronous_commit > SYNCHRONOUS_COMMIT_OFF && x->c.wal_bytes > 0)
 		{
@@ -685,7 +788,7 @@ walload_diagnose(PG_FUNCTION_ARGS)
 		return (Datum) 0;
 	}
 
-	diagnose_scans(&em, &t, ns);
+	diagnose_scans(&em, &t);
 	diagnose_commit(&em, &t);
 	diagnose_vacuum(&em, one, want);
 	qsort(xact_ids, t.xacts, sizeof(uint64), xact_id_cmp);

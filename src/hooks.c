@@ -65,6 +65,7 @@ typedef struct WlActiveStmt
 	double		measured_ms;
 	WlCounters	measured_usage;
 	int64		scans[WL_NUM_SCAN_KINDS];	/* immediate scans attributed */
+	int64		scan_est_ns;	/* their estimated duration */
 	int32		vacuum_ring_kb;
 	int64		vacuum_pages;
 	int64		vacuum_pages_removed;
@@ -384,7 +385,7 @@ wl_statement_in_progress(void)
  * count it for the innermost running statement and for the transaction.
  */
 void
-wl_add_scans_to_current(WlScanKind kind, int64 n)
+wl_add_scans_to_current(WlScanKind kind, int64 n, double est_ns)
 {
 	int			idx;
 
@@ -392,8 +393,11 @@ wl_add_scans_to_current(WlScanKind kind, int64 n)
 		return;
 	idx = current_statement();
 	if (idx >= 0)
+	{
 		stmt_stack[idx].scans[kind] += n;
-	wl_xact_add_scans(kind, n);
+		stmt_stack[idx].scan_est_ns += (int64) est_ns;
+	}
+	wl_xact_add_scans(kind, n, est_ns);
 }
 
 /* A VACUUM statement's ring size and the pages of its tables */
@@ -510,6 +514,7 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 		 * sub-command.
 		 */
 		int64		scans[WL_NUM_SCAN_KINDS];
+		int64		scan_est_ns = s->scan_est_ns;
 		bool		wal_skipped = s->wal_skipped;
 
 		memcpy(scans, s->scans, sizeof(scans));
@@ -520,6 +525,7 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 			{
 				for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
 					stmt_stack[j].scans[k] += scans[k];
+				stmt_stack[j].scan_est_ns += scan_est_ns;
 				stmt_stack[j].wal_skipped |= wal_skipped;
 				break;
 			}
@@ -570,6 +576,7 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 	}
 	rec.c.rows = (int64) rows;
 	memcpy(rec.c.scans, s->scans, sizeof(rec.c.scans));
+	rec.c.scan_est_ns = s->scan_est_ns;
 	rec.vacuum_ring_kb = s->vacuum_ring_kb;
 	rec.vacuum_pages = s->vacuum_pages;
 	rec.vacuum_pages_removed = s->vacuum_pages_removed;
@@ -699,6 +706,8 @@ wl_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 		if (observe)
 		{
 			obs = wl_model_utility_before(parsetree);
+			/* a scan it does also maps the header pages, if first */
+			wl_header_pages_sample();
 			start_utility_measure(serial);
 		}
 		if (prev_ProcessUtility)

@@ -83,4 +83,5 @@ wl_counters_add(WlCounters *dst, const WlCounters *src)
 	dst->wal_sync_us += src->wal_sync_us;
 	for (int i = 0; i < WL_NUM_SCAN_KINDS; i++)
 		dst->scans[i] += src->scans[i];
+	dst->scan_est_ns += src->scan_est_ns;
 }

@@ -64,6 +64,16 @@
 #include "utils/relmapper.h"
 #include "utils/syscache.h"
 
+/*
+ * Scans the statement running now did (walked after its pre-look): counted
+ * for it and its transaction with their estimated duration.
+ */
+static void
+add_scans(WlScanKind kind, int64 n, int nfiles)
+{
+	wl_add_scans_to_current(kind, n, wl_scans_est_ns(kind, n, nfiles, false));
+}
+
 /* ----------------------------------------------------------------
  * state of the current (real) transaction
  * ----------------------------------------------------------------
@@ -827,7 +837,7 @@ wl_model_note_created_relation(Oid relid)
 		return;
 	if (rel->rd_rel->relkind == RELKIND_SEQUENCE &&
 		rel->rd_rel->relpersistence == RELPERSISTENCE_UNLOGGED)
-		wl_add_scans_to_current(WL_SCAN_FLUSH_REL, 1);
+		add_scans(WL_SCAN_FLUSH_REL, 1, 1);
 	RelationClose(rel);
 }
 
@@ -852,7 +862,7 @@ wl_model_note_altered_relation(Oid relid)
 	{
 		n = smgrGetPendingDeletes(true, &doomed);
 		if (file_in(WlRelationFile(rel), doomed, n))
-			wl_add_scans_to_current(WL_SCAN_FLUSH_REL, 1);
+			add_scans(WL_SCAN_FLUSH_REL, 1, 1);
 		if (doomed)
 			pfree(doomed);
 	}
@@ -1339,7 +1349,7 @@ observe_after(WlUtilityObservation *obs)
 							WlRelFileEquals(file, obs->sizes[i].file) &&
 							(after = main_fork_blocks(file)) < obs->sizes[i].blocks)
 						{
-							wl_add_scans_to_current(WL_SCAN_DROP_REL, 1);
+							add_scans(WL_SCAN_DROP_REL, 1, 1);
 							removed += obs->sizes[i].blocks - after;
 						}
 					}
@@ -1351,7 +1361,7 @@ observe_after(WlUtilityObservation *obs)
 					ListCell   *lc;
 
 					ensure_model_state();
-					wl_add_scans_to_current(WL_SCAN_DROP_REL, obs->truncate.inplace_scans);
+					add_scans(WL_SCAN_DROP_REL, obs->truncate.inplace_scans, 1);
 					foreach(lc, obs->truncate.inplace_files)
 					{
 						WlRelFile  *f = lfirst(lc);
@@ -1369,13 +1379,13 @@ observe_after(WlUtilityObservation *obs)
 														  getOwnedSequences(lfirst_oid(lc)));
 						foreach(lc, seqs)
 							if (get_rel_persistence(lfirst_oid(lc)) == RELPERSISTENCE_UNLOGGED)
-								wl_add_scans_to_current(WL_SCAN_FLUSH_REL, 1);
+								add_scans(WL_SCAN_FLUSH_REL, 1, 1);
 					}
 					break;
 				}
 			case OBS_DROPDB:
 				if (OidIsValid(obs->dboid) && !OidIsValid(get_database_oid(obs->dbname, true)))
-					wl_add_scans_to_current(WL_SCAN_DB, 1);
+					add_scans(WL_SCAN_DB, 1, 1);
 				break;
 			case OBS_MOVEDB:
 				{
@@ -1384,7 +1394,7 @@ observe_after(WlUtilityObservation *obs)
 					if (HeapTupleIsValid(tup))
 					{
 						if (((Form_pg_database) GETSTRUCT(tup))->dattablespace != obs->dbtablespace)
-							wl_add_scans_to_current(WL_SCAN_DB, 1);
+							add_scans(WL_SCAN_DB, 1, 1);
 						ReleaseSysCache(tup);
 					}
 					break;
@@ -1401,7 +1411,7 @@ observe_after(WlUtilityObservation *obs)
 					if (relation_file(obs->seqs[i].relid, &file, NULL, &persistence) &&
 						!WlRelFileEquals(file, obs->seqs[i].file) &&
 						persistence == RELPERSISTENCE_UNLOGGED)
-						wl_add_scans_to_current(WL_SCAN_FLUSH_REL, 1);
+						add_scans(WL_SCAN_FLUSH_REL, 1, 1);
 				}
 				break;
 			case OBS_FINISH_PREPARED:
@@ -1411,7 +1421,7 @@ observe_after(WlUtilityObservation *obs)
 
 					/* FinishPreparedTransaction -> DropRelationFiles */
 					if (wl_store_take_prepared(obs->gid, obs->commit_prepared, &nrels, &known))
-						wl_add_scans_to_current(WL_SCAN_DROP_PENDING, 1);
+						add_scans(WL_SCAN_DROP_PENDING, 1, nrels);
 					wl_xact_add_dropped_rels(nrels);
 					if (!known)
 						ereport(DEBUG1,
@@ -1440,94 +1450,4 @@ wl_model_relation_skips_wal(Relation rel)
 	if (XLogIsNeeded() || rel->rd_rel->relpersistence != RELPERSISTENCE_PERMANENT)
 		return false;
 	return WlSkippingWAL(WlRelationFile(rel));
-}
-
-/* ----------------------------------------------------------------
- * cost of one scan
- * ----------------------------------------------------------------
- */
-
-/*
- * Bytes to write between two timed passes so that the buffer headers are no
- * longer in the CPU caches: twice the last-level cache where the C library
- * tells its size, else 64 MB; at least 16 MB, at most 128 MB.
- */
-static Size
-cache_evict_bytes(void)
-{
-	long		llc = -1;
-
-#ifdef _SC_LEVEL3_CACHE_SIZE
-	llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
-	if (llc <= 0)
-		llc = sysconf(_SC_LEVEL2_CACHE_SIZE);
-#endif
-	if (llc <= 0)
-		llc = 32L * 1024 * 1024;
-	return (Size) Min(Max(2 * llc, 16L * 1024 * 1024), 128L * 1024 * 1024);
-}
-
-/*
- * One read-only pass over all buffer headers, the way the scanning
- * functions pre-check each header before locking it.  A real scan comes
- * after other work and finds the headers in main memory, not in the CPU
- * caches; back-to-back passes would find them cached (as much as 4x faster
- * when the header array fits in the last-level cache), so each pass follows
- * writes to a scratch area larger than that cache.  Returns ns per buffer,
- * the minimum over the passes.
- */
-double
-wl_calibrate_pass_ns(int passes, int *passes_run)
-{
-	double		best = -1;
-	WlRelFile	nowhere;
-	volatile uint64 matches = 0;
-	Size		evict_len = cache_evict_bytes();
-	volatile char *evict;
-
-	memset(&nowhere, 0, sizeof(nowhere));
-	WL_REL_NUMBER(nowhere) = InvalidOid;
-
-	/* without the scratch area the passes are timed warm: an underestimate */
-	evict = palloc_extended(evict_len, MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
-
-	for (int p = 0; p < passes; p++)
-	{
-		instr_time	start,
-					d;
-		double		ns;
-
-		CHECK_FOR_INTERRUPTS();
-		if (evict != NULL)
-			for (Size off = 0; off < evict_len; off += 64)
-				evict[off] = (char) (p + off);
-		INSTR_TIME_SET_CURRENT(start);
-		for (int i = 0; i < NBuffers; i++)
-		{
-			BufferDesc *buf = GetBufferDescriptor(i);
-
-			if (WlBufTagMatches(buf, nowhere))
-				matches++;
-		}
-		INSTR_TIME_SET_CURRENT(d);
-		INSTR_TIME_SUBTRACT(d, start);
-		ns = INSTR_TIME_GET_DOUBLE(d) * 1e9 / Max(NBuffers, 1);
-		if (best < 0 || ns < best)
-			best = ns;
-	}
-	if (evict != NULL)
-		pfree((void *) evict);
-	(void) matches;				/* a use (gcc 16 warns of a set-only variable) */
-	*passes_run = passes;
-	return best;
-}
-
-double
-wl_est_scan_ms(int64 scans, int32 nbuffers)
-{
-	double		ns = wl_store_ns_per_buffer();
-
-	if (ns <= 0 || scans <= 0)
-		return 0;
-	return (double) scans * nbuffers * ns / 1e6;
 }

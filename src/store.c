@@ -118,7 +118,7 @@ typedef struct WlShared
 	int64		scans[WL_NUM_SCAN_KINDS];
 	int64		scanned_buffers;
 	TimestampTz calibrated_at;
-	double		ns_per_buffer;
+	WlScanCost	scan_cost;		/* scan_cost.c's calibration */
 	uint64		xact_base;		/* positions before the last reset */
 	uint64		stmt_base;
 	pg_atomic_uint64 next_xact_id;
@@ -223,10 +223,14 @@ wl_shmem_startup(void)
 		on_shmem_exit(store_shutdown, (Datum) 0);
 		if (!found)
 		{
-			int			passes;
-
 			load_dump();
-			wl_shared->ns_per_buffer = wl_calibrate_pass_ns(3, &passes);
+
+			/*
+			 * The one-file walk now; the calibration worker times the rest
+			 * (the postmaster has no resource owner for the many-file walk,
+			 * and its header pages are mapped).
+			 */
+			wl_scan_cost_calibrate(WL_STARTUP_CALIBRATION_PASSES, false, &wl_shared->scan_cost);
 			wl_shared->calibrated_at = GetCurrentTimestamp();
 		}
 	}
@@ -511,7 +515,7 @@ wl_store_statement(const WlStmtRecord *rec, bool may_wait, int64 *ring_pos)
 bool
 wl_store_add_statement_scans(int64 ring_pos, uint64 xact_id, int32 stmt_no,
 							 const WlStatsKey *key, WlScanKind kind, int64 n,
-							 int32 nbuffers, bool may_wait)
+							 int32 nbuffers, double est_ns, bool may_wait)
 {
 	WlStatsEntry *e;
 	bool		busy;
@@ -527,7 +531,10 @@ wl_store_add_statement_scans(int64 ring_pos, uint64 xact_id, int32 stmt_no,
 		SpinLockAcquire(&slot->mutex);
 		if (slot->pos_plus_one == (uint64) ring_pos + 1 &&
 			slot->rec.xact_id == xact_id && slot->rec.stmt_no == stmt_no)
+		{
 			slot->rec.c.scans[kind] += n;
+			slot->rec.c.scan_est_ns += (int64) est_ns;
+		}
 		SpinLockRelease(&slot->mutex);
 	}
 	e = stats_entry(key, "", false, may_wait, &busy);
@@ -535,6 +542,7 @@ wl_store_add_statement_scans(int64 ring_pos, uint64 xact_id, int32 stmt_no,
 	{
 		SpinLockAcquire(&e->mutex);
 		e->c.scans[kind] += n;
+		e->c.scan_est_ns += (int64) est_ns;
 		e->scanned_buffers += n * nbuffers;
 		SpinLockRelease(&e->mutex);
 	}
@@ -595,26 +603,52 @@ wl_store_add_scan_totals(WlScanKind kind, int64 n, int32 nbuffers)
 	SpinLockRelease(&wl_shared->mutex);
 }
 
+/*
+ * Keep a calibration.  whole: all of it, as of now (walload_calibrate(), the
+ * postmaster); else only what the calibration worker adds to the
+ * postmaster's (the many-file walks and the page faults), leaving
+ * scan_ns_per_buffer and calibrated_at as the user can see them.
+ */
 void
-wl_store_set_calibration(double ns_per_buffer)
+wl_store_set_scan_cost(const WlScanCost *cost, bool whole)
 {
 	SpinLockAcquire(&wl_shared->mutex);
-	wl_shared->ns_per_buffer = ns_per_buffer;
-	wl_shared->calibrated_at = GetCurrentTimestamp();
+	if (whole)
+	{
+		wl_shared->scan_cost = *cost;
+		wl_shared->calibrated_at = GetCurrentTimestamp();
+	}
+	else
+	{
+		double		single_ns = wl_shared->scan_cost.single_ns;
+
+		wl_shared->scan_cost = *cost;
+		wl_shared->scan_cost.single_ns = single_ns;
+	}
+	SpinLockRelease(&wl_shared->mutex);
+}
+
+/* the calibration; all zero (no estimate) before there is one */
+void
+wl_store_get_scan_cost(WlScanCost *cost)
+{
+	if (wl_shared == NULL)
+	{
+		memset(cost, 0, sizeof(*cost));
+		return;
+	}
+	SpinLockAcquire(&wl_shared->mutex);
+	*cost = wl_shared->scan_cost;
 	SpinLockRelease(&wl_shared->mutex);
 }
 
 double
 wl_store_ns_per_buffer(void)
 {
-	double		ns;
+	WlScanCost	cost;
 
-	if (wl_shared == NULL)
-		return 0;
-	SpinLockAcquire(&wl_shared->mutex);
-	ns = wl_shared->ns_per_buffer;
-	SpinLockRelease(&wl_shared->mutex);
-	return ns;
+	wl_store_get_scan_cost(&cost);
+	return cost.single_ns;
 }
 
 /* ----------------------------------------------------------------
@@ -841,7 +875,6 @@ wl_store_copy_stats(WlStatsEntryCopy **out)
 	WlStatsEntry *e;
 	int			n = 0;
 	long		cap;
-	double		ns = wl_store_ns_per_buffer();
 
 	wl_store_require();
 	store_lock(LW_SHARED, true);
@@ -867,7 +900,7 @@ wl_store_copy_stats(WlStatsEntryCopy **out)
 		c->mean_ms = e->mean_ms;
 		c->sum_var_ms = e->sum_var_ms;
 		c->wal_skipped_calls = e->wal_skipped_calls;
-		c->est_scan_ms = ns > 0 ? e->scanned_buffers * ns / 1e6 : 0;
+		c->est_scan_ms = e->c.scan_est_ns / 1e6;
 		c->scanned_buffers = e->scanned_buffers;
 		c->c = e->c;
 		memcpy(c->query, e->query, WL_QUERY_LEN);
@@ -898,7 +931,7 @@ wl_store_info(WlInfo *info)
 	memcpy(info->scans, wl_shared->scans, sizeof(info->scans));
 	info->scanned_buffers = wl_shared->scanned_buffers;
 	info->calibrated_at = wl_shared->calibrated_at;
-	info->ns_per_buffer = wl_shared->ns_per_buffer;
+	info->ns_per_buffer = wl_shared->scan_cost.single_ns;
 	SpinLockRelease(&wl_shared->mutex);
 	info->xacts_overwritten = info->xacts_recorded > (uint64) wl_shared->max_xacts ?
 		info->xacts_recorded - wl_shared->max_xacts : 0;
@@ -957,7 +990,7 @@ wl_store_reset(void)
  * what is written, whether or not the sizes change.
  * ----------------------------------------------------------------
  */
-#define WL_DUMP_FORMAT		2
+#define WL_DUMP_FORMAT		3
 
 typedef struct WlDumpHeader
 {
@@ -1150,7 +1183,8 @@ check_counters(const WlCounters *c)
 		(p = check_count("wal_fpi", c->wal_fpi)) ||
 		(p = check_count("wal_writes", c->wal_writes)) ||
 		(p = check_count("wal_syncs", c->wal_syncs)) ||
-		(p = check_count("wal_sync_us", c->wal_sync_us)))
+		(p = check_count("wal_sync_us", c->wal_sync_us)) ||
+		(p = check_count("scan_est_ns", c->scan_est_ns)))
 		return p;
 	for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
 		if ((p = check_count("a scan count", c->scans[k])))

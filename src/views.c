@@ -94,13 +94,12 @@ put_scans(Datum *values, int i, const WlCounters *c, int32 nbuffers,
 	int64		full = wl_full_scans(c);
 	int64		scanned = scanned_buffers_or_neg >= 0 ?
 		scanned_buffers_or_neg : full * nbuffers;
-	double		ns = wl_store_ns_per_buffer();
 
 	for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
 		values[i++] = Int64GetDatum(c->scans[k]);
 	values[i++] = Int64GetDatum(full);
 	values[i++] = Int64GetDatum(scanned);
-	values[i++] = Float8GetDatum(ns > 0 ? scanned * ns / 1e6 : 0);
+	values[i++] = Float8GetDatum(c->scan_est_ns / 1e6);
 	return i;
 }
 
@@ -381,8 +380,8 @@ walload_calibrate(PG_FUNCTION_ARGS)
 	TupleDesc	tupdesc;
 	Datum		values[4];
 	bool		nulls[4] = {false, false, false, false};
-	int			run;
-	double		ns;
+	WlScanCost	old,
+				cost;
 
 	wl_store_require();
 	if (PG_ARGISNULL(0))
@@ -397,12 +396,19 @@ walload_calibrate(PG_FUNCTION_ARGS)
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
 
-	ns = wl_calibrate_pass_ns(passes, &run);
-	wl_store_set_calibration(ns);
+	/*
+	 * This backend's header pages are mapped already (or by the first
+	 * pass): the cost of mapping them stays what the calibration worker
+	 * measured in a new process.
+	 */
+	wl_store_get_scan_cost(&old);
+	wl_scan_cost_calibrate(passes, false, &cost);
+	cost.fault_ns_per_page = old.fault_ns_per_page;
+	wl_store_set_scan_cost(&cost, true);
 
-	values[0] = Int32GetDatum(run);
+	values[0] = Int32GetDatum(passes);
 	values[1] = Int32GetDatum(NBuffers);
-	values[2] = Float8GetDatum(ns * NBuffers / 1e6);
-	values[3] = Float8GetDatum(ns);
+	values[2] = Float8GetDatum(cost.single_ns * NBuffers / 1e6);
+	values[3] = Float8GetDatum(cost.single_ns);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }

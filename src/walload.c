@@ -161,6 +161,9 @@ _PG_init(void)
 
 	MarkGUCPrefixReserved("walload");
 
+	/* times the scans in a new process, once, at server start */
+	wl_scan_cost_register_worker();
+
 	/*
 	 * Query ids let walload_stats tell statements apart and join with
 	 * pg_stat_statements.  Computing them is core's work on every query; a

@@ -78,6 +78,7 @@ typedef struct WlCounters
 	int64		wal_syncs;		/* WAL flushes (fsyncs) this backend did */
 	int64		wal_sync_us;	/* their time, with track_wal_io_timing */
 	int64		scans[WL_NUM_SCAN_KINDS];
+	int64		scan_est_ns;	/* the scans' estimated duration (scan_cost.c) */
 } WlCounters;
 
 typedef enum WlStmtStatus
@@ -172,7 +173,7 @@ extern double wl_warn_scan_ms;
 /* ---------- hooks.c ---------- */
 extern void wl_install_hooks(void);
 extern bool wl_statement_in_progress(void);
-extern void wl_add_scans_to_current(WlScanKind kind, int64 n);
+extern void wl_add_scans_to_current(WlScanKind kind, int64 n, double est_ns);
 extern void wl_add_vacuum_to_current(int ring_kb, int64 pages, int64 pages_removed);
 extern void wl_xact_mark_wal_skipped_current(void);
 extern int32 wl_current_statement_no(void);
@@ -188,7 +189,7 @@ extern void wl_xact_observe(void);
 extern bool wl_xact_observed(void);
 extern void wl_xact_note_activity(void);
 extern void wl_xact_add_dropped_rels(int32 n);
-extern void wl_xact_add_scans(WlScanKind kind, int64 n);
+extern void wl_xact_add_scans(WlScanKind kind, int64 n, double est_ns);
 extern int32 wl_xact_next_stmt_no(void);
 extern void wl_xact_reserve_finished(int more);
 extern void wl_xact_statement_done(const WlStmtRecord *rec, bool count_in_xact);
@@ -231,8 +232,33 @@ typedef struct WlUtilityObservation WlUtilityObservation;
 extern WlUtilityObservation *wl_model_utility_before(Node *parsetree);
 extern void wl_model_utility_after(WlUtilityObservation *obs, bool success);
 
-extern double wl_calibrate_pass_ns(int passes, int *passes_run);
-extern double wl_est_scan_ms(int64 scans, int32 nbuffers);
+/* --- scan_cost.c: the calibration and the one scans-to-time formula --- */
+
+/*
+ * Passes of the calibration at server start (each one walk of all buffer
+ * headers, after a cache-evicting write): the median of 9 is stable to a few
+ * percent where single walks vary by a third.
+ */
+#define WL_STARTUP_CALIBRATION_PASSES 9
+#define WL_COST_GRID	5		/* relation counts the many-file walk is timed at */
+
+typedef struct WlScanCost
+{
+	double		single_ns;		/* ns per buffer header: one relation file */
+	double		warm_ns;		/* the same, right after another walk */
+	double		flush_ns[WL_COST_GRID]; /* many-file walks (see scan_cost.c): */
+	double		drop_ns[WL_COST_GRID];	/* at commit, and at commit or abort */
+	bool		multi_valid;	/* flush_ns and drop_ns timed */
+	double		fault_ns_per_page;	/* a header page mapped by the walk */
+} WlScanCost;
+
+extern void wl_scan_cost_calibrate(int passes, bool measure_faults, WlScanCost *cost);
+extern double wl_scan_est_ns(const WlScanCost *cost, WlScanKind kind, int nfiles,
+							 int64 unmapped_pages);
+extern double wl_scans_est_ns(WlScanKind kind, int64 n, int nfiles, bool before_scan);
+extern void wl_header_pages_sample(void);
+extern int64 wl_header_pages_unmapped(bool recheck);
+extern void wl_scan_cost_register_worker(void);
 
 /* ---------- store.c ---------- */
 extern void wl_shmem_request(void);
@@ -244,10 +270,12 @@ extern bool wl_store_statement(const WlStmtRecord *rec, bool may_wait,
 							   int64 *ring_pos);
 extern bool wl_store_add_statement_scans(int64 ring_pos, uint64 xact_id, int32 stmt_no,
 										 const WlStatsKey *key, WlScanKind kind,
-										 int64 n, int32 nbuffers, bool may_wait);
+										 int64 n, int32 nbuffers, double est_ns,
+										 bool may_wait);
 extern void wl_store_xact(const WlXactRecord *rec);
 extern void wl_store_add_scan_totals(WlScanKind kind, int64 n, int32 nbuffers);
-extern void wl_store_set_calibration(double ns_per_buffer);
+extern void wl_store_set_scan_cost(const WlScanCost *cost, bool whole);
+extern void wl_store_get_scan_cost(WlScanCost *cost);
 extern void wl_store_remember_prepared(const char *gid, bool commit_scan, int32 commit_rels,
 									   bool abort_scan, int32 abort_rels);
 extern bool wl_store_take_prepared(const char *gid, bool commit, int32 *nrels, bool *known);

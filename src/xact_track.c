@@ -76,6 +76,7 @@ typedef struct WlStmtRef
 	WlStatsKey	key;
 	bool		stored;
 	int64		scans[WL_NUM_SCAN_KINDS];	/* arrived, not yet stored */
+	int64		scan_est_ns;
 } WlStmtRef;
 
 /*
@@ -92,6 +93,7 @@ typedef struct WlLateScan
 	WlStatsKey	key;
 	WlScanKind	kind;
 	int64		n;
+	double		est_ns;
 } WlLateScan;
 
 static WlLateScan late_scans[WL_LATE_SCANS];
@@ -109,6 +111,7 @@ typedef struct WlOpenXact
 	double		kind_ms[WL_NUM_TIME_KINDS];
 	int64		rows;
 	int64		scans[WL_NUM_SCAN_KINDS];
+	int64		scan_est_ns;
 	uint64		commit_wal_bytes;
 	WlCommitModel model;
 	bool		usage_baseline_set;
@@ -277,7 +280,7 @@ flush_late_scans(bool may_wait)
 		WlLateScan *l = &late_scans[done];
 
 		if (!wl_store_add_statement_scans(l->ring_pos, l->xact_id, l->stmt_no,
-										  &l->key, l->kind, l->n, NBuffers,
+										  &l->key, l->kind, l->n, NBuffers, l->est_ns,
 										  may_wait))
 			break;
 		done++;
@@ -309,7 +312,9 @@ settle_ref_scans(void)
 			continue;
 		for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
 			rec->c.scans[k] += ref->scans[k];
+		rec->c.scan_est_ns += ref->scan_est_ns;
 		memset(ref->scans, 0, sizeof(ref->scans));
+		ref->scan_est_ns = 0;
 	}
 }
 
@@ -344,7 +349,9 @@ flush_finished(bool may_wait, bool ended_only)
 		{
 			for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
 				rec->c.scans[k] += ref->scans[k];
+			rec->c.scan_est_ns += ref->scan_est_ns;
 			memset(ref->scans, 0, sizeof(ref->scans));
+			ref->scan_est_ns = 0;
 		}
 
 		/* not stored: it keeps the scans just added, and waits in order */
@@ -451,12 +458,13 @@ wl_xact_statement_done(const WlStmtRecord *rec, bool count_in_xact)
  * ----------------------------------------------------------------
  */
 void
-wl_xact_add_scans(WlScanKind kind, int64 n)
+wl_xact_add_scans(WlScanKind kind, int64 n, double est_ns)
 {
 	if (n <= 0 || !cur.observed)
 		return;
 	activate();
 	cur.scans[kind] += n;
+	cur.scan_est_ns += (int64) est_ns;
 	wl_store_add_scan_totals(kind, n, NBuffers);
 }
 
@@ -469,21 +477,25 @@ wl_xact_add_scans(WlScanKind kind, int64 n)
  * stored waiting.
  */
 static void
-add_attributed_scan(WlScanKind kind, int32 stmt_no, bool on_abort_path)
+add_attributed_scan(WlScanKind kind, int32 stmt_no, int nfiles, bool on_abort_path)
 {
 	WlStmtRef  *ref = stmt_no >= 0 ? find_ref(stmt_no) : NULL;
+	double		est_ns = wl_scans_est_ns(kind, 1, nfiles, !on_abort_path);
 
 	if (ref == NULL)
 	{
-		wl_add_scans_to_current(kind, 1);
+		wl_add_scans_to_current(kind, 1, est_ns);
 		return;
 	}
 
-	wl_xact_add_scans(kind, 1);
+	wl_xact_add_scans(kind, 1, est_ns);
 	if (!ref->stored)
+	{
 		ref->scans[kind]++;
+		ref->scan_est_ns += (int64) est_ns;
+	}
 	else if (!wl_store_add_statement_scans(ref->ring_pos, cur.xact_id, ref->stmt_no,
-										   &ref->key, kind, 1, NBuffers, false))
+										   &ref->key, kind, 1, NBuffers, est_ns, false))
 	{
 		/* later, from this backend's next safe point */
 		for (int i = 0; i < n_late_scans; i++)
@@ -493,13 +505,14 @@ add_attributed_scan(WlScanKind kind, int32 stmt_no, bool on_abort_path)
 			if (l->ring_pos == ref->ring_pos && l->kind == kind)
 			{
 				l->n++;
+				l->est_ns += est_ns;
 				return;
 			}
 		}
 		if (n_late_scans >= WL_LATE_SCANS && !on_abort_path)
 		{
 			(void) wl_store_add_statement_scans(ref->ring_pos, cur.xact_id, ref->stmt_no,
-												&ref->key, kind, 1, NBuffers, true);
+												&ref->key, kind, 1, NBuffers, est_ns, true);
 			return;
 		}
 		if (n_late_scans < WL_LATE_SCANS)
@@ -512,6 +525,7 @@ add_attributed_scan(WlScanKind kind, int32 stmt_no, bool on_abort_path)
 			l->key = ref->key;
 			l->kind = kind;
 			l->n = 1;
+			l->est_ns = est_ns;
 		}
 
 		/*
@@ -553,7 +567,7 @@ maybe_warn(int64 scans)
 
 	if (wl_warn_scan_ms < 0 || scans == 0)
 		return;
-	est = wl_est_scan_ms(scans, NBuffers);
+	est = cur.scan_est_ns / 1e6;
 	if (est < wl_warn_scan_ms)
 		return;
 	ereport(WARNING,
@@ -586,9 +600,11 @@ on_pre_commit(bool is_prepare)
 	{
 		wl_model_commit(is_prepare, &model);
 		if (model.sync_scan)
-			add_attributed_scan(WL_SCAN_FLUSH_PENDING, wl_model_sync_statement(), false);
+			add_attributed_scan(WL_SCAN_FLUSH_PENDING, wl_model_sync_statement(),
+								model.synced_rels, false);
 		if (model.drop_scan && !is_prepare)
-			add_attributed_scan(WL_SCAN_DROP_PENDING, wl_model_drop_statement(), false);
+			add_attributed_scan(WL_SCAN_DROP_PENDING, wl_model_drop_statement(),
+								model.dropped_rels, false);
 		cur.model.wal_skipped_rels += model.wal_skipped_rels;
 		cur.model.synced_rels += model.synced_rels;
 		cur.model.synced_blocks += model.synced_blocks;
@@ -629,7 +645,7 @@ on_abort(void)
 	if (wl_model_abort_drop_scan(&nrels))
 	{
 		cur.model.dropped_rels += nrels;
-		add_attributed_scan(WL_SCAN_DROP_PENDING, wl_model_abort_statement(0), true);
+		add_attributed_scan(WL_SCAN_DROP_PENDING, wl_model_abort_statement(0), nrels, true);
 	}
 	cur.prepare_pending = false;
 
@@ -703,7 +719,7 @@ wl_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 		cur.model.dropped_rels += nrels;
 		add_attributed_scan(WL_SCAN_DROP_PENDING,
 							wl_model_abort_statement(GetCurrentTransactionNestLevel()),
-							true);
+							nrels, true);
 	}
 	wl_model_subxact_abort();
 }
@@ -751,6 +767,7 @@ finish_record(void)
 		wl_usage_since(&cur.usage_baseline, &rec.c);
 	rec.c.rows = cur.rows;
 	memcpy(rec.c.scans, cur.scans, sizeof(rec.c.scans));
+	rec.c.scan_est_ns = cur.scan_est_ns;
 	rec.commit_wal_bytes = cur.commit_wal_bytes;
 	rec.wal_skipped_rels = cur.model.wal_skipped_rels;
 	rec.synced_rels = cur.model.synced_rels;

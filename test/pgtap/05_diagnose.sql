@@ -1,7 +1,7 @@
 -- clusters: minimal replica
 -- walload_diagnose(): the findings name the cause, under either wal_level.
 \ir 00_helpers.inc
-SELECT plan(6);
+SELECT plan(10);
 
 -- a load above wal_skip_threshold into tables created in the same transaction
 SELECT walload_reset();
@@ -21,6 +21,17 @@ SELECT is((SELECT count(*) FROM walload_diagnose(:load_xact) WHERE finding = 'WA
           'the WAL volume of the load is reported');
 SELECT ok((SELECT count(*) = 0 OR current_setting('wal_level') = 'minimal' FROM walload_diagnose(:load_xact) WHERE finding LIKE 'full scans%'),
           'replica: the same load causes no scan finding');
+-- the threshold what-if names a value above the largest synced file, and
+-- no saving from merging commits: there was one
+SELECT coalesce((regexp_match(hint, 'wal_skip_threshold to ([0-9]+) kB'))[1]::bigint, -1) AS thr_kb,
+       hint LIKE '%would save%' AS merge_hint
+FROM walload_diagnose(:load_xact) WHERE finding LIKE 'commit-time sync%'
+UNION ALL SELECT -1, false WHERE current_setting('wal_level') <> 'minimal' \gset
+SELECT ok(CASE current_setting('wal_level') WHEN 'minimal'
+          THEN :thr_kb > greatest(pg_relation_size('dg1'), pg_relation_size('dg2')) / 1024
+          ELSE :thr_kb = -1 END,
+          'minimal: raising wal_skip_threshold is advised to a value above the largest synced file (' || :thr_kb || ' kB); replica: no such advice');
+SELECT ok(NOT :'merge_hint'::boolean, 'one commit synced: no saving from merging commits is predicted');
 
 -- a loop of DROP TABLE: one scan each
 SELECT walload_reset();
@@ -35,6 +46,15 @@ SELECT is((SELECT evidence FROM walload_diagnose() WHERE finding LIKE 'file dele
           'five autocommit DROP TABLEs: five deletion scans over 9 files (two tables have TOAST), named');
 SELECT ok((SELECT hint LIKE '%in one transaction%' FROM walload_diagnose() WHERE finding LIKE 'file deletion%'),
           'the hint says to drop in one transaction');
+SELECT ok((SELECT (regexp_match(hint, 'instead of these 5 would save 4 scans and 4 WAL flushes, about ([0-9.]+) ms'))[1]::float8 > 0
+           FROM walload_diagnose() WHERE finding LIKE 'file deletion%'),
+          'and predicts what one transaction would save: 4 of the 5 scans, in ms');
+-- one DROP: the finding, but nothing to save by merging
+SELECT walload_reset();
+CREATE TABLE dg6 (id int);
+DROP TABLE dg6;
+SELECT is((SELECT count(*) FROM walload_diagnose() WHERE finding LIKE 'file deletion%' AND hint NOT LIKE '%would save%'),
+          1::bigint, 'a single deletion scan: named, with no saving predicted');
 
 -- many small committed inserts with synchronous_commit on
 CREATE TABLE dg_small (id int);

@@ -1,0 +1,477 @@
+/*-------------------------------------------------------------------------
+ *
+ * scan_cost.c
+ *		What one full scan of the shared buffer pool costs: the calibration
+ *		(timed on core's own scanning functions) and the one formula that
+ *		turns a scan into an estimated duration.
+ *
+ * A scan walks NBuffers buffer headers with an unlocked pre-check of each
+ * header's tag.  Its duration depends on three things, each timed here:
+ *
+ * - the pre-check: one relation file (DropRelFileNodeBuffers, 16+
+ *   DropRelationBuffers; FlushRelationBuffers and the database-wide walks
+ *   compare the same way) against the many-file walks at commit or abort
+ *   (FlushRelationsAllBuffers, DropRelFileNodesAllBuffers, 16+
+ *   DropRelationsAllBuffers), which compare each header with every file, one
+ *   by one up to 20 files and by binary search above that.  Timed by calling
+ *   FlushRelationsAllBuffers for 1, 8, 20, 21 and 1024 files;
+ * - main memory: a real scan finds the headers in memory, not in the CPU
+ *   caches, so every timed pass follows writes to a scratch area twice the
+ *   size of the last-level cache;
+ * - page faults: a backend starts with none of the shared memory mapped, and
+ *   the first walk over the header array maps it, page by page (measured:
+ *   the first scan of a session at 2GB took 3.5-5.5 ms against 2 ms for the
+ *   next ones).  The extra cost per unmapped page is timed in a new process,
+ *   and a backend counts its own unmapped header pages in
+ *   /proc/self/pagemap before its first scan.
+ *
+ * Each pass times one call of core's function for relation files that no
+ * buffer can hold (tablespace 0, which no buffer tag carries: the walk
+ * compares every header, finds nothing to lock or invalidate, and writes
+ * nothing).  The figure kept is the median of the passes.
+ *
+ * The postmaster times the one-file walk at start (it has no resource
+ * owner, which the many-file walk needs); a background worker, started once
+ * at server start, then times everything in a new process and exits.
+ * walload_calibrate() repeats that in the calling backend (its page faults
+ * are not measured again: its header pages are mapped after the first pass).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "walload.h"
+
+#include <fcntl.h>
+#include <math.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "access/xlogutils.h"
+#include "miscadmin.h"
+#include "postmaster/bgworker.h"
+#include "storage/buf_internals.h"
+#include "storage/bufmgr.h"
+#include "storage/ipc.h"
+#include "utils/memutils.h"
+#include "utils/resowner.h"
+
+PGDLLEXPORT void walload_calibration_main(Datum main_arg);
+
+/* relation counts at which the many-file walk is timed */
+static const int cost_grid[WL_COST_GRID] = {1, 8, 20, 21, 1024};
+
+/* this backend's header pages are all mapped (it has walked them) */
+static bool headers_mapped = false;
+
+/* unmapped header pages counted before the running statement */
+static int64 sampled_unmapped = 0;
+
+/*
+ * Bytes to write between two timed passes so that the buffer headers are no
+ * longer in the CPU caches: twice the last-level cache where the C library
+ * tells its size, else 64 MB; at least 16 MB, at most 128 MB.
+ */
+static Size
+cache_evict_bytes(void)
+{
+	long		llc = -1;
+
+#ifdef _SC_LEVEL3_CACHE_SIZE
+	llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+	if (llc <= 0)
+		llc = sysconf(_SC_LEVEL2_CACHE_SIZE);
+#endif
+	if (llc <= 0)
+		llc = 32L * 1024 * 1024;
+	return (Size) Min(Max(2 * llc, 16L * 1024 * 1024), 128L * 1024 * 1024);
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double		x = *(const double *) a;
+	double		y = *(const double *) b;
+
+	return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/* a relation file that no buffer holds: tablespace 0, file number 2^32-1 */
+static void
+init_nowhere(SMgrRelationData *srel, Oid filenumber)
+{
+	memset(srel, 0, sizeof(*srel));
+	WL_REL_SPC(WlSmgrFile(srel)) = InvalidOid;
+	WL_REL_DB(WlSmgrFile(srel)) = InvalidOid;
+	WL_REL_NUMBER(WlSmgrFile(srel)) = filenumber;
+	WlSmgrBackend(srel) = WL_INVALID_BACKEND;
+	for (int f = 0; f <= MAX_FORKNUM; f++)
+		srel->smgr_cached_nblocks[f] = InvalidBlockNumber;
+}
+
+typedef enum WalkKind
+{
+	WALK_ONE_FILE,				/* DropRelFileNodeBuffers / DropRelationBuffers */
+	WALK_FLUSH_ALL,				/* FlushRelationsAllBuffers */
+	WALK_DROP_ALL				/* DropRelFileNodesAllBuffers / DropRelationsAllBuffers */
+} WalkKind;
+
+/*
+ * Time one walk of core's over nfiles files (WALK_ONE_FILE: the first).
+ * Returns ns for the whole walk.
+ *
+ * The many-file drop takes its short path (no walk) when it knows each
+ * fork's size and the sum is small, which outside recovery it never does,
+ * and it asks the file system whether a fork it does not know exists: for
+ * files that do not exist it would return without walking.  So for the walk
+ * it is told sizes, as in recovery: InRecovery is set for the call (and
+ * restored, also on error), and every fork is said to have NBuffers blocks,
+ * far above its short-path limit (NBuffers / 32).
+ */
+static double
+time_walk(WalkKind walk, int nfiles, SMgrRelationData *files, SMgrRelation *filep,
+		  volatile char *evict, Size evict_len, int pass)
+{
+	instr_time	start,
+				d;
+
+	CHECK_FOR_INTERRUPTS();
+	if (evict != NULL)
+		for (Size off = 0; off < evict_len; off += 64)
+			evict[off] = (char) (pass + off);
+	INSTR_TIME_SET_CURRENT(start);
+	if (walk == WALK_ONE_FILE)
+	{
+		ForkNumber	fork = MAIN_FORKNUM;
+		BlockNumber first_block = 0;
+
+		WlDropRelationBuffers(&files[0], &fork, 1, &first_block);
+	}
+	else if (walk == WALK_FLUSH_ALL)
+		FlushRelationsAllBuffers(filep, nfiles);
+	else
+	{
+		bool		was_in_recovery = InRecovery;
+
+		for (int i = 0; i < nfiles; i++)
+			for (int f = 0; f <= MAX_FORKNUM; f++)
+				files[i].smgr_cached_nblocks[f] = (BlockNumber) NBuffers;
+		InRecovery = true;
+		PG_TRY();
+		{
+			WlDropRelationsAllBuffers(filep, nfiles);
+		}
+		PG_FINALLY();
+		{
+			InRecovery = was_in_recovery;
+			for (int i = 0; i < nfiles; i++)
+				for (int f = 0; f <= MAX_FORKNUM; f++)
+					files[i].smgr_cached_nblocks[f] = InvalidBlockNumber;
+		}
+		PG_END_TRY();
+	}
+	INSTR_TIME_SET_CURRENT(d);
+	INSTR_TIME_SUBTRACT(d, start);
+	return INSTR_TIME_GET_DOUBLE(d) * 1e9;
+}
+
+/* the median of passes walks, in ns per buffer header */
+static double
+median_walk(WalkKind walk, int nfiles, SMgrRelationData *files, SMgrRelation *filep,
+			volatile char *evict, Size evict_len, int passes, double *ns)
+{
+	for (int p = 0; p < passes; p++)
+		ns[p] = time_walk(walk, nfiles, files, filep, evict, evict_len, p);
+	qsort(ns, passes, sizeof(double), cmp_double);
+	return ns[passes / 2] / Max(NBuffers, 1);
+}
+
+/*
+ * What mapping one page of buffer headers costs a walk.  The first walk of
+ * a new process (first_ns, over unmapped pages) says it once, but a single
+ * walk varies by a factor of two; so the header pages are unmapped again in
+ * this process only (MADV_DONTNEED on a shared mapping drops this process's
+ * page table entries and nothing else: the next access maps the same pages
+ * again) and the walk repeated; the median is kept.  Where that is refused
+ * (huge pages on older kernels), the first walk's figure stands.
+ */
+static double
+fault_ns_per_page(double single_ns, int64 first_unmapped, double first_ns,
+				  SMgrRelationData *files, SMgrRelation *filep,
+				  volatile char *evict, Size evict_len, int passes, double *ns)
+{
+	uintptr_t	page = (uintptr_t) sysconf(_SC_PAGESIZE);
+	uintptr_t	start = TYPEALIGN_DOWN(page, (uintptr_t) GetBufferDescriptor(0));
+	uintptr_t	end = TYPEALIGN(page, (uintptr_t) GetBufferDescriptor(NBuffers - 1) +
+								sizeof(BufferDescPadded));
+	double		walk_ns = single_ns * NBuffers;
+	int			n = 0;
+
+	for (int p = 0; p < passes; p++)
+	{
+		int64		unmapped;
+		double		t;
+
+		if (madvise((void *) start, end - start, MADV_DONTNEED) != 0)
+			break;
+		unmapped = wl_header_pages_unmapped(true);
+		if (unmapped <= 0)
+			break;
+		t = time_walk(WALK_ONE_FILE, 1, files, filep, evict, evict_len, p);
+		ns[n++] = Max(t - walk_ns, 0) / unmapped;
+	}
+	if (n == 0)
+		return Max(first_ns - walk_ns, 0) / first_unmapped;
+	qsort(ns, n, sizeof(double), cmp_double);
+	return ns[n / 2];
+}
+
+/*
+ * Time core's walks, passes times each, and fill cost: always the one-file
+ * walk; the many-file walks where the process has a resource owner; the
+ * cost of a page fault where measure_faults (a new process whose header
+ * pages are not mapped yet: its first pass maps them).
+ */
+void
+wl_scan_cost_calibrate(int passes, bool measure_faults, WlScanCost *cost)
+{
+	int			maxfiles = cost_grid[WL_COST_GRID - 1];
+	SMgrRelationData *files;
+	SMgrRelation *filep;
+	double	   *ns;
+	Size		evict_len = cache_evict_bytes();
+	volatile char *evict;
+	int64		unmapped = 0;
+	double		first_ns = 0;
+
+	memset(cost, 0, sizeof(*cost));
+	files = palloc(sizeof(SMgrRelationData) * maxfiles);
+	filep = palloc(sizeof(SMgrRelation) * maxfiles);
+	for (int i = 0; i < maxfiles; i++)
+	{
+		init_nowhere(&files[i], PG_UINT32_MAX - i);
+		filep[i] = &files[i];
+	}
+	ns = palloc(sizeof(double) * passes);
+	/* without the scratch area the passes are timed warm: an underestimate */
+	evict = palloc_extended(evict_len, MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
+
+	if (measure_faults)
+	{
+		unmapped = wl_header_pages_unmapped(true);
+		first_ns = time_walk(WALK_ONE_FILE, 1, files, filep, evict, evict_len, 0);
+	}
+	cost->single_ns = median_walk(WALK_ONE_FILE, 1, files, filep, evict, evict_len, passes, ns);
+	/* back to back: what a header array that fits in the cache costs then */
+	(void) time_walk(WALK_ONE_FILE, 1, files, filep, NULL, 0, 0);
+	cost->warm_ns = median_walk(WALK_ONE_FILE, 1, files, filep, NULL, 0, passes, ns);
+	if (measure_faults && unmapped > 0)
+		cost->fault_ns_per_page = fault_ns_per_page(cost->single_ns, unmapped, first_ns,
+													files, filep, evict, evict_len,
+													passes, ns);
+	/* this process has walked them now (the postmaster's children have not) */
+	if (IsUnderPostmaster)
+		headers_mapped = true;
+
+	if (CurrentResourceOwner != NULL)
+	{
+		for (int g = 0; g < WL_COST_GRID; g++)
+		{
+			cost->flush_ns[g] = median_walk(WALK_FLUSH_ALL, cost_grid[g], files, filep,
+											evict, evict_len, passes, ns);
+			cost->drop_ns[g] = median_walk(WALK_DROP_ALL, cost_grid[g], files, filep,
+										   evict, evict_len, passes, ns);
+		}
+		cost->multi_valid = true;
+	}
+
+	if (evict != NULL)
+		pfree((void *) evict);
+	pfree(ns);
+	pfree(filep);
+	pfree(files);
+	elog(DEBUG1, "walload calibration: %d passes, ns per buffer header: one file %.3f (right after another walk %.3f), "
+		 "flush of 1/8/20/21/1024 files %.3f/%.3f/%.3f/%.3f/%.3f, "
+		 "drop of 1/8/20/21/1024 files %.3f/%.3f/%.3f/%.3f/%.3f; %.0f ns per unmapped page (%lld pages)",
+		 passes, cost->single_ns, cost->warm_ns,
+		 cost->flush_ns[0], cost->flush_ns[1], cost->flush_ns[2], cost->flush_ns[3], cost->flush_ns[4],
+		 cost->drop_ns[0], cost->drop_ns[1], cost->drop_ns[2], cost->drop_ns[3], cost->drop_ns[4],
+		 cost->fault_ns_per_page, (long long) unmapped);
+}
+
+/*
+ * ns per buffer header of a walk comparing each header with nfiles files:
+ * linear in nfiles up to 20 (core compares one by one), linear in log2
+ * beyond (binary search), from the timed points.
+ */
+static double
+multi_ns_per_header(const double *grid_ns, int nfiles)
+{
+	int			g;
+	double		x0,
+				x1,
+				x;
+
+	if (nfiles <= 1)
+		return grid_ns[0];
+	for (g = 1; g < WL_COST_GRID - 1 && nfiles > cost_grid[g]; g++)
+		;
+	/* points g-1 and g bracket nfiles (or g is the last one: extrapolate) */
+	if (cost_grid[g - 1] > 20)
+	{
+		x0 = log2(cost_grid[g - 1]);
+		x1 = log2(cost_grid[g]);
+		x = log2(nfiles);
+	}
+	else if (cost_grid[g] > 20)
+	{
+		/* 20 -> 21 is the switch to binary search: no interpolation */
+		return nfiles <= 20 ? grid_ns[g - 1] : grid_ns[g];
+	}
+	else
+	{
+		x0 = cost_grid[g - 1];
+		x1 = cost_grid[g];
+		x = nfiles;
+	}
+	return Max(grid_ns[g - 1] + (grid_ns[g] - grid_ns[g - 1]) * (x - x0) / (x1 - x0), 0);
+}
+
+/*
+ * The estimated duration, in ns, of one scan of the given kind comparing
+ * nfiles relation files (1 for the one-file and database-wide kinds), in a
+ * backend with unmapped_pages header pages not yet mapped.  The one formula
+ * every estimate of walload comes from.
+ */
+double
+wl_scan_est_ns(const WlScanCost *cost, WlScanKind kind, int nfiles, int64 unmapped_pages)
+{
+	double		per_header;
+
+	if (cost->single_ns <= 0)
+		return 0;
+	if (kind == WL_SCAN_FLUSH_PENDING && cost->multi_valid)
+		per_header = multi_ns_per_header(cost->flush_ns, nfiles);
+	else if (kind == WL_SCAN_DROP_PENDING && cost->multi_valid)
+		per_header = multi_ns_per_header(cost->drop_ns, nfiles);
+	else
+		per_header = cost->single_ns;
+	return per_header * NBuffers + cost->fault_ns_per_page * Max(unmapped_pages, 0);
+}
+
+/*
+ * How many pages of the buffer header array this process has not mapped
+ * yet, from /proc/self/pagemap (bit 63: present); 0 when pagemap cannot be
+ * read.  Without recheck, 0 once a scan has walked them (they stay mapped).
+ * Never called on the abort path.
+ */
+int64
+wl_header_pages_unmapped(bool recheck)
+{
+	uintptr_t	page = (uintptr_t) sysconf(_SC_PAGESIZE);
+	uintptr_t	first,
+				last;
+	int64		npages,
+				unmapped = 0;
+	int			fd;
+	uint64	   *entries;
+
+	if (headers_mapped && !recheck)
+		return 0;
+	first = (uintptr_t) GetBufferDescriptor(0) / page;
+	last = ((uintptr_t) GetBufferDescriptor(NBuffers - 1) + sizeof(BufferDescPadded) - 1) / page;
+	npages = last - first + 1;
+
+	fd = open("/proc/self/pagemap", O_RDONLY | PG_BINARY, 0);
+	if (fd < 0)
+		return 0;
+	entries = palloc_extended(npages * sizeof(uint64), MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
+	if (entries != NULL &&
+		pread(fd, entries, npages * sizeof(uint64), (off_t) (first * sizeof(uint64))) ==
+		(ssize_t) (npages * sizeof(uint64)))
+	{
+		for (int64 i = 0; i < npages; i++)
+			if ((entries[i] & (UINT64CONST(1) << 63)) == 0)
+				unmapped++;
+	}
+	if (entries != NULL)
+		pfree(entries);
+	close(fd);
+	if (unmapped == 0)
+		headers_mapped = true;
+	return unmapped;
+}
+
+/*
+ * Before a statement that may scan (the utility pre-look): note how many
+ * header pages are unmapped, for a scan the statement's post-look or an
+ * abort counts afterwards, when the walk has mapped them.  Nothing once the
+ * backend has scanned.
+ */
+void
+wl_header_pages_sample(void)
+{
+	if (!headers_mapped)
+		sampled_unmapped = wl_header_pages_unmapped(false);
+}
+
+/*
+ * The estimated duration of n scans of one kind comparing nfiles files, by
+ * this backend: the first scan of a backend also maps the header pages; n
+ * scans counted at once walk back to back (TRUNCATE of a table created in
+ * the same transaction truncates heap, TOAST and indexes in place, one
+ * after the other): all but the first find the headers in the cache as far
+ * as they fit (warm_ns).
+ * before_scan: the scans have not happened yet (commit), so the pages can be
+ * counted now; else the count noted before the statement is used.  Reads
+ * the calibration from the store (a spinlock); no system call unless
+ * before_scan.
+ */
+double
+wl_scans_est_ns(WlScanKind kind, int64 n, int nfiles, bool before_scan)
+{
+	WlScanCost	cost;
+	int64		unmapped = 0;
+
+	if (n <= 0)
+		return 0;
+	wl_store_get_scan_cost(&cost);
+	if (!headers_mapped)
+	{
+		unmapped = before_scan ? wl_header_pages_unmapped(false) : sampled_unmapped;
+		headers_mapped = true;
+		sampled_unmapped = 0;
+	}
+	return wl_scan_est_ns(&cost, kind, nfiles, unmapped) +
+		(n - 1) * cost.warm_ns * NBuffers;
+}
+
+/* ----------------------------------------------------------------
+ * the calibration worker
+ * ----------------------------------------------------------------
+ */
+void
+wl_scan_cost_register_worker(void)
+{
+	BackgroundWorker worker;
+
+	memset(&worker, 0, sizeof(worker));
+	worker.bgw_flags = BGWORKER_SHMEM_ACCESS;
+	worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
+	worker.bgw_restart_time = BGW_NEVER_RESTART;
+	strlcpy(worker.bgw_library_name, "walload", BGW_MAXLEN);
+	strlcpy(worker.bgw_function_name, "walload_calibration_main", BGW_MAXLEN);
+	strlcpy(worker.bgw_name, "walload calibration", BGW_MAXLEN);
+	strlcpy(worker.bgw_type, "walload calibration", BGW_MAXLEN);
+	RegisterBackgroundWorker(&worker);
+}
+
+void
+walload_calibration_main(Datum main_arg)
+{
+	WlScanCost	cost;
+
+	BackgroundWorkerUnblockSignals();
+	CurrentResourceOwner = ResourceOwnerCreate(NULL, "walload calibration");
+	wl_scan_cost_calibrate(WL_STARTUP_CALIBRATION_PASSES, true, &cost);
+	wl_store_set_scan_cost(&cost, false);
+	proc_exit(0);
+}
