@@ -252,6 +252,7 @@ def cmd_count(args):
     per_fn = {}
     clients = t["backend"] - exclude
     last_scan_end = {}
+    scan_ns = 0
     for start, pid, fn, dur, wall, otherwork in t["call"]:
         name, kind = fl[fn]
         if pid not in clients:
@@ -262,6 +263,7 @@ def cmd_count(args):
             cls = "AMBIGUOUS"
         elif lo <= dur < hi or dur >= thr:
             got[kind] += 1
+            scan_ns += dur
             last_scan_end[pid] = start + wall
             cls = "scan" if not lo <= dur < hi else "scan, right after another (warm caches)"
         else:
@@ -297,7 +299,7 @@ def cmd_count(args):
                 "writes, wall time if longer]; a scan walked >= %s, ambiguous %s-%s\n"
                 % (fmt_ns(thr), fmt_ns(lo), fmt_ns(hi)))
     out = dict(got)
-    out.update({"early": early, "ambiguous": ambiguous, "unreturned": unreturned,
+    out.update({"scan_us": scan_ns // 1000, "early": early, "ambiguous": ambiguous, "unreturned": unreturned,
                 "lost": lost, "other": other, "nclients": len(clients),
                 "ready": 1 if t["ready"] else 0})
     shell_out(out)
