@@ -35,6 +35,12 @@ Sections (all by default, in this order):
              an existing one.
   seed004    many small transactions, synchronous_commit on vs off: client
              latency beside walload's commit_ms.
+  whatif     every figure walload_diagnose() predicts, against the
+             alternative run in the same cluster: N DROP TABLE in N
+             transactions vs one (time saved, bound 25%); a load whose new
+             table is synced at commit vs the same with wal_skip_threshold
+             raised as the hint says (WAL at commit, bound 10%); at
+             shared_buffers 1GB, 4GB, 16GB (--quick: 1GB).
   manyfiles  one transaction that creates N tables (40,000; --quick 10,000),
              then 2,000 ALTER TABLE ... SET STATISTICS, and one that
              rewrites 200 of the tables: the same cluster restarted with
@@ -65,7 +71,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "test", "oracle"))
 from oracle import Cluster, pgconfig  # noqa: E402
 
-SECTIONS = ["overhead", "callgrind", "seed000", "seed001", "seed003", "seed004", "manyfiles"]
+SECTIONS = ["overhead", "callgrind", "seed000", "seed001", "seed003", "seed004", "manyfiles", "whatif"]
 CONFIGS = [("nothing", ""), ("pg_stat_statements", "pg_stat_statements"),
            ("walload", "walload"), ("both", "walload,pg_stat_statements")]
 # configurations measured only under callgrind: (name, libraries, settings)
@@ -849,6 +855,90 @@ def manyfiles(c, tmp):
     return "\n".join(lines), times
 
 
+# ---------------------------------------------------------------- what-ifs
+
+def hint_of(c, finding_like):
+    r = c.psql("SELECT hint FROM walload_diagnose() WHERE finding LIKE '%s'" % finding_like)
+    return r
+
+
+def whatif(c, tmp):
+    """Each figure walload_diagnose() predicts, against the alternative run
+    in the same cluster, right after the load it was predicted from."""
+    ntab = 20
+    rounds = 3
+    rows = []
+    data = os.path.join(tmp, "whatif.csv")
+    with open(data, "w") as f:
+        for i in range(1, P["whatif_rows"] + 1):
+            f.write("%d,%s\n" % (i, "x" * 40))
+    os.chmod(data, 0o644)
+    for size in P["whatif_sizes"]:
+        # 1. N DROPs, one per transaction, against the same N in one
+        configure(c, "walload", {"shared_buffers": size, "wal_level": "replica"})
+        c.psql("CREATE EXTENSION IF NOT EXISTS walload")
+        pred, meas = [], []
+        for rnd in range(rounds):
+            create = ["CREATE TABLE w_%d (a int);" % t for t in range(ntab)]
+            c.psql("SELECT walload_reset()")
+            out = run_psql_file(c, create + ["\\timing on", "\\echo @start", "SELECT 1;"] +
+                                ["DROP TABLE w_%d;" % t for t in range(ntab)] + ["\\echo @end", "SELECT 1;"],
+                                os.path.join(tmp, "w1.sql"))
+            hint = hint_of(c, "file deletion%")
+            m = re.search(r"would save (\d+) scans and \d+ WAL flushes, about ([\d.]+) ms", hint)
+            apart = sum(float(x) for x in re.findall(r"Time: ([\d.]+) ms", out)[1:-1])
+            out = run_psql_file(c, create + ["\\timing on", "BEGIN;"] +
+                                ["DROP TABLE w_%d;" % t for t in range(ntab)] + ["COMMIT;"],
+                                os.path.join(tmp, "w2.sql"))
+            together = sum(float(x) for x in re.findall(r"Time: ([\d.]+) ms", out))
+            if m:
+                pred.append(float(m.group(2)))
+                meas.append(apart - together)
+        c.stop()
+        p_, m_ = statistics.median(pred), statistics.median(meas)
+        rows.append(("%d DROP TABLE in %d transactions instead of one: time saved" % (ntab, ntab), size,
+                     "%.1f ms" % p_, "%.1f ms" % m_, p_ / m_ if m_ > 0 else 0, 0.25))
+        log("whatif drops %s: predicted %.1f ms, measured %.1f ms" % (size, p_, m_))
+
+        # 2. wal_skip_threshold above the synced file: WAL-logged at commit
+        configure(c, "walload", {"shared_buffers": size, "wal_level": "minimal"})
+        c.psql("CREATE EXTENSION IF NOT EXISTS walload")
+        pred, meas = [], []
+        for rnd in range(rounds):
+            c.psql("SELECT walload_reset()")
+            load = ["BEGIN;", "CREATE TABLE w_load (a int, b text);",
+                    "COPY w_load FROM '%s' WITH (FORMAT csv);" % data]
+            run_psql_file(c, load + ["COMMIT;", "DROP TABLE w_load;"], os.path.join(tmp, "w3.sql"))
+            hint = hint_of(c, "commit-time sync%")
+            m = re.search(r"wal_skip_threshold to (\d+) kB .* about ([\d.]+) MB", hint)
+            if not m:
+                raise RuntimeError("whatif: no threshold prediction in %r" % hint)
+            c.psql("SELECT walload_reset()")
+            run_psql_file(c, ["SET wal_skip_threshold = '%s kB';" % m.group(1)] + load +
+                          ["COMMIT;", "DROP TABLE w_load;"], os.path.join(tmp, "w4.sql"))
+            got = q(c, "SELECT commit_wal_bytes, synced_rels, wal_logged_rels FROM walload_xacts "
+                       "WHERE xact_id = (SELECT max(xact_id) FROM walload_statements WHERE command = 'COPY')")
+            if int(got[1]) != 0:
+                raise RuntimeError("whatif: with the threshold raised a file was still synced: %r" % got)
+            pred.append(float(m.group(2)))
+            meas.append(int(got[0]) / 1048576.0)
+        c.stop()
+        p_, m_ = statistics.median(pred), statistics.median(meas)
+        rows.append(("COPY of %d rows into a new table under minimal, wal_skip_threshold raised as the hint says: "
+                     "WAL at commit" % P["whatif_rows"], size, "%.2f MB" % p_, "%.2f MB" % m_,
+                     p_ / m_ if m_ > 0 else 0, 0.10))
+        log("whatif threshold %s: predicted %.2f MB, measured %.2f MB" % (size, p_, m_))
+    lines = ["| what-if | shared_buffers | predicted (walload_diagnose) | measured (the alternative, run) | ratio | bound |",
+             "|---|---|---|---|---|---|"]
+    bad = 0
+    for name, size, p_, m_, r, b in rows:
+        ok = abs(r - 1) <= b
+        bad += 0 if ok else 1
+        lines.append("| %s | %s | %s | %s | %.2f%s | +-%d%% |" % (name, size, p_, m_, r, "" if ok else " (beyond)",
+                                                              int(b * 100)))
+    return "\n".join(lines), bad
+
+
 # ---------------------------------------------------------------- main
 
 def main():
@@ -874,6 +964,8 @@ def main():
         "copy_rows": 300000 if quick else 2000000,
         "small_tx": 500 if quick else 3000,
         "many_tables": 10000 if quick else 40000,
+        "whatif_sizes": os.environ.get("BENCH_WHATIF_SHARED_BUFFERS", "1GB" if quick else "1GB 4GB 16GB").split(),
+        "whatif_rows": 100000,
         "cg_n": {"S": (100, 600), "tpcb": (30, 180), "ddl": (10, 60)} if quick else
                 {"S": (200, 2200), "tpcb": (50, 550), "ddl": (20, 170)},
         "out": os.path.join(HERE, "out"),
@@ -994,6 +1086,23 @@ too); walload's counters are the VACUUM backend's own.
 
 ![commit_ms](seed004-commit.svg)
 """ % s4)
+        if "whatif" in only:
+            wi, bad = whatif(seed_c, tmp)
+            parts.append("""## What-ifs: walload_diagnose()'s predictions against the alternative, run
+
+Each figure a hint predicts, taken from walload_diagnose() after the load,
+beside the alternative run in the same cluster right after it; median of 3
+rounds.  DROPs: wal_level=replica, synchronous_commit=off (the hint predicts
+the scans saved, not the commits' WAL flushes), client time of the 20 DROPs
+(psql \\timing) minus that of the same 20 in one transaction.  Threshold:
+wal_level=minimal, COPY of %d rows into a table created in the transaction,
+then the same with `SET wal_skip_threshold` to the value the hint names;
+measured: walload's commit_wal_bytes of that transaction (the WAL written
+during its commit, which core's log_newpage_range writes there).  %s
+
+%s
+""" % (P["whatif_rows"], "Every prediction within its bound." if bad == 0 else
+                   "%d prediction(s) beyond the bound." % bad, wi))
         if "manyfiles" in only:
             mf, _ = manyfiles(seed_c, tmp)
             parts.append("""## Transactions that create many files
