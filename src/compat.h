@@ -212,10 +212,11 @@ wl_compute_utility_queryid(PlannedStmt *pstmt, const char *queryString)
 #endif
 
 /*
- * Backend-local counters of WAL writes and syncs this backend did itself.
+ * Counters of the WAL writes and syncs this backend did itself, as
+ * cumulative values: walload only ever uses their differences.
  * 15: PendingWalStats (PgStat_WalStats, times in microseconds as counters).
  * 16-17: PendingWalStats (PgStat_PendingWalStats, times as instr_time).
- * 18: removed (moved to pg_stat_io, not readable by extensions).
+ * 18+: the backend's own I/O statistics (see below).
  */
 typedef struct WlWalIo
 {
@@ -229,19 +230,121 @@ typedef struct WlWalIo
  * Whether the WAL I/O columns (wal_writes, wal_syncs, wal_sync_ms) can be
  * filled: a property of the version, the same in every backend.
  */
-#if PG_VERSION_NUM >= 180000
-#define WL_HAVE_WAL_IO				false
-#else
 #define WL_HAVE_WAL_IO				true
-#endif
+
+#if PG_VERSION_NUM >= 180000
+/*
+ * 18+: XLogWrite() and issue_xlog_fsync() (xlog.c) count the WAL writes and
+ * fsyncs as I/O: pgstat_count_io_op_time(IOOBJECT_WAL, IOCONTEXT_NORMAL,
+ * IOOP_WRITE / IOOP_FSYNC), timed with track_wal_io_timing alone.  That adds
+ * them to two backend-local arrays, both static: PendingIOStats
+ * (pgstat_io.c, flushed to pg_stat_io's per-backend-type totals) and
+ * PendingBackendStats (pgstat_backend.c, flushed to this backend's own
+ * entry, which pg_stat_get_backend_io() reports).  Neither can be read from
+ * an extension.
+ *
+ * What can be read is this backend's shared entry (PGSTAT_KIND_BACKEND,
+ * keyed by MyProcNumber), once the pending backend counts are in it:
+ * pgstat_flush_backend(false, PGSTAT_BACKEND_FLUSH_IO) moves them there, as
+ * walsenders do to keep their entry current.  It leaves PendingIOStats
+ * alone, so pg_stat_io reports exactly what it would without walload, and
+ * adds nothing to the backend's own totals: pg_stat_get_backend_io() only
+ * sees them earlier.  (Its times are kept in whole microseconds and each
+ * flush truncates the pending nanoseconds of each counter that has any: a
+ * flush walload forces may drop up to 1 us per such counter that a later
+ * flush would have kept.)  The entry is read under its lock, directly:
+ * pgstat_fetch_stat_backend() would answer from the statistics snapshot
+ * under stats_fetch_consistency = cache or snapshot.
+ *
+ * Flushing costs a pass over every I/O counter, so it is done only when
+ * one of ours may have moved.  A WAL write or fsync of ours always moves
+ * the shared WAL positions XLogWrite() publishes at its end: a write
+ * advances logWriteResult, and the fsync (in XLogWrite(), with or without
+ * a write in the same call) advances logFlushResult, as only XLogWrite()
+ * does, holding WALWriteLock.  So when both positions are where they were
+ * just before our last flush, our counts are still the ones read then.
+ * (During recovery, where GetFlushRecPtr() may not be called, every read
+ * flushes.)
+ *
+ * pg_stat_reset_backend_stats() zeroes the entry and sets its reset time:
+ * the counts read after a reset are added to those read before it, so
+ * walload's differences stay whole (only counts that core flushed in
+ * between, while the backend was idle, are lost).
+ */
+#include "access/xlog.h"
+#include "executor/instrument.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "storage/procnumber.h"
+#include "utils/pgstat_internal.h"
 
 /* read this backend's WAL write/sync counters; false where none exist */
-#if PG_VERSION_NUM >= 180000
 static inline bool
 wl_wal_io_read(WlWalIo *io)
 {
+	/* one reader: measure.c */
+	static bool have_last = false;
+	static bool positions_valid = false;
+	static XLogRecPtr seen_write;
+	static XLogRecPtr seen_flush;
+	static TimestampTz seen_reset;
+	static WlWalIo base;		/* counts of the entry before its resets */
+	static WlWalIo last;
+	bool		recovery;
+	XLogRecPtr	write = InvalidXLogRecPtr;
+	XLogRecPtr	flush = InvalidXLogRecPtr;
+	PgStat_EntryRef *ref;
+	PgStat_Backend *st;
+	TimestampTz reset;
+	int64		writes,
+				syncs,
+				sync_us;
+
 	memset(io, 0, sizeof(*io));
-	return false;
+	if (!pgstat_tracks_backend_bktype(MyBackendType))
+		return false;
+	recovery = RecoveryInProgress();
+	if (!recovery)
+	{
+		flush = GetFlushRecPtr(NULL);
+		write = GetXLogWriteRecPtr();
+		if (positions_valid && write == seen_write && flush == seen_flush)
+		{
+			*io = last;
+			io->buffers_full = pgWalUsage.wal_buffers_full;
+			return true;
+		}
+	}
+
+	(void) pgstat_flush_backend(false, PGSTAT_BACKEND_FLUSH_IO);
+	ref = pgstat_get_entry_ref(PGSTAT_KIND_BACKEND, InvalidOid, MyProcNumber,
+							   false, NULL);
+	if (ref == NULL)
+	{
+		positions_valid = false;
+		return false;
+	}
+	(void) pgstat_lock_entry_shared(ref, false);
+	st = &((PgStatShared_Backend *) ref->shared_stats)->stats;
+	writes = st->io_stats.counts[IOOBJECT_WAL][IOCONTEXT_NORMAL][IOOP_WRITE];
+	syncs = st->io_stats.counts[IOOBJECT_WAL][IOCONTEXT_NORMAL][IOOP_FSYNC];
+	sync_us = st->io_stats.times[IOOBJECT_WAL][IOCONTEXT_NORMAL][IOOP_FSYNC];
+	reset = st->stat_reset_timestamp;
+	pgstat_unlock_entry(ref);
+
+	if (have_last && reset != seen_reset)
+		base = last;
+	last.writes = base.writes + writes;
+	last.syncs = base.syncs + syncs;
+	last.sync_us = base.sync_us + sync_us;
+	seen_reset = reset;
+	seen_write = write;
+	seen_flush = flush;
+	positions_valid = !recovery;
+	have_last = true;
+	*io = last;
+	io->buffers_full = pgWalUsage.wal_buffers_full;
+	return true;
 }
 #else
 #include "pgstat.h"

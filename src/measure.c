@@ -4,7 +4,10 @@
  *		Usage marks: the backend's buffer, WAL and WAL I/O counters at a
  *		point, the usage since a mark, and usage accumulated over several
  *		intervals (an executor statement's ExecutorRun / ExecutorFinish
- *		calls).  Reads core's counters; keeps no state.
+ *		calls).  Reads core's counters; keeps no state of its own (on 18+
+ *		reading the WAL I/O counters flushes this backend's pending I/O
+ *		statistics into its shared entry and remembers what it read: see
+ *		wl_wal_io_read in compat.h).
  *
  *-------------------------------------------------------------------------
  */
@@ -20,9 +23,9 @@ wl_usage_mark(WlUsageMark *mark)
 
 /*
  * Add the usage since mark to acc (a mark used as a sum, zeroed to
- * start).  The pending WAL I/O counters are zeroed when the backend reports
- * its statistics (only outside transactions); clamp rather than go
- * negative.
+ * start).  The WAL I/O counters can go back (compat.h, wl_wal_io_read: on
+ * 15-17 they are the pending ones, zeroed when the backend reports its
+ * statistics, only outside transactions); clamp rather than go negative.
  */
 void
 wl_usage_accum(WlUsageMark *acc, const WlUsageMark *mark)

@@ -196,7 +196,7 @@ activate(void)
 
 /*
  * A statement starts: the transaction's usage is measured from its first
- * statement (the backend's WAL I/O counters are zeroed between
+ * statement (on 15-17 the backend's WAL I/O counters are zeroed between
  * transactions, when it reports its statistics).
  */
 void

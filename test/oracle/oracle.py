@@ -309,16 +309,19 @@ def cmd_count(args):
 # ---------------------------------------------------------------- scenarios
 
 def read_headers(path):
-    h = {"db": "", "errors": "0", "needs": "", "expect": {}, "title": ""}
+    h = {"db": "", "errors": "0", "needs": "", "expect": {}, "title": "",
+         "min-version": "", "max-version": "", "skip": {}}
     with open(path) as f:
         lines = f.read().splitlines()
     for line in lines:
-        m = re.match(r"^\s*(?:--|#)\s*@(\w+)(?:\s+(\w+))?:\s*(.*?)\s*$", line)
+        m = re.match(r"^\s*(?:--|#)\s*@([\w-]+)(?:\s+(\w+))?:\s*(.*?)\s*$", line)
         if not m:
             continue
         key, level, val = m.group(1), m.group(2), m.group(3)
         if key == "expect":
             h["expect"][level or "*"] = val
+        elif key == "skip":
+            h["skip"][level or "*"] = val
         elif key in h:
             h[key] = val
     for line in lines:
@@ -349,8 +352,13 @@ def cmd_info(args):
     path, level = args
     h = read_headers(path)
     exp = expected(h, level)
+    for key in ("min-version", "max-version"):
+        if h[key] and not re.match(r"^[0-9]+$", h[key]):
+            raise SystemExit("@%s: %r is not a major version number (%s)" % (key, h[key], path))
     out = {"sc_db": h["db"], "sc_errors": h["errors"], "sc_needs": h["needs"],
-           "sc_title": h["title"], "sc_has_expect": 0 if exp is None else 1}
+           "sc_title": h["title"], "sc_has_expect": 0 if exp is None else 1,
+           "sc_min_version": h["min-version"], "sc_max_version": h["max-version"],
+           "sc_skip": h["skip"].get(level, h["skip"].get("*", ""))}
     for k in KINDS:
         out["exp_" + k] = "" if exp is None else exp[k]
     shell_out(out)

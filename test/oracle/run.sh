@@ -460,7 +460,23 @@ run_scenario() {
   local level=$1 file=$2 name short path work db target rc errs missing prog k ranok reason
   name=${file%.*}; short=${name#*_}; path=$here/scenarios/$file
   local desc="$level/$short"
-  eval "$(helper info "$path" "$level")"
+  local info
+  info=$(helper info "$path" "$level") || bail "cannot read the headers of $file"
+  eval "$info"
+
+  # the versions the scenario is written for (@min-version / @max-version)
+  local why=""
+  if [ -n "$sc_min_version" ] && [ "$major" -lt "$sc_min_version" ]; then
+    why="PostgreSQL $major: the scenario needs $sc_min_version or later"
+  elif [ -n "$sc_max_version" ] && [ "$major" -gt "$sc_max_version" ]; then
+    why="PostgreSQL $major: the scenario is for $sc_max_version or earlier"
+  elif [ -n "$sc_skip" ]; then
+    why="wal_level=$level: $sc_skip"
+  fi
+  if [ -n "$why" ]; then
+    for k in $(seq $per); do ok "$desc # SKIP $why"; done
+    return
+  fi
 
   missing=""
   for prog in $sc_needs; do [ -x "$bindir/$prog" ] || missing="$missing $prog"; done
