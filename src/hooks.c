@@ -381,6 +381,40 @@ wl_statement_in_progress(void)
 }
 
 /*
+ * Whether a utility statement can walk the buffer pool while it runs, or
+ * leave a walk to an abort: everything but the session and transaction
+ * control statements that OLTP sends all the time (BEGIN, COMMIT, SET,
+ * PREPARE, cursors...), for which counting unmapped header pages
+ * (scan_cost.c) would be pure cost.
+ */
+static bool
+utility_may_walk(Node *parsetree)
+{
+	switch (nodeTag(parsetree))
+	{
+		case T_TransactionStmt:
+		case T_VariableSetStmt:
+		case T_VariableShowStmt:
+		case T_PrepareStmt:
+		case T_ExecuteStmt:
+		case T_DeallocateStmt:
+		case T_DeclareCursorStmt:
+		case T_FetchStmt:
+		case T_ClosePortalStmt:
+		case T_ListenStmt:
+		case T_NotifyStmt:
+		case T_UnlistenStmt:
+		case T_LockStmt:
+		case T_DiscardStmt:
+		case T_CheckPointStmt:
+		case T_ExplainStmt:
+			return false;
+		default:
+			return true;
+	}
+}
+
+/*
  * A scan happened (or is certain to happen) during the current statement:
  * count it for the innermost running statement and for the transaction.
  */
@@ -707,7 +741,8 @@ wl_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 		{
 			obs = wl_model_utility_before(parsetree);
 			/* a scan it does also maps the header pages, if first */
-			wl_header_pages_sample();
+			if (obs != NULL || utility_may_walk(parsetree))
+				wl_header_pages_sample();
 			start_utility_measure(serial);
 		}
 		if (prev_ProcessUtility)
