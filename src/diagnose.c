@@ -53,6 +53,9 @@ typedef struct Totals
 	bool		mixed_wal_level;
 } Totals;
 
+/* severity, finding, evidence, hint: the SQL definition's columns */
+#define WL_DIAGNOSE_COLS	4
+
 typedef struct Emitter
 {
 	ReturnSetInfo *rsinfo;
@@ -63,8 +66,8 @@ static void
 emit(Emitter *em, const char *severity, const char *finding,
 	 const char *evidence, const char *hint)
 {
-	Datum		values[4];
-	bool		nulls[4] = {false, false, false, false};
+	Datum		values[WL_DIAGNOSE_COLS];
+	bool		nulls[WL_DIAGNOSE_COLS] = {false, false, false, false};
 
 	values[0] = CStringGetTextDatum(severity);
 	values[1] = CStringGetTextDatum(finding);
@@ -727,6 +730,12 @@ walload_diagnose(PG_FUNCTION_ARGS)
 				 errmsg("xact_id must be positive, not " INT64_FORMAT, want)));
 
 	InitMaterializedSRF(fcinfo, 0);
+	if (rsinfo->setDesc->natts != WL_DIAGNOSE_COLS)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("walload_diagnose() is defined with %d columns, the installed library returns %d",
+						rsinfo->setDesc->natts, WL_DIAGNOSE_COLS),
+				 errhint("Run ALTER EXTENSION walload UPDATE, or reinstall the extension.")));
 	em.rsinfo = rsinfo;
 	em.n = 0;
 	n = wl_store_copy_xacts(&recs);

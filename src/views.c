@@ -133,6 +133,28 @@ put_buffers(Datum *values, int i, const WlCounters *c)
 	return i;
 }
 
+/*
+ * The column counts of the SQL definitions the set-returning functions
+ * serve (walload--1.1.sql; 1.0 had the same).  Checked before any row is
+ * built: a definition of another shape (a function of the user's over this
+ * library, a mismatched install) gets an error, never a row built for other
+ * columns.
+ */
+#define WL_XACTS_COLS		52
+#define WL_STATEMENTS_COLS	36
+#define WL_STATS_COLS		33
+
+static void
+check_columns(ReturnSetInfo *rsinfo, int expected, const char *fn)
+{
+	if (rsinfo->setDesc->natts != expected)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("%s() is defined with %d columns, the installed library returns %d",
+						fn, rsinfo->setDesc->natts, expected),
+				 errhint("Run ALTER EXTENSION walload UPDATE, or reinstall the extension.")));
+}
+
 Datum
 walload_xacts(PG_FUNCTION_ARGS)
 {
@@ -142,13 +164,14 @@ walload_xacts(PG_FUNCTION_ARGS)
 
 	wl_store_require();
 	InitMaterializedSRF(fcinfo, 0);
+	check_columns(rsinfo, WL_XACTS_COLS, "walload_xacts");
 	n = wl_store_copy_xacts(&recs);
 
 	for (int r = 0; r < n; r++)
 	{
 		WlXactRecord *x = &recs[r];
-		Datum		values[52];
-		bool		nulls[52];
+		Datum		values[WL_XACTS_COLS];
+		bool		nulls[WL_XACTS_COLS];
 		int			i = 0;
 
 		memset(nulls, 0, sizeof(nulls));
@@ -198,13 +221,14 @@ walload_statements(PG_FUNCTION_ARGS)
 
 	wl_store_require();
 	InitMaterializedSRF(fcinfo, 0);
+	check_columns(rsinfo, WL_STATEMENTS_COLS, "walload_statements");
 	n = wl_store_copy_statements(&recs);
 
 	for (int r = 0; r < n; r++)
 	{
 		WlStmtRecord *s = &recs[r];
-		Datum		values[36];
-		bool		nulls[36];
+		Datum		values[WL_STATEMENTS_COLS];
+		bool		nulls[WL_STATEMENTS_COLS];
 		int			i = 0;
 		bool		visible = can_see(s->userid);
 
@@ -257,13 +281,14 @@ walload_stats(PG_FUNCTION_ARGS)
 
 	wl_store_require();
 	InitMaterializedSRF(fcinfo, 0);
+	check_columns(rsinfo, WL_STATS_COLS, "walload_stats");
 	n = wl_store_copy_stats(&recs);
 
 	for (int r = 0; r < n; r++)
 	{
 		WlStatsEntryCopy *e = &recs[r];
-		Datum		values[33];
-		bool		nulls[33];
+		Datum		values[WL_STATS_COLS];
+		bool		nulls[WL_STATS_COLS];
 		int			i = 0;
 		bool		visible = can_see(e->key.userid);
 
