@@ -1092,9 +1092,10 @@ too); walload's counters are the VACUUM backend's own.
 
 Each figure a hint predicts, taken from walload_diagnose() after the load,
 beside the alternative run in the same cluster right after it; median of 3
-rounds.  DROPs: wal_level=replica, synchronous_commit=off (the hint predicts
-the scans saved, not the commits' WAL flushes), client time of the 20 DROPs
-(psql \\timing) minus that of the same 20 in one transaction.  Threshold:
+rounds.  DROPs: wal_level=replica, client time of the 20 DROPs (psql
+\\timing) minus that of the same 20 in one transaction (the hint predicts
+both what goes: all but one commit record and its flush, which a commit that
+deletes files always waits for, and all but one walk).  Threshold:
 wal_level=minimal, COPY of %d rows into a table created in the transaction,
 then the same with `SET wal_skip_threshold` to the value the hint names;
 measured: walload's commit_wal_bytes of that transaction (the WAL written
