@@ -37,6 +37,11 @@ SELECT count(*) AS info_columns FROM pg_attribute
 WHERE attrelid = 'walload_info'::regclass AND attnum > 0;
 SELECT xacts_recorded >= 0 AND shmem_bytes > 0 AS info_1_0_reads FROM walload_info;
 SELECT lock_waits FROM walload_info;
+-- 1.0's (and 1.1's) walload_xacts, walload_statements and walload_stats
+-- have no wal_fpi_bytes and work with this library
+SELECT (SELECT count(*) >= 0 FROM walload_xacts) AND (SELECT count(*) >= 0 FROM walload_statements)
+       AND (SELECT count(*) >= 0 FROM walload_stats) AS views_1_0_read;
+SELECT wal_fpi_bytes FROM walload_xacts;
 
 -- an update to a version that does not exist fails and changes nothing
 ALTER EXTENSION walload UPDATE TO '9.9';
@@ -47,6 +52,9 @@ SELECT extversion FROM pg_extension WHERE extname = 'walload';
 SELECT count(*) AS info_columns FROM pg_attribute
 WHERE attrelid = 'walload_info'::regclass AND attnum > 0;
 SELECT lock_waits >= 0 AND lock_wait_ms >= 0 AS info_1_1_reads FROM walload_info;
+SELECT count(*) AS xacts_columns FROM pg_attribute
+WHERE attrelid = 'walload_xacts'::regclass AND attnum > 0;
+SELECT count(*) >= 0 AS fpi_bytes_reads FROM walload_xacts WHERE wal_fpi_bytes IS NULL OR wal_fpi_bytes >= 0;
 SELECT pg_temp.snapshot('updated');
 
 -- the same objects either way: both differences are empty

@@ -227,6 +227,19 @@ typedef struct WlWalIo
 } WlWalIo;
 
 /*
+ * Bytes of full-page images in the WAL written (WalUsage.wal_fpi_bytes, new
+ * in 19): the column wal_fpi_bytes is NULL where the version does not count
+ * them.
+ */
+#if PG_VERSION_NUM >= 190000
+#define WL_HAVE_WAL_FPI_BYTES		true
+#define WlWalFpiBytes(walusage)		((walusage).wal_fpi_bytes)
+#else
+#define WL_HAVE_WAL_FPI_BYTES		false
+#define WlWalFpiBytes(walusage)		((uint64) 0)
+#endif
+
+/*
  * Whether the WAL I/O columns (wal_writes, wal_syncs, wal_sync_ms) can be
  * filled: a property of the version, the same in every backend.
  */

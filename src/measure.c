@@ -54,6 +54,7 @@ wl_usage_counters(const WlUsageMark *acc, WlCounters *c)
 	c->wal_records = acc->wal.wal_records;
 	c->wal_fpi = acc->wal.wal_fpi;
 	c->wal_bytes = acc->wal.wal_bytes;
+	c->wal_fpi_bytes = WlWalFpiBytes(acc->wal);
 	c->wal_writes = acc->walio.writes;
 	c->wal_syncs = acc->walio.syncs;
 	c->wal_sync_us = acc->walio.sync_us;
@@ -81,6 +82,7 @@ wl_counters_add(WlCounters *dst, const WlCounters *src)
 	dst->wal_records += src->wal_records;
 	dst->wal_fpi += src->wal_fpi;
 	dst->wal_bytes += src->wal_bytes;
+	dst->wal_fpi_bytes += src->wal_fpi_bytes;
 	dst->wal_writes += src->wal_writes;
 	dst->wal_syncs += src->wal_syncs;
 	dst->wal_sync_us += src->wal_sync_us;

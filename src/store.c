@@ -990,7 +990,7 @@ wl_store_reset(void)
  * what is written, whether or not the sizes change.
  * ----------------------------------------------------------------
  */
-#define WL_DUMP_FORMAT		3
+#define WL_DUMP_FORMAT		4
 
 typedef struct WlDumpHeader
 {

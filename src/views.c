@@ -135,24 +135,45 @@ put_buffers(Datum *values, int i, const WlCounters *c)
 
 /*
  * The column counts of the SQL definitions the set-returning functions
- * serve (walload--1.1.sql; 1.0 had the same).  Checked before any row is
- * built: a definition of another shape (a function of the user's over this
- * library, a mismatched install) gets an error, never a row built for other
- * columns.
+ * serve: extension versions 1.0 and 1.1 (walload--1.1.sql), and 1.2, which
+ * adds wal_fpi_bytes as the last column of walload_xacts, walload_statements
+ * and walload_stats.  The library serves every version, so that a server
+ * running it keeps working before ALTER EXTENSION walload UPDATE.  Checked
+ * before any row is built: a definition of another shape (a function of the
+ * user's over this library, a mismatched install) gets an error, never a row
+ * built for other columns.
  */
 #define WL_XACTS_COLS		52
 #define WL_STATEMENTS_COLS	36
 #define WL_STATS_COLS		33
+#define WL_COLS_ADDED_1_2	1	/* wal_fpi_bytes */
 
-static void
-check_columns(ReturnSetInfo *rsinfo, int expected, const char *fn)
+/* true: the 1.2 definition (with wal_fpi_bytes); false: 1.0 / 1.1 */
+static bool
+check_columns(ReturnSetInfo *rsinfo, int cols_1_1, const char *fn)
 {
-	if (rsinfo->setDesc->natts != expected)
+	int			natts = rsinfo->setDesc->natts;
+
+	if (natts == cols_1_1 + WL_COLS_ADDED_1_2)
+		return true;
+	if (natts != cols_1_1)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("%s() is defined with %d columns, the installed library returns %d",
-						fn, rsinfo->setDesc->natts, expected),
+				 errmsg("%s() is defined with %d columns, the installed library returns %d or %d",
+						fn, natts, cols_1_1, cols_1_1 + WL_COLS_ADDED_1_2),
 				 errhint("Run ALTER EXTENSION walload UPDATE, or reinstall the extension.")));
+	return false;
+}
+
+/* the 1.2 column: full-page image bytes, NULL where the version has none */
+static int
+put_fpi_bytes(Datum *values, bool *nulls, int i, const WlCounters *c)
+{
+	if (WL_HAVE_WAL_FPI_BYTES)
+		values[i++] = uint64_numeric(c->wal_fpi_bytes);
+	else
+		nulls[i++] = true;
+	return i;
 }
 
 Datum
@@ -161,17 +182,18 @@ walload_xacts(PG_FUNCTION_ARGS)
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	WlXactRecord *recs;
 	int			n;
+	bool		with_fpi;
 
 	wl_store_require();
 	InitMaterializedSRF(fcinfo, 0);
-	check_columns(rsinfo, WL_XACTS_COLS, "walload_xacts");
+	with_fpi = check_columns(rsinfo, WL_XACTS_COLS, "walload_xacts");
 	n = wl_store_copy_xacts(&recs);
 
 	for (int r = 0; r < n; r++)
 	{
 		WlXactRecord *x = &recs[r];
-		Datum		values[WL_XACTS_COLS];
-		bool		nulls[WL_XACTS_COLS];
+		Datum		values[WL_XACTS_COLS + WL_COLS_ADDED_1_2];
+		bool		nulls[WL_XACTS_COLS + WL_COLS_ADDED_1_2];
 		int			i = 0;
 
 		memset(nulls, 0, sizeof(nulls));
@@ -206,7 +228,9 @@ walload_xacts(PG_FUNCTION_ARGS)
 		values[i++] = Int32GetDatum(x->nbuffers);
 		values[i++] = Int32GetDatum(x->wal_skip_threshold_kb);
 		i = put_wal_io(values, nulls, i, &x->c);
-		Assert(i == lengthof(values));
+		if (with_fpi)
+			i = put_fpi_bytes(values, nulls, i, &x->c);
+		Assert(i == rsinfo->setDesc->natts);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;
@@ -218,17 +242,18 @@ walload_statements(PG_FUNCTION_ARGS)
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	WlStmtRecord *recs;
 	int			n;
+	bool		with_fpi;
 
 	wl_store_require();
 	InitMaterializedSRF(fcinfo, 0);
-	check_columns(rsinfo, WL_STATEMENTS_COLS, "walload_statements");
+	with_fpi = check_columns(rsinfo, WL_STATEMENTS_COLS, "walload_statements");
 	n = wl_store_copy_statements(&recs);
 
 	for (int r = 0; r < n; r++)
 	{
 		WlStmtRecord *s = &recs[r];
-		Datum		values[WL_STATEMENTS_COLS];
-		bool		nulls[WL_STATEMENTS_COLS];
+		Datum		values[WL_STATEMENTS_COLS + WL_COLS_ADDED_1_2];
+		bool		nulls[WL_STATEMENTS_COLS + WL_COLS_ADDED_1_2];
 		int			i = 0;
 		bool		visible = can_see(s->userid);
 
@@ -266,7 +291,9 @@ walload_statements(PG_FUNCTION_ARGS)
 			nulls[i++] = true;
 			nulls[i++] = true;
 		}
-		Assert(i == lengthof(values));
+		if (with_fpi)
+			i = put_fpi_bytes(values, nulls, i, &s->c);
+		Assert(i == rsinfo->setDesc->natts);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;
@@ -278,17 +305,18 @@ walload_stats(PG_FUNCTION_ARGS)
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	WlStatsEntryCopy *recs;
 	int			n;
+	bool		with_fpi;
 
 	wl_store_require();
 	InitMaterializedSRF(fcinfo, 0);
-	check_columns(rsinfo, WL_STATS_COLS, "walload_stats");
+	with_fpi = check_columns(rsinfo, WL_STATS_COLS, "walload_stats");
 	n = wl_store_copy_stats(&recs);
 
 	for (int r = 0; r < n; r++)
 	{
 		WlStatsEntryCopy *e = &recs[r];
-		Datum		values[WL_STATS_COLS];
-		bool		nulls[WL_STATS_COLS];
+		Datum		values[WL_STATS_COLS + WL_COLS_ADDED_1_2];
+		bool		nulls[WL_STATS_COLS + WL_COLS_ADDED_1_2];
 		int			i = 0;
 		bool		visible = can_see(e->key.userid);
 
@@ -314,7 +342,9 @@ walload_stats(PG_FUNCTION_ARGS)
 		i = put_scans(values, i, &e->c, 0, e->scanned_buffers);
 		values[i++] = CStringGetTextDatum(visible ? e->query : "<insufficient privilege>");
 		i = put_wal_io(values, nulls, i, &e->c);
-		Assert(i == lengthof(values));
+		if (with_fpi)
+			i = put_fpi_bytes(values, nulls, i, &e->c);
+		Assert(i == rsinfo->setDesc->natts);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;

@@ -74,6 +74,7 @@ typedef struct WlCounters
 	int64		wal_records;
 	int64		wal_fpi;
 	uint64		wal_bytes;
+	uint64		wal_fpi_bytes;	/* of those, full-page images (19+; else 0) */
 	int64		wal_writes;		/* WAL writes this backend did itself */
 	int64		wal_syncs;		/* WAL flushes (fsyncs) this backend did */
 	int64		wal_sync_us;	/* their time, with track_wal_io_timing */
