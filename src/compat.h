@@ -239,12 +239,6 @@ typedef struct WlWalIo
 #define WlWalFpiBytes(walusage)		((uint64) 0)
 #endif
 
-/*
- * Whether the WAL I/O columns (wal_writes, wal_syncs, wal_sync_ms) can be
- * filled: a property of the version, the same in every backend.
- */
-#define WL_HAVE_WAL_IO				true
-
 #if PG_VERSION_NUM >= 180000
 /*
  * 18+: XLogWrite() and issue_xlog_fsync() (xlog.c) count the WAL writes and

@@ -33,7 +33,6 @@ typedef struct Totals
 	double		commit_sync_ms;
 	double		commit_cleanup_ms;
 	WlCounters	c;
-	int64		scanned_buffers;
 	int32		synced_rels;
 	int64		synced_blocks;
 	int64		max_xact_synced_blocks; /* the most one transaction synced */
@@ -325,8 +324,7 @@ diagnose_commit(Emitter *em, const Totals *t)
 						 t->small_sync_commit_ms / t->small_sync_commits,
 						 pct(t->small_sync_commit_ms, t->small_sync_total_ms),
 						 t->small_sync_total_ms);
-		if (WL_HAVE_WAL_IO)
-			appendStringInfo(&ev, "; %lld WAL flushes", (long long) t->small_sync_flushes);
+		appendStringInfo(&ev, "; %lld WAL flushes", (long long) t->small_sync_flushes);
 		emit(em, pct(t->small_sync_commit_ms, t->small_sync_total_ms) >= 30 ? "warning" : "info",
 			 "many small synchronous commits", ev.data,
 			 "Each commit waits for a WAL flush. Batch rows into fewer transactions (or COPY), or set "
@@ -669,8 +667,6 @@ diagnose_vacuum(Emitter *em, bool one, int64 want)
 	int			ring_kb = 0;
 	StringInfoData ev;
 
-	if (!WL_HAVE_WAL_IO)
-		return;
 	n = wl_store_copy_statements_filtered(vacuum_filter, &vf, &recs);
 	for (int i = 0; i < n; i++)
 	{
@@ -730,12 +726,7 @@ walload_diagnose(PG_FUNCTION_ARGS)
 				 errmsg("xact_id must be positive, not " INT64_FORMAT, want)));
 
 	InitMaterializedSRF(fcinfo, 0);
-	if (rsinfo->setDesc->natts != WL_DIAGNOSE_COLS)
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("walload_diagnose() is defined with %d columns, the installed library returns %d",
-						rsinfo->setDesc->natts, WL_DIAGNOSE_COLS),
-				 errhint("Run ALTER EXTENSION walload UPDATE, or reinstall the extension.")));
+	(void) wl_check_columns(rsinfo, WL_DIAGNOSE_COLS, 0, "walload_diagnose");
 	em.rsinfo = rsinfo;
 	em.n = 0;
 	n = wl_store_copy_xacts(&recs);
@@ -756,7 +747,6 @@ walload_diagnose(PG_FUNCTION_ARGS)
 		t.commit_sync_ms += x->commit_sync_ms;
 		t.commit_cleanup_ms += x->commit_cleanup_ms;
 		wl_counters_add(&t.c, &x->c);
-		t.scanned_buffers += wl_full_scans(&x->c) * x->nbuffers;
 		t.synced_rels += x->synced_rels;
 		t.synced_blocks += x->synced_blocks;
 		t.max_xact_synced_blocks = Max(t.max_xact_synced_blocks, x->synced_blocks);

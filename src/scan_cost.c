@@ -65,6 +65,22 @@ static bool headers_mapped = false;
 /* unmapped header pages counted before the running statement */
 static int64 sampled_unmapped = 0;
 
+static int64 header_pages_unmapped(bool recheck);
+
+/*
+ * The pages that hold the buffer header array: first page address and one
+ * past the last (both page-aligned).
+ */
+static void
+header_pages(uintptr_t *start, uintptr_t *end)
+{
+	uintptr_t	page = (uintptr_t) sysconf(_SC_PAGESIZE);
+
+	*start = TYPEALIGN_DOWN(page, (uintptr_t) GetBufferDescriptor(0));
+	*end = TYPEALIGN(page, (uintptr_t) GetBufferDescriptor(NBuffers - 1) +
+					 sizeof(BufferDescPadded));
+}
+
 /*
  * Bytes to write between two timed passes so that the buffer headers are no
  * longer in the CPU caches: twice the last-level cache where the C library
@@ -198,12 +214,12 @@ fault_ns_per_page(double single_ns, int64 first_unmapped, double first_ns,
 				  SMgrRelationData *files, SMgrRelation *filep,
 				  volatile char *evict, Size evict_len, int passes, double *ns)
 {
-	uintptr_t	page = (uintptr_t) sysconf(_SC_PAGESIZE);
-	uintptr_t	start = TYPEALIGN_DOWN(page, (uintptr_t) GetBufferDescriptor(0));
-	uintptr_t	end = TYPEALIGN(page, (uintptr_t) GetBufferDescriptor(NBuffers - 1) +
-								sizeof(BufferDescPadded));
+	uintptr_t	start,
+				end;
 	double		walk_ns = single_ns * NBuffers;
 	int			n = 0;
+
+	header_pages(&start, &end);
 
 	for (int p = 0; p < passes; p++)
 	{
@@ -212,7 +228,7 @@ fault_ns_per_page(double single_ns, int64 first_unmapped, double first_ns,
 
 		if (madvise((void *) start, end - start, MADV_DONTNEED) != 0)
 			break;
-		unmapped = wl_header_pages_unmapped(true);
+		unmapped = header_pages_unmapped(true);
 		if (unmapped <= 0)
 			break;
 		t = time_walk(WALK_ONE_FILE, 1, files, filep, evict, evict_len, p);
@@ -256,7 +272,7 @@ wl_scan_cost_calibrate(int passes, bool measure_faults, WlScanCost *cost)
 
 	if (measure_faults)
 	{
-		unmapped = wl_header_pages_unmapped(true);
+		unmapped = header_pages_unmapped(true);
 		first_ns = time_walk(WALK_ONE_FILE, 1, files, filep, evict, evict_len, 0);
 	}
 	cost->single_ns = median_walk(WALK_ONE_FILE, 1, files, filep, evict, evict_len, passes, ns);
@@ -363,12 +379,13 @@ wl_scan_est_ns(const WlScanCost *cost, WlScanKind kind, int nfiles, int64 unmapp
  * read.  Without recheck, 0 once a scan has walked them (they stay mapped).
  * Never called on the abort path.
  */
-int64
-wl_header_pages_unmapped(bool recheck)
+static int64
+header_pages_unmapped(bool recheck)
 {
 	uintptr_t	page = (uintptr_t) sysconf(_SC_PAGESIZE);
-	uintptr_t	first,
-				last;
+	uintptr_t	start,
+				end,
+				first;
 	int64		npages,
 				unmapped = 0;
 	int			fd;
@@ -376,9 +393,9 @@ wl_header_pages_unmapped(bool recheck)
 
 	if (headers_mapped && !recheck)
 		return 0;
-	first = (uintptr_t) GetBufferDescriptor(0) / page;
-	last = ((uintptr_t) GetBufferDescriptor(NBuffers - 1) + sizeof(BufferDescPadded) - 1) / page;
-	npages = last - first + 1;
+	header_pages(&start, &end);
+	first = start / page;
+	npages = (end - start) / page;
 
 	fd = open("/proc/self/pagemap", O_RDONLY | PG_BINARY, 0);
 	if (fd < 0)
@@ -410,7 +427,7 @@ void
 wl_header_pages_sample(void)
 {
 	if (!headers_mapped)
-		sampled_unmapped = wl_header_pages_unmapped(false);
+		sampled_unmapped = header_pages_unmapped(false);
 }
 
 /*
@@ -436,7 +453,7 @@ wl_scans_est_ns(WlScanKind kind, int64 n, int nfiles, bool before_scan)
 	wl_store_get_scan_cost(&cost);
 	if (!headers_mapped)
 	{
-		unmapped = before_scan ? wl_header_pages_unmapped(false) : sampled_unmapped;
+		unmapped = before_scan ? header_pages_unmapped(false) : sampled_unmapped;
 		headers_mapped = true;
 		sampled_unmapped = 0;
 	}

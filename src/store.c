@@ -642,15 +642,6 @@ wl_store_get_scan_cost(WlScanCost *cost)
 	SpinLockRelease(&wl_shared->mutex);
 }
 
-double
-wl_store_ns_per_buffer(void)
-{
-	WlScanCost	cost;
-
-	wl_store_get_scan_cost(&cost);
-	return cost.single_ns;
-}
-
 /* ----------------------------------------------------------------
  * prepared transactions
  * ----------------------------------------------------------------

@@ -103,17 +103,10 @@ put_scans(Datum *values, int i, const WlCounters *c, int32 nbuffers,
 	return i;
 }
 
-/* WAL writes and flushes this backend did itself; NULL where not counted */
+/* WAL writes and flushes this backend did itself (compat.h, every version) */
 static int
-put_wal_io(Datum *values, bool *nulls, int i, const WlCounters *c)
+put_wal_io(Datum *values, int i, const WlCounters *c)
 {
-	if (!WL_HAVE_WAL_IO)
-	{
-		nulls[i++] = true;
-		nulls[i++] = true;
-		nulls[i++] = true;
-		return i;
-	}
 	values[i++] = Int64GetDatum(c->wal_writes);
 	values[i++] = Int64GetDatum(c->wal_syncs);
 	values[i++] = Float8GetDatum(c->wal_sync_us / 1000.0);
@@ -148,20 +141,32 @@ put_buffers(Datum *values, int i, const WlCounters *c)
 #define WL_STATS_COLS		33
 #define WL_COLS_ADDED_1_2	1	/* wal_fpi_bytes */
 
-/* true: the 1.2 definition (with wal_fpi_bytes); false: 1.0 / 1.1 */
-static bool
-check_columns(ReturnSetInfo *rsinfo, int cols_1_1, const char *fn)
+/*
+ * The SQL definition fn() serves has cols columns, or (where a later
+ * extension version added some) cols + cols_added: returns true for the
+ * latter.  Any other count is an error.  Also used by walload_diagnose().
+ */
+bool
+wl_check_columns(ReturnSetInfo *rsinfo, int cols, int cols_added, const char *fn)
 {
 	int			natts = rsinfo->setDesc->natts;
 
-	if (natts == cols_1_1 + WL_COLS_ADDED_1_2)
+	if (cols_added > 0 && natts == cols + cols_added)
 		return true;
-	if (natts != cols_1_1)
+	if (natts != cols)
+	{
+		if (cols_added > 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("%s() is defined with %d columns, the installed library returns %d or %d",
+							fn, natts, cols, cols + cols_added),
+					 errhint("Run ALTER EXTENSION walload UPDATE, or reinstall the extension.")));
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("%s() is defined with %d columns, the installed library returns %d or %d",
-						fn, natts, cols_1_1, cols_1_1 + WL_COLS_ADDED_1_2),
+				 errmsg("%s() is defined with %d columns, the installed library returns %d",
+						fn, natts, cols),
 				 errhint("Run ALTER EXTENSION walload UPDATE, or reinstall the extension.")));
+	}
 	return false;
 }
 
@@ -186,7 +191,7 @@ walload_xacts(PG_FUNCTION_ARGS)
 
 	wl_store_require();
 	InitMaterializedSRF(fcinfo, 0);
-	with_fpi = check_columns(rsinfo, WL_XACTS_COLS, "walload_xacts");
+	with_fpi = wl_check_columns(rsinfo, WL_XACTS_COLS, WL_COLS_ADDED_1_2, "walload_xacts");
 	n = wl_store_copy_xacts(&recs);
 
 	for (int r = 0; r < n; r++)
@@ -227,7 +232,7 @@ walload_xacts(PG_FUNCTION_ARGS)
 		values[i++] = CStringGetTextDatum(wl_sync_commit_name(x->synchronous_commit));
 		values[i++] = Int32GetDatum(x->nbuffers);
 		values[i++] = Int32GetDatum(x->wal_skip_threshold_kb);
-		i = put_wal_io(values, nulls, i, &x->c);
+		i = put_wal_io(values, i, &x->c);
 		if (with_fpi)
 			i = put_fpi_bytes(values, nulls, i, &x->c);
 		Assert(i == rsinfo->setDesc->natts);
@@ -246,7 +251,7 @@ walload_statements(PG_FUNCTION_ARGS)
 
 	wl_store_require();
 	InitMaterializedSRF(fcinfo, 0);
-	with_fpi = check_columns(rsinfo, WL_STATEMENTS_COLS, "walload_statements");
+	with_fpi = wl_check_columns(rsinfo, WL_STATEMENTS_COLS, WL_COLS_ADDED_1_2, "walload_statements");
 	n = wl_store_copy_statements(&recs);
 
 	for (int r = 0; r < n; r++)
@@ -278,7 +283,7 @@ walload_statements(PG_FUNCTION_ARGS)
 		values[i++] = BoolGetDatum(s->wal_skipped);
 		i = put_scans(values, i, &s->c, s->nbuffers, -1);
 		values[i++] = CStringGetTextDatum(visible ? s->query : "<insufficient privilege>");
-		i = put_wal_io(values, nulls, i, &s->c);
+		i = put_wal_io(values, i, &s->c);
 		if (s->tag == CMDTAG_VACUUM)
 		{
 			values[i++] = Int32GetDatum(s->vacuum_ring_kb);
@@ -309,7 +314,7 @@ walload_stats(PG_FUNCTION_ARGS)
 
 	wl_store_require();
 	InitMaterializedSRF(fcinfo, 0);
-	with_fpi = check_columns(rsinfo, WL_STATS_COLS, "walload_stats");
+	with_fpi = wl_check_columns(rsinfo, WL_STATS_COLS, WL_COLS_ADDED_1_2, "walload_stats");
 	n = wl_store_copy_stats(&recs);
 
 	for (int r = 0; r < n; r++)
@@ -341,7 +346,7 @@ walload_stats(PG_FUNCTION_ARGS)
 		values[i++] = Int64GetDatum(e->wal_skipped_calls);
 		i = put_scans(values, i, &e->c, 0, e->scanned_buffers);
 		values[i++] = CStringGetTextDatum(visible ? e->query : "<insufficient privilege>");
-		i = put_wal_io(values, nulls, i, &e->c);
+		i = put_wal_io(values, i, &e->c);
 		if (with_fpi)
 			i = put_fpi_bytes(values, nulls, i, &e->c);
 		Assert(i == rsinfo->setDesc->natts);

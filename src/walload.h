@@ -23,6 +23,7 @@
 #include "compat.h"
 
 #include "executor/instrument.h"
+#include "nodes/execnodes.h"
 #include "portability/instr_time.h"
 #include "tcop/cmdtag.h"
 #include "utils/rel.h"
@@ -258,7 +259,6 @@ extern double wl_scan_est_ns(const WlScanCost *cost, WlScanKind kind, int nfiles
 							 int64 unmapped_pages);
 extern double wl_scans_est_ns(WlScanKind kind, int64 n, int nfiles, bool before_scan);
 extern void wl_header_pages_sample(void);
-extern int64 wl_header_pages_unmapped(bool recheck);
 extern void wl_scan_cost_register_worker(void);
 
 /* ---------- store.c ---------- */
@@ -280,7 +280,6 @@ extern void wl_store_get_scan_cost(WlScanCost *cost);
 extern void wl_store_remember_prepared(const char *gid, bool commit_scan, int32 commit_rels,
 									   bool abort_scan, int32 abort_rels);
 extern bool wl_store_take_prepared(const char *gid, bool commit, int32 *nrels, bool *known);
-extern double wl_store_ns_per_buffer(void);
 
 /* accessors used by views.c and diagnose.c; return palloc'd copies */
 extern int	wl_store_copy_xacts(WlXactRecord **out);
@@ -330,6 +329,8 @@ extern void wl_store_reset(void);
 /* ---------- views.c ---------- */
 extern const char *wl_wal_level_name(int level);
 extern const char *wl_sync_commit_name(int value);
+extern bool wl_check_columns(ReturnSetInfo *rsinfo, int cols, int cols_added,
+							 const char *fn);
 
 /* helpers */
 static inline int64

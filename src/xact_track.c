@@ -294,6 +294,17 @@ flush_late_scans(bool may_wait)
 	return n_late_scans == 0;
 }
 
+/* the scans (and their estimate) that arrived for a queued statement */
+static void
+take_ref_scans(WlStmtRecord *rec, WlStmtRef *ref)
+{
+	for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
+		rec->c.scans[k] += ref->scans[k];
+	rec->c.scan_est_ns += ref->scan_est_ns;
+	memset(ref->scans, 0, sizeof(ref->scans));
+	ref->scan_est_ns = 0;
+}
+
 /*
  * The record ends: scans that arrived for its statements still queued go
  * into their queued records (the refs are forgotten with the record).
@@ -310,11 +321,7 @@ settle_ref_scans(void)
 		if (rec->xact_id != cur.xact_id || (ref = find_ref(rec->stmt_no)) == NULL ||
 			ref->stored)
 			continue;
-		for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
-			rec->c.scans[k] += ref->scans[k];
-		rec->c.scan_est_ns += ref->scan_est_ns;
-		memset(ref->scans, 0, sizeof(ref->scans));
-		ref->scan_est_ns = 0;
+		take_ref_scans(rec, ref);
 	}
 }
 
@@ -346,13 +353,7 @@ flush_finished(bool may_wait, bool ended_only)
 
 		/* scans that arrived for it before it was stored */
 		if (ref != NULL && !ref->stored)
-		{
-			for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
-				rec->c.scans[k] += ref->scans[k];
-			rec->c.scan_est_ns += ref->scan_est_ns;
-			memset(ref->scans, 0, sizeof(ref->scans));
-			ref->scan_est_ns = 0;
-		}
+			take_ref_scans(rec, ref);
 
 		/* not stored: it keeps the scans just added, and waits in order */
 		if (!wl_store_statement(rec, may_wait, &pos))
