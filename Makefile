@@ -1,16 +1,19 @@
 # walload -- PGXS build.  Honours PG_CONFIG (e.g. make PG_CONFIG=/usr/lib/postgresql/16/bin/pg_config).
 
 MODULE_big = walload
+# in layer order (src/walload.h): each calls only those below it
 OBJS = \
 	src/walload.o \
+	src/diagnose.o \
+	src/views.o \
 	src/hooks.o \
-	src/xact_track.o \
+	src/accumulator.o \
+	src/observe.o \
 	src/scan_model.o \
 	src/scan_cost.o \
 	src/store.o \
 	src/measure.o \
-	src/views.o \
-	src/diagnose.o
+	src/settings.o
 
 EXTENSION = walload
 DATA = walload--1.1.sql walload--1.0.sql walload--1.0--1.1.sql walload--1.1--1.2.sql
@@ -28,5 +31,5 @@ PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
-# every object depends on the shared headers (PGXS does not track them)
-$(OBJS): src/walload.h src/compat.h
+# every object depends on the headers (PGXS does not track them)
+$(OBJS): $(wildcard $(srcdir)/src/*.h)

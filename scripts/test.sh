@@ -5,6 +5,7 @@
 #
 # 1. scripts/deps.sh installs what is missing (apt-get as root, sudo otherwise)
 # 2. builds walload with PGXS and installs it (as root, or with sudo)
+#    then checks that src/ calls only down its layers (scripts/check-layers.sh)
 # 3. pg_regress (sql/, expected/) and isolation tests (specs/, expected/)
 #    with `make installcheck`
 # 4. pgTAP (test/pgtap/*.sql, pg_prove), each file in the clusters its
@@ -25,7 +26,7 @@
 #
 # Environment:
 #   PG_CONFIG           default /usr/lib/postgresql/15/bin/pg_config
-#   WALLOAD_TESTS       which suites, default "regress pgtap tap core oracle matrix"
+#   WALLOAD_TESTS       which suites, default "layers regress pgtap tap core oracle matrix"
 #   WALLOAD_KEEP=1      keep the temporary directory (clusters, logs)
 #   WALLOAD_NO_MATRIX=1 only the host's version: skip 16, 17, 18 and 19, which
 #                       scripts/matrix/run.sh runs in Debian chroots (about
@@ -42,7 +43,7 @@ umask 022
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$here" || exit 1
 export PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
-suites=${WALLOAD_TESTS:-regress pgtap tap core oracle matrix}
+suites=${WALLOAD_TESTS:-layers regress pgtap tap core oracle matrix}
 limit=${WALLOAD_TIMEOUT:-900}
 ci=false; [ "${CI:-}" = true ] && ci=true
 
@@ -209,6 +210,16 @@ tap_suite() {
   fi
   pass "$name"
 }
+
+# ------------------------------------------- data flows one way through src/
+if wants layers; then
+  banner "layers of src/ (scripts/check-layers.sh, docs/architecture.md)"
+  if ! command -v nm >/dev/null 2>&1; then
+    cannot_run "layers" "nm is not installed (binutils)"
+  else
+    tap_suite "layers" timeout "$limit" prove -v --exec bash scripts/check-layers.sh
+  fi
+fi
 
 # ---------------------------------------------------------------- 3. pg_regress
 if wants regress; then

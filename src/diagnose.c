@@ -9,6 +9,8 @@
  *
  *-------------------------------------------------------------------------
  */
+#include "postgres.h"
+
 #include "walload.h"
 
 #include <ctype.h>
@@ -21,6 +23,11 @@
 #include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/tuplestore.h"
+
+#include "measure.h"
+#include "scan_cost.h"
+#include "store.h"
+#include "views.h"
 
 PG_FUNCTION_INFO_V1(walload_diagnose);
 

@@ -1,98 +1,46 @@
 /*-------------------------------------------------------------------------
  *
  * hooks.c
- *		ProcessUtility, executor and object-access hooks, and the stack of
- *		statements in progress in this backend.
+ *		Every entry point core calls into walload: ProcessUtility, the
+ *		executor hooks, object access, the transaction and subtransaction
+ *		callbacks, the end of a transaction's memory, the backend's exit.
  *
  * Every hooked call is passed on to the previous hook (or the standard
- * function).  A statement is recorded ("tracked") when walload.track and
- * its kind allow it; nesting is counted the way pg_stat_statements counts
- * it, so `toplevel` means the same in both extensions.
- *
- * The stack lives in TopMemoryContext: a statement such as VACUUM, CALL of
- * a procedure that commits, or CREATE INDEX CONCURRENTLY runs several
- * transactions, and its record must survive them.
+ * function).  One gate decides whether walload observes a statement
+ * (tracking_on); which statements are recorded follows walload.track and
+ * its kind.  Nesting is counted here, as pg_stat_statements counts it, and
+ * restored by PG_FINALLY whatever happens below.  What is seen is handed to
+ * the accumulator (accumulator.c); what core decided, to the model
+ * (scan_model.c) and the observations (observe.c), whose effects go to the
+ * accumulator too.
  *
  *-------------------------------------------------------------------------
  */
-#include "walload.h"
+#include "postgres.h"
+
+#include "hooks.h"
 
 #include "access/parallel.h"
 #include "access/xact.h"
 #include "catalog/objectaccess.h"
 #include "catalog/pg_class.h"
-#include "common/hashfn.h"
 #include "executor/executor.h"
-#include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "nodes/parsenodes.h"
+#include "storage/ipc.h"
 #include "tcop/utility.h"
 #include "utils/memutils.h"
+#include "utils/resowner.h"
 
-/* One statement in progress */
-typedef struct WlActiveStmt
-{
-	uint64		serial;			/* unique in this backend: finds the entry */
-	bool		tracked;		/* will be recorded (else kept only for
-								 * attribution of nested work) */
-	bool		is_utility;
-	bool		conditional;	/* plain SELECT: recorded only if it wrote */
-	bool		storage_effects;	/* created or scheduled deletion of files */
-	bool		wal_skipped;
-	bool		has_text;		/* query[] holds the statement's text */
-	int			running;		/* executor: inside ExecutorRun/Finish */
-	CommandTag	tag;
-	uint64		queryid;
-	int			nest_level;
-	QueryDesc  *queryDesc;		/* executor statements only; compared, never
-								 * dereferenced after its ExecutorStart */
-	int32		stmt_no;
-	uint64		xact_epoch;		/* transaction it started in */
-	SubTransactionId subid;
-	TimestampTz start_ts;
-	instr_time	start;			/* utility: start; executor: start of Run */
-	instr_time	elapsed;		/* executor: accumulated Run/Finish time */
-
-	/*
-	 * Usage.  A utility statement is measured from its start to its end; an
-	 * executor statement only inside ExecutorRun and ExecutorFinish, as its
-	 * time is (and as pg_stat_statements measures it): a cursor's query is
-	 * not charged what other statements did between its FETCHes.
-	 */
-	WlUsageMark usage_start;	/* utility: start; executor: start of phase */
-	WlUsageMark usage;			/* executor: accumulated over its phases */
-	bool		measured;		/* utility: measured (time, usage) */
-	double		measured_ms;
-	WlCounters	measured_usage;
-	int64		scans[WL_NUM_SCAN_KINDS];	/* immediate scans attributed */
-	int64		scan_est_ns;	/* their estimated duration */
-	int32		vacuum_ring_kb;
-	int64		vacuum_pages;
-	int64		vacuum_pages_removed;
-
-	/*
-	 * The statement's text.  The source is core's (the portal's or the
-	 * message's memory): it may be read only while the statement's own hook
-	 * is on the C stack.  Recorded statements copy it at their start, plain
-	 * SELECTs (recorded only if they write) when a phase wrote WAL; an
-	 * abort never reads it (core has freed the portals by then).
-	 */
-	const char *source_text;
-	int			query_location;
-	int			query_len;
-	char		query[WL_QUERY_LEN];
-} WlActiveStmt;
-
-static WlActiveStmt *stmt_stack = NULL;
-static int	stmt_depth = 0;
-static int	stmt_capacity = 0;
-static uint64 next_serial = 1;
+#include "accumulator.h"
+#include "observe.h"
+#include "scan_cost.h"
+#include "scan_model.h"
+#include "settings.h"
+#include "store.h"
 
 /* nesting depth of executor / utility calls, as in pg_stat_statements */
 static int	wl_nested_level = 0;
-
-/* local epoch of top-level transactions, see wl_stack_xact_end() */
-static uint64 wl_xact_epoch = 1;
 
 static ProcessUtility_hook_type prev_ProcessUtility = NULL;
 static ExecutorStart_hook_type prev_ExecutorStart = NULL;
@@ -104,66 +52,56 @@ static object_access_hook_type prev_object_access_hook = NULL;
 /* the utility statement currently inside standard_ProcessUtility, if any */
 static NodeTag current_utility_tag = T_Invalid;
 
-static void finish_statement(int idx, WlStmtStatus status, uint64 rows,
-							 bool source_valid);
-
 /* ----------------------------------------------------------------
- * command names and time kinds
+ * the gate
  * ----------------------------------------------------------------
  */
-const char *
-wl_command_name(CommandTag tag)
+
+/* can this backend be observed at all: walload's store, not a worker */
+static inline bool
+backend_observable(void)
 {
-	return GetCommandTagName(tag);
+	return wl_store_ready() && !IsParallelWorker();
 }
 
-WlTimeKind
-wl_time_kind(CommandTag tag)
+/*
+ * The one gate: is walload observing this backend now?  Decided when a
+ * statement starts; a transaction observed at its start is also closed,
+ * whatever walload.track says by its end (xact_callbacks_apply).
+ */
+static inline bool
+tracking_on(void)
 {
-	switch (tag)
+	return wl_track != WL_TRACK_NONE && backend_observable();
+}
+
+static inline bool
+xact_callbacks_apply(void)
+{
+	return backend_observable() && wl_acc_observed();
+}
+
+/*
+ * What a backend holds for the store when it exits is stored then: the
+ * callback is registered before its first statement is (once per backend;
+ * the postmaster's registrations are not inherited).
+ */
+static void
+backend_exit(int code, Datum arg)
+{
+	if (backend_observable())
+		wl_acc_backend_exit();
+}
+
+static void
+watch_backend_exit(void)
+{
+	static bool registered = false;
+
+	if (!registered)
 	{
-		case CMDTAG_COPY:
-		case CMDTAG_COPY_FROM:
-			return WL_TIME_COPY;
-		case CMDTAG_CREATE_TABLE:
-		case CMDTAG_CREATE_TABLE_AS:
-		case CMDTAG_SELECT_INTO:
-		case CMDTAG_CREATE_MATERIALIZED_VIEW:
-		case CMDTAG_CREATE_SEQUENCE:
-		case CMDTAG_CREATE_DATABASE:
-			return WL_TIME_CREATE;
-		case CMDTAG_CREATE_INDEX:
-		case CMDTAG_REINDEX:
-			return WL_TIME_INDEX;
-		case CMDTAG_INSERT:
-		case CMDTAG_UPDATE:
-		case CMDTAG_DELETE:
-		case CMDTAG_MERGE:
-		case CMDTAG_SELECT:
-			return WL_TIME_DML;
-		case CMDTAG_VACUUM:
-		case CMDTAG_ANALYZE:
-			return WL_TIME_VACUUM;
-		case CMDTAG_TRUNCATE_TABLE:
-			return WL_TIME_TRUNCATE;
-		case CMDTAG_DROP_TABLE:
-		case CMDTAG_DROP_INDEX:
-		case CMDTAG_DROP_SEQUENCE:
-		case CMDTAG_DROP_MATERIALIZED_VIEW:
-		case CMDTAG_DROP_SCHEMA:
-		case CMDTAG_DROP_OWNED:
-		case CMDTAG_DROP_DATABASE:
-		case CMDTAG_DROP_EXTENSION:
-			return WL_TIME_DROP;
-		case CMDTAG_CLUSTER:
-			WL_CASE_CMDTAG_REPACK
-		case CMDTAG_REFRESH_MATERIALIZED_VIEW:
-		case CMDTAG_ALTER_TABLE:
-		case CMDTAG_ALTER_INDEX:
-		case CMDTAG_ALTER_MATERIALIZED_VIEW:
-			return WL_TIME_REWRITE;
-		default:
-			return WL_TIME_OTHER;
+		before_shmem_exit(backend_exit, (Datum) 0);
+		registered = true;
 	}
 }
 
@@ -171,18 +109,6 @@ wl_time_kind(CommandTag tag)
  * which statements are recorded
  * ----------------------------------------------------------------
  */
-
-/*
- * The one gate: is walload observing this backend now?  Decided when a
- * statement starts; a transaction observed at its start is also closed,
- * whatever walload.track says by its end (xact_track.c).
- */
-static inline bool
-tracking_on(void)
-{
-	return wl_track != WL_TRACK_NONE && wl_store_ready() && !IsParallelWorker();
-}
-
 /* is a statement at the current nesting level recorded */
 static inline bool
 level_recorded(void)
@@ -267,119 +193,6 @@ utility_may_touch_storage(NodeTag tag)
 	}
 }
 
-/* ----------------------------------------------------------------
- * the stack
- * ----------------------------------------------------------------
- */
-
-/* copy the statement's text into the entry; its source must be valid */
-static void
-copy_text(WlActiveStmt *s)
-{
-	int			loc = s->query_location;
-	int			len = s->query_len;
-	const char *q;
-	int			clip;
-
-	if (s->has_text || s->source_text == NULL)
-		return;
-	q = CleanQuerytext(s->source_text, &loc, &len);
-	clip = len < WL_QUERY_LEN ? len : pg_mbcliplen(q, len, WL_QUERY_LEN - 1);
-	memcpy(s->query, q, clip);
-	s->query[clip] = '\0';
-	s->has_text = true;
-}
-
-static int
-push_statement(bool tracked, bool is_utility, bool conditional, CommandTag tag,
-			   uint64 queryid, QueryDesc *queryDesc, const char *source_text,
-			   int query_location, int query_len)
-{
-	WlActiveStmt *s;
-
-	if (stmt_depth >= stmt_capacity)
-	{
-		int			newcap = stmt_capacity == 0 ? 16 : stmt_capacity * 2;
-
-		if (stmt_stack == NULL)
-			stmt_stack = MemoryContextAllocZero(TopMemoryContext,
-												sizeof(WlActiveStmt) * newcap);
-		else
-			stmt_stack = repalloc(stmt_stack, sizeof(WlActiveStmt) * newcap);
-		stmt_capacity = newcap;
-	}
-
-	/* room to queue every statement on the stack without allocating */
-	wl_xact_reserve_finished(stmt_depth + 1);
-	wl_xact_note_activity();
-
-	s = &stmt_stack[stmt_depth];
-	memset(s, 0, offsetof(WlActiveStmt, query));
-	s->query[0] = '\0';
-	s->serial = next_serial++;
-	s->tracked = tracked;
-	s->is_utility = is_utility;
-	s->conditional = conditional;
-	s->tag = tag;
-	s->queryid = queryid;
-	s->nest_level = wl_nested_level;
-	s->queryDesc = queryDesc;
-	s->stmt_no = tracked ? wl_xact_next_stmt_no() : -1;
-	s->xact_epoch = wl_xact_epoch;
-	s->subid = GetCurrentSubTransactionId();
-	s->start_ts = GetCurrentTimestamp();
-	INSTR_TIME_SET_CURRENT(s->start);
-	INSTR_TIME_SET_ZERO(s->elapsed);
-	if (is_utility)
-		wl_usage_mark(&s->usage_start);	/* again right before the call */
-	s->source_text = source_text;
-	s->query_location = query_location;
-	s->query_len = query_len;
-	if (tracked && !conditional)
-		copy_text(s);
-
-	return stmt_depth++;
-}
-
-static void
-remove_statement(int idx)
-{
-	Assert(idx >= 0 && idx < stmt_depth);
-	if (idx < stmt_depth - 1)
-		memmove(&stmt_stack[idx], &stmt_stack[idx + 1],
-				sizeof(WlActiveStmt) * (stmt_depth - idx - 1));
-	stmt_depth--;
-}
-
-static int
-find_serial(uint64 serial)
-{
-	for (int i = stmt_depth - 1; i >= 0; i--)
-		if (stmt_stack[i].serial == serial)
-			return i;
-	return -1;
-}
-
-/* innermost statement that is running now, or -1 */
-static int
-current_statement(void)
-{
-	for (int i = stmt_depth - 1; i >= 0; i--)
-	{
-		WlActiveStmt *s = &stmt_stack[i];
-
-		if (s->is_utility || s->running > 0)
-			return i;
-	}
-	return -1;
-}
-
-bool
-wl_statement_in_progress(void)
-{
-	return current_statement() >= 0;
-}
-
 /*
  * Whether a utility statement can walk the buffer pool while it runs, or
  * leave a walk to an abort: everything but the session and transaction
@@ -414,252 +227,6 @@ utility_may_walk(Node *parsetree)
 	}
 }
 
-/*
- * A scan happened (or is certain to happen) during the current statement:
- * count it for the innermost running statement and for the transaction.
- */
-void
-wl_add_scans_to_current(WlScanKind kind, int64 n, double est_ns)
-{
-	int			idx;
-
-	if (n <= 0 || !wl_xact_observed())
-		return;
-	idx = current_statement();
-	if (idx >= 0)
-	{
-		stmt_stack[idx].scans[kind] += n;
-		stmt_stack[idx].scan_est_ns += (int64) est_ns;
-	}
-	wl_xact_add_scans(kind, n, est_ns);
-}
-
-/* A VACUUM statement's ring size and the pages of its tables */
-void
-wl_add_vacuum_to_current(int ring_kb, int64 pages, int64 pages_removed)
-{
-	int			idx = current_statement();
-
-	if (idx < 0)
-		return;
-	stmt_stack[idx].vacuum_ring_kb = ring_kb;
-	stmt_stack[idx].vacuum_pages += pages;
-	stmt_stack[idx].vacuum_pages_removed += pages_removed;
-}
-
-/* The statement's rows wrote into a relation that skips WAL */
-void
-wl_xact_mark_wal_skipped_current(void)
-{
-	int			idx = current_statement();
-
-	if (idx >= 0)
-		stmt_stack[idx].wal_skipped = true;
-}
-
-/* the nearest recorded statement running now, or -1 */
-static int
-current_tracked_statement(void)
-{
-	for (int idx = current_statement(); idx >= 0; idx--)
-	{
-		if (stmt_stack[idx].tracked &&
-			(stmt_stack[idx].is_utility || stmt_stack[idx].running > 0))
-			return idx;
-	}
-	return -1;
-}
-
-/* stmt_no of the statement that takes the attribution of work done now */
-int32
-wl_current_statement_no(void)
-{
-	int			idx = current_tracked_statement();
-
-	return idx >= 0 ? stmt_stack[idx].stmt_no : -1;
-}
-
-/* The current statement created relation files or scheduled their deletion */
-void
-wl_note_storage_effects(void)
-{
-	int			idx = current_tracked_statement();
-
-	if (idx >= 0)
-		stmt_stack[idx].storage_effects = true;
-}
-
-/*
- * A utility statement is measured around the call of standard_ProcessUtility
- * (as pg_stat_statements measures it), not around walload's own look at it
- * before and after: start_utility_measure() right before the call,
- * measure_utility() right after it (or in its error handler).
- */
-static void
-start_utility_measure(uint64 serial)
-{
-	int			i = find_serial(serial);
-
-	if (i < 0)
-		return;
-	INSTR_TIME_SET_CURRENT(stmt_stack[i].start);
-	wl_usage_mark(&stmt_stack[i].usage_start);
-}
-
-static void
-measure_utility(WlActiveStmt *s)
-{
-	instr_time	now;
-
-	INSTR_TIME_SET_CURRENT(now);
-	INSTR_TIME_SUBTRACT(now, s->start);
-	s->measured_ms = INSTR_TIME_GET_MILLISEC(now);
-	wl_usage_since(&s->usage_start, &s->measured_usage);
-	s->measured = true;
-}
-
-static void
-measure_utility_serial(uint64 serial)
-{
-	int			i = find_serial(serial);
-
-	if (i >= 0 && !stmt_stack[i].measured)
-		measure_utility(&stmt_stack[i]);
-}
-
-/*
- * Build the finished record of stack entry idx, hand it to the transaction
- * tracker, and remove it from the stack.  source_valid: the statement's
- * source text may be read (false on the abort path).  Allocates nothing.
- */
-static void
-finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
-{
-	WlActiveStmt *s = &stmt_stack[idx];
-	WlStmtRecord rec;
-	bool		scanned = false;
-
-	if (!s->tracked)
-	{
-		/*
-		 * Untracked entries (sub-commands, nested statements under track =
-		 * top) carry their scans and WAL-skipping up to the nearest tracked
-		 * parent: CREATE TABLE ... PRIMARY KEY creates its index in a
-		 * sub-command.
-		 */
-		int64		scans[WL_NUM_SCAN_KINDS];
-		int64		scan_est_ns = s->scan_est_ns;
-		bool		wal_skipped = s->wal_skipped;
-
-		memcpy(scans, s->scans, sizeof(scans));
-		remove_statement(idx);
-		for (int j = Min(idx, stmt_depth) - 1; j >= 0; j--)
-		{
-			if (stmt_stack[j].tracked)
-			{
-				for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
-					stmt_stack[j].scans[k] += scans[k];
-				stmt_stack[j].scan_est_ns += scan_est_ns;
-				stmt_stack[j].wal_skipped |= wal_skipped;
-				break;
-			}
-		}
-		return;
-	}
-
-	for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
-		scanned |= (s->scans[k] != 0);
-
-	/*
-	 * A plain SELECT is recorded only when it wrote WAL, touched storage or
-	 * scanned the pool.  Most do none of that: decide before building the
-	 * record (this is the hot path of read-only workloads).
-	 */
-	if (s->conditional && !s->storage_effects && !scanned &&
-		s->usage.wal.wal_records == 0)
-	{
-		remove_statement(idx);
-		return;
-	}
-
-	memset(&rec, 0, sizeof(rec));
-	rec.stmt_no = s->stmt_no;
-	rec.pid = MyProcPid;
-	rec.userid = GetUserId();
-	rec.dbid = MyDatabaseId;
-	rec.queryid = s->queryid;
-	rec.toplevel = (s->nest_level == 0);
-	rec.nest_level = s->nest_level;
-	rec.tag = s->tag;
-	rec.status = status;
-	rec.start = s->start_ts;
-	rec.wal_skipped = s->wal_skipped;
-	rec.nbuffers = NBuffers;
-
-	if (s->is_utility)
-	{
-		if (!s->measured)
-			measure_utility(s);
-		rec.elapsed_ms = s->measured_ms;
-		rec.c = s->measured_usage;
-	}
-	else
-	{
-		rec.elapsed_ms = INSTR_TIME_GET_MILLISEC(s->elapsed);
-		wl_usage_counters(&s->usage, &rec.c);
-	}
-	rec.c.rows = (int64) rows;
-	memcpy(rec.c.scans, s->scans, sizeof(rec.c.scans));
-	rec.c.scan_est_ns = s->scan_est_ns;
-	rec.vacuum_ring_kb = s->vacuum_ring_kb;
-	rec.vacuum_pages = s->vacuum_pages;
-	rec.vacuum_pages_removed = s->vacuum_pages_removed;
-
-	if (source_valid)
-		copy_text(s);
-	if (s->has_text)
-		memcpy(rec.query, s->query, WL_QUERY_LEN);
-
-	remove_statement(idx);
-	wl_xact_statement_done(&rec, rec.toplevel);
-}
-
-/*
- * A (sub)transaction is aborting: executor statements that began inside it
- * and are still on the stack were interrupted where no hook of theirs runs
- * (a cursor or a SQL function's query whose portal core has dropped).
- * They failed.  Utility statements are not touched: one that is on the
- * stack here is still running and ended the transaction itself (ROLLBACK
- * in a procedure); a failed one was finished by its own error handler.
- * Runs on the abort path: reads no memory of core's, allocates nothing.
- */
-void
-wl_stack_abort(SubTransactionId subid)
-{
-	for (int i = stmt_depth - 1; i >= 0; i--)
-	{
-		WlActiveStmt *s = &stmt_stack[i];
-
-		if (!s->is_utility && s->xact_epoch == wl_xact_epoch &&
-			(subid == InvalidSubTransactionId || s->subid >= subid))
-			finish_statement(i, WL_STMT_ERROR, 0, false);
-	}
-}
-
-/*
- * A top-level transaction has ended and no statement is running: entries
- * left on the stack are executor statements whose end core never reported;
- * forget them (their portals are gone).  Allocates nothing.
- */
-void
-wl_stack_xact_end(void)
-{
-	wl_xact_epoch++;
-	for (int i = stmt_depth - 1; i >= 0; i--)
-		if (!stmt_stack[i].is_utility && stmt_stack[i].running == 0)
-			remove_statement(i);
-}
-
 /* ----------------------------------------------------------------
  * query id of a utility statement
  * ----------------------------------------------------------------
@@ -682,17 +249,6 @@ utility_queryid(PlannedStmt *pstmt, const char *queryString)
  * ProcessUtility
  * ----------------------------------------------------------------
  */
-
-/* finish the utility statement entry `serial`, if it is still there */
-static void
-finish_utility(uint64 serial, WlStmtStatus status, uint64 rows)
-{
-	int			i = find_serial(serial);
-
-	if (i >= 0)
-		finish_statement(i, status, rows, true);
-}
-
 static void
 wl_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 				  bool readOnlyTree,
@@ -707,29 +263,29 @@ wl_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	bool		nests = utility_nests(parsetree);
 	int			saved_level = wl_nested_level;
 	NodeTag		saved_utility_tag = current_utility_tag;
-	WlUtilityObservation *volatile obs = NULL;
+	WlObservation *volatile obs = NULL;
+	volatile bool ran = false;
 	uint64		serial = 0;
+	uint64		rows;
 
 	if (on)
-		wl_xact_observe();
+		wl_acc_observe();
 
 	/* PREPARE TRANSACTION runs at the end of the statement; keep its GID */
 	if (parsetree_tag == T_TransactionStmt &&
 		((TransactionStmt *) parsetree)->kind == TRANS_STMT_PREPARE)
-		wl_model_set_prepare_gid(((TransactionStmt *) parsetree)->gid);
+		wl_acc_set_prepare_gid(((TransactionStmt *) parsetree)->gid);
 
 	/* save what we need before the next hook can change or free it */
 	if (observe)
 	{
 		bool		track = wl_track_utility && level_recorded();
-		int			idx;
 
-		idx = push_statement(track, true, false,
-							 CreateCommandTag(parsetree),
-							 track ? utility_queryid(pstmt, queryString) : 0,
-							 NULL, queryString,
-							 pstmt->stmt_location, pstmt->stmt_len);
-		serial = stmt_stack[idx].serial;
+		watch_backend_exit();
+		serial = wl_acc_utility_start(track, CreateCommandTag(parsetree),
+									  track ? utility_queryid(pstmt, queryString) : 0,
+									  wl_nested_level, queryString,
+									  pstmt->stmt_location, pstmt->stmt_len);
 	}
 
 	if (nests)
@@ -739,11 +295,11 @@ wl_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	{
 		if (observe)
 		{
-			obs = wl_model_utility_before(parsetree);
+			obs = wl_observe_before(parsetree);
 			/* a scan it does also maps the header pages, if first */
 			if (obs != NULL || utility_may_walk(parsetree))
 				wl_header_pages_sample();
-			start_utility_measure(serial);
+			wl_acc_utility_measure_from_now(serial);
 		}
 		if (prev_ProcessUtility)
 			prev_ProcessUtility(pstmt, queryString, readOnlyTree,
@@ -753,67 +309,60 @@ wl_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 			standard_ProcessUtility(pstmt, queryString, readOnlyTree,
 									context, params, queryEnv,
 									dest, qc);
+		ran = true;
 	}
-	PG_CATCH();
+	PG_FINALLY();
 	{
 		wl_nested_level = saved_level;
 		current_utility_tag = saved_utility_tag;
 		if (observe)
+			wl_acc_utility_measured(serial);
+		if (observe && !ran)
 		{
-			measure_utility_serial(serial);
-			wl_model_utility_after(obs, false);
-			finish_utility(serial, WL_STMT_ERROR, 0);
+			wl_observe_after(obs, false, NULL);
+			wl_acc_utility_done(serial, WL_STMT_ERROR, 0);
 		}
-		PG_RE_THROW();
 	}
 	PG_END_TRY();
-	wl_nested_level = saved_level;
-	current_utility_tag = saved_utility_tag;
-	if (observe)
-		measure_utility_serial(serial);
+
+	if (!observe)
+		return;
 
 	/*
 	 * CAUTION: pstmt may have been freed (e.g. COMMIT inside a procedure).
 	 */
-	if (observe)
+	PG_TRY();
 	{
-		uint64		rows;
+		WlEffects	eff;
 
-		PG_TRY();
+		memset(&eff, 0, sizeof(eff));
+		wl_observe_after(obs, true, &eff);
+		wl_acc_apply_effects(&eff);
+		if (utility_may_touch_storage(parsetree_tag))
 		{
-			wl_model_utility_after(obs, true);
-			if (utility_may_touch_storage(parsetree_tag) &&
-				wl_model_after_utility(wl_current_statement_no()))
-				wl_xact_mark_wal_skipped_current();
+			memset(&eff, 0, sizeof(eff));
+			wl_model_read_pending_changes(wl_acc_current_statement_no(), &eff);
+			wl_acc_apply_effects(&eff);
 		}
-		PG_CATCH();
-		{
-			finish_utility(serial, WL_STMT_ERROR, 0);
-			PG_RE_THROW();
-		}
-		PG_END_TRY();
-		rows = (qc && (qc->commandTag == CMDTAG_COPY ||
-					   qc->commandTag == CMDTAG_SELECT ||
-					   qc->commandTag == CMDTAG_FETCH ||
-					   qc->commandTag == CMDTAG_REFRESH_MATERIALIZED_VIEW)) ?
-			qc->nprocessed : 0;
-		finish_utility(serial, WL_STMT_OK, rows);
 	}
+	PG_CATCH();
+	{
+		wl_acc_utility_done(serial, WL_STMT_ERROR, 0);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	rows = (qc && (qc->commandTag == CMDTAG_COPY ||
+				   qc->commandTag == CMDTAG_SELECT ||
+				   qc->commandTag == CMDTAG_FETCH ||
+				   qc->commandTag == CMDTAG_REFRESH_MATERIALIZED_VIEW)) ?
+		qc->nprocessed : 0;
+	wl_acc_utility_done(serial, WL_STMT_OK, rows);
 }
 
 /* ----------------------------------------------------------------
  * executor
  * ----------------------------------------------------------------
  */
-static int
-find_executor_entry(QueryDesc *queryDesc)
-{
-	for (int i = stmt_depth - 1; i >= 0; i--)
-		if (!stmt_stack[i].is_utility && stmt_stack[i].queryDesc == queryDesc)
-			return i;
-	return -1;
-}
-
 static void
 wl_ExecutorStart(QueryDesc *queryDesc, int eflags)
 {
@@ -828,7 +377,7 @@ wl_ExecutorStart(QueryDesc *queryDesc, int eflags)
 
 	if ((eflags & EXEC_FLAG_EXPLAIN_ONLY) || !tracking_on())
 		return;
-	wl_xact_observe();
+	wl_acc_observe();
 	if (!wl_track_dml || !level_recorded())
 		return;
 
@@ -839,9 +388,8 @@ wl_ExecutorStart(QueryDesc *queryDesc, int eflags)
 	 * TO, REFRESH, EXPLAIN ANALYZE, ...) has no query id of its own, exactly
 	 * as pg_stat_statements sees it: the utility statement counts it.
 	 */
-	if (ps->queryId == UINT64CONST(0) && stmt_depth > 0 &&
-		stmt_stack[stmt_depth - 1].is_utility &&
-		stmt_stack[stmt_depth - 1].nest_level == wl_nested_level - 1)
+	if (ps->queryId == UINT64CONST(0) &&
+		wl_acc_innermost_is_utility_at(wl_nested_level - 1))
 		return;
 
 	switch (queryDesc->operation)
@@ -866,83 +414,38 @@ wl_ExecutorStart(QueryDesc *queryDesc, int eflags)
 			return;
 	}
 
-	(void) push_statement(true, false, conditional, tag, ps->queryId,
-						  queryDesc, queryDesc->sourceText,
-						  ps->stmt_location, ps->stmt_len);
+	watch_backend_exit();
+	wl_acc_executor_start(conditional, tag, ps->queryId, wl_nested_level, queryDesc);
 }
 
 /*
- * ExecutorRun and ExecutorFinish: time and usage inside them count for the
- * statement (as in pg_stat_statements), and nesting deepens.  A query that
- * is not recorded (nested under track = top) costs a look at the stack and
- * nothing else: no clock is read for it.
+ * ExecutorRun and ExecutorFinish: nesting deepens; the accumulator times
+ * the phase of a recorded query.
  */
-static bool
-executor_phase_begin(QueryDesc *queryDesc, instr_time *start)
-{
-	int			idx = stmt_depth > 0 ? find_executor_entry(queryDesc) : -1;
-
-	wl_nested_level++;
-	if (idx < 0)
-		return false;
-	if (stmt_stack[idx].running++ == 0)
-		wl_usage_mark(&stmt_stack[idx].usage_start);
-	INSTR_TIME_SET_CURRENT(*start);
-	return true;
-}
-
-static void
-executor_phase_end(QueryDesc *queryDesc, instr_time start, bool failed)
-{
-	int			idx;
-	instr_time	now;
-	WlActiveStmt *s;
-
-	idx = find_executor_entry(queryDesc);
-	if (idx < 0)
-		return;
-	s = &stmt_stack[idx];
-	INSTR_TIME_SET_CURRENT(now);
-	INSTR_TIME_SUBTRACT(now, start);
-	INSTR_TIME_ADD(s->elapsed, now);
-	if (--s->running == 0)
-	{
-		int64		wal_before = s->usage.wal.wal_records;
-
-		wl_usage_accum(&s->usage, &s->usage_start);
-		/* a plain SELECT that wrote will be recorded: keep its text now */
-		if (s->conditional && s->tracked && s->usage.wal.wal_records != wal_before)
-			copy_text(s);
-	}
-	if (failed)
-		finish_statement(idx, WL_STMT_ERROR, 0, true);
-}
-
 static void
 wl_ExecutorRun(WL_EXECUTOR_RUN_ARGS)
 {
 	instr_time	start;
 	int			saved_level = wl_nested_level;
-	bool		mine = executor_phase_begin(queryDesc, &start);
+	bool		mine = wl_acc_executor_phase_begin(queryDesc, &start);
+	volatile bool ran = false;
 
+	wl_nested_level++;
 	PG_TRY();
 	{
 		if (prev_ExecutorRun)
 			prev_ExecutorRun(WL_EXECUTOR_RUN_PASS);
 		else
 			standard_ExecutorRun(WL_EXECUTOR_RUN_PASS);
+		ran = true;
 	}
-	PG_CATCH();
+	PG_FINALLY();
 	{
 		wl_nested_level = saved_level;
 		if (mine)
-			executor_phase_end(queryDesc, start, true);
-		PG_RE_THROW();
+			wl_acc_executor_phase_end(queryDesc, start, !ran);
 	}
 	PG_END_TRY();
-	wl_nested_level = saved_level;
-	if (mine)
-		executor_phase_end(queryDesc, start, false);
 }
 
 static void
@@ -950,35 +453,35 @@ wl_ExecutorFinish(QueryDesc *queryDesc)
 {
 	instr_time	start;
 	int			saved_level = wl_nested_level;
-	bool		mine = executor_phase_begin(queryDesc, &start);
+	bool		mine = wl_acc_executor_phase_begin(queryDesc, &start);
+	volatile bool ran = false;
 
+	wl_nested_level++;
 	PG_TRY();
 	{
 		if (prev_ExecutorFinish)
 			prev_ExecutorFinish(queryDesc);
 		else
 			standard_ExecutorFinish(queryDesc);
+		ran = true;
 	}
-	PG_CATCH();
+	PG_FINALLY();
 	{
 		wl_nested_level = saved_level;
 		if (mine)
-			executor_phase_end(queryDesc, start, true);
-		PG_RE_THROW();
+			wl_acc_executor_phase_end(queryDesc, start, !ran);
 	}
 	PG_END_TRY();
-	wl_nested_level = saved_level;
-	if (mine)
-		executor_phase_end(queryDesc, start, false);
 }
 
 static void
 wl_ExecutorEnd(QueryDesc *queryDesc)
 {
-	int			idx = stmt_depth > 0 ? find_executor_entry(queryDesc) : -1;
+	bool		mine = wl_acc_executor_tracked(queryDesc);
+	bool		wal_skipped = false;
 	uint64		rows = 0;
 
-	if (idx >= 0 && queryDesc->estate)
+	if (mine && queryDesc->estate)
 	{
 		ListCell   *lc;
 
@@ -988,7 +491,7 @@ wl_ExecutorEnd(QueryDesc *queryDesc)
 			ResultRelInfo *rri = lfirst(lc);
 
 			if (wl_model_relation_skips_wal(rri->ri_RelationDesc))
-				stmt_stack[idx].wal_skipped = true;
+				wal_skipped = true;
 		}
 	}
 
@@ -998,8 +501,8 @@ wl_ExecutorEnd(QueryDesc *queryDesc)
 		standard_ExecutorEnd(queryDesc);
 
 	/* after the end: AFTER triggers and their nested work are included */
-	if (idx >= 0 && (idx = find_executor_entry(queryDesc)) >= 0)
-		finish_statement(idx, WL_STMT_OK, rows, true);
+	if (mine)
+		wl_acc_executor_done(queryDesc, rows, wal_skipped);
 }
 
 /* ----------------------------------------------------------------
@@ -1010,29 +513,118 @@ static void
 wl_object_access(ObjectAccessType access, Oid classId, Oid objectId,
 				 int subId, void *arg)
 {
+	WlEffects	eff;
+
 	if (prev_object_access_hook)
 		prev_object_access_hook(access, classId, objectId, subId, arg);
 
-	if (classId != RelationRelationId || subId != 0 || stmt_depth == 0 ||
-		!wl_xact_observed())
+	if (classId != RelationRelationId || subId != 0 ||
+		!wl_acc_statement_on_stack() || !wl_acc_observed())
 		return;
 
 	switch (access)
 	{
 		case OAT_TRUNCATE:
-			wl_model_note_truncate(objectId);
+			wl_observe_truncate(objectId);
 			break;
 		case OAT_POST_CREATE:
-			wl_model_note_created_relation(objectId);
+			memset(&eff, 0, sizeof(eff));
+			wl_observe_created_relation(objectId, &eff);
+			wl_acc_apply_effects(&eff);
 			break;
 		case OAT_POST_ALTER:
 			if (current_utility_tag == T_AlterTableStmt ||
 				current_utility_tag == T_AlterTableMoveAllStmt)
-				wl_model_note_altered_relation(objectId);
+			{
+				memset(&eff, 0, sizeof(eff));
+				wl_observe_altered_relation(objectId, &eff);
+				wl_acc_apply_effects(&eff);
+			}
 			break;
 		default:
 			break;
 	}
+}
+
+/* ----------------------------------------------------------------
+ * transactions
+ * ----------------------------------------------------------------
+ */
+
+/*
+ * The end of a commit or abort phase: a reset callback on
+ * TopTransactionContext.  Static, so that registering it allocates nothing
+ * (it is registered at most once per top-level transaction; the flag says
+ * whether it is).
+ */
+static void xact_memory_reset(void *arg);
+static MemoryContextCallback xact_end_callback = {xact_memory_reset, NULL, NULL};
+static bool xact_end_watched = false;
+
+static void
+xact_memory_reset(void *arg)
+{
+	xact_end_watched = false;
+	wl_acc_xact_end();
+}
+
+static void
+watch_xact_end(void)
+{
+	if (!xact_end_watched)
+	{
+		MemoryContextRegisterResetCallback(TopTransactionContext, &xact_end_callback);
+		xact_end_watched = true;
+	}
+}
+
+static void
+wl_xact_callback(XactEvent event, void *arg)
+{
+	if (!xact_callbacks_apply())
+		return;
+
+	switch (event)
+	{
+		case XACT_EVENT_PRE_COMMIT:
+			wl_acc_pre_commit(false);
+			watch_xact_end();
+			break;
+		case XACT_EVENT_PRE_PREPARE:
+			wl_acc_pre_commit(true);
+			watch_xact_end();
+			break;
+		case XACT_EVENT_COMMIT:
+			wl_acc_commit_done();
+			break;
+		case XACT_EVENT_PREPARE:
+			wl_acc_prepare_done();
+			break;
+		case XACT_EVENT_ABORT:
+			wl_acc_abort();
+			watch_xact_end();
+			break;
+		default:
+			break;
+	}
+}
+
+static void
+wl_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+					SubTransactionId parentSubid, void *arg)
+{
+	if (event == SUBXACT_EVENT_ABORT_SUB && xact_callbacks_apply())
+		wl_acc_subxact_abort(mySubid);
+}
+
+/* the last release phase of the top-level owner: just before file deletion */
+static void
+wl_resource_release(ResourceReleasePhase phase, bool isCommit,
+					bool isTopLevel, void *arg)
+{
+	if (phase == RESOURCE_RELEASE_AFTER_LOCKS && isTopLevel &&
+		CurrentResourceOwner == TopTransactionResourceOwner)
+		wl_acc_locks_released();
 }
 
 void
@@ -1050,4 +642,7 @@ wl_install_hooks(void)
 	ExecutorEnd_hook = wl_ExecutorEnd;
 	prev_object_access_hook = object_access_hook;
 	object_access_hook = wl_object_access;
+	RegisterXactCallback(wl_xact_callback, NULL);
+	RegisterSubXactCallback(wl_subxact_callback, NULL);
+	RegisterResourceReleaseCallback(wl_resource_release, NULL);
 }

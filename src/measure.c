@@ -11,7 +11,9 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "walload.h"
+#include "postgres.h"
+
+#include "measure.h"
 
 void
 wl_usage_mark(WlUsageMark *mark)

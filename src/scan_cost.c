@@ -38,7 +38,11 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "walload.h"
+#include "postgres.h"
+
+#include "scan_cost.h"
+
+#include "store.h"
 
 #include <fcntl.h>
 #include <math.h>
@@ -462,9 +466,24 @@ wl_scans_est_ns(WlScanKind kind, int64 n, int nfiles, bool before_scan)
 }
 
 /* ----------------------------------------------------------------
- * the calibration worker
+ * at server start: the postmaster, then the calibration worker
  * ----------------------------------------------------------------
  */
+
+/*
+ * In the postmaster, once the store is made: the one-file walk now; the
+ * calibration worker times the rest (the postmaster has no resource owner
+ * for the many-file walk, and its header pages are mapped).
+ */
+void
+wl_scan_cost_startup(void)
+{
+	WlScanCost	cost;
+
+	wl_scan_cost_calibrate(WL_STARTUP_CALIBRATION_PASSES, false, &cost);
+	wl_store_set_scan_cost(&cost, true);
+}
+
 void
 wl_scan_cost_register_worker(void)
 {

@@ -31,9 +31,18 @@
  *
  * Temporary relations use local buffers and never scan the shared pool.
  *
+ * The model keeps the state core's decisions depend on (which statement
+ * created or scheduled which file, which pending syncs were truncated) and
+ * returns its decisions (WlCommitModel, WlEffects); it records nothing and
+ * calls no other part of walload.  What a single utility statement did,
+ * seen before and after it, is observe.c's.
+ *
  *-------------------------------------------------------------------------
  */
-#include "walload.h"
+#include "postgres.h"
+
+#include "scan_model.h"
+
 
 #include "access/heapam.h"
 #include "access/htup_details.h"
@@ -64,16 +73,6 @@
 #include "utils/relmapper.h"
 #include "utils/syscache.h"
 
-/*
- * Scans the statement running now did (walked after its pre-look): counted
- * for it and its transaction with their estimated duration.
- */
-static void
-add_scans(WlScanKind kind, int64 n, int nfiles)
-{
-	wl_add_scans_to_current(kind, n, wl_scans_est_ns(kind, n, nfiles, false));
-}
-
 /* ----------------------------------------------------------------
  * state of the current (real) transaction
  * ----------------------------------------------------------------
@@ -98,8 +97,6 @@ static HTAB *truncated_files = NULL;	/* pending syncs truncated in place */
 static List *ghost_syncs = NIL; /* pending syncs of aborted subxacts */
 static List *createdb_files = NIL;	/* pending syncs in a new database */
 static HTAB *known_rels = NULL;	/* relid -> its file, as last seen */
-static int32 sync_stmt_no = -1;
-static int32 drop_stmt_no = -1;
 
 typedef struct KnownRel
 {
@@ -141,17 +138,15 @@ forget_changes(void)
 	changed_all = false;
 }
 
-/* at module start (postmaster): watch relcache invalidations */
+/*
+ * At module start (postmaster): watch relcache invalidations, and make the
+ * per-transaction context, kept for good (its first block is the reserve
+ * wl_model_subxact_abort allocates from on the abort path).
+ */
 void
 wl_model_register(void)
 {
 	CacheRegisterRelcacheCallback(relcache_changed, (Datum) 0);
-}
-
-/* the per-transaction context; made at module start, kept for good */
-void
-wl_model_init(void)
-{
 	if (model_cxt == NULL)
 		model_cxt = AllocSetContextCreate(TopMemoryContext, "walload scan model",
 										  8 * 1024, 8 * 1024, 8 * 1024);
@@ -162,7 +157,6 @@ ensure_model_state(void)
 {
 	HASHCTL		ctl;
 
-	wl_model_init();
 	if (created_files != NULL)
 		return;
 
@@ -268,8 +262,8 @@ file_total_blocks(WlRelFile file)
  * RelationInitPhysicalAddr computes it).  False for relations without
  * storage and temporary ones.
  */
-static bool
-relation_file(Oid relid, WlRelFile *file, char *relkind, char *relpersistence)
+bool
+wl_model_relation_file(Oid relid, WlRelFile *file, char *relkind, char *relpersistence)
 {
 	HeapTuple	tup;
 	Form_pg_class cls;
@@ -300,8 +294,8 @@ relation_file(Oid relid, WlRelFile *file, char *relkind, char *relpersistence)
 	return OidIsValid(filenumber);
 }
 
-static BlockNumber
-main_fork_blocks(WlRelFile file)
+BlockNumber
+wl_model_main_fork_blocks(WlRelFile file)
 {
 	SMgrRelation srel = WlSmgrOpen(file);
 
@@ -394,7 +388,7 @@ change_needs_lists(Oid relid, int32 stmt_no, bool *created, bool *skipping)
 	if (!RELKIND_HAS_STORAGE(cls->relkind) ||
 		cls->relpersistence == RELPERSISTENCE_TEMP)
 		needs = (k != NULL);	/* had a file, has none now */
-	else if (!relation_file(relid, &file, NULL, NULL))
+	else if (!wl_model_relation_file(relid, &file, NULL, NULL))
 		needs = true;
 	else if (k != NULL)
 		needs = !WlRelFileEquals(k->file, file);
@@ -429,7 +423,7 @@ remember_changed(void)
 	{
 		WlRelFile	file;
 
-		if (relation_file(changed_rels[i], &file, NULL, NULL))
+		if (wl_model_relation_file(changed_rels[i], &file, NULL, NULL))
 		{
 			KnownRel   *k = hash_search(known_rels, &changed_rels[i], HASH_ENTER, NULL);
 
@@ -443,16 +437,17 @@ remember_changed(void)
 /*
  * After a utility statement that may create or drop relation files: note
  * which statement did it, so that the scan at commit or abort can be
- * attributed to it.  Returns true if the statement wrote into a relation
- * file that skips WAL.
+ * attributed to it.  Sets eff->storage if it created files or scheduled
+ * their deletion, eff->wal_skipped if it wrote into a relation file that
+ * skips WAL.
  *
  * Core's lists (smgrGetPendingDeletes) are read only when a relation
  * changed in a way known_rels cannot explain: reading them walks every
  * file the transaction created, so a transaction that creates N tables
  * would otherwise pay O(N^2).
  */
-bool
-wl_model_after_utility(int32 stmt_no)
+void
+wl_model_read_pending_changes(int32 stmt_no, WlEffects *eff)
 {
 	bool		created = false,
 				doomed = false,
@@ -471,12 +466,9 @@ wl_model_after_utility(int32 stmt_no)
 	}
 	forget_changes();
 	if (created || doomed)
-	{
-		wl_note_storage_effects();
-		if (stmt_no >= 0)
-			wl_xact_note_storage_statement(stmt_no);
-	}
-	return skipping;
+		eff->storage = true;
+	if (skipping)
+		eff->wal_skipped = true;
 }
 
 static int32
@@ -496,21 +488,9 @@ min_creator(HTAB *map, WlRelFile *files, int n)
 	return best;
 }
 
-int32
-wl_model_sync_statement(void)
-{
-	return sync_stmt_no;
-}
-
-int32
-wl_model_drop_statement(void)
-{
-	return drop_stmt_no;
-}
-
 /* the first statement that created a file deleted by this abort */
 int32
-wl_model_abort_statement(int nest_level)
+wl_model_abort_statement(void)
 {
 	WlRelFile  *files;
 	int			n = smgrGetPendingDeletes(false, &files);
@@ -525,15 +505,6 @@ wl_model_abort_statement(int nest_level)
  * commit and abort
  * ----------------------------------------------------------------
  */
-static bool
-file_in(WlRelFile file, WlRelFile *files, int n)
-{
-	for (int i = 0; i < n; i++)
-		if (WlRelFileEquals(file, files[i]))
-			return true;
-	return false;
-}
-
 static int
 file_cmp(const void *a, const void *b)
 {
@@ -578,8 +549,8 @@ model_one_sync(WlRelFile file, bool truncated, WlCommitModel *m,
 	{
 		m->synced_rels++;
 		m->synced_blocks += truncated ? file_total_blocks(file) : blocks;
-		if (creator >= 0 && (sync_stmt_no < 0 || creator < sync_stmt_no))
-			sync_stmt_no = creator;
+		if (creator >= 0 && (m->sync_stmt_no < 0 || creator < m->sync_stmt_no))
+			m->sync_stmt_no = creator;
 	}
 	else
 	{
@@ -597,8 +568,8 @@ wl_model_commit(bool is_prepare, WlCommitModel *m)
 	int			ndoomed;
 
 	memset(m, 0, sizeof(*m));
-	sync_stmt_no = -1;
-	drop_stmt_no = -1;
+	m->sync_stmt_no = -1;
+	m->drop_stmt_no = -1;
 
 	/*
 	 * The maps below exist only if a statement of this transaction may have
@@ -662,7 +633,7 @@ wl_model_commit(bool is_prepare, WlCommitModel *m)
 	/* the deletion after commit; at PREPARE it moves to COMMIT PREPARED */
 	m->dropped_rels = ndoomed;
 	m->drop_scan = drop_all_would_scan(doomed, ndoomed);
-	drop_stmt_no = min_creator(doomed_files, doomed, ndoomed);
+	m->drop_stmt_no = min_creator(doomed_files, doomed, ndoomed);
 	if (doomed)
 		pfree(doomed);
 
@@ -702,6 +673,25 @@ wl_model_abort_drop_scan(int32 *nrels)
 }
 
 /*
+ * TRUNCATE truncated these files in place (a list of WlRelFile *): a pending
+ * sync among them is synced at commit whatever its size.
+ */
+void
+wl_model_note_truncated_in_place(List *files)
+{
+	ListCell   *lc;
+
+	ensure_model_state();
+	foreach(lc, files)
+	{
+		WlRelFile  *f = lfirst(lc);
+
+		if (WlSkippingWAL(*f))
+			(void) hash_search(truncated_files, f, HASH_ENTER, NULL);
+	}
+}
+
+/*
  * A subtransaction is aborting: files created in it are deleted now, but
  * their pending-sync entries stay until commit (core keeps them; with
  * wal_skip_threshold = 0, or if truncated, they are synced at commit as
@@ -737,509 +727,13 @@ wl_model_subxact_abort(void)
 		pfree(files);
 }
 
-/* ----------------------------------------------------------------
- * TRUNCATE
- * ----------------------------------------------------------------
- */
-typedef struct TruncateObservation
-{
-	List	   *relids;			/* every relation TRUNCATE checked */
-	int64		inplace_scans;	/* RelationTruncate calls to come */
-	List	   *inplace_files;	/* their files (for is_truncated) */
-} TruncateObservation;
-
-static TruncateObservation *current_truncate = NULL;
-
-static void
-add_inplace_file(TruncateObservation *t, Relation rel)
-{
-	WlRelFile  *f = palloc(sizeof(WlRelFile));
-
-	*f = WlRelationFile(rel);
-	t->inplace_files = lappend(t->inplace_files, f);
-	t->inplace_scans++;
-}
-
-static void
-add_inplace_with_indexes(TruncateObservation *t, Relation rel)
-{
-	List	   *indexes = RelationGetIndexList(rel);
-	ListCell   *lc;
-
-	add_inplace_file(t, rel);
-	foreach(lc, indexes)
-	{
-		Relation	irel = RelationIdGetRelation(lfirst_oid(lc));
-
-		if (irel == NULL)
-			continue;
-		add_inplace_file(t, irel);
-		RelationClose(irel);
-	}
-	list_free(indexes);
-}
-
 /*
- * OAT_TRUNCATE: called once per relation TRUNCATE is about to process,
- * before any of them is truncated.  Decide as ExecuteTruncateGuts() will:
- * a relation created, or given a new file, in the current subtransaction is
- * truncated in place (heap_truncate_one_rel), one DropRelFileNodeBuffers
- * scan per heap, index, TOAST heap and TOAST index.
+ * CREATE DATABASE dbname succeeded: under wal_level = minimal its files
+ * (WAL_LOG strategy) are pending syncs at commit, which
+ * smgrGetPendingDeletes does not list.  Remember those that skip WAL.
  */
 void
-wl_model_note_truncate(Oid relid)
-{
-	TruncateObservation *t = current_truncate;
-	Relation	rel;
-	SubTransactionId mysubid = GetCurrentSubTransactionId();
-
-	if (t == NULL || list_member_oid(t->relids, relid))
-		return;
-	t->relids = lappend_oid(t->relids, relid);
-
-	rel = RelationIdGetRelation(relid);
-	if (rel == NULL)
-		return;
-	if (rel->rd_rel->relkind != RELKIND_PARTITIONED_TABLE &&
-		rel->rd_rel->relkind != RELKIND_FOREIGN_TABLE &&
-		rel->rd_rel->relpersistence != RELPERSISTENCE_TEMP &&
-		(rel->rd_createSubid == mysubid || WL_NEW_FILE_SUBID(rel) == mysubid))
-	{
-		Oid			toastrelid = rel->rd_rel->reltoastrelid;
-
-		add_inplace_with_indexes(t, rel);
-		if (OidIsValid(toastrelid))
-		{
-			Relation	toastrel = RelationIdGetRelation(toastrelid);
-
-			if (toastrel != NULL)
-			{
-				add_inplace_with_indexes(t, toastrel);
-				RelationClose(toastrel);
-			}
-		}
-	}
-	RelationClose(rel);
-}
-
-/* ----------------------------------------------------------------
- * relations created and altered
- * ----------------------------------------------------------------
- */
-
-/* A new unlogged sequence is written and flushed (fill_seq_with_data). */
-void
-wl_model_note_created_relation(Oid relid)
-{
-	Relation	rel = RelationIdGetRelation(relid);
-
-	if (rel == NULL)
-		return;
-	if (rel->rd_rel->relkind == RELKIND_SEQUENCE &&
-		rel->rd_rel->relpersistence == RELPERSISTENCE_UNLOGGED)
-		add_scans(WL_SCAN_FLUSH_REL, 1, 1);
-	RelationClose(rel);
-}
-
-/*
- * OAT_POST_ALTER during ALTER TABLE: ATExecSetTableSpace() fires it right
- * after copying a relation's file, before its relcache entry sees the new
- * file.  The copy began with FlushRelationBuffers(), and scheduled the old
- * file (still the relcache's) for deletion at commit.  No other
- * OAT_POST_ALTER of ALTER TABLE sees its relation's current file doomed.
- */
-void
-wl_model_note_altered_relation(Oid relid)
-{
-	Relation	rel = RelationIdGetRelation(relid);
-	WlRelFile  *doomed;
-	int			n;
-
-	if (rel == NULL)
-		return;
-	if (RELKIND_HAS_STORAGE(rel->rd_rel->relkind) &&
-		rel->rd_rel->relpersistence != RELPERSISTENCE_TEMP)
-	{
-		n = smgrGetPendingDeletes(true, &doomed);
-		if (file_in(WlRelationFile(rel), doomed, n))
-			add_scans(WL_SCAN_FLUSH_REL, 1, 1);
-		if (doomed)
-			pfree(doomed);
-	}
-	RelationClose(rel);
-}
-
-/* ----------------------------------------------------------------
- * before / after observations of utility statements
- * ----------------------------------------------------------------
- */
-typedef enum ObservationKind
-{
-	OBS_VACUUM,
-	OBS_TRUNCATE,
-	OBS_DROPDB,
-	OBS_MOVEDB,
-	OBS_CREATEDB,
-	OBS_SEQUENCES,
-	OBS_COPY_FROM,
-	OBS_FINISH_PREPARED
-} ObservationKind;
-
-typedef struct RelSize
-{
-	Oid			relid;
-	WlRelFile	file;
-	BlockNumber blocks;
-} RelSize;
-
-struct WlUtilityObservation
-{
-	ObservationKind kind;
-	MemoryContext cxt;
-	/* VACUUM: sizes before, ring */
-	RelSize    *sizes;
-	int			nsizes;
-	int			ring_kb;
-	/* TRUNCATE */
-	TruncateObservation truncate;
-	TruncateObservation *saved_truncate;
-	bool		restart_seqs;
-	/* databases */
-	char	   *dbname;
-	Oid			dboid;
-	Oid			dbtablespace;
-	/* sequences whose storage may be rewritten: relid -> file before */
-	RelSize    *seqs;
-	int			nseqs;
-	/* COPY FROM */
-	RangeVar   *copy_rel;
-	/* COMMIT / ROLLBACK PREPARED */
-	char	   *gid;
-	bool		commit_prepared;
-};
-
-static bool
-vacuum_option(VacuumStmt *stmt, const char *name)
-{
-	ListCell   *lc;
-
-	foreach(lc, stmt->options)
-	{
-		DefElem    *opt = lfirst(lc);
-
-		if (strcmp(opt->defname, name) == 0)
-			return defGetBoolean(opt);
-	}
-	return false;
-}
-
-static void
-add_rel_size(WlUtilityObservation *obs, Oid relid, int *cap)
-{
-	WlRelFile	file;
-
-	if (!relation_file(relid, &file, NULL, NULL))
-		return;
-	if (obs->nsizes >= *cap)
-	{
-		*cap *= 2;
-		obs->sizes = repalloc(obs->sizes, sizeof(RelSize) * *cap);
-	}
-	obs->sizes[obs->nsizes].relid = relid;
-	obs->sizes[obs->nsizes].file = file;
-	obs->sizes[obs->nsizes].blocks = main_fork_blocks(file);
-	obs->nsizes++;
-}
-
-static void
-add_with_toast(WlUtilityObservation *obs, Oid relid, int *cap)
-{
-	Oid			toast = InvalidOid;
-	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
-
-	if (HeapTupleIsValid(tup))
-	{
-		toast = ((Form_pg_class) GETSTRUCT(tup))->reltoastrelid;
-		ReleaseSysCache(tup);
-	}
-	add_rel_size(obs, relid, cap);
-	if (OidIsValid(toast))
-		add_rel_size(obs, toast, cap);
-}
-
-/* the relations a (non-FULL) VACUUM will process, with their sizes now */
-static void
-observe_vacuum_targets(WlUtilityObservation *obs, VacuumStmt *stmt)
-{
-	int			cap = 64;
-
-	obs->sizes = palloc(sizeof(RelSize) * cap);
-	if (stmt->rels == NIL)
-	{
-		Relation	pgclass = table_open(RelationRelationId, AccessShareLock);
-		TableScanDesc scan = table_beginscan_catalog(pgclass, 0, NULL);
-		HeapTuple	tup;
-
-		while ((tup = heap_getnext(scan, ForwardScanDirection)) != NULL)
-		{
-			Form_pg_class cls = (Form_pg_class) GETSTRUCT(tup);
-
-			if (cls->relkind == RELKIND_RELATION ||
-				cls->relkind == RELKIND_MATVIEW ||
-				cls->relkind == RELKIND_TOASTVALUE)
-				add_rel_size(obs, cls->oid, &cap);
-		}
-		table_endscan(scan);
-		table_close(pgclass, AccessShareLock);
-		return;
-	}
-
-	{
-		ListCell   *lc;
-
-		foreach(lc, stmt->rels)
-		{
-			VacuumRelation *vrel = lfirst_node(VacuumRelation, lc);
-			Oid			relid = vrel->oid;
-
-			if (!OidIsValid(relid) && vrel->relation)
-				relid = RangeVarGetRelid(vrel->relation, NoLock, true);
-			if (!OidIsValid(relid))
-				continue;
-			if (get_rel_relkind(relid) == RELKIND_PARTITIONED_TABLE)
-			{
-				List	   *parts = find_all_inheritors(relid, NoLock, NULL);
-				ListCell   *lc2;
-
-				foreach(lc2, parts)
-					add_with_toast(obs, lfirst_oid(lc2), &cap);
-			}
-			else
-				add_with_toast(obs, relid, &cap);
-		}
-	}
-}
-
-static void
-observe_sequence(WlUtilityObservation *obs, Oid relid, int *cap)
-{
-	WlRelFile	file;
-	char		relkind;
-
-	if (!relation_file(relid, &file, &relkind, NULL) || relkind != RELKIND_SEQUENCE)
-		return;
-	if (obs->nseqs >= *cap)
-	{
-		*cap *= 2;
-		obs->seqs = repalloc(obs->seqs, sizeof(RelSize) * *cap);
-	}
-	obs->seqs[obs->nseqs].relid = relid;
-	obs->seqs[obs->nseqs].file = file;
-	obs->nseqs++;
-}
-
-static bool
-alter_table_changes_persistence(AlterTableStmt *stmt)
-{
-	ListCell   *lc;
-
-	foreach(lc, stmt->cmds)
-	{
-		AlterTableCmd *cmd = lfirst_node(AlterTableCmd, lc);
-
-		if (cmd->subtype == AT_SetLogged || cmd->subtype == AT_SetUnLogged)
-			return true;
-	}
-	return false;
-}
-
-static void observe_before(WlUtilityObservation *obs, Node *parsetree);
-
-/*
- * Before a utility statement that the scan model must watch: what it will
- * change, measured now.  Returns NULL for other statements.  The result
- * lives in a context of its own under TopMemoryContext (it must survive the
- * transactions VACUUM and DROP DATABASE commit themselves); whatever
- * happens, wl_model_utility_after() frees it, and an error in here frees it
- * before it propagates.
- */
-WlUtilityObservation *
-wl_model_utility_before(Node *parsetree)
-{
-	WlUtilityObservation *obs;
-	MemoryContext cxt;
-	MemoryContext old;
-
-	switch (nodeTag(parsetree))
-	{
-		case T_VacuumStmt:
-			{
-				VacuumStmt *stmt = (VacuumStmt *) parsetree;
-
-				if (!stmt->is_vacuumcmd || vacuum_option(stmt, "full"))
-					return NULL;
-				break;
-			}
-		case T_TruncateStmt:
-		case T_DropdbStmt:
-		case T_CreatedbStmt:
-		case T_AlterSeqStmt:
-			break;
-		case T_AlterDatabaseStmt:
-			{
-				ListCell   *lc;
-				bool		moves = false;
-
-				foreach(lc, ((AlterDatabaseStmt *) parsetree)->options)
-					if (strcmp(((DefElem *) lfirst(lc))->defname, "tablespace") == 0)
-						moves = true;
-				if (!moves)
-					return NULL;
-				break;
-			}
-		case T_AlterTableStmt:
-			if (!alter_table_changes_persistence((AlterTableStmt *) parsetree))
-				return NULL;
-			break;
-		case T_TransactionStmt:
-			{
-				TransactionStmt *stmt = (TransactionStmt *) parsetree;
-
-				if (stmt->kind != TRANS_STMT_COMMIT_PREPARED &&
-					stmt->kind != TRANS_STMT_ROLLBACK_PREPARED)
-					return NULL;
-				break;
-			}
-		case T_CopyStmt:
-			if (!((CopyStmt *) parsetree)->is_from ||
-				((CopyStmt *) parsetree)->relation == NULL || XLogIsNeeded())
-				return NULL;
-			break;
-		default:
-			return NULL;
-	}
-
-	/*
-	 * Lives across the transactions VACUUM and DROP DATABASE commit
-	 * themselves; freed in wl_model_utility_after().
-	 */
-	cxt = AllocSetContextCreate(TopMemoryContext, "walload observation",
-								ALLOCSET_SMALL_SIZES);
-	old = MemoryContextSwitchTo(cxt);
-	obs = palloc0(sizeof(WlUtilityObservation));
-	obs->cxt = cxt;
-
-	/*
-	 * What follows reads catalogs and can fail (a cross-database name, a
-	 * cancel): the context must not outlive the error.
-	 */
-	PG_TRY();
-	{
-		observe_before(obs, parsetree);
-	}
-	PG_CATCH();
-	{
-		MemoryContextSwitchTo(old);
-		if (current_truncate == &obs->truncate)
-			current_truncate = obs->saved_truncate;
-		MemoryContextDelete(cxt);
-		PG_RE_THROW();
-	}
-	PG_END_TRY();
-	MemoryContextSwitchTo(old);
-	return obs;
-}
-
-/* fill obs for parsetree; runs in obs's context */
-static void
-observe_before(WlUtilityObservation *obs, Node *parsetree)
-{
-	switch (nodeTag(parsetree))
-	{
-		case T_VacuumStmt:
-			obs->kind = OBS_VACUUM;
-			obs->ring_kb = wl_vacuum_ring_kb(((VacuumStmt *) parsetree)->options);
-			observe_vacuum_targets(obs, (VacuumStmt *) parsetree);
-			break;
-		case T_TruncateStmt:
-			obs->kind = OBS_TRUNCATE;
-			obs->restart_seqs = ((TruncateStmt *) parsetree)->restart_seqs;
-			obs->saved_truncate = current_truncate;
-			current_truncate = &obs->truncate;
-			break;
-		case T_DropdbStmt:
-			obs->kind = OBS_DROPDB;
-			obs->dbname = pstrdup(((DropdbStmt *) parsetree)->dbname);
-			obs->dboid = get_database_oid(obs->dbname, true);
-			break;
-		case T_AlterDatabaseStmt:
-			{
-				HeapTuple	tup;
-
-				obs->kind = OBS_MOVEDB;
-				obs->dbname = pstrdup(((AlterDatabaseStmt *) parsetree)->dbname);
-				obs->dboid = get_database_oid(obs->dbname, true);
-				tup = SearchSysCache1(DATABASEOID, ObjectIdGetDatum(obs->dboid));
-				if (HeapTupleIsValid(tup))
-				{
-					obs->dbtablespace = ((Form_pg_database) GETSTRUCT(tup))->dattablespace;
-					ReleaseSysCache(tup);
-				}
-				break;
-			}
-		case T_CreatedbStmt:
-			obs->kind = OBS_CREATEDB;
-			obs->dbname = pstrdup(((CreatedbStmt *) parsetree)->dbname);
-			break;
-		case T_AlterSeqStmt:
-			{
-				int			cap = 4;
-				Oid			relid = RangeVarGetRelid(((AlterSeqStmt *) parsetree)->sequence,
-													 NoLock, true);
-
-				obs->kind = OBS_SEQUENCES;
-				obs->seqs = palloc(sizeof(RelSize) * cap);
-				if (OidIsValid(relid))
-					observe_sequence(obs, relid, &cap);
-				break;
-			}
-		case T_AlterTableStmt:
-			{
-				int			cap = 4;
-				Oid			relid = RangeVarGetRelid(((AlterTableStmt *) parsetree)->relation,
-													 NoLock, true);
-
-				obs->kind = OBS_SEQUENCES;
-				obs->seqs = palloc(sizeof(RelSize) * cap);
-				if (OidIsValid(relid))
-				{
-					List	   *owned = getOwnedSequences(relid);
-					ListCell   *lc;
-
-					observe_sequence(obs, relid, &cap);
-					foreach(lc, owned)
-						observe_sequence(obs, lfirst_oid(lc), &cap);
-				}
-				break;
-			}
-		case T_CopyStmt:
-			obs->kind = OBS_COPY_FROM;
-			obs->copy_rel = copyObject(((CopyStmt *) parsetree)->relation);
-			break;
-		case T_TransactionStmt:
-			obs->kind = OBS_FINISH_PREPARED;
-			obs->gid = pstrdup(((TransactionStmt *) parsetree)->gid);
-			obs->commit_prepared =
-				((TransactionStmt *) parsetree)->kind == TRANS_STMT_COMMIT_PREPARED;
-			break;
-		default:
-			break;
-	}
-}
-
-/* files of a database just created, for the pending syncs of WAL_LOG */
-static void
-note_createdb_files(const char *dbname)
+wl_model_note_created_database(const char *dbname)
 {
 	Oid			dboid = get_database_oid(dbname, true);
 	Relation	spcrel;
@@ -1296,151 +790,6 @@ note_createdb_files(const char *dbname)
 	}
 	table_endscan(scan);
 	table_close(spcrel, AccessShareLock);
-}
-
-static void observe_after(WlUtilityObservation *obs);
-
-/*
- * After the statement (success) or in its error handler (!success, which
- * must not fail: then nothing is read).  Frees obs.
- */
-void
-wl_model_utility_after(WlUtilityObservation *obs, bool success)
-{
-	if (obs == NULL)
-		return;
-
-	if (obs->kind == OBS_TRUNCATE)
-		current_truncate = obs->saved_truncate;
-
-	/* reading the catalogs again can fail: the context goes in any case */
-	PG_TRY();
-	{
-		if (success)
-			observe_after(obs);
-	}
-	PG_FINALLY();
-	{
-		MemoryContextDelete(obs->cxt);
-	}
-	PG_END_TRY();
-}
-
-/* the statement succeeded: what it changed, from obs */
-static void
-observe_after(WlUtilityObservation *obs)
-{
-	{
-		switch (obs->kind)
-		{
-			case OBS_VACUUM:
-				{
-					int64		pages = 0;
-					int64		removed = 0;
-
-					for (int i = 0; i < obs->nsizes; i++)
-					{
-						WlRelFile	file;
-						BlockNumber after;
-
-						pages += obs->sizes[i].blocks;
-						/* same file, fewer blocks: truncated (one scan per round) */
-						if (relation_file(obs->sizes[i].relid, &file, NULL, NULL) &&
-							WlRelFileEquals(file, obs->sizes[i].file) &&
-							(after = main_fork_blocks(file)) < obs->sizes[i].blocks)
-						{
-							add_scans(WL_SCAN_DROP_REL, 1, 1);
-							removed += obs->sizes[i].blocks - after;
-						}
-					}
-					wl_add_vacuum_to_current(obs->ring_kb, pages, removed);
-					break;
-				}
-			case OBS_TRUNCATE:
-				{
-					ListCell   *lc;
-
-					ensure_model_state();
-					add_scans(WL_SCAN_DROP_REL, obs->truncate.inplace_scans, 1);
-					foreach(lc, obs->truncate.inplace_files)
-					{
-						WlRelFile  *f = lfirst(lc);
-
-						if (WlSkippingWAL(*f))
-							(void) hash_search(truncated_files, f, HASH_ENTER, NULL);
-					}
-					/* RESTART IDENTITY rewrites owned sequences */
-					if (obs->restart_seqs)
-					{
-						List	   *seqs = NIL;
-
-						foreach(lc, obs->truncate.relids)
-							seqs = list_concat_unique_oid(seqs,
-														  getOwnedSequences(lfirst_oid(lc)));
-						foreach(lc, seqs)
-							if (get_rel_persistence(lfirst_oid(lc)) == RELPERSISTENCE_UNLOGGED)
-								add_scans(WL_SCAN_FLUSH_REL, 1, 1);
-					}
-					break;
-				}
-			case OBS_DROPDB:
-				if (OidIsValid(obs->dboid) && !OidIsValid(get_database_oid(obs->dbname, true)))
-					add_scans(WL_SCAN_DB, 1, 1);
-				break;
-			case OBS_MOVEDB:
-				{
-					HeapTuple	tup = SearchSysCache1(DATABASEOID, ObjectIdGetDatum(obs->dboid));
-
-					if (HeapTupleIsValid(tup))
-					{
-						if (((Form_pg_database) GETSTRUCT(tup))->dattablespace != obs->dbtablespace)
-							add_scans(WL_SCAN_DB, 1, 1);
-						ReleaseSysCache(tup);
-					}
-					break;
-				}
-			case OBS_CREATEDB:
-				note_createdb_files(obs->dbname);
-				break;
-			case OBS_SEQUENCES:
-				for (int i = 0; i < obs->nseqs; i++)
-				{
-					WlRelFile	file;
-					char		persistence;
-
-					if (relation_file(obs->seqs[i].relid, &file, NULL, &persistence) &&
-						!WlRelFileEquals(file, obs->seqs[i].file) &&
-						persistence == RELPERSISTENCE_UNLOGGED)
-						add_scans(WL_SCAN_FLUSH_REL, 1, 1);
-				}
-				break;
-			case OBS_FINISH_PREPARED:
-				{
-					int32		nrels;
-					bool		known;
-
-					/* FinishPreparedTransaction -> DropRelationFiles */
-					if (wl_store_take_prepared(obs->gid, obs->commit_prepared, &nrels, &known))
-						add_scans(WL_SCAN_DROP_PENDING, 1, nrels);
-					wl_xact_add_dropped_rels(nrels);
-					if (!known)
-						ereport(DEBUG1,
-								(errmsg("walload: prepared transaction \"%s\" was prepared before walload's state was set up; its file deletion is not counted",
-										obs->gid)));
-					break;
-				}
-			case OBS_COPY_FROM:
-				{
-					Oid			relid = RangeVarGetRelid(obs->copy_rel, NoLock, true);
-					WlRelFile	file;
-
-					if (OidIsValid(relid) && relation_file(relid, &file, NULL, NULL) &&
-						WlSkippingWAL(file))
-						wl_xact_mark_wal_skipped_current();
-					break;
-				}
-		}
-	}
 }
 
 /* Does this relation's current file skip WAL (minimal, new in this xact)? */

@@ -38,7 +38,12 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "walload.h"
+#include "postgres.h"
+
+#include "store.h"
+
+#include "measure.h"
+#include "settings.h"
 
 #include <math.h>
 #include <sys/stat.h>
@@ -163,14 +168,19 @@ total_size(void)
 }
 
 void
-wl_shmem_request(void)
+wl_store_shmem_request(void)
 {
 	RequestAddinShmemSpace(total_size());
 	RequestNamedLWLockTranche("walload", 1);
 }
 
-void
-wl_shmem_startup(void)
+/*
+ * Attach to (or, in the postmaster, create) the store.  Returns true in the
+ * postmaster when it created the store at server start: then it is the
+ * moment to fill in what the store keeps for others (the calibration).
+ */
+bool
+wl_store_shmem_startup(void)
 {
 	bool		found;
 	HASHCTL		info;
@@ -224,16 +234,10 @@ wl_shmem_startup(void)
 		if (!found)
 		{
 			load_dump();
-
-			/*
-			 * The one-file walk now; the calibration worker times the rest
-			 * (the postmaster has no resource owner for the many-file walk,
-			 * and its header pages are mapped).
-			 */
-			wl_scan_cost_calibrate(WL_STARTUP_CALIBRATION_PASSES, false, &wl_shared->scan_cost);
-			wl_shared->calibrated_at = GetCurrentTimestamp();
+			return true;
 		}
 	}
+	return false;
 }
 
 bool

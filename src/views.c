@@ -9,7 +9,9 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "walload.h"
+#include "postgres.h"
+
+#include "views.h"
 
 #include <math.h>
 
@@ -25,6 +27,9 @@
 #include "utils/guc.h"
 #include "utils/numeric.h"
 #include "utils/tuplestore.h"
+
+#include "scan_cost.h"
+#include "store.h"
 
 PG_FUNCTION_INFO_V1(walload_xacts);
 PG_FUNCTION_INFO_V1(walload_statements);
@@ -274,7 +279,7 @@ walload_statements(PG_FUNCTION_ARGS)
 			nulls[i++] = true;
 		values[i++] = BoolGetDatum(s->toplevel);
 		values[i++] = Int32GetDatum(s->nest_level);
-		values[i++] = CStringGetTextDatum(wl_command_name(s->tag));
+		values[i++] = CStringGetTextDatum(GetCommandTagName(s->tag));
 		values[i++] = CStringGetTextDatum(s->status == WL_STMT_OK ? "ok" : "error");
 		values[i++] = TimestampTzGetDatum(s->start);
 		values[i++] = Float8GetDatum(s->elapsed_ms);
@@ -333,7 +338,7 @@ walload_stats(PG_FUNCTION_ARGS)
 		else
 			nulls[i++] = true;
 		values[i++] = BoolGetDatum(e->key.toplevel);
-		values[i++] = CStringGetTextDatum(wl_command_name(e->key.tag));
+		values[i++] = CStringGetTextDatum(GetCommandTagName(e->key.tag));
 		values[i++] = Int64GetDatum(e->calls);
 		values[i++] = Int64GetDatum(e->errors);
 		values[i++] = Float8GetDatum(e->total_ms);

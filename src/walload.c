@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * walload.c
- *		Module initialisation and the walload.* settings.
+ *		Module start-up: the settings, shared memory, the calibration at
+ *		server start, and walload's hooks into core.
  *
  * walload must be loaded with shared_preload_libraries: its shared memory
  * is sized at server start.  Loaded any other way, it installs nothing and
@@ -9,31 +10,19 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "walload.h"
+#include "postgres.h"
 
 #include "fmgr.h"
 #include "miscadmin.h"
 #include "storage/ipc.h"
-#include "utils/guc.h"
+
+#include "hooks.h"
+#include "scan_cost.h"
+#include "scan_model.h"
+#include "settings.h"
+#include "store.h"
 
 PG_MODULE_MAGIC;
-
-int			wl_track = WL_TRACK_TOP;
-bool		wl_track_utility = true;
-bool		wl_track_dml = true;
-int			wl_max_stats = 5000;
-int			wl_max_xacts = 1000;
-int			wl_max_statements = 10000;
-bool		wl_save = true;
-bool		wl_compute_query_id = true;
-double		wl_warn_scan_ms = -1;
-
-static const struct config_enum_entry track_options[] = {
-	{"none", WL_TRACK_NONE, false},
-	{"top", WL_TRACK_TOP, false},
-	{"all", WL_TRACK_ALL, false},
-	{NULL, 0, false}
-};
 
 static shmem_request_hook_type prev_shmem_request_hook = NULL;
 static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
@@ -45,7 +34,7 @@ walload_shmem_request(void)
 {
 	if (prev_shmem_request_hook)
 		prev_shmem_request_hook();
-	wl_shmem_request();
+	wl_store_shmem_request();
 }
 
 static void
@@ -53,7 +42,8 @@ walload_shmem_startup(void)
 {
 	if (prev_shmem_startup_hook)
 		prev_shmem_startup_hook();
-	wl_shmem_startup();
+	if (wl_store_shmem_startup())
+		wl_scan_cost_startup();
 }
 
 void
@@ -66,100 +56,7 @@ _PG_init(void)
 	if (!process_shared_preload_libraries_in_progress)
 		return;
 
-	DefineCustomEnumVariable("walload.track",
-							 "Selects which statements walload records.",
-							 "top: statements sent by clients; all: also statements "
-							 "nested in functions and DO blocks; none: nothing.",
-							 &wl_track,
-							 WL_TRACK_TOP,
-							 track_options,
-							 PGC_SUSET,
-							 0,
-							 NULL, NULL, NULL);
-
-	DefineCustomBoolVariable("walload.track_utility",
-							 "Records utility commands (CREATE, COPY, VACUUM, DROP, ...).",
-							 NULL,
-							 &wl_track_utility,
-							 true,
-							 PGC_SUSET,
-							 0,
-							 NULL, NULL, NULL);
-
-	DefineCustomBoolVariable("walload.track_dml",
-							 "Records INSERT, UPDATE, DELETE, MERGE and data-modifying SELECT.",
-							 NULL,
-							 &wl_track_dml,
-							 true,
-							 PGC_SUSET,
-							 0,
-							 NULL, NULL, NULL);
-
-	DefineCustomIntVariable("walload.max_stats",
-							"Number of (user, database, query, command) aggregates kept.",
-							"When full, the least recently used 5% are evicted.",
-							&wl_max_stats,
-							5000,
-							100,
-							1000000,
-							PGC_POSTMASTER,
-							0,
-							NULL, NULL, NULL);
-
-	DefineCustomIntVariable("walload.max_xacts",
-							"Number of recent transactions kept in walload_xacts.",
-							"A ring: the oldest transaction is overwritten first.",
-							&wl_max_xacts,
-							1000,
-							10,
-							1000000,
-							PGC_POSTMASTER,
-							0,
-							NULL, NULL, NULL);
-
-	DefineCustomIntVariable("walload.max_statements",
-							"Number of recent statements kept in walload_statements.",
-							"A ring: the oldest statement is overwritten first.",
-							&wl_max_statements,
-							10000,
-							100,
-							10000000,
-							PGC_POSTMASTER,
-							0,
-							NULL, NULL, NULL);
-
-	DefineCustomBoolVariable("walload.save",
-							 "Saves walload_stats across server shutdowns.",
-							 NULL,
-							 &wl_save,
-							 true,
-							 PGC_SIGHUP,
-							 0,
-							 NULL, NULL, NULL);
-
-	DefineCustomRealVariable("walload.warn_scan_ms",
-							 "Warns at commit when the transaction's full shared-buffer "
-							 "scans are estimated to have cost more than this many milliseconds.",
-							 "-1 disables the warning.",
-							 &wl_warn_scan_ms,
-							 -1,
-							 -1,
-							 1e9,
-							 PGC_USERSET,
-							 GUC_UNIT_MS,
-							 NULL, NULL, NULL);
-
-	DefineCustomBoolVariable("walload.compute_query_id",
-							 "Asks core to compute query ids (compute_query_id = auto becomes on).",
-							 "Off: walload does not ask; query ids are then 0 unless "
-							 "pg_stat_statements is loaded or compute_query_id = on.",
-							 &wl_compute_query_id,
-							 true,
-							 PGC_POSTMASTER,
-							 0,
-							 NULL, NULL, NULL);
-
-	MarkGUCPrefixReserved("walload");
+	wl_settings_define();
 
 	/* times the scans in a new process, once, at server start */
 	wl_scan_cost_register_worker();
@@ -178,7 +75,5 @@ _PG_init(void)
 	shmem_startup_hook = walload_shmem_startup;
 
 	wl_install_hooks();
-	wl_register_xact_callbacks();
 	wl_model_register();
-	wl_model_init();
 }

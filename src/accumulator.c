@@ -1,0 +1,1488 @@
+/*-------------------------------------------------------------------------
+ *
+ * accumulator.c
+ *		The backend's accumulator: the stack of statements in progress, the
+ *		open transaction record, commit and abort phase timing, the
+ *		attribution of commit-time scans to the statements that caused them,
+ *		the hand-over of finished statements and transactions to the store,
+ *		and what a PREPARE TRANSACTION leaves for its COMMIT PREPARED.
+ *
+ * hooks.c calls in at every entry point; the decisions of core come from
+ * scan_model.c and observe.c as return values; the estimates from
+ * scan_cost.c; finished records go to store.c.
+ *
+ * The statement stack lives in TopMemoryContext: a statement such as
+ * VACUUM, CALL of a procedure that commits, or CREATE INDEX CONCURRENTLY
+ * runs several transactions, and its record must survive them.  Nesting is
+ * counted by hooks.c the way pg_stat_statements counts it, so `toplevel`
+ * means the same in both extensions.
+ *
+ * Windows, as core's xact.c runs them (PostgreSQL 15-18):
+ *
+ *	commit:  XACT_EVENT_PRE_COMMIT ........ start of the commit phase
+ *			   ON COMMIT actions, pending syncs (the sync scan), commit
+ *			   record, its flush and the synchronous replication wait
+ *			 XACT_EVENT_COMMIT ............ end of the sync part
+ *			   locks released, pending deletes (the drop scan)
+ *			 TopTransactionContext reset .. end of the cleanup part
+ *
+ *	abort:   XACT_EVENT_ABORT ............. start of the abort phase
+ *			   locks released, pending deletes (the drop scan)
+ *			 TopTransactionContext reset .. end (at once, except after an
+ *			   error inside a transaction block, where core cleans up only
+ *			   at the client's ROLLBACK; then the phase ends when the
+ *			   transaction's locks have been released)
+ *
+ * A statement that commits transactions itself (VACUUM, CLUSTER without a
+ * table, CREATE INDEX CONCURRENTLY, a procedure that commits or rolls back)
+ * keeps one record: its inner transactions are folded into the transaction
+ * that ends the statement, and counted in inner_xacts.  The record starts
+ * with the first of them.
+ *
+ * Which transactions are observed: one in which a statement started while
+ * tracking was on (walload.track is not none: hooks.c's gate).  An
+ * observed transaction is closed and recorded whatever walload.track says
+ * by its end (SET LOCAL walload.track = none cannot leave a record open);
+ * an unobserved one is not looked at, not even at its commit.
+ *
+ * Rules for the abort path (XACT_EVENT_ABORT, SUBXACT_EVENT_ABORT_SUB) and
+ * the commit cleanup (the TopTransactionContext reset callback, after the
+ * commit record), where an error would be a PANIC or an unkept promise:
+ *	- no allocation but core's own lists of files to delete, in core's
+ *	  TransactionAbortContext (the reserve core keeps for its abort; core
+ *	  allocates the same array at the same moment, smgrDoPendingDeletes);
+ *	- no read of memory core may have freed (statement texts: copy_text);
+ *	- no file I/O;
+ *	- no wait on walload's lock: the store is tried without waiting, and
+ *	  what could not be stored waits in this backend for its next statement,
+ *	  its next commit or its exit (flush_at_safe_point).  Elsewhere, too,
+ *	  walload waits for its lock only when a backend holds more than
+ *	  WL_QUEUE_BOUND statements or WL_LATE_SCANS late scans;
+ *	- no ERROR or WARNING.
+ * docs/guarantees.md states the same, with the tests that check it.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "accumulator.h"
+
+#include "access/parallel.h"
+#include "access/twophase.h"
+#include "access/xact.h"
+#include "access/xlog.h"
+#include "mb/pg_wchar.h"
+#include "miscadmin.h"
+#include "storage/bufmgr.h"
+#include "utils/memutils.h"
+
+#include "measure.h"
+#include "scan_cost.h"
+#include "settings.h"
+#include "store.h"
+
+/* One statement in progress */
+typedef struct WlActiveStmt
+{
+	uint64		serial;			/* unique in this backend: finds the entry */
+	bool		tracked;		/* will be recorded (else kept only for
+								 * attribution of nested work) */
+	bool		is_utility;
+	bool		conditional;	/* plain SELECT: recorded only if it wrote */
+	bool		storage_effects;	/* created or scheduled deletion of files */
+	bool		wal_skipped;
+	bool		has_text;		/* query[] holds the statement's text */
+	int			running;		/* executor: inside ExecutorRun/Finish */
+	CommandTag	tag;
+	uint64		queryid;
+	int			nest_level;
+	QueryDesc  *queryDesc;		/* executor statements only; compared, never
+								 * dereferenced after its ExecutorStart */
+	int32		stmt_no;
+	uint64		xact_epoch;		/* transaction it started in */
+	SubTransactionId subid;
+	TimestampTz start_ts;
+	instr_time	start;			/* utility: start; executor: start of Run */
+	instr_time	elapsed;		/* executor: accumulated Run/Finish time */
+
+	/*
+	 * Usage.  A utility statement is measured from its start to its end; an
+	 * executor statement only inside ExecutorRun and ExecutorFinish, as its
+	 * time is (and as pg_stat_statements measures it): a cursor's query is
+	 * not charged what other statements did between its FETCHes.
+	 */
+	WlUsageMark usage_start;	/* utility: start; executor: start of phase */
+	WlUsageMark usage;			/* executor: accumulated over its phases */
+	bool		measured;		/* utility: measured (time, usage) */
+	double		measured_ms;
+	WlCounters	measured_usage;
+	int64		scans[WL_NUM_SCAN_KINDS];	/* immediate scans attributed */
+	int64		scan_est_ns;	/* their estimated duration */
+	int32		vacuum_ring_kb;
+	int64		vacuum_pages;
+	int64		vacuum_pages_removed;
+
+	/*
+	 * The statement's text.  The source is core's (the portal's or the
+	 * message's memory): it may be read only while the statement's own hook
+	 * is on the C stack.  Recorded statements copy it at their start, plain
+	 * SELECTs (recorded only if they write) when a phase wrote WAL; an
+	 * abort never reads it (core has freed the portals by then).
+	 */
+	const char *source_text;
+	int			query_location;
+	int			query_len;
+	char		query[WL_QUERY_LEN];
+} WlActiveStmt;
+
+static WlActiveStmt *stmt_stack = NULL;
+static int	stmt_depth = 0;
+static int	stmt_capacity = 0;
+static uint64 next_serial = 1;
+
+/* local epoch of top-level transactions, see stack_xact_end() */
+static uint64 xact_epoch_now = 1;
+
+/* what a statement's time is counted as in its transaction */
+static WlTimeKind
+time_kind(CommandTag tag)
+{
+	switch (tag)
+	{
+		case CMDTAG_COPY:
+		case CMDTAG_COPY_FROM:
+			return WL_TIME_COPY;
+		case CMDTAG_CREATE_TABLE:
+		case CMDTAG_CREATE_TABLE_AS:
+		case CMDTAG_SELECT_INTO:
+		case CMDTAG_CREATE_MATERIALIZED_VIEW:
+		case CMDTAG_CREATE_SEQUENCE:
+		case CMDTAG_CREATE_DATABASE:
+			return WL_TIME_CREATE;
+		case CMDTAG_CREATE_INDEX:
+		case CMDTAG_REINDEX:
+			return WL_TIME_INDEX;
+		case CMDTAG_INSERT:
+		case CMDTAG_UPDATE:
+		case CMDTAG_DELETE:
+		case CMDTAG_MERGE:
+		case CMDTAG_SELECT:
+			return WL_TIME_DML;
+		case CMDTAG_VACUUM:
+		case CMDTAG_ANALYZE:
+			return WL_TIME_VACUUM;
+		case CMDTAG_TRUNCATE_TABLE:
+			return WL_TIME_TRUNCATE;
+		case CMDTAG_DROP_TABLE:
+		case CMDTAG_DROP_INDEX:
+		case CMDTAG_DROP_SEQUENCE:
+		case CMDTAG_DROP_MATERIALIZED_VIEW:
+		case CMDTAG_DROP_SCHEMA:
+		case CMDTAG_DROP_OWNED:
+		case CMDTAG_DROP_DATABASE:
+		case CMDTAG_DROP_EXTENSION:
+			return WL_TIME_DROP;
+		case CMDTAG_CLUSTER:
+			WL_CASE_CMDTAG_REPACK
+		case CMDTAG_REFRESH_MATERIALIZED_VIEW:
+		case CMDTAG_ALTER_TABLE:
+		case CMDTAG_ALTER_INDEX:
+		case CMDTAG_ALTER_MATERIALIZED_VIEW:
+			return WL_TIME_REWRITE;
+		default:
+			return WL_TIME_OTHER;
+	}
+}
+
+/* finished statements waiting to be stored (see statement_done) */
+static WlStmtRecord *finished = NULL;
+static int	n_finished = 0;
+static int	finished_capacity = 0;
+
+/* statements of the open record that may receive commit-time scans */
+typedef struct WlStmtRef
+{
+	int32		stmt_no;
+	int64		ring_pos;		/* position in the statement ring, or -1 */
+	WlStatsKey	key;
+	bool		stored;
+	int64		scans[WL_NUM_SCAN_KINDS];	/* arrived, not yet stored */
+	int64		scan_est_ns;
+} WlStmtRef;
+
+/*
+ * Scans attributed on the abort path to statements already stored, when
+ * the store could not be had without waiting: kept here until the next
+ * safe point.  Fixed size, made before any abort can need it.
+ */
+#define WL_LATE_SCANS	16
+typedef struct WlLateScan
+{
+	int64		ring_pos;
+	uint64		xact_id;
+	int32		stmt_no;
+	WlStatsKey	key;
+	WlScanKind	kind;
+	int64		n;
+	double		est_ns;
+} WlLateScan;
+
+static WlLateScan late_scans[WL_LATE_SCANS];
+static int	n_late_scans = 0;
+
+typedef struct WlOpenXact
+{
+	bool		observed;		/* a statement started with tracking on */
+	bool		active;			/* there is something to record */
+	uint64		xact_id;
+	TimestampTz start_ts;
+	int32		statements;
+	int32		inner_xacts;
+	int32		next_stmt_no;
+	double		kind_ms[WL_NUM_TIME_KINDS];
+	int64		rows;
+	int64		scans[WL_NUM_SCAN_KINDS];
+	int64		scan_est_ns;
+	uint64		commit_wal_bytes;
+	WlCommitModel model;
+	bool		usage_baseline_set;
+	WlUsageMark usage_baseline;
+
+	/* PREPARE TRANSACTION in progress: what it will leave to finish */
+	bool		prepare_pending;
+	WlCommitModel prepare_model;
+
+	/* the commit or abort phase in progress */
+	bool		in_phase;
+	bool		phase_is_abort;
+	bool		phase_is_prepare;
+	bool		abort_deferred;
+	instr_time	phase_start;
+	instr_time	phase_mid;
+	instr_time	phase_afterlocks;
+	uint64		phase_wal_start;
+	double		commit_ms;
+	double		sync_ms;
+	double		cleanup_ms;
+	bool		ended_commit;	/* outcome of the transaction that ended */
+
+	WlStmtRef  *refs;
+	int			n_refs;
+	int			refs_capacity;
+} WlOpenXact;
+
+static WlOpenXact cur;
+
+/* refs arrays larger than this are given back at the end of a record */
+#define WL_KEEP_REFS	64
+
+/* GID of the PREPARE TRANSACTION being executed */
+static char prepare_gid[GIDSIZE];
+
+static void finish_statement(int idx, WlStmtStatus status, uint64 rows,
+							 bool source_valid);
+static void add_scans_to_current(WlScanKind kind, int64 n, double est_ns);
+
+/* PREPARE TRANSACTION gid is running: the gid is kept for its end */
+void
+wl_acc_set_prepare_gid(const char *gid)
+{
+	strlcpy(prepare_gid, gid, GIDSIZE);
+}
+
+/*
+ * A statement starts with tracking on (hooks.c): the transaction is
+ * observed from its start.
+ */
+void
+wl_acc_observe(void)
+{
+	if (cur.observed)
+		return;
+	cur.observed = true;
+	cur.start_ts = IsTransactionState() ?
+		GetCurrentTransactionStartTimestamp() : GetCurrentTimestamp();
+}
+
+bool
+wl_acc_observed(void)
+{
+	return cur.observed;
+}
+
+static void
+activate(void)
+{
+	if (cur.active)
+		return;
+	cur.active = true;
+	cur.xact_id = wl_store_next_xact_id();
+	if (!cur.observed)
+		wl_acc_observe();
+}
+
+/*
+ * A statement starts: the transaction's usage is measured from its first
+ * statement (on 15-17 the backend's WAL I/O counters are zeroed between
+ * transactions, when it reports its statistics).
+ */
+static void
+note_activity(void)
+{
+	if (!cur.usage_baseline_set)
+	{
+		wl_usage_mark(&cur.usage_baseline);
+		cur.usage_baseline_set = true;
+	}
+}
+
+/* statement numbers saturate: a record of 2^31 statements keeps counting them */
+static int32
+next_stmt_no(void)
+{
+	if (cur.next_stmt_no < PG_INT32_MAX)
+		cur.next_stmt_no++;
+	return cur.next_stmt_no;
+}
+
+static WlStmtRef *
+find_ref(int32 stmt_no)
+{
+	for (int i = cur.n_refs - 1; i >= 0; i--)
+		if (cur.refs[i].stmt_no == stmt_no)
+			return &cur.refs[i];
+	return NULL;
+}
+
+/*
+ * Remember that statement stmt_no may receive commit-time scans later.
+ * Called outside error context only.
+ */
+static void
+note_storage_statement(int32 stmt_no)
+{
+	WlStmtRef  *ref;
+
+	if (stmt_no < 0 || find_ref(stmt_no) != NULL)
+		return;
+	if (cur.n_refs >= cur.refs_capacity)
+	{
+		int			newcap = cur.refs_capacity == 0 ? 16 : cur.refs_capacity * 2;
+
+		if (cur.refs == NULL)
+			cur.refs = MemoryContextAlloc(TopMemoryContext, sizeof(WlStmtRef) * newcap);
+		else
+			cur.refs = repalloc(cur.refs, sizeof(WlStmtRef) * newcap);
+		cur.refs_capacity = newcap;
+	}
+	ref = &cur.refs[cur.n_refs++];
+	memset(ref, 0, sizeof(*ref));
+	ref->stmt_no = stmt_no;
+	ref->ring_pos = -1;
+}
+
+/* ----------------------------------------------------------------
+ * handing over to the store
+ * ----------------------------------------------------------------
+ */
+
+/* store the late scans; false if the store could not be had */
+static bool
+flush_late_scans(bool may_wait)
+{
+	int			done = 0;
+
+	while (done < n_late_scans)
+	{
+		WlLateScan *l = &late_scans[done];
+
+		if (!wl_store_add_statement_scans(l->ring_pos, l->xact_id, l->stmt_no,
+										  &l->key, l->kind, l->n, NBuffers, l->est_ns,
+										  may_wait))
+			break;
+		done++;
+	}
+	if (done > 0)
+	{
+		memmove(late_scans, late_scans + done,
+				sizeof(WlLateScan) * (n_late_scans - done));
+		n_late_scans -= done;
+	}
+	return n_late_scans == 0;
+}
+
+/* the scans (and their estimate) that arrived for a queued statement */
+static void
+take_ref_scans(WlStmtRecord *rec, WlStmtRef *ref)
+{
+	for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
+		rec->c.scans[k] += ref->scans[k];
+	rec->c.scan_est_ns += ref->scan_est_ns;
+	memset(ref->scans, 0, sizeof(ref->scans));
+	ref->scan_est_ns = 0;
+}
+
+/*
+ * The record ends: scans that arrived for its statements still queued go
+ * into their queued records (the refs are forgotten with the record).
+ * Backend memory only.
+ */
+static void
+settle_ref_scans(void)
+{
+	for (int i = 0; i < n_finished; i++)
+	{
+		WlStmtRecord *rec = &finished[i];
+		WlStmtRef  *ref;
+
+		if (rec->xact_id != cur.xact_id || (ref = find_ref(rec->stmt_no)) == NULL ||
+			ref->stored)
+			continue;
+		take_ref_scans(rec, ref);
+	}
+}
+
+/*
+ * Store queued statements (ring and aggregates) and late scans.  With
+ * may_wait false (abort path, commit cleanup), only what can be stored
+ * without waiting for walload's lock; the rest stays queued, in order.
+ */
+static void
+flush_finished(bool may_wait, bool ended_only)
+{
+	int			done = 0;
+
+	if (!flush_late_scans(may_wait))
+		return;
+	while (done < n_finished)
+	{
+		WlStmtRecord *rec = &finished[done];
+		WlStmtRef  *ref;
+		int64		pos;
+
+		/*
+		 * The open record's statements wait for its commit: a reset meanwhile
+		 * must not remove half of a transaction.
+		 */
+		if (ended_only && cur.active && rec->xact_id == cur.xact_id)
+			break;
+		ref = rec->xact_id == cur.xact_id ? find_ref(rec->stmt_no) : NULL;
+
+		/* scans that arrived for it before it was stored */
+		if (ref != NULL && !ref->stored)
+			take_ref_scans(rec, ref);
+
+		/* not stored: it keeps the scans just added, and waits in order */
+		if (!wl_store_statement(rec, may_wait, &pos))
+			break;
+
+		if (ref != NULL)
+		{
+			ref->stored = true;
+			ref->ring_pos = pos;
+			ref->key.userid = rec->userid;
+			ref->key.dbid = rec->dbid;
+			ref->key.queryid = rec->queryid;
+			ref->key.tag = rec->tag;
+			ref->key.toplevel = rec->toplevel;
+		}
+		done++;
+	}
+	if (done > 0)
+	{
+		memmove(finished, finished + done,
+				sizeof(WlStmtRecord) * (n_finished - done));
+		n_finished -= done;
+	}
+}
+
+/*
+ * A point where walload may store (a statement starts, a commit begins):
+ * store what waits if walload's lock can be had at once -- at a statement's
+ * start only what ended records left, at the commit everything.  Wait for
+ * the lock only when this backend holds more than WL_QUEUE_BOUND
+ * statements or a full list of late scans, which bounds what it keeps.
+ */
+#define WL_QUEUE_BOUND	64
+
+static void
+flush_at_safe_point(int more, bool at_commit)
+{
+	if (n_finished > 0 || n_late_scans > 0)
+		flush_finished(false, !at_commit);
+	if (n_finished + more > WL_QUEUE_BOUND || n_late_scans >= WL_LATE_SCANS)
+		flush_finished(true, false);
+}
+
+/* the backend exits: store what still waits */
+void
+wl_acc_backend_exit(void)
+{
+	if (n_finished > 0 || n_late_scans > 0)
+		flush_finished(true, false);
+}
+
+/*
+ * A statement starts: make sure that `more` statements can be queued
+ * without allocating (statements can finish inside error handlers, where
+ * walload neither allocates nor waits), storing what waits first.
+ */
+static void
+reserve_finished(int more)
+{
+	flush_at_safe_point(more, false);
+	if (n_finished + more > finished_capacity)
+	{
+		int			newcap = Max(64, (n_finished + more) * 2);
+
+		if (finished == NULL)
+			finished = MemoryContextAlloc(TopMemoryContext, sizeof(WlStmtRecord) * newcap);
+		else
+			finished = repalloc(finished, sizeof(WlStmtRecord) * newcap);
+		finished_capacity = newcap;
+	}
+}
+
+static void
+statement_done(const WlStmtRecord *rec, bool count_in_xact)
+{
+	/* capacity was reserved when the statement started */
+	Assert(n_finished < finished_capacity);
+	if (n_finished >= finished_capacity)
+		return;
+	activate();
+	finished[n_finished] = *rec;
+	finished[n_finished].xact_id = cur.xact_id;
+	n_finished++;
+
+	if (count_in_xact)
+	{
+		cur.statements++;
+		cur.kind_ms[time_kind(rec->tag)] += rec->elapsed_ms;
+		cur.rows += rec->c.rows;
+	}
+}
+
+/* ----------------------------------------------------------------
+ * scans
+ * ----------------------------------------------------------------
+ */
+static void
+xact_add_scans(WlScanKind kind, int64 n, double est_ns)
+{
+	if (n <= 0 || !cur.observed)
+		return;
+	activate();
+	cur.scans[kind] += n;
+	cur.scan_est_ns += (int64) est_ns;
+	wl_store_add_scan_totals(kind, n, NBuffers);
+}
+
+/*
+ * A scan at commit or abort, caused by statement stmt_no of the open record
+ * (or by no known statement: -1).  Falls back to the statement running now
+ * (inner transactions of VACUUM and the like).  Stored for an already
+ * stored statement if walload's lock can be had at once, else kept as a
+ * late scan; on_abort_path false (at PRE_COMMIT): with the late list full,
+ * stored waiting.
+ */
+static void
+add_attributed_scan(WlScanKind kind, int32 stmt_no, int nfiles, bool on_abort_path)
+{
+	WlStmtRef  *ref = stmt_no >= 0 ? find_ref(stmt_no) : NULL;
+	double		est_ns = wl_scans_est_ns(kind, 1, nfiles, !on_abort_path);
+
+	if (ref == NULL)
+	{
+		add_scans_to_current(kind, 1, est_ns);
+		return;
+	}
+
+	xact_add_scans(kind, 1, est_ns);
+	if (!ref->stored)
+	{
+		ref->scans[kind]++;
+		ref->scan_est_ns += (int64) est_ns;
+	}
+	else if (!wl_store_add_statement_scans(ref->ring_pos, cur.xact_id, ref->stmt_no,
+										   &ref->key, kind, 1, NBuffers, est_ns, false))
+	{
+		/* later, from this backend's next safe point */
+		for (int i = 0; i < n_late_scans; i++)
+		{
+			WlLateScan *l = &late_scans[i];
+
+			if (l->ring_pos == ref->ring_pos && l->kind == kind)
+			{
+				l->n++;
+				l->est_ns += est_ns;
+				return;
+			}
+		}
+		if (n_late_scans >= WL_LATE_SCANS && !on_abort_path)
+		{
+			(void) wl_store_add_statement_scans(ref->ring_pos, cur.xact_id, ref->stmt_no,
+												&ref->key, kind, 1, NBuffers, est_ns, true);
+			return;
+		}
+		if (n_late_scans < WL_LATE_SCANS)
+		{
+			WlLateScan *l = &late_scans[n_late_scans++];
+
+			l->ring_pos = ref->ring_pos;
+			l->xact_id = cur.xact_id;
+			l->stmt_no = ref->stmt_no;
+			l->key = ref->key;
+			l->kind = kind;
+			l->n = 1;
+			l->est_ns = est_ns;
+		}
+
+		/*
+		 * Else lost for the statement (still counted for the transaction
+		 * and the totals): more than WL_LATE_SCANS statements met a busy
+		 * store on the abort path before this backend's next statement.
+		 */
+	}
+}
+
+/* ----------------------------------------------------------------
+ * the statement stack
+ * ----------------------------------------------------------------
+ */
+/* copy the statement's text into the entry; its source must be valid */
+static void
+copy_text(WlActiveStmt *s)
+{
+	int			loc = s->query_location;
+	int			len = s->query_len;
+	const char *q;
+	int			clip;
+
+	if (s->has_text || s->source_text == NULL)
+		return;
+	q = CleanQuerytext(s->source_text, &loc, &len);
+	clip = len < WL_QUERY_LEN ? len : pg_mbcliplen(q, len, WL_QUERY_LEN - 1);
+	memcpy(s->query, q, clip);
+	s->query[clip] = '\0';
+	s->has_text = true;
+}
+
+static int
+push_statement(bool tracked, bool is_utility, bool conditional, CommandTag tag,
+			   uint64 queryid, int nest_level, QueryDesc *queryDesc,
+			   const char *source_text, int query_location, int query_len)
+{
+	WlActiveStmt *s;
+
+	if (stmt_depth >= stmt_capacity)
+	{
+		int			newcap = stmt_capacity == 0 ? 16 : stmt_capacity * 2;
+
+		if (stmt_stack == NULL)
+			stmt_stack = MemoryContextAllocZero(TopMemoryContext,
+												sizeof(WlActiveStmt) * newcap);
+		else
+			stmt_stack = repalloc(stmt_stack, sizeof(WlActiveStmt) * newcap);
+		stmt_capacity = newcap;
+	}
+
+	/* room to queue every statement on the stack without allocating */
+	reserve_finished(stmt_depth + 1);
+	note_activity();
+
+	s = &stmt_stack[stmt_depth];
+	memset(s, 0, offsetof(WlActiveStmt, query));
+	s->query[0] = '\0';
+	s->serial = next_serial++;
+	s->tracked = tracked;
+	s->is_utility = is_utility;
+	s->conditional = conditional;
+	s->tag = tag;
+	s->queryid = queryid;
+	s->nest_level = nest_level;
+	s->queryDesc = queryDesc;
+	s->stmt_no = tracked ? next_stmt_no() : -1;
+	s->xact_epoch = xact_epoch_now;
+	s->subid = GetCurrentSubTransactionId();
+	s->start_ts = GetCurrentTimestamp();
+	INSTR_TIME_SET_CURRENT(s->start);
+	INSTR_TIME_SET_ZERO(s->elapsed);
+	if (is_utility)
+		wl_usage_mark(&s->usage_start);	/* again right before the call */
+	s->source_text = source_text;
+	s->query_location = query_location;
+	s->query_len = query_len;
+	if (tracked && !conditional)
+		copy_text(s);
+
+	return stmt_depth++;
+}
+
+static void
+remove_statement(int idx)
+{
+	Assert(idx >= 0 && idx < stmt_depth);
+	if (idx < stmt_depth - 1)
+		memmove(&stmt_stack[idx], &stmt_stack[idx + 1],
+				sizeof(WlActiveStmt) * (stmt_depth - idx - 1));
+	stmt_depth--;
+}
+
+static int
+find_serial(uint64 serial)
+{
+	for (int i = stmt_depth - 1; i >= 0; i--)
+		if (stmt_stack[i].serial == serial)
+			return i;
+	return -1;
+}
+
+/* innermost statement that is running now, or -1 */
+static int
+current_statement(void)
+{
+	for (int i = stmt_depth - 1; i >= 0; i--)
+	{
+		WlActiveStmt *s = &stmt_stack[i];
+
+		if (s->is_utility || s->running > 0)
+			return i;
+	}
+	return -1;
+}
+
+static bool
+statement_in_progress(void)
+{
+	return current_statement() >= 0;
+}
+
+/* is any statement on the stack (running, or a cursor's, between FETCHes) */
+bool
+wl_acc_statement_on_stack(void)
+{
+	return stmt_depth > 0;
+}
+
+/*
+ * A scan happened (or is certain to happen) during the current statement:
+ * count it for the innermost running statement and for the transaction.
+ */
+static void
+add_scans_to_current(WlScanKind kind, int64 n, double est_ns)
+{
+	int			idx;
+
+	if (n <= 0 || !cur.observed)
+		return;
+	idx = current_statement();
+	if (idx >= 0)
+	{
+		stmt_stack[idx].scans[kind] += n;
+		stmt_stack[idx].scan_est_ns += (int64) est_ns;
+	}
+	xact_add_scans(kind, n, est_ns);
+}
+
+/* the nearest recorded statement running now, or -1 */
+static int
+current_tracked_statement(void)
+{
+	for (int idx = current_statement(); idx >= 0; idx--)
+	{
+		if (stmt_stack[idx].tracked &&
+			(stmt_stack[idx].is_utility || stmt_stack[idx].running > 0))
+			return idx;
+	}
+	return -1;
+}
+
+/* stmt_no of the statement that takes the attribution of work done now */
+int32
+wl_acc_current_statement_no(void)
+{
+	int			idx = current_tracked_statement();
+
+	return idx >= 0 ? stmt_stack[idx].stmt_no : -1;
+}
+
+/*
+ * The estimated duration of a batch of scans: each of its walks but the
+ * first finds the headers as cold as a separate count would (scan_cost.c).
+ */
+static double
+batch_est_ns(WlScanKind kind, const WlScanBatch *b)
+{
+	return wl_scans_est_ns(kind, b->n - (b->walks - 1), b->nfiles, false) +
+		(b->walks - 1) * wl_scans_est_ns(kind, 1, b->nfiles, false);
+}
+
+/*
+ * COMMIT / ROLLBACK PREPARED gid finished: it deleted what the prepared
+ * transaction left (noted at its PREPARE, on_prepare_done), in
+ * FinishPreparedTransaction -> DropRelationFiles.
+ */
+static void
+finish_prepared(const char *gid, bool commit)
+{
+	int32		nrels;
+	bool		known;
+
+	if (wl_store_take_prepared(gid, commit, &nrels, &known))
+		add_scans_to_current(WL_SCAN_DROP_PENDING, 1,
+							 wl_scans_est_ns(WL_SCAN_DROP_PENDING, 1, nrels, false));
+	cur.model.dropped_rels += nrels;
+	if (!known)
+		ereport(DEBUG1,
+				(errmsg("walload: prepared transaction \"%s\" was prepared before walload's state was set up; its file deletion is not counted",
+						gid)));
+}
+
+/*
+ * What the statement running now did, as the model and the observations
+ * found it: scans for it and its transaction, WAL skipped, VACUUM's
+ * figures; files created or scheduled for deletion make the nearest
+ * recorded statement one that commit-time scans may be attributed to.
+ */
+void
+wl_acc_apply_effects(const WlEffects *eff)
+{
+	int			idx = current_statement();
+
+	for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
+		if (eff->scans[k].n > 0)
+			add_scans_to_current((WlScanKind) k, eff->scans[k].n,
+								 batch_est_ns((WlScanKind) k, &eff->scans[k]));
+	if (idx >= 0 && eff->wal_skipped)
+		stmt_stack[idx].wal_skipped = true;
+	if (idx >= 0 && eff->vacuum)
+	{
+		stmt_stack[idx].vacuum_ring_kb = eff->vacuum_ring_kb;
+		stmt_stack[idx].vacuum_pages += eff->vacuum_pages;
+		stmt_stack[idx].vacuum_pages_removed += eff->vacuum_pages_removed;
+	}
+	if (eff->storage)
+	{
+		int			t = current_tracked_statement();
+
+		if (t >= 0)
+		{
+			stmt_stack[t].storage_effects = true;
+			note_storage_statement(stmt_stack[t].stmt_no);
+		}
+	}
+	if (eff->finish_prepared)
+		finish_prepared(eff->gid, eff->commit_prepared);
+}
+
+/*
+ * A utility statement is measured around the call of standard_ProcessUtility
+ * (as pg_stat_statements measures it), not around walload's own look at it
+ * before and after: start_utility_measure() right before the call,
+ * measure_utility() right after it (or in its error handler).
+ */
+static void
+start_utility_measure(uint64 serial)
+{
+	int			i = find_serial(serial);
+
+	if (i < 0)
+		return;
+	INSTR_TIME_SET_CURRENT(stmt_stack[i].start);
+	wl_usage_mark(&stmt_stack[i].usage_start);
+}
+
+static void
+measure_utility(WlActiveStmt *s)
+{
+	instr_time	now;
+
+	INSTR_TIME_SET_CURRENT(now);
+	INSTR_TIME_SUBTRACT(now, s->start);
+	s->measured_ms = INSTR_TIME_GET_MILLISEC(now);
+	wl_usage_since(&s->usage_start, &s->measured_usage);
+	s->measured = true;
+}
+
+static void
+measure_utility_serial(uint64 serial)
+{
+	int			i = find_serial(serial);
+
+	if (i >= 0 && !stmt_stack[i].measured)
+		measure_utility(&stmt_stack[i]);
+}
+
+/*
+ * Build the finished record of stack entry idx, hand it to the transaction
+ * tracker, and remove it from the stack.  source_valid: the statement's
+ * source text may be read (false on the abort path).  Allocates nothing.
+ */
+static void
+finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
+{
+	WlActiveStmt *s = &stmt_stack[idx];
+	WlStmtRecord rec;
+	bool		scanned = false;
+
+	if (!s->tracked)
+	{
+		/*
+		 * Untracked entries (sub-commands, nested statements under track =
+		 * top) carry their scans and WAL-skipping up to the nearest tracked
+		 * parent: CREATE TABLE ... PRIMARY KEY creates its index in a
+		 * sub-command.
+		 */
+		int64		scans[WL_NUM_SCAN_KINDS];
+		int64		scan_est_ns = s->scan_est_ns;
+		bool		wal_skipped = s->wal_skipped;
+
+		memcpy(scans, s->scans, sizeof(scans));
+		remove_statement(idx);
+		for (int j = Min(idx, stmt_depth) - 1; j >= 0; j--)
+		{
+			if (stmt_stack[j].tracked)
+			{
+				for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
+					stmt_stack[j].scans[k] += scans[k];
+				stmt_stack[j].scan_est_ns += scan_est_ns;
+				stmt_stack[j].wal_skipped |= wal_skipped;
+				break;
+			}
+		}
+		return;
+	}
+
+	for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
+		scanned |= (s->scans[k] != 0);
+
+	/*
+	 * A plain SELECT is recorded only when it wrote WAL, touched storage or
+	 * scanned the pool.  Most do none of that: decide before building the
+	 * record (this is the hot path of read-only workloads).
+	 */
+	if (s->conditional && !s->storage_effects && !scanned &&
+		s->usage.wal.wal_records == 0)
+	{
+		remove_statement(idx);
+		return;
+	}
+
+	memset(&rec, 0, sizeof(rec));
+	rec.stmt_no = s->stmt_no;
+	rec.pid = MyProcPid;
+	rec.userid = GetUserId();
+	rec.dbid = MyDatabaseId;
+	rec.queryid = s->queryid;
+	rec.toplevel = (s->nest_level == 0);
+	rec.nest_level = s->nest_level;
+	rec.tag = s->tag;
+	rec.status = status;
+	rec.start = s->start_ts;
+	rec.wal_skipped = s->wal_skipped;
+	rec.nbuffers = NBuffers;
+
+	if (s->is_utility)
+	{
+		if (!s->measured)
+			measure_utility(s);
+		rec.elapsed_ms = s->measured_ms;
+		rec.c = s->measured_usage;
+	}
+	else
+	{
+		rec.elapsed_ms = INSTR_TIME_GET_MILLISEC(s->elapsed);
+		wl_usage_counters(&s->usage, &rec.c);
+	}
+	rec.c.rows = (int64) rows;
+	memcpy(rec.c.scans, s->scans, sizeof(rec.c.scans));
+	rec.c.scan_est_ns = s->scan_est_ns;
+	rec.vacuum_ring_kb = s->vacuum_ring_kb;
+	rec.vacuum_pages = s->vacuum_pages;
+	rec.vacuum_pages_removed = s->vacuum_pages_removed;
+
+	if (source_valid)
+		copy_text(s);
+	if (s->has_text)
+		memcpy(rec.query, s->query, WL_QUERY_LEN);
+
+	remove_statement(idx);
+	statement_done(&rec, rec.toplevel);
+}
+
+/*
+ * A (sub)transaction is aborting: executor statements that began inside it
+ * and are still on the stack were interrupted where no hook of theirs runs
+ * (a cursor or a SQL function's query whose portal core has dropped).
+ * They failed.  Utility statements are not touched: one that is on the
+ * stack here is still running and ended the transaction itself (ROLLBACK
+ * in a procedure); a failed one was finished by its own error handler.
+ * Runs on the abort path: reads no memory of core's, allocates nothing.
+ */
+static void
+stack_abort(SubTransactionId subid)
+{
+	for (int i = stmt_depth - 1; i >= 0; i--)
+	{
+		WlActiveStmt *s = &stmt_stack[i];
+
+		if (!s->is_utility && s->xact_epoch == xact_epoch_now &&
+			(subid == InvalidSubTransactionId || s->subid >= subid))
+			finish_statement(i, WL_STMT_ERROR, 0, false);
+	}
+}
+
+/*
+ * A top-level transaction has ended and no statement is running: entries
+ * left on the stack are executor statements whose end core never reported;
+ * forget them (their portals are gone).  Allocates nothing.
+ */
+static void
+stack_xact_end(void)
+{
+	xact_epoch_now++;
+	for (int i = stmt_depth - 1; i >= 0; i--)
+		if (!stmt_stack[i].is_utility && stmt_stack[i].running == 0)
+			remove_statement(i);
+}
+
+
+/* ----------------------------------------------------------------
+ * statements, as hooks.c sees them start and end
+ * ----------------------------------------------------------------
+ */
+
+/* A utility statement starts: returns the serial that finds its entry */
+uint64
+wl_acc_utility_start(bool tracked, CommandTag tag, uint64 queryid, int nest_level,
+					 const char *source_text, int query_location, int query_len)
+{
+	int			idx = push_statement(tracked, true, false, tag, queryid, nest_level,
+									 NULL, source_text, query_location, query_len);
+
+	return stmt_stack[idx].serial;
+}
+
+void
+wl_acc_utility_measure_from_now(uint64 serial)
+{
+	start_utility_measure(serial);
+}
+
+void
+wl_acc_utility_measured(uint64 serial)
+{
+	measure_utility_serial(serial);
+}
+
+/* finish the utility statement entry `serial`, if it is still there */
+void
+wl_acc_utility_done(uint64 serial, WlStmtStatus status, uint64 rows)
+{
+	int			i = find_serial(serial);
+
+	if (i >= 0)
+		finish_statement(i, status, rows, true);
+}
+
+/*
+ * Is the innermost statement a utility statement at this nesting level
+ * (the inner query of CREATE TABLE AS, COPY (query) TO, REFRESH, EXPLAIN
+ * ANALYZE, ...)?
+ */
+bool
+wl_acc_innermost_is_utility_at(int nest_level)
+{
+	return stmt_depth > 0 &&
+		stmt_stack[stmt_depth - 1].is_utility &&
+		stmt_stack[stmt_depth - 1].nest_level == nest_level;
+}
+
+static int
+find_executor_entry(QueryDesc *queryDesc)
+{
+	for (int i = stmt_depth - 1; i >= 0; i--)
+		if (!stmt_stack[i].is_utility && stmt_stack[i].queryDesc == queryDesc)
+			return i;
+	return -1;
+}
+
+/* An executor statement is recorded from its ExecutorStart */
+void
+wl_acc_executor_start(bool conditional, CommandTag tag, uint64 queryid, int nest_level,
+					  QueryDesc *queryDesc)
+{
+	PlannedStmt *ps = queryDesc->plannedstmt;
+
+	(void) push_statement(true, false, conditional, tag, queryid, nest_level,
+						  queryDesc, queryDesc->sourceText,
+						  ps->stmt_location, ps->stmt_len);
+}
+
+bool
+wl_acc_executor_tracked(QueryDesc *queryDesc)
+{
+	return stmt_depth > 0 && find_executor_entry(queryDesc) >= 0;
+}
+
+/*
+ * ExecutorRun and ExecutorFinish: time and usage inside them count for the
+ * statement (as in pg_stat_statements).  A query that is not recorded
+ * (nested under track = top) costs a look at the stack and nothing else:
+ * no clock is read for it.  Returns whether the query is recorded.
+ */
+bool
+wl_acc_executor_phase_begin(QueryDesc *queryDesc, instr_time *start)
+{
+	int			idx = stmt_depth > 0 ? find_executor_entry(queryDesc) : -1;
+
+	if (idx < 0)
+		return false;
+	if (stmt_stack[idx].running++ == 0)
+		wl_usage_mark(&stmt_stack[idx].usage_start);
+	INSTR_TIME_SET_CURRENT(*start);
+	return true;
+}
+
+void
+wl_acc_executor_phase_end(QueryDesc *queryDesc, instr_time start, bool failed)
+{
+	int			idx;
+	instr_time	now;
+	WlActiveStmt *s;
+
+	idx = find_executor_entry(queryDesc);
+	if (idx < 0)
+		return;
+	s = &stmt_stack[idx];
+	INSTR_TIME_SET_CURRENT(now);
+	INSTR_TIME_SUBTRACT(now, start);
+	INSTR_TIME_ADD(s->elapsed, now);
+	if (--s->running == 0)
+	{
+		int64		wal_before = s->usage.wal.wal_records;
+
+		wl_usage_accum(&s->usage, &s->usage_start);
+		/* a plain SELECT that wrote will be recorded: keep its text now */
+		if (s->conditional && s->tracked && s->usage.wal.wal_records != wal_before)
+			copy_text(s);
+	}
+	if (failed)
+		finish_statement(idx, WL_STMT_ERROR, 0, true);
+}
+
+/*
+ * After ExecutorEnd (AFTER triggers and their nested work are included):
+ * the statement is done.  wal_skipped: it wrote into a relation file that
+ * skips WAL.
+ */
+void
+wl_acc_executor_done(QueryDesc *queryDesc, uint64 rows, bool wal_skipped)
+{
+	int			idx = find_executor_entry(queryDesc);
+
+	if (idx < 0)
+		return;
+	stmt_stack[idx].wal_skipped |= wal_skipped;
+	finish_statement(idx, WL_STMT_OK, rows, true);
+}
+
+/* ----------------------------------------------------------------
+ * transaction events (hooks.c's callbacks call in)
+ * ----------------------------------------------------------------
+ */
+static void
+begin_phase(bool is_abort, bool is_prepare)
+{
+	cur.in_phase = true;
+	cur.phase_is_abort = is_abort;
+	cur.phase_is_prepare = is_prepare;
+	cur.abort_deferred = false;
+	INSTR_TIME_SET_CURRENT(cur.phase_start);
+	cur.phase_mid = cur.phase_start;
+	INSTR_TIME_SET_ZERO(cur.phase_afterlocks);
+	cur.phase_wal_start = pgWalUsage.wal_bytes;
+}
+
+static void
+maybe_warn(int64 scans)
+{
+	double		est;
+
+	if (wl_warn_scan_ms < 0 || scans == 0)
+		return;
+	est = cur.scan_est_ns / 1e6;
+	if (est < wl_warn_scan_ms)
+		return;
+	ereport(WARNING,
+			(errmsg("this transaction scanned all %d shared buffers %lld times, an estimated %.1f ms",
+					NBuffers, (long long) scans, est),
+			 errdetail("flush of one relation: %lld, commit-time sync: %lld, truncation: %lld, file deletion: %lld, database: %lld.",
+					   (long long) cur.scans[WL_SCAN_FLUSH_REL],
+					   (long long) cur.scans[WL_SCAN_FLUSH_PENDING],
+					   (long long) cur.scans[WL_SCAN_DROP_REL],
+					   (long long) cur.scans[WL_SCAN_DROP_PENDING],
+					   (long long) cur.scans[WL_SCAN_DB]),
+			 errhint("Run SELECT * FROM walload_diagnose(%llu) for the causes and what to change.",
+					 (unsigned long long) cur.xact_id)));
+}
+
+/*
+ * Before the commit record: store what waits (without waiting, unless the
+ * backend holds too much), decide the commit's scans the way core will,
+ * and warn if asked to.
+ */
+void
+wl_acc_pre_commit(bool is_prepare)
+{
+	WlCommitModel model;
+	bool		has_xid = TransactionIdIsValid(GetTopTransactionIdIfAny());
+
+	flush_at_safe_point(0, true);
+
+	if (has_xid || cur.active)
+	{
+		wl_model_commit(is_prepare, &model);
+		if (model.sync_scan)
+			add_attributed_scan(WL_SCAN_FLUSH_PENDING, model.sync_stmt_no,
+								model.synced_rels, false);
+		if (model.drop_scan && !is_prepare)
+			add_attributed_scan(WL_SCAN_DROP_PENDING, model.drop_stmt_no,
+								model.dropped_rels, false);
+		cur.model.wal_skipped_rels += model.wal_skipped_rels;
+		cur.model.synced_rels += model.synced_rels;
+		cur.model.synced_blocks += model.synced_blocks;
+		cur.model.wal_logged_rels += model.wal_logged_rels;
+		cur.model.wal_logged_blocks += model.wal_logged_blocks;
+		if (!is_prepare)
+			cur.model.dropped_rels += model.dropped_rels;
+		else
+		{
+			/* kept at XACT_EVENT_PREPARE, once core has accepted it */
+			cur.prepare_pending = true;
+			cur.prepare_model = model;
+		}
+	}
+
+	/* the last transaction of the record: its scans are all known now */
+	if (!is_prepare && cur.active && !statement_in_progress())
+	{
+		int64		scans = 0;
+
+		for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
+			scans += cur.scans[k];
+		maybe_warn(scans);
+	}
+
+	begin_phase(false, is_prepare);
+}
+
+/* The abort path: see the rules in the header comment. */
+void
+wl_acc_abort(void)
+{
+	int32		nrels = 0;
+
+	/* statements interrupted by the error */
+	stack_abort(InvalidSubTransactionId);
+
+	if (wl_model_abort_drop_scan(&nrels))
+	{
+		cur.model.dropped_rels += nrels;
+		add_attributed_scan(WL_SCAN_DROP_PENDING, wl_model_abort_statement(), nrels, true);
+	}
+	cur.prepare_pending = false;
+
+	begin_phase(true, false);
+
+	/*
+	 * After an error inside a transaction block, core cleans up (and so
+	 * calls us back) only at the client's ROLLBACK.
+	 */
+	cur.abort_deferred = (TransactionBlockStatusCode() == 'T');
+}
+
+/* XACT_EVENT_COMMIT: the commit record is flushed, the sync part is over */
+void
+wl_acc_commit_done(void)
+{
+	if (cur.in_phase)
+		INSTR_TIME_SET_CURRENT(cur.phase_mid);
+}
+
+/*
+ * XACT_EVENT_PREPARE: core accepted the PREPARE (its state file is durable):
+ * remember what its COMMIT / ROLLBACK PREPARED will delete.
+ */
+void
+wl_acc_prepare_done(void)
+{
+	if (cur.in_phase)
+		INSTR_TIME_SET_CURRENT(cur.phase_mid);
+	if (cur.prepare_pending)
+		wl_store_remember_prepared(prepare_gid,
+								   cur.prepare_model.drop_scan,
+								   cur.prepare_model.dropped_rels,
+								   cur.prepare_model.abort_drop_scan,
+								   cur.prepare_model.abort_rels);
+	cur.prepare_pending = false;
+}
+
+/* The abort path of a subtransaction: see the rules in the header. */
+void
+wl_acc_subxact_abort(SubTransactionId subid)
+{
+	int32		nrels = 0;
+
+	stack_abort(subid);
+
+	if (wl_model_abort_drop_scan(&nrels))
+	{
+		cur.model.dropped_rels += nrels;
+		add_attributed_scan(WL_SCAN_DROP_PENDING, wl_model_abort_statement(),
+							nrels, true);
+	}
+	wl_model_subxact_abort();
+}
+
+/*
+ * The top-level transaction's locks are released (the last release phase of
+ * its resource owner): just before file deletion.
+ */
+void
+wl_acc_locks_released(void)
+{
+	if (cur.in_phase)
+		INSTR_TIME_SET_CURRENT(cur.phase_afterlocks);
+}
+
+/* ----------------------------------------------------------------
+ * end of a top-level transaction
+ * ----------------------------------------------------------------
+ */
+static void
+finish_record(void)
+{
+	WlXactRecord rec;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.xact_id = cur.xact_id;
+	rec.pid = MyProcPid;
+	rec.userid = GetUserId();
+	rec.dbid = MyDatabaseId;
+	rec.start = cur.start_ts;
+	rec.end = GetCurrentTimestamp();
+	rec.outcome = cur.ended_commit ? WL_OUTCOME_COMMIT : WL_OUTCOME_ABORT;
+	if (cur.phase_is_prepare && cur.ended_commit)
+		rec.outcome = WL_OUTCOME_PREPARE;
+	rec.wal_level = wal_level;
+	rec.synchronous_commit = synchronous_commit;
+	rec.total_ms = (double) (rec.end - rec.start) / 1000.0;
+	rec.commit_ms = cur.commit_ms;
+	rec.commit_sync_ms = cur.sync_ms;
+	rec.commit_cleanup_ms = cur.cleanup_ms;
+	rec.statements = cur.statements;
+	rec.inner_xacts = cur.inner_xacts;
+	memcpy(rec.kind_ms, cur.kind_ms, sizeof(rec.kind_ms));
+
+	if (cur.usage_baseline_set)
+		wl_usage_since(&cur.usage_baseline, &rec.c);
+	rec.c.rows = cur.rows;
+	memcpy(rec.c.scans, cur.scans, sizeof(rec.c.scans));
+	rec.c.scan_est_ns = cur.scan_est_ns;
+	rec.commit_wal_bytes = cur.commit_wal_bytes;
+	rec.wal_skipped_rels = cur.model.wal_skipped_rels;
+	rec.synced_rels = cur.model.synced_rels;
+	rec.synced_blocks = cur.model.synced_blocks;
+	rec.wal_logged_rels = cur.model.wal_logged_rels;
+	rec.wal_logged_blocks = cur.model.wal_logged_blocks;
+	rec.dropped_rels = cur.model.dropped_rels;
+	rec.nbuffers = NBuffers;
+	rec.wal_skip_threshold_kb = wal_skip_threshold;
+
+	/* into the ring without walload's lock (store.c) */
+	wl_store_xact(&rec);
+}
+
+static void
+reset_open_record(void)
+{
+	WlStmtRef  *refs = cur.refs;
+	int			cap = cur.refs_capacity;
+
+	/* one huge transaction does not keep its memory */
+	if (cap > WL_KEEP_REFS)
+	{
+		pfree(refs);
+		refs = NULL;
+		cap = 0;
+	}
+	memset(&cur, 0, sizeof(cur));
+	cur.refs = refs;
+	cur.refs_capacity = cap;
+}
+
+/*
+ * TopTransactionContext is being reset or deleted: the commit or abort
+ * phase is over.  Runs with interrupts held at the very end of
+ * CommitTransaction / CleanupTransaction: the rules of the header apply.
+ */
+void
+wl_acc_xact_end(void)
+{
+	instr_time	end;
+	instr_time	d;
+	bool		was_abort = cur.phase_is_abort;
+
+	if (!cur.in_phase)
+		return;
+
+	INSTR_TIME_SET_CURRENT(end);
+	if (was_abort && cur.abort_deferred && !INSTR_TIME_IS_ZERO(cur.phase_afterlocks))
+		end = cur.phase_afterlocks;
+
+	cur.in_phase = false;
+	cur.ended_commit = !was_abort;
+	cur.commit_wal_bytes += pgWalUsage.wal_bytes - cur.phase_wal_start;
+
+	d = end;
+	INSTR_TIME_SUBTRACT(d, cur.phase_start);
+	cur.commit_ms = INSTR_TIME_GET_MILLISEC(d);
+	if (was_abort)
+	{
+		cur.sync_ms = 0;
+		cur.cleanup_ms = cur.commit_ms;
+	}
+	else
+	{
+		d = cur.phase_mid;
+		INSTR_TIME_SUBTRACT(d, cur.phase_start);
+		cur.sync_ms = INSTR_TIME_GET_MILLISEC(d);
+		d = end;
+		INSTR_TIME_SUBTRACT(d, cur.phase_mid);
+		cur.cleanup_ms = INSTR_TIME_GET_MILLISEC(d);
+	}
+
+	wl_model_xact_end();
+
+	/*
+	 * A statement still running committed (or rolled back) a transaction of
+	 * its own: keep the record open, fold this transaction into it.
+	 */
+	if (statement_in_progress())
+	{
+		cur.inner_xacts++;
+		return;
+	}
+
+	stack_xact_end();
+
+	if (cur.active)
+	{
+		settle_ref_scans();
+		flush_finished(false, false);
+		finish_record();
+	}
+	reset_open_record();
+}

@@ -1,0 +1,677 @@
+/*-------------------------------------------------------------------------
+ *
+ * observe.c
+ *		What one utility statement did to relation storage that core does
+ *		not report, seen by looking before and after it (and at the object
+ *		access events it fires): VACUUM truncating a table, TRUNCATE in
+ *		place, databases dropped, moved or created, sequences rewritten,
+ *		COPY into a file that skips WAL, a prepared transaction finished.
+ *
+ * Returns what it saw as effects (scan_model.h, WlEffects); the decisions
+ * of core it needs are scan_model.c's.  Nothing here records anything.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "observe.h"
+
+#include "access/heapam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "access/xact.h"
+#include "access/xlog.h"
+#include "catalog/dependency.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_database.h"
+#include "catalog/pg_inherits.h"
+#include "commands/dbcommands.h"
+#include "commands/defrem.h"
+#include "miscadmin.h"
+#include "nodes/parsenodes.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/syscache.h"
+
+/* ----------------------------------------------------------------
+ * TRUNCATE
+ * ----------------------------------------------------------------
+ */
+typedef struct TruncateObservation
+{
+	List	   *relids;			/* every relation TRUNCATE checked */
+	int64		inplace_scans;	/* RelationTruncate calls to come */
+	List	   *inplace_files;	/* their files (for is_truncated) */
+} TruncateObservation;
+
+static TruncateObservation *current_truncate = NULL;
+
+static void
+add_inplace_file(TruncateObservation *t, Relation rel)
+{
+	WlRelFile  *f = palloc(sizeof(WlRelFile));
+
+	*f = WlRelationFile(rel);
+	t->inplace_files = lappend(t->inplace_files, f);
+	t->inplace_scans++;
+}
+
+static void
+add_inplace_with_indexes(TruncateObservation *t, Relation rel)
+{
+	List	   *indexes = RelationGetIndexList(rel);
+	ListCell   *lc;
+
+	add_inplace_file(t, rel);
+	foreach(lc, indexes)
+	{
+		Relation	irel = RelationIdGetRelation(lfirst_oid(lc));
+
+		if (irel == NULL)
+			continue;
+		add_inplace_file(t, irel);
+		RelationClose(irel);
+	}
+	list_free(indexes);
+}
+
+/*
+ * OAT_TRUNCATE: called once per relation TRUNCATE is about to process,
+ * before any of them is truncated.  Decide as ExecuteTruncateGuts() will:
+ * a relation created, or given a new file, in the current subtransaction is
+ * truncated in place (heap_truncate_one_rel), one DropRelFileNodeBuffers
+ * scan per heap, index, TOAST heap and TOAST index.
+ */
+void
+wl_observe_truncate(Oid relid)
+{
+	TruncateObservation *t = current_truncate;
+	Relation	rel;
+	SubTransactionId mysubid = GetCurrentSubTransactionId();
+
+	if (t == NULL || list_member_oid(t->relids, relid))
+		return;
+	t->relids = lappend_oid(t->relids, relid);
+
+	rel = RelationIdGetRelation(relid);
+	if (rel == NULL)
+		return;
+	if (rel->rd_rel->relkind != RELKIND_PARTITIONED_TABLE &&
+		rel->rd_rel->relkind != RELKIND_FOREIGN_TABLE &&
+		rel->rd_rel->relpersistence != RELPERSISTENCE_TEMP &&
+		(rel->rd_createSubid == mysubid || WL_NEW_FILE_SUBID(rel) == mysubid))
+	{
+		Oid			toastrelid = rel->rd_rel->reltoastrelid;
+
+		add_inplace_with_indexes(t, rel);
+		if (OidIsValid(toastrelid))
+		{
+			Relation	toastrel = RelationIdGetRelation(toastrelid);
+
+			if (toastrel != NULL)
+			{
+				add_inplace_with_indexes(t, toastrel);
+				RelationClose(toastrel);
+			}
+		}
+	}
+	RelationClose(rel);
+}
+
+/* ----------------------------------------------------------------
+ * relations created and altered
+ * ----------------------------------------------------------------
+ */
+
+/* A new unlogged sequence is written and flushed (fill_seq_with_data). */
+void
+wl_observe_created_relation(Oid relid, WlEffects *eff)
+{
+	Relation	rel = RelationIdGetRelation(relid);
+
+	if (rel == NULL)
+		return;
+	if (rel->rd_rel->relkind == RELKIND_SEQUENCE &&
+		rel->rd_rel->relpersistence == RELPERSISTENCE_UNLOGGED)
+		wl_effects_add_scans(eff, WL_SCAN_FLUSH_REL, 1, 1);
+	RelationClose(rel);
+}
+
+/*
+ * OAT_POST_ALTER during ALTER TABLE: ATExecSetTableSpace() fires it right
+ * after copying a relation's file, before its relcache entry sees the new
+ * file.  The copy began with FlushRelationBuffers(), and scheduled the old
+ * file (still the relcache's) for deletion at commit.  No other
+ * OAT_POST_ALTER of ALTER TABLE sees its relation's current file doomed.
+ */
+void
+wl_observe_altered_relation(Oid relid, WlEffects *eff)
+{
+	Relation	rel = RelationIdGetRelation(relid);
+	WlRelFile  *doomed;
+	int			n;
+
+	if (rel == NULL)
+		return;
+	if (RELKIND_HAS_STORAGE(rel->rd_rel->relkind) &&
+		rel->rd_rel->relpersistence != RELPERSISTENCE_TEMP)
+	{
+		n = smgrGetPendingDeletes(true, &doomed);
+		for (int i = 0; i < n; i++)
+		{
+			if (WlRelFileEquals(WlRelationFile(rel), doomed[i]))
+			{
+				wl_effects_add_scans(eff, WL_SCAN_FLUSH_REL, 1, 1);
+				break;
+			}
+		}
+		if (doomed)
+			pfree(doomed);
+	}
+	RelationClose(rel);
+}
+
+/* ----------------------------------------------------------------
+ * before / after observations of utility statements
+ * ----------------------------------------------------------------
+ */
+typedef enum ObservationKind
+{
+	OBS_VACUUM,
+	OBS_TRUNCATE,
+	OBS_DROPDB,
+	OBS_MOVEDB,
+	OBS_CREATEDB,
+	OBS_SEQUENCES,
+	OBS_COPY_FROM,
+	OBS_FINISH_PREPARED
+} ObservationKind;
+
+typedef struct RelSize
+{
+	Oid			relid;
+	WlRelFile	file;
+	BlockNumber blocks;
+} RelSize;
+
+struct WlObservation
+{
+	ObservationKind kind;
+	MemoryContext cxt;
+	/* VACUUM: sizes before, ring */
+	RelSize    *sizes;
+	int			nsizes;
+	int			ring_kb;
+	/* TRUNCATE */
+	TruncateObservation truncate;
+	TruncateObservation *saved_truncate;
+	bool		restart_seqs;
+	/* databases */
+	char	   *dbname;
+	Oid			dboid;
+	Oid			dbtablespace;
+	/* sequences whose storage may be rewritten: relid -> file before */
+	RelSize    *seqs;
+	int			nseqs;
+	/* COPY FROM */
+	RangeVar   *copy_rel;
+	/* COMMIT / ROLLBACK PREPARED */
+	char	   *gid;
+	bool		commit_prepared;
+};
+
+static bool
+vacuum_option(VacuumStmt *stmt, const char *name)
+{
+	ListCell   *lc;
+
+	foreach(lc, stmt->options)
+	{
+		DefElem    *opt = lfirst(lc);
+
+		if (strcmp(opt->defname, name) == 0)
+			return defGetBoolean(opt);
+	}
+	return false;
+}
+
+static void
+add_rel_size(WlObservation *obs, Oid relid, int *cap)
+{
+	WlRelFile	file;
+
+	if (!wl_model_relation_file(relid, &file, NULL, NULL))
+		return;
+	if (obs->nsizes >= *cap)
+	{
+		*cap *= 2;
+		obs->sizes = repalloc(obs->sizes, sizeof(RelSize) * *cap);
+	}
+	obs->sizes[obs->nsizes].relid = relid;
+	obs->sizes[obs->nsizes].file = file;
+	obs->sizes[obs->nsizes].blocks = wl_model_main_fork_blocks(file);
+	obs->nsizes++;
+}
+
+static void
+add_with_toast(WlObservation *obs, Oid relid, int *cap)
+{
+	Oid			toast = InvalidOid;
+	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+
+	if (HeapTupleIsValid(tup))
+	{
+		toast = ((Form_pg_class) GETSTRUCT(tup))->reltoastrelid;
+		ReleaseSysCache(tup);
+	}
+	add_rel_size(obs, relid, cap);
+	if (OidIsValid(toast))
+		add_rel_size(obs, toast, cap);
+}
+
+/* the relations a (non-FULL) VACUUM will process, with their sizes now */
+static void
+observe_vacuum_targets(WlObservation *obs, VacuumStmt *stmt)
+{
+	int			cap = 64;
+
+	obs->sizes = palloc(sizeof(RelSize) * cap);
+	if (stmt->rels == NIL)
+	{
+		Relation	pgclass = table_open(RelationRelationId, AccessShareLock);
+		TableScanDesc scan = table_beginscan_catalog(pgclass, 0, NULL);
+		HeapTuple	tup;
+
+		while ((tup = heap_getnext(scan, ForwardScanDirection)) != NULL)
+		{
+			Form_pg_class cls = (Form_pg_class) GETSTRUCT(tup);
+
+			if (cls->relkind == RELKIND_RELATION ||
+				cls->relkind == RELKIND_MATVIEW ||
+				cls->relkind == RELKIND_TOASTVALUE)
+				add_rel_size(obs, cls->oid, &cap);
+		}
+		table_endscan(scan);
+		table_close(pgclass, AccessShareLock);
+		return;
+	}
+
+	{
+		ListCell   *lc;
+
+		foreach(lc, stmt->rels)
+		{
+			VacuumRelation *vrel = lfirst_node(VacuumRelation, lc);
+			Oid			relid = vrel->oid;
+
+			if (!OidIsValid(relid) && vrel->relation)
+				relid = RangeVarGetRelid(vrel->relation, NoLock, true);
+			if (!OidIsValid(relid))
+				continue;
+			if (get_rel_relkind(relid) == RELKIND_PARTITIONED_TABLE)
+			{
+				List	   *parts = find_all_inheritors(relid, NoLock, NULL);
+				ListCell   *lc2;
+
+				foreach(lc2, parts)
+					add_with_toast(obs, lfirst_oid(lc2), &cap);
+			}
+			else
+				add_with_toast(obs, relid, &cap);
+		}
+	}
+}
+
+static void
+observe_sequence(WlObservation *obs, Oid relid, int *cap)
+{
+	WlRelFile	file;
+	char		relkind;
+
+	if (!wl_model_relation_file(relid, &file, &relkind, NULL) || relkind != RELKIND_SEQUENCE)
+		return;
+	if (obs->nseqs >= *cap)
+	{
+		*cap *= 2;
+		obs->seqs = repalloc(obs->seqs, sizeof(RelSize) * *cap);
+	}
+	obs->seqs[obs->nseqs].relid = relid;
+	obs->seqs[obs->nseqs].file = file;
+	obs->nseqs++;
+}
+
+static bool
+alter_table_changes_persistence(AlterTableStmt *stmt)
+{
+	ListCell   *lc;
+
+	foreach(lc, stmt->cmds)
+	{
+		AlterTableCmd *cmd = lfirst_node(AlterTableCmd, lc);
+
+		if (cmd->subtype == AT_SetLogged || cmd->subtype == AT_SetUnLogged)
+			return true;
+	}
+	return false;
+}
+
+static void observe_before(WlObservation *obs, Node *parsetree);
+
+/*
+ * Before a utility statement that the scan model must watch: what it will
+ * change, measured now.  Returns NULL for other statements.  The result
+ * lives in a context of its own under TopMemoryContext (it must survive the
+ * transactions VACUUM and DROP DATABASE commit themselves); whatever
+ * happens, wl_observe_after() frees it, and an error in here frees it
+ * before it propagates.
+ */
+WlObservation *
+wl_observe_before(Node *parsetree)
+{
+	WlObservation *obs;
+	MemoryContext cxt;
+	MemoryContext old;
+
+	switch (nodeTag(parsetree))
+	{
+		case T_VacuumStmt:
+			{
+				VacuumStmt *stmt = (VacuumStmt *) parsetree;
+
+				if (!stmt->is_vacuumcmd || vacuum_option(stmt, "full"))
+					return NULL;
+				break;
+			}
+		case T_TruncateStmt:
+		case T_DropdbStmt:
+		case T_CreatedbStmt:
+		case T_AlterSeqStmt:
+			break;
+		case T_AlterDatabaseStmt:
+			{
+				ListCell   *lc;
+				bool		moves = false;
+
+				foreach(lc, ((AlterDatabaseStmt *) parsetree)->options)
+					if (strcmp(((DefElem *) lfirst(lc))->defname, "tablespace") == 0)
+						moves = true;
+				if (!moves)
+					return NULL;
+				break;
+			}
+		case T_AlterTableStmt:
+			if (!alter_table_changes_persistence((AlterTableStmt *) parsetree))
+				return NULL;
+			break;
+		case T_TransactionStmt:
+			{
+				TransactionStmt *stmt = (TransactionStmt *) parsetree;
+
+				if (stmt->kind != TRANS_STMT_COMMIT_PREPARED &&
+					stmt->kind != TRANS_STMT_ROLLBACK_PREPARED)
+					return NULL;
+				break;
+			}
+		case T_CopyStmt:
+			if (!((CopyStmt *) parsetree)->is_from ||
+				((CopyStmt *) parsetree)->relation == NULL || XLogIsNeeded())
+				return NULL;
+			break;
+		default:
+			return NULL;
+	}
+
+	/*
+	 * Lives across the transactions VACUUM and DROP DATABASE commit
+	 * themselves; freed in wl_observe_after().
+	 */
+	cxt = AllocSetContextCreate(TopMemoryContext, "walload observation",
+								ALLOCSET_SMALL_SIZES);
+	old = MemoryContextSwitchTo(cxt);
+	obs = palloc0(sizeof(WlObservation));
+	obs->cxt = cxt;
+
+	/*
+	 * What follows reads catalogs and can fail (a cross-database name, a
+	 * cancel): the context must not outlive the error.
+	 */
+	PG_TRY();
+	{
+		observe_before(obs, parsetree);
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(old);
+		if (current_truncate == &obs->truncate)
+			current_truncate = obs->saved_truncate;
+		MemoryContextDelete(cxt);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	MemoryContextSwitchTo(old);
+	return obs;
+}
+
+/* fill obs for parsetree; runs in obs's context */
+static void
+observe_before(WlObservation *obs, Node *parsetree)
+{
+	switch (nodeTag(parsetree))
+	{
+		case T_VacuumStmt:
+			obs->kind = OBS_VACUUM;
+			obs->ring_kb = wl_vacuum_ring_kb(((VacuumStmt *) parsetree)->options);
+			observe_vacuum_targets(obs, (VacuumStmt *) parsetree);
+			break;
+		case T_TruncateStmt:
+			obs->kind = OBS_TRUNCATE;
+			obs->restart_seqs = ((TruncateStmt *) parsetree)->restart_seqs;
+			obs->saved_truncate = current_truncate;
+			current_truncate = &obs->truncate;
+			break;
+		case T_DropdbStmt:
+			obs->kind = OBS_DROPDB;
+			obs->dbname = pstrdup(((DropdbStmt *) parsetree)->dbname);
+			obs->dboid = get_database_oid(obs->dbname, true);
+			break;
+		case T_AlterDatabaseStmt:
+			{
+				HeapTuple	tup;
+
+				obs->kind = OBS_MOVEDB;
+				obs->dbname = pstrdup(((AlterDatabaseStmt *) parsetree)->dbname);
+				obs->dboid = get_database_oid(obs->dbname, true);
+				tup = SearchSysCache1(DATABASEOID, ObjectIdGetDatum(obs->dboid));
+				if (HeapTupleIsValid(tup))
+				{
+					obs->dbtablespace = ((Form_pg_database) GETSTRUCT(tup))->dattablespace;
+					ReleaseSysCache(tup);
+				}
+				break;
+			}
+		case T_CreatedbStmt:
+			obs->kind = OBS_CREATEDB;
+			obs->dbname = pstrdup(((CreatedbStmt *) parsetree)->dbname);
+			break;
+		case T_AlterSeqStmt:
+			{
+				int			cap = 4;
+				Oid			relid = RangeVarGetRelid(((AlterSeqStmt *) parsetree)->sequence,
+													 NoLock, true);
+
+				obs->kind = OBS_SEQUENCES;
+				obs->seqs = palloc(sizeof(RelSize) * cap);
+				if (OidIsValid(relid))
+					observe_sequence(obs, relid, &cap);
+				break;
+			}
+		case T_AlterTableStmt:
+			{
+				int			cap = 4;
+				Oid			relid = RangeVarGetRelid(((AlterTableStmt *) parsetree)->relation,
+													 NoLock, true);
+
+				obs->kind = OBS_SEQUENCES;
+				obs->seqs = palloc(sizeof(RelSize) * cap);
+				if (OidIsValid(relid))
+				{
+					List	   *owned = getOwnedSequences(relid);
+					ListCell   *lc;
+
+					observe_sequence(obs, relid, &cap);
+					foreach(lc, owned)
+						observe_sequence(obs, lfirst_oid(lc), &cap);
+				}
+				break;
+			}
+		case T_CopyStmt:
+			obs->kind = OBS_COPY_FROM;
+			obs->copy_rel = copyObject(((CopyStmt *) parsetree)->relation);
+			break;
+		case T_TransactionStmt:
+			obs->kind = OBS_FINISH_PREPARED;
+			obs->gid = pstrdup(((TransactionStmt *) parsetree)->gid);
+			obs->commit_prepared =
+				((TransactionStmt *) parsetree)->kind == TRANS_STMT_COMMIT_PREPARED;
+			break;
+		default:
+			break;
+	}
+}
+
+static void observe_after(WlObservation *obs, WlEffects *eff);
+
+/*
+ * After the statement (success: what it did goes into eff) or in its error
+ * handler (!success, which must not fail: then nothing is read).  Frees
+ * obs.
+ */
+void
+wl_observe_after(WlObservation *obs, bool success, WlEffects *eff)
+{
+	if (obs == NULL)
+		return;
+
+	if (obs->kind == OBS_TRUNCATE)
+		current_truncate = obs->saved_truncate;
+
+	/* reading the catalogs again can fail: the context goes in any case */
+	PG_TRY();
+	{
+		if (success)
+			observe_after(obs, eff);
+	}
+	PG_FINALLY();
+	{
+		MemoryContextDelete(obs->cxt);
+	}
+	PG_END_TRY();
+}
+
+/* the statement succeeded: what it changed, from obs */
+static void
+observe_after(WlObservation *obs, WlEffects *eff)
+{
+	{
+		switch (obs->kind)
+		{
+			case OBS_VACUUM:
+				{
+					int64		pages = 0;
+					int64		removed = 0;
+
+					for (int i = 0; i < obs->nsizes; i++)
+					{
+						WlRelFile	file;
+						BlockNumber after;
+
+						pages += obs->sizes[i].blocks;
+						/* same file, fewer blocks: truncated (one scan per round) */
+						if (wl_model_relation_file(obs->sizes[i].relid, &file, NULL, NULL) &&
+							WlRelFileEquals(file, obs->sizes[i].file) &&
+							(after = wl_model_main_fork_blocks(file)) < obs->sizes[i].blocks)
+						{
+							wl_effects_add_scans(eff, WL_SCAN_DROP_REL, 1, 1);
+							removed += obs->sizes[i].blocks - after;
+						}
+					}
+					eff->vacuum = true;
+					eff->vacuum_ring_kb = obs->ring_kb;
+					eff->vacuum_pages += pages;
+					eff->vacuum_pages_removed += removed;
+					break;
+				}
+			case OBS_TRUNCATE:
+				{
+					ListCell   *lc;
+
+					wl_effects_add_scans(eff, WL_SCAN_DROP_REL, obs->truncate.inplace_scans, 1);
+					wl_model_note_truncated_in_place(obs->truncate.inplace_files);
+					/* RESTART IDENTITY rewrites owned sequences */
+					if (obs->restart_seqs)
+					{
+						List	   *seqs = NIL;
+
+						foreach(lc, obs->truncate.relids)
+							seqs = list_concat_unique_oid(seqs,
+														  getOwnedSequences(lfirst_oid(lc)));
+						foreach(lc, seqs)
+							if (get_rel_persistence(lfirst_oid(lc)) == RELPERSISTENCE_UNLOGGED)
+								wl_effects_add_scans(eff, WL_SCAN_FLUSH_REL, 1, 1);
+					}
+					break;
+				}
+			case OBS_DROPDB:
+				if (OidIsValid(obs->dboid) && !OidIsValid(get_database_oid(obs->dbname, true)))
+					wl_effects_add_scans(eff, WL_SCAN_DB, 1, 1);
+				break;
+			case OBS_MOVEDB:
+				{
+					HeapTuple	tup = SearchSysCache1(DATABASEOID, ObjectIdGetDatum(obs->dboid));
+
+					if (HeapTupleIsValid(tup))
+					{
+						if (((Form_pg_database) GETSTRUCT(tup))->dattablespace != obs->dbtablespace)
+							wl_effects_add_scans(eff, WL_SCAN_DB, 1, 1);
+						ReleaseSysCache(tup);
+					}
+					break;
+				}
+			case OBS_CREATEDB:
+				wl_model_note_created_database(obs->dbname);
+				break;
+			case OBS_SEQUENCES:
+				for (int i = 0; i < obs->nseqs; i++)
+				{
+					WlRelFile	file;
+					char		persistence;
+
+					if (wl_model_relation_file(obs->seqs[i].relid, &file, NULL, &persistence) &&
+						!WlRelFileEquals(file, obs->seqs[i].file) &&
+						persistence == RELPERSISTENCE_UNLOGGED)
+						wl_effects_add_scans(eff, WL_SCAN_FLUSH_REL, 1, 1);
+				}
+				break;
+			case OBS_FINISH_PREPARED:
+				/* what it deletes was noted at its PREPARE (accumulator.c) */
+				eff->finish_prepared = true;
+				eff->commit_prepared = obs->commit_prepared;
+				strlcpy(eff->gid, obs->gid, GIDSIZE);
+				break;
+			case OBS_COPY_FROM:
+				{
+					Oid			relid = RangeVarGetRelid(obs->copy_rel, NoLock, true);
+					WlRelFile	file;
+
+					if (OidIsValid(relid) && wl_model_relation_file(relid, &file, NULL, NULL) &&
+						WlSkippingWAL(file))
+						eff->wal_skipped = true;
+					break;
+				}
+		}
+	}
+}
+

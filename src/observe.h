@@ -1,0 +1,27 @@
+/*-------------------------------------------------------------------------
+ *
+ * observe.h
+ *		What a utility statement did to relation storage, seen before and
+ *		after it and at its object access events (observe.c).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef WALLOAD_OBSERVE_H
+#define WALLOAD_OBSERVE_H
+
+#include "scan_model.h"
+
+#include "nodes/nodes.h"
+
+typedef struct WlObservation WlObservation;
+
+/* around a utility statement */
+extern WlObservation *wl_observe_before(Node *parsetree);
+extern void wl_observe_after(WlObservation *obs, bool success, WlEffects *eff);
+
+/* object access events, while a statement runs */
+extern void wl_observe_truncate(Oid relid);
+extern void wl_observe_created_relation(Oid relid, WlEffects *eff);
+extern void wl_observe_altered_relation(Oid relid, WlEffects *eff);
+
+#endif							/* WALLOAD_OBSERVE_H */

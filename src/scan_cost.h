@@ -1,0 +1,29 @@
+/*-------------------------------------------------------------------------
+ *
+ * scan_cost.h
+ *		What one full scan of the shared buffer pool costs: the calibration
+ *		and the one scans-to-time formula (scan_cost.c).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef WALLOAD_SCAN_COST_H
+#define WALLOAD_SCAN_COST_H
+
+#include "walload.h"
+
+/*
+ * Passes of the calibration at server start (each one walk of all buffer
+ * headers, after a cache-evicting write): the median of 9 is stable to a few
+ * percent where single walks vary by a third.
+ */
+#define WL_STARTUP_CALIBRATION_PASSES 9
+
+extern void wl_scan_cost_calibrate(int passes, bool measure_faults, WlScanCost *cost);
+extern void wl_scan_cost_startup(void);
+extern void wl_scan_cost_register_worker(void);
+extern double wl_scan_est_ns(const WlScanCost *cost, WlScanKind kind, int nfiles,
+							 int64 unmapped_pages);
+extern double wl_scans_est_ns(WlScanKind kind, int64 n, int nfiles, bool before_scan);
+extern void wl_header_pages_sample(void);
+
+#endif							/* WALLOAD_SCAN_COST_H */

@@ -1,0 +1,103 @@
+/*-------------------------------------------------------------------------
+ *
+ * scan_model.h
+ *		Mirrors of core's pending-file lists and its commit and abort
+ *		decisions (scan_model.c), and the effects a statement had that core
+ *		does not report, as the model and observe.c return them.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef WALLOAD_SCAN_MODEL_H
+#define WALLOAD_SCAN_MODEL_H
+
+#include "walload.h"
+
+#include "access/twophase.h"
+#include "utils/rel.h"
+
+/*
+ * Scans of one kind that a statement did while it ran: n scans in `walks`
+ * separate walks, each comparing nfiles relation files.  The scans of one
+ * walk run back to back (TRUNCATE of a new table truncates heap, TOAST and
+ * indexes one after the other): see wl_scans_est_ns.
+ */
+typedef struct WlScanBatch
+{
+	int64		n;
+	int32		walks;
+	int32		nfiles;
+} WlScanBatch;
+
+/*
+ * What a statement did that core does not report, as the model and the
+ * observations return it.  Applied to the statement running now and its
+ * transaction by the accumulator; the model keeps no record.
+ */
+typedef struct WlEffects
+{
+	WlScanBatch scans[WL_NUM_SCAN_KINDS];
+	bool		wal_skipped;	/* wrote into a relation file that skips WAL */
+	bool		storage;		/* created relation files or scheduled their
+								 * deletion: may receive commit-time scans */
+	bool		vacuum;			/* a VACUUM: the three below are set */
+	int			vacuum_ring_kb;
+	int64		vacuum_pages;
+	int64		vacuum_pages_removed;
+	bool		finish_prepared;	/* COMMIT / ROLLBACK PREPARED gid */
+	bool		commit_prepared;
+	char		gid[GIDSIZE];
+} WlEffects;
+
+/* count n scans of kind in one walk comparing nfiles files */
+static inline void
+wl_effects_add_scans(WlEffects *eff, WlScanKind kind, int64 n, int nfiles)
+{
+	if (n <= 0)
+		return;
+	eff->scans[kind].n += n;
+	eff->scans[kind].walks++;
+	eff->scans[kind].nfiles = nfiles;
+}
+
+/* what COMMIT (or PREPARE) of the current transaction will do */
+typedef struct WlCommitModel
+{
+	/* at PREPARE: what COMMIT / ROLLBACK PREPARED will delete */
+	bool		abort_drop_scan;
+	int32		abort_rels;
+	bool		sync_scan;		/* FlushRelationsAllBuffers will run */
+	int32		sync_stmt_no;	/* first statement that created a synced
+								 * file, or -1 */
+	int32		wal_skipped_rels;	/* pending syncs considered */
+	int32		synced_rels;
+	int64		synced_blocks;
+	int32		wal_logged_rels;
+	int64		wal_logged_blocks;
+	bool		drop_scan;		/* DropRelFileNodesAllBuffers will scan */
+	int32		drop_stmt_no;	/* first statement that scheduled a deleted
+								 * file, or -1 */
+	int32		dropped_rels;
+} WlCommitModel;
+
+/* module start, transaction end */
+extern void wl_model_register(void);
+extern void wl_model_xact_end(void);
+
+/* what statements changed in the pending lists */
+extern void wl_model_read_pending_changes(int32 stmt_no, WlEffects *eff);
+extern void wl_model_note_truncated_in_place(List *files);
+extern void wl_model_note_created_database(const char *dbname);
+
+/* core's decisions at commit and abort */
+extern void wl_model_commit(bool is_prepare, WlCommitModel *model);
+extern bool wl_model_abort_drop_scan(int32 *nrels);
+extern int32 wl_model_abort_statement(void);
+extern void wl_model_subxact_abort(void);
+
+/* relation files */
+extern bool wl_model_relation_file(Oid relid, WlRelFile *file, char *relkind,
+								   char *relpersistence);
+extern BlockNumber wl_model_main_fork_blocks(WlRelFile file);
+extern bool wl_model_relation_skips_wal(Relation rel);
+
+#endif							/* WALLOAD_SCAN_MODEL_H */

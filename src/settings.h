@@ -1,0 +1,31 @@
+/*-------------------------------------------------------------------------
+ *
+ * settings.h
+ *		The walload.* settings (settings.c).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef WALLOAD_SETTINGS_H
+#define WALLOAD_SETTINGS_H
+
+
+typedef enum WlTrackLevel
+{
+	WL_TRACK_NONE = 0,
+	WL_TRACK_TOP,
+	WL_TRACK_ALL
+} WlTrackLevel;
+
+extern int	wl_track;
+extern bool wl_track_utility;
+extern bool wl_track_dml;
+extern int	wl_max_stats;
+extern int	wl_max_xacts;
+extern int	wl_max_statements;
+extern bool wl_save;
+extern bool wl_compute_query_id;
+extern double wl_warn_scan_ms;
+
+extern void wl_settings_define(void);
+
+#endif							/* WALLOAD_SETTINGS_H */

@@ -1,0 +1,79 @@
+/*-------------------------------------------------------------------------
+ *
+ * store.h
+ *		Shared memory: the statistics table, the transaction and statement
+ *		rings, the prepared-transaction slots, the scan-cost calibration,
+ *		and their persistence across restarts (store.c).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef WALLOAD_STORE_H
+#define WALLOAD_STORE_H
+
+#include "walload.h"
+
+extern void wl_store_shmem_request(void);
+extern bool wl_store_shmem_startup(void);
+extern bool wl_store_ready(void);
+extern void wl_store_require(void);
+extern uint64 wl_store_next_xact_id(void);
+extern bool wl_store_statement(const WlStmtRecord *rec, bool may_wait,
+							   int64 *ring_pos);
+extern bool wl_store_add_statement_scans(int64 ring_pos, uint64 xact_id, int32 stmt_no,
+										 const WlStatsKey *key, WlScanKind kind,
+										 int64 n, int32 nbuffers, double est_ns,
+										 bool may_wait);
+extern void wl_store_xact(const WlXactRecord *rec);
+extern void wl_store_add_scan_totals(WlScanKind kind, int64 n, int32 nbuffers);
+extern void wl_store_set_scan_cost(const WlScanCost *cost, bool whole);
+extern void wl_store_get_scan_cost(WlScanCost *cost);
+extern void wl_store_remember_prepared(const char *gid, bool commit_scan, int32 commit_rels,
+									   bool abort_scan, int32 abort_rels);
+extern bool wl_store_take_prepared(const char *gid, bool commit, int32 *nrels, bool *known);
+
+/* accessors used by views.c and diagnose.c; return palloc'd copies */
+extern int	wl_store_copy_xacts(WlXactRecord **out);
+extern int	wl_store_copy_statements(WlStmtRecord **out);
+typedef bool (*WlStmtFilter) (const WlStmtRecord *rec, void *arg);
+extern int	wl_store_copy_statements_filtered(WlStmtFilter filter, void *arg,
+											  WlStmtRecord **out);
+
+typedef struct WlStatsEntryCopy
+{
+	WlStatsKey	key;
+	int64		calls;
+	int64		errors;
+	double		total_ms;
+	double		min_ms;
+	double		max_ms;
+	double		mean_ms;
+	double		sum_var_ms;
+	int64		wal_skipped_calls;
+	double		est_scan_ms;
+	int64		scanned_buffers;
+	WlCounters	c;
+	char		query[WL_QUERY_LEN];
+} WlStatsEntryCopy;
+extern int	wl_store_copy_stats(WlStatsEntryCopy **out);
+
+typedef struct WlInfo
+{
+	TimestampTz stats_reset;
+	uint64		xacts_recorded;
+	uint64		xacts_overwritten;
+	uint64		statements_recorded;
+	uint64		statements_overwritten;
+	int32		stats_entries;
+	int64		stats_evicted;
+	int64		scans[WL_NUM_SCAN_KINDS];
+	int64		scanned_buffers;
+	TimestampTz calibrated_at;
+	double		ns_per_buffer;
+	Size		shmem_bytes;
+	int64		lock_waits;
+	double		lock_wait_ms;
+} WlInfo;
+extern void wl_store_info(WlInfo *info);
+extern void wl_store_reset(void);
+
+#endif							/* WALLOAD_STORE_H */

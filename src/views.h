@@ -1,0 +1,21 @@
+/*-------------------------------------------------------------------------
+ *
+ * views.h
+ *		What views.c lends diagnose.c: names of settings' values and the
+ *		column-count check of a set-returning function.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef WALLOAD_VIEWS_H
+#define WALLOAD_VIEWS_H
+
+#include "walload.h"
+
+#include "nodes/execnodes.h"
+
+extern const char *wl_wal_level_name(int level);
+extern const char *wl_sync_commit_name(int value);
+extern bool wl_check_columns(ReturnSetInfo *rsinfo, int cols, int cols_added,
+							 const char *fn);
+
+#endif							/* WALLOAD_VIEWS_H */
