@@ -41,6 +41,12 @@ Sections (all by default, in this order):
              table is synced at commit vs the same with wal_skip_threshold
              raised as the hint says (WAL at commit, bound 10%); at
              shared_buffers 1GB, 4GB, 16GB (--quick: 1GB).
+  predict    walload_xacts.pred_commit_ms (the commit predicted at PRE_COMMIT
+             from the pending files and the calibrated costs, the figure
+             walload_activity shows while the load runs) against the
+             commit_ms measured, for loads whose commit fsyncs, WAL-logs or
+             deletes files, at shared_buffers 1GB, 4GB, 16GB (--quick: 1GB;
+             BENCH_PREDICT_SHARED_BUFFERS), wal_level=minimal; bound 25%.
   manyfiles  one transaction that creates N tables (40,000; --quick 10,000),
              then 2,000 ALTER TABLE ... SET STATISTICS, and one that
              rewrites 200 of the tables: the same cluster restarted with
@@ -71,7 +77,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "test", "oracle"))
 from oracle import Cluster, pgconfig  # noqa: E402
 
-SECTIONS = ["overhead", "callgrind", "seed000", "seed001", "seed003", "seed004", "manyfiles", "whatif"]
+SECTIONS = ["overhead", "callgrind", "seed000", "seed001", "seed003", "seed004", "manyfiles", "whatif",
+            "predict"]
 CONFIGS = [("nothing", ""), ("pg_stat_statements", "pg_stat_statements"),
            ("walload", "walload"), ("both", "walload,pg_stat_statements")]
 # configurations measured only under callgrind: (name, libraries, settings)
@@ -939,6 +946,73 @@ def whatif(c, tmp):
     return "\n".join(lines), bad
 
 
+def predict(c, tmp):
+    """pred_commit_ms against commit_ms, per load kind and shared_buffers."""
+    rounds = 3
+    data = os.path.join(tmp, "predict.csv")
+    with open(data, "w") as f:
+        for i in range(1, 200001):
+            f.write("%d,%s\n" % (i, "x" * 60))
+    os.chmod(data, 0o644)
+    loads = [
+        ("CREATE TABLE + COPY 200,000 rows (about 19 MB, synced)",
+         ["CREATE TABLE p_t (a int, b text);", "COPY p_t FROM '%s' WITH (FORMAT csv);" % data], ["DROP TABLE p_t;"]),
+        ("CREATE TABLE + INSERT ... SELECT 500,000 rows (dirty buffers, synced)",
+         ["CREATE TABLE p_t (a int, b text);",
+          "INSERT INTO p_t SELECT g, repeat('y', 60) FROM generate_series(1, 500000) g;"], ["DROP TABLE p_t;"]),
+        ("CREATE INDEX on a loaded table (index synced)",
+         ["CREATE INDEX p_i ON p_base (a);"], ["DROP INDEX p_i;"]),
+        ("20 small new tables (WAL-logged whole)",
+         ["CREATE TABLE p_s%d (a int); INSERT INTO p_s%d VALUES (1);" % (i, i) for i in range(20)],
+         ["DROP TABLE %s;" % ", ".join("p_s%d" % i for i in range(20))]),
+        ("DROP of 20 loaded tables (deletion scan)",
+         ["DROP TABLE %s;" % ", ".join("p_d%d" % i for i in range(20))], None),
+    ]
+    rows = []
+    for size in P["predict_sizes"]:
+        configure(c, "walload", {"shared_buffers": size, "wal_level": "minimal", "max_wal_senders": "0"})
+        c.psql("CREATE EXTENSION IF NOT EXISTS walload")
+        c.psql("DROP TABLE IF EXISTS p_base; CREATE TABLE p_base AS SELECT g AS a FROM generate_series(1, 1000000) g")
+        # the calibration worker times the storage after the start: wait
+        # until it has come and gone (bounded: 10 s to appear, 60 s to end)
+        worker = "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'walload calibration'"
+        for _ in range(100):
+            if c.psql(worker) != "0":
+                break
+            time.sleep(0.1)
+        for _ in range(600):
+            if c.psql(worker) == "0":
+                break
+            time.sleep(0.1)
+        for name, body, after in loads:
+            pred, meas = [], []
+            for rnd in range(rounds):
+                if after is None:
+                    # tables that exist for a while: a checkpoint has written them
+                    run_psql_file(c, ["CREATE TABLE p_d%d AS SELECT g AS a FROM generate_series(1, 20000) g;" % i
+                                      for i in range(20)] + ["CHECKPOINT;"], os.path.join(tmp, "p0.sql"))
+                c.psql("SELECT walload_reset()")
+                run_psql_file(c, ["BEGIN;"] + body + ["COMMIT;"], os.path.join(tmp, "p1.sql"))
+                got = q(c, "SELECT pred_commit_ms, commit_ms FROM walload_xacts "
+                           "WHERE statements > 0 ORDER BY xact_id DESC LIMIT 1")
+                pred.append(float(got[0]))
+                meas.append(float(got[1]))
+                if after:
+                    run_psql_file(c, after, os.path.join(tmp, "p2.sql"))
+            p_, m_ = statistics.median(pred), statistics.median(meas)
+            rows.append((name, size, p_, m_, p_ / m_ if m_ > 0 else 0))
+            log("predict %s %s: predicted %.1f ms, measured %.1f ms" % (size, name, p_, m_))
+        c.stop()
+    lines = ["| load (one transaction, then COMMIT) | shared_buffers | pred_commit_ms | commit_ms | ratio |",
+             "|---|---|---|---|---|"]
+    bad = 0
+    for name, size, p_, m_, r in rows:
+        ok = abs(r - 1) <= 0.25
+        bad += 0 if ok else 1
+        lines.append("| %s | %s | %.1f | %.1f | %.2f%s |" % (name, size, p_, m_, r, "" if ok else " (beyond)"))
+    return "\n".join(lines), bad
+
+
 # ---------------------------------------------------------------- main
 
 def main():
@@ -966,6 +1040,7 @@ def main():
         "many_tables": 10000 if quick else 40000,
         "whatif_sizes": os.environ.get("BENCH_WHATIF_SHARED_BUFFERS", "1GB" if quick else "1GB 4GB 16GB").split(),
         "whatif_rows": 100000,
+        "predict_sizes": os.environ.get("BENCH_PREDICT_SHARED_BUFFERS", "1GB" if quick else "1GB 4GB 16GB").split(),
         "cg_n": {"S": (100, 600), "tpcb": (30, 180), "ddl": (10, 60)} if quick else
                 {"S": (200, 2200), "tpcb": (50, 550), "ddl": (20, 170)},
         "out": os.path.join(HERE, "out"),
@@ -1104,6 +1179,20 @@ during its commit, which core's log_newpage_range writes there).  %s
 %s
 """ % (P["whatif_rows"], "Every prediction within its bound." if bad == 0 else
                    "%d prediction(s) beyond the bound." % bad, wi))
+        if "predict" in only:
+            pr, bad = predict(seed_c, tmp)
+            parts.append("""## Commit prediction: pred_commit_ms against commit_ms
+
+wal_level=minimal; each load in one transaction, then COMMIT; median of 3
+rounds.  pred_commit_ms is what walload predicted at PRE_COMMIT from the
+pending files (the same model and costs walload_activity shows while the
+load runs: scans from the calibration, fsync, writes and file deletion from
+the storage timed by the calibration worker); commit_ms is the commit phase
+walload measured.  Bound: 25%%.  %s
+
+%s
+""" % ("Every prediction within the bound." if bad == 0 else
+       "%d prediction(s) beyond the bound." % bad, pr))
         if "manyfiles" in only:
             mf, _ = manyfiles(seed_c, tmp)
             parts.append("""## Transactions that create many files

@@ -4,7 +4,8 @@ CREATE EXTENSION walload;
 -- every view's columns and types (a contract other tools depend on)
 SELECT c.relname, a.attnum, a.attname, format_type(a.atttypid, a.atttypmod)
 FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid
-WHERE c.relname IN ('walload_xacts', 'walload_statements', 'walload_stats', 'walload_info')
+WHERE c.relname IN ('walload_xacts', 'walload_statements', 'walload_stats', 'walload_info',
+                    'walload_activity')
   AND a.attnum > 0
 ORDER BY c.relname, a.attnum;
 
@@ -17,7 +18,8 @@ FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.classid = 'pg_proc'::re
 WHERE d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'walload')
 ORDER BY 1;
 SELECT v, has_table_privilege('walload_reader', v, 'SELECT') AS readable
-FROM unnest(ARRAY['walload_xacts', 'walload_statements', 'walload_stats', 'walload_info']) v;
+FROM unnest(ARRAY['walload_xacts', 'walload_statements', 'walload_stats', 'walload_info',
+                   'walload_activity']) v;
 
 -- a load: CREATE TABLE + COPY of 1000 rows in one transaction.  Only what is
 -- deterministic is shown: counts, and booleans about times and volumes.
@@ -1083,3 +1085,17 @@ SELECT (SELECT count(*) FROM walload_xacts) AS xacts,
        (SELECT count(*) FROM walload_stats) AS stats,
        full_scans, xacts_recorded FROM walload_info;
 DROP ROLE walload_reader;
+
+-- a backend sees its own open load in walload_activity, with what COMMIT and
+-- ROLLBACK would do (replica: nothing to sync or delete at commit; an abort
+-- would delete the new file after one scan); gone once it commits
+BEGIN;
+CREATE TABLE act_t (id int);
+INSERT INTO act_t SELECT generate_series(1, 10);
+SELECT statements, current_command, rows, predicted_at IS NOT NULL AS predicted,
+       pred_commit_scans, pred_synced_rels, pred_wal_logged_rels, pred_dropped_rels,
+       pred_abort_scans, pred_abort_rels
+FROM walload_activity WHERE pid = pg_backend_pid();
+COMMIT;
+SELECT count(*) AS after_commit FROM walload_activity WHERE pid = pg_backend_pid();
+DROP TABLE act_t;

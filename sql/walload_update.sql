@@ -70,3 +70,17 @@ SELECT count(*) > 10 AS compared_objects FROM ext_objects WHERE how = 'fresh';
 
 -- already at the newest version: nothing to do
 ALTER EXTENSION walload UPDATE;
+
+-- 1.2's walload_xacts has no pred_commit_ms and reads with this library;
+-- walload_activity and walload_diagnose_backend() come with 1.3
+DROP EXTENSION walload;
+CREATE EXTENSION walload VERSION '1.2';
+SELECT count(*) AS xacts_columns_1_2 FROM pg_attribute
+WHERE attrelid = 'walload_xacts'::regclass AND attnum > 0;
+SELECT count(*) >= 0 AS xacts_1_2_read FROM walload_xacts;
+SELECT to_regclass('walload_activity') IS NULL AS no_activity_in_1_2;
+ALTER EXTENSION walload UPDATE TO '1.3';
+SELECT count(*) AS xacts_columns_1_3 FROM pg_attribute
+WHERE attrelid = 'walload_xacts'::regclass AND attnum > 0;
+SELECT count(*) >= 0 AS activity_reads FROM walload_activity;
+SELECT has_table_privilege('public', 'walload_activity', 'SELECT') AS activity_for_everyone;

@@ -248,6 +248,14 @@ typedef struct WlOpenXact
 	bool		usage_baseline_set;
 	WlUsageMark usage_baseline;
 
+	/* walload_activity: what this backend shows of the record */
+	bool		shown;			/* its slot holds this record */
+	bool		storage_touched;	/* the pending files may have changed */
+	double		pred_spent_ns;	/* time spent predicting the commit */
+	int64		dirty_load_blocks;	/* see note_dirtied_by_load */
+	WlActivity	act;			/* as last published */
+	double		pred_commit_ms; /* predicted at the last PRE_COMMIT */
+
 	/* PREPARE TRANSACTION in progress: what it will leave to finish */
 	bool		prepare_pending;
 	WlCommitModel prepare_model;
@@ -281,6 +289,7 @@ static char prepare_gid[GIDSIZE];
 
 static void finish_statement(int idx, WlStmtStatus status, uint64 rows,
 							 bool source_valid);
+static void unpublish_activity(void);
 static void add_scans_to_current(WlScanKind kind, int64 n, double est_ns);
 
 /* PREPARE TRANSACTION gid is running: the gid is kept for its end */
@@ -518,6 +527,7 @@ flush_at_safe_point(int more, bool at_commit)
 void
 wl_acc_backend_exit(void)
 {
+	unpublish_activity();
 	if (n_finished > 0 || n_late_scans > 0)
 		flush_finished(true, false);
 }
@@ -543,6 +553,159 @@ reserve_finished(int more)
 	}
 }
 
+/* ----------------------------------------------------------------
+ * walload_activity: the running load, shown to other backends
+ * ----------------------------------------------------------------
+ */
+
+/*
+ * Predicting a commit reads core's pending lists and the size of every
+ * pending sync: in a transaction that creates thousands of files that is
+ * work per statement.  It may take 1 ms of a transaction, and 1% of its
+ * time beyond that; past the budget the last prediction stays (its
+ * predicted_at says when it was made).
+ */
+#define WL_PREDICT_BUDGET_NS	1e6
+#define WL_PREDICT_SHARE		0.01
+
+/*
+ * The calibration, as this backend last read it (the store's spinlock is
+ * shared by all backends: read again at most once a second).
+ */
+static const WlScanCost *
+current_cost(TimestampTz now)
+{
+	static WlScanCost cost;
+	static TimestampTz read_at = 0;
+
+	if (read_at == 0 || now - read_at > USECS_PER_SEC)
+	{
+		wl_store_get_scan_cost(&cost);
+		read_at = now;
+	}
+	return &cost;
+}
+
+/*
+ * Blocks of files that skip WAL which the commit-time sync will find dirty
+ * in shared buffers and write: those the load's statements dirtied, except
+ * that a utility statement (COPY, CREATE TABLE AS, ...) loads through core's
+ * bulk-write ring of 16 MB, whose buffers it writes itself as it goes, and
+ * leaves at most the ring dirty.  At most shared_buffers.
+ */
+#define WL_BULKWRITE_RING_BLOCKS	(16 * 1024 * 1024 / BLCKSZ)
+
+static void
+note_dirtied_by_load(const WlStmtRecord *rec)
+{
+	if (!rec->wal_skipped)
+		return;
+	cur.dirty_load_blocks += rec->tag == CMDTAG_INSERT || rec->tag == CMDTAG_UPDATE ||
+		rec->tag == CMDTAG_DELETE || rec->tag == CMDTAG_MERGE || rec->tag == CMDTAG_SELECT ?
+		rec->c.shared_blks_dirtied :
+		Min(rec->c.shared_blks_dirtied, WL_BULKWRITE_RING_BLOCKS);
+}
+
+static int64
+dirty_buffers(void)
+{
+	return Min(cur.dirty_load_blocks, (int64) NBuffers);
+}
+
+/*
+ * What COMMIT and ROLLBACK would do if issued now: the model's decisions,
+ * and the commit's duration from the one cost model (scan_cost.c).  Runs
+ * at a recorded statement's end, never on the abort path.
+ */
+static void
+predict_commit(WlActivity *a, TimestampTz now)
+{
+	WlCommitModel m;
+	WlCommitEstimate est;
+	int32		abort_rels = 0;
+	bool		abort_scan = false;
+	instr_time	start;
+	double		elapsed_ns = (double) (now - cur.start_ts) * 1000.0;
+
+	if (!IsTransactionState())
+		return;
+	INSTR_TIME_SET_CURRENT(start);
+	if (!cur.storage_touched)
+	{
+		/* no file was created, deleted or written past WAL: nothing pending */
+		memset(&m, 0, sizeof(m));
+		m.sync_stmt_no = m.drop_stmt_no = -1;
+	}
+	else if (cur.pred_spent_ns > WL_PREDICT_BUDGET_NS + WL_PREDICT_SHARE * elapsed_ns)
+		return;
+	else
+	{
+		wl_model_commit(false, &m);
+		abort_scan = wl_model_abort_drop_scan(&abort_rels);
+	}
+	wl_commit_state_now(&a->pred_state, &m, dirty_buffers());
+	wl_commit_est(&m, current_cost(now), &a->pred_state, &est);
+	a->pred = m;
+	a->pred_commit_ms = est.total_ns / 1e6;
+	a->pred_scan_ms = est.scan_ns / 1e6;
+	a->pred_abort_scans = abort_scan ? 1 : 0;
+	a->pred_abort_rels = abort_rels;
+	a->predicted_at = now;
+	if (cur.storage_touched)
+	{
+		instr_time	d;
+
+		INSTR_TIME_SET_CURRENT(d);
+		INSTR_TIME_SUBTRACT(d, start);
+		cur.pred_spent_ns += INSTR_TIME_GET_DOUBLE(d) * 1e9;
+	}
+}
+
+/*
+ * Show the open record in this backend's walload_activity slot: at a
+ * recorded statement's start (command: its tag) and end (command: the
+ * recorded statement still running around it, or none), with a new
+ * prediction of the commit at the end (predict).  Never on the abort path.
+ */
+static void
+publish_activity(CommandTag command, TimestampTz command_start, bool predict)
+{
+	WlActivity *a = &cur.act;
+	TimestampTz now = GetCurrentTimestamp();
+
+	if (!cur.observed)
+		return;
+	a->pid = MyProcPid;
+	a->userid = GetUserId();
+	a->dbid = MyDatabaseId;
+	a->xact_start = cur.start_ts;
+	a->state_change = now;
+	a->statements = cur.statements;
+	a->current_command = command;
+	a->current_stmt_start = command_start;
+	memcpy(a->kind_ms, cur.kind_ms, sizeof(a->kind_ms));
+	a->rows = cur.rows;
+	a->wal_bytes = cur.usage_baseline_set ?
+		pgWalUsage.wal_bytes - cur.usage_baseline.wal.wal_bytes : 0;
+	memcpy(a->scans, cur.scans, sizeof(a->scans));
+	a->scan_est_ns = cur.scan_est_ns;
+	a->nbuffers = NBuffers;
+	a->wal_skip_threshold_kb = wal_skip_threshold;
+	if (predict)
+		predict_commit(a, now);
+	wl_store_publish_activity(a);
+	cur.shown = true;
+}
+
+/* the record is over: its row goes (no lock, nothing that can fail) */
+static void
+unpublish_activity(void)
+{
+	if (cur.shown)
+		wl_store_clear_activity();
+	cur.shown = false;
+}
+
 static void
 statement_done(const WlStmtRecord *rec, bool count_in_xact)
 {
@@ -557,6 +720,7 @@ statement_done(const WlStmtRecord *rec, bool count_in_xact)
 
 	if (count_in_xact)
 	{
+		note_dirtied_by_load(rec);
 		cur.statements++;
 		cur.kind_ms[time_kind(rec->tag)] += rec->elapsed_ms;
 		cur.rows += rec->c.rows;
@@ -714,7 +878,10 @@ push_statement(bool tracked, bool is_utility, bool conditional, CommandTag tag,
 	s->query_location = query_location;
 	s->query_len = query_len;
 	if (tracked && !conditional)
+	{
 		copy_text(s);
+		publish_activity(tag, s->start_ts, false);
+	}
 
 	return stmt_depth++;
 }
@@ -856,6 +1023,11 @@ wl_acc_apply_effects(const WlEffects *eff)
 								 batch_est_ns((WlScanKind) k, &eff->scans[k]));
 	if (idx >= 0 && eff->wal_skipped)
 		stmt_stack[idx].wal_skipped = true;
+	for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
+		if (eff->scans[k].n > 0)
+			cur.storage_touched = true;
+	if (eff->wal_skipped || eff->storage || eff->finish_prepared)
+		cur.storage_touched = true;
 	if (idx >= 0 && eff->vacuum)
 	{
 		stmt_stack[idx].vacuum_ring_kb = eff->vacuum_ring_kb;
@@ -1009,6 +1181,19 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 
 	remove_statement(idx);
 	statement_done(&rec, rec.toplevel);
+
+	/*
+	 * What it leaves running, and (unless an error is on its way) what
+	 * COMMIT would do now.
+	 */
+	if (source_valid)
+	{
+		int			t = current_tracked_statement();
+
+		publish_activity(t >= 0 ? stmt_stack[t].tag : CMDTAG_UNKNOWN,
+						 t >= 0 ? stmt_stack[t].start_ts : 0,
+						 status == WL_STMT_OK);
+	}
 }
 
 /*
@@ -1185,6 +1370,8 @@ wl_acc_executor_done(QueryDesc *queryDesc, uint64 rows, bool wal_skipped)
 	if (idx < 0)
 		return;
 	stmt_stack[idx].wal_skipped |= wal_skipped;
+	if (wal_skipped)
+		cur.storage_touched = true;
 	finish_statement(idx, WL_STMT_OK, rows, true);
 }
 
@@ -1243,7 +1430,17 @@ wl_acc_pre_commit(bool is_prepare)
 
 	if (has_xid || cur.active)
 	{
+		WlCommitEstimate est;
+		WlCommitState st;
+		TimestampTz now = GetCurrentTimestamp();
+
 		wl_model_commit(is_prepare, &model);
+
+		/* predicted before the scans are counted (which maps the pages) */
+
+		wl_commit_state_now(&st, &model, dirty_buffers());
+		wl_commit_est(&model, current_cost(now), &st, &est);
+		cur.pred_commit_ms = est.total_ns / 1e6;
 		if (model.sync_scan)
 			add_attributed_scan(WL_SCAN_FLUSH_PENDING, model.sync_stmt_no,
 								model.synced_rels, false);
@@ -1400,6 +1597,7 @@ finish_record(void)
 	rec.dropped_rels = cur.model.dropped_rels;
 	rec.nbuffers = NBuffers;
 	rec.wal_skip_threshold_kb = wal_skip_threshold;
+	rec.pred_commit_ms = cur.pred_commit_ms;
 
 	/* into the ring without walload's lock (store.c) */
 	wl_store_xact(&rec);
@@ -1478,6 +1676,7 @@ wl_acc_xact_end(void)
 
 	stack_xact_end();
 
+	unpublish_activity();
 	if (cur.active)
 	{
 		settle_ref_scans();

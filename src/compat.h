@@ -87,6 +87,16 @@ typedef RelFileNode WlRelFile;
 #define WlDropRelationsAllBuffers(srels, n)	DropRelFileNodesAllBuffers((srels), (n))
 #endif
 
+/*
+ * This backend's slot among MaxBackends (walload_activity): 17+ numbers the
+ * PGPROCs from 0, 15-16 the backends from 1.  -1 where there is none.
+ */
+#if PG_VERSION_NUM >= 170000
+#define WL_MY_BACKEND_SLOT()		((int) MyProcNumber)
+#else
+#define WL_MY_BACKEND_SLOT()		(MyBackendId == InvalidBackendId ? -1 : (int) MyBackendId - 1)
+#endif
+
 /* smgropen() of a permanent relation file */
 #if PG_VERSION_NUM >= 170000
 #define WlSmgrOpen(r)				smgropen((r), INVALID_PROC_NUMBER)

@@ -30,6 +30,7 @@
 #include "views.h"
 
 PG_FUNCTION_INFO_V1(walload_diagnose);
+PG_FUNCTION_INFO_V1(walload_diagnose_backend);
 
 typedef struct Totals
 {
@@ -61,6 +62,7 @@ typedef struct Totals
 
 /* severity, finding, evidence, hint: the SQL definition's columns */
 #define WL_DIAGNOSE_COLS	4
+static const int diagnose_cols = WL_DIAGNOSE_COLS;
 
 typedef struct Emitter
 {
@@ -733,7 +735,7 @@ walload_diagnose(PG_FUNCTION_ARGS)
 				 errmsg("xact_id must be positive, not " INT64_FORMAT, want)));
 
 	InitMaterializedSRF(fcinfo, 0);
-	(void) wl_check_columns(rsinfo, WL_DIAGNOSE_COLS, 0, "walload_diagnose");
+	(void) wl_check_columns(rsinfo, &diagnose_cols, 1, "walload_diagnose");
 	em.rsinfo = rsinfo;
 	em.n = 0;
 	n = wl_store_copy_xacts(&recs);
@@ -799,5 +801,160 @@ walload_diagnose(PG_FUNCTION_ARGS)
 	diagnose_vacuum(&em, one, want);
 	qsort(xact_ids, t.xacts, sizeof(uint64), xact_id_cmp);
 	diagnose_wal(&em, &t, xact_ids, t.xacts);
+	return (Datum) 0;
+}
+
+/* ----------------------------------------------------------------
+ * a running load: walload_diagnose_backend(pid)
+ * ----------------------------------------------------------------
+ */
+
+/* "sync 2 file(s), 1280 blocks, after ..." : what a commit decided as m does */
+static void
+describe_commit(StringInfo buf, const WlCommitModel *m, int32 nbuffers)
+{
+	appendStringInfo(buf, "fsync %d relation file(s) (%lld blocks)%s, WAL-log %d small file(s) (%lld blocks), delete %d file(s)%s",
+					 m->synced_rels, (long long) m->synced_blocks,
+					 m->sync_scan ? psprintf(" after one scan of all %d shared buffers", nbuffers) : "",
+					 m->wal_logged_rels, (long long) m->wal_logged_blocks,
+					 m->dropped_rels,
+					 m->drop_scan ? " after one more scan" : "");
+}
+
+static void
+describe_estimate(StringInfo buf, const WlCommitEstimate *e)
+{
+	appendStringInfo(buf, "about %.1f ms (scans %.1f, fsync %.1f, WAL %.1f, file deletion %.1f)",
+					 e->total_ns / 1e6, e->scan_ns / 1e6, e->sync_ns / 1e6,
+					 e->wal_ns / 1e6, e->drop_ns / 1e6);
+}
+
+/*
+ * The same commit with wal_skip_threshold above every synced file: each is
+ * WAL-logged whole instead (and no sync scan).  The deletion is unchanged.
+ */
+static void
+whatif_threshold_commit(const WlCommitModel *m, WlCommitModel *alt)
+{
+	*alt = *m;
+	alt->wal_logged_rels += m->synced_rels;
+	alt->wal_logged_blocks += m->synced_blocks;
+	alt->synced_rels = 0;
+	alt->synced_blocks = 0;
+	alt->sync_scan = false;
+}
+
+Datum
+walload_diagnose_backend(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	int32		pid;
+	WlActivity *acts;
+	WlActivity *a = NULL;
+	int			n;
+	Emitter		em;
+	WlScanCost	cost;
+	WlCommitEstimate est;
+	StringInfoData ev;
+	int64		full = 0;
+
+	wl_store_require();
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("pid must not be null")));
+	pid = PG_GETARG_INT32(0);
+	InitMaterializedSRF(fcinfo, 0);
+	(void) wl_check_columns(rsinfo, &diagnose_cols, 1, "walload_diagnose_backend");
+	em.rsinfo = rsinfo;
+	em.n = 0;
+
+	n = wl_store_copy_activity(&acts);
+	for (int i = 0; i < n && a == NULL; i++)
+		if (acts[i].pid == pid)
+			a = &acts[i];
+	if (a == NULL)
+	{
+		emit(&em, "info", "no running load",
+			 psprintf("backend %d has no open transaction with recorded work in walload_activity", pid),
+			 "A backend shows in walload_activity from its first recorded statement to the end of its "
+			 "transaction; after the end, see walload_xacts and walload_diagnose(xact_id).");
+		return (Datum) 0;
+	}
+	if (a->predicted_at == 0)
+	{
+		emit(&em, "info", "no prediction yet",
+			 psprintf("backend %d has not finished a recorded statement in this transaction", pid),
+			 "The commit is predicted at the end of each recorded statement.");
+		return (Datum) 0;
+	}
+
+	wl_store_get_scan_cost(&cost);
+	initStringInfo(&ev);
+
+	/* what it did so far */
+	for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
+		full += a->scans[k];
+	if (full > 0)
+	{
+		appendStringInfo(&ev, "the transaction has walked all %d shared buffers %lld time(s) so far, about %.1f ms "
+						 "(flush of one relation: %lld, truncation: %lld, file deletion: %lld, database: %lld)",
+						 a->nbuffers, (long long) full, a->scan_est_ns / 1e6,
+						 (long long) a->scans[WL_SCAN_FLUSH_REL],
+						 (long long) a->scans[WL_SCAN_DROP_REL],
+						 (long long) a->scans[WL_SCAN_DROP_PENDING],
+						 (long long) a->scans[WL_SCAN_DB]);
+		emit(&em, "info", "full scans so far", ev.data,
+			 "Each walk costs the same whatever the size of the data: it grows with shared_buffers. "
+			 "docs/scans.md names the command behind each kind.");
+		resetStringInfo(&ev);
+	}
+
+	/* COMMIT now, priced by the same model as walload_activity */
+	appendStringInfoString(&ev, "COMMIT now would ");
+	describe_commit(&ev, &a->pred, a->nbuffers);
+	appendStringInfoString(&ev, ": ");
+	wl_commit_est(&a->pred, &cost, &a->pred_state, &est);
+	describe_estimate(&ev, &est);
+	appendStringInfo(&ev, "; predicted at the end of its last statement, %s",
+					 timestamptz_to_str(a->predicted_at));
+	emit(&em, a->pred.sync_scan || a->pred.drop_scan ? "warning" : "info",
+		 "what COMMIT will cost", ev.data,
+		 a->pred.synced_rels > 0 ?
+		 "Under wal_level=minimal the new files at or above wal_skip_threshold are fsynced at commit after "
+		 "a scan of all shared buffers; more statements that load into them add fsync time, not scans." :
+		 "Nothing pending makes this commit costly beyond its WAL flush.");
+	resetStringInfo(&ev);
+
+	/* the choice: wal_skip_threshold for this transaction */
+	if (a->pred.synced_rels > 0)
+	{
+		WlCommitModel alt;
+		WlCommitEstimate alt_est;
+		int64		kb = a->pred.synced_blocks * (BLCKSZ / 1024) + BLCKSZ / 1024;
+
+		whatif_threshold_commit(&a->pred, &alt);
+		wl_commit_est(&alt, &cost, &a->pred_state, &alt_est);
+		appendStringInfo(&ev, "with SET LOCAL wal_skip_threshold = '%lld kB' before COMMIT, the %d synced file(s) would be "
+						 "WAL-logged whole instead: about %.1f MB of WAL, no sync scan; ",
+						 (long long) kb, a->pred.synced_rels,
+						 mb((double) a->pred.synced_blocks * WL_LOGGED_BLOCK_BYTES));
+		describe_estimate(&ev, &alt_est);
+		appendStringInfo(&ev, " against %.1f ms", est.total_ns / 1e6);
+		emit(&em, "info", "raise wal_skip_threshold for this transaction", ev.data,
+			 alt_est.total_ns < est.total_ns ?
+			 "Cheaper by this estimate: SET LOCAL changes only how the files reach disk at commit, never what "
+			 "survives a crash. A replica or archive does not need the WAL under wal_level=minimal." :
+			 "Not cheaper by this estimate: writing the files to the WAL costs more than their fsync and one scan.");
+		resetStringInfo(&ev);
+	}
+
+	if (a->pred_abort_scans > 0)
+	{
+		appendStringInfo(&ev, "ROLLBACK would delete %d relation file(s) created in this transaction after one scan "
+						 "of all %d shared buffers", a->pred_abort_rels, a->nbuffers);
+		emit(&em, "info", "what ROLLBACK will cost", ev.data,
+			 "An abort deletes the files the transaction created; its scan is the same as a commit's deletion scan.");
+	}
 	return (Datum) 0;
 }

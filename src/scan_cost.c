@@ -36,6 +36,17 @@
  * walload_calibrate() repeats that in the calling backend (its page faults
  * are not measured again: its header pages are mapped after the first pass).
  *
+ * The rest of a commit's cost is the storage's: the worker also times, in a
+ * scratch file under the data directory (base/pgsql_tmp, removed at once,
+ * and at any server start), writing 1024 blocks, their fsync, rewriting one
+ * of them with fdatasync (a WAL flush), the fsync of a new one-block file
+ * and its truncation, which is what deleting a relation file costs at commit
+ * (medians of 3 and 5 passes).
+ * wl_commit_est() turns a commit decided as scan_model.c decides it into a
+ * duration from these figures: the one cost model of the live predictions
+ * (walload_activity), of the prediction recorded at PRE_COMMIT and of the
+ * diagnosis.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -49,11 +60,13 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "access/xlog.h"
 #include "access/xlogutils.h"
 #include "miscadmin.h"
 #include "postmaster/bgworker.h"
 #include "storage/buf_internals.h"
 #include "storage/bufmgr.h"
+#include "storage/fd.h"
 #include "storage/ipc.h"
 #include "utils/memutils.h"
 #include "utils/resowner.h"
@@ -466,6 +479,216 @@ wl_scans_est_ns(WlScanKind kind, int64 n, int nfiles, bool before_scan)
 }
 
 /* ----------------------------------------------------------------
+ * the storage: writes, fsyncs, file deletion
+ * ----------------------------------------------------------------
+ */
+#define WL_IO_BLOCKS	1024	/* blocks written and synced per pass */
+
+static double
+median_of(double *v, int n)
+{
+	qsort(v, n, sizeof(double), cmp_double);
+	return v[n / 2];
+}
+
+static double
+ns_since(instr_time start)
+{
+	instr_time	now;
+
+	INSTR_TIME_SET_CURRENT(now);
+	INSTR_TIME_SUBTRACT(now, start);
+	return INSTR_TIME_GET_DOUBLE(now) * 1e9;
+}
+
+/*
+ * Write nblocks blocks to a new scratch file at path, fsync it, rewrite one
+ * block and fdatasync it, truncate it to nothing and unlink it; the
+ * nanoseconds of the first four.  False if
+ * the file could not be made or written (then nothing is left behind).
+ */
+static bool
+time_file(const char *path, int nblocks, const char *block,
+		  double *write_ns, double *fsync_ns, double *flush_ns, double *delete_ns)
+{
+	int			fd = BasicOpenFile(path, O_RDWR | O_CREAT | O_TRUNC | PG_BINARY);
+	instr_time	start;
+	bool		ok = true;
+
+	if (fd < 0)
+		return false;
+	INSTR_TIME_SET_CURRENT(start);
+	for (int i = 0; i < nblocks && ok; i++)
+		ok = (write(fd, block, BLCKSZ) == BLCKSZ);
+	*write_ns = ns_since(start);
+	INSTR_TIME_SET_CURRENT(start);
+	ok = ok && pg_fsync(fd) == 0;
+	*fsync_ns = ns_since(start);
+
+	/*
+	 * A WAL flush: one block rewritten in a file that exists, and its data
+	 * synced (no metadata to journal, as in a WAL segment core preallocated).
+	 */
+	INSTR_TIME_SET_CURRENT(start);
+	ok = ok && pg_pwrite(fd, block, BLCKSZ, 0) == BLCKSZ && pg_fdatasync(fd) == 0;
+	*flush_ns = ns_since(start);
+
+	/*
+	 * Deleting a relation file at commit truncates its main fork to nothing
+	 * at once and leaves the unlink to the next checkpoint (md.c
+	 * mdunlinkfork): time the truncation.
+	 */
+	INSTR_TIME_SET_CURRENT(start);
+	ok = ok && ftruncate(fd, 0) == 0;
+	*delete_ns = ns_since(start);
+	close(fd);
+	if (unlink(path) != 0)
+		ok = false;
+	return ok;
+}
+
+/*
+ * Time the storage under the data directory (see the header): fills the
+ * io_* figures of cost, or leaves io_valid false with a LOG message.
+ */
+void
+wl_io_cost_calibrate(WlScanCost *cost)
+{
+	char		path[MAXPGPATH];
+	char	   *block = palloc(BLCKSZ);
+	double		w[3],
+				f[3],
+				fl[3],
+				f1[5],
+				u[5],
+				dummy;
+	bool		ok = true;
+
+	/* not all zeros: some file systems store those for free */
+	for (int i = 0; i < BLCKSZ; i++)
+		block[i] = (char) (i * 131 + 17);
+	if (MakePGDirectory(PG_TEMP_FILES_DIR) != 0 && errno != EEXIST)
+		ok = false;
+	snprintf(path, sizeof(path), "%s/%swalload_calibration.%d",
+			 PG_TEMP_FILES_DIR, PG_TEMP_FILE_PREFIX, MyProcPid);
+	for (int p = 0; p < 3 && ok; p++)
+		ok = time_file(path, WL_IO_BLOCKS, block, &w[p], &f[p], &fl[p], &dummy);
+	for (int p = 0; p < 5 && ok; p++)
+		ok = time_file(path, 1, block, &dummy, &f1[p], &dummy, &u[p]);
+	pfree(block);
+	if (!ok)
+	{
+		(void) unlink(path);
+		ereport(LOG,
+				(errmsg("walload could not time the storage in \"%s\": %m", path),
+				 errdetail("Commit-time predictions leave out the cost of fsync and WAL.")));
+		return;
+	}
+	cost->fsync_ns_per_file = median_of(f1, 5);
+	cost->write_ns_per_block = median_of(w, 3) / WL_IO_BLOCKS;
+	cost->fsync_ns_per_block = Max(median_of(f, 3) - cost->fsync_ns_per_file, 0) / WL_IO_BLOCKS;
+	cost->delete_ns_per_file = median_of(u, 5);
+	cost->wal_flush_ns = median_of(fl, 3);
+	cost->io_valid = true;
+	elog(DEBUG1, "walload calibration: storage: write %.0f ns per block, fsync %.0f ns per block + %.0f ns per new file, WAL flush %.0f ns, file deletion %.0f ns",
+		 cost->write_ns_per_block, cost->fsync_ns_per_block, cost->fsync_ns_per_file,
+		 cost->wal_flush_ns, cost->delete_ns_per_file);
+}
+
+/*
+ * Dirty page-cache blocks of the whole system (/proc/meminfo "Dirty"), an
+ * upper bound of what a commit-time fsync writes; -1 if unknown.
+ */
+int64
+wl_os_dirty_blocks(void)
+{
+	FILE	   *f = AllocateFile("/proc/meminfo", "r");
+	char		line[128];
+	int64		kb = -1;
+
+	if (f == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f) != NULL)
+	{
+		long long	v;
+
+		if (sscanf(line, "Dirty: %lld kB", &v) == 1)
+		{
+			kb = v;
+			break;
+		}
+	}
+	FreeFile(f);
+	return kb < 0 ? -1 : kb * 1024 / BLCKSZ;
+}
+
+/*
+ * What the commit's cost depends on besides core's decisions, as it stands
+ * in this backend now (dirty_buffers: see accumulator.c,
+ * note_dirtied_by_load).  Reads /proc/self/pagemap only when a scan is to
+ * come, /proc/meminfo only when files are to be synced.
+ */
+void
+wl_commit_state_now(WlCommitState *st, const WlCommitModel *m, int64 dirty_buffers)
+{
+	st->unmapped_pages = (m->sync_scan || m->drop_scan) ? header_pages_unmapped(false) : 0;
+	st->os_dirty_blocks = m->synced_blocks > 0 ? wl_os_dirty_blocks() : -1;
+	st->dirty_buffers = dirty_buffers;
+	st->unflushed_wal_bytes = (int64) (GetXLogInsertRecPtr() - GetFlushRecPtr(NULL));
+}
+
+/*
+ * The predicted duration of a commit that core decides as m, in the state
+ * st.  Parts:
+ *
+ * - scan: the sync's walk (FlushRelationsAllBuffers, comparing the synced
+ *   files) and the deletion's (DropRelFileNodesAllBuffers, the deleted
+ *   files), each as scan_cost's one formula gives it, the first one with
+ *   the header pages this backend has not mapped yet;
+ * - sync: the synced files' blocks still dirty in shared buffers are
+ *   written first (FlushRelationsAllBuffers; at most st->dirty_buffers);
+ *   then one fsync per file, for its blocks still dirty in the page cache
+ *   (at most st->os_dirty_blocks: written back by the kernel meanwhile, they
+ *   cost nothing more);
+ * - wal: the commit's WAL flush writes and syncs what no one flushed yet
+ *   (st->unflushed_wal_bytes), the blocks of the small files WAL-logged
+ *   whole, and the commit record (one flush);
+ * - drop: deleting the files (truncating them; md.c leaves the unlink to
+ *   the next checkpoint).
+ *
+ * Pure: reads nothing but its arguments.
+ */
+void
+wl_commit_est(const WlCommitModel *m, const WlScanCost *cost, const WlCommitState *st,
+			  WlCommitEstimate *est)
+{
+	int64		to_write = Min(Max(st->dirty_buffers, 0), m->synced_blocks);
+	int64		dirty = m->synced_blocks;
+	double		wal_blocks = m->wal_logged_blocks +
+		(double) Max(st->unflushed_wal_bytes, 0) / BLCKSZ;
+
+	memset(est, 0, sizeof(*est));
+	if (m->sync_scan)
+		est->scan_ns += wl_scan_est_ns(cost, WL_SCAN_FLUSH_PENDING, m->synced_rels,
+									   st->unmapped_pages);
+	if (m->drop_scan)
+		est->scan_ns += wl_scan_est_ns(cost, WL_SCAN_DROP_PENDING, m->dropped_rels,
+									   m->sync_scan ? 0 : st->unmapped_pages);
+	if (cost->io_valid)
+	{
+		if (st->os_dirty_blocks >= 0)
+			dirty = Min(dirty, st->os_dirty_blocks + to_write);
+		est->sync_ns = to_write * cost->write_ns_per_block +
+			m->synced_rels * cost->fsync_ns_per_file +
+			dirty * cost->fsync_ns_per_block;
+		est->wal_ns = wal_blocks * (cost->write_ns_per_block + cost->fsync_ns_per_block) +
+			cost->wal_flush_ns;
+		est->drop_ns = m->dropped_rels * cost->delete_ns_per_file;
+	}
+	est->total_ns = est->scan_ns + est->sync_ns + est->wal_ns + est->drop_ns;
+}
+
+/* ----------------------------------------------------------------
  * at server start: the postmaster, then the calibration worker
  * ----------------------------------------------------------------
  */
@@ -508,6 +731,7 @@ walload_calibration_main(Datum main_arg)
 	BackgroundWorkerUnblockSignals();
 	CurrentResourceOwner = ResourceOwnerCreate(NULL, "walload calibration");
 	wl_scan_cost_calibrate(WL_STARTUP_CALIBRATION_PASSES, true, &cost);
+	wl_io_cost_calibrate(&cost);
 	wl_store_set_scan_cost(&cost, false);
 	proc_exit(0);
 }

@@ -26,4 +26,23 @@ extern double wl_scan_est_ns(const WlScanCost *cost, WlScanKind kind, int nfiles
 extern double wl_scans_est_ns(WlScanKind kind, int64 n, int nfiles, bool before_scan);
 extern void wl_header_pages_sample(void);
 
+/* the rest of a commit: the storage */
+extern void wl_io_cost_calibrate(WlScanCost *cost);
+extern int64 wl_os_dirty_blocks(void);
+
+/* a commit's predicted duration, by part (see wl_commit_est) */
+typedef struct WlCommitEstimate
+{
+	double		scan_ns;
+	double		sync_ns;
+	double		wal_ns;
+	double		drop_ns;
+	double		total_ns;
+} WlCommitEstimate;
+
+extern void wl_commit_state_now(WlCommitState *st, const WlCommitModel *m,
+								int64 dirty_buffers);
+extern void wl_commit_est(const WlCommitModel *m, const WlScanCost *cost,
+						  const WlCommitState *st, WlCommitEstimate *est);
+
 #endif							/* WALLOAD_SCAN_COST_H */

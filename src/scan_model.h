@@ -59,26 +59,6 @@ wl_effects_add_scans(WlEffects *eff, WlScanKind kind, int64 n, int nfiles)
 	eff->scans[kind].nfiles = nfiles;
 }
 
-/* what COMMIT (or PREPARE) of the current transaction will do */
-typedef struct WlCommitModel
-{
-	/* at PREPARE: what COMMIT / ROLLBACK PREPARED will delete */
-	bool		abort_drop_scan;
-	int32		abort_rels;
-	bool		sync_scan;		/* FlushRelationsAllBuffers will run */
-	int32		sync_stmt_no;	/* first statement that created a synced
-								 * file, or -1 */
-	int32		wal_skipped_rels;	/* pending syncs considered */
-	int32		synced_rels;
-	int64		synced_blocks;
-	int32		wal_logged_rels;
-	int64		wal_logged_blocks;
-	bool		drop_scan;		/* DropRelFileNodesAllBuffers will scan */
-	int32		drop_stmt_no;	/* first statement that scheduled a deleted
-								 * file, or -1 */
-	int32		dropped_rels;
-} WlCommitModel;
-
 /* module start, transaction end */
 extern void wl_model_register(void);
 extern void wl_model_xact_end(void);

@@ -138,7 +138,22 @@ typedef struct WlShared
 	Size		total_bytes;
 } WlShared;
 
+/*
+ * A backend's running load (walload_activity), one slot per backend.  Only
+ * the backend itself writes its slot, without any lock: it bumps
+ * changecount before and after (odd while it writes), and a reader copies
+ * the slot until it sees the same even count before and after, as core's
+ * backend status array is read (pgstat_begin_write_activity).
+ */
+typedef struct WlActivitySlot
+{
+	uint32		changecount;
+	WlActivity	a;
+} WlActivitySlot;
+
 static WlShared *wl_shared = NULL;
+static WlActivitySlot *activity = NULL;
+static int	n_activity = 0;
 static HTAB *wl_stats = NULL;
 static WlXactSlot *xact_ring = NULL;
 static WlStmtSlot *stmt_ring = NULL;
@@ -157,6 +172,7 @@ fixed_size(void)
 	size = add_size(size, mul_size(wl_max_xacts, sizeof(WlXactSlot)));
 	size = add_size(size, mul_size(wl_max_statements, sizeof(WlStmtSlot)));
 	size = add_size(size, mul_size(max_prepared_xacts, sizeof(WlPreparedSlot)));
+	size = add_size(size, mul_size(MaxBackends, sizeof(WlActivitySlot)));
 	return size;
 }
 
@@ -194,6 +210,9 @@ wl_store_shmem_startup(void)
 	stmt_ring = (WlStmtSlot *) (p + mul_size(wl_max_xacts, sizeof(WlXactSlot)));
 	prepared = (WlPreparedSlot *) ((char *) stmt_ring +
 								   mul_size(wl_max_statements, sizeof(WlStmtSlot)));
+	activity = (WlActivitySlot *) ((char *) prepared +
+								   mul_size(max_prepared_xacts, sizeof(WlPreparedSlot)));
+	n_activity = MaxBackends;
 
 	if (!found)
 	{
@@ -720,6 +739,90 @@ wl_store_take_prepared(const char *gid, bool commit, int32 *nrels, bool *known)
 }
 
 /* ----------------------------------------------------------------
+ * running loads (walload_activity)
+ * ----------------------------------------------------------------
+ */
+
+/* this backend's slot, or NULL (no store, or a process without one) */
+static WlActivitySlot *
+my_activity_slot(void)
+{
+	int			i = WL_MY_BACKEND_SLOT();
+
+	if (activity == NULL || i < 0 || i >= n_activity)
+		return NULL;
+	return &activity[i];
+}
+
+/*
+ * Publish this backend's running load (a->pid 0: none).  No lock, no wait,
+ * nothing that can fail: callable from the commit cleanup.
+ */
+void
+wl_store_publish_activity(const WlActivity *a)
+{
+	WlActivitySlot *slot = my_activity_slot();
+
+	if (slot == NULL)
+		return;
+	slot->changecount++;
+	pg_write_barrier();
+	memcpy(&slot->a, a, sizeof(WlActivity));
+	pg_write_barrier();
+	slot->changecount++;
+}
+
+/* No running load in this backend (its transaction ended, or it exits) */
+void
+wl_store_clear_activity(void)
+{
+	WlActivitySlot *slot = my_activity_slot();
+
+	if (slot == NULL || slot->a.pid == 0)
+		return;
+	slot->changecount++;
+	pg_write_barrier();
+	slot->a.pid = 0;
+	pg_write_barrier();
+	slot->changecount++;
+}
+
+/* a consistent copy of slot i (see WlActivitySlot) */
+static void
+read_activity(int i, WlActivity *out)
+{
+	volatile WlActivitySlot *slot = &activity[i];
+
+	for (;;)
+	{
+		uint32		before = slot->changecount;
+
+		pg_read_barrier();
+		memcpy(out, (const void *) &slot->a, sizeof(WlActivity));
+		pg_read_barrier();
+		if (before == slot->changecount && (before & 1) == 0)
+			break;
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/* the running loads, palloc'd; returns how many */
+int
+wl_store_copy_activity(WlActivity **out)
+{
+	int			n = 0;
+
+	*out = palloc(sizeof(WlActivity) * Max(n_activity, 1));
+	for (int i = 0; activity != NULL && i < n_activity; i++)
+	{
+		read_activity(i, &(*out)[n]);
+		if ((*out)[n].pid != 0)
+			n++;
+	}
+	return n;
+}
+
+/* ----------------------------------------------------------------
  * readers
  * ----------------------------------------------------------------
  */
@@ -985,7 +1088,7 @@ wl_store_reset(void)
  * what is written, whether or not the sizes change.
  * ----------------------------------------------------------------
  */
-#define WL_DUMP_FORMAT		4
+#define WL_DUMP_FORMAT		5
 
 typedef struct WlDumpHeader
 {
@@ -1234,6 +1337,7 @@ check_xact(const WlXactRecord *x, uint64 next_xact_id)
 		(p = check_ms("commit_ms", x->commit_ms)) ||
 		(p = check_ms("commit_sync_ms", x->commit_sync_ms)) ||
 		(p = check_ms("commit_cleanup_ms", x->commit_cleanup_ms)) ||
+		(p = check_ms("pred_commit_ms", x->pred_commit_ms)) ||
 		(p = check_count("statements", x->statements)) ||
 		(p = check_count("inner_xacts", x->inner_xacts)) ||
 		(p = check_counters(&x->c)) ||

@@ -29,6 +29,9 @@ extern void wl_store_set_scan_cost(const WlScanCost *cost, bool whole);
 extern void wl_store_get_scan_cost(WlScanCost *cost);
 extern void wl_store_remember_prepared(const char *gid, bool commit_scan, int32 commit_rels,
 									   bool abort_scan, int32 abort_rels);
+extern void wl_store_publish_activity(const WlActivity *a);
+extern void wl_store_clear_activity(void);
+extern int	wl_store_copy_activity(WlActivity **out);
 extern bool wl_store_take_prepared(const char *gid, bool commit, int32 *nrels, bool *known);
 
 /* accessors used by views.c and diagnose.c; return palloc'd copies */

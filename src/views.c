@@ -2,7 +2,8 @@
  *
  * views.c
  *		SQL-callable functions behind walload_xacts, walload_statements,
- *		walload_stats and walload_info; walload_reset(); walload_calibrate().
+ *		walload_stats, walload_info and walload_activity; walload_reset();
+ *		walload_calibrate().
  *
  * Rows of other users show no query text and no query id unless the
  * caller has the privileges of pg_read_all_stats (as pg_stat_statements).
@@ -22,6 +23,7 @@
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "lib/stringinfo.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
@@ -38,6 +40,7 @@ PG_FUNCTION_INFO_V1(walload_info);
 PG_FUNCTION_INFO_V1(walload_info_1_1);
 PG_FUNCTION_INFO_V1(walload_reset);
 PG_FUNCTION_INFO_V1(walload_calibrate);
+PG_FUNCTION_INFO_V1(walload_activity);
 
 static Datum
 uint64_numeric(uint64 v)
@@ -133,9 +136,10 @@ put_buffers(Datum *values, int i, const WlCounters *c)
 
 /*
  * The column counts of the SQL definitions the set-returning functions
- * serve: extension versions 1.0 and 1.1 (walload--1.1.sql), and 1.2, which
- * adds wal_fpi_bytes as the last column of walload_xacts, walload_statements
- * and walload_stats.  The library serves every version, so that a server
+ * serve, per extension version: 1.0 and 1.1 (walload--1.1.sql); 1.2 adds
+ * wal_fpi_bytes as the last column of walload_xacts, walload_statements and
+ * walload_stats; 1.3 adds pred_commit_ms to walload_xacts, and
+ * walload_activity.  The library serves every version, so that a server
  * running it keeps working before ALTER EXTENSION walload UPDATE.  Checked
  * before any row is built: a definition of another shape (a function of the
  * user's over this library, a mismatched install) gets an error, never a row
@@ -144,35 +148,37 @@ put_buffers(Datum *values, int i, const WlCounters *c)
 #define WL_XACTS_COLS		52
 #define WL_STATEMENTS_COLS	36
 #define WL_STATS_COLS		33
-#define WL_COLS_ADDED_1_2	1	/* wal_fpi_bytes */
+static const int xacts_cols[] = {WL_XACTS_COLS, WL_XACTS_COLS + 1, WL_XACTS_COLS + 2};
+static const int statements_cols[] = {WL_STATEMENTS_COLS, WL_STATEMENTS_COLS + 1};
+static const int stats_cols[] = {WL_STATS_COLS, WL_STATS_COLS + 1};
+#define WL_VERSION_1_2		1	/* index in the lists: wal_fpi_bytes */
+#define WL_VERSION_1_3		2	/* walload_xacts: pred_commit_ms */
+#define WL_ACTIVITY_COLS	36
 
 /*
- * The SQL definition fn() serves has cols columns, or (where a later
- * extension version added some) cols + cols_added: returns true for the
- * latter.  Any other count is an error.  Also used by walload_diagnose().
+ * The SQL definition fn() serves must have one of the ncounts column
+ * counts: returns which (its index).  Any other count is an error.  Also
+ * used by walload_diagnose().
  */
-bool
-wl_check_columns(ReturnSetInfo *rsinfo, int cols, int cols_added, const char *fn)
+int
+wl_check_columns(ReturnSetInfo *rsinfo, const int *counts, int ncounts, const char *fn)
 {
 	int			natts = rsinfo->setDesc->natts;
+	StringInfoData expected;
 
-	if (cols_added > 0 && natts == cols + cols_added)
-		return true;
-	if (natts != cols)
-	{
-		if (cols_added > 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-					 errmsg("%s() is defined with %d columns, the installed library returns %d or %d",
-							fn, natts, cols, cols + cols_added),
-					 errhint("Run ALTER EXTENSION walload UPDATE, or reinstall the extension.")));
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("%s() is defined with %d columns, the installed library returns %d",
-						fn, natts, cols),
-				 errhint("Run ALTER EXTENSION walload UPDATE, or reinstall the extension.")));
-	}
-	return false;
+	for (int i = 0; i < ncounts; i++)
+		if (natts == counts[i])
+			return i;
+	initStringInfo(&expected);
+	for (int i = 0; i < ncounts; i++)
+		appendStringInfo(&expected, "%s%d",
+						 i == 0 ? "" : i == ncounts - 1 ? " or " : ", ", counts[i]);
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("%s() is defined with %d columns, the installed library returns %s",
+					fn, natts, expected.data),
+			 errhint("Run ALTER EXTENSION walload UPDATE, or reinstall the extension.")));
+	return -1;					/* keep the compiler quiet */
 }
 
 /* the 1.2 column: full-page image bytes, NULL where the version has none */
@@ -192,18 +198,18 @@ walload_xacts(PG_FUNCTION_ARGS)
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	WlXactRecord *recs;
 	int			n;
-	bool		with_fpi;
+	int			version;
 
 	wl_store_require();
 	InitMaterializedSRF(fcinfo, 0);
-	with_fpi = wl_check_columns(rsinfo, WL_XACTS_COLS, WL_COLS_ADDED_1_2, "walload_xacts");
+	version = wl_check_columns(rsinfo, xacts_cols, lengthof(xacts_cols), "walload_xacts");
 	n = wl_store_copy_xacts(&recs);
 
 	for (int r = 0; r < n; r++)
 	{
 		WlXactRecord *x = &recs[r];
-		Datum		values[WL_XACTS_COLS + WL_COLS_ADDED_1_2];
-		bool		nulls[WL_XACTS_COLS + WL_COLS_ADDED_1_2];
+		Datum		values[WL_XACTS_COLS + 2];
+		bool		nulls[WL_XACTS_COLS + 2];
 		int			i = 0;
 
 		memset(nulls, 0, sizeof(nulls));
@@ -238,8 +244,10 @@ walload_xacts(PG_FUNCTION_ARGS)
 		values[i++] = Int32GetDatum(x->nbuffers);
 		values[i++] = Int32GetDatum(x->wal_skip_threshold_kb);
 		i = put_wal_io(values, i, &x->c);
-		if (with_fpi)
+		if (version >= WL_VERSION_1_2)
 			i = put_fpi_bytes(values, nulls, i, &x->c);
+		if (version >= WL_VERSION_1_3)
+			values[i++] = Float8GetDatum(x->pred_commit_ms);
 		Assert(i == rsinfo->setDesc->natts);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
@@ -256,14 +264,15 @@ walload_statements(PG_FUNCTION_ARGS)
 
 	wl_store_require();
 	InitMaterializedSRF(fcinfo, 0);
-	with_fpi = wl_check_columns(rsinfo, WL_STATEMENTS_COLS, WL_COLS_ADDED_1_2, "walload_statements");
+	with_fpi = wl_check_columns(rsinfo, statements_cols, lengthof(statements_cols),
+								"walload_statements") >= WL_VERSION_1_2;
 	n = wl_store_copy_statements(&recs);
 
 	for (int r = 0; r < n; r++)
 	{
 		WlStmtRecord *s = &recs[r];
-		Datum		values[WL_STATEMENTS_COLS + WL_COLS_ADDED_1_2];
-		bool		nulls[WL_STATEMENTS_COLS + WL_COLS_ADDED_1_2];
+		Datum		values[WL_STATEMENTS_COLS + 1];
+		bool		nulls[WL_STATEMENTS_COLS + 1];
 		int			i = 0;
 		bool		visible = can_see(s->userid);
 
@@ -319,14 +328,15 @@ walload_stats(PG_FUNCTION_ARGS)
 
 	wl_store_require();
 	InitMaterializedSRF(fcinfo, 0);
-	with_fpi = wl_check_columns(rsinfo, WL_STATS_COLS, WL_COLS_ADDED_1_2, "walload_stats");
+	with_fpi = wl_check_columns(rsinfo, stats_cols, lengthof(stats_cols),
+								"walload_stats") >= WL_VERSION_1_2;
 	n = wl_store_copy_stats(&recs);
 
 	for (int r = 0; r < n; r++)
 	{
 		WlStatsEntryCopy *e = &recs[r];
-		Datum		values[WL_STATS_COLS + WL_COLS_ADDED_1_2];
-		bool		nulls[WL_STATS_COLS + WL_COLS_ADDED_1_2];
+		Datum		values[WL_STATS_COLS + 1];
+		bool		nulls[WL_STATS_COLS + 1];
 		int			i = 0;
 		bool		visible = can_see(e->key.userid);
 
@@ -469,6 +479,13 @@ walload_calibrate(PG_FUNCTION_ARGS)
 	wl_store_get_scan_cost(&old);
 	wl_scan_cost_calibrate(passes, false, &cost);
 	cost.fault_ns_per_page = old.fault_ns_per_page;
+	/* and the storage's figures, timed once by the worker */
+	cost.io_valid = old.io_valid;
+	cost.write_ns_per_block = old.write_ns_per_block;
+	cost.fsync_ns_per_block = old.fsync_ns_per_block;
+	cost.fsync_ns_per_file = old.fsync_ns_per_file;
+	cost.delete_ns_per_file = old.delete_ns_per_file;
+	cost.wal_flush_ns = old.wal_flush_ns;
 	wl_store_set_scan_cost(&cost, true);
 
 	values[0] = Int32GetDatum(passes);
@@ -476,4 +493,89 @@ walload_calibrate(PG_FUNCTION_ARGS)
 	values[2] = Float8GetDatum(cost.single_ns * NBuffers / 1e6);
 	values[3] = Float8GetDatum(cost.single_ns);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
+
+/*
+ * walload_activity: the running loads, one row per backend whose open
+ * transaction did recorded work, with what its COMMIT would do now.  Read
+ * from each backend's slot without walload's lock (store.c).
+ */
+Datum
+walload_activity(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	int			ncols = WL_ACTIVITY_COLS;
+	WlActivity *acts;
+	int			n;
+	TimestampTz now = GetCurrentTimestamp();
+
+	wl_store_require();
+	InitMaterializedSRF(fcinfo, 0);
+	(void) wl_check_columns(rsinfo, &ncols, 1, "walload_activity");
+	n = wl_store_copy_activity(&acts);
+
+	for (int r = 0; r < n; r++)
+	{
+		WlActivity *a = &acts[r];
+		Datum		values[WL_ACTIVITY_COLS];
+		bool		nulls[WL_ACTIVITY_COLS];
+		int			i = 0;
+		bool		predicted = a->predicted_at != 0;
+
+		memset(nulls, 0, sizeof(nulls));
+		values[i++] = Int32GetDatum(a->pid);
+		values[i++] = ObjectIdGetDatum(a->userid);
+		values[i++] = ObjectIdGetDatum(a->dbid);
+		values[i++] = TimestampTzGetDatum(a->xact_start);
+		values[i++] = TimestampTzGetDatum(a->state_change);
+		values[i++] = Int32GetDatum(a->statements);
+		if (a->current_command != CMDTAG_UNKNOWN)
+		{
+			values[i++] = CStringGetTextDatum(GetCommandTagName(a->current_command));
+			values[i++] = TimestampTzGetDatum(a->current_stmt_start);
+		}
+		else
+		{
+			nulls[i++] = true;
+			nulls[i++] = true;
+		}
+		values[i++] = Float8GetDatum(Max(now - a->xact_start, 0) / 1000.0);
+		for (int k = 0; k < WL_NUM_TIME_KINDS; k++)
+			values[i++] = Float8GetDatum(a->kind_ms[k]);
+		values[i++] = Int64GetDatum(a->rows);
+		values[i++] = uint64_numeric(a->wal_bytes);
+		{
+			int64		full = 0;
+
+			for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
+				full += a->scans[k];
+			values[i++] = Int64GetDatum(full);
+		}
+		values[i++] = Float8GetDatum(a->scan_est_ns / 1e6);
+		if (predicted)
+		{
+			values[i++] = TimestampTzGetDatum(a->predicted_at);
+			values[i++] = Int32GetDatum(a->pred.wal_skipped_rels);
+			values[i++] = Int32GetDatum((a->pred.sync_scan ? 1 : 0) + (a->pred.drop_scan ? 1 : 0));
+			values[i++] = Int32GetDatum(a->pred.synced_rels);
+			values[i++] = Int64GetDatum(a->pred.synced_blocks);
+			values[i++] = Int32GetDatum(a->pred.wal_logged_rels);
+			values[i++] = Int64GetDatum(a->pred.wal_logged_blocks);
+			values[i++] = Int32GetDatum(a->pred.dropped_rels);
+			values[i++] = Float8GetDatum(a->pred_scan_ms);
+			values[i++] = Float8GetDatum(a->pred_commit_ms);
+			values[i++] = Int32GetDatum(a->pred_abort_scans);
+			values[i++] = Int32GetDatum(a->pred_abort_rels);
+		}
+		else
+		{
+			for (int k = 0; k < 12; k++)
+				nulls[i++] = true;
+		}
+		values[i++] = Int32GetDatum(a->nbuffers);
+		values[i++] = Int32GetDatum(a->wal_skip_threshold_kb);
+		Assert(i == WL_ACTIVITY_COLS);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
 }

@@ -15,7 +15,7 @@
 
 extern const char *wl_wal_level_name(int level);
 extern const char *wl_sync_commit_name(int value);
-extern bool wl_check_columns(ReturnSetInfo *rsinfo, int cols, int cols_added,
+extern int	wl_check_columns(ReturnSetInfo *rsinfo, const int *counts, int ncounts,
 							 const char *fn);
 
 #endif							/* WALLOAD_VIEWS_H */

@@ -154,6 +154,7 @@ typedef struct WlXactRecord
 	int32		dropped_rels;
 	int32		nbuffers;
 	int32		wal_skip_threshold_kb;
+	double		pred_commit_ms; /* predicted at PRE_COMMIT (scan_cost.c) */
 } WlXactRecord;
 
 /* Key of an aggregate in walload_stats */
@@ -178,7 +179,79 @@ typedef struct WlScanCost
 	double		drop_ns[WL_COST_GRID];	/* at commit, and at commit or abort */
 	bool		multi_valid;	/* flush_ns and drop_ns timed */
 	double		fault_ns_per_page;	/* a header page mapped by the walk */
+
+	/* the storage under the data directory (see scan_cost.c) */
+	bool		io_valid;		/* the five below timed */
+	double		write_ns_per_block; /* write() of a block to a file */
+	double		fsync_ns_per_block; /* fsync of a written block */
+	double		fsync_ns_per_file;	/* fsync of a new file with one block */
+	double		wal_flush_ns;	/* a block rewritten and fdatasync'ed */
+	double		delete_ns_per_file; /* deleting a relation file (truncation) */
 } WlScanCost;
+
+/*
+ * What COMMIT (or PREPARE) of the current transaction will do, as core will
+ * decide it (scan_model.c); its cost is scan_cost.c's.
+ */
+typedef struct WlCommitModel
+{
+	/* at PREPARE: what COMMIT / ROLLBACK PREPARED will delete */
+	bool		abort_drop_scan;
+	int32		abort_rels;
+	bool		sync_scan;		/* FlushRelationsAllBuffers will run */
+	int32		sync_stmt_no;	/* first statement that created a synced
+								 * file, or -1 */
+	int32		wal_skipped_rels;	/* pending syncs considered */
+	int32		synced_rels;
+	int64		synced_blocks;
+	int32		wal_logged_rels;
+	int64		wal_logged_blocks;
+	bool		drop_scan;		/* DropRelFileNodesAllBuffers will scan */
+	int32		drop_stmt_no;	/* first statement that scheduled a deleted
+								 * file, or -1 */
+	int32		dropped_rels;
+} WlCommitModel;
+
+/* what else a commit's cost depends on (scan_cost.c, wl_commit_est) */
+typedef struct WlCommitState
+{
+	int64		unmapped_pages; /* header pages not mapped yet */
+	int64		os_dirty_blocks;	/* the page cache's dirty blocks, or -1 */
+	int64		dirty_buffers;	/* synced files' blocks dirty in shared buffers */
+	int64		unflushed_wal_bytes;	/* WAL inserted, not flushed yet */
+} WlCommitState;
+
+/*
+ * A backend's running load, as walload_activity shows it: published by the
+ * backend at every recorded statement's start and end (accumulator.c), in
+ * a slot of its own (store.c).
+ */
+typedef struct WlActivity
+{
+	int32		pid;			/* 0: the slot is empty */
+	Oid			userid;
+	Oid			dbid;
+	TimestampTz xact_start;
+	TimestampTz state_change;	/* when this was published */
+	int32		statements;
+	CommandTag	current_command;	/* CMDTAG_UNKNOWN: between statements */
+	TimestampTz current_stmt_start;
+	double		kind_ms[WL_NUM_TIME_KINDS];
+	int64		rows;
+	uint64		wal_bytes;
+	int64		scans[WL_NUM_SCAN_KINDS];	/* so far */
+	int64		scan_est_ns;
+	/* what COMMIT and ROLLBACK would do if issued at predicted_at */
+	TimestampTz predicted_at;	/* 0: no prediction yet */
+	WlCommitModel pred;
+	WlCommitState pred_state;	/* what the prediction assumed */
+	double		pred_commit_ms;
+	double		pred_scan_ms;	/* of which scans */
+	int32		pred_abort_scans;
+	int32		pred_abort_rels;
+	int32		nbuffers;
+	int32		wal_skip_threshold_kb;
+} WlActivity;
 
 /* helpers */
 static inline int64
