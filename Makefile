@@ -8,6 +8,7 @@ OBJS = \
 	src/views.o \
 	src/hooks.o \
 	src/accumulator.o \
+	src/strategy.o \
 	src/observe.o \
 	src/scan_model.o \
 	src/scan_cost.o \

@@ -8,7 +8,10 @@
 -- transaction did recorded work, with what its COMMIT (and ROLLBACK) would
 -- do if issued now; walload_diagnose_backend(pid) explains it and prices
 -- the choices.  walload_xacts gains pred_commit_ms, the commit phase
--- predicted at PRE_COMMIT, beside commit_ms.
+-- predicted at PRE_COMMIT, beside commit_ms; and what
+-- walload.commit_strategy did at the commit: the setting, the
+-- wal_skip_threshold core used, and the commit predicted as core alone
+-- would have done it.
 --
 DROP VIEW @extschema@.walload_xacts;
 DROP FUNCTION @extschema@.walload_xacts();
@@ -67,7 +70,10 @@ CREATE FUNCTION @extschema@.walload_xacts(
     OUT wal_syncs bigint,
     OUT wal_sync_ms double precision,
     OUT wal_fpi_bytes numeric,
-    OUT pred_commit_ms double precision
+    OUT pred_commit_ms double precision,
+    OUT commit_strategy text,
+    OUT commit_threshold_kb integer,
+    OUT pred_core_commit_ms double precision
 )
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'walload_xacts'

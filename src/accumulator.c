@@ -80,6 +80,7 @@
 #include "scan_cost.h"
 #include "settings.h"
 #include "store.h"
+#include "strategy.h"
 
 /* One statement in progress */
 typedef struct WlActiveStmt
@@ -255,6 +256,9 @@ typedef struct WlOpenXact
 	int64		dirty_load_blocks;	/* see note_dirtied_by_load */
 	WlActivity	act;			/* as last published */
 	double		pred_commit_ms; /* predicted at the last PRE_COMMIT */
+	double		pred_core_commit_ms;	/* the same, as core would have done it */
+	int8		commit_strategy;	/* walload.commit_strategy at that commit */
+	int32		commit_threshold_kb;	/* the wal_skip_threshold it used */
 
 	/* PREPARE TRANSACTION in progress: what it will leave to finish */
 	bool		prepare_pending;
@@ -1432,7 +1436,13 @@ wl_acc_pre_commit(bool is_prepare)
 	{
 		WlCommitEstimate est;
 		WlCommitState st;
+		WlStrategyChoice choice;
 		TimestampTz now = GetCurrentTimestamp();
+
+		/* walload.commit_strategy may set wal_skip_threshold for this commit */
+		wl_strategy_apply(&choice, dirty_buffers());
+		cur.commit_strategy = (int8) wl_commit_strategy;
+		cur.commit_threshold_kb = choice.threshold_kb;
 
 		wl_model_commit(is_prepare, &model);
 
@@ -1441,6 +1451,7 @@ wl_acc_pre_commit(bool is_prepare)
 		wl_commit_state_now(&st, &model, dirty_buffers());
 		wl_commit_est(&model, current_cost(now), &st, &est);
 		cur.pred_commit_ms = est.total_ns / 1e6;
+		cur.pred_core_commit_ms = (est.total_ns - choice.chosen_ns + choice.core_ns) / 1e6;
 		if (model.sync_scan)
 			add_attributed_scan(WL_SCAN_FLUSH_PENDING, model.sync_stmt_no,
 								model.synced_rels, false);
@@ -1598,6 +1609,9 @@ finish_record(void)
 	rec.nbuffers = NBuffers;
 	rec.wal_skip_threshold_kb = wal_skip_threshold;
 	rec.pred_commit_ms = cur.pred_commit_ms;
+	rec.pred_core_commit_ms = cur.pred_core_commit_ms;
+	rec.commit_strategy = cur.commit_strategy;
+	rec.commit_threshold_kb = cur.commit_threshold_kb;
 
 	/* into the ring without walload's lock (store.c) */
 	wl_store_xact(&rec);

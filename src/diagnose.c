@@ -58,6 +58,11 @@ typedef struct Totals
 	int			wal_skip_threshold_kb;
 	int			wal_level;
 	bool		mixed_wal_level;
+	int			strategy_commits;	/* walload.commit_strategy was not off */
+	int			strategy_acted; /* and set wal_skip_threshold */
+	double		strategy_pred_ms;	/* predicted commits, as chosen */
+	double		strategy_core_ms;	/* and as core would have done them */
+	double		strategy_commit_ms; /* measured */
 } Totals;
 
 /* severity, finding, evidence, hint: the SQL definition's columns */
@@ -319,6 +324,23 @@ diagnose_commit(Emitter *em, const Totals *t)
 			 "raise wal_skip_threshold so small files are WAL-logged instead of fsynced." :
 			 "The commit waited for its WAL flush (and replication, if synchronous), or for file deletion. "
 			 "See the other findings for scans; check the storage's fsync latency with pg_test_fsync.");
+		resetStringInfo(&ev);
+	}
+
+	/* walload.commit_strategy: what it chose, and at what predicted gain */
+	if (t->strategy_commits > 0)
+	{
+		appendStringInfo(&ev,
+						 "walload.commit_strategy was on for %d commit(s) and set wal_skip_threshold for %d of them",
+						 t->strategy_commits, t->strategy_acted);
+		if (t->strategy_acted > 0)
+			appendStringInfo(&ev, ": their commits were predicted at %.1f ms as chosen against %.1f ms as "
+							 "core would have done them, and took %.1f ms",
+							 t->strategy_pred_ms, t->strategy_core_ms, t->strategy_commit_ms);
+		emit(em, "info", "walload chose how new files reach the disk at commit", ev.data,
+			 "Per commit, walload WAL-logged the new files it predicted cheaper to WAL-log and fsynced the "
+			 "others (walload_xacts.commit_threshold_kb is the wal_skip_threshold core used). Both keep "
+			 "every committed row across a crash. Set walload.commit_strategy = off to let core decide.");
 		resetStringInfo(&ev);
 	}
 
@@ -775,6 +797,17 @@ walload_diagnose(PG_FUNCTION_ARGS)
 			t.small_sync_commit_ms += x->commit_sync_ms;
 			t.small_sync_total_ms += x->total_ms;
 			t.small_sync_flushes += x->c.wal_syncs;
+		}
+		if (x->outcome != WL_OUTCOME_ABORT && x->commit_strategy != 0)
+		{
+			t.strategy_commits++;
+			if (x->commit_threshold_kb != x->wal_skip_threshold_kb)
+			{
+				t.strategy_acted++;
+				t.strategy_pred_ms += x->pred_commit_ms;
+				t.strategy_core_ms += x->pred_core_commit_ms;
+				t.strategy_commit_ms += x->commit_ms;
+			}
 		}
 		t.nbuffers = x->nbuffers;
 		t.wal_skip_threshold_kb = x->wal_skip_threshold_kb;

@@ -534,103 +534,137 @@ file_in_sorted(WlRelFile file, WlRelFile *files, int n)
 }
 
 /*
- * One pending sync at commit: smgrDoPendingSyncs() syncs it (and so scans)
- * if it was truncated in place or is at least wal_skip_threshold large,
- * and WAL-logs it otherwise.
+ * The pending syncs COMMIT will consider (wal_level=minimal only): every
+ * file created in the transaction that skips WAL and is not being deleted,
+ * those of aborted subtransactions still pending (ghost_syncs), and the
+ * files of databases created with WAL_LOG; with their size over all forks
+ * as smgrDoPendingSyncs() counts it, whether they were truncated in place,
+ * and the statement that created them.  palloc'd; returns how many.
  */
-static void
-model_one_sync(WlRelFile file, bool truncated, WlCommitModel *m,
-			   uint64 threshold_blocks, int32 creator)
+int
+wl_model_pending_syncs(WlPendingSync **out)
 {
-	uint64		blocks = truncated ? 0 : file_total_blocks(file);
+	WlRelFile  *created;
+	WlRelFile  *doomed;
+	int			ncreated;
+	int			ndoomed;
+	int			n = 0;
+	int			cap = 16;
+	ListCell   *lc;
+	WlPendingSync *s = palloc(sizeof(WlPendingSync) * cap);
 
-	m->wal_skipped_rels++;
-	if (truncated || blocks >= threshold_blocks)
+	/*
+	 * Sorted without duplicates: membership tests stay O(log n) however many
+	 * files the transaction created (core's lists may name a file twice; it
+	 * syncs it once).
+	 */
+	ndoomed = sort_files(doomed, smgrGetPendingDeletes(true, &doomed));
+	ncreated = sort_files(created, smgrGetPendingDeletes(false, &created));
+
+#define ADD_SYNC(f_, trunc_, creator_) \
+	do { \
+		if (n >= cap) \
+			s = repalloc(s, sizeof(WlPendingSync) * (cap *= 2)); \
+		s[n].file = (f_); \
+		s[n].blocks = (int64) file_total_blocks(f_); \
+		s[n].truncated = (trunc_); \
+		s[n].creator = (creator_); \
+		n++; \
+	} while (0)
+
+	for (int i = 0; i < ncreated; i++)
 	{
-		m->synced_rels++;
-		m->synced_blocks += truncated ? file_total_blocks(file) : blocks;
-		if (creator >= 0 && (m->sync_stmt_no < 0 || creator < m->sync_stmt_no))
-			m->sync_stmt_no = creator;
+		FileCreator *fc;
+
+		if (!WlSkippingWAL(created[i]) || file_in_sorted(created[i], doomed, ndoomed))
+			continue;
+		fc = created_files == NULL ? NULL :
+			hash_search(created_files, &created[i], HASH_FIND, NULL);
+		ADD_SYNC(created[i],
+				 truncated_files != NULL &&
+				 hash_search(truncated_files, &created[i], HASH_FIND, NULL) != NULL,
+				 fc ? fc->stmt_no : -1);
 	}
-	else
+	foreach(lc, ghost_syncs)
 	{
-		m->wal_logged_rels++;
-		m->wal_logged_blocks += blocks;
+		GhostSync  *g = lfirst(lc);
+
+		if (!WlSkippingWAL(g->file) ||
+			file_in_sorted(g->file, doomed, ndoomed) ||
+			file_in_sorted(g->file, created, ncreated))
+			continue;
+		ADD_SYNC(g->file, g->truncated, -1);
 	}
+	foreach(lc, createdb_files)
+	{
+		WlRelFile  *f = lfirst(lc);
+
+		if (!WlSkippingWAL(*f) || file_in_sorted(*f, doomed, ndoomed))
+			continue;
+		ADD_SYNC(*f, false, -1);
+	}
+#undef ADD_SYNC
+
+	if (created)
+		pfree(created);
+	if (doomed)
+		pfree(doomed);
+	*out = s;
+	return n;
+}
+
+/*
+ * What smgrDoPendingSyncs() does with these pending syncs at
+ * wal_skip_threshold = threshold_kb: a file is synced (and so the pool
+ * scanned, once for all) if it was truncated in place or is at least the
+ * threshold large, and WAL-logged whole otherwise.  Pure.
+ */
+void
+wl_model_decide_syncs(const WlPendingSync *s, int n, int threshold_kb, WlCommitModel *m)
+{
+	uint64		threshold_blocks = threshold_kb * (uint64) 1024 / BLCKSZ;
+
+	for (int i = 0; i < n; i++)
+	{
+		m->wal_skipped_rels++;
+		if (s[i].truncated || (uint64) s[i].blocks >= threshold_blocks)
+		{
+			m->synced_rels++;
+			m->synced_blocks += s[i].blocks;
+			if (s[i].creator >= 0 && (m->sync_stmt_no < 0 || s[i].creator < m->sync_stmt_no))
+				m->sync_stmt_no = s[i].creator;
+		}
+		else
+		{
+			m->wal_logged_rels++;
+			m->wal_logged_blocks += s[i].blocks;
+		}
+	}
+	m->sync_scan = (m->synced_rels > 0);
 }
 
 void
 wl_model_commit(bool is_prepare, WlCommitModel *m)
 {
-	WlRelFile  *created;
 	WlRelFile  *doomed;
-	int			ncreated;
 	int			ndoomed;
 
 	memset(m, 0, sizeof(*m));
 	m->sync_stmt_no = -1;
 	m->drop_stmt_no = -1;
 
-	/*
-	 * The maps below exist only if a statement of this transaction may have
-	 * created or deleted files; most transactions need none of them.
-	 */
-
-	ndoomed = smgrGetPendingDeletes(true, &doomed);
-
 	/* the sync at commit, wal_level=minimal only */
 	if (!XLogIsNeeded())
 	{
-		uint64		threshold_blocks = wal_skip_threshold * (uint64) 1024 / BLCKSZ;
-		ListCell   *lc;
-		int			nsorted_doomed;
+		WlPendingSync *syncs;
+		int			nsyncs = wl_model_pending_syncs(&syncs);
 
-		/*
-		 * Sorted without duplicates: membership tests stay O(log n) however
-		 * many files the transaction created (core's lists may name a file
-		 * twice; it syncs it once).
-		 */
-		ncreated = smgrGetPendingDeletes(false, &created);
-		ncreated = sort_files(created, ncreated);
-		nsorted_doomed = sort_files(doomed, ndoomed);
-		for (int i = 0; i < ncreated; i++)
-		{
-			FileCreator *fc;
-
-			if (!WlSkippingWAL(created[i]) ||
-				file_in_sorted(created[i], doomed, nsorted_doomed))
-				continue;
-			fc = created_files == NULL ? NULL :
-				hash_search(created_files, &created[i], HASH_FIND, NULL);
-			model_one_sync(created[i],
-						   truncated_files != NULL &&
-						   hash_search(truncated_files, &created[i], HASH_FIND, NULL) != NULL,
-						   m, threshold_blocks, fc ? fc->stmt_no : -1);
-		}
-		foreach(lc, ghost_syncs)
-		{
-			GhostSync  *g = lfirst(lc);
-
-			if (!WlSkippingWAL(g->file) ||
-				file_in_sorted(g->file, doomed, nsorted_doomed) ||
-				file_in_sorted(g->file, created, ncreated))
-				continue;
-			model_one_sync(g->file, g->truncated, m, threshold_blocks, -1);
-		}
-		foreach(lc, createdb_files)
-		{
-			WlRelFile  *f = lfirst(lc);
-
-			if (!WlSkippingWAL(*f) || file_in_sorted(*f, doomed, nsorted_doomed))
-				continue;
-			model_one_sync(*f, false, m, threshold_blocks, -1);
-		}
-		if (created)
-			pfree(created);
-		m->sync_scan = (m->synced_rels > 0);
+		wl_model_decide_syncs(syncs, nsyncs, wal_skip_threshold, m);
+		pfree(syncs);
 	}
 
 	/* the deletion after commit; at PREPARE it moves to COMMIT PREPARED */
+	ndoomed = smgrGetPendingDeletes(true, &doomed);
 	m->dropped_rels = ndoomed;
 	m->drop_scan = drop_all_would_scan(doomed, ndoomed);
 	m->drop_stmt_no = min_creator(doomed_files, doomed, ndoomed);

@@ -68,7 +68,19 @@ extern void wl_model_read_pending_changes(int32 stmt_no, WlEffects *eff);
 extern void wl_model_note_truncated_in_place(List *files);
 extern void wl_model_note_created_database(const char *dbname);
 
+/* a pending sync COMMIT considers (wal_level=minimal) */
+typedef struct WlPendingSync
+{
+	WlRelFile	file;
+	int64		blocks;			/* over all forks */
+	bool		truncated;		/* truncated in place: synced whatever its size */
+	int32		creator;		/* statement that created it, or -1 */
+} WlPendingSync;
+
 /* core's decisions at commit and abort */
+extern int	wl_model_pending_syncs(WlPendingSync **out);
+extern void wl_model_decide_syncs(const WlPendingSync *s, int n, int threshold_kb,
+								  WlCommitModel *m);
 extern void wl_model_commit(bool is_prepare, WlCommitModel *model);
 extern bool wl_model_abort_drop_scan(int32 *nrels);
 extern int32 wl_model_abort_statement(void);

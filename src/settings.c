@@ -21,11 +21,20 @@ int			wl_max_statements = 10000;
 bool		wl_save = true;
 bool		wl_compute_query_id = true;
 double		wl_warn_scan_ms = -1;
+int			wl_commit_strategy = WL_STRATEGY_OFF;
 
 static const struct config_enum_entry track_options[] = {
 	{"none", WL_TRACK_NONE, false},
 	{"top", WL_TRACK_TOP, false},
 	{"all", WL_TRACK_ALL, false},
+	{NULL, 0, false}
+};
+
+static const struct config_enum_entry commit_strategy_options[] = {
+	{"off", WL_STRATEGY_OFF, false},
+	{"auto", WL_STRATEGY_AUTO, false},
+	{"wal", WL_STRATEGY_WAL, false},
+	{"sync", WL_STRATEGY_SYNC, false},
 	{NULL, 0, false}
 };
 
@@ -122,6 +131,22 @@ wl_settings_define(void)
 							 &wl_compute_query_id,
 							 true,
 							 PGC_POSTMASTER,
+							 0,
+							 NULL, NULL, NULL);
+
+	/*
+	 * Like wal_skip_threshold, which it sets for one commit, it changes how
+	 * a commit's files reach the disk, never whether they do: any user may
+	 * set it.
+	 */
+	DefineCustomEnumVariable("walload.commit_strategy",
+							 "Chooses per commit which new files are fsynced and which are WAL-logged (wal_level=minimal).",
+							 "off: core decides by wal_skip_threshold; auto: the cheaper by walload's "
+							 "predicted cost; wal: WAL-log them; sync: fsync them.",
+							 &wl_commit_strategy,
+							 WL_STRATEGY_OFF,
+							 commit_strategy_options,
+							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);
 

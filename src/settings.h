@@ -16,7 +16,16 @@ typedef enum WlTrackLevel
 	WL_TRACK_ALL
 } WlTrackLevel;
 
+typedef enum WlCommitStrategy
+{
+	WL_STRATEGY_OFF = 0,
+	WL_STRATEGY_AUTO,
+	WL_STRATEGY_WAL,
+	WL_STRATEGY_SYNC
+} WlCommitStrategy;
+
 extern int	wl_track;
+extern int	wl_commit_strategy;
 extern bool wl_track_utility;
 extern bool wl_track_dml;
 extern int	wl_max_stats;

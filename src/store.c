@@ -1325,6 +1325,10 @@ check_xact(const WlXactRecord *x, uint64 next_xact_id)
 		return psprintf("xact_id " UINT64_FORMAT " is out of range", x->xact_id);
 	if (x->outcome > WL_OUTCOME_PREPARE)
 		return psprintf("outcome %u is out of range", x->outcome);
+	if (x->commit_strategy < 0 || x->commit_strategy > WL_STRATEGY_SYNC ||
+		x->commit_threshold_kb < 0)
+		return psprintf("commit strategy %d, threshold %d kB are out of range",
+						x->commit_strategy, x->commit_threshold_kb);
 	if (x->wal_level < WAL_LEVEL_MINIMAL || x->wal_level > WAL_LEVEL_LOGICAL)
 		return psprintf("wal_level %d is out of range", x->wal_level);
 	if (x->synchronous_commit < SYNCHRONOUS_COMMIT_OFF ||
@@ -1338,6 +1342,7 @@ check_xact(const WlXactRecord *x, uint64 next_xact_id)
 		(p = check_ms("commit_sync_ms", x->commit_sync_ms)) ||
 		(p = check_ms("commit_cleanup_ms", x->commit_cleanup_ms)) ||
 		(p = check_ms("pred_commit_ms", x->pred_commit_ms)) ||
+		(p = check_ms("pred_core_commit_ms", x->pred_core_commit_ms)) ||
 		(p = check_count("statements", x->statements)) ||
 		(p = check_count("inner_xacts", x->inner_xacts)) ||
 		(p = check_counters(&x->c)) ||

@@ -138,7 +138,8 @@ put_buffers(Datum *values, int i, const WlCounters *c)
  * The column counts of the SQL definitions the set-returning functions
  * serve, per extension version: 1.0 and 1.1 (walload--1.1.sql); 1.2 adds
  * wal_fpi_bytes as the last column of walload_xacts, walload_statements and
- * walload_stats; 1.3 adds pred_commit_ms to walload_xacts, and
+ * walload_stats; 1.3 adds pred_commit_ms, commit_strategy,
+ * commit_threshold_kb and pred_core_commit_ms to walload_xacts, and
  * walload_activity.  The library serves every version, so that a server
  * running it keeps working before ALTER EXTENSION walload UPDATE.  Checked
  * before any row is built: a definition of another shape (a function of the
@@ -148,11 +149,11 @@ put_buffers(Datum *values, int i, const WlCounters *c)
 #define WL_XACTS_COLS		52
 #define WL_STATEMENTS_COLS	36
 #define WL_STATS_COLS		33
-static const int xacts_cols[] = {WL_XACTS_COLS, WL_XACTS_COLS + 1, WL_XACTS_COLS + 2};
+static const int xacts_cols[] = {WL_XACTS_COLS, WL_XACTS_COLS + 1, WL_XACTS_COLS + 5};
 static const int statements_cols[] = {WL_STATEMENTS_COLS, WL_STATEMENTS_COLS + 1};
 static const int stats_cols[] = {WL_STATS_COLS, WL_STATS_COLS + 1};
 #define WL_VERSION_1_2		1	/* index in the lists: wal_fpi_bytes */
-#define WL_VERSION_1_3		2	/* walload_xacts: pred_commit_ms */
+#define WL_VERSION_1_3		2	/* walload_xacts: pred_commit_ms ... */
 #define WL_ACTIVITY_COLS	36
 
 /*
@@ -208,8 +209,8 @@ walload_xacts(PG_FUNCTION_ARGS)
 	for (int r = 0; r < n; r++)
 	{
 		WlXactRecord *x = &recs[r];
-		Datum		values[WL_XACTS_COLS + 2];
-		bool		nulls[WL_XACTS_COLS + 2];
+		Datum		values[WL_XACTS_COLS + 5];
+		bool		nulls[WL_XACTS_COLS + 5];
 		int			i = 0;
 
 		memset(nulls, 0, sizeof(nulls));
@@ -247,7 +248,23 @@ walload_xacts(PG_FUNCTION_ARGS)
 		if (version >= WL_VERSION_1_2)
 			i = put_fpi_bytes(values, nulls, i, &x->c);
 		if (version >= WL_VERSION_1_3)
-			values[i++] = Float8GetDatum(x->pred_commit_ms);
+		{
+			static const char *const strategies[] = {"off", "auto", "wal", "sync"};
+
+			/* an abort has no commit to predict or choose for */
+			if (x->outcome == WL_OUTCOME_ABORT)
+			{
+				for (int k = 0; k < 4; k++)
+					nulls[i++] = true;
+			}
+			else
+			{
+				values[i++] = Float8GetDatum(x->pred_commit_ms);
+				values[i++] = CStringGetTextDatum(strategies[x->commit_strategy]);
+				values[i++] = Int32GetDatum(x->commit_threshold_kb);
+				values[i++] = Float8GetDatum(x->pred_core_commit_ms);
+			}
+		}
 		Assert(i == rsinfo->setDesc->natts);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}

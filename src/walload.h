@@ -18,6 +18,8 @@
  * accumulator.c  the backend's statements in progress, its open
  *                transaction, commit-phase timing, commit-time attribution,
  *                the finished records on their way to the store, 2PC
+ * strategy.c     walload.commit_strategy: which new files a commit fsyncs
+ *                and which it WAL-logs
  * observe.c      what a utility statement did, seen before and after it
  * scan_model.c   mirrors of core's pending-file lists and its commit and
  *                abort decisions
@@ -155,6 +157,9 @@ typedef struct WlXactRecord
 	int32		nbuffers;
 	int32		wal_skip_threshold_kb;
 	double		pred_commit_ms; /* predicted at PRE_COMMIT (scan_cost.c) */
+	double		pred_core_commit_ms;	/* the same, without commit_strategy */
+	int8		commit_strategy;	/* WlCommitStrategy (settings.h) */
+	int32		commit_threshold_kb;	/* wal_skip_threshold core used */
 } WlXactRecord;
 
 /* Key of an aggregate in walload_stats */

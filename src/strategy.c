@@ -1,0 +1,184 @@
+/*-------------------------------------------------------------------------
+ *
+ * strategy.c
+ *		walload.commit_strategy: act, not only advise.  Under
+ *		wal_level=minimal, core decides per pending sync at commit: a file
+ *		smaller than wal_skip_threshold is WAL-logged whole, a larger one
+ *		(or one truncated in place) is fsynced after one scan of all shared
+ *		buffers, paid once for all synced files.  Both keep every committed
+ *		row safe across a crash; they differ only in cost, which depends on
+ *		shared_buffers (the scan) and on the storage (fsync, WAL).
+ *
+ * Right before core decides (XACT_EVENT_PRE_COMMIT, after which
+ * smgrDoPendingSyncs reads wal_skip_threshold), walload may set
+ * wal_skip_threshold for this transaction only (as SET LOCAL would):
+ *
+ *	off   nothing (the default): core decides as it always does;
+ *	auto  the threshold with the lowest predicted cost: WAL-log the k
+ *		  smallest files and fsync the rest, for the best k (0 to all),
+ *		  by the one cost model of the predictions (scan_cost.c,
+ *		  wl_commit_est); ties keep the session's threshold;
+ *	wal   WAL-log every file that can be (the threshold above the largest);
+ *	sync  fsync every file (threshold 0).
+ *
+ * It never acts under any other wal_level (there are no pending syncs),
+ * never for a file truncated in place (core syncs it whatever the
+ * threshold), and never changes what survives a crash: WAL-logged or
+ * fsynced, a committed file is durable when COMMIT returns.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "strategy.h"
+
+#include "access/xlog.h"
+#include "catalog/storage.h"
+#include "utils/guc.h"
+
+#include "scan_cost.h"
+#include "settings.h"
+#include "store.h"
+
+typedef struct SyncSize
+{
+	int64		blocks;
+} SyncSize;
+
+static int
+cmp_blocks(const void *a, const void *b)
+{
+	int64		x = ((const SyncSize *) a)->blocks;
+	int64		y = ((const SyncSize *) b)->blocks;
+
+	return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/* the sync and WAL part of a commit decided as m (the rest is the same) */
+static double
+sync_part_ns(const WlCommitModel *m, const WlScanCost *cost, const WlCommitState *st)
+{
+	WlCommitEstimate est;
+
+	wl_commit_est(m, cost, st, &est);
+	return est.total_ns;
+}
+
+/* the threshold, in kB, below which a file of blocks blocks is WAL-logged */
+static int
+threshold_above(int64 blocks)
+{
+	int64		kb = (blocks + 1) * (BLCKSZ / 1024);
+
+	return (int) Min(kb, (int64) MAX_KILOBYTES);
+}
+
+/*
+ * Choose the threshold for the pending syncs s[0..n) (see the header); the
+ * files are sorted by size, and moving them one by one from fsync to WAL
+ * costs one evaluation each.
+ */
+static int
+choose_threshold(int strategy, const WlPendingSync *s, int n, const WlScanCost *cost,
+				 const WlCommitState *st, int session_kb, double *core_ns, double *chosen_ns)
+{
+	WlCommitModel m;
+	SyncSize   *sizes = palloc(sizeof(SyncSize) * Max(n, 1));
+	int			nsizes = 0;
+	int			best_kb = session_kb;
+	double		best_ns;
+
+	memset(&m, 0, sizeof(m));
+	m.sync_stmt_no = m.drop_stmt_no = -1;
+	wl_model_decide_syncs(s, n, session_kb, &m);
+	*core_ns = best_ns = sync_part_ns(&m, cost, st);
+
+	for (int i = 0; i < n; i++)
+		if (!s[i].truncated)
+			sizes[nsizes++].blocks = s[i].blocks;
+	qsort(sizes, nsizes, sizeof(SyncSize), cmp_blocks);
+
+	if (strategy == WL_STRATEGY_SYNC)
+		best_kb = 0;
+	else if (strategy == WL_STRATEGY_WAL)
+		best_kb = nsizes > 0 ? threshold_above(sizes[nsizes - 1].blocks) : session_kb;
+	else
+	{
+		/* all synced, then the k smallest WAL-logged, k = 1 .. nsizes */
+		memset(&m, 0, sizeof(m));
+		wl_model_decide_syncs(s, n, 0, &m);
+		for (int k = 0; k <= nsizes; k++)
+		{
+			double		ns;
+
+			if (k > 0)
+			{
+				m.synced_rels--;
+				m.synced_blocks -= sizes[k - 1].blocks;
+				m.wal_logged_rels++;
+				m.wal_logged_blocks += sizes[k - 1].blocks;
+				m.sync_scan = m.synced_rels > 0;
+				/* files of the same size go together */
+				if (k < nsizes && sizes[k].blocks == sizes[k - 1].blocks)
+					continue;
+			}
+			ns = sync_part_ns(&m, cost, st);
+			if (ns < best_ns)
+			{
+				best_ns = ns;
+				best_kb = k == 0 ? 0 : threshold_above(sizes[k - 1].blocks);
+			}
+		}
+	}
+
+	memset(&m, 0, sizeof(m));
+	wl_model_decide_syncs(s, n, best_kb, &m);
+	*chosen_ns = sync_part_ns(&m, cost, st);
+	pfree(sizes);
+	return best_kb;
+}
+
+/*
+ * At XACT_EVENT_PRE_COMMIT (or PRE_PREPARE): apply walload.commit_strategy
+ * to this commit.  dirty_buffers: see accumulator.c, note_dirtied_by_load.
+ */
+void
+wl_strategy_apply(WlStrategyChoice *choice, int64 dirty_buffers)
+{
+	WlPendingSync *s;
+	int			n;
+	WlScanCost	cost;
+	WlCommitState st;
+	WlCommitModel all;
+
+	memset(choice, 0, sizeof(*choice));
+	choice->threshold_kb = choice->core_threshold_kb = wal_skip_threshold;
+	if (wl_commit_strategy == WL_STRATEGY_OFF || XLogIsNeeded())
+		return;
+	n = wl_model_pending_syncs(&s);
+	if (n == 0)
+	{
+		pfree(s);
+		return;
+	}
+
+	/* the state as a commit that syncs everything would find it */
+	memset(&all, 0, sizeof(all));
+	wl_model_decide_syncs(s, n, 0, &all);
+	wl_commit_state_now(&st, &all, dirty_buffers);
+	wl_store_get_scan_cost(&cost);
+
+	choice->threshold_kb = choose_threshold(wl_commit_strategy, s, n, &cost, &st,
+											wal_skip_threshold,
+											&choice->core_ns, &choice->chosen_ns);
+	pfree(s);
+	if (choice->threshold_kb != wal_skip_threshold)
+	{
+		char		value[32];
+
+		snprintf(value, sizeof(value), "%d", choice->threshold_kb);
+		(void) set_config_option("wal_skip_threshold", value, PGC_USERSET, PGC_S_SESSION,
+								 GUC_ACTION_LOCAL, true, 0, false);
+		choice->acted = true;
+	}
+}

@@ -1,0 +1,26 @@
+/*-------------------------------------------------------------------------
+ *
+ * strategy.h
+ *		walload.commit_strategy: choosing, per commit, which pending syncs
+ *		core fsyncs and which it WAL-logs (strategy.c).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef WALLOAD_STRATEGY_H
+#define WALLOAD_STRATEGY_H
+
+#include "scan_model.h"
+
+/* what the strategy decided for one commit */
+typedef struct WlStrategyChoice
+{
+	bool		acted;			/* walload set wal_skip_threshold for it */
+	int			threshold_kb;	/* the wal_skip_threshold core uses */
+	int			core_threshold_kb;	/* the session's, had walload not acted */
+	double		core_ns;		/* predicted sync and WAL part at the latter */
+	double		chosen_ns;		/* and at the former */
+} WlStrategyChoice;
+
+extern void wl_strategy_apply(WlStrategyChoice *choice, int64 dirty_buffers);
+
+#endif							/* WALLOAD_STRATEGY_H */
