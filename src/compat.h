@@ -97,6 +97,12 @@ typedef RelFileNode WlRelFile;
 #define WL_MY_BACKEND_SLOT()		(MyBackendId == InvalidBackendId ? -1 : (int) MyBackendId - 1)
 #endif
 
+/* the directory of temporary files (base/pgsql_tmp): 17+ name it in file_utils.h */
+#include "storage/fd.h"
+#ifndef PG_TEMP_FILES_DIR
+#include "common/file_utils.h"
+#endif
+
 /* smgropen() of a permanent relation file */
 #if PG_VERSION_NUM >= 170000
 #define WlSmgrOpen(r)				smgropen((r), INVALID_PROC_NUMBER)

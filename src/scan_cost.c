@@ -567,9 +567,9 @@ wl_io_cost_calibrate(WlScanCost *cost)
 	/* not all zeros: some file systems store those for free */
 	for (int i = 0; i < BLCKSZ; i++)
 		block[i] = (char) (i * 131 + 17);
-	if (MakePGDirectory(PG_TEMP_FILES_DIR) != 0 && errno != EEXIST)
+	if (MakePGDirectory("base/" PG_TEMP_FILES_DIR) != 0 && errno != EEXIST)
 		ok = false;
-	snprintf(path, sizeof(path), "%s/%swalload_calibration.%d",
+	snprintf(path, sizeof(path), "base/%s/%swalload_calibration.%d",
 			 PG_TEMP_FILES_DIR, PG_TEMP_FILE_PREFIX, MyProcPid);
 	for (int p = 0; p < 3 && ok; p++)
 		ok = time_file(path, WL_IO_BLOCKS, block, &w[p], &f[p], &fl[p], &dummy);

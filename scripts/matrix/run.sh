@@ -260,7 +260,11 @@ for v in $versions; do
 
   # the host's suite, run inside (scripts/test.sh builds and installs again)
   log="$dir/logs/test-pg$v.log"
+  # 16's contrib modules that use libpq (dblink) need the wheel's libpq 16,
+  # not bookworm's 15 that the dynamic linker finds first
+  ldpath=""; [ "$v" = 16 ] && ldpath=/usr/lib/postgresql/16/lib
   in_chroot "$root" env WALLOAD_NO_MATRIX=1 WALLOAD_MATRIX= WALLOAD_CORE_REGRESS="${WALLOAD_CORE_REGRESS:-}" \
+    ${ldpath:+LD_LIBRARY_PATH=$ldpath} \
     WALLOAD_TESTS="${WALLOAD_TESTS:-}" \
     APT_OPTS="$apt_opts" PG_CONFIG="$pg_config" \
     bash -c 'cd /build/walload && bash scripts/test.sh' >"$log" 2>&1
