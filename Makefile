@@ -34,3 +34,12 @@ include $(PGXS)
 
 # every object depends on the headers (PGXS does not track them)
 $(OBJS): $(wildcard $(srcdir)/src/*.h)
+
+# The PGXN release zip: walload-VERSION.zip, VERSION from META.json (the
+# extension's default_version as semver), files as committed at HEAD (less
+# what .gitattributes marks export-ignore).
+DISTVERSION = $(shell sed -nE '0,/^   "version"/s/^   "version": *"([^"]*)".*/\1/p' $(srcdir)/META.json)
+dist:
+	git -C $(srcdir) archive --format=zip --prefix=walload-$(DISTVERSION)/ -o $(CURDIR)/walload-$(DISTVERSION).zip HEAD
+	@echo walload-$(DISTVERSION).zip
+.PHONY: dist

@@ -6,6 +6,8 @@
 #
 #   scripts/demo.sh                       # wal_level=minimal, shared_buffers=4GB
 #   WALLOAD_DEMO_SHARED_BUFFERS=16GB WALLOAD_DEMO_WAL_LEVEL=replica scripts/demo.sh
+#   WALLOAD_DEMO_TIMELINE=load.html scripts/demo.sh   # also draws the load (scripts/timeline.py),
+#                                                     # and saves what it drew in load.json
 #
 # Honours PG_CONFIG (default: PostgreSQL 15 from Debian's packages).
 set -euo pipefail
@@ -121,9 +123,18 @@ GROUP BY w.command ORDER BY w.command"
 echo
 echo "== walload_diagnose(): findings"
 psql -P pager=off -x -c "SELECT severity, finding, evidence, hint FROM walload_diagnose()"
+
+if [ -n "${WALLOAD_DEMO_TIMELINE:-}" ]; then
+  echo
+  echo "== the timeline (scripts/timeline.py)"
+  python3 "$WALLOAD_DEMO_HERE/scripts/timeline.py" -o "$WALLOAD_DEMO_TIMELINE" --save "${WALLOAD_DEMO_TIMELINE%.html}.json"
+fi
 LOAD
 chmod 755 "$data/load.sh"
 
+if [ -n "${WALLOAD_DEMO_TIMELINE:-}" ]; then
+  export WALLOAD_DEMO_TIMELINE=$(realpath -m "$WALLOAD_DEMO_TIMELINE") WALLOAD_DEMO_HERE=$here
+fi
 echo "== starting a sandbox cluster (pg_virtualenv): wal_level=$wal_level, shared_buffers=$shared_buffers"
 pg_virtualenv -v "$major" \
   -o "shared_preload_libraries=walload,pg_stat_statements" \

@@ -9,6 +9,14 @@
 # packages): `$PG_CONFIG --version` when it exists, else its path
 # /usr/lib/postgresql/NN/bin/pg_config (before the server-dev package is in).
 # linux-perf is optional: installed when it can be, never a failure.
+# WALLOAD_DEPS_SUITES (set by scripts/test.sh) names the host-only suites
+# that will run; what they need is installed too:
+#   package   debhelper, lintian, postgresql-all (build and autopkgtest)
+#   pgxn      unzip, git, and pgxn_meta, the PGXN validator, which is no
+#             Debian package: built once with cargo (crates.io) into
+#             /usr/local/bin, when cargo is there
+#   exporter  prometheus, prometheus-postgres-exporter
+#   timeline  chromium
 set -euo pipefail
 
 PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
@@ -41,6 +49,30 @@ fi
 need="build-essential postgresql-$major postgresql-server-dev-$major postgresql-$major-pgtap
       libtap-parser-sourcehandler-pgtap-perl libipc-run-perl bpftrace python3 gdb"
 optional="linux-perf"
+for suite in ${WALLOAD_DEPS_SUITES:-}; do
+  case $suite in
+    package)  need="$need debhelper lintian postgresql-all postgresql-server-dev-all dpkg-dev fakeroot" ;;
+    pgxn)     need="$need unzip git" ;;
+    exporter) need="$need prometheus prometheus-postgres-exporter" ;;
+    timeline) need="$need chromium" ;;
+  esac
+done
+want_pgxn_meta=false
+case " ${WALLOAD_DEPS_SUITES:-} " in *" pgxn "*) command -v pgxn_meta >/dev/null 2>&1 || want_pgxn_meta=true ;; esac
+# the PGXN validator: cargo install, from crates.io, once
+install_pgxn_meta() {
+  local cargo
+  cargo=$(command -v cargo || ls "${CARGO_HOME:-$HOME/.cargo}/bin/cargo" 2>/dev/null || true)
+  if [ -z "$cargo" ]; then
+    echo "deps.sh: no cargo here: cannot install pgxn_meta (the pgxn suite will say it cannot run)"
+    return 0
+  fi
+  echo "== deps.sh: building pgxn_meta 0.7.0 with cargo (once; 2 to 4 minutes)"
+  if ! as_root "$cargo" install --quiet --locked --root /usr/local pgxn_meta@0.7.0 >/tmp/walload-deps-cargo.log 2>&1; then
+    tail -20 /tmp/walload-deps-cargo.log >&2
+    echo "deps.sh: cargo install pgxn_meta failed (the pgxn suite will say it cannot run)"
+  fi
+}
 
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 
@@ -52,6 +84,7 @@ for p in $optional; do installed "$p" || missing_opt="$missing_opt $p"; done
 # optional packages missing alone: try them once per machine, not on every run
 stamp=/var/tmp/walload-deps-optional-tried
 if [ -z "$missing" ] && { [ -z "$missing_opt" ] || [ -e "$stamp" ]; }; then
+  $want_pgxn_meta && install_pgxn_meta
   exit 0
 fi
 
@@ -87,4 +120,5 @@ if [ -n "$missing_opt" ]; then
   fi
   as_root touch "$stamp" 2>/dev/null || true
 fi
+$want_pgxn_meta && install_pgxn_meta
 exit 0

@@ -14,8 +14,19 @@
 # 6. PostgreSQL's own regression suite with walload preloaded, compared with
 #    the same suite without it (test/core-regress.sh, prove; ~1 minute)
 # 7. the uprobe oracle (test/oracle/run.sh, prove), when it is there
-# 8. the same suites on PostgreSQL 16, 17, 18 and 19 (scripts/matrix/run.sh)
-# 9. "N passed, N failed" (test files and suites); exit status 1 if any failed
+# 8. how users get and watch walload, on the host only (not in the matrix
+#    chroots), each a TAP script run with prove:
+#    package   the Debian packages: dpkg-buildpackage, lintian, dpkg -i, the
+#              autopkgtest, a smoke load (test/package.sh)
+#    pgxn      META.json against PGXN's validator, CHANGELOG.md, make dist
+#              (test/pgxn.sh)
+#    exporter  prometheus-postgres-exporter with prometheus/walload_queries.yaml,
+#              scraped by Prometheus: the values equal the views'
+#              (test/exporter.py)
+#    timeline  scripts/timeline.py on the demo's load, in headless Chromium
+#              (test/timeline.py)
+# 9. the same suites on PostgreSQL 16, 17, 18 and 19 (scripts/matrix/run.sh)
+# 10. "N passed, N failed" (test files and suites); exit status 1 if any failed
 #
 # Every cluster is a throwaway one: initdb in a temporary directory, owned by
 # the postgres OS user when run as root, reached only through a Unix socket in
@@ -26,7 +37,8 @@
 #
 # Environment:
 #   PG_CONFIG           default /usr/lib/postgresql/15/bin/pg_config
-#   WALLOAD_TESTS       which suites, default "layers regress pgtap tap core oracle matrix"
+#   WALLOAD_TESTS       which suites, default "layers regress pgtap tap core
+#                       oracle package pgxn exporter timeline matrix"
 #   WALLOAD_KEEP=1      keep the temporary directory (clusters, logs)
 #   WALLOAD_NO_MATRIX=1 only the host's version: skip 16, 17, 18 and 19, which
 #                       scripts/matrix/run.sh runs in Debian chroots (about
@@ -43,7 +55,10 @@ umask 022
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$here" || exit 1
 export PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
-suites=${WALLOAD_TESTS:-layers regress pgtap tap core oracle matrix}
+suites=${WALLOAD_TESTS:-layers regress pgtap tap core oracle package pgxn exporter timeline matrix}
+# suites of the host's Debian system: not run in the matrix chroots, which
+# set WALLOAD_IN_MATRIX
+host_only="package pgxn exporter timeline"
 limit=${WALLOAD_TIMEOUT:-900}
 ci=false; [ "${CI:-}" = true ] && ci=true
 
@@ -71,7 +86,14 @@ summary() {
   [ "$failed" -eq 0 ]
   exit $?
 }
-wants() { case " $suites " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+wants() {
+  case " $suites " in *" $1 "*) ;; *) return 1 ;; esac
+  if [ -n "${WALLOAD_IN_MATRIX:-}" ]; then
+    case " $host_only " in *" $1 "*) return 1 ;; esac
+  fi
+  return 0
+}
+[ -n "${WALLOAD_IN_MATRIX:-}" ] && echo "note: $host_only run on the host only, not here (PostgreSQL ${WALLOAD_IN_MATRIX} in a chroot)"
 
 if [ "$(id -u)" = 0 ]; then
   as_root() { "$@"; }
@@ -83,7 +105,10 @@ fi
 
 # ------------------------------------------------------------ 1. dependencies
 banner "dependencies (scripts/deps.sh)"
-if bash scripts/deps.sh; then echo "all present"; else fail "dependencies"; summary; fi
+# what the host-only suites need too, for those that will run
+deps_suites=""
+for s in $host_only; do wants "$s" && deps_suites="$deps_suites $s"; done
+if WALLOAD_DEPS_SUITES="$deps_suites" bash scripts/deps.sh; then echo "all present"; else fail "dependencies"; summary; fi
 if ! major=$("$PG_CONFIG" --version 2>/dev/null | sed -nE 's/^PostgreSQL ([0-9]+).*/\1/p') || [ -z "$major" ]; then
   fail "dependencies" "no usable pg_config at $PG_CONFIG"; summary
 fi
@@ -328,6 +353,38 @@ if wants oracle; then
     cannot_run "uprobe oracle" "test/oracle/run.sh does not exist"
   else
     tap_suite "uprobe oracle" timeout "$((4 * limit))" prove -v --exec bash test/oracle/run.sh
+  fi
+fi
+
+# ------------------------------------------- 8. packages, PGXN, metrics, picture
+# Each bounded by WALLOAD_TIMEOUT or less; together about 2 minutes.
+short=$((limit < 300 ? limit : 300))
+if wants package; then
+  banner "Debian packages: dpkg-buildpackage, lintian, dpkg -i, autopkgtest, smoke load (test/package.sh)"
+  if [ "$(id -u)" != 0 ]; then
+    cannot_run "package" "needs root (dpkg -i)"
+  else
+    tap_suite "package" timeout "$((limit < 600 ? limit : 600))" prove -v --exec bash test/package.sh
+  fi
+fi
+if wants pgxn; then
+  banner "PGXN: META.json, CHANGELOG.md, make dist (test/pgxn.sh)"
+  tap_suite "pgxn" timeout "$short" prove -v --exec bash test/pgxn.sh
+fi
+if wants exporter; then
+  banner "Prometheus: prometheus-postgres-exporter and prometheus (test/exporter.py)"
+  if [ "$(id -u)" != 0 ]; then
+    cannot_run "exporter" "needs root (its cluster runs as the postgres OS user)"
+  else
+    tap_suite "exporter" timeout "$short" prove -v --exec python3 test/exporter.py
+  fi
+fi
+if wants timeline; then
+  banner "the timeline of the demo's load in headless Chromium (test/timeline.py)"
+  if [ "$(id -u)" != 0 ]; then
+    cannot_run "timeline" "needs root (scripts/demo.sh, pg_virtualenv)"
+  else
+    tap_suite "timeline" timeout "$short" prove -v --exec python3 test/timeline.py
   fi
 fi
 

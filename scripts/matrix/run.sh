@@ -21,6 +21,8 @@
 #
 # WALLOAD_TESTS (which suites, see scripts/test.sh) is passed on to the
 # scripts/test.sh run inside; the build and the smoke test always run.
+# WALLOAD_IN_MATRIX tells it that it runs in a chroot: the suites of the
+# host's Debian system (packages, PGXN, exporter, timeline) are left out.
 #
 # Prints TAP ("ok N - 17: pg_regress ...") and ends with "N passed, N failed";
 # exits non-zero when anything failed.  Full logs: $WALLOAD_MATRIX_DIR/logs/.
@@ -263,7 +265,7 @@ for v in $versions; do
   # 16's contrib modules that use libpq (dblink) need the wheel's libpq 16,
   # not bookworm's 15 that the dynamic linker finds first
   ldpath=""; [ "$v" = 16 ] && ldpath=/usr/lib/postgresql/16/lib
-  in_chroot "$root" env WALLOAD_NO_MATRIX=1 WALLOAD_MATRIX= WALLOAD_CORE_REGRESS="${WALLOAD_CORE_REGRESS:-}" \
+  in_chroot "$root" env WALLOAD_NO_MATRIX=1 WALLOAD_MATRIX= WALLOAD_IN_MATRIX="$v" WALLOAD_CORE_REGRESS="${WALLOAD_CORE_REGRESS:-}" \
     ${ldpath:+LD_LIBRARY_PATH=$ldpath} \
     WALLOAD_TESTS="${WALLOAD_TESTS:-}" \
     APT_OPTS="$apt_opts" PG_CONFIG="$pg_config" \

@@ -1,0 +1,346 @@
+#!/usr/bin/env python3
+"""walload's metrics through the real prometheus-postgres-exporter, scraped by
+the real Prometheus server.  Prints TAP; scripts/test.sh runs it with prove
+(suite "exporter").  Needs root (the cluster runs as the postgres OS user).
+
+A throwaway cluster (wal_level=minimal, walload preloaded); the exporter with
+prometheus/walload_queries.yaml; Prometheus with a configuration written here
+(scrape every second, prometheus/walload_alerts.yml as rules).  A load as role
+"loader" in database "app" (CREATE TABLE + COPY of 100,000 rows in one
+transaction, an INSERT, a COPY that fails, DROP TABLE) and one as postgres.
+Then, through Prometheus' HTTP API, at the first scrape after the load:
+
+ - the walload series are exactly those the views give (walload_info,
+   walload_stats grouped by database, role, command and nesting level,
+   walload_xacts of the last 5 minutes), each value equal to the view's
+ - the scans of the load are there (kind flush_pending = 1, drop_pending = 2)
+   and those it did not do are 0 or absent (kind db, command VACUUM)
+ - no label carries a query text or a query id
+ - the alerting rules are loaded and healthy, and none fires
+ - after walload_reset(), the next scrape has the counters at 0 and no
+   statement series
+Ports: WALLOAD_EXPORTER_PORT (default 5604) and the next one (Prometheus).
+Every wait polls with a deadline.
+"""
+import json, math, os, shutil, subprocess, sys, tempfile, time, urllib.parse, urllib.request
+
+here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+queries = os.path.join(here, "prometheus", "walload_queries.yaml")
+alerts = os.path.join(here, "prometheus", "walload_alerts.yml")
+eport = int(os.environ.get("WALLOAD_EXPORTER_PORT", "5604"))
+pport = eport + 1
+pgconfig = os.environ.get("PG_CONFIG", "/usr/lib/postgresql/15/bin/pg_config")
+
+n = 0
+failures = 0
+
+
+def ok(cond, what, diag=None):
+    global n, failures
+    n += 1
+    print(("ok %d - %s" if cond else "not ok %d - %s") % (n, what), flush=True)
+    if not cond:
+        failures += 1
+        if diag:
+            for line in str(diag).splitlines():
+                print("#   " + line)
+    return cond
+
+
+def finish():
+    print("1..%d" % n)
+    sys.exit(1 if failures else 0)
+
+
+def skip(why):
+    print("1..0 # SKIP " + why)
+    sys.exit(0)
+
+
+if os.geteuid() != 0:
+    skip("needs root (the cluster runs as the postgres OS user)")
+for prog in ("prometheus", "prometheus-postgres-exporter", "promtool"):
+    if not shutil.which(prog):
+        skip(prog + " is not installed (scripts/deps.sh)")
+
+bindir = subprocess.run([pgconfig, "--bindir"], capture_output=True, text=True, check=True).stdout.strip()
+tmp = tempfile.mkdtemp(prefix="walload-exporter.")
+os.chmod(tmp, 0o755)
+sock = os.path.join(tmp, "pg")
+os.mkdir(sock)
+shutil.chown(sock, "postgres")
+pgdata = os.path.join(sock, "data")
+procs = []
+
+
+def cleanup():
+    for p in procs:
+        if p.poll() is None:
+            p.terminate()
+            try:
+                p.wait(10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+    if os.path.exists(os.path.join(pgdata, "postmaster.pid")):
+        subprocess.run(["runuser", "-u", "postgres", "--", bindir + "/pg_ctl", "-D", pgdata,
+                        "-m", "immediate", "-w", "stop"], capture_output=True)
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+def as_pg(*args, **kw):
+    return subprocess.run(["runuser", "-u", "postgres", "--"] + list(args), capture_output=True, text=True, **kw)
+
+
+def psql(sql, db="postgres", user="postgres", stdin=None):
+    r = subprocess.run([bindir + "/psql", "-X", "-q", "-At", "-F", "\t", "-v", "ON_ERROR_STOP=1",
+                        "-h", sock, "-U", user, "-d", db, "-c", sql] if stdin is None else
+                       [bindir + "/psql", "-X", "-q", "-At", "-h", sock, "-U", user, "-d", db],
+                       input=stdin, capture_output=True, text=True, timeout=120)
+    return r
+
+
+def rows(sql, db="postgres"):
+    r = psql(sql, db)
+    if r.returncode != 0:
+        raise RuntimeError(r.stderr)
+    return [line.split("\t") for line in r.stdout.splitlines() if line != ""]
+
+
+def http_get(url, timeout=5):
+    with urllib.request.urlopen(url, timeout=timeout) as f:
+        return f.read().decode()
+
+
+def prom(path, **params):
+    url = "http://127.0.0.1:%d/api/v1/%s" % (pport, path)
+    if params:
+        url += "?" + urllib.parse.urlencode(params)
+    d = json.loads(http_get(url))
+    if d.get("status") != "success":
+        raise RuntimeError(d)
+    return d["data"]
+
+
+def poll(what, fn, deadline_s):
+    """call fn until it returns a true value or the deadline passes"""
+    end = time.monotonic() + deadline_s
+    last = None
+    while time.monotonic() < end:
+        try:
+            v = fn()
+            if v:
+                return v
+            last = v
+        except Exception as e:  # not up yet
+            last = e
+        time.sleep(0.2)
+    raise TimeoutError("%s: not within %d s (%s)" % (what, deadline_s, last))
+
+
+try:
+    # ------------------------------------------------------------ cluster
+    r = as_pg(bindir + "/initdb", "-D", pgdata, "-U", "postgres", "-A", "trust", "--no-sync", "-E", "UTF8", "--locale=C")
+    if not ok(r.returncode == 0, "initdb", r.stdout + r.stderr):
+        finish()
+    with open(os.path.join(pgdata, "postgresql.conf"), "a") as f:
+        f.write("listen_addresses = ''\nunix_socket_directories = '%s'\n"
+                "shared_preload_libraries = 'walload'\nwal_level = minimal\nmax_wal_senders = 0\n"
+                "autovacuum = off\n" % sock)
+    r = as_pg(bindir + "/pg_ctl", "-D", pgdata, "-l", os.path.join(sock, "server.log"), "-w", "-t", "60", "start")
+    if not ok(r.returncode == 0, "the cluster starts with walload preloaded", r.stdout + r.stderr):
+        finish()
+    setup = psql(None, stdin="\\set ON_ERROR_STOP 1\nCREATE EXTENSION walload;\nCREATE ROLE loader LOGIN;\n"
+                 "CREATE DATABASE app OWNER loader;\n")
+    setup2 = psql(None, db="app", stdin="\\set ON_ERROR_STOP 1\nCREATE EXTENSION walload;\nSELECT walload_reset();\n")
+    ok(setup.returncode == 0 and setup2.returncode == 0, "CREATE EXTENSION walload in postgres and app; role loader",
+       setup.stderr + setup2.stderr)
+
+    # ----------------------------------------------------- exporter, Prometheus
+    elog = open(os.path.join(tmp, "exporter.log"), "w")
+    env = dict(os.environ, DATA_SOURCE_NAME="host=%s user=postgres dbname=postgres sslmode=disable" % sock)
+    procs.append(subprocess.Popen(["prometheus-postgres-exporter", "--web.listen-address=127.0.0.1:%d" % eport,
+                                   "--extend.query-path=" + queries, "--disable-default-metrics",
+                                   "--disable-settings-metrics", "--log.level=warn"],
+                                  env=env, stdout=elog, stderr=subprocess.STDOUT))
+    try:
+        text = poll("the exporter serves /metrics", lambda: (lambda t: t if "walload_xacts_recorded_total" in t else None)(
+            http_get("http://127.0.0.1:%d/metrics" % eport)), 30)
+        ok(True, "prometheus-postgres-exporter serves walload's metrics on 127.0.0.1:%d" % eport)
+        load_err = [l for l in text.splitlines() if l.startswith("pg_exporter_user_queries_load_error")]
+        ok(load_err and all(l.endswith(" 0") for l in load_err), "the exporter loaded the queries file without error",
+           "\n".join(load_err))
+        ok("pg_exporter_last_scrape_error 0" in text, "the exporter's last scrape of PostgreSQL had no error",
+           open(os.path.join(tmp, "exporter.log")).read())
+    except TimeoutError as e:
+        ok(False, "prometheus-postgres-exporter serves walload's metrics", str(e) + "\n" + open(os.path.join(tmp, "exporter.log")).read())
+        finish()
+
+    r = subprocess.run(["promtool", "check", "rules", alerts], capture_output=True, text=True)
+    ok(r.returncode == 0, "promtool check rules prometheus/walload_alerts.yml", r.stdout + r.stderr)
+    conf = os.path.join(tmp, "prometheus.yml")
+    with open(conf, "w") as f:
+        f.write("""global:
+  scrape_interval: 1s
+  evaluation_interval: 1s
+rule_files:
+  - %s
+scrape_configs:
+  - job_name: walload
+    static_configs:
+      - targets: ['127.0.0.1:%d']
+""" % (alerts, eport))
+    plog = open(os.path.join(tmp, "prometheus.log"), "w")
+    procs.append(subprocess.Popen(["prometheus", "--config.file=" + conf, "--storage.tsdb.path=" + os.path.join(tmp, "tsdb"),
+                                   "--web.listen-address=127.0.0.1:%d" % pport, "--log.level=warn"],
+                                  stdout=plog, stderr=subprocess.STDOUT))
+    try:
+        poll("Prometheus is ready", lambda: "Ready" in http_get("http://127.0.0.1:%d/-/ready" % pport), 60)
+        poll("the target is up", lambda: any(t["health"] == "up" for t in prom("targets")["activeTargets"]), 30)
+        ok(True, "Prometheus scrapes the exporter (target up)")
+    except TimeoutError as e:
+        ok(False, "Prometheus scrapes the exporter", str(e) + "\n" + open(os.path.join(tmp, "prometheus.log")).read())
+        finish()
+
+    # --------------------------------------------------------------- the load
+    data = "".join("%d\tpayload of row %d, padded to some length\n" % (i, i) for i in range(1, 100001))
+    steps = [
+        ("app", "loader", "BEGIN;\nCREATE TABLE t (id int, payload text);\nCOPY t FROM STDIN;\n" + data + "\\.\nCOMMIT;\n"),
+        ("app", "loader", "INSERT INTO t SELECT g, 'more' FROM generate_series(1, 1000) g;\n"),
+        ("app", "loader", "CREATE TABLE u (i int);\n"),
+        ("app", "loader", "COPY u FROM STDIN;\nnot a number\n\\.\n"),
+        ("app", "loader", "DROP TABLE t;\nDROP TABLE u;\n"),
+        ("postgres", "postgres", "CREATE TABLE p (i int);\nINSERT INTO p VALUES (1);\n"),
+    ]
+    os.environ["PGAPPNAME"] = "walload-load"
+    for db, user, script in steps:
+        psql(None, db=db, user=user, stdin=script)
+    del os.environ["PGAPPNAME"]
+    # a backend stores at its commit only what it can without waiting for
+    # walload's lock (which the exporter's reads may hold), the rest at its
+    # exit: wait until the load's backends are gone, so that the next scrape
+    # sees all of it
+    poll("the load's backends exit", lambda: rows(
+        "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'walload-load'") == [["0"]], 30)
+    t_load = time.time()
+
+    def scraped_after(t):
+        res = prom("query", query="timestamp(walload_xacts_recorded_total)")["result"]
+        return res and float(res[0]["value"][1]) > t and float(res[0]["value"][1])
+
+    t_scrape = poll("a scrape after the load", lambda: scraped_after(t_load), 60)
+    series = prom("query", query='{__name__=~"walload_.+"}', time="%.3f" % t_scrape)["result"]
+    got = {}
+    labelnames = set()
+    for s in series:
+        m = dict(s["metric"])
+        name = m.pop("__name__")
+        for k in ("instance", "job", "server"):
+            m.pop(k, None)
+        labelnames |= set(m)
+        got[(name, tuple(sorted(m.items())))] = float(s["value"][1])
+
+    # what the exporter serves for this load, for the log (docs/monitoring.md shows it)
+    for line in http_get("http://127.0.0.1:%d/metrics" % eport).splitlines():
+        if line.startswith("walload_"):
+            print("# metrics: " + line)
+
+    # -------------------------------------------------- what the views say
+    exp = {}
+    info = rows("SELECT xacts_recorded, xacts_overwritten, statements_recorded, statements_overwritten, stats_entries,"
+                " stats_evicted, full_scans, scanned_buffers, lock_waits, lock_wait_ms, scan_ns_per_buffer, shmem_bytes,"
+                " extract(epoch FROM stats_reset), scans_flush_rel, scans_flush_pending, scans_drop_rel,"
+                " scans_drop_pending, scans_db FROM walload_info")[0]
+    f = [float(v) for v in info]
+    for i, name in enumerate(["xacts_recorded_total", "xacts_overwritten_total", "statements_recorded_total",
+                              "statements_overwritten_total", "stats_entries", "stats_evicted_total", "full_scans_total",
+                              "scanned_buffers_total", "lock_waits_total"]):
+        exp[("walload_" + name, ())] = f[i]
+    exp[("walload_lock_wait_seconds_total", ())] = f[9] / 1000
+    exp[("walload_scan_seconds_per_buffer", ())] = f[10] / 1e9
+    exp[("walload_shmem_bytes", ())] = f[11]
+    exp[("walload_stats_reset_timestamp_seconds", ())] = f[12]
+    for kind, v in zip(["flush_rel", "flush_pending", "drop_rel", "drop_pending", "db"], f[13:18]):
+        exp[("walload_scans_total", (("kind", kind),))] = v
+
+    stats = {}
+    for d, u, c, top, calls, errors, ms, nrows, wal, scans, scan_ms in rows(
+            "SELECT d.datname, r.rolname, s.command, s.toplevel, s.calls, s.errors, s.total_ms, s.rows, s.wal_bytes,"
+            " s.full_scans, s.est_scan_ms FROM walload_stats s JOIN pg_database d ON d.oid = s.dbid"
+            " JOIN pg_roles r ON r.oid = s.userid"):
+        key = (("command", c), ("datname", d), ("toplevel", "true" if top == "t" else "false"), ("usename", u))
+        a = stats.setdefault(key, [0.0] * 7)
+        for j, v in enumerate([calls, errors, ms, nrows, wal, scans, scan_ms]):
+            a[j] += float(v)
+    for key, a in stats.items():
+        for j, name in enumerate(["calls_total", "errors_total", "seconds_total", "rows_total", "wal_bytes_total",
+                                  "full_scans_total", "scan_seconds_total"]):
+            exp[("walload_statements_" + name, key)] = a[j] / 1000 if name in ("seconds_total", "scan_seconds_total") else a[j]
+
+    recent = {}
+    for d, u, o, total, commit, sync, scan_ms, scans in rows(
+            "SELECT d.datname, r.rolname, x.outcome, x.total_ms, x.commit_ms, x.commit_sync_ms, x.est_scan_ms, x.full_scans"
+            " FROM walload_xacts x JOIN pg_database d ON d.oid = x.dbid JOIN pg_roles r ON r.oid = x.userid"
+            " WHERE x.xact_end > now() - interval '5 minutes'"):
+        recent.setdefault((("datname", d), ("outcome", o), ("usename", u)), []).append(
+            [float(total), float(commit), float(sync), float(scan_ms), float(scans)])
+    for key, xs in recent.items():
+        exp[("walload_recent_xacts", key)] = len(xs)
+        exp[("walload_recent_xact_seconds_max", key)] = max(x[0] for x in xs) / 1000
+        exp[("walload_recent_commit_seconds_max", key)] = max(x[1] for x in xs) / 1000
+        exp[("walload_recent_commit_seconds_sum", key)] = sum(x[1] for x in xs) / 1000
+        exp[("walload_recent_commit_sync_seconds_max", key)] = max(x[2] for x in xs) / 1000
+        exp[("walload_recent_scan_seconds_max", key)] = max(x[3] for x in xs) / 1000
+        exp[("walload_recent_full_scans", key)] = sum(x[4] for x in xs)
+
+    # ------------------------------------------------------------ compare
+    def fmt(keys):
+        return "\n".join("%s{%s}" % (k[0], ",".join("%s=%s" % kv for kv in k[1])) for k in sorted(keys))
+
+    ok(set(got) == set(exp), "Prometheus has exactly the walload series the views give (%d series)" % len(exp),
+       "missing in Prometheus:\n" + fmt(set(exp) - set(got)) + "\nnot from the views:\n" + fmt(set(got) - set(exp)))
+    bad = [(k, exp[k], got[k]) for k in sorted(set(exp) & set(got))
+           if not math.isclose(exp[k], got[k], rel_tol=1e-9, abs_tol=1e-12)]
+    ok(not bad, "every value in Prometheus equals the view's (%d compared)" % len(set(exp) & set(got)),
+       "\n".join("%s: view %r, Prometheus %r" % (fmt([k]), e, g) for k, e, g in bad))
+
+    def g(name, **labels):
+        return got.get((name, tuple(sorted(labels.items()))))
+
+    ok(g("walload_scans_total", kind="flush_pending") == 1, "the load's commit-time sync: walload_scans_total{kind=\"flush_pending\"} = 1",
+       g("walload_scans_total", kind="flush_pending"))
+    ok(g("walload_scans_total", kind="drop_pending") == 2, "the two DROP TABLEs: walload_scans_total{kind=\"drop_pending\"} = 2",
+       g("walload_scans_total", kind="drop_pending"))
+    ok(g("walload_scans_total", kind="db") == 0, "no DROP DATABASE: walload_scans_total{kind=\"db\"} = 0",
+       g("walload_scans_total", kind="db"))
+    ok(g("walload_statements_calls_total", datname="app", usename="loader", command="COPY", toplevel="true") == 2 and
+       g("walload_statements_errors_total", datname="app", usename="loader", command="COPY", toplevel="true") == 1,
+       "loader's COPYs in app: 2 calls, 1 error")
+    ok(g("walload_statements_calls_total", datname="postgres", usename="postgres", command="CREATE TABLE", toplevel="true") == 1,
+       "postgres' CREATE TABLE in postgres: 1 call, in a series of its own")
+    ok(not any(k[0] == "walload_statements_calls_total" and ("command", "VACUUM") in k[1] for k in got),
+       "no VACUUM ran: no series with command=\"VACUUM\"")
+    ok(labelnames <= {"kind", "datname", "usename", "command", "toplevel", "outcome"},
+       "labels are only kind, datname, usename, command, toplevel, outcome", sorted(labelnames))
+    values = {v for k in got for _, v in k[1]}
+    ok(not any("FROM" in v or "generate_series" in v or v.isdigit() for v in values),
+       "no label value is a query text or a query id", sorted(values))
+
+    rules = [r for grp in prom("rules")["groups"] for r in grp["rules"]]
+    ok(len(rules) == 4 and all(r["health"] == "ok" for r in rules),
+       "Prometheus loaded the 4 alerting rules, all healthy", json.dumps(rules)[:2000])
+    ok(prom("alerts")["alerts"] == [], "no alert fires for this small load", prom("alerts"))
+
+    # ------------------------------------------------- after walload_reset()
+    psql("SELECT walload_reset()")
+    t_reset = time.time()
+    t2 = poll("a scrape after walload_reset()", lambda: scraped_after(t_reset), 60)
+    after = prom("query", query='{__name__=~"walload_(xacts_recorded|full_scans|statements_calls)_total"}', time="%.3f" % t2)["result"]
+    names = sorted((s["metric"]["__name__"], s["value"][1]) for s in after)
+    ok(names == [("walload_full_scans_total", "0"), ("walload_xacts_recorded_total", "0")],
+       "after walload_reset(): counters at 0, no walload_statements_* series", names)
+except Exception as e:  # an unexpected failure is a failed test, with its cause
+    import traceback
+    ok(False, "the test ran to its end", traceback.format_exc())
+finally:
+    cleanup()
+finish()

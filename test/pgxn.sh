@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# The PGXN release: META.json, CHANGELOG.md, make dist.  Prints TAP;
+# scripts/test.sh runs it with prove (suite "pgxn").
+#
+#  1. META.json is valid for PGXN's validator (pgxn_meta, the PGXN project's
+#     own, which checks the meta spec's JSON schemas; scripts/deps.sh
+#     installs it with cargo); copies with no license, or a version that is
+#     not semver, must be rejected by it
+#  2. META.json's version and provides.walload.version are walload.control's
+#     default_version as semver (1.2 -> 1.2.0); provides.walload.file and
+#     docfile exist
+#  3. CHANGELOG.md has one "## X.Y" section per extension version
+#     (walload--X.Y.sql and the targets of walload--A--B.sql), newest first,
+#     the first being default_version; a copy missing a section must fail
+#     the same check
+#  4. make dist writes walload-VERSION.zip of HEAD under walload-VERSION/,
+#     with META.json (valid), the control file and every DATA script, and
+#     nothing export-ignored
+set -uo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$here" || exit 1
+n=0; failures=0
+ok()    { n=$((n + 1)); echo "ok $n - $*"; }
+notok() { n=$((n + 1)); echo "not ok $n - $*"; failures=$((failures + 1)); }
+check() {  # check DESCRIPTION EXPECTED ACTUAL
+  if [ "$2" = "$3" ]; then ok "$1"; else notok "$1"; echo "#   expected: $2"; echo "#   got:      $3"; fi
+}
+diag()  { sed 's/^/#   /'; }
+
+validator=$(command -v pgxn_meta || true)
+[ -n "$validator" ] || { echo "1..0 # SKIP the PGXN validator pgxn_meta is not installed (scripts/deps.sh installs it with cargo)"; exit 0; }
+command -v unzip >/dev/null || { echo "1..0 # SKIP unzip is not installed"; exit 0; }
+tmp=$(mktemp -d /tmp/walload-pgxn.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+echo "# validator: $validator ($("$validator" --version 2>&1))"
+
+# ---------------------------------------------------------------- 1. valid
+out=$("$validator" META.json 2>&1); rc=$?
+check "pgxn_meta: META.json is OK" "0|META.json is OK" "$rc|$out"
+meta() { python3 -c 'import json, sys; m = json.load(open(sys.argv[1])); exec(sys.argv[2])' "$@"; }
+meta META.json 'del m["license"]; json.dump(m, open(sys.argv[3], "w"))' "$tmp/nolicense.json"
+out=$("$validator" "$tmp/nolicense.json" 2>&1); rc=$?
+if [ "$rc" -ne 0 ] && grep -q "missing properties 'license'" <<<"$out"; then
+  ok "pgxn_meta rejects a META.json without a license"
+else
+  notok "pgxn_meta rejects a META.json without a license"; diag <<<"$out"
+fi
+meta META.json 'm["version"] = "1.2"; json.dump(m, open(sys.argv[3], "w"))' "$tmp/badversion.json"
+out=$("$validator" "$tmp/badversion.json" 2>&1); rc=$?
+if [ "$rc" -ne 0 ] && grep -q "/version" <<<"$out"; then
+  ok "pgxn_meta rejects a version that is not semver (1.2)"
+else
+  notok "pgxn_meta rejects a version that is not semver (1.2)"; diag <<<"$out"
+fi
+
+# --------------------------------------------------------- 2. the versions
+extver=$(sed -nE "s/^default_version *= *'([^']*)'.*/\1/p" walload.control)
+check "META.json version is default_version $extver as semver" "$extver.0" "$(meta META.json 'print(m["version"])')"
+check "META.json provides walload $extver.0" "$extver.0" "$(meta META.json 'print(m["provides"]["walload"]["version"])')"
+for k in file docfile; do
+  f=$(meta META.json "print(m['provides']['walload']['$k'])")
+  if [ -f "$f" ]; then ok "provides.walload.$k $f exists"; else notok "provides.walload.$k $f exists"; fi
+done
+
+# ---------------------------------------------------------- 3. CHANGELOG.md
+# the versions the install scripts define, newest first
+versions=$(ls walload--*.sql | sed -E 's/^walload--(.*)\.sql$/\1/; s/^.*--//' | sort -t. -k1,1nr -k2,2nr -u | tr '\n' ' ')
+echo "# versions of the install and update scripts: $versions"
+changelog_versions() { sed -nE 's/^## ([0-9][0-9.]*)( .*)?$/\1/p' "$1" | tr '\n' ' '; }
+check "CHANGELOG.md: one section per extension version, newest first" "$versions" "$(changelog_versions CHANGELOG.md)"
+check "CHANGELOG.md: the first section is default_version" "$extver" "$(changelog_versions CHANGELOG.md | cut -d' ' -f1)"
+sed '/^## 1\.1 /,/^## 1\.0 /{/^## 1\.0 /!d}' CHANGELOG.md >"$tmp/CHANGELOG.md"
+if [ "$(changelog_versions "$tmp/CHANGELOG.md")" != "$versions" ]; then
+  ok "the same check fails for a CHANGELOG.md without the 1.1 section ($(changelog_versions "$tmp/CHANGELOG.md"))"
+else
+  notok "the same check fails for a CHANGELOG.md without the 1.1 section"
+fi
+
+# ----------------------------------------------------------------- 4. dist
+if ! git rev-parse --git-dir >/dev/null 2>&1; then
+  notok "make dist needs a git checkout"
+else
+  PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
+  if make -s -C "$tmp" -f "$here/Makefile" srcdir="$here" PG_CONFIG="$PG_CONFIG" dist >"$tmp/dist.log" 2>&1 &&
+     [ -f "$tmp/walload-$extver.0.zip" ]; then
+    ok "make dist writes walload-$extver.0.zip"
+    zip="$tmp/walload-$extver.0.zip"
+    unzip -Z1 "$zip" | LC_ALL=C sort >"$tmp/zip.list"
+    check "every file is under walload-$extver.0/" "0" "$(grep -vc "^walload-$extver.0/" "$tmp/zip.list")"
+    want="META.json walload.control Makefile CHANGELOG.md README.md $(sed -nE 's/^DATA *= *//p' Makefile)"
+    missing=""
+    for f in $want; do grep -qxF "walload-$extver.0/$f" "$tmp/zip.list" || missing="$missing $f"; done
+    check "the zip has META.json, the control file, every DATA script, Makefile, CHANGELOG.md, README.md" "" "$missing"
+    check "the zip has the files of HEAD, less the export-ignored ones" \
+      "$(git ls-tree -r --name-only HEAD | grep -vxE '\.gitattributes|\.gitignore|\.ci/.*' | LC_ALL=C sort)" \
+      "$(grep -v '/$' "$tmp/zip.list" | sed "s|^walload-$extver.0/||" | LC_ALL=C sort)"
+    unzip -q -d "$tmp/x" "$zip" "walload-$extver.0/META.json"
+    out=$("$validator" "$tmp/x/walload-$extver.0/META.json" 2>&1); rc=$?
+    check "the zip's META.json is valid" "0" "$rc"
+  else
+    notok "make dist writes walload-$extver.0.zip"; diag <"$tmp/dist.log"
+  fi
+fi
+echo "1..$n"
+[ "$failures" -eq 0 ]

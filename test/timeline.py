@@ -1,0 +1,248 @@
+#!/usr/bin/env python3
+"""scripts/timeline.py on the demo's load, rendered by headless Chromium.
+Prints TAP; scripts/test.sh runs it with prove (suite "timeline").  Needs
+root (scripts/demo.sh installs walload and runs pg_virtualenv).
+
+scripts/demo.sh runs the demo's load with WALLOAD_DEMO_TIMELINE set: it
+prints walload_xacts and walload_diagnose() as always, then draws the load
+from the live sandbox server (libpq's environment) and saves the snapshot.
+Chromium renders the page (--dump-dom, --screenshot), and:
+
+ - statement bars = the statements of the demo's walload_xacts table (its
+   "stmts" column, added up), COPY bars = the COPY calls of its walload_stats
+ - scan marks = its "full_scans" column, transaction by transaction: k marks
+   for a transaction with k scans, none for one with 0 (load 1's big
+   transaction)
+ - one lane per backend, one commit phase (sync + cleanup) per transaction,
+   one finding per walload_diagnose() record, hover text with the statement
+ - the page from the saved snapshot is the same, byte for byte
+ - the screenshot has the colours of COPY bars and of scan marks; the page
+   of an empty snapshot has no scan mark, in its DOM or in its screenshot
+Environment: WALLOAD_TIMELINE_PORT (default 5606), the sandbox cluster's TCP
+port; WALLOAD_TIMELINE_SCREENSHOT=path keeps the screenshot there.
+"""
+import html.parser, json, os, re, shutil, struct, subprocess, sys, tempfile, zlib
+
+here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+port = os.environ.get("WALLOAD_TIMELINE_PORT", "5606")
+n = 0
+failures = 0
+
+
+def ok(cond, what, diag=None):
+    global n, failures
+    n += 1
+    print(("ok %d - %s" if cond else "not ok %d - %s") % (n, what), flush=True)
+    if not cond:
+        failures += 1
+        if diag is not None:
+            for line in str(diag).splitlines()[-40:]:
+                print("#   " + line)
+    return cond
+
+
+def finish():
+    print("1..%d" % n)
+    sys.exit(1 if failures else 0)
+
+
+if os.geteuid() != 0:
+    print("1..0 # SKIP needs root (scripts/demo.sh installs walload, pg_virtualenv)")
+    sys.exit(0)
+chromium = shutil.which("chromium")
+if not chromium:
+    print("1..0 # SKIP chromium is not installed (scripts/deps.sh)")
+    sys.exit(0)
+
+tmp = tempfile.mkdtemp(prefix="walload-timeline.")
+os.chmod(tmp, 0o755)
+
+
+def chrome(*args):
+    return subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                           "--user-data-dir=" + os.path.join(tmp, "chromium")] + list(args),
+                          capture_output=True, text=True, timeout=120)
+
+
+class Dom(html.parser.HTMLParser):
+    """the elements of the rendered page, with their attributes and texts"""
+
+    def __init__(self):
+        super().__init__()
+        self.elems = []  # (tag, attrs dict, title text)
+        self.stack = []
+
+    def handle_starttag(self, tag, attrs):
+        e = [tag, dict(attrs), ""]
+        self.elems.append(e)
+        if tag not in ("br", "meta", "img", "input", "hr", "link"):  # HTML's void elements
+            self.stack.append(e)
+
+    def handle_endtag(self, tag):
+        if any(e[0] == tag for e in self.stack):
+            while self.stack and self.stack.pop()[0] != tag:
+                pass
+
+    def handle_data(self, data):
+        if self.stack and self.stack[-1][0] == "title" and len(self.stack) > 1:
+            self.stack[-2][2] += data
+
+    def cls(self, c):
+        return [e for e in self.elems if c in (e[1].get("class") or "").split()]
+
+
+def png_pixels(path):
+    """(width, height, set of RGB colours) of an 8-bit RGB/RGBA PNG"""
+    data = open(path, "rb").read()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, idat, w = 8, b"", None
+    while pos < len(data):
+        ln, typ = struct.unpack(">I4s", data[pos:pos + 8])
+        chunk = data[pos + 8:pos + 8 + ln]
+        if typ == b"IHDR":
+            w, h, depth, ctype = struct.unpack(">IIBB", chunk[:10])
+        elif typ == b"IDAT":
+            idat += chunk
+        pos += 12 + ln
+    assert depth == 8 and ctype in (2, 6), (depth, ctype)
+    bpp = 3 if ctype == 2 else 4
+    raw = zlib.decompress(idat)
+    stride = w * bpp
+    prev = bytearray(stride)
+    colours = {}
+    i = 0
+    for _ in range(h):
+        f = raw[i]
+        line = bytearray(raw[i + 1:i + 1 + stride])
+        i += 1 + stride
+        for x in range(stride):
+            a = line[x - bpp] if x >= bpp else 0
+            b = prev[x]
+            c = prev[x - bpp] if x >= bpp else 0
+            if f == 1:
+                line[x] = (line[x] + a) & 255
+            elif f == 2:
+                line[x] = (line[x] + b) & 255
+            elif f == 3:
+                line[x] = (line[x] + ((a + b) >> 1)) & 255
+            elif f == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        for x in range(0, stride, bpp):
+            rgb = bytes(line[x:x + 3])
+            colours[rgb] = colours.get(rgb, 0) + 1
+        prev = line
+    return w, h, colours
+
+
+try:
+    # ------------------------------------------------------- the demo's load
+    page = os.path.join(tmp, "load.html")
+    env = dict(os.environ, NONROOT="1", PGPORT=port, WALLOAD_DEMO_TIMELINE=page)
+    r = subprocess.run(["bash", os.path.join(here, "scripts", "demo.sh")], env=env, capture_output=True, text=True,
+                       timeout=240)
+    demo = r.stdout
+    if not ok(r.returncode == 0 and os.path.exists(page),
+              "scripts/demo.sh with WALLOAD_DEMO_TIMELINE draws the load", demo + r.stderr):
+        finish()
+    print("# " + "\n# ".join(l for l in demo.splitlines() if l.startswith(("server:", "/"))))
+
+    # what the demo printed: walload_xacts' rows, walload_stats' COPY calls, the findings
+    xact_rows = {}
+    copy_calls = -1
+    section = None
+    for line in demo.splitlines():
+        if line.startswith("== "):
+            section = line
+        elif section and section.startswith("== walload_xacts") and re.match(r"^\s+\d+ \|", line):
+            cells = [c.strip() for c in line.split("|")]
+            xact_rows[cells[0]] = {"stmts": int(cells[2]), "full_scans": int(cells[10])}
+        elif section and section.startswith("== walload_stats") and line.strip().startswith("COPY "):
+            copy_calls = int(line.split("|")[1])
+    findings = len(re.findall(r"^-\[ RECORD \d+ \]", demo, re.M))
+    stmts = sum(x["stmts"] for x in xact_rows.values())
+    scans = sum(x["full_scans"] for x in xact_rows.values())
+    print("# the demo printed %d transactions, %d statements, %d full scans, %d COPY calls, %d findings"
+          % (len(xact_rows), stmts, scans, copy_calls, findings))
+    snap = json.load(open(os.path.join(tmp, "load.json")))
+
+    # ------------------------------------------------- rendered by Chromium
+    r = chrome("--dump-dom", "file://" + page)
+    dom = Dom()
+    dom.feed(r.stdout)
+    ok(r.returncode == 0 and "<svg" in r.stdout, "chromium --headless --dump-dom renders the page", r.stderr)
+    bars = dom.cls("stmt")
+    marks = dom.cls("scan")
+    ok(len(bars) == stmts and stmts > 0, "statement bars = statements in the demo's walload_xacts (%d)" % stmts, len(bars))
+    ok(len([b for b in bars if b[1].get("data-cmd") == "COPY"]) == copy_calls,
+       "COPY bars = COPY calls in the demo's walload_stats (%d)" % copy_calls)
+    ok(len(marks) == scans and scans > 0, "scan marks = full_scans in the demo's walload_xacts (%d)" % scans, len(marks))
+    per_xact = {}
+    for m in marks:
+        per_xact[m[1]["data-xact"]] = per_xact.get(m[1]["data-xact"], 0) + 1
+    wrong = {x: (v["full_scans"], per_xact.get(x, 0)) for x, v in xact_rows.items() if per_xact.get(x, 0) != v["full_scans"]}
+    ok(not wrong, "each transaction has as many scan marks as full scans", wrong)
+    no_scan = [x for x, v in xact_rows.items() if v["full_scans"] == 0]
+    ok(no_scan and all(per_xact.get(x, 0) == 0 for x in no_scan),
+       "no scan mark on the transaction(s) without a scan (%s)" % ", ".join(no_scan))
+    pids = {x["pid"] for x in snap["xacts"]}
+    ok(len(dom.cls("lane")) == len(pids) == 2, "one lane per backend (2: the demo's two psql sessions)", len(dom.cls("lane")))
+    commits = [x for x in snap["xacts"] if (x.get("commit_ms") or 0) > 0]
+    ok(len(dom.cls("commit-sync")) == len(dom.cls("commit-cleanup")) == len(commits) == len(xact_rows),
+       "one commit phase, sync and cleanup, per transaction (%d)" % len(commits))
+    ok(len(dom.cls("finding")) == findings and findings > 0,
+       "one finding beside the timeline per walload_diagnose() record (%d)" % findings, len(dom.cls("finding")))
+    copy_titles = [b[2] for b in bars if b[1].get("data-cmd") == "COPY"]
+    ok(copy_titles and all("COPY" in t and "FROM '" in t for t in copy_titles),
+       "each COPY bar's hover text (<title>) has its statement", copy_titles[:1])
+    ok(len(dom.cls("wal-line")) == 1, "the WAL line is drawn")
+    summary = dom.cls("meta")[0][1]
+    ok(summary.get("data-statements") == str(stmts) and summary.get("data-full-scans") == str(scans),
+       "the page's summary counts the same statements and scans", summary)
+
+    # ---------------------------------------------------- the saved snapshot
+    again = os.path.join(tmp, "again.html")
+    r = subprocess.run([sys.executable, os.path.join(here, "scripts", "timeline.py"), "--snapshot",
+                        os.path.join(tmp, "load.json"), "-o", again], capture_output=True, text=True)
+    ok(r.returncode == 0 and open(again).read() == open(page).read(),
+       "the page drawn from the saved snapshot is the same", r.stderr)
+
+    # ------------------------------------------------------------ screenshot
+    shot = os.path.join(tmp, "timeline.png")
+    r = chrome("--window-size=1900,1000", "--screenshot=" + shot, "file://" + page)
+    if ok(r.returncode == 0 and os.path.exists(shot), "chromium --headless --screenshot", r.stderr):
+        w, h, colours = png_pixels(shot)
+        copy_px = colours.get(bytes.fromhex("4e79a7"), 0)
+        scan_px = colours.get(bytes.fromhex("d62728"), 0)
+        if os.environ.get("WALLOAD_TIMELINE_SCREENSHOT"):
+            shutil.copy(shot, os.environ["WALLOAD_TIMELINE_SCREENSHOT"])
+            shutil.copy(page, re.sub(r"\.png$", "", os.environ["WALLOAD_TIMELINE_SCREENSHOT"]) + ".html")
+    # nothing recorded: no scan mark, drawn or painted
+    empty = dict(snap, xacts=[], statements=[], diagnosis=[])
+    json.dump(empty, open(os.path.join(tmp, "empty.json"), "w"))
+    subprocess.run([sys.executable, os.path.join(here, "scripts", "timeline.py"), "--snapshot",
+                    os.path.join(tmp, "empty.json"), "-o", os.path.join(tmp, "empty.html")], capture_output=True)
+    r = chrome("--dump-dom", "file://" + os.path.join(tmp, "empty.html"))
+    d2 = Dom()
+    d2.feed(r.stdout)
+    r2 = chrome("--window-size=1900,1000", "--screenshot=" + os.path.join(tmp, "empty.png"),
+                "file://" + os.path.join(tmp, "empty.html"))
+    _, _, ecolours = png_pixels(os.path.join(tmp, "empty.png"))
+    ecopy_px = ecolours.get(bytes.fromhex("4e79a7"), 0)  # the legend's squares only
+    escan_px = ecolours.get(bytes.fromhex("d62728"), 0)
+    ok("<svg" in r.stdout and not d2.cls("scan") and not d2.cls("stmt") and 0 < escan_px <= 150 and 0 < ecopy_px <= 150,
+       "an empty snapshot: no bar and no scan mark in the DOM; in the screenshot only the legend's squares"
+       " of those colours (%d and %d px)" % (ecopy_px, escan_px))
+    # a mark is at least 2 x 8 pixels, but marks may touch or overlap (ten
+    # DROPs a few milliseconds apart): ask for two marks' worth, which the
+    # two lanes' marks, far apart, give at least
+    ok((w, h) == (1900, 1000) and copy_px > ecopy_px + 1000 and scan_px >= escan_px + 32,
+       "the screenshot (1900x1000) shows COPY bars (%d px) and scan marks (%d px) beyond the legend's"
+       % (copy_px, scan_px), (w, h))
+except Exception:
+    import traceback
+    ok(False, "the test ran to its end", traceback.format_exc())
+finally:
+    shutil.rmtree(tmp, ignore_errors=True)
+finish()
