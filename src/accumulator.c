@@ -647,7 +647,15 @@ predict_commit(WlActivity *a, TimestampTz now)
 		wl_model_commit(false, &m);
 		abort_scan = wl_model_abort_drop_scan(&abort_rels);
 	}
-	wl_commit_state_now(&a->pred_state, &m, dirty_buffers());
+	/*
+	 * The state is read only where files are pending: it takes the WAL
+	 * insertion position's spinlock, which a short transaction's statements
+	 * should not add to.
+	 */
+	if (cur.storage_touched)
+		wl_commit_state_now(&a->pred_state, &m, dirty_buffers());
+	else
+		memset(&a->pred_state, 0, sizeof(a->pred_state));
 	wl_commit_est(&m, current_cost(now), &a->pred_state, &est);
 	a->pred = m;
 	a->pred_commit_ms = est.total_ns / 1e6;
