@@ -47,6 +47,12 @@ Sections (all by default, in this order):
              commit_ms measured, for loads whose commit fsyncs, WAL-logs or
              deletes files, at shared_buffers 1GB, 4GB, 16GB (--quick: 1GB;
              BENCH_PREDICT_SHARED_BUFFERS), wal_level=minimal; bound 25%.
+  strategy   walload.commit_strategy: the seed 000 load and six tables of
+             2-64 MB in one transaction, under minimal with auto, minimal
+             with off (core's own choice) and replica, rounds interleaved,
+             at shared_buffers 128MB, 1GB, 4GB, 16GB (--quick: 1GB;
+             BENCH_STRATEGY_SHARED_BUFFERS): commit and transaction time;
+             goal: auto within 5% of the better of the other two.
   manyfiles  one transaction that creates N tables (40,000; --quick 10,000),
              then 2,000 ALTER TABLE ... SET STATISTICS, and one that
              rewrites 200 of the tables: the same cluster restarted with
@@ -78,7 +84,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "test", "oracle"))
 from oracle import Cluster, pgconfig  # noqa: E402
 
 SECTIONS = ["overhead", "callgrind", "seed000", "seed001", "seed003", "seed004", "manyfiles", "whatif",
-            "predict"]
+            "predict", "strategy"]
 CONFIGS = [("nothing", ""), ("pg_stat_statements", "pg_stat_statements"),
            ("walload", "walload"), ("both", "walload,pg_stat_statements")]
 # configurations measured only under callgrind: (name, libraries, settings)
@@ -1013,6 +1019,69 @@ def predict(c, tmp):
     return "\n".join(lines), bad
 
 
+def strategies(c, tmp):
+    """walload.commit_strategy (issue 17): the same loads under minimal with
+    auto, minimal with off (core), and replica, side by side, rounds
+    interleaved; commit time and the whole transaction's."""
+    rounds = 3
+    seed_csv = os.path.join(tmp, "strategy_seed.csv")
+    with open(seed_csv, "w") as f:
+        for i in range(1, 1001):
+            f.write("%d,customer %d,%d.50\n" % (i, i % 977, i % 5000))
+    os.chmod(seed_csv, 0o644)
+    seed = ["CREATE TABLE st_%d (id int, name text, amount numeric);" % t for t in range(10)]
+    for r in range(5):
+        seed += ["COPY st_%d FROM '%s' WITH (FORMAT csv);" % (t, seed_csv) for t in range(10)]
+    mbs = [2, 4, 8, 16, 32, 64]
+    sized = []
+    for n, mb_ in enumerate(mbs):
+        # 100-byte rows: about 80 to a page
+        sized += ["CREATE TABLE st_%d (id int, pad text);" % n,
+                  "INSERT INTO st_%d SELECT g, repeat('x', 90) FROM generate_series(1, %d) g;"
+                  % (n, mb_ * 1024 * 1024 // 8192 * 78)]
+    loads = [("seed 000: 10 tables x 5 COPYs of 1,000 rows", seed, 10),
+             ("6 tables of 2, 4, 8, 16, 32 and 64 MB", sized, len(mbs))]
+    configs = [("minimal, auto", "minimal", "auto"), ("minimal, off", "minimal", "off"),
+               ("replica", "replica", "off")]
+    rows = []
+    for size in P["strategy_sizes"]:
+        res = {}
+        for label, level, strat in configs:
+            configure(c, "walload", {"shared_buffers": size, "wal_level": level,
+                                     "max_wal_senders": "0" if level == "minimal" else "10"})
+            c.psql("CREATE EXTENSION IF NOT EXISTS walload")
+            for name, body, ntab in loads:
+                for rnd in range(rounds):
+                    c.psql("SELECT walload_reset()")
+                    run_psql_file(c, ["SET walload.commit_strategy = '%s';" % strat, "BEGIN;"] + body +
+                                  ["COMMIT;", "DROP TABLE %s;" % ", ".join("st_%d" % t for t in range(ntab))],
+                                  os.path.join(tmp, "st.sql"))
+                    x = q(c, "SELECT commit_ms, total_ms, synced_rels, wal_logged_rels, full_scans "
+                             "FROM walload_xacts WHERE statements > 1 ORDER BY xact_id DESC LIMIT 1")
+                    res.setdefault((name, label), []).append(x)
+            c.stop()
+        for name, _, _ in loads:
+            med = {}
+            for label, _, _ in configs:
+                v = res[(name, label)]
+                med[label] = (statistics.median(float(x[0]) for x in v), statistics.median(float(x[1]) for x in v),
+                              v[-1][2], v[-1][3], v[-1][4])
+            rows.append((name, size, med))
+            log("strategy %s %s: %s" % (size, name, med))
+    out = ["| load | shared_buffers | minimal, auto: commit / total ms (synced, WAL-logged, scans) | "
+           "minimal, off | replica | auto within 5% of the better? |", "|---|---|---|---|---|---|"]
+    bad = 0
+    for name, size, med in rows:
+        a, o, r = med["minimal, auto"], med["minimal, off"], med["replica"]
+        best = min(o[0], r[0])
+        ok = a[0] <= best * 1.05 or a[0] - best < 1.0
+        bad += 0 if ok else 1
+        cell = lambda m: "%.1f / %.0f (%s, %s, %s)" % m
+        out.append("| %s | %s | %s | %s | %s | %s |" % (name, size, cell(a), cell(o), cell(r),
+                                                         "yes" if ok else "no"))
+    return "\n".join(out), bad
+
+
 # ---------------------------------------------------------------- main
 
 def main():
@@ -1041,6 +1110,8 @@ def main():
         "whatif_sizes": os.environ.get("BENCH_WHATIF_SHARED_BUFFERS", "1GB" if quick else "1GB 4GB 16GB").split(),
         "whatif_rows": 100000,
         "predict_sizes": os.environ.get("BENCH_PREDICT_SHARED_BUFFERS", "1GB" if quick else "1GB 4GB 16GB").split(),
+        "strategy_sizes": os.environ.get("BENCH_STRATEGY_SHARED_BUFFERS",
+                                         "1GB" if quick else "128MB 1GB 4GB 16GB").split(),
         "cg_n": {"S": (100, 600), "tpcb": (30, 180), "ddl": (10, 60)} if quick else
                 {"S": (200, 2200), "tpcb": (50, 550), "ddl": (20, 170)},
         "out": os.path.join(HERE, "out"),
@@ -1193,6 +1264,18 @@ walload measured.  Bound: 25%%.  %s
 %s
 """ % ("Every prediction within the bound." if bad == 0 else
        "%d prediction(s) beyond the bound." % bad, pr))
+        if "strategy" in only:
+            st, bad = strategies(seed_c, tmp)
+            parts.append("""## walload.commit_strategy: auto against core's own choice and replica
+
+Each load in one transaction, then COMMIT, then DROP of its tables; median
+of 3 rounds per configuration; commit_ms and total_ms as walload measured
+them, with the commit's synced and WAL-logged files and full scans (of the
+last round).  Goal (issue 17): auto's commit time within 5%% (or 1 ms) of the
+better of minimal-off and replica.  %s
+
+%s
+""" % ("Met in every row." if bad == 0 else "%d row(s) beyond it." % bad, st))
         if "manyfiles" in only:
             mf, _ = manyfiles(seed_c, tmp)
             parts.append("""## Transactions that create many files
