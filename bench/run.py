@@ -80,8 +80,8 @@ import time
 import shutil
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "test", "oracle"))
-from oracle import Cluster, pgconfig  # noqa: E402
+sys.path.insert(0, os.path.join(HERE, "..", "scripts", "lib"))
+from cluster import Cluster, pgconfig  # noqa: E402  (scripts/lib/cluster.sh's Python face)
 
 SECTIONS = ["overhead", "callgrind", "seed000", "seed001", "seed003", "seed004", "manyfiles", "whatif",
             "predict", "strategy"]
@@ -105,33 +105,31 @@ def log(msg):
 # ---------------------------------------------------------------- clusters
 
 def write_conf(cluster, libs, extra=None):
-    conf = {"shared_preload_libraries": "'%s'" % libs, "port": cluster.port,
-            "unix_socket_directories": "'%s'" % cluster.sock, "listen_addresses": "''",
-            "max_wal_senders": "0", "autovacuum": "off", "huge_pages": "off",
+    """These settings, on top of what every throwaway cluster has (the
+    address, autovacuum off: scripts/lib/cluster.sh); the cluster must be
+    stopped."""
+    conf = {"shared_preload_libraries": "'%s'" % libs,
+            "max_wal_senders": "0", "huge_pages": "off",
             "max_wal_size": "'8GB'", "checkpoint_timeout": "'30min'"}
     conf.update(extra or {})
-    with open(os.path.join(cluster.data, "postgresql.auto.conf"), "w") as f:
-        for k, v in conf.items():
-            f.write("%s = %s\n" % (k, v))
+    cluster.config(conf)
 
 
 def configure(cluster, libs, extra=None):
-    """Restart-free start with these settings (the cluster must be stopped)."""
+    """Start with these settings (the cluster must be stopped)."""
     write_conf(cluster, libs, extra)
-    cluster.as_postgres([os.path.join(cluster.bindir, "pg_ctl"), "-D", cluster.data, "-w",
-                         "-t", "120", "-l", os.path.join(cluster.root, "log"), "start"],
-                        check=True, stdout=subprocess.DEVNULL)
+    cluster.start()
 
 
-def new_cluster(base, name, bindir, port, template=None):
+def new_cluster(base, name, bindir, template=None):
     root = os.path.join(base, name)
     os.makedirs(root)
     shutil.chown(root, "postgres")
-    c = Cluster(root, bindir, True, port=port)
+    c = Cluster(root, bindir)
     if template is None:
-        c.initdb()
+        c.init()
     else:
-        subprocess.run(["cp", "-a", template.data, c.data], check=True)
+        c.clone(template)
     return c
 
 
@@ -289,7 +287,7 @@ def overhead(template, base, bindir, tmp):
                  ("CREATE/COPY/DROP loop", ["-n", "-f", ddl, "-c", "2", "-j", "2"])]
     clusters = {}
     for i, (cname, libs) in enumerate(CONFIGS):
-        c = new_cluster(base, "ov_%d" % i, bindir, 5600 + i, template)
+        c = new_cluster(base, "ov_%d" % i, bindir, template)
         configure(c, libs, OVERHEAD_SETTINGS)
         if "walload" in libs:
             c.psql("CREATE EXTENSION IF NOT EXISTS walload")
@@ -447,7 +445,7 @@ def callgrind(template, base, bindir, tmp):
     shutil.chown(cgdir, "postgres")
     results = {}
     profiles = {}
-    c = new_cluster(base, "cg", bindir, 5650, template)
+    c = new_cluster(base, "cg", bindir, template)
     for ci, (cname, libs, settings) in enumerate(configs):
         # everything fits in shared_buffers and is prewarmed: no buffer misses
         # whose number would vary between the N1 and N2 runs
@@ -1131,7 +1129,7 @@ def main():
              "`%s`, started %s; %s; %d CPUs, %d GB RAM.\n" % (cmd, started, version, ncpu, mem)]
     clusters = []
     try:
-        template = new_cluster(tmp, "template", bindir, 5599)
+        template = new_cluster(tmp, "template", bindir)
         clusters.append(template)
         configure(template, "", {"shared_buffers": "256MB"})
         template.as_postgres([os.path.join(bindir, "pgbench"), "-i", "-q", "-s", "10", "postgres"],
@@ -1139,8 +1137,8 @@ def main():
         template.psql("CHECKPOINT")
         template.stop()
         for i in range(len(CONFIGS)):
-            clusters.append(Cluster(os.path.join(tmp, "ov_%d" % i), bindir, True, port=5600 + i))
-        clusters.append(Cluster(os.path.join(tmp, "cg"), bindir, True, port=5650))
+            clusters.append(Cluster(os.path.join(tmp, "ov_%d" % i), bindir))
+        clusters.append(Cluster(os.path.join(tmp, "cg"), bindir))
         if "overhead" in only:
             ov, sh, _ = overhead(template, tmp, bindir, tmp)
             parts.append("""## Overhead: interleaved throughput
@@ -1185,7 +1183,7 @@ pg_stat_statements is not loaded.
 
 %s
 """ % (n["S"][0], n["S"][1], n["tpcb"][0], n["tpcb"][1], n["ddl"][0], n["ddl"][1], cg, prof))
-        seed_c = new_cluster(tmp, "seeds", bindir, 5660, template)
+        seed_c = new_cluster(tmp, "seeds", bindir, template)
         clusters.append(seed_c)
         if "seed000" in only:
             sd, _ = seed000(seed_c, tmp)
@@ -1288,8 +1286,11 @@ of 3 interleaved rounds, client time between steps:
 """ % mf)
     finally:
         for c in clusters:
-            if os.path.exists(os.path.join(c.data, "postmaster.pid")):
-                c.stop()
+            if c.running():
+                try:
+                    c.stop()
+                except RuntimeError as e:
+                    log("could not stop %s: %s" % (c.root, e))
         shutil.rmtree(tmp, ignore_errors=True)
     parts.append("Finished in %.0f s.\n" % (time.time() - t0))
     report = "\n".join(parts)

@@ -24,11 +24,10 @@ mapfile -t layers < <(sed -n '/^OBJS = /,/^$/p' Makefile | grep -o 'src/[a-z_]*\
 declare -A rank=()
 for i in "${!layers[@]}"; do rank[${layers[$i]}]=$i; done
 
-make -s PG_CONFIG="$PG_CONFIG" >/dev/null 2>&1 || { echo "1..0 # SKIP make failed"; exit 0; }
-
-n=0; bad=0
-ok()     { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); bad=$((bad + 1)); echo "not ok $n - $1"; }
+. scripts/lib/tap.sh
+make -s PG_CONFIG="$PG_CONFIG" >/dev/null 2>&1 || tap_bail "walload does not build"
+ok()     { tap_ok "$1"; }
+not_ok() { tap_not_ok "$1"; }
 
 # the layer list and src/*.c are the same set
 mapfile -t files < <(ls src/*.c | sed 's|src/||; s|\.c$||' | sort)
@@ -36,7 +35,7 @@ if [ "$(printf '%s\n' "${layers[@]}" | sort)" = "$(printf '%s\n' "${files[@]}")"
   ok "the layers in the Makefile are exactly the files of src/ (${#layers[@]})"
 else
   not_ok "the layers in the Makefile are exactly the files of src/"
-  diff <(printf '%s\n' "${layers[@]}" | sort) <(printf '%s\n' "${files[@]}") | sed 's/^/# /'
+  diff <(printf '%s\n' "${layers[@]}" | sort) <(printf '%s\n' "${files[@]}") | tap_diag
 fi
 
 # who needs which symbol from whom: "caller callee symbol"
@@ -60,7 +59,7 @@ for f in "${layers[@]}"; do
     ok "calls: $f.c calls only parts below it"
   else
     not_ok "calls: $f.c calls parts at or above its layer"
-    sed 's/^/#   /' <<<"$up"
+    tap_diag <<<"$up"
   fi
 done
 
@@ -95,5 +94,4 @@ for f in src/*.c src/*.h; do
   else not_ok "headers: $f includes$up"; fi
 done
 
-echo "1..$n"
-[ "$bad" -eq 0 ]
+tap_done

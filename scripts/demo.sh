@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# walload demo: build and install walload, start a throwaway sandbox cluster
-# (pg_virtualenv) with walload and pg_stat_statements preloaded, replay the
+# walload demo: build and install walload, start a throwaway cluster
+# (scripts/lib/cluster.sh) with walload and pg_stat_statements preloaded, replay the
 # bulk loads of the seed report, and print what walload recorded and its
 # diagnosis.
 #
@@ -23,6 +23,8 @@ bash scripts/deps.sh
 major=$("$PG_CONFIG" --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+. scripts/lib/cluster.sh
+cluster_bindir=$("$PG_CONFIG" --bindir)
 
 echo "== building and installing walload for PostgreSQL $major"
 make -s PG_CONFIG="$PG_CONFIG" >/dev/null
@@ -31,7 +33,7 @@ as_root make -s PG_CONFIG="$PG_CONFIG" install >/dev/null
 # the data: 50 files of 1000 rows (the seed's 10 tables x 5 COPYs) and
 # 3 files of 100000 rows (each table larger than wal_skip_threshold)
 data=$(mktemp -d /tmp/walload-demo.XXXXXX)
-trap 'rm -rf "$data"' EXIT
+trap 'cluster_stop_all; rm -rf "$data"' EXIT
 chmod 755 "$data"
 awk -v dir="$data" 'BEGIN {
   for (f = 1; f <= 50; f++) {
@@ -135,9 +137,11 @@ chmod 755 "$data/load.sh"
 if [ -n "${WALLOAD_DEMO_TIMELINE:-}" ]; then
   export WALLOAD_DEMO_TIMELINE=$(realpath -m "$WALLOAD_DEMO_TIMELINE") WALLOAD_DEMO_HERE=$here
 fi
-echo "== starting a sandbox cluster (pg_virtualenv): wal_level=$wal_level, shared_buffers=$shared_buffers"
-pg_virtualenv -v "$major" \
-  -o "shared_preload_libraries=walload,pg_stat_statements" \
-  -o "wal_level=$wal_level" -o "max_wal_senders=0" \
-  -o "shared_buffers=$shared_buffers" -o "autovacuum=off" \
-  bash "$data/load.sh" "$data"
+echo "== starting a throwaway cluster: wal_level=$wal_level, shared_buffers=$shared_buffers"
+mkdir "$data/cluster"
+[ "$(id -u)" != 0 ] || chown postgres "$data/cluster"
+cluster_init "$data/cluster" "shared_preload_libraries = 'walload,pg_stat_statements'" \
+  "wal_level = $wal_level" "max_wal_senders = 0" "shared_buffers = '$shared_buffers'"
+cluster_start "$data/cluster"
+PATH="$cluster_bindir:$PATH" bash "$data/load.sh" "$data"
+cluster_stop "$data/cluster"

@@ -28,9 +28,10 @@
 # 9. the same suites on PostgreSQL 16, 17, 18 and 19 (scripts/matrix/run.sh)
 # 10. "N passed, N failed" (test files and suites); exit status 1 if any failed
 #
-# Every cluster is a throwaway one: initdb in a temporary directory, owned by
-# the postgres OS user when run as root, reached only through a Unix socket in
-# that directory (no TCP port, so nothing else running here can interfere).
+# Every cluster is a throwaway one, made by scripts/lib/cluster.sh: initdb in
+# a temporary directory, owned by the postgres OS user when run as root,
+# reached only through a Unix socket in that directory (no TCP port, so
+# nothing else running here can interfere).
 # What the postgres user reads (the TAP test files) is copied there first:
 # the checkout may be one it cannot read (a clone in root's home).
 # A suite that cannot run says so loudly; with CI=true that is a failure.
@@ -47,6 +48,11 @@
 #   WALLOAD_TIMEOUT     seconds one test file or suite may take (default 900;
 #                       the oracle gets 4 times that): a hang is a failure
 #   CI=true             a suite that cannot run counts as failed
+#   WALLOAD_TAP_FILE    also write each suite's result there as TAP, for
+#                       programs (scripts/matrix/run.sh reads it): "ok N - NAME",
+#                       "not ok N - NAME (why)", "ok N - NAME # SKIP cannot
+#                       run: why", and the plan last, once every suite ran
+#                       (a file without a plan is from a run that died)
 set -uo pipefail
 # what this creates for the postgres user to read must be readable by it,
 # whatever the caller's umask (077 is common with a private home)
@@ -61,19 +67,27 @@ suites=${WALLOAD_TESTS:-layers regress pgtap tap core oracle package pgxn export
 host_only="package pgxn exporter timeline"
 limit=${WALLOAD_TIMEOUT:-900}
 ci=false; [ "${CI:-}" = true ] && ci=true
+. scripts/lib/tap.sh
+. scripts/lib/cluster.sh
 
+# the results: banners for people; TAP in $WALLOAD_TAP_FILE for programs
+tap_file=${WALLOAD_TAP_FILE:-/dev/null}
+: >"$tap_file" || { echo "cannot write WALLOAD_TAP_FILE=$tap_file"; exit 1; }
 passed=0; failed=0; failures=(); cannot=()
 t0=$SECONDS; tmark=$SECONDS
 banner() { printf '\n==== %s\n' "$*"; tmark=$SECONDS; }
 took()   { echo "$((SECONDS - tmark))s"; }
-pass()   { passed=$((passed + 1)); echo "==== $1: ok ($(took))"; }
-fail()   { failed=$((failed + 1)); failures+=("$1"); echo "==== $1: FAILED${2:+ ($2)} ($(took))"; }
+pass()   { passed=$((passed + 1)); echo "==== $1: ok ($(took))"; tap_ok "$1"; }
+fail()   {
+  failed=$((failed + 1)); failures+=("$1"); echo "==== $1: FAILED${2:+ ($2)} ($(took))"
+  tap_not_ok "$1${2:+ ($2)}"
+}
 # a suite that cannot run: never silent; a failure under CI=true
 cannot_run() {
   echo "!!!!"
   echo "!!!! $1: CANNOT RUN: $2"
   echo "!!!!"
-  if $ci; then fail "$1" "cannot run under CI=true: $2"; else cannot+=("$1 ($2)"); fi
+  if $ci; then fail "$1" "cannot run under CI=true: $2"; else cannot+=("$1 ($2)"); tap_skip "$1" "cannot run: $2"; fi
 }
 summary() {
   echo
@@ -83,7 +97,7 @@ summary() {
   for f in "${cannot[@]}"; do echo "COULD NOT RUN (not counted; a failure with CI=true): $f"; done
   echo "total time $((SECONDS - t0))s"
   echo "$passed passed, $failed failed"
-  [ "$failed" -eq 0 ]
+  tap_done
   exit $?
 }
 wants() {
@@ -152,20 +166,19 @@ else
   pg_as=()
 fi
 as_pg() { "${pg_as[@]}" "$@"; }
-running=()
+cluster_pg_as=("${pg_as[@]}")
+cluster_bindir=$bindir
 cleanup() {
-  local d
-  for d in "${running[@]}"; do
-    as_pg "$bindir/pg_ctl" -D "$d/data" -m immediate stop >/dev/null 2>&1
-  done
+  cluster_stop_all
   if [ "${WALLOAD_KEEP:-}" = 1 ]; then echo "kept $work"; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# The configurations the tests need.  Every cluster: autovacuum off (its
-# workers would add scans and transactions of their own), fsync on (the
-# commit-phase figures are real), C locale.
+# The configurations the tests need, one setting a line, on top of what
+# every cluster has (scripts/lib/cluster.sh: autovacuum off, fsync on, C
+# locale, no TCP) and of TEST_SETTINGS.
+TEST_SETTINGS=("max_prepared_transactions = 5" "log_min_messages = warning")
 declare -A CLUSTERS=(
   [regress]="shared_preload_libraries='walload,pg_stat_statements'"
   [minimal]="shared_preload_libraries='walload,pg_stat_statements'
@@ -181,41 +194,21 @@ walload.max_stats=100"
 shared_buffers=16MB"
 )
 
-# cluster_start NAME: initdb + start; sets PGHOST/PGPORT/PGUSER for it
-cluster_start() {
-  local name=$1 d="$work/$1"
+# test_cluster_start NAME: a new cluster $work/NAME of that configuration,
+# started; PGHOST/PGPORT/PGUSER/PGDATABASE address it
+test_cluster_start() {
+  local name=$1 settings=()
   [ -n "${CLUSTERS[$name]+x}" ] || { echo "no cluster configuration named $name"; return 1; }
-  as_pg mkdir -p "$d" || return 1
-  if ! as_pg "$bindir/initdb" -D "$d/data" -U postgres -A trust -E UTF8 --locale=C --no-sync \
-        >"$d/initdb.log" 2>&1; then
-    cat "$d/initdb.log"; return 1
-  fi
-  as_pg tee -a "$d/data/postgresql.conf" >/dev/null <<EOF
-listen_addresses = ''
-unix_socket_directories = '$d'
-port = 5432
-autovacuum = off
-fsync = on
-max_prepared_transactions = 5
-log_min_messages = warning
-${CLUSTERS[$name]}
-EOF
-  if ! as_pg "$bindir/pg_ctl" -D "$d/data" -l "$d/server.log" -w -t 120 start >/dev/null 2>&1; then
-    echo "cluster $name did not start:"; tail -20 "$d/server.log"; return 1
-  fi
-  running+=("$d")
-  export PGHOST=$d PGPORT=5432 PGUSER=postgres PGDATABASE=postgres
+  mapfile -t settings <<<"${CLUSTERS[$name]}"
+  cluster_init "$work/$name" "${TEST_SETTINGS[@]}" "${settings[@]}" 2>&1 &&
+    cluster_start "$work/$name" 2>&1 || return 1
   echo "cluster $name: $(psql -X -At -c "SELECT string_agg(name || '=' || setting, ' ' ORDER BY name) FROM pg_settings
         WHERE name IN ('shared_preload_libraries', 'wal_level', 'shared_buffers') OR name LIKE 'walload.max%'")"
 }
-cluster_stop() {
-  local d="$work/$1" r=() x
-  as_pg "$bindir/pg_ctl" -D "$d/data" -m fast -w stop >/dev/null 2>&1
-  for x in "${running[@]}"; do [ "$x" = "$d" ] || r+=("$x"); done
-  running=("${r[@]}")
+test_cluster_stop() {
+  cluster_stop "$work/$1"
   unset PGHOST PGPORT PGUSER PGDATABASE
 }
-server_log_tail() { echo "--- server log of cluster $1 (last 30 lines)"; tail -30 "$work/$1/server.log"; }
 
 # tap_suite NAME COMMAND...: run a TAP harness (prove, pg_prove); passed,
 # failed, or -- when it ran no test ("1..0 # SKIP why", shown by prove as
@@ -249,17 +242,17 @@ fi
 # ---------------------------------------------------------------- 3. pg_regress
 if wants regress; then
   banner "pg_regress and isolation (sql/, specs/, expected/)"
-  if cluster_start regress; then
+  if test_cluster_start regress; then
     rm -rf results regression.diffs regression.out output_iso
     if timeout "$limit" make -s PG_CONFIG="$PG_CONFIG" installcheck; then
       pass "pg_regress"
     else
       [ -f regression.diffs ] && cat regression.diffs
       [ -f output_iso/regression.diffs ] && cat output_iso/regression.diffs
-      server_log_tail regress
+      cluster_log_tail "$work/regress"
       fail "pg_regress"
     fi
-    cluster_stop regress
+    test_cluster_stop regress
   else
     fail "pg_regress" "its cluster did not start"
   fi
@@ -289,7 +282,7 @@ if wants pgtap; then
     for c in minimal replica rings smallbuf regress; do
       [ -n "${by_cluster[$c]:-}" ] || continue
       banner "pgTAP on cluster $c"
-      if ! cluster_start "$c"; then
+      if ! test_cluster_start "$c"; then
         for f in ${by_cluster[$c]}; do fail "pgTAP $c $(basename "$f")" "cluster did not start"; done
         continue
       fi
@@ -299,7 +292,7 @@ if wants pgtap; then
         tmark=$SECONDS
         tap_suite "pgTAP $c $(basename "$f")" timeout "$limit" pg_prove -v -d "$db" "$f"
       done
-      cluster_stop "$c"
+      test_cluster_stop "$c"
     done
   fi
 fi

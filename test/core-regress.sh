@@ -8,8 +8,13 @@
 # for the installed suite is added if missing); it is never committed.  When
 # the exact version's source is not downloadable, the nearest older one is
 # used -- hence the comparison with a baseline run rather than with the
-# expected files alone.  Prints TAP.  Needs root (apt, runuser).
+# expected files alone.  Both runs are against a throwaway cluster of
+# scripts/lib/cluster.sh (as postgres, on a Unix socket only).  Prints TAP.
+# Needs root (apt, runuser).
 set -uo pipefail
+lib=$(cd "$(dirname "${BASH_SOURCE[0]}")/../scripts/lib" && pwd)
+. "$lib/tap.sh"
+. "$lib/cluster.sh"
 
 PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
 major=$("$PG_CONFIG" --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')
@@ -19,7 +24,8 @@ includedir=$("$PG_CONFIG" --includedir-server)
 pg_regress="$(dirname "$(dirname "$("$PG_CONFIG" --pgxs)")")/test/regress/pg_regress"
 work=${WALLOAD_CORE_REGRESS_DIR:-/var/tmp/walload-core-regress}
 
-bail() { echo "1..1"; echo "not ok 1 - core regression suite: $*"; exit 1; }
+cluster_bindir=$bindir
+bail() { tap_plan 1; tap_not_ok "core regression suite: $*"; exit 1; }
 
 # A mirror can carry a point release's binaries before (or without) its
 # source, which apt-cache showsrc then lists but nobody serves.  Take the
@@ -76,53 +82,58 @@ fi
 echo "# regression suite from $(dirname "$(dirname "$(dirname "$src")")"), server $("$bindir/postgres" --version)"
 
 # --- regress.so built from it; contrib's spi modules from the installation ---
-lib="$work/lib"; mkdir -p "$lib"
-gcc -O2 -fPIC -shared -I"$includedir" -D_GNU_SOURCE -o "$lib/regress.so" "$src/regress.c" \
+dl="$work/lib"; mkdir -p "$dl"
+gcc -O2 -fPIC -shared -I"$includedir" -D_GNU_SOURCE -o "$dl/regress.so" "$src/regress.c" \
   || bail "could not build regress.so"
-cp "$pkglibdir/autoinc.so" "$pkglibdir/refint.so" "$lib/"
+cp "$pkglibdir/autoinc.so" "$pkglibdir/refint.so" "$dl/"
 
-run_suite() {  # run_suite NAME "cluster options" -> prints failing tests to $work/NAME.failed
-  local name=$1 opts=() o out="$work/run-$1"
-  for o in $2; do opts+=(-o "$o"); done
-  rm -rf "$out"; cp -r "$src" "$out"; chown -R postgres "$out" "$lib"
-  (cd /tmp && pg_virtualenv -v "$major" "${opts[@]}" sh -c "
-     runuser -m -u postgres -- sh -c 'cd $out && $pg_regress --inputdir=$out --outputdir=$out \
-       --dlpath=$lib --bindir=$bindir --schedule=$out/parallel_schedule --max-concurrent-tests=20 \
-       > $out/run.log 2>&1'
-     if [ '$name' = walload ]; then
-       psql -X -At -d regression -c 'CREATE EXTENSION IF NOT EXISTS walload' \
-         -c \"SELECT (SELECT count(*) FROM walload_xacts) || ' ' || (SELECT count(*) FROM walload_statements) || ' ' || xacts_recorded || ' ' || statements_recorded || ' ' || stats_entries || ' ' || (SELECT count(*) FROM walload_stats) || ' ' || (SELECT count(*) FROM walload_diagnose()) FROM walload_info\" \
-         > $work/walload.state 2>&1
-     fi") >/dev/null 2>&1
+run_suite() {  # run_suite NAME SETTING... -> prints failing tests to $work/NAME.failed
+  local name=$1 out="$work/run-$1" cl="$work/cluster-$1"; shift
+  rm -rf "$out" "$cl"; cp -r "$src" "$out"; mkdir "$cl"; chown -R postgres "$out" "$dl" "$cl"
+  if ! { cluster_init "$cl" "$@" && cluster_start "$cl"; } 2>"$work/$name.cluster.err"; then
+    tap_diag <"$work/$name.cluster.err"; return 1
+  fi
+  cluster_as_pg env -C "$out" "$pg_regress" --inputdir="$out" --outputdir="$out" \
+    --host="$cl" --port="$PGPORT" --user=postgres \
+    --dlpath="$dl" --bindir="$bindir" --schedule="$out/parallel_schedule" --max-concurrent-tests=20 \
+    >"$out/run.log" 2>&1
+  if [ "$name" = walload ]; then
+    "$bindir/psql" -X -At -d regression -c 'CREATE EXTENSION IF NOT EXISTS walload' \
+      -c "SELECT (SELECT count(*) FROM walload_xacts) || ' ' || (SELECT count(*) FROM walload_statements) || ' ' || xacts_recorded || ' ' || statements_recorded || ' ' || stats_entries || ' ' || (SELECT count(*) FROM walload_stats) || ' ' || (SELECT count(*) FROM walload_diagnose()) FROM walload_info" \
+      >"$work/walload.state" 2>&1
+  fi
+  cluster_stop "$cl"
   grep -E '^(not ok|.* \.\.\. FAILED)' "$out/run.log" | sed -E 's/^not ok [0-9]+ +[-+] +//; s/ +\.\.\. FAILED.*//; s/^ +//; s/ +[0-9]+ ms$//' \
     | sort > "$work/$name.failed"
   grep -qE 'tests passed|tests failed|of [0-9]+ tests' "$out/run.log"
 }
 
-run_suite baseline "compute_query_id=regress" || bail "the baseline run did not complete"
-run_suite walload "shared_preload_libraries=walload,pg_stat_statements walload.track=all compute_query_id=regress" \
+trap cluster_stop_all EXIT
+run_suite baseline "compute_query_id = regress" || bail "the baseline run did not complete"
+run_suite walload "shared_preload_libraries = 'walload,pg_stat_statements'" "walload.track = all" "compute_query_id = regress" \
   || bail "the run with walload did not complete"
 
-echo "1..3"
+tap_plan 3
 if diff "$work/baseline.failed" "$work/walload.failed" >/dev/null; then
   nf=$(wc -l < "$work/baseline.failed")
   if [ "$nf" -eq 0 ]; then
-    echo "ok 1 - every test of the suite passes with walload, as without"
+    tap_ok "every test of the suite passes with walload, as without"
   else
-    echo "ok 1 - the same $nf tests fail with and without walload (the suite's version differs from the server's): $(tr '\n' ' ' < "$work/baseline.failed")"
+    tap_ok "the same $nf tests fail with and without walload (the suite's version differs from the server's): $(tr '\n' ' ' < "$work/baseline.failed")"
   fi
 else
-  echo "not ok 1 - walload changes the outcome of core's regression tests"
-  diff "$work/baseline.failed" "$work/walload.failed" | sed 's/^/# /'
+  tap_not_ok "walload changes the outcome of core's regression tests"
+  diff "$work/baseline.failed" "$work/walload.failed" | tap_diag
 fi
 read -r nx ns xr sr se nstats nd < <(tail -n 1 "$work/walload.state") 2>/dev/null
 if [ "${xr:-0}" -gt 0 ] && [ "${sr:-0}" -gt 0 ]; then
-  echo "ok 2 - walload recorded the suite: $xr transactions, $sr statements"
+  tap_ok "walload recorded the suite: $xr transactions, $sr statements"
 else
-  echo "not ok 2 - walload recorded nothing: $(cat "$work/walload.state")"
+  tap_not_ok "walload recorded nothing: $(cat "$work/walload.state")"
 fi
 if [ "${nx:-x}" -le 1000 ] && [ "${ns:-x}" -le 10000 ] && [ "${se:-x}" = "${nstats:-y}" ] && [ "${se:-x}" -le 5000 ] && [ "${nd:-0}" -ge 1 ]; then
-  echo "ok 3 - afterwards the views are readable and within their bounds (rings $nx/1000, $ns/10000; stats $se/5000; diagnose returns $nd findings)"
+  tap_ok "afterwards the views are readable and within their bounds (rings $nx/1000, $ns/10000; stats $se/5000; diagnose returns $nd findings)"
 else
-  echo "not ok 3 - views inconsistent after the suite: $(cat "$work/walload.state")"
+  tap_not_ok "views inconsistent after the suite: $(cat "$work/walload.state")"
 fi
+tap_done

@@ -23,8 +23,10 @@
 # scripts/test.sh run inside; the build and the smoke test always run.
 # WALLOAD_IN_MATRIX tells it that it runs in a chroot: the suites of the
 # host's Debian system (packages, PGXN, exporter, timeline) are left out.
+# scripts/test.sh's results are read from the TAP file it writes
+# (WALLOAD_TAP_FILE), not from its banners, which are for people.
 #
-# Prints TAP ("ok N - 17: pg_regress ...") and ends with "N passed, N failed";
+# Prints TAP ("ok N - 17: pg_regress ...") and ends with "# N passed, N failed";
 # exits non-zero when anything failed.  Full logs: $WALLOAD_MATRIX_DIR/logs/.
 # Needs root (re-runs itself with sudo otherwise).
 set -uo pipefail
@@ -203,9 +205,7 @@ prepare() {
 }
 
 # ------------------------------------------------------------------ TAP
-n=0; passed=0; failed=0
-tap_ok() { n=$((n + 1)); passed=$((passed + 1)); echo "ok $n - $*"; }
-tap_fail() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
+. "$here/scripts/lib/tap.sh"
 
 # ------------------------------------------------------------------ main
 # (one function, read whole before it runs: editing this file meanwhile is safe)
@@ -234,7 +234,7 @@ for v in $versions; do
   echo "# ==== PostgreSQL $v"
   root="$dir/pg$v"; current_root=$root
   if ! prepare "$v"; then
-    tap_fail "$v: environment (Debian $(suite_for "$v" || echo '?') chroot)"
+    tap_not_ok "$v: environment (Debian $(suite_for "$v" || echo '?') chroot)"
     unmount_env "$root"; current_root=""
     continue
   fi
@@ -249,80 +249,74 @@ for v in $versions; do
   log="$dir/logs/build-pg$v.log"
   if in_chroot "$root" make -C /build/walload PG_CONFIG="$pg_config" >"$log" 2>&1; then
     if grep -q 'warning:' "$log"; then
-      tap_fail "$v: walload builds without warnings"; grep 'warning:' "$log" | sed 's/^/#   /'
+      tap_not_ok "$v: walload builds without warnings"; grep 'warning:' "$log" | sed 's/^/#   /'
     else
       tap_ok "$v: walload builds without warnings"
     fi
   else
-    tap_fail "$v: walload builds"; tail -20 "$log" | sed 's/^/#   /'
+    tap_not_ok "$v: walload builds"; tail -20 "$log" | sed 's/^/#   /'
     unmount_env "$root"; current_root=""
     continue
   fi
   in_chroot "$root" make -s -C /build/walload clean PG_CONFIG="$pg_config" >/dev/null 2>&1
 
-  # the host's suite, run inside (scripts/test.sh builds and installs again)
+  # the host's suite, run inside (scripts/test.sh builds and installs again);
+  # its results as TAP in /build/test.tap
   log="$dir/logs/test-pg$v.log"
   # 16's contrib modules that use libpq (dblink) need the wheel's libpq 16,
   # not bookworm's 15 that the dynamic linker finds first
   ldpath=""; [ "$v" = 16 ] && ldpath=/usr/lib/postgresql/16/lib
+  tapfile="$root/build/test.tap"
+  rm -f "$tapfile"
   in_chroot "$root" env WALLOAD_NO_MATRIX=1 WALLOAD_MATRIX= WALLOAD_IN_MATRIX="$v" WALLOAD_CORE_REGRESS="${WALLOAD_CORE_REGRESS:-}" \
     ${ldpath:+LD_LIBRARY_PATH=$ldpath} \
-    WALLOAD_TESTS="${WALLOAD_TESTS:-}" \
+    WALLOAD_TESTS="${WALLOAD_TESTS:-}" WALLOAD_TAP_FILE=/build/test.tap \
     APT_OPTS="$apt_opts" PG_CONFIG="$pg_config" \
     bash -c 'cd /build/walload && bash scripts/test.sh' >"$log" 2>&1
   rc=$?
-  # its result lines: "== NAME: ok", "==== NAME: FAILED (why)", "!!!! NAME: CANNOT RUN: why"
   suites=0
   while IFS= read -r line; do
+    tap_parse "$line" || continue
     suites=$((suites + 1))
-    if [[ $line =~ ^!!!!\ (.*):\ CANNOT\ RUN:\ (.*)$ ]]; then
-      [ "${CI:-}" = true ] && continue    # its FAILED line follows
-      # scripts/test.sh counts these as failures under CI=true, and says so
-      tap_ok "$v: ${BASH_REMATCH[1]} # SKIP cannot run: ${BASH_REMATCH[2]}"
-      continue
-    fi
-    [[ $line =~ ^==+\ (.*):\ (ok|FAILED)(\ \((.*)\))?$ ]] || continue
-    name=${BASH_REMATCH[1]}; result=${BASH_REMATCH[2]}; why=${BASH_REMATCH[4]}
-    if [ "$result" = ok ]; then
+    name=$tap_desc
+    if [ -n "$tap_dir" ]; then
+      # a suite that could not run (scripts/test.sh makes that a failure
+      # under CI=true)
+      tap_relay "$v: " <<<"$line"
+    elif [ "$tap_res" = ok ]; then
       tap_ok "$v: $name"
     elif { [ "$v" = 16 ] || [ "$v" = 19 ]; } && [[ $name == *"regression suite"* ]] &&
          grep -q "could not get the source package of postgresql-$v" "$log"; then
       # no source of the regression suite can be had here: 16 is in no
       # Debian suite; experimental lists 19's source, but the mirror answers
       # 404 for its files (19~beta2-1 and 19~rc1-1, 2026-11-23)
-      tap_ok "$v: $name # SKIP no PostgreSQL $v source package to take the suite from"
+      tap_skip "$v: ${name% (*}" "no PostgreSQL $v source package to take the suite from"
     else
-      tap_fail "$v: $name${why:+ ($why)}"
-      # the failing lines of that suite's output, as diagnostics
-      grep -F -x -B 80 -- "$line" "$log" | grep -E '^(not ok|#  |[-+][^-+]|FAIL|Failed|ERROR|psql:)' \
-        | tail -30 | sed 's/^/#   /'
+      tap_not_ok "$v: $name"
+      # the failing lines of that suite's output (up to its banner), as diagnostics
+      grep -F -B 80 -- "==== ${name% (*}: FAILED" "$log" | grep -E '^(not ok|#  |[-+][^-+]|FAIL|Failed|ERROR|psql:)' \
+        | tail -30 | tap_diag
     fi
-  done < <(grep -E '^(==+ .*: (ok|FAILED)( \(.*\))?|!!!! .*: CANNOT RUN: .*)$' "$log")
+  done < <(cat "$tapfile" 2>/dev/null)
   if [ "$suites" -eq 0 ]; then
-    tap_fail "$v: scripts/test.sh ran (exit $rc, no suite result)"; tail -20 "$log" | sed 's/^/#   /'
+    tap_not_ok "$v: scripts/test.sh ran (exit $rc, no suite result in its TAP file)"; tail -20 "$log" | tap_diag
+  elif ! grep -qE '^1\.\.[0-9]+$' "$tapfile"; then
+    tap_not_ok "$v: scripts/test.sh finished (exit $rc; its TAP file has no plan: it stopped before its summary)"
+    tail -20 "$log" | tap_diag
   fi
   echo "# scripts/test.sh on $v: $(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -1) (exit $rc; log $log)"
 
   # smoke test: both load orders, wal_level=minimal, 100k-row COPY, the joins
-  mkdir -p "$root/build/smoke"; cp "$here/scripts/matrix/smoke.sh" "$root/build/smoke/smoke.sh"
   log="$dir/logs/smoke-pg$v.log"
-  in_chroot "$root" env PG_CONFIG="$pg_config" bash /build/smoke/smoke.sh >"$log" 2>&1
+  in_chroot "$root" env PG_CONFIG="$pg_config" bash /build/walload/scripts/matrix/smoke.sh /build/walload >"$log" 2>&1
   rc=$?
-  while IFS= read -r line; do
-    case $line in
-      "ok "*) tap_ok "$v: smoke: ${line#ok - }" ;;
-      "not ok "*) tap_fail "$v: smoke: ${line#not ok - }" ;;
-      "#"*) echo "$line" ;;
-    esac
-  done < "$log"
-  grep -qE '^(not )?ok ' "$log" || { tap_fail "$v: smoke test ran (exit $rc)"; tail -20 "$log" | sed 's/^/#   /'; }
+  tap_relay "$v: smoke: " <"$log" || { tap_not_ok "$v: smoke test ran (exit $rc)"; tail -20 "$log" | tap_diag; }
 
   unmount_env "$root"; current_root=""
   echo "# PostgreSQL $v took $((SECONDS - t0)) s"
 done
 
-echo "1..$n"
 echo "# matrix took $((SECONDS - start_all)) s"
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+echo "# $tap_passed passed, $tap_failed failed"
+tap_done
 }; main "$@"; exit $?

@@ -10,55 +10,46 @@
 # on (userid, dbid, queryid, toplevel) for the COPY and the CREATE TABLE.
 #
 #   PG_CONFIG=... scripts/matrix/smoke.sh [SOURCE_DIR]
-# SOURCE_DIR (default /build/walload) is built and installed first.
-# Prints "ok - ..." / "not ok - ..." lines (run.sh numbers them).
+# SOURCE_DIR (default: the checkout this script is in) is built and
+# installed first.  Prints TAP.
 set -uo pipefail
 
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+. "$here/scripts/lib/tap.sh"
+. "$here/scripts/lib/cluster.sh"
 PG_CONFIG=${PG_CONFIG:-pg_config}
-src=${1:-/build/walload}
+src=${1:-$here}
 bindir=$("$PG_CONFIG" --bindir)
-port=${SMOKE_PORT:-5499}
-failures=0
-
-ok() { echo "ok - $*"; }
-notok() { echo "not ok - $*"; failures=$((failures + 1)); }
-check() {  # check DESCRIPTION EXPECTED ACTUAL
-  if [ "$2" = "$3" ]; then ok "$1"; else notok "$1"; echo "#   expected: $2"; echo "#   got:      $3"; fi
-}
+cluster_bindir=$bindir
+ok() { tap_ok "$@"; }
+notok() { tap_not_ok "$@"; }
+check() { tap_check "$@"; }
 
 if ! { make -s -C "$src" PG_CONFIG="$PG_CONFIG" >/dev/null && make -s -C "$src" PG_CONFIG="$PG_CONFIG" install >/dev/null; }; then
-  notok "walload builds and installs"; exit 1
+  notok "walload builds and installs"; tap_done; exit 1
 fi
 
 tmp=$(mktemp -d /tmp/walload-smoke.XXXXXX)
-chown postgres "$tmp"; chmod 755 "$tmp"
+chmod 755 "$tmp"
+[ "$(id -u)" = 0 ] && chown postgres "$tmp"
 cleanup() {
-  [ -f "$tmp/db/postmaster.pid" ] && runuser -u postgres -- "$bindir/pg_ctl" -D "$tmp/db" -m immediate -w stop >/dev/null 2>&1
+  cluster_stop_all
   rm -rf "$tmp"
 }
 trap cleanup EXIT
 
-pg() { runuser -u postgres -- "$@"; }
-sql() { pg "$bindir/psql" -X -q -At -v ON_ERROR_STOP=1 -h "$tmp" -p "$port" -d postgres "$@"; }
+sql() { cluster_as_pg "$bindir/psql" -X -q -At -v ON_ERROR_STOP=1 -h "$cl" -p 5432 -d postgres "$@"; }
 
+n_order=0
 for order in "walload,pg_stat_statements" "pg_stat_statements,walload"; do
   echo "# shared_preload_libraries = '$order', wal_level = minimal ($("$bindir/postgres" --version))"
-  rm -rf "$tmp/db"
-  if ! pg "$bindir/initdb" -D "$tmp/db" -U postgres -A trust --no-sync >"$tmp/initdb.log" 2>&1; then
-    notok "[$order] initdb"; sed 's/^/#   /' "$tmp/initdb.log" | tail -5; continue
+  n_order=$((n_order + 1)); cl=$tmp/c$n_order
+  if ! cluster_init "$cl" "shared_preload_libraries = '$order'" "wal_level = minimal" \
+         "max_wal_senders = 0" "shared_buffers = 128MB" 2>"$tmp/err"; then
+    notok "[$order] initdb"; tail -5 "$tmp/err" | tap_diag; continue
   fi
-  cat >> "$tmp/db/postgresql.conf" <<EOF
-shared_preload_libraries = '$order'
-wal_level = minimal
-max_wal_senders = 0
-port = $port
-listen_addresses = ''
-unix_socket_directories = '$tmp'
-autovacuum = off
-shared_buffers = 128MB
-EOF
-  if ! pg "$bindir/pg_ctl" -D "$tmp/db" -l "$tmp/server.log" -w start >/dev/null 2>&1; then
-    notok "[$order] server starts"; sed 's/^/#   /' "$tmp/server.log" | tail -5; continue
+  if ! cluster_start "$cl" 2>"$tmp/err"; then
+    notok "[$order] server starts"; tail -7 "$tmp/err" | tap_diag; continue
   fi
   ok "[$order] server starts with walload preloaded"
 
@@ -66,7 +57,7 @@ EOF
          -c "SELECT pg_stat_statements_reset()" -c "SELECT walload_reset()" >/dev/null 2>"$tmp/err"; then
     ok "[$order] CREATE EXTENSION walload"
   else
-    notok "[$order] CREATE EXTENSION walload"; sed 's/^/#   /' "$tmp/err"
+    notok "[$order] CREATE EXTENSION walload"; tap_diag <"$tmp/err"
   fi
 
   # the load: one transaction, 100,000 rows (about 8 MB, past wal_skip_threshold)
@@ -79,9 +70,9 @@ EOF
      } | sql >/dev/null 2>"$tmp/err"; then
     ok "[$order] CREATE TABLE + COPY of 100000 rows in one transaction"
   else
-    notok "[$order] CREATE TABLE + COPY of 100000 rows in one transaction"; sed 's/^/#   /' "$tmp/err"
+    notok "[$order] CREATE TABLE + COPY of 100000 rows in one transaction"; tap_diag <"$tmp/err"
   fi
-  sql -c "DROP TABLE smoke_load" >/dev/null 2>"$tmp/err" || { notok "[$order] DROP TABLE"; sed 's/^/#   /' "$tmp/err"; }
+  sql -c "DROP TABLE smoke_load" >/dev/null 2>"$tmp/err" || { notok "[$order] DROP TABLE"; tap_diag <"$tmp/err"; }
 
   xact_of() {  # the walload_xacts columns of the transaction that ran a statement starting with $1
     sql -c "SELECT x.rows || ' ' || x.scans_flush_pending || ' ' || x.scans_drop_pending
@@ -123,12 +114,12 @@ EOF
     sql -c "SELECT '#   walload: ' || command || ' ' || queryid || ' ' || left(query, 60) FROM walload_stats w WHERE w.toplevel AND NOT EXISTS
               (SELECT 1 FROM pg_stat_statements p WHERE (p.userid, p.dbid, p.queryid, p.toplevel) = (w.userid, w.dbid, w.queryid, w.toplevel))" 2>&1
   else
-    notok "[$order] more utility statements"; sed 's/^/#   /' "$tmp/err"
+    notok "[$order] more utility statements"; tap_diag <"$tmp/err"
   fi
 
-  pg "$bindir/pg_ctl" -D "$tmp/db" -m fast -w stop >/dev/null 2>&1
-  if grep -qE 'PANIC|server process .* was terminated' "$tmp/server.log"; then
-    notok "[$order] no crash in the server log"; grep -E 'PANIC|terminated' "$tmp/server.log" | sed 's/^/#   /'
+  cluster_stop "$cl" || notok "[$order] the server stops"
+  if grep -qE 'PANIC|server process .* was terminated' "$cl/server.log"; then
+    notok "[$order] no crash in the server log"; grep -E 'PANIC|terminated' "$cl/server.log" | tap_diag
   fi
 done
-[ "$failures" -eq 0 ]
+tap_done

@@ -20,13 +20,10 @@ local-buffer loops and page writes; a call is judged by oncpu - other, the
 time it spent walking the shared pool.  @backend[pid] (processes that entered PostgresMain while it
 was attached: client backends), @start[tid, fn] (calls that never returned),
 @entries and @returns (totals, to detect a full map).
-
-Also provides Cluster and pgconfig, which bench/run.py imports.
 """
 import os
 import re
 import shlex
-import subprocess
 import sys
 
 # an ambiguous call that starts within this long after the end of a scan by
@@ -68,47 +65,6 @@ def functions_for(major):
     if major < 13:
         return None          # no FlushRelationsAllBuffers; walload needs 15+
     return FUNCTIONS_13_15 if major <= 15 else FUNCTIONS_16
-
-
-def pgconfig(opt):
-    return subprocess.check_output([os.environ.get("PG_CONFIG", "pg_config"), opt],
-                                   text=True).strip()
-
-
-class Cluster:
-    """A throwaway cluster run as the postgres OS user (used by bench/run.py)."""
-
-    def __init__(self, root, bindir, walload, port="5544"):
-        self.root = root
-        self.bindir = bindir
-        self.walload = walload
-        self.data = os.path.join(root, "data")
-        self.sock = root
-        self.port = str(port)
-        self.env = dict(os.environ, PGHOST=self.sock, PGPORT=self.port,
-                        PGUSER="postgres", PATH=bindir + ":" + os.environ["PATH"])
-
-    def as_postgres(self, args, **kw):
-        return subprocess.run(["runuser", "-u", "postgres", "--"] + args,
-                              env=self.env, cwd=self.root, **kw)
-
-    def initdb(self):
-        self.as_postgres([os.path.join(self.bindir, "initdb"), "-D", self.data,
-                          "-A", "trust", "--no-sync"], check=True,
-                         stdout=subprocess.DEVNULL)
-
-    def stop(self):
-        self.as_postgres([os.path.join(self.bindir, "pg_ctl"), "-D", self.data, "-w",
-                          "-m", "fast", "stop"], stdout=subprocess.DEVNULL,
-                         stderr=subprocess.DEVNULL)
-
-    def psql(self, sql, db="postgres", check=True):
-        r = self.as_postgres([os.path.join(self.bindir, "psql"), "-X", "-q", "-At",
-                              "-v", "ON_ERROR_STOP=1", "-d", db, "-c", sql],
-                             capture_output=True, text=True)
-        if check and r.returncode != 0:
-            raise RuntimeError("psql failed: %s\n%s" % (sql, r.stderr))
-        return r.stdout.strip()
 
 
 # ---------------------------------------------------------------- trace
