@@ -120,10 +120,11 @@ read -r -a levels <<<"${ORACLE_LEVELS:-minimal replica}"
 kinds=(scans_flush_rel scans_flush_pending scans_drop_rel scans_drop_pending scans_db)
 N_CALIB=8
 
+scenario_dir=${ORACLE_SCENARIO_DIR:-$here/scenarios}
 scenarios=()
 while IFS= read -r f; do
   [ -z "$only" ] || [[ $f == *"$only"* ]] && scenarios+=("$f")
-done < <(ls "$here/scenarios" | grep -E '^[0-9]+_[A-Za-z0-9_]+\.(sql|sh)$' | sort)
+done < <(ls "$scenario_dir" | grep -E '^[0-9]+_[A-Za-z0-9_]+\.(sql|sh)$' | sort)
 [ ${#scenarios[@]} -gt 0 ] || { tap_skip_all "no scenario matches '$only'"; exit 0; }
 
 
@@ -134,6 +135,14 @@ diag()  { tap_diag; }
 bail()  { tap_bail "$@"; }
 
 if [ $walload = 1 ]; then per=7; else per=2; fi
+# ORACLE_PGSS=1 (walload mode, pg_stat_statements preloaded): one more line
+# per scenario, walload_stats against pg_stat_statements (see pgss_judge)
+pgss=0
+if [ "${ORACLE_PGSS:-0}" = 1 ]; then
+  [ $walload = 1 ] || refuse "ORACLE_PGSS=1 needs walload"
+  [[ ,$libs, == *,pg_stat_statements,* ]] || refuse "ORACLE_PGSS=1 needs pg_stat_statements in shared_preload_libraries"
+  pgss=1; per=$((per + 1))
+fi
 tap_plan $(( ${#levels[@]} * (1 + ${#scenarios[@]} * per) ))
 echo "# $version, $binary, shared_buffers=$shared_buffers, shared_preload_libraries='$libs'"
 echo "# functions: ${fns[*]}; time in ${other_work[*]:-nothing} is not counted as walking the pool"
@@ -216,6 +225,10 @@ start_cluster() {
   if [ $walload = 1 ]; then
     psqlc postgres "SET client_min_messages = warning; CREATE EXTENSION IF NOT EXISTS walload" >/dev/null ||
       bail "CREATE EXTENSION walload failed"
+  fi
+  if [ $pgss = 1 ]; then
+    psqlc postgres "SET client_min_messages = warning; CREATE EXTENSION IF NOT EXISTS pg_stat_statements" >/dev/null ||
+      bail "CREATE EXTENSION pg_stat_statements failed"
   fi
 }
 
@@ -427,6 +440,31 @@ calibrate() {
   fi
 }
 
+# ---------------------------------------------------------------- pg_stat_statements
+# Every statement both record (same userid, dbid, queryid): one line per
+# (queryid, toplevel) either records, "ok" or "BAD" first.  Agreement:
+# walload's successful calls (calls - errors: pg_stat_statements does not
+# count a statement that failed) and rows equal pg_stat_statements', under
+# the same toplevel (a statement one records as top-level and the other as
+# nested shows as two BAD lines, each with the other side empty).
+pgss_judge() {
+  psqlc postgres "
+    WITH w AS (SELECT userid, dbid, queryid, toplevel, sum(calls - errors) AS calls, sum(rows) AS rows,
+                      min(query) AS query
+               FROM walload_stats WHERE queryid IS NOT NULL AND queryid <> 0
+               GROUP BY 1, 2, 3, 4 HAVING sum(calls - errors) > 0),
+         p AS (SELECT userid, dbid, queryid, toplevel, sum(calls) AS calls, sum(rows) AS rows,
+                      min(query) AS query
+               FROM pg_stat_statements GROUP BY 1, 2, 3, 4),
+         wb AS (SELECT * FROM w WHERE (userid, dbid, queryid) IN (SELECT userid, dbid, queryid FROM p)),
+         pb AS (SELECT * FROM p WHERE (userid, dbid, queryid) IN (SELECT userid, dbid, queryid FROM w))
+    SELECT CASE WHEN wb.calls = pb.calls AND wb.rows = pb.rows THEN 'ok' ELSE 'BAD' END,
+           toplevel, wb.calls, pb.calls, wb.rows, pb.rows,
+           regexp_replace(left(coalesce(wb.query, pb.query), 120), '\s+', ' ', 'g')
+    FROM wb FULL JOIN pb USING (userid, dbid, queryid, toplevel)
+    ORDER BY 7, 2"
+}
+
 # ---------------------------------------------------------------- scenarios
 counts_text() {   # the non-zero counts, short
   local s="" k v
@@ -449,7 +487,7 @@ est_within() {
 
 run_scenario() {
   local level=$1 file=$2 name short path work db target rc errs missing prog k ranok reason
-  name=${file%.*}; short=${name#*_}; path=$here/scenarios/$file
+  name=${file%.*}; short=${name#*_}; path=$scenario_dir/$file
   local desc="$level/$short"
   local info
   info=$(helper info "$path" "$level") || bail "cannot read the headers of $file"
@@ -497,6 +535,9 @@ run_scenario() {
     local wl_ok=1
     if [ $walload = 1 ] && [ -z "$reason" ]; then
       psqlc postgres "SELECT walload_reset()" >/dev/null 2>"$work/reset.err" || wl_ok=0
+      if [ $pgss = 1 ]; then
+        psqlc postgres "SELECT pg_stat_statements_reset()" >/dev/null 2>>"$work/reset.err" || wl_ok=0
+      fi
     fi
 
     wait_quiet
@@ -567,6 +608,9 @@ run_scenario() {
                            FROM walload_xacts" 2>>"$work/walload.err") || wl_ok=0
       est_ms=$(psqlc postgres "SELECT round(coalesce(sum(est_scan_ms), 0)::numeric, 3) FROM walload_xacts" \
                2>>"$work/walload.err") || wl_ok=0
+      if [ $pgss = 1 ]; then
+        pgss_judge >"$work/pgss.txt" 2>>"$work/walload.err" || wl_ok=0
+      fi
       # An estimate off by more than the bound: run the scenario once more
       # (the other core or the hypervisor can slow a walk down by half);
       # if it is off again, it fails below.
@@ -652,6 +696,21 @@ run_scenario() {
       tap_skip "$desc estimated scan time" "the counts disagree"
     fi
     [ $expok = 1 ] || echo "# note: $desc uprobe counts ($(counts_text "")) differ from the scenario's expectation ($exp_text)"
+    if [ $pgss = 1 ]; then
+      # walload_stats against pg_stat_statements, statement by statement
+      local ncmp nbad
+      ncmp=$(grep -c . "$work/pgss.txt" 2>/dev/null); nbad=$(grep -c '^BAD' "$work/pgss.txt" 2>/dev/null)
+      local d="$desc pg_stat_statements: $ncmp statement(s) recorded by both, calls/rows/toplevel"
+      if [ $wl_ok = 1 ] && [ -z "$reason" ] && [ "$ncmp" -gt 0 ] && [ "$nbad" = 0 ]; then
+        ok "$d agree"
+      else
+        notok "$d: $nbad disagree"
+        { [ -z "$reason" ] || echo "the scenario did not run cleanly: $reason"
+          [ "$ncmp" -gt 0 ] || echo "no statement is recorded by both: nothing was compared"
+          echo "status|toplevel|walload calls-errors|pgss calls|walload rows|pgss rows|query"
+          cat "$work/pgss.txt" "$work/walload.err"; } | diag
+      fi
+    fi
   else
     local got; got=$(counts_text ""); got=${got:-no scans}
     if [ $expok = 1 ]; then
