@@ -13,7 +13,16 @@
 # 5. TAP (test/t/*.pl, PostgreSQL::Test::Cluster, prove)
 # 6. PostgreSQL's own regression suite with walload preloaded, compared with
 #    the same suite without it (test/core-regress.sh, prove; ~1 minute)
-# 7. the uprobe oracle (test/oracle/run.sh, prove), when it is there
+# 7. the uprobe oracle (test/oracle/run.sh, prove), when it is there; then
+#    (issue 15, also in the matrix chroots):
+#    fuzz      the random load generator judged by the oracle and by
+#              pg_stat_statements (test/fuzz/run.sh, fixed seeds, ~75 s)
+#    sqlsmith  SQLsmith against walload (test/sqlsmith/sqlsmith.pl, 3000
+#              queries, ~30 s)
+#    faults    a disk that fills during COPY and CREATE INDEX (a small tmpfs,
+#              test/faults/run-diskfull.sh, ~10 s)
+#    size      transactions of 1,000,000 statements and 40,000 tables
+#              (test/faults/size.pl, ~25 s)
 # 8. how users get and watch walload, on the host only (not in the matrix
 #    chroots), each a TAP script run with prove:
 #    package   the Debian packages: dpkg-buildpackage, lintian, dpkg -i, the
@@ -39,7 +48,8 @@
 # Environment:
 #   PG_CONFIG           default /usr/lib/postgresql/15/bin/pg_config
 #   WALLOAD_TESTS       which suites, default "layers regress pgtap tap core
-#                       oracle package pgxn exporter timeline matrix"
+#                       oracle fuzz sqlsmith faults size package pgxn exporter
+#                       timeline matrix"
 #   WALLOAD_KEEP=1      keep the temporary directory (clusters, logs)
 #   WALLOAD_NO_MATRIX=1 only the host's version: skip 16, 17, 18 and 19, which
 #                       scripts/matrix/run.sh runs in Debian chroots (about
@@ -61,7 +71,7 @@ umask 022
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$here" || exit 1
 export PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
-suites=${WALLOAD_TESTS:-layers regress pgtap tap core oracle package pgxn exporter timeline matrix}
+suites=${WALLOAD_TESTS:-layers regress pgtap tap core oracle fuzz sqlsmith faults size package pgxn exporter timeline matrix}
 # suites of the host's Debian system: not run in the matrix chroots, which
 # set WALLOAD_IN_MATRIX
 host_only="package pgxn exporter timeline"
@@ -347,6 +357,31 @@ if wants oracle; then
   else
     tap_suite "uprobe oracle" timeout "$((4 * limit))" prove -v --exec bash test/oracle/run.sh
   fi
+fi
+
+# ------------------------------------------- 7b. random loads, SQLsmith, faults
+# Each bounded by timeout; each prints TAP.  The fuzz suite is the oracle's
+# (root, bpftrace); the others are PostgreSQL::Test::Cluster files run as
+# the postgres user from a copy (test/tap-as-postgres.sh).
+if wants fuzz; then
+  banner "random load generator, judged by the uprobe oracle and pg_stat_statements (test/fuzz/run.sh)"
+  tap_suite "fuzz" timeout "$limit" prove -v --exec bash test/fuzz/run.sh
+fi
+if wants sqlsmith; then
+  banner "SQLsmith against walload (test/sqlsmith/sqlsmith.pl)"
+  tap_suite "sqlsmith" timeout "$limit" bash test/tap-as-postgres.sh test/sqlsmith/sqlsmith.pl
+fi
+if wants faults; then
+  banner "a full disk during COPY and CREATE INDEX (test/faults/run-diskfull.sh)"
+  if [ "$(id -u)" != 0 ] && ! command -v sudo >/dev/null 2>&1; then
+    cannot_run "faults" "needs root or sudo (mounts a small tmpfs)"
+  else
+    tap_suite "faults" as_root timeout "$limit" bash test/faults/run-diskfull.sh
+  fi
+fi
+if wants size; then
+  banner "a transaction of 1,000,000 statements and one of 40,000 tables (test/faults/size.pl)"
+  tap_suite "size" timeout "$limit" bash test/tap-as-postgres.sh test/faults/size.pl
 fi
 
 # ------------------------------------------- 8. packages, PGXN, metrics, picture
