@@ -1,0 +1,65 @@
+# Known walload bug (found by the random load generator, issue 15; shrunk
+# from seeds 52, 66, 87, 97 and 192 into test/fuzz/regressions/
+# 01_subxact_truncate_sync.sql): under wal_level = minimal, the commit-time
+# sync scan made for files of a rolled-back subtransaction is counted (the
+# uprobe oracle agrees: one FlushRelationsAllBuffers at COMMIT) but
+# attributed to no statement.
+#
+#   BEGIN; SAVEPOINT s; CREATE TABLE ghost (id int); TRUNCATE ghost;
+#   ROLLBACK TO SAVEPOINT s; COMMIT;
+#
+# Core keeps the pending syncs of files an aborted subtransaction deleted;
+# TRUNCATE in place marked them is_truncated, so smgrDoPendingSyncs() syncs
+# them without looking at their size, and walks the pool.  Expected by the
+# attribution rule (docs/reference.md: "for the sync at commit, the
+# statement that created the earliest synced relation file"): the CREATE
+# TABLE gets scans_flush_pending = 1.  Actual: 0 on every statement, 1 on
+# the transaction.
+#
+# Reading of the cause: src/scan_model.c wl_model_subxact_abort() keeps the
+# aborted subtransaction's skipping files as GhostSync entries without the
+# statement that created them (created_files has it), and wl_model_commit()
+# calls model_one_sync(g->file, g->truncated, m, threshold_blocks, -1) for
+# them: with only ghosts synced, sync_stmt_no stays -1.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $node = PostgreSQL::Test::Cluster->new('walload_ghost_sync');
+$node->init;
+$node->append_conf('postgresql.conf', qq{
+shared_preload_libraries = 'walload'
+wal_level = minimal
+max_wal_senders = 0
+autovacuum = off
+});
+$node->start;
+$node->safe_psql('postgres', 'CREATE EXTENSION walload');
+$node->safe_psql('postgres', 'SELECT walload_reset()');
+$node->safe_psql('postgres', q{
+BEGIN;
+SAVEPOINT s;
+CREATE TABLE ghost (id int);
+TRUNCATE ghost;
+ROLLBACK TO SAVEPOINT s;
+COMMIT;
+});
+is($node->safe_psql('postgres', 'SELECT outcome || \':\' || scans_flush_pending FROM walload_xacts'),
+	'commit:1', 'the commit syncs the rolled-back subtransaction\'s truncated file: one flush_pending scan');
+{
+	local $TODO = 'walload bug: a ghost sync\'s scan is attributed to no statement';
+	is($node->safe_psql('postgres',
+		q{SELECT string_agg(command || ':' || scans_flush_pending, ' ' ORDER BY stmt_no) FROM walload_statements}),
+		'CREATE TABLE:1 TRUNCATE TABLE:0',
+		'the commit sync scan is attributed to the statement that created the synced file');
+}
+# the same without the subtransaction: attributed (not a known failure)
+$node->safe_psql('postgres', 'SELECT walload_reset()');
+$node->safe_psql('postgres', 'BEGIN; CREATE TABLE kept (id int); TRUNCATE kept; COMMIT;');
+is($node->safe_psql('postgres',
+	q{SELECT string_agg(command || ':' || scans_flush_pending, ' ' ORDER BY stmt_no) FROM walload_statements}),
+	'CREATE TABLE:1 TRUNCATE TABLE:0', 'without the subtransaction the sync scan goes to the CREATE TABLE');
+$node->stop;
+done_testing();
