@@ -140,9 +140,10 @@ prepare() {
   suite=$(suite_for "$v") || { echo "# no Debian suite known for PostgreSQL $v"; return 1; }
   root="$dir/pg$v"
   mkdir -p "$dir/logs"
-  # what scripts/deps.sh asks for, and what the suites use (ps: the oracle)
+  # what scripts/deps.sh asks for, and what the suites use (ps: the oracle;
+  # sqlsmith: the sqlsmith suite)
   pkgs="build-essential postgresql-common postgresql-contrib libtap-parser-sourcehandler-pgtap-perl
-        libipc-run-perl bpftrace python3 dpkg-dev procps"
+        libipc-run-perl bpftrace python3 dpkg-dev procps sqlsmith"
   case $v in
     16) ;;                      # from PyPI, below
     19) pkgs="$pkgs postgresql-$v postgresql-server-dev-$v" ;;   # pinned below
