@@ -19,7 +19,9 @@ for s in "${seeds[@]}"; do
   IFS='|' read -r _ sr _ _ fs <<<"$info"
   stmts=$((stmts + ${sr:-0})); scans=$((scans + ${fs:-0})); n=$((n + q))
   echo "seed $s: $q queries, exit $rc; $(grep -E '^# sqlsmith ' <<<"$out" | sed 's/^# //'); walload: ${sr:-?} statements, ${fs:-?} full scans; $(grep -c '^not ok' <<<"$out") failed checks"
-  grep -E '^not ok|^# internal' <<<"$out"
+  grep -E '^not ok' <<<"$out"
+  # the internal errors (XX000) core raised, and where (none may be walload's)
+  sed -n '/^# internal errors/,/^ok .*internal error/p' <<<"$out" | grep '^#'
   [ $rc = 0 ] || bad=$((bad + 1))
 done
 echo "total: ${#seeds[@]} seeds, $n queries, $stmts statements and $scans full scans recorded by walload, $bad failed, $((SECONDS - t0))s"
