@@ -92,7 +92,7 @@ FROM walload_xacts WHERE pid = $pid ORDER BY xact_id});
 		is($x[0], "abort|1|1|t|$nstmt",
 			"$d: aborted, with the abort's drop scan and its deleted files ($nstmt statement(s))");
 		# a statement that fails after creating the file the abort deletes
-		# is not given the abort's scan (walload bug, test/t/011_abort_
+		# is not given the abort's scan (walload bug, test/t/012_abort_
 		# attribution_failed_statement.pl): a known failure for the index
 		local $TODO = $what eq 'index'
 		  ? 'walload bug: the abort scan of files created by the failing statement itself is attributed to no statement'

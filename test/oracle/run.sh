@@ -146,7 +146,7 @@ fi
 # with ORACLE_PGSS=1 also: is every scan attributed to a statement?  (The
 # scenarios of test/fuzz set walload.track = all, so every statement is
 # recorded.)  ORACLE_ATTR_STRICT=1: a scan attributed to none fails; by
-# default it is a TAP TODO (known bugs, test/t/011_*.pl, test/t/012_*.pl)
+# default it is a TAP TODO (known bugs, test/t/012_*.pl, test/t/013_*.pl)
 attr_strict=${ORACLE_ATTR_STRICT:-0}
 tap_plan $(( ${#levels[@]} * (1 + ${#scenarios[@]} * per) ))
 echo "# $version, $binary, shared_buffers=$shared_buffers, shared_preload_libraries='$libs'"
@@ -736,7 +736,7 @@ run_scenario() {
       if [ $wl_ok = 1 ] && [ -z "$reason" ] && [ -z "$unattributed" ]; then
         ok "$d"
       elif [ $wl_ok = 1 ] && [ -z "$reason" ] && [ "$attr_strict" != 1 ]; then
-        tap_todo "$d: not attributed: $unattributed" "known bugs (test/t/011, test/t/012)"
+        tap_todo "$d: not attributed: $unattributed" "known bugs (test/t/012, test/t/013)"
       else
         notok "$d${unattributed:+: not attributed: $unattributed}"
       fi

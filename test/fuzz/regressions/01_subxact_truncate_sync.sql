@@ -7,7 +7,7 @@
 -- subtransaction's abort deletes its files: one drop_pending scan; the
 -- TRUNCATE in place walks once for the old contents (drop_rel).  The
 -- counts must agree with the uprobes; the commit scan is not attributed to
--- any statement (test/t/012_ghost_sync_attribution.pl, a known bug).
+-- any statement (test/t/013_ghost_sync_attribution.pl, a known bug).
 -- @expect minimal: flush_pending=1 drop_rel=1 drop_pending=1
 -- @expect replica: drop_rel=1 drop_pending=1
 -- @run
