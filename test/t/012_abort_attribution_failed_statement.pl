@@ -10,13 +10,14 @@
 # has 1.  Where a statement before it created a file, that one gets the
 # scan (checked here too, not TODO).
 #
-# Reading of the cause (src/hooks.c wl_ProcessUtility): the creator of a
-# file is noted by wl_model_after_utility() (src/scan_model.c), which runs
-# only after standard_ProcessUtility() returned; the PG_CATCH branch does
-# not call it (it cannot read the catalogs there).  At abort,
+# Reading of the cause (src/hooks.c wl_ProcessUtility): the statement that
+# created a file is noted by wl_model_read_pending_changes()
+# (src/scan_model.c), called only after core's ProcessUtility returned; when
+# it throws, the PG_FINALLY branch records the statement as an error
+# (wl_observe_after, wl_acc_utility_done) and notes no file.  At abort,
 # wl_model_abort_statement() -> min_creator() finds no creator (-1), and
-# add_attributed_scan() (src/xact_track.c) falls back to
-# wl_add_scans_to_current(), which finds no running statement.
+# add_attributed_scan() (src/accumulator.c) falls back to the statement
+# running now: none, the failed one has ended.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;

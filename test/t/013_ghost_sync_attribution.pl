@@ -17,10 +17,10 @@
 # the transaction.
 #
 # Reading of the cause: src/scan_model.c wl_model_subxact_abort() keeps the
-# aborted subtransaction's skipping files as GhostSync entries without the
-# statement that created them (created_files has it), and wl_model_commit()
-# calls model_one_sync(g->file, g->truncated, m, threshold_blocks, -1) for
-# them: with only ghosts synced, sync_stmt_no stays -1.
+# aborted subtransaction's WAL-skipping files as GhostSync entries without
+# the statement that created them (created_files has it), and
+# wl_model_commit() adds them with ADD_SYNC(g->file, g->truncated, -1): with
+# only ghosts synced, the commit's sync scan has no statement.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
