@@ -254,6 +254,7 @@ typedef struct WlOpenXact
 	bool		storage_touched;	/* the pending files may have changed */
 	double		pred_spent_ns;	/* time spent predicting the commit */
 	int64		dirty_load_blocks;	/* see note_dirtied_by_load */
+	int32		failed_stmt_no; /* the last recorded statement that failed */
 	WlActivity	act;			/* as last published */
 	double		pred_commit_ms; /* predicted at the last PRE_COMMIT */
 	double		pred_core_commit_ms;	/* the same, as core would have done it */
@@ -730,6 +731,8 @@ statement_done(const WlStmtRecord *rec, bool count_in_xact)
 	finished[n_finished].xact_id = cur.xact_id;
 	n_finished++;
 
+	if (rec->status == WL_STMT_ERROR)
+		cur.failed_stmt_no = rec->stmt_no;
 	if (count_in_xact)
 	{
 		note_dirtied_by_load(rec);
@@ -762,12 +765,39 @@ xact_add_scans(WlScanKind kind, int64 n, double est_ns)
  * late scan; on_abort_path false (at PRE_COMMIT): with the late list full,
  * stored waiting.
  */
+/* the queued record of statement stmt_no of the open record, or NULL */
+static WlStmtRecord *
+queued_record(int32 stmt_no)
+{
+	for (int i = n_finished - 1; i >= 0; i--)
+		if (finished[i].xact_id == cur.xact_id && finished[i].stmt_no == stmt_no)
+			return &finished[i];
+	return NULL;
+}
+
 static void
 add_attributed_scan(WlScanKind kind, int32 stmt_no, int nfiles, bool on_abort_path)
 {
 	WlStmtRef  *ref = stmt_no >= 0 ? find_ref(stmt_no) : NULL;
 	double		est_ns = wl_scans_est_ns(kind, 1, nfiles, !on_abort_path);
 
+	/*
+	 * An abort deleting files of no known creator: they are the failed
+	 * statement's, whose post-look never ran (it noted no file).  Its
+	 * record waits in the queue: the scan goes there.
+	 */
+	if (ref == NULL && stmt_no < 0 && on_abort_path && cur.failed_stmt_no > 0)
+	{
+		WlStmtRecord *rec = queued_record(cur.failed_stmt_no);
+
+		if (rec != NULL)
+		{
+			xact_add_scans(kind, 1, est_ns);
+			rec->c.scans[kind]++;
+			rec->c.scan_est_ns += (int64) est_ns;
+			return;
+		}
+	}
 	if (ref == NULL)
 	{
 		add_scans_to_current(kind, 1, est_ns);

@@ -87,6 +87,7 @@ typedef struct GhostSync
 {
 	WlRelFile	file;
 	bool		truncated;
+	int32		creator;		/* statement that created it, or -1 */
 } GhostSync;
 
 static MemoryContext model_cxt = NULL;	/* per transaction: the lists */
@@ -593,7 +594,7 @@ wl_model_pending_syncs(WlPendingSync **out)
 			file_in_sorted(g->file, doomed, ndoomed) ||
 			file_in_sorted(g->file, created, ncreated))
 			continue;
-		ADD_SYNC(g->file, g->truncated, -1);
+		ADD_SYNC(g->file, g->truncated, g->creator);
 	}
 	foreach(lc, createdb_files)
 	{
@@ -747,6 +748,7 @@ wl_model_subxact_abort(void)
 	for (int i = 0; i < n; i++)
 	{
 		GhostSync  *g;
+		FileCreator *fc;
 
 		if (!WlSkippingWAL(files[i]))
 			continue;
@@ -754,6 +756,9 @@ wl_model_subxact_abort(void)
 		g->file = files[i];
 		g->truncated = truncated_files != NULL &&
 			hash_search(truncated_files, &files[i], HASH_FIND, NULL) != NULL;
+		fc = created_files == NULL ? NULL :
+			hash_search(created_files, &files[i], HASH_FIND, NULL);
+		g->creator = fc ? fc->stmt_no : -1;
 		ghost_syncs = lappend(ghost_syncs, g);
 	}
 	MemoryContextSwitchTo(old);

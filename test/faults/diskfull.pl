@@ -92,11 +92,7 @@ FROM walload_xacts WHERE pid = $pid ORDER BY xact_id});
 		is($x[0], "abort|1|1|t|$nstmt",
 			"$d: aborted, with the abort's drop scan and its deleted files ($nstmt statement(s))");
 		# a statement that fails after creating the file the abort deletes
-		# is not given the abort's scan (walload bug, test/t/012_abort_
-		# attribution_failed_statement.pl): a known failure for the index
-		local $TODO = $what eq 'index'
-		  ? 'walload bug: the abort scan of files created by the failing statement itself is attributed to no statement'
-		  : undef;
+		# gets the abort's scan (test/t/012_abort_attribution_failed_statement.pl)
 		is($node->safe_psql('postgres', qq{
 SELECT string_agg(command || ':' || status || ':' || scans_drop_pending, ' ' ORDER BY stmt_no)
 FROM walload_statements WHERE xact_id = (SELECT min(xact_id) FROM walload_xacts WHERE pid = $pid)}),
@@ -104,7 +100,6 @@ FROM walload_statements WHERE xact_id = (SELECT min(xact_id) FROM walload_xacts 
 				? ('CREATE TABLE:ok:1', 'COPY:error:0')
 				: ('CREATE INDEX:error:1')),
 			"$d: the $c->{failing} recorded as failed, the scan attributed to the $c->{creator}");
-		$TODO = undef;
 		# the next transaction: its own statement only, no scan
 		is($x[1], 'commit|0|0|f|1', "$d: the next transaction has its own statement only, no scan, no dropped file");
 		is($node->safe_psql('postgres', qq{

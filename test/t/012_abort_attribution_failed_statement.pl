@@ -1,6 +1,6 @@
-# Known walload bug (found by test/faults/diskfull.pl, issue 15): the scan
-# of an abort that deletes files created by the statement that failed is
-# counted in the transaction but attributed to no statement.
+# Found by test/faults/diskfull.pl (issue 15), fixed since: the scan of an
+# abort that deletes files created by the statement that failed was counted
+# in the transaction but attributed to no statement.
 #
 # docs/reference.md, attribution rule: "at abort, the first statement that
 # created a file the abort deletes".  When that statement is the one that
@@ -50,7 +50,6 @@ for my $c (@cases)
 	$node->psql('postgres', $sql, on_error_stop => 0);
 	is($node->safe_psql('postgres', 'SELECT outcome || \':\' || scans_drop_pending FROM walload_xacts'),
 		'abort:1', "$name: the transaction aborted with one drop scan");
-	local $TODO = $want =~ /:error:/ ? 'walload bug: abort scan of the failing statement\'s own files is unattributed' : undef;
 	is($node->safe_psql('postgres',
 		q{SELECT string_agg(command || ':' || status || ':' || scans_drop_pending, ' ' ORDER BY stmt_no) FROM walload_statements}),
 		$want, "$name: the scan is attributed to the statement that created the file");

@@ -1,8 +1,8 @@
-# Known walload bug (found by the random load generator, issue 15; shrunk
+# Found by the random load generator (issue 15), fixed since; shrunk
 # from seeds 52, 66, 87, 97 and 192 into test/fuzz/regressions/
-# 01_subxact_truncate_sync.sql): under wal_level = minimal, the commit-time
+# 01_subxact_truncate_sync.sql.  Under wal_level = minimal, the commit-time
 # sync scan made for files of a rolled-back subtransaction is counted (the
-# uprobe oracle agrees: one FlushRelationsAllBuffers at COMMIT) but
+# uprobe oracle agrees: one FlushRelationsAllBuffers at COMMIT), and was
 # attributed to no statement.
 #
 #   BEGIN; SAVEPOINT s; CREATE TABLE ghost (id int); TRUNCATE ghost;
@@ -13,14 +13,14 @@
 # them without looking at their size, and walks the pool.  Expected by the
 # attribution rule (docs/reference.md: "for the sync at commit, the
 # statement that created the earliest synced relation file"): the CREATE
-# TABLE gets scans_flush_pending = 1.  Actual: 0 on every statement, 1 on
-# the transaction.
+# TABLE gets scans_flush_pending = 1 (it was 0 on every statement, 1 on the
+# transaction).
 #
-# Reading of the cause: src/scan_model.c wl_model_subxact_abort() keeps the
+# The cause: src/scan_model.c wl_model_subxact_abort() kept the
 # aborted subtransaction's WAL-skipping files as GhostSync entries without
 # the statement that created them (created_files has it), and
-# wl_model_commit() adds them with ADD_SYNC(g->file, g->truncated, -1): with
-# only ghosts synced, the commit's sync scan has no statement.
+# wl_model_pending_syncs() added them with no creator: with only ghosts
+# synced, the commit's sync scan had no statement.  They now keep it.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -49,7 +49,6 @@ COMMIT;
 is($node->safe_psql('postgres', 'SELECT outcome || \':\' || scans_flush_pending FROM walload_xacts'),
 	'commit:1', 'the commit syncs the rolled-back subtransaction\'s truncated file: one flush_pending scan');
 {
-	local $TODO = 'walload bug: a ghost sync\'s scan is attributed to no statement';
 	is($node->safe_psql('postgres',
 		q{SELECT string_agg(command || ':' || scans_flush_pending, ' ' ORDER BY stmt_no) FROM walload_statements}),
 		'CREATE TABLE:1 TRUNCATE TABLE:0',
