@@ -34,11 +34,13 @@ my $ntab = $ENV{WALLOAD_SIZE_TABLES} // 40000;
 my $node = PostgreSQL::Test::Cluster->new('walload_size');
 $node->init;
 # 40,000 new relations hold 40,000 locks: the shared lock table is
-# max_locks_per_transaction x (max_connections + max_prepared_transactions)
+# max_locks_per_transaction x (max_connections + max_prepared_transactions
+# + the other processes); 19 no longer lets it borrow spare shared memory
+# (600 was enough up to 18, not there), so room for all of them
 $node->append_conf('postgresql.conf', qq{
 shared_preload_libraries = 'walload'
 autovacuum = off
-max_locks_per_transaction = 600
+max_locks_per_transaction = 4000
 walload.max_xacts = 100
 walload.max_statements = 10000
 walload.max_stats = 100

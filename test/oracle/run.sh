@@ -448,15 +448,21 @@ calibrate() {
 
 # ---------------------------------------------------------------- pg_stat_statements
 # Every statement both record (same userid, dbid, queryid): one line per
-# (queryid, toplevel) either records, "ok" or "BAD" first.  Agreement:
+# (queryid, toplevel) either records, "ok", "OPEN" or "BAD" first.  Agreement:
 # walload's successful calls (calls - errors: pg_stat_statements does not
 # count a statement that failed) and rows equal pg_stat_statements', under
 # the same toplevel (a statement one records as top-level and the other as
-# nested shows as two BAD lines, each with the other side empty).
+# nested shows as two BAD lines, each with the other side empty).  One
+# known difference is pg_stat_statements': it counts a nested utility
+# statement run from a cached plan only at its first run (it zeroes the
+# cached statement's query id), and from 18 SQL functions' statements are
+# cached too; so a nested utility statement agrees when pg_stat_statements
+# counts it at least once and at most as often as walload.
 pgss_judge() {
   psqlc postgres "
     WITH w AS (SELECT userid, dbid, queryid, toplevel, sum(calls - errors) AS calls, sum(rows) AS rows,
-                      min(query) AS query
+                      min(query) AS query,
+                      bool_and(command NOT IN ('SELECT', 'INSERT', 'UPDATE', 'DELETE', 'MERGE')) AS utility
                FROM walload_stats WHERE queryid IS NOT NULL AND queryid <> 0
                GROUP BY 1, 2, 3, 4 HAVING sum(calls - errors) > 0),
          p AS (SELECT userid, dbid, queryid, toplevel, sum(calls) AS calls, sum(rows) AS rows,
@@ -464,7 +470,12 @@ pgss_judge() {
                FROM pg_stat_statements GROUP BY 1, 2, 3, 4),
          wb AS (SELECT * FROM w WHERE (userid, dbid, queryid) IN (SELECT userid, dbid, queryid FROM p)),
          pb AS (SELECT * FROM p WHERE (userid, dbid, queryid) IN (SELECT userid, dbid, queryid FROM w))
-    SELECT CASE WHEN wb.calls = pb.calls AND wb.rows = pb.rows THEN 'ok' ELSE 'BAD' END,
+    SELECT CASE WHEN wb.calls = pb.calls AND wb.rows = pb.rows THEN 'ok'
+                WHEN NOT toplevel AND wb.utility AND pb.calls BETWEEN 1 AND wb.calls
+                     AND pb.rows <= wb.rows THEN 'ok'
+                WHEN wb.calls = pb.calls AND coalesce(wb.query, pb.query) ~* '^\s*DECLARE'
+                     AND current_setting('server_version_num')::int >= 180000 THEN 'OPEN'
+                ELSE 'BAD' END,
            toplevel, wb.calls, pb.calls, wb.rows, pb.rows,
            regexp_replace(left(coalesce(wb.query, pb.query), 120), '\s+', ' ', 'g')
     FROM wb FULL JOIN pb USING (userid, dbid, queryid, toplevel)
@@ -724,8 +735,14 @@ run_scenario() {
       local ncmp nbad
       ncmp=$(grep -c . "$work/pgss.txt" 2>/dev/null); nbad=$(grep -c '^BAD' "$work/pgss.txt" 2>/dev/null)
       local d="$desc pg_stat_statements: $ncmp statement(s) recorded by both, calls/rows/toplevel"
-      if [ $wl_ok = 1 ] && [ -z "$reason" ] && [ "$ncmp" -gt 0 ] && [ "$nbad" = 0 ]; then
+      if [ $wl_ok = 1 ] && [ -z "$reason" ] && [ "$ncmp" -gt 0 ] && [ "$nbad" = 0 ] &&
+         ! grep -q '^OPEN' "$work/pgss.txt"; then
         ok "$d agree"
+      elif [ $wl_ok = 1 ] && [ -z "$reason" ] && [ "$ncmp" -gt 0 ] && [ "$nbad" = 0 ]; then
+        # 18+: the rows of a cursor's query differ (seed 1 on 19: walload 3,
+        # pg_stat_statements 12); not understood yet, so open, not passed
+        tap_todo "$d: the rows of a cursor differ on 18+" "open question (test/fuzz/README.md)"
+        grep '^OPEN' "$work/pgss.txt" | diag
       else
         notok "$d: $nbad disagree"
         { [ -z "$reason" ] || echo "the scenario did not run cleanly: $reason"
