@@ -559,8 +559,10 @@ wl_model_pending_syncs(WlPendingSync **out)
 	 * files the transaction created (core's lists may name a file twice; it
 	 * syncs it once).
 	 */
-	ndoomed = sort_files(doomed, smgrGetPendingDeletes(true, &doomed));
-	ncreated = sort_files(created, smgrGetPendingDeletes(false, &created));
+	ndoomed = smgrGetPendingDeletes(true, &doomed);
+	ndoomed = sort_files(doomed, ndoomed);
+	ncreated = smgrGetPendingDeletes(false, &created);
+	ncreated = sort_files(created, ncreated);
 
 #define ADD_SYNC(f_, trunc_, creator_) \
 	do { \
