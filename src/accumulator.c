@@ -1093,11 +1093,11 @@ wl_acc_apply_effects(const WlEffects *eff)
 /*
  * A utility statement is measured around the call of standard_ProcessUtility
  * (as pg_stat_statements measures it), not around walload's own look at it
- * before and after: start_utility_measure() right before the call,
+ * before and after: wl_acc_utility_measure_from_now() right before the call,
  * measure_utility() right after it (or in its error handler).
  */
-static void
-start_utility_measure(uint64 serial)
+void
+wl_acc_utility_measure_from_now(uint64 serial)
 {
 	int			i = find_serial(serial);
 
@@ -1119,8 +1119,8 @@ measure_utility(WlActiveStmt *s)
 	s->measured = true;
 }
 
-static void
-measure_utility_serial(uint64 serial)
+void
+wl_acc_utility_measured(uint64 serial)
 {
 	int			i = find_serial(serial);
 
@@ -1289,18 +1289,6 @@ wl_acc_utility_start(bool tracked, CommandTag tag, uint64 queryid, int nest_leve
 									 NULL, source_text, query_location, query_len);
 
 	return stmt_stack[idx].serial;
-}
-
-void
-wl_acc_utility_measure_from_now(uint64 serial)
-{
-	start_utility_measure(serial);
-}
-
-void
-wl_acc_utility_measured(uint64 serial)
-{
-	measure_utility_serial(serial);
 }
 
 /* finish the utility statement entry `serial`, if it is still there */

@@ -127,6 +127,14 @@ cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y ? 1 : 0;
 }
 
+/* the median of v[0..n), which it sorts */
+static double
+median_of(double *v, int n)
+{
+	qsort(v, n, sizeof(double), cmp_double);
+	return v[n / 2];
+}
+
 /* a relation file that no buffer holds: tablespace 0, file number 2^32-1 */
 static void
 init_nowhere(SMgrRelationData *srel, Oid filenumber)
@@ -213,8 +221,7 @@ median_walk(WalkKind walk, int nfiles, SMgrRelationData *files, SMgrRelation *fi
 {
 	for (int p = 0; p < passes; p++)
 		ns[p] = time_walk(walk, nfiles, files, filep, evict, evict_len, p);
-	qsort(ns, passes, sizeof(double), cmp_double);
-	return ns[passes / 2] / Max(NBuffers, 1);
+	return median_of(ns, passes) / Max(NBuffers, 1);
 }
 
 /*
@@ -253,8 +260,7 @@ fault_ns_per_page(double single_ns, int64 first_unmapped, double first_ns,
 	}
 	if (n == 0)
 		return Max(first_ns - walk_ns, 0) / first_unmapped;
-	qsort(ns, n, sizeof(double), cmp_double);
-	return ns[n / 2];
+	return median_of(ns, n);
 }
 
 /*
@@ -483,13 +489,6 @@ wl_scans_est_ns(WlScanKind kind, int64 n, int nfiles, bool before_scan)
  * ----------------------------------------------------------------
  */
 #define WL_IO_BLOCKS	1024	/* blocks written and synced per pass */
-
-static double
-median_of(double *v, int n)
-{
-	qsort(v, n, sizeof(double), cmp_double);
-	return v[n / 2];
-}
 
 static double
 ns_since(instr_time start)
