@@ -17,7 +17,7 @@ bool		wl_track_utility = true;
 bool		wl_track_dml = true;
 int			wl_max_stats = 5000;
 int			wl_max_xacts = 1000;
-int			wl_max_statements = 10000;
+int			wl_max_statements = 5000;
 bool		wl_save = true;
 bool		wl_compute_query_id = true;
 double		wl_warn_scan_ms = -1;
@@ -96,7 +96,7 @@ wl_settings_define(void)
 							"Number of recent statements kept in walload_statements.",
 							"A ring: the oldest statement is overwritten first.",
 							&wl_max_statements,
-							10000,
+							5000,
 							100,
 							10000000,
 							PGC_POSTMASTER,
