@@ -218,6 +218,37 @@ wl_compute_utility_queryid(PlannedStmt *pstmt, const char *queryString)
 }
 #endif
 
+/*
+ * Core's query id for an analysed Query, computed as parse_analyze_*() would
+ * have computed it had query ids been enabled: JumbleQuery() takes the
+ * statement's text on 15 (a utility statement's id is a hash of it) and the
+ * tree alone on 16+.  Its working state is freed: the caller's context may
+ * be a long-lived one (a plan cache entry's).  JumbleQuery() asserts that
+ * query ids are enabled; query_id_enabled says so for the call, as
+ * EnableQueryId() would (an error in between, out of memory only, leaves it
+ * set: core's own state with pg_stat_statements loaded).
+ */
+static inline void
+wl_jumble_query(Query *query, const char *sourceText)
+{
+	JumbleState *jstate;
+	bool		was_enabled = query_id_enabled;
+
+	query_id_enabled = true;
+#if PG_VERSION_NUM >= 160000
+	jstate = JumbleQuery(query);
+#else
+	jstate = JumbleQuery(query, sourceText);
+#endif
+	query_id_enabled = was_enabled;
+	if (jstate != NULL)
+	{
+		pfree(jstate->jumble);
+		pfree(jstate->clocations);
+		pfree(jstate);
+	}
+}
+
 /* --- buffer usage counters: block I/O timing fields were renamed in 17 --- */
 #if PG_VERSION_NUM >= 170000
 #define WL_BLK_READ_TIME(bu)		((bu).shared_blk_read_time)

@@ -21,12 +21,15 @@
 #include "hooks.h"
 
 #include "access/parallel.h"
+#include "access/transam.h"
 #include "access/xact.h"
 #include "catalog/objectaccess.h"
 #include "catalog/pg_class.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
 #include "nodes/parsenodes.h"
+#include "parser/analyze.h"
 #include "storage/ipc.h"
 #include "tcop/utility.h"
 #include "utils/memutils.h"
@@ -48,6 +51,7 @@ static ExecutorRun_hook_type prev_ExecutorRun = NULL;
 static ExecutorFinish_hook_type prev_ExecutorFinish = NULL;
 static ExecutorEnd_hook_type prev_ExecutorEnd = NULL;
 static object_access_hook_type prev_object_access_hook = NULL;
+static post_parse_analyze_hook_type prev_post_parse_analyze_hook = NULL;
 
 /* the utility statement currently inside standard_ProcessUtility, if any */
 static NodeTag current_utility_tag = T_Invalid;
@@ -243,6 +247,118 @@ utility_queryid(PlannedStmt *pstmt, const char *queryString)
 	 * way core does (compat.h).
 	 */
 	return wl_compute_utility_queryid(pstmt, queryString);
+}
+
+/* ----------------------------------------------------------------
+ * query ids, for the statements walload records
+ *
+ * Core computes query ids only when something asks for them
+ * (compute_query_id = on, or auto with pg_stat_statements loaded), and then
+ * for every statement: on pgbench -S that is 2% of a transaction's
+ * instructions.  walload needs them only for what it records, so that its
+ * rows join pg_stat_statements, pg_stat_activity and the logs: when core
+ * does not compute them (compute_query_id = auto and nobody asked), it
+ * computes them here, with core's own JumbleQuery() at the point where core
+ * would (parse analysis, before the next hook), for the statements it may
+ * record.  The value is the one core gives.  With compute_query_id = off
+ * there are none, as the user asked.
+ * ----------------------------------------------------------------
+ */
+
+/* does this expression tree call a function or operator not built in */
+static bool
+calls_user_code(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, FuncExpr))
+	{
+		if (((FuncExpr *) node)->funcid >= FirstNormalObjectId)
+			return true;
+	}
+	else if (IsA(node, OpExpr))
+	{
+		if (((OpExpr *) node)->opfuncid >= FirstNormalObjectId)
+			return true;
+	}
+	else if (IsA(node, Query))
+		return query_tree_walker((Query *) node, calls_user_code, context, 0);
+	return expression_tree_walker(node, calls_user_code, context);
+}
+
+/*
+ * Does a SELECT call user-defined code where a load is called from: in its
+ * select list (SELECT load_data(), also in a sub-select there) or as a
+ * function in FROM (SELECT * FROM load_data()).  Its WHERE clause and
+ * joins are not looked at: a short walk, on every SELECT.
+ */
+static bool
+select_calls_user_code(Query *query)
+{
+	ListCell   *lc;
+
+	foreach(lc, query->targetList)
+	{
+		Node	   *expr = (Node *) lfirst_node(TargetEntry, lc)->expr;
+
+		/* columns and constants, the common case, need no walk */
+		if (expr == NULL || IsA(expr, Var) || IsA(expr, Const) || IsA(expr, Param))
+			continue;
+		if (calls_user_code(expr, NULL))
+			return true;
+	}
+	foreach(lc, query->rtable)
+	{
+		RangeTblEntry *rte = lfirst_node(RangeTblEntry, lc);
+
+		if (rte->rtekind == RTE_FUNCTION &&
+			calls_user_code((Node *) rte->functions, NULL))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Could this analysed statement be recorded?  Utility statements that do
+ * work, data-changing DML, and the SELECTs that may write: with a
+ * data-modifying WITH, with FOR UPDATE/SHARE (tuple locks are WAL-logged),
+ * or calling user-defined code (select_calls_user_code).  Any other SELECT
+ * that writes (nextval(), a function in WHERE, hint-bit images under data
+ * checksums) is still recorded, with the query id core gave it: none
+ * unless core computes them.
+ */
+static bool
+query_may_be_recorded(Query *query)
+{
+	switch (query->commandType)
+	{
+		case CMD_UTILITY:
+			return wl_track_utility && query->utilityStmt != NULL &&
+				utility_is_work(query->utilityStmt);
+		case CMD_INSERT:
+		case CMD_UPDATE:
+		case CMD_DELETE:
+		case CMD_MERGE:
+			return wl_track_dml;
+		case CMD_SELECT:
+			return wl_track_dml &&
+				(query->hasModifyingCTE || query->rowMarks != NIL ||
+				 select_calls_user_code(query));
+		default:
+			return false;
+	}
+}
+
+static void
+wl_post_parse_analyze(ParseState *pstate, Query *query, JumbleState *jstate)
+{
+	if (!query_id_enabled && query->queryId == 0 && wl_compute_query_id &&
+		compute_query_id == COMPUTE_QUERY_ID_AUTO &&
+		query_may_be_recorded(query) && tracking_on() && level_recorded())
+		wl_jumble_query(query, pstate->p_sourcetext);
+
+	if (prev_post_parse_analyze_hook)
+		prev_post_parse_analyze_hook(pstate, query, jstate);
 }
 
 /* ----------------------------------------------------------------
@@ -642,6 +758,8 @@ wl_install_hooks(void)
 	ExecutorEnd_hook = wl_ExecutorEnd;
 	prev_object_access_hook = object_access_hook;
 	object_access_hook = wl_object_access;
+	prev_post_parse_analyze_hook = post_parse_analyze_hook;
+	post_parse_analyze_hook = wl_post_parse_analyze;
 	RegisterXactCallback(wl_xact_callback, NULL);
 	RegisterSubXactCallback(wl_subxact_callback, NULL);
 	RegisterResourceReleaseCallback(wl_resource_release, NULL);

@@ -125,12 +125,12 @@ wl_settings_define(void)
 							 NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("walload.compute_query_id",
-							 "Asks core to compute query ids (compute_query_id = auto becomes on).",
-							 "Off: walload does not ask; query ids are then 0 unless "
-							 "pg_stat_statements is loaded or compute_query_id = on.",
+							 "Computes core's query id for the statements walload records, when core does not.",
+							 "Core computes them for every statement when compute_query_id = on, or "
+							 "auto with pg_stat_statements loaded; with compute_query_id = off there are none.",
 							 &wl_compute_query_id,
 							 true,
-							 PGC_POSTMASTER,
+							 PGC_SUSET,
 							 0,
 							 NULL, NULL, NULL);
 

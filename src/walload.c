@@ -62,12 +62,10 @@ _PG_init(void)
 	wl_scan_cost_register_worker();
 
 	/*
-	 * Query ids let walload_stats tell statements apart and join with
-	 * pg_stat_statements.  Computing them is core's work on every query; a
-	 * server that wants walload's cost at its lowest can leave it off.
+	 * No EnableQueryId(): that would make core compute a query id for every
+	 * statement.  walload computes them only for the statements it may
+	 * record (hooks.c, post_parse_analyze).
 	 */
-	if (wl_compute_query_id)
-		EnableQueryId();
 
 	prev_shmem_request_hook = shmem_request_hook;
 	shmem_request_hook = walload_shmem_request;
