@@ -102,7 +102,8 @@ typedef struct WlActiveStmt
 	int32		stmt_no;
 	uint64		xact_epoch;		/* transaction it started in */
 	SubTransactionId subid;
-	TimestampTz start_ts;
+	TimestampTz start_ts;		/* 0 until needed, for a plain SELECT
+								 * (statement_start_ts) */
 	instr_time	start;			/* utility: start; executor: start of Run */
 	instr_time	elapsed;		/* executor: accumulated Run/Finish time */
 
@@ -112,16 +113,18 @@ typedef struct WlActiveStmt
 	 * time is (and as pg_stat_statements measures it): a cursor's query is
 	 * not charged what other statements did between its FETCHes.
 	 */
-	WlUsageMark usage_start;	/* utility: start; executor: start of phase */
 	WlUsageMark usage;			/* executor: accumulated over its phases */
 	bool		measured;		/* utility: measured (time, usage) */
 	double		measured_ms;
-	WlCounters	measured_usage;
 	int64		scans[WL_NUM_SCAN_KINDS];	/* immediate scans attributed */
 	int64		scan_est_ns;	/* their estimated duration */
 	int32		vacuum_ring_kb;
 	int64		vacuum_pages;
 	int64		vacuum_pages_removed;
+
+	/* push_statement sets the fields above usage, zeroes usage to here */
+	WlUsageMark usage_start;	/* utility: start; executor: start of phase */
+	WlCounters	measured_usage; /* utility: set when measured */
 
 	/*
 	 * The statement's text.  The source is core's (the portal's or the
@@ -699,7 +702,7 @@ publish_activity(CommandTag command, TimestampTz command_start, bool predict)
 	memcpy(a->kind_ms, cur.kind_ms, sizeof(a->kind_ms));
 	a->rows = cur.rows;
 	a->wal_bytes = cur.usage_baseline_set ?
-		pgWalUsage.wal_bytes - cur.usage_baseline.wal.wal_bytes : 0;
+		pgWalUsage.wal_bytes - cur.usage_baseline.wal_bytes : 0;
 	memcpy(a->scans, cur.scans, sizeof(a->scans));
 	a->scan_est_ns = cur.scan_est_ns;
 	a->nbuffers = NBuffers;
@@ -874,6 +877,25 @@ copy_text(WlActiveStmt *s)
 	s->has_text = true;
 }
 
+/*
+ * When the statement started, by the wall clock.  A plain SELECT, which is
+ * rarely recorded, reads the clock once at its start (s->start) and has
+ * its timestamp derived from it when it is needed.
+ */
+static TimestampTz
+statement_start_ts(WlActiveStmt *s)
+{
+	if (s->start_ts == 0)
+	{
+		instr_time	since;
+
+		INSTR_TIME_SET_CURRENT(since);
+		INSTR_TIME_SUBTRACT(since, s->start);
+		s->start_ts = GetCurrentTimestamp() - (TimestampTz) INSTR_TIME_GET_MICROSEC(since);
+	}
+	return s->start_ts;
+}
+
 static int
 push_statement(bool tracked, bool is_utility, bool conditional, CommandTag tag,
 			   uint64 queryid, int nest_level, QueryDesc *queryDesc,
@@ -898,12 +920,17 @@ push_statement(bool tracked, bool is_utility, bool conditional, CommandTag tag,
 	note_activity();
 
 	s = &stmt_stack[stmt_depth];
-	memset(s, 0, offsetof(WlActiveStmt, query));
+	memset(&s->usage, 0,
+		   offsetof(WlActiveStmt, usage_start) - offsetof(WlActiveStmt, usage));
 	s->query[0] = '\0';
 	s->serial = next_serial++;
 	s->tracked = tracked;
 	s->is_utility = is_utility;
 	s->conditional = conditional;
+	s->storage_effects = false;
+	s->wal_skipped = false;
+	s->has_text = false;
+	s->running = 0;
 	s->tag = tag;
 	s->queryid = queryid;
 	s->nest_level = nest_level;
@@ -911,7 +938,7 @@ push_statement(bool tracked, bool is_utility, bool conditional, CommandTag tag,
 	s->stmt_no = tracked ? next_stmt_no() : -1;
 	s->xact_epoch = xact_epoch_now;
 	s->subid = GetCurrentSubTransactionId();
-	s->start_ts = GetCurrentTimestamp();
+	s->start_ts = conditional ? 0 : GetCurrentTimestamp();
 	INSTR_TIME_SET_CURRENT(s->start);
 	INSTR_TIME_SET_ZERO(s->elapsed);
 	if (is_utility)
@@ -922,7 +949,14 @@ push_statement(bool tracked, bool is_utility, bool conditional, CommandTag tag,
 	if (tracked && !conditional)
 	{
 		copy_text(s);
-		publish_activity(tag, s->start_ts, false);
+		if (cur.shown && cur.observed)
+		{
+			cur.act.current_command = tag;
+			cur.act.current_stmt_start = cur.act.state_change = s->start_ts;
+			wl_store_publish_command(tag, s->start_ts);
+		}
+		else
+			publish_activity(tag, s->start_ts, false);
 	}
 
 	return stmt_depth++;
@@ -1168,19 +1202,20 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 		return;
 	}
 
-	for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
-		scanned |= (s->scans[k] != 0);
-
 	/*
 	 * A plain SELECT is recorded only when it wrote WAL, touched storage or
 	 * scanned the pool.  Most do none of that: decide before building the
 	 * record (this is the hot path of read-only workloads).
 	 */
-	if (s->conditional && !s->storage_effects && !scanned &&
-		s->usage.wal.wal_records == 0)
+	if (s->conditional && !s->storage_effects && s->usage.wal_records == 0)
 	{
-		remove_statement(idx);
-		return;
+		for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
+			scanned |= (s->scans[k] != 0);
+		if (!scanned)
+		{
+			remove_statement(idx);
+			return;
+		}
 	}
 
 	memset(&rec, 0, sizeof(rec));
@@ -1193,7 +1228,7 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 	rec.nest_level = s->nest_level;
 	rec.tag = s->tag;
 	rec.status = status;
-	rec.start = s->start_ts;
+	rec.start = statement_start_ts(s);
 	rec.wal_skipped = s->wal_skipped;
 	rec.nbuffers = NBuffers;
 
@@ -1233,7 +1268,7 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 		int			t = current_tracked_statement();
 
 		publish_activity(t >= 0 ? stmt_stack[t].tag : CMDTAG_UNKNOWN,
-						 t >= 0 ? stmt_stack[t].start_ts : 0,
+						 t >= 0 ? statement_start_ts(&stmt_stack[t]) : 0,
 						 status == WL_STMT_OK);
 	}
 }
@@ -1376,11 +1411,11 @@ wl_acc_executor_phase_end(QueryDesc *queryDesc, instr_time start, bool failed)
 	INSTR_TIME_ADD(s->elapsed, now);
 	if (--s->running == 0)
 	{
-		int64		wal_before = s->usage.wal.wal_records;
+		int64		wal_before = s->usage.wal_records;
 
 		wl_usage_accum(&s->usage, &s->usage_start);
 		/* a plain SELECT that wrote will be recorded: keep its text now */
-		if (s->conditional && s->tracked && s->usage.wal.wal_records != wal_before)
+		if (s->conditional && s->tracked && s->usage.wal_records != wal_before)
 			copy_text(s);
 	}
 	if (failed)
@@ -1446,15 +1481,49 @@ maybe_warn(int64 scans)
 }
 
 /*
+ * A transaction that recorded nothing, holds nothing and has no xid ends
+ * (the read-only transactions of an OLTP load): its commit can neither
+ * scan nor touch files, and it has no record to close.  Forget the little
+ * its statements set (wl_acc_observe, note_activity, push_statement's
+ * statement numbers) here, without timing the commit or watching its end.
+ */
+static bool
+forget_quiet_transaction(bool has_xid, bool is_prepare)
+{
+	if (has_xid || is_prepare || cur.active || cur.shown || stmt_depth > 0 ||
+		n_finished > 0 || n_late_scans > 0)
+		return false;
+	cur.observed = false;
+	cur.usage_baseline_set = false;
+	cur.next_stmt_no = 0;
+	cur.storage_touched = false;
+	xact_epoch_now++;
+	return true;
+}
+
+/*
  * Before the commit record: store what waits (without waiting, unless the
  * backend holds too much), decide the commit's scans the way core will,
- * and warn if asked to.
+ * and warn if asked to.  Returns whether the end of the transaction is to
+ * be watched (wl_acc_xact_end): not for a quiet one.
  */
-void
+static pg_noinline void pre_commit_record(bool is_prepare, bool has_xid);
+
+bool
 wl_acc_pre_commit(bool is_prepare)
 {
-	WlCommitModel model;
 	bool		has_xid = TransactionIdIsValid(GetTopTransactionIdIfAny());
+
+	if (forget_quiet_transaction(has_xid, is_prepare))
+		return false;
+	pre_commit_record(is_prepare, has_xid);
+	return true;
+}
+
+static pg_noinline void
+pre_commit_record(bool is_prepare, bool has_xid)
+{
+	WlCommitModel model;
 
 	flush_at_safe_point(0, true);
 

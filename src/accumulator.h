@@ -42,7 +42,7 @@ extern void wl_acc_apply_effects(const WlEffects *eff);
 
 /* transaction events, in the order core runs them (see accumulator.c) */
 extern void wl_acc_set_prepare_gid(const char *gid);
-extern void wl_acc_pre_commit(bool is_prepare);
+extern bool wl_acc_pre_commit(bool is_prepare);
 extern void wl_acc_commit_done(void);
 extern void wl_acc_prepare_done(void);
 extern void wl_acc_abort(void);

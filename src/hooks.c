@@ -82,7 +82,7 @@ tracking_on(void)
 static inline bool
 xact_callbacks_apply(void)
 {
-	return backend_observable() && wl_acc_observed();
+	return wl_acc_observed() && backend_observable();
 }
 
 /*
@@ -105,6 +105,31 @@ watch_backend_exit(void)
 	if (!registered)
 	{
 		before_shmem_exit(backend_exit, (Datum) 0);
+		registered = true;
+	}
+}
+
+/*
+ * The release of the top-level transaction's locks times the end of an
+ * abort that core finishes only at the client's ROLLBACK (accumulator.c,
+ * wl_acc_locks_released).  Core calls a release callback six times per
+ * transaction, so it is registered only once this backend runs something
+ * that can make a record: a statement of any kind but a plain SELECT, or a
+ * commit that is not quiet.  (A backend whose only recorded statements so
+ * far are plain SELECTs that wrote WAL themselves times such an abort to
+ * the ROLLBACK.)  Registering allocates: never on the abort path.
+ */
+static void wl_resource_release(ResourceReleasePhase phase, bool isCommit,
+								bool isTopLevel, void *arg);
+
+static void
+watch_locks_release(void)
+{
+	static bool registered = false;
+
+	if (!registered)
+	{
+		RegisterResourceReleaseCallback(wl_resource_release, NULL);
 		registered = true;
 	}
 }
@@ -398,6 +423,7 @@ wl_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 		bool		track = wl_track_utility && level_recorded();
 
 		watch_backend_exit();
+		watch_locks_release();
 		serial = wl_acc_utility_start(track, CreateCommandTag(parsetree),
 									  track ? utility_queryid(pstmt, queryString) : 0,
 									  wl_nested_level, queryString,
@@ -494,6 +520,8 @@ wl_ExecutorStart(QueryDesc *queryDesc, int eflags)
 	if ((eflags & EXEC_FLAG_EXPLAIN_ONLY) || !tracking_on())
 		return;
 	wl_acc_observe();
+	if (queryDesc->operation != CMD_SELECT || queryDesc->plannedstmt->hasModifyingCTE)
+		watch_locks_release();
 	if (!wl_track_dml || !level_recorded())
 		return;
 
@@ -569,9 +597,26 @@ wl_ExecutorFinish(QueryDesc *queryDesc)
 {
 	instr_time	start;
 	int			saved_level = wl_nested_level;
-	bool		mine = wl_acc_executor_phase_begin(queryDesc, &start);
+	bool		mine;
 	volatile bool ran = false;
 
+	/*
+	 * The Finish of a SELECT without a data-modifying WITH runs nothing: no
+	 * ModifyTable to run to completion, no AFTER trigger queued at its own
+	 * level (what its functions change fires at theirs).  It is passed on
+	 * unmeasured: on a read-only load this is most of walload's calls.
+	 */
+	if (queryDesc->operation == CMD_SELECT &&
+		!queryDesc->plannedstmt->hasModifyingCTE)
+	{
+		if (prev_ExecutorFinish)
+			prev_ExecutorFinish(queryDesc);
+		else
+			standard_ExecutorFinish(queryDesc);
+		return;
+	}
+
+	mine = wl_acc_executor_phase_begin(queryDesc, &start);
 	wl_nested_level++;
 	PG_TRY();
 	{
@@ -703,12 +748,18 @@ wl_xact_callback(XactEvent event, void *arg)
 	switch (event)
 	{
 		case XACT_EVENT_PRE_COMMIT:
-			wl_acc_pre_commit(false);
-			watch_xact_end();
+			if (wl_acc_pre_commit(false))
+			{
+				watch_xact_end();
+				watch_locks_release();
+			}
 			break;
 		case XACT_EVENT_PRE_PREPARE:
-			wl_acc_pre_commit(true);
-			watch_xact_end();
+			if (wl_acc_pre_commit(true))
+			{
+				watch_xact_end();
+				watch_locks_release();
+			}
 			break;
 		case XACT_EVENT_COMMIT:
 			wl_acc_commit_done();
@@ -762,5 +813,4 @@ wl_install_hooks(void)
 	post_parse_analyze_hook = wl_post_parse_analyze;
 	RegisterXactCallback(wl_xact_callback, NULL);
 	RegisterSubXactCallback(wl_subxact_callback, NULL);
-	RegisterResourceReleaseCallback(wl_resource_release, NULL);
 }

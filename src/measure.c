@@ -18,8 +18,14 @@
 void
 wl_usage_mark(WlUsageMark *mark)
 {
-	mark->buf = pgBufferUsage;
-	mark->wal = pgWalUsage;
+	mark->shared_blks_hit = pgBufferUsage.shared_blks_hit;
+	mark->shared_blks_read = pgBufferUsage.shared_blks_read;
+	mark->shared_blks_dirtied = pgBufferUsage.shared_blks_dirtied;
+	mark->shared_blks_written = pgBufferUsage.shared_blks_written;
+	mark->wal_records = pgWalUsage.wal_records;
+	mark->wal_fpi = pgWalUsage.wal_fpi;
+	mark->wal_bytes = pgWalUsage.wal_bytes;
+	mark->wal_fpi_bytes = WlWalFpiBytes(pgWalUsage);
 	mark->walio_valid = wl_wal_io_read(&mark->walio);
 }
 
@@ -34,8 +40,14 @@ wl_usage_accum(WlUsageMark *acc, const WlUsageMark *mark)
 {
 	WlWalIo		io;
 
-	BufferUsageAccumDiff(&acc->buf, &pgBufferUsage, &mark->buf);
-	WalUsageAccumDiff(&acc->wal, &pgWalUsage, &mark->wal);
+	acc->shared_blks_hit += pgBufferUsage.shared_blks_hit - mark->shared_blks_hit;
+	acc->shared_blks_read += pgBufferUsage.shared_blks_read - mark->shared_blks_read;
+	acc->shared_blks_dirtied += pgBufferUsage.shared_blks_dirtied - mark->shared_blks_dirtied;
+	acc->shared_blks_written += pgBufferUsage.shared_blks_written - mark->shared_blks_written;
+	acc->wal_records += pgWalUsage.wal_records - mark->wal_records;
+	acc->wal_fpi += pgWalUsage.wal_fpi - mark->wal_fpi;
+	acc->wal_bytes += pgWalUsage.wal_bytes - mark->wal_bytes;
+	acc->wal_fpi_bytes += WlWalFpiBytes(pgWalUsage) - mark->wal_fpi_bytes;
 	if (mark->walio_valid && wl_wal_io_read(&io))
 	{
 		acc->walio.writes += Max(io.writes - mark->walio.writes, 0);
@@ -49,14 +61,14 @@ wl_usage_accum(WlUsageMark *acc, const WlUsageMark *mark)
 void
 wl_usage_counters(const WlUsageMark *acc, WlCounters *c)
 {
-	c->shared_blks_hit = acc->buf.shared_blks_hit;
-	c->shared_blks_read = acc->buf.shared_blks_read;
-	c->shared_blks_dirtied = acc->buf.shared_blks_dirtied;
-	c->shared_blks_written = acc->buf.shared_blks_written;
-	c->wal_records = acc->wal.wal_records;
-	c->wal_fpi = acc->wal.wal_fpi;
-	c->wal_bytes = acc->wal.wal_bytes;
-	c->wal_fpi_bytes = WlWalFpiBytes(acc->wal);
+	c->shared_blks_hit = acc->shared_blks_hit;
+	c->shared_blks_read = acc->shared_blks_read;
+	c->shared_blks_dirtied = acc->shared_blks_dirtied;
+	c->shared_blks_written = acc->shared_blks_written;
+	c->wal_records = acc->wal_records;
+	c->wal_fpi = acc->wal_fpi;
+	c->wal_bytes = acc->wal_bytes;
+	c->wal_fpi_bytes = acc->wal_fpi_bytes;
 	c->wal_writes = acc->walio.writes;
 	c->wal_syncs = acc->walio.syncs;
 	c->wal_sync_us = acc->walio.sync_us;

@@ -10,11 +10,21 @@
 
 #include "walload.h"
 
-/* a point to measure buffer, WAL and WAL I/O usage from */
+/*
+ * A point to measure buffer, WAL and WAL I/O usage from, or a sum of usage:
+ * only the counters walload reports (WlCounters), so that marking and
+ * adding up cost a handful of instructions on every executor phase.
+ */
 typedef struct WlUsageMark
 {
-	BufferUsage buf;
-	WalUsage	wal;
+	int64		shared_blks_hit;
+	int64		shared_blks_read;
+	int64		shared_blks_dirtied;
+	int64		shared_blks_written;
+	int64		wal_records;
+	int64		wal_fpi;
+	uint64		wal_bytes;
+	uint64		wal_fpi_bytes;	/* 0 before 19 */
 	WlWalIo		walio;
 	bool		walio_valid;
 } WlUsageMark;

@@ -772,6 +772,26 @@ wl_store_publish_activity(const WlActivity *a)
 	slot->changecount++;
 }
 
+/*
+ * A recorded statement starts in the load this backend already shows: only
+ * its command and the times change (the rest changes at statement ends).
+ */
+void
+wl_store_publish_command(CommandTag command, TimestampTz start)
+{
+	WlActivitySlot *slot = my_activity_slot();
+
+	if (slot == NULL)
+		return;
+	slot->changecount++;
+	pg_write_barrier();
+	slot->a.current_command = command;
+	slot->a.current_stmt_start = start;
+	slot->a.state_change = start;
+	pg_write_barrier();
+	slot->changecount++;
+}
+
 /* No running load in this backend (its transaction ended, or it exits) */
 void
 wl_store_clear_activity(void)

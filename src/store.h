@@ -30,6 +30,7 @@ extern void wl_store_get_scan_cost(WlScanCost *cost);
 extern void wl_store_remember_prepared(const char *gid, bool commit_scan, int32 commit_rels,
 									   bool abort_scan, int32 abort_rels);
 extern void wl_store_publish_activity(const WlActivity *a);
+extern void wl_store_publish_command(CommandTag command, TimestampTz start);
 extern void wl_store_clear_activity(void);
 extern int	wl_store_copy_activity(WlActivity **out);
 extern bool wl_store_take_prepared(const char *gid, bool commit, int32 *nrels, bool *known);
