@@ -123,12 +123,34 @@ static bool changed_all = false;
  */
 #define WL_MODEL_KEEP_ENTRIES	1024
 
+/*
+ * Below this many files created or doomed in the transaction, a statement
+ * that changed relations reads core's pending lists rather than the catalog
+ * (wl_model_read_pending_changes).
+ */
+#define WL_LISTS_CHEAP	64
+
 static void
 relcache_changed(Datum arg, Oid relid)
 {
-	if (!OidIsValid(relid) || n_changed_rels >= WL_CHANGED_RELS)
+	if (changed_all)
+		return;
+	if (!OidIsValid(relid))
+	{
 		changed_all = true;
-	else if (n_changed_rels == 0 || changed_rels[n_changed_rels - 1] != relid)
+		return;
+	}
+
+	/*
+	 * A relation is invalidated at every command counter increment of the
+	 * statement that changes it, between others: once in the list.
+	 */
+	for (int i = n_changed_rels - 1; i >= 0; i--)
+		if (changed_rels[i] == relid)
+			return;
+	if (n_changed_rels >= WL_CHANGED_RELS)
+		changed_all = true;
+	else
 		changed_rels[n_changed_rels++] = relid;
 }
 
@@ -263,12 +285,30 @@ file_total_blocks(WlRelFile file)
  * RelationInitPhysicalAddr computes it).  False for relations without
  * storage and temporary ones.
  */
+static bool
+class_file(Oid relid, Form_pg_class cls, WlRelFile *file)
+{
+	Oid			filenumber;
+
+	if (!RELKIND_HAS_STORAGE(cls->relkind) ||
+		cls->relpersistence == RELPERSISTENCE_TEMP)
+		return false;
+	WL_REL_SPC(*file) = OidIsValid(cls->reltablespace) ? cls->reltablespace :
+		(cls->relisshared ? GLOBALTABLESPACE_OID : MyDatabaseTableSpace);
+	WL_REL_DB(*file) = cls->relisshared ? InvalidOid : MyDatabaseId;
+	filenumber = cls->relfilenode;
+	if (!OidIsValid(filenumber))
+		filenumber = WlRelationMapOidToFile(relid, cls->relisshared);
+	WL_REL_NUMBER(*file) = filenumber;
+	return OidIsValid(filenumber);
+}
+
 bool
 wl_model_relation_file(Oid relid, WlRelFile *file, char *relkind, char *relpersistence)
 {
 	HeapTuple	tup;
 	Form_pg_class cls;
-	Oid			filenumber;
+	bool		has_file;
 
 	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
 	if (!HeapTupleIsValid(tup))
@@ -278,21 +318,9 @@ wl_model_relation_file(Oid relid, WlRelFile *file, char *relkind, char *relpersi
 		*relkind = cls->relkind;
 	if (relpersistence)
 		*relpersistence = cls->relpersistence;
-	if (!RELKIND_HAS_STORAGE(cls->relkind) ||
-		cls->relpersistence == RELPERSISTENCE_TEMP)
-	{
-		ReleaseSysCache(tup);
-		return false;
-	}
-	WL_REL_SPC(*file) = OidIsValid(cls->reltablespace) ? cls->reltablespace :
-		(cls->relisshared ? GLOBALTABLESPACE_OID : MyDatabaseTableSpace);
-	WL_REL_DB(*file) = cls->relisshared ? InvalidOid : MyDatabaseId;
-	filenumber = cls->relfilenode;
-	if (!OidIsValid(filenumber))
-		filenumber = WlRelationMapOidToFile(relid, cls->relisshared);
-	WL_REL_NUMBER(*file) = filenumber;
+	has_file = class_file(relid, cls, file);
 	ReleaseSysCache(tup);
-	return OidIsValid(filenumber);
+	return has_file;
 }
 
 BlockNumber
@@ -389,7 +417,7 @@ change_needs_lists(Oid relid, int32 stmt_no, bool *created, bool *skipping)
 	if (!RELKIND_HAS_STORAGE(cls->relkind) ||
 		cls->relpersistence == RELPERSISTENCE_TEMP)
 		needs = (k != NULL);	/* had a file, has none now */
-	else if (!wl_model_relation_file(relid, &file, NULL, NULL))
+	else if (!class_file(relid, cls, &file))
 		needs = true;
 	else if (k != NULL)
 		needs = !WlRelFileEquals(k->file, file);
@@ -456,6 +484,20 @@ wl_model_read_pending_changes(int32 stmt_no, WlEffects *eff)
 				needs_lists = changed_all;
 
 	ensure_model_state();
+
+	/*
+	 * While the transaction has few files, reading core's lists costs less
+	 * than the catalog lookups (a relation the statement just created or
+	 * dropped is a syscache miss: an index scan of pg_class).  known_rels is
+	 * then not kept up to date, which later statements only pay for with a
+	 * read of the lists.
+	 */
+	if (n_changed_rels > 0 &&
+		hash_get_num_entries(created_files) + hash_get_num_entries(doomed_files) < WL_LISTS_CHEAP)
+	{
+		needs_lists = true;
+		n_changed_rels = 0;		/* nothing to remember */
+	}
 	for (int i = 0; i < n_changed_rels && !needs_lists; i++)
 		needs_lists = change_needs_lists(changed_rels[i], stmt_no, &created, &skipping);
 	if (needs_lists)
