@@ -6,22 +6,26 @@ the client beside what walload attributes.  Run as root: bench/run.sh.
 
 Sections (all by default, in this order):
 
-  overhead   pgbench -S, the default pgbench script, and a CREATE/COPY/DROP
-             loop against four clusters over the same data, started once:
-             nothing preloaded / pg_stat_statements / walload / both.  Many
-             short rounds interleave the four (the order rotates every
-             round); each round gives a ratio to 'nothing' of that round;
-             reported: median ratio, interquartile range, min..max.  Also
-             the shared memory each configuration allocates.
+  overhead   pgbench -S, the default pgbench script, a CREATE/COPY/DROP
+             loop (2 clients each) and pgbench -S with 32 clients against
+             four clusters over the same data, started once: nothing
+             preloaded / pg_stat_statements / walload / both.  Many short
+             rounds interleave the four (the order rotates every round);
+             each round gives a ratio to 'nothing' of that round; reported:
+             median ratio, interquartile range, min..max.  Also the shared
+             memory each configuration allocates, and walload's per setting
+             that sizes it (each raised in turn: bytes per unit).
   callgrind  the same three workloads, one client, a fixed number of
              transactions, the server under valgrind --tool=callgrind:
              instructions per transaction of the backend (difference of two
              runs of N1 and N2 transactions, so connection start and exit
              cancel out), for the four configurations and 'nothing' with
              compute_query_id=on.  Deterministic: it separates walload's cost
-             from the noise of 2 shared cores.  Also walload's profile: its
-             functions' own instructions plus what they call (excluding the
-             next hook / standard_* they pass the statement on to).
+             from the noise of 2 shared cores (the shared cluster is vacuumed
+             before each configuration, so that none prunes what another
+             left).  Also walload's profile: its functions' own instructions
+             plus what they call (excluding the next hook / standard_* they
+             pass the statement on to), and issue 18's goals, met or not.
   seed000    the 10-table, 5-COPY load in one transaction, then DROP TABLE
              one by one, across shared_buffers and wal_level: client time per
              COPY, COMMIT, DROP beside walload's full_scans, est_scan_ms,
@@ -284,7 +288,8 @@ def overhead(template, base, bindir, tmp):
     secs = ["-T", str(P["seconds"])]
     workloads = [("pgbench -S", ["-n", "-S", "-c", "2", "-j", "2"]),
                  ("pgbench (tpcb-like)", ["-n", "-c", "2", "-j", "2"]),
-                 ("CREATE/COPY/DROP loop", ["-n", "-f", ddl, "-c", "2", "-j", "2"])]
+                 ("CREATE/COPY/DROP loop", ["-n", "-f", ddl, "-c", "2", "-j", "2"]),
+                 ("pgbench -S, 32 clients", ["-n", "-S", "-c", "32", "-j", "2"])]
     clusters = {}
     for i, (cname, libs) in enumerate(CONFIGS):
         c = new_cluster(base, "ov_%d" % i, bindir, template)
@@ -294,6 +299,8 @@ def overhead(template, base, bindir, tmp):
         if "pg_stat_statements" in libs:
             c.psql("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
         clusters[cname] = c
+        if cname == "walload":
+            shmem_settings = shmem_per_setting(c, libs)
     shmem = []
     for cname, libs in CONFIGS:
         c = clusters[cname]
@@ -343,7 +350,36 @@ def overhead(template, base, bindir, tmp):
                [summary[(w, c)][0] for c, _ in CONFIGS[1:]]) for w, _ in workloads],
              [(c, COLOURS[c]) for c, _ in CONFIGS[1:]],
              "ratio to nothing", "1.0 = no overhead; goal for walload: >= 0.99")
-    return "\n".join(lines), "\n".join(sh), summary
+    return "\n".join(lines), "\n".join(sh) + "\n\n" + shmem_settings, summary
+
+
+# settings that size walload's shared memory, and the value each is doubled to
+SHMEM_SETTINGS = [("walload.max_statements", None), ("walload.max_stats", None),
+                  ("walload.max_xacts", None), ("max_connections", None),
+                  ("max_prepared_transactions", "100")]
+
+
+def shmem_per_setting(c, libs):
+    """walload_info.shmem_bytes at the defaults, and with each setting that
+    sizes it raised: the bytes each unit of each setting costs."""
+    def measure(extra):
+        c.stop()
+        configure(c, libs, dict(OVERHEAD_SETTINGS, **extra))
+        return int(c.psql("SELECT shmem_bytes FROM walload_info"))
+    base = measure({})
+    rows = ["| setting | default | raised to | walload_info.shmem_bytes | bytes per unit | at the default |",
+            "|---|---|---|---|---|---|"]
+    for name, raised in SHMEM_SETTINGS:
+        default = int(c.psql("SELECT boot_val FROM pg_settings WHERE name = '%s'" % name))
+        value = int(raised) if raised else 2 * default
+        b = measure({name: str(value)})
+        per = (b - base) / float(value - default)
+        rows.append("| %s | %d | %d | %s | %.0f | %s |" % (
+            name, default, value, fmt_bytes(b), per, fmt_bytes(int(per * default))))
+    rows.append("| (all at their defaults) | | | %s | | |" % fmt_bytes(base))
+    c.stop()
+    configure(c, libs, OVERHEAD_SETTINGS)
+    return "\n".join(rows)
 
 
 # ---------------------------------------------------------------- callgrind
@@ -457,6 +493,10 @@ def callgrind(template, base, bindir, tmp):
         if "walload" in libs:
             c.psql("CREATE EXTENSION IF NOT EXISTS walload")
         c.psql("CREATE EXTENSION IF NOT EXISTS pg_prewarm")
+        # the configurations share this cluster: remove what the previous
+        # one's updates and DDL left, or reads of it prune pages (and write
+        # WAL) in this one's run only
+        c.psql("VACUUM")
         c.stop()
         out_pat = os.path.join(cgdir, "c%d.%%p" % ci)
         logf = open(os.path.join(c.root, "valgrind.log"), "w")
@@ -539,7 +579,20 @@ def callgrind(template, base, bindir, tmp):
             lines.append("| %s | %s | %.0f | %.4f (%+.0f) | %s | %s |" % (
                 wname, cname, per_tx, per_tx / b, per_tx - b,
                 "%.0f" % wl if wl else "-", "%.0f" % jq if jq else "-"))
-    prof = []
+    # issue 18's goals, by default settings
+    goals = ["| workload | walload alone (goal) | below pg_stat_statements alone | both minus pg_stat_statements, at most walload alone |",
+             "|---|---|---|---|"]
+    bounds = {"pgbench -S": 0.010, "pgbench (tpcb-like)": 0.010, "CREATE/COPY/DROP loop": 0.005}
+    for wname, _, _ in workloads:
+        b = results[(wname, "nothing")][0]
+        w = results[(wname, "walload")][0] - b
+        p = results[(wname, "pg_stat_statements")][0] - b
+        both = results[(wname, "both")][0] - results[(wname, "pg_stat_statements")][0]
+        goals.append("| %s | %+.2f%% (at most %+.1f%%): %s | %+.0f vs %+.0f: %s | %+.0f vs %+.0f: %s |" % (
+            wname, 100.0 * w / b, 100.0 * bounds[wname], "met" if w / b <= bounds[wname] else "NOT met",
+            w, p, "met" if w < p else "NOT met",
+            both, w, "met" if both <= w else "NOT met"))
+    prof = ["Goals (instructions per transaction against nothing preloaded):\n"] + goals + [""]
     for wname, _, _ in workloads:
         wl_fn, wl_callee = profiles[(wname, "walload")]
         tot = results[(wname, "walload")][0]
