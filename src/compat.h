@@ -218,6 +218,13 @@ wl_compute_utility_queryid(PlannedStmt *pstmt, const char *queryString)
 }
 #endif
 
+/* post_parse_analyze_hook's JumbleState became const in 19 */
+#if PG_VERSION_NUM >= 190000
+typedef const JumbleState WlHookJumbleState;
+#else
+typedef JumbleState WlHookJumbleState;
+#endif
+
 /*
  * Core's query id for an analysed Query, computed as parse_analyze_*() would
  * have computed it had query ids been enabled: JumbleQuery() takes the

@@ -375,7 +375,7 @@ query_may_be_recorded(Query *query)
 }
 
 static void
-wl_post_parse_analyze(ParseState *pstate, Query *query, JumbleState *jstate)
+wl_post_parse_analyze(ParseState *pstate, Query *query, WlHookJumbleState *jstate)
 {
 	if (!query_id_enabled && query->queryId == 0 && wl_compute_query_id &&
 		compute_query_id == COMPUTE_QUERY_ID_AUTO &&
