@@ -637,6 +637,16 @@ predict_commit(WlActivity *a, TimestampTz now)
 
 	if (!IsTransactionState())
 		return;
+
+	/*
+	 * Nothing pending since the record began: the prediction made at its
+	 * first statement's end still holds (the commit record's flush only).
+	 */
+	if (!cur.storage_touched && a->predicted_at != 0)
+	{
+		a->predicted_at = now;
+		return;
+	}
 	INSTR_TIME_SET_CURRENT(start);
 	if (!cur.storage_touched)
 	{

@@ -229,31 +229,25 @@ typedef JumbleState WlHookJumbleState;
  * Core's query id for an analysed Query, computed as parse_analyze_*() would
  * have computed it had query ids been enabled: JumbleQuery() takes the
  * statement's text on 15 (a utility statement's id is a hash of it) and the
- * tree alone on 16+.  Its working state is freed: the caller's context may
- * be a long-lived one (a plan cache entry's).  JumbleQuery() asserts that
- * query ids are enabled; query_id_enabled says so for the call, as
- * EnableQueryId() would (an error in between, out of memory only, leaves it
- * set: core's own state with pg_stat_statements loaded).
+ * tree alone on 16+.  Its working state is left to the memory context of
+ * parse analysis, as core leaves it (a plan cache entry copies the analysed
+ * tree into a context of its own).  JumbleQuery() asserts that query ids are
+ * enabled; query_id_enabled says so for the call, as EnableQueryId() would
+ * (an error in between, out of memory only, leaves it set: core's own state
+ * with pg_stat_statements loaded).
  */
 static inline void
 wl_jumble_query(Query *query, const char *sourceText)
 {
-	JumbleState *jstate;
 	bool		was_enabled = query_id_enabled;
 
 	query_id_enabled = true;
 #if PG_VERSION_NUM >= 160000
-	jstate = JumbleQuery(query);
+	(void) JumbleQuery(query);
 #else
-	jstate = JumbleQuery(query, sourceText);
+	(void) JumbleQuery(query, sourceText);
 #endif
 	query_id_enabled = was_enabled;
-	if (jstate != NULL)
-	{
-		pfree(jstate->jumble);
-		pfree(jstate->clocations);
-		pfree(jstate);
-	}
 }
 
 /* --- buffer usage counters: block I/O timing fields were renamed in 17 --- */
