@@ -352,6 +352,26 @@ drop_all_would_scan(WlRelFile *files, int n)
 	return false;
 }
 
+/*
+ * The main-fork blocks of the files a commit deletes: core truncates each
+ * to nothing at once (md.c mdunlinkfork), which costs with its size.  One
+ * lseek per file, so in a transaction that drops thousands of files only
+ * the first WL_DROP_SIZE_SAMPLE are looked at and the rest estimated from
+ * them.
+ */
+#define WL_DROP_SIZE_SAMPLE	64
+
+static int64
+doomed_blocks(WlRelFile *files, int n)
+{
+	int			k = Min(n, WL_DROP_SIZE_SAMPLE);
+	int64		blocks = 0;
+
+	for (int i = 0; i < k; i++)
+		blocks += wl_model_main_fork_blocks(files[i]);
+	return k == n ? blocks : (int64) ((double) blocks * n / k);
+}
+
 /* ----------------------------------------------------------------
  * who created or scheduled which file
  * ----------------------------------------------------------------
@@ -711,6 +731,7 @@ wl_model_commit(bool is_prepare, WlCommitModel *m)
 	/* the deletion after commit; at PREPARE it moves to COMMIT PREPARED */
 	ndoomed = smgrGetPendingDeletes(true, &doomed);
 	m->dropped_rels = ndoomed;
+	m->dropped_blocks = doomed_blocks(doomed, ndoomed);
 	m->drop_scan = drop_all_would_scan(doomed, ndoomed);
 	m->drop_stmt_no = min_creator(doomed_files, doomed, ndoomed);
 	if (doomed)

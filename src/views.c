@@ -502,6 +502,7 @@ walload_calibrate(PG_FUNCTION_ARGS)
 	cost.fsync_ns_per_block = old.fsync_ns_per_block;
 	cost.fsync_ns_per_file = old.fsync_ns_per_file;
 	cost.delete_ns_per_file = old.delete_ns_per_file;
+	cost.delete_ns_per_block = old.delete_ns_per_block;
 	cost.wal_flush_ns = old.wal_flush_ns;
 	wl_store_set_scan_cost(&cost, true);
 

@@ -186,12 +186,13 @@ typedef struct WlScanCost
 	double		fault_ns_per_page;	/* a header page mapped by the walk */
 
 	/* the storage under the data directory (see scan_cost.c) */
-	bool		io_valid;		/* the five below timed */
-	double		write_ns_per_block; /* write() of a block to a file */
+	bool		io_valid;		/* the six below timed */
+	double		write_ns_per_block; /* write() of a block the file has */
 	double		fsync_ns_per_block; /* fsync of a written block */
 	double		fsync_ns_per_file;	/* fsync of a new file with one block */
 	double		wal_flush_ns;	/* a block rewritten and fdatasync'ed */
 	double		delete_ns_per_file; /* deleting a relation file (truncation) */
+	double		delete_ns_per_block;	/* and per block it held */
 } WlScanCost;
 
 /*
@@ -215,6 +216,8 @@ typedef struct WlCommitModel
 	int32		drop_stmt_no;	/* first statement that scheduled a deleted
 								 * file, or -1 */
 	int32		dropped_rels;
+	int64		dropped_blocks; /* main-fork blocks of those (estimated
+								 * from the first WL_DROP_SIZE_SAMPLE) */
 } WlCommitModel;
 
 /* what else a commit's cost depends on (scan_cost.c, wl_commit_est) */
