@@ -1226,9 +1226,10 @@ out.  shared_buffers=512MB with the pgbench tables prewarmed (no buffer
 misses), wal_level=replica, synchronous_commit=off, pgbench --random-seed=1.  'in
 walload.so's hooks and callees' is what walload's functions execute
 themselves plus what they call outside walload.so, except the statement they
-pass on (standard_*, pg_stat_statements' hooks).  'in JumbleQuery' is the
-query-id computation that walload turns on (EnableQueryId) when
-pg_stat_statements is not loaded.
+pass on (standard_*, pg_stat_statements' hooks).  'in JumbleQuery' is core's
+query-id computation: for every statement where core computes ids
+(pg_stat_statements loaded, or compute_query_id=on); with walload alone, for
+the statements walload may record, which walload asks it for.
 
 %s
 
