@@ -218,6 +218,18 @@ wl_compute_utility_queryid(PlannedStmt *pstmt, const char *queryString)
 }
 #endif
 
+/*
+ * The rows of an executor statement, as pg_stat_statements counts them at
+ * ExecutorEnd: 16 added es_total_processed, the rows of all its ExecutorRun
+ * calls (a cursor fetched several times); es_processed holds the last
+ * call's only, which is what 15 counts.
+ */
+#if PG_VERSION_NUM >= 160000
+#define WlExecutorRows(estate)		((estate)->es_total_processed)
+#else
+#define WlExecutorRows(estate)		((estate)->es_processed)
+#endif
+
 /* post_parse_analyze_hook's JumbleState became const in 19 */
 #if PG_VERSION_NUM >= 190000
 typedef const JumbleState WlHookJumbleState;

@@ -646,7 +646,7 @@ wl_ExecutorEnd(QueryDesc *queryDesc)
 	{
 		ListCell   *lc;
 
-		rows = queryDesc->estate->es_processed;
+		rows = WlExecutorRows(queryDesc->estate);
 		foreach(lc, queryDesc->estate->es_opened_result_relations)
 		{
 			ResultRelInfo *rri = lfirst(lc);

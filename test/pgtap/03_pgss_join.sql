@@ -5,7 +5,7 @@
 -- of 1000 rows reports its rows and WAL.
 \ir 00_helpers.inc
 CREATE EXTENSION IF NOT EXISTS pg_stat_statements;
-SELECT plan(10);
+SELECT plan(11);
 SELECT diag('shared_preload_libraries = ' || current_setting('shared_preload_libraries') ||
             ', wal_level = ' || current_setting('wal_level'));
 CREATE TABLE joined (id int);
@@ -53,5 +53,26 @@ SELECT is((SELECT count(*) FROM walload_stats w JOIN pg_stat_statements p USING 
           'the DO joins at top level, same calls');
 RESET walload.track;
 RESET pg_stat_statements.track;
+-- a PL/pgSQL cursor whose query writes (so walload records it), fetched
+-- three times: its rows are every FETCH's on 16+ (es_total_processed), the
+-- last one's on 15, on both sides
+SET walload.track = 'all';
+SET pg_stat_statements.track = 'all';
+CREATE FUNCTION joined_note(int) RETURNS int LANGUAGE plpgsql
+  AS $$BEGIN INSERT INTO joined VALUES ($1); RETURN $1; END$$;
+DO $$DECLARE c refcursor; r record;
+BEGIN
+  OPEN c FOR SELECT joined_note(g) AS x FROM generate_series(1, 10) g;
+  FETCH c INTO r; FETCH c INTO r; FETCH c INTO r;
+  CLOSE c;
+END $$;
+SELECT is((SELECT w.calls || '/' || p.calls || '/' || w.rows || '/' || p.rows
+           FROM walload_stats w JOIN pg_stat_statements p USING (userid, dbid, queryid, toplevel)
+           WHERE w.command = 'SELECT' AND p.query LIKE '%joined_note(g)%'),
+          CASE WHEN current_setting('server_version_num')::int >= 160000 THEN '1/1/3/3' ELSE '1/1/1/1' END,
+          'a cursor fetched three times: the rows pg_stat_statements counts (every FETCH''s on 16+)');
+RESET walload.track;
+RESET pg_stat_statements.track;
+DROP FUNCTION joined_note(int);
 DROP TABLE joined, joined2;
 SELECT * FROM finish();
