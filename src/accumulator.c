@@ -712,7 +712,7 @@ publish_activity(CommandTag command, TimestampTz command_start, bool predict)
 	memcpy(a->kind_ms, cur.kind_ms, sizeof(a->kind_ms));
 	a->rows = cur.rows;
 	a->wal_bytes = cur.usage_baseline_set ?
-		pgWalUsage.wal_bytes - cur.usage_baseline.wal_bytes : 0;
+		pgWalUsage.wal_bytes - cur.usage_baseline.c.wal_bytes : 0;
 	memcpy(a->scans, cur.scans, sizeof(a->scans));
 	a->scan_est_ns = cur.scan_est_ns;
 	a->nbuffers = NBuffers;
@@ -1217,7 +1217,7 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 	 * scanned the pool.  Most do none of that: decide before building the
 	 * record (this is the hot path of read-only workloads).
 	 */
-	if (s->conditional && !s->storage_effects && s->usage.wal_records == 0)
+	if (s->conditional && !s->storage_effects && s->usage.c.wal_records == 0)
 	{
 		for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
 			scanned |= (s->scans[k] != 0);
@@ -1252,7 +1252,7 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 	else
 	{
 		rec.elapsed_ms = INSTR_TIME_GET_MILLISEC(s->elapsed);
-		wl_usage_counters(&s->usage, &rec.c);
+		rec.c = s->usage.c;
 	}
 	rec.c.rows = (int64) rows;
 	memcpy(rec.c.scans, s->scans, sizeof(rec.c.scans));
@@ -1421,11 +1421,11 @@ wl_acc_executor_phase_end(QueryDesc *queryDesc, instr_time start, bool failed)
 	INSTR_TIME_ADD(s->elapsed, now);
 	if (--s->running == 0)
 	{
-		int64		wal_before = s->usage.wal_records;
+		int64		wal_before = s->usage.c.wal_records;
 
 		wl_usage_accum(&s->usage, &s->usage_start);
 		/* a plain SELECT that wrote will be recorded: keep its text now */
-		if (s->conditional && s->tracked && s->usage.wal_records != wal_before)
+		if (s->conditional && s->tracked && s->usage.c.wal_records != wal_before)
 			copy_text(s);
 	}
 	if (failed)

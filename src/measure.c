@@ -18,15 +18,20 @@
 void
 wl_usage_mark(WlUsageMark *mark)
 {
-	mark->shared_blks_hit = pgBufferUsage.shared_blks_hit;
-	mark->shared_blks_read = pgBufferUsage.shared_blks_read;
-	mark->shared_blks_dirtied = pgBufferUsage.shared_blks_dirtied;
-	mark->shared_blks_written = pgBufferUsage.shared_blks_written;
-	mark->wal_records = pgWalUsage.wal_records;
-	mark->wal_fpi = pgWalUsage.wal_fpi;
-	mark->wal_bytes = pgWalUsage.wal_bytes;
-	mark->wal_fpi_bytes = WlWalFpiBytes(pgWalUsage);
-	mark->walio_valid = wl_wal_io_read(&mark->walio);
+	WlWalIo		io;
+
+	mark->c.shared_blks_hit = pgBufferUsage.shared_blks_hit;
+	mark->c.shared_blks_read = pgBufferUsage.shared_blks_read;
+	mark->c.shared_blks_dirtied = pgBufferUsage.shared_blks_dirtied;
+	mark->c.shared_blks_written = pgBufferUsage.shared_blks_written;
+	mark->c.wal_records = pgWalUsage.wal_records;
+	mark->c.wal_fpi = pgWalUsage.wal_fpi;
+	mark->c.wal_bytes = pgWalUsage.wal_bytes;
+	mark->c.wal_fpi_bytes = WlWalFpiBytes(pgWalUsage);
+	mark->walio_valid = wl_wal_io_read(&io);
+	mark->c.wal_writes = io.writes;
+	mark->c.wal_syncs = io.syncs;
+	mark->c.wal_sync_us = io.sync_us;
 }
 
 /*
@@ -40,38 +45,21 @@ wl_usage_accum(WlUsageMark *acc, const WlUsageMark *mark)
 {
 	WlWalIo		io;
 
-	acc->shared_blks_hit += pgBufferUsage.shared_blks_hit - mark->shared_blks_hit;
-	acc->shared_blks_read += pgBufferUsage.shared_blks_read - mark->shared_blks_read;
-	acc->shared_blks_dirtied += pgBufferUsage.shared_blks_dirtied - mark->shared_blks_dirtied;
-	acc->shared_blks_written += pgBufferUsage.shared_blks_written - mark->shared_blks_written;
-	acc->wal_records += pgWalUsage.wal_records - mark->wal_records;
-	acc->wal_fpi += pgWalUsage.wal_fpi - mark->wal_fpi;
-	acc->wal_bytes += pgWalUsage.wal_bytes - mark->wal_bytes;
-	acc->wal_fpi_bytes += WlWalFpiBytes(pgWalUsage) - mark->wal_fpi_bytes;
+	acc->c.shared_blks_hit += pgBufferUsage.shared_blks_hit - mark->c.shared_blks_hit;
+	acc->c.shared_blks_read += pgBufferUsage.shared_blks_read - mark->c.shared_blks_read;
+	acc->c.shared_blks_dirtied += pgBufferUsage.shared_blks_dirtied - mark->c.shared_blks_dirtied;
+	acc->c.shared_blks_written += pgBufferUsage.shared_blks_written - mark->c.shared_blks_written;
+	acc->c.wal_records += pgWalUsage.wal_records - mark->c.wal_records;
+	acc->c.wal_fpi += pgWalUsage.wal_fpi - mark->c.wal_fpi;
+	acc->c.wal_bytes += pgWalUsage.wal_bytes - mark->c.wal_bytes;
+	acc->c.wal_fpi_bytes += WlWalFpiBytes(pgWalUsage) - mark->c.wal_fpi_bytes;
 	if (mark->walio_valid && wl_wal_io_read(&io))
 	{
-		acc->walio.writes += Max(io.writes - mark->walio.writes, 0);
-		acc->walio.syncs += Max(io.syncs - mark->walio.syncs, 0);
-		acc->walio.sync_us += Max(io.sync_us - mark->walio.sync_us, 0);
+		acc->c.wal_writes += Max(io.writes - mark->c.wal_writes, 0);
+		acc->c.wal_syncs += Max(io.syncs - mark->c.wal_syncs, 0);
+		acc->c.wal_sync_us += Max(io.sync_us - mark->c.wal_sync_us, 0);
 		acc->walio_valid = true;
 	}
-}
-
-/* fill c's buffer, WAL and WAL I/O counters from accumulated usage */
-void
-wl_usage_counters(const WlUsageMark *acc, WlCounters *c)
-{
-	c->shared_blks_hit = acc->shared_blks_hit;
-	c->shared_blks_read = acc->shared_blks_read;
-	c->shared_blks_dirtied = acc->shared_blks_dirtied;
-	c->shared_blks_written = acc->shared_blks_written;
-	c->wal_records = acc->wal_records;
-	c->wal_fpi = acc->wal_fpi;
-	c->wal_bytes = acc->wal_bytes;
-	c->wal_fpi_bytes = acc->wal_fpi_bytes;
-	c->wal_writes = acc->walio.writes;
-	c->wal_syncs = acc->walio.syncs;
-	c->wal_sync_us = acc->walio.sync_us;
 }
 
 /* fill c's buffer, WAL and WAL I/O counters with the usage since mark */
@@ -82,7 +70,7 @@ wl_usage_since(const WlUsageMark *mark, WlCounters *c)
 
 	memset(&acc, 0, sizeof(acc));
 	wl_usage_accum(&acc, mark);
-	wl_usage_counters(&acc, c);
+	*c = acc.c;
 }
 
 void
