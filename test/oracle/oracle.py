@@ -16,8 +16,14 @@ Subcommands (all read files, print shell-safe KEY=VALUE lines or text):
 The trace is what bpftrace prints when it stops: the maps @call[pid, fn, start]
 = wall time of the call in ns, @oncpu[pid, fn, start] = the part of it the
 process spent on a CPU, @other[pid, fn, start] = the part of that spent in
-local-buffer loops and page writes; a call is judged by oncpu - other, the
-time it spent walking the shared pool.  @backend[pid] (processes that entered PostgresMain while it
+local-buffer loops and page writes, @nwork[pid, fn, start] = how many of
+those probed calls it made; a call is judged by oncpu - other - nwork *
+PROBE_NS, the time it spent walking the shared pool.  PROBE_NS (environment
+ORACLE_PROBE_NS, from calib) is what each probed call inside a walk adds
+to it outside its own measured window: the traps of its uprobe and
+uretprobe.  It is the instrument's cost, not the server's (1.5-2 us here,
+as much as a page write), and a commit that flushes 640 dirty buffers
+would otherwise show a millisecond more walking than it did.  @backend[pid] (processes that entered PostgresMain while it
 was attached: client backends), @start[tid, fn] (calls that never returned),
 @entries and @returns (totals, to detect a full map).
 """
@@ -72,9 +78,9 @@ def functions_for(major):
 MAP_RE = re.compile(r"^@(\w+)(?:\[([^\]]*)\])?: (\d+)$")
 
 
-def parse_trace(path):
+def parse_trace(path, probe_ns=0):
     """The maps bpftrace printed at exit."""
-    t = {"call": [], "oncpu": {}, "other": {}, "backend": set(), "start": [], "entries": 0, "returns": 0,
+    t = {"call": [], "oncpu": {}, "other": {}, "nwork": {}, "backend": set(), "start": [], "entries": 0, "returns": 0,
          "marks": [], "ready": False, "text": ""}
     with open(path, errors="replace") as f:
         text = f.read()
@@ -99,6 +105,8 @@ def parse_trace(path):
             t["oncpu"][tuple(keys)] = val
         elif name == "other":
             t["other"][tuple(keys)] = val
+        elif name == "nwork":
+            t["nwork"][tuple(keys)] = val
         elif name == "backend":
             t["backend"].add(keys[0])
         elif name == "start":
@@ -106,12 +114,14 @@ def parse_trace(path):
         elif name in ("entries", "returns"):
             t[name] = val
     # (start, pid, fn, ns on CPU walking the pool, wall ns, ns on CPU in other
-    # work), in call order
+    # work, probed calls of other work), in call order
     calls = []
     for start, pid, fn, wall in t["call"]:
         oncpu = t["oncpu"].get((pid, fn, start), wall)
         other = t["other"].get((pid, fn, start), 0)
-        calls.append((start, pid, fn, max(oncpu - other, 0), wall, other))
+        nwork = t["nwork"].get((pid, fn, start), 0)
+        walk = max(oncpu - other - nwork * probe_ns, 0)
+        calls.append((start, pid, fn, walk, wall, other, nwork))
     t["call"] = sorted(calls)
     return t
 
@@ -148,12 +158,27 @@ def cmd_calib(args):
     t = parse_trace(path)
     fn_idx = 3                                   # Drop...AllBuffers
     calls = [c for c in t["call"] if c[2] == fn_idx and c[1] in t["backend"]]
+    flushes = [c for c in t["call"] if c[2] == 0 and c[1] in t["backend"]]
     res = {"calib_ok": 0, "calib_error": ""}
-    if len(calls) != 2 * n:
+    if len(calls) != 3 * n or len(flushes) != 2 * n:
         res["calib_error"] = ("expected %d calls of the drop-all function by the calibration "
-                              "backend (%d real, %d early), saw %d" % (2 * n, n, n, len(calls)))
+                              "backend (%d real, %d early), saw %d; and %d of the one-relation "
+                              "flush (of temporary tables), saw %d"
+                              % (3 * n, n, 2 * n, len(calls), 2 * n, len(flushes)))
         shell_out(res)
         return 0
+    # each probed call inside a walk: what it added beyond its own window,
+    # from the flushes of 9 and of 443 dirty local blocks (same loop over
+    # temp_buffers, one probed page write per dirty block)
+    slopes = []
+    for small, large in zip(flushes[0::2], flushes[1::2]):
+        if large[6] > small[6]:
+            slopes.append(max(large[3] - small[3], 0) / (large[6] - small[6]))
+    if len(slopes) != n:
+        res["calib_error"] = "the flushes of temporary tables wrote no more for 443 blocks than for 9"
+        shell_out(res)
+        return 0
+    probe_ns = int(sorted(slopes)[n // 2])
     real = sorted(c[3] for c in calls[:n])       # time walking the pool
     early = sorted(c[3] for c in calls[n:])
     med_r, med_e = real[n // 2], early[n // 2]
@@ -174,13 +199,15 @@ def cmd_calib(args):
         "real_min": real[0], "real_med": med_r, "real_max": real[-1],
         "early_min": early[0], "early_med": med_e, "early_max": early[-1],
         "ratio": "%.0f" % ratio,
-        "threshold": thr, "lo": lo, "hi": thr,
+        "threshold": thr, "lo": lo, "hi": thr, "probe_ns": probe_ns,
         "calib_text": "real scans %s / %s / %s (min/median/max), early returns %s / %s / %s, "
                       "%.0fx apart (cheapest scan / median early return); a scan is a call that "
-                      "walked >= %s, ambiguous %s-%s" % (
+                      "walked >= %s, ambiguous %s-%s; each probed page write inside a walk "
+                      "adds %.2fus of probe traps, subtracted (%.2f-%.2fus)" % (
                           fmt_ns(real[0]), fmt_ns(med_r), fmt_ns(real[-1]),
                           fmt_ns(early[0]), fmt_ns(med_e), fmt_ns(early[-1]),
-                          ratio, fmt_ns(thr), fmt_ns(lo), fmt_ns(thr)),
+                          ratio, fmt_ns(thr), fmt_ns(lo), fmt_ns(thr),
+                          probe_ns / 1000, min(slopes) / 1000, max(slopes) / 1000),
     })
     if not ok:
         res["calib_error"] = ("scans and early returns are not separated (10x apart, every early "
@@ -202,14 +229,15 @@ def cmd_count(args):
     exclude = {int(p) for p in args[6:]}
     thr, lo, hi = int(thr), int(lo), int(hi)
     fl = functions_for(int(major))
-    t = parse_trace(path)
+    probe_ns = int(os.environ.get("ORACLE_PROBE_NS", "0"))
+    t = parse_trace(path, probe_ns)
     got = dict.fromkeys(KINDS, 0)
     early = ambiguous = other = 0
     per_fn = {}
     clients = t["backend"] - exclude
     last_scan_end = {}
     scan_ns = 0
-    for start, pid, fn, dur, wall, otherwork in t["call"]:
+    for start, pid, fn, dur, wall, otherwork, nwork in t["call"]:
         name, kind = fl[fn]
         if pid not in clients:
             other += 1
@@ -228,7 +256,9 @@ def cmd_count(args):
         extra = []
         if otherwork >= 1000:
             extra.append("+%s in local-buffer loops and page writes" % fmt_ns(otherwork))
-        if wall - dur - otherwork >= 1000:
+        if nwork:
+            extra.append("%d probed, -%s of probe traps" % (nwork, fmt_ns(nwork * probe_ns)))
+        if wall - dur - otherwork - nwork * probe_ns >= 1000:
             extra.append("%s wall" % fmt_ns(wall))
         per_fn.setdefault(name, []).append("pid %d %s%s (%s)" % (
             pid, fmt_ns(dur), " [%s]" % ", ".join(extra) if extra else "", cls))

@@ -86,15 +86,25 @@ fi
 [ -e /sys/kernel/tracing/uprobe_events ] ||
   refuse "the kernel offers no uprobes (no /sys/kernel/tracing/uprobe_events after mounting tracefs)"
 ulimit -l unlimited 2>/dev/null    # older kernels count BPF maps against RLIMIT_MEMLOCK
+# is $1 a function of the binary bpftrace can probe?  Its output is read
+# whole first (with pipefail, grep -q leaving early could fail the pipe), and
+# a failed listing is tried once more (one failed transiently at the start
+# of a run, right after the previous run's bpftrace had detached)
+probe_listed() {
+  local out
+  out=$(timeout -k 5 60 bpftrace -l "uprobe:$binary:$1" 2>/dev/null)
+  grep -q ":$1\$" <<<"$out" && return 0
+  out=$(timeout -k 5 60 bpftrace -l "uprobe:$binary:$1" 2>/dev/null)
+  grep -q ":$1\$" <<<"$out"
+}
 for fn in "${fns[@]}" PostgresMain pg_backend_pid; do
-  timeout -k 5 60 bpftrace -l "uprobe:$binary:$fn" 2>/dev/null | grep -q ":$fn\$" ||
-    refuse "$binary does not export $fn (PostgreSQL $major)"
+  probe_listed "$fn" || refuse "$binary does not export $fn (PostgreSQL $major)"
 done
 # the functions whose time is not the walk (optional: without them a temporary
 # relation's local-buffer loop counts towards its call's time)
 found=()
 for fn in "${other_work[@]}"; do
-  if timeout -k 5 60 bpftrace -l "uprobe:$binary:$fn" 2>/dev/null | grep -q ":$fn\$"; then found+=("$fn")
+  if probe_listed "$fn"; then found+=("$fn")
   else echo "# note: $binary does not export $fn; its time is not subtracted" >&2; fi
 done
 other_work=("${found[@]}")
@@ -231,6 +241,14 @@ start_cluster() {
   if [ $walload = 1 ]; then
     psqlc postgres "SET client_min_messages = warning; CREATE EXTENSION IF NOT EXISTS walload" >/dev/null ||
       bail "CREATE EXTENSION walload failed"
+    # walload's calibration worker times its walks and the storage once,
+    # at start; the estimates judged here come from it, so nothing else runs
+    # until it has exited (it takes 1-10 s; deadline 300 s)
+    local deadline=$((SECONDS + 300))
+    while ps -o args= --ppid "$pm" | grep -q 'walload calibration'; do
+      [ $SECONDS -lt $deadline ] || bail "walload's calibration worker did not exit within 300 s"
+      sleep 0.1
+    done
   fi
   if [ $pgss = 1 ]; then
     psqlc postgres "SET client_min_messages = warning; CREATE EXTENSION IF NOT EXISTS pg_stat_statements" >/dev/null ||
@@ -287,13 +305,14 @@ mine='curtask->real_parent->tgid == $1'
 }'
   i=0
   for fn in "${fns[@]}"; do
-    echo "uprobe:$binary:$fn /$mine/ { @start[tid, $i] = nsecs; @in[tid] = 1; @off[tid] = 0; @work[tid] = 0; @entries = count(); }"
+    echo "uprobe:$binary:$fn /$mine/ { @start[tid, $i] = nsecs; @in[tid] = 1; @off[tid] = 0; @work[tid] = 0; @nw[tid] = 0; @entries = count(); }"
     echo "uretprobe:$binary:$fn /@start[tid, $i]/ {
   \$wall = nsecs - @start[tid, $i];
   @call[pid, $i, @start[tid, $i]] = \$wall;
   @oncpu[pid, $i, @start[tid, $i]] = \$wall - @off[tid];
   @other[pid, $i, @start[tid, $i]] = @work[tid];
-  delete(@start[tid, $i]); delete(@in[tid]); delete(@off[tid]); delete(@work[tid]);
+  @nwork[pid, $i, @start[tid, $i]] = @nw[tid];
+  delete(@start[tid, $i]); delete(@in[tid]); delete(@off[tid]); delete(@work[tid]); delete(@nw[tid]);
   @returns = count();
 }"
     i=$((i + 1))
@@ -303,10 +322,11 @@ mine='curtask->real_parent->tgid == $1'
     echo "uprobe:$binary:$fn /@in[tid]/ { @wstart[tid] = nsecs; @woff[tid] = @off[tid]; }"
     echo "uretprobe:$binary:$fn /@wstart[tid]/ {
   @work[tid] = @work[tid] + (nsecs - @wstart[tid]) - (@off[tid] - @woff[tid]);
+  @nw[tid] = @nw[tid] + 1;
   delete(@wstart[tid]); delete(@woff[tid]);
 }"
   done
-  echo 'END { clear(@in); clear(@off); clear(@out_since); clear(@work); clear(@wstart); clear(@woff); }'
+  echo 'END { clear(@in); clear(@off); clear(@out_since); clear(@work); clear(@nw); clear(@wstart); clear(@woff); }'
 } >"$tmp/oracle.bt"
 
 # Starts bpftrace and returns once its probes are attached (its BEGIN probe
@@ -414,6 +434,19 @@ calibrate() {
   { for i in $(seq $N_CALIB); do echo "DROP TABLE cal_$i;"; done
     for i in $(seq $N_CALIB); do
       echo "CREATE TEMP TABLE tmp_$i AS SELECT g AS a FROM generate_series(1, 2000) g; DROP TABLE tmp_$i;"
+    done
+    # the probes' own cost inside a walk: FlushRelationBuffers of a temporary
+    # table walks its local buffers and writes each dirty one (a probed
+    # call); 9 dirty blocks, then 443 (both fit in temp_buffers).  One
+    # transaction each: its commit drops the files (one more early return
+    # of the drop-all function)
+    for i in $(seq $N_CALIB); do
+      echo "BEGIN;"
+      echo "CREATE TEMP TABLE hs_$i AS SELECT g AS a FROM generate_series(1, 2000) g;"
+      echo "CREATE TEMP TABLE hl_$i AS SELECT g AS a FROM generate_series(1, 100000) g;"
+      echo "ALTER TABLE hs_$i SET TABLESPACE oracle_ts; ALTER TABLE hl_$i SET TABLESPACE oracle_ts;"
+      echo "DROP TABLE hs_$i, hl_$i;"
+      echo "COMMIT;"
     done
   } >"$sql"
   wait_quiet
@@ -587,7 +620,7 @@ run_scenario() {
       reason="${reason:+$reason; }$stop_note"
     fi
 
-    eval "$(helper count "$trace" "$major" "$threshold" "$lo" "$hi" "$work/diag" "$marker")"
+    eval "$(ORACLE_PROBE_NS=$probe_ns helper count "$trace" "$major" "$threshold" "$lo" "$hi" "$work/diag" "$marker")"
     cp "$work/diag" "$raw/$level-$name.diag"
 
     if [ -z "$reason" ]; then
