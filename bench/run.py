@@ -940,6 +940,7 @@ def whatif(c, tmp):
     for size in P["whatif_sizes"]:
         # 1. N DROPs, one per transaction, against the same N in one
         configure(c, "walload", {"shared_buffers": size, "wal_level": "replica"})
+        c.wait_for_calibration()
         c.psql("CREATE EXTENSION IF NOT EXISTS walload")
         pred, meas = [], []
         for rnd in range(rounds):
@@ -966,6 +967,7 @@ def whatif(c, tmp):
 
         # 2. wal_skip_threshold above the synced file: WAL-logged at commit
         configure(c, "walload", {"shared_buffers": size, "wal_level": "minimal"})
+        c.wait_for_calibration()
         c.psql("CREATE EXTENSION IF NOT EXISTS walload")
         pred, meas = [], []
         for rnd in range(rounds):
@@ -1030,17 +1032,9 @@ def predict(c, tmp):
         configure(c, "walload", {"shared_buffers": size, "wal_level": "minimal", "max_wal_senders": "0"})
         c.psql("CREATE EXTENSION IF NOT EXISTS walload")
         c.psql("DROP TABLE IF EXISTS p_base; CREATE TABLE p_base AS SELECT g AS a FROM generate_series(1, 1000000) g")
-        # the calibration worker times the storage after the start: wait
-        # until it has come and gone (bounded: 10 s to appear, 60 s to end)
-        worker = "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'walload calibration'"
-        for _ in range(100):
-            if c.psql(worker) != "0":
-                break
-            time.sleep(0.1)
-        for _ in range(600):
-            if c.psql(worker) == "0":
-                break
-            time.sleep(0.1)
+        # the calibration worker times the walks and the storage after the
+        # start: wait until it has exited
+        c.wait_for_calibration()
         for name, body, after in loads:
             pred, meas = [], []
             for rnd in range(rounds):
@@ -1311,8 +1305,9 @@ during its commit, which core's log_newpage_range writes there).  %s
 wal_level=minimal; each load in one transaction, then COMMIT; median of 3
 rounds.  pred_commit_ms is what walload predicted at PRE_COMMIT from the
 pending files (the same model and costs walload_activity shows while the
-load runs: scans from the calibration, fsync, writes and file deletion from
-the storage timed by the calibration worker); commit_ms is the commit phase
+load runs: scans from the calibration, fsync, writes, file deletion, file
+lookups and page images from the storage timed by the calibration worker;
+the worker has exited before the first load); commit_ms is the commit phase
 walload measured.  Bound: 25%%.  %s
 
 %s

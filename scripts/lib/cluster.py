@@ -13,6 +13,7 @@ as_postgres() runs any other command so, with PGHOST/PGPORT/PGUSER set.
 """
 import os
 import subprocess
+import time
 
 LIB = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cluster.sh")
 
@@ -71,6 +72,22 @@ class Cluster:
 
     def running(self):
         return os.path.exists(os.path.join(self.data, "postmaster.pid"))
+
+    def wait_for_calibration(self, timeout=300):
+        """Return once walload's calibration worker, started with the server
+        and timing the walks and the storage for a few seconds, has exited
+        (it has no row in pg_stat_activity: it is looked for among the
+        postmaster's children); RuntimeError after timeout seconds."""
+        with open(os.path.join(self.data, "postmaster.pid")) as f:
+            pm = f.readline().strip()
+        deadline = time.time() + timeout
+        while True:
+            r = subprocess.run(["ps", "-o", "args=", "--ppid", pm], capture_output=True, text=True)
+            if "walload calibration" not in r.stdout:
+                return
+            if time.time() > deadline:
+                raise RuntimeError("walload's calibration worker did not exit within %d s" % timeout)
+            time.sleep(0.1)
 
     def as_postgres(self, args, **kw):
         pre = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
