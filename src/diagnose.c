@@ -50,6 +50,8 @@ typedef struct Totals
 	int32		dropped_rels;
 	int			drop_xacts;		/* committed, with a deletion scan */
 	double		drop_commit_sync_ms;	/* their commit phases up to the flush */
+	double		drop_commit_scan_ms;	/* and their deletion scans' estimates */
+	double		scan_est_ms[WL_NUM_SCAN_KINDS]; /* est_scan_ms by kind */
 	int			small_sync_commits; /* <= 2 statements, synchronous */
 	double		small_sync_commit_ms;
 	double		small_sync_total_ms;
@@ -111,25 +113,32 @@ mb(double bytes)
 
 /*
  * The scans of one kind, one per transaction (scans of them, comparing
- * files relation files in all), done in one transaction instead: core then
- * walks once, comparing all the files.  Returns the ms of scanning saved,
- * from the calibration's one formula (scan_cost.c); without page faults,
- * which a session pays once either way.
+ * files relation files in all, estimated at recorded_ms), done in one
+ * transaction instead: core then walks once, comparing all the files.
+ * Returns the ms of scanning saved: the walks as estimated when they were
+ * counted (as cold or as warm as each found the CPU cache), less one walk
+ * that costs what the average of them did, times what comparing all the
+ * files costs against comparing each one's share (the calibration's one
+ * formula, scan_cost.c).
  */
 static double
-whatif_one_walk_ms(WlScanKind kind, int64 scans, int64 files)
+whatif_one_walk_ms(WlScanKind kind, int64 scans, int64 files, double recorded_ms)
 {
 	WlScanCost	cost;
 	int			each;
 	int			all;
+	double		each_ns;
 
 	if (scans < 2)
 		return 0;
 	wl_store_get_scan_cost(&cost);
 	each = (int) Max(1, Min(files / scans, PG_INT32_MAX));
 	all = (int) Max(1, Min(files, PG_INT32_MAX));
-	return (scans * wl_scan_est_ns(&cost, kind, each, 0) -
-			wl_scan_est_ns(&cost, kind, all, 0)) / 1e6;
+	each_ns = wl_scan_est_ns(&cost, kind, each, 0, 0);
+	if (each_ns <= 0)
+		return 0;
+	return Max(recorded_ms - recorded_ms / scans *
+			   wl_scan_est_ns(&cost, kind, all, 0, 0) / each_ns, 0);
 }
 
 /*
@@ -147,7 +156,8 @@ whatif_one_drop_transaction_ms(const Totals *t)
 	if (t->drop_xacts < 2)
 		return 0;
 	return Max(t->drop_commit_sync_ms * (t->drop_xacts - 1) / t->drop_xacts +
-			   whatif_one_walk_ms(WL_SCAN_DROP_PENDING, t->drop_xacts, t->dropped_rels), 0);
+			   whatif_one_walk_ms(WL_SCAN_DROP_PENDING, t->drop_xacts, t->dropped_rels,
+								  t->drop_commit_scan_ms), 0);
 }
 
 /*
@@ -231,8 +241,9 @@ diagnose_scans(Emitter *em, const Totals *t)
 							 (long long) t->c.scans[WL_SCAN_FLUSH_PENDING],
 							 (long long) t->c.scans[WL_SCAN_FLUSH_PENDING] - 1,
 							 whatif_one_walk_ms(WL_SCAN_FLUSH_PENDING,
-													   t->c.scans[WL_SCAN_FLUSH_PENDING],
-													   t->synced_rels));
+												t->c.scans[WL_SCAN_FLUSH_PENDING],
+												t->synced_rels,
+												t->scan_est_ms[WL_SCAN_FLUSH_PENDING]));
 		appendStringInfo(&hint,
 						 ". Raising wal_skip_threshold to %lld kB (above the largest of these files) would "
 						 "WAL-log about %.1f MB of full-page images at commit instead of the sync and the scan%s.",
@@ -785,10 +796,16 @@ walload_diagnose(PG_FUNCTION_ARGS)
 		t.wal_logged_blocks += x->wal_logged_blocks;
 		t.wal_skipped_rels += x->wal_skipped_rels;
 		t.dropped_rels += x->dropped_rels;
+		/* a transaction's estimate, shared evenly among its scans */
+		if (wl_full_scans(&x->c) > 0)
+			for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
+				t.scan_est_ms[k] += x->c.scan_est_ns / 1e6 * x->c.scans[k] /
+					wl_full_scans(&x->c);
 		if (x->outcome == WL_OUTCOME_COMMIT && x->c.scans[WL_SCAN_DROP_PENDING] > 0)
 		{
 			t.drop_xacts++;
 			t.drop_commit_sync_ms += x->commit_sync_ms;
+			t.drop_commit_scan_ms += x->c.scan_est_ns / 1e6 / wl_full_scans(&x->c);
 		}
 		if (x->outcome == WL_OUTCOME_COMMIT && x->statements <= 2 &&
 			x->synchronous_commit > SYNCHRONOUS_COMMIT_OFF && x->c.wal_bytes > 0)

@@ -22,7 +22,9 @@ extern void wl_scan_cost_calibrate(int passes, bool measure_faults, WlScanCost *
 extern void wl_scan_cost_startup(void);
 extern void wl_scan_cost_register_worker(void);
 extern double wl_scan_est_ns(const WlScanCost *cost, WlScanKind kind, int nfiles,
-							 int64 unmapped_pages);
+							 int64 unmapped_pages, double cached);
+extern int64 wl_touched_since_walk(void);
+extern double wl_headers_cached(const WlScanCost *cost, int64 touched);
 extern double wl_scans_est_ns(WlScanKind kind, int64 n, int nfiles, bool before_scan);
 extern void wl_header_pages_sample(void);
 

@@ -497,13 +497,7 @@ walload_calibrate(PG_FUNCTION_ARGS)
 	wl_scan_cost_calibrate(passes, false, &cost);
 	cost.fault_ns_per_page = old.fault_ns_per_page;
 	/* and the storage's figures, timed once by the worker */
-	cost.io_valid = old.io_valid;
-	cost.write_ns_per_block = old.write_ns_per_block;
-	cost.fsync_ns_per_block = old.fsync_ns_per_block;
-	cost.fsync_ns_per_file = old.fsync_ns_per_file;
-	cost.delete_ns_per_file = old.delete_ns_per_file;
-	cost.delete_ns_per_block = old.delete_ns_per_block;
-	cost.wal_flush_ns = old.wal_flush_ns;
+	cost.io = old.io;
 	wl_store_set_scan_cost(&cost, true);
 
 	values[0] = Int32GetDatum(passes);

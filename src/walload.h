@@ -176,23 +176,35 @@ typedef struct WlStatsKey
 /* ---------- the calibration of a scan's cost (scan_cost.c, kept by store.c) ---------- */
 #define WL_COST_GRID	5		/* relation counts the many-file walk is timed at */
 
-typedef struct WlScanCost
+/*
+ * The storage under the data directory, as the calibration worker timed it
+ * (see scan_cost.c): what a commit's syncs, WAL and file deletions cost
+ * besides the scans.
+ */
+typedef struct WlIoCost
 {
-	double		single_ns;		/* ns per buffer header: one relation file */
-	double		warm_ns;		/* the same, right after another walk */
-	double		flush_ns[WL_COST_GRID]; /* many-file walks (see scan_cost.c): */
-	double		drop_ns[WL_COST_GRID];	/* at commit, and at commit or abort */
-	bool		multi_valid;	/* flush_ns and drop_ns timed */
-	double		fault_ns_per_page;	/* a header page mapped by the walk */
-
-	/* the storage under the data directory (see scan_cost.c) */
-	bool		io_valid;		/* the six below timed */
+	bool		valid;			/* the figures below timed */
 	double		write_ns_per_block; /* write() of a block the file has */
 	double		fsync_ns_per_block; /* fsync of a written block */
 	double		fsync_ns_per_file;	/* fsync of a new file with one block */
 	double		wal_flush_ns;	/* a block rewritten and fdatasync'ed */
 	double		delete_ns_per_file; /* deleting a relation file (truncation) */
 	double		delete_ns_per_block;	/* and per block it held */
+	double		open_ns;		/* opening and closing a file that exists */
+	double		open_missing_ns;	/* asking for a file that does not */
+	double		fpi_ns_per_block;	/* checksum and copy of a full-page image */
+} WlIoCost;
+
+typedef struct WlScanCost
+{
+	double		single_ns;		/* ns per buffer header: one relation file */
+	double		warm_ns;		/* the same, right after another walk */
+	double		llc_bytes;		/* the last-level CPU cache, in bytes */
+	double		flush_ns[WL_COST_GRID]; /* many-file walks (see scan_cost.c): */
+	double		drop_ns[WL_COST_GRID];	/* at commit, and at commit or abort */
+	bool		multi_valid;	/* flush_ns and drop_ns timed */
+	double		fault_ns_per_page;	/* a header page mapped by the walk */
+	WlIoCost	io;				/* the storage */
 } WlScanCost;
 
 /*
@@ -227,6 +239,8 @@ typedef struct WlCommitState
 	int64		os_dirty_blocks;	/* the page cache's dirty blocks, or -1 */
 	int64		dirty_buffers;	/* synced files' blocks dirty in shared buffers */
 	int64		unflushed_wal_bytes;	/* WAL inserted, not flushed yet */
+	int64		touched_since_walk; /* pages touched since this backend's
+									 * last walk, -1: none in the last second */
 } WlCommitState;
 
 /*

@@ -1,0 +1,39 @@
+-- clusters: replica
+-- est_scan_ms of a walk that follows the backend's previous one: the buffer
+-- headers (1 MB at shared_buffers=128MB) are partly still in the CPU cache,
+-- and the estimate takes the share the pages touched since left there
+-- (scan_cost.c, wl_headers_cached).  After a read of about 70 MB of pages
+-- the share is 0: the walk is estimated cold, by the same formula each time.
+-- The estimate's accuracy against the real walks is the uprobe oracle's
+-- (test/oracle); this checks which formula each walk gets.
+\ir 00_helpers.inc
+SELECT plan(5);
+
+CREATE TABLE e1 (a int);
+CREATE TABLE e2 (a int);
+CREATE TABLE e3 (a int);
+CREATE TABLE e4 (a int);
+CREATE TABLE big AS SELECT g FROM generate_series(1, 2000000) g;
+SELECT walload_reset();
+
+-- one walk each, at commit (DropRelFileNodesAllBuffers for one file)
+DROP TABLE e1;
+DROP TABLE e2;
+SELECT count(*) > 0 AS read_big FROM big \gset
+DROP TABLE e3;
+SELECT count(*) > 0 AS read_big FROM big \gset
+DROP TABLE e4;
+
+SELECT is((SELECT sum(x.full_scans) FROM walload_xacts x JOIN walload_statements s USING (xact_id)
+           WHERE s.pid = pg_backend_pid() AND s.query LIKE 'DROP TABLE e%'),
+          4::numeric, 'each DROP TABLE walked the pool once');
+SELECT cmp_ok((xact_of('DROP TABLE e2')).est_scan_ms, '>', 0::float8,
+              'the walk right after another has an estimate');
+SELECT cmp_ok((xact_of('DROP TABLE e2')).est_scan_ms, '<', (xact_of('DROP TABLE e3')).est_scan_ms,
+              'the walk right after another is estimated below one after a 70 MB read (headers partly cached)');
+SELECT is((xact_of('DROP TABLE e3')).est_scan_ms, (xact_of('DROP TABLE e4')).est_scan_ms,
+          'two walks after a 70 MB read each are estimated alike: cold, no share cached');
+SELECT cmp_ok((xact_of('DROP TABLE e1')).est_scan_ms, '>=', (xact_of('DROP TABLE e3')).est_scan_ms,
+              'the session''s first walk is estimated no cheaper than a cold one (it also maps the header pages)');
+
+SELECT * FROM finish();
