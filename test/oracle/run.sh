@@ -473,6 +473,17 @@ calibrate() {
   if [ "$calib_ok" = 1 ]; then
     ok "$level calibration (DROP TABLE of $N_CALIB permanent vs $N_CALIB temporary tables): $calib_text"
     echo "$level: $calib_text" >>"$calibfile"
+    # walload's own calibration of this start, which every estimate below
+    # comes from (it differs from start to start)
+    if [ $walload = 1 ]; then
+      local wl_cal
+      wl_cal=$(psqlc postgres "SELECT round(scan_ns_per_buffer::numeric, 3) || ' ns per buffer header, ' ||
+                                      round((scan_ns_per_buffer * s.setting::int)::numeric / 1e6, 3) || ' ms'
+                               FROM walload_info, pg_settings s WHERE s.name = 'shared_buffers'" 2>/dev/null) ||
+        wl_cal="unknown"
+      echo "# $level: walload's calibration at this start: one-file walk $wl_cal"
+      echo "$level: walload's calibration at this start: one-file walk $wl_cal" >>"$calibfile"
+    fi
   else
     notok "$level calibration: $calib_error"
     bail "calibration: $calib_error"
