@@ -165,10 +165,9 @@ last_level_cache_bytes(void)
  * Bytes to write between two timed passes so that the buffer headers are no
  * longer in the CPU caches: twice the last-level cache as the C library
  * tells its size, else 64 MB; at least 16 MB, at most 128 MB.  (Not the
- * kernel's figure: on this development machine, a virtual one, the kernel
- * says 32 MB, the C library 256 MB, and passes after 64 MB of writes were
- * still partly warm: estimates fell to 0.5-0.8 of the real walks, against
- * 0.8-1.2 after 128 MB.  A guest's two CPUs may sit on two caches.)
+ * kernel's figure, which wl_headers_cached uses: on this development
+ * machine, a virtual one, the kernel says 32 MB and the C library 256 MB;
+ * the uprobe oracle checked the estimates with the 128 MB write.)
  */
 static Size
 cache_evict_bytes(void)
