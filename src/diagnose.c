@@ -51,7 +51,7 @@ typedef struct Totals
 	int			drop_xacts;		/* committed, with a deletion scan */
 	double		drop_commit_sync_ms;	/* their commit phases up to the flush */
 	double		drop_commit_scan_ms;	/* and their deletion scans' estimates */
-	double		scan_est_ms[WL_NUM_SCAN_KINDS]; /* est_scan_ms by kind */
+	double		sync_scan_ms;	/* the commit-time syncs' scans' estimates */
 	int			small_sync_commits; /* <= 2 statements, synchronous */
 	double		small_sync_commit_ms;
 	double		small_sync_total_ms;
@@ -243,7 +243,7 @@ diagnose_scans(Emitter *em, const Totals *t)
 							 whatif_one_walk_ms(WL_SCAN_FLUSH_PENDING,
 												t->c.scans[WL_SCAN_FLUSH_PENDING],
 												t->synced_rels,
-												t->scan_est_ms[WL_SCAN_FLUSH_PENDING]));
+												t->sync_scan_ms));
 		appendStringInfo(&hint,
 						 ". Raising wal_skip_threshold to %lld kB (above the largest of these files) would "
 						 "WAL-log about %.1f MB of full-page images at commit instead of the sync and the scan%s.",
@@ -797,10 +797,9 @@ walload_diagnose(PG_FUNCTION_ARGS)
 		t.wal_skipped_rels += x->wal_skipped_rels;
 		t.dropped_rels += x->dropped_rels;
 		/* a transaction's estimate, shared evenly among its scans */
-		if (wl_full_scans(&x->c) > 0)
-			for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
-				t.scan_est_ms[k] += x->c.scan_est_ns / 1e6 * x->c.scans[k] /
-					wl_full_scans(&x->c);
+		if (x->c.scans[WL_SCAN_FLUSH_PENDING] > 0)
+			t.sync_scan_ms += x->c.scan_est_ns / 1e6 * x->c.scans[WL_SCAN_FLUSH_PENDING] /
+				wl_full_scans(&x->c);
 		if (x->outcome == WL_OUTCOME_COMMIT && x->c.scans[WL_SCAN_DROP_PENDING] > 0)
 		{
 			t.drop_xacts++;

@@ -113,6 +113,23 @@ header_pages(uintptr_t *start, uintptr_t *end)
 }
 
 /*
+ * The size of the last-level CPU cache in bytes as the C library tells it
+ * (level 3, else level 2), else 32 MB.
+ */
+static long
+libc_cache_bytes(void)
+{
+	long		llc = -1;
+
+#ifdef _SC_LEVEL3_CACHE_SIZE
+	llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+	if (llc <= 0)
+		llc = sysconf(_SC_LEVEL2_CACHE_SIZE);
+#endif
+	return llc > 0 ? llc : 32L * 1024 * 1024;
+}
+
+/*
  * The size of the last-level CPU cache in bytes: the highest level the
  * kernel lists for cpu0 (/sys/devices/system/cpu/cpu0/cache), else what the
  * C library says (which on some virtual machines is not the cache the guest
@@ -150,15 +167,7 @@ last_level_cache_bytes(void)
 			best = kb * 1024;
 		}
 	}
-#ifdef _SC_LEVEL3_CACHE_SIZE
-	if (best <= 0)
-		best = sysconf(_SC_LEVEL3_CACHE_SIZE);
-	if (best <= 0)
-		best = sysconf(_SC_LEVEL2_CACHE_SIZE);
-#endif
-	if (best <= 0)
-		best = 32L * 1024 * 1024;
-	return (double) best;
+	return best > 0 ? (double) best : (double) libc_cache_bytes();
 }
 
 /*
@@ -172,16 +181,7 @@ last_level_cache_bytes(void)
 static Size
 cache_evict_bytes(void)
 {
-	long		llc = -1;
-
-#ifdef _SC_LEVEL3_CACHE_SIZE
-	llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
-	if (llc <= 0)
-		llc = sysconf(_SC_LEVEL2_CACHE_SIZE);
-#endif
-	if (llc <= 0)
-		llc = 32L * 1024 * 1024;
-	return (Size) Min(Max(2 * llc, 16L * 1024 * 1024), 128L * 1024 * 1024);
+	return (Size) Min(Max(2 * libc_cache_bytes(), 16L * 1024 * 1024), 128L * 1024 * 1024);
 }
 
 static int

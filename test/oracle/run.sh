@@ -91,11 +91,12 @@ ulimit -l unlimited 2>/dev/null    # older kernels count BPF maps against RLIMIT
 # a failed listing is tried once more (one failed transiently at the start
 # of a run, right after the previous run's bpftrace had detached)
 probe_listed() {
-  local out
-  out=$(timeout -k 5 60 bpftrace -l "uprobe:$binary:$1" 2>/dev/null)
-  grep -q ":$1\$" <<<"$out" && return 0
-  out=$(timeout -k 5 60 bpftrace -l "uprobe:$binary:$1" 2>/dev/null)
-  grep -q ":$1\$" <<<"$out"
+  local out try
+  for try in 1 2; do
+    out=$(timeout -k 5 60 bpftrace -l "uprobe:$binary:$1" 2>/dev/null)
+    grep -q ":$1\$" <<<"$out" && return 0
+  done
+  return 1
 }
 for fn in "${fns[@]}" PostgresMain pg_backend_pid; do
   probe_listed "$fn" || refuse "$binary does not export $fn (PostgreSQL $major)"
