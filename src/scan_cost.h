@@ -44,6 +44,7 @@ typedef struct WlCommitEstimate
 
 extern void wl_commit_state_now(WlCommitState *st, const WlCommitModel *m,
 								int64 dirty_buffers);
+extern void wl_note_commit_wal_logged(void);
 extern void wl_commit_est(const WlCommitModel *m, const WlScanCost *cost,
 						  const WlCommitState *st, WlCommitEstimate *est);
 

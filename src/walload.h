@@ -193,6 +193,11 @@ typedef struct WlIoCost
 	double		open_ns;		/* opening and closing a file that exists */
 	double		open_missing_ns;	/* asking for a file that does not */
 	double		fpi_ns_per_block;	/* checksum and copy of a full-page image */
+	double		page_bytes;		/* the OS page size */
+	double		wal_fault_ns_per_page;	/* first write to a shared page that
+										 * the process has not mapped yet */
+	double		record_space_ns;	/* a backend's first WAL record of many
+									 * blocks: its block slots allocated */
 } WlIoCost;
 
 typedef struct WlScanCost
@@ -241,6 +246,11 @@ typedef struct WlCommitState
 	int64		unflushed_wal_bytes;	/* WAL inserted, not flushed yet */
 	int64		touched_since_walk; /* pages touched since this backend's
 									 * last walk, -1: none in the last second */
+	int64		wal_own_bytes;	/* WAL this backend has inserted since it
+								 * started */
+	int64		wal_ring_bytes; /* the WAL buffers (wal_buffers) */
+	bool		record_space_ready; /* this backend has WAL-logged a file at
+									 * commit before */
 } WlCommitState;
 
 /*
