@@ -103,6 +103,19 @@ typedef RelFileNode WlRelFile;
 #include "common/file_utils.h"
 #endif
 
+/* the path of a fork of a permanent relation file, into buf[MAXPGPATH] */
+#if PG_VERSION_NUM >= 180000
+#define WlForkPath(file, fork, buf) \
+	strlcpy((buf), relpathperm((file), (fork)).str, MAXPGPATH)
+#else
+#define WlForkPath(file, fork, buf) \
+	do { \
+		char	   *path_ = relpathperm((file), (fork)); \
+		strlcpy((buf), path_, MAXPGPATH); \
+		pfree(path_); \
+	} while (0)
+#endif
+
 /* smgropen() of a permanent relation file */
 #if PG_VERSION_NUM >= 170000
 #define WlSmgrOpen(r)				smgropen((r), INVALID_PROC_NUMBER)

@@ -46,7 +46,8 @@
  * and at any server start), writing 1024 blocks, their fsync, rewriting one
  * of them with fdatasync (a WAL flush), the fsync of a new one-block file
  * and its truncation, which is what deleting a relation file costs at commit
- * (medians of 3 and 5 passes), opening a file that exists and one that does
+ * (and the truncation of files written but never synced, whose blocks the
+ * file system has not allocated yet), medians of 3 and 5 passes, opening a file that exists and one that does
  * not (core asks for each fork of each file it syncs, WAL-logs or deletes),
  * the checksum and copy of a full-page image, and what a backend's first
  * write somewhere costs: to a page of shared memory it has not mapped yet
@@ -750,6 +751,32 @@ time_file(const char *path, int nblocks, const char *block,
 }
 
 /*
+ * Deleting a relation file whose blocks are still only in the page cache
+ * (written, not synced: the file system has not allocated them yet, so the
+ * truncation only drops pages): ns for a new file of nblocks blocks
+ * truncated right after it was written.  False if it could not be made.
+ */
+static bool
+time_cached_truncation(const char *path, int nblocks, const char *block, double *ns)
+{
+	int			fd = BasicOpenFile(path, O_RDWR | O_CREAT | O_TRUNC | PG_BINARY);
+	instr_time	start;
+	bool		ok = true;
+
+	if (fd < 0)
+		return false;
+	for (int i = 0; i < nblocks && ok; i++)
+		ok = (write(fd, block, BLCKSZ) == BLCKSZ);
+	INSTR_TIME_SET_CURRENT(start);
+	ok = ok && ftruncate(fd, 0) == 0;
+	*ns = ns_since(start);
+	close(fd);
+	if (unlink(path) != 0)
+		ok = false;
+	return ok;
+}
+
+/*
  * What core's questions to the file system about a relation file cost
  * (md.c): mdexists closes and reopens each fork, and a relation's free
  * space map, visibility map and init fork are usually missing: a failed
@@ -891,6 +918,8 @@ wl_io_cost_calibrate(WlScanCost *cost)
 				u[5],
 				o[5],
 				m[5],
+				cd[3],
+				cu[5],
 				dummy;
 	bool		ok = true;
 
@@ -905,6 +934,10 @@ wl_io_cost_calibrate(WlScanCost *cost)
 		ok = time_file(path, WL_IO_BLOCKS, block, &w[p], &f[p], &fl[p], &d[p]);
 	for (int p = 0; p < 5 && ok; p++)
 		ok = time_file(path, 1, block, &dummy, &f1[p], &dummy, &u[p]);
+	for (int p = 0; p < 3 && ok; p++)
+		ok = time_cached_truncation(path, WL_IO_BLOCKS, block, &cd[p]);
+	for (int p = 0; p < 5 && ok; p++)
+		ok = time_cached_truncation(path, 1, block, &cu[p]);
 	for (int p = 0; p < 5 && ok; p++)
 	{
 		int			fd = BasicOpenFile(path, O_RDWR | O_CREAT | O_TRUNC | PG_BINARY);
@@ -937,13 +970,17 @@ wl_io_cost_calibrate(WlScanCost *cost)
 	cost->io.delete_ns_per_file = median_of(u, 5);
 	cost->io.delete_ns_per_block = Max(median_of(d, 3) - cost->io.delete_ns_per_file, 0) /
 		(WL_IO_BLOCKS - 1);
+	cost->io.delete_cached_ns_per_file = median_of(cu, 5);
+	cost->io.delete_cached_ns_per_block = Max(median_of(cd, 3) - cost->io.delete_cached_ns_per_file, 0) /
+		(WL_IO_BLOCKS - 1);
 	cost->io.wal_flush_ns = median_of(fl, 3);
 	cost->io.open_ns = median_of(o, 5);
 	cost->io.open_missing_ns = median_of(m, 5);
 	cost->io.valid = true;
-	elog(DEBUG1, "walload calibration: storage: write %.0f ns per block, fsync %.0f ns per block + %.0f ns per new file, WAL flush %.0f ns, file deletion %.0f ns + %.0f ns per block, open %.0f ns, missing file %.0f ns, full-page image %.0f ns, first write to a shared page %.0f ns, WAL record space %.0f ns",
+	elog(DEBUG1, "walload calibration: storage: write %.0f ns per block, fsync %.0f ns per block + %.0f ns per new file, WAL flush %.0f ns, file deletion %.0f ns + %.0f ns per block (%.0f + %.0f only cached), open %.0f ns, missing file %.0f ns, full-page image %.0f ns, first write to a shared page %.0f ns, WAL record space %.0f ns",
 		 cost->io.write_ns_per_block, cost->io.fsync_ns_per_block, cost->io.fsync_ns_per_file,
 		 cost->io.wal_flush_ns, cost->io.delete_ns_per_file, cost->io.delete_ns_per_block,
+		 cost->io.delete_cached_ns_per_file, cost->io.delete_cached_ns_per_block,
 		 cost->io.open_ns, cost->io.open_missing_ns, cost->io.fpi_ns_per_block,
 		 cost->io.wal_fault_ns_per_page, cost->io.record_space_ns);
 }
@@ -1050,16 +1087,18 @@ wal_pages_unmapped(const WlCommitModel *m, const WlCommitState *st, const WlIoCo
  * - wal: the commit's WAL flush writes and syncs what no one flushed yet
  *   (st->unflushed_wal_bytes), the blocks of the small files WAL-logged
  *   whole, and the commit record (one flush);
- * - drop: deleting the files (truncating them, which costs per file and per
- *   block they held; md.c leaves the unlink to the next checkpoint);
+ * - drop: deleting the files (truncating the main fork, which md.c
+ *   unlinks at the next checkpoint, and unlinking the others that exist:
+ *   each costs per fork and per block, far less where the file system has
+ *   not allocated the blocks yet, written but only in the page cache);
  * - and the questions to the file system (md.c): before deciding, core asks
  *   whether each fork of each pending file exists (mdexists: a reopen of the
  *   main fork, and a failed open of each of the three others, which a new
  *   table seldom has), and asks again for each synced file before its fsync;
  *   a deleted file's main fork is opened to be truncated, its first
- *   segment's next one and its three other forks looked for in vain; each
- *   WAL-logged block is also checksummed and copied into the WAL buffers
- *   as a full-page image;
+ *   segment's next one and its forks that do not exist looked for in vain;
+ *   each WAL-logged block is also checksummed and copied into the WAL
+ *   buffers as a full-page image;
  * - and the first writes: the images go to WAL buffer pages this backend
  *   may never have written (wal_pages_unmapped), each mapped at its first
  *   write; a backend's first commit that WAL-logs files also allocates
@@ -1104,9 +1143,12 @@ wl_commit_est(const WlCommitModel *m, const WlScanCost *cost, const WlCommitStat
 			wal_pages_unmapped(m, st, io) * io->wal_fault_ns_per_page +
 			(m->wal_logged_rels > 0 && !st->record_space_ready ? io->record_space_ns : 0) +
 			io->wal_flush_ns;
-		est->drop_ns = m->dropped_rels * (io->delete_ns_per_file + io->open_ns +
-										  (MAX_FORKNUM + 1) * io->open_missing_ns) +
-			m->dropped_blocks * io->delete_ns_per_block;
+		est->drop_ns = m->dropped_rels * io->open_ns +
+			Max(m->dropped_rels * (MAX_FORKNUM + 2) - m->dropped_forks, 0) * io->open_missing_ns +
+			m->dropped_stored_forks * io->delete_ns_per_file +
+			m->dropped_stored_blocks * io->delete_ns_per_block +
+			Max(m->dropped_forks - m->dropped_stored_forks, 0) * io->delete_cached_ns_per_file +
+			Max(m->dropped_blocks - m->dropped_stored_blocks, 0) * io->delete_cached_ns_per_block;
 	}
 	est->total_ns = est->scan_ns + est->sync_ns + est->wal_ns + est->drop_ns;
 }

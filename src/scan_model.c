@@ -44,6 +44,14 @@
 #include "scan_model.h"
 
 
+#include <fcntl.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <linux/fiemap.h>
+#include <linux/fs.h>
+#endif
+
 #include "access/heapam.h"
 #include "access/htup_details.h"
 #include "access/table.h"
@@ -361,23 +369,124 @@ drop_all_would_scan(WlRelFile *files, int n)
 }
 
 /*
- * The main-fork blocks of the files a commit deletes: core truncates each
- * to nothing at once (md.c mdunlinkfork), which costs with its size.  One
- * lseek per file, so in a transaction that drops thousands of files only
+ * Blocks of a fork of a file (nblocks of them) that the file system has
+ * allocated on disk, as FS_IOC_FIEMAP reports the extents of each segment:
+ * extents only in the page cache (delayed allocation) are not counted.  -1
+ * where the file system does not tell (no FIEMAP) or a segment cannot be
+ * opened.  One open and one ioctl per segment.
+ */
+static int64
+fork_stored_blocks(WlRelFile file, ForkNumber fork, BlockNumber nblocks)
+{
+#ifdef FS_IOC_FIEMAP
+	char		path[MAXPGPATH];
+	int64		stored = 0;
+	int			nsegs = (int) ((nblocks + RELSEG_SIZE - 1) / RELSEG_SIZE);
+
+	if (nblocks == 0)
+		return 0;
+	WlForkPath(file, fork, path);
+	for (int seg = 0; seg < nsegs; seg++)
+	{
+		char		segpath[MAXPGPATH + 16];
+		union
+		{
+			struct fiemap map;
+			char		space[sizeof(struct fiemap) + 16 * sizeof(struct fiemap_extent)];
+		}			buf;
+		uint64		start = 0;
+		bool		ok = true;
+		int			fd;
+
+		if (seg == 0)
+			strlcpy(segpath, path, sizeof(segpath));
+		else
+			snprintf(segpath, sizeof(segpath), "%s.%d", path, seg);
+		fd = BasicOpenFile(segpath, O_RDONLY | PG_BINARY);
+		if (fd < 0)
+			return -1;
+		for (;;)
+		{
+			bool		last = false;
+
+			memset(&buf, 0, sizeof(buf));
+			buf.map.fm_start = start;
+			buf.map.fm_length = FIEMAP_MAX_OFFSET - start;
+			buf.map.fm_extent_count = 16;
+			if (ioctl(fd, FS_IOC_FIEMAP, &buf.map) != 0)
+			{
+				ok = false;
+				break;
+			}
+			for (uint32 i = 0; i < buf.map.fm_mapped_extents; i++)
+			{
+				struct fiemap_extent *e = &buf.map.fm_extents[i];
+
+				if ((e->fe_flags & (FIEMAP_EXTENT_DELALLOC | FIEMAP_EXTENT_UNKNOWN)) == 0)
+					stored += (int64) (e->fe_length / BLCKSZ);
+				start = e->fe_logical + e->fe_length;
+				last = last || (e->fe_flags & FIEMAP_EXTENT_LAST) != 0;
+			}
+			if (last || buf.map.fm_mapped_extents < 16)
+				break;
+		}
+		close(fd);
+		if (!ok)
+			return -1;
+	}
+	return Min(stored, (int64) nblocks);
+#else
+	return -1;
+#endif
+}
+
+/*
+ * What a commit deletes, sized (the dropped_* sizes of m): core truncates
+ * each file's main fork to nothing at once and unlinks its other forks
+ * (md.c mdunlinkfork), which costs with the blocks the file system has
+ * allocated, and far less for blocks it has not allocated yet (written,
+ * still in the page cache).  Per file a lookup, an lseek and an ioctl per
+ * fork that exists, so in a transaction that drops thousands of files only
  * the first WL_DROP_SIZE_SAMPLE are looked at and the rest estimated from
  * them.
  */
 #define WL_DROP_SIZE_SAMPLE	64
 
-static int64
-doomed_blocks(WlRelFile *files, int n)
+static void
+size_doomed(WlRelFile *files, int n, WlCommitModel *m)
 {
 	int			k = Min(n, WL_DROP_SIZE_SAMPLE);
-	int64		blocks = 0;
+	double		blocks = 0,
+				forks = 0,
+				stored_forks = 0,
+				stored_blocks = 0;
+	double		scale = k > 0 ? (double) n / k : 0;
 
 	for (int i = 0; i < k; i++)
-		blocks += wl_model_main_fork_blocks(files[i]);
-	return k == n ? blocks : (int64) ((double) blocks * n / k);
+	{
+		SMgrRelation srel = WlSmgrOpen(files[i]);
+
+		for (ForkNumber fork = 0; fork <= MAX_FORKNUM; fork++)
+		{
+			BlockNumber nblocks;
+			int64		stored;
+
+			if (!smgrexists(srel, fork))
+				continue;
+			nblocks = smgrnblocks(srel, fork);
+			stored = fork_stored_blocks(files[i], fork, nblocks);
+			if (stored < 0)
+				stored = nblocks;	/* not known: as if all were on disk */
+			forks++;
+			blocks += nblocks;
+			stored_blocks += stored;
+			stored_forks += stored > 0 ? 1 : 0;
+		}
+	}
+	m->dropped_blocks = (int64) (blocks * scale);
+	m->dropped_forks = (int32) (forks * scale);
+	m->dropped_stored_forks = (int32) (stored_forks * scale);
+	m->dropped_stored_blocks = (int64) (stored_blocks * scale);
 }
 
 /* ----------------------------------------------------------------
@@ -739,7 +848,7 @@ wl_model_commit(bool is_prepare, WlCommitModel *m)
 	/* the deletion after commit; at PREPARE it moves to COMMIT PREPARED */
 	ndoomed = smgrGetPendingDeletes(true, &doomed);
 	m->dropped_rels = ndoomed;
-	m->dropped_blocks = doomed_blocks(doomed, ndoomed);
+	size_doomed(doomed, ndoomed, m);
 	m->drop_scan = drop_all_would_scan(doomed, ndoomed);
 	m->drop_stmt_no = min_creator(doomed_files, doomed, ndoomed);
 	if (doomed)

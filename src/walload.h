@@ -190,6 +190,11 @@ typedef struct WlIoCost
 	double		wal_flush_ns;	/* a block rewritten and fdatasync'ed */
 	double		delete_ns_per_file; /* deleting a relation file (truncation) */
 	double		delete_ns_per_block;	/* and per block it held */
+	double		delete_cached_ns_per_file;	/* the same for a file whose
+											 * blocks are only in the page
+											 * cache (written, never
+											 * allocated on disk) */
+	double		delete_cached_ns_per_block;
 	double		open_ns;		/* opening and closing a file that exists */
 	double		open_missing_ns;	/* asking for a file that does not */
 	double		fpi_ns_per_block;	/* checksum and copy of a full-page image */
@@ -233,8 +238,14 @@ typedef struct WlCommitModel
 	int32		drop_stmt_no;	/* first statement that scheduled a deleted
 								 * file, or -1 */
 	int32		dropped_rels;
-	int64		dropped_blocks; /* main-fork blocks of those (estimated
-								 * from the first WL_DROP_SIZE_SAMPLE) */
+	int64		dropped_blocks; /* blocks of their forks */
+	int32		dropped_forks;	/* forks of those that exist */
+	int32		dropped_stored_forks;	/* of those, forks with blocks the file
+										 * system has allocated (not only in
+										 * the page cache) */
+	int64		dropped_stored_blocks;	/* and those blocks (the four sizes
+										 * estimated from the first
+										 * WL_DROP_SIZE_SAMPLE files) */
 } WlCommitModel;
 
 /* what else a commit's cost depends on (scan_cost.c, wl_commit_est) */
