@@ -57,6 +57,13 @@ typedef RelFileNode WlRelFile;
 #define WlRelationMapOidToFile(relid, shared)	RelationMapOidToFilenode(relid, shared)
 #endif
 
+/* the buffer tag of a block of a relation file */
+#if PG_VERSION_NUM >= 160000
+#define WlInitBufferTag(tag, file, fork, block)	InitBufferTag(&(tag), &(file), (fork), (block))
+#else
+#define WlInitBufferTag(tag, file, fork, block)	INIT_BUFFERTAG((tag), (file), (fork), (block))
+#endif
+
 /* does a buffer header hold a block of this relation file (unlocked pre-check) */
 #if PG_VERSION_NUM >= 160000
 #define WlBufTagMatches(buf, file)	BufTagMatchesRelFileLocator(&(buf)->tag, &(file))

@@ -376,6 +376,47 @@ fault_ns_per_page(double single_ns, int64 first_unmapped, double first_ns,
 }
 
 /*
+ * What invalidating a deleted file's buffer adds to the walk that finds it
+ * (core's InvalidateBuffer, for each header whose tag matches): nbuffers
+ * buffers of the first nowhere file are made (zero pages, no I/O: their
+ * file is in no tablespace), and the one-file walk that drops them is
+ * timed against the walk that finds none; ns per buffer, the median of
+ * passes.  The buffers are clean, so nothing is written; at server start
+ * they come from the free list.  0 if no buffer could be made.
+ */
+static double
+invalidate_ns_per_buffer(SMgrRelationData *files, SMgrRelation *filep,
+						 volatile char *evict, Size evict_len, int passes, double *ns)
+{
+	int			nbuffers = Min(1024, NBuffers / 16);
+	double		walk_ns;
+	int			n = 0;
+
+	if (nbuffers < 64)
+		return 0;
+	for (int p = 0; p < passes; p++)
+		ns[p] = time_walk(WALK_ONE_FILE, 1, files, filep, evict, evict_len, p);
+	walk_ns = median_of(ns, passes);
+	for (int p = 0; p < passes; p++)
+	{
+		double		t;
+
+		for (int b = 0; b < nbuffers; b++)
+		{
+			Buffer		buf = ReadBufferWithoutRelcache(WlSmgrFile(&files[0]), MAIN_FORKNUM,
+														(BlockNumber) b, RBM_ZERO_AND_LOCK,
+														NULL, true);
+
+			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+			ReleaseBuffer(buf);
+		}
+		t = time_walk(WALK_ONE_FILE, 1, files, filep, evict, evict_len, p);
+		ns[n++] = Max(t - walk_ns, 0) / nbuffers;
+	}
+	return median_of(ns, n);
+}
+
+/*
  * Time core's walks, passes times each, and fill cost: always the one-file
  * walk; the many-file walks where the process has a resource owner; the
  * cost of a page fault where measure_faults (a new process whose header
@@ -434,6 +475,10 @@ wl_scan_cost_calibrate(int passes, bool measure_faults, WlScanCost *cost)
 										   evict, evict_len, passes, ns);
 		}
 		cost->multi_valid = true;
+		/* at server start only: the buffers it makes evict nothing then */
+		if (measure_faults)
+			cost->invalidate_ns_per_buffer = invalidate_ns_per_buffer(files, filep, evict,
+																	  evict_len, passes, ns);
 	}
 
 	if (evict != NULL)
@@ -444,11 +489,12 @@ wl_scan_cost_calibrate(int passes, bool measure_faults, WlScanCost *cost)
 	elog(DEBUG1, "walload calibration: %d passes, ns per buffer header: one file %.3f (right after another walk %.3f), "
 		 "flush of 1/8/20/21/1024 files %.3f/%.3f/%.3f/%.3f/%.3f, "
 		 "drop of 1/8/20/21/1024 files %.3f/%.3f/%.3f/%.3f/%.3f; %.0f ns per unmapped page (%lld pages); "
-		 "last-level cache %.0f kB",
+		 "%.0f ns per buffer invalidated; last-level cache %.0f kB",
 		 passes, cost->single_ns, cost->warm_ns,
 		 cost->flush_ns[0], cost->flush_ns[1], cost->flush_ns[2], cost->flush_ns[3], cost->flush_ns[4],
 		 cost->drop_ns[0], cost->drop_ns[1], cost->drop_ns[2], cost->drop_ns[3], cost->drop_ns[4],
-		 cost->fault_ns_per_page, (long long) unmapped, cost->llc_bytes / 1024);
+		 cost->fault_ns_per_page, (long long) unmapped, cost->invalidate_ns_per_buffer,
+		 cost->llc_bytes / 1024);
 }
 
 /*
@@ -1123,7 +1169,8 @@ wl_commit_est(const WlCommitModel *m, const WlScanCost *cost, const WlCommitStat
 									   st->unmapped_pages,
 									   wl_headers_cached(cost, st->touched_since_walk));
 	if (m->drop_scan)
-		est->scan_ns += wl_scan_est_ns(cost, WL_SCAN_DROP_PENDING, m->dropped_rels,
+		est->scan_ns += m->dropped_buffers * cost->invalidate_ns_per_buffer +
+			wl_scan_est_ns(cost, WL_SCAN_DROP_PENDING, m->dropped_rels,
 									   m->sync_scan ? 0 : st->unmapped_pages,
 									   m->sync_scan ? wl_headers_cached(cost, to_write) :
 									   wl_headers_cached(cost, st->touched_since_walk));

@@ -441,12 +441,44 @@ fork_stored_blocks(WlRelFile file, ForkNumber fork, BlockNumber nblocks)
 }
 
 /*
+ * How many of a fork's nblocks blocks are in shared buffers, estimated from
+ * up to WL_BUFFER_SAMPLE blocks spread over it, each looked up in the
+ * buffer mapping table (under its partition's lock, shared, as a reader of
+ * a page does).  The walk that deletes the file invalidates each of them.
+ */
+#define WL_BUFFER_SAMPLE	16
+
+static double
+fork_buffers(WlRelFile file, ForkNumber fork, BlockNumber nblocks)
+{
+	int			k = (int) Min((BlockNumber) WL_BUFFER_SAMPLE, nblocks);
+	int			found = 0;
+
+	for (int i = 0; i < k; i++)
+	{
+		BufferTag	tag;
+		uint32		hash;
+		LWLock	   *lock;
+		BlockNumber block = (BlockNumber) (((uint64) nblocks * i) / k);
+
+		WlInitBufferTag(tag, file, fork, block);
+		hash = BufTableHashCode(&tag);
+		lock = BufMappingPartitionLock(hash);
+		LWLockAcquire(lock, LW_SHARED);
+		found += BufTableLookup(&tag, hash) >= 0 ? 1 : 0;
+		LWLockRelease(lock);
+	}
+	return k > 0 ? (double) found * nblocks / k : 0;
+}
+
+/*
  * What a commit deletes, sized (the dropped_* sizes of m): core truncates
  * each file's main fork to nothing at once and unlinks its other forks
  * (md.c mdunlinkfork), which costs with the blocks the file system has
  * allocated, and far less for blocks it has not allocated yet (written,
- * still in the page cache).  Per file a lookup, an lseek and an ioctl per
- * fork that exists, so in a transaction that drops thousands of files only
+ * still in the page cache); before that, the walk invalidates their blocks
+ * in shared buffers.  Per file a lookup, an lseek, an ioctl and up to
+ * WL_BUFFER_SAMPLE buffer lookups per fork that exists, so in a transaction that drops thousands of files only
  * the first WL_DROP_SIZE_SAMPLE are looked at and the rest estimated from
  * them.
  */
@@ -459,7 +491,8 @@ size_doomed(WlRelFile *files, int n, WlCommitModel *m)
 	double		blocks = 0,
 				forks = 0,
 				stored_forks = 0,
-				stored_blocks = 0;
+				stored_blocks = 0,
+				buffers = 0;
 	double		scale = k > 0 ? (double) n / k : 0;
 
 	for (int i = 0; i < k; i++)
@@ -481,12 +514,14 @@ size_doomed(WlRelFile *files, int n, WlCommitModel *m)
 			blocks += nblocks;
 			stored_blocks += stored;
 			stored_forks += stored > 0 ? 1 : 0;
+			buffers += fork_buffers(files[i], fork, nblocks);
 		}
 	}
 	m->dropped_blocks = (int64) (blocks * scale);
 	m->dropped_forks = (int32) (forks * scale);
 	m->dropped_stored_forks = (int32) (stored_forks * scale);
 	m->dropped_stored_blocks = (int64) (stored_blocks * scale);
+	m->dropped_buffers = (int64) (buffers * scale);
 }
 
 /* ----------------------------------------------------------------

@@ -496,6 +496,7 @@ walload_calibrate(PG_FUNCTION_ARGS)
 	wl_store_get_scan_cost(&old);
 	wl_scan_cost_calibrate(passes, false, &cost);
 	cost.fault_ns_per_page = old.fault_ns_per_page;
+	cost.invalidate_ns_per_buffer = old.invalidate_ns_per_buffer;
 	/* and the storage's figures, timed once by the worker */
 	cost.io = old.io;
 	wl_store_set_scan_cost(&cost, true);

@@ -214,6 +214,8 @@ typedef struct WlScanCost
 	double		drop_ns[WL_COST_GRID];	/* at commit, and at commit or abort */
 	bool		multi_valid;	/* flush_ns and drop_ns timed */
 	double		fault_ns_per_page;	/* a header page mapped by the walk */
+	double		invalidate_ns_per_buffer;	/* a deleted file's buffer the walk
+											 * finds and invalidates */
 	WlIoCost	io;				/* the storage */
 } WlScanCost;
 
@@ -243,9 +245,11 @@ typedef struct WlCommitModel
 	int32		dropped_stored_forks;	/* of those, forks with blocks the file
 										 * system has allocated (not only in
 										 * the page cache) */
-	int64		dropped_stored_blocks;	/* and those blocks (the four sizes
-										 * estimated from the first
-										 * WL_DROP_SIZE_SAMPLE files) */
+	int64		dropped_stored_blocks;	/* and those blocks */
+	int64		dropped_buffers;	/* their blocks in shared buffers, which
+									 * the deletion's walk invalidates (the
+									 * five sizes estimated from the first
+									 * WL_DROP_SIZE_SAMPLE files) */
 } WlCommitModel;
 
 /* what else a commit's cost depends on (scan_cost.c, wl_commit_est) */
