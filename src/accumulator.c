@@ -1271,7 +1271,10 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 
 	/*
 	 * What it leaves running, and (unless an error is on its way) what
-	 * COMMIT would do now.
+	 * COMMIT would do now.  Not after a top-level statement outside a
+	 * transaction block: its commit follows (at the next Sync in a pipeline
+	 * of the extended protocol), and PRE_COMMIT predicts it anyway; sizing
+	 * the files of a DROP of 20 tables takes about 0.3 ms.
 	 */
 	if (source_valid)
 	{
@@ -1279,7 +1282,7 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 
 		publish_activity(t >= 0 ? stmt_stack[t].tag : CMDTAG_UNKNOWN,
 						 t >= 0 ? statement_start_ts(&stmt_stack[t]) : 0,
-						 status == WL_STMT_OK);
+						 status == WL_STMT_OK && !(rec.toplevel && !IsTransactionBlock()));
 	}
 }
 
