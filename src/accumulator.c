@@ -1282,7 +1282,7 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 
 		publish_activity(t >= 0 ? stmt_stack[t].tag : CMDTAG_UNKNOWN,
 						 t >= 0 ? statement_start_ts(&stmt_stack[t]) : 0,
-						 status == WL_STMT_OK && !(rec.toplevel && !IsTransactionBlock()));
+						 status == WL_STMT_OK && (!rec.toplevel || IsTransactionBlock()));
 	}
 }
 

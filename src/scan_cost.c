@@ -47,8 +47,9 @@
  * of them with fdatasync (a WAL flush), the fsync of a new one-block file
  * and its truncation, which is what deleting a relation file costs at commit
  * (and the truncation of files written but never synced, whose blocks the
- * file system has not allocated yet), medians of 3 and 5 passes, opening a file that exists and one that does
- * not (core asks for each fork of each file it syncs, WAL-logs or deletes),
+ * file system has not allocated yet), medians of 3 and 5 passes, opening a
+ * file that exists and one that does not (core asks for each fork of each
+ * file it syncs, WAL-logs or deletes),
  * the checksum and copy of a full-page image, and what a backend's first
  * write somewhere costs: to a page of shared memory it has not mapped yet
  * (the WAL buffers), and to new memory (core's WAL record space for 32
@@ -743,6 +744,47 @@ ns_since(instr_time start)
 }
 
 /*
+ * A new scratch file at path with nblocks blocks written into it (in the
+ * page cache, not synced): its descriptor, or -1 with nothing left behind.
+ */
+static int
+written_file(const char *path, int nblocks, const char *block)
+{
+	int			fd = BasicOpenFile(path, O_RDWR | O_CREAT | O_TRUNC | PG_BINARY);
+	bool		ok = fd >= 0;
+
+	for (int i = 0; i < nblocks && ok; i++)
+		ok = (write(fd, block, BLCKSZ) == BLCKSZ);
+	if (!ok && fd >= 0)
+	{
+		close(fd);
+		(void) unlink(path);
+		fd = -1;
+	}
+	return fd;
+}
+
+/*
+ * Deleting a relation file at commit truncates its main fork to nothing at
+ * once and leaves the unlink to the next checkpoint (md.c mdunlinkfork):
+ * time the truncation of the scratch file fd, then close and remove it.
+ * ok: the caller's steps so far succeeded; false if any step failed.
+ */
+static bool
+time_truncation(int fd, const char *path, bool ok, double *delete_ns)
+{
+	instr_time	start;
+
+	INSTR_TIME_SET_CURRENT(start);
+	ok = ok && ftruncate(fd, 0) == 0;
+	*delete_ns = ns_since(start);
+	close(fd);
+	if (unlink(path) != 0)
+		ok = false;
+	return ok;
+}
+
+/*
  * Extend a new scratch file at path by nblocks blocks, write them again,
  * fsync it, rewrite one block and fdatasync it, truncate it to nothing and
  * unlink it; the nanoseconds of the second write pass, the fsync, the
@@ -758,14 +800,12 @@ static bool
 time_file(const char *path, int nblocks, const char *block,
 		  double *write_ns, double *fsync_ns, double *flush_ns, double *delete_ns)
 {
-	int			fd = BasicOpenFile(path, O_RDWR | O_CREAT | O_TRUNC | PG_BINARY);
+	int			fd = written_file(path, nblocks, block);
 	instr_time	start;
 	bool		ok = true;
 
 	if (fd < 0)
 		return false;
-	for (int i = 0; i < nblocks && ok; i++)
-		ok = (write(fd, block, BLCKSZ) == BLCKSZ);
 	INSTR_TIME_SET_CURRENT(start);
 	for (int i = 0; i < nblocks && ok; i++)
 		ok = (pg_pwrite(fd, block, BLCKSZ, (off_t) i * BLCKSZ) == BLCKSZ);
@@ -782,18 +822,7 @@ time_file(const char *path, int nblocks, const char *block,
 	ok = ok && pg_pwrite(fd, block, BLCKSZ, 0) == BLCKSZ && pg_fdatasync(fd) == 0;
 	*flush_ns = ns_since(start);
 
-	/*
-	 * Deleting a relation file at commit truncates its main fork to nothing
-	 * at once and leaves the unlink to the next checkpoint (md.c
-	 * mdunlinkfork): time the truncation.
-	 */
-	INSTR_TIME_SET_CURRENT(start);
-	ok = ok && ftruncate(fd, 0) == 0;
-	*delete_ns = ns_since(start);
-	close(fd);
-	if (unlink(path) != 0)
-		ok = false;
-	return ok;
+	return time_truncation(fd, path, ok, delete_ns);
 }
 
 /*
@@ -805,21 +834,11 @@ time_file(const char *path, int nblocks, const char *block,
 static bool
 time_cached_truncation(const char *path, int nblocks, const char *block, double *ns)
 {
-	int			fd = BasicOpenFile(path, O_RDWR | O_CREAT | O_TRUNC | PG_BINARY);
-	instr_time	start;
-	bool		ok = true;
+	int			fd = written_file(path, nblocks, block);
 
 	if (fd < 0)
 		return false;
-	for (int i = 0; i < nblocks && ok; i++)
-		ok = (write(fd, block, BLCKSZ) == BLCKSZ);
-	INSTR_TIME_SET_CURRENT(start);
-	ok = ok && ftruncate(fd, 0) == 0;
-	*ns = ns_since(start);
-	close(fd);
-	if (unlink(path) != 0)
-		ok = false;
-	return ok;
+	return time_truncation(fd, path, true, ns);
 }
 
 /*
@@ -1171,9 +1190,9 @@ wl_commit_est(const WlCommitModel *m, const WlScanCost *cost, const WlCommitStat
 	if (m->drop_scan)
 		est->scan_ns += m->dropped_buffers * cost->invalidate_ns_per_buffer +
 			wl_scan_est_ns(cost, WL_SCAN_DROP_PENDING, m->dropped_rels,
-									   m->sync_scan ? 0 : st->unmapped_pages,
-									   m->sync_scan ? wl_headers_cached(cost, to_write) :
-									   wl_headers_cached(cost, st->touched_since_walk));
+						   m->sync_scan ? 0 : st->unmapped_pages,
+						   m->sync_scan ? wl_headers_cached(cost, to_write) :
+						   wl_headers_cached(cost, st->touched_since_walk));
 	if (cost->io.valid)
 	{
 		const WlIoCost *io = &cost->io;

@@ -43,7 +43,6 @@
 
 #include "scan_model.h"
 
-
 #include <fcntl.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -477,10 +476,10 @@ fork_buffers(WlRelFile file, ForkNumber fork, BlockNumber nblocks)
  * (md.c mdunlinkfork), which costs with the blocks the file system has
  * allocated, and far less for blocks it has not allocated yet (written,
  * still in the page cache); before that, the walk invalidates their blocks
- * in shared buffers.  Per file a lookup, an lseek, an ioctl and up to
- * WL_BUFFER_SAMPLE buffer lookups per fork that exists, so in a transaction that drops thousands of files only
- * the first WL_DROP_SIZE_SAMPLE are looked at and the rest estimated from
- * them.
+ * in shared buffers.  Per fork of a file, an existence check, an lseek, an
+ * open and an ioctl and up to WL_BUFFER_SAMPLE buffer lookups, so in a
+ * transaction that drops thousands of files only the first
+ * WL_DROP_SIZE_SAMPLE are looked at and the rest estimated from them.
  */
 #define WL_DROP_SIZE_SAMPLE	64
 
