@@ -84,3 +84,14 @@ SELECT count(*) AS xacts_columns_1_3 FROM pg_attribute
 WHERE attrelid = 'walload_xacts'::regclass AND attnum > 0;
 SELECT count(*) >= 0 AS activity_reads FROM walload_activity;
 SELECT has_table_privilege('public', 'walload_activity', 'SELECT') AS activity_for_everyone;
+
+-- 1.3's walload_info has 19 columns and reads with this library; 1.4 adds
+-- what the commits taught of the storage
+SELECT count(*) AS info_columns_1_3 FROM pg_attribute
+WHERE attrelid = 'walload_info'::regclass AND attnum > 0;
+SELECT xacts_recorded >= 0 AS info_1_3_reads FROM walload_info;
+ALTER EXTENSION walload UPDATE TO '1.4';
+SELECT count(*) AS info_columns_1_4 FROM pg_attribute
+WHERE attrelid = 'walload_info'::regclass AND attnum > 0;
+SELECT fsync_time_ratio BETWEEN 0.25 AND 4 AND fsync_time_commits >= 0 AS fsync_time_reads FROM walload_info;
+SELECT has_table_privilege('public', 'walload_info', 'SELECT') AS info_for_everyone;

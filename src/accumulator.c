@@ -261,6 +261,10 @@ typedef struct WlOpenXact
 	WlActivity	act;			/* as last published */
 	double		pred_commit_ms; /* predicted at the last PRE_COMMIT */
 	double		pred_core_commit_ms;	/* the same, as core would have done it */
+	/* of that prediction, for what the commit teaches (learn_fsync_time) */
+	double		pred_sync_phase_ns;
+	double		pred_fsync_ns;
+	double		pred_fsync_timed_ns;
 	int8		commit_strategy;	/* walload.commit_strategy at that commit */
 	int32		commit_threshold_kb;	/* the wal_skip_threshold it used */
 
@@ -1539,6 +1543,7 @@ pre_commit_record(bool is_prepare, bool has_xid)
 	WlCommitModel model;
 
 	flush_at_safe_point(0, true);
+	cur.pred_sync_phase_ns = cur.pred_fsync_ns = cur.pred_fsync_timed_ns = 0;
 
 	if (has_xid || cur.active)
 	{
@@ -1560,10 +1565,17 @@ pre_commit_record(bool is_prepare, bool has_xid)
 		wl_commit_est(&model, current_cost(now), &st, &est);
 		cur.pred_commit_ms = est.total_ns / 1e6;
 		cur.pred_core_commit_ms = (est.total_ns - choice.chosen_ns + choice.core_ns) / 1e6;
+		if (!is_prepare)
+		{
+			cur.pred_sync_phase_ns = est.sync_phase_ns;
+			cur.pred_fsync_ns = est.fsync_ns;
+			cur.pred_fsync_timed_ns = est.fsync_timed_ns;
+		}
 		if (model.wal_logged_rels > 0)
 			wl_note_commit_wal_logged();
-		elog(DEBUG1, "walload: commit predicted to take %.3f ms: scans %.3f ms, sync %.3f ms, WAL %.3f ms, file deletion %.3f ms",
-			 est.total_ns / 1e6, est.scan_ns / 1e6, est.sync_ns / 1e6, est.wal_ns / 1e6, est.drop_ns / 1e6);
+		elog(DEBUG1, "walload: commit predicted to take %.3f ms: scans %.3f ms, sync %.3f ms, WAL %.3f ms, file deletion %.3f ms; of the sync, fsyncs %.3f ms (%.3f ms as timed at start)",
+			 est.total_ns / 1e6, est.scan_ns / 1e6, est.sync_ns / 1e6, est.wal_ns / 1e6, est.drop_ns / 1e6,
+			 est.fsync_ns / 1e6, est.fsync_timed_ns / 1e6);
 		if (model.sync_scan)
 			add_attributed_scan(WL_SCAN_FLUSH_PENDING, model.sync_stmt_no,
 								model.synced_rels, false);
@@ -1748,6 +1760,32 @@ reset_open_record(void)
 }
 
 /*
+ * What a commit that has just ended says of the storage's speed: its sync
+ * phase (PRE_COMMIT to core's COMMIT callback: the walk, the writes, the
+ * fsyncs, the WAL flush) took sync_ms; less what the prediction gave its
+ * parts other than the synced files' fsyncs, the rest is what those took,
+ * against what the calibration predicts for them.  Only a commit whose
+ * prediction is mostly such fsyncs, and at least WL_FSYNC_TIME_MIN_NS of
+ * them, teaches the store (otherwise the rest is mostly the other parts'
+ * error); a commit that syncs no file never does.  Runs in the commit
+ * cleanup: the rules of the header apply (the store's spinlock only, no
+ * message).
+ */
+#define WL_FSYNC_TIME_MIN_NS		2e6
+
+static void
+learn_fsync_time(void)
+{
+	double		observed;
+
+	if (cur.pred_fsync_timed_ns < WL_FSYNC_TIME_MIN_NS ||
+		cur.pred_fsync_ns < cur.pred_sync_phase_ns / 2)
+		return;
+	observed = cur.sync_ms * 1e6 - (cur.pred_sync_phase_ns - cur.pred_fsync_ns);
+	(void) wl_store_note_fsync_time(Max(observed, 0) / cur.pred_fsync_timed_ns);
+}
+
+/*
  * TopTransactionContext is being reset or deleted: the commit or abort
  * phase is over.  Runs with interrupts held at the very end of
  * CommitTransaction / CleanupTransaction: the rules of the header apply.
@@ -1786,6 +1824,8 @@ wl_acc_xact_end(void)
 		d = end;
 		INSTR_TIME_SUBTRACT(d, cur.phase_mid);
 		cur.cleanup_ms = INSTR_TIME_GET_MILLISEC(d);
+		if (!cur.phase_is_prepare)
+			learn_fsync_time();
 	}
 
 	wl_model_xact_end();

@@ -1171,6 +1171,17 @@ wal_pages_unmapped(const WlCommitModel *m, const WlCommitState *st, const WlIoCo
  *   a new backend at 1GB: 20 one-block files took 0.50-0.60 ms for the
  *   sync part with 106-108 page faults, 0.24-0.29 ms with none.
  *
+ * The fsyncs of the synced files are scaled by io.fsync_time_ratio, what the
+ * server's own commits taught (store.c wl_store_note_fsync_time): the
+ * device's speed drifts (here an fsync of 1024 new blocks took 11-26 us per
+ * block within a minute, 14 and 26 at two server starts), and the
+ * calibration worker times it once, at start.  Not the WAL's writes and
+ * flush: overwriting a preallocated WAL segment is another operation for
+ * the file system than allocating a data file's new blocks, and no commit
+ * times them apart from its walk and fsyncs.  Nor the deletions: truncating
+ * a file is the file system's work more than the device's, and no commit
+ * times its deletions apart from its other cleanup.
+ *
  * Pure: reads nothing but its arguments.
  */
 void
@@ -1187,6 +1198,7 @@ wl_commit_est(const WlCommitModel *m, const WlScanCost *cost, const WlCommitStat
 		est->scan_ns += wl_scan_est_ns(cost, WL_SCAN_FLUSH_PENDING, m->synced_rels,
 									   st->unmapped_pages,
 									   wl_headers_cached(cost, st->touched_since_walk));
+	est->sync_phase_ns = est->scan_ns;
 	if (m->drop_scan)
 		est->scan_ns += m->dropped_buffers * cost->invalidate_ns_per_buffer +
 			wl_scan_est_ns(cost, WL_SCAN_DROP_PENDING, m->dropped_rels,
@@ -1197,18 +1209,22 @@ wl_commit_est(const WlCommitModel *m, const WlScanCost *cost, const WlCommitStat
 	{
 		const WlIoCost *io = &cost->io;
 		double		forks_ns = io->open_ns + (MAX_FORKNUM) * io->open_missing_ns;
+		double		ratio = io->fsync_time_ratio > 0 ? io->fsync_time_ratio : 1;
 
 		if (st->os_dirty_blocks >= 0)
 			dirty = Min(dirty, st->os_dirty_blocks + to_write);
-		est->sync_ns = to_write * io->write_ns_per_block +
-			m->synced_rels * (io->fsync_ns_per_file + 2 * forks_ns) +
+		est->fsync_timed_ns = m->synced_rels * io->fsync_ns_per_file +
 			dirty * io->fsync_ns_per_block;
+		est->fsync_ns = est->fsync_timed_ns * ratio;
+		est->sync_ns = to_write * io->write_ns_per_block +
+			m->synced_rels * 2 * forks_ns + est->fsync_ns;
 		est->wal_ns = wal_blocks * (io->write_ns_per_block + io->fsync_ns_per_block) +
 			m->wal_logged_blocks * io->fpi_ns_per_block +
 			m->wal_logged_rels * forks_ns +
 			wal_pages_unmapped(m, st, io) * io->wal_fault_ns_per_page +
 			(m->wal_logged_rels > 0 && !st->record_space_ready ? io->record_space_ns : 0) +
 			io->wal_flush_ns;
+		est->sync_phase_ns += est->sync_ns + est->wal_ns;
 		est->drop_ns = m->dropped_rels * io->open_ns +
 			Max(m->dropped_rels * (MAX_FORKNUM + 2) - m->dropped_forks, 0) * io->open_missing_ns +
 			m->dropped_stored_forks * io->delete_ns_per_file +

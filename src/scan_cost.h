@@ -40,6 +40,16 @@ typedef struct WlCommitEstimate
 	double		wal_ns;
 	double		drop_ns;
 	double		total_ns;
+
+	/*
+	 * Of scan, sync and wal: what happens before core's COMMIT callback (all
+	 * but the deletion's walk), and in it the fsyncs of the synced files as
+	 * the calibration timed them and as scaled by the learned
+	 * fsync_time_ratio (the latter is what sync_ns holds).
+	 */
+	double		sync_phase_ns;
+	double		fsync_timed_ns;
+	double		fsync_ns;
 } WlCommitEstimate;
 
 extern void wl_commit_state_now(WlCommitState *st, const WlCommitModel *m,

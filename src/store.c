@@ -635,7 +635,13 @@ wl_store_add_scan_totals(WlScanKind kind, int64 n, int32 nbuffers)
 void
 wl_store_set_scan_cost(const WlScanCost *cost, bool whole)
 {
+	double		ratio;
+	int64		samples;
+
 	SpinLockAcquire(&wl_shared->mutex);
+	/* what the commits taught stays: it is no calibration's to replace */
+	ratio = wl_shared->scan_cost.io.fsync_time_ratio;
+	samples = wl_shared->scan_cost.io.fsync_time_samples;
 	if (whole)
 	{
 		wl_shared->scan_cost = *cost;
@@ -648,7 +654,40 @@ wl_store_set_scan_cost(const WlScanCost *cost, bool whole)
 		wl_shared->scan_cost = *cost;
 		wl_shared->scan_cost.single_ns = single_ns;
 	}
+	wl_shared->scan_cost.io.fsync_time_ratio = ratio;
+	wl_shared->scan_cost.io.fsync_time_samples = samples;
 	SpinLockRelease(&wl_shared->mutex);
+}
+
+/*
+ * A commit's fsyncs of synced files took ratio times what the calibration
+ * predicts for them (wl_commit_est's fsync_timed_ns; the caller decides
+ * which commits say enough).  The learned ratio is a running geometric mean:
+ * the calibration at server start counts as one commit that took 1, and
+ * the k-th commit to teach weighs 1/(k+1), at least WL_FSYNC_TIME_WEIGHT,
+ * so the last few commits rule.  Each ratio is first
+ * bounded to [1/WL_FSYNC_TIME_BOUND, WL_FSYNC_TIME_BOUND].  Returns the
+ * learned ratio (0 if nothing was learned).  Takes the spinlock only.
+ */
+double
+wl_store_note_fsync_time(double ratio)
+{
+	double		old;
+	double		weight;
+	double		learned;
+
+	if (wl_shared == NULL || !(ratio >= 0))
+		return 0;
+	ratio = Min(Max(ratio, 1.0 / WL_FSYNC_TIME_BOUND), WL_FSYNC_TIME_BOUND);
+	SpinLockAcquire(&wl_shared->mutex);
+	old = wl_shared->scan_cost.io.fsync_time_ratio > 0 ?
+		wl_shared->scan_cost.io.fsync_time_ratio : 1;
+	weight = Max(1.0 / (wl_shared->scan_cost.io.fsync_time_samples + 2), WL_FSYNC_TIME_WEIGHT);
+	learned = exp((1 - weight) * log(old) + weight * log(ratio));
+	wl_shared->scan_cost.io.fsync_time_ratio = learned;
+	wl_shared->scan_cost.io.fsync_time_samples++;
+	SpinLockRelease(&wl_shared->mutex);
+	return learned;
 }
 
 /* the calibration; all zero (no estimate) before there is one */
@@ -1050,6 +1089,9 @@ wl_store_info(WlInfo *info)
 	info->scanned_buffers = wl_shared->scanned_buffers;
 	info->calibrated_at = wl_shared->calibrated_at;
 	info->ns_per_buffer = wl_shared->scan_cost.single_ns;
+	info->fsync_time_ratio = wl_shared->scan_cost.io.fsync_time_ratio > 0 ?
+		wl_shared->scan_cost.io.fsync_time_ratio : 1;
+	info->fsync_time_commits = wl_shared->scan_cost.io.fsync_time_samples;
 	SpinLockRelease(&wl_shared->mutex);
 	info->xacts_overwritten = info->xacts_recorded > (uint64) wl_shared->max_xacts ?
 		info->xacts_recorded - wl_shared->max_xacts : 0;

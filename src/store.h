@@ -27,6 +27,11 @@ extern void wl_store_xact(const WlXactRecord *rec);
 extern void wl_store_add_scan_totals(WlScanKind kind, int64 n, int32 nbuffers);
 extern void wl_store_set_scan_cost(const WlScanCost *cost, bool whole);
 extern void wl_store_get_scan_cost(WlScanCost *cost);
+
+/* what the server's commits teach of the storage (see wl_commit_est) */
+#define WL_FSYNC_TIME_BOUND	4.0
+#define WL_FSYNC_TIME_WEIGHT	0.25
+extern double wl_store_note_fsync_time(double ratio);
 extern void wl_store_remember_prepared(const char *gid, bool commit_scan, int32 commit_rels,
 									   bool abort_scan, int32 abort_rels);
 extern void wl_store_publish_activity(const WlActivity *a);
@@ -76,6 +81,8 @@ typedef struct WlInfo
 	Size		shmem_bytes;
 	int64		lock_waits;
 	double		lock_wait_ms;
+	double		fsync_time_ratio;	/* see wl_store_note_fsync_time */
+	int64		fsync_time_commits;
 } WlInfo;
 extern void wl_store_info(WlInfo *info);
 extern void wl_store_reset(void);

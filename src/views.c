@@ -38,6 +38,7 @@ PG_FUNCTION_INFO_V1(walload_statements);
 PG_FUNCTION_INFO_V1(walload_stats);
 PG_FUNCTION_INFO_V1(walload_info);
 PG_FUNCTION_INFO_V1(walload_info_1_1);
+PG_FUNCTION_INFO_V1(walload_info_1_4);
 PG_FUNCTION_INFO_V1(walload_reset);
 PG_FUNCTION_INFO_V1(walload_calibrate);
 PG_FUNCTION_INFO_V1(walload_activity);
@@ -389,12 +390,14 @@ walload_stats(PG_FUNCTION_ARGS)
 
 /*
  * walload_info: one row of totals.  The SQL function of extension version
- * 1.0 has 17 columns; 1.1 added lock_waits and lock_wait_ms.  The library
- * serves both, so that a server running the new library keeps working
- * before ALTER EXTENSION walload UPDATE.
+ * 1.0 has 17 columns; 1.1 added lock_waits and lock_wait_ms, 1.4
+ * fsync_time_ratio and fsync_time_commits.  The library serves each, so
+ * that a server running the new library keeps working before ALTER
+ * EXTENSION walload UPDATE.
  */
 #define WL_INFO_COLS_1_0	17
 #define WL_INFO_COLS_1_1	19
+#define WL_INFO_COLS_1_4	21
 
 static Datum
 info_row(FunctionCallInfo fcinfo, int ncols)
@@ -402,8 +405,8 @@ info_row(FunctionCallInfo fcinfo, int ncols)
 	TupleDesc	tupdesc;
 	WlInfo		info;
 	WlCounters	c;
-	Datum		values[WL_INFO_COLS_1_1];
-	bool		nulls[WL_INFO_COLS_1_1];
+	Datum		values[WL_INFO_COLS_1_4];
+	bool		nulls[WL_INFO_COLS_1_4];
 	int			i = 0;
 
 	wl_store_require();
@@ -440,6 +443,11 @@ info_row(FunctionCallInfo fcinfo, int ncols)
 		values[i++] = Int64GetDatum(info.lock_waits);
 		values[i++] = Float8GetDatum(info.lock_wait_ms);
 	}
+	if (ncols >= WL_INFO_COLS_1_4)
+	{
+		values[i++] = Float8GetDatum(info.fsync_time_ratio);
+		values[i++] = Int64GetDatum(info.fsync_time_commits);
+	}
 	Assert(i == ncols);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
@@ -456,6 +464,13 @@ Datum
 walload_info_1_1(PG_FUNCTION_ARGS)
 {
 	return info_row(fcinfo, WL_INFO_COLS_1_1);
+}
+
+/* extension version 1.4 */
+Datum
+walload_info_1_4(PG_FUNCTION_ARGS)
+{
+	return info_row(fcinfo, WL_INFO_COLS_1_4);
 }
 
 Datum

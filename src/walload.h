@@ -203,6 +203,14 @@ typedef struct WlIoCost
 										 * the process has not mapped yet */
 	double		record_space_ns;	/* a backend's first WAL record of many
 									 * blocks: its block slots allocated */
+
+	/*
+	 * Learned from the server's own commits (store.c), not timed: the
+	 * storage's syncs at recent commits over what the figures above predict
+	 * for them (1: as timed; 0 is read as 1), and how many commits taught it.
+	 */
+	double		fsync_time_ratio;
+	int64		fsync_time_samples;
 } WlIoCost;
 
 typedef struct WlScanCost
