@@ -7,9 +7,11 @@
 -- 1.4: walload_info shows what the server's own commits taught walload of
 -- the storage: fsync_time_ratio, the fsyncs of synced files at recent
 -- commits over what the calibration at server start predicts for them (1:
--- as timed), and fsync_time_commits, how many commits taught it.  The
--- commit predictions (walload_activity, pred_commit_ms) scale those fsyncs
--- by it.
+-- as timed), and fsync_time_commits, how many commits taught it; and
+-- file_commit_us, core's work at commit per fsynced or WAL-logged file that
+-- nothing times, learned from commits of many small new files, with
+-- file_commit_commits.  The commit predictions (walload_activity,
+-- pred_commit_ms) use both.
 --
 DROP VIEW @extschema@.walload_info;
 DROP FUNCTION @extschema@.walload_info();
@@ -35,7 +37,9 @@ CREATE FUNCTION @extschema@.walload_info(
     OUT lock_waits bigint,
     OUT lock_wait_ms double precision,
     OUT fsync_time_ratio double precision,
-    OUT fsync_time_commits bigint
+    OUT fsync_time_commits bigint,
+    OUT file_commit_us double precision,
+    OUT file_commit_commits bigint
 )
 RETURNS record
 AS 'MODULE_PATHNAME', 'walload_info_1_4'

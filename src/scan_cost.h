@@ -50,6 +50,9 @@ typedef struct WlCommitEstimate
 	double		sync_phase_ns;
 	double		fsync_timed_ns;
 	double		fsync_ns;
+
+	/* of total_ns: the learned io.file_commit_ns for each file */
+	double		files_ns;
 } WlCommitEstimate;
 
 extern void wl_commit_state_now(WlCommitState *st, const WlCommitModel *m,

@@ -637,11 +637,15 @@ wl_store_set_scan_cost(const WlScanCost *cost, bool whole)
 {
 	double		ratio;
 	int64		samples;
+	double		file_ns;
+	int64		file_samples;
 
 	SpinLockAcquire(&wl_shared->mutex);
 	/* what the commits taught stays: it is no calibration's to replace */
 	ratio = wl_shared->scan_cost.io.fsync_time_ratio;
 	samples = wl_shared->scan_cost.io.fsync_time_samples;
+	file_ns = wl_shared->scan_cost.io.file_commit_ns;
+	file_samples = wl_shared->scan_cost.io.file_commit_samples;
 	if (whole)
 	{
 		wl_shared->scan_cost = *cost;
@@ -656,6 +660,8 @@ wl_store_set_scan_cost(const WlScanCost *cost, bool whole)
 	}
 	wl_shared->scan_cost.io.fsync_time_ratio = ratio;
 	wl_shared->scan_cost.io.fsync_time_samples = samples;
+	wl_shared->scan_cost.io.file_commit_ns = file_ns;
+	wl_shared->scan_cost.io.file_commit_samples = file_samples;
 	SpinLockRelease(&wl_shared->mutex);
 }
 
@@ -688,6 +694,29 @@ wl_store_note_fsync_time(double ratio)
 	wl_shared->scan_cost.io.fsync_time_samples++;
 	SpinLockRelease(&wl_shared->mutex);
 	return learned;
+}
+
+/*
+ * A commit spent ns per file it synced or WAL-logged beyond what the rest
+ * of its prediction accounts for (the caller decides which commits say
+ * enough).  The learned figure is a running mean: the k-th commit to teach
+ * weighs 1/k, at least WL_FSYNC_TIME_WEIGHT.  Each figure is first bounded
+ * to [0, WL_FILE_COMMIT_MAX_NS].  Takes the spinlock only.
+ */
+void
+wl_store_note_file_commit(double ns)
+{
+	double		weight;
+
+	if (wl_shared == NULL || !(ns >= 0))
+		return;
+	ns = Min(ns, WL_FILE_COMMIT_MAX_NS);
+	SpinLockAcquire(&wl_shared->mutex);
+	weight = Max(1.0 / (wl_shared->scan_cost.io.file_commit_samples + 1), WL_FSYNC_TIME_WEIGHT);
+	wl_shared->scan_cost.io.file_commit_ns =
+		(1 - weight) * Max(wl_shared->scan_cost.io.file_commit_ns, 0) + weight * ns;
+	wl_shared->scan_cost.io.file_commit_samples++;
+	SpinLockRelease(&wl_shared->mutex);
 }
 
 /* the calibration; all zero (no estimate) before there is one */
@@ -1092,6 +1121,8 @@ wl_store_info(WlInfo *info)
 	info->fsync_time_ratio = wl_shared->scan_cost.io.fsync_time_ratio > 0 ?
 		wl_shared->scan_cost.io.fsync_time_ratio : 1;
 	info->fsync_time_commits = wl_shared->scan_cost.io.fsync_time_samples;
+	info->file_commit_us = Max(wl_shared->scan_cost.io.file_commit_ns, 0) / 1000;
+	info->file_commit_commits = wl_shared->scan_cost.io.file_commit_samples;
 	SpinLockRelease(&wl_shared->mutex);
 	info->xacts_overwritten = info->xacts_recorded > (uint64) wl_shared->max_xacts ?
 		info->xacts_recorded - wl_shared->max_xacts : 0;

@@ -32,6 +32,8 @@ extern void wl_store_get_scan_cost(WlScanCost *cost);
 #define WL_FSYNC_TIME_BOUND	4.0
 #define WL_FSYNC_TIME_WEIGHT	0.25
 extern double wl_store_note_fsync_time(double ratio);
+#define WL_FILE_COMMIT_MAX_NS	1e5
+extern void wl_store_note_file_commit(double ns);
 extern void wl_store_remember_prepared(const char *gid, bool commit_scan, int32 commit_rels,
 									   bool abort_scan, int32 abort_rels);
 extern void wl_store_publish_activity(const WlActivity *a);
@@ -83,6 +85,8 @@ typedef struct WlInfo
 	double		lock_wait_ms;
 	double		fsync_time_ratio;	/* see wl_store_note_fsync_time */
 	int64		fsync_time_commits;
+	double		file_commit_us; /* see wl_store_note_file_commit */
+	int64		file_commit_commits;
 } WlInfo;
 extern void wl_store_info(WlInfo *info);
 extern void wl_store_reset(void);

@@ -211,6 +211,15 @@ typedef struct WlIoCost
 	 */
 	double		fsync_time_ratio;
 	int64		fsync_time_samples;
+
+	/*
+	 * Also learned: core's work at commit per file it fsyncs or WAL-logs
+	 * that nothing above times (releasing the creating statements' locks,
+	 * relcache invalidation, log_newpage_range's buffer lookups), ns; and
+	 * how many commits taught it.
+	 */
+	double		file_commit_ns;
+	int64		file_commit_samples;
 } WlIoCost;
 
 typedef struct WlScanCost

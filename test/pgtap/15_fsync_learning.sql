@@ -1,17 +1,24 @@
 -- clusters: minimal
--- What the server's own commits teach of the storage (store.c
--- wl_store_note_fsync_time, accumulator.c learn_fsync_time): a commit whose
--- predicted duration is mostly the fsyncs of synced files, at least 2 ms of
--- them, moves walload_info.fsync_time_ratio toward what those fsyncs
--- really took; no other commit touches it.  Under minimal a table
--- created and loaded in its transaction, larger than wal_skip_threshold, is
--- fsynced at COMMIT.  Whether the learned ratio makes the predictions
--- better is measured in bench/ (predict); this checks which commits teach,
--- and that each moves the ratio the way its commit went.
+-- What the server's own commits teach walload (store.c
+-- wl_store_note_fsync_time and wl_store_note_file_commit, accumulator.c
+-- learn_from_commit):
+-- - a commit whose predicted duration is mostly the fsyncs of synced files,
+--   at least 2 ms of them, moves walload_info.fsync_time_ratio toward what
+--   those fsyncs really took;
+-- - a commit that only WAL-logs at least 8 small new files moves
+--   file_commit_us (core's untimed work per file) toward what the commit
+--   took beyond the rest of its prediction;
+-- no other commit touches either.  Under minimal a table created and
+-- loaded in its transaction, larger than wal_skip_threshold, is fsynced at
+-- COMMIT; a smaller one is WAL-logged whole.  Whether the learned figures
+-- make the predictions better is measured in bench/ (predict); this checks
+-- which commits teach, and that each moves its figure the way its commit
+-- went.
 \ir 00_helpers.inc
-SELECT plan(9);
+SELECT plan(15);
 
-SELECT fsync_time_ratio AS r0, fsync_time_commits AS n0 FROM walload_info \gset
+SELECT fsync_time_ratio AS r0, fsync_time_commits AS n0,
+       file_commit_us AS f0, file_commit_commits AS m0 FROM walload_info \gset
 SELECT ok(:r0 >= 0.25 AND :r0 <= 4, 'the learned ratio is within its bounds (1/4 to 4)');
 
 -- a commit that WAL-logs one small new file: it syncs no file, so it
@@ -22,7 +29,33 @@ INSERT INTO sl_small VALUES (1);
 COMMIT;
 SELECT is((xact_of('CREATE TABLE sl_small')).wal_logged_rels, 1, 'the small table was WAL-logged whole at commit');
 SELECT is((SELECT fsync_time_commits FROM walload_info), :'n0'::bigint,
-          'a commit that only WAL-logs a small file does not teach');
+          'a commit that only WAL-logs a small file does not teach the fsync ratio');
+SELECT is((SELECT file_commit_commits FROM walload_info), :'m0'::bigint,
+          'nor, with one file, the per-file work');
+
+-- eight small new files WAL-logged, nothing else: teaches the per-file work
+BEGIN;
+CREATE TABLE sl_f1 (a int); INSERT INTO sl_f1 VALUES (1);
+CREATE TABLE sl_f2 (a int); INSERT INTO sl_f2 VALUES (1);
+CREATE TABLE sl_f3 (a int); INSERT INTO sl_f3 VALUES (1);
+CREATE TABLE sl_f4 (a int); INSERT INTO sl_f4 VALUES (1);
+CREATE TABLE sl_f5 (a int); INSERT INTO sl_f5 VALUES (1);
+CREATE TABLE sl_f6 (a int); INSERT INTO sl_f6 VALUES (1);
+CREATE TABLE sl_f7 (a int); INSERT INTO sl_f7 VALUES (1);
+CREATE TABLE sl_f8 (a int); INSERT INTO sl_f8 VALUES (1);
+COMMIT;
+SELECT file_commit_us AS f1, file_commit_commits AS m1 FROM walload_info \gset
+SELECT is((xact_of('CREATE TABLE sl_f1')).wal_logged_rels, 8, 'the eight small tables were WAL-logged whole');
+SELECT is(:'m1'::bigint, :'m0'::bigint + 1, 'their commit taught the per-file work once');
+-- pred_commit_ms had f0 per file; the rest of the commit over the rest of
+-- the prediction, per file, is what it taught
+SELECT ok(CASE WHEN (xact_of('CREATE TABLE sl_f1')).commit_ms > (xact_of('CREATE TABLE sl_f1')).pred_commit_ms
+               THEN :f1 > :f0 ELSE :f1 <= :f0 END,
+          'the per-file work moved the way the commit went (' || round(:f0::numeric, 1) || ' -> ' ||
+          round(:f1::numeric, 1) || ' us, commit ' || round((xact_of('CREATE TABLE sl_f1')).commit_ms::numeric, 3) ||
+          ' ms, predicted ' || round((xact_of('CREATE TABLE sl_f1')).pred_commit_ms::numeric, 3) || ' ms)');
+SELECT is((SELECT fsync_time_commits FROM walload_info), :'n0'::bigint,
+          'a commit that syncs no file does not teach the fsync ratio');
 
 -- a load rolled back: no sync, nothing taught
 BEGIN;
@@ -40,6 +73,8 @@ COMMIT;
 SELECT fsync_time_ratio AS r1, fsync_time_commits AS n1 FROM walload_info \gset
 SELECT is((xact_of('CREATE TABLE sl_big')).synced_rels, 1, 'the large table was fsynced at commit');
 SELECT is(:'n1'::bigint, :'n0'::bigint + 1, 'the fsync commit taught once');
+SELECT is((SELECT file_commit_commits FROM walload_info), :'m1'::bigint,
+          'a commit that fsyncs a file does not teach the per-file work');
 -- the prediction's parts before the COMMIT callback are all of
 -- pred_commit_ms here (nothing is deleted): the measured sync phase above it
 -- means the storage waited longer than predicted at ratio r0
@@ -55,5 +90,5 @@ DROP TABLE sl_big;
 SELECT is((SELECT fsync_time_commits FROM walload_info), :'n1'::bigint,
           'the DROP''s commit does not teach');
 
-DROP TABLE sl_small;
+DROP TABLE sl_small, sl_f1, sl_f2, sl_f3, sl_f4, sl_f5, sl_f6, sl_f7, sl_f8;
 SELECT * FROM finish();
