@@ -1778,11 +1778,11 @@ reset_open_record(void)
 /*
  * What a commit that has just ended teaches the store (store.c), two things.
  *
- * The storage's speed: its sync
- * phase (PRE_COMMIT to core's COMMIT callback: the walk, the writes, the
- * fsyncs, the WAL flush) took sync_ms; less what the prediction gave its
- * parts other than the synced files' fsyncs, the rest is what those took,
- * against what the calibration predicts for them.  Only a commit whose
+ * The storage's speed: its sync phase (PRE_COMMIT to core's COMMIT
+ * callback: the walk, the writes, the fsyncs, the WAL flush) took sync_ms;
+ * less what the prediction gave its parts other than the synced files'
+ * fsyncs, the rest is what those took, against what the calibration
+ * predicts for them.  Only a commit whose
  * prediction is mostly such fsyncs, and at least WL_FSYNC_TIME_MIN_NS of
  * them, teaches the store (otherwise the rest is mostly the other parts'
  * error); a commit that syncs no file never does.

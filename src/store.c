@@ -670,10 +670,10 @@ wl_store_set_scan_cost(const WlScanCost *cost, bool whole)
  * predicts for them (wl_commit_est's fsync_timed_ns; the caller decides
  * which commits say enough).  The learned ratio is a running geometric mean:
  * the calibration at server start counts as one commit that took 1, and
- * the k-th commit to teach weighs 1/(k+1), at least WL_FSYNC_TIME_WEIGHT,
- * so the last few commits rule.  Each ratio is first
- * bounded to [1/WL_FSYNC_TIME_BOUND, WL_FSYNC_TIME_BOUND].  Returns the
- * learned ratio (0 if nothing was learned).  Takes the spinlock only.
+ * the k-th commit to teach weighs 1/(k+1), at least WL_LEARNED_MIN_WEIGHT,
+ * so the last few commits rule.  Each ratio is first bounded to
+ * [1/WL_FSYNC_TIME_BOUND, WL_FSYNC_TIME_BOUND].  Returns the learned ratio
+ * (0 if nothing was learned).  Takes the spinlock only.
  */
 double
 wl_store_note_fsync_time(double ratio)
@@ -688,7 +688,7 @@ wl_store_note_fsync_time(double ratio)
 	SpinLockAcquire(&wl_shared->mutex);
 	old = wl_shared->scan_cost.io.fsync_time_ratio > 0 ?
 		wl_shared->scan_cost.io.fsync_time_ratio : 1;
-	weight = Max(1.0 / (wl_shared->scan_cost.io.fsync_time_samples + 2), WL_FSYNC_TIME_WEIGHT);
+	weight = Max(1.0 / (wl_shared->scan_cost.io.fsync_time_samples + 2), WL_LEARNED_MIN_WEIGHT);
 	learned = exp((1 - weight) * log(old) + weight * log(ratio));
 	wl_shared->scan_cost.io.fsync_time_ratio = learned;
 	wl_shared->scan_cost.io.fsync_time_samples++;
@@ -700,7 +700,7 @@ wl_store_note_fsync_time(double ratio)
  * A commit spent ns per file it synced or WAL-logged beyond what the rest
  * of its prediction accounts for (the caller decides which commits say
  * enough).  The learned figure is a running mean: the k-th commit to teach
- * weighs 1/k, at least WL_FSYNC_TIME_WEIGHT.  Each figure is first bounded
+ * weighs 1/k, at least WL_LEARNED_MIN_WEIGHT.  Each figure is first bounded
  * to [0, WL_FILE_COMMIT_MAX_NS].  Takes the spinlock only.
  */
 void
@@ -712,7 +712,7 @@ wl_store_note_file_commit(double ns)
 		return;
 	ns = Min(ns, WL_FILE_COMMIT_MAX_NS);
 	SpinLockAcquire(&wl_shared->mutex);
-	weight = Max(1.0 / (wl_shared->scan_cost.io.file_commit_samples + 1), WL_FSYNC_TIME_WEIGHT);
+	weight = Max(1.0 / (wl_shared->scan_cost.io.file_commit_samples + 1), WL_LEARNED_MIN_WEIGHT);
 	wl_shared->scan_cost.io.file_commit_ns =
 		(1 - weight) * Max(wl_shared->scan_cost.io.file_commit_ns, 0) + weight * ns;
 	wl_shared->scan_cost.io.file_commit_samples++;

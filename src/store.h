@@ -30,7 +30,7 @@ extern void wl_store_get_scan_cost(WlScanCost *cost);
 
 /* what the server's commits teach of the storage (see wl_commit_est) */
 #define WL_FSYNC_TIME_BOUND	4.0
-#define WL_FSYNC_TIME_WEIGHT	0.25
+#define WL_LEARNED_MIN_WEIGHT	0.25
 extern double wl_store_note_fsync_time(double ratio);
 #define WL_FILE_COMMIT_MAX_NS	1e5
 extern void wl_store_note_file_commit(double ns);
