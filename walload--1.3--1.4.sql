@@ -10,8 +10,10 @@
 -- as timed), and fsync_time_commits, how many commits taught it; and
 -- file_commit_us, core's work at commit per fsynced or WAL-logged file that
 -- nothing times, learned from commits of many small new files, with
--- file_commit_commits.  The commit predictions (walload_activity,
--- pred_commit_ms) use both.
+-- file_commit_commits; and scan_time_ratio, the walks of shared_buffers at
+-- recent commits over the calibration's estimate of them, with
+-- scan_time_commits.  The commit predictions (walload_activity,
+-- pred_commit_ms) use all three, est_scan_ms the last.
 --
 DROP VIEW @extschema@.walload_info;
 DROP FUNCTION @extschema@.walload_info();
@@ -39,7 +41,9 @@ CREATE FUNCTION @extschema@.walload_info(
     OUT fsync_time_ratio double precision,
     OUT fsync_time_commits bigint,
     OUT file_commit_us double precision,
-    OUT file_commit_commits bigint
+    OUT file_commit_commits bigint,
+    OUT scan_time_ratio double precision,
+    OUT scan_time_commits bigint
 )
 RETURNS record
 AS 'MODULE_PATHNAME', 'walload_info_1_4'

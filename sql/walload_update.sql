@@ -94,5 +94,6 @@ ALTER EXTENSION walload UPDATE TO '1.4';
 SELECT count(*) AS info_columns_1_4 FROM pg_attribute
 WHERE attrelid = 'walload_info'::regclass AND attnum > 0;
 SELECT fsync_time_ratio BETWEEN 0.25 AND 4 AND fsync_time_commits >= 0 AND file_commit_us >= 0
-       AND file_commit_commits >= 0 AS learned_reads FROM walload_info;
+       AND file_commit_commits >= 0 AND scan_time_ratio BETWEEN 0.25 AND 4
+       AND scan_time_commits >= 0 AS learned_reads FROM walload_info;
 SELECT has_table_privilege('public', 'walload_info', 'SELECT') AS info_for_everyone;

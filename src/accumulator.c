@@ -268,6 +268,10 @@ typedef struct WlOpenXact
 	double		pred_total_ns;
 	double		pred_files_ns;
 	int32		pred_small_files;	/* files WAL-logged, if nothing else */
+	double		pred_sync_scan_ns;
+	double		pred_sync_scan_timed_ns;
+	double		pred_drop_scan_ns;
+	double		pred_drop_scan_timed_ns;
 	int8		commit_strategy;	/* walload.commit_strategy at that commit */
 	int32		commit_threshold_kb;	/* the wal_skip_threshold it used */
 
@@ -301,6 +305,7 @@ static WlOpenXact cur;
 
 /* which commits teach the store what (see learn_from_commit) */
 #define WL_FSYNC_TIME_MIN_NS	2e6
+#define WL_SCAN_TIME_MIN_NS		5e5
 #define WL_FILE_COMMIT_MIN		8
 #define WL_FILE_COMMIT_BLOCKS	2
 
@@ -1554,6 +1559,8 @@ pre_commit_record(bool is_prepare, bool has_xid)
 	cur.pred_sync_phase_ns = cur.pred_fsync_ns = cur.pred_fsync_timed_ns = 0;
 	cur.pred_total_ns = cur.pred_files_ns = 0;
 	cur.pred_small_files = 0;
+	cur.pred_sync_scan_ns = cur.pred_sync_scan_timed_ns = 0;
+	cur.pred_drop_scan_ns = cur.pred_drop_scan_timed_ns = 0;
 
 	if (has_xid || cur.active)
 	{
@@ -1582,6 +1589,10 @@ pre_commit_record(bool is_prepare, bool has_xid)
 			cur.pred_fsync_timed_ns = est.fsync_timed_ns;
 			cur.pred_total_ns = est.total_ns;
 			cur.pred_files_ns = est.files_ns;
+			cur.pred_sync_scan_ns = est.sync_scan_ns;
+			cur.pred_sync_scan_timed_ns = est.sync_scan_timed_ns;
+			cur.pred_drop_scan_ns = est.drop_scan_ns;
+			cur.pred_drop_scan_timed_ns = est.drop_scan_timed_ns;
 			if (model.synced_rels == 0 && model.dropped_rels == 0 &&
 				!model.sync_scan && !model.drop_scan &&
 				model.wal_logged_blocks <= WL_FILE_COMMIT_BLOCKS * (int64) model.wal_logged_rels)
@@ -1776,7 +1787,8 @@ reset_open_record(void)
 }
 
 /*
- * What a commit that has just ended teaches the store (store.c), two things.
+ * What a commit that has just ended teaches the store (store.c), three
+ * things.
  *
  * The storage's speed: its sync phase (PRE_COMMIT to core's COMMIT
  * callback: the walk, the writes, the fsyncs, the WAL flush) took sync_ms;
@@ -1798,6 +1810,14 @@ reset_open_record(void)
  * prediction, not core's work per file (taught, such commits gave 93 us per
  * file).
  *
+ * The walks: the sync's walk is most of the sync phase, the deletion's walk
+ * most of what follows core's COMMIT callback (commit_cleanup_ms: the walk,
+ * truncating and unlinking files, releasing locks), in commits that scan
+ * shared_buffers of a size where a walk is long enough to time (at least
+ * WL_SCAN_TIME_MIN_NS predicted, and two thirds of its phase's
+ * prediction): the phase less the prediction's other parts in it, over the
+ * walk as the calibration alone estimates it.
+ *
  * Runs in the commit cleanup: the rules of the header apply (the store's
  * spinlock only, no message).
  */
@@ -1810,13 +1830,33 @@ learn_from_commit(void)
 		double		observed = cur.sync_ms * 1e6 -
 			(cur.pred_sync_phase_ns - cur.pred_fsync_ns);
 
-		(void) wl_store_note_fsync_time(Max(observed, 0) / cur.pred_fsync_timed_ns);
+		wl_store_note_fsync_time(Max(observed, 0) / cur.pred_fsync_timed_ns);
 	}
 	if (cur.pred_small_files >= WL_FILE_COMMIT_MIN)
 	{
 		double		rest = cur.commit_ms * 1e6 - (cur.pred_total_ns - cur.pred_files_ns);
 
 		wl_store_note_file_commit(Max(rest, 0) / cur.pred_small_files);
+	}
+	if (cur.pred_sync_scan_timed_ns >= WL_SCAN_TIME_MIN_NS &&
+		cur.pred_sync_scan_ns >= cur.pred_sync_phase_ns * 2 / 3)
+	{
+		double		observed = cur.sync_ms * 1e6 -
+			(cur.pred_sync_phase_ns - cur.pred_sync_scan_ns);
+
+		wl_store_note_scan_time(Max(observed, 0) / cur.pred_sync_scan_timed_ns);
+	}
+	if (cur.pred_drop_scan_timed_ns >= WL_SCAN_TIME_MIN_NS)
+	{
+		double		cleanup_pred_ns = cur.pred_total_ns - cur.pred_sync_phase_ns;
+
+		if (cur.pred_drop_scan_ns >= cleanup_pred_ns * 2 / 3)
+		{
+			double		observed = cur.cleanup_ms * 1e6 -
+				(cleanup_pred_ns - cur.pred_drop_scan_ns);
+
+			wl_store_note_scan_time(Max(observed, 0) / cur.pred_drop_scan_timed_ns);
+		}
 	}
 }
 

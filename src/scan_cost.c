@@ -543,11 +543,36 @@ multi_ns_per_header(const double *grid_ns, int nfiles)
  * share of the headers still in the CPU cache (wl_headers_cached), which
  * saves that share of what a back-to-back walk saves against a cold one,
  * per header, whatever the walk compares.  The one formula every estimate
- * of walload comes from.
+ * of walload comes from; all of it scaled by what the server's commits
+ * taught of its walks (wl_scan_time_ratio).
  */
 double
 wl_scan_est_ns(const WlScanCost *cost, WlScanKind kind, int nfiles, int64 unmapped_pages,
 			   double cached)
+{
+	return wl_scan_timed_ns(cost, kind, nfiles, unmapped_pages, cached) *
+		wl_scan_time_ratio(cost);
+}
+
+/*
+ * The learned ratio of the server's walks to the calibration's
+ * (cost->scan_time_ratio, store.c wl_store_note_scan_time): the memory
+ * bandwidth a walk of the header array gets varies with what else the host
+ * runs, and the calibration worker times it once, at start (here a walk
+ * timed at 2.5 ms at one start and 1.3 ms at another; at 16GB the same
+ * 20-file walk took 23-40 ms in consecutive backends against 21 ms
+ * calibrated).
+ */
+double
+wl_scan_time_ratio(const WlScanCost *cost)
+{
+	return cost->scan_time_ratio > 0 ? cost->scan_time_ratio : 1;
+}
+
+/* wl_scan_est_ns as the calibration alone gives it */
+double
+wl_scan_timed_ns(const WlScanCost *cost, WlScanKind kind, int nfiles, int64 unmapped_pages,
+				 double cached)
 {
 	double		per_header;
 
@@ -722,7 +747,7 @@ wl_scans_est_ns(WlScanKind kind, int64 n, int nfiles, bool before_scan)
 	}
 	cached = wl_headers_cached(&cost, wl_touched_since_walk());
 	est = wl_scan_est_ns(&cost, kind, nfiles, unmapped, cached) +
-		(n - 1) * cost.warm_ns * NBuffers;
+		(n - 1) * cost.warm_ns * NBuffers * wl_scan_time_ratio(&cost);
 	note_walk();
 	return est;
 }
@@ -1203,16 +1228,21 @@ wl_commit_est(const WlCommitModel *m, const WlScanCost *cost, const WlCommitStat
 
 	memset(est, 0, sizeof(*est));
 	if (m->sync_scan)
-		est->scan_ns += wl_scan_est_ns(cost, WL_SCAN_FLUSH_PENDING, m->synced_rels,
-									   st->unmapped_pages,
-									   wl_headers_cached(cost, st->touched_since_walk));
-	est->sync_phase_ns = est->scan_ns;
+		est->sync_scan_timed_ns =
+			wl_scan_timed_ns(cost, WL_SCAN_FLUSH_PENDING, m->synced_rels,
+							 st->unmapped_pages,
+							 wl_headers_cached(cost, st->touched_since_walk));
 	if (m->drop_scan)
-		est->scan_ns += m->dropped_buffers * cost->invalidate_ns_per_buffer +
-			wl_scan_est_ns(cost, WL_SCAN_DROP_PENDING, m->dropped_rels,
-						   m->sync_scan ? 0 : st->unmapped_pages,
-						   m->sync_scan ? wl_headers_cached(cost, to_write) :
-						   wl_headers_cached(cost, st->touched_since_walk));
+		est->drop_scan_timed_ns =
+			wl_scan_timed_ns(cost, WL_SCAN_DROP_PENDING, m->dropped_rels,
+							 m->sync_scan ? 0 : st->unmapped_pages,
+							 m->sync_scan ? wl_headers_cached(cost, to_write) :
+							 wl_headers_cached(cost, st->touched_since_walk));
+	est->sync_scan_ns = est->sync_scan_timed_ns * wl_scan_time_ratio(cost);
+	est->drop_scan_ns = est->drop_scan_timed_ns * wl_scan_time_ratio(cost);
+	est->scan_ns = est->sync_scan_ns + est->drop_scan_ns +
+		(m->drop_scan ? m->dropped_buffers * cost->invalidate_ns_per_buffer : 0);
+	est->sync_phase_ns = est->sync_scan_ns;
 	if (cost->io.valid)
 	{
 		const WlIoCost *io = &cost->io;

@@ -23,6 +23,9 @@ extern void wl_scan_cost_startup(void);
 extern void wl_scan_cost_register_worker(void);
 extern double wl_scan_est_ns(const WlScanCost *cost, WlScanKind kind, int nfiles,
 							 int64 unmapped_pages, double cached);
+extern double wl_scan_timed_ns(const WlScanCost *cost, WlScanKind kind, int nfiles,
+							   int64 unmapped_pages, double cached);
+extern double wl_scan_time_ratio(const WlScanCost *cost);
 extern int64 wl_touched_since_walk(void);
 extern double wl_headers_cached(const WlScanCost *cost, int64 touched);
 extern double wl_scans_est_ns(WlScanKind kind, int64 n, int nfiles, bool before_scan);
@@ -53,6 +56,15 @@ typedef struct WlCommitEstimate
 
 	/* of total_ns: the learned io.file_commit_ns for each file */
 	double		files_ns;
+
+	/*
+	 * Of scan_ns: the sync's walk and the deletion's walk, as scaled by the
+	 * learned scan_time_ratio and as the calibration alone gives them.
+	 */
+	double		sync_scan_ns;
+	double		sync_scan_timed_ns;
+	double		drop_scan_ns;
+	double		drop_scan_timed_ns;
 } WlCommitEstimate;
 
 extern void wl_commit_state_now(WlCommitState *st, const WlCommitModel *m,

@@ -641,7 +641,11 @@ wl_store_set_scan_cost(const WlScanCost *cost, bool whole)
 	int64		file_samples;
 
 	SpinLockAcquire(&wl_shared->mutex);
-	/* what the commits taught stays: it is no calibration's to replace */
+	/*
+	 * What the commits taught of the storage stays: it is no calibration's
+	 * to replace.  What they taught of the walks is relative to the walks'
+	 * calibration, which this replaces: cost brings it anew (none).
+	 */
 	ratio = wl_shared->scan_cost.io.fsync_time_ratio;
 	samples = wl_shared->scan_cost.io.fsync_time_samples;
 	file_ns = wl_shared->scan_cost.io.file_commit_ns;
@@ -666,34 +670,55 @@ wl_store_set_scan_cost(const WlScanCost *cost, bool whole)
 }
 
 /*
- * A commit's fsyncs of synced files took ratio times what the calibration
- * predicts for them (wl_commit_est's fsync_timed_ns; the caller decides
- * which commits say enough).  The learned ratio is a running geometric mean:
- * the calibration at server start counts as one commit that took 1, and
- * the k-th commit to teach weighs 1/(k+1), at least WL_LEARNED_MIN_WEIGHT,
- * so the last few commits rule.  Each ratio is first bounded to
- * [1/WL_FSYNC_TIME_BOUND, WL_FSYNC_TIME_BOUND].  Returns the learned ratio
- * (0 if nothing was learned).  Takes the spinlock only.
+ * A commit's walk or fsyncs took ratio times what the calibration predicts
+ * for them (the caller decides which commits say enough): learn it into
+ * *learned, a running geometric mean, and count it in *samples.  The
+ * calibration counts as one commit that took 1, and the k-th commit to teach
+ * weighs 1/(k+1), at least WL_LEARNED_MIN_WEIGHT, so the last few commits
+ * rule.  Each ratio is first bounded to [1/WL_LEARNED_BOUND,
+ * WL_LEARNED_BOUND].  The caller holds the spinlock.
  */
-double
+static void
+learn_ratio(double *learned, int64 *samples, double ratio)
+{
+	double		old = *learned > 0 ? *learned : 1;
+	double		weight = Max(1.0 / (*samples + 2), WL_LEARNED_MIN_WEIGHT);
+
+	ratio = Min(Max(ratio, 1.0 / WL_LEARNED_BOUND), WL_LEARNED_BOUND);
+	*learned = exp((1 - weight) * log(old) + weight * log(ratio));
+	(*samples)++;
+}
+
+/*
+ * A commit's fsyncs of synced files took ratio times what the calibration
+ * predicts for them (wl_commit_est's fsync_timed_ns).  Takes the spinlock
+ * only.
+ */
+void
 wl_store_note_fsync_time(double ratio)
 {
-	double		old;
-	double		weight;
-	double		learned;
-
 	if (wl_shared == NULL || !(ratio >= 0))
-		return 0;
-	ratio = Min(Max(ratio, 1.0 / WL_FSYNC_TIME_BOUND), WL_FSYNC_TIME_BOUND);
+		return;
 	SpinLockAcquire(&wl_shared->mutex);
-	old = wl_shared->scan_cost.io.fsync_time_ratio > 0 ?
-		wl_shared->scan_cost.io.fsync_time_ratio : 1;
-	weight = Max(1.0 / (wl_shared->scan_cost.io.fsync_time_samples + 2), WL_LEARNED_MIN_WEIGHT);
-	learned = exp((1 - weight) * log(old) + weight * log(ratio));
-	wl_shared->scan_cost.io.fsync_time_ratio = learned;
-	wl_shared->scan_cost.io.fsync_time_samples++;
+	learn_ratio(&wl_shared->scan_cost.io.fsync_time_ratio,
+				&wl_shared->scan_cost.io.fsync_time_samples, ratio);
 	SpinLockRelease(&wl_shared->mutex);
-	return learned;
+}
+
+/*
+ * A commit's walk of the buffer pool took ratio times what the calibration
+ * estimates for it (wl_commit_est's sync_scan_timed_ns or
+ * drop_scan_timed_ns).  Takes the spinlock only.
+ */
+void
+wl_store_note_scan_time(double ratio)
+{
+	if (wl_shared == NULL || !(ratio >= 0))
+		return;
+	SpinLockAcquire(&wl_shared->mutex);
+	learn_ratio(&wl_shared->scan_cost.scan_time_ratio,
+				&wl_shared->scan_cost.scan_time_samples, ratio);
+	SpinLockRelease(&wl_shared->mutex);
 }
 
 /*
@@ -1123,6 +1148,9 @@ wl_store_info(WlInfo *info)
 	info->fsync_time_commits = wl_shared->scan_cost.io.fsync_time_samples;
 	info->file_commit_us = Max(wl_shared->scan_cost.io.file_commit_ns, 0) / 1000;
 	info->file_commit_commits = wl_shared->scan_cost.io.file_commit_samples;
+	info->scan_time_ratio = wl_shared->scan_cost.scan_time_ratio > 0 ?
+		wl_shared->scan_cost.scan_time_ratio : 1;
+	info->scan_time_commits = wl_shared->scan_cost.scan_time_samples;
 	SpinLockRelease(&wl_shared->mutex);
 	info->xacts_overwritten = info->xacts_recorded > (uint64) wl_shared->max_xacts ?
 		info->xacts_recorded - wl_shared->max_xacts : 0;

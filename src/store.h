@@ -28,10 +28,11 @@ extern void wl_store_add_scan_totals(WlScanKind kind, int64 n, int32 nbuffers);
 extern void wl_store_set_scan_cost(const WlScanCost *cost, bool whole);
 extern void wl_store_get_scan_cost(WlScanCost *cost);
 
-/* what the server's commits teach of the storage (see wl_commit_est) */
-#define WL_FSYNC_TIME_BOUND	4.0
+/* what the server's commits teach (see wl_commit_est) */
+#define WL_LEARNED_BOUND	4.0
 #define WL_LEARNED_MIN_WEIGHT	0.25
-extern double wl_store_note_fsync_time(double ratio);
+extern void wl_store_note_fsync_time(double ratio);
+extern void wl_store_note_scan_time(double ratio);
 #define WL_FILE_COMMIT_MAX_NS	1e5
 extern void wl_store_note_file_commit(double ns);
 extern void wl_store_remember_prepared(const char *gid, bool commit_scan, int32 commit_rels,
@@ -87,6 +88,8 @@ typedef struct WlInfo
 	int64		fsync_time_commits;
 	double		file_commit_us; /* see wl_store_note_file_commit */
 	int64		file_commit_commits;
+	double		scan_time_ratio;	/* see wl_store_note_scan_time */
+	int64		scan_time_commits;
 } WlInfo;
 extern void wl_store_info(WlInfo *info);
 extern void wl_store_reset(void);

@@ -391,14 +391,14 @@ walload_stats(PG_FUNCTION_ARGS)
 /*
  * walload_info: one row of totals.  The SQL function of extension version
  * 1.0 has 17 columns; 1.1 added lock_waits and lock_wait_ms, 1.4
- * fsync_time_ratio, fsync_time_commits, file_commit_us and
- * file_commit_commits.  The library serves each, so
+ * fsync_time_ratio, fsync_time_commits, file_commit_us,
+ * file_commit_commits, scan_time_ratio and scan_time_commits.  The library serves each, so
  * that a server running the new library keeps working before ALTER
  * EXTENSION walload UPDATE.
  */
 #define WL_INFO_COLS_1_0	17
 #define WL_INFO_COLS_1_1	19
-#define WL_INFO_COLS_1_4	23
+#define WL_INFO_COLS_1_4	25
 
 static Datum
 info_row(FunctionCallInfo fcinfo, int ncols)
@@ -450,6 +450,8 @@ info_row(FunctionCallInfo fcinfo, int ncols)
 		values[i++] = Int64GetDatum(info.fsync_time_commits);
 		values[i++] = Float8GetDatum(info.file_commit_us);
 		values[i++] = Int64GetDatum(info.file_commit_commits);
+		values[i++] = Float8GetDatum(info.scan_time_ratio);
+		values[i++] = Int64GetDatum(info.scan_time_commits);
 	}
 	Assert(i == ncols);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));

@@ -233,6 +233,15 @@ typedef struct WlScanCost
 	double		fault_ns_per_page;	/* a header page mapped by the walk */
 	double		invalidate_ns_per_buffer;	/* a deleted file's buffer the walk
 											 * finds and invalidates */
+
+	/*
+	 * Learned from the server's own commits (store.c), not timed: the walks
+	 * at recent commits over what the figures above estimate for them (1:
+	 * as timed; 0 is read as 1), and how many commits taught it.  A new
+	 * calibration of the walks starts it again.
+	 */
+	double		scan_time_ratio;
+	int64		scan_time_samples;
 	WlIoCost	io;				/* the storage */
 } WlScanCost;
 
