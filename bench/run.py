@@ -1055,7 +1055,8 @@ def predict(c, tmp):
             rows.append((name, size, p_, m_, p_ / m_ if m_ > 0 else 0))
             log("predict %s %s: predicted %.1f ms, measured %.1f ms" % (size, name, p_, m_))
         learned.append((size,) + tuple(q(c, "SELECT round(fsync_time_ratio::numeric, 2), fsync_time_commits, "
-                                            "round(file_commit_us::numeric, 1), file_commit_commits "
+                                            "round(file_commit_us::numeric, 1), file_commit_commits, "
+                                            "round(scan_time_ratio::numeric, 2), scan_time_commits "
                                             "FROM walload_info")))
         c.stop()
     lines = ["| load (one transaction, then COMMIT) | shared_buffers | pred_commit_ms | commit_ms | ratio |",
@@ -1066,8 +1067,8 @@ def predict(c, tmp):
         bad += 0 if ok else 1
         lines.append("| %s | %s | %.1f | %.1f | %.2f%s |" % (name, size, p_, m_, r, "" if ok else " (beyond)"))
     lines += ["", "What the commits taught by the end of each size (walload_info): " +
-              "; ".join("%s: fsync_time_ratio %s after %s commits, file_commit_us %s after %s" % x
-                        for x in learned) + "."]
+              "; ".join("%s: fsync_time_ratio %s after %s commits, file_commit_us %s after %s, "
+                        "scan_time_ratio %s after %s" % x for x in learned) + "."]
     return "\n".join(lines), bad
 
 
@@ -1314,9 +1315,9 @@ rounds.  pred_commit_ms is what walload predicted at PRE_COMMIT from the
 pending files (the same model and costs walload_activity shows while the
 load runs: scans from the calibration, fsync, writes, file deletion, file
 lookups and page images from the storage timed by the calibration worker;
-the worker has exited before the first load; the synced files' fsyncs
-scaled, and core's untimed work per new file added, as the run's earlier
-commits taught: a new server start for each size begins from the
+the worker has exited before the first load; the synced files' fsyncs and
+the walks scaled, and core's untimed work per new file added, as the run's
+earlier commits taught: a new server start for each size begins from the
 calibration alone); commit_ms is the
 commit phase walload measured.  Bound: 25%%.  %s
 
