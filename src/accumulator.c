@@ -261,17 +261,9 @@ typedef struct WlOpenXact
 	WlActivity	act;			/* as last published */
 	double		pred_commit_ms; /* predicted at the last PRE_COMMIT */
 	double		pred_core_commit_ms;	/* the same, as core would have done it */
-	/* of that prediction, for what the commit teaches (learn_from_commit) */
-	double		pred_sync_phase_ns;
-	double		pred_fsync_ns;
-	double		pred_fsync_timed_ns;
-	double		pred_total_ns;
-	double		pred_files_ns;
+	/* that prediction, for what the commit teaches (learn_from_commit) */
+	WlCommitEstimate pred_est;
 	int32		pred_small_files;	/* files WAL-logged, if nothing else */
-	double		pred_sync_scan_ns;
-	double		pred_sync_scan_timed_ns;
-	double		pred_drop_scan_ns;
-	double		pred_drop_scan_timed_ns;
 	int8		commit_strategy;	/* walload.commit_strategy at that commit */
 	int32		commit_threshold_kb;	/* the wal_skip_threshold it used */
 
@@ -1556,11 +1548,8 @@ pre_commit_record(bool is_prepare, bool has_xid)
 	WlCommitModel model;
 
 	flush_at_safe_point(0, true);
-	cur.pred_sync_phase_ns = cur.pred_fsync_ns = cur.pred_fsync_timed_ns = 0;
-	cur.pred_total_ns = cur.pred_files_ns = 0;
+	memset(&cur.pred_est, 0, sizeof(cur.pred_est));
 	cur.pred_small_files = 0;
-	cur.pred_sync_scan_ns = cur.pred_sync_scan_timed_ns = 0;
-	cur.pred_drop_scan_ns = cur.pred_drop_scan_timed_ns = 0;
 
 	if (has_xid || cur.active)
 	{
@@ -1584,15 +1573,7 @@ pre_commit_record(bool is_prepare, bool has_xid)
 		cur.pred_core_commit_ms = (est.total_ns - choice.chosen_ns + choice.core_ns) / 1e6;
 		if (!is_prepare)
 		{
-			cur.pred_sync_phase_ns = est.sync_phase_ns;
-			cur.pred_fsync_ns = est.fsync_ns;
-			cur.pred_fsync_timed_ns = est.fsync_timed_ns;
-			cur.pred_total_ns = est.total_ns;
-			cur.pred_files_ns = est.files_ns;
-			cur.pred_sync_scan_ns = est.sync_scan_ns;
-			cur.pred_sync_scan_timed_ns = est.sync_scan_timed_ns;
-			cur.pred_drop_scan_ns = est.drop_scan_ns;
-			cur.pred_drop_scan_timed_ns = est.drop_scan_timed_ns;
+			cur.pred_est = est;
 			if (model.synced_rels == 0 && model.dropped_rels == 0 &&
 				!model.sync_scan && !model.drop_scan &&
 				model.wal_logged_blocks <= WL_FILE_COMMIT_BLOCKS * (int64) model.wal_logged_rels)
@@ -1794,10 +1775,10 @@ reset_open_record(void)
  * callback: the walk, the writes, the fsyncs, the WAL flush) took sync_ms;
  * less what the prediction gave its parts other than the synced files'
  * fsyncs, the rest is what those took, against what the calibration
- * predicts for them.  Only a commit whose
- * prediction is mostly such fsyncs, and at least WL_FSYNC_TIME_MIN_NS of
- * them, teaches the store (otherwise the rest is mostly the other parts'
- * error); a commit that syncs no file never does.
+ * predicts for them.  Only a commit whose prediction is mostly such fsyncs,
+ * and at least WL_FSYNC_TIME_MIN_NS of them, teaches the store (otherwise
+ * the rest is mostly the other parts' error); a commit that syncs no file
+ * never does.
  *
  * Core's work per file that nothing times (wl_commit_est's files_ns): a
  * commit that only WAL-logs small new files, at least WL_FILE_COMMIT_MIN
@@ -1821,43 +1802,37 @@ reset_open_record(void)
  * Runs in the commit cleanup: the rules of the header apply (the store's
  * spinlock only, no message).
  */
+/*
+ * What one part of a phase took: the phase measured (ms), less what the
+ * prediction of the phase (pred_ns) gave its other parts (all but part_ns),
+ * at least 0; in ns, divided by per (ns, or a count).
+ */
+static double
+part_of_phase(double phase_ms, double pred_ns, double part_ns, double per)
+{
+	return Max(phase_ms * 1e6 - (pred_ns - part_ns), 0) / per;
+}
+
 static void
 learn_from_commit(void)
 {
-	if (cur.pred_fsync_timed_ns >= WL_FSYNC_TIME_MIN_NS &&
-		cur.pred_fsync_ns >= cur.pred_sync_phase_ns / 2)
-	{
-		double		observed = cur.sync_ms * 1e6 -
-			(cur.pred_sync_phase_ns - cur.pred_fsync_ns);
+	const WlCommitEstimate *e = &cur.pred_est;
+	double		cleanup_pred_ns = e->total_ns - e->sync_phase_ns;
 
-		wl_store_note_fsync_time(Max(observed, 0) / cur.pred_fsync_timed_ns);
-	}
+	if (e->fsync_timed_ns >= WL_FSYNC_TIME_MIN_NS && e->fsync_ns >= e->sync_phase_ns / 2)
+		wl_store_note_fsync_time(part_of_phase(cur.sync_ms, e->sync_phase_ns, e->fsync_ns,
+											   e->fsync_timed_ns));
 	if (cur.pred_small_files >= WL_FILE_COMMIT_MIN)
-	{
-		double		rest = cur.commit_ms * 1e6 - (cur.pred_total_ns - cur.pred_files_ns);
-
-		wl_store_note_file_commit(Max(rest, 0) / cur.pred_small_files);
-	}
-	if (cur.pred_sync_scan_timed_ns >= WL_SCAN_TIME_MIN_NS &&
-		cur.pred_sync_scan_ns >= cur.pred_sync_phase_ns * 2 / 3)
-	{
-		double		observed = cur.sync_ms * 1e6 -
-			(cur.pred_sync_phase_ns - cur.pred_sync_scan_ns);
-
-		wl_store_note_scan_time(Max(observed, 0) / cur.pred_sync_scan_timed_ns);
-	}
-	if (cur.pred_drop_scan_timed_ns >= WL_SCAN_TIME_MIN_NS)
-	{
-		double		cleanup_pred_ns = cur.pred_total_ns - cur.pred_sync_phase_ns;
-
-		if (cur.pred_drop_scan_ns >= cleanup_pred_ns * 2 / 3)
-		{
-			double		observed = cur.cleanup_ms * 1e6 -
-				(cleanup_pred_ns - cur.pred_drop_scan_ns);
-
-			wl_store_note_scan_time(Max(observed, 0) / cur.pred_drop_scan_timed_ns);
-		}
-	}
+		wl_store_note_file_commit(part_of_phase(cur.commit_ms, e->total_ns, e->files_ns,
+												cur.pred_small_files));
+	if (e->sync_scan_timed_ns >= WL_SCAN_TIME_MIN_NS &&
+		e->sync_scan_ns >= e->sync_phase_ns * 2 / 3)
+		wl_store_note_scan_time(part_of_phase(cur.sync_ms, e->sync_phase_ns, e->sync_scan_ns,
+											  e->sync_scan_timed_ns));
+	if (e->drop_scan_timed_ns >= WL_SCAN_TIME_MIN_NS &&
+		e->drop_scan_ns >= cleanup_pred_ns * 2 / 3)
+		wl_store_note_scan_time(part_of_phase(cur.cleanup_ms, cleanup_pred_ns, e->drop_scan_ns,
+											  e->drop_scan_timed_ns));
 }
 
 /*

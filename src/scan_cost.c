@@ -566,7 +566,7 @@ wl_scan_est_ns(const WlScanCost *cost, WlScanKind kind, int nfiles, int64 unmapp
 double
 wl_scan_time_ratio(const WlScanCost *cost)
 {
-	return cost->scan_time_ratio > 0 ? cost->scan_time_ratio : 1;
+	return wl_learned_ratio(cost->scan_time_ratio);
 }
 
 /* wl_scan_est_ns as the calibration alone gives it */
@@ -1247,7 +1247,7 @@ wl_commit_est(const WlCommitModel *m, const WlScanCost *cost, const WlCommitStat
 	{
 		const WlIoCost *io = &cost->io;
 		double		forks_ns = io->open_ns + (MAX_FORKNUM) * io->open_missing_ns;
-		double		ratio = io->fsync_time_ratio > 0 ? io->fsync_time_ratio : 1;
+		double		ratio = wl_learned_ratio(io->fsync_time_ratio);
 
 		if (st->os_dirty_blocks >= 0)
 			dirty = Min(dirty, st->os_dirty_blocks + to_write);

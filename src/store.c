@@ -681,7 +681,7 @@ wl_store_set_scan_cost(const WlScanCost *cost, bool whole)
 static void
 learn_ratio(double *learned, int64 *samples, double ratio)
 {
-	double		old = *learned > 0 ? *learned : 1;
+	double		old = wl_learned_ratio(*learned);
 	double		weight = Max(1.0 / (*samples + 2), WL_LEARNED_MIN_WEIGHT);
 
 	ratio = Min(Max(ratio, 1.0 / WL_LEARNED_BOUND), WL_LEARNED_BOUND);
@@ -1143,13 +1143,11 @@ wl_store_info(WlInfo *info)
 	info->scanned_buffers = wl_shared->scanned_buffers;
 	info->calibrated_at = wl_shared->calibrated_at;
 	info->ns_per_buffer = wl_shared->scan_cost.single_ns;
-	info->fsync_time_ratio = wl_shared->scan_cost.io.fsync_time_ratio > 0 ?
-		wl_shared->scan_cost.io.fsync_time_ratio : 1;
+	info->fsync_time_ratio = wl_learned_ratio(wl_shared->scan_cost.io.fsync_time_ratio);
 	info->fsync_time_commits = wl_shared->scan_cost.io.fsync_time_samples;
 	info->file_commit_us = Max(wl_shared->scan_cost.io.file_commit_ns, 0) / 1000;
 	info->file_commit_commits = wl_shared->scan_cost.io.file_commit_samples;
-	info->scan_time_ratio = wl_shared->scan_cost.scan_time_ratio > 0 ?
-		wl_shared->scan_cost.scan_time_ratio : 1;
+	info->scan_time_ratio = wl_learned_ratio(wl_shared->scan_cost.scan_time_ratio);
 	info->scan_time_commits = wl_shared->scan_cost.scan_time_samples;
 	SpinLockRelease(&wl_shared->mutex);
 	info->xacts_overwritten = info->xacts_recorded > (uint64) wl_shared->max_xacts ?

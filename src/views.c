@@ -392,9 +392,9 @@ walload_stats(PG_FUNCTION_ARGS)
  * walload_info: one row of totals.  The SQL function of extension version
  * 1.0 has 17 columns; 1.1 added lock_waits and lock_wait_ms, 1.4
  * fsync_time_ratio, fsync_time_commits, file_commit_us,
- * file_commit_commits, scan_time_ratio and scan_time_commits.  The library serves each, so
- * that a server running the new library keeps working before ALTER
- * EXTENSION walload UPDATE.
+ * file_commit_commits, scan_time_ratio and scan_time_commits.  The library
+ * serves each, so that a server running the new library keeps working
+ * before ALTER EXTENSION walload UPDATE.
  */
 #define WL_INFO_COLS_1_0	17
 #define WL_INFO_COLS_1_1	19

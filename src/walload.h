@@ -327,6 +327,14 @@ typedef struct WlActivity
 } WlActivity;
 
 /* helpers */
+
+/* a ratio learned from commits (WlScanCost, WlIoCost): 0, none yet, is 1 */
+static inline double
+wl_learned_ratio(double ratio)
+{
+	return ratio > 0 ? ratio : 1;
+}
+
 static inline int64
 wl_full_scans(const WlCounters *c)
 {
