@@ -11,9 +11,11 @@ Subcommands (all read files, print shell-safe KEY=VALUE lines or text):
   calib TRACE N              calibration from a trace: N real scans (DROP TABLE
                              of permanent tables), then N early returns (temp)
   count TRACE ...            per kind, the real scans of client backends
+  segment TRACE MARKER OUT   one cut's part of a long trace, as a trace
   table TSV                  the result table, aligned
 
-The trace is what bpftrace prints when it stops: the maps @call[pid, fn, start]
+A trace is what bpftrace prints at a cut (see segment; run.sh cut_trace)
+or when it stops: the maps @call[pid, fn, start]
 = wall time of the call in ns, @oncpu[pid, fn, start] = the part of it the
 process spent on a CPU, @other[pid, fn, start] = the part of that spent in
 local-buffer loops and page writes, @nwork[pid, fn, start] = how many of
@@ -124,6 +126,47 @@ def parse_trace(path, probe_ns=0):
         calls.append((start, pid, fn, walk, wall, other, nwork))
     t["call"] = sorted(calls)
     return t
+
+
+def cmd_segment(args):
+    """segment TRACE MARKER OUT: the maps printed at the cut of backend
+    MARKER (between its "MARK" and "CUT" lines), with the running totals
+    @entries and @returns less those printed at the cut before it, written
+    as bpftrace prints its maps at exit (with READY first)."""
+    path, marker, out = args[0], args[1], args[2]
+    with open(path, errors="replace") as f:
+        lines = [line.rstrip("\n") for line in f]
+    try:
+        end = len(lines) - 1 - lines[::-1].index("CUT " + marker)
+        begin = max(i for i in range(end) if lines[i] == "MARK " + marker)
+    except ValueError:
+        raise SystemExit("segment: no cut of backend %s in %s" % (marker, path))
+
+    def totals(block):
+        t = {"entries": 0, "returns": 0}
+        for line in block:
+            m = MAP_RE.match(line.strip())
+            if m and m.group(1) in t and not m.group(2):
+                t[m.group(1)] = int(m.group(3))
+        return t
+
+    now = totals(lines[begin:end])
+    before = {"entries": 0, "returns": 0}
+    prev_cut = [i for i in range(begin) if lines[i].startswith("CUT ")]
+    if prev_cut:
+        p = prev_cut[-1]
+        prev_mark = max(i for i in range(p) if lines[i] == "MARK " + lines[p].split()[1])
+        before = totals(lines[prev_mark:p])
+    with open(out, "w") as f:
+        f.write("READY\n")
+        for line in lines[begin:end]:
+            m = MAP_RE.match(line.strip())
+            if m and m.group(1) in now and not m.group(2):
+                continue
+            f.write(line + "\n")
+        for k in ("entries", "returns"):
+            f.write("@%s: %d\n" % (k, now[k] - before[k]))
+    return 0
 
 
 def us(ns):
@@ -393,7 +436,7 @@ def main(argv):
         print(__doc__)
         return 2
     cmds = {"functions": cmd_functions, "other-work": cmd_other_work, "info": cmd_info, "split": cmd_split,
-            "calib": cmd_calib, "count": cmd_count, "table": cmd_table}
+            "calib": cmd_calib, "count": cmd_count, "table": cmd_table, "segment": cmd_segment}
     return cmds[argv[1]](argv[2:])
 
 

@@ -17,7 +17,9 @@
 # ORACLE_STOP_GRACE (5) and ORACLE_STOP_LIMIT (60): seconds before bpftrace is
 # sent SIGINT again, and SIGKILL (see stop_trace), ORACLE_STEP_TIMEOUT (600):
 # seconds any one command run as postgres may take, ORACLE_FAULT (tests of
-# stop_trace only: lost-sigint or stopped, applied to the first scenario).
+# the stop: lost-sigint or stopped, applied to the first stop, at the end of
+# the first level; of a bpftrace that dies: killed, before the first
+# scenario's cut).
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -34,7 +36,7 @@ est_bound=${ORACLE_EST_BOUND:-0.20}
 est_strict=${ORACLE_EST_STRICT:-0}
 est_todo=0
 fault=${ORACLE_FAULT:-}
-case $fault in ""|lost-sigint|stopped) ;; *) echo "unknown ORACLE_FAULT: $fault" >&2; exit 2 ;; esac
+case $fault in ""|lost-sigint|stopped|killed) ;; *) echo "unknown ORACLE_FAULT: $fault" >&2; exit 2 ;; esac
 while [ $# -gt 0 ]; do
   case $1 in
     --no-walload) no_walload=1 ;;
@@ -296,7 +298,14 @@ mine='curtask->real_parent->tgid == $1'
 {
   echo 'BEGIN { printf("READY\n"); }'
   echo "uprobe:$binary:PostgresMain /$mine/ { @backend[pid] = 1; }"
-  echo "uprobe:$binary:pg_backend_pid /$mine/ { printf(\"MARK %d\\n\", pid); }"
+  # the cut (see cut_trace): the calls since the last cut, then none
+  echo "uprobe:$binary:pg_backend_pid /$mine/ {
+  printf(\"MARK %d\\n\", pid);
+  print(@call); print(@oncpu); print(@other); print(@nwork); print(@backend); print(@start);
+  print(@entries); print(@returns);
+  clear(@call); clear(@oncpu); clear(@other); clear(@nwork); clear(@backend); clear(@start);
+  printf(\"CUT %d\\n\", pid);
+}"
   echo 'tracepoint:sched:sched_switch {
   if (@in[args->prev_pid]) { @out_since[args->prev_pid] = nsecs; }
   if (@out_since[args->next_pid]) {
@@ -332,8 +341,11 @@ mine='curtask->real_parent->tgid == $1'
 
 # Starts bpftrace and returns once its probes are attached (its BEGIN probe
 # fires after every probe is attached) and live: a backend's call of
-# pg_backend_pid() has come through.  Polls the output with a deadline; no
-# sleeps as synchronisation.
+# pg_backend_pid() has come through, as a cut (see cut_trace).  One bpftrace
+# serves a whole cluster start (the calibration and every scenario): each
+# start and stop costs 3-10 s of attaching and detaching probes, which for
+# 74 scenarios a run was most of the oracle's time.  Polls the output with a
+# deadline; no sleeps as synchronisation.
 start_trace() {
   local trace=$1 deadline=$((SECONDS + 120))
   : >"$trace"
@@ -345,11 +357,66 @@ start_trace() {
     sleep 0.02
   done
   marker=$(psqlc postgres "SELECT pg_backend_pid()") || bail "SELECT pg_backend_pid() failed"
-  until grep -qx "MARK $marker" "$trace"; do
+  until grep -qx "CUT $marker" "$trace"; do
     bt_alive || { wait "$bt_pid"; bt_pid=""; diag <"$trace"; bail "bpftrace exited before its probes fired"; }
     [ $SECONDS -lt $deadline ] || bail "bpftrace attached but its probes did not fire within 120 s"
     sleep 0.02
   done
+}
+
+# A bpftrace attached: the one running, else a new one (its output in
+# $raw/$1-session$N.trace)
+bt_sessions=0
+ensure_trace() {
+  if [ -n "$bt_pid" ] && bt_alive; then return 0; fi
+  if [ -n "$bt_pid" ]; then wait "$bt_pid" 2>/dev/null; bt_pid=""; fi
+  bt_sessions=$((bt_sessions + 1))
+  start_trace "$raw/$1-session$bt_sessions.trace"
+}
+
+# The cut before a scenario or the calibration: what ran before it (the
+# set-up) is not counted; a bpftrace that died meanwhile is started again
+begin_cut() {
+  ensure_trace "$1"
+  cut_trace "" && return 0
+  ensure_trace "$1"
+  cut_trace "" || bail "bpftrace: $stop_note"
+}
+
+# A cut: a new backend calls pg_backend_pid(), whose probe prints every
+# call recorded since the last cut (and which client backends started, which
+# calls have not returned, the running totals of entries and returns), then
+# clears those maps.  bpftrace carries out prints and clears in the order
+# the probe asked for them, so once "CUT <pid>" is printed, the next cut
+# holds only what happened after it.  Writes to $1 the calls between the
+# last cut and this one as bpftrace would print them at exit (oracle.py
+# segment; the totals less the last cut's); $marker is the cut's backend,
+# which the counts leave out.  The caller makes sure no client backend runs
+# (wait_quiet).  Returns 1, with $stop_note, when bpftrace died or did not
+# print the cut within 60 s: it is then killed, and what it recorded since
+# the last cut is lost.
+cut_trace() {
+  local out=$1 deadline=$((SECONDS + 60))
+  stop_note=""
+  if marker=$(psqlc postgres "SELECT pg_backend_pid()"); then
+    until grep -qx "CUT $marker" "$bt_trace"; do
+      if ! bt_alive; then
+        wait "$bt_pid" 2>/dev/null; bt_pid=""
+        stop_note="bpftrace exited before the cut; its output since the last cut is lost"
+        break
+      fi
+      if [ $SECONDS -ge $deadline ]; then
+        kill -KILL "$bt_pid"; wait "$bt_pid" 2>/dev/null; bt_pid=""
+        stop_note="bpftrace did not print the cut within 60 s; killed, its output since the last cut is lost"
+        break
+      fi
+      sleep 0.02
+    done
+  else
+    stop_note="the cut's SELECT pg_backend_pid() failed"
+  fi
+  if [ -n "$stop_note" ]; then echo "# $stop_note"; return 1; fi
+  [ -z "$out" ] || helper segment "$bt_trace" "$marker" "$out"
 }
 
 # bpftrace has not exited (a zombie that bash has not reaped yet has)
@@ -374,9 +441,9 @@ bt_in_event_loop() {
 # ORACLE_STOP_GRACE seconds (not while it detaches, where it would only set
 # the flag the first one set; never once it prints: bpftrace restores the
 # default action of SIGINT before printing its maps); after
-# ORACLE_STOP_LIMIT seconds, SIGKILL.  Returns 1 when its output is lost
-# (killed, or ended by a signal): the caller runs the scenario again; the
-# reason is in $stop_note.  Polls with a deadline.
+# ORACLE_STOP_LIMIT seconds, SIGKILL.  Returns 1 when what it printed at
+# exit is lost (killed, or ended by a signal), with the reason in
+# $stop_note; what it printed at the cuts is not.  Polls with a deadline.
 #
 # $1, tests of this path only (ORACLE_FAULT): "lost-sigint" does not send the
 # first SIGINT, as if bpftrace had missed it; "stopped" stops bpftrace
@@ -451,10 +518,10 @@ calibrate() {
     done
   } >"$sql"
   wait_quiet
-  start_trace "$trace"
+  begin_cut "$level"
   as_pg psql -X -q -v ON_ERROR_STOP=1 -d oracle_calib -f "$sql" >/dev/null || bail "calibration failed"
   wait_quiet
-  if ! stop_trace; then
+  if ! cut_trace "$trace"; then
     drop_databases
     if [ "${2:-}" != again ]; then
       echo "# $level calibration: $stop_note; calibrating again"
@@ -602,7 +669,7 @@ run_scenario() {
 
     wait_quiet
     local trace=$raw/$level-$name.trace
-    start_trace "$trace"
+    begin_cut "$level"
     local t0=$SECONDS
     if [ -z "$reason" ]; then
       target=${sc_db:-$db}
@@ -617,12 +684,15 @@ run_scenario() {
     fi
     wait_quiet || reason="${reason:+$reason; }backends did not exit"
     local stopped=1
-    stop_trace "$fault" || stopped=0
-    fault=""
+    if [ "$fault" = killed ]; then
+      echo "# ORACLE_FAULT=killed: bpftrace ($bt_pid) is killed before the cut after $desc"
+      kill -KILL "$bt_pid"; fault=""
+    fi
+    cut_trace "$trace" || { stopped=0; : >"$trace"; }
     local secs=$((SECONDS - t0))
     if [ $stopped = 0 ]; then
-      # bpftrace had to be killed: its maps, the calls, are lost
-      cp "$trace" "$raw/$level-$name.attempt$attempt.trace"
+      # bpftrace died or had to be killed: the calls since the last cut are
+      # lost
       if [ $attempt = 1 ]; then
         echo "# $desc: $stop_note; running it again"
         drop_databases
@@ -822,6 +892,10 @@ for level in "${levels[@]}"; do
   for sc in "${scenarios[@]}"; do
     run_scenario "$level" "$sc"
   done
+  # every scenario's calls were printed at its cut: a bpftrace that has to
+  # be killed here loses nothing
+  stop_trace "$fault" || echo "# $level: $stop_note (after the last cut: nothing was lost)"
+  fault=""
   stop_cluster
 done
 
