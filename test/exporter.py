@@ -261,6 +261,15 @@ scrape_configs:
     exp[("walload_stats_reset_timestamp_seconds", ())] = f[12]
     for kind, v in zip(["flush_rel", "flush_pending", "drop_rel", "drop_pending", "db"], f[13:18]):
         exp[("walload_scans_total", (("kind", kind),))] = v
+    learned = rows("SELECT fsync_time_ratio, fsync_time_commits, file_commit_us, file_commit_commits,"
+                   " scan_time_ratio, scan_time_commits FROM walload_info")[0]
+    g = [float(v) for v in learned]
+    exp[("walload_learned_fsync_time_ratio", ())] = g[0]
+    exp[("walload_learned_fsync_time_commits_total", ())] = g[1]
+    exp[("walload_learned_file_commit_seconds", ())] = g[2] / 1e6
+    exp[("walload_learned_file_commit_commits_total", ())] = g[3]
+    exp[("walload_learned_scan_time_ratio", ())] = g[4]
+    exp[("walload_learned_scan_time_commits_total", ())] = g[5]
 
     stats = {}
     for d, u, c, top, calls, errors, ms, nrows, wal, scans, scan_ms in rows(
