@@ -1797,7 +1797,10 @@ reset_open_record(void)
  * shared_buffers of a size where a walk is long enough to time (at least
  * WL_SCAN_TIME_MIN_NS predicted, and two thirds of its phase's
  * prediction): the phase less the prediction's other parts in it, over the
- * walk as the calibration alone estimates it.
+ * walk as the calibration alone estimates it.  The walk without the page
+ * faults of this backend's first one: they are priced apart (fault_ns, one
+ * of the other parts), or a session's first walk, mostly faults, would
+ * teach their misprice as the walks' speed.
  *
  * Runs in the commit cleanup: the rules of the header apply (the store's
  * spinlock only, no message).

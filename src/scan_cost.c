@@ -543,15 +543,32 @@ multi_ns_per_header(const double *grid_ns, int nfiles)
  * share of the headers still in the CPU cache (wl_headers_cached), which
  * saves that share of what a back-to-back walk saves against a cold one,
  * per header, whatever the walk compares.  The one formula every estimate
- * of walload comes from; all of it scaled by what the server's commits
- * taught of its walks (wl_scan_time_ratio).
+ * of walload comes from: the walk scaled by what the server's commits
+ * taught of its walks (wl_scan_time_ratio), the page faults
+ * (wl_scan_fault_ns) as calibrated.
  */
 double
 wl_scan_est_ns(const WlScanCost *cost, WlScanKind kind, int nfiles, int64 unmapped_pages,
 			   double cached)
 {
-	return wl_scan_timed_ns(cost, kind, nfiles, unmapped_pages, cached) *
-		wl_scan_time_ratio(cost);
+	double		faults = wl_scan_fault_ns(cost, unmapped_pages);
+
+	return (wl_scan_timed_ns(cost, kind, nfiles, unmapped_pages, cached) - faults) *
+		wl_scan_time_ratio(cost) + faults;
+}
+
+/*
+ * Of a walk's estimate: mapping the header pages this backend has not
+ * mapped yet, as the calibration timed it in a new process.  Not scaled by
+ * what the commits taught of the walks: the kernel's page faults are not the
+ * memory bandwidth the walk gets.
+ */
+double
+wl_scan_fault_ns(const WlScanCost *cost, int64 unmapped_pages)
+{
+	if (cost->single_ns <= 0)
+		return 0;
+	return cost->fault_ns_per_page * Max(unmapped_pages, 0);
 }
 
 /*
@@ -1227,22 +1244,27 @@ wl_commit_est(const WlCommitModel *m, const WlScanCost *cost, const WlCommitStat
 		(double) Max(st->unflushed_wal_bytes, 0) / BLCKSZ;
 
 	memset(est, 0, sizeof(*est));
+	/* the first walk maps the header pages this backend has not mapped */
+	if (m->sync_scan || m->drop_scan)
+		est->fault_ns = wl_scan_fault_ns(cost, st->unmapped_pages);
 	if (m->sync_scan)
 		est->sync_scan_timed_ns =
 			wl_scan_timed_ns(cost, WL_SCAN_FLUSH_PENDING, m->synced_rels,
 							 st->unmapped_pages,
-							 wl_headers_cached(cost, st->touched_since_walk));
+							 wl_headers_cached(cost, st->touched_since_walk)) -
+			est->fault_ns;
 	if (m->drop_scan)
 		est->drop_scan_timed_ns =
 			wl_scan_timed_ns(cost, WL_SCAN_DROP_PENDING, m->dropped_rels,
 							 m->sync_scan ? 0 : st->unmapped_pages,
 							 m->sync_scan ? wl_headers_cached(cost, to_write) :
-							 wl_headers_cached(cost, st->touched_since_walk));
+							 wl_headers_cached(cost, st->touched_since_walk)) -
+			(m->sync_scan ? 0 : est->fault_ns);
 	est->sync_scan_ns = est->sync_scan_timed_ns * wl_scan_time_ratio(cost);
 	est->drop_scan_ns = est->drop_scan_timed_ns * wl_scan_time_ratio(cost);
-	est->scan_ns = est->sync_scan_ns + est->drop_scan_ns +
+	est->scan_ns = est->sync_scan_ns + est->drop_scan_ns + est->fault_ns +
 		(m->drop_scan ? m->dropped_buffers * cost->invalidate_ns_per_buffer : 0);
-	est->sync_phase_ns = est->sync_scan_ns;
+	est->sync_phase_ns = est->sync_scan_ns + (m->sync_scan ? est->fault_ns : 0);
 	if (cost->io.valid)
 	{
 		const WlIoCost *io = &cost->io;

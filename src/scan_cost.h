@@ -23,6 +23,7 @@ extern void wl_scan_cost_startup(void);
 extern void wl_scan_cost_register_worker(void);
 extern double wl_scan_est_ns(const WlScanCost *cost, WlScanKind kind, int nfiles,
 							 int64 unmapped_pages, double cached);
+extern double wl_scan_fault_ns(const WlScanCost *cost, int64 unmapped_pages);
 extern double wl_scan_timed_ns(const WlScanCost *cost, WlScanKind kind, int nfiles,
 							   int64 unmapped_pages, double cached);
 extern double wl_scan_time_ratio(const WlScanCost *cost);
@@ -59,8 +60,11 @@ typedef struct WlCommitEstimate
 
 	/*
 	 * Of scan_ns: the sync's walk and the deletion's walk, as scaled by the
-	 * learned scan_time_ratio and as the calibration alone gives them.
+	 * learned scan_time_ratio and as the calibration alone gives them,
+	 * without the first walk's page faults: fault_ns, not scaled (in the
+	 * sync phase when the sync walks, else after core's COMMIT callback).
 	 */
+	double		fault_ns;
 	double		sync_scan_ns;
 	double		sync_scan_timed_ns;
 	double		drop_scan_ns;
