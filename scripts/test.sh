@@ -16,7 +16,7 @@
 # 7. the uprobe oracle (test/oracle/run.sh, prove), when it is there; then
 #    (issue 15, also in the matrix chroots):
 #    fuzz      the random load generator judged by the oracle and by
-#              pg_stat_statements (test/fuzz/run.sh, fixed seeds, ~75 s)
+#              pg_stat_statements (test/fuzz/run.sh, fixed seeds, ~30 s)
 #    sqlsmith  SQLsmith against walload (test/sqlsmith/sqlsmith.pl, 3000
 #              queries, ~30 s)
 #    faults    a disk that fills during COPY and CREATE INDEX (a small tmpfs,
@@ -53,7 +53,7 @@
 #   WALLOAD_KEEP=1      keep the temporary directory (clusters, logs)
 #   WALLOAD_NO_MATRIX=1 only the host's version: skip 16, 17, 18 and 19, which
 #                       scripts/matrix/run.sh runs in Debian chroots (about
-#                       6 to 10 minutes each, and 1 to 2 GB each the first time)
+#                       4 to 6 minutes each, and 1 to 2 GB each the first time)
 #   WALLOAD_MATRIX_VERSIONS  default "16 17 18 19"
 #   WALLOAD_TIMEOUT     seconds one test file or suite may take (default 900;
 #                       the oracle gets 4 times that): a hang is a failure
