@@ -1768,6 +1768,17 @@ reset_open_record(void)
 }
 
 /*
+ * What one part of a phase took: the phase measured (ms), less what the
+ * prediction of the phase (pred_ns) gave its other parts (all but part_ns),
+ * at least 0; in ns, divided by per (ns, or a count).
+ */
+static double
+part_of_phase(double phase_ms, double pred_ns, double part_ns, double per)
+{
+	return Max(phase_ms * 1e6 - (pred_ns - part_ns), 0) / per;
+}
+
+/*
  * What a commit that has just ended teaches the store (store.c), three
  * things.
  *
@@ -1805,17 +1816,6 @@ reset_open_record(void)
  * Runs in the commit cleanup: the rules of the header apply (the store's
  * spinlock only, no message).
  */
-/*
- * What one part of a phase took: the phase measured (ms), less what the
- * prediction of the phase (pred_ns) gave its other parts (all but part_ns),
- * at least 0; in ns, divided by per (ns, or a count).
- */
-static double
-part_of_phase(double phase_ms, double pred_ns, double part_ns, double per)
-{
-	return Max(phase_ms * 1e6 - (pred_ns - part_ns), 0) / per;
-}
-
 static void
 learn_from_commit(void)
 {

@@ -360,6 +360,7 @@ fault_ns_per_page(double single_ns, int64 first_unmapped, double first_ns,
 	uintptr_t	start,
 				end;
 	double		walk_ns = single_ns * NBuffers;
+	double		first_walk = Max(first_ns - walk_ns, 0) / first_unmapped;
 	int			n = 0;
 
 	header_pages(&start, &end);
@@ -378,8 +379,8 @@ fault_ns_per_page(double single_ns, int64 first_unmapped, double first_ns,
 		ns[n++] = Max(t - walk_ns, 0) / unmapped;
 	}
 	if (n == 0)
-		return Max(first_ns - walk_ns, 0) / first_unmapped;
-	return Max(median_of(ns, n), Max(first_ns - walk_ns, 0) / first_unmapped);
+		return first_walk;
+	return Max(median_of(ns, n), first_walk);
 }
 
 /*
@@ -557,10 +558,8 @@ double
 wl_scan_est_ns(const WlScanCost *cost, WlScanKind kind, int nfiles, int64 unmapped_pages,
 			   double cached)
 {
-	double		faults = wl_scan_fault_ns(cost, unmapped_pages);
-
-	return (wl_scan_timed_ns(cost, kind, nfiles, unmapped_pages, cached) - faults) *
-		wl_scan_time_ratio(cost) + faults;
+	return wl_scan_timed_ns(cost, kind, nfiles, unmapped_pages, cached) *
+		wl_scan_time_ratio(cost) + wl_scan_fault_ns(cost, unmapped_pages);
 }
 
 /*
@@ -592,7 +591,11 @@ wl_scan_time_ratio(const WlScanCost *cost)
 	return wl_learned_ratio(cost->scan_time_ratio);
 }
 
-/* wl_scan_est_ns as the calibration alone gives it */
+/*
+ * The walk of wl_scan_est_ns as the calibration alone gives it, without the
+ * page faults (wl_scan_fault_ns); unmapped_pages only tells that the headers
+ * cannot be cached.
+ */
 double
 wl_scan_timed_ns(const WlScanCost *cost, WlScanKind kind, int nfiles, int64 unmapped_pages,
 				 double cached)
@@ -610,7 +613,7 @@ wl_scan_timed_ns(const WlScanCost *cost, WlScanKind kind, int nfiles, int64 unma
 	if (cached > 0 && unmapped_pages <= 0 && cost->warm_ns > 0 && cost->warm_ns < cost->single_ns)
 		per_header = Max(per_header - Min(cached, 1) * (cost->single_ns - cost->warm_ns),
 						 cost->warm_ns);
-	return per_header * NBuffers + cost->fault_ns_per_page * Max(unmapped_pages, 0);
+	return per_header * NBuffers;
 }
 
 /*
@@ -1257,15 +1260,13 @@ wl_commit_est(const WlCommitModel *m, const WlScanCost *cost, const WlCommitStat
 		est->sync_scan_timed_ns =
 			wl_scan_timed_ns(cost, WL_SCAN_FLUSH_PENDING, m->synced_rels,
 							 st->unmapped_pages,
-							 wl_headers_cached(cost, st->touched_since_walk)) -
-			est->fault_ns;
+							 wl_headers_cached(cost, st->touched_since_walk));
 	if (m->drop_scan)
 		est->drop_scan_timed_ns =
 			wl_scan_timed_ns(cost, WL_SCAN_DROP_PENDING, m->dropped_rels,
 							 m->sync_scan ? 0 : st->unmapped_pages,
 							 m->sync_scan ? wl_headers_cached(cost, to_write) :
-							 wl_headers_cached(cost, st->touched_since_walk)) -
-			(m->sync_scan ? 0 : est->fault_ns);
+							 wl_headers_cached(cost, st->touched_since_walk));
 	est->sync_scan_ns = est->sync_scan_timed_ns * wl_scan_time_ratio(cost);
 	est->drop_scan_ns = est->drop_scan_timed_ns * wl_scan_time_ratio(cost);
 	est->scan_ns = est->sync_scan_ns + est->drop_scan_ns + est->fault_ns +
