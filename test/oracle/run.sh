@@ -356,12 +356,7 @@ start_trace() {
     [ $SECONDS -lt $deadline ] || bail "bpftrace did not attach within 120 s"
     sleep 0.02
   done
-  marker=$(psqlc postgres "SELECT pg_backend_pid()") || bail "SELECT pg_backend_pid() failed"
-  until grep -qx "CUT $marker" "$trace"; do
-    bt_alive || { wait "$bt_pid"; bt_pid=""; diag <"$trace"; bail "bpftrace exited before its probes fired"; }
-    [ $SECONDS -lt $deadline ] || bail "bpftrace attached but its probes did not fire within 120 s"
-    sleep 0.02
-  done
+  cut_trace "" "$deadline" || { diag <"$trace"; bail "bpftrace attached, but its first cut (within 120 s of its start) failed: $stop_note"; }
 }
 
 # A bpftrace attached: the one running, else a new one (its output in
@@ -393,10 +388,10 @@ begin_cut() {
 # segment; the totals less the last cut's); $marker is the cut's backend,
 # which the counts leave out.  The caller makes sure no client backend runs
 # (wait_quiet).  Returns 1, with $stop_note, when bpftrace died or did not
-# print the cut within 60 s: it is then killed, and what it recorded since
-# the last cut is lost.
+# print the cut within 60 s (or by $2, a deadline in $SECONDS): it is then
+# killed, and what it recorded since the last cut is lost.
 cut_trace() {
-  local out=$1 deadline=$((SECONDS + 60))
+  local out=$1 deadline=${2:-$((SECONDS + 60))}
   stop_note=""
   if marker=$(psqlc postgres "SELECT pg_backend_pid()"); then
     until grep -qx "CUT $marker" "$bt_trace"; do
@@ -407,7 +402,7 @@ cut_trace() {
       fi
       if [ $SECONDS -ge $deadline ]; then
         kill -KILL "$bt_pid"; wait "$bt_pid" 2>/dev/null; bt_pid=""
-        stop_note="bpftrace did not print the cut within 60 s; killed, its output since the last cut is lost"
+        stop_note="bpftrace did not print the cut in time; killed, its output since the last cut is lost"
         break
       fi
       sleep 0.02
