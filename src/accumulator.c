@@ -798,10 +798,12 @@ queued_record(int32 stmt_no)
 }
 
 static void
-add_attributed_scan(WlScanKind kind, int32 stmt_no, int nfiles, bool on_abort_path)
+add_attributed_scan(WlScanKind kind, int32 stmt_no, int nfiles, int64 invalidated,
+					bool on_abort_path)
 {
 	WlStmtRef  *ref = stmt_no >= 0 ? find_ref(stmt_no) : NULL;
-	double		est_ns = wl_scans_est_ns(kind, 1, nfiles, !on_abort_path);
+	double		est_ns = wl_scans_est_ns(kind, 1, nfiles, !on_abort_path) +
+		wl_invalidation_est_ns(invalidated);
 
 	/*
 	 * An abort deleting files of no known creator: they are the failed
@@ -1071,13 +1073,18 @@ wl_acc_current_statement_no(void)
 
 /*
  * The estimated duration of a batch of scans: each of its walks but the
- * first finds the headers as cold as a separate count would (scan_cost.c).
+ * first finds the headers as cold as a separate count would (scan_cost.c);
+ * and the buffers they invalidate.
  */
 static double
 batch_est_ns(WlScanKind kind, const WlScanBatch *b)
 {
-	return wl_scans_est_ns(kind, b->n - (b->walks - 1), b->nfiles, false) +
-		(b->walks - 1) * wl_scans_est_ns(kind, 1, b->nfiles, false);
+	double		est = wl_scans_est_ns(kind, b->n - (b->walks - 1), b->nfiles, false);
+
+	/* one call per walk, in order: the first one prices the page faults */
+	for (int w = 1; w < b->walks; w++)
+		est += wl_scans_est_ns(kind, 1, b->nfiles, false);
+	return est + wl_invalidation_est_ns(b->invalidated);
 }
 
 /*
@@ -1586,10 +1593,10 @@ pre_commit_record(bool is_prepare, bool has_xid)
 			 est.files_ns / 1e6, est.fsync_ns / 1e6, est.fsync_timed_ns / 1e6);
 		if (model.sync_scan)
 			add_attributed_scan(WL_SCAN_FLUSH_PENDING, model.sync_stmt_no,
-								model.synced_rels, false);
+								model.synced_rels, 0, false);
 		if (model.drop_scan && !is_prepare)
 			add_attributed_scan(WL_SCAN_DROP_PENDING, model.drop_stmt_no,
-								model.dropped_rels, false);
+								model.dropped_rels, model.dropped_buffers, false);
 		cur.model.wal_skipped_rels += model.wal_skipped_rels;
 		cur.model.synced_rels += model.synced_rels;
 		cur.model.synced_blocks += model.synced_blocks;
@@ -1630,7 +1637,7 @@ wl_acc_abort(void)
 	if (wl_model_abort_drop_scan(&nrels))
 	{
 		cur.model.dropped_rels += nrels;
-		add_attributed_scan(WL_SCAN_DROP_PENDING, wl_model_abort_statement(), nrels, true);
+		add_attributed_scan(WL_SCAN_DROP_PENDING, wl_model_abort_statement(), nrels, 0, true);
 	}
 	cur.prepare_pending = false;
 
@@ -1681,7 +1688,7 @@ wl_acc_subxact_abort(SubTransactionId subid)
 	{
 		cur.model.dropped_rels += nrels;
 		add_attributed_scan(WL_SCAN_DROP_PENDING, wl_model_abort_statement(),
-							nrels, true);
+							nrels, 0, true);
 	}
 	wl_model_subxact_abort();
 }

@@ -71,6 +71,13 @@ typedef RelFileNode WlRelFile;
 #define WlBufTagMatches(buf, file)	RelFileNodeEquals((buf)->tag.rnode, (file))
 #endif
 
+/* the database of a buffer header's block (unlocked, as core's pre-check) */
+#if PG_VERSION_NUM >= 160000
+#define WlBufTagDatabase(buf)	((buf)->tag.dbOid)
+#else
+#define WlBufTagDatabase(buf)	((buf)->tag.rnode.dbNode)
+#endif
+
 /*
  * Core's drop of one relation's buffers (DropRelFileNodeBuffers, 16+
  * DropRelationBuffers).  Outside recovery it cannot know the fork sizes, so

@@ -441,6 +441,8 @@ wl_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 			/* a scan it does also maps the header pages, if first */
 			if (obs != NULL || utility_may_walk(parsetree))
 				wl_header_pages_sample();
+			if (obs != NULL && wl_observe_before_walk(obs))
+				wl_header_pages_sample();
 			wl_acc_utility_measure_from_now(serial);
 		}
 		if (prev_ProcessUtility)

@@ -213,6 +213,7 @@ struct WlObservation
 	char	   *dbname;
 	Oid			dboid;
 	Oid			dbtablespace;
+	int64		db_buffers;		/* DROP DATABASE: its buffers, sampled */
 	/* sequences whose storage may be rewritten: relid -> file before */
 	RelSize    *seqs;
 	int			nseqs;
@@ -359,6 +360,23 @@ alter_table_changes_persistence(AlterTableStmt *stmt)
 }
 
 static void observe_before(WlObservation *obs, Node *parsetree);
+
+/*
+ * Right before the statement runs, once the hooks have counted the buffer
+ * header pages this backend has not mapped yet (scan_cost.c): what its walk
+ * will find.  DROP DATABASE: the database's buffers, which its walk
+ * invalidates, sampled from the headers.  Returns whether it read headers:
+ * reading them maps their pages (and the kernel maps the pages around each
+ * with it), which then costs the walk nothing, so they are counted again.
+ */
+bool
+wl_observe_before_walk(WlObservation *obs)
+{
+	if (obs->kind != OBS_DROPDB)
+		return false;
+	obs->db_buffers = wl_model_database_buffers(obs->dboid);
+	return true;
+}
 
 /*
  * Before a utility statement that the scan model must watch: what it will
@@ -626,7 +644,10 @@ observe_after(WlObservation *obs, WlEffects *eff)
 				}
 			case OBS_DROPDB:
 				if (OidIsValid(obs->dboid) && !OidIsValid(get_database_oid(obs->dbname, true)))
+				{
 					wl_effects_add_scans(eff, WL_SCAN_DB, 1, 1);
+					wl_effects_add_invalidated(eff, WL_SCAN_DB, obs->db_buffers);
+				}
 				break;
 			case OBS_MOVEDB:
 				{

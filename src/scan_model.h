@@ -26,6 +26,7 @@ typedef struct WlScanBatch
 	int64		n;
 	int32		walks;
 	int32		nfiles;
+	int64		invalidated;	/* buffers the walks find and invalidate */
 } WlScanBatch;
 
 /*
@@ -59,6 +60,14 @@ wl_effects_add_scans(WlEffects *eff, WlScanKind kind, int64 n, int nfiles)
 	eff->scans[kind].nfiles = nfiles;
 }
 
+/* the walks of kind counted so far also invalidate buffers */
+static inline void
+wl_effects_add_invalidated(WlEffects *eff, WlScanKind kind, int64 buffers)
+{
+	if (buffers > 0)
+		eff->scans[kind].invalidated += buffers;
+}
+
 /* module start, transaction end */
 extern void wl_model_register(void);
 extern void wl_model_xact_end(void);
@@ -90,6 +99,7 @@ extern void wl_model_subxact_abort(void);
 extern bool wl_model_relation_file(Oid relid, WlRelFile *file, char *relkind,
 								   char *relpersistence);
 extern BlockNumber wl_model_main_fork_blocks(WlRelFile file);
+extern int64 wl_model_database_buffers(Oid dboid);
 extern bool wl_model_relation_skips_wal(Relation rel);
 
 #endif							/* WALLOAD_SCAN_MODEL_H */
