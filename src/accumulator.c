@@ -1849,7 +1849,6 @@ learn_from_commit(void)
 	const WlCommitEstimate *e = &cur.pred_est;
 	double		cleanup_pred_ns = e->total_ns - e->sync_phase_ns;
 
-
 	if (e->fsync_timed_ns >= WL_FSYNC_TIME_MIN_NS && e->fsync_ns >= e->sync_phase_ns / 2)
 		wl_store_note_fsync_time(part_of_phase(cur.sync_ms, e->sync_phase_ns, e->fsync_ns,
 											   e->fsync_timed_ns));
