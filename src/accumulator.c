@@ -806,8 +806,7 @@ add_attributed_scan(WlScanKind kind, int32 stmt_no, int nfiles, int64 invalidate
 					bool on_abort_path)
 {
 	WlStmtRef  *ref = stmt_no >= 0 ? find_ref(stmt_no) : NULL;
-	double		est_ns = wl_scans_est_ns(kind, 1, nfiles, !on_abort_path) +
-		wl_invalidation_est_ns(invalidated);
+	double		est_ns = wl_scans_est_ns(kind, 1, nfiles, invalidated, !on_abort_path);
 
 	/*
 	 * An abort deleting files of no known creator: they are the failed
@@ -1083,12 +1082,13 @@ wl_acc_current_statement_no(void)
 static double
 batch_est_ns(WlScanKind kind, const WlScanBatch *b)
 {
-	double		est = wl_scans_est_ns(kind, b->n - (b->walks - 1), b->nfiles, false);
+	double		est = wl_scans_est_ns(kind, b->n - (b->walks - 1), b->nfiles,
+									  b->invalidated, false);
 
 	/* one call per walk, in order: the first one prices the page faults */
 	for (int w = 1; w < b->walks; w++)
-		est += wl_scans_est_ns(kind, 1, b->nfiles, false);
-	return est + wl_invalidation_est_ns(b->invalidated);
+		est += wl_scans_est_ns(kind, 1, b->nfiles, 0, false);
+	return est;
 }
 
 /*
@@ -1104,7 +1104,7 @@ finish_prepared(const char *gid, bool commit)
 
 	if (wl_store_take_prepared(gid, commit, &nrels, &known))
 		add_scans_to_current(WL_SCAN_DROP_PENDING, 1,
-							 wl_scans_est_ns(WL_SCAN_DROP_PENDING, 1, nrels, false));
+							 wl_scans_est_ns(WL_SCAN_DROP_PENDING, 1, nrels, 0, false));
 	cur.model.dropped_rels += nrels;
 	if (!known)
 		ereport(DEBUG1,
@@ -1835,10 +1835,10 @@ part_of_phase(double phase_ms, double pred_ns, double part_ns, double per)
  * took 1-4.6 ms where 0.25 ms were predicted, and its 0.6 ms walk taught
  * up to 2.6 where the walk itself, traced, took 1.3 times the
  * calibration's; the share keeps such a deletion from teaching until the
- * walk dominates it.  The walk without the page
- * faults of this backend's first one: they are priced apart (fault_ns, one
- * of the other parts), or a session's first walk, mostly faults, would
- * teach their misprice as the walks' speed.
+ * walk dominates it.  The walk without the page faults of this backend's
+ * first one: they are priced apart (fault_ns, one of the other parts), or a
+ * session's first walk, mostly faults, would teach their misprice as the
+ * walks' speed.
  *
  * Runs in the commit cleanup: the rules of the header apply (the store's
  * spinlock only, no message).

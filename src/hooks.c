@@ -113,12 +113,13 @@ watch_backend_exit(void)
  * The release of the top-level transaction's locks times the end of an
  * abort that core finishes only at the client's ROLLBACK, and the start of
  * a commit's file deletion, whose walk teaches the walks' speed
- * (accumulator.c, wl_acc_locks_released, learn_from_commit).  Core calls a release callback six times per
- * transaction, so it is registered only once this backend runs something
- * that can make a record: a statement of any kind but a plain SELECT, or a
- * commit that is not quiet.  (A backend whose only recorded statements so
- * far are plain SELECTs that wrote WAL themselves times such an abort to
- * the ROLLBACK.)  Registering allocates: never on the abort path.
+ * (accumulator.c, wl_acc_locks_released, learn_from_commit).  Core calls a
+ * release callback six times per transaction, so it is registered only
+ * once this backend runs something that can make a record: a statement of
+ * any kind but a plain SELECT, or a commit that is not quiet.  (A backend
+ * whose only recorded statements so far are plain SELECTs that wrote WAL
+ * themselves times such an abort to the ROLLBACK.)  Registering allocates:
+ * never on the abort path.
  */
 static void wl_resource_release(ResourceReleasePhase phase, bool isCommit,
 								bool isTopLevel, void *arg);

@@ -816,14 +816,15 @@ wl_header_pages_sample(void)
  * 466-845 us against 641 us cold and 290 us back to back, and at 1GB
  * (8 MB) at 89-190 us against 198 us cold and 99 us back to back; the
  * first finds the share wl_headers_cached gives (this backend's last walk,
- * counted here, is noted).
+ * counted here, is noted).  Plus the invalidated buffers the walks find
+ * (wl_scan_invalidation_ns).
  * before_scan: the scans have not happened yet (commit), so the pages can be
  * counted now; else the count noted before the statement is used.  Reads
  * the calibration from the store (a spinlock); no system call unless
  * before_scan.
  */
 double
-wl_scans_est_ns(WlScanKind kind, int64 n, int nfiles, bool before_scan)
+wl_scans_est_ns(WlScanKind kind, int64 n, int nfiles, int64 invalidated, bool before_scan)
 {
 	WlScanCost	cost;
 	int64		unmapped = 0;
@@ -841,7 +842,8 @@ wl_scans_est_ns(WlScanKind kind, int64 n, int nfiles, bool before_scan)
 	}
 	cached = wl_headers_cached(&cost, wl_touched_since_walk());
 	est = wl_scan_est_ns(&cost, kind, nfiles, unmapped, cached) +
-		(n - 1) * wl_scan_est_ns(&cost, kind, nfiles, 0, wl_headers_cached(&cost, 0));
+		(n - 1) * wl_scan_est_ns(&cost, kind, nfiles, 0, wl_headers_cached(&cost, 0)) +
+		wl_scan_invalidation_ns(&cost, invalidated);
 	note_walk();
 	return est;
 }
@@ -856,18 +858,6 @@ double
 wl_scan_invalidation_ns(const WlScanCost *cost, int64 buffers)
 {
 	return Max(buffers, 0) * Max(cost->invalidate_ns_per_buffer, 0);
-}
-
-/* the same with the calibration in the store (a spinlock), for est_scan_ms */
-double
-wl_invalidation_est_ns(int64 buffers)
-{
-	WlScanCost	cost;
-
-	if (buffers <= 0)
-		return 0;
-	wl_store_get_scan_cost(&cost);
-	return wl_scan_invalidation_ns(&cost, buffers);
 }
 
 /* ----------------------------------------------------------------

@@ -29,9 +29,9 @@ extern double wl_scan_timed_ns(const WlScanCost *cost, WlScanKind kind, int nfil
 extern double wl_scan_time_ratio(const WlScanCost *cost);
 extern int64 wl_touched_since_walk(void);
 extern double wl_headers_cached(const WlScanCost *cost, int64 touched);
-extern double wl_scans_est_ns(WlScanKind kind, int64 n, int nfiles, bool before_scan);
+extern double wl_scans_est_ns(WlScanKind kind, int64 n, int nfiles, int64 invalidated,
+							  bool before_scan);
 extern double wl_scan_invalidation_ns(const WlScanCost *cost, int64 buffers);
-extern double wl_invalidation_est_ns(int64 buffers);
 extern void wl_header_pages_sample(void);
 
 /* the rest of a commit: the storage */

@@ -494,12 +494,13 @@ wl_model_database_buffers(Oid dboid)
 
 	if (!OidIsValid(dboid) || k <= 0)
 		return 0;
+	/* k <= NBuffers: every stretch holds at least one header */
 	for (int i = 0; i < k; i++)
 	{
 		int64		lo = ((int64) NBuffers * i) / k;
 		int64		hi = ((int64) NBuffers * (i + 1)) / k - 1;
 		BufferDesc *hdr = GetBufferDescriptor((int) pg_prng_uint64_range(&pg_global_prng_state,
-																		  lo, Max(lo, hi)));
+																		  lo, hi));
 
 		if (WlBufTagDatabase(hdr) == dboid)
 			found++;
