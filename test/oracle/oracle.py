@@ -82,7 +82,7 @@ MAP_RE = re.compile(r"^@(\w+)(?:\[([^\]]*)\])?: (\d+)$")
 
 def parse_trace(path, probe_ns=0):
     """The maps bpftrace printed at exit."""
-    t = {"call": [], "oncpu": {}, "other": {}, "nwork": {}, "backend": set(), "start": [], "entries": 0, "returns": 0,
+    t = {"call": [], "oncpu": {}, "other": {}, "nwork": {}, "local": set(), "backend": set(), "start": [], "entries": 0, "returns": 0,
          "marks": [], "ready": False, "text": ""}
     with open(path, errors="replace") as f:
         text = f.read()
@@ -109,6 +109,8 @@ def parse_trace(path, probe_ns=0):
             t["other"][tuple(keys)] = val
         elif name == "nwork":
             t["nwork"][tuple(keys)] = val
+        elif name == "local":
+            t["local"].add(tuple(keys))
         elif name == "backend":
             t["backend"].add(keys[0])
         elif name == "start":
@@ -116,14 +118,15 @@ def parse_trace(path, probe_ns=0):
         elif name in ("entries", "returns"):
             t[name] = val
     # (start, pid, fn, ns on CPU walking the pool, wall ns, ns on CPU in other
-    # work, probed calls of other work), in call order
+    # work, probed calls of other work, whether its argument names only local
+    # relations), in call order
     calls = []
     for start, pid, fn, wall in t["call"]:
         oncpu = t["oncpu"].get((pid, fn, start), wall)
         other = t["other"].get((pid, fn, start), 0)
         nwork = t["nwork"].get((pid, fn, start), 0)
         walk = max(oncpu - other - nwork * probe_ns, 0)
-        calls.append((start, pid, fn, walk, wall, other, nwork))
+        calls.append((start, pid, fn, walk, wall, other, nwork, (pid, fn, start) in t["local"]))
     t["call"] = sorted(calls)
     return t
 
@@ -221,6 +224,18 @@ def cmd_calib(args):
         res["calib_error"] = "the flushes of temporary tables wrote no more for 443 blocks than for 9"
         shell_out(res)
         return 0
+    # the argument check (run.sh local_path_check) proves its offsets here:
+    # the permanent tables' drops must read as shared, the temporary ones'
+    # drops and flushes as local
+    if os.environ.get("ORACLE_ARGCHK") == "1":
+        wrong = ([("DROP TABLE of a permanent table", c) for c in calls[:n] if c[7]] +
+                 [("DROP TABLE of a temporary table", c) for c in calls[n:] if not c[7]] +
+                 [("flush of a temporary table", c) for c in flushes if not c[7]])
+        if wrong:
+            res["calib_error"] = ("the local-buffer path read from the arguments is wrong for %d of %d "
+                                  "calls (first: %s)" % (len(wrong), len(calls) + len(flushes), wrong[0][0]))
+            shell_out(res)
+            return 0
     probe_ns = int(sorted(slopes)[n // 2])
     real = sorted(c[3] for c in calls[:n])       # time walking the pool
     early = sorted(c[3] for c in calls[n:])
@@ -252,6 +267,9 @@ def cmd_calib(args):
                           ratio, fmt_ns(thr), fmt_ns(lo), fmt_ns(thr),
                           probe_ns / 1000, min(slopes) / 1000, max(slopes) / 1000),
     })
+    if os.environ.get("ORACLE_ARGCHK") == "1":
+        res["calib_text"] += ("; the local-buffer path read from the arguments agreed on all %d calls"
+                              % (len(calls) + len(flushes)))
     if not ok:
         res["calib_error"] = ("scans and early returns are not separated (10x apart, every early "
                               "return below a quarter of the cheapest scan): " + res["calib_text"])
@@ -275,17 +293,28 @@ def cmd_count(args):
     probe_ns = int(os.environ.get("ORACLE_PROBE_NS", "0"))
     t = parse_trace(path, probe_ns)
     got = dict.fromkeys(KINDS, 0)
-    early = ambiguous = other = 0
+    early = ambiguous = other = contradicted = 0
     per_fn = {}
+    odd = []
     clients = t["backend"] - exclude
     last_scan_end = {}
     scan_ns = 0
-    for start, pid, fn, dur, wall, otherwork, nwork in t["call"]:
+    for start, pid, fn, dur, wall, otherwork, nwork, local in t["call"]:
         name, kind = fl[fn]
         if pid not in clients:
             other += 1
             cls = "not a client backend"
+        elif local and dur >= thr:
+            # core's code returns early on this argument; a walk this long
+            # means the oracle or that reading of core is wrong
+            contradicted += 1
+            cls = "CONTRADICTED: walked as long as a scan, but its argument names only local relations"
+            odd.append("%s %s (local relations only)" % (name, fmt_ns(dur)))
+        elif local:
+            early += 1
+            cls = "early return, local relations only (its argument)"
         elif lo <= dur < hi and not warm_after_scan(last_scan_end, pid, start):
+            odd.append("%s %s" % (name, fmt_ns(dur)))
             ambiguous += 1
             cls = "AMBIGUOUS"
         elif lo <= dur < hi or dur >= thr:
@@ -328,7 +357,8 @@ def cmd_count(args):
                 "writes, wall time if longer]; a scan walked >= %s, ambiguous %s-%s\n"
                 % (fmt_ns(thr), fmt_ns(lo), fmt_ns(hi)))
     out = dict(got)
-    out.update({"scan_us": scan_ns // 1000, "early": early, "ambiguous": ambiguous, "unreturned": unreturned,
+    out.update({"scan_us": scan_ns // 1000, "early": early, "ambiguous": ambiguous,
+                "contradicted": contradicted, "odd_calls": ", ".join(odd), "unreturned": unreturned,
                 "lost": lost, "other": other, "nclients": len(clients),
                 "ready": 1 if t["ready"] else 0})
     shell_out(out)
