@@ -195,6 +195,7 @@ typedef struct RelSize
 	Oid			relid;
 	WlRelFile	file;
 	BlockNumber blocks;
+	WlTailSample cached;		/* VACUUM: which blocks shared buffers held */
 } RelSize;
 
 struct WlObservation
@@ -254,6 +255,7 @@ add_rel_size(WlObservation *obs, Oid relid, int *cap)
 	obs->sizes[obs->nsizes].relid = relid;
 	obs->sizes[obs->nsizes].file = file;
 	obs->sizes[obs->nsizes].blocks = wl_model_main_fork_blocks(file);
+	wl_model_sample_tail(file, obs->sizes[obs->nsizes].blocks, &obs->sizes[obs->nsizes].cached);
 	obs->nsizes++;
 }
 
@@ -613,6 +615,8 @@ observe_after(WlObservation *obs, WlEffects *eff)
 							(after = wl_model_main_fork_blocks(file)) < obs->sizes[i].blocks)
 						{
 							wl_effects_add_scans(eff, WL_SCAN_DROP_REL, 1, 1);
+							wl_effects_add_invalidated(eff, WL_SCAN_DROP_REL,
+													   wl_model_tail_buffers(&obs->sizes[i].cached, after));
 							removed += obs->sizes[i].blocks - after;
 						}
 					}

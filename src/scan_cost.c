@@ -844,6 +844,10 @@ wl_scans_est_ns(WlScanKind kind, int64 n, int nfiles, int64 invalidated, bool be
 	est = wl_scan_est_ns(&cost, kind, nfiles, unmapped, cached) +
 		(n - 1) * wl_scan_est_ns(&cost, kind, nfiles, 0, wl_headers_cached(&cost, 0)) +
 		wl_scan_invalidation_ns(&cost, invalidated);
+	elog(DEBUG2, "walload: %lld walk(s) of kind %d over %d file(s): %lld unmapped header pages, "
+		 "cache share %.2f, %lld buffers invalidated: %.3f ms",
+		 (long long) n, (int) kind, nfiles, (long long) unmapped, cached,
+		 (long long) invalidated, est / 1e6);
 	note_walk();
 	return est;
 }

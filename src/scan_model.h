@@ -100,6 +100,17 @@ extern bool wl_model_relation_file(Oid relid, WlRelFile *file, char *relkind,
 								   char *relpersistence);
 extern BlockNumber wl_model_main_fork_blocks(WlRelFile file);
 extern int64 wl_model_database_buffers(Oid dboid);
+
+/* which blocks of a main fork were cached before a VACUUM (WL_TAIL_SAMPLE <= 64 looked up) */
+#define WL_TAIL_SAMPLE	48
+typedef struct WlTailSample
+{
+	BlockNumber nblocks;		/* the fork's size when sampled */
+	uint64		cached;			/* bit i: sampled block i was in shared buffers */
+} WlTailSample;
+
+extern void wl_model_sample_tail(WlRelFile file, BlockNumber nblocks, WlTailSample *sample);
+extern int64 wl_model_tail_buffers(const WlTailSample *sample, BlockNumber from);
 extern bool wl_model_relation_skips_wal(Relation rel);
 
 #endif							/* WALLOAD_SCAN_MODEL_H */
