@@ -1,0 +1,79 @@
+# A walk of shared_buffers soon after the same backend's previous one finds
+# part of the buffer headers still in the CPU cache, and walload prices it so
+# (scan_cost.c wl_headers_cached): the share of the last-level cache left to
+# the headers by what the backend touched since.  That counts the blocks it
+# hit, read or wrote, and its time on CPU (wl_touched_since_walk, 4 bytes a
+# ns): work that touches few blocks can still fill the cache (DROP DATABASE
+# removing a database's directory: 8 ms on CPU, and the next DROP DATABASE
+# walked cold where the blocks alone priced it half warm).  This checks the
+# share walload gives a walk, from its DEBUG2 line: near 1 for a DROP TABLE
+# right after another (shared_buffers=128MB: 1 MB of headers), 0 after 0.2 s
+# of work on CPU that reads no block.  How near the estimates come to the
+# real walks is the uprobe oracle's to say (test/oracle).
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+# the CPU's last-level cache, read as walload reads it (scan_cost.c
+# last_level_cache_bytes); 256 MB where the kernel does not say
+my $llc = 0;
+for my $i (0 .. 7)
+{
+	my $dir = "/sys/devices/system/cpu/cpu0/cache/index$i";
+	last unless -e "$dir/level";
+	my $size = -e "$dir/size" ? slurp_file("$dir/size") : '';
+	$llc = $1 * 1024 if $size =~ /^(\d+)K/ && $1 * 1024 > $llc;
+	$llc = $1 * 1024 * 1024 if $size =~ /^(\d+)M/ && $1 * 1024 * 1024 > $llc;
+}
+$llc = 256 * 1024 * 1024 if $llc == 0;
+plan skip_all => "a last-level cache of $llc bytes holds too little of 1 MB of headers"
+  if $llc < 8 * 1024 * 1024;
+# 0.2 s on CPU moves 800 MB through the cache at 4 bytes a ns
+plan skip_all => "a last-level cache of $llc bytes is larger than 0.2 s on CPU fills"
+  if $llc >= 800 * 1024 * 1024;
+
+my $node = PostgreSQL::Test::Cluster->new('walload_cache_share');
+$node->init;
+$node->append_conf('postgresql.conf', qq{
+shared_preload_libraries = 'walload'
+shared_buffers = 128MB
+autovacuum = off
+});
+$node->start;
+$node->safe_psql('postgres', 'CREATE EXTENSION walload');
+$node->safe_psql('postgres', join(' ', map { "CREATE TABLE c$_ (a int);" } 1 .. 4));
+
+# the cache share of each walk of the session's statements, in order
+sub shares
+{
+	my ($sql) = @_;
+	my ($stdout, $stderr);
+	$node->psql('postgres', "SET client_min_messages = debug2; $sql",
+		stdout => \$stdout, stderr => \$stderr, on_error_die => 1);
+	return $stderr =~ /walload: \d+ walk\(s\) of kind \d+ over \d+ file\(s\): \d+ unmapped header pages, cache share ([0-9.]+)/g;
+}
+
+# a session's first walk maps the header pages (no share); the second follows it
+my @s = shares('DROP TABLE c1; DROP TABLE c2;');
+is(scalar @s, 2, 'two walks, one per DROP TABLE');
+cmp_ok($s[1], '>=', 0.5, "a DROP TABLE right after another finds most headers cached ($s[1])");
+
+# 0.2 s on CPU in between, reading no block: a loop of arithmetic
+@s = shares(q{
+	DROP TABLE c3;
+	DO $$
+	DECLARE t0 timestamptz := clock_timestamp(); x float8 := 0;
+	BEGIN
+	  WHILE clock_timestamp() - t0 < interval '0.2 s' LOOP
+	    FOR i IN 1 .. 1000 LOOP x := x + sqrt(i); END LOOP;
+	  END LOOP;
+	END $$;
+	DROP TABLE c4;
+});
+is(scalar @s, 2, 'two walks again');
+is($s[1], '0.00', 'after 0.2 s of work on CPU in between, none is priced as cached');
+
+$node->stop;
+done_testing();
