@@ -263,6 +263,8 @@ typedef struct WlOpenXact
 	double		pred_core_commit_ms;	/* the same, as core would have done it */
 	/* that prediction, for what the commit teaches (learn_from_commit) */
 	WlCommitEstimate pred_est;
+	bool		walks_ahead;	/* walks of the commit or abort under way,
+								 * counted before core runs them */
 	bool		pred_walked_recently;	/* this backend walked < 1 s before,
 										 * touching less than the cache since */
 	int32		pred_small_files;	/* files WAL-logged, if nothing else */
@@ -807,6 +809,8 @@ add_attributed_scan(WlScanKind kind, int32 stmt_no, int nfiles, int64 invalidate
 {
 	WlStmtRef  *ref = stmt_no >= 0 ? find_ref(stmt_no) : NULL;
 	double		est_ns = wl_scans_est_ns(kind, 1, nfiles, invalidated, !on_abort_path);
+
+	cur.walks_ahead = true;
 
 	/*
 	 * An abort deleting files of no known creator: they are the failed
@@ -1918,6 +1922,11 @@ wl_acc_xact_end(void)
 	}
 
 	wl_model_xact_end();
+
+	/* the walks counted at PRE_COMMIT or at the abort have run by now */
+	if (cur.walks_ahead)
+		wl_scan_walks_done();
+	cur.walks_ahead = false;
 
 	/*
 	 * A statement still running committed (or rolled back) a transaction of

@@ -444,7 +444,10 @@ wl_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 			if (obs != NULL || utility_may_walk(parsetree))
 				wl_header_pages_sample();
 			if (obs != NULL && wl_observe_before_walk(obs))
+			{
 				wl_header_pages_sample();
+				wl_scan_database_walk_starts();
+			}
 			wl_acc_utility_measure_from_now(serial);
 		}
 		if (prev_ProcessUtility)

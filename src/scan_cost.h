@@ -24,6 +24,7 @@ extern void wl_scan_cost_register_worker(void);
 extern double wl_scan_est_ns(const WlScanCost *cost, WlScanKind kind, int nfiles,
 							 int64 unmapped_pages, double cached);
 extern double wl_scan_fault_ns(const WlScanCost *cost, int64 unmapped_pages);
+extern void wl_scan_walks_done(void);
 extern double wl_scan_timed_ns(const WlScanCost *cost, WlScanKind kind, int nfiles,
 							   int64 unmapped_pages, double cached);
 extern double wl_scan_time_ratio(const WlScanCost *cost);
@@ -33,6 +34,7 @@ extern double wl_scans_est_ns(WlScanKind kind, int64 n, int nfiles, int64 invali
 							  bool before_scan);
 extern double wl_scan_invalidation_ns(const WlScanCost *cost, int64 buffers);
 extern void wl_header_pages_sample(void);
+extern void wl_scan_database_walk_starts(void);
 
 /* the rest of a commit: the storage */
 extern void wl_io_cost_calibrate(WlScanCost *cost);
