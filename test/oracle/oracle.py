@@ -251,7 +251,13 @@ def cmd_calib(args):
     # typical early return) and every early return must be below a quarter.
     thr = real[0] // 2
     lo = real[0] // 4
-    ok = ratio >= 10 and early[-1] < lo
+    # Where the argument says which calls take the local path (run.sh
+    # local_path_check, checked above), an early return is known without its
+    # time, and only the populations' separation is asked: the first temporary
+    # drop of the calibration's backend took up to 42 us here, with a quarter
+    # of the cheapest walk at 50 us.
+    argchk = os.environ.get("ORACLE_ARGCHK") == "1"
+    ok = ratio >= 10 and (argchk or early[-1] < lo)
     res.update({
         "calib_ok": 1 if ok else 0,
         "real_min": real[0], "real_med": med_r, "real_max": real[-1],
@@ -271,8 +277,9 @@ def cmd_calib(args):
         res["calib_text"] += ("; the local-buffer path read from the arguments agreed on all %d calls"
                               % (len(calls) + len(flushes)))
     if not ok:
-        res["calib_error"] = ("scans and early returns are not separated (10x apart, every early "
-                              "return below a quarter of the cheapest scan): " + res["calib_text"])
+        res["calib_error"] = ("scans and early returns are not separated (10x apart%s): %s"
+                              % ("" if argchk else ", every early return below a quarter of the cheapest scan",
+                                 res["calib_text"]))
     shell_out(res)
     return 0
 
