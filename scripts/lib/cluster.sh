@@ -6,7 +6,8 @@
 #   cluster_init DIR [SETTING ...]    initdb DIR/data; settings as below
 #   cluster_config DIR [SETTING ...]  replace the caller's settings (stopped)
 #   cluster_clone FROM DIR [SETTING ...]  DIR/data a copy of FROM/data (stopped)
-#   cluster_start DIR [LOG]           start, wait for it (bounded), export
+#   cluster_start DIR [LOG]           start, wait for it and for walload's
+#                                     calibration worker (bounded), export
 #                                     PGHOST, PGPORT, PGUSER, PGDATABASE
 #   cluster_env DIR                   only export them
 #   cluster_stop DIR                  fast shutdown, immediate if that fails
@@ -35,6 +36,8 @@
 #                          PG_CONFIG defaulting to pg_config)
 #   cluster_start_timeout  seconds pg_ctl waits for a start (120)
 #   cluster_stop_timeout   seconds pg_ctl waits for a fast stop (60)
+#   cluster_calibration_timeout  seconds a start waits for walload's
+#                          calibration worker to exit (300)
 
 if [ -z "${cluster_pg_as+set}" ]; then
   if [ "$(id -u)" = 0 ]; then cluster_pg_as=(runuser -u postgres --); else cluster_pg_as=(); fi
@@ -98,6 +101,25 @@ cluster_start() {
   fi
   cluster_started+=("$dir")
   cluster_env "$dir"
+  cluster_wait_calibration "$dir"
+}
+
+# walload's calibration worker, started with the server, times the walks
+# and the storage for several seconds and then publishes its figures at
+# once (scan_cost.c walload_calibration_main): a start returns when it has
+# exited, so that nothing a suite compares changes under it.  Bounded by
+# cluster_calibration_timeout (300 s); without walload there is no worker.
+cluster_wait_calibration() {
+  local dir=$1 pm deadline=$((SECONDS + ${cluster_calibration_timeout:-300}))
+  pm=$(head -1 "$dir/data/postmaster.pid" 2>/dev/null) || return 0
+  [ -n "$pm" ] || return 0
+  while ps -o args= --ppid "$pm" 2>/dev/null | grep -q 'walload calibration'; do
+    if [ $SECONDS -ge $deadline ]; then
+      echo "cluster $dir: walload's calibration worker did not exit within ${cluster_calibration_timeout:-300} s" >&2
+      return 1
+    fi
+    sleep 0.1
+  done
 }
 
 cluster_stop() {
