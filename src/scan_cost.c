@@ -84,6 +84,7 @@
 #include "storage/fd.h"
 #include "storage/ipc.h"
 #include "storage/pmsignal.h"
+#include "tcop/tcopprot.h"
 #include "utils/memutils.h"
 #include "utils/resowner.h"
 
@@ -363,7 +364,10 @@ median_walk(WalkKind walk, int nfiles, SMgrRelationData *files, SMgrRelation *fi
 			volatile char *evict, Size evict_len, int passes, double *ns)
 {
 	for (int p = 0; p < passes; p++)
+	{
+		CHECK_FOR_INTERRUPTS();
 		ns[p] = time_walk(walk, nfiles, files, filep, evict, evict_len, p);
+	}
 	return median_of(ns, passes) / Max(NBuffers, 1);
 }
 
@@ -1591,10 +1595,21 @@ walload_calibration_main(Datum main_arg)
 {
 	WlScanCost	cost;
 
+	/*
+	 * A shutdown or a restart while the worker runs: not the standard
+	 * handler of background workers, which exits from within the signal
+	 * handler, and hung a worker interrupted inside malloc (a restart that
+	 * pg_ctl gave up on after 60 s, in a TAP test on 18); die() only asks,
+	 * and the worker exits at its next CHECK_FOR_INTERRUPTS: between two
+	 * timed walks, or in the rounds' waits, at most about a second later.
+	 */
+	pqsignal(SIGTERM, die);
 	BackgroundWorkerUnblockSignals();
 	CurrentResourceOwner = ResourceOwnerCreate(NULL, "walload calibration");
 	wl_scan_cost_calibrate(WL_STARTUP_CALIBRATION_PASSES, true, &cost);
+	CHECK_FOR_INTERRUPTS();
 	wl_io_cost_calibrate(&cost);
+	CHECK_FOR_INTERRUPTS();
 	settle_walk_cost(&cost);
 	wl_store_set_scan_cost(&cost, true);
 	proc_exit(0);
