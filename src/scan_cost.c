@@ -1533,8 +1533,8 @@ one_file_walk_now(int passes)
 }
 
 /*
- * The walks' figures of cost, timed at server start, from the least slowed
- * of several moments.  Server start is the machine's busiest moment for
+ * The walks' figures of cost, timed at server start, from several moments
+ * rather than one.  Server start is the machine's busiest moment for
  * walload's purpose (the other processes start, and so do the clients
  * waiting for it): the postmaster's one-file walk at 9 server starts at
  * 2GB took 1.76-3.48 ns a header, the worker's 1.77-3.29, and whole runs of
@@ -1597,11 +1597,12 @@ walload_calibration_main(Datum main_arg)
 
 	/*
 	 * A shutdown or a restart while the worker runs: not the standard
-	 * handler of background workers, which exits from within the signal
-	 * handler, and hung a worker interrupted inside malloc (a restart that
-	 * pg_ctl gave up on after 60 s, in a TAP test on 18); die() only asks,
-	 * and the worker exits at its next CHECK_FOR_INTERRUPTS: between two
-	 * timed walks, or in the rounds' waits, at most about a second later.
+	 * handler of background workers, which raises FATAL from within the
+	 * signal handler wherever the worker was (in malloc, holding the store's
+	 * spinlock); a restart during the worker's life once went unanswered for
+	 * 60 s in a TAP test on 18, cause not established.  die() only asks, and
+	 * the worker exits at its next CHECK_FOR_INTERRUPTS: between two timed
+	 * walks, or in the rounds' waits, at most about a second later.
 	 */
 	pqsignal(SIGTERM, die);
 	BackgroundWorkerUnblockSignals();
