@@ -201,6 +201,7 @@ def cmd_other_work(args):
 
 def cmd_calib(args):
     path, n = args[0], int(args[1])
+    argchk = os.environ.get("ORACLE_ARGCHK") == "1"
     t = parse_trace(path)
     fn_idx = 3                                   # Drop...AllBuffers
     calls = [c for c in t["call"] if c[2] == fn_idx and c[1] in t["backend"]]
@@ -227,7 +228,7 @@ def cmd_calib(args):
     # the argument check (run.sh local_path_check) proves its offsets here:
     # the permanent tables' drops must read as shared, the temporary ones'
     # drops and flushes as local
-    if os.environ.get("ORACLE_ARGCHK") == "1":
+    if argchk:
         wrong = ([("DROP TABLE of a permanent table", c) for c in calls[:n] if c[7]] +
                  [("DROP TABLE of a temporary table", c) for c in calls[n:] if not c[7]] +
                  [("flush of a temporary table", c) for c in flushes if not c[7]])
@@ -256,7 +257,6 @@ def cmd_calib(args):
     # time, and only the populations' separation is asked: the first temporary
     # drop of the calibration's backend took up to 42 us here, with a quarter
     # of the cheapest walk at 50 us.
-    argchk = os.environ.get("ORACLE_ARGCHK") == "1"
     ok = ratio >= 10 and (argchk or early[-1] < lo)
     res.update({
         "calib_ok": 1 if ok else 0,
@@ -273,7 +273,7 @@ def cmd_calib(args):
                           ratio, fmt_ns(thr), fmt_ns(lo), fmt_ns(thr),
                           probe_ns / 1000, min(slopes) / 1000, max(slopes) / 1000),
     })
-    if os.environ.get("ORACLE_ARGCHK") == "1":
+    if argchk:
         res["calib_text"] += ("; the local-buffer path read from the arguments agreed on all %d calls"
                               % (len(calls) + len(flushes)))
     if not ok:

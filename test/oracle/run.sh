@@ -244,14 +244,8 @@ start_cluster() {
   if [ $walload = 1 ]; then
     psqlc postgres "SET client_min_messages = warning; CREATE EXTENSION IF NOT EXISTS walload" >/dev/null ||
       bail "CREATE EXTENSION walload failed"
-    # walload's calibration worker times its walks and the storage once,
-    # at start; the estimates judged here come from it, so nothing else runs
-    # until it has exited (it takes 1-10 s; deadline 300 s)
-    local deadline=$((SECONDS + 300))
-    while ps -o args= --ppid "$pm" | grep -q 'walload calibration'; do
-      [ $SECONDS -lt $deadline ] || bail "walload's calibration worker did not exit within 300 s"
-      sleep 0.1
-    done
+    # the estimates judged here come from walload's calibration worker:
+    # cluster_start has waited for it to exit (scripts/lib/cluster.sh)
   fi
   if [ $pgss = 1 ]; then
     psqlc postgres "SET client_min_messages = warning; CREATE EXTENSION IF NOT EXISTS pg_stat_statements" >/dev/null ||
@@ -293,7 +287,7 @@ drop_databases() {
 # path (only temporary relations: no walk of the shared pool), read from the
 # server headers of this version (argoffsets.c).  A call on that path is an
 # early return whatever it cost: the first such call in a backend took
-# 29-48 us here, a quarter of the cheapest walk is 60-70 us, and on a slower
+# 29-48 us here, a quarter of the cheapest walk is 50-70 us, and on a slower
 # machine it fell into the ambiguous band twice in a row.  Its time is still
 # judged: one that walked as long as a scan contradicts its argument and
 # fails.  Without a compiler or the headers, calls are judged by time alone.
