@@ -319,7 +319,7 @@ if wants tap; then
     fail "TAP" "no test files in test/t/"
   else
     # the test files, where the postgres user can read them (see "clusters")
-    mkdir -p "$work/t" && cp test/t/*.pl "$work/t/" && chmod -R a+rX "$work/t" ||
+    mkdir -p "$work/t" && cp test/t/*.pl test/t/*.pm "$work/t/" && chmod -R a+rX "$work/t" ||
       { fail "TAP" "cannot copy test/t to $work/t"; summary; }
     for t in "$work"/t/*.pl; do
       tdir="$work/tap-$(basename "$t" .pl)"

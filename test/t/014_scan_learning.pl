@@ -18,6 +18,9 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use WalloadTAP;
 
 my $node = PostgreSQL::Test::Cluster->new('walload_scan_learning');
 $node->init;
@@ -30,15 +33,8 @@ autovacuum = off
 });
 $node->start;
 # the calibration worker times the walks after the start, and a new
-# calibration starts the learned ratio again: wait until it has exited (it
-# has no row in pg_stat_activity; it is one of the postmaster's children)
-my ($pm) = split /\n/, slurp_file($node->data_dir . '/postmaster.pid');
-my $deadline = time + $PostgreSQL::Test::Utils::timeout_default;
-while (`ps -o args= --ppid $pm` =~ /walload calibration/)
-{
-	die 'the calibration worker did not finish' if time > $deadline;
-	select(undef, undef, undef, 0.1);
-}
+# calibration starts the learned ratio again: wait until it has exited
+wait_calibration($node);
 $node->safe_psql('postgres', 'CREATE EXTENSION walload');
 $node->safe_psql('postgres',
 	'CREATE TABLE d0 (a int); CREATE TABLE d1 (a int); CREATE TABLE d2 (a int); CREATE TABLE d3 (a int)');
@@ -57,15 +53,7 @@ is($r0, 1, 'the ratio starts at 1');
 # last_level_cache_bytes): a backend that walked less than a second ago
 # and has touched less than this since may find headers still cached, and
 # its next walk does not teach.
-my $llc = 0;
-for my $i (0 .. 7)
-{
-	my $dir = "/sys/devices/system/cpu/cpu0/cache/index$i";
-	last unless -e "$dir/level";
-	my $size = -e "$dir/size" ? slurp_file("$dir/size") : '';
-	$llc = $1 * 1024 if $size =~ /^(\d+)K/ && $1 * 1024 > $llc;
-}
-$llc = 256 * 1024 * 1024 if $llc == 0;
+my $llc = last_level_cache_bytes();
 # a table of 1024 blocks, read often enough to touch twice the cache
 my $reads = int(2 * $llc / (1024 * 8192)) + 1;
 $node->safe_psql('postgres', q{

@@ -15,6 +15,9 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use WalloadTAP;
 
 my $node = PostgreSQL::Test::Cluster->new('walload_vacuum_tail');
 $node->init;
@@ -23,20 +26,6 @@ shared_preload_libraries = 'walload'
 autovacuum = off
 });
 $node->start;
-
-# walload's calibration worker times the walks for some seconds after a
-# start: the restart below waits until it has exited (it has no row in
-# pg_stat_activity; it is one of the postmaster's children)
-sub wait_calibration
-{
-	my ($pm) = split /\n/, slurp_file($node->data_dir . '/postmaster.pid');
-	my $deadline = time + $PostgreSQL::Test::Utils::timeout_default;
-	while (`ps -o args= --ppid $pm` =~ /walload calibration/)
-	{
-		die 'the calibration worker did not finish' if time > $deadline;
-		select(undef, undef, undef, 0.1);
-	}
-}
 $node->safe_psql('postgres', 'CREATE EXTENSION walload');
 
 # two tables of about 590 blocks whose rows but the first 100 are deleted
@@ -79,7 +68,9 @@ is($walks[0], $before - $after, 'it invalidates every block of the cached tail')
 
 # after a restart nothing of the second table is cached
 $node->safe_psql('postgres', 'CHECKPOINT');
-wait_calibration();
+# the calibration worker times the walks for some seconds after a start:
+# the restart waits until it has exited
+wait_calibration($node);
 $node->restart;
 $before = blocks('cold');
 is($node->safe_psql('postgres',

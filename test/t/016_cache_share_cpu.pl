@@ -15,19 +15,12 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use WalloadTAP;
 
-# the CPU's last-level cache, read as walload reads it (scan_cost.c
-# last_level_cache_bytes); 256 MB where the kernel does not say
-my $llc = 0;
-for my $i (0 .. 7)
-{
-	my $dir = "/sys/devices/system/cpu/cpu0/cache/index$i";
-	last unless -e "$dir/level";
-	my $size = -e "$dir/size" ? slurp_file("$dir/size") : '';
-	$llc = $1 * 1024 if $size =~ /^(\d+)K/ && $1 * 1024 > $llc;
-	$llc = $1 * 1024 * 1024 if $size =~ /^(\d+)M/ && $1 * 1024 * 1024 > $llc;
-}
-$llc = 256 * 1024 * 1024 if $llc == 0;
+# the CPU's last-level cache, read as walload reads it
+my $llc = last_level_cache_bytes();
 plan skip_all => "a last-level cache of $llc bytes holds too little of 1 MB of headers"
   if $llc < 8 * 1024 * 1024;
 # 0.2 s on CPU moves 800 MB through the cache at 4 bytes a ns

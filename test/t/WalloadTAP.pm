@@ -1,0 +1,52 @@
+# WalloadTAP: what several of walload's TAP tests (test/t/*.pl) need to
+# know of the machine and of a running node, in one place.
+#
+#   use FindBin;
+#   use lib $FindBin::RealBin;
+#   use WalloadTAP;
+#
+#   last_level_cache_bytes()  the CPU's last-level cache, as walload reads it
+#   wait_calibration($node)   returns once walload's calibration worker has
+#                             exited (dies after timeout_default seconds)
+package WalloadTAP;
+
+use strict;
+use warnings;
+use Exporter 'import';
+use PostgreSQL::Test::Utils;
+
+our @EXPORT = qw(last_level_cache_bytes wait_calibration);
+
+# the largest cache of cpu0 in /sys/devices/system/cpu/cpu0/cache, read as
+# scan_cost.c last_level_cache_bytes reads it (the size in kB); 256 MB where
+# the kernel does not say
+sub last_level_cache_bytes
+{
+	my $llc = 0;
+	for my $i (0 .. 7)
+	{
+		my $dir = "/sys/devices/system/cpu/cpu0/cache/index$i";
+		last unless -e "$dir/level";
+		my $size = -e "$dir/size" ? slurp_file("$dir/size") : '';
+		$llc = $1 * 1024 if $size =~ /^(\d+)K/ && $1 * 1024 > $llc;
+	}
+	return $llc == 0 ? 256 * 1024 * 1024 : $llc;
+}
+
+# walload's calibration worker times the walks for some seconds after a
+# start and then publishes its figures; it has no row in pg_stat_activity,
+# so it is looked for among the postmaster's children
+sub wait_calibration
+{
+	my ($node) = @_;
+	my ($pm) = split /\n/, slurp_file($node->data_dir . '/postmaster.pid');
+	my $deadline = time + $PostgreSQL::Test::Utils::timeout_default;
+	while (`ps -o args= --ppid $pm` =~ /walload calibration/)
+	{
+		die 'the calibration worker did not finish' if time > $deadline;
+		select(undef, undef, undef, 0.1);
+	}
+	return;
+}
+
+1;
