@@ -234,6 +234,29 @@ typedef struct WlLateScan
 static WlLateScan late_scans[WL_LATE_SCANS];
 static int	n_late_scans = 0;
 
+/*
+ * A walk of the commit in progress, as attributed at PRE_COMMIT with its
+ * estimate (restate_commit_walks replaces that by what the phase measured)
+ */
+typedef struct WlCommitWalk
+{
+	bool		attributed;
+	WlScanKind	kind;
+	int32		stmt_no;
+	double		est_ns;
+	/* once restated: the phase and the prediction of its other parts */
+	double		phase_ms;
+	double		others_ns;
+	double		measured_ns;
+} WlCommitWalk;
+
+/*
+ * The walks the last commit restated, told at DEBUG2 at the next statement
+ * (the commit cleanup sends no message)
+ */
+static WlCommitWalk restated_walks[2];
+static int	n_restated_walks = 0;
+
 typedef struct WlOpenXact
 {
 	bool		observed;		/* a statement started with tracking on */
@@ -268,6 +291,8 @@ typedef struct WlOpenXact
 	bool		pred_walked_recently;	/* this backend walked < 1 s before,
 										 * touching less than the cache since */
 	int32		pred_small_files;	/* files WAL-logged, if nothing else */
+	WlCommitWalk sync_walk;		/* the sync's walk, if any */
+	WlCommitWalk drop_walk;		/* the deletion's walk, if any */
 	int8		commit_strategy;	/* walload.commit_strategy at that commit */
 	int32		commit_threshold_kb;	/* the wal_skip_threshold it used */
 
@@ -555,6 +580,21 @@ wl_acc_backend_exit(void)
 		flush_finished(true, false);
 }
 
+/* at a statement's start: what the last commit restated, at DEBUG2 */
+static void
+tell_restated_walks(void)
+{
+	for (int i = 0; i < n_restated_walks; i++)
+	{
+		WlCommitWalk *w = &restated_walks[i];
+
+		elog(DEBUG2, "walload: the commit's walk of kind %d measured %.3f ms (phase %.3f ms less %.3f ms predicted for its other parts), estimated %.3f ms",
+			 (int) w->kind, w->measured_ns / 1e6, w->phase_ms, w->others_ns / 1e6,
+			 w->est_ns / 1e6);
+	}
+	n_restated_walks = 0;
+}
+
 /*
  * A statement starts: make sure that `more` statements can be queued
  * without allocating (statements can finish inside error handlers, where
@@ -563,6 +603,8 @@ wl_acc_backend_exit(void)
 static void
 reserve_finished(int more)
 {
+	if (n_restated_walks > 0)
+		tell_restated_walks();
 	flush_at_safe_point(more, false);
 	if (n_finished + more > finished_capacity)
 	{
@@ -777,22 +819,15 @@ statement_done(const WlStmtRecord *rec, bool count_in_xact)
 static void
 xact_add_scans(WlScanKind kind, int64 n, double est_ns)
 {
-	if (n <= 0 || !cur.observed)
+	if (n < 0 || (n == 0 && est_ns == 0) || !cur.observed)
 		return;
 	activate();
 	cur.scans[kind] += n;
 	cur.scan_est_ns += (int64) est_ns;
-	wl_store_add_scan_totals(kind, n, NBuffers);
+	if (n > 0)
+		wl_store_add_scan_totals(kind, n, NBuffers);
 }
 
-/*
- * A scan at commit or abort, caused by statement stmt_no of the open record
- * (or by no known statement: -1).  Falls back to the statement running now
- * (inner transactions of VACUUM and the like).  Stored for an already
- * stored statement if walload's lock can be had at once, else kept as a
- * late scan; on_abort_path false (at PRE_COMMIT): with the late list full,
- * stored waiting.
- */
 /* the queued record of statement stmt_no of the open record, or NULL */
 static WlStmtRecord *
 queued_record(int32 stmt_no)
@@ -803,14 +838,20 @@ queued_record(int32 stmt_no)
 	return NULL;
 }
 
+/*
+ * n walks (1, or 0 for a change of est_ns to the estimate of one already
+ * attributed) at commit or abort, caused by statement stmt_no of the open
+ * record (or by no known statement: -1).  Falls back to the statement
+ * running now (inner transactions of VACUUM and the like).  Stored for an
+ * already stored statement if walload's lock can be had at once, else kept
+ * as a late scan; with may_wait (at PRE_COMMIT), with the late list full,
+ * stored waiting.
+ */
 static void
-add_attributed_scan(WlScanKind kind, int32 stmt_no, int nfiles, int64 invalidated,
-					bool on_abort_path)
+attribute_walks(WlScanKind kind, int64 n, int32 stmt_no, double est_ns, bool on_abort_path,
+				bool may_wait)
 {
 	WlStmtRef  *ref = stmt_no >= 0 ? find_ref(stmt_no) : NULL;
-	double		est_ns = wl_scans_est_ns(kind, 1, nfiles, invalidated, !on_abort_path);
-
-	cur.walks_ahead = true;
 
 	/*
 	 * An abort deleting files of no known creator: they are the failed
@@ -823,26 +864,26 @@ add_attributed_scan(WlScanKind kind, int32 stmt_no, int nfiles, int64 invalidate
 
 		if (rec != NULL)
 		{
-			xact_add_scans(kind, 1, est_ns);
-			rec->c.scans[kind]++;
+			xact_add_scans(kind, n, est_ns);
+			rec->c.scans[kind] += n;
 			rec->c.scan_est_ns += (int64) est_ns;
 			return;
 		}
 	}
 	if (ref == NULL)
 	{
-		add_scans_to_current(kind, 1, est_ns);
+		add_scans_to_current(kind, n, est_ns);
 		return;
 	}
 
-	xact_add_scans(kind, 1, est_ns);
+	xact_add_scans(kind, n, est_ns);
 	if (!ref->stored)
 	{
-		ref->scans[kind]++;
+		ref->scans[kind] += n;
 		ref->scan_est_ns += (int64) est_ns;
 	}
 	else if (!wl_store_add_statement_scans(ref->ring_pos, cur.xact_id, ref->stmt_no,
-										   &ref->key, kind, 1, NBuffers, est_ns, false))
+										   &ref->key, kind, n, NBuffers, est_ns, false))
 	{
 		/* later, from this backend's next safe point */
 		for (int i = 0; i < n_late_scans; i++)
@@ -851,15 +892,15 @@ add_attributed_scan(WlScanKind kind, int32 stmt_no, int nfiles, int64 invalidate
 
 			if (l->ring_pos == ref->ring_pos && l->kind == kind)
 			{
-				l->n++;
+				l->n += n;
 				l->est_ns += est_ns;
 				return;
 			}
 		}
-		if (n_late_scans >= WL_LATE_SCANS && !on_abort_path)
+		if (n_late_scans >= WL_LATE_SCANS && may_wait)
 		{
 			(void) wl_store_add_statement_scans(ref->ring_pos, cur.xact_id, ref->stmt_no,
-												&ref->key, kind, 1, NBuffers, est_ns, true);
+												&ref->key, kind, n, NBuffers, est_ns, true);
 			return;
 		}
 		if (n_late_scans < WL_LATE_SCANS)
@@ -871,7 +912,7 @@ add_attributed_scan(WlScanKind kind, int32 stmt_no, int nfiles, int64 invalidate
 			l->stmt_no = ref->stmt_no;
 			l->key = ref->key;
 			l->kind = kind;
-			l->n = 1;
+			l->n = n;
 			l->est_ns = est_ns;
 		}
 
@@ -881,6 +922,22 @@ add_attributed_scan(WlScanKind kind, int32 stmt_no, int nfiles, int64 invalidate
 		 * store on the abort path before this backend's next statement.
 		 */
 	}
+}
+
+/*
+ * One walk at commit or abort over nfiles files, invalidating about
+ * invalidated buffers, attributed as attribute_walks says; returns its
+ * estimate.
+ */
+static double
+add_attributed_scan(WlScanKind kind, int32 stmt_no, int nfiles, int64 invalidated,
+					bool on_abort_path)
+{
+	double		est_ns = wl_scans_est_ns(kind, 1, nfiles, invalidated, !on_abort_path);
+
+	cur.walks_ahead = true;
+	attribute_walks(kind, 1, stmt_no, est_ns, on_abort_path, !on_abort_path);
+	return est_ns;
 }
 
 /* ----------------------------------------------------------------
@@ -1045,7 +1102,7 @@ add_scans_to_current(WlScanKind kind, int64 n, double est_ns)
 {
 	int			idx;
 
-	if (n <= 0 || !cur.observed)
+	if (n < 0 || (n == 0 && est_ns == 0) || !cur.observed)
 		return;
 	idx = current_statement();
 	if (idx >= 0)
@@ -1538,6 +1595,17 @@ forget_quiet_transaction(bool has_xid, bool is_prepare)
 	return true;
 }
 
+/* a walk of the commit, attributed at PRE_COMMIT with estimate est_ns */
+static void
+note_commit_walk(WlCommitWalk *w, WlScanKind kind, int32 stmt_no, double est_ns)
+{
+	memset(w, 0, sizeof(*w));
+	w->attributed = true;
+	w->kind = kind;
+	w->stmt_no = stmt_no;
+	w->est_ns = est_ns;
+}
+
 /*
  * Before the commit record: store what waits (without waiting, unless the
  * backend holds too much), decide the commit's scans the way core will,
@@ -1564,6 +1632,8 @@ pre_commit_record(bool is_prepare, bool has_xid)
 
 	flush_at_safe_point(0, true);
 	memset(&cur.pred_est, 0, sizeof(cur.pred_est));
+	memset(&cur.sync_walk, 0, sizeof(cur.sync_walk));
+	memset(&cur.drop_walk, 0, sizeof(cur.drop_walk));
 	cur.pred_walked_recently = false;
 	cur.pred_small_files = 0;
 
@@ -1603,11 +1673,14 @@ pre_commit_record(bool is_prepare, bool has_xid)
 			 est.total_ns / 1e6, est.scan_ns / 1e6, est.sync_ns / 1e6, est.wal_ns / 1e6, est.drop_ns / 1e6,
 			 est.files_ns / 1e6, est.fsync_ns / 1e6, est.fsync_timed_ns / 1e6);
 		if (model.sync_scan)
-			add_attributed_scan(WL_SCAN_FLUSH_PENDING, model.sync_stmt_no,
-								model.synced_rels, 0, false);
+			note_commit_walk(&cur.sync_walk, WL_SCAN_FLUSH_PENDING, model.sync_stmt_no,
+							 add_attributed_scan(WL_SCAN_FLUSH_PENDING, model.sync_stmt_no,
+												 model.synced_rels, 0, false));
 		if (model.drop_scan && !is_prepare)
-			add_attributed_scan(WL_SCAN_DROP_PENDING, model.drop_stmt_no,
-								model.dropped_rels, model.dropped_buffers, false);
+			note_commit_walk(&cur.drop_walk, WL_SCAN_DROP_PENDING, model.drop_stmt_no,
+							 add_attributed_scan(WL_SCAN_DROP_PENDING, model.drop_stmt_no,
+												 model.dropped_rels, model.dropped_buffers,
+												 false));
 		cur.model.wal_skipped_rels += model.wal_skipped_rels;
 		cur.model.synced_rels += model.synced_rels;
 		cur.model.synced_blocks += model.synced_blocks;
@@ -1872,6 +1945,52 @@ learn_from_commit(void)
 }
 
 /*
+ * A walk of the commit that has ended, as its phase measured it (scan_cost.c
+ * wl_commit_walk_measured_ns), where the phase says enough of it: its
+ * estimate in the records it went to at PRE_COMMIT (the transaction's, the
+ * statement's and its aggregate's) is replaced by that.
+ */
+static void
+restate_walk(WlCommitWalk *w, double phase_ms, double others_ns)
+{
+	double		measured_ns;
+
+	if (!w->attributed)
+		return;
+	w->attributed = false;
+	measured_ns = wl_commit_walk_measured_ns(phase_ms, w->est_ns, others_ns);
+	if (measured_ns < 0)
+		return;
+	attribute_walks(w->kind, 0, w->stmt_no, measured_ns - w->est_ns, false, false);
+	w->phase_ms = phase_ms;
+	w->others_ns = others_ns;
+	w->measured_ns = measured_ns;
+	if (n_restated_walks < lengthof(restated_walks))
+		restated_walks[n_restated_walks++] = *w;
+}
+
+/*
+ * The commit's walks as measured: the sync's walk in the sync phase
+ * (PRE_COMMIT to core's COMMIT callback: with it the synced files' writes
+ * and fsyncs and the WAL's writes and flush; no wait for a synchronous
+ * standby, as a sync walks only under wal_level=minimal), the deletion's in
+ * the deletion (deletion_ms: with it the files' truncation and unlinking;
+ * after the locks' release).  Also a walk right after another one: what it
+ * took is what it took, whatever its estimate assumed of the CPU cache.
+ * Runs in the commit cleanup: the rules of the header apply (a change to a
+ * stored statement's record is tried without waiting, or kept as a late
+ * scan).
+ */
+static void
+restate_commit_walks(void)
+{
+	const WlCommitEstimate *e = &cur.pred_est;
+
+	restate_walk(&cur.sync_walk, cur.sync_ms, e->sync_ns + e->wal_ns);
+	restate_walk(&cur.drop_walk, cur.deletion_ms, e->drop_ns + e->files_ns);
+}
+
+/*
  * TopTransactionContext is being reset or deleted: the commit or abort
  * phase is over.  Runs with interrupts held at the very end of
  * CommitTransaction / CleanupTransaction: the rules of the header apply.
@@ -1918,8 +2037,13 @@ wl_acc_xact_end(void)
 			cur.deletion_ms = INSTR_TIME_GET_MILLISEC(d);
 		}
 		if (!cur.phase_is_prepare)
+		{
 			learn_from_commit();
+			restate_commit_walks();
+		}
 	}
+	cur.sync_walk.attributed = false;
+	cur.drop_walk.attributed = false;
 
 	wl_model_xact_end();
 

@@ -1,0 +1,119 @@
+# A commit's walk of shared_buffers that is most of its phase is recorded as
+# the phase measured it (accumulator.c restate_commit_walks, scan_cost.c
+# wl_commit_walk_measured_ns): the phase as timed, less what the commit's
+# prediction gave its other parts.  walload counts the walk at
+# XACT_EVENT_PRE_COMMIT with its estimate, in the transaction's record, the
+# statement's that caused it and that statement's aggregate; when the
+# commit has ended, all three get the measured figure instead, whether the
+# statement's record was still queued in the backend (autocommit) or
+# already in the store (a transaction block).  A walk that is a small part
+# of its phase (the sync's, beside an fsync of 24 MB), or one at an abort,
+# keeps its estimate.  What each walk was estimated at and measured at is
+# read from walload's DEBUG2 lines.  Whether the measured figure is nearer
+# the real walk than the estimate is the uprobe oracle's to say
+# (test/oracle).
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use WalloadTAP;
+
+my $node = PostgreSQL::Test::Cluster->new('walload_commit_walk_measured');
+$node->init;
+$node->append_conf('postgresql.conf', qq{
+shared_preload_libraries = 'walload'
+shared_buffers = 2GB
+wal_level = minimal
+max_wal_senders = 0
+autovacuum = off
+});
+$node->start;
+wait_calibration($node);
+$node->safe_psql('postgres', 'CREATE EXTENSION walload');
+$node->safe_psql('postgres',
+	'CREATE TABLE d1 (a int); CREATE TABLE d2 (a int); CREATE TABLE r (a int)');
+
+# runs the script in one session at DEBUG2; returns the walks estimated
+# (kind, ms) and those restated (kind, measured, phase, others, estimated)
+sub session
+{
+	my ($sql) = @_;
+	my ($stdout, $stderr);
+	$node->psql('postgres', "SET client_min_messages = debug2;\n$sql\nSELECT 1;",
+		stdout => \$stdout, stderr => \$stderr, on_error_die => 1);
+	my @est = $stderr =~ /walload: 1 walk\(s\) of kind (\d) over \d+ file\(s\): [^\n]*: ([\d.]+) ms/g;
+	my @measured = $stderr =~
+	  /walload: the commit's walk of kind (\d) measured ([\d.]+) ms \(phase ([\d.]+) ms less ([\d.]+) ms predicted for its other parts\), estimated ([\d.]+) ms/g;
+	return (\@est, \@measured);
+}
+
+sub near
+{
+	my ($x, $y) = @_;
+	return abs($x - $y) <= 0.002;
+}
+
+# est_scan_ms of the transaction, the statement and its aggregate
+sub recorded
+{
+	my ($stmt) = @_;
+	return split /\|/, $node->safe_psql('postgres', qq{
+		SELECT x.est_scan_ms, s.est_scan_ms, st.est_scan_ms
+		FROM walload_statements s JOIN walload_xacts x USING (xact_id)
+		JOIN walload_stats st USING (queryid)
+		WHERE s.query = '$stmt'});
+}
+
+# 1. autocommit: the DROP's record waits in the backend until the commit ends
+my ($est, $m) = session('DROP TABLE d1;');
+is(scalar @$est, 2, 'DROP TABLE d1 estimated one walk');
+is($est->[0], 3, 'of the deletion');
+is(scalar @$m, 5, 'and its commit measured it');
+my ($kind, $measured, $phase, $others, $estimated) = @$m;
+is($kind, 3, 'the deletion\'s walk');
+ok(near($estimated, $est->[1]), "the estimate restated is the one counted ($estimated ms)");
+ok(near($measured, $phase - $others),
+	"measured: the phase less its other parts as predicted ($phase - $others = $measured ms)");
+ok($others < $estimated / 4, "premise: the other parts were predicted at under a quarter of the walk ($others ms)");
+my @rec = recorded('DROP TABLE d1');
+ok(near($rec[0], $measured), "the transaction's record has the measured walk ($rec[0] ms)");
+ok(near($rec[1], $measured), "so has the statement's ($rec[1] ms)");
+ok(near($rec[2], $measured), "and the statement's aggregate ($rec[2] ms)");
+
+# 2. a transaction block: the DROP's record is stored at the next
+# statement, before the COMMIT
+($est, $m) = session("BEGIN;\nDROP TABLE d2;\nSELECT 2;\nCOMMIT;");
+is(scalar @$m, 5, 'a DROP TABLE in a transaction block: its commit measured the walk');
+($kind, $measured, $phase, $others, $estimated) = @$m;
+@rec = recorded('DROP TABLE d2');
+ok(near($rec[0], $measured), "the transaction's record has the measured walk ($rec[0] ms)");
+ok(near($rec[1], $measured), "so has the statement's record, stored before the commit ($rec[1] ms)");
+ok(near($rec[2], $measured), "and its aggregate ($rec[2] ms)");
+
+# 3. a commit whose sync walk is a small part of the sync: an fsync of
+# about 24 MB
+($est, $m) = session(q{
+	BEGIN;
+	CREATE TABLE big (a int, b text);
+	INSERT INTO big SELECT g, repeat('s', 60) FROM generate_series(1, 250000) g;
+	COMMIT;});
+my %est = @$est;
+ok(exists $est{1}, 'the load was synced at commit, with a walk');
+is(scalar @$m, 0, 'a walk that is a small part of its phase is not restated');
+@rec = recorded('CREATE TABLE big (a int, b text)');
+ok(near($rec[0], $est{1}), "the transaction keeps the walk's estimate ($rec[0] ms)");
+ok(near($rec[1], $est{1}), "so does the statement ($rec[1] ms)");
+
+# 4. an abort's walk keeps its estimate
+($est, $m) = session("BEGIN;\nCREATE TABLE gone (a int);\nROLLBACK;");
+%est = @$est;
+ok(exists $est{3}, 'the ROLLBACK of a created table walks to delete its file');
+is(scalar @$m, 0, 'an abort\'s walk is not restated');
+@rec = recorded('CREATE TABLE gone (a int)');
+ok(near($rec[0], $est{3}), "the transaction keeps the walk's estimate ($rec[0] ms)");
+
+$node->stop;
+done_testing();
