@@ -1480,7 +1480,8 @@ wl_commit_est(const WlCommitModel *m, const WlScanCost *cost, const WlCommitStat
 #define WL_WALK_MEASURED_SHARE		0.8
 
 /*
- * A walk of a commit that has ended, as its phase measured it: the phase as
+ * A walk of a commit that has ended, as its phase measured it (the file
+ * deletion's walk: accumulator.c restate_deletion_walk): the phase as
  * timed (phase_ms) less what the commit's prediction gave the phase's other
  * parts (others_ns), where the walk as estimated (walk_ns: with its page
  * faults and invalidated buffers) is at least WL_WALK_MEASURED_MIN_NS and
@@ -1494,8 +1495,7 @@ wl_commit_est(const WlCommitModel *m, const WlScanCost *cost, const WlCommitStat
  * estimate).  Why the share: at 2GB the deletion of an unlogged table's
  * five files took 1-4.6 ms where 0.25 ms were predicted (accumulator.c
  * learn_from_commit).  Why the floor: a walk of 128MB takes about 30 us,
- * as much as the phase's untimed work (the locks' release, the cache
- * invalidation) varies.
+ * as much as the phase's untimed work varies.
  *
  * Pure.
  */

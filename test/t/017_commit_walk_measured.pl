@@ -1,17 +1,17 @@
-# A commit's walk of shared_buffers that is most of its phase is recorded as
-# the phase measured it (accumulator.c restate_commit_walks, scan_cost.c
-# wl_commit_walk_measured_ns): the phase as timed, less what the commit's
-# prediction gave its other parts.  walload counts the walk at
-# XACT_EVENT_PRE_COMMIT with its estimate, in the transaction's record, the
-# statement's that caused it and that statement's aggregate; when the
-# commit has ended, all three get the measured figure instead, whether the
-# statement's record was still queued in the backend (autocommit) or
-# already in the store (a transaction block).  A walk that is a small part
-# of its phase (the sync's, beside an fsync of 24 MB), or one at an abort,
-# keeps its estimate.  What each walk was estimated at and measured at is
-# read from walload's DEBUG2 lines.  Whether the measured figure is nearer
-# the real walk than the estimate is the uprobe oracle's to say
-# (test/oracle).
+# A commit's walk of shared_buffers to delete files, where it is most of the
+# file deletion, is recorded as the deletion measured it (accumulator.c
+# restate_deletion_walk, scan_cost.c wl_commit_walk_measured_ns): the
+# phase as timed, less what the commit's prediction gave its other parts.
+# walload counts the walk at XACT_EVENT_PRE_COMMIT with its estimate, in
+# the transaction's record, the statement's that caused it and that
+# statement's aggregate; when the commit has ended, all three get the
+# measured figure instead, whether the statement's record was still queued
+# in the backend (autocommit) or already in the store (a transaction
+# block).  A walk that is a small part of its phase (beside the deletion of
+# a 24 MB table), the sync's walk and an abort's keep their estimates.
+# What each walk was estimated at and measured at is read from walload's
+# DEBUG2 lines.  Whether the measured figure is nearer the real walk than
+# the estimate is the uprobe oracle's to say (test/oracle).
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -93,8 +93,8 @@ ok(near($rec[0], $measured), "the transaction's record has the measured walk ($r
 ok(near($rec[1], $measured), "so has the statement's record, stored before the commit ($rec[1] ms)");
 ok(near($rec[2], $measured), "and its aggregate ($rec[2] ms)");
 
-# 3. a commit whose sync walk is a small part of the sync: an fsync of
-# about 24 MB
+# 3. the sync's walk is never restated: the sync phase also writes and
+# fsyncs the synced files, whose prediction errs by more than the walk
 ($est, $m) = session(q{
 	BEGIN;
 	CREATE TABLE big (a int, b text);
@@ -102,12 +102,24 @@ ok(near($rec[2], $measured), "and its aggregate ($rec[2] ms)");
 	COMMIT;});
 my %est = @$est;
 ok(exists $est{1}, 'the load was synced at commit, with a walk');
-is(scalar @$m, 0, 'a walk that is a small part of its phase is not restated');
+is(scalar @$m, 0, 'the sync\'s walk is not restated');
 @rec = recorded('CREATE TABLE big (a int, b text)');
 ok(near($rec[0], $est{1}), "the transaction keeps the walk's estimate ($rec[0] ms)");
 ok(near($rec[1], $est{1}), "so does the statement ($rec[1] ms)");
 
-# 4. an abort's walk keeps its estimate
+# 4. a deletion whose files take long to delete: the walk is not most of it
+my ($stdout, $stderr);
+$node->psql('postgres', "SET client_min_messages = debug2;\nDROP TABLE big;\nSELECT 1;",
+	stdout => \$stdout, stderr => \$stderr, on_error_die => 1);
+my ($deletion) = $stderr =~ /walload: commit predicted to take [^\n]*, file deletion ([\d.]+) ms/;
+my ($walk) = $stderr =~ /walload: 1 walk\(s\) of kind 3 over \d+ file\(s\): [^\n]*: ([\d.]+) ms/;
+ok(defined $deletion && defined $walk && $deletion > $walk / 4,
+	"premise: DROP TABLE big's file deletion is predicted at more than a quarter of its walk ($deletion ms, walk $walk ms)");
+unlike($stderr, qr/the commit's walk of kind/, 'so its walk is not restated');
+@rec = recorded('DROP TABLE big');
+ok(near($rec[0], $walk), "the transaction keeps the walk's estimate ($rec[0] ms)");
+
+# 5. an abort's walk keeps its estimate
 ($est, $m) = session("BEGIN;\nCREATE TABLE gone (a int);\nROLLBACK;");
 %est = @$est;
 ok(exists $est{3}, 'the ROLLBACK of a created table walks to delete its file');
