@@ -270,6 +270,7 @@ typedef struct WlOpenXact
 	int64		rows;
 	int64		scans[WL_NUM_SCAN_KINDS];
 	int64		scan_est_ns;
+	double		faults_mark;	/* wl_scan_faults_priced_ns() when observed */
 	uint64		commit_wal_bytes;
 	WlCommitModel model;
 	bool		usage_baseline_set;
@@ -356,6 +357,7 @@ wl_acc_observe(void)
 	if (cur.observed)
 		return;
 	cur.observed = true;
+	cur.faults_mark = wl_scan_faults_priced_ns();
 	cur.start_ts = IsTransactionState() ?
 		GetCurrentTransactionStartTimestamp() : GetCurrentTimestamp();
 }
@@ -1816,6 +1818,7 @@ finish_record(void)
 	rec.c.rows = cur.rows;
 	memcpy(rec.c.scans, cur.scans, sizeof(rec.c.scans));
 	rec.c.scan_est_ns = cur.scan_est_ns;
+	rec.scan_fault_ms = (float4) ((wl_scan_faults_priced_ns() - cur.faults_mark) / 1e6);
 	rec.commit_wal_bytes = cur.commit_wal_bytes;
 	rec.wal_skipped_rels = cur.model.wal_skipped_rels;
 	rec.synced_rels = cur.model.synced_rels;

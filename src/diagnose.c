@@ -51,7 +51,9 @@ typedef struct Totals
 	int			drop_xacts;		/* committed, with a deletion scan */
 	double		drop_commit_sync_ms;	/* their commit phases up to the flush */
 	double		drop_commit_scan_ms;	/* and their deletion scans' estimates */
+	double		drop_commit_fault_ms;	/* of those, first walks' page faults */
 	double		sync_scan_ms;	/* the commit-time syncs' scans' estimates */
+	double		sync_fault_ms;	/* of those, first walks' page faults */
 	int			small_sync_commits; /* <= 2 statements, synchronous */
 	double		small_sync_commit_ms;
 	double		small_sync_total_ms;
@@ -113,32 +115,40 @@ mb(double bytes)
 
 /*
  * The scans of one kind, one per transaction (scans of them, comparing
- * files relation files in all, estimated at recorded_ms), done in one
- * transaction instead: core then walks once, comparing all the files.
- * Returns the ms of scanning saved: the walks as estimated when they were
- * counted (as cold or as warm as each found the CPU cache), less one walk
- * that costs what the average of them did, times what comparing all the
- * files costs against comparing each one's share (the calibration's one
- * formula, scan_cost.c).
+ * files relation files in all, recorded at recorded_ms, of which fault_ms
+ * the page faults of backends' first walks), done in one transaction
+ * instead: core then walks once, comparing all the files.  Returns the ms
+ * of scanning saved: the walks as recorded (measured where a commit's
+ * deletion measured its walk, else as estimated when counted, as cold or
+ * as warm as each found the CPU cache), less their page faults, which the
+ * one transaction's walk pays too if it is its backend's first (and none
+ * of which is paid again if not), less that one walk: cold (the
+ * statements before it touch the cache), comparing all the files, scaled
+ * by what the commits taught of the walks (the calibration's one formula,
+ * scan_cost.c).  The rule before, the average of the walks recorded
+ * (their faults in it) times the calibrated multiple of comparing all the
+ * files, gave 1.09-1.10 times the time saved by 20 DROPs done in one
+ * transaction at 4GB and 16GB; this one 1.00 and 0.96 (bench/run.py
+ * whatif, 2026-11-25).
  */
 static double
-whatif_one_walk_ms(WlScanKind kind, int64 scans, int64 files, double recorded_ms)
+whatif_one_walk_ms(WlScanKind kind, int64 scans, int64 files, double recorded_ms,
+				   double fault_ms)
 {
 	WlScanCost	cost;
-	int			each;
 	int			all;
-	double		each_ns;
+	double		one_ms;
+	double		saved_ms;
 
 	if (scans < 2)
 		return 0;
 	wl_store_get_scan_cost(&cost);
-	each = (int) Max(1, Min(files / scans, PG_INT32_MAX));
 	all = (int) Max(1, Min(files, PG_INT32_MAX));
-	each_ns = wl_scan_est_ns(&cost, kind, each, 0, 0);
-	if (each_ns <= 0)
-		return 0;
-	return Max(recorded_ms - recorded_ms / scans *
-			   wl_scan_est_ns(&cost, kind, all, 0, 0) / each_ns, 0);
+	one_ms = wl_scan_est_ns(&cost, kind, all, 0, 0) / 1e6;
+	saved_ms = Max(recorded_ms - Max(fault_ms, 0) - one_ms, 0);
+	elog(DEBUG2, "walload: what-if of one walk of kind %d over %d file(s) for %lld: recorded %.3f ms, page faults %.3f ms, one walk %.3f ms: saves %.3f ms",
+		 (int) kind, all, (long long) scans, recorded_ms, fault_ms, one_ms, saved_ms);
+	return saved_ms;
 }
 
 /*
@@ -157,7 +167,7 @@ whatif_one_drop_transaction_ms(const Totals *t)
 		return 0;
 	return Max(t->drop_commit_sync_ms * (t->drop_xacts - 1) / t->drop_xacts +
 			   whatif_one_walk_ms(WL_SCAN_DROP_PENDING, t->drop_xacts, t->dropped_rels,
-								  t->drop_commit_scan_ms), 0);
+								  t->drop_commit_scan_ms, t->drop_commit_fault_ms), 0);
 }
 
 /*
@@ -243,7 +253,7 @@ diagnose_scans(Emitter *em, const Totals *t)
 							 whatif_one_walk_ms(WL_SCAN_FLUSH_PENDING,
 												t->c.scans[WL_SCAN_FLUSH_PENDING],
 												t->synced_rels,
-												t->sync_scan_ms));
+												t->sync_scan_ms, t->sync_fault_ms));
 		appendStringInfo(&hint,
 						 ". Raising wal_skip_threshold to %lld kB (above the largest of these files) would "
 						 "WAL-log about %.1f MB of full-page images at commit instead of the sync and the scan%s.",
@@ -798,13 +808,18 @@ walload_diagnose(PG_FUNCTION_ARGS)
 		t.dropped_rels += x->dropped_rels;
 		/* a transaction's estimate, shared evenly among its scans */
 		if (x->c.scans[WL_SCAN_FLUSH_PENDING] > 0)
+		{
 			t.sync_scan_ms += x->c.scan_est_ns / 1e6 * x->c.scans[WL_SCAN_FLUSH_PENDING] /
 				wl_full_scans(&x->c);
+			t.sync_fault_ms += x->scan_fault_ms * x->c.scans[WL_SCAN_FLUSH_PENDING] /
+				wl_full_scans(&x->c);
+		}
 		if (x->outcome == WL_OUTCOME_COMMIT && x->c.scans[WL_SCAN_DROP_PENDING] > 0)
 		{
 			t.drop_xacts++;
 			t.drop_commit_sync_ms += x->commit_sync_ms;
 			t.drop_commit_scan_ms += x->c.scan_est_ns / 1e6 / wl_full_scans(&x->c);
+			t.drop_commit_fault_ms += x->scan_fault_ms / wl_full_scans(&x->c);
 		}
 		if (x->outcome == WL_OUTCOME_COMMIT && x->statements <= 2 &&
 			x->synchronous_commit > SYNCHRONOUS_COMMIT_OFF && x->c.wal_bytes > 0)

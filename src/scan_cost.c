@@ -99,6 +99,9 @@ static bool headers_mapped = false;
 /* unmapped header pages counted before the running statement */
 static int64 sampled_unmapped = 0;
 
+/* the page faults this backend's walk estimates have priced so far (ns) */
+static double faults_priced_ns = 0;
+
 /*
  * this backend's last walk: when, the pages it had touched by then, and its
  * time on CPU by then (ns; -1 where the clock cannot be read)
@@ -913,6 +916,7 @@ wl_scans_est_ns(WlScanKind kind, int64 n, int nfiles, int64 invalidated, bool be
 	double		cached;
 	bool		frozen;
 	double		est;
+	double		fault_ns;
 
 	if (n <= 0)
 		return 0;
@@ -925,17 +929,30 @@ wl_scans_est_ns(WlScanKind kind, int64 n, int nfiles, int64 invalidated, bool be
 	}
 	frozen = kind == WL_SCAN_DB && db_walk_started;
 	cached = wl_headers_cached(&cost, frozen ? touched_before_db_walk : wl_touched_since_walk());
+	fault_ns = wl_scan_fault_ns(&cost, unmapped);
 	est = wl_scan_est_ns(&cost, kind, nfiles, unmapped, cached) +
 		(n - 1) * wl_scan_est_ns(&cost, kind, nfiles, 0, wl_headers_cached(&cost, 0)) +
 		wl_scan_invalidation_ns(&cost, invalidated);
+	faults_priced_ns += fault_ns;
 	elog(DEBUG2, "walload: %lld walk(s) of kind %d over %d file(s): %lld unmapped header pages, "
-		 "cache share %.2f, %lld buffers invalidated: %.3f ms",
+		 "cache share %.2f, %lld buffers invalidated: %.3f ms, page faults %.3f ms",
 		 (long long) n, (int) kind, nfiles, (long long) unmapped, cached,
-		 (long long) invalidated, est / 1e6);
+		 (long long) invalidated, est / 1e6, fault_ns / 1e6);
 	if (!frozen)
 		note_walk();
 	db_walk_started = false;
 	return est;
+}
+
+/*
+ * The page faults of mapping the header pages that this backend's walk
+ * estimates (wl_scans_est_ns) have priced so far, in ns: a running total,
+ * which a record takes the difference of.
+ */
+double
+wl_scan_faults_priced_ns(void)
+{
+	return faults_priced_ns;
 }
 
 /*

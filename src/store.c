@@ -1462,6 +1462,7 @@ check_xact(const WlXactRecord *x, uint64 next_xact_id)
 		(p = check_ms("commit_cleanup_ms", x->commit_cleanup_ms)) ||
 		(p = check_ms("pred_commit_ms", x->pred_commit_ms)) ||
 		(p = check_ms("pred_core_commit_ms", x->pred_core_commit_ms)) ||
+		(p = check_ms("scan_fault_ms", x->scan_fault_ms)) ||
 		(p = check_count("statements", x->statements)) ||
 		(p = check_count("inner_xacts", x->inner_xacts)) ||
 		(p = check_counters(&x->c)) ||
@@ -1507,6 +1508,14 @@ check_stmt(const WlStmtRecord *s, uint64 next_xact_id)
 		return p;
 	return NULL;
 }
+
+/*
+ * scan_fault_ms sits in what was padding of WlXactRecord: the records and
+ * the file keep the layout of earlier 1.4 libraries (walload.h)
+ */
+StaticAssertDecl(offsetof(WlXactRecord, total_ms) ==
+				 TYPEALIGN(ALIGNOF_DOUBLE, offsetof(WlXactRecord, synchronous_commit) + 1),
+				 "scan_fault_ms must fit in the padding before total_ms");
 
 static const char *
 check_header(const WlDumpHeader *h, off_t file_size)

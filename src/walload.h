@@ -139,6 +139,15 @@ typedef struct WlXactRecord
 	uint8		outcome;		/* WlOutcome */
 	int8		wal_level;
 	int8		synchronous_commit;
+
+	/*
+	 * Of c.scan_est_ns, the page faults of this backend's first walk as
+	 * priced (scan_cost.c wl_scan_fault_ns), in ms; 0 if none.  In what was
+	 * padding before total_ms: the record's size and the stats file's
+	 * layout are those of earlier 1.4 libraries, whose records (zeroed
+	 * before they were filled) read 0 here.
+	 */
+	float4		scan_fault_ms;
 	double		total_ms;
 	double		commit_ms;
 	double		commit_sync_ms;

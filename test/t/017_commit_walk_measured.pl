@@ -10,7 +10,9 @@
 # block).  A walk that is a small part of its phase (beside the deletion of
 # a 24 MB table), the sync's walk and an abort's keep their estimates.
 # What each walk was estimated at and measured at is read from walload's
-# DEBUG2 lines.  Whether the measured figure is nearer the real walk than
+# DEBUG2 lines.  And what walload_diagnose() says one transaction instead of
+# several DROPs would save is made of those recorded walks, less their page
+# faults.  Whether the measured figure is nearer the real walk than
 # the estimate is the uprobe oracle's to say (test/oracle).
 use strict;
 use warnings;
@@ -126,6 +128,34 @@ ok(exists $est{3}, 'the ROLLBACK of a created table walks to delete its file');
 is(scalar @$m, 0, 'an abort\'s walk is not restated');
 @rec = recorded('CREATE TABLE gone (a int)');
 ok(near($rec[0], $est{3}), "the transaction keeps the walk's estimate ($rec[0] ms)");
+
+# 6. what one transaction instead of five DROPs in autocommit would save
+# (diagnose.c whatif_one_walk_ms): the walks as recorded (the first one
+# measured, with its page faults), less those faults (the one transaction's
+# walk pays them too, if it is its backend's first), less one cold walk
+# over the five files; plus four of the five commit records' flushes
+$node->safe_psql('postgres', join(' ', map { "CREATE TABLE f$_ (a int);" } 1 .. 5));
+$node->safe_psql('postgres', 'SELECT walload_reset()');
+($stdout, $stderr) = (undef, undef);
+$node->psql('postgres', "SET client_min_messages = debug2;\n" .
+	join("\n", map { "DROP TABLE f$_;" } 1 .. 5) .
+	"\nSELECT hint FROM walload_diagnose() WHERE finding LIKE 'file deletion%';",
+	stdout => \$stdout, stderr => \$stderr, on_error_die => 1);
+my @faults = $stderr =~ /walload: 1 walk\(s\) of kind 3 over 1 file\(s\): [^\n]*, page faults ([\d.]+) ms/g;
+is(scalar @faults, 5, 'five walks estimated');
+ok($faults[0] > 0, "premise: the session's first walk maps the header pages ($faults[0] ms of page faults)");
+is(scalar(grep { $_ > 0 } @faults[1 .. 4]), 0, 'the later ones do not');
+my ($kind6, $files6, $n6, $rec6, $f6, $one6, $saves6) = $stderr =~
+  /walload: what-if of one walk of kind (\d) over (\d+) file\(s\) for (\d+): recorded ([\d.]+) ms, page faults ([\d.]+) ms, one walk ([\d.]+) ms: saves ([\d.]+) ms/;
+ok(defined $saves6 && $files6 == 5 && $n6 == 5, 'the what-if prices one walk over the five files');
+my ($est_sum, $sync_sum) = split /\|/, $node->safe_psql('postgres',
+	'SELECT sum(est_scan_ms), sum(commit_sync_ms) FROM walload_xacts WHERE scans_drop_pending > 0');
+ok(abs($rec6 - $est_sum) < 0.005, "from the walks as recorded ($rec6 ms, est_scan_ms $est_sum)");
+ok(near($f6, $faults[0]), "less the first walk's page faults as priced ($f6 ms)");
+ok(near($saves6, $rec6 - $f6 - $one6), "less one walk over the five files ($one6 ms): $saves6 ms saved");
+my ($hint_ms) = $stdout =~ /would save 4 scans and 4 WAL flushes, about ([\d.]+) ms/;
+ok(defined $hint_ms && abs($hint_ms - ($sync_sum * 4 / 5 + $saves6)) <= 0.051,
+	"the hint adds four of the five commit records' flushes ($hint_ms ms)");
 
 $node->stop;
 done_testing();
