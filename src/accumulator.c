@@ -242,7 +242,6 @@ static int	n_late_scans = 0;
 typedef struct WlCommitWalk
 {
 	bool		attributed;
-	WlScanKind	kind;
 	int32		stmt_no;
 	double		est_ns;
 	/* once restated: the phase and the prediction of its other parts */
@@ -253,9 +252,10 @@ typedef struct WlCommitWalk
 
 /*
  * The walk the last commit restated, told at DEBUG2 at the next statement
- * (the commit cleanup sends no message); attributed while not told yet
+ * (the commit cleanup sends no message) unless told already
  */
 static WlCommitWalk restated_walk;
+static bool restated_walk_untold = false;
 
 typedef struct WlOpenXact
 {
@@ -588,9 +588,9 @@ tell_restated_walk(void)
 	WlCommitWalk *w = &restated_walk;
 
 	elog(DEBUG2, "walload: the commit's walk of kind %d measured %.3f ms (phase %.3f ms less %.3f ms predicted for its other parts), estimated %.3f ms",
-		 (int) w->kind, w->measured_ns / 1e6, w->phase_ms, w->others_ns / 1e6,
+		 (int) WL_SCAN_DROP_PENDING, w->measured_ns / 1e6, w->phase_ms, w->others_ns / 1e6,
 		 w->est_ns / 1e6);
-	w->attributed = false;
+	restated_walk_untold = false;
 }
 
 /*
@@ -601,7 +601,7 @@ tell_restated_walk(void)
 static void
 reserve_finished(int more)
 {
-	if (restated_walk.attributed)
+	if (restated_walk_untold)
 		tell_restated_walk();
 	flush_at_safe_point(more, false);
 	if (n_finished + more > finished_capacity)
@@ -1593,13 +1593,12 @@ forget_quiet_transaction(bool has_xid, bool is_prepare)
 	return true;
 }
 
-/* a walk of the commit, attributed at PRE_COMMIT with estimate est_ns */
+/* the deletion's walk, attributed at PRE_COMMIT with estimate est_ns */
 static void
-note_commit_walk(WlCommitWalk *w, WlScanKind kind, int32 stmt_no, double est_ns)
+note_commit_walk(WlCommitWalk *w, int32 stmt_no, double est_ns)
 {
 	memset(w, 0, sizeof(*w));
 	w->attributed = true;
-	w->kind = kind;
 	w->stmt_no = stmt_no;
 	w->est_ns = est_ns;
 }
@@ -1673,7 +1672,7 @@ pre_commit_record(bool is_prepare, bool has_xid)
 			add_attributed_scan(WL_SCAN_FLUSH_PENDING, model.sync_stmt_no,
 								model.synced_rels, 0, false);
 		if (model.drop_scan && !is_prepare)
-			note_commit_walk(&cur.drop_walk, WL_SCAN_DROP_PENDING, model.drop_stmt_no,
+			note_commit_walk(&cur.drop_walk, model.drop_stmt_no,
 							 add_attributed_scan(WL_SCAN_DROP_PENDING, model.drop_stmt_no,
 												 model.dropped_rels, model.dropped_buffers,
 												 false));
@@ -1973,16 +1972,15 @@ restate_deletion_walk(void)
 
 	if (!w->attributed)
 		return;
-	w->attributed = false;
 	measured_ns = wl_commit_walk_measured_ns(cur.deletion_ms, w->est_ns, others_ns);
 	if (measured_ns < 0)
 		return;
-	attribute_walks(w->kind, 0, w->stmt_no, measured_ns - w->est_ns, false, false);
+	attribute_walks(WL_SCAN_DROP_PENDING, 0, w->stmt_no, measured_ns - w->est_ns, false, false);
 	w->phase_ms = cur.deletion_ms;
 	w->others_ns = others_ns;
 	w->measured_ns = measured_ns;
 	restated_walk = *w;
-	restated_walk.attributed = true;
+	restated_walk_untold = true;
 }
 
 /*
