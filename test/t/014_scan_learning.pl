@@ -24,20 +24,12 @@ use FindBin;
 use lib $FindBin::RealBin;
 use WalloadTAP;
 
-my $node = PostgreSQL::Test::Cluster->new('walload_scan_learning');
-$node->init;
-$node->append_conf('postgresql.conf', qq{
-shared_preload_libraries = 'walload'
+my $node = calibrated_node('walload_scan_learning', q{
 shared_buffers = 8GB
 wal_level = minimal
 max_wal_senders = 0
 autovacuum = off
 });
-$node->start;
-# the calibration worker times the walks after the start, and a new
-# calibration starts the learned ratio again: wait until it has exited
-wait_calibration($node);
-$node->safe_psql('postgres', 'CREATE EXTENSION walload');
 $node->safe_psql('postgres',
 	'CREATE TABLE d0 (a int); CREATE TABLE d1 (a int); CREATE TABLE d2 (a int); CREATE TABLE d3 (a int)');
 

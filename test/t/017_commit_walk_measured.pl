@@ -23,18 +23,12 @@ use FindBin;
 use lib $FindBin::RealBin;
 use WalloadTAP;
 
-my $node = PostgreSQL::Test::Cluster->new('walload_commit_walk_measured');
-$node->init;
-$node->append_conf('postgresql.conf', qq{
-shared_preload_libraries = 'walload'
+my $node = calibrated_node('walload_commit_walk_measured', q{
 shared_buffers = 2GB
 wal_level = minimal
 max_wal_senders = 0
 autovacuum = off
 });
-$node->start;
-wait_calibration($node);
-$node->safe_psql('postgres', 'CREATE EXTENSION walload');
 $node->safe_psql('postgres',
 	'CREATE TABLE d1 (a int); CREATE TABLE d2 (a int); CREATE TABLE r (a int)');
 

@@ -8,14 +8,19 @@
 #   last_level_cache_bytes()  the CPU's last-level cache, as walload reads it
 #   wait_calibration($node)   returns once walload's calibration worker has
 #                             exited (dies after timeout_default seconds)
+#   calibrated_node($name, $conf)  a node with walload preloaded and $conf
+#                             (postgresql.conf lines), started, its
+#                             calibration worker exited, the extension
+#                             created in database postgres
 package WalloadTAP;
 
 use strict;
 use warnings;
 use Exporter 'import';
+use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 
-our @EXPORT = qw(last_level_cache_bytes wait_calibration);
+our @EXPORT = qw(last_level_cache_bytes wait_calibration calibrated_node);
 
 # the largest cache of cpu0 in /sys/devices/system/cpu/cpu0/cache, read as
 # scan_cost.c last_level_cache_bytes reads it (the size in kB); 256 MB where
@@ -47,6 +52,21 @@ sub wait_calibration
 		select(undef, undef, undef, 0.1);
 	}
 	return;
+}
+
+# the calibration worker times the walks after the start (and a new
+# calibration starts the learned ratio again): what a test compares of the
+# estimates is set only once it has exited
+sub calibrated_node
+{
+	my ($name, $conf) = @_;
+	my $node = PostgreSQL::Test::Cluster->new($name);
+	$node->init;
+	$node->append_conf('postgresql.conf', "shared_preload_libraries = 'walload'\n$conf");
+	$node->start;
+	wait_calibration($node);
+	$node->safe_psql('postgres', 'CREATE EXTENSION walload');
+	return $node;
 }
 
 1;
