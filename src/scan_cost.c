@@ -722,8 +722,8 @@ pages_touched(void)
 }
 
 /* this backend's time on CPU so far, in ns; -1 if it cannot be read */
-static double
-cpu_time_ns(void)
+double
+wl_backend_cpu_ns(void)
 {
 	struct timespec ts;
 
@@ -757,7 +757,7 @@ wl_touched_since_walk(void)
 	if (INSTR_TIME_GET_DOUBLE(since) >= 1.0)
 		return -1;
 	touched = Max(pages_touched() - touched_at_walk, 0);
-	cpu = cpu_time_ns();
+	cpu = wl_backend_cpu_ns();
 	if (cpu >= 0 && cpu_at_walk >= 0 && cpu > cpu_at_walk)
 		touched += (int64) ((cpu - cpu_at_walk) * WL_CPU_TOUCH_BYTES_PER_NS / BLCKSZ);
 	return touched;
@@ -799,7 +799,7 @@ note_walk(void)
 	walked = true;
 	INSTR_TIME_SET_CURRENT(walked_at);
 	touched_at_walk = pages_touched();
-	cpu_at_walk = cpu_time_ns();
+	cpu_at_walk = wl_backend_cpu_ns();
 }
 
 /*

@@ -42,7 +42,7 @@ sub session
 		stdout => \$stdout, stderr => \$stderr, on_error_die => 1);
 	my @est = $stderr =~ /walload: 1 walk\(s\) of kind (\d) over \d+ file\(s\): [^\n]*: ([\d.]+) ms/g;
 	my @measured = $stderr =~
-	  /walload: the commit's walk of kind (\d) measured ([\d.]+) ms \(phase ([\d.]+) ms less ([\d.]+) ms predicted for its other parts\), estimated ([\d.]+) ms/g;
+	  /walload: the commit's walk of kind (\d) measured ([\d.]+) ms \(phase ([\d.]+) ms on CPU, [\d.]+ ms in all, less ([\d.]+) ms predicted for its other parts\), estimated ([\d.]+) ms/g;
 	return (\@est, \@measured);
 }
 
