@@ -8,8 +8,12 @@
 # walked cold where the blocks alone priced it half warm).  This checks the
 # share walload gives a walk, from its DEBUG2 line: near 1 for a DROP TABLE
 # right after another (shared_buffers=128MB: 1 MB of headers), 0 after 0.2 s
-# of work on CPU that reads no block.  How near the estimates come to the
-# real walks is the uprobe oracle's to say (test/oracle).
+# of work on CPU that reads no block.  The dirty buffers a commit's sync walk
+# writes count too, though core writes them during the walk, after walload
+# priced it (scan_cost.c wl_scan_walks_done): a DROP TABLE right after such
+# a commit is priced at most as cached as those writes leave room for.  How
+# near the estimates come to the real walks is the uprobe oracle's to say
+# (test/oracle).
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -33,10 +37,12 @@ $node->append_conf('postgresql.conf', qq{
 shared_preload_libraries = 'walload'
 shared_buffers = 128MB
 autovacuum = off
+wal_level = minimal
+max_wal_senders = 0
 });
 $node->start;
 $node->safe_psql('postgres', 'CREATE EXTENSION walload');
-$node->safe_psql('postgres', join(' ', map { "CREATE TABLE c$_ (a int);" } 1 .. 4));
+$node->safe_psql('postgres', join(' ', map { "CREATE TABLE c$_ (a int);" } 1 .. 7));
 
 # the cache share of each walk of the session's statements, in order
 sub shares
@@ -67,6 +73,32 @@ cmp_ok($s[1], '>=', 0.5, "a DROP TABLE right after another finds most headers ca
 });
 is(scalar @s, 2, 'two walks again');
 is($s[1], '0.00', 'after 0.2 s of work on CPU in between, none is priced as cached');
+
+# a table created and filled in one transaction, a quarter of the cache in
+# size, all of it dirty in shared_buffers at COMMIT: under minimal the
+# commit's sync walk writes it (twice its size through the cache), and the
+# DROP TABLE right after is priced as finding at most what is left; the
+# same DROP right after a walk that wrote nothing finds much more
+my $rows = int($llc / 4 / 8192) * 30;
+@s = shares(qq{
+	DROP TABLE c5;
+	DROP TABLE c6;
+	BEGIN;
+	CREATE TABLE filled (a int, pad text);
+	INSERT INTO filled SELECT g, repeat('f', 200) FROM generate_series(1, $rows) g;
+	COMMIT;
+	DROP TABLE c7;
+});
+my ($blocks, $headers) = split /\|/, $node->safe_psql('postgres', q{
+	SELECT pg_relation_size('filled') / 8192,
+	       (SELECT setting::bigint * 64 FROM pg_settings WHERE name = 'shared_buffers')});
+is(scalar @s, 4, 'four walks: two DROPs, the sync at COMMIT, a DROP after it');
+my $left = 1 - ($headers + 2 * $blocks * 8192) / $llc;
+$left = 0 if $left < 0;
+cmp_ok($s[3], '<=', $left + 0.01,
+	"after a commit that wrote $blocks blocks, at most the share they leave ($s[3], at most "
+	  . sprintf('%.2f', $left) . ')');
+cmp_ok($s[1], '>', $s[3] + 0.2, "well below the share right after a walk that wrote nothing ($s[1])");
 
 $node->stop;
 done_testing();
