@@ -19,7 +19,9 @@
 # seconds any one command run as postgres may take, ORACLE_FAULT (tests of
 # the stop: lost-sigint or stopped, applied to the first stop, at the end of
 # the first level; of a bpftrace that dies: killed, before the first
-# scenario's cut).
+# scenario's cut), ORACLE_SCENARIO_PGOPTIONS (PGOPTIONS of the .sql
+# scenarios: -c client_min_messages=debug2 keeps walload's line for each walk
+# in the scenario's stderr).
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -714,7 +716,7 @@ run_scenario() {
     if [ -z "$reason" ]; then
       target=${sc_db:-$db}
       if [[ $file == *.sql ]]; then
-        as_pg psql -X -q -d "$target" -f "$work/run.sql" >"$work/run.out" 2>"$work/run.err"
+        as_pg env PGOPTIONS="${ORACLE_SCENARIO_PGOPTIONS:-}" psql -X -q -d "$target" -f "$work/run.sql" >"$work/run.out" 2>"$work/run.err"
         rc=$?
       else
         as_pg env ORACLE_DB="$db" ORACLE_WORK="$work" bash "$work/scenario.sh" run >"$work/run.out" 2>"$work/run.err"
