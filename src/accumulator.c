@@ -1964,11 +1964,11 @@ learn_from_commit(void)
  * oracle measured walking the pool (15, 2GB, two runs each), wall time read
  * the walks under replica at 1.05-1.39 times that (median 1.12), time on
  * CPU at 0.96-1.10 (1.00); under minimal the two are the same, 1.02-1.24
- * (1.08): core's work per deleted file that the prediction leaves out.  Its estimate in the records
- * it went to at PRE_COMMIT (the transaction's, the statement's and its
- * aggregate's) is replaced by that.  Also a walk right after another one:
- * what it took is what it took, whatever its estimate assumed of the CPU
- * cache.
+ * (1.08): core's work per deleted file that the prediction leaves out.
+ * Its estimate in the records it went to at PRE_COMMIT (the transaction's,
+ * the statement's and its aggregate's) is replaced by that.  Also a walk
+ * right after another one: what it took is what it took, whatever its
+ * estimate assumed of the CPU cache.
  *
  * Not the sync's walk: the sync phase also writes the synced files' dirty
  * blocks (inside the walk) and fsyncs them, whose prediction errs by more

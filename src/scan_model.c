@@ -561,8 +561,8 @@ wl_model_tail_buffers(const WlTailSample *sample, BlockNumber from)
  * pool and the sample alone is the figure: its error is that of many
  * stretches' hits.  The sample reads 16384 headers, a kilobyte in order
  * each (1/16 of the pool at 2GB, 1/128 at 16GB), the count at most 3 *
- * WL_DB_BUFFER_REFINE stretches (3/16 of the pool at 2GB, 3/128 at 16GB):
- * 0.1-0.5 ms before a statement that waits for a checkpoint.
+ * WL_DB_BUFFER_REFINE stretches (3/16 of the pool at 2GB, 3/128 at 16GB),
+ * before a statement that waits for a checkpoint.
  */
 #define WL_DB_BUFFER_SAMPLE	1024
 #define WL_DB_BUFFER_RUN	16
