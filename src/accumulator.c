@@ -312,7 +312,7 @@ typedef struct WlOpenXact
 	instr_time	phase_start;
 	instr_time	phase_mid;
 	instr_time	phase_afterlocks;
-	double		phase_afterlocks_cpu_ns;	/* -1: not read */
+	double		phase_afterlocks_cpu_ns;	/* -1: not read (no deletion walk) */
 	uint64		phase_wal_start;
 	double		commit_ms;
 	double		sync_ms;
@@ -1782,7 +1782,9 @@ wl_acc_subxact_abort(SubTransactionId subid)
 
 /*
  * The top-level transaction's locks are released (the last release phase of
- * its resource owner): just before file deletion.
+ * its resource owner): just before file deletion.  Its time on CPU only for
+ * a deletion with a walk (the only figure that reads it; a system call at
+ * every commit otherwise).
  */
 void
 wl_acc_locks_released(void)
@@ -1790,7 +1792,8 @@ wl_acc_locks_released(void)
 	if (cur.in_phase)
 	{
 		INSTR_TIME_SET_CURRENT(cur.phase_afterlocks);
-		cur.phase_afterlocks_cpu_ns = wl_backend_cpu_ns();
+		if (cur.drop_walk.attributed)
+			cur.phase_afterlocks_cpu_ns = wl_backend_cpu_ns();
 	}
 }
 
@@ -2046,15 +2049,18 @@ wl_acc_xact_end(void)
 		cur.deletion_cpu_ms = cur.cleanup_ms;
 		if (!INSTR_TIME_IS_ZERO(cur.phase_afterlocks))
 		{
-			double		cpu_ns = wl_backend_cpu_ns();
-
 			d = end;
 			INSTR_TIME_SUBTRACT(d, cur.phase_afterlocks);
 			cur.deletion_ms = INSTR_TIME_GET_MILLISEC(d);
 			cur.deletion_cpu_ms = cur.deletion_ms;
-			if (cpu_ns >= 0 && cur.phase_afterlocks_cpu_ns >= 0)
-				cur.deletion_cpu_ms = Min(Max(cpu_ns - cur.phase_afterlocks_cpu_ns, 0) / 1e6,
-										  cur.deletion_ms);
+			if (cur.phase_afterlocks_cpu_ns >= 0)
+			{
+				double		cpu_ns = wl_backend_cpu_ns();
+
+				if (cpu_ns >= 0)
+					cur.deletion_cpu_ms = Min(Max(cpu_ns - cur.phase_afterlocks_cpu_ns, 0) / 1e6,
+											  cur.deletion_ms);
+			}
 		}
 		if (!cur.phase_is_prepare)
 		{

@@ -792,14 +792,21 @@ wl_headers_cached(const WlScanCost *cost, int64 touched)
 	return Max(1 - (headers + (double) touched * BLCKSZ) / cost->llc_bytes, 0);
 }
 
+/* the clocks of the cache share: what this backend does from now on */
+static void
+restart_walk_clocks(void)
+{
+	INSTR_TIME_SET_CURRENT(walked_at);
+	cpu_at_walk = wl_backend_cpu_ns();
+}
+
 /* a walk of this backend starts now (or has just been done) */
 static void
 note_walk(void)
 {
 	walked = true;
-	INSTR_TIME_SET_CURRENT(walked_at);
 	touched_at_walk = pages_touched();
-	cpu_at_walk = wl_backend_cpu_ns();
+	restart_walk_clocks();
 }
 
 /*
@@ -818,10 +825,7 @@ void
 wl_scan_walks_done(void)
 {
 	if (walked)
-	{
-		INSTR_TIME_SET_CURRENT(walked_at);
-		cpu_at_walk = wl_backend_cpu_ns();
-	}
+		restart_walk_clocks();
 }
 
 /*

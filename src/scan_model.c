@@ -584,15 +584,22 @@ stretch_start(int i, int k)
 	return ((int64) NBuffers * i) / k;
 }
 
+/* the headers from..to-1 whose tag is of database dboid */
 static int64
-count_in_stretch(Oid dboid, int i, int k)
+database_buffers_in(Oid dboid, int64 from, int64 to)
 {
 	int64		found = 0;
 
-	for (int64 b = stretch_start(i, k); b < stretch_start(i + 1, k); b++)
+	for (int64 b = from; b < to; b++)
 		if (WlBufTagDatabase(GetBufferDescriptor((int) b)) == dboid)
 			found++;
 	return found;
+}
+
+static int64
+count_in_stretch(Oid dboid, int i, int k)
+{
+	return database_buffers_in(dboid, stretch_start(i, k), stretch_start(i + 1, k));
 }
 
 int64
@@ -615,10 +622,7 @@ wl_model_database_buffers(Oid dboid)
 													   stretch_start(i, k),
 													   stretch_start(i + 1, k) - run);
 
-		hits[i] = 0;
-		for (int b = first; b < first + run; b++)
-			if (WlBufTagDatabase(GetBufferDescriptor(b)) == dboid)
-				hits[i]++;
+		hits[i] = (uint8) database_buffers_in(dboid, first, first + run);
 		if (hits[i] > 0)
 		{
 			stretches_hit++;
