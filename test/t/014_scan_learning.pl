@@ -60,9 +60,7 @@ my $touch = "DO \$\$ BEGIN FOR i IN 1 .. $reads LOOP PERFORM count(*) FROM fille
 # one session: DROP d0's walk maps the header pages (its page faults are
 # most of it); d1's follows it at once; d2 and d3 follow reads of more
 # than the cache
-my ($out, $debug);
-$node->psql('postgres', qq{
-	SET client_min_messages = debug2;
+my ($out, $debug) = debug2_session($node, qq{
 	DROP TABLE d0;
 	SELECT scan_time_ratio || '|' || scan_time_commits FROM walload_info;
 	DROP TABLE d1;
@@ -73,7 +71,7 @@ $node->psql('postgres', qq{
 	$touch
 	DROP TABLE d3;
 	SELECT scan_time_ratio || '|' || scan_time_commits FROM walload_info;
-}, stdout => \$out, stderr => \$debug, on_error_die => 1);
+});
 my @seen = split /\n/, $out;
 # the four walks as estimated when counted, at PRE_COMMIT
 my @est = $debug =~ /walload: 1 walk\(s\) of kind 3 over 1 file\(s\): [^\n]*: ([\d.]+) ms/g;

@@ -48,9 +48,7 @@ sub blocks
 sub vacuum_invalidated
 {
 	my ($t) = @_;
-	my ($stdout, $stderr);
-	$node->psql('postgres', "SET client_min_messages = debug2; VACUUM $t;",
-		stdout => \$stdout, stderr => \$stderr, on_error_die => 1);
+	my (undef, $stderr) = debug2_session($node, "VACUUM $t;");
 	my @walks = $stderr =~ /walload: 1 walk\(s\) of kind 2 over 1 file\(s\): .*?, (\d+) buffers invalidated/g;
 	return @walks;
 }
@@ -89,9 +87,7 @@ $node->safe_psql('postgres', q{
 	INSERT INTO kept SELECT g, repeat('v', 200) FROM generate_series(1, 20000) g;
 	DELETE FROM kept WHERE id > 100;
 });
-my ($stdout, $stderr);
-$node->psql('postgres', 'SET client_min_messages = debug2; VACUUM (TRUNCATE false) kept;',
-	stdout => \$stdout, stderr => \$stderr, on_error_die => 1);
+my (undef, $stderr) = debug2_session($node, 'VACUUM (TRUNCATE false) kept;');
 unlike($stderr, qr/walload: \d+ walk\(s\)/, 'VACUUM (TRUNCATE false) prices no walk');
 
 $node->stop;

@@ -48,9 +48,7 @@ $node->safe_psql('postgres', join(' ', map { "CREATE TABLE c$_ (a int);" } 1 .. 
 sub shares
 {
 	my ($sql) = @_;
-	my ($stdout, $stderr);
-	$node->psql('postgres', "SET client_min_messages = debug2; $sql",
-		stdout => \$stdout, stderr => \$stderr, on_error_die => 1);
+	my (undef, $stderr) = debug2_session($node, $sql);
 	return $stderr =~ /walload: \d+ walk\(s\) of kind \d+ over \d+ file\(s\): \d+ unmapped header pages, cache share ([0-9.]+)/g;
 }
 

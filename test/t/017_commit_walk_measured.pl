@@ -37,9 +37,7 @@ $node->safe_psql('postgres',
 sub session
 {
 	my ($sql) = @_;
-	my ($stdout, $stderr);
-	$node->psql('postgres', "SET client_min_messages = debug2;\n$sql\nSELECT 1;",
-		stdout => \$stdout, stderr => \$stderr, on_error_die => 1);
+	my (undef, $stderr) = debug2_session($node, "$sql\nSELECT 1;");
 	my @est = $stderr =~ /walload: 1 walk\(s\) of kind (\d) over \d+ file\(s\): [^\n]*: ([\d.]+) ms/g;
 	my @measured = $stderr =~
 	  /walload: the commit's walk of kind (\d) measured ([\d.]+) ms \(phase ([\d.]+) ms on CPU, [\d.]+ ms in all, less ([\d.]+) ms predicted for its other parts\), estimated ([\d.]+) ms/g;
@@ -104,9 +102,7 @@ ok(near($rec[0], $est{1}), "the transaction keeps the walk's estimate ($rec[0] m
 ok(near($rec[1], $est{1}), "so does the statement ($rec[1] ms)");
 
 # 4. a deletion whose files take long to delete: the walk is not most of it
-my ($stdout, $stderr);
-$node->psql('postgres', "SET client_min_messages = debug2;\nDROP TABLE big;\nSELECT 1;",
-	stdout => \$stdout, stderr => \$stderr, on_error_die => 1);
+my ($stdout, $stderr) = debug2_session($node, "DROP TABLE big;\nSELECT 1;");
 my ($deletion) = $stderr =~ /walload: commit predicted to take [^\n]*, file deletion ([\d.]+) ms/;
 my ($walk) = $stderr =~ /walload: 1 walk\(s\) of kind 3 over \d+ file\(s\): [^\n]*: ([\d.]+) ms/;
 ok(defined $deletion && defined $walk && $deletion > $walk / 4,
@@ -130,11 +126,9 @@ ok(near($rec[0], $est{3}), "the transaction keeps the walk's estimate ($rec[0] m
 # over the five files; plus four of the five commit records' flushes
 $node->safe_psql('postgres', join(' ', map { "CREATE TABLE f$_ (a int);" } 1 .. 5));
 $node->safe_psql('postgres', 'SELECT walload_reset()');
-($stdout, $stderr) = (undef, undef);
-$node->psql('postgres', "SET client_min_messages = debug2;\n" .
+($stdout, $stderr) = debug2_session($node,
 	join("\n", map { "DROP TABLE f$_;" } 1 .. 5) .
-	"\nSELECT hint FROM walload_diagnose() WHERE finding LIKE 'file deletion%';",
-	stdout => \$stdout, stderr => \$stderr, on_error_die => 1);
+	"\nSELECT hint FROM walload_diagnose() WHERE finding LIKE 'file deletion%';");
 my @faults = $stderr =~ /walload: 1 walk\(s\) of kind 3 over 1 file\(s\): [^\n]*, page faults ([\d.]+) ms/g;
 is(scalar @faults, 5, 'five walks estimated');
 ok($faults[0] > 0, "premise: the session's first walk maps the header pages ($faults[0] ms of page faults)");

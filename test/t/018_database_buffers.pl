@@ -42,9 +42,7 @@ sub buffers_of
 sub dropped_buffers
 {
 	my ($db) = @_;
-	my ($stdout, $stderr);
-	$node->psql('postgres', "SET client_min_messages = debug2; DROP DATABASE $db",
-		stdout => \$stdout, stderr => \$stderr, on_error_die => 1);
+	my (undef, $stderr) = debug2_session($node, "DROP DATABASE $db");
 	my @n = $stderr =~ /walload: 1 walk\(s\) of kind 4 over 1 file\(s\): .*?, (\d+) buffers invalidated/g;
 	is(scalar @n, 1, "DROP DATABASE $db: one walk of the database kind");
 	return $n[0];

@@ -12,6 +12,10 @@
 #                             (postgresql.conf lines), started, its
 #                             calibration worker exited, the extension
 #                             created in database postgres
+#   debug2_session($node, $sql)  runs $sql in one session on database
+#                             postgres with client_min_messages = debug2
+#                             (dies on an error); returns its stdout and its
+#                             stderr, where walload's DEBUG2 lines are
 package WalloadTAP;
 
 use strict;
@@ -20,7 +24,7 @@ use Exporter 'import';
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 
-our @EXPORT = qw(last_level_cache_bytes wait_calibration calibrated_node);
+our @EXPORT = qw(last_level_cache_bytes wait_calibration calibrated_node debug2_session);
 
 # the largest cache of cpu0 in /sys/devices/system/cpu/cpu0/cache, read as
 # scan_cost.c last_level_cache_bytes reads it (the size in kB); 256 MB where
@@ -67,6 +71,16 @@ sub calibrated_node
 	wait_calibration($node);
 	$node->safe_psql('postgres', 'CREATE EXTENSION walload');
 	return $node;
+}
+
+# walload tells at DEBUG2 what it estimated and measured of each walk
+sub debug2_session
+{
+	my ($node, $sql) = @_;
+	my ($stdout, $stderr);
+	$node->psql('postgres', "SET client_min_messages = debug2;\n$sql",
+		stdout => \$stdout, stderr => \$stderr, on_error_die => 1);
+	return ($stdout, $stderr);
 }
 
 1;
