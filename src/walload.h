@@ -296,6 +296,9 @@ typedef struct WlCommitState
 	int64		unflushed_wal_bytes;	/* WAL inserted, not flushed yet */
 	int64		touched_since_walk; /* pages touched since this backend's
 									 * last walk, -1: none in the last second */
+	int64		walk_mapped_blocks; /* header pages that walk mapped, in
+									 * blocks: only the cache share counts
+									 * them (wl_headers_cached) */
 	int64		wal_own_bytes;	/* WAL this backend has inserted since it
 								 * started */
 	int64		wal_ring_bytes; /* the WAL buffers (wal_buffers) */

@@ -11,7 +11,10 @@
 # of work on CPU that reads no block.  The dirty buffers a commit's sync walk
 # writes count too, though core writes them during the walk, after walload
 # priced it (scan_cost.c wl_scan_walks_done): a DROP TABLE right after such
-# a commit is priced at most as cached as those writes leave room for.  How
+# a commit is priced at most as cached as those writes leave room for.  And
+# the walk that maps a backend's header pages counts the pages it maps: with
+# headers of more than half the cache, the walk right after it is priced
+# cold, the one after that partly cached.  How
 # near the estimates come to the real walks is the uprobe oracle's to say
 # (test/oracle).
 use strict;
@@ -99,4 +102,32 @@ cmp_ok($s[3], '<=', $left + 0.01,
 cmp_ok($s[1], '>', $s[3] + 0.2, "well below the share right after a walk that wrote nothing ($s[1])");
 
 $node->stop;
+
+# The walk that maps a backend's header pages (its first) counts each page
+# it maps as a page touched: the walk after it found none of the headers
+# cached at 2GB on a 32 MB cache (uprobe oracle).  With headers of 0.55 of
+# the cache, the second DROP is priced cold, the third as partly cached.
+my $sb_mb = int(0.55 * $llc / 64 * 8192 / (1024 * 1024));
+SKIP:
+{
+	skip "headers of 0.55 of a last-level cache of $llc bytes need ${sb_mb}MB of shared_buffers", 4
+	  if $sb_mb > 8192;
+	my $big = PostgreSQL::Test::Cluster->new('walload_cache_share_mapping');
+	$big->init;
+	$big->append_conf('postgresql.conf', qq{
+shared_preload_libraries = 'walload'
+shared_buffers = ${sb_mb}MB
+autovacuum = off
+});
+	$big->start;
+	$big->safe_psql('postgres', 'CREATE EXTENSION walload');
+	$big->safe_psql('postgres', join(' ', map { "CREATE TABLE m$_ (a int);" } 1 .. 3));
+	my (undef, $stderr) = debug2_session($big, 'DROP TABLE m1; DROP TABLE m2; DROP TABLE m3;');
+	my @w = $stderr =~ /walload: \d+ walk\(s\) of kind \d+ over \d+ file\(s\): (\d+) unmapped header pages, cache share ([0-9.]+)/g;
+	is(scalar @w, 6, "three walks at shared_buffers = ${sb_mb}MB");
+	cmp_ok($w[0], '>', 0, "the first maps header pages ($w[0])");
+	is($w[3], '0.00', 'the walk right after it is priced cold');
+	cmp_ok($w[5], ">", 0.05, "the walk after that finds part of the headers cached ($w[5])");
+	$big->stop;
+}
 done_testing();
