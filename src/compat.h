@@ -71,6 +71,13 @@ typedef RelFileNode WlRelFile;
 #define WlBufTagMatches(buf, file)	RelFileNodeEquals((buf)->tag.rnode, (file))
 #endif
 
+/* the relation file of a buffer header's block (unlocked, as core's pre-check) */
+#if PG_VERSION_NUM >= 160000
+#define WlBufTagFile(buf)		BufTagGetRelFileLocator(&(buf)->tag)
+#else
+#define WlBufTagFile(buf)		((buf)->tag.rnode)
+#endif
+
 /* the database of a buffer header's block (unlocked, as core's pre-check) */
 #if PG_VERSION_NUM >= 160000
 #define WlBufTagDatabase(buf)	((buf)->tag.dbOid)

@@ -928,6 +928,19 @@ wl_header_pages_sample(void)
 }
 
 /*
+ * Something other than a walk (scan_model.c's count of an abort's buffers)
+ * has mapped pages of the header array if this backend had not: the walk
+ * that follows does not map them again.  No system call: on the abort
+ * path.
+ */
+void
+wl_header_pages_mapped(int64 pages)
+{
+	if (!headers_mapped)
+		sampled_unmapped = Max(sampled_unmapped - Max(pages, 0), 0);
+}
+
+/*
  * DROP DATABASE's walk begins now (the utility pre-look, right before
  * core's dropdb): the share of the headers it finds cached is decided by
  * what the backend touched up to here, and what it touches from here on

@@ -36,6 +36,7 @@ extern double wl_scans_est_ns(WlScanKind kind, int64 n, int nfiles, int64 invali
 extern double wl_scan_invalidation_ns(const WlScanCost *cost, int64 buffers);
 extern double wl_scan_faults_priced_ns(void);
 extern void wl_header_pages_sample(void);
+extern void wl_header_pages_mapped(int64 pages);
 extern void wl_scan_database_walk_starts(void);
 
 /* the rest of a commit: the storage */

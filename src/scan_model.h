@@ -91,7 +91,8 @@ extern int	wl_model_pending_syncs(WlPendingSync **out);
 extern void wl_model_decide_syncs(const WlPendingSync *s, int n, int threshold_kb,
 								  WlCommitModel *m);
 extern void wl_model_commit(bool is_prepare, WlCommitModel *model);
-extern bool wl_model_abort_drop_scan(int32 *nrels);
+extern bool wl_model_abort_drop_scan(int32 *nrels, int64 max_buffers, int64 *buffers,
+									 int64 *pages_mapped);
 extern int32 wl_model_abort_statement(void);
 extern void wl_model_subxact_abort(void);
 
@@ -100,6 +101,9 @@ extern bool wl_model_relation_file(Oid relid, WlRelFile *file, char *relkind,
 								   char *relpersistence);
 extern BlockNumber wl_model_main_fork_blocks(WlRelFile file);
 extern int64 wl_model_database_buffers(Oid dboid);
+
+/* the headers a count of buffers (a database's, deleted files') samples first */
+#define WL_BUFFER_COUNT_SAMPLE_HEADERS	(1024 * 16)
 
 /* which blocks of a main fork were cached before a VACUUM (WL_TAIL_SAMPLE <= 64 looked up) */
 #define WL_TAIL_SAMPLE	48

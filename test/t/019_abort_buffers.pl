@@ -1,0 +1,93 @@
+# An abort deletes the files its transaction (or subtransaction) created,
+# and core's walk of shared_buffers invalidates each of their buffers
+# (DropRelFileNodesAllBuffers): a rolled-back load leaves thousands.
+# walload cannot size the files on the abort path (that is file I/O), so it
+# counts their buffers in the pool as it counts a dropped database's
+# (scan_model.c wl_model_abort_drop_scan), when the transaction dirtied or
+# read enough blocks for them to matter (accumulator.c abort_buffers_bound).
+# This checks the count in the walk's DEBUG2 line against pg_buffercache's
+# exact one, read just before the ROLLBACK: for a transaction and for a
+# savepoint, within 10%; for a table created empty, none; and none either
+# where the files the transaction created hold none while it dirtied
+# thousands of another table's blocks.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use WalloadTAP;
+
+my $node = calibrated_node('walload_abort_buffers', q{
+shared_buffers = 1GB
+autovacuum = off
+});
+$node->safe_psql('postgres', 'CREATE EXTENSION pg_buffercache');
+$node->safe_psql('postgres', q{
+	CREATE TABLE old_big (a int, b text);
+	INSERT INTO old_big SELECT g, repeat('o', 100) FROM generate_series(1, 200000) g;
+});
+
+# the buffers of table t, counted exactly in the running transaction
+my $count_t = q{SELECT count(*) FROM pg_buffercache WHERE relfilenode = pg_relation_filenode('t');};
+
+# the buffers the abort's walk (kind 3) was priced to invalidate
+sub abort_walks
+{
+	my ($stderr) = @_;
+	return $stderr =~ /walload: 1 walk\(s\) of kind 3 over \d+ file\(s\): .*?, (\d+) buffers invalidated/g;
+}
+
+# a load rolled back: INSERT keeps its pages in shared buffers
+my ($out, $err) = debug2_session($node, qq{
+	BEGIN;
+	CREATE TABLE t (a int, b text);
+	INSERT INTO t SELECT g, repeat('x', 100) FROM generate_series(1, 200000) g;
+	$count_t
+	ROLLBACK;
+});
+my $exact = (split /\n/, $out)[0];
+my @w = abort_walks($err);
+cmp_ok($exact, '>=', 2000, "premise: the rolled-back table holds buffers ($exact)");
+is(scalar @w, 1, 'ROLLBACK: one walk to delete the files');
+cmp_ok(abs($w[0] - $exact), '<=', 0.1 * $exact, "ROLLBACK: $w[0] buffers priced, $exact in the pool");
+
+# the same in a savepoint rolled back (the subtransaction's abort)
+($out, $err) = debug2_session($node, qq{
+	BEGIN;
+	SAVEPOINT s;
+	CREATE TABLE t (a int, b text);
+	INSERT INTO t SELECT g, repeat('y', 100) FROM generate_series(1, 150000) g;
+	$count_t
+	ROLLBACK TO SAVEPOINT s;
+	COMMIT;
+});
+$exact = (split /\n/, $out)[0];
+@w = abort_walks($err);
+cmp_ok($exact, '>=', 1500, "premise: the table of the savepoint holds buffers ($exact)");
+is(scalar @w, 1, 'ROLLBACK TO SAVEPOINT: one walk');
+cmp_ok(abs($w[0] - $exact), '<=', 0.1 * $exact,
+	"ROLLBACK TO SAVEPOINT: $w[0] buffers priced, $exact in the pool");
+
+# a table created empty: nothing to invalidate
+(undef, $err) = debug2_session($node, 'BEGIN; CREATE TABLE e (a int); ROLLBACK;');
+@w = abort_walks($err);
+is(scalar @w, 1, 'an empty table rolled back: one walk');
+is($w[0], '0', 'and no buffer priced');
+
+# many blocks of another table dirtied (all of old_big: the bound on what
+# the files can hold is large, so they are counted), but the table created
+# holds none
+($out, $err) = debug2_session($node, q{
+	BEGIN;
+	CREATE TABLE e (a int);
+	UPDATE old_big SET a = a + 1;
+	ROLLBACK;
+});
+@w = abort_walks($err);
+is(scalar @w, 1, 'a rolled-back transaction that dirtied much: one walk');
+is($w[0], '0', 'and no buffer priced where the files it deletes hold none');
+
+$node->stop;
+done_testing();
