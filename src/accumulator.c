@@ -1743,16 +1743,17 @@ abort_buffers_bound(void)
 	return bound;
 }
 
-/* The abort path: see the rules in the header comment. */
-void
-wl_acc_abort(void)
+/*
+ * The walk of this (sub)transaction level's abort, if it deletes files:
+ * counted, priced with the buffers it invalidates, and attributed to the
+ * first statement that created one of them.  The abort path.
+ */
+static void
+attribute_abort_walk(void)
 {
 	int32		nrels = 0;
 	int64		buffers = 0;
 	int64		pages = 0;
-
-	/* statements interrupted by the error */
-	stack_abort(InvalidSubTransactionId);
 
 	if (wl_model_abort_drop_scan(&nrels, abort_buffers_bound(), &buffers, &pages))
 	{
@@ -1761,6 +1762,16 @@ wl_acc_abort(void)
 		add_attributed_scan(WL_SCAN_DROP_PENDING, wl_model_abort_statement(), nrels, buffers,
 							true);
 	}
+}
+
+/* The abort path: see the rules in the header comment. */
+void
+wl_acc_abort(void)
+{
+	/* statements interrupted by the error */
+	stack_abort(InvalidSubTransactionId);
+
+	attribute_abort_walk();
 	cur.prepare_pending = false;
 
 	begin_phase(true, false);
@@ -1802,19 +1813,9 @@ wl_acc_prepare_done(void)
 void
 wl_acc_subxact_abort(SubTransactionId subid)
 {
-	int32		nrels = 0;
-	int64		buffers = 0;
-	int64		pages = 0;
-
 	stack_abort(subid);
 
-	if (wl_model_abort_drop_scan(&nrels, abort_buffers_bound(), &buffers, &pages))
-	{
-		wl_header_pages_mapped(pages);
-		cur.model.dropped_rels += nrels;
-		add_attributed_scan(WL_SCAN_DROP_PENDING, wl_model_abort_statement(),
-							nrels, buffers, true);
-	}
+	attribute_abort_walk();
 	wl_model_subxact_abort();
 }
 

@@ -788,9 +788,9 @@ wl_touched_since_walk(void)
  * at 2GB) would count 5 MB, a share of 0.35 there.
  */
 static int64
-with_mapped(int64 touched)
+with_mapped(int64 touched, int64 mapped_blocks)
 {
-	return touched < 0 ? -1 : touched + mapped_at_walk;
+	return touched < 0 ? -1 : touched + mapped_blocks;
 }
 
 /*
@@ -950,7 +950,7 @@ wl_header_pages_mapped(int64 pages)
 void
 wl_scan_database_walk_starts(void)
 {
-	touched_before_db_walk = with_mapped(wl_touched_since_walk());
+	touched_before_db_walk = with_mapped(wl_touched_since_walk(), mapped_at_walk);
 	db_walk_started = true;
 	note_walk(headers_mapped ? 0 : sampled_unmapped);
 }
@@ -996,7 +996,7 @@ wl_scans_est_ns(WlScanKind kind, int64 n, int nfiles, int64 invalidated, bool be
 	}
 	frozen = kind == WL_SCAN_DB && db_walk_started;
 	cached = wl_headers_cached(&cost, frozen ? touched_before_db_walk :
-							   with_mapped(wl_touched_since_walk()));
+							   with_mapped(wl_touched_since_walk(), mapped_at_walk));
 	fault_ns = wl_scan_fault_ns(&cost, unmapped);
 	est = wl_scan_est_ns(&cost, kind, nfiles, unmapped, cached) +
 		(n - 1) * wl_scan_est_ns(&cost, kind, nfiles, 0, wl_headers_cached(&cost, 0)) +
@@ -1400,7 +1400,7 @@ wl_commit_state_now(WlCommitState *st, const WlCommitModel *m, int64 dirty_buffe
 	st->dirty_buffers = dirty_buffers;
 	st->unflushed_wal_bytes = (int64) (GetXLogInsertRecPtr() - GetFlushRecPtr(NULL));
 	st->touched_since_walk = (m->sync_scan || m->drop_scan) ? wl_touched_since_walk() : -1;
-	st->walk_mapped_blocks = walked ? mapped_at_walk : 0;
+	st->walk_mapped_blocks = mapped_at_walk;
 	st->wal_own_bytes = (int64) pgWalUsage.wal_bytes;
 	st->wal_ring_bytes = (int64) XLOGbuffers * XLOG_BLCKSZ;
 	st->record_space_ready = record_space_ready;
@@ -1507,8 +1507,7 @@ wl_commit_est(const WlCommitModel *m, const WlScanCost *cost, const WlCommitStat
 			  WlCommitEstimate *est)
 {
 	int64		to_write = Min(Max(st->dirty_buffers, 0), m->synced_blocks);
-	int64		share_touched = st->touched_since_walk < 0 ? -1 :
-		st->touched_since_walk + st->walk_mapped_blocks;
+	int64		share_touched = with_mapped(st->touched_since_walk, st->walk_mapped_blocks);
 	int64		dirty = m->synced_blocks;
 	double		wal_blocks = m->wal_logged_blocks +
 		(double) Max(st->unflushed_wal_bytes, 0) / BLCKSZ;
