@@ -1161,19 +1161,21 @@ batch_est_ns(WlScanKind kind, const WlScanBatch *b)
 
 /*
  * COMMIT / ROLLBACK PREPARED gid finished: it deleted what the prepared
- * transaction left (noted at its PREPARE, on_prepare_done), in
- * FinishPreparedTransaction -> DropRelationFiles.
+ * transaction left (noted at its PREPARE, wl_acc_prepare_done), in
+ * FinishPreparedTransaction -> DropRelationFiles, whose walk invalidates
+ * the files' buffers (counted at PREPARE).
  */
 static void
 finish_prepared(const char *gid, bool commit)
 {
-	int32		nrels;
-	bool		known;
+	WlPreparedDeletion del;
+	bool		known = wl_store_take_prepared(gid, commit, &del);
 
-	if (wl_store_take_prepared(gid, commit, &nrels, &known))
+	if (del.scan)
 		add_scans_to_current(WL_SCAN_DROP_PENDING, 1,
-							 wl_scans_est_ns(WL_SCAN_DROP_PENDING, 1, nrels, 0, false));
-	cur.model.dropped_rels += nrels;
+							 wl_scans_est_ns(WL_SCAN_DROP_PENDING, 1, del.rels, del.buffers,
+											 false));
+	cur.model.dropped_rels += del.rels;
 	if (!known)
 		ereport(DEBUG1,
 				(errmsg("walload: prepared transaction \"%s\" was prepared before walload's state was set up; its file deletion is not counted",
@@ -1801,11 +1803,19 @@ wl_acc_prepare_done(void)
 	if (cur.in_phase)
 		INSTR_TIME_SET_CURRENT(cur.phase_mid);
 	if (cur.prepare_pending)
-		wl_store_remember_prepared(prepare_gid,
-								   cur.prepare_model.drop_scan,
-								   cur.prepare_model.dropped_rels,
-								   cur.prepare_model.abort_drop_scan,
-								   cur.prepare_model.abort_rels);
+	{
+		const WlCommitModel *m = &cur.prepare_model;
+		WlPreparedDeletion at_commit;
+		WlPreparedDeletion at_rollback;
+
+		at_commit.scan = m->drop_scan;
+		at_commit.rels = m->dropped_rels;
+		at_commit.buffers = m->dropped_buffers;
+		at_rollback.scan = m->abort_drop_scan;
+		at_rollback.rels = m->abort_rels;
+		at_rollback.buffers = m->abort_buffers;
+		wl_store_remember_prepared(prepare_gid, &at_commit, &at_rollback);
+	}
 	cur.prepare_pending = false;
 }
 

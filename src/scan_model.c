@@ -1162,13 +1162,24 @@ wl_model_commit(bool is_prepare, WlCommitModel *m)
 	if (doomed)
 		pfree(doomed);
 
+	/*
+	 * At PREPARE, also what ROLLBACK PREPARED would delete, sized as the
+	 * commit's deletion is: only the buffers are kept.  Nothing can read
+	 * the files of a prepared transaction (their relations are new, or
+	 * locked by it) until it finishes, so their buffers can only be evicted
+	 * meanwhile: the count is a bound.
+	 */
 	if (is_prepare)
 	{
 		WlRelFile  *files;
 		int			n = smgrGetPendingDeletes(false, &files);
+		WlCommitModel created;
 
 		m->abort_rels = n;
 		m->abort_drop_scan = drop_all_would_scan(files, n);
+		memset(&created, 0, sizeof(created));
+		size_doomed(files, n, &created);
+		m->abort_buffers = created.dropped_buffers;
 		if (files)
 			pfree(files);
 	}

@@ -99,8 +99,7 @@ typedef struct WlStmtSlot
 
 /*
  * What a prepared transaction will delete at COMMIT / ROLLBACK PREPARED,
- * decided at PREPARE (the 2PC state keeps the file lists; core does not
- * export them).  One slot per max_prepared_transactions.
+ * decided at PREPARE.  One slot per max_prepared_transactions.
  */
 typedef struct WlPreparedSlot
 {
@@ -108,10 +107,8 @@ typedef struct WlPreparedSlot
 	bool		used;
 	Oid			dbid;
 	char		gid[GIDSIZE];
-	bool		commit_scan;
-	bool		abort_scan;
-	int32		commit_rels;
-	int32		abort_rels;
+	WlPreparedDeletion at_commit;
+	WlPreparedDeletion at_rollback;
 } WlPreparedSlot;
 
 typedef struct WlShared
@@ -772,8 +769,8 @@ wl_store_get_scan_cost(WlScanCost *cost)
  * not observing (then this one is not remembered: see take_prepared).
  */
 void
-wl_store_remember_prepared(const char *gid, bool commit_scan, int32 commit_rels,
-						   bool abort_scan, int32 abort_rels)
+wl_store_remember_prepared(const char *gid, const WlPreparedDeletion *at_commit,
+						   const WlPreparedDeletion *at_rollback)
 {
 	if (wl_shared == NULL)
 		return;
@@ -788,10 +785,8 @@ wl_store_remember_prepared(const char *gid, bool commit_scan, int32 commit_rels,
 			slot->used = true;
 			slot->dbid = MyDatabaseId;
 			strlcpy(slot->gid, gid, GIDSIZE);
-			slot->commit_scan = commit_scan;
-			slot->commit_rels = commit_rels;
-			slot->abort_scan = abort_scan;
-			slot->abort_rels = abort_rels;
+			slot->at_commit = *at_commit;
+			slot->at_rollback = *at_rollback;
 			mine = true;
 		}
 		SpinLockRelease(&slot->mutex);
@@ -801,34 +796,33 @@ wl_store_remember_prepared(const char *gid, bool commit_scan, int32 commit_rels,
 }
 
 /*
- * COMMIT / ROLLBACK PREPARED of gid succeeded: did it scan?  False (and
- * *known = false) for a transaction prepared before walload's shared memory
- * was set up (e.g. before a restart), or while walload was not observing.
+ * COMMIT / ROLLBACK PREPARED of gid succeeded: what did it delete?  Returns
+ * false (and an empty *deletion) for a transaction prepared before
+ * walload's shared memory was set up (e.g. before a restart), or while
+ * walload was not observing.
  */
 bool
-wl_store_take_prepared(const char *gid, bool commit, int32 *nrels, bool *known)
+wl_store_take_prepared(const char *gid, bool commit, WlPreparedDeletion *deletion)
 {
-	bool		scan = false;
+	bool		known = false;
 
-	*known = false;
-	*nrels = 0;
+	memset(deletion, 0, sizeof(*deletion));
 	if (wl_shared == NULL)
 		return false;
-	for (int i = 0; i < wl_shared->max_prepared && !*known; i++)
+	for (int i = 0; i < wl_shared->max_prepared && !known; i++)
 	{
 		WlPreparedSlot *slot = &prepared[i];
 
 		SpinLockAcquire(&slot->mutex);
 		if (slot->used && strcmp(slot->gid, gid) == 0)
 		{
-			*known = true;
-			scan = commit ? slot->commit_scan : slot->abort_scan;
-			*nrels = commit ? slot->commit_rels : slot->abort_rels;
+			known = true;
+			*deletion = commit ? slot->at_commit : slot->at_rollback;
 			slot->used = false;
 		}
 		SpinLockRelease(&slot->mutex);
 	}
-	return scan;
+	return known;
 }
 
 /* ----------------------------------------------------------------

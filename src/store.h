@@ -35,13 +35,13 @@ extern void wl_store_note_fsync_time(double ratio);
 extern void wl_store_note_scan_time(double ratio);
 #define WL_FILE_COMMIT_MAX_NS	1e5
 extern void wl_store_note_file_commit(double ns);
-extern void wl_store_remember_prepared(const char *gid, bool commit_scan, int32 commit_rels,
-									   bool abort_scan, int32 abort_rels);
+extern void wl_store_remember_prepared(const char *gid, const WlPreparedDeletion *at_commit,
+									   const WlPreparedDeletion *at_rollback);
 extern void wl_store_publish_activity(const WlActivity *a);
 extern void wl_store_publish_command(CommandTag command, TimestampTz start);
 extern void wl_store_clear_activity(void);
 extern int	wl_store_copy_activity(WlActivity **out);
-extern bool wl_store_take_prepared(const char *gid, bool commit, int32 *nrels, bool *known);
+extern bool wl_store_take_prepared(const char *gid, bool commit, WlPreparedDeletion *deletion);
 
 /* accessors used by views.c and diagnose.c; return palloc'd copies */
 extern int	wl_store_copy_xacts(WlXactRecord **out);

@@ -260,9 +260,11 @@ typedef struct WlScanCost
  */
 typedef struct WlCommitModel
 {
-	/* at PREPARE: what COMMIT / ROLLBACK PREPARED will delete */
+	/* at PREPARE: what ROLLBACK PREPARED will delete (COMMIT PREPARED: drop_*) */
 	bool		abort_drop_scan;
 	int32		abort_rels;
+	int64		abort_buffers;	/* their buffers in shared buffers, sized
+								 * as dropped_buffers */
 	bool		sync_scan;		/* FlushRelationsAllBuffers will run */
 	int32		sync_stmt_no;	/* first statement that created a synced
 								 * file, or -1 */
@@ -286,6 +288,19 @@ typedef struct WlCommitModel
 									 * five sizes estimated from the first
 									 * WL_DROP_SIZE_SAMPLE files) */
 } WlCommitModel;
+
+/*
+ * What COMMIT PREPARED or ROLLBACK PREPARED will delete, as PREPARE left it
+ * (the 2PC state file keeps the file lists; core does not export them):
+ * whether deleting them walks the pool, how many files, and how many of
+ * their buffers the walk invalidates, as counted at PREPARE.
+ */
+typedef struct WlPreparedDeletion
+{
+	bool		scan;
+	int32		rels;
+	int64		buffers;
+} WlPreparedDeletion;
 
 /* what else a commit's cost depends on (scan_cost.c, wl_commit_est) */
 typedef struct WlCommitState

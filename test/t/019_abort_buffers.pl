@@ -10,6 +10,14 @@
 # savepoint, within 10%; for a table created empty, none; and none either
 # where the files the transaction created hold none while it dirtied
 # thousands of another table's blocks.
+#
+# A prepared transaction's files are deleted by COMMIT PREPARED (what it
+# dropped) or ROLLBACK PREPARED (what it created), in another transaction
+# that cannot see them: walload sizes them at PREPARE (scan_model.c
+# wl_model_commit) and prices the walk with their buffers then.  Checked the
+# same way for both, and where the finishing deletes nothing (a table
+# dropped, then ROLLBACK PREPARED; a table created, then COMMIT PREPARED),
+# that no walk is priced.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -22,6 +30,7 @@ use WalloadTAP;
 my $node = calibrated_node('walload_abort_buffers', q{
 shared_buffers = 1GB
 autovacuum = off
+max_prepared_transactions = 4
 });
 $node->safe_psql('postgres', 'CREATE EXTENSION pg_buffercache');
 $node->safe_psql('postgres', q{
@@ -88,6 +97,61 @@ is($w[0], '0', 'and no buffer priced');
 @w = abort_walks($err);
 is(scalar @w, 1, 'a rolled-back transaction that dirtied much: one walk');
 is($w[0], '0', 'and no buffer priced where the files it deletes hold none');
+
+# ROLLBACK PREPARED deletes the files the prepared transaction created
+($out, $err) = debug2_session($node, qq{
+	BEGIN;
+	CREATE TABLE t (a int, b text);
+	INSERT INTO t SELECT g, repeat('p', 100) FROM generate_series(1, 200000) g;
+	$count_t
+	PREPARE TRANSACTION 'created';
+	ROLLBACK PREPARED 'created';
+});
+$exact = (split /\n/, $out)[0];
+@w = abort_walks($err);
+cmp_ok($exact, '>=', 2000, "premise: the prepared transaction's new table holds buffers ($exact)");
+is(scalar @w, 1, 'ROLLBACK PREPARED: one walk');
+cmp_ok(abs($w[0] - $exact), '<=', 0.1 * $exact,
+	"ROLLBACK PREPARED: $w[0] buffers priced, $exact in the pool");
+
+# COMMIT PREPARED deletes the files of the table it dropped
+$node->safe_psql('postgres', q{
+	CREATE TABLE dropped (a int, b text);
+	INSERT INTO dropped SELECT g, repeat('d', 100) FROM generate_series(1, 150000) g;
+});
+($out, $err) = debug2_session($node, q{
+	SELECT count(*) FROM pg_buffercache WHERE relfilenode = pg_relation_filenode('dropped');
+	BEGIN;
+	DROP TABLE dropped;
+	PREPARE TRANSACTION 'dropped';
+	COMMIT PREPARED 'dropped';
+});
+$exact = (split /\n/, $out)[0];
+@w = abort_walks($err);
+cmp_ok($exact, '>=', 1500, "premise: the table dropped holds buffers ($exact)");
+is(scalar @w, 1, 'COMMIT PREPARED of a DROP TABLE: one walk');
+cmp_ok(abs($w[0] - $exact), '<=', 0.1 * $exact,
+	"COMMIT PREPARED: $w[0] buffers priced, $exact in the pool");
+
+# the other way round, neither deletes anything: no walk, nothing priced
+(undef, $err) = debug2_session($node, q{
+	BEGIN;
+	DROP TABLE old_big;
+	PREPARE TRANSACTION 'kept';
+	ROLLBACK PREPARED 'kept';
+	BEGIN;
+	CREATE TABLE c (a int, b text);
+	INSERT INTO c SELECT g, repeat('c', 100) FROM generate_series(1, 200000) g;
+	PREPARE TRANSACTION 'made';
+	COMMIT PREPARED 'made';
+});
+@w = abort_walks($err);
+is(scalar @w, 0,
+	'ROLLBACK PREPARED of a DROP TABLE and COMMIT PREPARED of a new table: no walk priced');
+is($node->safe_psql('postgres',
+		q{SELECT count(*) > 2000 FROM pg_buffercache WHERE relfilenode IN
+			(pg_relation_filenode('old_big'), pg_relation_filenode('c'))}),
+	't', 'premise: both tables kept their buffers');
 
 $node->stop;
 done_testing();
