@@ -754,19 +754,23 @@ run_scenario() {
       [ "$errs" = "$sc_errors" ] || reason="${reason:+$reason; }$errs ERRORs, expected $sc_errors"
       [ "$nclients" -gt 0 ] || reason="${reason:+$reason; }no client backend was seen"
     fi
-    if [ "$ambiguous" != 0 ]; then
-      # A call whose duration is neither a scan's nor an early return's: run
-      # the scenario once more (the hypervisor or an interrupt may have
-      # stolen time); if it happens again, it fails.
+    if [ "$ambiguous" != 0 ] || [ "$contradicted" != 0 ]; then
+      # A call whose duration is neither a scan's nor an early return's, or
+      # one on local relations only that took as long as a walk (core
+      # returns at once there: 129 us once, on a CPU, outside the local-buffer
+      # loop it probes, where the others took 1-9 us): run the scenario once
+      # more (the hypervisor or an interrupt may have stolen time); if it
+      # happens again, it fails.
       if [ -z "$reason" ] && [ "$unreturned" = 0 ] && [ "$lost" = 0 ] && [ $attempt = 1 ]; then
-        echo "# $desc: $ambiguous call(s) of ambiguous duration; running it again:"
-        grep AMBIGUOUS "$work/diag" | diag
+        echo "# $desc: $ambiguous call(s) of ambiguous duration, $contradicted on local relations only as long as a walk; running it again:"
+        grep -E 'AMBIGUOUS|CONTRADICTED' "$work/diag" | diag
         cp "$work/diag" "$raw/$level-$name.attempt1.diag"
         drop_databases
         rm -rf "$work"
         continue
       fi
-      reason="${reason:+$reason; }$ambiguous call(s) of ambiguous duration ($odd_calls)"
+      [ "$ambiguous" = 0 ] ||
+        reason="${reason:+$reason; }$ambiguous call(s) of ambiguous duration ($odd_calls)"
     fi
     [ "$contradicted" = 0 ] ||
       reason="${reason:+$reason; }$contradicted call(s) walked although their argument names only local relations ($odd_calls)"
