@@ -661,6 +661,14 @@ wl_ExecutorEnd(QueryDesc *queryDesc)
 			if (wl_model_relation_skips_wal(rri->ri_RelationDesc))
 				wal_skipped = true;
 		}
+		/* the partitions rows were routed to (a partitioned table's) */
+		foreach(lc, queryDesc->estate->es_tuple_routing_result_relations)
+		{
+			ResultRelInfo *rri = lfirst(lc);
+
+			if (wl_model_relation_skips_wal(rri->ri_RelationDesc))
+				wal_skipped = true;
+		}
 	}
 
 	if (prev_ExecutorEnd)
