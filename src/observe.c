@@ -705,7 +705,9 @@ observe_after(WlObservation *obs, WlEffects *eff)
 					break;
 				}
 			case OBS_CREATEDB:
-				wl_model_note_created_database(obs->dbname);
+				/* WAL_LOG under minimal: the copies skip WAL */
+				if (wl_model_note_created_database(obs->dbname))
+					eff->wal_skipped = true;
 				break;
 			case OBS_SEQUENCES:
 				for (int i = 0; i < obs->nseqs; i++)

@@ -1288,9 +1288,10 @@ wl_model_subxact_abort(void)
 /*
  * CREATE DATABASE dbname succeeded: under wal_level = minimal its files
  * (WAL_LOG strategy) are pending syncs at commit, which
- * smgrGetPendingDeletes does not list.  Remember those that skip WAL.
+ * smgrGetPendingDeletes does not list.  Remember those that skip WAL;
+ * returns whether there were any (the statement wrote into them).
  */
-void
+bool
 wl_model_note_created_database(const char *dbname)
 {
 	Oid			dboid = get_database_oid(dbname, true);
@@ -1298,9 +1299,10 @@ wl_model_note_created_database(const char *dbname)
 	TableScanDesc scan;
 	HeapTuple	tup;
 	MemoryContext old;
+	bool		skipping = false;
 
 	if (!OidIsValid(dboid) || XLogIsNeeded())
-		return;
+		return false;
 	ensure_model_state();
 
 	spcrel = table_open(TableSpaceRelationId, AccessShareLock);
@@ -1333,6 +1335,7 @@ wl_model_note_created_database(const char *dbname)
 			WL_REL_NUMBER(file) = (Oid) num;
 			if (!WlSkippingWAL(file))
 				continue;
+			skipping = true;
 			old = MemoryContextSwitchTo(model_cxt);
 			{
 				WlRelFile  *f = palloc(sizeof(WlRelFile));
@@ -1348,6 +1351,7 @@ wl_model_note_created_database(const char *dbname)
 	}
 	table_endscan(scan);
 	table_close(spcrel, AccessShareLock);
+	return skipping;
 }
 
 /* Does this relation's current file skip WAL (minimal, new in this xact)? */

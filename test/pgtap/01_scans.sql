@@ -4,7 +4,7 @@
 -- commit-time sync of a new relation is concerned).
 \ir 00_helpers.inc
 SELECT current_setting('wal_level') = 'minimal' AS minimal \gset
-SELECT plan(25);
+SELECT plan(26);
 
 -- CREATE TABLE + COPY of > 2MB (wal_skip_threshold) in one transaction:
 -- minimal skips WAL and syncs the new file at commit, after one scan;
@@ -72,6 +72,19 @@ SELECT is((SELECT string_agg(command || ':' || wal_skipped, ',' ORDER BY stmt_no
            AND query LIKE '%parted_old %' AND command <> 'CREATE TABLE'),
           CASE WHEN :'minimal'::bool THEN 'COPY:false,INSERT:false,INSERT:true' ELSE 'COPY:false,INSERT:false,INSERT:false' END,
           'rows routed only to an old partition skip no WAL; one routed to the new partition does (minimal)');
+
+-- CREATE DATABASE copies the template through shared buffers (WAL_LOG),
+-- into files that skip WAL under minimal; FILE_COPY copies the directory
+SELECT walload_reset();
+CREATE DATABASE walload_t_walog STRATEGY = WAL_LOG;
+CREATE DATABASE walload_t_filecopy STRATEGY = FILE_COPY;
+SELECT is((SELECT string_agg(query || ':' || wal_skipped, ',' ORDER BY xact_id)
+           FROM walload_statements WHERE command = 'CREATE DATABASE' AND query LIKE '%walload_t_%'),
+          'CREATE DATABASE walload_t_walog STRATEGY = WAL_LOG:' || :'minimal'::bool ||
+          ',CREATE DATABASE walload_t_filecopy STRATEGY = FILE_COPY:false',
+          'CREATE DATABASE: wal_skipped for WAL_LOG under minimal only, never for FILE_COPY');
+DROP DATABASE walload_t_walog;
+DROP DATABASE walload_t_filecopy;
 
 -- a small new table: WAL-logged at commit (minimal) or as loaded (replica), no scan
 SELECT walload_reset();
