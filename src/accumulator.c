@@ -932,15 +932,15 @@ attribute_walks(WlScanKind kind, int64 n, int32 stmt_no, double est_ns, bool on_
 }
 
 /*
- * One walk at commit or abort over nfiles files, invalidating about
- * invalidated buffers, attributed as attribute_walks says; returns its
- * estimate.
+ * One walk at commit or abort over nfiles files, acting on about buffers
+ * buffers (invalidating them, or the sync's walk writing them), attributed
+ * as attribute_walks says; returns its estimate.
  */
 static double
-add_attributed_scan(WlScanKind kind, int32 stmt_no, int nfiles, int64 invalidated,
+add_attributed_scan(WlScanKind kind, int32 stmt_no, int nfiles, int64 buffers,
 					bool on_abort_path)
 {
-	double		est_ns = wl_scans_est_ns(kind, 1, nfiles, invalidated, !on_abort_path);
+	double		est_ns = wl_scans_est_ns(kind, 1, nfiles, buffers, !on_abort_path);
 
 	cur.walks_ahead = true;
 	attribute_walks(kind, 1, stmt_no, est_ns, on_abort_path, !on_abort_path);
@@ -1682,7 +1682,7 @@ pre_commit_record(bool is_prepare, bool has_xid)
 			 est.files_ns / 1e6, est.fsync_ns / 1e6, est.fsync_timed_ns / 1e6);
 		if (model.sync_scan)
 			add_attributed_scan(WL_SCAN_FLUSH_PENDING, model.sync_stmt_no,
-								model.synced_rels, 0, false);
+								model.synced_rels, est.sync_written, false);
 		if (model.drop_scan && !is_prepare)
 			note_commit_walk(&cur.drop_walk, model.drop_stmt_no,
 							 add_attributed_scan(WL_SCAN_DROP_PENDING, model.drop_stmt_no,

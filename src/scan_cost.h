@@ -31,9 +31,9 @@ extern double wl_scan_time_ratio(const WlScanCost *cost);
 extern int64 wl_touched_since_walk(void);
 extern double wl_backend_cpu_ns(void);
 extern double wl_headers_cached(const WlScanCost *cost, int64 touched);
-extern double wl_scans_est_ns(WlScanKind kind, int64 n, int nfiles, int64 invalidated,
+extern double wl_scans_est_ns(WlScanKind kind, int64 n, int nfiles, int64 buffers,
 							  bool before_scan);
-extern double wl_scan_invalidation_ns(const WlScanCost *cost, int64 buffers);
+extern double wl_scan_buffers_ns(const WlScanCost *cost, int64 buffers);
 extern double wl_scan_faults_priced_ns(void);
 extern void wl_header_pages_sample(void);
 extern void wl_header_pages_mapped(int64 pages);
@@ -76,6 +76,15 @@ typedef struct WlCommitEstimate
 	double		sync_scan_timed_ns;
 	double		drop_scan_ns;
 	double		drop_scan_timed_ns;
+
+	/*
+	 * Of scan_ns and sync_phase_ns: the synced files' dirty buffers the
+	 * sync's walk writes, and its work on them besides the writes
+	 * (wl_scan_buffers_ns; not scaled, and not part of sync_scan_ns, which
+	 * the learned ratio is taught from)
+	 */
+	int64		sync_written;
+	double		sync_buffers_ns;
 } WlCommitEstimate;
 
 extern void wl_commit_state_now(WlCommitState *st, const WlCommitModel *m,
