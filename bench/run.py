@@ -931,6 +931,10 @@ def whatif(c, tmp):
     in the same cluster, right after the load it was predicted from."""
     ntab = 20
     rounds = 3
+    # the saving of one transaction instead of 20 is the difference of two
+    # runs whose WAL flushes vary by milliseconds: at 1GB (walks of 0.2 ms)
+    # the median of three came out 0.64 and 1.45 in two runs of an hour
+    drop_rounds = 7
     rows = []
     data = os.path.join(tmp, "whatif.csv")
     with open(data, "w") as f:
@@ -943,7 +947,7 @@ def whatif(c, tmp):
         c.wait_for_calibration()
         c.psql("CREATE EXTENSION IF NOT EXISTS walload")
         pred, meas = [], []
-        for rnd in range(rounds):
+        for rnd in range(drop_rounds):
             create = ["CREATE TABLE w_%d (a int);" % t for t in range(ntab)]
             c.psql("SELECT walload_reset()")
             out = run_psql_file(c, create + ["\\timing on", "\\echo @start", "SELECT 1;"] +
