@@ -18,6 +18,12 @@
 # same way for both, and where the finishing deletes nothing (a table
 # dropped, then ROLLBACK PREPARED; a table created, then COMMIT PREPARED),
 # that no walk is priced.
+#
+# And the count where the files' buffers lie in two places far apart in the
+# pool (a load, another table's load, a load again): the sample's hits span
+# more than the 192 stretches the count covers whole, so only the stretches
+# it hit and their neighbours are counted, which still finds every buffer
+# of two dense runs.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -152,6 +158,30 @@ is($node->safe_psql('postgres',
 		q{SELECT count(*) > 2000 FROM pg_buffercache WHERE relfilenode IN
 			(pg_relation_filenode('old_big'), pg_relation_filenode('c'))}),
 	't', 'premise: both tables kept their buffers');
+
+# two runs of the new table's buffers, 31000 buffers of another table
+# between them (more than 192 of the sample's 1024 stretches of 128 apart)
+$node->safe_psql('postgres', 'CREATE TABLE filler (a int, b text)');
+($out, $err) = debug2_session($node, qq{
+	BEGIN;
+	CREATE TABLE t (a int, b text);
+	INSERT INTO t SELECT g, repeat('x', 100) FROM generate_series(1, 20000) g;
+	INSERT INTO filler SELECT g, repeat('f', 100) FROM generate_series(1, 1800000) g;
+	INSERT INTO t SELECT g, repeat('x', 100) FROM generate_series(1, 20000) g;
+	$count_t
+	SELECT max(bufferid) - min(bufferid) > 192 * (SELECT count(*) FROM pg_buffercache) / 1024,
+	       count(DISTINCT bufferid / ((SELECT count(*) FROM pg_buffercache) / 1024)) <= 64
+	  FROM pg_buffercache WHERE relfilenode = pg_relation_filenode('t');
+	ROLLBACK;
+});
+my @lines = split /\n/, $out;
+$exact = $lines[0];
+@w = abort_walks($err);
+is($lines[1], 't|t', 'premise: two runs more than 192 stretches apart, in at most 64 stretches');
+cmp_ok($exact, '>=', 600, "premise: the new table holds buffers ($exact)");
+is(scalar @w, 1, 'two runs apart: one walk');
+cmp_ok(abs(($w[0] // -1) - $exact), '<=', 0.1 * $exact,
+	'two runs apart: ' . ($w[0] // 'none') . " buffers priced, $exact in the pool");
 
 $node->stop;
 done_testing();
