@@ -722,7 +722,7 @@ predict_commit(WlActivity *a, TimestampTz now)
 		return;
 	else
 	{
-		wl_model_commit(false, &m);
+		wl_model_commit(false, true, &m);
 		abort_scan = wl_model_abort_drop_scan(&abort_rels, 0, &abort_buffers, &abort_pages);
 	}
 	/*
@@ -731,7 +731,7 @@ predict_commit(WlActivity *a, TimestampTz now)
 	 * should not add to.
 	 */
 	if (cur.storage_touched)
-		wl_commit_state_now(&a->pred_state, &m, dirty_buffers());
+		wl_commit_state_now(&a->pred_state, &m, dirty_buffers(), true);
 	else
 		memset(&a->pred_state, 0, sizeof(a->pred_state));
 	wl_commit_est(&m, current_cost(now), &a->pred_state, &est);
@@ -1657,11 +1657,11 @@ pre_commit_record(bool is_prepare, bool has_xid)
 		cur.commit_strategy = (int8) wl_commit_strategy;
 		cur.commit_threshold_kb = choice.threshold_kb;
 
-		wl_model_commit(is_prepare, &model);
+		wl_model_commit(is_prepare, false, &model);
 
 		/* predicted before the scans are counted (which maps the pages) */
 
-		wl_commit_state_now(&st, &model, dirty_buffers());
+		wl_commit_state_now(&st, &model, dirty_buffers(), false);
 		wl_commit_est(&model, current_cost(now), &st, &est);
 		cur.pred_commit_ms = est.total_ns / 1e6;
 		cur.pred_core_commit_ms = (est.total_ns - choice.chosen_ns + choice.core_ns) / 1e6;

@@ -1397,16 +1397,62 @@ wl_os_dirty_blocks(void)
 }
 
 /*
+ * The live prediction's reads of /proc (wl_commit_state_now): at most once
+ * a second.  A transaction's statements each predict its commit, and the
+ * header pages' entries in /proc/self/pagemap cost with shared_buffers (16
+ * kB at 1GB, 256 kB at 16GB) until the backend's first walk maps them; they
+ * only get mapped meanwhile, so the figure is at most a second's mapping
+ * high.  The page cache's dirty blocks are the kernel's, read from
+ * /proc/meminfo.  The commit itself reads both afresh.
+ */
+#define WL_LIVE_STATE_REREAD_US	1000000
+
+static int64
+live_unmapped_pages(void)
+{
+	static int64 pages = -1;
+	static TimestampTz read_at = 0;
+	TimestampTz now = GetCurrentTimestamp();
+
+	if (headers_mapped)
+		return 0;
+	if (pages < 0 || now - read_at >= WL_LIVE_STATE_REREAD_US)
+	{
+		pages = header_pages_unmapped(false);
+		read_at = now;
+	}
+	return pages;
+}
+
+static int64
+live_os_dirty_blocks(void)
+{
+	static int64 blocks = -1;
+	static TimestampTz read_at = 0;
+	TimestampTz now = GetCurrentTimestamp();
+
+	if (read_at == 0 || now - read_at >= WL_LIVE_STATE_REREAD_US)
+	{
+		blocks = wl_os_dirty_blocks();
+		read_at = now;
+	}
+	return blocks;
+}
+
+/*
  * What the commit's cost depends on besides core's decisions, as it stands
  * in this backend now (dirty_buffers: see accumulator.c,
  * note_dirtied_by_load).  Reads /proc/self/pagemap only when a scan is to
- * come, /proc/meminfo only when files are to be synced.
+ * come, /proc/meminfo only when files are to be synced; live (the
+ * prediction at a statement's end), at most once a second.
  */
 void
-wl_commit_state_now(WlCommitState *st, const WlCommitModel *m, int64 dirty_buffers)
+wl_commit_state_now(WlCommitState *st, const WlCommitModel *m, int64 dirty_buffers, bool live)
 {
-	st->unmapped_pages = (m->sync_scan || m->drop_scan) ? header_pages_unmapped(false) : 0;
-	st->os_dirty_blocks = m->synced_blocks > 0 ? wl_os_dirty_blocks() : -1;
+	st->unmapped_pages = !(m->sync_scan || m->drop_scan) ? 0 :
+		live ? live_unmapped_pages() : header_pages_unmapped(false);
+	st->os_dirty_blocks = m->synced_blocks <= 0 ? -1 :
+		live ? live_os_dirty_blocks() : wl_os_dirty_blocks();
 	st->dirty_buffers = dirty_buffers;
 	st->unflushed_wal_bytes = (int64) (GetXLogInsertRecPtr() - GetFlushRecPtr(NULL));
 	st->touched_since_walk = (m->sync_scan || m->drop_scan) ? wl_touched_since_walk() : -1;

@@ -90,7 +90,7 @@ typedef struct WlPendingSync
 extern int	wl_model_pending_syncs(WlPendingSync **out);
 extern void wl_model_decide_syncs(const WlPendingSync *s, int n, int threshold_kb,
 								  WlCommitModel *m);
-extern void wl_model_commit(bool is_prepare, WlCommitModel *model);
+extern void wl_model_commit(bool is_prepare, bool live, WlCommitModel *model);
 extern bool wl_model_abort_drop_scan(int32 *nrels, int64 max_buffers, int64 *buffers,
 									 int64 *pages_mapped);
 extern int32 wl_model_abort_statement(void);

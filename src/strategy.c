@@ -165,7 +165,7 @@ wl_strategy_apply(WlStrategyChoice *choice, int64 dirty_buffers)
 	/* the state as a commit that syncs everything would find it */
 	memset(&all, 0, sizeof(all));
 	wl_model_decide_syncs(s, n, 0, &all);
-	wl_commit_state_now(&st, &all, dirty_buffers);
+	wl_commit_state_now(&st, &all, dirty_buffers, false);
 	wl_store_get_scan_cost(&cost);
 
 	choice->threshold_kb = choose_threshold(wl_commit_strategy, s, n, &cost, &st,
