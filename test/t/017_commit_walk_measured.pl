@@ -140,7 +140,12 @@ my ($est_sum, $sync_sum) = split /\|/, $node->safe_psql('postgres',
 	'SELECT sum(est_scan_ms), sum(commit_sync_ms) FROM walload_xacts WHERE scans_drop_pending > 0');
 ok(abs($rec6 - $est_sum) < 0.005, "from the walks as recorded ($rec6 ms, est_scan_ms $est_sum)");
 ok(near($f6, $faults[0]), "less the first walk's page faults as priced ($f6 ms)");
-ok(near($saves6, $rec6 - $f6 - $one6), "less one walk over the five files ($one6 ms): $saves6 ms saved");
+# never below nothing: where the first walk's page faults as priced exceed
+# what its walk measured (18 once: 3.435 ms recorded for five walks, 2.759
+# of faults priced, 0.890 for one walk), the hint saves nothing
+my $expect6 = $rec6 - $f6 - $one6;
+$expect6 = 0 if $expect6 < 0;
+ok(near($saves6, $expect6), "less one walk over the five files ($one6 ms): $saves6 ms saved");
 my ($hint_ms) = $stdout =~ /would save 4 scans and 4 WAL flushes, about ([\d.]+) ms/;
 ok(defined $hint_ms && abs($hint_ms - ($sync_sum * 4 / 5 + $saves6)) <= 0.051,
 	"the hint adds four of the five commit records' flushes ($hint_ms ms)");
