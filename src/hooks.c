@@ -642,6 +642,18 @@ wl_ExecutorFinish(QueryDesc *queryDesc)
 	PG_END_TRY();
 }
 
+/* does one of these result relations (ResultRelInfo *) skip WAL? */
+static bool
+any_skips_wal(List *result_rels)
+{
+	ListCell   *lc;
+
+	foreach(lc, result_rels)
+		if (wl_model_relation_skips_wal(((ResultRelInfo *) lfirst(lc))->ri_RelationDesc))
+			return true;
+	return false;
+}
+
 static void
 wl_ExecutorEnd(QueryDesc *queryDesc)
 {
@@ -651,24 +663,10 @@ wl_ExecutorEnd(QueryDesc *queryDesc)
 
 	if (mine && queryDesc->estate)
 	{
-		ListCell   *lc;
-
 		rows = WlExecutorRows(queryDesc->estate);
-		foreach(lc, queryDesc->estate->es_opened_result_relations)
-		{
-			ResultRelInfo *rri = lfirst(lc);
-
-			if (wl_model_relation_skips_wal(rri->ri_RelationDesc))
-				wal_skipped = true;
-		}
-		/* the partitions rows were routed to (a partitioned table's) */
-		foreach(lc, queryDesc->estate->es_tuple_routing_result_relations)
-		{
-			ResultRelInfo *rri = lfirst(lc);
-
-			if (wl_model_relation_skips_wal(rri->ri_RelationDesc))
-				wal_skipped = true;
-		}
+		/* the relations it opened, and the partitions it routed rows to */
+		wal_skipped = any_skips_wal(queryDesc->estate->es_opened_result_relations) ||
+			any_skips_wal(queryDesc->estate->es_tuple_routing_result_relations);
 	}
 
 	if (prev_ExecutorEnd)

@@ -736,7 +736,7 @@ observe_after(WlObservation *obs, WlEffects *eff)
 						WlSkippingWAL(file))
 						eff->wal_skipped = true;
 					/* a partitioned table: one of its partitions grew */
-					for (int i = 0; i < obs->nsizes; i++)
+					for (int i = 0; i < obs->nsizes && !eff->wal_skipped; i++)
 						if (wl_model_main_fork_blocks(obs->sizes[i].file) > obs->sizes[i].blocks)
 							eff->wal_skipped = true;
 					break;

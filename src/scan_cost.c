@@ -1407,36 +1407,33 @@ wl_os_dirty_blocks(void)
  */
 #define WL_LIVE_STATE_REREAD_US	1000000
 
-static int64
-live_unmapped_pages(void)
+typedef struct LiveReading
 {
-	static int64 pages = -1;
-	static TimestampTz read_at = 0;
+	int64		value;
+	TimestampTz read_at;		/* 0: never read */
+} LiveReading;
+
+static LiveReading live_unmapped;
+static LiveReading live_os_dirty;
+
+/* r's value, read again with reader() if it is a second old */
+static int64
+read_lately(LiveReading *r, int64 (*reader) (void))
+{
 	TimestampTz now = GetCurrentTimestamp();
 
-	if (headers_mapped)
-		return 0;
-	if (pages < 0 || now - read_at >= WL_LIVE_STATE_REREAD_US)
+	if (r->read_at == 0 || now - r->read_at >= WL_LIVE_STATE_REREAD_US)
 	{
-		pages = header_pages_unmapped(false);
-		read_at = now;
+		r->value = reader();
+		r->read_at = now;
 	}
-	return pages;
+	return r->value;
 }
 
 static int64
-live_os_dirty_blocks(void)
+unmapped_pages_now(void)
 {
-	static int64 blocks = -1;
-	static TimestampTz read_at = 0;
-	TimestampTz now = GetCurrentTimestamp();
-
-	if (read_at == 0 || now - read_at >= WL_LIVE_STATE_REREAD_US)
-	{
-		blocks = wl_os_dirty_blocks();
-		read_at = now;
-	}
-	return blocks;
+	return header_pages_unmapped(false);
 }
 
 /*
@@ -1449,10 +1446,11 @@ live_os_dirty_blocks(void)
 void
 wl_commit_state_now(WlCommitState *st, const WlCommitModel *m, int64 dirty_buffers, bool live)
 {
-	st->unmapped_pages = !(m->sync_scan || m->drop_scan) ? 0 :
-		live ? live_unmapped_pages() : header_pages_unmapped(false);
+	/* once the first walk has mapped the pages, none is left, read or not */
+	st->unmapped_pages = !(m->sync_scan || m->drop_scan) || headers_mapped ? 0 :
+		live ? read_lately(&live_unmapped, unmapped_pages_now) : unmapped_pages_now();
 	st->os_dirty_blocks = m->synced_blocks <= 0 ? -1 :
-		live ? live_os_dirty_blocks() : wl_os_dirty_blocks();
+		live ? read_lately(&live_os_dirty, wl_os_dirty_blocks) : wl_os_dirty_blocks();
 	st->dirty_buffers = dirty_buffers;
 	st->unflushed_wal_bytes = (int64) (GetXLogInsertRecPtr() - GetFlushRecPtr(NULL));
 	st->touched_since_walk = (m->sync_scan || m->drop_scan) ? wl_touched_since_walk() : -1;

@@ -777,6 +777,34 @@ wl_model_database_buffers(Oid dboid)
 	return owned_buffers(&owner, &pages_mapped);
 }
 
+/* one file's sizes for size_doomed (below), marked as of the live generation */
+static void
+size_file(WlRelFile file, DoomedSize *one)
+{
+	SMgrRelation srel = WlSmgrOpen(file);
+
+	memset(one, 0, sizeof(*one));
+	one->file = file;
+	one->generation = doomed_generation;
+	for (ForkNumber fork = 0; fork <= MAX_FORKNUM; fork++)
+	{
+		BlockNumber nblocks;
+		int64		stored;
+
+		if (!smgrexists(srel, fork))
+			continue;
+		nblocks = smgrnblocks(srel, fork);
+		stored = fork_stored_blocks(file, fork, nblocks);
+		if (stored < 0)
+			stored = nblocks;	/* not known: as if all were on disk */
+		one->forks++;
+		one->blocks += nblocks;
+		one->stored_blocks += stored;
+		one->stored_forks += stored > 0 ? 1 : 0;
+		one->buffers += fork_buffers(file, fork, nblocks);
+	}
+}
+
 /*
  * What a commit deletes, sized (the dropped_* sizes of m): core truncates
  * each file's main fork to nothing at once and unlinks its other forks
@@ -814,32 +842,9 @@ size_doomed(WlRelFile *files, int n, bool live, WlCommitModel *m)
 			one = *known;
 		else
 		{
-			SMgrRelation srel = WlSmgrOpen(files[i]);
-
-			memset(&one, 0, sizeof(one));
-			for (ForkNumber fork = 0; fork <= MAX_FORKNUM; fork++)
-			{
-				BlockNumber nblocks;
-				int64		stored;
-
-				if (!smgrexists(srel, fork))
-					continue;
-				nblocks = smgrnblocks(srel, fork);
-				stored = fork_stored_blocks(files[i], fork, nblocks);
-				if (stored < 0)
-					stored = nblocks;	/* not known: as if all were on disk */
-				one.forks++;
-				one.blocks += nblocks;
-				one.stored_blocks += stored;
-				one.stored_forks += stored > 0 ? 1 : 0;
-				one.buffers += fork_buffers(files[i], fork, nblocks);
-			}
+			size_file(files[i], &one);
 			if (known)
-			{
-				one.file = files[i];
-				one.generation = doomed_generation;
 				*known = one;
-			}
 		}
 		all.blocks += one.blocks;
 		all.forks += one.forks;
