@@ -54,22 +54,33 @@ sub abort_walks
 	return $stderr =~ /walload: 1 walk\(s\) of kind 3 over \d+ file\(s\): .*?, (\d+) buffers invalidated/g;
 }
 
+# A session whose first output line is pg_buffercache's count of the
+# buffers that its one walk to delete files finds (at least $min): the walk
+# priced within 10% of it.  Returns the session's output lines.
+sub priced_as_counted
+{
+	my ($what, $min, $sql) = @_;
+	my ($out, $err) = debug2_session($node, $sql);
+	my @lines = split /\n/, $out;
+	my @w = abort_walks($err);
+	cmp_ok($lines[0], '>=', $min, "premise: $what: the files deleted hold buffers ($lines[0])");
+	is(scalar @w, 1, "$what: one walk to delete the files");
+	cmp_ok(abs(($w[0] // -1) - $lines[0]), '<=', 0.1 * $lines[0],
+		"$what: " . ($w[0] // 'none') . " buffers priced, $lines[0] in the pool");
+	return @lines;
+}
+
 # a load rolled back: INSERT keeps its pages in shared buffers
-my ($out, $err) = debug2_session($node, qq{
+priced_as_counted('ROLLBACK', 2000, qq{
 	BEGIN;
 	CREATE TABLE t (a int, b text);
 	INSERT INTO t SELECT g, repeat('x', 100) FROM generate_series(1, 200000) g;
 	$count_t
 	ROLLBACK;
 });
-my $exact = (split /\n/, $out)[0];
-my @w = abort_walks($err);
-cmp_ok($exact, '>=', 2000, "premise: the rolled-back table holds buffers ($exact)");
-is(scalar @w, 1, 'ROLLBACK: one walk to delete the files');
-cmp_ok(abs($w[0] - $exact), '<=', 0.1 * $exact, "ROLLBACK: $w[0] buffers priced, $exact in the pool");
 
 # the same in a savepoint rolled back (the subtransaction's abort)
-($out, $err) = debug2_session($node, qq{
+priced_as_counted('ROLLBACK TO SAVEPOINT', 1500, qq{
 	BEGIN;
 	SAVEPOINT s;
 	CREATE TABLE t (a int, b text);
@@ -78,23 +89,17 @@ cmp_ok(abs($w[0] - $exact), '<=', 0.1 * $exact, "ROLLBACK: $w[0] buffers priced,
 	ROLLBACK TO SAVEPOINT s;
 	COMMIT;
 });
-$exact = (split /\n/, $out)[0];
-@w = abort_walks($err);
-cmp_ok($exact, '>=', 1500, "premise: the table of the savepoint holds buffers ($exact)");
-is(scalar @w, 1, 'ROLLBACK TO SAVEPOINT: one walk');
-cmp_ok(abs($w[0] - $exact), '<=', 0.1 * $exact,
-	"ROLLBACK TO SAVEPOINT: $w[0] buffers priced, $exact in the pool");
 
 # a table created empty: nothing to invalidate
-(undef, $err) = debug2_session($node, 'BEGIN; CREATE TABLE e (a int); ROLLBACK;');
-@w = abort_walks($err);
+my (undef, $err) = debug2_session($node, 'BEGIN; CREATE TABLE e (a int); ROLLBACK;');
+my @w = abort_walks($err);
 is(scalar @w, 1, 'an empty table rolled back: one walk');
 is($w[0], '0', 'and no buffer priced');
 
 # many blocks of another table dirtied (all of old_big: the bound on what
 # the files can hold is large, so they are counted), but the table created
 # holds none
-($out, $err) = debug2_session($node, q{
+(undef, $err) = debug2_session($node, q{
 	BEGIN;
 	CREATE TABLE e (a int);
 	UPDATE old_big SET a = a + 1;
@@ -105,7 +110,7 @@ is(scalar @w, 1, 'a rolled-back transaction that dirtied much: one walk');
 is($w[0], '0', 'and no buffer priced where the files it deletes hold none');
 
 # ROLLBACK PREPARED deletes the files the prepared transaction created
-($out, $err) = debug2_session($node, qq{
+priced_as_counted('ROLLBACK PREPARED', 2000, qq{
 	BEGIN;
 	CREATE TABLE t (a int, b text);
 	INSERT INTO t SELECT g, repeat('p', 100) FROM generate_series(1, 200000) g;
@@ -113,31 +118,19 @@ is($w[0], '0', 'and no buffer priced where the files it deletes hold none');
 	PREPARE TRANSACTION 'created';
 	ROLLBACK PREPARED 'created';
 });
-$exact = (split /\n/, $out)[0];
-@w = abort_walks($err);
-cmp_ok($exact, '>=', 2000, "premise: the prepared transaction's new table holds buffers ($exact)");
-is(scalar @w, 1, 'ROLLBACK PREPARED: one walk');
-cmp_ok(abs($w[0] - $exact), '<=', 0.1 * $exact,
-	"ROLLBACK PREPARED: $w[0] buffers priced, $exact in the pool");
 
 # COMMIT PREPARED deletes the files of the table it dropped
 $node->safe_psql('postgres', q{
 	CREATE TABLE dropped (a int, b text);
 	INSERT INTO dropped SELECT g, repeat('d', 100) FROM generate_series(1, 150000) g;
 });
-($out, $err) = debug2_session($node, q{
+priced_as_counted('COMMIT PREPARED of a DROP TABLE', 1500, q{
 	SELECT count(*) FROM pg_buffercache WHERE relfilenode = pg_relation_filenode('dropped');
 	BEGIN;
 	DROP TABLE dropped;
 	PREPARE TRANSACTION 'dropped';
 	COMMIT PREPARED 'dropped';
 });
-$exact = (split /\n/, $out)[0];
-@w = abort_walks($err);
-cmp_ok($exact, '>=', 1500, "premise: the table dropped holds buffers ($exact)");
-is(scalar @w, 1, 'COMMIT PREPARED of a DROP TABLE: one walk');
-cmp_ok(abs($w[0] - $exact), '<=', 0.1 * $exact,
-	"COMMIT PREPARED: $w[0] buffers priced, $exact in the pool");
 
 # the other way round, neither deletes anything: no walk, nothing priced
 (undef, $err) = debug2_session($node, q{
@@ -162,7 +155,7 @@ is($node->safe_psql('postgres',
 # two runs of the new table's buffers, 31000 buffers of another table
 # between them (more than 192 of the sample's 1024 stretches of 128 apart)
 $node->safe_psql('postgres', 'CREATE TABLE filler (a int, b text)');
-($out, $err) = debug2_session($node, qq{
+my @lines = priced_as_counted('two runs apart', 600, qq{
 	BEGIN;
 	CREATE TABLE t (a int, b text);
 	INSERT INTO t SELECT g, repeat('x', 100) FROM generate_series(1, 20000) g;
@@ -174,14 +167,7 @@ $node->safe_psql('postgres', 'CREATE TABLE filler (a int, b text)');
 	  FROM pg_buffercache WHERE relfilenode = pg_relation_filenode('t');
 	ROLLBACK;
 });
-my @lines = split /\n/, $out;
-$exact = $lines[0];
-@w = abort_walks($err);
 is($lines[1], 't|t', 'premise: two runs more than 192 stretches apart, in at most 64 stretches');
-cmp_ok($exact, '>=', 600, "premise: the new table holds buffers ($exact)");
-is(scalar @w, 1, 'two runs apart: one walk');
-cmp_ok(abs(($w[0] // -1) - $exact), '<=', 0.1 * $exact,
-	'two runs apart: ' . ($w[0] // 'none') . " buffers priced, $exact in the pool");
 
 $node->stop;
 done_testing();
