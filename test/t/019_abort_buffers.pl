@@ -23,7 +23,9 @@
 # pool (a load, another table's load, a load again): the sample's hits span
 # more than the 192 stretches the count covers whole, so only the stretches
 # it hit and their neighbours are counted, which still finds every buffer
-# of two dense runs.
+# of two dense runs.  And where the files' buffers are spread in small runs
+# over more than 64 of the sample's stretches: each stretch is priced from
+# its run's hits, scaled to the stretch.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -168,6 +170,30 @@ my @lines = priced_as_counted('two runs apart', 600, qq{
 	ROLLBACK;
 });
 is($lines[1], 't|t', 'premise: two runs more than 192 stretches apart, in at most 64 stretches');
+
+# the new table's buffers spread over the pool in small runs, another
+# table's between them: the sample finds it in more than 64 stretches, too
+# many to count, so each stretch is priced from its run's hits alone
+$node->safe_psql('postgres', 'CREATE TABLE filler2 (a int, b text)');
+@lines = priced_as_counted('spread over the pool', 3000, qq{
+	BEGIN;
+	CREATE TABLE t (a int, b text);
+	DO \$\$
+	BEGIN
+		FOR i IN 1..1500 LOOP
+			INSERT INTO t SELECT g, repeat('x', 100) FROM generate_series(1, 230) g;
+			INSERT INTO filler2 SELECT g, repeat('f', 100) FROM generate_series(1, 230) g;
+		END LOOP;
+	END
+	\$\$;
+	$count_t
+	WITH n(n) AS (SELECT count(*) FROM pg_buffercache),
+	  s AS (SELECT (bufferid - 1) / (n / 1024) AS s, count(*) AS c, n / 1024 AS len
+			  FROM pg_buffercache, n WHERE relfilenode = pg_relation_filenode('t') GROUP BY 1, 3)
+	SELECT count(*) FILTER (WHERE c * 4 >= len) > 80 FROM s;
+	ROLLBACK;
+});
+is($lines[1], 't', 'premise: a quarter or more of the buffers of more than 80 stretches');
 
 $node->stop;
 done_testing();
