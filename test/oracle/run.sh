@@ -37,6 +37,7 @@ step_timeout=${ORACLE_STEP_TIMEOUT:-600}
 est_bound=${ORACLE_EST_BOUND:-0.20}
 est_strict=${ORACLE_EST_STRICT:-0}
 est_todo=0
+est_first_miss=0    # scenarios beyond the bound at their first run (run again)
 fault=${ORACLE_FAULT:-}
 case $fault in ""|lost-sigint|stopped|killed) ;; *) echo "unknown ORACLE_FAULT: $fault" >&2; exit 2 ;; esac
 while [ $# -gt 0 ]; do
@@ -683,7 +684,7 @@ run_scenario() {
     return
   fi
 
-  local attempt
+  local attempt est_first=""
   for attempt in 1 2; do
     db=o_$name
     work=$tmp/work/$level-$name
@@ -812,11 +813,15 @@ run_scenario() {
             GROUP BY k HAVING sum(x) <> sum(s)) b" 2>>"$work/walload.err") || wl_ok=0
       fi
       # An estimate off by more than the bound: run the scenario once more
-      # (the other core or the hypervisor can slow a walk down by half);
-      # if it is off again, it fails below.
-      if [ "$est_strict" = 1 ] && [ $wl_ok = 1 ] && [ -z "$reason" ] && [ "$scan_us" -gt 0 ] && [ $attempt = 1 ] &&
+      # (the other core, or the hypervisor's other guests on the cache the
+      # walks share, can slow a walk down by half: limits.md); if it is off
+      # again, it is beyond the bound below, and the first run's ratio is
+      # shown beside the second's either way.
+      if [ $wl_ok = 1 ] && [ -z "$reason" ] && [ "$scan_us" -gt 0 ] && [ $attempt = 1 ] &&
          ! est_within "$est_ms" "$scan_us"; then
         echo "# $desc: estimated scan time ${est_ms} ms against $(awk -v u="$scan_us" 'BEGIN { printf "%.3f", u / 1000 }') ms measured; running it again"
+        est_first=$(awk -v e="$est_ms" -v u="$scan_us" 'BEGIN { printf "%.2f", e / (u / 1000) }')
+        est_first_miss=$((est_first_miss + 1))
         cp "$work/diag" "$raw/$level-$name.attempt1.diag"
         drop_databases
         rm -rf "$work"
@@ -876,10 +881,12 @@ run_scenario() {
       meas_total=$(awk -v a="$meas_total" -v b="$meas_ms" 'BEGIN { printf "%.3f", a + b }')
       local ratio; ratio=$(awk -v e="$est_ms" -v m="$meas_ms" 'BEGIN { printf "%.2f", e / m }')
       local d="$desc estimated scan time: walload ${est_ms} ms, uprobe ${meas_ms} ms walking the pool, ratio $ratio"
+      [ -z "$est_first" ] || d="$d (first run: ratio $est_first; run again)"
       local bound; bound=$(awk -v b="$est_bound" 'BEGIN { printf "%d", b * 100 }')
       if est_within "$est_ms" "$scan_us"; then
         ok "$d"
       elif [ "$est_strict" = 1 ]; then
+        est_todo=$((est_todo + 1))
         notok "$d (bound +-$bound%)"
       else
         # a known shortfall, shown but not failing: see ORACLE_EST_STRICT
@@ -964,7 +971,8 @@ echo "# calibration ($shared_buffers):"
 diag <"$calibfile"
 if [ $walload = 1 ]; then
   echo "# estimated scan time over all scenarios: walload $est_total ms, uprobe $meas_total ms;" \
-       "$est_todo scenario(s) beyond +-$(awk -v b="$est_bound" 'BEGIN { printf "%d", b * 100 }')%" \
+       "$est_todo scenario(s) beyond +-$(awk -v b="$est_bound" 'BEGIN { printf "%d", b * 100 }')% when run again," \
+       "$est_first_miss at their first run" \
        "(ratio $(awk -v e="$est_total" -v m="$meas_total" 'BEGIN { if (m > 0) printf "%.2f", e / m; else print "-" }'))" |
     tee -a "$calibfile"
 fi
