@@ -693,8 +693,6 @@ predict_commit(WlActivity *a, TimestampTz now)
 	WlCommitModel m;
 	WlCommitEstimate est;
 	int32		abort_rels = 0;
-	int64		abort_buffers = 0;
-	int64		abort_pages = 0;
 	bool		abort_scan = false;
 	instr_time	start;
 	double		elapsed_ns = (double) (now - cur.start_ts) * 1000.0;
@@ -723,7 +721,7 @@ predict_commit(WlActivity *a, TimestampTz now)
 	else
 	{
 		wl_model_commit(false, true, &m);
-		abort_scan = wl_model_abort_drop_scan(&abort_rels, 0, &abort_buffers, &abort_pages);
+		abort_scan = wl_model_abort_drop_scan(&abort_rels, 0, NULL, NULL);
 	}
 	/*
 	 * The state is read only where files are pending: it takes the WAL

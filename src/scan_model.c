@@ -1268,8 +1268,8 @@ wl_model_commit(bool is_prepare, bool live, WlCommitModel *m)
  * DATABASE's are (owned_buffers: headers read without their locks, as the
  * walk pre-checks them; no lock, no allocation; core's list is sorted in
  * place), at most max_buffers, and *pages_mapped the header array's memory
- * pages the count maps if they were not.  Sizing the files instead would be
- * file I/O.
+ * pages the count maps if they were not (with max_buffers 0, buffers and
+ * pages_mapped may be NULL).  Sizing the files instead would be file I/O.
  */
 bool
 wl_model_abort_drop_scan(int32 *nrels, int64 max_buffers, int64 *buffers, int64 *pages_mapped)
@@ -1279,8 +1279,10 @@ wl_model_abort_drop_scan(int32 *nrels, int64 max_buffers, int64 *buffers, int64 
 	bool		scan = n > 0;
 
 	*nrels = n;
-	*buffers = 0;
-	*pages_mapped = 0;
+	if (buffers)
+		*buffers = 0;
+	if (pages_mapped)
+		*pages_mapped = 0;
 	if (n > 0 && max_buffers > 0)
 	{
 		BufferOwner owner = {InvalidOid, files, n};
