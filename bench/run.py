@@ -1120,12 +1120,15 @@ def strategies(c, tmp):
     rows = []
     for size in P["strategy_sizes"]:
         res = {}
-        for label, level, strat in configs:
-            configure(c, "walload", {"shared_buffers": size, "wal_level": level,
-                                     "max_wal_senders": "0" if level == "minimal" else "10"})
-            c.psql("CREATE EXTENSION IF NOT EXISTS walload")
-            for name, body, ntab in loads:
-                for rnd in range(rounds):
+        # round after round, each configuration once in each (a server
+        # start apiece): the machine's drift over the minutes the rounds
+        # take falls on all three alike, not on the last configuration
+        for rnd in range(rounds):
+            for label, level, strat in configs:
+                configure(c, "walload", {"shared_buffers": size, "wal_level": level,
+                                         "max_wal_senders": "0" if level == "minimal" else "10"})
+                c.psql("CREATE EXTENSION IF NOT EXISTS walload")
+                for name, body, ntab in loads:
                     c.psql("SELECT walload_reset()")
                     run_psql_file(c, ["SET walload.commit_strategy = '%s';" % strat, "BEGIN;"] + body +
                                   ["COMMIT;", "DROP TABLE %s;" % ", ".join("st_%d" % t for t in range(ntab))],
@@ -1133,7 +1136,7 @@ def strategies(c, tmp):
                     x = q(c, "SELECT commit_ms, total_ms, synced_rels, wal_logged_rels, full_scans "
                              "FROM walload_xacts WHERE statements > 1 ORDER BY xact_id DESC LIMIT 1")
                     res.setdefault((name, label), []).append(x)
-            c.stop()
+                c.stop()
         for name, _, _ in loads:
             med = {}
             for label, _, _ in configs:
