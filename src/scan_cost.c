@@ -420,6 +420,8 @@ fault_ns_per_page(double single_ns, int64 first_unmapped, double first_ns,
 	}
 	if (n == 0)
 		return first_walk;
+	elog(DEBUG1, "walload calibration: page faults: %.0f ns a page mapped again (median of %d passes), %.0f in this process's first walk",
+		 median_of(ns, n), n, first_walk);
 	return Max(median_of(ns, n), first_walk);
 }
 

@@ -229,8 +229,10 @@ psqlc() { local db=$1; shift; as_pg psql -X -q -At -v ON_ERROR_STOP=1 -d "$db" -
 cluster_init "$tmp" 2>"$tmp/initdb.err" || { diag <"$tmp/initdb.err"; bail "initdb failed"; }
 
 start_cluster() {
+  # log_min_messages = debug1: the server log keeps walload's calibration
+  # lines, which the calibration's report below quotes
   cluster_config "$tmp" "shared_buffers = '$shared_buffers'" "wal_level = $1" "max_wal_senders = 0" \
-    "max_prepared_transactions = 10" "shared_preload_libraries = '$libs'"
+    "max_prepared_transactions = 10" "shared_preload_libraries = '$libs'" "log_min_messages = debug1"
   cluster_start "$tmp" "$tmp/server-$1.log" 2>"$tmp/start.err" ||
     { diag <"$tmp/start.err"; bail "the cluster did not start (wal_level=$1)"; }
   pm=$(head -1 "$data/postmaster.pid")
@@ -594,6 +596,15 @@ calibrate() {
         wl_cal="unknown"
       echo "# $level: walload's calibration at this start: one-file walk $wl_cal"
       echo "$level: walload's calibration at this start: one-file walk $wl_cal" >>"$calibfile"
+      # and how it came about (scan_cost.c): the moments the one-file walk
+      # was taken from, and the price of a first walk's page faults
+      local wl_moments wl_faults
+      wl_moments=$(grep -o 'the median of the postmaster.*later rounds' "$tmp/server-$level.log" | tail -1)
+      wl_faults=$(grep -o '[0-9]* ns per unmapped page ([1-9][0-9]* pages)' "$tmp/server-$level.log" | tail -1)
+      wl_faults="$wl_faults$(grep -o 'page faults: [0-9]* ns a page mapped again.*first walk' "$tmp/server-$level.log" |
+                             tail -1 | sed 's/^page faults: / (the higher of /; s/$/)/')"
+      echo "# $level: one-file walk: ${wl_moments:-moments not logged}; page faults: ${wl_faults:-not logged}"
+      echo "$level: one-file walk: ${wl_moments:-moments not logged}; page faults: ${wl_faults:-not logged}" >>"$calibfile"
     fi
   else
     notok "$level calibration: $calib_error"
