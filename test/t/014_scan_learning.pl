@@ -8,7 +8,8 @@
 # scaled nor taught.  (A commit's walk that is most of its phase is then
 # recorded as the phase measured it, 017_commit_walk_measured.pl: the
 # estimates are read here from walload's DEBUG2 lines.)  So the walks that
-# teach are a session's later ones, and not one that follows another within
+# teach are a session's later ones (its first too where its page faults are
+# a small part of it), and not one that follows another within
 # a second with less than the CPU cache touched in between (it may find
 # headers still cached): at shared_buffers=8GB a cold walk takes about
 # 2 ms here (at 128MB, the pgTAP clusters', a walk is too short to teach).
@@ -79,7 +80,29 @@ my ($rw, $nw) = split /\|/, $seen[0];
 my ($rd1, $n0b) = split /\|/, $seen[1];
 my ($r1, $n1) = split /\|/, $seen[2];
 my ($r2, $n2) = split /\|/, $seen[3];
-is($nw, 0, 'the first walk of a session, most of it page faults, teaches nothing');
+# The first walk's commit, as predicted: a commit teaches the walks when its
+# deletion's walk, as the calibration prices it, is at least 0.8 of what is
+# predicted after the release of its locks (accumulator.c
+# WL_SCAN_TIME_SHARE); the page faults of a session's first walk are priced
+# there and never taught.  At 8GB they are most of that walk where mapping
+# a page costs more than walking its headers (the 32 MB-cache machine: 2 ms
+# of walk, 8 of page faults), not on one whose walks are four times slower
+# (2 vCPUs of a Xeon whose kernel says 300 MB of cache, 2026-11-26: the
+# walk 0.65-0.75 of the cleanup in three runs on 15, and enough for the
+# commit to teach in one on 17, which failed this test when it expected
+# no teaching).
+my ($pred_total, $pred_scans) = $debug =~ /commit predicted to take ([\d.]+) ms: scans ([\d.]+) ms/;
+my ($faults) = $debug =~ /walload: 1 walk\(s\) of kind 3 over 1 file\(s\): [^\n]*, page faults ([\d.]+) ms/;
+cmp_ok($faults, '>', 0, "the first walk prices the page faults of mapping the headers ($faults ms)");
+my $walk_share = ($pred_scans - $faults) / $pred_total;
+SKIP:
+{
+	skip sprintf('the first walk is %.3f of its cleanup, at the bound of 0.8', $walk_share), 1
+	  if abs($walk_share - 0.8) < 0.02;
+	is($nw, $walk_share >= 0.8 ? 1 : 0,
+		sprintf('the first walk of a session teaches only if, less its page faults, it is 0.8 of the cleanup (%.2f)',
+			$walk_share));
+}
 is($n0b, $nw, 'a walk right after another one, which may find headers cached, teaches nothing');
 is($n1, $n0b + 1, 'a DROP TABLE whose walk is most of its commit cleanup teaches once, after reads of more than the cache');
 ok($r1 >= 0.25 && $r1 <= 4, "the ratio is within its bounds ($r1)");
