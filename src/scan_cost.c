@@ -27,7 +27,11 @@
  *
  * - the CPU cache: a backend's walk soon after its previous one finds part
  *   of the headers still cached, as far as what it touched since left them
- *   there (wl_headers_cached); a back-to-back walk is timed too.
+ *   there (wl_headers_cached), as far as the walks in a row before it put
+ *   them there (a cache may keep little of one walk: streak_kept) and as
+ *   far as the machine kept them in the time since (a cache shared with
+ *   other guests loses them: kept_after); a back-to-back walk, the walks
+ *   in a row after a cold one and walks some ms apart are timed too.
  *
  * Each pass times one call of core's function for relation files that no
  * buffer can hold (tablespace 0, which no buffer tag carries: the walk
@@ -122,6 +126,13 @@ static int64 mapped_at_walk = 0;
  */
 static bool db_walk_started = false;
 static int64 touched_before_db_walk = -1;
+
+/*
+ * The walks in a row this backend's last walk ended (walk_streak), and those
+ * before DROP DATABASE's walk (streak_before_db_walk): see streak_prior.
+ */
+static int	walk_streak = 0;
+static int	streak_before_db_walk = 0;
 
 /*
  * What a backend's work other than reading and writing blocks moves
@@ -525,6 +536,119 @@ multi_file_walks(SMgrRelationData *files, SMgrRelation *filep, volatile char *ev
 }
 
 /*
+ * The wall time after a walk at which the share of the headers the next walk
+ * finds cached is timed, ms (WlScanCost.kept_after).
+ */
+static const double age_grid_ms[WL_AGE_GRID] = {2, 5, 10, 20, 50};
+
+/*
+ * How much of the headers the CPU cache keeps while the process waits: a
+ * walk right after another, age_grid_ms later, against the cold walk and
+ * the back-to-back one.  A virtual machine shares its last-level cache with
+ * other guests, which evict the headers in wall time, not in what this
+ * process touches: on a host whose kernel said 300 MB (2 vCPUs of a Xeon),
+ * at 2GB (16 MB of headers), 8 MB written between two walks left the second
+ * as warm as a back-to-back one (2.8 ns a header against 2.8 back to back
+ * and 8.0 cold), and waiting left 0.99 of the saving after 1 ms, 0.96 after
+ * 3, 0.57 after 10 and none after 30; walks 2.5-10 ms apart in one ALTER
+ * TABLE ... SET TABLESPACE were priced 85-94% cached, 0.9-1.0 ms, and
+ * walked 1.5-2.4 ms (uprobe oracle, 15, 2026-11-26).  On a machine whose
+ * cache is its own the shares stay near 1, and the cache share is what the
+ * pages touched leave (wl_headers_cached).
+ */
+static void
+time_kept_after(WlScanCost *cost, SMgrRelationData *files, SMgrRelation *filep,
+				int passes, double *ns)
+{
+	double		saved = cost->single_ns - cost->warm_ns;
+
+	if (saved <= 0)
+		return;
+	for (int g = 0; g < WL_AGE_GRID; g++)
+	{
+		double		after_ns;
+
+		for (int p = 0; p < passes; p++)
+		{
+			(void) time_walk(WALK_ONE_FILE, 1, files, filep, NULL, 0, p);
+			pg_usleep((long) (age_grid_ms[g] * 1000));
+			ns[p] = time_walk(WALK_ONE_FILE, 1, files, filep, NULL, 0, p);
+		}
+		after_ns = median_of(ns, passes) / Max(NBuffers, 1);
+		cost->kept_after[g] = Max(Min((cost->single_ns - after_ns) / saved, 1), 0);
+	}
+	cost->kept_valid = true;
+	elog(DEBUG1, "walload calibration: share of the headers a walk finds cached 2/5/10/20/50 ms after the last: %.2f/%.2f/%.2f/%.2f/%.2f",
+		 cost->kept_after[0], cost->kept_after[1], cost->kept_after[2], cost->kept_after[3],
+		 cost->kept_after[4]);
+}
+
+/*
+ * How much of the headers a walk leaves in the CPU cache for the next one,
+ * after 1, 2 and 3 walks in a row from a cold cache: the walks back to back
+ * after a write of the scratch area (median of the passes per position),
+ * against the cold walk and the back-to-back one.  A last-level cache that
+ * keeps only what is read again (as adaptive insertion does) keeps little of
+ * one walk over a header array as large as 16 MB: on the 300 MB-cache host
+ * above, at 2GB, the second walk after a cold one took 6.9-7.6 ns a header
+ * against 7.5-8.2 for the first, the third 3.3-3.9, the fourth 2.8-3.0,
+ * back to back; 2 ms apart 7.0-8.0, 4.6-5.6, 3.6-4.5 (two server starts);
+ * a first DROP TABLE's walk (mapping the headers) was followed by walks of
+ * 1.8-2.6 ms where a cold one was calibrated at 2.3 ms and warm ones took
+ * 0.7-0.9 (uprobe oracle, 15, 2026-11-26).
+ */
+static void
+time_streak(WlScanCost *cost, SMgrRelationData *files, SMgrRelation *filep,
+			volatile char *evict, Size evict_len, int passes)
+{
+	double		saved = cost->single_ns - cost->warm_ns;
+	double	   *pos;
+
+	if (saved <= 0 || evict == NULL)
+		return;
+	pos = palloc(sizeof(double) * passes * WL_STREAK_GRID);
+	for (int p = 0; p < passes; p++)
+	{
+		/* the first walk, after the write that evicts the headers */
+		(void) time_walk(WALK_ONE_FILE, 1, files, filep, evict, evict_len, p);
+		for (int k = 0; k < WL_STREAK_GRID; k++)
+			pos[k * passes + p] = time_walk(WALK_ONE_FILE, 1, files, filep, NULL, 0, p);
+	}
+	for (int k = 0; k < WL_STREAK_GRID; k++)
+	{
+		double		after_ns = median_of(&pos[k * passes], passes) / Max(NBuffers, 1);
+
+		cost->streak_kept[k] = Max(Min((cost->single_ns - after_ns) / saved, 1), 0);
+	}
+	pfree(pos);
+	elog(DEBUG1, "walload calibration: share of the headers a walk finds cached right after 1/2/3 walks in a row: %.2f/%.2f/%.2f",
+		 cost->streak_kept[0], cost->streak_kept[1], cost->streak_kept[2]);
+}
+
+/*
+ * Of the headers cached right after a walk, the share still cached age_ms
+ * later: linear between the timed points (1 at 0), the last one's beyond
+ * it; 1 where not timed.
+ */
+static double
+kept_after_ms(const WlScanCost *cost, double age_ms)
+{
+	double		x0 = 0,
+				y0 = 1;
+
+	if (!cost->kept_valid || age_ms <= 0)
+		return 1;
+	for (int g = 0; g < WL_AGE_GRID; g++)
+	{
+		if (age_ms <= age_grid_ms[g])
+			return y0 + (cost->kept_after[g] - y0) * (age_ms - x0) / (age_grid_ms[g] - x0);
+		x0 = age_grid_ms[g];
+		y0 = cost->kept_after[g];
+	}
+	return y0;
+}
+
+/*
  * Time core's walks, passes times each, and fill cost: always the one-file
  * walk; the many-file walks where the process has a resource owner; the
  * cost of a page fault where measure_faults (a new process whose header
@@ -565,6 +689,12 @@ wl_scan_cost_calibrate(int passes, bool measure_faults, WlScanCost *cost)
 	/* back to back: what a header array that fits in the cache costs then */
 	(void) time_walk(WALK_ONE_FILE, 1, files, filep, NULL, 0, 0);
 	cost->warm_ns = median_walk(WALK_ONE_FILE, 1, files, filep, NULL, 0, passes, ns);
+	/* at server start, in the worker only: its waits are 0.8 s at 9 passes */
+	if (measure_faults)
+	{
+		time_streak(cost, files, filep, evict, evict_len, passes);
+		time_kept_after(cost, files, filep, passes, ns);
+	}
 	if (measure_faults && unmapped > 0)
 		cost->fault_ns_per_page = fault_ns_per_page(cost->single_ns, unmapped, first_ns,
 													files, filep, evict, evict_len,
@@ -738,6 +868,26 @@ wl_backend_cpu_ns(void)
 }
 
 /*
+ * What the machine evicted of the headers in age_ms of wall time since the
+ * last walk (kept_after_ms), as blocks touched: the share the walk right
+ * after would have found cached (1 - headers / cache) is scaled by the share
+ * kept.  Reads the calibration from the store (a spinlock).
+ */
+static int64
+age_as_blocks(double age_ms)
+{
+	WlScanCost	cost;
+	double		headers = (double) NBuffers * sizeof(BufferDescPadded);
+	double		kept;
+
+	wl_store_get_scan_cost(&cost);
+	kept = kept_after_ms(&cost, age_ms);
+	if (kept >= 1 || cost.llc_bytes <= headers)
+		return 0;
+	return (int64) ((1 - kept) * (cost.llc_bytes - headers) / BLCKSZ);
+}
+
+/*
  * The pages this backend has touched since its last walk, when that walk was
  * less than a second ago; else -1.  The blocks it hit, read or wrote, and
  * as many pages as its time on CPU since moved through the cache at
@@ -746,7 +896,8 @@ wl_backend_cpu_ns(void)
  * directory (8 ms on CPU, 23 ms in all, few blocks touched: estimated 0.38
  * ms at 2GB, walked 0.62, a cold walk there).  4 bytes a ns makes 8 ms of
  * such work fill a 32 MB cache, and costs the walks of ten DROP TABLEs in
- * autocommit (0.7-2.5 ms on CPU between two) 3-10 MB of it.  Not the header
+ * autocommit (0.7-2.5 ms on CPU between two) 3-10 MB of it.  And what
+ * the machine evicted meanwhile (age_as_blocks).  Not the header
  * pages that walk mapped (with_mapped): this figure also decides whether a
  * commit's walk followed another too closely to teach the walks
  * (accumulator.c learn_from_commit), which is left as it was.
@@ -768,7 +919,7 @@ wl_touched_since_walk(void)
 	cpu = wl_backend_cpu_ns();
 	if (cpu >= 0 && cpu_at_walk >= 0 && cpu > cpu_at_walk)
 		touched += (int64) ((cpu - cpu_at_walk) * WL_CPU_TOUCH_BYTES_PER_NS / BLCKSZ);
-	return touched;
+	return touched + age_as_blocks(INSTR_TIME_GET_MILLISEC(since));
 }
 
 /*
@@ -822,6 +973,36 @@ wl_headers_cached(const WlScanCost *cost, int64 touched)
 	if (touched < 0 || cost->llc_bytes <= 0)
 		return 0;
 	return Max(1 - (headers + (double) touched * BLCKSZ) / cost->llc_bytes, 0);
+}
+
+/*
+ * The walks in a row a walk follows, of which the last walked touched pages
+ * ago (wl_touched_since_walk; -1: more than a second ago, none): all of
+ * them (streak) where that leaves at least half the headers cached
+ * (wl_headers_cached), else only the last.
+ */
+static int
+streak_prior(const WlScanCost *cost, int64 touched, int streak)
+{
+	if (touched < 0)
+		return 0;
+	if (wl_headers_cached(cost, touched) >= 0.5)
+		return Max(streak, 1);
+	return 1;
+}
+
+/*
+ * The cache share of a walk that follows prior walks in a row, the last of
+ * which left it cached (its share as wl_headers_cached gives it): scaled by
+ * what so many walks leave of the headers in the cache (streak_kept, timed
+ * at start; 1 where not timed).
+ */
+static double
+streak_cached(const WlScanCost *cost, double cached, int prior)
+{
+	if (prior <= 0 || !cost->kept_valid)
+		return cached;
+	return cached * cost->streak_kept[Min(prior, WL_STREAK_GRID) - 1];
 }
 
 /* the clocks of the cache share: what this backend does from now on */
@@ -952,9 +1133,14 @@ wl_header_pages_mapped(int64 pages)
 void
 wl_scan_database_walk_starts(void)
 {
+	WlScanCost	cost;
+
+	wl_store_get_scan_cost(&cost);
 	touched_before_db_walk = with_mapped(wl_touched_since_walk(), mapped_at_walk);
+	streak_before_db_walk = streak_prior(&cost, touched_before_db_walk, walk_streak);
 	db_walk_started = true;
 	note_walk(headers_mapped ? 0 : sampled_unmapped);
+	walk_streak = Min(streak_before_db_walk + 1, WL_STREAK_GRID);
 }
 
 /*
@@ -964,7 +1150,8 @@ wl_scan_database_walk_starts(void)
  * the same transaction truncates heap, TOAST and indexes in place, one
  * after the other): each but the first finds the share of the headers that
  * fits in the cache beside nothing else (wl_headers_cached of no page
- * touched): the work between them (an index build for each index) is not
+ * touched), of what the walks in a row before it left (streak_cached): the
+ * work between them (an index build for each index) is not
  * counted, and walks that follow one another this way were measured with
  * the uprobe oracle at 2GB (16 MB of headers, half the last-level cache) at
  * 466-845 us against 641 us cold and 290 us back to back, and at 1GB
@@ -983,6 +1170,8 @@ wl_scans_est_ns(WlScanKind kind, int64 n, int nfiles, int64 buffers, bool before
 {
 	WlScanCost	cost;
 	int64		unmapped = 0;
+	int64		touched;
+	int			prior;
 	double		cached;
 	bool		frozen;
 	double		est;
@@ -998,12 +1187,35 @@ wl_scans_est_ns(WlScanKind kind, int64 n, int nfiles, int64 buffers, bool before
 		sampled_unmapped = 0;
 	}
 	frozen = kind == WL_SCAN_DB && db_walk_started;
-	cached = wl_headers_cached(&cost, frozen ? touched_before_db_walk :
-							   with_mapped(wl_touched_since_walk(), mapped_at_walk));
+	if (frozen)
+	{
+		touched = touched_before_db_walk;
+		prior = streak_before_db_walk;
+	}
+	else
+	{
+		touched = with_mapped(wl_touched_since_walk(), mapped_at_walk);
+		prior = streak_prior(&cost, touched, walk_streak);
+	}
+	cached = streak_cached(&cost, wl_headers_cached(&cost, touched), prior);
 	fault_ns = wl_scan_fault_ns(&cost, unmapped);
-	est = wl_scan_est_ns(&cost, kind, nfiles, unmapped, cached) +
-		(n - 1) * wl_scan_est_ns(&cost, kind, nfiles, 0, wl_headers_cached(&cost, 0)) +
-		wl_scan_buffers_ns(&cost, buffers);
+	est = wl_scan_est_ns(&cost, kind, nfiles, unmapped, cached) + wl_scan_buffers_ns(&cost, buffers);
+	/* the others back to back, each after one more walk in a row */
+	for (int64 i = 1; i < n; i++)
+	{
+		int			in_row = (int) Min(prior + i, WL_STREAK_GRID);
+		double		walk_ns = wl_scan_est_ns(&cost, kind, nfiles, 0,
+											 streak_cached(&cost, wl_headers_cached(&cost, 0),
+														   in_row));
+
+		/* from the last timed streak on, every walk is priced alike */
+		if (in_row == WL_STREAK_GRID)
+		{
+			est += (n - i) * walk_ns;
+			break;
+		}
+		est += walk_ns;
+	}
 	faults_priced_ns += fault_ns;
 	elog(DEBUG2, "walload: %lld walk(s) of kind %d over %d file(s): %lld unmapped header pages, "
 		 "cache share %.2f, %lld buffers %s: %.3f ms, page faults %.3f ms",
@@ -1011,7 +1223,10 @@ wl_scans_est_ns(WlScanKind kind, int64 n, int nfiles, int64 buffers, bool before
 		 kind == WL_SCAN_FLUSH_PENDING ? "written" : "invalidated", est / 1e6, fault_ns / 1e6);
 	/* the last of n walks follows the one that mapped the pages */
 	if (!frozen)
+	{
 		note_walk(n > 1 ? 0 : unmapped);
+		walk_streak = (int) Min(prior + n, WL_STREAK_GRID);
+	}
 	db_walk_started = false;
 	return est;
 }
@@ -1457,6 +1672,7 @@ wl_commit_state_now(WlCommitState *st, const WlCommitModel *m, int64 dirty_buffe
 	st->unflushed_wal_bytes = (int64) (GetXLogInsertRecPtr() - GetFlushRecPtr(NULL));
 	st->touched_since_walk = (m->sync_scan || m->drop_scan) ? wl_touched_since_walk() : -1;
 	st->walk_mapped_blocks = mapped_at_walk;
+	st->walk_streak = walk_streak;
 	st->wal_own_bytes = (int64) pgWalUsage.wal_bytes;
 	st->wal_ring_bytes = (int64) XLOGbuffers * XLOG_BLCKSZ;
 	st->record_space_ready = record_space_ready;
@@ -1567,6 +1783,8 @@ wl_commit_est(const WlCommitModel *m, const WlScanCost *cost, const WlCommitStat
 {
 	int64		to_write = Min(Max(st->dirty_buffers, 0), m->synced_blocks);
 	int64		share_touched = with_mapped(st->touched_since_walk, st->walk_mapped_blocks);
+	int			prior = streak_prior(cost, share_touched, st->walk_streak);
+	double		cached = streak_cached(cost, wl_headers_cached(cost, share_touched), prior);
 	int64		dirty = m->synced_blocks;
 	double		wal_blocks = m->wal_logged_blocks +
 		(double) Max(st->unflushed_wal_bytes, 0) / BLCKSZ;
@@ -1578,16 +1796,17 @@ wl_commit_est(const WlCommitModel *m, const WlScanCost *cost, const WlCommitStat
 	if (m->sync_scan)
 		est->sync_scan_timed_ns =
 			wl_scan_timed_ns(cost, WL_SCAN_FLUSH_PENDING, m->synced_rels,
-							 st->unmapped_pages,
-							 wl_headers_cached(cost, share_touched));
+							 st->unmapped_pages, cached);
 	if (m->drop_scan)
 		est->drop_scan_timed_ns =
 			wl_scan_timed_ns(cost, WL_SCAN_DROP_PENDING, m->dropped_rels,
 							 m->sync_scan ? 0 : st->unmapped_pages,
 							 m->sync_scan ?
-							 wl_headers_cached(cost, to_write +
-											   mapped_as_blocks(st->unmapped_pages)) :
-							 wl_headers_cached(cost, share_touched));
+							 streak_cached(cost,
+										   wl_headers_cached(cost, to_write +
+															 mapped_as_blocks(st->unmapped_pages)),
+										   Min(prior + 1, WL_STREAK_GRID)) :
+							 cached);
 	est->sync_written = m->sync_scan ? to_write : 0;
 	est->sync_buffers_ns = wl_scan_buffers_ns(cost, est->sync_written);
 	est->sync_scan_ns = est->sync_scan_timed_ns * wl_scan_time_ratio(cost);

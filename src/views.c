@@ -517,6 +517,10 @@ walload_calibrate(PG_FUNCTION_ARGS)
 	wl_scan_cost_calibrate(passes, false, &cost);
 	cost.fault_ns_per_page = old.fault_ns_per_page;
 	cost.invalidate_ns_per_buffer = old.invalidate_ns_per_buffer;
+	/* so does what the cache keeps (timed by the worker, with its waits) */
+	memcpy(cost.kept_after, old.kept_after, sizeof(cost.kept_after));
+	memcpy(cost.streak_kept, old.streak_kept, sizeof(cost.streak_kept));
+	cost.kept_valid = old.kept_valid;
 	/* and the storage's figures, timed once by the worker */
 	cost.io = old.io;
 	wl_store_set_scan_cost(&cost, true);

@@ -184,6 +184,8 @@ typedef struct WlStatsKey
 
 /* ---------- the calibration of a scan's cost (scan_cost.c, kept by store.c) ---------- */
 #define WL_COST_GRID	5		/* relation counts the many-file walk is timed at */
+#define WL_AGE_GRID		5		/* ms since a walk the share kept is timed at */
+#define WL_STREAK_GRID	3		/* walks in a row the share kept is timed after */
 
 /*
  * The storage under the data directory, as the calibration worker timed it
@@ -242,6 +244,13 @@ typedef struct WlScanCost
 	double		fault_ns_per_page;	/* a header page mapped by the walk */
 	double		invalidate_ns_per_buffer;	/* a deleted file's buffer the walk
 											 * finds and invalidates */
+	double		kept_after[WL_AGE_GRID];	/* the share of the headers a walk
+											 * finds cached that long after
+											 * the last (scan_cost.c) */
+	double		streak_kept[WL_STREAK_GRID];	/* the share a walk finds
+												 * cached right after 1, 2, 3
+												 * or more walks in a row */
+	bool		kept_valid;		/* kept_after and streak_kept timed */
 
 	/*
 	 * Learned from the server's own commits (store.c), not timed: the walks
@@ -314,6 +323,7 @@ typedef struct WlCommitState
 	int64		walk_mapped_blocks; /* header pages that walk mapped, in
 									 * blocks: only the cache share counts
 									 * them (wl_headers_cached) */
+	int32		walk_streak;	/* walks in a row, that walk the last */
 	int64		wal_own_bytes;	/* WAL this backend has inserted since it
 								 * started */
 	int64		wal_ring_bytes; /* the WAL buffers (wal_buffers) */

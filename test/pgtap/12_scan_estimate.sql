@@ -31,8 +31,14 @@ SELECT cmp_ok((xact_of('DROP TABLE e2')).est_scan_ms, '>', 0::float8,
               'the walk right after another has an estimate');
 SELECT cmp_ok((xact_of('DROP TABLE e2')).est_scan_ms, '<', (xact_of('DROP TABLE e3')).est_scan_ms,
               'the walk right after another is estimated below one after a 70 MB read (headers partly cached)');
-SELECT is((xact_of('DROP TABLE e3')).est_scan_ms, (xact_of('DROP TABLE e4')).est_scan_ms,
-          'two walks after a 70 MB read each are estimated alike: cold, no share cached');
+-- alike, not equal to the last digit: a share left cached is what differs,
+-- and where the read alone leaves one (a cache larger than 70 MB, the read
+-- run by parallel workers: PostgreSQL 18 on a 300 MB-cache host, 0.150 and
+-- 0.137 ms) the time it took leaves none where the machine evicts the
+-- headers in that time (scan_cost.c kept_after)
+SELECT cmp_ok(abs((xact_of('DROP TABLE e3')).est_scan_ms - (xact_of('DROP TABLE e4')).est_scan_ms) /
+              (xact_of('DROP TABLE e4')).est_scan_ms, '<', 0.02::float8,
+              'two walks after a 70 MB read each are estimated alike: cold, no share cached');
 SELECT cmp_ok((xact_of('DROP TABLE e1')).est_scan_ms, '>=', (xact_of('DROP TABLE e3')).est_scan_ms,
               'the session''s first walk is estimated no cheaper than a cold one (it also maps the header pages)');
 
