@@ -92,7 +92,7 @@ ok(near($rec[2], $measured), "and its aggregate ($rec[2] ms)");
 ($est, $m) = session(q{
 	BEGIN;
 	CREATE TABLE big (a int, b text);
-	INSERT INTO big SELECT g, repeat('s', 60) FROM generate_series(1, 250000) g;
+	INSERT INTO big SELECT g, repeat('s', 60) FROM generate_series(1, 750000) g;
 	COMMIT;});
 my %est = @$est;
 ok(exists $est{1}, 'the load was synced at commit, with a walk');
