@@ -536,6 +536,16 @@ multi_file_walks(SMgrRelationData *files, SMgrRelation *filep, volatile char *ev
 }
 
 /*
+ * The share of the headers a walk timed at after_ns a header found cached:
+ * what it saved of the cold walk's extra time over a back-to-back one, 0 to 1.
+ */
+static double
+share_saved(const WlScanCost *cost, double after_ns)
+{
+	return Max(Min((cost->single_ns - after_ns) / (cost->single_ns - cost->warm_ns), 1), 0);
+}
+
+/*
  * The wall time after a walk at which the share of the headers the next walk
  * finds cached is timed, ms (WlScanCost.kept_after).
  */
@@ -560,9 +570,7 @@ static void
 time_kept_after(WlScanCost *cost, SMgrRelationData *files, SMgrRelation *filep,
 				int passes, double *ns)
 {
-	double		saved = cost->single_ns - cost->warm_ns;
-
-	if (saved <= 0)
+	if (cost->single_ns <= cost->warm_ns)
 		return;
 	for (int g = 0; g < WL_AGE_GRID; g++)
 	{
@@ -575,7 +583,7 @@ time_kept_after(WlScanCost *cost, SMgrRelationData *files, SMgrRelation *filep,
 			ns[p] = time_walk(WALK_ONE_FILE, 1, files, filep, NULL, 0, p);
 		}
 		after_ns = median_of(ns, passes) / Max(NBuffers, 1);
-		cost->kept_after[g] = Max(Min((cost->single_ns - after_ns) / saved, 1), 0);
+		cost->kept_after[g] = share_saved(cost, after_ns);
 	}
 	cost->kept_valid = true;
 	elog(DEBUG1, "walload calibration: share of the headers a walk finds cached 2/5/10/20/50 ms after the last: %.2f/%.2f/%.2f/%.2f/%.2f",
@@ -601,10 +609,12 @@ static void
 time_streak(WlScanCost *cost, SMgrRelationData *files, SMgrRelation *filep,
 			volatile char *evict, Size evict_len, int passes)
 {
-	double		saved = cost->single_ns - cost->warm_ns;
 	double	   *pos;
 
-	if (saved <= 0 || evict == NULL)
+	/* not timed: no scaling (time_kept_after may still set kept_valid) */
+	for (int k = 0; k < WL_STREAK_GRID; k++)
+		cost->streak_kept[k] = 1;
+	if (cost->single_ns <= cost->warm_ns || evict == NULL)
 		return;
 	pos = palloc(sizeof(double) * passes * WL_STREAK_GRID);
 	for (int p = 0; p < passes; p++)
@@ -618,7 +628,7 @@ time_streak(WlScanCost *cost, SMgrRelationData *files, SMgrRelation *filep,
 	{
 		double		after_ns = median_of(&pos[k * passes], passes) / Max(NBuffers, 1);
 
-		cost->streak_kept[k] = Max(Min((cost->single_ns - after_ns) / saved, 1), 0);
+		cost->streak_kept[k] = share_saved(cost, after_ns);
 	}
 	pfree(pos);
 	elog(DEBUG1, "walload calibration: share of the headers a walk finds cached right after 1/2/3 walks in a row: %.2f/%.2f/%.2f",
@@ -871,20 +881,17 @@ wl_backend_cpu_ns(void)
  * What the machine evicted of the headers in age_ms of wall time since the
  * last walk (kept_after_ms), as blocks touched: the share the walk right
  * after would have found cached (1 - headers / cache) is scaled by the share
- * kept.  Reads the calibration from the store (a spinlock).
+ * kept.
  */
 static int64
-age_as_blocks(double age_ms)
+age_as_blocks(const WlScanCost *cost, double age_ms)
 {
-	WlScanCost	cost;
 	double		headers = (double) NBuffers * sizeof(BufferDescPadded);
-	double		kept;
+	double		kept = kept_after_ms(cost, age_ms);
 
-	wl_store_get_scan_cost(&cost);
-	kept = kept_after_ms(&cost, age_ms);
-	if (kept >= 1 || cost.llc_bytes <= headers)
+	if (kept >= 1 || cost->llc_bytes <= headers)
 		return 0;
-	return (int64) ((1 - kept) * (cost.llc_bytes - headers) / BLCKSZ);
+	return (int64) ((1 - kept) * (cost->llc_bytes - headers) / BLCKSZ);
 }
 
 /*
@@ -897,13 +904,14 @@ age_as_blocks(double age_ms)
  * ms at 2GB, walked 0.62, a cold walk there).  4 bytes a ns makes 8 ms of
  * such work fill a 32 MB cache, and costs the walks of ten DROP TABLEs in
  * autocommit (0.7-2.5 ms on CPU between two) 3-10 MB of it.  And what
- * the machine evicted meanwhile (age_as_blocks).  Not the header
+ * the machine evicted meanwhile (age_as_blocks, from cost, the calibration
+ * the caller read from the store).  Not the header
  * pages that walk mapped (with_mapped): this figure also decides whether a
  * commit's walk followed another too closely to teach the walks
  * (accumulator.c learn_from_commit), which is left as it was.
  */
 int64
-wl_touched_since_walk(void)
+wl_touched_since_walk(const WlScanCost *cost)
 {
 	instr_time	since;
 	int64		touched;
@@ -919,7 +927,7 @@ wl_touched_since_walk(void)
 	cpu = wl_backend_cpu_ns();
 	if (cpu >= 0 && cpu_at_walk >= 0 && cpu > cpu_at_walk)
 		touched += (int64) ((cpu - cpu_at_walk) * WL_CPU_TOUCH_BYTES_PER_NS / BLCKSZ);
-	return touched + age_as_blocks(INSTR_TIME_GET_MILLISEC(since));
+	return touched + age_as_blocks(cost, INSTR_TIME_GET_MILLISEC(since));
 }
 
 /*
@@ -1136,7 +1144,7 @@ wl_scan_database_walk_starts(void)
 	WlScanCost	cost;
 
 	wl_store_get_scan_cost(&cost);
-	touched_before_db_walk = with_mapped(wl_touched_since_walk(), mapped_at_walk);
+	touched_before_db_walk = with_mapped(wl_touched_since_walk(&cost), mapped_at_walk);
 	streak_before_db_walk = streak_prior(&cost, touched_before_db_walk, walk_streak);
 	db_walk_started = true;
 	note_walk(headers_mapped ? 0 : sampled_unmapped);
@@ -1194,7 +1202,7 @@ wl_scans_est_ns(WlScanKind kind, int64 n, int nfiles, int64 buffers, bool before
 	}
 	else
 	{
-		touched = with_mapped(wl_touched_since_walk(), mapped_at_walk);
+		touched = with_mapped(wl_touched_since_walk(&cost), mapped_at_walk);
 		prior = streak_prior(&cost, touched, walk_streak);
 	}
 	cached = streak_cached(&cost, wl_headers_cached(&cost, touched), prior);
@@ -1670,7 +1678,14 @@ wl_commit_state_now(WlCommitState *st, const WlCommitModel *m, int64 dirty_buffe
 		live ? read_lately(&live_os_dirty, wl_os_dirty_blocks) : wl_os_dirty_blocks();
 	st->dirty_buffers = dirty_buffers;
 	st->unflushed_wal_bytes = (int64) (GetXLogInsertRecPtr() - GetFlushRecPtr(NULL));
-	st->touched_since_walk = (m->sync_scan || m->drop_scan) ? wl_touched_since_walk() : -1;
+	st->touched_since_walk = -1;
+	if (m->sync_scan || m->drop_scan)
+	{
+		WlScanCost	cost;
+
+		wl_store_get_scan_cost(&cost);
+		st->touched_since_walk = wl_touched_since_walk(&cost);
+	}
 	st->walk_mapped_blocks = mapped_at_walk;
 	st->walk_streak = walk_streak;
 	st->wal_own_bytes = (int64) pgWalUsage.wal_bytes;

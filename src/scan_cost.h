@@ -28,7 +28,7 @@ extern void wl_scan_walks_done(void);
 extern double wl_scan_timed_ns(const WlScanCost *cost, WlScanKind kind, int nfiles,
 							   int64 unmapped_pages, double cached);
 extern double wl_scan_time_ratio(const WlScanCost *cost);
-extern int64 wl_touched_since_walk(void);
+extern int64 wl_touched_since_walk(const WlScanCost *cost);
 extern double wl_backend_cpu_ns(void);
 extern double wl_headers_cached(const WlScanCost *cost, int64 touched);
 extern double wl_scans_est_ns(WlScanKind kind, int64 n, int nfiles, int64 buffers,
