@@ -389,33 +389,21 @@ median_walk(WalkKind walk, int nfiles, SMgrRelationData *files, SMgrRelation *fi
 }
 
 /*
- * What mapping one page of buffer headers costs a walk.  The first walk of
- * a new process (first_ns, over unmapped pages) says it once, but a single
- * walk varies by a factor of two; so the header pages are unmapped again in
- * this process only (MADV_DONTNEED on a shared mapping drops this process's
- * page table entries and nothing else: the next access maps the same pages
- * again) and the walk repeated.  Mapping them again is cheaper than a new
- * process's first mapping (the page tables themselves stay): at 4GB, three
- * server starts gave 239-285 ns a page that way against 271-316 for the
- * worker's own first walk, and 294-305 for a new backend's first DROP
- * (its commit cleanup less the next DROP's).  So the median of the passes
- * is a floor, and the first walk's figure counts where it is higher.
- * Where unmapping is refused (huge pages on older kernels), the first
- * walk's figure stands.
+ * The header pages unmapped in this process only (MADV_DONTNEED on a shared
+ * mapping drops this process's page table entries and nothing else: the
+ * next access maps the same pages again) and walked, passes times: the
+ * median ns a page mapped, over the walk's walk_ns.  -1 where unmapping is
+ * refused (huge pages on older kernels).
  */
 static double
-fault_ns_per_page(double single_ns, int64 first_unmapped, double first_ns,
-				  SMgrRelationData *files, SMgrRelation *filep,
+remapped_fault_ns(double walk_ns, SMgrRelationData *files, SMgrRelation *filep,
 				  volatile char *evict, Size evict_len, int passes, double *ns)
 {
 	uintptr_t	start,
 				end;
-	double		walk_ns = single_ns * NBuffers;
-	double		first_walk = Max(first_ns - walk_ns, 0) / first_unmapped;
 	int			n = 0;
 
 	header_pages(&start, &end);
-
 	for (int p = 0; p < passes; p++)
 	{
 		int64		unmapped;
@@ -429,11 +417,38 @@ fault_ns_per_page(double single_ns, int64 first_unmapped, double first_ns,
 		t = time_walk(WALK_ONE_FILE, 1, files, filep, evict, evict_len, p);
 		ns[n++] = Max(t - walk_ns, 0) / unmapped;
 	}
-	if (n == 0)
+	return n > 0 ? median_of(ns, n) : -1;
+}
+
+/*
+ * What mapping one page of buffer headers costs a walk.  The first walk of
+ * a new process (first_ns, over unmapped pages) says it once, but a single
+ * walk varies by a factor of two; so the header pages are unmapped again in
+ * this process only and the walk repeated (remapped_fault_ns).  Mapping
+ * them again is cheaper than a new process's first mapping (the page
+ * tables themselves stay): at 4GB, three
+ * server starts gave 239-285 ns a page that way against 271-316 for the
+ * worker's own first walk, and 294-305 for a new backend's first DROP
+ * (its commit cleanup less the next DROP's).  So the median of the passes
+ * is a floor, and the first walk's figure counts where it is higher.
+ * Where unmapping is refused, the first walk's figure stands.  The worker
+ * times the remapping again later (settle_walk_cost).
+ */
+static double
+fault_ns_per_page(double single_ns, int64 first_unmapped, double first_ns,
+				  SMgrRelationData *files, SMgrRelation *filep,
+				  volatile char *evict, Size evict_len, int passes, double *ns)
+{
+	double		walk_ns = single_ns * NBuffers;
+	double		first_walk = Max(first_ns - walk_ns, 0) / first_unmapped;
+	double		remapped = remapped_fault_ns(walk_ns, files, filep, evict, evict_len,
+											 passes, ns);
+
+	if (remapped < 0)
 		return first_walk;
 	elog(DEBUG1, "walload calibration: page faults: %.0f ns a page mapped again (median of %d passes), %.0f in this process's first walk",
-		 median_of(ns, n), n, first_walk);
-	return Max(median_of(ns, n), first_walk);
+		 remapped, passes, first_walk);
+	return Max(remapped, first_walk);
 }
 
 /*
@@ -1932,9 +1947,11 @@ wl_scan_cost_register_worker(void)
 
 /*
  * The one-file walk, cold, timed now: median of passes, ns per header.
+ * Where *fault_ns is given, also what mapping a header page costs it now
+ * (remapped_fault_ns, passes times; -1 where unmapping is refused).
  */
 static double
-one_file_walk_now(int passes)
+one_file_walk_now(int passes, double *fault_ns)
 {
 	SMgrRelationData file;
 	SMgrRelation filep = &file;
@@ -1946,6 +1963,9 @@ one_file_walk_now(int passes)
 	init_nowhere(&file, PG_UINT32_MAX);
 	evict = palloc_extended(evict_len, MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
 	median = median_walk(WALK_ONE_FILE, 1, &file, &filep, evict, evict_len, passes, ns);
+	if (fault_ns != NULL)
+		*fault_ns = remapped_fault_ns(median * NBuffers, &file, &filep, evict, evict_len,
+									  passes, ns);
 	if (evict != NULL)
 		pfree((void *) evict);
 	pfree(ns);
@@ -1969,6 +1989,15 @@ one_file_walk_now(int passes)
  * and the back-to-back walk, timed by the worker against its own one-file
  * walk, are scaled with it.  What the commits teach of the walks
  * (wl_scan_time_ratio) still follows the machine's speed after that.
+ *
+ * The page faults of a backend's first walk likewise: each round also
+ * times mapping the header pages again (remapped_fault_ns), and the figure
+ * kept is the median of the worker's first one (fault_ns_per_page) and the
+ * rounds'.  At one moment the figure varies more than the faults do: at
+ * eight starts on a 2-vCPU host it came out at 204-585 ns a page, where
+ * the backends' first walks, less their second, took 320-420 at 1, 4 and
+ * 16GB; a start that priced them at 514 put twelve of the oracle's
+ * scenarios on 18 at 1.25-1.63 of their walks.
  */
 #define WL_SETTLE_ROUNDS	4
 #define WL_SETTLE_PASSES	3
@@ -1979,7 +2008,9 @@ settle_walk_cost(WlScanCost *cost)
 {
 	WlScanCost	pm;
 	double		ns[WL_SETTLE_ROUNDS + 2];
+	double		faults[WL_SETTLE_ROUNDS + 1];
 	int			n = 0;
+	int			nfaults = 0;
 	double		best;
 	double		scale;
 
@@ -1989,13 +2020,28 @@ settle_walk_cost(WlScanCost *cost)
 	wl_store_get_scan_cost(&pm);
 	if (pm.single_ns > 0)
 		ns[n++] = pm.single_ns;
+	/* timed where the worker's first walk mapped the pages (measure_faults) */
+	if (cost->fault_ns_per_page > 0)
+		faults[nfaults++] = cost->fault_ns_per_page;
 	for (int r = 0; r < WL_SETTLE_ROUNDS; r++)
 	{
+		double		fault_ns = -1;
+
 		pg_usleep(WL_SETTLE_GAP_MS * 1000L);
 		CHECK_FOR_INTERRUPTS();
 		if (!PostmasterIsAlive())
 			proc_exit(1);
-		ns[n++] = one_file_walk_now(WL_SETTLE_PASSES);
+		ns[n++] = one_file_walk_now(WL_SETTLE_PASSES, nfaults > 0 ? &fault_ns : NULL);
+		if (fault_ns >= 0)
+			faults[nfaults++] = fault_ns;
+	}
+	if (nfaults > 1)
+	{
+		double		first = cost->fault_ns_per_page;
+
+		cost->fault_ns_per_page = median_of(faults, nfaults);
+		elog(DEBUG1, "walload calibration: page faults %.0f ns a page, the median of %.0f at first and %d later rounds",
+			 cost->fault_ns_per_page, first, nfaults - 1);
 	}
 	best = median_of(ns, n);
 	scale = best / cost->single_ns;
