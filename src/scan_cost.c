@@ -391,13 +391,15 @@ median_walk(WalkKind walk, int nfiles, SMgrRelationData *files, SMgrRelation *fi
 /*
  * The header pages unmapped in this process only (MADV_DONTNEED on a shared
  * mapping drops this process's page table entries and nothing else: the
- * next access maps the same pages again) and walked, passes times: the
- * median ns a page mapped, over the walk's walk_ns.  -1 where unmapping is
- * refused (huge pages on older kernels).
+ * next access maps the same pages again) and walked, up to passes times
+ * (*timed, where given: how many): the median ns a page mapped, over the
+ * walk's walk_ns.  -1 where unmapping is refused (huge pages on older
+ * kernels).
  */
 static double
 remapped_fault_ns(double walk_ns, SMgrRelationData *files, SMgrRelation *filep,
-				  volatile char *evict, Size evict_len, int passes, double *ns)
+				  volatile char *evict, Size evict_len, int passes, double *ns,
+				  int *timed)
 {
 	uintptr_t	start,
 				end;
@@ -417,6 +419,8 @@ remapped_fault_ns(double walk_ns, SMgrRelationData *files, SMgrRelation *filep,
 		t = time_walk(WALK_ONE_FILE, 1, files, filep, evict, evict_len, p);
 		ns[n++] = Max(t - walk_ns, 0) / unmapped;
 	}
+	if (timed != NULL)
+		*timed = n;
 	return n > 0 ? median_of(ns, n) : -1;
 }
 
@@ -426,13 +430,13 @@ remapped_fault_ns(double walk_ns, SMgrRelationData *files, SMgrRelation *filep,
  * walk varies by a factor of two; so the header pages are unmapped again in
  * this process only and the walk repeated (remapped_fault_ns).  Mapping
  * them again is cheaper than a new process's first mapping (the page
- * tables themselves stay): at 4GB, three
- * server starts gave 239-285 ns a page that way against 271-316 for the
- * worker's own first walk, and 294-305 for a new backend's first DROP
- * (its commit cleanup less the next DROP's).  So the median of the passes
- * is a floor, and the first walk's figure counts where it is higher.
- * Where unmapping is refused, the first walk's figure stands.  The worker
- * times the remapping again later (settle_walk_cost).
+ * tables themselves stay): at 4GB, three server starts gave 239-285 ns a
+ * page that way against 271-316 for the worker's own first walk, and
+ * 294-305 for a new backend's first DROP (its commit cleanup less the next
+ * DROP's).  So the median of the passes is a floor, and the first walk's
+ * figure counts where it is higher.  Where unmapping is refused, the first
+ * walk's figure stands.  The worker times the remapping again later
+ * (settle_walk_cost).
  */
 static double
 fault_ns_per_page(double single_ns, int64 first_unmapped, double first_ns,
@@ -441,13 +445,14 @@ fault_ns_per_page(double single_ns, int64 first_unmapped, double first_ns,
 {
 	double		walk_ns = single_ns * NBuffers;
 	double		first_walk = Max(first_ns - walk_ns, 0) / first_unmapped;
+	int			timed;
 	double		remapped = remapped_fault_ns(walk_ns, files, filep, evict, evict_len,
-											 passes, ns);
+											 passes, ns, &timed);
 
 	if (remapped < 0)
 		return first_walk;
 	elog(DEBUG1, "walload calibration: page faults: %.0f ns a page mapped again (median of %d passes), %.0f in this process's first walk",
-		 remapped, passes, first_walk);
+		 remapped, timed, first_walk);
 	return Max(remapped, first_walk);
 }
 
@@ -1965,7 +1970,7 @@ one_file_walk_now(int passes, double *fault_ns)
 	median = median_walk(WALK_ONE_FILE, 1, &file, &filep, evict, evict_len, passes, ns);
 	if (fault_ns != NULL)
 		*fault_ns = remapped_fault_ns(median * NBuffers, &file, &filep, evict, evict_len,
-									  passes, ns);
+									  passes, ns, NULL);
 	if (evict != NULL)
 		pfree((void *) evict);
 	pfree(ns);
