@@ -10,6 +10,8 @@ Subcommands (all read files, print shell-safe KEY=VALUE lines or text):
   split SCENARIO DIR         writes DIR/setup.sql and DIR/run.sql
   calib TRACE N              calibration from a trace: N real scans (DROP TABLE
                              of permanent tables), then N early returns (temp)
+  noise TRACE N BOUND [MS..] the same walk in N fresh sessions: how far apart
+                             (the bound's noise floor), and walload's records
   count TRACE ...            per kind, the real scans of client backends
   segment TRACE MARKER OUT   one cut's part of a long trace, as a trace
   table TSV                  the result table, aligned
@@ -287,6 +289,37 @@ def cmd_calib(args):
     return 0
 
 
+def cmd_noise(args):
+    """noise TRACE N BOUND [EST_MS...]: a trace of N fresh sessions one after
+    another, each dropping an empty table (one walk of the pool each, its
+    session's first: the same work every time).  How far apart those walks
+    are, and whether one figure can be within BOUND (0.20: +-20%) of every
+    one of them; EST_MS, walload's est_scan_ms of the same N transactions in
+    order (each recorded as its commit measured it), against them."""
+    path, n, bound = args[0], int(args[1]), float(args[2])
+    ests = [float(x) for x in args[3:]]
+    t = parse_trace(path, int(os.environ.get("ORACLE_PROBE_NS", "0")))
+    walks = [c[3] for c in t["call"] if c[2] == 3 and c[1] in t["backend"]]
+    if len(walks) != n or min(walks, default=0) <= 0:
+        shell_out({"noise_ok": 0, "noise_spread": "-",
+                   "noise_text": "noise floor not measured: expected %d walks of the drop-all function, "
+                                 "one per session, saw %d" % (n, len(walks))})
+        return 0
+    w = sorted(walks)
+    spread = w[-1] / w[0]
+    exists = (1 - bound) * w[-1] <= (1 + bound) * w[0]
+    text = ("the same walk in %d fresh sessions (DROP TABLE of an empty table, each session's first "
+            "walk): %s / %s / %s walking the pool (min/median/max), the slowest %.2f times the fastest: "
+            "one figure within +-%d%% of every one %s" % (
+                n, fmt_ns(w[0]), fmt_ns(w[n // 2]), fmt_ns(w[-1]), spread, round(bound * 100),
+                "exists" if exists else "does not exist"))
+    if len(ests) == n:
+        r = sorted(e / (x / 1e6) for e, x in zip(ests, walks))
+        text += "; walload recorded them (as their commits measured them) at %.2f-%.2f of these" % (r[0], r[-1])
+    shell_out({"noise_ok": 1, "noise_spread": "%.2f" % spread, "noise_text": text})
+    return 0
+
+
 def warm_after_scan(last_scan_end, pid, start):
     """A walk right after another one of the same backend finds the
     descriptors in the CPU cache (TRUNCATE of a new table: heap, TOAST,
@@ -476,7 +509,7 @@ def main(argv):
         print(__doc__)
         return 2
     cmds = {"functions": cmd_functions, "other-work": cmd_other_work, "info": cmd_info, "split": cmd_split,
-            "calib": cmd_calib, "count": cmd_count, "table": cmd_table, "segment": cmd_segment}
+            "calib": cmd_calib, "noise": cmd_noise, "count": cmd_count, "table": cmd_table, "segment": cmd_segment}
     return cmds[argv[1]](argv[2:])
 
 

@@ -618,6 +618,35 @@ calibrate() {
   fi
 }
 
+# The bound's noise floor at this start: the same walk, run again.  Each
+# of N_NOISE fresh sessions, one after another, drops an empty table (its
+# first walk of the pool, nothing else); how far apart those walks are
+# says how close any estimate made before a walk can come to every one
+# (limits.md).  Reported, never judged: timings are not pass/fail.
+N_NOISE=${ORACLE_NOISE_SESSIONS:-8}
+noise_summary=""
+noise() {
+  local level=$1 trace=$raw/$1-noise.trace i ests=""
+  psqlc postgres "$(for i in $(seq $N_NOISE); do printf 'CREATE TABLE oracle_noise_%d (a int); ' "$i"; done)" \
+    >/dev/null || { echo "# $level: noise floor not measured (set-up failed)"; return 0; }
+  [ $walload = 0 ] || psqlc postgres "SELECT walload_reset()" >/dev/null
+  wait_quiet
+  begin_cut "$level"
+  for i in $(seq $N_NOISE); do
+    psqlc postgres "DROP TABLE oracle_noise_$i" >/dev/null || { echo "# $level: noise floor not measured (DROP failed)"; return 0; }
+  done
+  wait_quiet
+  cut_trace "$trace" || { echo "# $level: noise floor not measured ($stop_note)"; return 0; }
+  if [ $walload = 1 ]; then
+    ests=$(psqlc postgres "SELECT string_agg(round(est_scan_ms::numeric, 4)::text, ' ' ORDER BY xact_id)
+                           FROM walload_xacts WHERE scans_drop_pending > 0" 2>/dev/null) || ests=""
+  fi
+  eval "$(ORACLE_PROBE_NS=$probe_ns helper noise "$trace" "$N_NOISE" "$est_bound" $ests)"
+  echo "# $level: $noise_text"
+  echo "$level: $noise_text" >>"$calibfile"
+  noise_summary="${noise_summary:+$noise_summary, }$level $noise_spread"
+}
+
 # ---------------------------------------------------------------- pg_stat_statements
 # Every statement both record (same userid, dbid, queryid): one line per
 # (queryid, toplevel) either records, "ok" or "BAD" first.  Agreement:
@@ -976,6 +1005,7 @@ for level in "${levels[@]}"; do
       bail "cannot create the tablespace oracle_ts in $tmp/ts"
   fi
   calibrate "$level"
+  noise "$level"
   for sc in "${scenarios[@]}"; do
     run_scenario "$level" "$sc"
   done
@@ -1000,7 +1030,8 @@ if [ $walload = 1 ]; then
   echo "# estimated scan time over all scenarios: walload $est_total ms, uprobe $meas_total ms;" \
        "$est_todo scenario(s) beyond +-$bound_pct% when run again," \
        "$est_first_miss at their first run (of which $meas_moved took beyond +-$bound_pct% more or less time run again)" \
-       "(ratio $(awk -v e="$est_total" -v m="$meas_total" 'BEGIN { if (m > 0) printf "%.2f", e / m; else print "-" }'))" |
+       "(ratio $(awk -v e="$est_total" -v m="$meas_total" 'BEGIN { if (m > 0) printf "%.2f", e / m; else print "-" }'));" \
+       "the same walk in $N_NOISE fresh sessions, slowest over fastest: ${noise_summary:-not measured}" |
     tee -a "$calibfile"
 fi
 if [ $tap_failed -gt 0 ]; then
