@@ -6,8 +6,9 @@
 -- of about 1000 blocks: one dropped right after its load, one after a CHECKPOINT
 -- has written and synced it.  The prediction's accuracy is bench/
 -- (predict); this checks that the two are told apart.  Both DROPs follow a
--- walk of their own session (the warm-up's), with as little touched since:
--- their walks are predicted alike (mapped header pages, headers as cached),
+-- walk of their own session (the warm-up's: two, since the walk right
+-- after the one that maps the header pages is priced cold), with as little
+-- touched since: their walks are predicted alike (headers as cached),
 -- so what sets them apart is the truncation.  Priced alike, they would be
 -- within a few microseconds; 1000 allocated blocks take far longer than
 -- 0.1 ms to truncate on any disk (on this machine's, about 1-2 ms).
@@ -15,6 +16,7 @@
 SELECT plan(3);
 
 CREATE TABLE d_warmup (a int);
+CREATE TABLE d_warmup2 (a int);
 CREATE TABLE d_cached (a int, b bigint, c bigint, d bigint);
 CREATE TABLE d_stored (a int, b bigint, c bigint, d bigint);
 INSERT INTO d_stored SELECT g, g, g, g FROM generate_series(1, 150000) g;
@@ -22,6 +24,7 @@ CHECKPOINT;
 INSERT INTO d_cached SELECT g, g, g, g FROM generate_series(1, 150000) g;
 
 DROP TABLE d_warmup;
+DROP TABLE d_warmup2;
 SELECT walload_reset();
 DROP TABLE d_stored;
 DROP TABLE d_cached;
