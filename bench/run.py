@@ -88,7 +88,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "scripts", "lib"))
 from cluster import Cluster, pgconfig  # noqa: E402  (scripts/lib/cluster.sh's Python face)
 
 SECTIONS = ["overhead", "callgrind", "seed000", "seed001", "seed003", "seed004", "manyfiles", "whatif",
-            "predict", "strategy"]
+            "predict", "strategy", "walknoise"]
 CONFIGS = [("nothing", ""), ("pg_stat_statements", "pg_stat_statements"),
            ("walload", "walload"), ("both", "walload,pg_stat_statements")]
 # configurations measured only under callgrind: (name, libraries, settings)
@@ -1093,6 +1093,65 @@ def predict(c, tmp):
     return "\n".join(lines), bad
 
 
+def walknoise(c, tmp):
+    """The same walks again and again, in fresh sessions: how far apart the
+    walks themselves are, against one estimate for all; and the walk right
+    after a session's first, as priced and as a cold walk."""
+    sessions = P["noise_sessions"]
+    rows = []
+    told = re.compile(r"the commit's walk of kind \d+ measured ([\d.]+) ms .*, estimated ([\d.]+) ms")
+    priced = re.compile(r"walk\(s\) of kind \d+ over \d+ file\(s\): \d+ unmapped header pages, "
+                        r"cache share ([\d.]+), .*: ([\d.]+) ms, page faults ([\d.]+) ms")
+    path = os.path.join(tmp, "n1.sql")
+    with open(path, "w") as f:
+        f.write("SET client_min_messages = debug2;\nDROP TABLE n_t;\nDROP TABLE n_u;\nSELECT 1;\n")
+    os.chmod(path, 0o644)
+    for size in P["noise_sizes"]:
+        configure(c, "walload", {"shared_buffers": size, "wal_level": "replica"})
+        c.wait_for_calibration()
+        c.psql("CREATE EXTENSION IF NOT EXISTS walload")
+        first, second = [], []
+        for i in range(sessions):
+            c.psql("CREATE TABLE n_t (id int); INSERT INTO n_t VALUES (1); "
+                   "CREATE TABLE n_u (id int); INSERT INTO n_u VALUES (1)")
+            r = c.as_postgres([os.path.join(c.bindir, "psql"), "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1",
+                               "-f", path], capture_output=True, text=True)
+            m, p_ = told.findall(r.stderr), priced.findall(r.stderr)
+            if r.returncode != 0 or len(m) != 2 or len(p_) != 2:
+                raise RuntimeError("walknoise: not two measured walks for the two DROPs:\n%s" % r.stderr[-2000:])
+            # (measured, estimated, share priced, estimated as a cold walk)
+            first.append((float(m[0][0]), float(m[0][1])))
+            second.append((float(m[1][0]), float(m[1][1]), float(p_[1][0]),
+                           float(p_[0][1]) - float(p_[0][2])))
+        c.stop()
+        meas = [x[0] for x in first]
+        est = [x[1] for x in first]
+        lo, hi = min(meas), max(meas)
+        near = sum(1 for e, x in zip(est, meas) if abs(e / x - 1) <= 0.2)
+        rows.append((size, statistics.median(est), min(est), max(est), lo, statistics.median(meas), hi, near,
+                     statistics.median(x[2] for x in second),
+                     statistics.median(x[1] / x[0] for x in second),
+                     sum(1 for x in second if abs(x[1] / x[0] - 1) <= 0.2),
+                     statistics.median(x[3] / x[0] for x in second),
+                     sum(1 for x in second if abs(x[3] / x[0] - 1) <= 0.2)))
+        log("walknoise %s: estimated %.2f ms (median), walks %.2f..%.2f ms" % (size, statistics.median(est), lo, hi))
+    lines = ["| shared_buffers | first walk: estimated, median (min..max) | first walks: min / median / max | "
+             "max / min | within +-20% of their estimate | one figure within +-20% of every first walk |",
+             "|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append("| %s | %.2f ms (%.2f..%.2f) | %.2f / %.2f / %.2f ms | %.2f | %d of %d | %s |"
+                     % (r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[6] / r[4], r[7], sessions,
+                        "exists" if 0.8 * r[6] <= 1.2 * r[4] else "none exists"))
+    lines += ["", "The walk right after (the second DROP of each session):", "",
+              "| shared_buffers | cache share priced, median | estimate / walk, median | within +-20% | "
+              "a cold walk's estimate / walk, median | within +-20% |",
+              "|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append("| %s | %.2f | %.2f | %d of %d | %.2f | %d of %d |"
+                     % (r[0], r[8], r[9], r[10], sessions, r[11], r[12], sessions))
+    return "\n".join(lines), 0
+
+
 def strategies(c, tmp):
     """walload.commit_strategy (issue 17): the same loads under minimal with
     auto, minimal with off (core), and replica, side by side, rounds
@@ -1189,6 +1248,8 @@ def main():
         "whatif_sizes": os.environ.get("BENCH_WHATIF_SHARED_BUFFERS", "1GB" if quick else "1GB 4GB 16GB").split(),
         "whatif_rows": 100000,
         "predict_sizes": os.environ.get("BENCH_PREDICT_SHARED_BUFFERS", "1GB" if quick else "1GB 4GB 16GB").split(),
+        "noise_sizes": os.environ.get("BENCH_NOISE_SHARED_BUFFERS", "1GB" if quick else "1GB 4GB 16GB").split(),
+        "noise_sessions": 6 if quick else 12,
         "strategy_sizes": os.environ.get("BENCH_STRATEGY_SHARED_BUFFERS",
                                          "1GB" if quick else "128MB 1GB 4GB 16GB").split(),
         "cg_n": {"S": (100, 600), "tpcb": (30, 180), "ddl": (10, 60)} if quick else
@@ -1362,6 +1423,24 @@ column); auto's commit is compared with minimal-off's.  %s
 
 %s
 """ % ("Met in every row." if bad == 0 else "%d row(s) beyond it." % bad, st))
+        if "walknoise" in only:
+            wn, _ = walknoise(seed_c, tmp)
+            parts.append("""## The same walk, again and again: the noise any estimate of a walk is up against
+
+wal_level=replica; %d fresh sessions one after another, each running DROP
+TABLE of a one-row table created just before by another session, then
+another such DROP: the same work each time, the walk of the whole pool at
+the commit's file deletion (the first with the header pages not yet mapped
+in that backend, the second right after it).  'estimated': what
+walload estimated for that walk before it ran (from the calibration at the
+server's start); 'walks': what the walk took, as walload measured it from
+the deletion phase it restates est_scan_ms with (walload's DEBUG2 line; the
+uprobe oracle found those figures within 2-3%% of the walks it traced, see
+docs/limits.md).  A single figure can be within +-20%% of every walk only
+if the slowest took at most 1.5 times the fastest.
+
+%s
+""" % (P["noise_sessions"], wn))
         if "manyfiles" in only:
             mf, _ = manyfiles(seed_c, tmp)
             parts.append("""## Transactions that create many files
