@@ -627,7 +627,7 @@ N_NOISE=${ORACLE_NOISE_SESSIONS:-8}
 noise_summary=""
 noise() {
   local level=$1 trace=$raw/$1-noise.trace i ests=""
-  psqlc postgres "$(for i in $(seq $N_NOISE); do printf 'CREATE TABLE oracle_noise_%d (a int); ' "$i"; done)" \
+  psqlc postgres "$(for i in $(seq $N_NOISE); do printf 'CREATE TABLE IF NOT EXISTS oracle_noise_%d (a int); ' "$i"; done)" \
     >/dev/null || { echo "# $level: noise floor not measured (set-up failed)"; return 0; }
   [ $walload = 0 ] || psqlc postgres "SELECT walload_reset()" >/dev/null
   wait_quiet
