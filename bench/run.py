@@ -125,6 +125,15 @@ def configure(cluster, libs, extra=None):
     cluster.start()
 
 
+def start_walload(cluster, size, level):
+    """Start with walload at this shared_buffers and wal_level, once its
+    calibration worker has timed the walks and the storage and exited; the
+    extension created (the cluster must be stopped)."""
+    configure(cluster, "walload", {"shared_buffers": size, "wal_level": level})
+    cluster.wait_for_calibration()
+    cluster.psql("CREATE EXTENSION IF NOT EXISTS walload")
+
+
 def new_cluster(base, name, bindir, template=None):
     root = os.path.join(base, name)
     os.makedirs(root)
@@ -960,9 +969,7 @@ def whatif(c, tmp):
     os.chmod(data, 0o644)
     for size in P["whatif_sizes"]:
         # 1. N DROPs, one per transaction, against the same N in one
-        configure(c, "walload", {"shared_buffers": size, "wal_level": "replica"})
-        c.wait_for_calibration()
-        c.psql("CREATE EXTENSION IF NOT EXISTS walload")
+        start_walload(c, size, "replica")
         pred, meas = [], []
         for rnd in range(drop_rounds):
             create = ["CREATE TABLE w_%d (a int);" % t for t in range(ntab)]
@@ -987,9 +994,7 @@ def whatif(c, tmp):
         log("whatif drops %s: predicted %.1f ms, measured %.1f ms" % (size, p_, m_))
 
         # 2. wal_skip_threshold above the synced file: WAL-logged at commit
-        configure(c, "walload", {"shared_buffers": size, "wal_level": "minimal"})
-        c.wait_for_calibration()
-        c.psql("CREATE EXTENSION IF NOT EXISTS walload")
+        start_walload(c, size, "minimal")
         pred, meas = [], []
         for rnd in range(rounds):
             c.psql("SELECT walload_reset()")
@@ -1107,9 +1112,7 @@ def walknoise(c, tmp):
         f.write("SET client_min_messages = debug2;\nDROP TABLE n_t;\nDROP TABLE n_u;\nSELECT 1;\n")
     os.chmod(path, 0o644)
     for size in P["noise_sizes"]:
-        configure(c, "walload", {"shared_buffers": size, "wal_level": "replica"})
-        c.wait_for_calibration()
-        c.psql("CREATE EXTENSION IF NOT EXISTS walload")
+        start_walload(c, size, "replica")
         first, second = [], []
         for i in range(sessions):
             c.psql("CREATE TABLE n_t (id int); INSERT INTO n_t VALUES (1); "
