@@ -63,9 +63,10 @@ SELECT cmp_ok((xact_of('DROP TABLE e2')).est_scan_ms, '<', (xact_of('DROP TABLE 
 SELECT cmp_ok(abs((xact_of('DROP TABLE e3')).est_scan_ms - (xact_of('DROP TABLE e4')).est_scan_ms) /
               (xact_of('DROP TABLE e4')).est_scan_ms, '<', 0.02::float8,
               'two walks after a 70 MB read each are estimated alike: cold, no share cached');
-SELECT cmp_ok(abs((xact_of('DROP TABLE e1')).est_scan_ms - (xact_of('DROP TABLE e3')).est_scan_ms) /
-              (xact_of('DROP TABLE e3')).est_scan_ms, '<', 0.02::float8,
-              'the walk right after the one that mapped the header pages is estimated cold, as one after a 70 MB read');
+-- no cheaper, not equal: from PostgreSQL 19 on, the 70 MB read evicts the
+-- tables' buffers (e3 and e4 invalidate none, e1 128)
+SELECT cmp_ok((xact_of('DROP TABLE e1')).est_scan_ms, '>=', 0.98 * (xact_of('DROP TABLE e3')).est_scan_ms,
+              'the walk right after the one that mapped the header pages is estimated cold: no cheaper than one after a 70 MB read');
 SELECT cmp_ok((xact_of('DROP TABLE e0')).est_scan_ms, '>=', (xact_of('DROP TABLE e3')).est_scan_ms,
               'the session''s first walk is estimated no cheaper than a cold one (it also maps the header pages)');
 
