@@ -115,8 +115,8 @@ static instr_time walked_at;
 static int64 touched_at_walk = 0;
 static double cpu_at_walk = -1;
 
-/* the header pages that walk mapped, in blocks (see with_mapped) */
-static int64 mapped_at_walk = 0;
+/* whether that walk mapped header pages (see with_mapped) */
+static bool mapped_at_walk = false;
 
 /*
  * DROP DATABASE: what the backend had touched since its previous walk when
@@ -951,9 +951,11 @@ wl_touched_since_walk(const WlScanCost *cost)
 }
 
 /*
- * What the cache share of the next walk counts besides the pages touched
- * since this backend's last walk (wl_touched_since_walk): the header pages
- * that walk mapped (its first), in blocks, each as a page touched.  Set
+ * The pages touched since this backend's last walk (wl_touched_since_walk),
+ * as the next walk's cache share takes them: -1 (none cached, no walks in
+ * a row) where that walk mapped header pages (its first, walk_mapped).
+ * Until 57820eb the mapped pages counted instead, in blocks, each as a page
+ * touched: the figures below are from then.  Set
  * beside the uprobe oracle's traces (15, 2GB, eight runs of 51 scenarios and
  * five of the aborts', 726 walks paired with walload's estimates), the walks
  * priced as partly cached came out at a median 0.81 of their estimates right
@@ -969,8 +971,7 @@ wl_touched_since_walk(const WlScanCost *cost)
  * at 2GB) would count 5 MB, a share of 0.35 there.
  *
  * On a last-level cache of 300 MB the count left that walk priced warm, and
- * it walked cold: the walk right after the one that mapped the pages is
- * now priced as no walk had come before it (-1), whatever was counted.  At
+ * it walked cold; hence -1, whatever was counted.  At
  * 2GB (uprobe oracle, 15, three runs: that walk of set_tablespace,
  * nested_savepoints and truncate_aborted_savepoint, 18 walks) it was priced
  * at cache shares 0.10-0.60 and walked a median 1.27 times its estimate, 8
@@ -981,9 +982,9 @@ wl_touched_since_walk(const WlScanCost *cost)
  * faults touch more than the pages they map.
  */
 static int64
-with_mapped(int64 touched, int64 mapped_blocks)
+with_mapped(int64 touched, bool walk_mapped)
 {
-	return touched < 0 || mapped_blocks > 0 ? -1 : touched;
+	return touched < 0 || walk_mapped ? -1 : touched;
 }
 
 /*
@@ -1069,7 +1070,7 @@ note_walk(int64 mapped_pages)
 {
 	walked = true;
 	touched_at_walk = pages_touched();
-	mapped_at_walk = mapped_as_blocks(mapped_pages);
+	mapped_at_walk = mapped_pages > 0;
 	restart_walk_clocks();
 }
 
@@ -1718,7 +1719,7 @@ wl_commit_state_now(WlCommitState *st, const WlCommitModel *m, int64 dirty_buffe
 		wl_store_get_scan_cost(&cost);
 		st->touched_since_walk = wl_touched_since_walk(&cost);
 	}
-	st->walk_mapped_blocks = mapped_at_walk;
+	st->walk_mapped = mapped_at_walk;
 	st->walk_streak = walk_streak;
 	st->wal_own_bytes = (int64) pgWalUsage.wal_bytes;
 	st->wal_ring_bytes = (int64) XLOGbuffers * XLOG_BLCKSZ;
@@ -1829,7 +1830,7 @@ wl_commit_est(const WlCommitModel *m, const WlScanCost *cost, const WlCommitStat
 			  WlCommitEstimate *est)
 {
 	int64		to_write = Min(Max(st->dirty_buffers, 0), m->synced_blocks);
-	int64		share_touched = with_mapped(st->touched_since_walk, st->walk_mapped_blocks);
+	int64		share_touched = with_mapped(st->touched_since_walk, st->walk_mapped);
 	int			prior = streak_prior(cost, share_touched, st->walk_streak);
 	double		cached = streak_cached(cost, wl_headers_cached(cost, share_touched), prior);
 	int64		dirty = m->synced_blocks;

@@ -320,9 +320,8 @@ typedef struct WlCommitState
 	int64		unflushed_wal_bytes;	/* WAL inserted, not flushed yet */
 	int64		touched_since_walk; /* pages touched since this backend's
 									 * last walk, -1: none in the last second */
-	int64		walk_mapped_blocks; /* header pages that walk mapped, in
-									 * blocks: only the cache share counts
-									 * them (wl_headers_cached) */
+	bool		walk_mapped;	/* that walk mapped header pages: the next
+								 * is priced cold (scan_cost.c with_mapped) */
 	int32		walk_streak;	/* walks in a row, that walk the last */
 	int64		wal_own_bytes;	/* WAL this backend has inserted since it
 								 * started */
