@@ -60,6 +60,9 @@ FUNCTIONS_16 = [("FlushRelationBuffers", "scans_flush_rel"),
                 ("DropRelationsAllBuffers", "scans_drop_pending"),
                 ("DropDatabaseBuffers", "scans_db"),
                 ("FlushDatabaseBuffers", "scans_db")]
+# the drop-all function's number in both lists (DropRelFileNodesAllBuffers,
+# DropRelationsAllBuffers): what a DROP TABLE's commit calls
+DROP_ALL_FN = 3
 
 
 # Work done inside a scanning function that is not the walk over the shared
@@ -208,8 +211,7 @@ def cmd_calib(args):
     path, n = args[0], int(args[1])
     argchk = os.environ.get("ORACLE_ARGCHK") == "1"
     t = parse_trace(path)
-    fn_idx = 3                                   # Drop...AllBuffers
-    calls = [c for c in t["call"] if c[2] == fn_idx and c[1] in t["backend"]]
+    calls = [c for c in t["call"] if c[2] == DROP_ALL_FN and c[1] in t["backend"]]
     flushes = [c for c in t["call"] if c[2] == 0 and c[1] in t["backend"]]
     res = {"calib_ok": 0, "calib_error": ""}
     if len(calls) != 3 * n or len(flushes) != 2 * n:
@@ -299,7 +301,7 @@ def cmd_noise(args):
     path, n, bound = args[0], int(args[1]), float(args[2])
     ests = [float(x) for x in args[3:]]
     t = parse_trace(path, int(os.environ.get("ORACLE_PROBE_NS", "0")))
-    walks = [c[3] for c in t["call"] if c[2] == 3 and c[1] in t["backend"]]
+    walks = [c[3] for c in t["call"] if c[2] == DROP_ALL_FN and c[1] in t["backend"]]
     if len(walks) != n or min(walks, default=0) <= 0:
         shell_out({"noise_ok": 0, "noise_spread": "-",
                    "noise_text": "noise floor not measured: expected %d walks of the drop-all function, "
