@@ -33,6 +33,12 @@
  *			   at the client's ROLLBACK; then the phase ends when the
  *			   transaction's locks have been released)
  *
+ *	subtransaction abort: SUBXACT_EVENT_ABORT_SUB ... its walk counted
+ *			   its owner's locks released, its files deleted (the walk)
+ *			 its CurTransactionContext deleted ... end of its cleanup,
+ *			   which times the walk where it came in the same client
+ *			   message (sub_abort_cleaned_up)
+ *
  * A statement that commits transactions itself (VACUUM, CLUSTER without a
  * table, CREATE INDEX CONCURRENTLY, a procedure that commits or rolls back)
  * keeps one record: its inner transactions are folded into the transaction
@@ -235,22 +241,21 @@ static WlLateScan late_scans[WL_LATE_SCANS];
 static int	n_late_scans = 0;
 
 /*
- * The deletion's walk of the commit in progress, as attributed at
- * PRE_COMMIT with its estimate (restate_deletion_walk replaces that by what
- * the phase measured)
+ * The deletion's walk of the commit or top-level abort in progress, as
+ * attributed at PRE_COMMIT or XACT_EVENT_ABORT with its estimate and the
+ * prediction of the deletion's other parts (restate_deletion_walk replaces
+ * the estimate by what the phase measured)
  */
 typedef struct WlCommitWalk
 {
 	bool		attributed;
+	bool		at_abort;
 	int32		stmt_no;
 	double		est_ns;
-	/*
-	 * once restated: the phase (on CPU, and in all) and the prediction of
-	 * its other parts
-	 */
+	double		others_ns;
+	/* once restated: the phase (on CPU, and in all) */
 	double		phase_ms;
 	double		phase_wall_ms;
-	double		others_ns;
 	double		measured_ns;
 } WlCommitWalk;
 
@@ -260,6 +265,8 @@ typedef struct WlCommitWalk
  */
 static WlCommitWalk restated_walk;
 static bool restated_walk_untold = false;
+
+static void sub_abort_cleaned_up(void *arg);
 
 typedef struct WlOpenXact
 {
@@ -328,6 +335,30 @@ typedef struct WlOpenXact
 } WlOpenXact;
 
 static WlOpenXact cur;
+
+/*
+ * The walk of a subtransaction's abort, timed like a top-level one: from
+ * the release of its resource owner's locks (just before AtSubAbort_smgr
+ * deletes its files) to the deletion of its CurTransactionContext
+ * (CleanupSubTransaction), where both come in the client message that
+ * aborted it (ROLLBACK TO, a PL/pgSQL exception block): not after an error
+ * inside a transaction block, cleaned up only at the client's ROLLBACK TO.
+ * One at a time: core cleans a subtransaction up before it aborts another.
+ */
+typedef struct WlSubAbortWalk
+{
+	bool		armed;			/* a walk noted, its end watched */
+	bool		watching;		/* end_cb is in a context's list */
+	SubTransactionId subid;
+	ResourceOwner owner;		/* the subtransaction's */
+	TimestampTz stmt_start;		/* GetCurrentStatementStartTimestamp() */
+	instr_time	afterlocks;
+	double		afterlocks_cpu_ns;
+	WlCommitWalk walk;
+	MemoryContextCallback end_cb;
+} WlSubAbortWalk;
+
+static WlSubAbortWalk sub_walk;
 
 /* refs arrays larger than this are given back at the end of a record */
 #define WL_KEEP_REFS	64
@@ -594,7 +625,8 @@ tell_restated_walk(void)
 {
 	WlCommitWalk *w = &restated_walk;
 
-	elog(DEBUG2, "walload: the commit's walk of kind %d measured %.3f ms (phase %.3f ms on CPU, %.3f ms in all, less %.3f ms predicted for its other parts), estimated %.3f ms",
+	elog(DEBUG2, "walload: the %s's walk of kind %d measured %.3f ms (phase %.3f ms on CPU, %.3f ms in all, less %.3f ms predicted for its other parts), estimated %.3f ms",
+		 w->at_abort ? "abort" : "commit",
 		 (int) WL_SCAN_DROP_PENDING, w->measured_ns / 1e6, w->phase_ms, w->phase_wall_ms,
 		 w->others_ns / 1e6, w->est_ns / 1e6);
 	restated_walk_untold = false;
@@ -1603,14 +1635,20 @@ forget_quiet_transaction(bool has_xid, bool is_prepare)
 	return true;
 }
 
-/* the deletion's walk, attributed at PRE_COMMIT with estimate est_ns */
+/*
+ * the deletion's walk, attributed at PRE_COMMIT or at the abort with
+ * estimate est_ns; others_ns predicted for the rest of the deletion
+ */
 static void
-note_commit_walk(WlCommitWalk *w, int32 stmt_no, double est_ns)
+note_commit_walk(WlCommitWalk *w, int32 stmt_no, double est_ns, double others_ns,
+				 bool at_abort)
 {
 	memset(w, 0, sizeof(*w));
 	w->attributed = true;
+	w->at_abort = at_abort;
 	w->stmt_no = stmt_no;
 	w->est_ns = est_ns;
+	w->others_ns = others_ns;
 }
 
 /*
@@ -1685,7 +1723,8 @@ pre_commit_record(bool is_prepare, bool has_xid)
 			note_commit_walk(&cur.drop_walk, model.drop_stmt_no,
 							 add_attributed_scan(WL_SCAN_DROP_PENDING, model.drop_stmt_no,
 												 model.dropped_rels, model.dropped_buffers,
-												 false));
+												 false),
+							 est.drop_ns + est.files_ns, false);
 		cur.model.wal_skipped_rels += model.wal_skipped_rels;
 		cur.model.synced_rels += model.synced_rels;
 		cur.model.synced_blocks += model.synced_blocks;
@@ -1746,21 +1785,37 @@ abort_buffers_bound(void)
 /*
  * The walk of this (sub)transaction level's abort, if it deletes files:
  * counted, priced with the buffers it invalidates, and attributed to the
- * first statement that created one of them.  The abort path.
+ * first statement that created one of them.  A top-level abort's walk is
+ * noted for its restatement at the end of the abort (wl_acc_xact_end).
+ * The abort path.
  */
 static void
-attribute_abort_walk(void)
+attribute_abort_walk(bool top_level, WlCommitWalk *noted)
 {
 	int32		nrels = 0;
 	int64		buffers = 0;
 	int64		pages = 0;
 
+	if (top_level)
+		memset(&cur.drop_walk, 0, sizeof(cur.drop_walk));
+	if (noted)
+		memset(noted, 0, sizeof(*noted));
 	if (wl_model_abort_drop_scan(&nrels, abort_buffers_bound(), &buffers, &pages))
 	{
+		int32		stmt_no = wl_model_abort_statement();
+		double		est_ns;
+
 		wl_header_pages_mapped(pages);
 		cur.model.dropped_rels += nrels;
-		add_attributed_scan(WL_SCAN_DROP_PENDING, wl_model_abort_statement(), nrels, buffers,
-							true);
+		est_ns = add_attributed_scan(WL_SCAN_DROP_PENDING, stmt_no, nrels, buffers, true);
+		if (top_level || noted)
+		{
+			WlScanCost	cost;
+
+			wl_store_get_scan_cost(&cost);
+			note_commit_walk(top_level ? &cur.drop_walk : noted, stmt_no, est_ns,
+							 wl_abort_deletion_others_ns(&cost, nrels, buffers), true);
+		}
 	}
 }
 
@@ -1771,7 +1826,7 @@ wl_acc_abort(void)
 	/* statements interrupted by the error */
 	stack_abort(InvalidSubTransactionId);
 
-	attribute_abort_walk();
+	attribute_abort_walk(true, NULL);
 	cur.prepare_pending = false;
 
 	begin_phase(true, false);
@@ -1821,10 +1876,85 @@ wl_acc_prepare_done(void)
 void
 wl_acc_subxact_abort(SubTransactionId subid)
 {
+	WlCommitWalk walk;
+
 	stack_abort(subid);
 
-	attribute_abort_walk();
+	attribute_abort_walk(false, &walk);
 	wl_model_subxact_abort();
+
+	/*
+	 * Watch the end of its cleanup (registering links a static callback:
+	 * nothing is allocated).  Not while a cleanup not yet come is watched.
+	 */
+	sub_walk.armed = false;
+	if (walk.attributed && !sub_walk.watching)
+	{
+		sub_walk.armed = true;
+		sub_walk.subid = subid;
+		sub_walk.owner = CurTransactionResourceOwner;
+		sub_walk.stmt_start = GetCurrentStatementStartTimestamp();
+		INSTR_TIME_SET_ZERO(sub_walk.afterlocks);
+		sub_walk.afterlocks_cpu_ns = -1;
+		sub_walk.walk = walk;
+		sub_walk.end_cb.func = sub_abort_cleaned_up;
+		sub_walk.end_cb.arg = NULL;
+		MemoryContextRegisterResetCallback(CurTransactionContext, &sub_walk.end_cb);
+		sub_walk.watching = true;
+	}
+}
+
+/*
+ * A subtransaction's resource owner released its locks at its abort: just
+ * before its file deletion.
+ */
+void
+wl_acc_sub_locks_released(void)
+{
+	if (sub_walk.armed && CurrentResourceOwner == sub_walk.owner &&
+		GetCurrentSubTransactionId() == sub_walk.subid)
+	{
+		INSTR_TIME_SET_CURRENT(sub_walk.afterlocks);
+		sub_walk.afterlocks_cpu_ns = wl_backend_cpu_ns();
+	}
+}
+
+/*
+ * The aborted subtransaction's CurTransactionContext is being deleted: its
+ * cleanup is over.  Its walk restated as the top-level abort's is
+ * (restate_deletion_walk), where the cleanup came in the message that
+ * aborted it.  Runs with interrupts held in CleanupSubTransaction: the
+ * rules of the header apply.
+ */
+static void
+sub_abort_cleaned_up(void *arg)
+{
+	instr_time	d;
+	double		cpu_ns;
+	double		measured_ns;
+	WlCommitWalk *w = &sub_walk.walk;
+
+	sub_walk.watching = false;
+	if (!sub_walk.armed)
+		return;
+	sub_walk.armed = false;
+	if (INSTR_TIME_IS_ZERO(sub_walk.afterlocks) || sub_walk.afterlocks_cpu_ns < 0 ||
+		GetCurrentStatementStartTimestamp() != sub_walk.stmt_start)
+		return;
+	INSTR_TIME_SET_CURRENT(d);
+	INSTR_TIME_SUBTRACT(d, sub_walk.afterlocks);
+	cpu_ns = wl_backend_cpu_ns();
+	if (cpu_ns < 0)
+		return;
+	w->phase_wall_ms = INSTR_TIME_GET_MILLISEC(d);
+	w->phase_ms = Min(Max(cpu_ns - sub_walk.afterlocks_cpu_ns, 0) / 1e6, w->phase_wall_ms);
+	measured_ns = wl_commit_walk_measured_ns(w->phase_ms, w->est_ns, w->others_ns);
+	if (measured_ns < 0)
+		return;
+	attribute_walks(WL_SCAN_DROP_PENDING, 0, w->stmt_no, measured_ns - w->est_ns, true, false);
+	w->measured_ns = measured_ns;
+	restated_walk = *w;
+	restated_walk_untold = true;
 }
 
 /*
@@ -1839,7 +1969,7 @@ wl_acc_locks_released(void)
 	if (cur.in_phase)
 	{
 		INSTR_TIME_SET_CURRENT(cur.phase_afterlocks);
-		if (cur.drop_walk.attributed)
+		if (cur.drop_walk.attributed && !(cur.phase_is_abort && cur.abort_deferred))
 			cur.phase_afterlocks_cpu_ns = wl_backend_cpu_ns();
 	}
 }
@@ -2003,8 +2133,8 @@ learn_from_commit(void)
 }
 
 /*
- * The deletion's walk of the commit that has ended, as its phase measured
- * it (scan_cost.c wl_commit_walk_measured_ns), where the phase says enough
+ * The deletion's walk of the commit (or top-level abort cleaned up at once)
+ * that has ended, as its phase measured it (scan_cost.c wl_commit_walk_measured_ns), where the phase says enough
  * of it: the file deletion after the locks' release (deletion_cpu_ms: the
  * walk, the files' truncation and unlinking), less the prediction's
  * deletion of the files and core's untimed work per file.  The phase's time
@@ -2020,6 +2150,17 @@ learn_from_commit(void)
  * right after another one: what it took is what it took, whatever its
  * estimate assumed of the CPU cache.
  *
+ * An abort's the same way, from the locks' release to the end of the
+ * cleanup, less wl_abort_deletion_others_ns: a ROLLBACK, or a statement's
+ * failure outside a transaction block.  Not after an error inside a block,
+ * whose cleanup waits for the client's ROLLBACK (its walk stays
+ * estimated).  A subtransaction's: sub_abort_cleaned_up.  Why: the uprobe
+ * oracle (15) estimated a ROLLBACK's walk at 0.70 and 1.20 of what it
+ * traced in two server starts of 2026-11-26, and a rolled-back load's at
+ * 1.2-1.7 on one level of four versions in a run of 2026-11-25; restated,
+ * the ROLLBACK's and ROLLBACK TO's came out at 1.02-1.05, with noise
+ * floors of 1.09-1.65.
+ *
  * Not the sync's walk: the sync phase also writes the synced files' dirty
  * blocks (inside the walk) and fsyncs them, whose prediction errs by more
  * than the walk takes: a COPY of 640 blocks into a new table at 4GB
@@ -2034,23 +2175,50 @@ learn_from_commit(void)
 static void
 restate_deletion_walk(void)
 {
-	const WlCommitEstimate *e = &cur.pred_est;
 	WlCommitWalk *w = &cur.drop_walk;
-	double		others_ns = e->drop_ns + e->files_ns;
 	double		measured_ns;
 
 	if (!w->attributed)
 		return;
-	measured_ns = wl_commit_walk_measured_ns(cur.deletion_cpu_ms, w->est_ns, others_ns);
+	measured_ns = wl_commit_walk_measured_ns(cur.deletion_cpu_ms, w->est_ns, w->others_ns);
 	if (measured_ns < 0)
 		return;
-	attribute_walks(WL_SCAN_DROP_PENDING, 0, w->stmt_no, measured_ns - w->est_ns, false, false);
+	attribute_walks(WL_SCAN_DROP_PENDING, 0, w->stmt_no, measured_ns - w->est_ns, w->at_abort,
+					false);
 	w->phase_ms = cur.deletion_cpu_ms;
 	w->phase_wall_ms = cur.deletion_ms;
-	w->others_ns = others_ns;
 	w->measured_ns = measured_ns;
 	restated_walk = *w;
 	restated_walk_untold = true;
+}
+
+/*
+ * The file deletion of the phase ending at end (of cleanup_ms, the part
+ * after the commit record or the whole abort): from the locks' release,
+ * in all and on CPU (on CPU only where a deletion's walk was noted:
+ * wl_acc_locks_released).
+ */
+static void
+time_deletion(instr_time end, double cleanup_ms)
+{
+	instr_time	d;
+
+	cur.deletion_ms = cleanup_ms;
+	cur.deletion_cpu_ms = cleanup_ms;
+	if (INSTR_TIME_IS_ZERO(cur.phase_afterlocks))
+		return;
+	d = end;
+	INSTR_TIME_SUBTRACT(d, cur.phase_afterlocks);
+	cur.deletion_ms = INSTR_TIME_GET_MILLISEC(d);
+	cur.deletion_cpu_ms = cur.deletion_ms;
+	if (cur.phase_afterlocks_cpu_ns >= 0)
+	{
+		double		cpu_ns = wl_backend_cpu_ns();
+
+		if (cpu_ns >= 0)
+			cur.deletion_cpu_ms = Min(Max(cpu_ns - cur.phase_afterlocks_cpu_ns, 0) / 1e6,
+									  cur.deletion_ms);
+	}
 }
 
 /*
@@ -2083,6 +2251,12 @@ wl_acc_xact_end(void)
 	{
 		cur.sync_ms = 0;
 		cur.cleanup_ms = cur.commit_ms;
+		/* an abort cleaned up at once: its deletion ends here too */
+		if (!cur.abort_deferred)
+		{
+			time_deletion(end, cur.cleanup_ms);
+			restate_deletion_walk();
+		}
 	}
 	else
 	{
@@ -2092,23 +2266,7 @@ wl_acc_xact_end(void)
 		d = end;
 		INSTR_TIME_SUBTRACT(d, cur.phase_mid);
 		cur.cleanup_ms = INSTR_TIME_GET_MILLISEC(d);
-		cur.deletion_ms = cur.cleanup_ms;
-		cur.deletion_cpu_ms = cur.cleanup_ms;
-		if (!INSTR_TIME_IS_ZERO(cur.phase_afterlocks))
-		{
-			d = end;
-			INSTR_TIME_SUBTRACT(d, cur.phase_afterlocks);
-			cur.deletion_ms = INSTR_TIME_GET_MILLISEC(d);
-			cur.deletion_cpu_ms = cur.deletion_ms;
-			if (cur.phase_afterlocks_cpu_ns >= 0)
-			{
-				double		cpu_ns = wl_backend_cpu_ns();
-
-				if (cpu_ns >= 0)
-					cur.deletion_cpu_ms = Min(Max(cpu_ns - cur.phase_afterlocks_cpu_ns, 0) / 1e6,
-											  cur.deletion_ms);
-			}
-		}
+		time_deletion(end, cur.cleanup_ms);
 		if (!cur.phase_is_prepare)
 		{
 			learn_from_commit();

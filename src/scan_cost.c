@@ -1928,6 +1928,28 @@ wl_commit_walk_measured_ns(double phase_ms, double walk_ns, double others_ns)
 	return Min(Max(phase_ms * 1e6 - Max(others_ns, 0), walk_ns / 4), walk_ns * 4);
 }
 
+/*
+ * What an abort's deletion of nrels files created in the transaction takes
+ * besides its walk, as the commit's prediction prices a dropped file
+ * (wl_commit_est drop_ns): each relation's forks asked for, its main fork
+ * deleted, its blocks (at most buffers, the ones the walk invalidates)
+ * never written, as a file the transaction created and filled in shared
+ * buffers has them.  The other parts of the phase that
+ * wl_commit_walk_measured_ns subtracts; 0 without the I/O calibration.
+ * Pure.
+ */
+double
+wl_abort_deletion_others_ns(const WlScanCost *cost, int nrels, int64 buffers)
+{
+	const WlIoCost *io = &cost->io;
+
+	if (!io->valid || nrels <= 0)
+		return 0;
+	return nrels * (io->open_ns + (MAX_FORKNUM + 1) * io->open_missing_ns +
+					Max(io->delete_cached_ns_per_file, 0)) +
+		Max(buffers, 0) * Max(io->delete_cached_ns_per_block, 0);
+}
+
 /* ----------------------------------------------------------------
  * at server start: the postmaster, then the calibration worker
  * ----------------------------------------------------------------

@@ -8,7 +8,11 @@
 # measured figure instead, whether the statement's record was still queued
 # in the backend (autocommit) or already in the store (a transaction
 # block).  A walk that is a small part of its phase (beside the deletion of
-# a 24 MB table), the sync's walk and an abort's keep their estimates.
+# a 24 MB table) and the sync's walk keep their estimates.  An abort's
+# walk is restated the same way where its cleanup comes in the same client
+# message (ROLLBACK, ROLLBACK TO, a PL/pgSQL exception block), and keeps
+# its estimate after an error inside a transaction block, whose cleanup
+# waits for the client's ROLLBACK (TO).
 # What each walk was estimated at and measured at is read from walload's
 # DEBUG2 lines.  And what walload_diagnose() says one transaction instead of
 # several DROPs would save is made of those recorded walks, less their page
@@ -33,14 +37,16 @@ $node->safe_psql('postgres',
 	'CREATE TABLE d1 (a int); CREATE TABLE d2 (a int); CREATE TABLE r (a int)');
 
 # runs the script in one session at DEBUG2; returns the walks estimated
-# (kind, ms) and those restated (kind, measured, phase, others, estimated)
+# (kind, ms) and those restated at a commit (kind, measured, phase, others,
+# estimated), or at an abort if $which is "abort"
 sub session
 {
-	my ($sql) = @_;
-	my (undef, $stderr) = debug2_session($node, "$sql\nSELECT 1;");
+	my ($sql, $which, $errors_expected) = @_;
+	$which //= 'commit';
+	my (undef, $stderr) = debug2_session($node, "$sql\nSELECT 1;", $errors_expected);
 	my @est = $stderr =~ /walload: 1 walk\(s\) of kind (\d) over \d+ file\(s\): [^\n]*: ([\d.]+) ms/g;
 	my @measured = $stderr =~
-	  /walload: the commit's walk of kind (\d) measured ([\d.]+) ms \(phase ([\d.]+) ms on CPU, [\d.]+ ms in all, less ([\d.]+) ms predicted for its other parts\), estimated ([\d.]+) ms/g;
+	  /walload: the ${which}'s walk of kind (\d) measured ([\d.]+) ms \(phase ([\d.]+) ms on CPU, [\d.]+ ms in all, less ([\d.]+) ms predicted for its other parts\), estimated ([\d.]+) ms/g;
 	return (\@est, \@measured);
 }
 
@@ -111,13 +117,48 @@ unlike($stderr, qr/the commit's walk of kind/, 'so its walk is not restated');
 @rec = recorded('DROP TABLE big');
 ok(near($rec[0], $walk), "the transaction keeps the walk's estimate ($rec[0] ms)");
 
-# 5. an abort's walk keeps its estimate
-($est, $m) = session("BEGIN;\nCREATE TABLE gone (a int);\nROLLBACK;");
-%est = @$est;
-ok(exists $est{3}, 'the ROLLBACK of a created table walks to delete its file');
-is(scalar @$m, 0, 'an abort\'s walk is not restated');
-@rec = recorded('CREATE TABLE gone (a int)');
-ok(near($rec[0], $est{3}), "the transaction keeps the walk's estimate ($rec[0] ms)");
+# 5. an abort's walk, restated where its cleanup comes at once: a
+# ROLLBACK, a ROLLBACK TO, a PL/pgSQL exception block
+sub abort_restated
+{
+	my ($what, $sql, $stmt) = @_;
+	my ($est, $m) = session($sql, 'abort');
+	my %est = @$est;
+	ok(exists $est{3}, "$what: the abort of a created table walks to delete its file");
+	is(scalar @$m, 5, "$what: the abort measured its walk");
+	my ($kind, $measured, $phase, $others, $estimated) = @$m;
+	return if !defined $estimated;
+	ok(near($estimated, $est{3}), "$what: the estimate restated is the one counted ($estimated ms)");
+	ok(near($measured, $phase - $others),
+		"$what: measured: the phase less its other parts as predicted ($phase - $others = $measured ms)");
+	my @rec = recorded($stmt);
+	ok(near($rec[0], $measured), "$what: the transaction's record has the measured walk ($rec[0] ms)");
+	ok(near($rec[1], $measured), "$what: so has the statement's ($rec[1] ms)");
+}
+abort_restated('ROLLBACK', "BEGIN;\nCREATE TABLE gone (a int);\nROLLBACK;", 'CREATE TABLE gone (a int)');
+abort_restated('ROLLBACK TO', "BEGIN;\nSAVEPOINT s;\nCREATE TABLE gone2 (a int);\nROLLBACK TO s;\nCOMMIT;",
+	'CREATE TABLE gone2 (a int)');
+my $do = 'DO $$BEGIN CREATE TABLE gone3 (a int); PERFORM 1 / 0; '
+  . 'EXCEPTION WHEN division_by_zero THEN NULL; END$$';
+abort_restated('an exception block', "$do;", $do);
+
+# and not after an error inside a transaction block: the abort's cleanup,
+# and so the end of its phase, waits for the client's ROLLBACK (TO)
+sub abort_not_restated
+{
+	my ($what, $sql, $stmt) = @_;
+	my ($est, $m) = session($sql, 'abort', 1);
+	my %est = @$est;
+	ok(exists $est{3}, "$what: the abort of a created table walks to delete its file");
+	is(scalar @$m, 0, "$what: its walk is not restated");
+	my @rec = recorded($stmt);
+	ok(near($rec[0], $est{3}), "$what: the transaction keeps the walk's estimate ($rec[0] ms)");
+}
+abort_not_restated('an error in a transaction block',
+	"BEGIN;\nCREATE TABLE gone4 (a int);\nSELECT 1 / 0;\nROLLBACK;", 'CREATE TABLE gone4 (a int)');
+abort_not_restated('an error in a savepoint',
+	"BEGIN;\nSAVEPOINT s;\nCREATE TABLE gone5 (a int);\nSELECT 1 / 0;\nROLLBACK TO s;\nCOMMIT;",
+	'CREATE TABLE gone5 (a int)');
 
 # 6. what one transaction instead of five DROPs in autocommit would save
 # (diagnose.c whatif_one_walk_ms): the walks as recorded (the first one

@@ -12,10 +12,13 @@
 #                             (postgresql.conf lines), started, its
 #                             calibration worker exited, the extension
 #                             created in database postgres
-#   debug2_session($node, $sql)  runs $sql in one session on database
+#   debug2_session($node, $sql[, $errors_expected])
+#                             runs $sql in one session on database
 #                             postgres with client_min_messages = debug2
-#                             (dies on an error); returns its stdout and its
-#                             stderr, where walload's DEBUG2 lines are
+#                             (dies on an error, unless errors are
+#                             expected: then it goes on past them); returns
+#                             its stdout and its stderr, where walload's
+#                             DEBUG2 lines are
 package WalloadTAP;
 
 use strict;
@@ -76,10 +79,13 @@ sub calibrated_node
 # walload tells at DEBUG2 what it estimated and measured of each walk
 sub debug2_session
 {
-	my ($node, $sql) = @_;
+	my ($node, $sql, $errors_expected) = @_;
 	my ($stdout, $stderr);
 	$node->psql('postgres', "SET client_min_messages = debug2;\n$sql",
-		stdout => \$stdout, stderr => \$stderr, on_error_die => 1);
+		stdout => \$stdout, stderr => \$stderr,
+		$errors_expected
+		? (on_error_stop => 0, on_error_die => 0)
+		: (on_error_die => 1));
 	return ($stdout, $stderr);
 }
 
