@@ -37,7 +37,10 @@
  *			   its owner's locks released, its files deleted (the walk)
  *			 its CurTransactionContext deleted ... end of its cleanup,
  *			   which times the walk where it came in the same client
- *			   message (sub_abort_cleaned_up)
+ *			   message (sub_abort_cleaned_up); after an error inside a
+ *			   transaction block, core cleans up only at the client's
+ *			   ROLLBACK TO: the reset of ErrorContext after the abort
+ *			   times it (error_flushed), as it times a top-level abort's
  *
  * A statement that commits transactions itself (VACUUM, CLUSTER without a
  * table, CREATE INDEX CONCURRENTLY, a procedure that commits or rolls back)
@@ -267,6 +270,11 @@ static WlCommitWalk restated_walk;
 static bool restated_walk_untold = false;
 
 static void sub_abort_cleaned_up(void *arg);
+static void end_sub_walk(void);
+static void watch_error_flush(void);
+static void error_flushed(void *arg);
+static void time_deletion(instr_time end, double cleanup_ms);
+static void restate_deletion_walk(void);
 
 typedef struct WlOpenXact
 {
@@ -316,6 +324,8 @@ typedef struct WlOpenXact
 	bool		phase_is_abort;
 	bool		phase_is_prepare;
 	bool		abort_deferred;
+	TimestampTz abort_stmt_start;	/* of the message a deferred abort came
+									 * in */
 	instr_time	phase_start;
 	instr_time	phase_mid;
 	instr_time	phase_afterlocks;
@@ -340,10 +350,11 @@ static WlOpenXact cur;
  * The walk of a subtransaction's abort, timed like a top-level one: from
  * the release of its resource owner's locks (just before AtSubAbort_smgr
  * deletes its files) to the deletion of its CurTransactionContext
- * (CleanupSubTransaction), where both come in the client message that
- * aborted it (ROLLBACK TO, a PL/pgSQL exception block): not after an error
- * inside a transaction block, cleaned up only at the client's ROLLBACK TO.
- * One at a time: core cleans a subtransaction up before it aborts another.
+ * (CleanupSubTransaction: ROLLBACK TO, a PL/pgSQL exception block) or to
+ * the reset of ErrorContext (error_flushed: after an error inside a
+ * transaction block, core cleans up only at the client's ROLLBACK TO),
+ * whichever comes first in the client message that aborted it.  One at a
+ * time: core cleans a subtransaction up before it aborts another.
  */
 typedef struct WlSubAbortWalk
 {
@@ -359,6 +370,16 @@ typedef struct WlSubAbortWalk
 } WlSubAbortWalk;
 
 static WlSubAbortWalk sub_walk;
+
+/*
+ * The end of an abort after an error: the reset of ErrorContext that
+ * follows core's abort (PostgresMain's FlushErrorState, after
+ * AbortCurrentTransaction; a PL/pgSQL exception block's comes before its
+ * subtransaction's abort, which ends at its cleanup).  A static callback,
+ * linked until the next reset.
+ */
+static MemoryContextCallback error_flush_cb;
+static bool error_flush_linked = false;
 
 /* refs arrays larger than this are given back at the end of a record */
 #define WL_KEEP_REFS	64
@@ -1833,9 +1854,15 @@ wl_acc_abort(void)
 
 	/*
 	 * After an error inside a transaction block, core cleans up (and so
-	 * calls us back) only at the client's ROLLBACK.
+	 * calls us back) only at the client's ROLLBACK: the walk's end is the
+	 * reset of ErrorContext that follows.
 	 */
 	cur.abort_deferred = (TransactionBlockStatusCode() == 'T');
+	if (cur.abort_deferred && cur.drop_walk.attributed)
+	{
+		cur.abort_stmt_start = GetCurrentStatementStartTimestamp();
+		watch_error_flush();
+	}
 }
 
 /* XACT_EVENT_COMMIT: the commit record is flushed, the sync part is over */
@@ -1901,7 +1928,45 @@ wl_acc_subxact_abort(SubTransactionId subid)
 		sub_walk.end_cb.arg = NULL;
 		MemoryContextRegisterResetCallback(CurTransactionContext, &sub_walk.end_cb);
 		sub_walk.watching = true;
+		watch_error_flush();
 	}
+}
+
+/* link error_flushed into ErrorContext, unless it is there already */
+static void
+watch_error_flush(void)
+{
+	if (error_flush_linked || ErrorContext == NULL)
+		return;
+	error_flush_cb.func = error_flushed;
+	error_flush_cb.arg = NULL;
+	MemoryContextRegisterResetCallback(ErrorContext, &error_flush_cb);
+	error_flush_linked = true;
+}
+
+/*
+ * ErrorContext is being reset: after an error, core's abort is over.  The
+ * walk of a top-level abort that core cleans up only at the client's
+ * ROLLBACK, and of a subtransaction's, restated where the reset comes in
+ * the message that aborted it and after the walk's start.  Runs in the
+ * abort's error recovery: the rules of the header apply.
+ */
+static void
+error_flushed(void *arg)
+{
+	error_flush_linked = false;
+	if (cur.in_phase && cur.phase_is_abort && cur.abort_deferred &&
+		cur.drop_walk.attributed && !INSTR_TIME_IS_ZERO(cur.phase_afterlocks) &&
+		GetCurrentStatementStartTimestamp() == cur.abort_stmt_start)
+	{
+		instr_time	now;
+
+		INSTR_TIME_SET_CURRENT(now);
+		time_deletion(now, 0);
+		restate_deletion_walk();
+		cur.drop_walk.attributed = false;
+	}
+	end_sub_walk();
 }
 
 /*
@@ -1929,12 +1994,19 @@ wl_acc_sub_locks_released(void)
 static void
 sub_abort_cleaned_up(void *arg)
 {
+	sub_walk.watching = false;
+	end_sub_walk();
+}
+
+/* The end of the aborted subtransaction's walk, if it is the first. */
+static void
+end_sub_walk(void)
+{
 	instr_time	d;
 	double		cpu_ns;
 	double		measured_ns;
 	WlCommitWalk *w = &sub_walk.walk;
 
-	sub_walk.watching = false;
 	if (!sub_walk.armed)
 		return;
 	sub_walk.armed = false;
@@ -1969,7 +2041,7 @@ wl_acc_locks_released(void)
 	if (cur.in_phase)
 	{
 		INSTR_TIME_SET_CURRENT(cur.phase_afterlocks);
-		if (cur.drop_walk.attributed && !(cur.phase_is_abort && cur.abort_deferred))
+		if (cur.drop_walk.attributed)
 			cur.phase_afterlocks_cpu_ns = wl_backend_cpu_ns();
 	}
 }
@@ -2151,10 +2223,11 @@ learn_from_commit(void)
  * estimate assumed of the CPU cache.
  *
  * An abort's the same way, from the locks' release to the end of the
- * cleanup, less wl_abort_deletion_others_ns: a ROLLBACK, or a statement's
- * failure outside a transaction block.  Not after an error inside a block,
- * whose cleanup waits for the client's ROLLBACK (its walk stays
- * estimated).  A subtransaction's: sub_abort_cleaned_up.  Why: the uprobe
+ * cleanup (a ROLLBACK, or a statement's failure outside a transaction
+ * block), or after an error inside a block, whose cleanup waits for the
+ * client's ROLLBACK, to the reset of ErrorContext that follows core's
+ * abort (error_flushed); less wl_abort_deletion_others_ns.  A
+ * subtransaction's: sub_abort_cleaned_up.  Why: the uprobe
  * oracle (15) estimated a ROLLBACK's walk at 0.70 and 1.20 of what it
  * traced in two server starts of 2026-11-26, and a rolled-back load's at
  * 1.2-1.7 on one level of four versions in a run of 2026-11-25; restated,

@@ -9,10 +9,11 @@
 # in the backend (autocommit) or already in the store (a transaction
 # block).  A walk that is a small part of its phase (beside the deletion of
 # a 24 MB table) and the sync's walk keep their estimates.  An abort's
-# walk is restated the same way where its cleanup comes in the same client
-# message (ROLLBACK, ROLLBACK TO, a PL/pgSQL exception block), and keeps
-# its estimate after an error inside a transaction block, whose cleanup
-# waits for the client's ROLLBACK (TO).
+# walk is restated the same way, to the end of its cleanup (ROLLBACK,
+# ROLLBACK TO, a PL/pgSQL exception block), or after an error inside a
+# transaction block, whose cleanup waits for the client's ROLLBACK (TO),
+# to the reset of ErrorContext; and not beside the deletion of a large
+# rolled-back load.
 # What each walk was estimated at and measured at is read from walload's
 # DEBUG2 lines.  And what walload_diagnose() says one transaction instead of
 # several DROPs would save is made of those recorded walks, less their page
@@ -121,8 +122,8 @@ ok(near($rec[0], $walk), "the transaction keeps the walk's estimate ($rec[0] ms)
 # ROLLBACK, a ROLLBACK TO, a PL/pgSQL exception block
 sub abort_restated
 {
-	my ($what, $sql, $stmt) = @_;
-	my ($est, $m) = session($sql, 'abort');
+	my ($what, $sql, $stmt, $errors_expected) = @_;
+	my ($est, $m) = session($sql, 'abort', $errors_expected);
 	my %est = @$est;
 	ok(exists $est{3}, "$what: the abort of a created table walks to delete its file");
 	is(scalar @$m, 5, "$what: the abort measured its walk");
@@ -142,23 +143,26 @@ my $do = 'DO $$BEGIN CREATE TABLE gone3 (a int); PERFORM 1 / 0; '
   . 'EXCEPTION WHEN division_by_zero THEN NULL; END$$';
 abort_restated('an exception block', "$do;", $do);
 
-# and not after an error inside a transaction block: the abort's cleanup,
-# and so the end of its phase, waits for the client's ROLLBACK (TO)
-sub abort_not_restated
-{
-	my ($what, $sql, $stmt) = @_;
-	my ($est, $m) = session($sql, 'abort', 1);
-	my %est = @$est;
-	ok(exists $est{3}, "$what: the abort of a created table walks to delete its file");
-	is(scalar @$m, 0, "$what: its walk is not restated");
-	my @rec = recorded($stmt);
-	ok(near($rec[0], $est{3}), "$what: the transaction keeps the walk's estimate ($rec[0] ms)");
-}
-abort_not_restated('an error in a transaction block',
-	"BEGIN;\nCREATE TABLE gone4 (a int);\nSELECT 1 / 0;\nROLLBACK;", 'CREATE TABLE gone4 (a int)');
-abort_not_restated('an error in a savepoint',
+# and after an error inside a transaction block: core's abort runs at the
+# error, its cleanup only at the client's ROLLBACK (TO)
+abort_restated('an error in a transaction block',
+	"BEGIN;\nCREATE TABLE gone4 (a int);\nSELECT 1 / 0;\nROLLBACK;", 'CREATE TABLE gone4 (a int)', 1);
+abort_restated('an error in a savepoint',
 	"BEGIN;\nSAVEPOINT s;\nCREATE TABLE gone5 (a int);\nSELECT 1 / 0;\nROLLBACK TO s;\nCOMMIT;",
-	'CREATE TABLE gone5 (a int)');
+	'CREATE TABLE gone5 (a int)', 1);
+
+# not beside the deletion of a large rolled-back load: its files' blocks
+# are priced at more than a quarter of the walk
+($est, $m) = session(q{
+	BEGIN;
+	CREATE TABLE gone6 (a int, b text);
+	INSERT INTO gone6 SELECT g, repeat('s', 60) FROM generate_series(1, 750000) g;
+	ROLLBACK;}, 'abort');
+%est = @$est;
+ok(exists $est{3}, 'a rolled-back load of 50 MB: its abort walks to delete its files');
+is(scalar @$m, 0, 'its walk is not restated');
+@rec = recorded('CREATE TABLE gone6 (a int, b text)');
+ok(near($rec[0], $est{3}), "the transaction keeps the walk's estimate ($rec[0] ms)");
 
 # 6. what one transaction instead of five DROPs in autocommit would save
 # (diagnose.c whatif_one_walk_ms): the walks as recorded (the first one
