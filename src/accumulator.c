@@ -1998,7 +1998,11 @@ sub_abort_cleaned_up(void *arg)
 	end_sub_walk();
 }
 
-/* The end of the aborted subtransaction's walk, if it is the first. */
+/*
+ * The aborted subtransaction's walk has ended: at the first of its two ends
+ * watched (its cleanup, or the reset of ErrorContext after an error), the
+ * walk restated; the other finds nothing armed.
+ */
 static void
 end_sub_walk(void)
 {
@@ -2205,18 +2209,19 @@ learn_from_commit(void)
 }
 
 /*
- * The deletion's walk of the commit (or top-level abort cleaned up at once)
- * that has ended, as its phase measured it (scan_cost.c wl_commit_walk_measured_ns), where the phase says enough
- * of it: the file deletion after the locks' release (deletion_cpu_ms: the
- * walk, the files' truncation and unlinking), less the prediction's
- * deletion of the files and core's untimed work per file.  The phase's time
- * on CPU, not its wall time: a walk never waits, so what the backend spent
- * off CPU in the phase was the file system's (its journal) or another
- * process's (the scheduler's), never the walk's.  Against what the uprobe
- * oracle measured walking the pool (15, 2GB, two runs each), wall time read
- * the walks under replica at 1.05-1.39 times that (median 1.12), time on
- * CPU at 0.96-1.10 (1.00); under minimal the two are the same, 1.02-1.24
- * (1.08): core's work per deleted file that the prediction leaves out.
+ * The deletion's walk of the commit (or top-level abort) that has ended, as
+ * its phase measured it (scan_cost.c wl_commit_walk_measured_ns), where the
+ * phase says enough of it: the file deletion after the locks' release
+ * (deletion_cpu_ms: the walk, the files' truncation and unlinking), less
+ * the prediction's deletion of the files and core's untimed work per file.
+ * The phase's time on CPU, not its wall time: a walk never waits, so what
+ * the backend spent off CPU in the phase was the file system's (its
+ * journal) or another process's (the scheduler's), never the walk's.
+ * Against what the uprobe oracle measured walking the pool (15, 2GB, two
+ * runs each), wall time read the walks under replica at 1.05-1.39 times
+ * that (median 1.12), time on CPU at 0.96-1.10 (1.00); under minimal the
+ * two are the same, 1.02-1.24 (1.08): core's work per deleted file that
+ * the prediction leaves out.
  * Its estimate in the records it went to at PRE_COMMIT (the transaction's,
  * the statement's and its aggregate's) is replaced by that.  Also a walk
  * right after another one: what it took is what it took, whatever its
