@@ -1825,6 +1825,24 @@ wal_pages_unmapped(const WlCommitModel *m, const WlCommitState *st, const WlIoCo
  *
  * Pure: reads nothing but its arguments.
  */
+/*
+ * Deleting rels relation files with forks forks in all (stored_forks of them
+ * with blocks on disk: stored_blocks; blocks in all): asking for each
+ * relation's forks, truncating and unlinking them (md.c mdunlinkfork), at
+ * the storage's calibrated prices.  Pure.
+ */
+static double
+deleted_files_ns(const WlIoCost *io, int64 rels, int64 forks, int64 stored_forks,
+				 int64 stored_blocks, int64 blocks)
+{
+	return rels * io->open_ns +
+		Max(rels * (MAX_FORKNUM + 2) - forks, 0) * io->open_missing_ns +
+		stored_forks * io->delete_ns_per_file +
+		stored_blocks * io->delete_ns_per_block +
+		Max(forks - stored_forks, 0) * io->delete_cached_ns_per_file +
+		Max(blocks - stored_blocks, 0) * io->delete_cached_ns_per_block;
+}
+
 void
 wl_commit_est(const WlCommitModel *m, const WlScanCost *cost, const WlCommitState *st,
 			  WlCommitEstimate *est)
@@ -1884,12 +1902,9 @@ wl_commit_est(const WlCommitModel *m, const WlScanCost *cost, const WlCommitStat
 			(m->wal_logged_rels > 0 && !st->record_space_ready ? io->record_space_ns : 0) +
 			io->wal_flush_ns;
 		est->sync_phase_ns += est->sync_ns + est->wal_ns;
-		est->drop_ns = m->dropped_rels * io->open_ns +
-			Max(m->dropped_rels * (MAX_FORKNUM + 2) - m->dropped_forks, 0) * io->open_missing_ns +
-			m->dropped_stored_forks * io->delete_ns_per_file +
-			m->dropped_stored_blocks * io->delete_ns_per_block +
-			Max(m->dropped_forks - m->dropped_stored_forks, 0) * io->delete_cached_ns_per_file +
-			Max(m->dropped_blocks - m->dropped_stored_blocks, 0) * io->delete_cached_ns_per_block;
+		est->drop_ns = deleted_files_ns(io, m->dropped_rels, m->dropped_forks,
+										m->dropped_stored_forks, m->dropped_stored_blocks,
+										m->dropped_blocks);
 	}
 	est->files_ns = (m->synced_rels + m->wal_logged_rels) * Max(cost->io.file_commit_ns, 0);
 	est->total_ns = est->scan_ns + est->sync_ns + est->wal_ns + est->drop_ns + est->files_ns;
@@ -1941,13 +1956,10 @@ wl_commit_walk_measured_ns(double phase_ms, double walk_ns, double others_ns)
 double
 wl_abort_deletion_others_ns(const WlScanCost *cost, int nrels, int64 buffers)
 {
-	const WlIoCost *io = &cost->io;
-
-	if (!io->valid || nrels <= 0)
+	if (!cost->io.valid || nrels <= 0)
 		return 0;
-	return nrels * (io->open_ns + (MAX_FORKNUM + 1) * io->open_missing_ns +
-					Max(io->delete_cached_ns_per_file, 0)) +
-		Max(buffers, 0) * Max(io->delete_cached_ns_per_block, 0);
+	/* one fork each, nothing of it stored */
+	return deleted_files_ns(&cost->io, nrels, nrels, 0, 0, Max(buffers, 0));
 }
 
 /* ----------------------------------------------------------------
