@@ -275,6 +275,7 @@ static void watch_error_flush(void);
 static void error_flushed(void *arg);
 static void time_deletion(instr_time end, double cleanup_ms);
 static void restate_deletion_walk(void);
+static void restate_walk(WlCommitWalk *w, double cpu_ms, double wall_ms);
 
 typedef struct WlOpenXact
 {
@@ -2008,8 +2009,7 @@ end_sub_walk(void)
 {
 	instr_time	d;
 	double		cpu_ns;
-	double		measured_ns;
-	WlCommitWalk *w = &sub_walk.walk;
+	double		wall_ms;
 
 	if (!sub_walk.armed)
 		return;
@@ -2022,15 +2022,9 @@ end_sub_walk(void)
 	cpu_ns = wl_backend_cpu_ns();
 	if (cpu_ns < 0)
 		return;
-	w->phase_wall_ms = INSTR_TIME_GET_MILLISEC(d);
-	w->phase_ms = Min(Max(cpu_ns - sub_walk.afterlocks_cpu_ns, 0) / 1e6, w->phase_wall_ms);
-	measured_ns = wl_commit_walk_measured_ns(w->phase_ms, w->est_ns, w->others_ns);
-	if (measured_ns < 0)
-		return;
-	attribute_walks(WL_SCAN_DROP_PENDING, 0, w->stmt_no, measured_ns - w->est_ns, true, false);
-	w->measured_ns = measured_ns;
-	restated_walk = *w;
-	restated_walk_untold = true;
+	wall_ms = INSTR_TIME_GET_MILLISEC(d);
+	restate_walk(&sub_walk.walk, Min(Max(cpu_ns - sub_walk.afterlocks_cpu_ns, 0) / 1e6, wall_ms),
+				 wall_ms);
 }
 
 /*
@@ -2253,18 +2247,26 @@ learn_from_commit(void)
 static void
 restate_deletion_walk(void)
 {
-	WlCommitWalk *w = &cur.drop_walk;
-	double		measured_ns;
+	if (cur.drop_walk.attributed)
+		restate_walk(&cur.drop_walk, cur.deletion_cpu_ms, cur.deletion_ms);
+}
 
-	if (!w->attributed)
-		return;
-	measured_ns = wl_commit_walk_measured_ns(cur.deletion_cpu_ms, w->est_ns, w->others_ns);
+/*
+ * Walk w as its phase measured it (cpu_ms on CPU, wall_ms in all), where
+ * the phase says enough of it (wl_commit_walk_measured_ns): its estimate
+ * in the records it went to replaced, and kept to be told at DEBUG2.
+ */
+static void
+restate_walk(WlCommitWalk *w, double cpu_ms, double wall_ms)
+{
+	double		measured_ns = wl_commit_walk_measured_ns(cpu_ms, w->est_ns, w->others_ns);
+
 	if (measured_ns < 0)
 		return;
 	attribute_walks(WL_SCAN_DROP_PENDING, 0, w->stmt_no, measured_ns - w->est_ns, w->at_abort,
 					false);
-	w->phase_ms = cur.deletion_cpu_ms;
-	w->phase_wall_ms = cur.deletion_ms;
+	w->phase_ms = cpu_ms;
+	w->phase_wall_ms = wall_ms;
 	w->measured_ns = measured_ns;
 	restated_walk = *w;
 	restated_walk_untold = true;
