@@ -726,7 +726,6 @@ owned_buffers(const BufferOwner *owner, int64 *pages_mapped)
 	int			stretches_hit = 0;
 	int			first_hit = -1,
 				last_hit = -1;
-	int			n_counted = 0;
 	int			grown = 0;
 	double		buffers = 0;
 
@@ -754,10 +753,7 @@ owned_buffers(const BufferOwner *owner, int64 *pages_mapped)
 	if (stretches_hit > 0 && last_hit - first_hit + 3 <= WL_DB_BUFFER_RANGE)
 	{
 		for (int i = Max(first_hit - 1, 0); i <= Min(last_hit + 1, k - 1); i++)
-		{
 			counted[i] = (int32) count_in_stretch(owner, i, k, &pages, page);
-			n_counted++;
-		}
 	}
 	else if (stretches_hit > 0 && stretches_hit <= WL_DB_BUFFER_REFINE)
 	{
@@ -767,10 +763,7 @@ owned_buffers(const BufferOwner *owner, int64 *pages_mapped)
 				(i + 1 < k && hits[i + 1] > 0);
 
 			if (near_hit)
-			{
 				counted[i] = (int32) count_in_stretch(owner, i, k, &pages, page);
-				n_counted++;
-			}
 		}
 	}
 
@@ -780,7 +773,7 @@ owned_buffers(const BufferOwner *owner, int64 *pages_mapped)
 	 * (runs of 16 in stretches where the buffers lie in blocks), so count
 	 * outward until a stretch holds none, at most WL_DB_BUFFER_GROW more.
 	 */
-	for (bool again = n_counted > 0; again && grown < WL_DB_BUFFER_GROW;)
+	for (bool again = true; again && grown < WL_DB_BUFFER_GROW;)
 	{
 		again = false;
 		for (int i = 0; i < k && grown < WL_DB_BUFFER_GROW; i++)
