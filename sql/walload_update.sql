@@ -97,3 +97,21 @@ SELECT fsync_time_ratio BETWEEN 0.25 AND 4 AND fsync_time_commits >= 0 AND file_
        AND file_commit_commits >= 0 AND scan_time_ratio BETWEEN 0.25 AND 4
        AND scan_time_commits >= 0 AS learned_reads FROM walload_info;
 SELECT has_table_privilege('public', 'walload_info', 'SELECT') AS info_for_everyone;
+
+-- 1.4's walload_xacts (57 columns) and walload_info (25) read with this
+-- library; 1.5 adds what the strategy did at each commit and the
+-- calibration's state
+SELECT count(*) AS xacts_columns_1_4 FROM pg_attribute
+WHERE attrelid = 'walload_xacts'::regclass AND attnum > 0;
+SELECT count(*) >= 0 AS xacts_1_4_read FROM walload_xacts;
+ALTER EXTENSION walload UPDATE TO '1.5';
+SELECT count(*) AS xacts_columns_1_5 FROM pg_attribute
+WHERE attrelid = 'walload_xacts'::regclass AND attnum > 0;
+SELECT count(*) AS info_columns_1_5 FROM pg_attribute
+WHERE attrelid = 'walload_info'::regclass AND attnum > 0;
+SELECT calibration IN ('running', 'done', 'failed', 'not since crash-restart') AS calibration_reads
+FROM walload_info;
+SELECT count(*) = count(*) FILTER (WHERE strategy_changed_commits >= 0) AS changed_reads
+FROM walload_xacts;
+SELECT has_table_privilege('public', 'walload_xacts', 'SELECT') AS xacts_for_everyone,
+       has_table_privilege('public', 'walload_info', 'SELECT') AS info_for_everyone;

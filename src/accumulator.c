@@ -315,6 +315,10 @@ typedef struct WlOpenXact
 	WlCommitWalk drop_walk;		/* the deletion's walk, if any */
 	int8		commit_strategy;	/* walload.commit_strategy at that commit */
 	int32		commit_threshold_kb;	/* the wal_skip_threshold it used */
+	bool		threshold_read; /* at a commit: xact_threshold_kb is set */
+	int32		xact_threshold_kb;	/* the transaction's, before the strategy */
+	int8		strategy_action;	/* the strongest WlStrategyAction so far */
+	int16		strategy_changed;	/* commits the strategy changed */
 
 	/* PREPARE TRANSACTION in progress: what it will leave to finish */
 	bool		prepare_pending;
@@ -1710,10 +1714,22 @@ pre_commit_record(bool is_prepare, bool has_xid)
 		WlStrategyChoice choice;
 		TimestampTz now = GetCurrentTimestamp();
 
-		/* walload.commit_strategy may set wal_skip_threshold for this commit */
+		/*
+		 * walload.commit_strategy may set wal_skip_threshold for this commit.
+		 * Read here, at the commit, what the transaction had set (a SET
+		 * LOCAL is undone by the time the record is written) and what core
+		 * uses; a statement that commits inside itself keeps the last
+		 * commit's thresholds and counts the commits the strategy changed.
+		 */
+		cur.threshold_read = true;
+		cur.xact_threshold_kb = wal_skip_threshold;
 		wl_strategy_apply(&choice, dirty_buffers());
 		cur.commit_strategy = (int8) wl_commit_strategy;
 		cur.commit_threshold_kb = choice.threshold_kb;
+		if (choice.action > cur.strategy_action)
+			cur.strategy_action = (int8) choice.action;
+		if (choice.action == WL_ACTION_CHANGED && cur.strategy_changed < PG_INT16_MAX)
+			cur.strategy_changed++;
 
 		wl_model_commit(is_prepare, false, &model);
 
@@ -2087,11 +2103,13 @@ finish_record(void)
 	rec.wal_logged_blocks = cur.model.wal_logged_blocks;
 	rec.dropped_rels = cur.model.dropped_rels;
 	rec.nbuffers = NBuffers;
-	rec.wal_skip_threshold_kb = wal_skip_threshold;
+	rec.wal_skip_threshold_kb = cur.threshold_read ? cur.xact_threshold_kb : wal_skip_threshold;
 	rec.pred_commit_ms = cur.pred_commit_ms;
 	rec.pred_core_commit_ms = cur.pred_core_commit_ms;
 	rec.commit_strategy = cur.commit_strategy;
-	rec.commit_threshold_kb = cur.commit_threshold_kb;
+	rec.commit_threshold_kb = cur.threshold_read ? cur.commit_threshold_kb : wal_skip_threshold;
+	rec.strategy_action = cur.strategy_action;
+	rec.strategy_changed = cur.strategy_changed;
 
 	/* into the ring without walload's lock (store.c) */
 	wl_store_xact(&rec);

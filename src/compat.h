@@ -498,6 +498,38 @@ wl_vacuum_ring_kb(List *options)
 #endif
 
 /*
+ * Whether the current transaction gave the setting name a value of its own
+ * with SET LOCAL (or SET then SET LOCAL): such a value sits on the
+ * setting's GUC stack until the transaction ends.  A value set in a
+ * released subtransaction has moved to the transaction's level by then.
+ * 15 has no find_option() outside guc.c: its array, searched (only at a
+ * commit with pending syncs that the strategy would decide).
+ */
+#include "utils/guc_tables.h"
+static inline bool
+wl_guc_set_local(const char *name)
+{
+	struct config_generic *conf = NULL;
+
+#if PG_VERSION_NUM >= 160000
+	conf = find_option(name, false, true, ERROR);
+#else
+	struct config_generic **vars = get_guc_variables();
+	int			n = GetNumConfigOptions();
+
+	for (int i = 0; i < n && conf == NULL; i++)
+		if (pg_strcasecmp(vars[i]->name, name) == 0)
+			conf = vars[i];
+#endif
+	if (conf == NULL)
+		return false;
+	for (GucStack *s = conf->stack; s != NULL; s = s->prev)
+		if (s->state == GUC_LOCAL || s->state == GUC_SET_LOCAL)
+			return true;
+	return false;
+}
+
+/*
  * A shared hash table of at most max_size entries.  19: one size, the
  * maximum, and the whole table is allocated at once (the legacy
  * ShmemInitHash, beside the new ShmemRequestHash); the space is the same

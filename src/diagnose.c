@@ -64,6 +64,8 @@ typedef struct Totals
 	bool		mixed_wal_level;
 	int			strategy_commits;	/* walload.commit_strategy was not off */
 	int			strategy_acted; /* and set wal_skip_threshold */
+	int			strategy_aside_set_local;	/* stood aside: SET LOCAL */
+	int			strategy_aside_uncalibrated;	/* stood aside: no figures */
 	double		strategy_pred_ms;	/* predicted commits, as chosen */
 	double		strategy_core_ms;	/* and as core would have done them */
 	double		strategy_commit_ms; /* measured */
@@ -358,6 +360,13 @@ diagnose_commit(Emitter *em, const Totals *t)
 			appendStringInfo(&ev, ": their commits were predicted at %.1f ms as chosen against %.1f ms as "
 							 "core would have done them, and took %.1f ms",
 							 t->strategy_pred_ms, t->strategy_core_ms, t->strategy_commit_ms);
+		if (t->strategy_aside_set_local > 0)
+			appendStringInfo(&ev, "; it stood aside for %d whose transaction set wal_skip_threshold itself",
+							 t->strategy_aside_set_local);
+		if (t->strategy_aside_uncalibrated > 0)
+			appendStringInfo(&ev, "; auto stood aside for %d, its figures not timed since the server's last "
+							 "start or crash-restart (walload_info.calibration)",
+							 t->strategy_aside_uncalibrated);
 		emit(em, "info", "walload chose how new files reach the disk at commit", ev.data,
 			 "Per commit, walload WAL-logged the new files it predicted cheaper to WAL-log and fsynced the "
 			 "others (walload_xacts.commit_threshold_kb is the wal_skip_threshold core used). Both keep "
@@ -832,7 +841,12 @@ walload_diagnose(PG_FUNCTION_ARGS)
 		if (x->outcome != WL_OUTCOME_ABORT && x->commit_strategy != 0)
 		{
 			t.strategy_commits++;
-			if (x->commit_threshold_kb != x->wal_skip_threshold_kb)
+			/* what the commit recorded it did, not a comparison of settings */
+			if (x->strategy_action == WL_ACTION_ASIDE_SET_LOCAL)
+				t.strategy_aside_set_local++;
+			else if (x->strategy_action == WL_ACTION_ASIDE_UNCALIBRATED)
+				t.strategy_aside_uncalibrated++;
+			if (x->strategy_changed > 0)
 			{
 				t.strategy_acted++;
 				t.strategy_pred_ms += x->pred_commit_ms;

@@ -2108,6 +2108,13 @@ settle_walk_cost(WlScanCost *cost)
 	cost->single_ns = best;
 }
 
+/* however the worker ends, the calibration is no longer running */
+static void
+calibration_exit(int code, Datum arg)
+{
+	wl_store_calibration_ended(false);
+}
+
 void
 walload_calibration_main(Datum main_arg)
 {
@@ -2125,11 +2132,13 @@ walload_calibration_main(Datum main_arg)
 	pqsignal(SIGTERM, die);
 	BackgroundWorkerUnblockSignals();
 	CurrentResourceOwner = ResourceOwnerCreate(NULL, "walload calibration");
+	before_shmem_exit(calibration_exit, (Datum) 0);
 	wl_scan_cost_calibrate(WL_STARTUP_CALIBRATION_PASSES, true, &cost);
 	CHECK_FOR_INTERRUPTS();
 	wl_io_cost_calibrate(&cost);
 	CHECK_FOR_INTERRUPTS();
 	settle_walk_cost(&cost);
 	wl_store_set_scan_cost(&cost, true);
+	wl_store_calibration_ended(cost.io.valid);
 	proc_exit(0);
 }

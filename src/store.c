@@ -120,6 +120,7 @@ typedef struct WlShared
 	int64		scans[WL_NUM_SCAN_KINDS];
 	int64		scanned_buffers;
 	TimestampTz calibrated_at;
+	WlCalibration calibration;	/* how far it has come since this start */
 	WlScanCost	scan_cost;		/* scan_cost.c's calibration */
 	uint64		xact_base;		/* positions before the last reset */
 	uint64		stmt_base;
@@ -149,6 +150,13 @@ typedef struct WlActivitySlot
 } WlActivitySlot;
 
 static WlShared *wl_shared = NULL;
+
+/*
+ * In the postmaster: how many times it made the store.  The postmaster
+ * lives on through a crash-restart; more than once means this store was
+ * made by one.
+ */
+static int	stores_made = 0;
 static WlActivitySlot *activity = NULL;
 static int	n_activity = 0;
 static HTAB *wl_stats = NULL;
@@ -227,6 +235,10 @@ wl_store_shmem_startup(void)
 		wl_shared->max_statements = wl_max_statements;
 		wl_shared->max_prepared = max_prepared_xacts;
 		wl_shared->total_bytes = total_size();
+		if (!IsUnderPostmaster && ++stores_made > 1)
+			wl_shared->calibration = WL_CALIB_NONE_AFTER_CRASH;
+		else
+			wl_shared->calibration = WL_CALIB_RUNNING;
 		for (int i = 0; i < wl_max_xacts; i++)
 			SpinLockInit(&xact_ring[i].mutex);
 		for (int i = 0; i < wl_max_statements; i++)
@@ -755,6 +767,51 @@ wl_store_get_scan_cost(WlScanCost *cost)
 	SpinLockRelease(&wl_shared->mutex);
 }
 
+/*
+ * The calibration of this start: whether its figures (all of them, the
+ * storage's too) were timed since the server's last start or
+ * crash-restart.  walload.commit_strategy = auto acts only on those.
+ */
+WlCalibration
+wl_store_calibration(void)
+{
+	WlCalibration state;
+
+	if (wl_shared == NULL)
+		return WL_CALIB_FAILED;
+	SpinLockAcquire(&wl_shared->mutex);
+	state = wl_shared->calibration;
+	SpinLockRelease(&wl_shared->mutex);
+	return state;
+}
+
+/* The calibration worker is ending: done, or not (once; see above) */
+void
+wl_store_calibration_ended(bool done)
+{
+	SpinLockAcquire(&wl_shared->mutex);
+	if (wl_shared->calibration == WL_CALIB_RUNNING)
+		wl_shared->calibration = done ? WL_CALIB_DONE : WL_CALIB_FAILED;
+	SpinLockRelease(&wl_shared->mutex);
+}
+
+const char *
+wl_calibration_name(WlCalibration state)
+{
+	switch (state)
+	{
+		case WL_CALIB_RUNNING:
+			return "running";
+		case WL_CALIB_DONE:
+			return "done";
+		case WL_CALIB_FAILED:
+			return "failed";
+		case WL_CALIB_NONE_AFTER_CRASH:
+			return "not since crash-restart";
+	}
+	return "unknown";
+}
+
 /* ----------------------------------------------------------------
  * prepared transactions
  * ----------------------------------------------------------------
@@ -1143,6 +1200,7 @@ wl_store_info(WlInfo *info)
 	info->file_commit_commits = wl_shared->scan_cost.io.file_commit_samples;
 	info->scan_time_ratio = wl_learned_ratio(wl_shared->scan_cost.scan_time_ratio);
 	info->scan_time_commits = wl_shared->scan_cost.scan_time_samples;
+	info->calibration = wl_shared->calibration;
 	SpinLockRelease(&wl_shared->mutex);
 	info->xacts_overwritten = info->xacts_recorded > (uint64) wl_shared->max_xacts ?
 		info->xacts_recorded - wl_shared->max_xacts : 0;
@@ -1439,9 +1497,12 @@ check_xact(const WlXactRecord *x, uint64 next_xact_id)
 	if (x->outcome > WL_OUTCOME_PREPARE)
 		return psprintf("outcome %u is out of range", x->outcome);
 	if (x->commit_strategy < 0 || x->commit_strategy > WL_STRATEGY_SYNC ||
-		x->commit_threshold_kb < 0)
-		return psprintf("commit strategy %d, threshold %d kB are out of range",
-						x->commit_strategy, x->commit_threshold_kb);
+		x->commit_threshold_kb < 0 ||
+		x->strategy_action < WL_ACTION_NONE || x->strategy_action > WL_ACTION_CHANGED ||
+		x->strategy_changed < 0)
+		return psprintf("commit strategy %d, threshold %d kB, action %d, %d changed are out of range",
+						x->commit_strategy, x->commit_threshold_kb,
+						x->strategy_action, x->strategy_changed);
 	if (x->wal_level < WAL_LEVEL_MINIMAL || x->wal_level > WAL_LEVEL_LOGICAL)
 		return psprintf("wal_level %d is out of range", x->wal_level);
 	if (x->synchronous_commit < SYNCHRONOUS_COMMIT_OFF ||
@@ -1507,6 +1568,10 @@ check_stmt(const WlStmtRecord *s, uint64 next_xact_id)
  * scan_fault_ms sits in what was padding of WlXactRecord: the records and
  * the file keep the layout of earlier 1.4 libraries (walload.h)
  */
+/* and so do the strategy's action and count, before commit_threshold_kb */
+StaticAssertDecl(offsetof(WlXactRecord, commit_threshold_kb) ==
+				 TYPEALIGN(ALIGNOF_INT, offsetof(WlXactRecord, commit_strategy) + 1),
+				 "strategy_action and strategy_changed must fit in the padding before commit_threshold_kb");
 StaticAssertDecl(offsetof(WlXactRecord, total_ms) ==
 				 TYPEALIGN(ALIGNOF_DOUBLE, offsetof(WlXactRecord, synchronous_commit) + 1),
 				 "scan_fault_ms must fit in the padding before total_ms");

@@ -68,6 +68,23 @@ typedef struct WlStatsEntryCopy
 } WlStatsEntryCopy;
 extern int	wl_store_copy_stats(WlStatsEntryCopy **out);
 
+/*
+ * How far the calibration of the server's current start has come.  The
+ * store is made anew at every start and every crash-restart; the
+ * calibration worker runs once, at the server's first start (it is not
+ * registered to run again after a crash), and only it times the storage.
+ */
+typedef enum WlCalibration
+{
+	WL_CALIB_RUNNING = 0,		/* the worker has not finished yet */
+	WL_CALIB_DONE,				/* every figure timed since this start */
+	WL_CALIB_FAILED,			/* the worker ended before it was done */
+	WL_CALIB_NONE_AFTER_CRASH	/* the store was made by a crash-restart */
+} WlCalibration;
+extern WlCalibration wl_store_calibration(void);
+extern void wl_store_calibration_ended(bool done);
+extern const char *wl_calibration_name(WlCalibration state);
+
 typedef struct WlInfo
 {
 	TimestampTz stats_reset;
@@ -90,6 +107,7 @@ typedef struct WlInfo
 	int64		file_commit_commits;
 	double		scan_time_ratio;	/* see wl_store_note_scan_time */
 	int64		scan_time_commits;
+	WlCalibration calibration;
 } WlInfo;
 extern void wl_store_info(WlInfo *info);
 extern void wl_store_reset(void);

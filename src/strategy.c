@@ -26,6 +26,15 @@
  * threshold), and never changes what survives a crash: WAL-logged or
  * fsynced, a committed file is durable when COMMIT returns.
  *
+ * It stands aside, and core decides by the transaction's threshold, where
+ *	- the transaction set wal_skip_threshold itself (SET LOCAL): the most
+ *	  local explicit choice wins, as PostgreSQL settles such conflicts
+ *	  (a session's SET does not: the strategy is as much the session's);
+ *	- auto would choose by figures not timed since the server's last start
+ *	  or crash-restart (store.c, WlCalibration): a model without the
+ *	  storage's figures prices fsyncs at nothing.  wal and sync need none.
+ * The record says which (WlStrategyAction).
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -35,6 +44,8 @@
 #include "access/xlog.h"
 #include "catalog/storage.h"
 #include "utils/guc.h"
+
+#include "compat.h"
 
 #include "scan_cost.h"
 #include "settings.h"
@@ -152,6 +163,7 @@ wl_strategy_apply(WlStrategyChoice *choice, int64 dirty_buffers)
 	WlCommitModel all;
 
 	memset(choice, 0, sizeof(*choice));
+	choice->action = WL_ACTION_NONE;
 	choice->threshold_kb = choice->core_threshold_kb = wal_skip_threshold;
 	if (wl_commit_strategy == WL_STRATEGY_OFF || XLogIsNeeded())
 		return;
@@ -161,6 +173,17 @@ wl_strategy_apply(WlStrategyChoice *choice, int64 dirty_buffers)
 		pfree(s);
 		return;
 	}
+	if (wl_guc_set_local("wal_skip_threshold"))
+		choice->action = WL_ACTION_ASIDE_SET_LOCAL;
+	else if (wl_commit_strategy == WL_STRATEGY_AUTO &&
+			 wl_store_calibration() != WL_CALIB_DONE)
+		choice->action = WL_ACTION_ASIDE_UNCALIBRATED;
+	if (choice->action != WL_ACTION_NONE)
+	{
+		pfree(s);
+		return;
+	}
+	choice->action = WL_ACTION_KEPT;
 
 	/* the state as a commit that syncs everything would find it */
 	memset(&all, 0, sizeof(all));
@@ -179,6 +202,6 @@ wl_strategy_apply(WlStrategyChoice *choice, int64 dirty_buffers)
 		snprintf(value, sizeof(value), "%d", choice->threshold_kb);
 		(void) set_config_option("wal_skip_threshold", value, PGC_USERSET, PGC_S_SESSION,
 								 GUC_ACTION_LOCAL, true, 0, false);
-		choice->acted = true;
+		choice->action = WL_ACTION_CHANGED;
 	}
 }

@@ -14,9 +14,10 @@
 /* what the strategy decided for one commit */
 typedef struct WlStrategyChoice
 {
-	bool		acted;			/* walload set wal_skip_threshold for it */
+	WlStrategyAction action;	/* what it did (walload.h) */
 	int			threshold_kb;	/* the wal_skip_threshold core uses */
-	int			core_threshold_kb;	/* the session's, had walload not acted */
+	int			core_threshold_kb;	/* the transaction's, had walload not
+									 * acted */
 	double		core_ns;		/* predicted sync and WAL part at the latter */
 	double		chosen_ns;		/* and at the former */
 } WlStrategyChoice;

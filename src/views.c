@@ -39,6 +39,7 @@ PG_FUNCTION_INFO_V1(walload_stats);
 PG_FUNCTION_INFO_V1(walload_info);
 PG_FUNCTION_INFO_V1(walload_info_1_1);
 PG_FUNCTION_INFO_V1(walload_info_1_4);
+PG_FUNCTION_INFO_V1(walload_info_1_5);
 PG_FUNCTION_INFO_V1(walload_reset);
 PG_FUNCTION_INFO_V1(walload_calibrate);
 PG_FUNCTION_INFO_V1(walload_activity);
@@ -83,6 +84,24 @@ wl_sync_commit_name(int value)
 			return "on";
 		case SYNCHRONOUS_COMMIT_REMOTE_APPLY:
 			return "remote_apply";
+	}
+	return "unknown";
+}
+
+/* walload_xacts.strategy_action */
+static const char *
+wl_strategy_action_name(int action)
+{
+	switch (action)
+	{
+		case WL_ACTION_KEPT:
+			return "kept";
+		case WL_ACTION_CHANGED:
+			return "changed";
+		case WL_ACTION_ASIDE_SET_LOCAL:
+			return "stood aside: SET LOCAL";
+		case WL_ACTION_ASIDE_UNCALIBRATED:
+			return "stood aside: not calibrated";
 	}
 	return "unknown";
 }
@@ -141,7 +160,9 @@ put_buffers(Datum *values, int i, const WlCounters *c)
  * wal_fpi_bytes as the last column of walload_xacts, walload_statements and
  * walload_stats; 1.3 adds pred_commit_ms, commit_strategy,
  * commit_threshold_kb and pred_core_commit_ms to walload_xacts, and
- * walload_activity.  The library serves every version, so that a server
+ * walload_activity; 1.5 adds strategy_action and strategy_changed_commits
+ * to walload_xacts, and calibration to walload_info.  The library serves
+ * every version, so that a server
  * running it keeps working before ALTER EXTENSION walload UPDATE.  Checked
  * before any row is built: a definition of another shape (a function of the
  * user's over this library, a mismatched install) gets an error, never a row
@@ -150,11 +171,14 @@ put_buffers(Datum *values, int i, const WlCounters *c)
 #define WL_XACTS_COLS		52
 #define WL_STATEMENTS_COLS	36
 #define WL_STATS_COLS		33
-static const int xacts_cols[] = {WL_XACTS_COLS, WL_XACTS_COLS + 1, WL_XACTS_COLS + 5};
+static const int xacts_cols[] = {
+	WL_XACTS_COLS, WL_XACTS_COLS + 1, WL_XACTS_COLS + 5, WL_XACTS_COLS + 7
+};
 static const int statements_cols[] = {WL_STATEMENTS_COLS, WL_STATEMENTS_COLS + 1};
 static const int stats_cols[] = {WL_STATS_COLS, WL_STATS_COLS + 1};
 #define WL_VERSION_1_2		1	/* index in the lists: wal_fpi_bytes */
 #define WL_VERSION_1_3		2	/* walload_xacts: pred_commit_ms ... */
+#define WL_VERSION_1_5		3	/* walload_xacts: strategy_action ... */
 #define WL_ACTIVITY_COLS	36
 
 /*
@@ -210,8 +234,8 @@ walload_xacts(PG_FUNCTION_ARGS)
 	for (int r = 0; r < n; r++)
 	{
 		WlXactRecord *x = &recs[r];
-		Datum		values[WL_XACTS_COLS + 5];
-		bool		nulls[WL_XACTS_COLS + 5];
+		Datum		values[WL_XACTS_COLS + 7];
+		bool		nulls[WL_XACTS_COLS + 7];
 		int			i = 0;
 
 		memset(nulls, 0, sizeof(nulls));
@@ -265,6 +289,15 @@ walload_xacts(PG_FUNCTION_ARGS)
 				values[i++] = Int32GetDatum(x->commit_threshold_kb);
 				values[i++] = Float8GetDatum(x->pred_core_commit_ms);
 			}
+		}
+		if (version >= WL_VERSION_1_5)
+		{
+			/* NULL where the strategy had nothing to do (or before 1.5) */
+			if (x->strategy_action == WL_ACTION_NONE)
+				nulls[i++] = true;
+			else
+				values[i++] = CStringGetTextDatum(wl_strategy_action_name(x->strategy_action));
+			values[i++] = Int32GetDatum(x->strategy_changed);
 		}
 		Assert(i == rsinfo->setDesc->natts);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
@@ -399,6 +432,7 @@ walload_stats(PG_FUNCTION_ARGS)
 #define WL_INFO_COLS_1_0	17
 #define WL_INFO_COLS_1_1	19
 #define WL_INFO_COLS_1_4	25
+#define WL_INFO_COLS_1_5	26
 
 static Datum
 info_row(FunctionCallInfo fcinfo, int ncols)
@@ -406,8 +440,8 @@ info_row(FunctionCallInfo fcinfo, int ncols)
 	TupleDesc	tupdesc;
 	WlInfo		info;
 	WlCounters	c;
-	Datum		values[WL_INFO_COLS_1_4];
-	bool		nulls[WL_INFO_COLS_1_4];
+	Datum		values[WL_INFO_COLS_1_5];
+	bool		nulls[WL_INFO_COLS_1_5];
 	int			i = 0;
 
 	wl_store_require();
@@ -453,6 +487,8 @@ info_row(FunctionCallInfo fcinfo, int ncols)
 		values[i++] = Float8GetDatum(info.scan_time_ratio);
 		values[i++] = Int64GetDatum(info.scan_time_commits);
 	}
+	if (ncols >= WL_INFO_COLS_1_5)
+		values[i++] = CStringGetTextDatum(wl_calibration_name(info.calibration));
 	Assert(i == ncols);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
@@ -476,6 +512,13 @@ Datum
 walload_info_1_4(PG_FUNCTION_ARGS)
 {
 	return info_row(fcinfo, WL_INFO_COLS_1_4);
+}
+
+/* extension version 1.5 */
+Datum
+walload_info_1_5(PG_FUNCTION_ARGS)
+{
+	return info_row(fcinfo, WL_INFO_COLS_1_5);
 }
 
 Datum

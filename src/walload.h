@@ -164,12 +164,41 @@ typedef struct WlXactRecord
 	int64		wal_logged_blocks;
 	int32		dropped_rels;
 	int32		nbuffers;
-	int32		wal_skip_threshold_kb;
+	int32		wal_skip_threshold_kb;	/* the transaction's, read at its
+										 * (last) commit before the strategy
+										 * acts; an abort's at its end */
 	double		pred_commit_ms; /* predicted at PRE_COMMIT (scan_cost.c) */
 	double		pred_core_commit_ms;	/* the same, without commit_strategy */
 	int8		commit_strategy;	/* WlCommitStrategy (settings.h) */
+
+	/*
+	 * What the strategy did at the record's commits (a statement that
+	 * commits inside itself has several): the strongest WlStrategyAction,
+	 * and how many commits it changed wal_skip_threshold for.  Both sit in
+	 * what was padding before commit_threshold_kb, so the record and the
+	 * stats file keep the layout of 1.4 libraries, whose records read 0
+	 * (nothing recorded) here.
+	 */
+	int8		strategy_action;
+	int16		strategy_changed;
 	int32		commit_threshold_kb;	/* wal_skip_threshold core used */
 } WlXactRecord;
+
+/*
+ * What walload.commit_strategy did at a commit, strongest last: it was off
+ * or had nothing to decide; it kept the transaction's threshold; it stood
+ * aside because the transaction set wal_skip_threshold itself (SET LOCAL
+ * wins), or because auto's figures were not timed since the server's last
+ * start or crash-restart (core decides then); it changed the threshold.
+ */
+typedef enum WlStrategyAction
+{
+	WL_ACTION_NONE = 0,
+	WL_ACTION_KEPT,
+	WL_ACTION_ASIDE_SET_LOCAL,
+	WL_ACTION_ASIDE_UNCALIBRATED,
+	WL_ACTION_CHANGED
+} WlStrategyAction;
 
 /* Key of an aggregate in walload_stats */
 typedef struct WlStatsKey
