@@ -87,12 +87,19 @@ wl_sync_commit_name(int value)
 	return "unknown";
 }
 
+/*
+ * May the caller see the query text and query id of a row of userid?  As
+ * pg_stat_statements decides: its own rows, or with the privileges of
+ * pg_read_all_stats (superusers have them).  The same test on every
+ * version: from 15 on, pg_stat_statements shows no other user's text to a
+ * member of pg_read_all_stats that does not inherit its privileges.
+ */
 static bool
 can_see(Oid userid)
 {
 	Oid			me = GetUserId();
 
-	return userid == me || WlCanReadAllStats(me) || superuser();
+	return userid == me || has_privs_of_role(me, ROLE_PG_READ_ALL_STATS);
 }
 
 /* append the five scan kinds, their sum, buffers walked and the estimate */
