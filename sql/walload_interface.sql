@@ -98,3 +98,19 @@ FROM walload_activity WHERE pid = pg_backend_pid();
 COMMIT;
 SELECT count(*) AS after_commit FROM walload_activity WHERE pid = pg_backend_pid();
 DROP TABLE act_t;
+
+-- another role's load shows only its pid, userid and dbid, as in
+-- pg_stat_activity, and cannot be diagnosed (here this backend's own load,
+-- begun before SET ROLE: test/t/023_visibility.pl has two backends)
+CREATE ROLE walload_carol;
+BEGIN;
+CREATE TABLE act_t (id int);
+SET LOCAL ROLE walload_carol;
+SELECT userid = session_user::regrole AS userid_shown, dbid IS NOT NULL AS dbid_shown,
+       (SELECT count(*) FROM jsonb_object_keys(jsonb_strip_nulls(to_jsonb(a)))) AS columns_shown
+FROM walload_activity a WHERE pid = pg_backend_pid();
+\set VERBOSITY sqlstate
+SELECT * FROM walload_diagnose_backend(pg_backend_pid());
+\set VERBOSITY default
+ROLLBACK;
+DROP ROLE walload_carol;

@@ -544,13 +544,6 @@ wl_guc_set_local(const char *name)
 	ShmemInitHash((name), (init_size), (max_size), (info), (flags))
 #endif
 
-/* --- role check for reading other users' rows --- */
-#if PG_VERSION_NUM >= 160000
-#define WlCanReadAllStats(roleid)	has_privs_of_role((roleid), ROLE_PG_READ_ALL_STATS)
-#else
-#define WlCanReadAllStats(roleid)	is_member_of_role((roleid), ROLE_PG_READ_ALL_STATS)
-#endif
-
 /*
  * Full-scan threshold of the per-block buffer drop path (14+): only taken
  * when every fork size is cached, which smgrnblocks_cached() reports only

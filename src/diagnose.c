@@ -951,6 +951,15 @@ walload_diagnose_backend(PG_FUNCTION_ARGS)
 	for (int i = 0; i < n && a == NULL; i++)
 		if (acts[i].pid == pid)
 			a = &acts[i];
+
+	/* walload_activity shows this role nothing of it: say nothing either */
+	if (a != NULL && !wl_can_see_backend(a->userid))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied to diagnose backend with PID %d", pid),
+				 errdetail("Only roles with privileges of the role running the load or with privileges of the \"%s\" role may diagnose this backend.",
+						   "pg_read_all_stats")));
+
 	if (a == NULL)
 	{
 		emit(&em, "info", "no running load",

@@ -5,8 +5,14 @@
  *		walload_stats, walload_info and walload_activity; walload_reset();
  *		walload_calibrate().
  *
- * Rows of other users show no query text and no query id unless the
- * caller has the privileges of pg_read_all_stats (as pg_stat_statements).
+ * Who sees what follows core's views.  walload_statements and walload_stats
+ * show every row, but the query text and query id of other users' rows only
+ * to roles with the privileges of pg_read_all_stats, as pg_stat_statements;
+ * walload_xacts and walload_info hold no text and show everything.  A
+ * running load is another backend's activity: walload_activity shows it
+ * whole only to roles with the privileges of its role or of
+ * pg_read_all_stats, as pg_stat_activity, and to others its pid, userid and
+ * dbid alone; walload_diagnose_backend() refuses it to them.
  *
  *-------------------------------------------------------------------------
  */
@@ -106,12 +112,35 @@ wl_strategy_action_name(int action)
 	return "unknown";
 }
 
+/*
+ * May the caller see the query text and query id of a row of userid?  As
+ * pg_stat_statements decides: its own rows, or with the privileges of
+ * pg_read_all_stats (superusers have them).  The same test on every
+ * version: from 15 on, pg_stat_statements shows no other user's text to a
+ * member of pg_read_all_stats that does not inherit its privileges.
+ */
 static bool
 can_see(Oid userid)
 {
 	Oid			me = GetUserId();
 
-	return userid == me || WlCanReadAllStats(me) || superuser();
+	return userid == me || has_privs_of_role(me, ROLE_PG_READ_ALL_STATS);
+}
+
+/*
+ * May the caller see what a backend's load is?  As pg_stat_activity decides
+ * (pgstatfuncs.c, HAS_PGSTAT_PERMISSIONS): with the privileges of the role
+ * the load runs as, or of pg_read_all_stats.  Its figures (rows, sizes,
+ * files to fsync, times) tell what another role is loading as plainly as
+ * its query would.
+ */
+bool
+wl_can_see_backend(Oid userid)
+{
+	Oid			me = GetUserId();
+
+	return has_privs_of_role(me, userid) ||
+		has_privs_of_role(me, ROLE_PG_READ_ALL_STATS);
 }
 
 /* append the five scan kinds, their sum, buffers walked and the estimate */
@@ -578,7 +607,8 @@ walload_calibrate(PG_FUNCTION_ARGS)
 /*
  * walload_activity: the running loads, one row per backend whose open
  * transaction did recorded work, with what its COMMIT would do now.  Read
- * from each backend's slot without walload's lock (store.c).
+ * from each backend's slot without walload's lock (store.c).  Another
+ * role's load shows only to the roles wl_can_see_backend() allows.
  */
 Datum
 walload_activity(PG_FUNCTION_ARGS)
@@ -606,6 +636,14 @@ walload_activity(PG_FUNCTION_ARGS)
 		values[i++] = Int32GetDatum(a->pid);
 		values[i++] = ObjectIdGetDatum(a->userid);
 		values[i++] = ObjectIdGetDatum(a->dbid);
+		if (!wl_can_see_backend(a->userid))
+		{
+			/* the row stays, as in pg_stat_activity: who and where, no more */
+			while (i < WL_ACTIVITY_COLS)
+				nulls[i++] = true;
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+			continue;
+		}
 		values[i++] = TimestampTzGetDatum(a->xact_start);
 		values[i++] = TimestampTzGetDatum(a->state_change);
 		values[i++] = Int32GetDatum(a->statements);

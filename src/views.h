@@ -1,8 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * views.h
- *		What views.c lends diagnose.c: names of settings' values and the
- *		column-count check of a set-returning function.
+ *		What views.c lends diagnose.c: names of settings' values, the
+ *		column-count check of a set-returning function, and who may see a
+ *		running load.
  *
  *-------------------------------------------------------------------------
  */
@@ -17,5 +18,6 @@ extern const char *wl_wal_level_name(int level);
 extern const char *wl_sync_commit_name(int value);
 extern int	wl_check_columns(ReturnSetInfo *rsinfo, const int *counts, int ncounts,
 							 const char *fn);
+extern bool wl_can_see_backend(Oid userid);
 
 #endif							/* WALLOAD_VIEWS_H */
