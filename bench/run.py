@@ -57,6 +57,16 @@ Sections (all by default, in this order):
              at shared_buffers 128MB, 1GB, 4GB, 16GB (--quick: 1GB;
              BENCH_STRATEGY_SHARED_BUFFERS): commit and transaction time;
              goal: auto within 5% of the better of the other two.
+  cacheshare the share of the buffer headers walload prices a walk as finding
+             in the CPU cache where it depends on time (on CPU and in all)
+             since the backend's last walk: a DROP right after another,
+             after two, after 0.2 s on CPU, 0.1 s asleep, after a commit
+             that wrote a quarter of the cache, after reading twice the
+             cache; rounds interleaved, fresh sessions, at shared_buffers
+             128MB, 2GB, 8GB (--quick: 128MB, 2GB; BENCH_SHARE_SHARED_BUFFERS),
+             wal_level=minimal: the share, the estimate and the walk as
+             measured side by side, and whether the walk taught the ratio
+             (what the tests asserted of these before issue 37).
   manyfiles  one transaction that creates N tables (40,000; --quick 10,000),
              then 2,000 ALTER TABLE ... SET STATISTICS, and one that
              rewrites 200 of the tables: the same cluster restarted with
@@ -88,7 +98,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "scripts", "lib"))
 from cluster import Cluster, pgconfig  # noqa: E402  (scripts/lib/cluster.sh's Python face)
 
 SECTIONS = ["overhead", "callgrind", "seed000", "seed001", "seed003", "seed004", "manyfiles", "whatif",
-            "predict", "strategy", "walknoise"]
+            "predict", "strategy", "walknoise", "cacheshare"]
 CONFIGS = [("nothing", ""), ("pg_stat_statements", "pg_stat_statements"),
            ("walload", "walload"), ("both", "walload,pg_stat_statements")]
 # configurations measured only under callgrind: (name, libraries, settings)
@@ -1155,6 +1165,125 @@ def walknoise(c, tmp):
     return "\n".join(lines), 0
 
 
+def llc_bytes():
+    """The CPU's last-level cache as walload reads it (scan_cost.c
+    last_level_cache_bytes): the largest cache of cpu0, 256 MB where the
+    kernel does not say."""
+    llc = 0
+    for i in range(8):
+        d = "/sys/devices/system/cpu/cpu0/cache/index%d" % i
+        if not os.path.exists(d + "/level"):
+            break
+        try:
+            m = re.match(r"(\d+)K", open(d + "/size").read())
+        except OSError:
+            m = None
+        if m:
+            llc = max(llc, int(m.group(1)) * 1024)
+    return llc or 256 * 1024 * 1024
+
+
+def cacheshare(c, tmp):
+    """The cache share walload prices a DROP TABLE's walk at, where it hangs
+    on the time since the backend's last walk, beside that walk as measured
+    (the commit's deletion phase it restates est_scan_ms with, where the walk
+    is most of it) and whether its commit taught the walks.  Each session
+    starts with the DROP that maps the header pages and the one after it
+    (priced cold); the walk reported is the session's last."""
+    rounds = P["share_rounds"]
+    llc = llc_bytes()
+    walk = re.compile(r"walk\(s\) of kind 3 over \d+ file\(s\): \d+ unmapped header pages, "
+                      r"cache share ([\d.]+), .*: ([\d.]+) ms, page faults")
+    told = re.compile(r"the commit's walk of kind 3 measured ([\d.]+) ms")
+    taught = re.compile(r"^teach:(\d+)$")
+    spin = ("DO $$ DECLARE t0 timestamptz := clock_timestamp(); x float8 := 0; BEGIN "
+            "WHILE clock_timestamp() - t0 < interval '0.2 s' LOOP "
+            "FOR i IN 1 .. 1000 LOOP x := x + sqrt(i); END LOOP; END LOOP; END $$;")
+    filled_rows = int(llc / 4 / 8192) * 30
+    # (name, statements between the session's walks and its last DROP, what
+    # the tests asserted of it before issue 37)
+    scenarios = [
+        ("right after another DROP", 3, [],
+         "016: share >= 0.5; 021: at most what one walk leaves"),
+        ("after two in a row", 4, [],
+         "021: share above the walk after one by 0.1"),
+        ("after 0.2 s on CPU", 3, [spin],
+         "016: share 0"),
+        ("0.1 s asleep, after two in a row", 4, ["SELECT pg_sleep(0.1);"],
+         "021: share below the walk after two by 0.1"),
+        ("after a commit that wrote a quarter of the cache", 4,
+         ["BEGIN;", "CREATE TABLE s_filled (a int, pad text);",
+          "INSERT INTO s_filled SELECT g, repeat('f', 200) FROM generate_series(1, %d) g;" % filled_rows,
+          "COMMIT;"],
+         "016: share below the walk after two by 0.2"),
+        ("after reading twice the cache", 3, None,
+         "pgTAP 12: estimate above the walk right after another; 014: teaches"),
+    ]
+    out_rows = []
+    for size in P["share_sizes"]:
+        start_walload(c, size, "minimal")
+        c.psql("CREATE TABLE s_filler (a int, b text); "
+               "INSERT INTO s_filler SELECT g, repeat('f', 200) FROM generate_series(1, 30000) g")
+        blocks = int(q(c, "SELECT pg_relation_size('s_filler') / 8192")[0])
+        reads = int(2 * llc / (blocks * 8192)) + 1
+        touch = ("DO $$ BEGIN FOR i IN 1 .. %d LOOP PERFORM count(*) FROM s_filler; END LOOP; END $$;" % reads)
+        got = {name: [] for name, _, _, _ in scenarios}
+        for rnd in range(rounds):
+            order = scenarios[rnd % len(scenarios):] + scenarios[:rnd % len(scenarios)]
+            for name, ndrops, between, _ in order:
+                c.psql("DROP TABLE IF EXISTS s_filled; " +
+                       " ".join("DROP TABLE IF EXISTS s_t%d; CREATE TABLE s_t%d (a int);" % (i, i)
+                                for i in range(ndrops + 1)))
+                lines = ["SET client_min_messages = debug2;"]
+                lines += ["DROP TABLE s_t%d;" % i for i in range(ndrops)]
+                lines += between if between is not None else [touch]
+                lines += ["SELECT 'teach:' || scan_time_commits FROM walload_info;",
+                          "DROP TABLE s_t%d;" % ndrops,
+                          "SELECT 'teach:' || scan_time_commits FROM walload_info;"]
+                path = os.path.join(tmp, "s1.sql")
+                with open(path, "w") as f:
+                    f.write("\n".join(lines) + "\n")
+                os.chmod(path, 0o644)
+                r = c.as_postgres([os.path.join(c.bindir, "psql"), "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1",
+                                   "-f", path], capture_output=True, text=True)
+                if r.returncode != 0:
+                    raise RuntimeError("cacheshare: %s failed:\n%s" % (name, r.stderr[-2000:]))
+                err = r.stderr.splitlines()
+                last = max(i for i, l in enumerate(err) if walk.search(l))
+                share, est = (float(x) for x in walk.search(err[last]).groups())
+                meas = None
+                for l in err[last + 1:]:
+                    m = told.search(l)
+                    if m:
+                        meas = float(m.group(1))
+                        break
+                t = [int(m.group(1)) for m in (taught.match(l) for l in r.stdout.splitlines()) if m]
+                got[name].append((share, est, meas, t[-1] - t[-2]))
+            log("cacheshare %s: round %d of %d" % (size, rnd + 1, rounds))
+        c.psql("DROP TABLE IF EXISTS s_filler")
+        c.stop()
+        for name, _, _, before in scenarios:
+            xs = got[name]
+            shares = [x[0] for x in xs]
+            ests = [x[1] for x in xs]
+            meas = [x[2] for x in xs if x[2] is not None]
+            ratios = [x[1] / x[2] for x in xs if x[2]]
+            out_rows.append((size, name, statistics.median(shares), min(shares), max(shares),
+                             statistics.median(ests), meas, ratios, sum(x[3] for x in xs), len(xs), before))
+    lines = ["Last-level cache: %s." % fmt_bytes(llc), "",
+             "| shared_buffers | the session's last DROP | cache share priced: median (min..max) | "
+             "estimated, median | walk measured: median (min..max), rounds | estimate / walk, median | "
+             "taught the walks | asserted before |",
+             "|---|---|---|---|---|---|---|---|"]
+    for size, name, sm, slo, shi, em, meas, ratios, nt, n, before in out_rows:
+        mtxt = ("%.3f ms (%.3f..%.3f), %d" % (statistics.median(meas), min(meas), max(meas), len(meas))
+                if meas else "not restated (walk under 0.8 of its deletion or 0.2 ms)")
+        rtxt = "%.2f" % statistics.median(ratios) if ratios else "-"
+        lines.append("| %s | %s | %.2f (%.2f..%.2f) | %.3f ms | %s | %s | %d of %d | %s |"
+                     % (size, name, sm, slo, shi, em, mtxt, rtxt, nt, n, before))
+    return "\n".join(lines), 0
+
+
 def strategies(c, tmp):
     """walload.commit_strategy (issue 17): the same loads under minimal with
     auto, minimal with off (core), and replica, side by side, rounds
@@ -1253,6 +1382,9 @@ def main():
         "predict_sizes": os.environ.get("BENCH_PREDICT_SHARED_BUFFERS", "1GB" if quick else "1GB 4GB 16GB").split(),
         "noise_sizes": os.environ.get("BENCH_NOISE_SHARED_BUFFERS", "1GB" if quick else "1GB 4GB 16GB").split(),
         "noise_sessions": 6 if quick else 12,
+        "share_sizes": os.environ.get("BENCH_SHARE_SHARED_BUFFERS",
+                                      "128MB 2GB" if quick else "128MB 2GB 8GB").split(),
+        "share_rounds": 5 if quick else 11,
         "strategy_sizes": os.environ.get("BENCH_STRATEGY_SHARED_BUFFERS",
                                          "1GB" if quick else "128MB 1GB 4GB 16GB").split(),
         "cg_n": {"S": (100, 600), "tpcb": (30, 180), "ddl": (10, 60)} if quick else
@@ -1444,6 +1576,25 @@ if the slowest took at most 1.5 times the fastest.
 
 %s
 """ % (P["noise_sessions"], wn))
+        if "cacheshare" in only:
+            cs, _ = cacheshare(seed_c, tmp)
+            parts.append("""## The cache share of a walk, where it hangs on time
+
+wal_level=minimal; %d rounds, the six cases interleaved (the order rotating
+every round), each in a fresh session of DROP TABLEs of empty tables made
+just before by another: the first maps the header pages, the second is
+priced cold, then what the case puts before the last DROP.  'cache share
+priced': the share of the headers walload prices that last walk as finding
+in the CPU cache (its DEBUG2 line), which counts the blocks the backend
+touched since its previous walk, its time on CPU, and the wall time
+(scan_cost.c wl_touched_since_walk): the last two make it the machine's and
+the moment's, so no test judges it.  'walk measured': the commit's deletion
+phase that walload restates est_scan_ms with, where the walk is most of it
+(CPU time of the phase less its other parts as predicted).  'taught the
+walks': rounds in which that commit moved walload_info.scan_time_ratio.
+
+%s
+""" % (P["share_rounds"], cs))
         if "manyfiles" in only:
             mf, _ = manyfiles(seed_c, tmp)
             parts.append("""## Transactions that create many files

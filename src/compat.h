@@ -277,23 +277,45 @@ typedef JumbleState WlHookJumbleState;
  * statement's text on 15 (a utility statement's id is a hash of it) and the
  * tree alone on 16+.  Its working state is left to the memory context of
  * parse analysis, as core leaves it (a plan cache entry copies the analysed
- * tree into a context of its own).  JumbleQuery() asserts that query ids are
- * enabled; query_id_enabled says so for the call, as EnableQueryId() would
- * (an error in between, out of memory only, leaves it set: core's own state
- * with pg_stat_statements loaded).
+ * tree into a context of its own).
+ *
+ * It leaves no global state changed, also when jumbling errors (a stack
+ * depth overflow: from 16 on core jumbles a utility statement's raw tree,
+ * which parse analysis never walked).  query_id_enabled, left set, would
+ * make core compute a query id for every statement of the backend from then
+ * on.  The only reader of that flag under JumbleQuery() is its assertion that
+ * query ids are enabled, on every version from 15 to 19: so the flag is set
+ * only where assertions are compiled in, and put back whatever happens.
  */
 static inline void
-wl_jumble_query(Query *query, const char *sourceText)
+wl_jumble_query_call(Query *query, const char *sourceText)
 {
-	bool		was_enabled = query_id_enabled;
-
-	query_id_enabled = true;
 #if PG_VERSION_NUM >= 160000
 	(void) JumbleQuery(query);
 #else
 	(void) JumbleQuery(query, sourceText);
 #endif
-	query_id_enabled = was_enabled;
+}
+
+static inline void
+wl_jumble_query(Query *query, const char *sourceText)
+{
+#ifdef USE_ASSERT_CHECKING
+	bool		was_enabled = query_id_enabled;
+
+	query_id_enabled = true;
+	PG_TRY();
+	{
+		wl_jumble_query_call(query, sourceText);
+	}
+	PG_FINALLY();
+	{
+		query_id_enabled = was_enabled;
+	}
+	PG_END_TRY();
+#else
+	wl_jumble_query_call(query, sourceText);
+#endif
 }
 
 /* --- buffer usage counters: block I/O timing fields were renamed in 17 --- */

@@ -19,6 +19,10 @@ keep=${WALLOAD_KEEP:-}
 trap '[ "$keep" = 1 ] && echo "kept $dir" >&2 || rm -rf "$dir"' EXIT
 chmod 755 "$dir"
 cp "$file" "$dir/" && chmod 644 "$dir/$(basename "$file")"
+# the modules beside it (test/t/WalloadTAP.pm), which it may use
+for m in "$(dirname "$file")"/*.pm; do
+  [ -e "$m" ] && { cp "$m" "$dir/" && chmod 644 "$dir/$(basename "$m")"; }
+done
 run=()
 if [ "$(id -u)" = 0 ]; then chown postgres "$dir"; run=(runuser -u postgres --); fi
 rc=0

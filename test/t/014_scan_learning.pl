@@ -15,7 +15,12 @@
 # 2 ms here (at 128MB, the pgTAP clusters', a walk is too short to teach).
 # Whether the learned ratio brings est_scan_ms nearer the real walks is the
 # uprobe oracle's to say (test/oracle); this checks which commits teach,
-# that the ratio is applied, and that walload_calibrate() starts it again.
+# by the rules applied to the figures walload logged for each commit, that
+# the ratio is applied, and that walload_calibrate() starts it again.
+# Whether a walk right after another counts as one that may find headers
+# cached depends on the time between them (on CPU and in all): bench/
+# (cacheshare) shows it; here only walks that follow reads of more blocks
+# than the cache holds, or none, are judged.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -76,37 +81,60 @@ my ($out, $debug) = debug2_session($node, qq{
 my @seen = split /\n/, $out;
 # the four walks as estimated when counted, at PRE_COMMIT
 my @est = $debug =~ /walload: 1 walk\(s\) of kind 3 over 1 file\(s\): [^\n]*: ([\d.]+) ms/g;
+my @faults = $debug =~ /walload: 1 walk\(s\) of kind 3 over 1 file\(s\): [^\n]*, page faults ([\d.]+) ms/g;
+# each walk's commit, as predicted just before the walk was counted
+my @pred;
+my ($total, $scans);
+for my $line (split /\n/, $debug)
+{
+	($total, $scans) = ($1, $2) if $line =~ /commit predicted to take ([\d.]+) ms: scans ([\d.]+) ms/;
+	push @pred, $total, $scans if $line =~ /walload: 1 walk\(s\) of kind 3 over 1 file\(s\)/;
+}
 my ($rw, $nw) = split /\|/, $seen[0];
 my ($rd1, $n0b) = split /\|/, $seen[1];
 my ($r1, $n1) = split /\|/, $seen[2];
 my ($r2, $n2) = split /\|/, $seen[3];
-# The first walk's commit, as predicted: a commit teaches the walks when its
-# deletion's walk, as the calibration prices it, is at least 0.8 of what is
-# predicted after the release of its locks (accumulator.c
-# WL_SCAN_TIME_SHARE); the page faults of a session's first walk are priced
-# there and never taught.  At 8GB they are most of that walk where mapping
-# a page costs more than walking its headers (the 32 MB-cache machine: 2 ms
-# of walk, 8 of page faults), not on one whose walks are four times slower
-# (2 vCPUs of a Xeon whose kernel says 300 MB of cache, 2026-11-26: the
-# walk 0.65-0.75 of the cleanup in three runs on 15, and enough for the
-# commit to teach in one on 17, which failed this test when it expected
-# no teaching).
-my ($pred_total, $pred_scans) = $debug =~ /commit predicted to take ([\d.]+) ms: scans ([\d.]+) ms/;
-my ($faults) = $debug =~ /walload: 1 walk\(s\) of kind 3 over 1 file\(s\): [^\n]*, page faults ([\d.]+) ms/;
-cmp_ok($faults, '>', 0, "the first walk prices the page faults of mapping the headers ($faults ms)");
-my $walk_share = ($pred_scans - $faults) / $pred_total;
-SKIP:
+is(scalar @faults, 4, 'the four walks were priced');
+is(scalar(grep { defined } @pred), 8, 'the four walks\' commits were predicted');
+cmp_ok($faults[0], '>', 0, "the first walk prices the page faults of mapping the headers ($faults[0] ms)");
+
+# Which of these commits teach, by the rules (accumulator.c
+# learn_from_commit) on the figures predicted for them: a commit teaches the
+# walks when its deletion's walk, less the page faults of a session's first
+# walk (priced there and never taught), is at least 0.5 ms as the
+# calibration prices it (before the ratio learned so far) and 0.8 of what is
+# predicted after the release of its locks.  Whether the first walk is most
+# of its commit depends on the machine: at 8GB mapping a page costs more
+# than walking its headers on a 32 MB-cache machine (2 ms of walk, 8 of page
+# faults), not on one whose walks are four times slower (2 vCPUs of a Xeon
+# whose kernel says 300 MB of cache: the walk 0.65-0.75 of the cleanup in
+# three runs on 15, and enough for the commit to teach in one on 17).  A
+# figure within 0.02 of a bound (the log rounds to a microsecond) is not
+# judged.  d1 follows d0 at once and is not judged (see the top).
+sub teaches
 {
-	skip sprintf('the first walk is %.3f of its cleanup, at the bound of 0.8', $walk_share), 1
-	  if abs($walk_share - 0.8) < 0.02;
-	is($nw, $walk_share >= 0.8 ? 1 : 0,
-		sprintf('the first walk of a session teaches only if, less its page faults, it is 0.8 of the cleanup (%.2f)',
-			$walk_share));
+	my ($i, $ratio) = @_;
+	my ($total, $scans) = @pred[ 2 * $i, 2 * $i + 1 ];
+	my $walk = $scans - $faults[$i];
+	my ($share, $timed) = ($walk / $total, $walk / $ratio);
+	return (undef, sprintf('walk %.3f ms less faults, %.2f of the cleanup', $timed, $share))
+	  if abs($share - 0.8) < 0.02 || abs($timed - 0.5) < 0.02;
+	return ($share >= 0.8 && $timed >= 0.5 ? 1 : 0,
+		sprintf('walk %.3f ms less faults, %.2f of the cleanup', $timed, $share));
 }
-is($n0b, $nw, 'a walk right after another one, which may find headers cached, teaches nothing');
-is($n1, $n0b + 1, 'a DROP TABLE whose walk is most of its commit cleanup teaches once, after reads of more than the cache');
+for my $case ([ 0, 'the first walk of a session', 1, 0, $nw ],
+	[ 2, 'a walk after reads of more than the cache', $rd1, $n0b, $n1 ],
+	[ 3, 'the next one after such reads', $r1, $n1, $n2 ])
+{
+	my ($i, $what, $ratio, $before, $after) = @$case;
+	my ($expect, $why) = teaches($i, $ratio);
+  SKIP:
+	{
+		skip "$what: $why, at a bound", 1 unless defined $expect;
+		is($after - $before, $expect, "$what teaches " . ($expect ? 'once' : 'nothing') . " ($why)");
+	}
+}
 ok($r1 >= 0.25 && $r1 <= 4, "the ratio is within its bounds ($r1)");
-is($n2, $n1 + 1, 'the next one teaches too');
 
 is(scalar @est, 4, 'the four walks were estimated');
 my ($e1, $e2) = @est[2, 3];

@@ -57,6 +57,19 @@ sub near
 	return abs($x - $y) <= 0.002;
 }
 
+# the measured figure, from the phase on CPU less the other parts predicted:
+# never below a quarter of the estimate nor above four times it
+# (scan_cost.c wl_commit_walk_measured_ns), which a loaded machine's
+# phase can pass
+sub measured_of
+{
+	my ($phase, $others, $estimated) = @_;
+	my $m = $phase - ($others > 0 ? $others : 0);
+	$m = $estimated / 4 if $m < $estimated / 4;
+	$m = $estimated * 4 if $m > $estimated * 4;
+	return $m;
+}
+
 # est_scan_ms of the transaction, the statement and its aggregate
 sub recorded
 {
@@ -76,9 +89,9 @@ is(scalar @$m, 5, 'and its commit measured it');
 my ($kind, $measured, $phase, $others, $estimated) = @$m;
 is($kind, 3, 'the deletion\'s walk');
 ok(near($estimated, $est->[1]), "the estimate restated is the one counted ($estimated ms)");
-ok(near($measured, $phase - $others),
-	"measured: the phase less its other parts as predicted ($phase - $others = $measured ms)");
-ok($others < $estimated / 4, "premise: the other parts were predicted at under a quarter of the walk ($others ms)");
+ok(near($measured, measured_of($phase, $others, $estimated)),
+	"measured: the phase less its other parts as predicted, within 1/4 to 4 times the estimate ($phase - $others -> $measured ms)");
+ok($others <= $estimated / 4, "restated only where the other parts were predicted at a quarter of the walk or less ($others ms)");
 my @rec = recorded('DROP TABLE d1');
 ok(near($rec[0], $measured), "the transaction's record has the measured walk ($rec[0] ms)");
 ok(near($rec[1], $measured), "so has the statement's ($rec[1] ms)");
@@ -130,8 +143,8 @@ sub abort_restated
 	my ($kind, $measured, $phase, $others, $estimated) = @$m;
 	return if !defined $estimated;
 	ok(near($estimated, $est{3}), "$what: the estimate restated is the one counted ($estimated ms)");
-	ok(near($measured, $phase - $others),
-		"$what: measured: the phase less its other parts as predicted ($phase - $others = $measured ms)");
+	ok(near($measured, measured_of($phase, $others, $estimated)),
+		"$what: measured: the phase less its other parts as predicted ($phase - $others -> $measured ms)");
 	my @rec = recorded($stmt);
 	ok(near($rec[0], $measured), "$what: the transaction's record has the measured walk ($rec[0] ms)");
 	ok(near($rec[1], $measured), "$what: so has the statement's ($rec[1] ms)");

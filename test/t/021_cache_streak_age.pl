@@ -6,13 +6,15 @@
 # some ms after a walk (kept_after: a cache shared with other guests loses
 # them in wall time).  This checks that the estimates take both, as the
 # worker timed them on this machine: read from its DEBUG1 lines, set beside
-# the shares of walload's DEBUG2 lines.  Where this machine's cache keeps
-# one walk as well as three, or keeps the headers over 50 ms, the checks
-# that need the difference are skipped (they could not fail).  A session's
-# first walk maps the header pages, and the walk right after it is priced
-# cold (scan_cost.c with_mapped): each session here starts with one such
-# pair, and the walks in a row are counted from the second.  Whether the
-# shares make the estimates right is the uprobe oracle's to say.
+# the shares of walload's DEBUG2 lines, as bounds that hold whatever time
+# passed between the walks (time on CPU and wall time only lower a share).
+# How much more a walk finds after two walks than after one, or right after
+# a walk than 0.1 s later, depends on that time: bench/ (cacheshare) prints
+# it.  A session's first walk maps the header pages, and the walk right
+# after it is priced cold (scan_cost.c with_mapped): each session here
+# starts with one such pair, and the walks in a row are counted from the
+# second.  Whether the shares make the estimates right is the uprobe
+# oracle's to say.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -54,25 +56,19 @@ is(scalar @c, 4, 'four walks, one per DROP TABLE');
 is($c[0], '0.00', 'the first walk of the session is priced cold');
 is($c[1], '0.00', 'and the walk right after it');
 cmp_ok($c[2], '<=', $s1 + 0.01, "the walk after one walk finds at most what one walk leaves ($c[2], at most $s1)");
-cmp_ok($c[3], '<=', $s2 + 0.01, "the walk after two finds at most what two leave ($c[3], at most $s2)");
-SKIP:
-{
-	skip "one walk leaves as much cached as two here ($s1, $s2)", 1 if $s1 > $s2 - 0.2;
-	cmp_ok($c[3], '>', $c[2] + 0.1, "and more than the walk after one ($c[3] against $c[2])");
-}
+# after two: what two leave where the last left at least half the headers
+# cached (scan_cost.c streak_prior), else under half of what one leaves
+my $two = $s2 > 0.5 * $s1 ? $s2 : 0.5 * $s1;
+cmp_ok($c[3], '<=', $two + 0.01,
+	"the walk after two finds at most what two leave, or half what one leaves ($c[3], at most $two)");
 
-# a new session: after the pair, two walks in a row, then one 0.1 s after
-# the last: it finds at most what 50 ms leave, where the fourth found what
-# two leave
+# a new session: after the pair, two walks in a row, then one at least
+# 0.1 s after the last: it finds at most what 50 ms leave (the last point
+# timed holds beyond it; more than a second after, none)
 @c = shares('DROP TABLE m2; DROP TABLE c5; DROP TABLE c6; DROP TABLE c7; SELECT pg_sleep(0.1); DROP TABLE c8;');
 is(scalar @c, 5, 'five walks');
 cmp_ok($c[4], '<=', $age[4] + 0.01,
-	"a walk 0.1 s after the last finds at most what 50 ms leave ($c[4], at most $age[4])");
-SKIP:
-{
-	skip "the headers stay cached 50 ms after a walk here ($age[4])", 1 if $age[4] > $s2 - 0.2;
-	cmp_ok($c[3], '>', $c[4] + 0.1, "well below the walk after two in a row ($c[3])");
-}
+	"a walk 0.1 s or more after the last finds at most what 50 ms leave ($c[4], at most $age[4])");
 
 $node->stop;
 done_testing();

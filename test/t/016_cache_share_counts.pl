@@ -2,22 +2,20 @@
 # part of the buffer headers still in the CPU cache, and walload prices it so
 # (scan_cost.c wl_headers_cached): the share of the last-level cache left to
 # the headers by what the backend touched since.  That counts the blocks it
-# hit, read or wrote, and its time on CPU (wl_touched_since_walk, 4 bytes a
-# ns): work that touches few blocks can still fill the cache (DROP DATABASE
-# removing a database's directory: 8 ms on CPU, and the next DROP DATABASE
-# walked cold where the blocks alone priced it half warm).  This checks the
-# share walload gives a walk, from its DEBUG2 line: near 1 for a DROP TABLE
-# right after another (shared_buffers=128MB: 1 MB of headers), 0 after 0.2 s
-# of work on CPU that reads no block.  The dirty buffers a commit's sync walk
-# writes count too, though core writes them during the walk, after walload
-# priced it (scan_cost.c wl_scan_walks_done): a DROP TABLE right after such
-# a commit is priced at most as cached as those writes leave room for.  And
-# the walk right after the one that maps a backend's header pages is priced
-# cold, whatever the size of the headers; the one after that partly cached.
-# So each session below starts with a DROP that maps the pages and one
-# after it.  How
-# near the estimates come to the real walks is the uprobe oracle's to say
-# (test/oracle).
+# hit, read or wrote, its time on CPU (wl_touched_since_walk, 4 bytes a ns)
+# and the wall time since (kept_after).  This checks, from the shares in
+# walload's DEBUG2 lines, the rules that follow from counts alone: the walk
+# right after the one that maps a backend's header pages is priced cold,
+# whatever the size of the headers; a walk after reading more blocks than
+# the cache holds is priced cold; and a DROP TABLE right after a commit
+# whose sync walk wrote dirty buffers is priced at most as cached as those
+# writes leave room for (core writes them during the walk, after walload
+# priced it: scan_cost.c wl_scan_walks_done).  Time on CPU and wall time
+# only ever lower a share, so these hold however loaded the machine is.
+# How much a walk right after another, or after some time on CPU, is priced
+# as cached depends on that time: bench/ (cacheshare) prints those shares
+# beside the walks measured; how near the estimates come to the real walks
+# is the uprobe oracle's to say (test/oracle).
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -31,9 +29,6 @@ use WalloadTAP;
 my $llc = last_level_cache_bytes();
 plan skip_all => "a last-level cache of $llc bytes holds too little of 1 MB of headers"
   if $llc < 8 * 1024 * 1024;
-# 0.2 s on CPU moves 800 MB through the cache at 4 bytes a ns
-plan skip_all => "a last-level cache of $llc bytes is larger than 0.2 s on CPU fills"
-  if $llc >= 800 * 1024 * 1024;
 
 my $node = PostgreSQL::Test::Cluster->new('walload_cache_share');
 $node->init;
@@ -49,6 +44,17 @@ $node->safe_psql('postgres', 'CREATE EXTENSION walload');
 $node->safe_psql('postgres', join(' ', map { "CREATE TABLE c$_ (a int);" } 1 .. 7));
 $node->safe_psql('postgres', join(' ', map { "CREATE TABLE p$_ (a int);" } 1 .. 5));
 
+# a table of 1024 blocks (8 MB, under a quarter of shared_buffers: read
+# through shared buffers, not a ring), read often enough to touch twice the
+# cache in blocks alone
+$node->safe_psql('postgres', q{
+	CREATE TABLE filler (a int, b text);
+	INSERT INTO filler SELECT g, repeat('f', 200) FROM generate_series(1, 30000) g;
+});
+my $filler_blocks = $node->safe_psql('postgres', q{SELECT pg_relation_size('filler') / 8192});
+my $reads = int(2 * $llc / ($filler_blocks * 8192)) + 1;
+my $touch = "DO \$\$ BEGIN FOR i IN 1 .. $reads LOOP PERFORM count(*) FROM filler; END LOOP; END \$\$;";
+
 # the cache share of each walk of the session's statements, in order
 sub shares
 {
@@ -57,38 +63,29 @@ sub shares
 	return $stderr =~ /walload: \d+ walk\(s\) of kind \d+ over \d+ file\(s\): \d+ unmapped header pages, cache share ([0-9.]+)/g;
 }
 
-# a session's first walk maps the header pages (no share); the second
-# follows it, and is priced cold too, though 1 MB of headers is little of
-# the cache (on a 300 MB cache that walk walked cold: scan_cost.c
-# with_mapped); the third follows the second
+# a session's first walk maps the header pages; the second follows it, and
+# is priced cold, though 1 MB of headers is little of the cache (on a 300
+# MB cache that walk walked cold: scan_cost.c with_mapped)
 my @s = shares('DROP TABLE p1; DROP TABLE c1; DROP TABLE c2;');
 is(scalar @s, 3, 'three walks, one per DROP TABLE');
 is($s[1], '0.00', 'the DROP TABLE right after the one that mapped the headers is priced cold');
-cmp_ok($s[2], '>=', 0.5, "a DROP TABLE right after another finds most headers cached ($s[2])");
 
-# 0.2 s on CPU in between, reading no block: a loop of arithmetic
-@s = shares(q{
+# more blocks read than the cache holds, between two walks
+@s = shares(qq{
 	DROP TABLE p2;
 	DROP TABLE p3;
 	DROP TABLE c3;
-	DO $$
-	DECLARE t0 timestamptz := clock_timestamp(); x float8 := 0;
-	BEGIN
-	  WHILE clock_timestamp() - t0 < interval '0.2 s' LOOP
-	    FOR i IN 1 .. 1000 LOOP x := x + sqrt(i); END LOOP;
-	  END LOOP;
-	END $$;
+	$touch
 	DROP TABLE c4;
 });
 is(scalar @s, 4, 'four walks');
-cmp_ok($s[2], '>=', 0.5, "the walk before the work finds most headers cached ($s[2])");
-is($s[3], '0.00', 'after 0.2 s of work on CPU in between, none is priced as cached');
+is($s[3], '0.00',
+	"after reading $reads times $filler_blocks blocks (twice the cache) in between, none is priced as cached");
 
 # a table created and filled in one transaction, a quarter of the cache in
 # size, all of it dirty in shared_buffers at COMMIT: under minimal the
 # commit's sync walk writes it (twice its size through the cache), and the
-# DROP TABLE right after is priced as finding at most what is left; the
-# same DROP right after a walk that wrote nothing finds much more
+# DROP TABLE right after is priced as finding at most what is left
 my $rows = int($llc / 4 / 8192) * 30;
 @s = shares(qq{
 	DROP TABLE p4;
@@ -110,18 +107,17 @@ $left = 0 if $left < 0;
 cmp_ok($s[5], '<=', $left + 0.01,
 	"after a commit that wrote $blocks blocks, at most the share they leave ($s[5], at most "
 	  . sprintf('%.2f', $left) . ')');
-cmp_ok($s[3], '>', $s[5] + 0.2, "well below the share right after a walk that wrote nothing ($s[3])");
 
 $node->stop;
 
 # The walk right after the one that maps a backend's header pages (its
 # first) is priced cold: it found none of the headers cached at 2GB on a
 # 32 MB cache, nor on a 300 MB one (uprobe oracle).  With headers of 0.55
-# of the cache, the second DROP is priced cold, the third as partly cached.
+# of the cache, the second DROP is priced cold as well.
 my $sb_mb = int(0.55 * $llc / 64 * 8192 / (1024 * 1024));
 SKIP:
 {
-	skip "headers of 0.55 of a last-level cache of $llc bytes need ${sb_mb}MB of shared_buffers", 4
+	skip "headers of 0.55 of a last-level cache of $llc bytes need ${sb_mb}MB of shared_buffers", 3
 	  if $sb_mb > 8192;
 	my $big = PostgreSQL::Test::Cluster->new('walload_cache_share_mapping');
 	$big->init;
@@ -138,7 +134,6 @@ autovacuum = off
 	is(scalar @w, 6, "three walks at shared_buffers = ${sb_mb}MB");
 	cmp_ok($w[0], '>', 0, "the first maps header pages ($w[0])");
 	is($w[3], '0.00', 'the walk right after it is priced cold');
-	cmp_ok($w[5], ">", 0.05, "the walk after that finds part of the headers cached ($w[5])");
 	$big->stop;
 }
 done_testing();
