@@ -19,6 +19,10 @@ keep=${WALLOAD_KEEP:-}
 trap '[ "$keep" = 1 ] && echo "kept $dir" >&2 || rm -rf "$dir"' EXIT
 chmod 755 "$dir"
 cp "$file" "$dir/" && chmod 644 "$dir/$(basename "$file")"
+# the helper module test/t's files use (WalloadTAP.pm), where there is one
+if [ -f "$(dirname "$file")/WalloadTAP.pm" ]; then
+  cp "$(dirname "$file")/WalloadTAP.pm" "$dir/" && chmod 644 "$dir/WalloadTAP.pm"
+fi
 run=()
 if [ "$(id -u)" = 0 ]; then chown postgres "$dir"; run=(runuser -u postgres --); fi
 rc=0
