@@ -743,7 +743,7 @@ wl_scan_cost_calibrate(int passes, bool measure_faults, bool invalidate, WlScanC
 		cost->fault_ns_per_page = fault_ns_per_page(cost->single_ns, unmapped, first_ns,
 													files, filep, evict, evict_len,
 													passes, ns);
-	/* this process has walked them now (the postmaster's children have not) */
+	/* this process has walked them now */
 	if (IsUnderPostmaster)
 		headers_mapped = true;
 
@@ -2060,9 +2060,9 @@ one_file_walk_now(int passes, double *fault_ns)
  * one-file walk kept is the median of the worker's first figure and
  * WL_SETTLE_ROUNDS medians of WL_SETTLE_PASSES walks, WL_SETTLE_GAP_MS
  * apart, five figures in all (an odd count: the median is one of them): one
- * slow moment among them moves it little.  Not the lowest: real walks come at any moment,
- * and whole oracle runs priced from the lowest came out at 0.82-0.83 of
- * their walks (medians; 27 and 33 of 51 within 20%).  The many-file walks
+ * slow moment among them moves it little.  Not the lowest: real walks come
+ * at any moment, and whole oracle runs priced from the lowest came out at
+ * 0.82-0.83 of their walks (medians; 27 and 33 of 51 within 20%).  The many-file walks
  * and the back-to-back walk, timed by the worker against its own one-file
  * walk, are scaled with it.  What the commits teach of the walks
  * (wl_scan_time_ratio) still follows the machine's speed after that.
