@@ -12,8 +12,11 @@
 -- itself has several); wal_skip_threshold_kb is now the transaction's own,
 -- read at its commit.  walload_info gains calibration: whether the figures
 -- auto chooses by were timed since the server's last start or
--- crash-restart ('done'; else 'running', 'failed' or 'not since
--- crash-restart', and auto stands aside).
+-- crash-restart by the calibration worker ('done'; else 'running',
+-- 'failed', or 'off' with walload.calibration = off, and auto stands
+-- aside), calibration_ms (the last calibration's wall-clock time) and
+-- calibration_io_bytes (what it wrote under the data directory to time the
+-- storage); both NULL before the first one.
 --
 DROP VIEW @extschema@.walload_xacts;
 DROP FUNCTION @extschema@.walload_xacts();
@@ -115,7 +118,9 @@ CREATE FUNCTION @extschema@.walload_info(
     OUT file_commit_commits bigint,
     OUT scan_time_ratio double precision,
     OUT scan_time_commits bigint,
-    OUT calibration text
+    OUT calibration text,
+    OUT calibration_ms double precision,
+    OUT calibration_io_bytes bigint
 )
 RETURNS record
 AS 'MODULE_PATHNAME', 'walload_info_1_5'

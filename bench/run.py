@@ -137,7 +137,7 @@ def configure(cluster, libs, extra=None):
 
 def start_walload(cluster, size, level):
     """Start with walload at this shared_buffers and wal_level, once its
-    calibration worker has timed the walks and the storage and exited; the
+    calibration worker has timed the walks and the storage (it is idle); the
     extension created (the cluster must be stopped)."""
     configure(cluster, "walload", {"shared_buffers": size, "wal_level": level})
     cluster.wait_for_calibration()
@@ -1070,7 +1070,7 @@ def predict(c, tmp):
         c.psql("CREATE EXTENSION IF NOT EXISTS walload")
         c.psql("DROP TABLE IF EXISTS p_base; CREATE TABLE p_base AS SELECT g AS a FROM generate_series(1, 1000000) g")
         # the calibration worker times the walks and the storage after the
-        # start: wait until it has exited
+        # start: wait until it is idle
         c.wait_for_calibration()
         for name, body, after in loads:
             pred, meas = [], []

@@ -109,7 +109,7 @@ SELECT count(*) AS xacts_columns_1_5 FROM pg_attribute
 WHERE attrelid = 'walload_xacts'::regclass AND attnum > 0;
 SELECT count(*) AS info_columns_1_5 FROM pg_attribute
 WHERE attrelid = 'walload_info'::regclass AND attnum > 0;
-SELECT calibration IN ('running', 'done', 'failed', 'not since crash-restart') AS calibration_reads
+SELECT calibration IN ('running', 'done', 'failed', 'off') AS calibration_reads
 FROM walload_info;
 SELECT count(*) = count(*) FILTER (WHERE strategy_changed_commits >= 0) AS changed_reads
 FROM walload_xacts;

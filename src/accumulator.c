@@ -2205,7 +2205,8 @@ learn_from_commit(void)
 	if (e->fsync_timed_ns >= WL_FSYNC_TIME_MIN_NS && e->fsync_ns >= e->sync_phase_ns / 2)
 		wl_store_note_fsync_time(part_of_phase(cur.sync_ms, e->sync_phase_ns, e->fsync_ns,
 											   e->fsync_timed_ns));
-	if (cur.pred_small_files >= WL_FILE_COMMIT_MIN)
+	/* without the storage's figures (wal_ns 0) the commit is all unpriced */
+	if (cur.pred_small_files >= WL_FILE_COMMIT_MIN && e->wal_ns > 0)
 		wl_store_note_file_commit(part_of_phase(cur.commit_ms, e->total_ns, e->files_ns,
 												cur.pred_small_files));
 	if (cur.pred_walked_recently)

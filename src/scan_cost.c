@@ -39,11 +39,12 @@
  * nothing), in wall-clock time less the time the process waited for a CPU.
  * The figure kept is the median of the passes.
  *
- * The postmaster times the one-file walk at start (it has no resource
- * owner, which the many-file walk needs); a background worker, started once
- * at server start, then times everything in a new process and exits.
- * walload_calibrate() repeats that in the calling backend (its page faults
- * are not measured again: its header pages are mapped after the first pass).
+ * One background worker times everything, in a process of its own: the
+ * postmaster starts it after every start and crash-restart, it calibrates
+ * then, and stays, idle, until walload_calibrate() asks it for another
+ * calibration.  The postmaster times nothing (a walk there delayed every
+ * start and crash recovery); until the worker is done, the figures are all
+ * zero, which every estimate reads as none.
  *
  * The rest of a commit's cost is the storage's: the worker also times, in a
  * scratch file under the data directory (base/pgsql_tmp, removed at once,
@@ -82,14 +83,19 @@
 #include "executor/instrument.h"
 #include "miscadmin.h"
 #include "port/pg_crc32c.h"
+#include "pgstat.h"
 #include "postmaster/bgworker.h"
+#include "postmaster/interrupt.h"
 #include "storage/buf_internals.h"
 #include "storage/bufmgr.h"
 #include "storage/fd.h"
 #include "storage/ipc.h"
+#include "storage/latch.h"
 #include "storage/pmsignal.h"
 #include "tcop/tcopprot.h"
+#include "utils/guc.h"
 #include "utils/memutils.h"
+#include "utils/ps_status.h"
 #include "utils/resowner.h"
 
 PGDLLEXPORT void walload_calibration_main(Datum main_arg);
@@ -681,11 +687,13 @@ kept_after_ms(const WlScanCost *cost, double age_ms)
 /*
  * Time core's walks, passes times each, and fill cost: always the one-file
  * walk; the many-file walks where the process has a resource owner; the
- * cost of a page fault where measure_faults (a new process whose header
- * pages are not mapped yet: its first pass maps them).
+ * cost of a page fault where measure_faults (the header pages are unmapped
+ * from this process first, where they were mapped: its first pass maps
+ * them); the invalidation of a buffer where invalidate (it makes buffers:
+ * at a start, from the free list; later, they would evict others).
  */
 void
-wl_scan_cost_calibrate(int passes, bool measure_faults, WlScanCost *cost)
+wl_scan_cost_calibrate(int passes, bool measure_faults, bool invalidate, WlScanCost *cost)
 {
 	int			maxfiles = cost_grid[WL_COST_GRID - 1];
 	SMgrRelationData *files;
@@ -712,6 +720,12 @@ wl_scan_cost_calibrate(int passes, bool measure_faults, WlScanCost *cost)
 
 	if (measure_faults)
 	{
+		uintptr_t	start,
+					end;
+
+		/* a calibration after this process's first one maps them again */
+		header_pages(&start, &end);
+		(void) madvise((void *) start, end - start, MADV_DONTNEED);
 		unmapped = header_pages_unmapped(true);
 		first_ns = time_walk(WALK_ONE_FILE, 1, files, filep, evict, evict_len, 0);
 	}
@@ -719,7 +733,7 @@ wl_scan_cost_calibrate(int passes, bool measure_faults, WlScanCost *cost)
 	/* back to back: what a header array that fits in the cache costs then */
 	(void) time_walk(WALK_ONE_FILE, 1, files, filep, NULL, 0, 0);
 	cost->warm_ns = median_walk(WALK_ONE_FILE, 1, files, filep, NULL, 0, passes, ns);
-	/* at server start, in the worker only: its waits are 0.8 s at 9 passes */
+	/* in the worker only: its waits are 0.8 s at 9 passes */
 	if (measure_faults)
 	{
 		time_streak(cost, files, filep, evict, evict_len, passes);
@@ -729,7 +743,7 @@ wl_scan_cost_calibrate(int passes, bool measure_faults, WlScanCost *cost)
 		cost->fault_ns_per_page = fault_ns_per_page(cost->single_ns, unmapped, first_ns,
 													files, filep, evict, evict_len,
 													passes, ns);
-	/* this process has walked them now (the postmaster's children have not) */
+	/* this process has walked them now */
 	if (IsUnderPostmaster)
 		headers_mapped = true;
 
@@ -737,8 +751,7 @@ wl_scan_cost_calibrate(int passes, bool measure_faults, WlScanCost *cost)
 	{
 		multi_file_walks(files, filep, evict, evict_len, passes, cost);
 		cost->multi_valid = true;
-		/* at server start only: the buffers it makes evict nothing then */
-		if (measure_faults)
+		if (invalidate)
 			cost->invalidate_ns_per_buffer = invalidate_ns_per_buffer(files, filep, evict,
 																	  evict_len, passes, ns);
 	}
@@ -1310,6 +1323,9 @@ wl_scan_buffers_ns(const WlScanCost *cost, int64 buffers)
  */
 #define WL_IO_BLOCKS	1024	/* blocks written and synced per pass */
 
+/* bytes the storage's timing has written under the data directory */
+static int64 io_bytes_written = 0;
+
 static double
 ns_since(instr_time start)
 {
@@ -1331,7 +1347,10 @@ written_file(const char *path, int nblocks, const char *block)
 	bool		ok = fd >= 0;
 
 	for (int i = 0; i < nblocks && ok; i++)
+	{
 		ok = (write(fd, block, BLCKSZ) == BLCKSZ);
+		io_bytes_written += ok ? BLCKSZ : 0;
+	}
 	if (!ok && fd >= 0)
 	{
 		close(fd);
@@ -1387,6 +1406,7 @@ time_file(const char *path, int nblocks, const char *block,
 	for (int i = 0; i < nblocks && ok; i++)
 		ok = (pg_pwrite(fd, block, BLCKSZ, (off_t) i * BLCKSZ) == BLCKSZ);
 	*write_ns = ns_since(start);
+	io_bytes_written += ok ? (int64) nblocks * BLCKSZ : 0;
 	INSTR_TIME_SET_CURRENT(start);
 	ok = ok && pg_fsync(fd) == 0;
 	*fsync_ns = ns_since(start);
@@ -1398,6 +1418,7 @@ time_file(const char *path, int nblocks, const char *block,
 	INSTR_TIME_SET_CURRENT(start);
 	ok = ok && pg_pwrite(fd, block, BLCKSZ, 0) == BLCKSZ && pg_fdatasync(fd) == 0;
 	*flush_ns = ns_since(start);
+	io_bytes_written += ok ? BLCKSZ : 0;
 
 	return time_truncation(fd, path, ok, delete_ns);
 }
@@ -1545,9 +1566,11 @@ time_first_writes(double *fault_ns, double *space_ns, double *page_bytes)
 /*
  * Time the storage under the data directory (see the header): fills the
  * storage figures of cost (cost->io), or leaves them invalid with a LOG
- * message.
+ * message.  Returns the bytes it wrote there (all in one scratch file at a
+ * time, removed at once): what the calibration costs the storage, a fixed
+ * amount: 76 MB at 8 kB blocks.
  */
-void
+int64
 wl_io_cost_calibrate(WlScanCost *cost)
 {
 	char		path[MAXPGPATH];
@@ -1565,6 +1588,7 @@ wl_io_cost_calibrate(WlScanCost *cost)
 				dummy;
 	bool		ok = true;
 
+	io_bytes_written = 0;
 	/* not all zeros: some file systems store those for free */
 	for (int i = 0; i < BLCKSZ; i++)
 		block[i] = (char) (i * 131 + 17);
@@ -1604,7 +1628,7 @@ wl_io_cost_calibrate(WlScanCost *cost)
 		ereport(LOG,
 				(errmsg("walload could not time the storage in \"%s\": %m", path),
 				 errdetail("Commit-time predictions leave out the cost of fsync and WAL.")));
-		return;
+		return io_bytes_written;
 	}
 	cost->io.fsync_ns_per_file = median_of(f1, 5);
 	cost->io.write_ns_per_block = median_of(w, 3) / WL_IO_BLOCKS;
@@ -1625,6 +1649,7 @@ wl_io_cost_calibrate(WlScanCost *cost)
 		 cost->io.delete_cached_ns_per_file, cost->io.delete_cached_ns_per_block,
 		 cost->io.open_ns, cost->io.open_missing_ns, cost->io.fpi_ns_per_block,
 		 cost->io.wal_fault_ns_per_page, cost->io.record_space_ns);
+	return io_bytes_written;
 }
 
 /*
@@ -1963,33 +1988,32 @@ wl_abort_deletion_others_ns(const WlScanCost *cost, int nrels, int64 buffers)
 }
 
 /* ----------------------------------------------------------------
- * at server start: the postmaster, then the calibration worker
+ * the calibration worker
  * ----------------------------------------------------------------
  */
 
 /*
- * In the postmaster, once the store is made: the one-file walk now; the
- * calibration worker times the rest (the postmaster has no resource owner
- * for the many-file walk, and its header pages are mapped).
+ * After it died (an error, pg_terminate_backend()), the postmaster starts
+ * the worker again this much later; after a crash-restart, at once.
  */
-void
-wl_scan_cost_startup(void)
-{
-	WlScanCost	cost;
+#define WL_CALIBRATION_RESTART_S	10
 
-	wl_scan_cost_calibrate(WL_STARTUP_CALIBRATION_PASSES, false, &cost);
-	wl_store_set_scan_cost(&cost, true);
-}
-
+/*
+ * Registered from shared_preload_libraries, as pg_prewarm's autoprewarm
+ * registers its leader, but to be started again: after a crash-restart the
+ * store is made anew, with no figures, and only this worker times them.  It
+ * connects to no database, which gives it a row in pg_stat_activity
+ * (backend_type "walload calibration").
+ */
 void
 wl_scan_cost_register_worker(void)
 {
 	BackgroundWorker worker;
 
 	memset(&worker, 0, sizeof(worker));
-	worker.bgw_flags = BGWORKER_SHMEM_ACCESS;
+	worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
 	worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
-	worker.bgw_restart_time = BGW_NEVER_RESTART;
+	worker.bgw_restart_time = WL_CALIBRATION_RESTART_S;
 	strlcpy(worker.bgw_library_name, "walload", BGW_MAXLEN);
 	strlcpy(worker.bgw_function_name, "walload_calibration_main", BGW_MAXLEN);
 	strlcpy(worker.bgw_name, "walload calibration", BGW_MAXLEN);
@@ -2028,16 +2052,17 @@ one_file_walk_now(int passes, double *fault_ns)
  * The walks' figures of cost, timed at server start, from several moments
  * rather than one.  Server start is the machine's busiest moment for
  * walload's purpose (the other processes start, and so do the clients
- * waiting for it): the postmaster's one-file walk at 9 server starts at
- * 2GB took 1.76-3.48 ns a header, the worker's 1.77-3.29, and whole runs of
- * the uprobe oracle after a start timed at 2.7 were priced 1.3 times what
- * their walks took (22 of 51 scenarios within 20%; 47 at the next start,
- * timed at 2.1).  So the one-file walk kept is the median of the
- * postmaster's figure, the worker's and WL_SETTLE_ROUNDS medians of
- * WL_SETTLE_PASSES walks, WL_SETTLE_GAP_MS apart: one slow moment among
- * them moves it little.  Not the lowest: real walks come at any moment,
- * and whole oracle runs priced from the lowest came out at 0.82-0.83 of
- * their walks (medians; 27 and 33 of 51 within 20%).  The many-file walks
+ * waiting for it): the one-file walk at 9 server starts at 2GB took
+ * 1.76-3.48 ns a header in the postmaster (which timed one until 1.5),
+ * 1.77-3.29 in the worker, and whole runs of the uprobe oracle after a start
+ * timed at 2.7 were priced 1.3 times what their walks took (22 of 51
+ * scenarios within 20%; 47 at the next start, timed at 2.1).  So the
+ * one-file walk kept is the median of the worker's first figure and
+ * WL_SETTLE_ROUNDS medians of WL_SETTLE_PASSES walks, WL_SETTLE_GAP_MS
+ * apart, five figures in all (an odd count: the median is one of them): one
+ * slow moment among them moves it little.  Not the lowest: real walks come
+ * at any moment, and whole oracle runs priced from the lowest came out at
+ * 0.82-0.83 of their walks (medians; 27 and 33 of 51 within 20%).  The many-file walks
  * and the back-to-back walk, timed by the worker against its own one-file
  * walk, are scaled with it.  What the commits teach of the walks
  * (wl_scan_time_ratio) still follows the machine's speed after that.
@@ -2058,8 +2083,7 @@ one_file_walk_now(int passes, double *fault_ns)
 static void
 settle_walk_cost(WlScanCost *cost)
 {
-	WlScanCost	pm;
-	double		ns[WL_SETTLE_ROUNDS + 2];
+	double		ns[WL_SETTLE_ROUNDS + 1];
 	double		faults[WL_SETTLE_ROUNDS + 1];
 	int			n = 0;
 	int			nfaults = 0;
@@ -2069,9 +2093,6 @@ settle_walk_cost(WlScanCost *cost)
 	if (cost->single_ns <= 0)
 		return;
 	ns[n++] = cost->single_ns;
-	wl_store_get_scan_cost(&pm);
-	if (pm.single_ns > 0)
-		ns[n++] = pm.single_ns;
 	/* timed where the worker's first walk mapped the pages (measure_faults) */
 	if (cost->fault_ns_per_page > 0)
 		faults[nfaults++] = cost->fault_ns_per_page;
@@ -2079,10 +2100,11 @@ settle_walk_cost(WlScanCost *cost)
 	{
 		double		fault_ns = -1;
 
-		pg_usleep(WL_SETTLE_GAP_MS * 1000L);
+		/* a shutdown or a crash-restart ends the wait (die sets the latch) */
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 WL_SETTLE_GAP_MS, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
 		CHECK_FOR_INTERRUPTS();
-		if (!PostmasterIsAlive())
-			proc_exit(1);
 		ns[n++] = one_file_walk_now(WL_SETTLE_PASSES, nfaults > 0 ? &fault_ns : NULL);
 		if (fault_ns >= 0)
 			faults[nfaults++] = fault_ns;
@@ -2103,42 +2125,116 @@ settle_walk_cost(WlScanCost *cost)
 		cost->drop_ns[g] *= scale;
 	}
 	cost->warm_ns *= scale;
-	elog(DEBUG1, "walload calibration: one-file walk %.3f ns per buffer header, the median of the postmaster's %.3f, this worker's %.3f and %d later rounds",
-		 best, pm.single_ns, cost->single_ns, WL_SETTLE_ROUNDS);
+	elog(DEBUG1, "walload calibration: one-file walk %.3f ns per buffer header, the median of this worker's %.3f and %d later rounds",
+		 best, cost->single_ns, WL_SETTLE_ROUNDS);
 	cost->single_ns = best;
 }
 
-/* however the worker ends, the calibration is no longer running */
+/*
+ * One calibration, of passes passes (0: WL_STARTUP_CALIBRATION_PASSES),
+ * answering the requests up to request: everything timed anew, in this
+ * process, kept in the store at once when it is done.  at_start: the first
+ * of this start; later ones keep the invalidation's figure (timing it makes
+ * buffers, which would evict others once the server has run).
+ */
 static void
-calibration_exit(int code, Datum arg)
+calibrate(int passes, uint64 request, bool at_start, MemoryContext cxt)
 {
-	wl_store_calibration_ended(false);
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+	WlScanCost	cost;
+	WlScanCost	before;
+	instr_time	start;
+	int64		io_bytes;
+
+	set_ps_display("calibrating");
+	pgstat_report_activity(STATE_RUNNING, "calibrating");
+	INSTR_TIME_SET_CURRENT(start);
+	wl_store_get_scan_cost(&before);
+	wl_scan_cost_calibrate(passes > 0 ? passes : WL_STARTUP_CALIBRATION_PASSES, true,
+						   at_start || before.invalidate_ns_per_buffer <= 0, &cost);
+	if (!at_start && before.invalidate_ns_per_buffer > 0)
+		cost.invalidate_ns_per_buffer = before.invalidate_ns_per_buffer;
+	CHECK_FOR_INTERRUPTS();
+	io_bytes = wl_io_cost_calibrate(&cost);
+	CHECK_FOR_INTERRUPTS();
+	settle_walk_cost(&cost);
+	wl_store_set_scan_cost(&cost);
+	wl_store_calibration_ended(cost.io.valid, request, ns_since(start) / 1e6, io_bytes);
+	MemoryContextSwitchTo(old);
+	MemoryContextReset(cxt);
+	set_ps_display("idle");
+	pgstat_report_activity(STATE_IDLE, NULL);
 }
 
+/*
+ * The worker: calibrates at its start (the store is new: a start or a
+ * crash-restart), then waits on its latch for walload_calibrate()'s
+ * requests.  No timeout: a request or a signal sets the latch, and the
+ * postmaster's death ends the wait.
+ */
 void
 walload_calibration_main(Datum main_arg)
 {
-	WlScanCost	cost;
+	MemoryContext cxt;
+	uint64		request;
+	int			passes;
 
 	/*
 	 * A shutdown or a restart while the worker runs: not the standard
 	 * handler of background workers, which raises FATAL from within the
 	 * signal handler wherever the worker was (in malloc, holding the store's
 	 * spinlock); a restart during the worker's life once went unanswered for
-	 * 60 s in a TAP test on 18, cause not established.  die() only asks, and
-	 * the worker exits at its next CHECK_FOR_INTERRUPTS: between two timed
-	 * walks, or in the rounds' waits, at most about a second later.
+	 * 60 s in a TAP test on 18, cause not established.  die() only asks (and
+	 * sets the latch), and the worker exits at its next
+	 * CHECK_FOR_INTERRUPTS: between two timed walks, in the rounds' waits,
+	 * at most about a second later, or at once when idle.
 	 */
 	pqsignal(SIGTERM, die);
+	pqsignal(SIGHUP, SignalHandlerForConfigReload);
 	BackgroundWorkerUnblockSignals();
+	BackgroundWorkerInitializeConnection(NULL, NULL, 0);
 	CurrentResourceOwner = ResourceOwnerCreate(NULL, "walload calibration");
-	before_shmem_exit(calibration_exit, (Datum) 0);
-	wl_scan_cost_calibrate(WL_STARTUP_CALIBRATION_PASSES, true, &cost);
-	CHECK_FOR_INTERRUPTS();
-	wl_io_cost_calibrate(&cost);
-	CHECK_FOR_INTERRUPTS();
-	settle_walk_cost(&cost);
-	wl_store_set_scan_cost(&cost, true);
-	wl_store_calibration_ended(cost.io.valid);
-	proc_exit(0);
+	cxt = AllocSetContextCreate(TopMemoryContext, "walload calibration",
+								ALLOCSET_DEFAULT_SIZES);
+
+	if (wl_store_worker_attach() == WL_CALIB_RUNNING)
+	{
+		passes = wl_store_calibration_begins(&request);
+		calibrate(passes, request, true, cxt);
+	}
+	else
+	{
+		set_ps_display("idle");
+		pgstat_report_activity(STATE_IDLE, NULL);
+	}
+
+	for (;;)
+	{
+		/*
+		 * Told to stop while idle: out without the FATAL message that
+		 * CHECK_FOR_INTERRUPTS would log at every shutdown.  Exit code 1: if
+		 * it was pg_terminate_backend(), the postmaster starts the worker
+		 * again (which then waits for a request).
+		 */
+		if (ProcDiePending)
+		{
+			elog(DEBUG1, "walload calibration worker exiting");
+			proc_exit(1);
+		}
+		CHECK_FOR_INTERRUPTS();
+		if (ConfigReloadPending)
+		{
+			ConfigReloadPending = false;
+			ProcessConfigFile(PGC_SIGHUP);
+		}
+		if (wl_store_calibration_wanted())
+		{
+			passes = wl_store_calibration_begins(&request);
+			calibrate(passes, request, false, cxt);
+			continue;
+		}
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_EXIT_ON_PM_DEATH, -1L,
+						 PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+	}
 }

@@ -18,8 +18,8 @@
  */
 #define WL_STARTUP_CALIBRATION_PASSES 9
 
-extern void wl_scan_cost_calibrate(int passes, bool measure_faults, WlScanCost *cost);
-extern void wl_scan_cost_startup(void);
+extern void wl_scan_cost_calibrate(int passes, bool measure_faults, bool invalidate,
+								   WlScanCost *cost);
 extern void wl_scan_cost_register_worker(void);
 extern double wl_scan_est_ns(const WlScanCost *cost, WlScanKind kind, int nfiles,
 							 int64 unmapped_pages, double cached);
@@ -40,7 +40,7 @@ extern void wl_header_pages_mapped(int64 pages);
 extern void wl_scan_database_walk_starts(void);
 
 /* the rest of a commit: the storage */
-extern void wl_io_cost_calibrate(WlScanCost *cost);
+extern int64 wl_io_cost_calibrate(WlScanCost *cost);
 extern int64 wl_os_dirty_blocks(void);
 
 /* a commit's predicted duration, by part (see wl_commit_est) */

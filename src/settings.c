@@ -22,6 +22,7 @@ bool		wl_save = true;
 bool		wl_compute_query_id = true;
 double		wl_warn_scan_ms = -1;
 int			wl_commit_strategy = WL_STRATEGY_OFF;
+bool		wl_calibration_on = true;
 
 static const struct config_enum_entry track_options[] = {
 	{"none", WL_TRACK_NONE, false},
@@ -147,6 +148,21 @@ wl_settings_define(void)
 							 WL_STRATEGY_OFF,
 							 commit_strategy_options,
 							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	/*
+	 * The calibration walks shared_buffers and writes some MB under the data
+	 * directory for several seconds after every start: a server that wants
+	 * none of it (and a test that wants no figures) turns it off, and goes
+	 * without estimates.
+	 */
+	DefineCustomBoolVariable("walload.calibration",
+							 "Times the buffer pool's walks and the storage in a background worker after every start.",
+							 "off: no worker, no estimates, and walload.commit_strategy = auto stands aside.",
+							 &wl_calibration_on,
+							 true,
+							 PGC_POSTMASTER,
 							 0,
 							 NULL, NULL, NULL);
 

@@ -34,6 +34,7 @@ extern int	wl_max_statements;
 extern bool wl_save;
 extern bool wl_compute_query_id;
 extern double wl_warn_scan_ms;
+extern bool wl_calibration_on;
 
 extern void wl_settings_define(void);
 

@@ -55,12 +55,16 @@
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "port/atomics.h"
+#include "storage/condition_variable.h"
 #include "storage/fd.h"
+#include "storage/latch.h"
 #include "storage/ipc.h"
 #include "storage/lwlock.h"
 #include "storage/shmem.h"
+#include "storage/proc.h"
 #include "storage/spin.h"
 #include "utils/hsearch.h"
+#include "utils/timestamp.h"
 
 #define WL_DUMP_FILE		"pg_stat/walload.stat"
 #define WL_DUMP_MAGIC		0x574c4432	/* "WLD2" */
@@ -121,7 +125,22 @@ typedef struct WlShared
 	int64		scanned_buffers;
 	TimestampTz calibrated_at;
 	WlCalibration calibration;	/* how far it has come since this start */
+	bool		calibrated;		/* a calibration of this start was done */
+	double		calibration_ms; /* the last one's wall-clock time; -1: none */
+	int64		calibration_io_bytes;	/* what it wrote under the data dir */
 	WlScanCost	scan_cost;		/* scan_cost.c's calibration */
+
+	/*
+	 * The calibration worker, while it runs (pid 0 otherwise): the latch a
+	 * request sets, the requests made (walload_calibrate()) and answered,
+	 * the passes of the last one, and where the askers wait.
+	 */
+	int			worker_pid;
+	Latch	   *worker_latch;
+	uint64		calib_requested;
+	uint64		calib_answered;
+	int			calib_passes;
+	ConditionVariable calib_cv;
 	uint64		xact_base;		/* positions before the last reset */
 	uint64		stmt_base;
 	pg_atomic_uint64 next_xact_id;
@@ -151,12 +170,6 @@ typedef struct WlActivitySlot
 
 static WlShared *wl_shared = NULL;
 
-/*
- * In the postmaster: how many times it made the store.  The postmaster
- * lives on through a crash-restart; more than once means this store was
- * made by one.
- */
-static int	stores_made = 0;
 static WlActivitySlot *activity = NULL;
 static int	n_activity = 0;
 static HTAB *wl_stats = NULL;
@@ -196,11 +209,11 @@ wl_store_shmem_request(void)
 }
 
 /*
- * Attach to (or, in the postmaster, create) the store.  Returns true in the
- * postmaster when it created the store at server start: then it is the
- * moment to fill in what the store keeps for others (the calibration).
+ * Attach to (or, in the postmaster, create) the store.  The postmaster
+ * times nothing: the calibration is the worker's (scan_cost.c), and until
+ * it is done the figures are all zero.
  */
-bool
+void
 wl_store_shmem_startup(void)
 {
 	bool		found;
@@ -235,10 +248,10 @@ wl_store_shmem_startup(void)
 		wl_shared->max_statements = wl_max_statements;
 		wl_shared->max_prepared = max_prepared_xacts;
 		wl_shared->total_bytes = total_size();
-		if (!IsUnderPostmaster && ++stores_made > 1)
-			wl_shared->calibration = WL_CALIB_NONE_AFTER_CRASH;
-		else
-			wl_shared->calibration = WL_CALIB_RUNNING;
+		/* the worker, started after every start and crash-restart, will */
+		wl_shared->calibration = wl_calibration_on ? WL_CALIB_RUNNING : WL_CALIB_OFF;
+		wl_shared->calibration_ms = -1;
+		ConditionVariableInit(&wl_shared->calib_cv);
 		for (int i = 0; i < wl_max_xacts; i++)
 			SpinLockInit(&xact_ring[i].mutex);
 		for (int i = 0; i < wl_max_statements; i++)
@@ -260,12 +273,8 @@ wl_store_shmem_startup(void)
 	{
 		on_shmem_exit(store_shutdown, (Datum) 0);
 		if (!found)
-		{
 			load_dump();
-			return true;
-		}
 	}
-	return false;
 }
 
 bool
@@ -636,13 +645,10 @@ wl_store_add_scan_totals(WlScanKind kind, int64 n, int32 nbuffers)
 }
 
 /*
- * Keep a calibration.  whole: all of it, as of now (walload_calibrate(), the
- * postmaster); else only what the calibration worker adds to the
- * postmaster's (the many-file walks and the page faults), leaving
- * scan_ns_per_buffer and calibrated_at as the user can see them.
+ * Keep a calibration, all of it, as of now (the calibration worker).
  */
 void
-wl_store_set_scan_cost(const WlScanCost *cost, bool whole)
+wl_store_set_scan_cost(const WlScanCost *cost)
 {
 	double		ratio;
 	int64		samples;
@@ -650,6 +656,7 @@ wl_store_set_scan_cost(const WlScanCost *cost, bool whole)
 	int64		file_samples;
 
 	SpinLockAcquire(&wl_shared->mutex);
+
 	/*
 	 * What the commits taught of the storage stays: it is no calibration's
 	 * to replace.  What they taught of the walks is relative to the walks'
@@ -659,18 +666,8 @@ wl_store_set_scan_cost(const WlScanCost *cost, bool whole)
 	samples = wl_shared->scan_cost.io.fsync_time_samples;
 	file_ns = wl_shared->scan_cost.io.file_commit_ns;
 	file_samples = wl_shared->scan_cost.io.file_commit_samples;
-	if (whole)
-	{
-		wl_shared->scan_cost = *cost;
-		wl_shared->calibrated_at = GetCurrentTimestamp();
-	}
-	else
-	{
-		double		single_ns = wl_shared->scan_cost.single_ns;
-
-		wl_shared->scan_cost = *cost;
-		wl_shared->scan_cost.single_ns = single_ns;
-	}
+	wl_shared->scan_cost = *cost;
+	wl_shared->calibrated_at = GetCurrentTimestamp();
 	wl_shared->scan_cost.io.fsync_time_ratio = ratio;
 	wl_shared->scan_cost.io.fsync_time_samples = samples;
 	wl_shared->scan_cost.io.file_commit_ns = file_ns;
@@ -768,9 +765,7 @@ wl_store_get_scan_cost(WlScanCost *cost)
 }
 
 /*
- * The calibration of this start: whether its figures (all of them, the
- * storage's too) were timed since the server's last start or
- * crash-restart.  walload.commit_strategy = auto acts only on those.
+ * How far the calibration of this start has come (see store.h).
  */
 WlCalibration
 wl_store_calibration(void)
@@ -785,14 +780,180 @@ wl_store_calibration(void)
 	return state;
 }
 
-/* The calibration worker is ending: done, or not (once; see above) */
-void
-wl_store_calibration_ended(bool done)
+/*
+ * Whether the figures in the store, all of them (the storage's too), were
+ * timed since the server's last start or crash-restart.
+ * walload.commit_strategy = auto acts only on those.  A calibration that
+ * walload_calibrate() asked for leaves them standing while it runs: it
+ * replaces them at once when it is done.
+ */
+bool
+wl_store_calibrated(void)
+{
+	bool		done;
+
+	if (wl_shared == NULL)
+		return false;
+	SpinLockAcquire(&wl_shared->mutex);
+	done = wl_shared->calibrated;
+	SpinLockRelease(&wl_shared->mutex);
+	return done;
+}
+
+/*
+ * The calibration worker has died (before_shmem_exit): no one answers
+ * requests until the postmaster starts it again, and a calibration it was
+ * running failed.  The askers wake up and see it.
+ */
+static void
+worker_detach(int code, Datum arg)
 {
 	SpinLockAcquire(&wl_shared->mutex);
+	wl_shared->worker_pid = 0;
+	wl_shared->worker_latch = NULL;
 	if (wl_shared->calibration == WL_CALIB_RUNNING)
-		wl_shared->calibration = done ? WL_CALIB_DONE : WL_CALIB_FAILED;
+		wl_shared->calibration = WL_CALIB_FAILED;
+	/* told it died: the next worker does not take them up again */
+	wl_shared->calib_answered = wl_shared->calib_requested;
 	SpinLockRelease(&wl_shared->mutex);
+	ConditionVariableBroadcast(&wl_shared->calib_cv);
+}
+
+/*
+ * The calibration worker starts: it publishes its latch for requests.
+ * Returns the state it finds: WL_CALIB_RUNNING where this start has had no
+ * calibration yet (the store is new), so it calibrates now; else a worker
+ * before it calibrated, or died calibrating (WL_CALIB_FAILED), and this one
+ * waits for a request rather than repeat what may fail again.
+ */
+WlCalibration
+wl_store_worker_attach(void)
+{
+	WlCalibration state;
+
+	SpinLockAcquire(&wl_shared->mutex);
+	wl_shared->worker_pid = MyProcPid;
+	wl_shared->worker_latch = MyLatch;
+	state = wl_shared->calibration;
+	SpinLockRelease(&wl_shared->mutex);
+	before_shmem_exit(worker_detach, (Datum) 0);
+	return state;
+}
+
+/* a request is waiting for the worker */
+bool
+wl_store_calibration_wanted(void)
+{
+	bool		wanted;
+
+	SpinLockAcquire(&wl_shared->mutex);
+	wanted = wl_shared->calib_requested > wl_shared->calib_answered;
+	SpinLockRelease(&wl_shared->mutex);
+	return wanted;
+}
+
+/*
+ * The worker begins a calibration: it answers the requests made so far
+ * (*request: the last of them, which wl_store_calibration_ended marks
+ * answered).  Returns the passes the last request asked for, 0 if none.
+ */
+int
+wl_store_calibration_begins(uint64 *request)
+{
+	int			passes;
+
+	SpinLockAcquire(&wl_shared->mutex);
+	wl_shared->calibration = WL_CALIB_RUNNING;
+	*request = wl_shared->calib_requested;
+	passes = *request > wl_shared->calib_answered ? wl_shared->calib_passes : 0;
+	SpinLockRelease(&wl_shared->mutex);
+	return passes;
+}
+
+/*
+ * The worker's calibration has ended: done (every figure timed, kept by
+ * wl_store_set_scan_cost) or not, in ms of wall-clock time, having written
+ * io_bytes under the data directory; the requests up to request are
+ * answered.
+ */
+void
+wl_store_calibration_ended(bool done, uint64 request, double ms, int64 io_bytes)
+{
+	SpinLockAcquire(&wl_shared->mutex);
+	wl_shared->calibration = done ? WL_CALIB_DONE : WL_CALIB_FAILED;
+	wl_shared->calibrated = done;
+	wl_shared->calibration_ms = ms;
+	wl_shared->calibration_io_bytes = io_bytes;
+	if (request > wl_shared->calib_answered)
+		wl_shared->calib_answered = request;
+	SpinLockRelease(&wl_shared->mutex);
+	ConditionVariableBroadcast(&wl_shared->calib_cv);
+}
+
+/*
+ * Ask the calibration worker for a calibration of passes passes: the
+ * request's number, or 0 where no worker runs (walload.calibration = off,
+ * or it died and the postmaster has not started it again yet).
+ */
+uint64
+wl_store_request_calibration(int passes)
+{
+	uint64		request = 0;
+	Latch	   *latch;
+
+	SpinLockAcquire(&wl_shared->mutex);
+	latch = wl_shared->worker_latch;
+	if (wl_shared->worker_pid != 0 && latch != NULL)
+	{
+		request = ++wl_shared->calib_requested;
+		wl_shared->calib_passes = passes;
+	}
+	SpinLockRelease(&wl_shared->mutex);
+	/* no system call under the spinlock; a latch set too many is harmless */
+	if (latch != NULL)
+		SetLatch(latch);
+	return request;
+}
+
+/*
+ * Wait until the worker has answered request, at most timeout_s seconds,
+ * cancellable (a query cancel, statement_timeout, a shutdown: the worker
+ * goes on with it).  True once answered (*passes: the passes it ran);
+ * false where the worker died first, with no answer.  An ERROR at the
+ * timeout.
+ */
+bool
+wl_store_wait_calibration(uint64 request, int timeout_s, int *passes)
+{
+	TimestampTz deadline = TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
+													   timeout_s * 1000L);
+	bool		answered = false;
+	bool		gone = false;
+
+	ConditionVariablePrepareToSleep(&wl_shared->calib_cv);
+	for (;;)
+	{
+		SpinLockAcquire(&wl_shared->mutex);
+		answered = wl_shared->calib_answered >= request;
+		gone = wl_shared->worker_pid == 0;
+		*passes = wl_shared->calib_passes;
+		SpinLockRelease(&wl_shared->mutex);
+		if (answered || gone)
+			break;
+		CHECK_FOR_INTERRUPTS();
+		if (GetCurrentTimestamp() >= deadline)
+		{
+			ConditionVariableCancelSleep();
+			ereport(ERROR,
+					(errcode(ERRCODE_QUERY_CANCELED),
+					 errmsg("walload's calibration did not finish within %d s", timeout_s),
+					 errhint("The calibration worker goes on; walload_info shows when it is done.")));
+		}
+		/* woken by the worker's broadcast; the timeout only bounds the wait */
+		(void) ConditionVariableTimedSleep(&wl_shared->calib_cv, 1000, PG_WAIT_EXTENSION);
+	}
+	ConditionVariableCancelSleep();
+	return answered;
 }
 
 const char *
@@ -806,8 +967,8 @@ wl_calibration_name(WlCalibration state)
 			return "done";
 		case WL_CALIB_FAILED:
 			return "failed";
-		case WL_CALIB_NONE_AFTER_CRASH:
-			return "not since crash-restart";
+		case WL_CALIB_OFF:
+			return "off";
 	}
 	return "unknown";
 }
@@ -1201,6 +1362,8 @@ wl_store_info(WlInfo *info)
 	info->scan_time_ratio = wl_learned_ratio(wl_shared->scan_cost.scan_time_ratio);
 	info->scan_time_commits = wl_shared->scan_cost.scan_time_samples;
 	info->calibration = wl_shared->calibration;
+	info->calibration_ms = wl_shared->calibration_ms;
+	info->calibration_io_bytes = wl_shared->calibration_io_bytes;
 	SpinLockRelease(&wl_shared->mutex);
 	info->xacts_overwritten = info->xacts_recorded > (uint64) wl_shared->max_xacts ?
 		info->xacts_recorded - wl_shared->max_xacts : 0;

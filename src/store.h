@@ -13,7 +13,7 @@
 #include "walload.h"
 
 extern void wl_store_shmem_request(void);
-extern bool wl_store_shmem_startup(void);
+extern void wl_store_shmem_startup(void);
 extern bool wl_store_ready(void);
 extern void wl_store_require(void);
 extern uint64 wl_store_next_xact_id(void);
@@ -25,7 +25,7 @@ extern bool wl_store_add_statement_scans(int64 ring_pos, uint64 xact_id, int32 s
 										 bool may_wait);
 extern void wl_store_xact(const WlXactRecord *rec);
 extern void wl_store_add_scan_totals(WlScanKind kind, int64 n, int32 nbuffers);
-extern void wl_store_set_scan_cost(const WlScanCost *cost, bool whole);
+extern void wl_store_set_scan_cost(const WlScanCost *cost);
 extern void wl_store_get_scan_cost(WlScanCost *cost);
 
 /* what the server's commits teach (see wl_commit_est) */
@@ -70,20 +70,33 @@ extern int	wl_store_copy_stats(WlStatsEntryCopy **out);
 
 /*
  * How far the calibration of the server's current start has come.  The
- * store is made anew at every start and every crash-restart; the
- * calibration worker runs once, at the server's first start (it is not
- * registered to run again after a crash), and only it times the storage.
+ * store is made anew at every start and every crash-restart, and the
+ * calibration worker (scan_cost.c), which the postmaster starts again after
+ * each, calibrates then; walload_calibrate() asks it for another.  Only the
+ * worker times anything: until it has, the figures are all zero (no
+ * estimate).
  */
 typedef enum WlCalibration
 {
-	WL_CALIB_RUNNING = 0,		/* the worker has not finished yet */
-	WL_CALIB_DONE,				/* every figure timed since this start */
-	WL_CALIB_FAILED,			/* the worker ended before it was done */
-	WL_CALIB_NONE_AFTER_CRASH	/* the store was made by a crash-restart */
+	WL_CALIB_RUNNING = 0,		/* a calibration is to come or under way */
+	WL_CALIB_DONE,				/* the last one timed every figure */
+	WL_CALIB_FAILED,			/* the last one ended before it was done */
+	WL_CALIB_OFF				/* walload.calibration = off */
 } WlCalibration;
 extern WlCalibration wl_store_calibration(void);
-extern void wl_store_calibration_ended(bool done);
+extern bool wl_store_calibrated(void);
 extern const char *wl_calibration_name(WlCalibration state);
+
+/* the calibration worker's side */
+extern WlCalibration wl_store_worker_attach(void);
+extern bool wl_store_calibration_wanted(void);
+extern int	wl_store_calibration_begins(uint64 *request);
+extern void wl_store_calibration_ended(bool done, uint64 request, double ms,
+									   int64 io_bytes);
+
+/* a backend's side: walload_calibrate() */
+extern uint64 wl_store_request_calibration(int passes);
+extern bool wl_store_wait_calibration(uint64 request, int timeout_s, int *passes);
 
 typedef struct WlInfo
 {
@@ -108,6 +121,8 @@ typedef struct WlInfo
 	double		scan_time_ratio;	/* see wl_store_note_scan_time */
 	int64		scan_time_commits;
 	WlCalibration calibration;
+	double		calibration_ms; /* the last calibration's; -1: none yet */
+	int64		calibration_io_bytes;
 } WlInfo;
 extern void wl_store_info(WlInfo *info);
 extern void wl_store_reset(void);

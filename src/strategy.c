@@ -176,7 +176,7 @@ wl_strategy_apply(WlStrategyChoice *choice, int64 dirty_buffers)
 	if (wl_guc_set_local("wal_skip_threshold"))
 		choice->action = WL_ACTION_ASIDE_SET_LOCAL;
 	else if (wl_commit_strategy == WL_STRATEGY_AUTO &&
-			 wl_store_calibration() != WL_CALIB_DONE)
+			 !wl_store_calibrated())
 		choice->action = WL_ACTION_ASIDE_UNCALIBRATED;
 	if (choice->action != WL_ACTION_NONE)
 	{

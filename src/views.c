@@ -37,6 +37,7 @@
 #include "utils/tuplestore.h"
 
 #include "scan_cost.h"
+#include "settings.h"
 #include "store.h"
 
 PG_FUNCTION_INFO_V1(walload_xacts);
@@ -190,7 +191,8 @@ put_buffers(Datum *values, int i, const WlCounters *c)
  * walload_stats; 1.3 adds pred_commit_ms, commit_strategy,
  * commit_threshold_kb and pred_core_commit_ms to walload_xacts, and
  * walload_activity; 1.5 adds strategy_action and strategy_changed_commits
- * to walload_xacts, and calibration to walload_info.  The library serves
+ * to walload_xacts, and calibration, calibration_ms and calibration_io_bytes
+ * to walload_info.  The library serves
  * every version, so that a server
  * running it keeps working before ALTER EXTENSION walload UPDATE.  Checked
  * before any row is built: a definition of another shape (a function of the
@@ -454,14 +456,15 @@ walload_stats(PG_FUNCTION_ARGS)
  * walload_info: one row of totals.  The SQL function of extension version
  * 1.0 has 17 columns; 1.1 added lock_waits and lock_wait_ms, 1.4
  * fsync_time_ratio, fsync_time_commits, file_commit_us,
- * file_commit_commits, scan_time_ratio and scan_time_commits.  The library
+ * file_commit_commits, scan_time_ratio and scan_time_commits, 1.5
+ * calibration, calibration_ms and calibration_io_bytes.  The library
  * serves each, so that a server running the new library keeps working
  * before ALTER EXTENSION walload UPDATE.
  */
 #define WL_INFO_COLS_1_0	17
 #define WL_INFO_COLS_1_1	19
 #define WL_INFO_COLS_1_4	25
-#define WL_INFO_COLS_1_5	26
+#define WL_INFO_COLS_1_5	28
 
 static Datum
 info_row(FunctionCallInfo fcinfo, int ncols)
@@ -517,7 +520,19 @@ info_row(FunctionCallInfo fcinfo, int ncols)
 		values[i++] = Int64GetDatum(info.scan_time_commits);
 	}
 	if (ncols >= WL_INFO_COLS_1_5)
+	{
 		values[i++] = CStringGetTextDatum(wl_calibration_name(info.calibration));
+		if (info.calibration_ms >= 0)
+		{
+			values[i++] = Float8GetDatum(info.calibration_ms);
+			values[i++] = Int64GetDatum(info.calibration_io_bytes);
+		}
+		else
+		{
+			nulls[i++] = true;
+			nulls[i++] = true;
+		}
+	}
 	Assert(i == ncols);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
@@ -557,15 +572,29 @@ walload_reset(PG_FUNCTION_ARGS)
 	PG_RETURN_VOID();
 }
 
+/*
+ * How long walload_calibrate() waits for the worker at most: a calibration
+ * takes some seconds (its waits between rounds alone are 4 s), more with
+ * many passes at a large shared_buffers.
+ */
+#define WL_CALIBRATE_WAIT_S		600
+
+/*
+ * walload_calibrate(passes): asks the calibration worker (scan_cost.c) for
+ * a calibration and waits for it, cancellably and at most
+ * WL_CALIBRATE_WAIT_S.  The worker times everything in its own process, as
+ * at a start, with passes passes of each walk.
+ */
 Datum
 walload_calibrate(PG_FUNCTION_ARGS)
 {
 	int32		passes;
+	int			passes_run = 0;
 	TupleDesc	tupdesc;
 	Datum		values[4];
 	bool		nulls[4] = {false, false, false, false};
-	WlScanCost	old,
-				cost;
+	WlScanCost	cost;
+	uint64		request;
 
 	wl_store_require();
 	if (PG_ARGISNULL(0))
@@ -580,24 +609,26 @@ walload_calibrate(PG_FUNCTION_ARGS)
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
 
-	/*
-	 * This backend's header pages are mapped already (or by the first
-	 * pass): the cost of mapping them stays what the calibration worker
-	 * measured in a new process.
-	 */
-	wl_store_get_scan_cost(&old);
-	wl_scan_cost_calibrate(passes, false, &cost);
-	cost.fault_ns_per_page = old.fault_ns_per_page;
-	cost.invalidate_ns_per_buffer = old.invalidate_ns_per_buffer;
-	/* so does what the cache keeps (timed by the worker, with its waits) */
-	memcpy(cost.kept_after, old.kept_after, sizeof(cost.kept_after));
-	memcpy(cost.streak_kept, old.streak_kept, sizeof(cost.streak_kept));
-	cost.kept_valid = old.kept_valid;
-	/* and the storage's figures, timed once by the worker */
-	cost.io = old.io;
-	wl_store_set_scan_cost(&cost, true);
+	if (!wl_calibration_on)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("walload's calibration is off"),
+				 errhint("Set walload.calibration = on and restart the server.")));
+	request = wl_store_request_calibration(passes);
+	if (request == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("walload's calibration worker is not running"),
+				 errhint("The postmaster starts it again some seconds after it ended; "
+						 "the server log says why it ended.")));
+	if (!wl_store_wait_calibration(request, WL_CALIBRATE_WAIT_S, &passes_run))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("walload's calibration worker ended before it finished the calibration"),
+				 errhint("The server log says why; walload_info.calibration shows the state.")));
 
-	values[0] = Int32GetDatum(passes);
+	wl_store_get_scan_cost(&cost);
+	values[0] = Int32GetDatum(passes_run);
 	values[1] = Int32GetDatum(NBuffers);
 	values[2] = Float8GetDatum(cost.single_ns * NBuffers / 1e6);
 	values[3] = Float8GetDatum(cost.single_ns);

@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * walload.c
- *		Module start-up: the settings, shared memory, the calibration at
- *		server start, and walload's hooks into core.
+ *		Module start-up: the settings, shared memory, the calibration
+ *		worker, and walload's hooks into core.
  *
  * walload must be loaded with shared_preload_libraries: its shared memory
  * is sized at server start.  Loaded any other way, it installs nothing and
@@ -42,8 +42,7 @@ walload_shmem_startup(void)
 {
 	if (prev_shmem_startup_hook)
 		prev_shmem_startup_hook();
-	if (wl_store_shmem_startup())
-		wl_scan_cost_startup();
+	wl_store_shmem_startup();
 }
 
 void
@@ -58,8 +57,12 @@ _PG_init(void)
 
 	wl_settings_define();
 
-	/* times the scans in a new process, once, at server start */
-	wl_scan_cost_register_worker();
+	/*
+	 * Times the scans and the storage in a process of its own, after every
+	 * start and crash-restart: nothing in the postmaster.
+	 */
+	if (wl_calibration_on)
+		wl_scan_cost_register_worker();
 
 	/*
 	 * No EnableQueryId(): that would make core compute a query id for every

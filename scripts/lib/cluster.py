@@ -75,18 +75,22 @@ class Cluster:
 
     def wait_for_calibration(self, timeout=300):
         """Return once walload's calibration worker, started with the server
-        and timing the walks and the storage for a few seconds, has exited
-        (it has no row in pg_stat_activity: it is looked for among the
-        postmaster's children); RuntimeError after timeout seconds."""
+        and timing the walks and the storage for a few seconds, is idle (its
+        ps title ends in "idle"; the extension may not be created yet, so it
+        is looked for among the postmaster's children); at once without
+        walload loaded or with walload.calibration = off; RuntimeError after
+        timeout seconds."""
+        if self.psql("SELECT current_setting('walload.calibration', true)", check=False) != "on":
+            return
         with open(os.path.join(self.data, "postmaster.pid")) as f:
             pm = f.readline().strip()
         deadline = time.time() + timeout
         while True:
             r = subprocess.run(["ps", "-o", "args=", "--ppid", pm], capture_output=True, text=True)
-            if "walload calibration" not in r.stdout:
+            if "walload calibration idle" in r.stdout:
                 return
             if time.time() > deadline:
-                raise RuntimeError("walload's calibration worker did not exit within %d s" % timeout)
+                raise RuntimeError("walload's calibration worker was not idle within %d s" % timeout)
             time.sleep(0.1)
 
     def as_postgres(self, args, **kw):

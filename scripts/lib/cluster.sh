@@ -37,7 +37,7 @@
 #   cluster_start_timeout  seconds pg_ctl waits for a start (120)
 #   cluster_stop_timeout   seconds pg_ctl waits for a fast stop (60)
 #   cluster_calibration_timeout  seconds a start waits for walload's
-#                          calibration worker to exit (300)
+#                          calibration worker to be idle (300)
 
 if [ -z "${cluster_pg_as+set}" ]; then
   if [ "$(id -u)" = 0 ]; then cluster_pg_as=(runuser -u postgres --); else cluster_pg_as=(); fi
@@ -106,16 +106,22 @@ cluster_start() {
 
 # walload's calibration worker, started with the server, times the walks
 # and the storage for several seconds and then publishes its figures at
-# once (scan_cost.c walload_calibration_main): a start returns when it has
-# exited, so that nothing a suite compares changes under it.  Bounded by
-# cluster_calibration_timeout (300 s); without walload there is no worker.
+# once (scan_cost.c walload_calibration_main); then it stays, idle: its ps
+# title ends in "idle".  A start returns when it is idle, so that nothing a
+# suite compares changes under it.  Bounded by cluster_calibration_timeout
+# (300 s).  No worker is waited for without walload loaded or with
+# walload.calibration = off (asked of the server: the extension may not be
+# created yet).
 cluster_wait_calibration() {
-  local dir=$1 pm deadline=$((SECONDS + ${cluster_calibration_timeout:-300}))
+  local dir=$1 pm on deadline=$((SECONDS + ${cluster_calibration_timeout:-300}))
   pm=$(head -1 "$dir/data/postmaster.pid" 2>/dev/null) || return 0
   [ -n "$pm" ] || return 0
-  while ps -o args= --ppid "$pm" 2>/dev/null | grep -q 'walload calibration'; do
+  on=$(cluster_as_pg "$cluster_bindir/psql" -h "$dir" -p 5432 -U postgres -d postgres -X -At \
+       -c "SELECT current_setting('walload.calibration', true)" 2>/dev/null) || on=
+  [ "$on" = on ] || return 0
+  until ps -o args= --ppid "$pm" 2>/dev/null | grep -q 'walload calibration idle'; do
     if [ $SECONDS -ge $deadline ]; then
-      echo "cluster $dir: walload's calibration worker did not exit within ${cluster_calibration_timeout:-300} s" >&2
+      echo "cluster $dir: walload's calibration worker was not idle within ${cluster_calibration_timeout:-300} s" >&2
       return 1
     fi
     sleep 0.1

@@ -252,7 +252,7 @@ start_cluster() {
     psqlc postgres "SET client_min_messages = warning; CREATE EXTENSION IF NOT EXISTS walload" >/dev/null ||
       bail "CREATE EXTENSION walload failed"
     # the estimates judged here come from walload's calibration worker:
-    # cluster_start has waited for it to exit (scripts/lib/cluster.sh)
+    # cluster_start has waited for it to be idle (scripts/lib/cluster.sh)
   fi
   if [ $pgss = 1 ]; then
     psqlc postgres "SET client_min_messages = warning; CREATE EXTENSION IF NOT EXISTS pg_stat_statements" >/dev/null ||

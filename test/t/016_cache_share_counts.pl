@@ -40,6 +40,9 @@ wal_level = minimal
 max_wal_senders = 0
 });
 $node->start;
+# the shares come from the calibration's figures (the last-level cache's
+# size among them), which the worker times after the start
+wait_calibration($node);
 $node->safe_psql('postgres', 'CREATE EXTENSION walload');
 $node->safe_psql('postgres', join(' ', map { "CREATE TABLE c$_ (a int);" } 1 .. 7));
 $node->safe_psql('postgres', join(' ', map { "CREATE TABLE p$_ (a int);" } 1 .. 5));
@@ -127,6 +130,7 @@ shared_buffers = ${sb_mb}MB
 autovacuum = off
 });
 	$big->start;
+	wait_calibration($big);
 	$big->safe_psql('postgres', 'CREATE EXTENSION walload');
 	$big->safe_psql('postgres', join(' ', map { "CREATE TABLE m$_ (a int);" } 1 .. 3));
 	my (undef, $stderr) = debug2_session($big, 'DROP TABLE m1; DROP TABLE m2; DROP TABLE m3;');

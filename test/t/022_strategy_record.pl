@@ -8,9 +8,11 @@
 #    what the commits recorded, not a comparison of settings;
 #  - a statement that commits inside itself counts the commits changed;
 #  - auto acts only on figures timed since the server's last start or
-#    crash-restart: after a crash-restart (the calibration worker does not
-#    run again) it stands aside and core decides; wal and sync, which need
-#    no figures, still act; walload_info.calibration says which.
+#    crash-restart: after a crash-restart the calibration worker runs
+#    again, and auto decides once it is done; with walload.calibration =
+#    off (no worker, no figures) it stands aside and core decides; wal and
+#    sync, which need no figures, still act; walload_info.calibration says
+#    which.
 # Every assertion is on what core did (files fsynced or WAL-logged) and on
 # what walload recorded, never on a duration.
 use strict;
@@ -111,21 +113,44 @@ like($ev, qr/set wal_skip_threshold for 1 of them/, 'diagnose: the strategy acti
 unlike($ev, qr/not timed since/, 'diagnose: no word of a missing calibration while it is done');
 
 # a crash-restart: kill the WAL writer; the postmaster reinitializes
-# shared memory, and the calibration worker does not run again
+# shared memory (the figures are gone) and starts the calibration worker
+# again, which calibrates anew
+my $calibrated_before = $node->safe_psql('postgres', 'SELECT calibrated_at FROM walload_info');
 my $walwriter = $node->safe_psql('postgres',
 	"SELECT pid FROM pg_stat_activity WHERE backend_type = 'walwriter'");
 ok($walwriter =~ /^\d+$/, "the WAL writer's pid ($walwriter)");
 my $log_offset = -s $node->logfile;
 kill 'KILL', $walwriter;
-ok($node->poll_query_until('postgres', 'SELECT calibration FROM walload_info', 'not since crash-restart'),
-	'after a crash-restart, walload_info says the calibration is not of this start');
-ok($node->log_contains('all server processes terminated; reinitializing', $log_offset),
-	'it was a crash-restart');
+$node->wait_for_log(qr/all server processes terminated; reinitializing/, $log_offset);
+ok($node->poll_query_until('postgres', qq{
+SELECT calibration = 'done' AND calibrated_at > '$calibrated_before' FROM walload_info}),
+	'after a crash-restart, the worker calibrates again: done, and later than before the crash');
+isnt(load("SET walload.commit_strategy = auto;", ""), undef, 'auto after the crash-restart: a load');
+like($node->safe_psql('postgres', qq{
+SELECT strategy_action FROM walload_xacts
+WHERE xact_id = (SELECT max(xact_id) FROM walload_statements WHERE query LIKE 'CREATE TABLE t$n %')}),
+	qr/^(kept|changed)$/, 'auto, calibrated again after the crash-restart: it decides');
+$node->stop;
+
+# no calibration at all (walload.calibration = off): no figures
+$node = PostgreSQL::Test::Cluster->new('walload_strategy_uncalibrated');
+$node->init;
+$node->append_conf('postgresql.conf', qq{
+shared_preload_libraries = 'walload'
+walload.calibration = off
+autovacuum = off
+wal_level = minimal
+max_wal_senders = 0
+});
+$node->start;
+$node->safe_psql('postgres', 'CREATE EXTENSION walload');
+is($node->safe_psql('postgres', 'SELECT calibration FROM walload_info'), 'off',
+	'walload.calibration = off: walload_info says so');
 
 is(load("SET walload.commit_strategy = auto;", ""), '2048|2048|stood aside: not calibrated|0|1|0',
-	'auto without figures of this start: it stands aside, core decides (fsyncs the file)');
+	'auto without figures: it stands aside, core decides (fsyncs the file)');
 like(load("SET walload.commit_strategy = wal;", ""), qr/^2048\|35\d\d\|changed\|1\|0\|1$/,
-	'wal needs no figures: it still acts after the crash-restart');
+	'wal needs no figures: it still acts without a calibration');
 $ev = $node->safe_psql('postgres', qq{
 SELECT evidence FROM walload_diagnose() WHERE finding = 'walload chose how new files reach the disk at commit'});
 like($ev, qr/auto stood aside for 1, its figures not timed since/,

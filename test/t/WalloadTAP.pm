@@ -6,11 +6,11 @@
 #   use WalloadTAP;
 #
 #   last_level_cache_bytes()  the CPU's last-level cache, as walload reads it
-#   wait_calibration($node)   returns once walload's calibration worker has
-#                             exited (dies after timeout_default seconds)
+#   wait_calibration($node)   returns once walload's calibration worker is
+#                             idle (dies after timeout_default seconds)
 #   calibrated_node($name, $conf)  a node with walload preloaded and $conf
 #                             (postgresql.conf lines), started, its
-#                             calibration worker exited, the extension
+#                             calibration worker idle, the extension
 #                             created in database postgres
 #   debug2_session($node, $sql[, $errors_expected])
 #                             runs $sql in one session on database
@@ -45,15 +45,20 @@ sub last_level_cache_bytes
 	return $llc == 0 ? 256 * 1024 * 1024 : $llc;
 }
 
-# walload's calibration worker times the walks for some seconds after a
-# start and then publishes its figures; it has no row in pg_stat_activity,
-# so it is looked for among the postmaster's children
+# walload's calibration worker times the walks and the storage for some
+# seconds after a start, publishes its figures and stays, idle (its ps title
+# ends in "idle"); it is looked for among the postmaster's children, since
+# the extension may not be created yet.  Nothing to wait for without walload
+# loaded or with walload.calibration = off.
 sub wait_calibration
 {
 	my ($node) = @_;
+	my $on = $node->safe_psql('postgres',
+		"SELECT current_setting('walload.calibration', true)");
+	return if $on ne 'on';
 	my ($pm) = split /\n/, slurp_file($node->data_dir . '/postmaster.pid');
 	my $deadline = time + $PostgreSQL::Test::Utils::timeout_default;
-	while (`ps -o args= --ppid $pm` =~ /walload calibration/)
+	until (`ps -o args= --ppid $pm` =~ /walload calibration idle/)
 	{
 		die 'the calibration worker did not finish' if time > $deadline;
 		select(undef, undef, undef, 0.1);
@@ -63,7 +68,7 @@ sub wait_calibration
 
 # the calibration worker times the walks after the start (and a new
 # calibration starts the learned ratio again): what a test compares of the
-# estimates is set only once it has exited
+# estimates is set only once it is idle
 sub calibrated_node
 {
 	my ($name, $conf) = @_;
