@@ -299,7 +299,7 @@ typedef struct WlOpenXact
 	/* walload_activity: what this backend shows of the record */
 	bool		shown;			/* its slot holds this record */
 	bool		storage_touched;	/* the pending files may have changed */
-	double		pred_spent_ns;	/* time spent predicting the commit */
+	int64		pred_work;		/* pending files the predictions went over */
 	int64		dirty_load_blocks;	/* see note_dirtied_by_load */
 	int32		failed_stmt_no; /* the last recorded statement that failed */
 	WlActivity	act;			/* as last published */
@@ -689,12 +689,16 @@ reserve_finished(int more)
 /*
  * Predicting a commit reads core's pending lists and the size of every
  * pending sync: in a transaction that creates thousands of files that is
- * work per statement.  It may take 1 ms of a transaction, and 1% of its
- * time beyond that; past the budget the last prediction stays (its
- * predicted_at says when it was made).
+ * work per statement, and predicting at every statement would make the
+ * transaction quadratic.  So the predictions of a transaction may go over
+ * WL_PREDICT_BUDGET_FILES pending files, and WL_PREDICT_PER_STMT more per
+ * recorded statement; past that the last prediction stays (its
+ * predicted_at says when it was made).  A budget in files, not in time:
+ * which predictions are made must not depend on the machine's speed or
+ * load (a time budget left a busy host's predictions stale mid-load).
  */
-#define WL_PREDICT_BUDGET_NS	1e6
-#define WL_PREDICT_SHARE		0.01
+#define WL_PREDICT_BUDGET_FILES		4096
+#define WL_PREDICT_PER_STMT			16
 
 /*
  * The calibration, as this backend last read it (the store's spinlock is
@@ -752,8 +756,6 @@ predict_commit(WlActivity *a, TimestampTz now)
 	WlCommitEstimate est;
 	int32		abort_rels = 0;
 	bool		abort_scan = false;
-	instr_time	start;
-	double		elapsed_ns = (double) (now - cur.start_ts) * 1000.0;
 
 	if (!IsTransactionState())
 		return;
@@ -767,14 +769,14 @@ predict_commit(WlActivity *a, TimestampTz now)
 		a->predicted_at = now;
 		return;
 	}
-	INSTR_TIME_SET_CURRENT(start);
 	if (!cur.storage_touched)
 	{
 		/* no file was created, deleted or written past WAL: nothing pending */
 		memset(&m, 0, sizeof(m));
 		m.sync_stmt_no = m.drop_stmt_no = -1;
 	}
-	else if (cur.pred_spent_ns > WL_PREDICT_BUDGET_NS + WL_PREDICT_SHARE * elapsed_ns)
+	else if (cur.pred_work > WL_PREDICT_BUDGET_FILES +
+			 WL_PREDICT_PER_STMT * (int64) cur.statements)
 		return;
 	else
 	{
@@ -798,13 +800,8 @@ predict_commit(WlActivity *a, TimestampTz now)
 	a->pred_abort_rels = abort_rels;
 	a->predicted_at = now;
 	if (cur.storage_touched)
-	{
-		instr_time	d;
-
-		INSTR_TIME_SET_CURRENT(d);
-		INSTR_TIME_SUBTRACT(d, start);
-		cur.pred_spent_ns += INSTR_TIME_GET_DOUBLE(d) * 1e9;
-	}
+		cur.pred_work += 1 + m.synced_rels + m.wal_logged_rels + m.dropped_rels +
+			abort_rels;
 }
 
 /*
