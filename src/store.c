@@ -765,22 +765,6 @@ wl_store_get_scan_cost(WlScanCost *cost)
 }
 
 /*
- * How far the calibration of this start has come (see store.h).
- */
-WlCalibration
-wl_store_calibration(void)
-{
-	WlCalibration state;
-
-	if (wl_shared == NULL)
-		return WL_CALIB_FAILED;
-	SpinLockAcquire(&wl_shared->mutex);
-	state = wl_shared->calibration;
-	SpinLockRelease(&wl_shared->mutex);
-	return state;
-}
-
-/*
  * Whether the figures in the store, all of them (the storage's too), were
  * timed since the server's last start or crash-restart.
  * walload.commit_strategy = auto acts only on those.  A calibration that

@@ -83,7 +83,6 @@ typedef enum WlCalibration
 	WL_CALIB_FAILED,			/* the last one ended before it was done */
 	WL_CALIB_OFF				/* walload.calibration = off */
 } WlCalibration;
-extern WlCalibration wl_store_calibration(void);
 extern bool wl_store_calibrated(void);
 extern const char *wl_calibration_name(WlCalibration state);
 
