@@ -35,12 +35,11 @@
  *
  *	subtransaction abort: SUBXACT_EVENT_ABORT_SUB ... its walk counted
  *			   its owner's locks released, its files deleted (the walk)
- *			 its CurTransactionContext deleted ... end of its cleanup,
- *			   which times the walk where it came in the same client
- *			   message (sub_abort_cleaned_up); after an error inside a
- *			   transaction block, core cleans up only at the client's
- *			   ROLLBACK TO: the reset of ErrorContext after the abort
- *			   times it (error_flushed), as it times a top-level abort's
+ *
+ * A scan's estimate is made once, when the scan is counted, and a record
+ * is stored once, when final: nothing restates a walk from the time its
+ * phase took (which stays a measured column), and nothing times an abort
+ * from ErrorContext or a subtransaction's context.
  *
  * A statement that commits transactions itself (VACUUM, CLUSTER without a
  * table, CREATE INDEX CONCURRENTLY, a procedure that commits or rolls back)
@@ -243,39 +242,6 @@ typedef struct WlLateScan
 static WlLateScan late_scans[WL_LATE_SCANS];
 static int	n_late_scans = 0;
 
-/*
- * The deletion's walk of the commit or top-level abort in progress, as
- * attributed at PRE_COMMIT or XACT_EVENT_ABORT with its estimate and the
- * prediction of the deletion's other parts (restate_deletion_walk replaces
- * the estimate by what the phase measured)
- */
-typedef struct WlCommitWalk
-{
-	bool		attributed;
-	bool		at_abort;
-	int32		stmt_no;
-	double		est_ns;
-	double		others_ns;
-	/* once restated: the phase (on CPU, and in all) */
-	double		phase_ms;
-	double		phase_wall_ms;
-	double		measured_ns;
-} WlCommitWalk;
-
-/*
- * The walk the last commit restated, told at DEBUG2 at the next statement
- * (the commit cleanup sends no message) unless told already
- */
-static WlCommitWalk restated_walk;
-static bool restated_walk_untold = false;
-
-static void sub_abort_cleaned_up(void *arg);
-static void end_sub_walk(void);
-static void watch_error_flush(void);
-static void error_flushed(void *arg);
-static void time_deletion(instr_time end, double cleanup_ms);
-static void restate_deletion_walk(void);
-static void restate_walk(WlCommitWalk *w, double cpu_ms, double wall_ms);
 
 typedef struct WlOpenXact
 {
@@ -312,7 +278,7 @@ typedef struct WlOpenXact
 	bool		pred_walked_recently;	/* this backend walked < 1 s before,
 										 * touching less than the cache since */
 	int32		pred_small_files;	/* files WAL-logged, if nothing else */
-	WlCommitWalk drop_walk;		/* the deletion's walk, if any */
+	bool		drop_walk;		/* the commit walks for its file deletion */
 	int8		commit_strategy;	/* walload.commit_strategy at that commit */
 	int32		commit_threshold_kb;	/* the wal_skip_threshold it used */
 	bool		threshold_read; /* at a commit: xact_threshold_kb is set */
@@ -329,19 +295,15 @@ typedef struct WlOpenXact
 	bool		phase_is_abort;
 	bool		phase_is_prepare;
 	bool		abort_deferred;
-	TimestampTz abort_stmt_start;	/* of the message a deferred abort came
-									 * in */
 	instr_time	phase_start;
 	instr_time	phase_mid;
 	instr_time	phase_afterlocks;
-	double		phase_afterlocks_cpu_ns;	/* -1: not read (no deletion walk) */
+	double		phase_afterlocks_cpu_ns;	/* -1: not read (no deletion walk
+											 * at a commit) */
 	uint64		phase_wal_start;
 	double		commit_ms;
 	double		sync_ms;
 	double		cleanup_ms;
-	double		deletion_ms;	/* of cleanup_ms: after the locks' release */
-	double		deletion_cpu_ms;	/* of that, on CPU (deletion_ms if not
-									 * read) */
 	bool		ended_commit;	/* outcome of the transaction that ended */
 
 	WlStmtRef  *refs;
@@ -350,41 +312,6 @@ typedef struct WlOpenXact
 } WlOpenXact;
 
 static WlOpenXact cur;
-
-/*
- * The walk of a subtransaction's abort, timed like a top-level one: from
- * the release of its resource owner's locks (just before AtSubAbort_smgr
- * deletes its files) to the deletion of its CurTransactionContext
- * (CleanupSubTransaction: ROLLBACK TO, a PL/pgSQL exception block) or to
- * the reset of ErrorContext (error_flushed: after an error inside a
- * transaction block, core cleans up only at the client's ROLLBACK TO),
- * whichever comes first in the client message that aborted it.  One at a
- * time: core cleans a subtransaction up before it aborts another.
- */
-typedef struct WlSubAbortWalk
-{
-	bool		armed;			/* a walk noted, its end watched */
-	bool		watching;		/* end_cb is in a context's list */
-	SubTransactionId subid;
-	ResourceOwner owner;		/* the subtransaction's */
-	TimestampTz stmt_start;		/* GetCurrentStatementStartTimestamp() */
-	instr_time	afterlocks;
-	double		afterlocks_cpu_ns;
-	WlCommitWalk walk;
-	MemoryContextCallback end_cb;
-} WlSubAbortWalk;
-
-static WlSubAbortWalk sub_walk;
-
-/*
- * The end of an abort after an error: the reset of ErrorContext that
- * follows core's abort (PostgresMain's FlushErrorState, after
- * AbortCurrentTransaction; a PL/pgSQL exception block's comes before its
- * subtransaction's abort, which ends at its cleanup).  A static callback,
- * linked until the next reset.
- */
-static MemoryContextCallback error_flush_cb;
-static bool error_flush_linked = false;
 
 /* refs arrays larger than this are given back at the end of a record */
 #define WL_KEEP_REFS	64
@@ -645,18 +572,6 @@ wl_acc_backend_exit(void)
 		flush_finished(true, false);
 }
 
-/* at a statement's start: what the last commit restated, at DEBUG2 */
-static void
-tell_restated_walk(void)
-{
-	WlCommitWalk *w = &restated_walk;
-
-	elog(DEBUG2, "walload: the %s's walk of kind %d measured %.3f ms (phase %.3f ms on CPU, %.3f ms in all, less %.3f ms predicted for its other parts), estimated %.3f ms",
-		 w->at_abort ? "abort" : "commit",
-		 (int) WL_SCAN_DROP_PENDING, w->measured_ns / 1e6, w->phase_ms, w->phase_wall_ms,
-		 w->others_ns / 1e6, w->est_ns / 1e6);
-	restated_walk_untold = false;
-}
 
 /*
  * A statement starts: make sure that `more` statements can be queued
@@ -666,8 +581,6 @@ tell_restated_walk(void)
 static void
 reserve_finished(int more)
 {
-	if (restated_walk_untold)
-		tell_restated_walk();
 	flush_at_safe_point(more, false);
 	if (n_finished + more > finished_capacity)
 	{
@@ -899,13 +812,12 @@ queued_record(int32 stmt_no)
 }
 
 /*
- * n walks (1, or 0 for a change of est_ns to the estimate of one already
- * attributed) at commit or abort, caused by statement stmt_no of the open
- * record (or by no known statement: -1).  Falls back to the statement
- * running now (inner transactions of VACUUM and the like).  Stored for an
- * already stored statement if walload's lock can be had at once, else kept
- * as a late scan; with may_wait (at PRE_COMMIT), with the late list full,
- * stored waiting.
+ * n walks at commit or abort, with their estimate est_ns, caused by
+ * statement stmt_no of the open record (or by no known statement: -1).
+ * Falls back to the statement running now (inner transactions of VACUUM
+ * and the like).  Stored for an already stored statement if walload's lock
+ * can be had at once, else kept as a late scan; with may_wait (at
+ * PRE_COMMIT), with the late list full, stored waiting.
  */
 static void
 attribute_walks(WlScanKind kind, int64 n, int32 stmt_no, double est_ns, bool on_abort_path,
@@ -1659,22 +1571,6 @@ forget_quiet_transaction(bool has_xid, bool is_prepare)
 }
 
 /*
- * the deletion's walk, attributed at PRE_COMMIT or at the abort with
- * estimate est_ns; others_ns predicted for the rest of the deletion
- */
-static void
-note_commit_walk(WlCommitWalk *w, int32 stmt_no, double est_ns, double others_ns,
-				 bool at_abort)
-{
-	memset(w, 0, sizeof(*w));
-	w->attributed = true;
-	w->at_abort = at_abort;
-	w->stmt_no = stmt_no;
-	w->est_ns = est_ns;
-	w->others_ns = others_ns;
-}
-
-/*
  * Before the commit record: store what waits (without waiting, unless the
  * backend holds too much), decide the commit's scans the way core will,
  * and warn if asked to.  Returns whether the end of the transaction is to
@@ -1700,7 +1596,7 @@ pre_commit_record(bool is_prepare, bool has_xid)
 
 	flush_at_safe_point(0, true);
 	memset(&cur.pred_est, 0, sizeof(cur.pred_est));
-	memset(&cur.drop_walk, 0, sizeof(cur.drop_walk));
+	cur.drop_walk = false;
 	cur.pred_walked_recently = false;
 	cur.pred_small_files = 0;
 
@@ -1755,11 +1651,11 @@ pre_commit_record(bool is_prepare, bool has_xid)
 			add_attributed_scan(WL_SCAN_FLUSH_PENDING, model.sync_stmt_no,
 								model.synced_rels, est.sync_written, false);
 		if (model.drop_scan && !is_prepare)
-			note_commit_walk(&cur.drop_walk, model.drop_stmt_no,
-							 add_attributed_scan(WL_SCAN_DROP_PENDING, model.drop_stmt_no,
-												 model.dropped_rels, model.dropped_buffers,
-												 false),
-							 est.drop_ns + est.files_ns, false);
+		{
+			add_attributed_scan(WL_SCAN_DROP_PENDING, model.drop_stmt_no,
+								model.dropped_rels, model.dropped_buffers, false);
+			cur.drop_walk = true;
+		}
 		cur.model.wal_skipped_rels += model.wal_skipped_rels;
 		cur.model.synced_rels += model.synced_rels;
 		cur.model.synced_blocks += model.synced_blocks;
@@ -1820,37 +1716,21 @@ abort_buffers_bound(void)
 /*
  * The walk of this (sub)transaction level's abort, if it deletes files:
  * counted, priced with the buffers it invalidates, and attributed to the
- * first statement that created one of them.  A top-level abort's walk is
- * noted for its restatement at the end of the abort (wl_acc_xact_end).
- * The abort path.
+ * first statement that created one of them.  The abort path.
  */
 static void
-attribute_abort_walk(bool top_level, WlCommitWalk *noted)
+attribute_abort_walk(void)
 {
 	int32		nrels = 0;
 	int64		buffers = 0;
 	int64		pages = 0;
 
-	if (top_level)
-		memset(&cur.drop_walk, 0, sizeof(cur.drop_walk));
-	if (noted)
-		memset(noted, 0, sizeof(*noted));
 	if (wl_model_abort_drop_scan(&nrels, abort_buffers_bound(), &buffers, &pages))
 	{
-		int32		stmt_no = wl_model_abort_statement();
-		double		est_ns;
-
 		wl_header_pages_mapped(pages);
 		cur.model.dropped_rels += nrels;
-		est_ns = add_attributed_scan(WL_SCAN_DROP_PENDING, stmt_no, nrels, buffers, true);
-		if (top_level || noted)
-		{
-			WlScanCost	cost;
-
-			wl_store_get_scan_cost(&cost);
-			note_commit_walk(top_level ? &cur.drop_walk : noted, stmt_no, est_ns,
-							 wl_abort_deletion_others_ns(&cost, nrels, buffers), true);
-		}
+		add_attributed_scan(WL_SCAN_DROP_PENDING, wl_model_abort_statement(), nrels,
+							buffers, true);
 	}
 }
 
@@ -1861,22 +1741,17 @@ wl_acc_abort(void)
 	/* statements interrupted by the error */
 	stack_abort(InvalidSubTransactionId);
 
-	attribute_abort_walk(true, NULL);
+	attribute_abort_walk();
 	cur.prepare_pending = false;
 
 	begin_phase(true, false);
 
 	/*
 	 * After an error inside a transaction block, core cleans up (and so
-	 * calls us back) only at the client's ROLLBACK: the walk's end is the
-	 * reset of ErrorContext that follows.
+	 * calls us back) only at the client's ROLLBACK: the phase ends when
+	 * the transaction's locks are released (wl_acc_xact_end).
 	 */
 	cur.abort_deferred = (TransactionBlockStatusCode() == 'T');
-	if (cur.abort_deferred && cur.drop_walk.attributed)
-	{
-		cur.abort_stmt_start = GetCurrentStatementStartTimestamp();
-		watch_error_flush();
-	}
 }
 
 /* XACT_EVENT_COMMIT: the commit record is flushed, the sync part is over */
@@ -1917,134 +1792,17 @@ wl_acc_prepare_done(void)
 void
 wl_acc_subxact_abort(SubTransactionId subid)
 {
-	WlCommitWalk walk;
-
 	stack_abort(subid);
 
-	attribute_abort_walk(false, &walk);
+	attribute_abort_walk();
 	wl_model_subxact_abort();
-
-	/*
-	 * Watch the end of its cleanup (registering links a static callback:
-	 * nothing is allocated).  Not while a cleanup not yet come is watched.
-	 */
-	sub_walk.armed = false;
-	if (walk.attributed && !sub_walk.watching)
-	{
-		sub_walk.armed = true;
-		sub_walk.subid = subid;
-		sub_walk.owner = CurTransactionResourceOwner;
-		sub_walk.stmt_start = GetCurrentStatementStartTimestamp();
-		INSTR_TIME_SET_ZERO(sub_walk.afterlocks);
-		sub_walk.afterlocks_cpu_ns = -1;
-		sub_walk.walk = walk;
-		sub_walk.end_cb.func = sub_abort_cleaned_up;
-		sub_walk.end_cb.arg = NULL;
-		MemoryContextRegisterResetCallback(CurTransactionContext, &sub_walk.end_cb);
-		sub_walk.watching = true;
-		watch_error_flush();
-	}
-}
-
-/* link error_flushed into ErrorContext, unless it is there already */
-static void
-watch_error_flush(void)
-{
-	if (error_flush_linked || ErrorContext == NULL)
-		return;
-	error_flush_cb.func = error_flushed;
-	error_flush_cb.arg = NULL;
-	MemoryContextRegisterResetCallback(ErrorContext, &error_flush_cb);
-	error_flush_linked = true;
-}
-
-/*
- * ErrorContext is being reset: after an error, core's abort is over.  The
- * walk of a top-level abort that core cleans up only at the client's
- * ROLLBACK, and of a subtransaction's, restated where the reset comes in
- * the message that aborted it and after the walk's start.  Runs in the
- * abort's error recovery: the rules of the header apply.
- */
-static void
-error_flushed(void *arg)
-{
-	error_flush_linked = false;
-	if (cur.in_phase && cur.phase_is_abort && cur.abort_deferred &&
-		cur.drop_walk.attributed && !INSTR_TIME_IS_ZERO(cur.phase_afterlocks) &&
-		GetCurrentStatementStartTimestamp() == cur.abort_stmt_start)
-	{
-		instr_time	now;
-
-		INSTR_TIME_SET_CURRENT(now);
-		time_deletion(now, 0);
-		restate_deletion_walk();
-		cur.drop_walk.attributed = false;
-	}
-	end_sub_walk();
-}
-
-/*
- * A subtransaction's resource owner released its locks at its abort: just
- * before its file deletion.
- */
-void
-wl_acc_sub_locks_released(void)
-{
-	if (sub_walk.armed && CurrentResourceOwner == sub_walk.owner &&
-		GetCurrentSubTransactionId() == sub_walk.subid)
-	{
-		INSTR_TIME_SET_CURRENT(sub_walk.afterlocks);
-		sub_walk.afterlocks_cpu_ns = wl_backend_cpu_ns();
-	}
-}
-
-/*
- * The aborted subtransaction's CurTransactionContext is being deleted: its
- * cleanup is over.  Its walk restated as the top-level abort's is
- * (restate_deletion_walk), where the cleanup came in the message that
- * aborted it.  Runs with interrupts held in CleanupSubTransaction: the
- * rules of the header apply.
- */
-static void
-sub_abort_cleaned_up(void *arg)
-{
-	sub_walk.watching = false;
-	end_sub_walk();
-}
-
-/*
- * The aborted subtransaction's walk has ended: at the first of its two ends
- * watched (its cleanup, or the reset of ErrorContext after an error), the
- * walk restated; the other finds nothing armed.
- */
-static void
-end_sub_walk(void)
-{
-	instr_time	d;
-	double		cpu_ns;
-	double		wall_ms;
-
-	if (!sub_walk.armed)
-		return;
-	sub_walk.armed = false;
-	if (INSTR_TIME_IS_ZERO(sub_walk.afterlocks) || sub_walk.afterlocks_cpu_ns < 0 ||
-		GetCurrentStatementStartTimestamp() != sub_walk.stmt_start)
-		return;
-	INSTR_TIME_SET_CURRENT(d);
-	INSTR_TIME_SUBTRACT(d, sub_walk.afterlocks);
-	cpu_ns = wl_backend_cpu_ns();
-	if (cpu_ns < 0)
-		return;
-	wall_ms = INSTR_TIME_GET_MILLISEC(d);
-	restate_walk(&sub_walk.walk, Min(Max(cpu_ns - sub_walk.afterlocks_cpu_ns, 0) / 1e6, wall_ms),
-				 wall_ms);
 }
 
 /*
  * The top-level transaction's locks are released (the last release phase of
  * its resource owner): just before file deletion.  Its time on CPU only for
- * a deletion with a walk (the only figure that reads it; a system call at
- * every commit otherwise).
+ * a commit's deletion with a walk (the only figure that reads it,
+ * learn_from_commit; a system call at every commit otherwise).
  */
 void
 wl_acc_locks_released(void)
@@ -2052,7 +1810,7 @@ wl_acc_locks_released(void)
 	if (cur.in_phase)
 	{
 		INSTR_TIME_SET_CURRENT(cur.phase_afterlocks);
-		if (cur.drop_walk.attributed)
+		if (cur.drop_walk && !cur.phase_is_abort)
 			cur.phase_afterlocks_cpu_ns = wl_backend_cpu_ns();
 	}
 }
@@ -2142,6 +1900,34 @@ part_of_phase(double phase_ms, double pred_ns, double part_ns, double per)
 }
 
 /*
+ * The file deletion of the commit ending at end: from the locks' release
+ * (wl_acc_locks_released), on CPU where that was read, else in all (all
+ * of the cleanup if the release was not seen).  On CPU, not in all: a
+ * walk never waits, so what the backend spent off CPU in the phase was the
+ * file system's (its journal) or another process's (the scheduler's),
+ * never the walk's.
+ * Against what the uprobe oracle measured walking the pool (15, 2GB, two
+ * runs each), wall time read the walks under replica at 1.05-1.39 times
+ * that (median 1.12), time on CPU at 0.96-1.10 (1.00).
+ */
+static double
+deletion_cpu_ms(instr_time end)
+{
+	instr_time	d;
+	double		wall_ms;
+	double		cpu_ns;
+
+	if (INSTR_TIME_IS_ZERO(cur.phase_afterlocks))
+		return cur.cleanup_ms;
+	d = end;
+	INSTR_TIME_SUBTRACT(d, cur.phase_afterlocks);
+	wall_ms = INSTR_TIME_GET_MILLISEC(d);
+	if (cur.phase_afterlocks_cpu_ns < 0 || (cpu_ns = wl_backend_cpu_ns()) < 0)
+		return wall_ms;
+	return Min(Max(cpu_ns - cur.phase_afterlocks_cpu_ns, 0) / 1e6, wall_ms);
+}
+
+/*
  * What a commit that has just ended teaches the store (store.c), three
  * things.
  *
@@ -2167,9 +1953,9 @@ part_of_phase(double phase_ms, double pred_ns, double part_ns, double per)
  *
  * The walks: the sync's walk is most of the sync phase, the deletion's walk
  * most of what follows the release of the transaction's locks (its time on
- * CPU, deletion_cpu_ms, as restate_deletion_walk says why: the walk,
- * truncating and unlinking files; not the lock release and the cache
- * invalidation before it, in commit_cleanup_ms), in commits that scan
+ * CPU, deletion_cpu_ms: the walk, truncating and unlinking files; not the
+ * lock release and the cache invalidation before it, in
+ * commit_cleanup_ms), in commits that scan
  * shared_buffers of a size where a walk is long enough to time (at least
  * WL_SCAN_TIME_MIN_NS predicted, and WL_SCAN_TIME_SHARE of its phase's
  * prediction): the phase less the prediction's other parts in it, over the
@@ -2190,11 +1976,15 @@ part_of_phase(double phase_ms, double pred_ns, double part_ns, double per)
  * session's first walk, mostly faults, would teach their misprice as the
  * walks' speed.
  *
+ * Taught once, at the end of the commit, from figures final then; the
+ * phase timed here is not written into any record (its est_scan_ms keeps
+ * the estimate made when the walk was counted).
+ *
  * Runs in the commit cleanup: the rules of the header apply (the store's
  * spinlock only, no message).
  */
 static void
-learn_from_commit(void)
+learn_from_commit(instr_time end)
 {
 	const WlCommitEstimate *e = &cur.pred_est;
 	double		cleanup_pred_ns = e->total_ns - e->sync_phase_ns;
@@ -2214,107 +2004,8 @@ learn_from_commit(void)
 											  e->sync_scan_timed_ns));
 	if (e->drop_scan_timed_ns >= WL_SCAN_TIME_MIN_NS && e->sync_scan_timed_ns == 0 &&
 		e->drop_scan_ns >= cleanup_pred_ns * WL_SCAN_TIME_SHARE)
-		wl_store_note_scan_time(part_of_phase(cur.deletion_cpu_ms, cleanup_pred_ns, e->drop_scan_ns,
-											  e->drop_scan_timed_ns));
-}
-
-/*
- * The deletion's walk of the commit (or top-level abort) that has ended, as
- * its phase measured it (scan_cost.c wl_commit_walk_measured_ns), where the
- * phase says enough of it: the file deletion after the locks' release
- * (deletion_cpu_ms: the walk, the files' truncation and unlinking), less
- * the prediction's deletion of the files and core's untimed work per file.
- * The phase's time on CPU, not its wall time: a walk never waits, so what
- * the backend spent off CPU in the phase was the file system's (its
- * journal) or another process's (the scheduler's), never the walk's.
- * Against what the uprobe oracle measured walking the pool (15, 2GB, two
- * runs each), wall time read the walks under replica at 1.05-1.39 times
- * that (median 1.12), time on CPU at 0.96-1.10 (1.00); under minimal the
- * two are the same, 1.02-1.24 (1.08): core's work per deleted file that
- * the prediction leaves out.
- * Its estimate in the records it went to at PRE_COMMIT (the transaction's,
- * the statement's and its aggregate's) is replaced by that.  Also a walk
- * right after another one: what it took is what it took, whatever its
- * estimate assumed of the CPU cache.
- *
- * An abort's the same way, from the locks' release to the end of the
- * cleanup (a ROLLBACK, or a statement's failure outside a transaction
- * block), or after an error inside a block, whose cleanup waits for the
- * client's ROLLBACK, to the reset of ErrorContext that follows core's
- * abort (error_flushed); less wl_abort_deletion_others_ns.  A
- * subtransaction's: sub_abort_cleaned_up.  Why: the uprobe
- * oracle (15) estimated a ROLLBACK's walk at 0.70 and 1.20 of what it
- * traced in two server starts of 2026-11-26, and a rolled-back load's at
- * 1.2-1.7 on one level of four versions in a run of 2026-11-25; restated,
- * the ROLLBACK's and ROLLBACK TO's came out at 1.02-1.05, with noise
- * floors of 1.09-1.65.
- *
- * Not the sync's walk: the sync phase also writes the synced files' dirty
- * blocks (inside the walk) and fsyncs them, whose prediction errs by more
- * than the walk takes: a COPY of 640 blocks into a new table at 4GB
- * committed in 8.4-11.7 ms against 6.75 predicted, 3.6 of it the walk; at
- * 16GB the phase less its other parts came out 1.63 times the walk the
- * uprobe oracle traced.
- *
- * Runs in the commit cleanup: the rules of the header apply (a change to a
- * stored statement's record is tried without waiting, or kept as a late
- * scan).
- */
-static void
-restate_deletion_walk(void)
-{
-	if (cur.drop_walk.attributed)
-		restate_walk(&cur.drop_walk, cur.deletion_cpu_ms, cur.deletion_ms);
-}
-
-/*
- * Walk w as its phase measured it (cpu_ms on CPU, wall_ms in all), where
- * the phase says enough of it (wl_commit_walk_measured_ns): its estimate
- * in the records it went to replaced, and kept to be told at DEBUG2.
- */
-static void
-restate_walk(WlCommitWalk *w, double cpu_ms, double wall_ms)
-{
-	double		measured_ns = wl_commit_walk_measured_ns(cpu_ms, w->est_ns, w->others_ns);
-
-	if (measured_ns < 0)
-		return;
-	attribute_walks(WL_SCAN_DROP_PENDING, 0, w->stmt_no, measured_ns - w->est_ns, w->at_abort,
-					false);
-	w->phase_ms = cpu_ms;
-	w->phase_wall_ms = wall_ms;
-	w->measured_ns = measured_ns;
-	restated_walk = *w;
-	restated_walk_untold = true;
-}
-
-/*
- * The file deletion of the phase ending at end (of cleanup_ms, the part
- * after the commit record or the whole abort): from the locks' release,
- * in all and on CPU (on CPU only where a deletion's walk was noted:
- * wl_acc_locks_released).
- */
-static void
-time_deletion(instr_time end, double cleanup_ms)
-{
-	instr_time	d;
-
-	cur.deletion_ms = cleanup_ms;
-	cur.deletion_cpu_ms = cleanup_ms;
-	if (INSTR_TIME_IS_ZERO(cur.phase_afterlocks))
-		return;
-	d = end;
-	INSTR_TIME_SUBTRACT(d, cur.phase_afterlocks);
-	cur.deletion_ms = INSTR_TIME_GET_MILLISEC(d);
-	cur.deletion_cpu_ms = cur.deletion_ms;
-	if (cur.phase_afterlocks_cpu_ns >= 0)
-	{
-		double		cpu_ns = wl_backend_cpu_ns();
-
-		if (cpu_ns >= 0)
-			cur.deletion_cpu_ms = Min(Max(cpu_ns - cur.phase_afterlocks_cpu_ns, 0) / 1e6,
-									  cur.deletion_ms);
-	}
+		wl_store_note_scan_time(part_of_phase(deletion_cpu_ms(end), cleanup_pred_ns,
+											  e->drop_scan_ns, e->drop_scan_timed_ns));
 }
 
 /*
@@ -2347,12 +2038,6 @@ wl_acc_xact_end(void)
 	{
 		cur.sync_ms = 0;
 		cur.cleanup_ms = cur.commit_ms;
-		/* an abort cleaned up at once: its deletion ends here too */
-		if (!cur.abort_deferred)
-		{
-			time_deletion(end, cur.cleanup_ms);
-			restate_deletion_walk();
-		}
 	}
 	else
 	{
@@ -2362,14 +2047,11 @@ wl_acc_xact_end(void)
 		d = end;
 		INSTR_TIME_SUBTRACT(d, cur.phase_mid);
 		cur.cleanup_ms = INSTR_TIME_GET_MILLISEC(d);
-		time_deletion(end, cur.cleanup_ms);
+		/* aborts and PREPAREs teach nothing */
 		if (!cur.phase_is_prepare)
-		{
-			learn_from_commit();
-			restate_deletion_walk();
-		}
+			learn_from_commit(end);
 	}
-	cur.drop_walk.attributed = false;
+	cur.drop_walk = false;
 
 	wl_model_xact_end();
 

@@ -48,7 +48,6 @@ extern void wl_acc_prepare_done(void);
 extern void wl_acc_abort(void);
 extern void wl_acc_subxact_abort(SubTransactionId subid);
 extern void wl_acc_locks_released(void);
-extern void wl_acc_sub_locks_released(void);
 extern void wl_acc_xact_end(void);
 extern void wl_acc_backend_exit(void);
 

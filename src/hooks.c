@@ -112,10 +112,8 @@ watch_backend_exit(void)
 /*
  * The release of the top-level transaction's locks times the end of an
  * abort that core finishes only at the client's ROLLBACK, and the start of
- * a commit's or an abort's file deletion, whose walk teaches the walks'
- * speed or is recorded as measured (accumulator.c, wl_acc_locks_released,
- * learn_from_commit, restate_deletion_walk); a subtransaction's the start
- * of its abort's (wl_acc_sub_locks_released).  Core calls a
+ * a commit's file deletion, whose walk teaches the walks' speed
+ * (accumulator.c, wl_acc_locks_released, learn_from_commit).  Core calls a
  * release callback six times per transaction, so it is registered only
  * once this backend runs something that can make a record: a statement of
  * any kind but a plain SELECT, or a commit that is not quiet.  (A backend
@@ -799,20 +797,14 @@ wl_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 		wl_acc_subxact_abort(mySubid);
 }
 
-/*
- * the last release phase of the top-level owner, or of an aborting
- * subtransaction's: just before file deletion
- */
+/* the last release phase of the top-level owner: just before file deletion */
 static void
 wl_resource_release(ResourceReleasePhase phase, bool isCommit,
 					bool isTopLevel, void *arg)
 {
-	if (phase != RESOURCE_RELEASE_AFTER_LOCKS)
-		return;
-	if (isTopLevel && CurrentResourceOwner == TopTransactionResourceOwner)
+	if (phase == RESOURCE_RELEASE_AFTER_LOCKS && isTopLevel &&
+		CurrentResourceOwner == TopTransactionResourceOwner)
 		wl_acc_locks_released();
-	else if (!isTopLevel && !isCommit)
-		wl_acc_sub_locks_released();
 }
 
 void

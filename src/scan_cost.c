@@ -1935,58 +1935,6 @@ wl_commit_est(const WlCommitModel *m, const WlScanCost *cost, const WlCommitStat
 	est->total_ns = est->scan_ns + est->sync_ns + est->wal_ns + est->drop_ns + est->files_ns;
 }
 
-/* which commit walks their phase measures (ns as estimated, share) */
-#define WL_WALK_MEASURED_MIN_NS		2e5
-#define WL_WALK_MEASURED_SHARE		0.8
-
-/*
- * A walk of a commit that has ended, as its phase measured it (the file
- * deletion's walk: accumulator.c restate_deletion_walk): the phase as
- * timed (phase_ms) less what the commit's prediction gave the phase's other
- * parts (others_ns), where the walk as estimated (walk_ns: with its page
- * faults and invalidated buffers) is at least WL_WALK_MEASURED_MIN_NS and
- * WL_WALK_MEASURED_SHARE of the phase's prediction: the other parts' error
- * is then a small part of the result.  Bounded to 1/4..4 times walk_ns.
- * -1 where the phase says too little of the walk.
- *
- * Why measure at all: the calibration times the walk at server start, and
- * a machine's speed drifts (uprobe oracle, 2GB, one server start each half:
- * whole halves of scenarios walked 0.75-0.8 or 1.25-1.4 times their
- * estimate).  Why the share: at 2GB the deletion of an unlogged table's
- * five files took 1-4.6 ms where 0.25 ms were predicted (accumulator.c
- * learn_from_commit).  Why the floor: a walk of 128MB takes about 30 us,
- * as much as the phase's untimed work varies.
- *
- * Pure.
- */
-double
-wl_commit_walk_measured_ns(double phase_ms, double walk_ns, double others_ns)
-{
-	if (walk_ns < WL_WALK_MEASURED_MIN_NS ||
-		walk_ns < (walk_ns + Max(others_ns, 0)) * WL_WALK_MEASURED_SHARE)
-		return -1;
-	return Min(Max(phase_ms * 1e6 - Max(others_ns, 0), walk_ns / 4), walk_ns * 4);
-}
-
-/*
- * What an abort's deletion of nrels files created in the transaction takes
- * besides its walk, as the commit's prediction prices a dropped file
- * (wl_commit_est drop_ns): each relation's forks asked for, its main fork
- * deleted, its blocks (at most buffers, the ones the walk invalidates)
- * never written, as a file the transaction created and filled in shared
- * buffers has them.  The other parts of the phase that
- * wl_commit_walk_measured_ns subtracts; 0 without the I/O calibration.
- * Pure.
- */
-double
-wl_abort_deletion_others_ns(const WlScanCost *cost, int nrels, int64 buffers)
-{
-	if (!cost->io.valid || nrels <= 0)
-		return 0;
-	/* one fork each, nothing of it stored */
-	return deleted_files_ns(&cost->io, nrels, nrels, 0, 0, Max(buffers, 0));
-}
-
 /* ----------------------------------------------------------------
  * the calibration worker
  * ----------------------------------------------------------------

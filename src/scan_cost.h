@@ -93,7 +93,4 @@ extern void wl_note_commit_wal_logged(void);
 extern void wl_commit_est(const WlCommitModel *m, const WlScanCost *cost,
 						  const WlCommitState *st, WlCommitEstimate *est);
 
-extern double wl_commit_walk_measured_ns(double phase_ms, double walk_ns, double others_ns);
-extern double wl_abort_deletion_others_ns(const WlScanCost *cost, int nrels, int64 buffers);
-
 #endif							/* WALLOAD_SCAN_COST_H */

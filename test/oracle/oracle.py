@@ -297,7 +297,7 @@ def cmd_noise(args):
     session's first: the same work every time).  How far apart those walks
     are, and whether one figure can be within BOUND (0.20: +-20%) of every
     one of them; EST_MS, walload's est_scan_ms of the same N transactions in
-    order (each recorded as its commit measured it), against them."""
+    order (each the estimate made when its walk was counted), against them."""
     path, n, bound = args[0], int(args[1]), float(args[2])
     ests = [float(x) for x in args[3:]]
     t = parse_trace(path, int(os.environ.get("ORACLE_PROBE_NS", "0")))
@@ -317,7 +317,7 @@ def cmd_noise(args):
                 "exists" if exists else "does not exist"))
     if len(ests) == n:
         r = sorted(e / (x / 1e6) for e, x in zip(ests, walks))
-        text += "; walload recorded them (as their commits measured them) at %.2f-%.2f of these" % (r[0], r[-1])
+        text += "; walload estimated them at %.2f-%.2f of these" % (r[0], r[-1])
     shell_out({"noise_ok": 1, "noise_spread": "%.2f" % spread, "noise_text": text})
     return 0
 

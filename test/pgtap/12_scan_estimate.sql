@@ -10,15 +10,10 @@
 -- walks; this checks that each walk is counted and estimated.  The
 -- estimate's accuracy against the real walks is the uprobe oracle's.
 --
--- Estimates, not measurements: a commit's deletion walk estimated at 0.2 ms
--- or more, and at 80% of the deletion or more, is recorded as measured
--- (scan_cost.c wl_commit_walk_measured_ns).  An empty table's walk at 128MB
--- is most of its deletion, and on a host whose walk calibrates above about
--- 12 ns a header it is 0.2 ms: one run on PostgreSQL 16 recorded 0.39 and
--- 0.29 ms for the two cold walks, and 0.25 for the first (estimated).  So
--- each table holds 100 blocks, written to disk by a CHECKPOINT: their
--- deletion (about 0.4 ms here) keeps each walk below 80% of it.  The 100
--- buffers each walk invalidates are priced alike for every table.
+-- Estimates, not measurements: est_scan_ms is the estimate made when the
+-- walk is counted, never restated from the time its commit took.  Each
+-- table holds 100 blocks, written to disk by a CHECKPOINT; the 100 buffers
+-- each walk invalidates are priced alike for every table.
 --
 -- The session's first walk maps the header pages, and the walk right after
 -- that one is estimated cold (scan_cost.c with_mapped): e0 maps them, e1
@@ -65,12 +60,10 @@ SELECT cmp_ok((xact_of('DROP TABLE e2')).est_scan_ms, '>', 0::float8,
               'the walk right after another has an estimate');
 -- Which of these walks is priced as finding part of the headers cached,
 -- and so which is dearer, is not asserted here: the estimate takes what the
--- server's commits taught of the walks (a timed ratio), and a deletion walk
--- that is most of its phase is recorded as measured, so comparing two
+-- server's commits taught of the walks (a timed ratio), so comparing two
 -- walks' estimates depends on the machine's speed and load (one run on 17
 -- found the two walks after reading twice the cache 22% apart).
--- bench/run.py --only cacheshare prints each case's share and estimate
--- beside the measured walk.
+-- bench/run.py --only cacheshare prints each case's share and estimate.
 SELECT is((SELECT count(*) FROM walload_xacts x JOIN walload_statements s USING (xact_id)
            WHERE s.pid = pg_backend_pid() AND s.query LIKE 'DROP TABLE e%' AND x.est_scan_ms > 0),
           5::bigint, 'each of the five walks has an estimate');

@@ -5,9 +5,9 @@
 # walload_info.scan_time_ratio; every estimate of a walk (est_scan_ms, the
 # commit predictions) is the calibration's times that ratio, except the
 # page faults of a backend's first walk, which are priced apart and neither
-# scaled nor taught.  (A commit's walk that is most of its phase is then
-# recorded as the phase measured it, 017_commit_walk_measured.pl: the
-# estimates are read here from walload's DEBUG2 lines.)  So the walks that
+# scaled nor taught.  (What the commit's phase measured is taught, never
+# recorded: est_scan_ms keeps the walk's estimate, 017_walk_estimate_kept.pl;
+# the estimates are read here from walload's DEBUG2 lines.)  So the walks that
 # teach are a session's later ones (its first too where its page faults are
 # a small part of it), and not one that follows another within
 # a second with less than the CPU cache touched in between (it may find

@@ -81,7 +81,7 @@ sub calibrated_node
 	return $node;
 }
 
-# walload tells at DEBUG2 what it estimated and measured of each walk
+# walload tells at DEBUG2 what it estimated of each walk
 sub debug2_session
 {
 	my ($node, $sql, $errors_expected) = @_;
