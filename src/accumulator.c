@@ -1571,8 +1571,8 @@ forget_quiet_transaction(bool has_xid, bool is_prepare)
 }
 
 /*
- * Before the commit record: store what waits (without waiting, unless the
- * backend holds too much), decide the commit's scans the way core will,
+ * Before the commit record: decide the commit's scans the way core will,
+ * store what waits (without waiting, unless the backend holds too much),
  * and warn if asked to.  Returns whether the end of the transaction is to
  * be watched (wl_acc_xact_end): not for a quiet one.
  */
@@ -1594,7 +1594,6 @@ pre_commit_record(bool is_prepare, bool has_xid)
 {
 	WlCommitModel model;
 
-	flush_at_safe_point(0, true);
 	memset(&cur.pred_est, 0, sizeof(cur.pred_est));
 	cur.drop_walk = false;
 	cur.pred_walked_recently = false;
@@ -1670,6 +1669,13 @@ pre_commit_record(bool is_prepare, bool has_xid)
 			cur.prepare_model = model;
 		}
 	}
+
+	/*
+	 * Store what waits once the commit's walks are attributed: a statement
+	 * of this record still queued takes its walks into its record before
+	 * that is stored, and is written once.
+	 */
+	flush_at_safe_point(0, true);
 
 	/* the last transaction of the record: its scans are all known now */
 	if (!is_prepare && cur.active && !statement_in_progress())
