@@ -11,8 +11,8 @@
 #     docfile exist
 #  3. CHANGELOG.md has one "## X.Y" section per extension version
 #     (walload--X.Y.sql and the targets of walload--A--B.sql), newest first,
-#     the first being default_version; a copy missing a section must fail
-#     the same check
+#     the first being default_version (sections "(library only)" aside); a
+#     copy missing a section must fail the same check
 #  4. make dist writes walload-VERSION.zip of HEAD under walload-VERSION/,
 #     with META.json (valid), the control file and every DATA script, and
 #     nothing export-ignored
@@ -67,7 +67,8 @@ done
 # the versions the install scripts define, newest first
 versions=$(ls walload--*.sql | sed -E 's/^walload--(.*)\.sql$/\1/; s/^.*--//' | sort -t. -k1,1nr -k2,2nr -u | tr '\n' ' ')
 echo "# versions of the install and update scripts: $versions"
-changelog_versions() { sed -nE 's/^## ([0-9][0-9.]*)( .*)?$/\1/p' "$1" | tr '\n' ' '; }
+# (a "## X.Y.Z (library only)" section changes the library, not the SQL)
+changelog_versions() { grep -v '^## .*(library only)' "$1" | sed -nE 's/^## ([0-9][0-9.]*)( .*)?$/\1/p' | tr '\n' ' '; }
 check "CHANGELOG.md: one section per extension version, newest first" "$versions" "$(changelog_versions CHANGELOG.md)"
 check "CHANGELOG.md: the first section is default_version" "$extver" "$(changelog_versions CHANGELOG.md | cut -d' ' -f1)"
 sed '/^## 1\.1 /,/^## 1\.0 /{/^## 1\.0 /!d}' CHANGELOG.md >"$tmp/CHANGELOG.md"
