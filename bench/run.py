@@ -1114,7 +1114,6 @@ def walknoise(c, tmp):
     after a session's first, as priced and as a cold walk."""
     sessions = P["noise_sessions"]
     rows = []
-    told = re.compile(r"the commit's walk of kind \d+ measured ([\d.]+) ms .*, estimated ([\d.]+) ms")
     priced = re.compile(r"walk\(s\) of kind \d+ over \d+ file\(s\): \d+ unmapped header pages, "
                         r"cache share ([\d.]+), .*: ([\d.]+) ms, page faults ([\d.]+) ms")
     path = os.path.join(tmp, "n1.sql")
@@ -1129,9 +1128,14 @@ def walknoise(c, tmp):
                    "CREATE TABLE n_u (id int); INSERT INTO n_u VALUES (1)")
             r = c.as_postgres([os.path.join(c.bindir, "psql"), "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1",
                                "-f", path], capture_output=True, text=True)
-            m, p_ = told.findall(r.stderr), priced.findall(r.stderr)
+            p_ = priced.findall(r.stderr)
+            # each DROP's commit: its cleanup phase as measured (the walk,
+            # and deleting a one-block file), and its estimate
+            m = [tuple(x.split("|")) for x in c.psql(
+                "SELECT commit_cleanup_ms, est_scan_ms FROM (SELECT * FROM walload_xacts "
+                "WHERE full_scans > 0 ORDER BY xact_id DESC LIMIT 2) x ORDER BY xact_id").splitlines()]
             if r.returncode != 0 or len(m) != 2 or len(p_) != 2:
-                raise RuntimeError("walknoise: not two measured walks for the two DROPs:\n%s" % r.stderr[-2000:])
+                raise RuntimeError("walknoise: not two walks for the two DROPs:\n%s" % r.stderr[-2000:])
             # (measured, estimated, share priced, estimated as a cold walk)
             first.append((float(m[0][0]), float(m[0][1])))
             second.append((float(m[1][0]), float(m[1][1]), float(p_[1][0]),
@@ -1186,15 +1190,14 @@ def llc_bytes():
 def cacheshare(c, tmp):
     """The cache share walload prices a DROP TABLE's walk at, where it hangs
     on the time since the backend's last walk, beside that walk as measured
-    (the commit's deletion phase it restates est_scan_ms with, where the walk
-    is most of it) and whether its commit taught the walks.  Each session
+    (the commit's cleanup phase: the walk and the deletion of an empty
+    file) and whether its commit taught the walks.  Each session
     starts with the DROP that maps the header pages and the one after it
     (priced cold); the walk reported is the session's last."""
     rounds = P["share_rounds"]
     llc = llc_bytes()
     walk = re.compile(r"walk\(s\) of kind 3 over \d+ file\(s\): \d+ unmapped header pages, "
                       r"cache share ([\d.]+), .*: ([\d.]+) ms, page faults")
-    told = re.compile(r"the commit's walk of kind 3 measured ([\d.]+) ms")
     taught = re.compile(r"^teach:(\d+)$")
     spin = ("DO $$ DECLARE t0 timestamptz := clock_timestamp(); x float8 := 0; BEGIN "
             "WHILE clock_timestamp() - t0 < interval '0.2 s' LOOP "
@@ -1251,12 +1254,10 @@ def cacheshare(c, tmp):
                 err = r.stderr.splitlines()
                 last = max(i for i, l in enumerate(err) if walk.search(l))
                 share, est = (float(x) for x in walk.search(err[last]).groups())
-                meas = None
-                for l in err[last + 1:]:
-                    m = told.search(l)
-                    if m:
-                        meas = float(m.group(1))
-                        break
+                # the last DROP's commit: its cleanup phase as measured (the
+                # walk, and deleting an empty file)
+                meas = float(c.psql("SELECT commit_cleanup_ms FROM walload_xacts WHERE full_scans > 0 "
+                                    "ORDER BY xact_id DESC LIMIT 1"))
                 t = [int(m.group(1)) for m in (taught.match(l) for l in r.stdout.splitlines()) if m]
                 got[name].append((share, est, meas, t[-1] - t[-2]))
             log("cacheshare %s: round %d of %d" % (size, rnd + 1, rounds))
@@ -1277,7 +1278,7 @@ def cacheshare(c, tmp):
              "|---|---|---|---|---|---|---|---|"]
     for size, name, sm, slo, shi, em, meas, ratios, nt, n, before in out_rows:
         mtxt = ("%.3f ms (%.3f..%.3f), %d" % (statistics.median(meas), min(meas), max(meas), len(meas))
-                if meas else "not restated (walk under 0.8 of its deletion or 0.2 ms)")
+                if meas else "-")
         rtxt = "%.2f" % statistics.median(ratios) if ratios else "-"
         lines.append("| %s | %s | %.2f (%.2f..%.2f) | %.3f ms | %s | %s | %d of %d | %s |"
                      % (size, name, sm, slo, shi, em, mtxt, rtxt, nt, n, before))
@@ -1568,10 +1569,9 @@ another such DROP: the same work each time, the walk of the whole pool at
 the commit's file deletion (the first with the header pages not yet mapped
 in that backend, the second right after it).  'estimated': what
 walload estimated for that walk before it ran (from the calibration at the
-server's start); 'walks': what the walk took, as walload measured it from
-the deletion phase it restates est_scan_ms with (walload's DEBUG2 line; the
-uprobe oracle found those figures within 2-3%% of the walks it traced, see
-docs/limits.md).  A single figure can be within +-20%% of every walk only
+server's start); 'walks': the commit's cleanup phase as walload measured
+it (commit_cleanup_ms: the walk, and deleting a one-block file, which at
+1GB and above is a small part of it).  A single figure can be within +-20%% of every walk only
 if the slowest took at most 1.5 times the fastest.
 
 %s
@@ -1588,9 +1588,9 @@ priced': the share of the headers walload prices that last walk as finding
 in the CPU cache (its DEBUG2 line), which counts the blocks the backend
 touched since its previous walk, its time on CPU, and the wall time
 (scan_cost.c wl_touched_since_walk): the last two make it the machine's and
-the moment's, so no test judges it.  'walk measured': the commit's deletion
-phase that walload restates est_scan_ms with, where the walk is most of it
-(CPU time of the phase less its other parts as predicted).  'taught the
+the moment's, so no test judges it.  'walk measured': the commit's cleanup
+phase as walload measured it (commit_cleanup_ms: the walk, and deleting an
+empty file).  'taught the
 walks': rounds in which that commit moved walload_info.scan_time_ratio.
 
 %s
