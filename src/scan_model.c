@@ -337,7 +337,9 @@ file_exists_any_fork(WlRelFile file)
  * and a fork known to have blocks exists -- core never unlinks one fork of
  * such a file, only the whole file (at commit, or at a subtransaction's
  * abort, which closes it first and so forgets the sizes).  So does a fork
- * this backend has open.  Its size is still asked of the kernel.
+ * this backend has open.  Its size is still asked of the kernel.  And a
+ * file that skips WAL belongs to a permanent relation, which has no init
+ * fork (core asserts as much when it finds one): not looked for.
  */
 static uint64
 file_total_blocks(WlRelFile file)
@@ -349,7 +351,7 @@ file_total_blocks(WlRelFile file)
 	{
 		BlockNumber cached = srel->smgr_cached_nblocks[fork];
 
-		if (cached == 0)
+		if (cached == 0 || fork == INIT_FORKNUM)
 			continue;
 		if (cached != InvalidBlockNumber || srel->md_num_open_segs[fork] > 0 ||
 			smgrexists(srel, fork))
