@@ -47,7 +47,7 @@ else
 fi
 
 need="build-essential postgresql-$major postgresql-server-dev-$major postgresql-$major-pgtap
-      libtap-parser-sourcehandler-pgtap-perl libipc-run-perl bpftrace python3 gdb sqlsmith"
+      libtap-parser-sourcehandler-pgtap-perl libipc-run-perl bpftrace python3 gdb sqlsmith strace"
 optional="linux-perf"
 for suite in ${WALLOAD_DEPS_SUITES:-}; do
   case $suite in

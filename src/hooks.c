@@ -700,6 +700,10 @@ wl_object_access(ObjectAccessType access, Oid classId, Oid objectId,
 	{
 		case OAT_TRUNCATE:
 			wl_observe_truncate(objectId);
+			wl_model_note_doomed(objectId, true);
+			break;
+		case OAT_DROP:
+			wl_model_note_doomed(objectId, false);
 			break;
 		case OAT_POST_CREATE:
 			memset(&eff, 0, sizeof(eff));

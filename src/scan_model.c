@@ -107,24 +107,21 @@ static List *ghost_syncs = NIL; /* pending syncs of aborted subxacts */
 static List *createdb_files = NIL;	/* pending syncs in a new database */
 static HTAB *known_rels = NULL;	/* relid -> its file, as last seen */
 static HTAB *doomed_sizes = NULL;	/* files to delete at commit, sized */
+static HTAB *seen_sizes = NULL; /* pending syncs' forks, as last known */
 
 /*
- * The sizes of a file a commit deletes, as the live prediction found them
- * (size_doomed).  A file scheduled for deletion is no longer written, so
- * the next prediction of the transaction takes them from here rather than
- * asking the file system again: each statement of a transaction that drops
- * many tables asked again about every file dropped before it (20 DROP
- * TABLE in one transaction at 1GB: 37-81 us a prediction, 1.2 ms in all,
- * where the 20 statements themselves took 2.2 ms).  Its buffers can only
- * be evicted meanwhile: the count stays a bound.  A subtransaction's abort
- * can bring a file back (a later DROP schedules it again, after writes):
- * it makes every size known so far stale (doomed_generation).  Not used at
- * commit, which sizes every file afresh.
+ * The sizes of a file that a statement scheduled for deletion, noted as it
+ * did (wl_model_note_doomed, while the relation is still there to tell
+ * them) from what this backend knows without a system call, for the live
+ * prediction (size_doomed).  A file scheduled for deletion is no longer
+ * written: its buffers can only be evicted meanwhile, and the count stays a
+ * bound.  A subtransaction's abort can bring a file back; a later DROP
+ * notes it again, after its writes.  Not used at commit, which sizes every
+ * file afresh.
  */
 typedef struct DoomedSize
 {
 	WlRelFile	file;			/* hash key */
-	uint32		generation;
 	double		blocks;
 	double		forks;
 	double		stored_forks;
@@ -132,7 +129,20 @@ typedef struct DoomedSize
 	double		buffers;
 } DoomedSize;
 
-static uint32 doomed_generation = 0;
+/*
+ * The size of each fork of a pending sync as this backend last knew it in
+ * the transaction, for the live prediction (file_live_blocks).  Core's
+ * storage manager keeps the size it last asked the kernel for and counts
+ * the blocks extended since (smgr_cached_nblocks), but forgets it whenever
+ * the relation's relcache entry is rebuilt, as DDL on the relation does;
+ * this copy outlives that.  A TRUNCATE in place makes it stale: forgotten
+ * there (wl_model_note_truncated_in_place).
+ */
+typedef struct SeenSize
+{
+	WlRelFile	file;			/* hash key */
+	BlockNumber blocks[MAX_FORKNUM + 1];	/* InvalidBlockNumber: not known */
+} SeenSize;
 
 typedef struct KnownRel
 {
@@ -235,6 +245,9 @@ ensure_model_state(void)
 	ctl.entrysize = sizeof(DoomedSize);
 	doomed_sizes = hash_create("walload doomed file sizes", 64, &ctl,
 							   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	ctl.entrysize = sizeof(SeenSize);
+	seen_sizes = hash_create("walload pending sync sizes", 64, &ctl,
+							 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 	ctl.keysize = sizeof(Oid);
 	ctl.entrysize = sizeof(KnownRel);
 	known_rels = hash_create("walload known relations", 64, &ctl,
@@ -274,6 +287,7 @@ wl_model_xact_end(void)
 		hash_get_num_entries(doomed_files) > WL_MODEL_KEEP_ENTRIES ||
 		hash_get_num_entries(truncated_files) > WL_MODEL_KEEP_ENTRIES ||
 		hash_get_num_entries(doomed_sizes) > WL_MODEL_KEEP_ENTRIES ||
+		hash_get_num_entries(seen_sizes) > WL_MODEL_KEEP_ENTRIES ||
 		hash_get_num_entries(known_rels) > WL_MODEL_KEEP_ENTRIES)
 	{
 		MemoryContextReset(model_hash_cxt);
@@ -281,6 +295,7 @@ wl_model_xact_end(void)
 		doomed_files = NULL;
 		truncated_files = NULL;
 		doomed_sizes = NULL;
+		seen_sizes = NULL;
 		known_rels = NULL;
 		return;
 	}
@@ -288,6 +303,7 @@ wl_model_xact_end(void)
 	empty_map(doomed_files);
 	empty_map(truncated_files);
 	empty_map(doomed_sizes);
+	empty_map(seen_sizes);
 	empty_map(known_rels);
 }
 
@@ -310,12 +326,20 @@ file_exists_any_fork(WlRelFile file)
 
 /*
  * Blocks over all existing forks of a file whose sync is pending, as
- * smgrDoPendingSyncs() counts them.  A fork this backend has open exists:
- * core never unlinks one fork of a file created in the running transaction,
- * only the whole file (at commit, or at a subtransaction's abort, which
- * closes its forks first), and no other backend can.  Asking md.c
- * (mdexists) would close and reopen it: about 4 us per file at every
- * prediction, for the same answer.
+ * smgrDoPendingSyncs() counts them (smgrexists, then smgrnblocks), for the
+ * commit.  Where core's storage manager knows the size of a fork
+ * (smgr_cached_nblocks: the size it last asked the kernel for, and the
+ * blocks it extended the fork by since; no other backend writes a file
+ * created in the running transaction), the existence check is answered
+ * without asking md.c, which would close and reopen the fork, or fail to
+ * open it: a fork known to be empty adds nothing whether it exists or not
+ * (the free space map and visibility map code cache 0 for a missing fork),
+ * and a fork known to have blocks exists -- core never unlinks one fork of
+ * such a file, only the whole file (at commit, or at a subtransaction's
+ * abort, which closes it first and so forgets the sizes).  So does a fork
+ * this backend has open.  Its size is still asked of the kernel.  And a
+ * file that skips WAL belongs to a permanent relation, which has no init
+ * fork (core asserts as much when it finds one): not looked for.
  */
 static uint64
 file_total_blocks(WlRelFile file)
@@ -324,8 +348,15 @@ file_total_blocks(WlRelFile file)
 	uint64		total = 0;
 
 	for (ForkNumber fork = 0; fork <= MAX_FORKNUM; fork++)
-		if (srel->md_num_open_segs[fork] > 0 || smgrexists(srel, fork))
+	{
+		BlockNumber cached = srel->smgr_cached_nblocks[fork];
+
+		if (cached == 0 || fork == INIT_FORKNUM)
+			continue;
+		if (cached != InvalidBlockNumber || srel->md_num_open_segs[fork] > 0 ||
+			smgrexists(srel, fork))
 			total += smgrnblocks(srel, fork);
+	}
 	return total;
 }
 
@@ -372,6 +403,83 @@ wl_model_relation_file(Oid relid, WlRelFile *file, char *relkind, char *relpersi
 	return has_file;
 }
 
+/*
+ * pg_class.relpages of the relation whose first file this is (a relation
+ * created in the transaction has its OID as file number until it is given
+ * a new one), or InvalidBlockNumber.  CREATE INDEX sets it exactly for the
+ * index it builds and for its table, after which both relcache entries are
+ * rebuilt and core's sizes of them forgotten.  Read from the syscache: no
+ * file is opened.
+ */
+static BlockNumber
+class_pages(WlRelFile file)
+{
+	Oid			relid = WL_REL_NUMBER(file);
+	HeapTuple	tup;
+	BlockNumber pages = InvalidBlockNumber;
+	WlRelFile	cur;
+
+	if (WL_REL_DB(file) != MyDatabaseId)
+		return InvalidBlockNumber;
+	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	if (!HeapTupleIsValid(tup))
+		return InvalidBlockNumber;
+	if (class_file(relid, (Form_pg_class) GETSTRUCT(tup), &cur) &&
+		WlRelFileEquals(cur, file) &&
+		((Form_pg_class) GETSTRUCT(tup))->relpages > 0)
+		pages = (BlockNumber) ((Form_pg_class) GETSTRUCT(tup))->relpages;
+	ReleaseSysCache(tup);
+	return pages;
+}
+
+/*
+ * Blocks over all forks of a pending sync, estimated for the live
+ * prediction without a system call: a fork's size as core's storage
+ * manager knows it (see file_total_blocks), else as this backend last knew
+ * it in the transaction (SeenSize), and for the main fork at least
+ * pg_class.relpages; a fork of unknown size counts no blocks (a free space
+ * map or visibility map never looked at, which a bulk load into a new
+ * table does not create).  Asking md.c instead cost an open and a close per
+ * fork, an lseek per existing one, and a failed open per missing one, at
+ * every statement of the load for every file created so far.
+ */
+static uint64
+file_live_blocks(WlRelFile file)
+{
+	SMgrRelation srel = WlSmgrOpen(file);
+	SeenSize   *seen;
+	bool		found;
+	uint64		total = 0;
+
+	ensure_model_state();
+	seen = hash_search(seen_sizes, &file, HASH_ENTER, &found);
+	if (!found)
+		for (ForkNumber fork = 0; fork <= MAX_FORKNUM; fork++)
+			seen->blocks[fork] = InvalidBlockNumber;
+	for (ForkNumber fork = 0; fork <= MAX_FORKNUM; fork++)
+	{
+		BlockNumber known = srel->smgr_cached_nblocks[fork];
+
+		if (known != InvalidBlockNumber)
+			seen->blocks[fork] = known;
+		else
+		{
+			known = seen->blocks[fork];
+			if (fork == MAIN_FORKNUM)
+			{
+				BlockNumber pages = class_pages(file);
+
+				if (pages != InvalidBlockNumber &&
+					(known == InvalidBlockNumber || pages > known))
+					known = pages;
+			}
+		}
+		if (known != InvalidBlockNumber)
+			total += known;
+	}
+	return total;
+}
+
 BlockNumber
 wl_model_main_fork_blocks(WlRelFile file)
 {
@@ -387,13 +495,16 @@ wl_model_main_fork_blocks(WlRelFile file)
  * non-temporary files are passed.  Outside recovery no fork size is
  * cached, so core scans unless none of the forks exists (then the
  * per-block path runs over zero blocks), and the threshold is above zero.
+ * live: the live prediction, which asks the file system nothing: a file
+ * scheduled for deletion existed when it was scheduled, and only the
+ * commit's deletion removes it.
  */
 static bool
-drop_all_would_scan(WlRelFile *files, int n)
+drop_all_would_scan(WlRelFile *files, int n, bool live)
 {
 	if (n == 0)
 		return false;
-	if (WL_BUF_DROP_FULL_SCAN_THRESHOLD == 0)
+	if (WL_BUF_DROP_FULL_SCAN_THRESHOLD == 0 || live)
 		return true;
 	for (int i = 0; i < n; i++)
 		if (file_exists_any_fork(files[i]))
@@ -816,7 +927,7 @@ wl_model_database_buffers(Oid dboid)
 	return owned_buffers(&owner, &pages_mapped);
 }
 
-/* one file's sizes for size_doomed (below), marked as of the live generation */
+/* one file's sizes for size_doomed (below), at commit */
 static void
 size_file(WlRelFile file, DoomedSize *one)
 {
@@ -824,7 +935,6 @@ size_file(WlRelFile file, DoomedSize *one)
 
 	memset(one, 0, sizeof(*one));
 	one->file = file;
-	one->generation = doomed_generation;
 	for (ForkNumber fork = 0; fork <= MAX_FORKNUM; fork++)
 	{
 		BlockNumber nblocks;
@@ -854,8 +964,10 @@ size_file(WlRelFile file, DoomedSize *one)
  * open and an ioctl and up to WL_BUFFER_SAMPLE buffer lookups, so in a
  * transaction that drops thousands of files only the first
  * WL_DROP_SIZE_SAMPLE are looked at and the rest estimated from them.
- * live: the live prediction, which takes what an earlier one of the
- * transaction found of a file (DoomedSize) and keeps what it finds.
+ * live: the live prediction, which asks the file system nothing and takes
+ * the sizes noted when the files were scheduled for deletion (DoomedSize);
+ * a file not noted (the old file of a relation rewritten) counts as its
+ * main fork, of blocks unknown.
  */
 #define WL_DROP_SIZE_SAMPLE	64
 
@@ -872,18 +984,20 @@ size_doomed(WlRelFile *files, int n, bool live, WlCommitModel *m)
 	for (int i = 0; i < k; i++)
 	{
 		DoomedSize	one;
-		DoomedSize *known = NULL;
-		bool		found = false;
 
-		if (live)
-			known = hash_search(doomed_sizes, &files[i], HASH_ENTER, &found);
-		if (found && known->generation == doomed_generation)
-			one = *known;
+		if (!live)
+			size_file(files[i], &one);
 		else
 		{
-			size_file(files[i], &one);
-			if (known)
-				*known = one;
+			DoomedSize *noted = hash_search(doomed_sizes, &files[i], HASH_FIND, NULL);
+
+			if (noted != NULL)
+				one = *noted;
+			else
+			{
+				memset(&one, 0, sizeof(one));
+				one.forks = 1;
+			}
 		}
 		all.blocks += one.blocks;
 		all.forks += one.forks;
@@ -896,6 +1010,95 @@ size_doomed(WlRelFile *files, int n, bool live, WlCommitModel *m)
 	m->dropped_stored_forks = (int32) (all.stored_forks * scale);
 	m->dropped_stored_blocks = (int64) (all.stored_blocks * scale);
 	m->dropped_buffers = (int64) (all.buffers * scale);
+}
+
+/*
+ * The sizes of relid's file as this backend knows them now, without a
+ * system call, noted for the live prediction (DoomedSize): each fork's size
+ * as core's storage manager knows it, else as the live prediction last saw
+ * it (SeenSize), and for the main fork, which always exists, at least
+ * pg_class.relpages (as the last VACUUM, ANALYZE or CREATE INDEX counted
+ * it).  A fork of unknown size is taken not to exist.  Its blocks are taken
+ * to be on disk: whether the file system has allocated them is not known
+ * without asking it.
+ */
+static void
+note_doomed_rel(Oid relid)
+{
+	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	WlRelFile	file;
+	BlockNumber relpages;
+	bool		has_file;
+	DoomedSize *d;
+	SeenSize   *seen;
+	SMgrRelation srel;
+
+	if (!HeapTupleIsValid(tup))
+		return;
+	has_file = class_file(relid, (Form_pg_class) GETSTRUCT(tup), &file);
+	relpages = (BlockNumber) Max(((Form_pg_class) GETSTRUCT(tup))->relpages, 0);
+	ReleaseSysCache(tup);
+	if (!has_file)
+		return;
+
+	d = hash_search(doomed_sizes, &file, HASH_ENTER, NULL);
+	memset(d, 0, sizeof(*d));
+	d->file = file;
+	seen = hash_search(seen_sizes, &file, HASH_FIND, NULL);
+	srel = WlSmgrOpen(file);
+	for (ForkNumber fork = 0; fork <= MAX_FORKNUM; fork++)
+	{
+		BlockNumber nblocks = srel->smgr_cached_nblocks[fork];
+
+		if (nblocks == InvalidBlockNumber && seen != NULL)
+			nblocks = seen->blocks[fork];
+		if (fork == MAIN_FORKNUM)
+		{
+			if (nblocks == InvalidBlockNumber || relpages > nblocks)
+				nblocks = relpages;
+		}
+		else if (nblocks == InvalidBlockNumber || nblocks == 0)
+			continue;
+		d->forks++;
+		d->blocks += nblocks;
+		d->stored_blocks += nblocks;
+		d->stored_forks += nblocks > 0 ? 1 : 0;
+		d->buffers += fork_buffers(file, fork, nblocks);
+	}
+}
+
+/*
+ * A statement is about to schedule the deletion of relid's file: DROP
+ * (object access hook, OAT_DROP, once per relation dropped, its indexes and
+ * TOAST table included), or TRUNCATE giving the relation new files
+ * (OAT_TRUNCATE, with_dependents: also those of its indexes, its TOAST
+ * table and the TOAST table's index).  Note their sizes for the live
+ * prediction while the relations still tell them.
+ */
+void
+wl_model_note_doomed(Oid relid, bool with_dependents)
+{
+	Relation	rel;
+	Oid			toastrelid;
+	List	   *indexes;
+	ListCell   *lc;
+
+	ensure_model_state();
+	note_doomed_rel(relid);
+	if (!with_dependents || (rel = RelationIdGetRelation(relid)) == NULL)
+		return;
+	toastrelid = rel->rd_rel->reltoastrelid;
+	indexes = RelationGetIndexList(rel);
+	RelationClose(rel);
+	if (OidIsValid(toastrelid) && (rel = RelationIdGetRelation(toastrelid)) != NULL)
+	{
+		note_doomed_rel(toastrelid);
+		indexes = list_concat(indexes, RelationGetIndexList(rel));
+		RelationClose(rel);
+	}
+	foreach(lc, indexes)
+		note_doomed_rel(lfirst_oid(lc));
+	list_free(indexes);
 }
 
 /* ----------------------------------------------------------------
@@ -1128,10 +1331,14 @@ file_in_sorted(WlRelFile file, WlRelFile *files, int n)
  * those of aborted subtransactions still pending (ghost_syncs), and the
  * files of databases created with WAL_LOG; with their size over all forks
  * as smgrDoPendingSyncs() counts it, whether they were truncated in place,
- * and the statement that created them.  palloc'd; returns how many.
+ * and the statement that created them.  live: for the prediction at a
+ * statement's end, the sizes estimated without a system call
+ * (file_live_blocks; the files of aborted subtransactions were deleted at
+ * the abort: none), where the commit asks the kernel as core then does.
+ * palloc'd; returns how many.
  */
 int
-wl_model_pending_syncs(WlPendingSync **out)
+wl_model_pending_syncs(bool live, WlPendingSync **out)
 {
 	WlRelFile  *created;
 	WlRelFile  *doomed;
@@ -1152,12 +1359,13 @@ wl_model_pending_syncs(WlPendingSync **out)
 	ncreated = smgrGetPendingDeletes(false, &created);
 	ncreated = sort_files(created, ncreated);
 
-#define ADD_SYNC(f_, trunc_, creator_) \
+#define ADD_SYNC(f_, trunc_, creator_, ghost_) \
 	do { \
 		if (n >= cap) \
 			s = repalloc(s, sizeof(WlPendingSync) * (cap *= 2)); \
 		s[n].file = (f_); \
-		s[n].blocks = (int64) file_total_blocks(f_); \
+		s[n].blocks = !live ? (int64) file_total_blocks(f_) : \
+			(ghost_) ? 0 : (int64) file_live_blocks(f_); \
 		s[n].truncated = (trunc_); \
 		s[n].creator = (creator_); \
 		n++; \
@@ -1174,7 +1382,7 @@ wl_model_pending_syncs(WlPendingSync **out)
 		ADD_SYNC(created[i],
 				 truncated_files != NULL &&
 				 hash_search(truncated_files, &created[i], HASH_FIND, NULL) != NULL,
-				 fc ? fc->stmt_no : -1);
+				 fc ? fc->stmt_no : -1, false);
 	}
 	foreach(lc, ghost_syncs)
 	{
@@ -1184,7 +1392,7 @@ wl_model_pending_syncs(WlPendingSync **out)
 			file_in_sorted(g->file, doomed, ndoomed) ||
 			file_in_sorted(g->file, created, ncreated))
 			continue;
-		ADD_SYNC(g->file, g->truncated, g->creator);
+		ADD_SYNC(g->file, g->truncated, g->creator, true);
 	}
 	foreach(lc, createdb_files)
 	{
@@ -1192,7 +1400,7 @@ wl_model_pending_syncs(WlPendingSync **out)
 
 		if (!WlSkippingWAL(*f) || file_in_sorted(*f, doomed, ndoomed))
 			continue;
-		ADD_SYNC(*f, false, -1);
+		ADD_SYNC(*f, false, -1, false);
 	}
 #undef ADD_SYNC
 
@@ -1237,8 +1445,9 @@ wl_model_decide_syncs(const WlPendingSync *s, int n, int threshold_kb, WlCommitM
 /*
  * What COMMIT (or PREPARE) of the current transaction would do now, as
  * core will decide it.  live: for the prediction at a statement's end
- * (walload_activity), which reuses what an earlier one found of the files
- * to delete (DoomedSize); the commit itself sizes them afresh.
+ * (walload_activity), which sizes the files without a system call, from
+ * what this backend already knows (file_live_blocks, DoomedSize): an
+ * estimate; the commit itself asks the file system, as core then does.
  */
 void
 wl_model_commit(bool is_prepare, bool live, WlCommitModel *m)
@@ -1254,7 +1463,7 @@ wl_model_commit(bool is_prepare, bool live, WlCommitModel *m)
 	if (!XLogIsNeeded())
 	{
 		WlPendingSync *syncs;
-		int			nsyncs = wl_model_pending_syncs(&syncs);
+		int			nsyncs = wl_model_pending_syncs(live, &syncs);
 
 		wl_model_decide_syncs(syncs, nsyncs, wal_skip_threshold, m);
 		pfree(syncs);
@@ -1264,7 +1473,7 @@ wl_model_commit(bool is_prepare, bool live, WlCommitModel *m)
 	ndoomed = smgrGetPendingDeletes(true, &doomed);
 	m->dropped_rels = ndoomed;
 	size_doomed(doomed, ndoomed, live, m);
-	m->drop_scan = drop_all_would_scan(doomed, ndoomed);
+	m->drop_scan = drop_all_would_scan(doomed, ndoomed, live);
 	m->drop_stmt_no = min_creator(doomed_files, doomed, ndoomed);
 	if (doomed)
 		pfree(doomed);
@@ -1283,7 +1492,7 @@ wl_model_commit(bool is_prepare, bool live, WlCommitModel *m)
 		WlCommitModel created;
 
 		m->abort_rels = n;
-		m->abort_drop_scan = drop_all_would_scan(files, n);
+		m->abort_drop_scan = drop_all_would_scan(files, n, false);
 		memset(&created, 0, sizeof(created));
 		size_doomed(files, n, false, &created);
 		m->abort_buffers = created.dropped_buffers;
@@ -1351,6 +1560,7 @@ wl_model_note_truncated_in_place(List *files)
 
 		if (WlSkippingWAL(*f))
 			(void) hash_search(truncated_files, f, HASH_ENTER, NULL);
+		(void) hash_search(seen_sizes, f, HASH_REMOVE, NULL);
 	}
 }
 
@@ -1369,8 +1579,6 @@ wl_model_subxact_abort(void)
 	int			n;
 	MemoryContext old;
 
-	/* a file it doomed lives again: no size the live prediction kept holds */
-	doomed_generation++;
 	if (XLogIsNeeded())
 		return;
 	n = smgrGetPendingDeletes(false, &files);

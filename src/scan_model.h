@@ -75,6 +75,7 @@ extern void wl_model_xact_end(void);
 /* what statements changed in the pending lists */
 extern void wl_model_read_pending_changes(int32 stmt_no, WlEffects *eff);
 extern void wl_model_note_truncated_in_place(List *files);
+extern void wl_model_note_doomed(Oid relid, bool with_dependents);
 extern bool wl_model_note_created_database(const char *dbname);
 
 /* a pending sync COMMIT considers (wal_level=minimal) */
@@ -87,7 +88,7 @@ typedef struct WlPendingSync
 } WlPendingSync;
 
 /* core's decisions at commit and abort */
-extern int	wl_model_pending_syncs(WlPendingSync **out);
+extern int	wl_model_pending_syncs(bool live, WlPendingSync **out);
 extern void wl_model_decide_syncs(const WlPendingSync *s, int n, int threshold_kb,
 								  WlCommitModel *m);
 extern void wl_model_commit(bool is_prepare, bool live, WlCommitModel *model);

@@ -167,7 +167,7 @@ wl_strategy_apply(WlStrategyChoice *choice, int64 dirty_buffers)
 	choice->threshold_kb = choice->core_threshold_kb = wal_skip_threshold;
 	if (wl_commit_strategy == WL_STRATEGY_OFF || XLogIsNeeded())
 		return;
-	n = wl_model_pending_syncs(&s);
+	n = wl_model_pending_syncs(false, &s);
 	if (n == 0)
 	{
 		pfree(s);
