@@ -1792,6 +1792,40 @@ wal_pages_unmapped(const WlCommitModel *m, const WlCommitState *st, const WlIoCo
 }
 
 /*
+ * Of the blocks a commit WAL-logs, those that go to WAL segments made for
+ * them: a new segment is written whole with zeros and synced before it is
+ * used (wal_init_zero), so such a block is written and synced twice.  The
+ * first segment's worth is taken to find one ready: a checkpoint keeps the
+ * next segment, and those it recycles, for reuse.
+ */
+static double
+wal_logged_in_new_segments(const WlCommitModel *m)
+{
+	double		per_segment = (double) wal_segment_size / (BLCKSZ + WL_FPI_OVERHEAD_BYTES);
+
+	return Max((double) m->wal_logged_blocks - per_segment, 0);
+}
+
+/*
+ * Of the blocks a commit WAL-logs, those it reads from the page cache:
+ * log_newpage_range reads every block through shared buffers, and a file a
+ * COPY or other bulk write loaded kept only its ring there.  The pending
+ * syncs' blocks still in shared buffers (st->dirty_buffers, see
+ * accumulator.c note_dirtied_by_load) are taken to be spread over all of
+ * them alike.
+ */
+static double
+wal_logged_unread(const WlCommitModel *m, const WlCommitState *st)
+{
+	double		pending = (double) m->synced_blocks + m->wal_logged_blocks;
+
+	if (m->wal_logged_blocks <= 0)
+		return 0;
+	return m->wal_logged_blocks *
+		(1 - Min((double) Max(st->dirty_buffers, 0) / pending, 1));
+}
+
+/*
  * The predicted duration of a commit that core decides as m, in the state
  * st.  Parts:
  *
@@ -1809,7 +1843,12 @@ wal_pages_unmapped(const WlCommitModel *m, const WlCommitState *st, const WlIoCo
  *   cost nothing more);
  * - wal: the commit's WAL flush writes and syncs what no one flushed yet
  *   (st->unflushed_wal_bytes), the blocks of the small files WAL-logged
- *   whole, and the commit record (one flush);
+ *   whole, and the commit record (one flush); a WAL-logged block beyond
+ *   the first segment's worth is written and synced twice, first as the
+ *   zeros of a new segment (wal_logged_in_new_segments), and read from the
+ *   page cache where it is
+ *   no longer in shared buffers (wal_logged_unread; a read priced as a
+ *   write, one copy of a block through the page cache);
  * - drop: deleting the files (truncating the main fork, which md.c
  *   unlinks at the next checkpoint, and unlinking the others that exist:
  *   each costs per fork and per block, far less where the file system has
@@ -1922,6 +1961,8 @@ wl_commit_est(const WlCommitModel *m, const WlScanCost *cost, const WlCommitStat
 			m->synced_rels * 2 * forks_ns + est->fsync_ns;
 		est->wal_ns = wal_blocks * (io->write_ns_per_block + io->fsync_ns_per_block) +
 			m->wal_logged_blocks * io->fpi_ns_per_block +
+			wal_logged_in_new_segments(m) * (io->write_ns_per_block + io->fsync_ns_per_block) +
+			wal_logged_unread(m, st) * io->write_ns_per_block +
 			m->wal_logged_rels * forks_ns +
 			wal_pages_unmapped(m, st, io) * io->wal_fault_ns_per_page +
 			(m->wal_logged_rels > 0 && !st->record_space_ready ? io->record_space_ns : 0) +

@@ -191,6 +191,15 @@ wl_strategy_apply(WlStrategyChoice *choice, int64 dirty_buffers)
 	wl_commit_state_now(&st, &all, dirty_buffers, false);
 	wl_store_get_scan_cost(&cost);
 
+	/*
+	 * Decide by the calibration of this start alone, not by the ratios the
+	 * server's commits taught: those move with every commit, and a decision
+	 * that follows them changed from round to round of one and the same
+	 * load.  Both paths pay core's work per file alike.
+	 */
+	cost.scan_time_ratio = 0;
+	cost.io.fsync_time_ratio = 0;
+
 	choice->threshold_kb = choose_threshold(wl_commit_strategy, s, n, &cost, &st,
 											wal_skip_threshold,
 											&choice->core_ns, &choice->chosen_ns);
