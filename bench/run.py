@@ -1414,28 +1414,19 @@ def strategies(c, tmp):
     for r in range(5):
         body += ["COPY st_%d FROM '%s' WITH (FORMAT csv);" % (t, seed_csv) for t in range(10)]
     loads.append(("seed 000: 10 tables x 5 COPYs of 1,000 rows", body, 10))
-    mbs = [2, 4, 8, 16, 32, 64]
-    body = []
-    for n, mb_ in enumerate(mbs):
-        body += ["CREATE TABLE st_%d (id int, pad text);" % n,
-                 "COPY st_%d FROM '%s' WITH (FORMAT csv);" % (n, csv("mb%d.csv" % mb_, copy_rows(mb_), 90))]
-    loads.append(("6 tables of 2-64 MB (COPY)", body, len(mbs)))
-    f25 = csv("mb2.5.csv", copy_rows(2.5), 90)
-    body = []
-    for n in range(2):
-        body += ["CREATE TABLE st_%d (id int, pad text);" % n,
-                 "COPY st_%d FROM '%s' WITH (FORMAT csv);" % (n, f25)]
-    loads.append(("2 tables of 2.5 MB (COPY)", body, 2))
-    f22 = csv("mb2.2.csv", copy_rows(2.2), 90)
-    body = []
-    for n in range(50):
-        body += ["CREATE TABLE st_%d (id int, pad text);" % n,
-                 "COPY st_%d FROM '%s' WITH (FORMAT csv);" % (n, f22)]
-    loads.append(("50 tables of 2.2 MB (COPY)", body, 50))
-    big = csv("big.csv", copy_rows(copy_mb), 90)
-    loads.append(("a %d MB COPY into a new table" % copy_mb,
-                  ["CREATE TABLE st_0 (id int, pad text);",
-                   "COPY st_0 FROM '%s' WITH (FORMAT csv);" % big], 1))
+
+    def tables(mbs):
+        """CREATE TABLE and one COPY each, of these sizes in MB"""
+        body = []
+        for n, mb_ in enumerate(mbs):
+            body += ["CREATE TABLE st_%d (id int, pad text);" % n,
+                     "COPY st_%d FROM '%s' WITH (FORMAT csv);" % (n, csv("mb%s.csv" % mb_, copy_rows(mb_), 90))]
+        return body, len(mbs)
+
+    loads.append(("6 tables of 2-64 MB (COPY)",) + tables([2, 4, 8, 16, 32, 64]))
+    loads.append(("2 tables of 2.5 MB (COPY)",) + tables([2.5] * 2))
+    loads.append(("50 tables of 2.2 MB (COPY)",) + tables([2.2] * 50))
+    loads.append(("a %d MB COPY into a new table" % copy_mb,) + tables([copy_mb]))
     strats = ["off", "auto", "wal", "sync"]
     cols = "commit_ms, total_ms, synced_rels, wal_logged_rels, full_scans, pred_commit_ms, strategy_action"
 
