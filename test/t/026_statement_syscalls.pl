@@ -129,8 +129,13 @@ sub load
 	return $traced ? trace_stop($h, $out) : ();
 }
 
-# warm the backend's caches: the first round opens catalogs the later ones
-# find open
+# warm the backend's caches, once in each mode: the first round opens
+# catalogs (and their files) the later ones find open, core's as well as
+# the ones walload reads once per backend (pg_class for relpages); a first
+# open is not a call per statement
+$session->query_safe("SET walload.track = 'top'");
+load('warm', 0);
+$session->query_safe('ROLLBACK');
 $session->query_safe("SET walload.track = 'none'");
 load('warm', 0);
 $session->query_safe('ROLLBACK');
