@@ -16,6 +16,7 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use IPC::Run;
 use Test::More;
+use Cwd qw(abs_path);
 
 my $strace = `command -v strace 2>/dev/null`;
 chomp $strace;
@@ -34,7 +35,9 @@ $node->safe_psql('postgres', 'CREATE EXTENSION walload');
 
 # the rows the COPYs read, from a file the server reads (the same calls in
 # both rounds)
-my $csv = $node->basedir . '/rows.csv';
+# absolute: the server reads it, from its own working directory (the test
+# framework's base directory is relative on some versions)
+my $csv = abs_path($node->basedir) . '/rows.csv';
 open my $fh, '>', $csv or die "cannot write $csv: $!";
 print $fh "$_,customer,1.50\n" for 1 .. 1000;
 close $fh;
