@@ -156,10 +156,14 @@ note 'and on files of /proc, tracked: ',
   join(', ', map { "$_ $on_proc->{$_}" } sort keys %$on_proc) || 'none';
 ok($off->{openat} > 0 && $off->{close} > 0,
 	'strace saw the loading statements open and close files');
+# a call made per statement would add at least 60 (the live prediction
+# used to add about 5,000 openat and 1,700 lseek here); a few calls once per
+# backend or transaction (a catalog's file first opened, on some versions
+# inside the counted round) are not a statement's
 for my $call (sort keys %names)
 {
-	cmp_ok($on->{$call} // 0, '<=', $off->{$call} // 0,
-		"$call: walload adds none to the loading statements");
+	cmp_ok(($on->{$call} // 0) - ($off->{$call} // 0), '<', 10,
+		"$call: walload adds fewer than one call per six loading statements");
 }
 
 # the live prediction, and what COMMIT then did
