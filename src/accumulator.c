@@ -242,7 +242,6 @@ typedef struct WlLateScan
 static WlLateScan late_scans[WL_LATE_SCANS];
 static int	n_late_scans = 0;
 
-
 typedef struct WlOpenXact
 {
 	bool		observed;		/* a statement started with tracking on */
@@ -572,7 +571,6 @@ wl_acc_backend_exit(void)
 		flush_finished(true, false);
 }
 
-
 /*
  * A statement starts: make sure that `more` statements can be queued
  * without allocating (statements can finish inside error handlers, where
@@ -812,7 +810,7 @@ queued_record(int32 stmt_no)
 }
 
 /*
- * n walks at commit or abort, with their estimate est_ns, caused by
+ * A walk at commit or abort, with its estimate est_ns, caused by
  * statement stmt_no of the open record (or by no known statement: -1).
  * Falls back to the statement running now (inner transactions of VACUUM
  * and the like).  Stored for an already stored statement if walload's lock
@@ -820,8 +818,8 @@ queued_record(int32 stmt_no)
  * PRE_COMMIT), with the late list full, stored waiting.
  */
 static void
-attribute_walks(WlScanKind kind, int64 n, int32 stmt_no, double est_ns, bool on_abort_path,
-				bool may_wait)
+attribute_walk(WlScanKind kind, int32 stmt_no, double est_ns, bool on_abort_path,
+			   bool may_wait)
 {
 	WlStmtRef  *ref = stmt_no >= 0 ? find_ref(stmt_no) : NULL;
 
@@ -836,26 +834,26 @@ attribute_walks(WlScanKind kind, int64 n, int32 stmt_no, double est_ns, bool on_
 
 		if (rec != NULL)
 		{
-			xact_add_scans(kind, n, est_ns);
-			rec->c.scans[kind] += n;
+			xact_add_scans(kind, 1, est_ns);
+			rec->c.scans[kind]++;
 			rec->c.scan_est_ns += (int64) est_ns;
 			return;
 		}
 	}
 	if (ref == NULL)
 	{
-		add_scans_to_current(kind, n, est_ns);
+		add_scans_to_current(kind, 1, est_ns);
 		return;
 	}
 
-	xact_add_scans(kind, n, est_ns);
+	xact_add_scans(kind, 1, est_ns);
 	if (!ref->stored)
 	{
-		ref->scans[kind] += n;
+		ref->scans[kind]++;
 		ref->scan_est_ns += (int64) est_ns;
 	}
 	else if (!wl_store_add_statement_scans(ref->ring_pos, cur.xact_id, ref->stmt_no,
-										   &ref->key, kind, n, NBuffers, est_ns, false))
+										   &ref->key, kind, 1, NBuffers, est_ns, false))
 	{
 		/* later, from this backend's next safe point */
 		for (int i = 0; i < n_late_scans; i++)
@@ -864,7 +862,7 @@ attribute_walks(WlScanKind kind, int64 n, int32 stmt_no, double est_ns, bool on_
 
 			if (l->ring_pos == ref->ring_pos && l->kind == kind)
 			{
-				l->n += n;
+				l->n++;
 				l->est_ns += est_ns;
 				return;
 			}
@@ -872,7 +870,7 @@ attribute_walks(WlScanKind kind, int64 n, int32 stmt_no, double est_ns, bool on_
 		if (n_late_scans >= WL_LATE_SCANS && may_wait)
 		{
 			(void) wl_store_add_statement_scans(ref->ring_pos, cur.xact_id, ref->stmt_no,
-												&ref->key, kind, n, NBuffers, est_ns, true);
+												&ref->key, kind, 1, NBuffers, est_ns, true);
 			return;
 		}
 		if (n_late_scans < WL_LATE_SCANS)
@@ -884,7 +882,7 @@ attribute_walks(WlScanKind kind, int64 n, int32 stmt_no, double est_ns, bool on_
 			l->stmt_no = ref->stmt_no;
 			l->key = ref->key;
 			l->kind = kind;
-			l->n = n;
+			l->n = 1;
 			l->est_ns = est_ns;
 		}
 
@@ -899,17 +897,16 @@ attribute_walks(WlScanKind kind, int64 n, int32 stmt_no, double est_ns, bool on_
 /*
  * One walk at commit or abort over nfiles files, acting on about buffers
  * buffers (invalidating them, or the sync's walk writing them), attributed
- * as attribute_walks says; returns its estimate.
+ * as attribute_walk says.
  */
-static double
+static void
 add_attributed_scan(WlScanKind kind, int32 stmt_no, int nfiles, int64 buffers,
 					bool on_abort_path)
 {
 	double		est_ns = wl_scans_est_ns(kind, 1, nfiles, buffers, !on_abort_path);
 
 	cur.walks_ahead = true;
-	attribute_walks(kind, 1, stmt_no, est_ns, on_abort_path, !on_abort_path);
-	return est_ns;
+	attribute_walk(kind, stmt_no, est_ns, on_abort_path, !on_abort_path);
 }
 
 /* ----------------------------------------------------------------
@@ -1912,9 +1909,6 @@ part_of_phase(double phase_ms, double pred_ns, double part_ns, double per)
  * walk never waits, so what the backend spent off CPU in the phase was the
  * file system's (its journal) or another process's (the scheduler's),
  * never the walk's.
- * Against what the uprobe oracle measured walking the pool (15, 2GB, two
- * runs each), wall time read the walks under replica at 1.05-1.39 times
- * that (median 1.12), time on CPU at 0.96-1.10 (1.00).
  */
 static double
 deletion_cpu_ms(instr_time end)

@@ -1846,9 +1846,8 @@ wal_logged_unread(const WlCommitModel *m, const WlCommitState *st)
  *   whole, and the commit record (one flush); a WAL-logged block beyond
  *   the first segment's worth is written and synced twice, first as the
  *   zeros of a new segment (wal_logged_in_new_segments), and read from the
- *   page cache where it is
- *   no longer in shared buffers (wal_logged_unread; a read priced as a
- *   write, one copy of a block through the page cache);
+ *   page cache where it is no longer in shared buffers (wal_logged_unread;
+ *   a read priced as a write, one copy of a block through the page cache);
  * - drop: deleting the files (truncating the main fork, which md.c
  *   unlinks at the next checkpoint, and unlinking the others that exist:
  *   each costs per fork and per block, far less where the file system has
