@@ -17,21 +17,19 @@ use PostgreSQL::Test::Utils;
 use IPC::Run;
 use Test::More;
 use Cwd qw(abs_path);
+use FindBin;
+use lib $FindBin::RealBin;
+use WalloadTAP;
 
 my $strace = `command -v strace 2>/dev/null`;
 chomp $strace;
 plan skip_all => 'strace is not installed' if $strace eq '';
 
-my $node = PostgreSQL::Test::Cluster->new('walload_statement_syscalls');
-$node->init;
-$node->append_conf('postgresql.conf', qq{
-shared_preload_libraries = 'walload'
+my $node = calibrated_node('walload_statement_syscalls', qq{
 autovacuum = off
 wal_level = minimal
 max_wal_senders = 0
 });
-$node->start;
-$node->safe_psql('postgres', 'CREATE EXTENSION walload');
 
 # the rows the COPYs read, from a file the server reads (the same calls in
 # both rounds)
