@@ -1230,6 +1230,8 @@ wl_scans_est_ns(WlScanKind kind, int64 n, int nfiles, int64 buffers, bool before
 	bool		frozen;
 	double		est;
 	double		fault_ns;
+	double		buffers_ns;
+	double		walk_ns;
 
 	if (n <= 0)
 		return 0;
@@ -1253,28 +1255,39 @@ wl_scans_est_ns(WlScanKind kind, int64 n, int nfiles, int64 buffers, bool before
 	}
 	cached = streak_cached(&cost, wl_headers_cached(&cost, touched), prior);
 	fault_ns = wl_scan_fault_ns(&cost, unmapped);
-	est = wl_scan_est_ns(&cost, kind, nfiles, unmapped, cached) + wl_scan_buffers_ns(&cost, buffers);
+	buffers_ns = wl_scan_buffers_ns(&cost, buffers);
+	walk_ns = wl_scan_timed_ns(&cost, kind, nfiles, unmapped, cached);
 	/* the others back to back, each after one more walk in a row */
 	for (int64 i = 1; i < n; i++)
 	{
 		int			in_row = (int) Min(prior + i, WL_STREAK_GRID);
-		double		walk_ns = wl_scan_est_ns(&cost, kind, nfiles, 0,
-											 streak_cached(&cost, wl_headers_cached(&cost, 0),
-														   in_row));
+		double		next_ns = wl_scan_timed_ns(&cost, kind, nfiles, 0,
+											   streak_cached(&cost, wl_headers_cached(&cost, 0),
+															 in_row));
 
 		/* from the last timed streak on, every walk is priced alike */
 		if (in_row == WL_STREAK_GRID)
 		{
-			est += (n - i) * walk_ns;
+			walk_ns += (n - i) * next_ns;
 			break;
 		}
-		est += walk_ns;
+		walk_ns += next_ns;
 	}
+	est = walk_ns * wl_scan_time_ratio(&cost) + fault_ns + buffers_ns;
 	faults_priced_ns += fault_ns;
+
+	/*
+	 * Every part of the estimate, so that bench/ablate.py can price the same
+	 * walks without each mechanism (the cache share, the learned ratio, the
+	 * page faults, the buffers).
+	 */
 	elog(DEBUG2, "walload: %lld walk(s) of kind %d over %d file(s): %lld unmapped header pages, "
-		 "cache share %.2f, %lld buffers %s: %.3f ms, page faults %.3f ms",
+		 "cache share %.2f, %lld buffers %s: %.3f ms, page faults %.3f ms; "
+		 "parts: walks %.4f ms as timed, %.4f ms cold, learned ratio %.4f, buffers %.4f ms",
 		 (long long) n, (int) kind, nfiles, (long long) unmapped, cached, (long long) buffers,
-		 kind == WL_SCAN_FLUSH_PENDING ? "written" : "invalidated", est / 1e6, fault_ns / 1e6);
+		 kind == WL_SCAN_FLUSH_PENDING ? "written" : "invalidated", est / 1e6, fault_ns / 1e6,
+		 walk_ns / 1e6, n * wl_scan_timed_ns(&cost, kind, nfiles, unmapped, 0) / 1e6,
+		 wl_scan_time_ratio(&cost), buffers_ns / 1e6);
 	/* the last of n walks follows the one that mapped the pages */
 	if (!frozen)
 	{

@@ -21,6 +21,9 @@
 #
 # WALLOAD_TESTS (which suites, see scripts/test.sh) is passed on to the
 # scripts/test.sh run inside; the build and the smoke test always run.
+# ORACLE_SHARED_BUFFERS and ORACLE_SCENARIO_PGOPTIONS are passed on to the
+# uprobe oracle (bench/ablate.py reads its out/ from
+# $WALLOAD_MATRIX_DIR/pgNN/build/walload/test/oracle/out).
 # WALLOAD_IN_MATRIX tells it that it runs in a chroot: the suites of the
 # host's Debian system (packages, PGXN, exporter, timeline) are left out.
 # scripts/test.sh's results are read from the TAP file it writes
@@ -272,6 +275,8 @@ for v in $versions; do
   in_chroot "$root" env WALLOAD_NO_MATRIX=1 WALLOAD_MATRIX= WALLOAD_IN_MATRIX="$v" WALLOAD_CORE_REGRESS="${WALLOAD_CORE_REGRESS:-}" \
     ${ldpath:+LD_LIBRARY_PATH=$ldpath} \
     WALLOAD_TESTS="${WALLOAD_TESTS:-}" WALLOAD_TAP_FILE=/build/test.tap \
+    ${ORACLE_SHARED_BUFFERS:+ORACLE_SHARED_BUFFERS=$ORACLE_SHARED_BUFFERS} \
+    ${ORACLE_SCENARIO_PGOPTIONS:+"ORACLE_SCENARIO_PGOPTIONS=$ORACLE_SCENARIO_PGOPTIONS"} \
     APT_OPTS="$apt_opts" PG_CONFIG="$pg_config" \
     bash -c 'cd /build/walload && bash scripts/test.sh' >"$log" 2>&1
   rc=$?
