@@ -272,12 +272,7 @@ typedef struct WlOpenXact
 	double		pred_core_commit_ms;	/* the same, as core would have done it */
 	/* that prediction, for what the commit teaches (learn_from_commit) */
 	WlCommitEstimate pred_est;
-	bool		walks_ahead;	/* walks of the commit or abort under way,
-								 * counted before core runs them */
-	bool		pred_walked_recently;	/* this backend walked < 1 s before,
-										 * touching less than the cache since */
 	int32		pred_small_files;	/* files WAL-logged, if nothing else */
-	bool		drop_walk;		/* the commit walks for its file deletion */
 	int8		commit_strategy;	/* walload.commit_strategy at that commit */
 	int32		commit_threshold_kb;	/* the wal_skip_threshold it used */
 	bool		threshold_read; /* at a commit: xact_threshold_kb is set */
@@ -297,8 +292,6 @@ typedef struct WlOpenXact
 	instr_time	phase_start;
 	instr_time	phase_mid;
 	instr_time	phase_afterlocks;
-	double		phase_afterlocks_cpu_ns;	/* -1: not read (no deletion walk
-											 * at a commit) */
 	uint64		phase_wal_start;
 	double		commit_ms;
 	double		sync_ms;
@@ -317,8 +310,6 @@ static WlOpenXact cur;
 
 /* which commits teach the store what (see learn_from_commit) */
 #define WL_FSYNC_TIME_MIN_NS	2e6
-#define WL_SCAN_TIME_MIN_NS		5e5
-#define WL_SCAN_TIME_SHARE		0.8
 #define WL_FILE_COMMIT_MIN		8
 #define WL_FILE_COMMIT_BLOCKS	2
 
@@ -903,9 +894,8 @@ static void
 add_attributed_scan(WlScanKind kind, int32 stmt_no, int nfiles, int64 buffers,
 					bool on_abort_path)
 {
-	double		est_ns = wl_scans_est_ns(kind, 1, nfiles, buffers, !on_abort_path);
+	double		est_ns = wl_scans_est_ns(kind, 1, nfiles, buffers);
 
-	cur.walks_ahead = true;
 	attribute_walk(kind, stmt_no, est_ns, on_abort_path, !on_abort_path);
 }
 
@@ -1104,21 +1094,11 @@ wl_acc_current_statement_no(void)
 	return idx >= 0 ? stmt_stack[idx].stmt_no : -1;
 }
 
-/*
- * The estimated duration of a batch of scans: each of its walks but the
- * first finds the headers as cold as a separate count would (scan_cost.c);
- * and the buffers they invalidate.
- */
+/* the estimated duration of a batch of scans, and the buffers they invalidate */
 static double
 batch_est_ns(WlScanKind kind, const WlScanBatch *b)
 {
-	double		est = wl_scans_est_ns(kind, b->n - (b->walks - 1), b->nfiles,
-									  b->invalidated, false);
-
-	/* one call per walk, in order: the first one prices the page faults */
-	for (int w = 1; w < b->walks; w++)
-		est += wl_scans_est_ns(kind, 1, b->nfiles, 0, false);
-	return est;
+	return wl_scans_est_ns(kind, b->n, b->nfiles, b->invalidated);
 }
 
 /*
@@ -1135,8 +1115,7 @@ finish_prepared(const char *gid, bool commit)
 
 	if (del.scan)
 		add_scans_to_current(WL_SCAN_DROP_PENDING, 1,
-							 wl_scans_est_ns(WL_SCAN_DROP_PENDING, 1, del.rels, del.buffers,
-											 false));
+							 wl_scans_est_ns(WL_SCAN_DROP_PENDING, 1, del.rels, del.buffers));
 	cur.model.dropped_rels += del.rels;
 	if (!known)
 		ereport(DEBUG1,
@@ -1519,7 +1498,6 @@ begin_phase(bool is_abort, bool is_prepare)
 	INSTR_TIME_SET_CURRENT(cur.phase_start);
 	cur.phase_mid = cur.phase_start;
 	INSTR_TIME_SET_ZERO(cur.phase_afterlocks);
-	cur.phase_afterlocks_cpu_ns = -1;
 	cur.phase_wal_start = pgWalUsage.wal_bytes;
 }
 
@@ -1592,8 +1570,6 @@ pre_commit_record(bool is_prepare, bool has_xid)
 	WlCommitModel model;
 
 	memset(&cur.pred_est, 0, sizeof(cur.pred_est));
-	cur.drop_walk = false;
-	cur.pred_walked_recently = false;
 	cur.pred_small_files = 0;
 
 	if (has_xid || cur.active)
@@ -1631,8 +1607,6 @@ pre_commit_record(bool is_prepare, bool has_xid)
 		if (!is_prepare)
 		{
 			cur.pred_est = est;
-			cur.pred_walked_recently = st.touched_since_walk >= 0 &&
-				(double) st.touched_since_walk * BLCKSZ < current_cost(now)->llc_bytes;
 			if (model.synced_rels == 0 && model.dropped_rels == 0 &&
 				!model.sync_scan && !model.drop_scan &&
 				model.wal_logged_blocks <= WL_FILE_COMMIT_BLOCKS * (int64) model.wal_logged_rels)
@@ -1647,11 +1621,8 @@ pre_commit_record(bool is_prepare, bool has_xid)
 			add_attributed_scan(WL_SCAN_FLUSH_PENDING, model.sync_stmt_no,
 								model.synced_rels, est.sync_written, false);
 		if (model.drop_scan && !is_prepare)
-		{
 			add_attributed_scan(WL_SCAN_DROP_PENDING, model.drop_stmt_no,
 								model.dropped_rels, model.dropped_buffers, false);
-			cur.drop_walk = true;
-		}
 		cur.model.wal_skipped_rels += model.wal_skipped_rels;
 		cur.model.synced_rels += model.synced_rels;
 		cur.model.synced_blocks += model.synced_blocks;
@@ -1803,19 +1774,13 @@ wl_acc_subxact_abort(SubTransactionId subid)
 
 /*
  * The top-level transaction's locks are released (the last release phase of
- * its resource owner): just before file deletion.  Its time on CPU only for
- * a commit's deletion with a walk (the only figure that reads it,
- * learn_from_commit; a system call at every commit otherwise).
+ * its resource owner): just before file deletion.
  */
 void
 wl_acc_locks_released(void)
 {
 	if (cur.in_phase)
-	{
 		INSTR_TIME_SET_CURRENT(cur.phase_afterlocks);
-		if (cur.drop_walk && !cur.phase_is_abort)
-			cur.phase_afterlocks_cpu_ns = wl_backend_cpu_ns();
-	}
 }
 
 /* ----------------------------------------------------------------
@@ -1903,32 +1868,7 @@ part_of_phase(double phase_ms, double pred_ns, double part_ns, double per)
 }
 
 /*
- * The file deletion of the commit ending at end: from the locks' release
- * (wl_acc_locks_released), on CPU where that was read, else in all (all
- * of the cleanup if the release was not seen).  On CPU, not in all: a
- * walk never waits, so what the backend spent off CPU in the phase was the
- * file system's (its journal) or another process's (the scheduler's),
- * never the walk's.
- */
-static double
-deletion_cpu_ms(instr_time end)
-{
-	instr_time	d;
-	double		wall_ms;
-	double		cpu_ns;
-
-	if (INSTR_TIME_IS_ZERO(cur.phase_afterlocks))
-		return cur.cleanup_ms;
-	d = end;
-	INSTR_TIME_SUBTRACT(d, cur.phase_afterlocks);
-	wall_ms = INSTR_TIME_GET_MILLISEC(d);
-	if (cur.phase_afterlocks_cpu_ns < 0 || (cpu_ns = wl_backend_cpu_ns()) < 0)
-		return wall_ms;
-	return Min(Max(cpu_ns - cur.phase_afterlocks_cpu_ns, 0) / 1e6, wall_ms);
-}
-
-/*
- * What a commit that has just ended teaches the store (store.c), three
+ * What a commit that has just ended teaches the store (store.c), two
  * things.
  *
  * The storage's speed: its sync phase (PRE_COMMIT to core's COMMIT
@@ -1951,31 +1891,6 @@ deletion_cpu_ms(instr_time end)
  * prediction, not core's work per file (taught, such commits gave 93 us per
  * file).
  *
- * The walks: the sync's walk is most of the sync phase, the deletion's walk
- * most of what follows the release of the transaction's locks (its time on
- * CPU, deletion_cpu_ms: the walk, truncating and unlinking files; not the
- * lock release and the cache invalidation before it, in
- * commit_cleanup_ms), in commits that scan
- * shared_buffers of a size where a walk is long enough to time (at least
- * WL_SCAN_TIME_MIN_NS predicted, and WL_SCAN_TIME_SHARE of its phase's
- * prediction): the phase less the prediction's other parts in it, over the
- * walk as the calibration alone estimates it.  The deletion's walk only
- * when the commit has no sync walk right before it; and no walk when this
- * backend walked less than a second before the commit and has touched less
- * than the last-level cache since: such a walk finds part of the headers
- * still in the CPU cache where its estimate, from 2GB on, does not assume
- * so (a session's ten DROP TABLEs in a row at 2GB, the uprobe oracle's
- * seed000, taught 0.79, and every cold walk after them was priced that
- * much low).  Why the phase after the locks' release, and why
- * WL_SCAN_TIME_SHARE: at 2GB the deletion of an unlogged table's five files
- * took 1-4.6 ms where 0.25 ms were predicted, and its 0.6 ms walk taught
- * up to 2.6 where the walk itself, traced, took 1.3 times the
- * calibration's; the share keeps such a deletion from teaching until the
- * walk dominates it.  The walk without the page faults of this backend's
- * first one: they are priced apart (fault_ns, one of the other parts), or a
- * session's first walk, mostly faults, would teach their misprice as the
- * walks' speed.
- *
  * Taught once, at the end of the commit, from figures final then; the
  * phase timed here is not written into any record (its est_scan_ms keeps
  * the estimate made when the walk was counted).
@@ -1984,10 +1899,9 @@ deletion_cpu_ms(instr_time end)
  * spinlock only, no message).
  */
 static void
-learn_from_commit(instr_time end)
+learn_from_commit(void)
 {
 	const WlCommitEstimate *e = &cur.pred_est;
-	double		cleanup_pred_ns = e->total_ns - e->sync_phase_ns;
 
 	if (e->fsync_timed_ns >= WL_FSYNC_TIME_MIN_NS && e->fsync_ns >= e->sync_phase_ns / 2)
 		wl_store_note_fsync_time(part_of_phase(cur.sync_ms, e->sync_phase_ns, e->fsync_ns,
@@ -1996,16 +1910,6 @@ learn_from_commit(instr_time end)
 	if (cur.pred_small_files >= WL_FILE_COMMIT_MIN && e->wal_ns > 0)
 		wl_store_note_file_commit(part_of_phase(cur.commit_ms, e->total_ns, e->files_ns,
 												cur.pred_small_files));
-	if (cur.pred_walked_recently)
-		return;
-	if (e->sync_scan_timed_ns >= WL_SCAN_TIME_MIN_NS &&
-		e->sync_scan_ns >= e->sync_phase_ns * WL_SCAN_TIME_SHARE)
-		wl_store_note_scan_time(part_of_phase(cur.sync_ms, e->sync_phase_ns, e->sync_scan_ns,
-											  e->sync_scan_timed_ns));
-	if (e->drop_scan_timed_ns >= WL_SCAN_TIME_MIN_NS && e->sync_scan_timed_ns == 0 &&
-		e->drop_scan_ns >= cleanup_pred_ns * WL_SCAN_TIME_SHARE)
-		wl_store_note_scan_time(part_of_phase(deletion_cpu_ms(end), cleanup_pred_ns,
-											  e->drop_scan_ns, e->drop_scan_timed_ns));
 }
 
 /*
@@ -2049,16 +1953,10 @@ wl_acc_xact_end(void)
 		cur.cleanup_ms = INSTR_TIME_GET_MILLISEC(d);
 		/* aborts and PREPAREs teach nothing */
 		if (!cur.phase_is_prepare)
-			learn_from_commit(end);
+			learn_from_commit();
 	}
-	cur.drop_walk = false;
 
 	wl_model_xact_end();
-
-	/* the walks counted at PRE_COMMIT or at the abort have run by now */
-	if (cur.walks_ahead)
-		wl_scan_walks_done();
-	cur.walks_ahead = false;
 
 	/*
 	 * A statement still running committed (or rolled back) a transaction of

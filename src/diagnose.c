@@ -120,13 +120,10 @@ mb(double bytes)
  * files relation files in all, recorded at recorded_ms, of which fault_ms
  * the page faults of backends' first walks), done in one transaction
  * instead: core then walks once, comparing all the files.  Returns the ms
- * of scanning saved: the walks as recorded (measured where a commit's
- * deletion measured its walk, else as estimated when counted, as cold or
- * as warm as each found the CPU cache), less their page faults, which the
- * one transaction's walk pays too if it is its backend's first (and none
- * of which is paid again if not), less that one walk: cold (the
- * statements before it touch the cache), comparing all the files, scaled
- * by what the commits taught of the walks (the calibration's one formula,
+ * of scanning saved: the walks as recorded (as estimated when counted),
+ * less their page faults, which the one transaction's walk pays too if it
+ * is its backend's first (and none of which is paid again if not), less
+ * that one walk, comparing all the files (the calibration's one formula,
  * scan_cost.c).  The rule before, the average of the walks recorded
  * (their faults in it) times the calibrated multiple of comparing all the
  * files, gave 1.09-1.10 times the time saved by 20 DROPs done in one
@@ -146,7 +143,7 @@ whatif_one_walk_ms(WlScanKind kind, int64 scans, int64 files, double recorded_ms
 		return 0;
 	wl_store_get_scan_cost(&cost);
 	all = (int) Max(1, Min(files, PG_INT32_MAX));
-	one_ms = wl_scan_est_ns(&cost, kind, all, 0, 0) / 1e6;
+	one_ms = wl_scan_est_ns(&cost, kind, all, 0) / 1e6;
 	saved_ms = Max(recorded_ms - Max(fault_ms, 0) - one_ms, 0);
 	elog(DEBUG2, "walload: what-if of one walk of kind %d over %d file(s) for %lld: recorded %.3f ms, page faults %.3f ms, one walk %.3f ms: saves %.3f ms",
 		 (int) kind, all, (long long) scans, recorded_ms, fault_ms, one_ms, saved_ms);

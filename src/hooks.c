@@ -224,40 +224,6 @@ utility_may_touch_storage(NodeTag tag)
 	}
 }
 
-/*
- * Whether a utility statement can walk the buffer pool while it runs, or
- * leave a walk to an abort: everything but the session and transaction
- * control statements that OLTP sends all the time (BEGIN, COMMIT, SET,
- * PREPARE, cursors...), for which counting unmapped header pages
- * (scan_cost.c) would be pure cost.
- */
-static bool
-utility_may_walk(Node *parsetree)
-{
-	switch (nodeTag(parsetree))
-	{
-		case T_TransactionStmt:
-		case T_VariableSetStmt:
-		case T_VariableShowStmt:
-		case T_PrepareStmt:
-		case T_ExecuteStmt:
-		case T_DeallocateStmt:
-		case T_DeclareCursorStmt:
-		case T_FetchStmt:
-		case T_ClosePortalStmt:
-		case T_ListenStmt:
-		case T_NotifyStmt:
-		case T_UnlistenStmt:
-		case T_LockStmt:
-		case T_DiscardStmt:
-		case T_CheckPointStmt:
-		case T_ExplainStmt:
-			return false;
-		default:
-			return true;
-	}
-}
-
 /* ----------------------------------------------------------------
  * query id of a utility statement
  * ----------------------------------------------------------------
@@ -440,14 +406,8 @@ wl_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 		if (observe)
 		{
 			obs = wl_observe_before(parsetree);
-			/* a scan it does also maps the header pages, if first */
-			if (obs != NULL || utility_may_walk(parsetree))
-				wl_header_pages_sample();
-			if (obs != NULL && wl_observe_before_walk(obs))
-			{
-				wl_header_pages_sample();
-				wl_scan_database_walk_starts();
-			}
+			if (obs != NULL)
+				wl_observe_before_walk(obs);
 			wl_acc_utility_measure_from_now(serial);
 		}
 		if (prev_ProcessUtility)

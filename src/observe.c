@@ -16,6 +16,8 @@
 
 #include "observe.h"
 
+#include "scan_cost.h"
+
 #include "access/heapam.h"
 #include "access/htup_details.h"
 #include "access/table.h"
@@ -396,20 +398,20 @@ alter_table_changes_persistence(AlterTableStmt *stmt)
 static void observe_before(WlObservation *obs, Node *parsetree);
 
 /*
- * Right before the statement runs, once the hooks have counted the buffer
- * header pages this backend has not mapped yet (scan_cost.c): what its walk
- * will find.  DROP DATABASE: the database's buffers, which its walk
- * invalidates, sampled from the headers.  Returns whether it read headers:
- * reading them maps their pages (and the kernel maps the pages around each
- * with it), which then costs the walk nothing, so they are counted again.
+ * Right before the statement runs: what its walk will find.  DROP
+ * DATABASE: the database's buffers, which its walk invalidates, sampled
+ * from the headers.  Reading them maps their pages (and the kernel maps the
+ * pages around each with it), which then costs the walk nothing.
  */
-bool
+void
 wl_observe_before_walk(WlObservation *obs)
 {
+	int64		pages_mapped;
+
 	if (obs->kind != OBS_DROPDB)
-		return false;
-	obs->db_buffers = wl_model_database_buffers(obs->dboid);
-	return true;
+		return;
+	obs->db_buffers = wl_model_database_buffers(obs->dboid, &pages_mapped);
+	wl_header_pages_mapped(pages_mapped);
 }
 
 /*

@@ -17,7 +17,7 @@ typedef struct WlObservation WlObservation;
 
 /* around a utility statement */
 extern WlObservation *wl_observe_before(Node *parsetree);
-extern bool wl_observe_before_walk(WlObservation *obs);
+extern void wl_observe_before_walk(WlObservation *obs);
 extern void wl_observe_after(WlObservation *obs, bool success, WlEffects *eff);
 
 /* object access events, while a statement runs */

@@ -19,19 +19,19 @@
  *   caches, so every timed pass follows writes to a scratch area twice the
  *   size of the last-level cache;
  * - page faults: a backend starts with none of the shared memory mapped, and
- *   the first walk over the header array maps it, page by page (measured:
- *   the first scan of a session at 2GB took 3.5-5.5 ms against 2 ms for the
- *   next ones).  The extra cost per unmapped page is timed in a new process,
- *   and a backend counts its own unmapped header pages in
- *   /proc/self/pagemap before its first scan.
+ *   its first walk over the header array maps it, page by page.  The extra
+ *   cost per page is timed in a new process, and a backend's first walk is
+ *   priced with every header page, less those an abort's count of buffers
+ *   has mapped before it (wl_header_pages_mapped).
  *
- * - the CPU cache: a backend's walk soon after its previous one finds part
- *   of the headers still cached, as far as what it touched since left them
- *   there (wl_headers_cached), as far as the walks in a row before it put
- *   them there (a cache may keep little of one walk: streak_kept) and as
- *   far as the machine kept them in the time since (a cache shared with
- *   other guests loses them: kept_after); a back-to-back walk, the walks
- *   in a row after a cold one and walks some ms apart are timed too.
+ * Every walk is priced cold.  A walk soon after another may find headers
+ * still in the CPU cache, and a commit's walks may take longer than the
+ * calibration's when the host is busier; walload priced both once (a cache
+ * share by pages touched, walks in a row and age; a ratio learned from the
+ * commits' walks).  Set beside the uprobe oracle's traces, at 1, 4 and 16GB,
+ * the cache share moved no scenario's estimate measurably and the learned
+ * ratio moved them away from the walks (docs/benchmarks.md, "Ablation"), so
+ * both went.
  *
  * Each pass times one call of core's function for relation files that no
  * buffer can hold (tablespace 0, which no buffer tag carries: the walk
@@ -106,52 +106,16 @@ static const int cost_grid[WL_COST_GRID] = {1, 8, 20, 21, 1024};
 /* this backend's header pages are all mapped (it has walked them) */
 static bool headers_mapped = false;
 
-/* unmapped header pages counted before the running statement */
-static int64 sampled_unmapped = 0;
+/* header pages mapped before this backend's first walk (an abort's count) */
+static int64 mapped_before_walk = 0;
 
 /* the page faults this backend's walk estimates have priced so far (ns) */
 static double faults_priced_ns = 0;
 
-/*
- * this backend's last walk: when, the pages it had touched by then, and its
- * time on CPU by then (ns; -1 where the clock cannot be read)
- */
-static bool walked = false;
-static instr_time walked_at;
-static int64 touched_at_walk = 0;
-static double cpu_at_walk = -1;
-
-/* whether that walk mapped header pages (see with_mapped) */
-static bool mapped_at_walk = false;
-
-/*
- * DROP DATABASE: what the backend had touched since its previous walk when
- * this one began (wl_scan_database_walk_starts), for the estimate made
- * once the statement is over; its removal of the database's directory
- * follows the walk and counts towards the next one.
- */
-static bool db_walk_started = false;
-static int64 touched_before_db_walk = -1;
-
-/*
- * The walks in a row this backend's last walk ended (walk_streak), and those
- * before DROP DATABASE's walk (streak_before_db_walk): see streak_prior.
- */
-static int	walk_streak = 0;
-static int	streak_before_db_walk = 0;
-
-/*
- * What a backend's work other than reading and writing blocks moves
- * through the CPU cache, in bytes per ns of its time on CPU: the kernel's
- * work above all (removing a database's directory, writing dirty buffers
- * to the page cache).  See wl_touched_since_walk.
- */
-#define WL_CPU_TOUCH_BYTES_PER_NS	4.0
+static int64 header_page_count(void);
 
 /* this backend has WAL-logged files at a commit (see wl_commit_est) */
 static bool record_space_ready = false;
-
-static int64 header_pages_unmapped(bool recheck);
 
 /*
  * The pages that hold the buffer header array: first page address and one
@@ -185,53 +149,12 @@ libc_cache_bytes(void)
 }
 
 /*
- * The size of the last-level CPU cache in bytes: the highest level the
- * kernel lists for cpu0 (/sys/devices/system/cpu/cpu0/cache), else what the
- * C library says (which on some virtual machines is not the cache the guest
- * has), else 32 MB.  Plain stdio: the postmaster calls it too, and nothing
- * between open and close can fail.
- */
-static double
-last_level_cache_bytes(void)
-{
-	long		best = -1;
-	int			best_level = 0;
-
-	for (int i = 0; i < 8; i++)
-	{
-		char		path[MAXPGPATH];
-		FILE	   *f;
-		int			level = 0;
-		long		kb = -1;
-
-		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
-		if ((f = fopen(path, "r")) == NULL)
-			break;
-		if (fscanf(f, "%d", &level) != 1)
-			level = 0;
-		fclose(f);
-		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
-		if ((f = fopen(path, "r")) == NULL)
-			continue;
-		if (fscanf(f, "%ldK", &kb) != 1)
-			kb = -1;
-		fclose(f);
-		if (kb > 0 && level >= best_level)
-		{
-			best_level = level;
-			best = kb * 1024;
-		}
-	}
-	return best > 0 ? (double) best : (double) libc_cache_bytes();
-}
-
-/*
  * Bytes to write between two timed passes so that the buffer headers are no
  * longer in the CPU caches: twice the last-level cache as the C library
  * tells its size, else 64 MB; at least 16 MB, at most 128 MB.  (Not the
- * kernel's figure, which wl_headers_cached uses: on this development
- * machine, a virtual one, the kernel says 32 MB and the C library 256 MB;
- * the uprobe oracle checked the estimates with the 128 MB write.)
+ * kernel's figure: on some virtual machines the kernel says 32 MB and the
+ * C library 256 MB; the uprobe oracle checked the estimates with the 128 MB
+ * write.)
  */
 static Size
 cache_evict_bytes(void)
@@ -419,9 +342,7 @@ remapped_fault_ns(double walk_ns, SMgrRelationData *files, SMgrRelation *filep,
 
 		if (madvise((void *) start, end - start, MADV_DONTNEED) != 0)
 			break;
-		unmapped = header_pages_unmapped(true);
-		if (unmapped <= 0)
-			break;
+		unmapped = header_page_count();
 		t = time_walk(WALK_ONE_FILE, 1, files, filep, evict, evict_len, p);
 		ns[n++] = Max(t - walk_ns, 0) / unmapped;
 	}
@@ -562,129 +483,6 @@ multi_file_walks(SMgrRelationData *files, SMgrRelation *filep, volatile char *ev
 }
 
 /*
- * The share of the headers a walk timed at after_ns a header found cached:
- * what it saved of the cold walk's extra time over a back-to-back one, 0 to 1.
- */
-static double
-share_saved(const WlScanCost *cost, double after_ns)
-{
-	return Max(Min((cost->single_ns - after_ns) / (cost->single_ns - cost->warm_ns), 1), 0);
-}
-
-/*
- * The wall time after a walk at which the share of the headers the next walk
- * finds cached is timed, ms (WlScanCost.kept_after).
- */
-static const double age_grid_ms[WL_AGE_GRID] = {2, 5, 10, 20, 50};
-
-/*
- * How much of the headers the CPU cache keeps while the process waits: a
- * walk right after another, age_grid_ms later, against the cold walk and
- * the back-to-back one.  A virtual machine shares its last-level cache with
- * other guests, which evict the headers in wall time, not in what this
- * process touches: on a host whose kernel said 300 MB (2 vCPUs of a Xeon),
- * at 2GB (16 MB of headers), 8 MB written between two walks left the second
- * as warm as a back-to-back one (2.8 ns a header against 2.8 back to back
- * and 8.0 cold), and waiting left 0.99 of the saving after 1 ms, 0.96 after
- * 3, 0.57 after 10 and none after 30; walks 2.5-10 ms apart in one ALTER
- * TABLE ... SET TABLESPACE were priced 85-94% cached, 0.9-1.0 ms, and
- * walked 1.5-2.4 ms (uprobe oracle, 15, 2026-11-26).  On a machine whose
- * cache is its own the shares stay near 1, and the cache share is what the
- * pages touched leave (wl_headers_cached).
- */
-static void
-time_kept_after(WlScanCost *cost, SMgrRelationData *files, SMgrRelation *filep,
-				int passes, double *ns)
-{
-	if (cost->single_ns <= cost->warm_ns)
-		return;
-	for (int g = 0; g < WL_AGE_GRID; g++)
-	{
-		double		after_ns;
-
-		for (int p = 0; p < passes; p++)
-		{
-			(void) time_walk(WALK_ONE_FILE, 1, files, filep, NULL, 0, p);
-			pg_usleep((long) (age_grid_ms[g] * 1000));
-			ns[p] = time_walk(WALK_ONE_FILE, 1, files, filep, NULL, 0, p);
-		}
-		after_ns = median_of(ns, passes) / Max(NBuffers, 1);
-		cost->kept_after[g] = share_saved(cost, after_ns);
-	}
-	cost->kept_valid = true;
-	elog(DEBUG1, "walload calibration: share of the headers a walk finds cached 2/5/10/20/50 ms after the last: %.2f/%.2f/%.2f/%.2f/%.2f",
-		 cost->kept_after[0], cost->kept_after[1], cost->kept_after[2], cost->kept_after[3],
-		 cost->kept_after[4]);
-}
-
-/*
- * How much of the headers a walk leaves in the CPU cache for the next one,
- * after 1, 2 and 3 walks in a row from a cold cache: the walks back to back
- * after a write of the scratch area (median of the passes per position),
- * against the cold walk and the back-to-back one.  A last-level cache that
- * keeps only what is read again (as adaptive insertion does) keeps little of
- * one walk over a header array as large as 16 MB: on the 300 MB-cache host
- * above, at 2GB, the second walk after a cold one took 6.9-7.6 ns a header
- * against 7.5-8.2 for the first, the third 3.3-3.9, the fourth 2.8-3.0,
- * back to back; 2 ms apart 7.0-8.0, 4.6-5.6, 3.6-4.5 (two server starts);
- * a first DROP TABLE's walk (mapping the headers) was followed by walks of
- * 1.8-2.6 ms where a cold one was calibrated at 2.3 ms and warm ones took
- * 0.7-0.9 (uprobe oracle, 15, 2026-11-26).
- */
-static void
-time_streak(WlScanCost *cost, SMgrRelationData *files, SMgrRelation *filep,
-			volatile char *evict, Size evict_len, int passes)
-{
-	double	   *pos;
-
-	/* not timed: no scaling (time_kept_after may still set kept_valid) */
-	for (int k = 0; k < WL_STREAK_GRID; k++)
-		cost->streak_kept[k] = 1;
-	if (cost->single_ns <= cost->warm_ns || evict == NULL)
-		return;
-	pos = palloc(sizeof(double) * passes * WL_STREAK_GRID);
-	for (int p = 0; p < passes; p++)
-	{
-		/* the first walk, after the write that evicts the headers */
-		(void) time_walk(WALK_ONE_FILE, 1, files, filep, evict, evict_len, p);
-		for (int k = 0; k < WL_STREAK_GRID; k++)
-			pos[k * passes + p] = time_walk(WALK_ONE_FILE, 1, files, filep, NULL, 0, p);
-	}
-	for (int k = 0; k < WL_STREAK_GRID; k++)
-	{
-		double		after_ns = median_of(&pos[k * passes], passes) / Max(NBuffers, 1);
-
-		cost->streak_kept[k] = share_saved(cost, after_ns);
-	}
-	pfree(pos);
-	elog(DEBUG1, "walload calibration: share of the headers a walk finds cached right after 1/2/3 walks in a row: %.2f/%.2f/%.2f",
-		 cost->streak_kept[0], cost->streak_kept[1], cost->streak_kept[2]);
-}
-
-/*
- * Of the headers cached right after a walk, the share still cached age_ms
- * later: linear between the timed points (1 at 0), the last one's beyond
- * it; 1 where not timed.
- */
-static double
-kept_after_ms(const WlScanCost *cost, double age_ms)
-{
-	double		x0 = 0,
-				y0 = 1;
-
-	if (!cost->kept_valid || age_ms <= 0)
-		return 1;
-	for (int g = 0; g < WL_AGE_GRID; g++)
-	{
-		if (age_ms <= age_grid_ms[g])
-			return y0 + (cost->kept_after[g] - y0) * (age_ms - x0) / (age_grid_ms[g] - x0);
-		x0 = age_grid_ms[g];
-		y0 = cost->kept_after[g];
-	}
-	return y0;
-}
-
-/*
  * Time core's walks, passes times each, and fill cost: always the one-file
  * walk; the many-file walks where the process has a resource owner; the
  * cost of a page fault where measure_faults (the header pages are unmapped
@@ -699,14 +497,12 @@ wl_scan_cost_calibrate(int passes, bool measure_faults, bool invalidate, WlScanC
 	SMgrRelationData *files;
 	SMgrRelation *filep;
 	double	   *ns;
-	double		llc_bytes = last_level_cache_bytes();
 	Size		evict_len = cache_evict_bytes();
 	volatile char *evict;
 	int64		unmapped = 0;
 	double		first_ns = 0;
 
 	memset(cost, 0, sizeof(*cost));
-	cost->llc_bytes = llc_bytes;
 	files = palloc(sizeof(SMgrRelationData) * maxfiles);
 	filep = palloc(sizeof(SMgrRelation) * maxfiles);
 	for (int i = 0; i < maxfiles; i++)
@@ -725,20 +521,11 @@ wl_scan_cost_calibrate(int passes, bool measure_faults, bool invalidate, WlScanC
 
 		/* a calibration after this process's first one maps them again */
 		header_pages(&start, &end);
-		(void) madvise((void *) start, end - start, MADV_DONTNEED);
-		unmapped = header_pages_unmapped(true);
+		if (madvise((void *) start, end - start, MADV_DONTNEED) == 0)
+			unmapped = header_page_count();
 		first_ns = time_walk(WALK_ONE_FILE, 1, files, filep, evict, evict_len, 0);
 	}
 	cost->single_ns = median_walk(WALK_ONE_FILE, 1, files, filep, evict, evict_len, passes, ns);
-	/* back to back: what a header array that fits in the cache costs then */
-	(void) time_walk(WALK_ONE_FILE, 1, files, filep, NULL, 0, 0);
-	cost->warm_ns = median_walk(WALK_ONE_FILE, 1, files, filep, NULL, 0, passes, ns);
-	/* in the worker only: its waits are 0.8 s at 9 passes */
-	if (measure_faults)
-	{
-		time_streak(cost, files, filep, evict, evict_len, passes);
-		time_kept_after(cost, files, filep, passes, ns);
-	}
 	if (measure_faults && unmapped > 0)
 		cost->fault_ns_per_page = fault_ns_per_page(cost->single_ns, unmapped, first_ns,
 													files, filep, evict, evict_len,
@@ -761,15 +548,14 @@ wl_scan_cost_calibrate(int passes, bool measure_faults, bool invalidate, WlScanC
 	pfree(ns);
 	pfree(filep);
 	pfree(files);
-	elog(DEBUG1, "walload calibration: %d passes, ns per buffer header: one file %.3f (right after another walk %.3f), "
+	elog(DEBUG1, "walload calibration: %d passes, ns per buffer header: one file %.3f, "
 		 "flush of 1/8/20/21/1024 files %.3f/%.3f/%.3f/%.3f/%.3f, "
 		 "drop of 1/8/20/21/1024 files %.3f/%.3f/%.3f/%.3f/%.3f; %.0f ns per unmapped page (%lld pages); "
-		 "%.0f ns per buffer invalidated; last-level cache %.0f kB",
-		 passes, cost->single_ns, cost->warm_ns,
+		 "%.0f ns per buffer invalidated",
+		 passes, cost->single_ns,
 		 cost->flush_ns[0], cost->flush_ns[1], cost->flush_ns[2], cost->flush_ns[3], cost->flush_ns[4],
 		 cost->drop_ns[0], cost->drop_ns[1], cost->drop_ns[2], cost->drop_ns[3], cost->drop_ns[4],
-		 cost->fault_ns_per_page, (long long) unmapped, cost->invalidate_ns_per_buffer,
-		 cost->llc_bytes / 1024);
+		 cost->fault_ns_per_page, (long long) unmapped, cost->invalidate_ns_per_buffer);
 }
 
 /*
@@ -811,29 +597,20 @@ multi_ns_per_header(const double *grid_ns, int nfiles)
 }
 
 /*
- * The estimated duration, in ns, of one scan of the given kind comparing
+ * The estimated duration, in ns, of one walk of the given kind comparing
  * nfiles relation files (1 for the one-file and database-wide kinds), in a
- * backend with unmapped_pages header pages not yet mapped; cached: the
- * share of the headers still in the CPU cache (wl_headers_cached), which
- * saves that share of what a back-to-back walk saves against a cold one,
- * per header, whatever the walk compares.  The one formula every estimate
- * of walload comes from: the walk scaled by what the server's commits
- * taught of its walks (wl_scan_time_ratio), the page faults
- * (wl_scan_fault_ns) as calibrated.
+ * backend with unmapped_pages header pages not yet mapped: the walk as
+ * timed (wl_scan_timed_ns) and its page faults (wl_scan_fault_ns).
  */
 double
-wl_scan_est_ns(const WlScanCost *cost, WlScanKind kind, int nfiles, int64 unmapped_pages,
-			   double cached)
+wl_scan_est_ns(const WlScanCost *cost, WlScanKind kind, int nfiles, int64 unmapped_pages)
 {
-	return wl_scan_timed_ns(cost, kind, nfiles, unmapped_pages, cached) *
-		wl_scan_time_ratio(cost) + wl_scan_fault_ns(cost, unmapped_pages);
+	return wl_scan_timed_ns(cost, kind, nfiles) + wl_scan_fault_ns(cost, unmapped_pages);
 }
 
 /*
  * Of a walk's estimate: mapping the header pages this backend has not
- * mapped yet, as the calibration timed it in a new process.  Not scaled by
- * what the commits taught of the walks: the kernel's page faults are not the
- * memory bandwidth the walk gets.
+ * mapped yet, as the calibration timed it in a new process.
  */
 double
 wl_scan_fault_ns(const WlScanCost *cost, int64 unmapped_pages)
@@ -844,28 +621,12 @@ wl_scan_fault_ns(const WlScanCost *cost, int64 unmapped_pages)
 }
 
 /*
- * The learned ratio of the server's walks to the calibration's
- * (cost->scan_time_ratio, store.c wl_store_note_scan_time): the memory
- * bandwidth a walk of the header array gets varies with what else the host
- * runs, and the calibration worker times it once, at start (here a walk
- * timed at 2.5 ms at one start and 1.3 ms at another; at 16GB the same
- * 20-file walk took 23-40 ms in consecutive backends against 21 ms
- * calibrated).
+ * One cold walk of the given kind over nfiles files, as the calibration
+ * timed it, without page faults: NBuffers headers at the one-file price,
+ * or at the many-file price for nfiles (multi_ns_per_header).
  */
 double
-wl_scan_time_ratio(const WlScanCost *cost)
-{
-	return wl_learned_ratio(cost->scan_time_ratio);
-}
-
-/*
- * The walk of wl_scan_est_ns as the calibration alone gives it, without the
- * page faults (wl_scan_fault_ns); unmapped_pages only tells that the headers
- * cannot be cached.
- */
-double
-wl_scan_timed_ns(const WlScanCost *cost, WlScanKind kind, int nfiles, int64 unmapped_pages,
-				 double cached)
+wl_scan_timed_ns(const WlScanCost *cost, WlScanKind kind, int nfiles)
 {
 	double		per_header;
 
@@ -877,291 +638,35 @@ wl_scan_timed_ns(const WlScanCost *cost, WlScanKind kind, int nfiles, int64 unma
 		per_header = multi_ns_per_header(cost->drop_ns, nfiles);
 	else
 		per_header = cost->single_ns;
-	if (cached > 0 && unmapped_pages <= 0 && cost->warm_ns > 0 && cost->warm_ns < cost->single_ns)
-		per_header = Max(per_header - Min(cached, 1) * (cost->single_ns - cost->warm_ns),
-						 cost->warm_ns);
 	return per_header * NBuffers;
 }
 
-/*
- * The pages this backend has touched (shared, local and temporary blocks,
- * hit or read; written ones twice: the write copies them into the kernel's
- * page cache): what went through its CPU cache besides the buffer headers,
- * roughly.
- */
+/* the number of pages that hold the buffer header array */
 static int64
-pages_touched(void)
+header_page_count(void)
 {
-	return pgBufferUsage.shared_blks_hit + pgBufferUsage.shared_blks_read +
-		pgBufferUsage.local_blks_hit + pgBufferUsage.local_blks_read +
-		pgBufferUsage.temp_blks_read +
-		2 * (pgBufferUsage.shared_blks_written + pgBufferUsage.local_blks_written +
-			 pgBufferUsage.temp_blks_written);
-}
-
-/* this backend's time on CPU so far, in ns; -1 if it cannot be read */
-double
-wl_backend_cpu_ns(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
-		return -1;
-	return (double) ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-/*
- * What the machine evicted of the headers in age_ms of wall time since the
- * last walk (kept_after_ms), as blocks touched: the share the walk right
- * after would have found cached (1 - headers / cache) is scaled by the share
- * kept.
- */
-static int64
-age_as_blocks(const WlScanCost *cost, double age_ms)
-{
-	double		headers = (double) NBuffers * sizeof(BufferDescPadded);
-	double		kept = kept_after_ms(cost, age_ms);
-
-	if (kept >= 1 || cost->llc_bytes <= headers)
-		return 0;
-	return (int64) ((1 - kept) * (cost->llc_bytes - headers) / BLCKSZ);
-}
-
-/*
- * The pages this backend has touched since its last walk, when that walk was
- * less than a second ago; else -1.  The blocks it hit, read or wrote, and
- * as many pages as its time on CPU since moved through the cache at
- * WL_CPU_TOUCH_BYTES_PER_NS: the blocks alone left DROP DATABASE's walk
- * priced half warm after the previous DROP DATABASE had removed its
- * directory (8 ms on CPU, 23 ms in all, few blocks touched: estimated 0.38
- * ms at 2GB, walked 0.62, a cold walk there).  4 bytes a ns makes 8 ms of
- * such work fill a 32 MB cache, and costs the walks of ten DROP TABLEs in
- * autocommit (0.7-2.5 ms on CPU between two) 3-10 MB of it.  And what
- * the machine evicted meanwhile (age_as_blocks, from cost, the calibration
- * the caller read from the store).  Not the header
- * pages that walk mapped (with_mapped): this figure also decides whether a
- * commit's walk followed another too closely to teach the walks
- * (accumulator.c learn_from_commit), which is left as it was.
- */
-int64
-wl_touched_since_walk(const WlScanCost *cost)
-{
-	instr_time	since;
-	int64		touched;
-	double		cpu;
-
-	if (!walked)
-		return -1;
-	INSTR_TIME_SET_CURRENT(since);
-	INSTR_TIME_SUBTRACT(since, walked_at);
-	if (INSTR_TIME_GET_DOUBLE(since) >= 1.0)
-		return -1;
-	touched = Max(pages_touched() - touched_at_walk, 0);
-	cpu = wl_backend_cpu_ns();
-	if (cpu >= 0 && cpu_at_walk >= 0 && cpu > cpu_at_walk)
-		touched += (int64) ((cpu - cpu_at_walk) * WL_CPU_TOUCH_BYTES_PER_NS / BLCKSZ);
-	return touched + age_as_blocks(cost, INSTR_TIME_GET_MILLISEC(since));
-}
-
-/*
- * The pages touched since this backend's last walk (wl_touched_since_walk),
- * as the next walk's cache share takes them: -1 (none cached, no walks in
- * a row) where that walk mapped header pages (its first, walk_mapped).
- * Until 57820eb the mapped pages counted instead, in blocks, each as a page
- * touched: the figures below are from then.  Set
- * beside the uprobe oracle's traces (15, 2GB, eight runs of 51 scenarios and
- * five of the aborts', 726 walks paired with walload's estimates), the walks
- * priced as partly cached came out at a median 0.81 of their estimates right
- * after a walk that mapped the pages (103 walks, 53 within 20%), and 0.95
- * after any other walk (246); the walk after the first was as cold as
- * any.  Timed by hand (bpftrace on DropRelFileNodesAllBuffers, three nested
- * savepoints rolled back, three times): at 2GB the walk after the first took
- * 446-528 us where a cold walk was calibrated at 457 us, the ones after it
- * 264-421 us; at 1GB 172-216 us against 236 us cold and 98-144 us for the
- * later ones.  Counted, the pages make that walk cold at 2GB (16 MB of
- * headers and as much mapped fill a 32 MB cache) and price it at 162 us at
- * 1GB (priced cold: 236 us).  The walk's own time on CPU (its page faults: 1.2 ms
- * at 2GB) would count 5 MB, a share of 0.35 there.
- *
- * On a last-level cache of 300 MB the count left that walk priced warm, and
- * it walked cold; hence -1, whatever was counted.  At
- * 2GB (uprobe oracle, 15, three runs: that walk of set_tablespace,
- * nested_savepoints and truncate_aborted_savepoint, 18 walks) it was priced
- * at cache shares 0.10-0.60 and walked a median 1.27 times its estimate, 8
- * within 20%, against 1.03 times a cold walk's, 17 within 20%; at 1GB
- * (bench walknoise, 12 sessions' second DROP TABLE) 1.43 times (share
- * 0.23), none within 20%, against 1.22 times a cold walk's, 7; at 4GB and
- * 16GB, priced at 0.18 and 0.08, alike either way.  The kernel's page
- * faults touch more than the pages they map.
- */
-static int64
-with_mapped(int64 touched, bool walk_mapped)
-{
-	return touched < 0 || walk_mapped ? -1 : touched;
-}
-
-/*
- * The share of the buffer headers still in the CPU cache for the next walk
- * (0 to 1), when this backend walked them less than a second ago (touched
- * >= 0: see wl_touched_since_walk): what the cache holds of them is what the
- * headers and the pages the backend touched since leave free of it, 1 -
- * (headers + touched) / last-level cache, 0 once they fill it (from 4GB on
- * a 32 MB cache).  touched counts the backend's time on CPU too (see
- * wl_touched_since_walk; the figures below are from before it did).
- * Measured with the uprobe oracle, on a 32 MB cache: at 1GB
- * (8 MB of headers), 10 DROP TABLEs in autocommit, 181 pages touched
- * between two walks (share 0.71, estimated 0.36 ms), walked 0.38-0.43 ms
- * each, against 0.67 ms cold and 0.23 ms back to back; a deletion walk
- * right after a commit that flushed 956 dirty buffers (15 MB touched, share
- * 0.28: 0.55 ms) was as cold as a first walk (0.67); at 2GB (16 MB) ten
- * DROPs in autocommit walked at 0.74 of a cold walk (share about 0.45:
- * 0.8).  The rule before, half the cache for headers and pages, gave 0.82,
- * 0 and 0 there; one that gave the headers the whole cache, 0.94 at 1GB,
- * was tried and priced those walks far too warm.
- */
-double
-wl_headers_cached(const WlScanCost *cost, int64 touched)
-{
-	double		headers = (double) NBuffers * sizeof(BufferDescPadded);
-
-	if (touched < 0 || cost->llc_bytes <= 0)
-		return 0;
-	return Max(1 - (headers + (double) touched * BLCKSZ) / cost->llc_bytes, 0);
-}
-
-/*
- * The walks in a row a walk follows, of which the last walked touched pages
- * ago (wl_touched_since_walk; -1: more than a second ago, none): all of
- * them (streak) where that leaves at least half the headers cached
- * (wl_headers_cached), else only the last.
- */
-static int
-streak_prior(const WlScanCost *cost, int64 touched, int streak)
-{
-	if (touched < 0)
-		return 0;
-	if (wl_headers_cached(cost, touched) >= 0.5)
-		return Max(streak, 1);
-	return 1;
-}
-
-/*
- * The cache share of a walk that follows prior walks in a row, the last of
- * which left it cached (its share as wl_headers_cached gives it): scaled by
- * what so many walks leave of the headers in the cache (streak_kept, timed
- * at start; 1 where not timed).
- */
-static double
-streak_cached(const WlScanCost *cost, double cached, int prior)
-{
-	if (prior <= 0 || !cost->kept_valid)
-		return cached;
-	return cached * cost->streak_kept[Min(prior, WL_STREAK_GRID) - 1];
-}
-
-/* the clocks of the cache share: what this backend does from now on */
-static void
-restart_walk_clocks(void)
-{
-	INSTR_TIME_SET_CURRENT(walked_at);
-	cpu_at_walk = wl_backend_cpu_ns();
-}
-
-/* header pages mapped, as blocks touched (see wl_touched_since_walk) */
-static int64
-mapped_as_blocks(int64 mapped_pages)
-{
-	return Max(mapped_pages, 0) * (int64) sysconf(_SC_PAGESIZE) / BLCKSZ;
-}
-
-/*
- * A walk of this backend starts now (or has just been done), mapping
- * mapped_pages header pages.
- */
-static void
-note_walk(int64 mapped_pages)
-{
-	walked = true;
-	touched_at_walk = pages_touched();
-	mapped_at_walk = mapped_pages > 0;
-	restart_walk_clocks();
-}
-
-/*
- * The walks estimated before core ran them (at PRE_COMMIT, at an abort)
- * are over: what this backend does on CPU from now on is what evicts their
- * headers, not the walks' own time on CPU (at 8GB a first walk's 5 ms or
- * more would count as 20 MB of other work).  The pages it touched since
- * the estimate still count: the sync's walk writes the dirty buffers it
- * finds (twice their size through the cache: pages_touched), behind the
- * headers it has walked.  Counted from the end of the commit instead, a
- * DROP DATABASE after a CREATE DATABASE that synced 22 files (571 buffers
- * written) was priced half warm, 0.50-0.58 ms at 2GB, and walked 0.81-1.07
- * ms (uprobe oracle, 15).
- */
-void
-wl_scan_walks_done(void)
-{
-	if (walked)
-		restart_walk_clocks();
-}
-
-/*
- * How many pages of the buffer header array this process has not mapped
- * yet, from /proc/self/pagemap (bit 63: present); 0 when pagemap cannot be
- * read.  Without recheck, 0 once a scan has walked them (they stay mapped).
- * Never called on the abort path.
- */
-static int64
-header_pages_unmapped(bool recheck)
-{
-	uintptr_t	page = (uintptr_t) sysconf(_SC_PAGESIZE);
 	uintptr_t	start,
-				end,
-				first;
-	int64		npages,
-				unmapped = 0;
-	int			fd;
-	uint64	   *entries;
+				end;
 
-	if (headers_mapped && !recheck)
-		return 0;
 	header_pages(&start, &end);
-	first = start / page;
-	npages = (end - start) / page;
-
-	fd = open("/proc/self/pagemap", O_RDONLY | PG_BINARY, 0);
-	if (fd < 0)
-		return 0;
-	entries = palloc_extended(npages * sizeof(uint64), MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
-	if (entries != NULL &&
-		pread(fd, entries, npages * sizeof(uint64), (off_t) (first * sizeof(uint64))) ==
-		(ssize_t) (npages * sizeof(uint64)))
-	{
-		for (int64 i = 0; i < npages; i++)
-			if ((entries[i] & (UINT64CONST(1) << 63)) == 0)
-				unmapped++;
-	}
-	if (entries != NULL)
-		pfree(entries);
-	close(fd);
-	if (unmapped == 0)
-		headers_mapped = true;
-	return unmapped;
+	return (int64) ((end - start) / (uintptr_t) sysconf(_SC_PAGESIZE));
 }
 
 /*
- * Before a statement that may scan (the utility pre-look): note how many
- * header pages are unmapped, for a scan the statement's post-look or an
- * abort counts afterwards, when the walk has mapped them.  Nothing once the
- * backend has scanned.
+ * The header pages this backend's next walk maps: none once it has walked,
+ * else all of them but those mapped before (wl_header_pages_mapped).  No
+ * system call beyond sysconf: a process maps a page of shared memory when it
+ * first touches it, and a backend touches few header pages before its first
+ * walk besides the buffers it pins, which the oracle's scenarios found too
+ * few to matter (counting them in /proc/self/pagemap, as walload did until
+ * 1.5.2, moved no estimate).
  */
-void
-wl_header_pages_sample(void)
+static int64
+header_pages_unmapped(void)
 {
-	db_walk_started = false;
-	if (!headers_mapped)
-		sampled_unmapped = header_pages_unmapped(false);
+	if (headers_mapped)
+		return 0;
+	return Max(header_page_count() - mapped_before_walk, 0);
 }
 
 /*
@@ -1174,127 +679,37 @@ void
 wl_header_pages_mapped(int64 pages)
 {
 	if (!headers_mapped)
-		sampled_unmapped = Max(sampled_unmapped - Max(pages, 0), 0);
+		mapped_before_walk += Max(pages, 0);
 }
 
 /*
- * DROP DATABASE's walk begins now (the utility pre-look, right before
- * core's dropdb): the share of the headers it finds cached is decided by
- * what the backend touched up to here, and what it touches from here on
- * (the directory's removal: 8 ms on CPU at a copy of template1) counts
- * towards the next walk.
- */
-void
-wl_scan_database_walk_starts(void)
-{
-	WlScanCost	cost;
-
-	wl_store_get_scan_cost(&cost);
-	touched_before_db_walk = with_mapped(wl_touched_since_walk(&cost), mapped_at_walk);
-	streak_before_db_walk = streak_prior(&cost, touched_before_db_walk, walk_streak);
-	db_walk_started = true;
-	note_walk(headers_mapped ? 0 : sampled_unmapped);
-	walk_streak = Min(streak_before_db_walk + 1, WL_STREAK_GRID);
-}
-
-/*
- * The estimated duration of n scans of one kind comparing nfiles files, by
- * this backend: the first scan of a backend also maps the header pages; n
- * scans counted at once walk back to back (TRUNCATE of a table created in
- * the same transaction truncates heap, TOAST and indexes in place, one
- * after the other): each but the first finds the share of the headers that
- * fits in the cache beside nothing else (wl_headers_cached of no page
- * touched), of what the walks in a row before it left (streak_cached): the
- * work between them (an index build for each index) is not
- * counted, and walks that follow one another this way were measured with
- * the uprobe oracle at 2GB (16 MB of headers, half the last-level cache) at
- * 466-845 us against 641 us cold and 290 us back to back, and at 1GB
- * (8 MB) at 89-190 us against 198 us cold and 99 us back to back; the
- * first finds the share wl_headers_cached gives (this backend's last walk,
- * counted here, is noted).  Plus the buffers the walks act on
- * (wl_scan_buffers_ns): those they invalidate (the drops), or those the
- * sync's walk writes (kind WL_SCAN_FLUSH_PENDING).
- * before_scan: the scans have not happened yet (commit), so the pages can be
- * counted now; else the count noted before the statement is used.  Reads
- * the calibration from the store (a spinlock); no system call unless
- * before_scan.
+ * The estimated duration of n walks of one kind comparing nfiles files, by
+ * this backend: the first walk of a backend also maps the header pages.
+ * Plus the buffers the walks act on (wl_scan_buffers_ns): those they
+ * invalidate (the drops), or those the sync's walk writes (kind
+ * WL_SCAN_FLUSH_PENDING).  Reads the calibration from the store (a
+ * spinlock); no system call.
  */
 double
-wl_scans_est_ns(WlScanKind kind, int64 n, int nfiles, int64 buffers, bool before_scan)
+wl_scans_est_ns(WlScanKind kind, int64 n, int nfiles, int64 buffers)
 {
 	WlScanCost	cost;
-	int64		unmapped = 0;
-	int64		touched;
-	int			prior;
-	double		cached;
-	bool		frozen;
+	int64		unmapped;
 	double		est;
 	double		fault_ns;
-	double		buffers_ns;
-	double		walk_ns;
 
 	if (n <= 0)
 		return 0;
 	wl_store_get_scan_cost(&cost);
-	if (!headers_mapped)
-	{
-		unmapped = before_scan ? header_pages_unmapped(false) : sampled_unmapped;
-		headers_mapped = true;
-		sampled_unmapped = 0;
-	}
-	frozen = kind == WL_SCAN_DB && db_walk_started;
-	if (frozen)
-	{
-		touched = touched_before_db_walk;
-		prior = streak_before_db_walk;
-	}
-	else
-	{
-		touched = with_mapped(wl_touched_since_walk(&cost), mapped_at_walk);
-		prior = streak_prior(&cost, touched, walk_streak);
-	}
-	cached = streak_cached(&cost, wl_headers_cached(&cost, touched), prior);
+	unmapped = header_pages_unmapped();
+	headers_mapped = true;
 	fault_ns = wl_scan_fault_ns(&cost, unmapped);
-	buffers_ns = wl_scan_buffers_ns(&cost, buffers);
-	walk_ns = wl_scan_timed_ns(&cost, kind, nfiles, unmapped, cached);
-	/* the others back to back, each after one more walk in a row */
-	for (int64 i = 1; i < n; i++)
-	{
-		int			in_row = (int) Min(prior + i, WL_STREAK_GRID);
-		double		next_ns = wl_scan_timed_ns(&cost, kind, nfiles, 0,
-											   streak_cached(&cost, wl_headers_cached(&cost, 0),
-															 in_row));
-
-		/* from the last timed streak on, every walk is priced alike */
-		if (in_row == WL_STREAK_GRID)
-		{
-			walk_ns += (n - i) * next_ns;
-			break;
-		}
-		walk_ns += next_ns;
-	}
-	est = walk_ns * wl_scan_time_ratio(&cost) + fault_ns + buffers_ns;
+	est = n * wl_scan_timed_ns(&cost, kind, nfiles) + fault_ns + wl_scan_buffers_ns(&cost, buffers);
 	faults_priced_ns += fault_ns;
-
-	/*
-	 * Every part of the estimate, so that bench/ablate.py can price the same
-	 * walks without each mechanism (the cache share, the learned ratio, the
-	 * page faults, the buffers).
-	 */
 	elog(DEBUG2, "walload: %lld walk(s) of kind %d over %d file(s): %lld unmapped header pages, "
-		 "cache share %.2f, %lld buffers %s: %.3f ms, page faults %.3f ms; "
-		 "parts: walks %.4f ms as timed, %.4f ms cold, learned ratio %.4f, buffers %.4f ms",
-		 (long long) n, (int) kind, nfiles, (long long) unmapped, cached, (long long) buffers,
-		 kind == WL_SCAN_FLUSH_PENDING ? "written" : "invalidated", est / 1e6, fault_ns / 1e6,
-		 walk_ns / 1e6, n * wl_scan_timed_ns(&cost, kind, nfiles, unmapped, 0) / 1e6,
-		 wl_scan_time_ratio(&cost), buffers_ns / 1e6);
-	/* the last of n walks follows the one that mapped the pages */
-	if (!frozen)
-	{
-		note_walk(n > 1 ? 0 : unmapped);
-		walk_streak = (int) Min(prior + n, WL_STREAK_GRID);
-	}
-	db_walk_started = false;
+		 "%lld buffers %s: %.3f ms, page faults %.3f ms",
+		 (long long) n, (int) kind, nfiles, (long long) unmapped, (long long) buffers,
+		 kind == WL_SCAN_FLUSH_PENDING ? "written" : "invalidated", est / 1e6, fault_ns / 1e6);
 	return est;
 }
 
@@ -1693,13 +1108,10 @@ wl_os_dirty_blocks(void)
 }
 
 /*
- * The live prediction's reads of /proc (wl_commit_state_now): at most once
- * a second.  A transaction's statements each predict its commit, and the
- * header pages' entries in /proc/self/pagemap cost with shared_buffers (16
- * kB at 1GB, 256 kB at 16GB) until the backend's first walk maps them; they
- * only get mapped meanwhile, so the figure is at most a second's mapping
- * high.  The page cache's dirty blocks are the kernel's, read from
- * /proc/meminfo.  The commit itself reads both afresh.
+ * The live prediction's read of /proc/meminfo (wl_commit_state_now): at
+ * most once a second, as a transaction's statements each predict its
+ * commit.  The page cache's dirty blocks are the kernel's.  The commit
+ * itself reads it afresh.
  */
 #define WL_LIVE_STATE_REREAD_US	1000000
 
@@ -1709,7 +1121,6 @@ typedef struct LiveReading
 	TimestampTz read_at;		/* 0: never read */
 } LiveReading;
 
-static LiveReading live_unmapped;
 static LiveReading live_os_dirty;
 
 /* r's value, read again with reader() if it is a second old */
@@ -1726,39 +1137,21 @@ read_lately(LiveReading *r, int64 (*reader) (void))
 	return r->value;
 }
 
-static int64
-unmapped_pages_now(void)
-{
-	return header_pages_unmapped(false);
-}
-
 /*
  * What the commit's cost depends on besides core's decisions, as it stands
  * in this backend now (dirty_buffers: see accumulator.c,
- * note_dirtied_by_load).  Reads /proc/self/pagemap only when a scan is to
- * come, /proc/meminfo only when files are to be synced; live (the
- * prediction at a statement's end), at most once a second.
+ * note_dirtied_by_load).  Reads /proc/meminfo only when files are to be
+ * synced; live (the prediction at a statement's end), at most once a
+ * second.
  */
 void
 wl_commit_state_now(WlCommitState *st, const WlCommitModel *m, int64 dirty_buffers, bool live)
 {
-	/* once the first walk has mapped the pages, none is left, read or not */
-	st->unmapped_pages = !(m->sync_scan || m->drop_scan) || headers_mapped ? 0 :
-		live ? read_lately(&live_unmapped, unmapped_pages_now) : unmapped_pages_now();
+	st->unmapped_pages = m->sync_scan || m->drop_scan ? header_pages_unmapped() : 0;
 	st->os_dirty_blocks = m->synced_blocks <= 0 ? -1 :
 		live ? read_lately(&live_os_dirty, wl_os_dirty_blocks) : wl_os_dirty_blocks();
 	st->dirty_buffers = dirty_buffers;
 	st->unflushed_wal_bytes = (int64) (GetXLogInsertRecPtr() - GetFlushRecPtr(NULL));
-	st->touched_since_walk = -1;
-	if (m->sync_scan || m->drop_scan)
-	{
-		WlScanCost	cost;
-
-		wl_store_get_scan_cost(&cost);
-		st->touched_since_walk = wl_touched_since_walk(&cost);
-	}
-	st->walk_mapped = mapped_at_walk;
-	st->walk_streak = walk_streak;
 	st->wal_own_bytes = (int64) pgWalUsage.wal_bytes;
 	st->wal_ring_bytes = (int64) XLOGbuffers * XLOG_BLCKSZ;
 	st->record_space_ready = record_space_ready;
@@ -1924,9 +1317,6 @@ wl_commit_est(const WlCommitModel *m, const WlScanCost *cost, const WlCommitStat
 			  WlCommitEstimate *est)
 {
 	int64		to_write = Min(Max(st->dirty_buffers, 0), m->synced_blocks);
-	int64		share_touched = with_mapped(st->touched_since_walk, st->walk_mapped);
-	int			prior = streak_prior(cost, share_touched, st->walk_streak);
-	double		cached = streak_cached(cost, wl_headers_cached(cost, share_touched), prior);
 	int64		dirty = m->synced_blocks;
 	double		wal_blocks = m->wal_logged_blocks +
 		(double) Max(st->unflushed_wal_bytes, 0) / BLCKSZ;
@@ -1936,23 +1326,11 @@ wl_commit_est(const WlCommitModel *m, const WlScanCost *cost, const WlCommitStat
 	if (m->sync_scan || m->drop_scan)
 		est->fault_ns = wl_scan_fault_ns(cost, st->unmapped_pages);
 	if (m->sync_scan)
-		est->sync_scan_timed_ns =
-			wl_scan_timed_ns(cost, WL_SCAN_FLUSH_PENDING, m->synced_rels,
-							 st->unmapped_pages, cached);
+		est->sync_scan_ns = wl_scan_timed_ns(cost, WL_SCAN_FLUSH_PENDING, m->synced_rels);
 	if (m->drop_scan)
-		est->drop_scan_timed_ns =
-			wl_scan_timed_ns(cost, WL_SCAN_DROP_PENDING, m->dropped_rels,
-							 m->sync_scan ? 0 : st->unmapped_pages,
-							 m->sync_scan ?
-							 streak_cached(cost,
-										   wl_headers_cached(cost, to_write +
-															 mapped_as_blocks(st->unmapped_pages)),
-										   Min(prior + 1, WL_STREAK_GRID)) :
-							 cached);
+		est->drop_scan_ns = wl_scan_timed_ns(cost, WL_SCAN_DROP_PENDING, m->dropped_rels);
 	est->sync_written = m->sync_scan ? to_write : 0;
 	est->sync_buffers_ns = wl_scan_buffers_ns(cost, est->sync_written);
-	est->sync_scan_ns = est->sync_scan_timed_ns * wl_scan_time_ratio(cost);
-	est->drop_scan_ns = est->drop_scan_timed_ns * wl_scan_time_ratio(cost);
 	est->scan_ns = est->sync_scan_ns + est->drop_scan_ns + est->fault_ns +
 		(m->drop_scan ? wl_scan_buffers_ns(cost, m->dropped_buffers) : 0) +
 		est->sync_buffers_ns;
@@ -2063,10 +1441,8 @@ one_file_walk_now(int passes, double *fault_ns)
  * apart, five figures in all (an odd count: the median is one of them): one
  * slow moment among them moves it little.  Not the lowest: real walks come
  * at any moment, and whole oracle runs priced from the lowest came out at
- * 0.82-0.83 of their walks (medians; 27 and 33 of 51 within 20%).  The many-file walks
- * and the back-to-back walk, timed by the worker against its own one-file
- * walk, are scaled with it.  What the commits teach of the walks
- * (wl_scan_time_ratio) still follows the machine's speed after that.
+ * 0.82-0.83 of their walks (medians; 27 and 33 of 51 within 20%).  The many-file walks,
+ * timed by the worker against its own one-file walk, are scaled with it.
  *
  * The page faults of a backend's first walk likewise: each round also
  * times mapping the header pages again (remapped_fault_ns), and the figure
@@ -2125,7 +1501,6 @@ settle_walk_cost(WlScanCost *cost)
 		cost->flush_ns[g] *= scale;
 		cost->drop_ns[g] *= scale;
 	}
-	cost->warm_ns *= scale;
 	elog(DEBUG1, "walload calibration: one-file walk %.3f ns per buffer header, the median of this worker's %.3f and %d later rounds",
 		 best, cost->single_ns, WL_SETTLE_ROUNDS);
 	cost->single_ns = best;

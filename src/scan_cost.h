@@ -22,22 +22,13 @@ extern void wl_scan_cost_calibrate(int passes, bool measure_faults, bool invalid
 								   WlScanCost *cost);
 extern void wl_scan_cost_register_worker(void);
 extern double wl_scan_est_ns(const WlScanCost *cost, WlScanKind kind, int nfiles,
-							 int64 unmapped_pages, double cached);
+							 int64 unmapped_pages);
 extern double wl_scan_fault_ns(const WlScanCost *cost, int64 unmapped_pages);
-extern void wl_scan_walks_done(void);
-extern double wl_scan_timed_ns(const WlScanCost *cost, WlScanKind kind, int nfiles,
-							   int64 unmapped_pages, double cached);
-extern double wl_scan_time_ratio(const WlScanCost *cost);
-extern int64 wl_touched_since_walk(const WlScanCost *cost);
-extern double wl_backend_cpu_ns(void);
-extern double wl_headers_cached(const WlScanCost *cost, int64 touched);
-extern double wl_scans_est_ns(WlScanKind kind, int64 n, int nfiles, int64 buffers,
-							  bool before_scan);
+extern double wl_scan_timed_ns(const WlScanCost *cost, WlScanKind kind, int nfiles);
+extern double wl_scans_est_ns(WlScanKind kind, int64 n, int nfiles, int64 buffers);
 extern double wl_scan_buffers_ns(const WlScanCost *cost, int64 buffers);
 extern double wl_scan_faults_priced_ns(void);
-extern void wl_header_pages_sample(void);
 extern void wl_header_pages_mapped(int64 pages);
-extern void wl_scan_database_walk_starts(void);
 
 /* the rest of a commit: the storage */
 extern int64 wl_io_cost_calibrate(WlScanCost *cost);
@@ -66,22 +57,18 @@ typedef struct WlCommitEstimate
 	double		files_ns;
 
 	/*
-	 * Of scan_ns: the sync's walk and the deletion's walk, as scaled by the
-	 * learned scan_time_ratio and as the calibration alone gives them,
-	 * without the first walk's page faults: fault_ns, not scaled (in the
-	 * sync phase when the sync walks, else after core's COMMIT callback).
+	 * Of scan_ns: the sync's walk and the deletion's walk, without the first
+	 * walk's page faults: fault_ns (in the sync phase when the sync walks,
+	 * else after core's COMMIT callback).
 	 */
 	double		fault_ns;
 	double		sync_scan_ns;
-	double		sync_scan_timed_ns;
 	double		drop_scan_ns;
-	double		drop_scan_timed_ns;
 
 	/*
 	 * Of scan_ns and sync_phase_ns: the synced files' dirty buffers the
 	 * sync's walk writes, and its work on them besides the writes
-	 * (wl_scan_buffers_ns; not scaled, and not part of sync_scan_ns, which
-	 * the learned ratio is taught from)
+	 * (wl_scan_buffers_ns; not part of sync_scan_ns)
 	 */
 	int64		sync_written;
 	double		sync_buffers_ns;

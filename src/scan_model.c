@@ -917,14 +917,14 @@ owned_buffers(const BufferOwner *owner, int64 *pages_mapped)
 }
 
 int64
-wl_model_database_buffers(Oid dboid)
+wl_model_database_buffers(Oid dboid, int64 *pages_mapped)
 {
 	BufferOwner owner = {dboid, NULL, 0};
-	int64		pages_mapped;
 
+	*pages_mapped = 0;
 	if (!OidIsValid(dboid))
 		return 0;
-	return owned_buffers(&owner, &pages_mapped);
+	return owned_buffers(&owner, pages_mapped);
 }
 
 /* one file's sizes for size_doomed (below), at commit */

@@ -16,15 +16,13 @@
 #include "utils/rel.h"
 
 /*
- * Scans of one kind that a statement did while it ran: n scans in `walks`
- * separate walks, each comparing nfiles relation files.  The scans of one
- * walk run back to back (TRUNCATE of a new table truncates heap, TOAST and
- * indexes one after the other): see wl_scans_est_ns.
+ * Scans of one kind that a statement did while it ran: n scans, each
+ * comparing nfiles relation files (TRUNCATE of a new table truncates heap,
+ * TOAST and indexes one after the other, a walk each).
  */
 typedef struct WlScanBatch
 {
 	int64		n;
-	int32		walks;
 	int32		nfiles;
 	int64		invalidated;	/* buffers the walks find and invalidate */
 } WlScanBatch;
@@ -49,14 +47,13 @@ typedef struct WlEffects
 	char		gid[GIDSIZE];
 } WlEffects;
 
-/* count n scans of kind in one walk comparing nfiles files */
+/* count n scans of kind, each comparing nfiles files */
 static inline void
 wl_effects_add_scans(WlEffects *eff, WlScanKind kind, int64 n, int nfiles)
 {
 	if (n <= 0)
 		return;
 	eff->scans[kind].n += n;
-	eff->scans[kind].walks++;
 	eff->scans[kind].nfiles = nfiles;
 }
 
@@ -101,7 +98,7 @@ extern void wl_model_subxact_abort(void);
 extern bool wl_model_relation_file(Oid relid, WlRelFile *file, char *relkind,
 								   char *relpersistence);
 extern BlockNumber wl_model_main_fork_blocks(WlRelFile file);
-extern int64 wl_model_database_buffers(Oid dboid);
+extern int64 wl_model_database_buffers(Oid dboid, int64 *pages_mapped);
 
 /* the headers a count of buffers (a database's, deleted files') samples first */
 #define WL_BUFFER_COUNT_SAMPLE_HEADERS	(1024 * 16)

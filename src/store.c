@@ -712,22 +712,6 @@ wl_store_note_fsync_time(double ratio)
 }
 
 /*
- * A commit's walk of the buffer pool took ratio times what the calibration
- * estimates for it (wl_commit_est's sync_scan_timed_ns or
- * drop_scan_timed_ns).  Takes the spinlock only.
- */
-void
-wl_store_note_scan_time(double ratio)
-{
-	if (wl_shared == NULL || !(ratio >= 0))
-		return;
-	SpinLockAcquire(&wl_shared->mutex);
-	learn_ratio(&wl_shared->scan_cost.scan_time_ratio,
-				&wl_shared->scan_cost.scan_time_samples, ratio);
-	SpinLockRelease(&wl_shared->mutex);
-}
-
-/*
  * A commit spent ns per file it synced or WAL-logged beyond what the rest
  * of its prediction accounts for (the caller decides which commits say
  * enough).  The learned figure is a running mean: the k-th commit to teach
@@ -1343,8 +1327,6 @@ wl_store_info(WlInfo *info)
 	info->fsync_time_commits = wl_shared->scan_cost.io.fsync_time_samples;
 	info->file_commit_us = Max(wl_shared->scan_cost.io.file_commit_ns, 0) / 1000;
 	info->file_commit_commits = wl_shared->scan_cost.io.file_commit_samples;
-	info->scan_time_ratio = wl_learned_ratio(wl_shared->scan_cost.scan_time_ratio);
-	info->scan_time_commits = wl_shared->scan_cost.scan_time_samples;
 	info->calibration = wl_shared->calibration;
 	info->calibration_ms = wl_shared->calibration_ms;
 	info->calibration_io_bytes = wl_shared->calibration_io_bytes;

@@ -32,7 +32,6 @@ extern void wl_store_get_scan_cost(WlScanCost *cost);
 #define WL_LEARNED_BOUND	4.0
 #define WL_LEARNED_MIN_WEIGHT	0.25
 extern void wl_store_note_fsync_time(double ratio);
-extern void wl_store_note_scan_time(double ratio);
 #define WL_FILE_COMMIT_MAX_NS	1e5
 extern void wl_store_note_file_commit(double ns);
 extern void wl_store_remember_prepared(const char *gid, const WlPreparedDeletion *at_commit,
@@ -117,8 +116,6 @@ typedef struct WlInfo
 	int64		fsync_time_commits;
 	double		file_commit_us; /* see wl_store_note_file_commit */
 	int64		file_commit_commits;
-	double		scan_time_ratio;	/* see wl_store_note_scan_time */
-	int64		scan_time_commits;
 	WlCalibration calibration;
 	double		calibration_ms; /* the last calibration's; -1: none yet */
 	int64		calibration_io_bytes;

@@ -192,12 +192,11 @@ wl_strategy_apply(WlStrategyChoice *choice, int64 dirty_buffers)
 	wl_store_get_scan_cost(&cost);
 
 	/*
-	 * Decide by the calibration of this start alone, not by the ratios the
-	 * server's commits taught: those move with every commit, and a decision
-	 * that follows them changed from round to round of one and the same
-	 * load.  Both paths pay core's work per file alike.
+	 * Decide by the calibration of this start alone, not by the fsync ratio
+	 * the server's commits taught: it moves with every commit, and a
+	 * decision that follows it changed from round to round of one and the
+	 * same load.  Both paths pay core's work per file alike.
 	 */
-	cost.scan_time_ratio = 0;
 	cost.io.fsync_time_ratio = 0;
 
 	choice->threshold_kb = choose_threshold(wl_commit_strategy, s, n, &cost, &st,

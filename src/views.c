@@ -516,8 +516,9 @@ info_row(FunctionCallInfo fcinfo, int ncols)
 		values[i++] = Int64GetDatum(info.fsync_time_commits);
 		values[i++] = Float8GetDatum(info.file_commit_us);
 		values[i++] = Int64GetDatum(info.file_commit_commits);
-		values[i++] = Float8GetDatum(info.scan_time_ratio);
-		values[i++] = Int64GetDatum(info.scan_time_commits);
+		/* walks are priced as calibrated since 1.5.2: nothing is learned */
+		values[i++] = Float8GetDatum(1.0);
+		values[i++] = Int64GetDatum(0);
 	}
 	if (ncols >= WL_INFO_COLS_1_5)
 	{

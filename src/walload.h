@@ -213,8 +213,6 @@ typedef struct WlStatsKey
 
 /* ---------- the calibration of a scan's cost (scan_cost.c, kept by store.c) ---------- */
 #define WL_COST_GRID	5		/* relation counts the many-file walk is timed at */
-#define WL_AGE_GRID		5		/* ms since a walk the share kept is timed at */
-#define WL_STREAK_GRID	3		/* walks in a row the share kept is timed after */
 
 /*
  * The storage under the data directory, as the calibration worker timed it
@@ -265,30 +263,12 @@ typedef struct WlIoCost
 typedef struct WlScanCost
 {
 	double		single_ns;		/* ns per buffer header: one relation file */
-	double		warm_ns;		/* the same, right after another walk */
-	double		llc_bytes;		/* the last-level CPU cache, in bytes */
 	double		flush_ns[WL_COST_GRID]; /* many-file walks (see scan_cost.c): */
 	double		drop_ns[WL_COST_GRID];	/* at commit, and at commit or abort */
 	bool		multi_valid;	/* flush_ns and drop_ns timed */
 	double		fault_ns_per_page;	/* a header page mapped by the walk */
 	double		invalidate_ns_per_buffer;	/* a deleted file's buffer the walk
 											 * finds and invalidates */
-	double		kept_after[WL_AGE_GRID];	/* the share of the headers a walk
-											 * finds cached that long after
-											 * the last (scan_cost.c) */
-	double		streak_kept[WL_STREAK_GRID];	/* the share a walk finds
-												 * cached right after 1, 2, 3
-												 * or more walks in a row */
-	bool		kept_valid;		/* kept_after and streak_kept timed */
-
-	/*
-	 * Learned from the server's own commits (store.c), not timed: the walks
-	 * at recent commits over what the figures above estimate for them (1:
-	 * as timed; 0 is read as 1), and how many commits taught it.  A new
-	 * calibration of the walks starts it again.
-	 */
-	double		scan_time_ratio;
-	int64		scan_time_samples;
 	WlIoCost	io;				/* the storage */
 } WlScanCost;
 
@@ -347,11 +327,6 @@ typedef struct WlCommitState
 	int64		os_dirty_blocks;	/* the page cache's dirty blocks, or -1 */
 	int64		dirty_buffers;	/* synced files' blocks dirty in shared buffers */
 	int64		unflushed_wal_bytes;	/* WAL inserted, not flushed yet */
-	int64		touched_since_walk; /* pages touched since this backend's
-									 * last walk, -1: none in the last second */
-	bool		walk_mapped;	/* that walk mapped header pages: the next
-								 * is priced cold (scan_cost.c with_mapped) */
-	int32		walk_streak;	/* walks in a row, that walk the last */
 	int64		wal_own_bytes;	/* WAL this backend has inserted since it
 								 * started */
 	int64		wal_ring_bytes; /* the WAL buffers (wal_buffers) */

@@ -833,8 +833,7 @@ run_scenario() {
                            FROM walload_xacts" 2>>"$work/walload.err") || wl_ok=0
       est_ms=$(psqlc postgres "SELECT round(coalesce(sum(est_scan_ms), 0)::numeric, 3) FROM walload_xacts" \
                2>>"$work/walload.err") || wl_ok=0
-      psqlc postgres "SELECT 'walload: learned walk ratio ' || round(scan_time_ratio::numeric, 3) || ' from ' ||
-                             scan_time_commits || ' commit(s); est_scan_ms by statement: ' ||
+      psqlc postgres "SELECT 'walload: est_scan_ms by statement: ' ||
                              coalesce((SELECT string_agg(round(est_scan_ms::numeric, 3) || ' ' || left(query, 40), '; ')
                                        FROM walload_statements WHERE full_scans > 0), 'none')
                       FROM walload_info" >>"$raw/$level-$name.diag" 2>/dev/null || true
@@ -1009,11 +1008,6 @@ for level in "${levels[@]}"; do
   for sc in "${scenarios[@]}"; do
     run_scenario "$level" "$sc"
   done
-  # what the commits taught walload of the walks at this start (every
-  # estimate above was scaled by the ratio of its moment)
-  if [ $walload = 1 ]; then
-    echo "# $level: walload's learned walk ratio at the end: $(psqlc postgres "SELECT round(scan_time_ratio::numeric, 3) || ' from ' || scan_time_commits || ' commit(s)' FROM walload_info" 2>/dev/null || echo unknown)"
-  fi
   # every scenario's calls were printed at its cut: a bpftrace that has to
   # be killed here loses nothing
   stop_trace "$fault" || echo "# $level: $stop_note (after the last cut: nothing was lost)"

@@ -183,6 +183,15 @@ my @est5 = $stderr =~ /walload: 1 walk\(s\) of kind 3 over 1 file\(s\): [^\n]*: 
 is(scalar @faults, 5, 'five walks estimated');
 ok($faults[0] > 0, "premise: the session's first walk maps the header pages ($faults[0] ms of page faults)");
 is(scalar(grep { $_ > 0 } @faults[1 .. 4]), 0, 'the later ones do not');
+# every walk is priced cold, as calibrated: nothing a walk before it left in
+# the CPU cache, nothing learned from the commits (the ablation in
+# docs/benchmarks.md)
+ok((grep { abs($_ - $est5[1]) < 0.0005 } @est5[2 .. 4]) == 3,
+	"the later four walks are priced alike (@est5[1 .. 4] ms)");
+ok(abs($est5[0] - $faults[0] - $est5[1]) < 0.002,
+	"the first is priced as the others plus its page faults ($est5[0] ms)");
+is($node->safe_psql('postgres', 'SELECT scan_time_ratio, scan_time_commits FROM walload_info'),
+	'1|0', 'walload_info: walks priced as calibrated, no commit taught them');
 my ($kind6, $files6, $n6, $rec6, $f6, $one6, $saves6) = $stderr =~
   /walload: what-if of one walk of kind (\d) over (\d+) file\(s\) for (\d+): recorded ([\d.]+) ms, page faults ([\d.]+) ms, one walk ([\d.]+) ms: saves ([\d.]+) ms/;
 ok(defined $saves6 && $files6 == 5 && $n6 == 5, 'the what-if prices one walk over the five files');
