@@ -23,6 +23,8 @@ mechanism, paired, and the oracle's traced walk judges them all:
               stretch counting)
   cold walks  none of the four: NBuffers times the calibrated cost of one
               header, per walk
+  1.5.2       what walload prices since 1.5.2: cold walks, the page faults
+              as -pagemap, the buffers
 
 Per scenario and wal_level: the sum over the DEBUG2 lines of its sessions,
 checked against the oracle's estimate_ms (a scenario whose walks are
@@ -41,16 +43,22 @@ import sys
 
 LINE = re.compile(
     r"walload: (\d+) walk\(s\) of kind (\d+) over (\d+) file\(s\): (-?\d+) unmapped header pages, "
-    r"cache share ([\d.]+), (-?\d+) buffers \w+: ([\d.]+) ms, page faults ([\d.]+) ms; "
-    r"parts: walks ([\d.]+) ms as timed, ([\d.]+) ms cold, learned ratio ([\d.]+), buffers ([\d.]+) ms")
+    r"(?:cache share ([\d.]+), )?(-?\d+) buffers \w+: ([\d.]+) ms, page faults ([\d.]+) ms"
+    r"(?:; parts: walks ([\d.]+) ms as timed, ([\d.]+) ms cold, learned ratio ([\d.]+), buffers ([\d.]+) ms)?")
 
-VARIANTS = ["full", "-faults", "-pagemap", "-cache", "-ratio", "-buffers", "cold walks"]
+VARIANTS = ["full", "-faults", "-pagemap", "-cache", "-ratio", "-buffers", "cold walks", "1.5.2"]
 
 
 def variants(m, header_pages):
     est, fault = float(m.group(7)), float(m.group(8))
     unmapped = int(m.group(4))
-    walk, cold, ratio, buf = (float(m.group(i)) for i in (9, 10, 11, 12))
+    if m.group(9) is None:
+        # 1.5.2 on: walks priced cold, no learned ratio; the buffers are not
+        # printed apart, so -buffers is not judged
+        walk = cold = est - fault
+        ratio, buf = 1.0, 0.0
+    else:
+        walk, cold, ratio, buf = (float(m.group(i)) for i in (9, 10, 11, 12))
     return {
         "full": est,
         "-faults": est - fault,
@@ -59,6 +67,7 @@ def variants(m, header_pages):
         "-ratio": est - walk * ratio + walk,
         "-buffers": est - buf,
         "cold walks": cold,
+        "1.5.2": cold + buf + (fault / unmapped * header_pages if unmapped > 0 else 0),
     }
 
 
@@ -101,7 +110,7 @@ def read_run(out):
             for ln in open(fn, errors="replace"):
                 m = LINE.search(ln)
                 if m:
-                    learned.add(m.group(11))
+                    learned.add(m.group(11) or "none")
                     for k, v in variants(m, header_pages).items():
                         sums[k] += v
         if abs(sums["full"] - est) > 0.01 + 0.005 * est:

@@ -64,16 +64,11 @@ Sections (all by default, in this order):
              replica, at shared_buffers 128MB, 1GB, 4GB, 16GB (--quick: 1GB;
              BENCH_STRATEGY_SHARED_BUFFERS): commit time, spread, auto's
              prediction; goal: auto within 5% of the best of off/wal/sync.
-  cacheshare the share of the buffer headers walload prices a walk as finding
-             in the CPU cache where it depends on time (on CPU and in all)
-             since the backend's last walk: a DROP right after another,
-             after two, after 0.2 s on CPU, 0.1 s asleep, after a commit
-             that wrote a quarter of the cache, after reading twice the
-             cache; rounds interleaved, fresh sessions, at shared_buffers
-             128MB, 2GB, 8GB (--quick: 128MB, 2GB; BENCH_SHARE_SHARED_BUFFERS),
-             wal_level=minimal: the share, the estimate and the walk as
-             measured side by side, and whether the walk taught the ratio
-             (what the tests asserted of these before issue 37).
+  walknoise  the same walk (DROP TABLE of a one-row table) in fresh sessions,
+             at shared_buffers 1GB, 4GB, 16GB (--quick: 1GB;
+             BENCH_NOISE_SHARED_BUFFERS), wal_level=replica: how far apart
+             the walks are against walload's one estimate, and the walk
+             right after each session's first against its (cold) estimate.
   manyfiles  one transaction that creates N tables (40,000; --quick 10,000),
              then 2,000 ALTER TABLE ... SET STATISTICS, and one that
              rewrites 200 of the tables: the same cluster restarted with
@@ -105,7 +100,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "scripts", "lib"))
 from cluster import Cluster, pgconfig  # noqa: E402  (scripts/lib/cluster.sh's Python face)
 
 SECTIONS = ["overhead", "seedload", "callgrind", "seed000", "seed001", "seed003", "seed004", "manyfiles", "whatif",
-            "predict", "strategy", "walknoise", "cacheshare"]
+            "predict", "strategy", "walknoise"]
 CONFIGS = [("nothing", ""), ("pg_stat_statements", "pg_stat_statements"),
            ("walload", "walload"), ("both", "walload,pg_stat_statements")]
 # configurations measured only under callgrind: (name, libraries, settings)
@@ -1178,9 +1173,9 @@ def predict(c, tmp):
             rows.append(("%d small commits (a table of 100 rows each; sums)" % len(got), size, p_, m_,
                          p_ / m_ if m_ > 0 else 0))
             log("predict %s small commits: predicted %.1f ms, measured %.1f ms" % (size, p_, m_))
+        # (scan_time_ratio is 1 since library 1.5.2: the walks learn nothing)
         learned.append((size,) + tuple(q(c, "SELECT round(fsync_time_ratio::numeric, 2), fsync_time_commits, "
-                                            "round(file_commit_us::numeric, 1), file_commit_commits, "
-                                            "round(scan_time_ratio::numeric, 2), scan_time_commits "
+                                            "round(file_commit_us::numeric, 1), file_commit_commits "
                                             "FROM walload_info")))
         c.stop()
     lines = ["| load (one transaction, then COMMIT) | shared_buffers | pred_commit_ms | commit_ms | ratio |",
@@ -1198,19 +1193,23 @@ def predict(c, tmp):
                   % (len(every), statistics.median(every), every[len(every) // 10],
                      every[(len(every) * 9) // 10], 100 * inside // len(every))]
     lines += ["", "What the commits taught by the end of each size (walload_info): " +
-              "; ".join("%s: fsync_time_ratio %s after %s commits, file_commit_us %s after %s, "
-                        "scan_time_ratio %s after %s" % x for x in learned) + "."]
+              "; ".join("%s: fsync_time_ratio %s after %s commits, file_commit_us %s after %s"
+                        % x for x in learned) + "."]
     return "\n".join(lines), bad
 
 
 def walknoise(c, tmp):
     """The same walks again and again, in fresh sessions: how far apart the
     walks themselves are, against one estimate for all; and the walk right
-    after a session's first, as priced and as a cold walk."""
+    after a session's first, as priced (cold, as every walk since library
+    1.5.2) and as the first walk's estimate less its page faults."""
     sessions = P["noise_sessions"]
     rows = []
+    # walload's DEBUG2 line per walk estimate (scan_cost.c wl_scans_est_ns):
+    # "N walk(s) of kind K over F file(s): U unmapped header pages,
+    # B buffers invalidated|written: X ms, page faults Y ms"
     priced = re.compile(r"walk\(s\) of kind \d+ over \d+ file\(s\): \d+ unmapped header pages, "
-                        r"cache share ([\d.]+), .*: ([\d.]+) ms, page faults ([\d.]+) ms")
+                        r"\d+ buffers (?:invalidated|written): ([\d.]+) ms, page faults ([\d.]+) ms")
     path = os.path.join(tmp, "n1.sql")
     with open(path, "w") as f:
         f.write("SET client_min_messages = debug2;\nDROP TABLE n_t;\nDROP TABLE n_u;\nSELECT 1;\n")
@@ -1231,21 +1230,21 @@ def walknoise(c, tmp):
                 "WHERE full_scans > 0 ORDER BY xact_id DESC LIMIT 2) x ORDER BY xact_id").splitlines()]
             if r.returncode != 0 or len(m) != 2 or len(p_) != 2:
                 raise RuntimeError("walknoise: not two walks for the two DROPs:\n%s" % r.stderr[-2000:])
-            # (measured, estimated, share priced, estimated as a cold walk)
+            # (measured, estimated, the first walk's estimate less its page
+            # faults: a cold walk's)
             first.append((float(m[0][0]), float(m[0][1])))
-            second.append((float(m[1][0]), float(m[1][1]), float(p_[1][0]),
-                           float(p_[0][1]) - float(p_[0][2])))
+            second.append((float(m[1][0]), float(m[1][1]),
+                           float(p_[0][0]) - float(p_[0][1])))
         c.stop()
         meas = [x[0] for x in first]
         est = [x[1] for x in first]
         lo, hi = min(meas), max(meas)
         near = sum(1 for e, x in zip(est, meas) if abs(e / x - 1) <= 0.2)
         rows.append((size, statistics.median(est), min(est), max(est), lo, statistics.median(meas), hi, near,
-                     statistics.median(x[2] for x in second),
                      statistics.median(x[1] / x[0] for x in second),
                      sum(1 for x in second if abs(x[1] / x[0] - 1) <= 0.2),
-                     statistics.median(x[3] / x[0] for x in second),
-                     sum(1 for x in second if abs(x[3] / x[0] - 1) <= 0.2)))
+                     statistics.median(x[2] / x[0] for x in second),
+                     sum(1 for x in second if abs(x[2] / x[0] - 1) <= 0.2)))
         log("walknoise %s: estimated %.2f ms (median), walks %.2f..%.2f ms" % (size, statistics.median(est), lo, hi))
     lines = ["| shared_buffers | first walk: estimated, median (min..max) | first walks: min / median / max | "
              "max / min | within +-20% of their estimate | one figure within +-20% of every first walk |",
@@ -1255,128 +1254,12 @@ def walknoise(c, tmp):
                      % (r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[6] / r[4], r[7], sessions,
                         "exists" if 0.8 * r[6] <= 1.2 * r[4] else "none exists"))
     lines += ["", "The walk right after (the second DROP of each session):", "",
-              "| shared_buffers | cache share priced, median | estimate / walk, median | within +-20% | "
-              "a cold walk's estimate / walk, median | within +-20% |",
+              "| shared_buffers | cache share priced | estimate / walk, median | within +-20% | "
+              "the first walk's estimate less its page faults / walk, median | within +-20% |",
               "|---|---|---|---|---|---|"]
     for r in rows:
-        lines.append("| %s | %.2f | %.2f | %d of %d | %.2f | %d of %d |"
-                     % (r[0], r[8], r[9], r[10], sessions, r[11], r[12], sessions))
-    return "\n".join(lines), 0
-
-
-def llc_bytes():
-    """The CPU's last-level cache as walload reads it (scan_cost.c
-    last_level_cache_bytes): the largest cache of cpu0, 256 MB where the
-    kernel does not say."""
-    llc = 0
-    for i in range(8):
-        d = "/sys/devices/system/cpu/cpu0/cache/index%d" % i
-        if not os.path.exists(d + "/level"):
-            break
-        try:
-            m = re.match(r"(\d+)K", open(d + "/size").read())
-        except OSError:
-            m = None
-        if m:
-            llc = max(llc, int(m.group(1)) * 1024)
-    return llc or 256 * 1024 * 1024
-
-
-def cacheshare(c, tmp):
-    """The cache share walload prices a DROP TABLE's walk at, where it hangs
-    on the time since the backend's last walk, beside that walk as measured
-    (the commit's cleanup phase: the walk and the deletion of an empty
-    file) and whether its commit taught the walks.  Each session
-    starts with the DROP that maps the header pages and the one after it
-    (priced cold); the walk reported is the session's last."""
-    rounds = P["share_rounds"]
-    llc = llc_bytes()
-    walk = re.compile(r"walk\(s\) of kind 3 over \d+ file\(s\): \d+ unmapped header pages, "
-                      r"cache share ([\d.]+), .*: ([\d.]+) ms, page faults")
-    taught = re.compile(r"^teach:(\d+)$")
-    spin = ("DO $$ DECLARE t0 timestamptz := clock_timestamp(); x float8 := 0; BEGIN "
-            "WHILE clock_timestamp() - t0 < interval '0.2 s' LOOP "
-            "FOR i IN 1 .. 1000 LOOP x := x + sqrt(i); END LOOP; END LOOP; END $$;")
-    filled_rows = int(llc / 4 / 8192) * 30
-    # (name, statements between the session's walks and its last DROP, what
-    # the tests asserted of it before issue 37)
-    scenarios = [
-        ("right after another DROP", 3, [],
-         "016: share >= 0.5; 021: at most what one walk leaves"),
-        ("after two in a row", 4, [],
-         "021: share above the walk after one by 0.1"),
-        ("after 0.2 s on CPU", 3, [spin],
-         "016: share 0"),
-        ("0.1 s asleep, after two in a row", 4, ["SELECT pg_sleep(0.1);"],
-         "021: share below the walk after two by 0.1"),
-        ("after a commit that wrote a quarter of the cache", 4,
-         ["BEGIN;", "CREATE TABLE s_filled (a int, pad text);",
-          "INSERT INTO s_filled SELECT g, repeat('f', 200) FROM generate_series(1, %d) g;" % filled_rows,
-          "COMMIT;"],
-         "016: share below the walk after two by 0.2"),
-        ("after reading twice the cache", 3, None,
-         "pgTAP 12: estimate above the walk right after another; 014: teaches"),
-    ]
-    out_rows = []
-    for size in P["share_sizes"]:
-        start_walload(c, size, "minimal")
-        c.psql("CREATE TABLE s_filler (a int, b text); "
-               "INSERT INTO s_filler SELECT g, repeat('f', 200) FROM generate_series(1, 30000) g")
-        blocks = int(q(c, "SELECT pg_relation_size('s_filler') / 8192")[0])
-        reads = int(2 * llc / (blocks * 8192)) + 1
-        touch = ("DO $$ BEGIN FOR i IN 1 .. %d LOOP PERFORM count(*) FROM s_filler; END LOOP; END $$;" % reads)
-        got = {name: [] for name, _, _, _ in scenarios}
-        for rnd in range(rounds):
-            order = scenarios[rnd % len(scenarios):] + scenarios[:rnd % len(scenarios)]
-            for name, ndrops, between, _ in order:
-                c.psql("DROP TABLE IF EXISTS s_filled; " +
-                       " ".join("DROP TABLE IF EXISTS s_t%d; CREATE TABLE s_t%d (a int);" % (i, i)
-                                for i in range(ndrops + 1)))
-                lines = ["SET client_min_messages = debug2;"]
-                lines += ["DROP TABLE s_t%d;" % i for i in range(ndrops)]
-                lines += between if between is not None else [touch]
-                lines += ["SELECT 'teach:' || scan_time_commits FROM walload_info;",
-                          "DROP TABLE s_t%d;" % ndrops,
-                          "SELECT 'teach:' || scan_time_commits FROM walload_info;"]
-                path = os.path.join(tmp, "s1.sql")
-                with open(path, "w") as f:
-                    f.write("\n".join(lines) + "\n")
-                os.chmod(path, 0o644)
-                r = c.as_postgres([os.path.join(c.bindir, "psql"), "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1",
-                                   "-f", path], capture_output=True, text=True)
-                if r.returncode != 0:
-                    raise RuntimeError("cacheshare: %s failed:\n%s" % (name, r.stderr[-2000:]))
-                err = r.stderr.splitlines()
-                last = max(i for i, l in enumerate(err) if walk.search(l))
-                share, est = (float(x) for x in walk.search(err[last]).groups())
-                # the last DROP's commit: its cleanup phase as measured (the
-                # walk, and deleting an empty file)
-                meas = float(c.psql("SELECT commit_cleanup_ms FROM walload_xacts WHERE full_scans > 0 "
-                                    "ORDER BY xact_id DESC LIMIT 1"))
-                t = [int(m.group(1)) for m in (taught.match(l) for l in r.stdout.splitlines()) if m]
-                got[name].append((share, est, meas, t[-1] - t[-2]))
-            log("cacheshare %s: round %d of %d" % (size, rnd + 1, rounds))
-        c.psql("DROP TABLE IF EXISTS s_filler")
-        c.stop()
-        for name, _, _, before in scenarios:
-            xs = got[name]
-            shares = [x[0] for x in xs]
-            ests = [x[1] for x in xs]
-            meas = [x[2] for x in xs if x[2] is not None]
-            ratios = [x[1] / x[2] for x in xs if x[2]]
-            out_rows.append((size, name, statistics.median(shares), min(shares), max(shares),
-                             statistics.median(ests), meas, ratios, sum(x[3] for x in xs), len(xs), before))
-    lines = ["Last-level cache: %s." % fmt_bytes(llc), "",
-             "| shared_buffers | the session's last DROP | cache share priced: median (min..max) | "
-             "estimated, median | walk measured: median (min..max), rounds | estimate / walk, median | "
-             "taught the walks | asserted before |",
-             "|---|---|---|---|---|---|---|---|"]
-    for size, name, sm, slo, shi, em, meas, ratios, nt, n, before in out_rows:
-        mtxt = ("%.3f ms (%.3f..%.3f), %d" % (statistics.median(meas), min(meas), max(meas), len(meas))
-                if meas else "-")
-        rtxt = "%.2f" % statistics.median(ratios) if ratios else "-"
-        lines.append("| %s | %s | %.2f (%.2f..%.2f) | %.3f ms | %s | %s | %d of %d | %s |"
-                     % (size, name, sm, slo, shi, em, mtxt, rtxt, nt, n, before))
+        lines.append("| %s | removed (1.5.2: priced cold) | %.2f | %d of %d | %.2f | %d of %d |"
+                     % (r[0], r[8], r[9], sessions, r[10], r[11], sessions))
     return "\n".join(lines), 0
 
 
@@ -1547,9 +1430,6 @@ def main():
         "predict_sizes": os.environ.get("BENCH_PREDICT_SHARED_BUFFERS", "1GB" if quick else "1GB 4GB 16GB").split(),
         "noise_sizes": os.environ.get("BENCH_NOISE_SHARED_BUFFERS", "1GB" if quick else "1GB 4GB 16GB").split(),
         "noise_sessions": 6 if quick else 12,
-        "share_sizes": os.environ.get("BENCH_SHARE_SHARED_BUFFERS",
-                                      "128MB 2GB" if quick else "128MB 2GB 8GB").split(),
-        "share_rounds": 5 if quick else 11,
         "strategy_sizes": os.environ.get("BENCH_STRATEGY_SHARED_BUFFERS",
                                          "1GB" if quick else "128MB 1GB 4GB 16GB").split(),
         "strategy_rounds": int(os.environ.get("BENCH_STRATEGY_ROUNDS", "3" if quick else "5")),
@@ -1717,10 +1597,10 @@ rounds.  pred_commit_ms is what walload predicted at PRE_COMMIT from the
 pending files (the same model and costs walload_activity shows while the
 load runs: scans from the calibration, fsync, writes, file deletion, file
 lookups and page images from the storage timed by the calibration worker;
-the worker has exited before the first load; the synced files' fsyncs and
-the walks scaled, and core's untimed work per new file added, as the run's
-earlier commits taught: a new server start for each size begins from the
-calibration alone); commit_ms is the
+the worker is idle before the first load; the synced files' fsyncs
+scaled, and core's untimed work per new file added, as the run's earlier
+commits taught: a new server start for each size begins from the
+calibration alone; the walks priced as calibrated); commit_ms is the
 commit phase walload measured.  Bound: 25%%.  %s
 
 %s
@@ -1753,7 +1633,9 @@ wal_level=replica; %d fresh sessions one after another, each running DROP
 TABLE of a one-row table created just before by another session, then
 another such DROP: the same work each time, the walk of the whole pool at
 the commit's file deletion (the first with the header pages not yet mapped
-in that backend, the second right after it).  'estimated': what
+in that backend, the second right after it, priced cold as every walk is
+since library 1.5.2: the 'cache share priced' column of earlier reports
+says so).  'estimated': what
 walload estimated for that walk before it ran (from the calibration at the
 server's start); 'walks': the commit's cleanup phase as walload measured
 it (commit_cleanup_ms: the walk, and deleting a one-block file, which at
@@ -1762,25 +1644,6 @@ if the slowest took at most 1.5 times the fastest.
 
 %s
 """ % (P["noise_sessions"], wn))
-        if "cacheshare" in only:
-            cs, _ = cacheshare(seed_c, tmp)
-            parts.append("""## The cache share of a walk, where it hangs on time
-
-wal_level=minimal; %d rounds, the six cases interleaved (the order rotating
-every round), each in a fresh session of DROP TABLEs of empty tables made
-just before by another: the first maps the header pages, the second is
-priced cold, then what the case puts before the last DROP.  'cache share
-priced': the share of the headers walload prices that last walk as finding
-in the CPU cache (its DEBUG2 line), which counts the blocks the backend
-touched since its previous walk, its time on CPU, and the wall time
-(scan_cost.c wl_touched_since_walk): the last two make it the machine's and
-the moment's, so no test judges it.  'walk measured': the commit's cleanup
-phase as walload measured it (commit_cleanup_ms: the walk, and deleting an
-empty file).  'taught the
-walks': rounds in which that commit moved walload_info.scan_time_ratio.
-
-%s
-""" % (P["share_rounds"], cs))
         if "manyfiles" in only:
             mf, _ = manyfiles(seed_c, tmp)
             parts.append("""## Transactions that create many files
