@@ -11,7 +11,8 @@ OBJS = \
 	src/strategy.o \
 	src/observe.o \
 	src/scan_model.o \
-	src/scan_cost.o \
+	src/calibrate.o \
+	src/cost.o \
 	src/store.o \
 	src/measure.o \
 	src/settings.o

@@ -6,7 +6,7 @@
 Each OUT_DIR is a copy of test/oracle/out/ after a run of
 `ORACLE_SCENARIO_PGOPTIONS="-c client_min_messages=debug2" test/oracle/run.sh`
 (one shared_buffers size, one major version).  walload's DEBUG2 line of every
-walk estimate carries the estimate's parts (scan_cost.c wl_scans_est_ns):
+walk estimate carries the estimate's parts (cost.c wl_scans_est_ns):
 the walks as timed, the same walks cold, the learned ratio, the page faults
 and the buffers.  So one run prices the same walks with and without each
 mechanism, paired, and the oracle's traced walk judges them all:

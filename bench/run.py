@@ -1205,7 +1205,7 @@ def walknoise(c, tmp):
     1.5.2) and as the first walk's estimate less its page faults."""
     sessions = P["noise_sessions"]
     rows = []
-    # walload's DEBUG2 line per walk estimate (scan_cost.c wl_scans_est_ns):
+    # walload's DEBUG2 line per walk estimate (cost.c wl_scans_est_ns):
     # "N walk(s) of kind K over F file(s): U unmapped header pages,
     # B buffers invalidated|written: X ms, page faults Y ms"
     priced = re.compile(r"walk\(s\) of kind \d+ over \d+ file\(s\): \d+ unmapped header pages, "

@@ -9,7 +9,7 @@
  *
  * hooks.c calls in at every entry point; the decisions of core come from
  * scan_model.c and observe.c as return values; the estimates from
- * scan_cost.c; finished records go to store.c.
+ * cost.c; finished records go to store.c.
  *
  * The statement stack lives in TopMemoryContext: a statement such as
  * VACUUM, CALL of a procedure that commits, or CREATE INDEX CONCURRENTLY
@@ -85,7 +85,7 @@
 #include "utils/memutils.h"
 
 #include "measure.h"
-#include "scan_cost.h"
+#include "cost.h"
 #include "settings.h"
 #include "store.h"
 #include "strategy.h"
@@ -648,7 +648,7 @@ dirty_buffers(void)
 
 /*
  * What COMMIT and ROLLBACK would do if issued now: the model's decisions,
- * and the commit's duration from the one cost model (scan_cost.c).  Runs
+ * and the commit's duration from the one cost model (cost.c).  Runs
  * at a recorded statement's end, never on the abort path.
  */
 static void

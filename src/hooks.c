@@ -37,7 +37,7 @@
 
 #include "accumulator.h"
 #include "observe.h"
-#include "scan_cost.h"
+#include "cost.h"
 #include "scan_model.h"
 #include "settings.h"
 #include "store.h"

@@ -16,7 +16,7 @@
 
 #include "observe.h"
 
-#include "scan_cost.h"
+#include "cost.h"
 
 #include "access/heapam.h"
 #include "access/htup_details.h"

@@ -128,7 +128,7 @@ typedef struct WlShared
 	bool		calibrated;		/* a calibration of this start was done */
 	double		calibration_ms; /* the last one's wall-clock time; -1: none */
 	int64		calibration_io_bytes;	/* what it wrote under the data dir */
-	WlScanCost	scan_cost;		/* scan_cost.c's calibration */
+	WlScanCost	scan_cost;		/* calibrate.c's calibration */
 
 	/*
 	 * The calibration worker, while it runs (pid 0 otherwise): the latch a
@@ -210,7 +210,7 @@ wl_store_shmem_request(void)
 
 /*
  * Attach to (or, in the postmaster, create) the store.  The postmaster
- * times nothing: the calibration is the worker's (scan_cost.c), and until
+ * times nothing: the calibration is the worker's (calibrate.c), and until
  * it is done the figures are all zero.
  */
 void

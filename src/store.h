@@ -70,7 +70,7 @@ extern int	wl_store_copy_stats(WlStatsEntryCopy **out);
 /*
  * How far the calibration of the server's current start has come.  The
  * store is made anew at every start and every crash-restart, and the
- * calibration worker (scan_cost.c), which the postmaster starts again after
+ * calibration worker (calibrate.c), which the postmaster starts again after
  * each, calibrates then; walload_calibrate() asks it for another.  Only the
  * worker times anything: until it has, the figures are all zero (no
  * estimate).

@@ -16,7 +16,7 @@
  *	off   nothing (the default): core decides as it always does;
  *	auto  the threshold with the lowest predicted cost: WAL-log the k
  *		  smallest files and fsync the rest, for the best k (0 to all),
- *		  by the one cost model of the predictions (scan_cost.c,
+ *		  by the one cost model of the predictions (cost.c,
  *		  wl_commit_est); ties keep the session's threshold;
  *	wal   WAL-log every file that can be (the threshold above the largest);
  *	sync  fsync every file (threshold 0).
@@ -47,7 +47,7 @@
 
 #include "compat.h"
 
-#include "scan_cost.h"
+#include "cost.h"
 #include "settings.h"
 #include "store.h"
 

@@ -36,7 +36,7 @@
 #include "utils/numeric.h"
 #include "utils/tuplestore.h"
 
-#include "scan_cost.h"
+#include "cost.h"
 #include "settings.h"
 #include "store.h"
 
@@ -581,7 +581,7 @@ walload_reset(PG_FUNCTION_ARGS)
 #define WL_CALIBRATE_WAIT_S		600
 
 /*
- * walload_calibrate(passes): asks the calibration worker (scan_cost.c) for
+ * walload_calibrate(passes): asks the calibration worker (calibrate.c) for
  * a calibration and waits for it, cancellably and at most
  * WL_CALIBRATE_WAIT_S.  The worker times everything in its own process, as
  * at a start, with passes passes of each walk.

@@ -17,7 +17,7 @@
 #include "storage/ipc.h"
 
 #include "hooks.h"
-#include "scan_cost.h"
+#include "calibrate.h"
 #include "scan_model.h"
 #include "settings.h"
 #include "store.h"
@@ -62,7 +62,7 @@ _PG_init(void)
 	 * start and crash-restart: nothing in the postmaster.
 	 */
 	if (wl_calibration_on)
-		wl_scan_cost_register_worker();
+		wl_calibration_register_worker();
 
 	/*
 	 * No EnableQueryId(): that would make core compute a query id for every

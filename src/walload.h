@@ -23,7 +23,9 @@
  * observe.c      what a utility statement did, seen before and after it
  * scan_model.c   mirrors of core's pending-file lists and its commit and
  *                abort decisions
- * scan_cost.c    the calibration and the one scans-to-time formula
+ * calibrate.c    the calibration worker: the per-unit costs, timed here
+ * cost.c         the one cost model: walks and commits, counts times
+ *                per-unit costs
  * store.c        shared memory: rings, statistics, persistence
  * measure.c      usage marks: buffer, WAL and WAL I/O counters
  * settings.c     the walload.* settings
@@ -87,7 +89,7 @@ typedef struct WlCounters
 	int64		wal_syncs;		/* WAL flushes (fsyncs) this backend did */
 	int64		wal_sync_us;	/* their time, with track_wal_io_timing */
 	int64		scans[WL_NUM_SCAN_KINDS];
-	int64		scan_est_ns;	/* the scans' estimated duration (scan_cost.c) */
+	int64		scan_est_ns;	/* the scans' estimated duration (cost.c) */
 } WlCounters;
 
 typedef enum WlStmtStatus
@@ -142,7 +144,7 @@ typedef struct WlXactRecord
 
 	/*
 	 * Of c.scan_est_ns, the page faults of this backend's first walk as
-	 * priced (scan_cost.c wl_scan_fault_ns), in ms; 0 if none.  In what was
+	 * priced (cost.c wl_scan_fault_ns), in ms; 0 if none.  In what was
 	 * padding before total_ms: the record's size and the stats file's
 	 * layout are those of earlier 1.4 libraries, whose records (zeroed
 	 * before they were filled) read 0 here.
@@ -167,7 +169,7 @@ typedef struct WlXactRecord
 	int32		wal_skip_threshold_kb;	/* the transaction's, read at its
 										 * (last) commit before the strategy
 										 * acts; an abort's at its end */
-	double		pred_commit_ms; /* predicted at PRE_COMMIT (scan_cost.c) */
+	double		pred_commit_ms; /* predicted at PRE_COMMIT (cost.c) */
 	double		pred_core_commit_ms;	/* the same, without commit_strategy */
 	int8		commit_strategy;	/* WlCommitStrategy (settings.h) */
 
@@ -211,12 +213,13 @@ typedef struct WlStatsKey
 } WlStatsKey;
 
 
-/* ---------- the calibration of a scan's cost (scan_cost.c, kept by store.c) ---------- */
+/* ---------- the calibration of a scan's cost (calibrate.c, kept by store.c, read by cost.c) ---------- */
 #define WL_COST_GRID	5		/* relation counts the many-file walk is timed at */
+#define WL_COST_GRID_FILES	{1, 8, 20, 21, 1024}
 
 /*
  * The storage under the data directory, as the calibration worker timed it
- * (see scan_cost.c): what a commit's syncs, WAL and file deletions cost
+ * (see calibrate.c): what a commit's syncs, WAL and file deletions cost
  * besides the scans.
  */
 typedef struct WlIoCost
@@ -263,7 +266,7 @@ typedef struct WlIoCost
 typedef struct WlScanCost
 {
 	double		single_ns;		/* ns per buffer header: one relation file */
-	double		flush_ns[WL_COST_GRID]; /* many-file walks (see scan_cost.c): */
+	double		flush_ns[WL_COST_GRID]; /* many-file walks (see calibrate.c): */
 	double		drop_ns[WL_COST_GRID];	/* at commit, and at commit or abort */
 	bool		multi_valid;	/* flush_ns and drop_ns timed */
 	double		fault_ns_per_page;	/* a header page mapped by the walk */
@@ -274,7 +277,7 @@ typedef struct WlScanCost
 
 /*
  * What COMMIT (or PREPARE) of the current transaction will do, as core will
- * decide it (scan_model.c); its cost is scan_cost.c's.
+ * decide it (scan_model.c); its cost is cost.c's.
  */
 typedef struct WlCommitModel
 {
@@ -320,7 +323,7 @@ typedef struct WlPreparedDeletion
 	int64		buffers;
 } WlPreparedDeletion;
 
-/* what else a commit's cost depends on (scan_cost.c, wl_commit_est) */
+/* what else a commit's cost depends on (cost.c, wl_commit_est) */
 typedef struct WlCommitState
 {
 	int64		unmapped_pages; /* header pages not mapped yet */

@@ -106,7 +106,7 @@ cluster_start() {
 
 # walload's calibration worker, started with the server, times the walks
 # and the storage for several seconds and then publishes its figures at
-# once (scan_cost.c walload_calibration_main); then it stays, idle: its ps
+# once (calibrate.c walload_calibration_main); then it stays, idle: its ps
 # title ends in "idle".  A start returns when it is idle, so that nothing a
 # suite compares changes under it.  Bounded by cluster_calibration_timeout
 # (300 s).  No worker is waited for without walload loaded or with

@@ -598,7 +598,7 @@ calibrate() {
         wl_cal="unknown"
       echo "# $level: walload's calibration at this start: one-file walk $wl_cal"
       echo "$level: walload's calibration at this start: one-file walk $wl_cal" >>"$calibfile"
-      # and how it came about (scan_cost.c): the moments the one-file walk
+      # and how it came about (calibrate.c): the moments the one-file walk
       # was taken from, and the price of a first walk's page faults
       # (settle_walk_cost: the median of the first figure and later rounds')
       local wl_moments wl_faults

@@ -2,7 +2,7 @@
 -- est_scan_ms of walks of the pool, one per DROP TABLE at commit, in one
 -- session: every walk is priced cold, as the calibration timed it, and the
 -- session's first walk also pays the page faults of mapping the buffer
--- header pages (scan_cost.c wl_scans_est_ns).  Nothing a walk before it
+-- header pages (cost.c wl_scans_est_ns).  Nothing a walk before it
 -- left in the CPU cache and nothing the server's commits taught changes an
 -- estimate (both were tried and dropped: docs/benchmarks.md, "Ablation of
 -- est_scan_ms's pricing"), so four walks of four equal tables, the reads of

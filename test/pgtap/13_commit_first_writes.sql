@@ -1,5 +1,5 @@
 -- clusters: minimal
--- The commit's first writes (scan_cost.c, wl_commit_est): a commit that
+-- The commit's first writes (cost.c, wl_commit_est): a commit that
 -- WAL-logs new files whole copies their pages into WAL buffer pages that
 -- this backend may never have written (a process maps a page of shared
 -- memory at its first touch), and a backend's first such commit also has

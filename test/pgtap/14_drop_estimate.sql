@@ -1,5 +1,5 @@
 -- clusters: replica
--- The deletion part of a commit's prediction (scan_cost.c, wl_commit_est):
+-- The deletion part of a commit's prediction (cost.c, wl_commit_est):
 -- core truncates a dropped file's main fork at commit, which costs with
 -- the blocks the file system has allocated; blocks written but still only
 -- in the page cache (not allocated yet) cost far less to drop.  Two tables

@@ -1,5 +1,5 @@
 # DROP DATABASE's walk of shared_buffers invalidates every buffer of the
-# database, and walload prices each one (scan_cost.c
+# database, and walload prices each one (cost.c
 # wl_scan_buffers_ns).  It cannot count them without a walk of its
 # own, so it samples the buffer headers before the statement and counts
 # where the sample found the database (scan_model.c

@@ -3,7 +3,7 @@
 # (FlushRelationsAllBuffers) writes each dirty buffer of those files it
 # finds.  The writes are the sync's; the walk's own work on each such
 # buffer (pin, content lock, I/O flags, the WAL check) costs about an
-# invalidation, and est_scan_ms prices it (scan_cost.c wl_scan_buffers_ns)
+# invalidation, and est_scan_ms prices it (cost.c wl_scan_buffers_ns)
 # for the buffers walload expects to be dirty (accumulator.c
 # note_dirtied_by_load).  This checks that count, in the walk's DEBUG2
 # line, against pg_buffercache's count of the files' dirty buffers read

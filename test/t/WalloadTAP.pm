@@ -5,7 +5,6 @@
 #   use lib $FindBin::RealBin;
 #   use WalloadTAP;
 #
-#   last_level_cache_bytes()  the CPU's last-level cache, as walload reads it
 #   wait_calibration($node)   returns once walload's calibration worker is
 #                             idle (dies after timeout_default seconds)
 #   calibrated_node($name, $conf)  a node with walload preloaded and $conf
@@ -27,23 +26,7 @@ use Exporter 'import';
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 
-our @EXPORT = qw(last_level_cache_bytes wait_calibration calibrated_node debug2_session);
-
-# the largest cache of cpu0 in /sys/devices/system/cpu/cpu0/cache, read as
-# scan_cost.c last_level_cache_bytes reads it (the size in kB); 256 MB where
-# the kernel does not say
-sub last_level_cache_bytes
-{
-	my $llc = 0;
-	for my $i (0 .. 7)
-	{
-		my $dir = "/sys/devices/system/cpu/cpu0/cache/index$i";
-		last unless -e "$dir/level";
-		my $size = -e "$dir/size" ? slurp_file("$dir/size") : '';
-		$llc = $1 * 1024 if $size =~ /^(\d+)K/ && $1 * 1024 > $llc;
-	}
-	return $llc == 0 ? 256 * 1024 * 1024 : $llc;
-}
+our @EXPORT = qw(wait_calibration calibrated_node debug2_session);
 
 # walload's calibration worker times the walks and the storage for some
 # seconds after a start, publishes its figures and stays, idle (its ps title

@@ -1,12 +1,11 @@
 /*-------------------------------------------------------------------------
  *
- * scan_cost.c
- *		What one full scan of the shared buffer pool costs: the calibration
- *		(timed on core's own scanning functions) and the one formula that
- *		turns a scan into an estimated duration.
+ * calibrate.c
+ *		The calibration worker: times, on this server, the per-unit costs
+ *		that cost.c's model multiplies by counts.
  *
- * A scan walks NBuffers buffer headers with an unlocked pre-check of each
- * header's tag.  Its duration depends on three things, each timed here:
+ * A walk of shared buffers walks NBuffers buffer headers with an unlocked
+ * pre-check of each header's tag.  Timed here:
  *
  * - the pre-check: one relation file (DropRelFileNodeBuffers, 16+
  *   DropRelationBuffers; FlushRelationBuffers and the database-wide walks
@@ -15,36 +14,19 @@
  *   DropRelationsAllBuffers), which compare each header with every file, one
  *   by one up to 20 files and by binary search above that.  Timed by calling
  *   FlushRelationsAllBuffers for 1, 8, 20, 21 and 1024 files;
- * - main memory: a real scan finds the headers in memory, not in the CPU
+ * - main memory: a real walk finds the headers in memory, not in the CPU
  *   caches, so every timed pass follows writes to a scratch area twice the
  *   size of the last-level cache;
- * - page faults: a backend starts with none of the shared memory mapped, and
- *   its first walk over the header array maps it, page by page.  The extra
- *   cost per page is timed in a new process, and a backend's first walk is
- *   priced with every header page, less those an abort's count of buffers
- *   has mapped before it (wl_header_pages_mapped).
- *
- * Every walk is priced cold.  A walk soon after another may find headers
- * still in the CPU cache, and a commit's walks may take longer than the
- * calibration's when the host is busier; walload priced both once (a cache
- * share by pages touched, walks in a row and age; a ratio learned from the
- * commits' walks).  Set beside the uprobe oracle's traces, at 1, 4 and 16GB,
- * the cache share moved no scenario's estimate measurably and the learned
- * ratio moved them away from the walks (docs/benchmarks.md, "Ablation"), so
- * both went.
+ * - page faults: a backend starts with none of the shared memory mapped,
+ *   and its first walk over the header array maps it, page by page; the
+ *   extra cost per page is timed in a new process;
+ * - the invalidation of a buffer the walk finds.
  *
  * Each pass times one call of core's function for relation files that no
  * buffer can hold (tablespace 0, which no buffer tag carries: the walk
  * compares every header, finds nothing to lock or invalidate, and writes
  * nothing), in wall-clock time less the time the process waited for a CPU.
  * The figure kept is the median of the passes.
- *
- * One background worker times everything, in a process of its own: the
- * postmaster starts it after every start and crash-restart, it calibrates
- * then, and stays, idle, until walload_calibrate() asks it for another
- * calibration.  The postmaster times nothing (a walk there delayed every
- * start and crash recovery); until the worker is done, the figures are all
- * zero, which every estimate reads as none.
  *
  * The rest of a commit's cost is the storage's: the worker also times, in a
  * scratch file under the data directory (base/pgsql_tmp, removed at once,
@@ -54,21 +36,27 @@
  * (and the truncation of files written but never synced, whose blocks the
  * file system has not allocated yet), medians of 3 and 5 passes, opening a
  * file that exists and one that does not (core asks for each fork of each
- * file it syncs, WAL-logs or deletes),
- * the checksum and copy of a full-page image, and what a backend's first
- * write somewhere costs: to a page of shared memory it has not mapped yet
- * (the WAL buffers), and to new memory (core's WAL record space for 32
- * blocks, allocated at a backend's first commit that WAL-logs files whole).
- * wl_commit_est() turns a commit decided as scan_model.c decides it into a
- * duration from these figures: the one cost model of the live predictions
- * (walload_activity), of the prediction recorded at PRE_COMMIT and of the
- * diagnosis.
+ * file it syncs, WAL-logs or deletes), the checksum and copy of a full-page
+ * image, and what a backend's first write somewhere costs: to a page of
+ * shared memory it has not mapped yet (the WAL buffers), and to new memory
+ * (core's WAL record space for 32 blocks, allocated at a backend's first
+ * commit that WAL-logs files whole).
+ *
+ * One background worker times everything, in a process of its own: the
+ * postmaster starts it after every start and crash-restart, it calibrates
+ * then, and stays, idle, until walload_calibrate() asks it for another
+ * calibration.  The postmaster times nothing (a walk there delayed every
+ * start and crash recovery); until the worker is done, the figures are all
+ * zero, which every estimate reads as none.  The figures go to the store
+ * (store.c), where cost.c reads them.
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
-#include "scan_cost.h"
+#include "calibrate.h"
+
+#include "cost.h"
 
 #include "store.h"
 
@@ -100,36 +88,15 @@
 
 PGDLLEXPORT void walload_calibration_main(Datum main_arg);
 
-/* relation counts at which the many-file walk is timed */
-static const int cost_grid[WL_COST_GRID] = {1, 8, 20, 21, 1024};
-
-/* this backend's header pages are all mapped (it has walked them) */
-static bool headers_mapped = false;
-
-/* header pages mapped before this backend's first walk (an abort's count) */
-static int64 mapped_before_walk = 0;
-
-/* the page faults this backend's walk estimates have priced so far (ns) */
-static double faults_priced_ns = 0;
-
-static int64 header_page_count(void);
-
-/* this backend has WAL-logged files at a commit (see wl_commit_est) */
-static bool record_space_ready = false;
+/* relation counts at which the many-file walk is timed (cost.c prices by them) */
+static const int cost_grid[WL_COST_GRID] = WL_COST_GRID_FILES;
 
 /*
- * The pages that hold the buffer header array: first page address and one
- * past the last (both page-aligned).
+ * Passes of the calibration at server start (each one walk of all buffer
+ * headers, after a cache-evicting write): the median of 9 is stable to a few
+ * percent where single walks vary by a third.
  */
-static void
-header_pages(uintptr_t *start, uintptr_t *end)
-{
-	uintptr_t	page = (uintptr_t) sysconf(_SC_PAGESIZE);
-
-	*start = TYPEALIGN_DOWN(page, (uintptr_t) GetBufferDescriptor(0));
-	*end = TYPEALIGN(page, (uintptr_t) GetBufferDescriptor(NBuffers - 1) +
-					 sizeof(BufferDescPadded));
-}
+#define WL_STARTUP_CALIBRATION_PASSES 9
 
 /*
  * The size of the last-level CPU cache in bytes as the C library tells it
@@ -334,7 +301,7 @@ remapped_fault_ns(double walk_ns, SMgrRelationData *files, SMgrRelation *filep,
 				end;
 	int			n = 0;
 
-	header_pages(&start, &end);
+	wl_header_pages(&start, &end);
 	for (int p = 0; p < passes; p++)
 	{
 		int64		unmapped;
@@ -342,7 +309,7 @@ remapped_fault_ns(double walk_ns, SMgrRelationData *files, SMgrRelation *filep,
 
 		if (madvise((void *) start, end - start, MADV_DONTNEED) != 0)
 			break;
-		unmapped = header_page_count();
+		unmapped = wl_header_page_count();
 		t = time_walk(WALK_ONE_FILE, 1, files, filep, evict, evict_len, p);
 		ns[n++] = Max(t - walk_ns, 0) / unmapped;
 	}
@@ -490,7 +457,7 @@ multi_file_walks(SMgrRelationData *files, SMgrRelation *filep, volatile char *ev
  * them); the invalidation of a buffer where invalidate (it makes buffers:
  * at a start, from the free list; later, they would evict others).
  */
-void
+static void
 wl_scan_cost_calibrate(int passes, bool measure_faults, bool invalidate, WlScanCost *cost)
 {
 	int			maxfiles = cost_grid[WL_COST_GRID - 1];
@@ -520,9 +487,9 @@ wl_scan_cost_calibrate(int passes, bool measure_faults, bool invalidate, WlScanC
 					end;
 
 		/* a calibration after this process's first one maps them again */
-		header_pages(&start, &end);
+		wl_header_pages(&start, &end);
 		if (madvise((void *) start, end - start, MADV_DONTNEED) == 0)
-			unmapped = header_page_count();
+			unmapped = wl_header_page_count();
 		first_ns = time_walk(WALK_ONE_FILE, 1, files, filep, evict, evict_len, 0);
 	}
 	cost->single_ns = median_walk(WALK_ONE_FILE, 1, files, filep, evict, evict_len, passes, ns);
@@ -530,9 +497,6 @@ wl_scan_cost_calibrate(int passes, bool measure_faults, bool invalidate, WlScanC
 		cost->fault_ns_per_page = fault_ns_per_page(cost->single_ns, unmapped, first_ns,
 													files, filep, evict, evict_len,
 													passes, ns);
-	/* this process has walked them now */
-	if (IsUnderPostmaster)
-		headers_mapped = true;
 
 	if (CurrentResourceOwner != NULL)
 	{
@@ -556,193 +520,6 @@ wl_scan_cost_calibrate(int passes, bool measure_faults, bool invalidate, WlScanC
 		 cost->flush_ns[0], cost->flush_ns[1], cost->flush_ns[2], cost->flush_ns[3], cost->flush_ns[4],
 		 cost->drop_ns[0], cost->drop_ns[1], cost->drop_ns[2], cost->drop_ns[3], cost->drop_ns[4],
 		 cost->fault_ns_per_page, (long long) unmapped, cost->invalidate_ns_per_buffer);
-}
-
-/*
- * ns per buffer header of a walk comparing each header with nfiles files:
- * linear in nfiles up to 20 (core compares one by one), linear in log2
- * beyond (binary search), from the timed points.
- */
-static double
-multi_ns_per_header(const double *grid_ns, int nfiles)
-{
-	int			g;
-	double		x0,
-				x1,
-				x;
-
-	if (nfiles <= 1)
-		return grid_ns[0];
-	for (g = 1; g < WL_COST_GRID - 1 && nfiles > cost_grid[g]; g++)
-		;
-	/* points g-1 and g bracket nfiles (or g is the last one: extrapolate) */
-	if (cost_grid[g - 1] > 20)
-	{
-		x0 = log2(cost_grid[g - 1]);
-		x1 = log2(cost_grid[g]);
-		x = log2(nfiles);
-	}
-	else if (cost_grid[g] > 20)
-	{
-		/* 20 -> 21 is the switch to binary search: no interpolation */
-		return nfiles <= 20 ? grid_ns[g - 1] : grid_ns[g];
-	}
-	else
-	{
-		x0 = cost_grid[g - 1];
-		x1 = cost_grid[g];
-		x = nfiles;
-	}
-	return Max(grid_ns[g - 1] + (grid_ns[g] - grid_ns[g - 1]) * (x - x0) / (x1 - x0), 0);
-}
-
-/*
- * The estimated duration, in ns, of one walk of the given kind comparing
- * nfiles relation files (1 for the one-file and database-wide kinds), in a
- * backend with unmapped_pages header pages not yet mapped: the walk as
- * timed (wl_scan_timed_ns) and its page faults (wl_scan_fault_ns).
- */
-double
-wl_scan_est_ns(const WlScanCost *cost, WlScanKind kind, int nfiles, int64 unmapped_pages)
-{
-	return wl_scan_timed_ns(cost, kind, nfiles) + wl_scan_fault_ns(cost, unmapped_pages);
-}
-
-/*
- * Of a walk's estimate: mapping the header pages this backend has not
- * mapped yet, as the calibration timed it in a new process.
- */
-double
-wl_scan_fault_ns(const WlScanCost *cost, int64 unmapped_pages)
-{
-	if (cost->single_ns <= 0)
-		return 0;
-	return cost->fault_ns_per_page * Max(unmapped_pages, 0);
-}
-
-/*
- * One cold walk of the given kind over nfiles files, as the calibration
- * timed it, without page faults: NBuffers headers at the one-file price,
- * or at the many-file price for nfiles (multi_ns_per_header).
- */
-double
-wl_scan_timed_ns(const WlScanCost *cost, WlScanKind kind, int nfiles)
-{
-	double		per_header;
-
-	if (cost->single_ns <= 0)
-		return 0;
-	if (kind == WL_SCAN_FLUSH_PENDING && cost->multi_valid)
-		per_header = multi_ns_per_header(cost->flush_ns, nfiles);
-	else if (kind == WL_SCAN_DROP_PENDING && cost->multi_valid)
-		per_header = multi_ns_per_header(cost->drop_ns, nfiles);
-	else
-		per_header = cost->single_ns;
-	return per_header * NBuffers;
-}
-
-/* the number of pages that hold the buffer header array */
-static int64
-header_page_count(void)
-{
-	uintptr_t	start,
-				end;
-
-	header_pages(&start, &end);
-	return (int64) ((end - start) / (uintptr_t) sysconf(_SC_PAGESIZE));
-}
-
-/*
- * The header pages this backend's next walk maps: none once it has walked,
- * else all of them but those mapped before (wl_header_pages_mapped).  No
- * system call beyond sysconf: a process maps a page of shared memory when it
- * first touches it, and a backend touches few header pages before its first
- * walk besides the buffers it pins, which the oracle's scenarios found too
- * few to matter (counting them in /proc/self/pagemap, as walload did until
- * 1.5.2, moved no estimate).
- */
-static int64
-header_pages_unmapped(void)
-{
-	if (headers_mapped)
-		return 0;
-	return Max(header_page_count() - mapped_before_walk, 0);
-}
-
-/*
- * Something other than a walk (scan_model.c's count of an abort's buffers)
- * has mapped pages of the header array if this backend had not: the walk
- * that follows does not map them again.  No system call: on the abort
- * path.
- */
-void
-wl_header_pages_mapped(int64 pages)
-{
-	if (!headers_mapped)
-		mapped_before_walk += Max(pages, 0);
-}
-
-/*
- * The estimated duration of n walks of one kind comparing nfiles files, by
- * this backend: the first walk of a backend also maps the header pages.
- * Plus the buffers the walks act on (wl_scan_buffers_ns): those they
- * invalidate (the drops), or those the sync's walk writes (kind
- * WL_SCAN_FLUSH_PENDING).  Reads the calibration from the store (a
- * spinlock); no system call.
- */
-double
-wl_scans_est_ns(WlScanKind kind, int64 n, int nfiles, int64 buffers)
-{
-	WlScanCost	cost;
-	int64		unmapped;
-	double		est;
-	double		fault_ns;
-
-	if (n <= 0)
-		return 0;
-	wl_store_get_scan_cost(&cost);
-	unmapped = header_pages_unmapped();
-	headers_mapped = true;
-	fault_ns = wl_scan_fault_ns(&cost, unmapped);
-	est = n * wl_scan_timed_ns(&cost, kind, nfiles) + fault_ns + wl_scan_buffers_ns(&cost, buffers);
-	faults_priced_ns += fault_ns;
-	elog(DEBUG2, "walload: %lld walk(s) of kind %d over %d file(s): %lld unmapped header pages, "
-		 "%lld buffers %s: %.3f ms, page faults %.3f ms",
-		 (long long) n, (int) kind, nfiles, (long long) unmapped, (long long) buffers,
-		 kind == WL_SCAN_FLUSH_PENDING ? "written" : "invalidated", est / 1e6, fault_ns / 1e6);
-	return est;
-}
-
-/*
- * The page faults of mapping the header pages that this backend's walk
- * estimates (wl_scans_est_ns) have priced so far, in ns: a running total,
- * which a record takes the difference of.
- */
-double
-wl_scan_faults_priced_ns(void)
-{
-	return faults_priced_ns;
-}
-
-/*
- * What the buffers a walk acts on add to it, each at the calibrated price
- * of an invalidation (invalidate_ns_per_buffer), not scaled by what the
- * commits taught of the walks; 0 where the calibration could not time it.
- * A deleted file's or a dropped database's buffer is invalidated (core's
- * InvalidateBuffer).  A synced file's dirty buffer is written by the
- * sync's walk (FlushRelationsAllBuffers: pin, content lock, I/O flags,
- * the WAL check, FlushBuffer's bookkeeping around the write): besides the
- * write, each took about as long as an invalidation.  The uprobe oracle
- * (15, 2GB, twelve runs, the walk's time on CPU with its page writes taken
- * out) left 0.36-0.47 us per written buffer beyond the walk's estimate
- * (scenario medians: copy_large 637 written, databases 571, partitioned
- * 956, twophase 443), where the calibration timed an invalidation at
- * 0.30-0.33 us and walks that wrote nothing came out at their estimates.
- */
-double
-wl_scan_buffers_ns(const WlScanCost *cost, int64 buffers)
-{
-	return Max(buffers, 0) * Max(cost->invalidate_ns_per_buffer, 0);
 }
 
 /* ----------------------------------------------------------------
@@ -998,7 +775,7 @@ time_first_writes(double *fault_ns, double *space_ns, double *page_bytes)
  * time, removed at once): what the calibration costs the storage, a fixed
  * amount: 76 MB at 8 kB blocks.
  */
-int64
+static int64
 wl_io_cost_calibrate(WlScanCost *cost)
 {
 	char		path[MAXPGPATH];
@@ -1080,292 +857,6 @@ wl_io_cost_calibrate(WlScanCost *cost)
 	return io_bytes_written;
 }
 
-/*
- * Dirty page-cache blocks of the whole system (/proc/meminfo "Dirty"), an
- * upper bound of what a commit-time fsync writes; -1 if unknown.
- */
-int64
-wl_os_dirty_blocks(void)
-{
-	FILE	   *f = AllocateFile("/proc/meminfo", "r");
-	char		line[128];
-	int64		kb = -1;
-
-	if (f == NULL)
-		return -1;
-	while (fgets(line, sizeof(line), f) != NULL)
-	{
-		long long	v;
-
-		if (sscanf(line, "Dirty: %lld kB", &v) == 1)
-		{
-			kb = v;
-			break;
-		}
-	}
-	FreeFile(f);
-	return kb < 0 ? -1 : kb * 1024 / BLCKSZ;
-}
-
-/*
- * The live prediction's read of /proc/meminfo (wl_commit_state_now): at
- * most once a second, as a transaction's statements each predict its
- * commit.  The page cache's dirty blocks are the kernel's.  The commit
- * itself reads it afresh.
- */
-#define WL_LIVE_STATE_REREAD_US	1000000
-
-typedef struct LiveReading
-{
-	int64		value;
-	TimestampTz read_at;		/* 0: never read */
-} LiveReading;
-
-static LiveReading live_os_dirty;
-
-/* r's value, read again with reader() if it is a second old */
-static int64
-read_lately(LiveReading *r, int64 (*reader) (void))
-{
-	TimestampTz now = GetCurrentTimestamp();
-
-	if (r->read_at == 0 || now - r->read_at >= WL_LIVE_STATE_REREAD_US)
-	{
-		r->value = reader();
-		r->read_at = now;
-	}
-	return r->value;
-}
-
-/*
- * What the commit's cost depends on besides core's decisions, as it stands
- * in this backend now (dirty_buffers: see accumulator.c,
- * note_dirtied_by_load).  Reads /proc/meminfo only when files are to be
- * synced; live (the prediction at a statement's end), at most once a
- * second.
- */
-void
-wl_commit_state_now(WlCommitState *st, const WlCommitModel *m, int64 dirty_buffers, bool live)
-{
-	st->unmapped_pages = m->sync_scan || m->drop_scan ? header_pages_unmapped() : 0;
-	st->os_dirty_blocks = m->synced_blocks <= 0 ? -1 :
-		live ? read_lately(&live_os_dirty, wl_os_dirty_blocks) : wl_os_dirty_blocks();
-	st->dirty_buffers = dirty_buffers;
-	st->unflushed_wal_bytes = (int64) (GetXLogInsertRecPtr() - GetFlushRecPtr(NULL));
-	st->wal_own_bytes = (int64) pgWalUsage.wal_bytes;
-	st->wal_ring_bytes = (int64) XLOGbuffers * XLOG_BLCKSZ;
-	st->record_space_ready = record_space_ready;
-}
-
-/*
- * This backend's commit is WAL-logging files whole (called once the commit
- * is predicted): core has grown its WAL record space for 32 blocks.
- */
-void
-wl_note_commit_wal_logged(void)
-{
-	record_space_ready = true;
-}
-
-/*
- * WAL bytes per block that a commit WAL-logs whole besides the block: its
- * block header, image header and file (XLOG_FPI records of up to 32 blocks,
- * log_newpage_range), and the WAL page headers.
- */
-#define WL_FPI_OVERHEAD_BYTES	50
-
-/*
- * Pages of the WAL buffers that the commit's page images are copied into
- * and that this backend has not written since it started, so has not
- * mapped (a process maps a page of shared memory when it first touches it,
- * and then keeps it).  The images go where the WAL buffers' ring was
- * written one turn ago; a backend that has inserted less than a turn of WAL
- * wrote only behind the insert position (one writer at a time is assumed:
- * others' WAL between this backend's records would leave more unmapped).
- */
-static double
-wal_pages_unmapped(const WlCommitModel *m, const WlCommitState *st, const WlIoCost *io)
-{
-	double		ring = (double) st->wal_ring_bytes;
-	double		images = Min((double) m->wal_logged_blocks *
-							 (BLCKSZ + WL_FPI_OVERHEAD_BYTES), ring);
-	double		written_ahead;
-
-	if (images <= 0 || ring <= 0 || io->page_bytes <= 0)
-		return 0;
-	written_ahead = Min(Max((double) Max(st->wal_own_bytes, 0) + images - ring, 0), images);
-	return (images - written_ahead) / io->page_bytes;
-}
-
-/*
- * Of the blocks a commit WAL-logs, those that go to WAL segments made for
- * them: a new segment is written whole with zeros and synced before it is
- * used (wal_init_zero), so such a block is written and synced twice.  The
- * first segment's worth is taken to find one ready: a checkpoint keeps the
- * next segment, and those it recycles, for reuse.
- */
-static double
-wal_logged_in_new_segments(const WlCommitModel *m)
-{
-	double		per_segment = (double) wal_segment_size / (BLCKSZ + WL_FPI_OVERHEAD_BYTES);
-
-	return Max((double) m->wal_logged_blocks - per_segment, 0);
-}
-
-/*
- * Of the blocks a commit WAL-logs, those it reads from the page cache:
- * log_newpage_range reads every block through shared buffers, and a file a
- * COPY or other bulk write loaded kept only its ring there.  The pending
- * syncs' blocks still in shared buffers (st->dirty_buffers, see
- * accumulator.c note_dirtied_by_load) are taken to be spread over all of
- * them alike.
- */
-static double
-wal_logged_unread(const WlCommitModel *m, const WlCommitState *st)
-{
-	double		pending = (double) m->synced_blocks + m->wal_logged_blocks;
-
-	if (m->wal_logged_blocks <= 0)
-		return 0;
-	return m->wal_logged_blocks *
-		(1 - Min((double) Max(st->dirty_buffers, 0) / pending, 1));
-}
-
-/*
- * The predicted duration of a commit that core decides as m, in the state
- * st.  Parts:
- *
- * - scan: the sync's walk (FlushRelationsAllBuffers, comparing the synced
- *   files) and the deletion's (DropRelFileNodesAllBuffers, the deleted
- *   files), each as scan_cost's one formula gives it, the first one with
- *   the header pages this backend has not mapped yet; and the buffers they
- *   act on besides the comparisons: the deleted files' buffers the second
- *   invalidates, the dirty ones the first writes (the writes themselves
- *   are the sync's);
- * - sync: the synced files' blocks still dirty in shared buffers are
- *   written first (FlushRelationsAllBuffers; at most st->dirty_buffers);
- *   then one fsync per file, for its blocks still dirty in the page cache
- *   (at most st->os_dirty_blocks: written back by the kernel meanwhile, they
- *   cost nothing more);
- * - wal: the commit's WAL flush writes and syncs what no one flushed yet
- *   (st->unflushed_wal_bytes), the blocks of the small files WAL-logged
- *   whole, and the commit record (one flush); a WAL-logged block beyond
- *   the first segment's worth is written and synced twice, first as the
- *   zeros of a new segment (wal_logged_in_new_segments), and read from the
- *   page cache where it is no longer in shared buffers (wal_logged_unread;
- *   a read priced as a write, one copy of a block through the page cache);
- * - drop: deleting the files (truncating the main fork, which md.c
- *   unlinks at the next checkpoint, and unlinking the others that exist:
- *   each costs per fork and per block, far less where the file system has
- *   not allocated the blocks yet, written but only in the page cache);
- * - and the questions to the file system (md.c): before deciding, core asks
- *   whether each fork of each pending file exists (mdexists: a reopen of the
- *   main fork, and a failed open of each of the three others, which a new
- *   table seldom has), and asks again for each synced file before its fsync;
- *   a deleted file's main fork is opened to be truncated, its first
- *   segment's next one and its forks that do not exist looked for in vain;
- *   each WAL-logged block is also checksummed and copied into the WAL
- *   buffers as a full-page image;
- * - and the first writes: the images go to WAL buffer pages this backend
- *   may never have written (wal_pages_unmapped), each mapped at its first
- *   write; a backend's first commit that WAL-logs files also allocates
- *   core's record space for 32 blocks (XLogEnsureRecordSpace).  Measured on
- *   a new backend at 1GB: 20 one-block files took 0.50-0.60 ms for the
- *   sync part with 106-108 page faults, 0.24-0.29 ms with none.
- *
- * The fsyncs of the synced files are scaled by io.fsync_time_ratio, what the
- * server's own commits taught (store.c wl_store_note_fsync_time): the
- * device's speed drifts (here an fsync of 1024 new blocks took 11-26 us per
- * block within a minute, 14 and 26 at two server starts), and the
- * calibration worker times it once, at start.  Not the WAL's writes and
- * flush: overwriting a preallocated WAL segment is another operation for
- * the file system than allocating a data file's new blocks, and no commit
- * times them apart from its walk and fsyncs.  Nor the deletions: truncating
- * a file is the file system's work more than the device's, and no commit
- * times its deletions apart from its other cleanup.
- *
- * And core's own work per synced or WAL-logged file that the calibration
- * cannot time without doing it (releasing the locks of the statements that
- * created the file, invalidating its cache entries, log_newpage_range's
- * buffer lookups and locks): io.file_commit_ns, learned from commits that
- * WAL-log many small files (store.c wl_store_note_file_commit).  Traced on
- * a commit of 20 one-block files at 4GB: 0.17-0.25 ms after core's COMMIT
- * callback, with no file to delete.
- *
- * Pure: reads nothing but its arguments.
- */
-/*
- * Deleting rels relation files with forks forks in all (stored_forks of them
- * with blocks on disk: stored_blocks; blocks in all): asking for each
- * relation's forks, truncating and unlinking them (md.c mdunlinkfork), at
- * the storage's calibrated prices.  Pure.
- */
-static double
-deleted_files_ns(const WlIoCost *io, int64 rels, int64 forks, int64 stored_forks,
-				 int64 stored_blocks, int64 blocks)
-{
-	return rels * io->open_ns +
-		Max(rels * (MAX_FORKNUM + 2) - forks, 0) * io->open_missing_ns +
-		stored_forks * io->delete_ns_per_file +
-		stored_blocks * io->delete_ns_per_block +
-		Max(forks - stored_forks, 0) * io->delete_cached_ns_per_file +
-		Max(blocks - stored_blocks, 0) * io->delete_cached_ns_per_block;
-}
-
-void
-wl_commit_est(const WlCommitModel *m, const WlScanCost *cost, const WlCommitState *st,
-			  WlCommitEstimate *est)
-{
-	int64		to_write = Min(Max(st->dirty_buffers, 0), m->synced_blocks);
-	int64		dirty = m->synced_blocks;
-	double		wal_blocks = m->wal_logged_blocks +
-		(double) Max(st->unflushed_wal_bytes, 0) / BLCKSZ;
-
-	memset(est, 0, sizeof(*est));
-	/* the first walk maps the header pages this backend has not mapped */
-	if (m->sync_scan || m->drop_scan)
-		est->fault_ns = wl_scan_fault_ns(cost, st->unmapped_pages);
-	if (m->sync_scan)
-		est->sync_scan_ns = wl_scan_timed_ns(cost, WL_SCAN_FLUSH_PENDING, m->synced_rels);
-	if (m->drop_scan)
-		est->drop_scan_ns = wl_scan_timed_ns(cost, WL_SCAN_DROP_PENDING, m->dropped_rels);
-	est->sync_written = m->sync_scan ? to_write : 0;
-	est->sync_buffers_ns = wl_scan_buffers_ns(cost, est->sync_written);
-	est->scan_ns = est->sync_scan_ns + est->drop_scan_ns + est->fault_ns +
-		(m->drop_scan ? wl_scan_buffers_ns(cost, m->dropped_buffers) : 0) +
-		est->sync_buffers_ns;
-	est->sync_phase_ns = est->sync_scan_ns + est->sync_buffers_ns +
-		(m->sync_scan ? est->fault_ns : 0);
-	if (cost->io.valid)
-	{
-		const WlIoCost *io = &cost->io;
-		double		forks_ns = io->open_ns + (MAX_FORKNUM) * io->open_missing_ns;
-		double		ratio = wl_learned_ratio(io->fsync_time_ratio);
-
-		if (st->os_dirty_blocks >= 0)
-			dirty = Min(dirty, st->os_dirty_blocks + to_write);
-		est->fsync_timed_ns = m->synced_rels * io->fsync_ns_per_file +
-			dirty * io->fsync_ns_per_block;
-		est->fsync_ns = est->fsync_timed_ns * ratio;
-		est->sync_ns = to_write * io->write_ns_per_block +
-			m->synced_rels * 2 * forks_ns + est->fsync_ns;
-		est->wal_ns = wal_blocks * (io->write_ns_per_block + io->fsync_ns_per_block) +
-			m->wal_logged_blocks * io->fpi_ns_per_block +
-			wal_logged_in_new_segments(m) * (io->write_ns_per_block + io->fsync_ns_per_block) +
-			wal_logged_unread(m, st) * io->write_ns_per_block +
-			m->wal_logged_rels * forks_ns +
-			wal_pages_unmapped(m, st, io) * io->wal_fault_ns_per_page +
-			(m->wal_logged_rels > 0 && !st->record_space_ready ? io->record_space_ns : 0) +
-			io->wal_flush_ns;
-		est->sync_phase_ns += est->sync_ns + est->wal_ns;
-		est->drop_ns = deleted_files_ns(io, m->dropped_rels, m->dropped_forks,
-										m->dropped_stored_forks, m->dropped_stored_blocks,
-										m->dropped_blocks);
-	}
-	est->files_ns = (m->synced_rels + m->wal_logged_rels) * Max(cost->io.file_commit_ns, 0);
-	est->total_ns = est->scan_ns + est->sync_ns + est->wal_ns + est->drop_ns + est->files_ns;
-}
-
 /* ----------------------------------------------------------------
  * the calibration worker
  * ----------------------------------------------------------------
@@ -1385,7 +876,7 @@ wl_commit_est(const WlCommitModel *m, const WlScanCost *cost, const WlCommitStat
  * (backend_type "walload calibration").
  */
 void
-wl_scan_cost_register_worker(void)
+wl_calibration_register_worker(void)
 {
 	BackgroundWorker worker;
 

@@ -1,26 +1,16 @@
 /*-------------------------------------------------------------------------
  *
- * scan_cost.h
- *		What one full scan of the shared buffer pool costs: the calibration
- *		and the one scans-to-time formula (scan_cost.c).
+ * cost.h
+ *		walload's one cost model (cost.c): walks of shared buffers and
+ *		commits, priced from the calibration.
  *
  *-------------------------------------------------------------------------
  */
-#ifndef WALLOAD_SCAN_COST_H
-#define WALLOAD_SCAN_COST_H
+#ifndef WALLOAD_COST_H
+#define WALLOAD_COST_H
 
 #include "walload.h"
 
-/*
- * Passes of the calibration at server start (each one walk of all buffer
- * headers, after a cache-evicting write): the median of 9 is stable to a few
- * percent where single walks vary by a third.
- */
-#define WL_STARTUP_CALIBRATION_PASSES 9
-
-extern void wl_scan_cost_calibrate(int passes, bool measure_faults, bool invalidate,
-								   WlScanCost *cost);
-extern void wl_scan_cost_register_worker(void);
 extern double wl_scan_est_ns(const WlScanCost *cost, WlScanKind kind, int nfiles,
 							 int64 unmapped_pages);
 extern double wl_scan_fault_ns(const WlScanCost *cost, int64 unmapped_pages);
@@ -28,10 +18,9 @@ extern double wl_scan_timed_ns(const WlScanCost *cost, WlScanKind kind, int nfil
 extern double wl_scans_est_ns(WlScanKind kind, int64 n, int nfiles, int64 buffers);
 extern double wl_scan_buffers_ns(const WlScanCost *cost, int64 buffers);
 extern double wl_scan_faults_priced_ns(void);
+extern void wl_header_pages(uintptr_t *start, uintptr_t *end);
+extern int64 wl_header_page_count(void);
 extern void wl_header_pages_mapped(int64 pages);
-
-/* the rest of a commit: the storage */
-extern int64 wl_io_cost_calibrate(WlScanCost *cost);
 extern int64 wl_os_dirty_blocks(void);
 
 /* a commit's predicted duration, by part (see wl_commit_est) */
@@ -80,4 +69,4 @@ extern void wl_note_commit_wal_logged(void);
 extern void wl_commit_est(const WlCommitModel *m, const WlScanCost *cost,
 						  const WlCommitState *st, WlCommitEstimate *est);
 
-#endif							/* WALLOAD_SCAN_COST_H */
+#endif							/* WALLOAD_COST_H */
