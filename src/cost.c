@@ -124,22 +124,10 @@ multi_ns_per_header(const double *grid_ns, int nfiles)
 }
 
 /*
- * The estimated duration, in ns, of one walk of the given kind comparing
- * nfiles relation files (1 for the one-file and database-wide kinds), in a
- * backend with unmapped_pages header pages not yet mapped: the walk as
- * timed (wl_scan_timed_ns) and its page faults (wl_scan_fault_ns).
- */
-double
-wl_scan_est_ns(const WlScanCost *cost, WlScanKind kind, int nfiles, int64 unmapped_pages)
-{
-	return wl_scan_timed_ns(cost, kind, nfiles) + wl_scan_fault_ns(cost, unmapped_pages);
-}
-
-/*
  * Of a walk's estimate: mapping the header pages this backend has not
  * mapped yet, as the calibration timed it in a new process.
  */
-double
+static double
 wl_scan_fault_ns(const WlScanCost *cost, int64 unmapped_pages)
 {
 	if (cost->single_ns <= 0)
@@ -152,7 +140,7 @@ wl_scan_fault_ns(const WlScanCost *cost, int64 unmapped_pages)
  * timed it, without page faults: NBuffers headers at the one-file price,
  * or at the many-file price for nfiles (multi_ns_per_header).
  */
-double
+static double
 wl_scan_timed_ns(const WlScanCost *cost, WlScanKind kind, int nfiles)
 {
 	double		per_header;
@@ -166,6 +154,18 @@ wl_scan_timed_ns(const WlScanCost *cost, WlScanKind kind, int nfiles)
 	else
 		per_header = cost->single_ns;
 	return per_header * NBuffers;
+}
+
+/*
+ * The estimated duration, in ns, of one walk of the given kind comparing
+ * nfiles relation files (1 for the one-file and database-wide kinds), in a
+ * backend with unmapped_pages header pages not yet mapped: the walk as
+ * timed (wl_scan_timed_ns) and its page faults (wl_scan_fault_ns).
+ */
+double
+wl_scan_est_ns(const WlScanCost *cost, WlScanKind kind, int nfiles, int64 unmapped_pages)
+{
+	return wl_scan_timed_ns(cost, kind, nfiles) + wl_scan_fault_ns(cost, unmapped_pages);
 }
 
 /* the number of pages that hold the buffer header array */
@@ -207,6 +207,26 @@ wl_header_pages_mapped(int64 pages)
 {
 	if (!headers_mapped)
 		mapped_before_walk += Max(pages, 0);
+}
+
+/*
+ * What the buffers a walk acts on add to it, each at the calibrated price
+ * of an invalidation (invalidate_ns_per_buffer); 0 where the calibration
+ * could not time it.  A deleted file's or a dropped database's buffer is invalidated (core's
+ * InvalidateBuffer).  A synced file's dirty buffer is written by the
+ * sync's walk (FlushRelationsAllBuffers: pin, content lock, I/O flags,
+ * the WAL check, FlushBuffer's bookkeeping around the write): besides the
+ * write, each took about as long as an invalidation.  The uprobe oracle
+ * (15, 2GB, twelve runs, the walk's time on CPU with its page writes taken
+ * out) left 0.36-0.47 us per written buffer beyond the walk's estimate
+ * (scenario medians: copy_large 637 written, databases 571, partitioned
+ * 956, twophase 443), where the calibration timed an invalidation at
+ * 0.30-0.33 us and walks that wrote nothing came out at their estimates.
+ */
+static double
+wl_scan_buffers_ns(const WlScanCost *cost, int64 buffers)
+{
+	return Max(buffers, 0) * Max(cost->invalidate_ns_per_buffer, 0);
 }
 
 /*
@@ -252,31 +272,10 @@ wl_scan_faults_priced_ns(void)
 }
 
 /*
- * What the buffers a walk acts on add to it, each at the calibrated price
- * of an invalidation (invalidate_ns_per_buffer); 0 where the calibration
- * could not time it.
- * A deleted file's or a dropped database's buffer is invalidated (core's
- * InvalidateBuffer).  A synced file's dirty buffer is written by the
- * sync's walk (FlushRelationsAllBuffers: pin, content lock, I/O flags,
- * the WAL check, FlushBuffer's bookkeeping around the write): besides the
- * write, each took about as long as an invalidation.  The uprobe oracle
- * (15, 2GB, twelve runs, the walk's time on CPU with its page writes taken
- * out) left 0.36-0.47 us per written buffer beyond the walk's estimate
- * (scenario medians: copy_large 637 written, databases 571, partitioned
- * 956, twophase 443), where the calibration timed an invalidation at
- * 0.30-0.33 us and walks that wrote nothing came out at their estimates.
- */
-double
-wl_scan_buffers_ns(const WlScanCost *cost, int64 buffers)
-{
-	return Max(buffers, 0) * Max(cost->invalidate_ns_per_buffer, 0);
-}
-
-/*
  * Dirty page-cache blocks of the whole system (/proc/meminfo "Dirty"), an
  * upper bound of what a commit-time fsync writes; -1 if unknown.
  */
-int64
+static int64
 wl_os_dirty_blocks(void)
 {
 	FILE	   *f = AllocateFile("/proc/meminfo", "r");

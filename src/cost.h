@@ -13,15 +13,11 @@
 
 extern double wl_scan_est_ns(const WlScanCost *cost, WlScanKind kind, int nfiles,
 							 int64 unmapped_pages);
-extern double wl_scan_fault_ns(const WlScanCost *cost, int64 unmapped_pages);
-extern double wl_scan_timed_ns(const WlScanCost *cost, WlScanKind kind, int nfiles);
 extern double wl_scans_est_ns(WlScanKind kind, int64 n, int nfiles, int64 buffers);
-extern double wl_scan_buffers_ns(const WlScanCost *cost, int64 buffers);
 extern double wl_scan_faults_priced_ns(void);
 extern void wl_header_pages(uintptr_t *start, uintptr_t *end);
 extern int64 wl_header_page_count(void);
 extern void wl_header_pages_mapped(int64 pages);
-extern int64 wl_os_dirty_blocks(void);
 
 /* a commit's predicted duration, by part (see wl_commit_est) */
 typedef struct WlCommitEstimate
