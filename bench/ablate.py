@@ -26,6 +26,9 @@ mechanism, paired, and the oracle's traced walk judges them all:
   1.5.2       what walload prices since 1.5.2: cold walks, the page faults
               as -pagemap, the buffers
 
+From library 1.5.2 on, the DEBUG2 line carries no parts: such runs are
+judged as full, -faults and -pagemap only ("-" for the others).
+
 Per scenario and wal_level: the sum over the DEBUG2 lines of its sessions,
 checked against the oracle's estimate_ms (a scenario whose walks are
 estimated by a session that does not print them, e.g. a shell scenario's
@@ -52,22 +55,23 @@ VARIANTS = ["full", "-faults", "-pagemap", "-cache", "-ratio", "-buffers", "cold
 def variants(m, header_pages):
     est, fault = float(m.group(7)), float(m.group(8))
     unmapped = int(m.group(4))
+    # a first walk's faults as 1.5.2 prices them: every header page
+    all_faults = fault / unmapped * header_pages if unmapped > 0 else 0
+    paged = est - fault + all_faults
     if m.group(9) is None:
-        # 1.5.2 on: walks priced cold, no learned ratio; the buffers are not
-        # printed apart, so -buffers is not judged
-        walk = cold = est - fault
-        ratio, buf = 1.0, 0.0
-    else:
-        walk, cold, ratio, buf = (float(m.group(i)) for i in (9, 10, 11, 12))
+        # 1.5.2 on: the line no longer splits the walks from the buffers,
+        # and there is no cache share or ratio left to take out
+        return {"full": est, "-faults": est - fault, "-pagemap": paged}
+    walk, cold, ratio, buf = (float(m.group(i)) for i in (9, 10, 11, 12))
     return {
         "full": est,
         "-faults": est - fault,
-        "-pagemap": est - fault + (fault / unmapped * header_pages if unmapped > 0 else 0),
+        "-pagemap": paged,
         "-cache": est - walk * ratio + cold * ratio,
         "-ratio": est - walk * ratio + walk,
         "-buffers": est - buf,
         "cold walks": cold,
-        "1.5.2": cold + buf + (fault / unmapped * header_pages if unmapped > 0 else 0),
+        "1.5.2": cold + buf + all_faults,
     }
 
 
@@ -106,17 +110,20 @@ def read_run(out):
             continue
         files = glob.glob(os.path.join(raw, "%s-[0-9][0-9]_%s.stderr" % (level, name)))
         sums = dict.fromkeys(VARIANTS, 0.0)
+        judged = set(VARIANTS)
         for fn in files:
             for ln in open(fn, errors="replace"):
                 m = LINE.search(ln)
                 if m:
                     learned.add(m.group(11) or "none")
-                    for k, v in variants(m, header_pages).items():
+                    parts = variants(m, header_pages)
+                    judged &= set(parts)
+                    for k, v in parts.items():
                         sums[k] += v
         if abs(sums["full"] - est) > 0.01 + 0.005 * est:
             left_out.append("%s/%s (printed %.3f, recorded %.3f)" % (level, name, sums["full"], est))
             continue
-        for k in VARIANTS:
+        for k in judged:
             ratios[k].append(sums[k] / meas)
     return calib, ratios, left_out, learned
 
