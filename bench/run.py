@@ -56,6 +56,10 @@ Sections (all by default, in this order):
              commit_ms measured, for loads whose commit fsyncs, WAL-logs or
              deletes files, at shared_buffers 1GB, 4GB, 16GB (--quick: 1GB;
              BENCH_PREDICT_SHARED_BUFFERS), wal_level=minimal; bound 25%.
+             Then the same commits priced without the learned fsync ratio,
+             without file_commit_us and without FIEMAP (each commit's DEBUG1
+             line carries the parts; BENCH_COMMIT_RAW=FILE keeps them as
+             JSON, to pool runs).
   strategy   walload.commit_strategy: the seed 000 load, six tables of
              2-64 MB, 50 tables of 2.2 MB and a 1 GB COPY (--quick: 256 MB;
              BENCH_STRATEGY_COPY_MB), each in one transaction, under minimal
@@ -86,6 +90,7 @@ callgrind files under bench/out/callgrind/, and prints the report.
 """
 import argparse
 import glob
+import json
 import os
 import re
 import statistics
@@ -158,7 +163,8 @@ def new_cluster(base, name, bindir, template=None):
     return c
 
 
-def run_psql_file(cluster, lines, path):
+def run_psql_file(cluster, lines, path, stderr=False):
+    """psql -f of these lines: its output (and its messages, with stderr)."""
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
     os.chmod(path, 0o644)
@@ -167,7 +173,7 @@ def run_psql_file(cluster, lines, path):
                             capture_output=True, text=True)
     if r.returncode != 0:
         raise RuntimeError("psql -f %s failed:\n%s\n%s" % (path, r.stdout[-2000:], r.stderr[-2000:]))
-    return r.stdout
+    return (r.stdout, r.stderr) if stderr else r.stdout
 
 
 def marked_times(out):
@@ -1101,33 +1107,70 @@ def whatif(c, tmp):
     return "\n".join(lines), bad
 
 
+# walload's DEBUG1 line of each commit prediction (accumulator.c), its parts
+COMMIT_LINE = re.compile(
+    r"walload: commit predicted to take ([\d.]+) ms: scans [\d.]+ ms, sync [\d.]+ ms, WAL [\d.]+ ms, "
+    r"file deletion ([\d.]+) ms, per-file work ([\d.]+) ms; of the sync, fsyncs ([\d.]+) ms "
+    r"\(([\d.]+) ms as timed at start\); of the deletion, ([\d.]+) ms if all blocks were on disk")
+
+# the commit model's mechanisms, each taken out of the same prediction
+# (issue 38's ablation): from the parts of its DEBUG1 line
+COMMIT_VARIANTS = ["full", "-fsync ratio", "-file_commit_us", "-FIEMAP", "none of the three"]
+
+
+def commit_variants(m):
+    total, drop, files, fsync, timed, ondisk = (float(m.group(i)) for i in range(1, 7))
+    out = {"full": total, "-fsync ratio": total - fsync + timed, "-file_commit_us": total - files,
+           "-FIEMAP": total - drop + ondisk}
+    out["none of the three"] = total - fsync + timed - files - drop + ondisk
+    return out
+
+
+def commit_lines(err):
+    return [m for m in (COMMIT_LINE.search(line) for line in err.splitlines()) if m]
+
+
 def predict(c, tmp):
-    """pred_commit_ms against commit_ms, per load kind and shared_buffers."""
+    """pred_commit_ms against commit_ms, per load kind and shared_buffers;
+    and the same predictions without each of the commit model's learned or
+    file-system-asked parts (from the DEBUG1 line of each)."""
     rounds = 3
     data = os.path.join(tmp, "predict.csv")
     with open(data, "w") as f:
         for i in range(1, 200001):
             f.write("%d,%s\n" % (i, "x" * 60))
     os.chmod(data, 0o644)
+    checkpointed = ["CREATE TABLE p_d%d AS SELECT g AS a FROM generate_series(1, 20000) g;" % i
+                    for i in range(20)] + ["CHECKPOINT;"]
+    # (name, the transaction's statements, what undoes them, what comes before)
     loads = [
         ("CREATE TABLE + COPY 200,000 rows (about 19 MB, synced)",
-         ["CREATE TABLE p_t (a int, b text);", "COPY p_t FROM '%s' WITH (FORMAT csv);" % data], ["DROP TABLE p_t;"]),
+         ["CREATE TABLE p_t (a int, b text);", "COPY p_t FROM '%s' WITH (FORMAT csv);" % data],
+         ["DROP TABLE p_t;"], None),
         ("CREATE TABLE + INSERT ... SELECT 500,000 rows (dirty buffers, synced)",
          ["CREATE TABLE p_t (a int, b text);",
-          "INSERT INTO p_t SELECT g, repeat('y', 60) FROM generate_series(1, 500000) g;"], ["DROP TABLE p_t;"]),
+          "INSERT INTO p_t SELECT g, repeat('y', 60) FROM generate_series(1, 500000) g;"], ["DROP TABLE p_t;"],
+         None),
         ("CREATE INDEX on a loaded table (index synced)",
-         ["CREATE INDEX p_i ON p_base (a);"], ["DROP INDEX p_i;"]),
+         ["CREATE INDEX p_i ON p_base (a);"], ["DROP INDEX p_i;"], None),
         ("20 small new tables (WAL-logged whole)",
          ["CREATE TABLE p_s%d (a int); INSERT INTO p_s%d VALUES (1);" % (i, i) for i in range(20)],
-         ["DROP TABLE %s;" % ", ".join("p_s%d" % i for i in range(20))]),
+         ["DROP TABLE %s;" % ", ".join("p_s%d" % i for i in range(20))], None),
         ("DROP of 20 loaded tables (deletion scan)",
-         ["DROP TABLE %s;" % ", ".join("p_d%d" % i for i in range(20))], None),
+         ["DROP TABLE %s;" % ", ".join("p_d%d" % i for i in range(20))], None, checkpointed),
+        ("DROP of 20 tables loaded a moment before (blocks not yet on disk)",
+         ["DROP TABLE %s;" % ", ".join("p_d%d" % i for i in range(20))], None, checkpointed[:-1]),
+        ("5 tables created, COPYed and dropped in one transaction (deleted at commit, never synced)",
+         sum((["CREATE TABLE p_x%d (a int, b text);" % i, "COPY p_x%d FROM '%s' WITH (FORMAT csv);" % (i, data),
+               "DROP TABLE p_x%d;" % i] for i in range(5)), []), None, None),
         ("300 small files in one commit (100 tables with TOAST, WAL-logged whole)",
          ["CREATE TABLE p_s%d (a int, b text); INSERT INTO p_s%d VALUES (1, 'x');" % (i, i) for i in range(100)],
-         ["DROP TABLE %s;" % ", ".join("p_s%d" % i for i in range(100))]),
+         ["DROP TABLE %s;" % ", ".join("p_s%d" % i for i in range(100))], None),
     ]
     rows = []
     every = []      # pred / measured of every commit
+    ablated = []    # (group, size, {variant: estimate / commit_ms}) of each commit
+    unpaired = 0
     learned = []
     for size in P["predict_sizes"]:
         configure(c, "walload", {"shared_buffers": size, "wal_level": "minimal", "max_wal_senders": "0"})
@@ -1136,19 +1179,24 @@ def predict(c, tmp):
         # the calibration worker times the walks and the storage after the
         # start: wait until it is idle
         c.wait_for_calibration()
-        for name, body, after in loads:
+        for name, body, after, before in loads:
             pred, meas = [], []
             for rnd in range(rounds):
-                if after is None:
-                    # tables that exist for a while: a checkpoint has written them
-                    run_psql_file(c, ["CREATE TABLE p_d%d AS SELECT g AS a FROM generate_series(1, 20000) g;" % i
-                                      for i in range(20)] + ["CHECKPOINT;"], os.path.join(tmp, "p0.sql"))
+                if before:
+                    run_psql_file(c, before, os.path.join(tmp, "p0.sql"))
                 c.psql("SELECT walload_reset()")
-                run_psql_file(c, ["BEGIN;"] + body + ["COMMIT;"], os.path.join(tmp, "p1.sql"))
+                _, err = run_psql_file(c, ["SET client_min_messages = debug1;", "BEGIN;"] + body + ["COMMIT;"],
+                                       os.path.join(tmp, "p1.sql"), stderr=True)
                 got = q(c, "SELECT pred_commit_ms, commit_ms FROM walload_xacts "
                            "WHERE statements > 0 ORDER BY xact_id DESC LIMIT 1")
                 pred.append(float(got[0]))
                 meas.append(float(got[1]))
+                lines = commit_lines(err)
+                if lines and abs(float(lines[-1].group(1)) - pred[-1]) < 0.002 and meas[-1] > 0:
+                    ablated.append(("deletions" if "DROP" in name or "dropped" in name else "syncs and WAL-logging",
+                                    size, {v: est / meas[-1] for v, est in commit_variants(lines[-1]).items()}))
+                else:
+                    unpaired += 1
                 if after:
                     run_psql_file(c, after, os.path.join(tmp, "p2.sql"))
             p_, m_ = statistics.median(pred), statistics.median(meas)
@@ -1157,14 +1205,22 @@ def predict(c, tmp):
             log("predict %s %s: predicted %.1f ms, measured %.1f ms" % (size, name, p_, m_))
         # a nightly load's small commits: each its own transaction
         c.psql("SELECT walload_reset()")
-        small = []
+        small = ["SET client_min_messages = debug1;"]
         for i in range(P["predict_small_commits"]):
             small += ["BEGIN;", "CREATE TABLE p_c%d (a int, b text);" % i,
                       "INSERT INTO p_c%d SELECT g, 'x' FROM generate_series(1, 100) g;" % i, "COMMIT;"]
-        run_psql_file(c, small, os.path.join(tmp, "p3.sql"))
+        _, err = run_psql_file(c, small, os.path.join(tmp, "p3.sql"), stderr=True)
         got = [(float(x.split("|")[0]), float(x.split("|")[1])) for x in
                c.psql("SELECT pred_commit_ms, commit_ms FROM walload_xacts WHERE statements = 2 "
-                      "AND pred_commit_ms IS NOT NULL").splitlines() if x]
+                      "AND pred_commit_ms IS NOT NULL ORDER BY xact_id").splitlines() if x]
+        lines = commit_lines(err)
+        if len(lines) == len(got) and all(abs(float(m.group(1)) - p) < 0.002 for m, (p, _) in zip(lines, got)):
+            for m, (_, meas) in zip(lines, got):
+                if meas > 0:
+                    ablated.append(("small commits", size,
+                                    {v: est / meas for v, est in commit_variants(m).items()}))
+        else:
+            unpaired += len(got)
         run_psql_file(c, ["DROP TABLE p_c%d;" % i for i in range(P["predict_small_commits"])],
                       os.path.join(tmp, "p4.sql"))
         if got:
@@ -1192,6 +1248,28 @@ def predict(c, tmp):
                   "10th-90th percentile %.2f-%.2f, %d%% within 0.5-2.0 (goal 90%%)."
                   % (len(every), statistics.median(every), every[len(every) // 10],
                      every[(len(every) * 9) // 10], 100 * inside // len(every))]
+    if ablated:
+        groups = ["syncs and WAL-logging", "deletions", "small commits"]
+        count = {g: sum(1 for x in ablated if x[0] == g) for g in groups}
+        lines += ["", "The same commits' predictions without each of the commit model's mechanisms, "
+                  "from the parts of their DEBUG1 lines (%d commits%s): estimate / commit_ms, "
+                  "median · 10th-90th percentile · share within 0.8-1.25" %
+                  (len(ablated), ", %d not paired with their line and left out" % unpaired if unpaired else ""),
+                  "", "| variant | " + " | ".join("%s (%d)" % (g, count[g]) for g in groups) + " |",
+                  "|---|" + "---|" * len(groups)]
+        for v in COMMIT_VARIANTS:
+            cells = []
+            for g in groups:
+                vals = sorted(x[2][v] for x in ablated if x[0] == g)
+                n = len(vals)
+                cells.append("%.2f · %.2f-%.2f · %d%%" % (statistics.median(vals), vals[n // 10],
+                                                          vals[(n * 9) // 10],
+                                                          100 * sum(1 for r in vals if 0.8 <= r <= 1.25) // n)
+                             if n else "-")
+            lines.append("| %s | %s |" % (v, " | ".join(cells)))
+        if os.environ.get("BENCH_COMMIT_RAW"):
+            with open(os.environ["BENCH_COMMIT_RAW"], "w") as f:
+                json.dump(ablated, f)
     lines += ["", "What the commits taught by the end of each size (walload_info): " +
               "; ".join("%s: fsync_time_ratio %s after %s commits, file_commit_us %s after %s"
                         % x for x in learned) + "."]

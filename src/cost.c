@@ -552,6 +552,9 @@ wl_commit_est(const WlCommitModel *m, const WlScanCost *cost, const WlCommitStat
 		est->drop_ns = deleted_files_ns(io, m->dropped_rels, m->dropped_forks,
 										m->dropped_stored_forks, m->dropped_stored_blocks,
 										m->dropped_blocks);
+		est->drop_ondisk_ns = deleted_files_ns(io, m->dropped_rels, m->dropped_forks,
+											   m->dropped_forks, m->dropped_blocks,
+											   m->dropped_blocks);
 	}
 	est->files_ns = (m->synced_rels + m->wal_logged_rels) * Max(cost->io.file_commit_ns, 0);
 	est->total_ns = est->scan_ns + est->sync_ns + est->wal_ns + est->drop_ns + est->files_ns;

@@ -42,6 +42,13 @@ typedef struct WlCommitEstimate
 	double		files_ns;
 
 	/*
+	 * drop_ns as if every block deleted were on disk (what is priced where
+	 * the file system does not say which it has allocated); for the bench's
+	 * ablation only, not part of total_ns
+	 */
+	double		drop_ondisk_ns;
+
+	/*
 	 * Of scan_ns: the sync's walk and the deletion's walk, without the first
 	 * walk's page faults: fault_ns (in the sync phase when the sync walks,
 	 * else after core's COMMIT callback).
