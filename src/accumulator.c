@@ -1304,8 +1304,8 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 	 * What it leaves running, and (unless an error is on its way) what
 	 * COMMIT would do now.  Not after a top-level statement outside a
 	 * transaction block: its commit follows (at the next Sync in a pipeline
-	 * of the extended protocol), and PRE_COMMIT predicts it anyway; sizing
-	 * the files of a DROP of 20 tables takes about 0.3 ms.
+	 * of the extended protocol), and PRE_COMMIT predicts it anyway: sizing
+	 * a DROP's files twice would double its work for nothing.
 	 */
 	if (source_valid)
 	{
@@ -1665,9 +1665,9 @@ pre_commit_record(bool is_prepare, bool has_xid)
  * (shared_blks_dirtied and shared_blks_read; other relations' blocks count
  * too).  0 where counting them (scan_model.c wl_model_abort_drop_scan)
  * would take longer than invalidating that many adds to the walk: the
- * count reads WL_BUFFER_COUNT_SAMPLE_HEADERS headers first, about 35 us at
- * 2GB, where an abort's walk takes about 0.5 ms; a rolled-back CREATE
- * TABLE that loaded nothing is not counted.  On the abort path: reads the
+ * count reads WL_BUFFER_COUNT_SAMPLE_HEADERS headers first, a small part of an
+ * abort's walk at 2GB; a rolled-back CREATE TABLE that loaded nothing is
+ * not counted.  On the abort path: reads the
  * calibration from the store (a spinlock).
  */
 static int64
@@ -1886,10 +1886,9 @@ part_of_phase(double phase_ms, double pred_ns, double part_ns, double per)
  * sync, no scan, no deletion, little WAL: the commit is little besides
  * those files), took commit_ms; less the prediction without that work, the
  * rest per file.  Not a CREATE DATABASE under minimal: it WAL-logs the
- * template's 222 files of 4 blocks on average at commit, predicted at
- * 56-70 ms where they took 18-48 ms in one pgTAP run: the error of the WAL's
- * prediction, not core's work per file (taught, such commits gave 93 us per
- * file).
+ * template's hundreds of files at commit, and what its commit differs from
+ * its prediction is the error of the WAL's prediction, not core's work per
+ * file.
  *
  * Taught once, at the end of the commit, from figures final then; the
  * phase timed here is not written into any record (its est_scan_ms keeps

@@ -324,11 +324,8 @@ remapped_fault_ns(double walk_ns, SMgrRelationData *files, SMgrRelation *filep,
  * walk varies by a factor of two; so the header pages are unmapped again in
  * this process only and the walk repeated (remapped_fault_ns).  Mapping
  * them again is cheaper than a new process's first mapping (the page
- * tables themselves stay): at 4GB, three server starts gave 239-285 ns a
- * page that way against 271-316 for the worker's own first walk, and
- * 294-305 for a new backend's first DROP (its commit cleanup less the next
- * DROP's).  So the median of the passes is a floor, and the first walk's
- * figure counts where it is higher.  Where unmapping is refused, the first
+ * tables themselves stay), so the median of the passes is a floor, and the
+ * first walk's figure counts where it is higher.  Where unmapping is refused, the first
  * walk's figure stands.  The worker times the remapping again later
  * (settle_walk_cost).
  */
@@ -359,11 +356,9 @@ fault_ns_per_page(double single_ns, int64 first_unmapped, double first_ns,
  * clean, so nothing is written; at server start they come from the free
  * list.  The first pass costs more than the next ones, which find the same
  * buffers and the same entries of the buffer mapping table again, in pages
- * this process has mapped: here 320 ns a buffer against 150.  Real walks
- * find buffers nobody touched lately: the uprobe oracle measured 450-550 ns
- * a buffer at 2GB (DROP TABLE of 883 cached blocks against an empty one,
- * DROP DATABASE of 921 buffers against one with none).  So the figure is
- * the higher of the first pass and the median of the others, still low.
+ * this process has mapped; real walks find buffers nobody touched lately,
+ * which cost more still.  So the figure is the higher of the first pass and
+ * the median of the others, still low.
  * 0 if no buffer could be made.
  */
 static double
@@ -407,15 +402,11 @@ invalidate_ns_per_buffer(SMgrRelationData *files, SMgrRelation *filep,
  * its multiples (the lowest with fewer than three passes) times
  * cost->single_ns.  The files are compared with each header one by one (up
  * to 20), work for the CPU more than for memory, and that varies with what
- * else the host runs: timed one number of files after the other, the same
- * server's 20-file drop came to 5.6 ns a header at one start and 9.3 at
- * another, where walks of 18 files then took 6.6.  Taken within one pass,
- * the multiple keeps the moment's speed out, but not all of it: the other
- * processes that start with the server slow the comparisons more than the
- * one-file walk, and at three starts the 8-file drop's multiple fell from
- * 1.6-2.3 in the first passes to 1.1-1.3 in the last (median 1.39-1.46),
- * where a real 3-file walk took what a one-file walk takes.  What slows a
- * pass only adds to it, so a low pass is the figure.
+ * else the host runs, more than from one start to the next.  Taken within
+ * one pass, the multiple keeps the moment's speed out, but not all of it:
+ * the other processes that start with the server slow the comparisons more
+ * than the one-file walk.  What slows a pass only adds to it, so a low pass
+ * is the figure.
  */
 static void
 multi_file_walks(SMgrRelationData *files, SMgrRelation *filep, volatile char *evict,
@@ -922,27 +913,20 @@ one_file_walk_now(int passes, double *fault_ns)
  * The walks' figures of cost, timed at server start, from several moments
  * rather than one.  Server start is the machine's busiest moment for
  * walload's purpose (the other processes start, and so do the clients
- * waiting for it): the one-file walk at 9 server starts at 2GB took
- * 1.76-3.48 ns a header in the postmaster (which timed one until 1.5),
- * 1.77-3.29 in the worker, and whole runs of the uprobe oracle after a start
- * timed at 2.7 were priced 1.3 times what their walks took (22 of 51
- * scenarios within 20%; 47 at the next start, timed at 2.1).  So the
- * one-file walk kept is the median of the worker's first figure and
- * WL_SETTLE_ROUNDS medians of WL_SETTLE_PASSES walks, WL_SETTLE_GAP_MS
- * apart, five figures in all (an odd count: the median is one of them): one
- * slow moment among them moves it little.  Not the lowest: real walks come
- * at any moment, and whole oracle runs priced from the lowest came out at
- * 0.82-0.83 of their walks (medians; 27 and 33 of 51 within 20%).  The many-file walks,
- * timed by the worker against its own one-file walk, are scaled with it.
+ * waiting for it), and a walk timed then can be far slower than the same
+ * walk a few seconds later.  So the one-file walk kept is the median of the
+ * worker's first figure and WL_SETTLE_ROUNDS medians of WL_SETTLE_PASSES
+ * walks, WL_SETTLE_GAP_MS apart, five figures in all (an odd count: the
+ * median is one of them): one slow moment among them moves it little.  Not
+ * the lowest: real walks come at any moment, and estimates priced from the
+ * lowest came out below the traced walks (docs/benchmarks.md).  The
+ * many-file walks, timed by the worker against its own one-file walk, are
+ * scaled with it.
  *
  * The page faults of a backend's first walk likewise: each round also
  * times mapping the header pages again (remapped_fault_ns), and the figure
  * kept is the median of the worker's first one (fault_ns_per_page) and the
- * rounds'.  At one moment the figure varies more than the faults do: at
- * eight starts on a 2-vCPU host it came out at 204-585 ns a page, where
- * the backends' first walks, less their second, took 320-420 at 1, 4 and
- * 16GB; a start that priced them at 514 put twelve of the oracle's
- * scenarios on 18 at 1.25-1.63 of their walks.
+ * rounds': at one moment the figure varies more than the faults do.
  */
 #define WL_SETTLE_ROUNDS	4
 #define WL_SETTLE_PASSES	3

@@ -212,16 +212,12 @@ wl_header_pages_mapped(int64 pages)
 /*
  * What the buffers a walk acts on add to it, each at the calibrated price
  * of an invalidation (invalidate_ns_per_buffer); 0 where the calibration
- * could not time it.  A deleted file's or a dropped database's buffer is invalidated (core's
- * InvalidateBuffer).  A synced file's dirty buffer is written by the
- * sync's walk (FlushRelationsAllBuffers: pin, content lock, I/O flags,
- * the WAL check, FlushBuffer's bookkeeping around the write): besides the
- * write, each took about as long as an invalidation.  The uprobe oracle
- * (15, 2GB, twelve runs, the walk's time on CPU with its page writes taken
- * out) left 0.36-0.47 us per written buffer beyond the walk's estimate
- * (scenario medians: copy_large 637 written, databases 571, partitioned
- * 956, twophase 443), where the calibration timed an invalidation at
- * 0.30-0.33 us and walks that wrote nothing came out at their estimates.
+ * could not time it.  A deleted file's or a dropped database's buffer is
+ * invalidated (core's InvalidateBuffer).  A synced file's dirty buffer is
+ * written by the sync's walk (FlushRelationsAllBuffers: pin, content lock,
+ * I/O flags, the WAL check, FlushBuffer's bookkeeping around the write):
+ * besides the write, the uprobe oracle's traces found each to take about as
+ * long as an invalidation.
  */
 static double
 wl_scan_buffers_ns(const WlScanCost *cost, int64 buffers)
@@ -423,6 +419,24 @@ wal_logged_unread(const WlCommitModel *m, const WlCommitState *st)
 }
 
 /*
+ * Deleting rels relation files with forks forks in all (stored_forks of them
+ * with blocks on disk: stored_blocks; blocks in all): asking for each
+ * relation's forks, truncating and unlinking them (md.c mdunlinkfork), at
+ * the storage's calibrated prices.  Pure.
+ */
+static double
+deleted_files_ns(const WlIoCost *io, int64 rels, int64 forks, int64 stored_forks,
+				 int64 stored_blocks, int64 blocks)
+{
+	return rels * io->open_ns +
+		Max(rels * (MAX_FORKNUM + 2) - forks, 0) * io->open_missing_ns +
+		stored_forks * io->delete_ns_per_file +
+		stored_blocks * io->delete_ns_per_block +
+		Max(forks - stored_forks, 0) * io->delete_cached_ns_per_file +
+		Max(blocks - stored_blocks, 0) * io->delete_cached_ns_per_block;
+}
+
+/*
  * The predicted duration of a commit that core decides as m, in the state
  * st.  Parts:
  *
@@ -460,15 +474,13 @@ wal_logged_unread(const WlCommitModel *m, const WlCommitState *st)
  * - and the first writes: the images go to WAL buffer pages this backend
  *   may never have written (wal_pages_unmapped), each mapped at its first
  *   write; a backend's first commit that WAL-logs files also allocates
- *   core's record space for 32 blocks (XLogEnsureRecordSpace).  Measured on
- *   a new backend at 1GB: 20 one-block files took 0.50-0.60 ms for the
- *   sync part with 106-108 page faults, 0.24-0.29 ms with none.
+ *   core's record space for 32 blocks (XLogEnsureRecordSpace): in a new
+ *   backend, these page faults can double a small commit's sync part.
  *
  * The fsyncs of the synced files are scaled by io.fsync_time_ratio, what the
  * server's own commits taught (store.c wl_store_note_fsync_time): the
- * device's speed drifts (here an fsync of 1024 new blocks took 11-26 us per
- * block within a minute, 14 and 26 at two server starts), and the
- * calibration worker times it once, at start.  Not the WAL's writes and
+ * device's speed drifts within minutes, and the calibration worker times it
+ * once, at start.  Not the WAL's writes and
  * flush: overwriting a preallocated WAL segment is another operation for
  * the file system than allocating a data file's new blocks, and no commit
  * times them apart from its walk and fsyncs.  Nor the deletions: truncating
@@ -479,30 +491,10 @@ wal_logged_unread(const WlCommitModel *m, const WlCommitState *st)
  * cannot time without doing it (releasing the locks of the statements that
  * created the file, invalidating its cache entries, log_newpage_range's
  * buffer lookups and locks): io.file_commit_ns, learned from commits that
- * WAL-log many small files (store.c wl_store_note_file_commit).  Traced on
- * a commit of 20 one-block files at 4GB: 0.17-0.25 ms after core's COMMIT
- * callback, with no file to delete.
+ * WAL-log many small files (store.c wl_store_note_file_commit).
  *
  * Pure: reads nothing but its arguments.
  */
-/*
- * Deleting rels relation files with forks forks in all (stored_forks of them
- * with blocks on disk: stored_blocks; blocks in all): asking for each
- * relation's forks, truncating and unlinking them (md.c mdunlinkfork), at
- * the storage's calibrated prices.  Pure.
- */
-static double
-deleted_files_ns(const WlIoCost *io, int64 rels, int64 forks, int64 stored_forks,
-				 int64 stored_blocks, int64 blocks)
-{
-	return rels * io->open_ns +
-		Max(rels * (MAX_FORKNUM + 2) - forks, 0) * io->open_missing_ns +
-		stored_forks * io->delete_ns_per_file +
-		stored_blocks * io->delete_ns_per_block +
-		Max(forks - stored_forks, 0) * io->delete_cached_ns_per_file +
-		Max(blocks - stored_blocks, 0) * io->delete_cached_ns_per_block;
-}
-
 void
 wl_commit_est(const WlCommitModel *m, const WlScanCost *cost, const WlCommitState *st,
 			  WlCommitEstimate *est)

@@ -124,11 +124,7 @@ mb(double bytes)
  * less their page faults, which the one transaction's walk pays too if it
  * is its backend's first (and none of which is paid again if not), less
  * that one walk, comparing all the files (the calibration's one formula,
- * cost.c).  The rule before, the average of the walks recorded
- * (their faults in it) times the calibrated multiple of comparing all the
- * files, gave 1.09-1.10 times the time saved by 20 DROPs done in one
- * transaction at 4GB and 16GB; this one 1.00 and 0.96 (bench/run.py
- * whatif, 2026-11-25).
+ * cost.c).  Checked against the alternative, run: bench/run.py whatif.
  */
 static double
 whatif_one_walk_ms(WlScanKind kind, int64 scans, int64 files, double recorded_ms,

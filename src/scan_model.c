@@ -626,9 +626,8 @@ fork_buffers(WlRelFile file, ForkNumber fork, BlockNumber nblocks)
  * Which of a main fork's blocks are in shared buffers, sampled before a
  * VACUUM that may truncate its empty tail: the truncation's walk
  * (DropRelFileNodeBuffers from smgrtruncate) invalidates each cached block
- * of the tail, 450-550 ns a buffer as the uprobe oracle measured it (a
- * 700-block tail: 0.3 ms, a sixth of a first walk at 2GB, missing from the
- * estimate until the tail was sampled).  VACUUM reads the tail back to
+ * of the tail, at the price of an invalidation (a tail of some hundred
+ * cached blocks adds a sixth to a first walk at 2GB).  VACUUM reads the tail back to
  * front before truncating, through its ring: what was cached stays, and
  * at most the ring's few dozen buffers are added.  Core truncates a tail of
  * at least 1000 blocks or a sixteenth of the relation, so the sample is
@@ -699,27 +698,17 @@ wl_model_tail_buffers(const WlTailSample *sample, BlockNumber from)
  * stretches; else, where it was found in at most WL_DB_BUFFER_REFINE
  * stretches, those and their neighbours; and from a counted stretch that
  * holds its buffers, outward stretch by stretch until one holds none (at
- * most WL_DB_BUFFER_GROW more: in TAP 018 on 18 the range alone once
- * counted 571 of a new WAL_LOG database's 940 buffers, where the sample
- * had missed the stretches at its ends).  A database's buffers lie together,
- * in the part of the pool its creation or its last load took them from, so
- * a sample alone errs by whole stretches (a copy of template1 made by
- * CREATE DATABASE ... STRATEGY WAL_LOG: on 15, 921 buffers, every other one
- * of 1700 beside the template's pages, with denser runs; one header a
- * stretch counted 256 to 1280 of them at 2GB, a run of 16 736 to 1280, and
- * at 4GB 512 to 1280), and so do the found stretches' neighbours alone (on
- * 18, 940 buffers over the first 2151 in blocks: once 841).  Found in more
- * stretches than that, the database is spread over the pool and the sample
- * alone is the figure: its error is that of many stretches' hits.  The
- * sample reads 16384 headers, a kilobyte in order each (1/16 of the pool at
- * 2GB, 1/128 at 16GB), the count at most WL_DB_BUFFER_RANGE stretches (3/16
- * of the pool at 2GB, 3/128 at 16GB), before a statement that waits for a
- * checkpoint: traced, 145-150 us at 2GB and 190 us at 16GB, and about 0.9
- * ms more in a backend that had not mapped the header pages (the sample
- * maps one in four at 2GB, as the single headers before did; the walk then
- * does not: observe.c counts them again).  At 16GB the sample found a new
- * WAL_LOG database in one of three runs (a stretch is 2048 headers there);
- * its 921 buffers are 5% of that walk.
+ * most WL_DB_BUFFER_GROW more: the sample can miss the stretches at the
+ * range's ends).  A database's buffers lie together, in the part of the
+ * pool its creation or its last load took them from, so a sample alone
+ * errs by whole stretches, and so do the found stretches' neighbours
+ * alone.  Found in more stretches than that, the database is spread over
+ * the pool and the sample alone is the figure: its error is that of many
+ * stretches' hits.  The sample reads 16384 headers, a kilobyte in order
+ * each (1/16 of the pool at 2GB, 1/128 at 16GB), the count at most
+ * WL_DB_BUFFER_RANGE stretches, before a statement that waits for a
+ * checkpoint anyway; in a backend that had not mapped the header pages the
+ * sample maps one in four (observe.c counts them again for the walk).
  */
 #define WL_DB_BUFFER_SAMPLE	1024
 #define WL_DB_BUFFER_RUN	16
@@ -791,11 +780,9 @@ owned_buffers_in(const BufferOwner *owner, int64 from, int64 to)
 /*
  * What the kernel maps at a read fault on shared memory: the page and the
  * pages around it in the same window of fault_around_bytes (64 kB, its
- * default since Linux 3.15; not readable without debugfs).  Measured at
- * 2GB (stretches of 16 kB): after the count of an abort's buffers, which
- * reads one page in four, the walk in a backend that had mapped none of the
- * header pages walked them as a mapped backend does (0.59-0.66 ms, against
- * 1.6-1.8 ms for a first walk; uprobe oracle, 15).
+ * default since Linux 3.15; not readable without debugfs).  So a count
+ * that reads one header page in four maps them all, and the walk after it
+ * pays no page fault (the uprobe oracle's traces agree).
  */
 #define WL_FAULT_AROUND_BYTES	(64 * 1024)
 
