@@ -18,14 +18,14 @@ OBJS = \
 	src/settings.o
 
 EXTENSION = walload
-DATA = walload--1.1.sql walload--1.0.sql walload--1.0--1.1.sql walload--1.1--1.2.sql walload--1.2--1.3.sql walload--1.3--1.4.sql walload--1.4--1.5.sql
+DATA = walload--1.1.sql walload--1.0.sql walload--1.0--1.1.sql walload--1.1--1.2.sql walload--1.2--1.3.sql walload--1.3--1.4.sql walload--1.4--1.5.sql walload--1.5--1.6.sql
 PGFILEDESC = "walload - where the time of a bulk load went"
 
 PG_CPPFLAGS = -I$(srcdir)/src
 
 # pg_regress and isolation tests: run against a server started with
 #   shared_preload_libraries = 'walload,pg_stat_statements'
-REGRESS = walload_interface walload_errors walload_hostile walload_update walload_harm
+REGRESS = walload_interface walload_errors walload_hostile walload_update walload_harm walload_report
 ISOLATION = walload_2pc walload_reset_open walload_blocked
 ISOLATION_OPTS = --load-extension=walload
 

@@ -80,8 +80,10 @@ echo "== load 1 (the seed report's shape): 10 tables created, 5 COPYs of 1000 ro
   echo "COMMIT;"
   for t in $(seq 1 10); do echo "DROP TABLE load_$t;"; done
 } > "$data/load1.sql"
+since=$(date -u '+%Y-%m-%d %H:%M:%S.%N+00')
 start=$(date +%s%N); psql -f "$data/load1.sql"; end=$(date +%s%N)
 echo "client-side time: $(( (end - start) / 1000000 )) ms"
+client_ms=$(( (end - start) / 1000000 ))
 
 echo
 echo "== load 2: 3 tables created and loaded with 100000 rows each in one transaction (each above wal_skip_threshold), indexed, then dropped together"
@@ -97,6 +99,14 @@ echo "== load 2: 3 tables created and loaded with 100000 rows each in one transa
 } > "$data/load2.sql"
 start=$(date +%s%N); psql -f "$data/load2.sql"; end=$(date +%s%N)
 echo "client-side time: $(( (end - start) / 1000000 )) ms"
+client_ms=$(( client_ms + (end - start) / 1000000 ))
+until=$(date -u '+%Y-%m-%d %H:%M:%S.%N+00')
+
+echo
+echo "== walload_report(): where the two loads' time went (client-side, with psql's start and connection: $client_ms ms)"
+psql -P pager=off -c "
+SELECT part, round(ms::numeric, 1) AS ms, round(100 * share::numeric, 1) AS pct, transactions AS xacts, detail
+FROM walload_report(since => '$since', until => '$until')"
 
 echo
 echo "== walload_xacts: the recorded transactions"

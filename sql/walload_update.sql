@@ -115,3 +115,14 @@ SELECT count(*) = count(*) FILTER (WHERE strategy_changed_commits >= 0) AS chang
 FROM walload_xacts;
 SELECT has_table_privilege('public', 'walload_xacts', 'SELECT') AS xacts_for_everyone,
        has_table_privilege('public', 'walload_info', 'SELECT') AS info_for_everyone;
+
+-- 1.6 adds walload_xacts.application_name and walload_report()
+SELECT to_regproc('walload_report') IS NULL AS no_report_in_1_5;
+ALTER EXTENSION walload UPDATE TO '1.6';
+SELECT count(*) AS xacts_columns_1_6 FROM pg_attribute
+WHERE attrelid = 'walload_xacts'::regclass AND attnum > 0;
+SELECT count(*) = count(application_name) AS application_name_reads FROM walload_xacts;
+SELECT count(*) >= 0 AS report_reads FROM walload_report();
+SELECT has_function_privilege('public', 'walload_report(timestamptz, timestamptz, integer, text, oid, oid)',
+                              'EXECUTE') AS report_for_everyone,
+       has_table_privilege('public', 'walload_xacts', 'SELECT') AS xacts_for_everyone;

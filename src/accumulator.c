@@ -82,6 +82,7 @@
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
+#include "utils/guc.h"
 #include "utils/memutils.h"
 
 #include "measure.h"
@@ -205,6 +206,9 @@ time_kind(CommandTag tag)
 			return WL_TIME_OTHER;
 	}
 }
+
+/* this backend has stored a transaction record (WlXactRecord.first_in_session) */
+static bool recorded_before = false;
 
 /* finished statements waiting to be stored (see statement_done) */
 static WlStmtRecord *finished = NULL;
@@ -1811,6 +1815,11 @@ finish_record(void)
 	rec.statements = cur.statements;
 	rec.inner_xacts = cur.inner_xacts;
 	memcpy(rec.kind_ms, cur.kind_ms, sizeof(rec.kind_ms));
+	rec.backend_start = MyStartTimestamp;
+	rec.first_in_session = !recorded_before;
+	recorded_before = true;
+	if (application_name != NULL)
+		strlcpy(rec.application_name, application_name, NAMEDATALEN);
 
 	if (cur.usage_baseline_set)
 		wl_usage_since(&cur.usage_baseline, &rec.c);

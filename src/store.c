@@ -1388,7 +1388,7 @@ wl_store_reset(void)
  * what is written, whether or not the sizes change.
  * ----------------------------------------------------------------
  */
-#define WL_DUMP_FORMAT		5
+#define WL_DUMP_FORMAT		6
 
 typedef struct WlDumpHeader
 {
@@ -1560,9 +1560,9 @@ check_timestamp(const char *what, TimestampTz t)
 }
 
 static const char *
-check_text(const char *what, const char *s)
+check_text(const char *what, const char *s, Size len)
 {
-	if (memchr(s, '\0', WL_QUERY_LEN) == NULL)
+	if (memchr(s, '\0', len) == NULL)
 		return psprintf("%s is not terminated", what);
 	return NULL;
 }
@@ -1607,7 +1607,7 @@ check_entry(const WlStatsEntry *e, uint64 newer_than)
 		(p = check_ms("mean_ms", e->mean_ms)) ||
 		(p = check_ms("sum_var_ms", e->sum_var_ms)) ||
 		(p = check_counters(&e->c)) ||
-		(p = check_text("the query text", e->query)))
+		(p = check_text("the query text", e->query, WL_QUERY_LEN)))
 		return p;
 	if (e->errors > e->calls || e->wal_skipped_calls > e->calls)
 		return "more errors or WAL-skipping calls than calls";
@@ -1657,7 +1657,10 @@ check_xact(const WlXactRecord *x, uint64 next_xact_id)
 		(p = check_count("wal_logged_blocks", x->wal_logged_blocks)) ||
 		(p = check_count("dropped_rels", x->dropped_rels)) ||
 		(p = check_count("nbuffers", x->nbuffers)) ||
-		(p = check_count("wal_skip_threshold_kb", x->wal_skip_threshold_kb)))
+		(p = check_count("wal_skip_threshold_kb", x->wal_skip_threshold_kb)) ||
+		(p = check_timestamp("a backend's start", x->backend_start)) ||
+		(p = check_bool("first_in_session", x->first_in_session)) ||
+		(p = check_text("an application_name", x->application_name, NAMEDATALEN)))
 		return p;
 	for (int k = 0; k < WL_NUM_TIME_KINDS; k++)
 		if ((p = check_ms("a time by kind", x->kind_ms[k])))
@@ -1688,7 +1691,7 @@ check_stmt(const WlStmtRecord *s, uint64 next_xact_id)
 		(p = check_count("vacuum_pages", s->vacuum_pages)) ||
 		(p = check_count("vacuum_pages_removed", s->vacuum_pages_removed)) ||
 		(p = check_counters(&s->c)) ||
-		(p = check_text("the query text", s->query)))
+		(p = check_text("the query text", s->query, WL_QUERY_LEN)))
 		return p;
 	return NULL;
 }

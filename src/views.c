@@ -192,7 +192,9 @@ put_buffers(Datum *values, int i, const WlCounters *c)
  * commit_threshold_kb and pred_core_commit_ms to walload_xacts, and
  * walload_activity; 1.5 adds strategy_action and strategy_changed_commits
  * to walload_xacts, and calibration, calibration_ms and calibration_io_bytes
- * to walload_info.  The library serves
+ * to walload_info; 1.6 adds backend_start, first_in_session and
+ * application_name to walload_xacts.  The library
+ * serves
  * every version, so that a server
  * running it keeps working before ALTER EXTENSION walload UPDATE.  Checked
  * before any row is built: a definition of another shape (a function of the
@@ -203,13 +205,14 @@ put_buffers(Datum *values, int i, const WlCounters *c)
 #define WL_STATEMENTS_COLS	36
 #define WL_STATS_COLS		33
 static const int xacts_cols[] = {
-	WL_XACTS_COLS, WL_XACTS_COLS + 1, WL_XACTS_COLS + 5, WL_XACTS_COLS + 7
+	WL_XACTS_COLS, WL_XACTS_COLS + 1, WL_XACTS_COLS + 5, WL_XACTS_COLS + 7, WL_XACTS_COLS + 10
 };
 static const int statements_cols[] = {WL_STATEMENTS_COLS, WL_STATEMENTS_COLS + 1};
 static const int stats_cols[] = {WL_STATS_COLS, WL_STATS_COLS + 1};
 #define WL_VERSION_1_2		1	/* index in the lists: wal_fpi_bytes */
 #define WL_VERSION_1_3		2	/* walload_xacts: pred_commit_ms ... */
 #define WL_VERSION_1_5		3	/* walload_xacts: strategy_action ... */
+#define WL_VERSION_1_6		4	/* walload_xacts: backend_start ... */
 #define WL_ACTIVITY_COLS	36
 
 /*
@@ -265,8 +268,8 @@ walload_xacts(PG_FUNCTION_ARGS)
 	for (int r = 0; r < n; r++)
 	{
 		WlXactRecord *x = &recs[r];
-		Datum		values[WL_XACTS_COLS + 7];
-		bool		nulls[WL_XACTS_COLS + 7];
+		Datum		values[WL_XACTS_COLS + 10];
+		bool		nulls[WL_XACTS_COLS + 10];
 		int			i = 0;
 
 		memset(nulls, 0, sizeof(nulls));
@@ -329,6 +332,13 @@ walload_xacts(PG_FUNCTION_ARGS)
 			else
 				values[i++] = CStringGetTextDatum(wl_strategy_action_name(x->strategy_action));
 			values[i++] = Int32GetDatum(x->strategy_changed);
+		}
+		/* the session, shown to everyone as pg_stat_activity shows it */
+		if (version >= WL_VERSION_1_6)
+		{
+			values[i++] = TimestampTzGetDatum(x->backend_start);
+			values[i++] = BoolGetDatum(x->first_in_session);
+			values[i++] = CStringGetTextDatum(x->application_name);
 		}
 		Assert(i == rsinfo->setDesc->natts);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);

@@ -184,6 +184,14 @@ typedef struct WlXactRecord
 	int8		strategy_action;
 	int16		strategy_changed;
 	int32		commit_threshold_kb;	/* wal_skip_threshold core used */
+
+	/*
+	 * The session (1.6): when its backend started, whether this is the
+	 * first record it wrote, and its application_name at the record's end
+	 */
+	TimestampTz backend_start;
+	bool		first_in_session;
+	char		application_name[NAMEDATALEN];
 } WlXactRecord;
 
 /*

@@ -1,0 +1,102 @@
+-- walload_report(): where a load's time went.  Only what does not depend
+-- on the machine's speed is shown: which parts appear, that they add up to
+-- the load's time, the order, the filters, and the warning when the ring
+-- of transactions no longer holds the whole window.
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS walload;
+ALTER EXTENSION walload UPDATE;
+RESET client_min_messages;
+SET walload.track = 'top';
+SELECT walload_reset();
+
+-- nothing recorded: no rows, no warning
+SELECT count(*) AS parts_of_nothing FROM walload_report();
+
+-- a load: CREATE TABLE + COPY + CREATE INDEX in one transaction, then a
+-- TRUNCATE and a DROP, each its own transaction
+BEGIN;
+CREATE TABLE wl_load (id int);
+\i test/data/wl_load_1000.sql
+CREATE INDEX ON wl_load (id);
+COMMIT;
+TRUNCATE wl_load;
+DROP TABLE wl_load;
+
+-- the statements' parts (each timed), the commit's, and the time between
+-- transactions; how many transactions had each
+SELECT part, transactions, ms > 0 AS took_time, share > 0 AS has_share
+FROM walload_report()
+WHERE part NOT LIKE 'in transactions%' AND part NOT LIKE 'commit%' AND part NOT LIKE 'before%'
+ORDER BY part;
+SELECT part, transactions, detail FROM walload_report() WHERE part LIKE 'commit%' ORDER BY part;
+-- the parts add up to the load's time: from its first transaction's start
+-- (or its session's, where that transaction is the session's first) to its
+-- last one's end (one backend), and the shares to 1
+SELECT abs(sum(r.ms) - (SELECT extract(epoch FROM max(xact_end) -
+                                CASE WHEN bool_or(first_in_session) THEN min(backend_start)
+                                     ELSE min(xact_start) END) * 1000
+                        FROM walload_xacts)) < 0.01 AS parts_sum_to_the_load,
+       round(sum(r.share)::numeric, 6) AS shares
+FROM walload_report() r;
+-- largest first
+SELECT bool_and(ms >= next_ms) AS largest_first
+FROM (SELECT ms, lead(ms) OVER () AS next_ms FROM walload_report()) r WHERE next_ms IS NOT NULL;
+
+-- the filters: this backend, this role and database; another backend, a
+-- window in the future or before the load: nothing
+SELECT count(*) = (SELECT count(*) FROM walload_report()) AS same_for_this_backend
+FROM walload_report(pid => pg_backend_pid(), userid => current_user::regrole,
+                    dbid => (SELECT oid FROM pg_database WHERE datname = current_database()));
+SELECT count(*) AS other_backend FROM walload_report(pid => -1);
+-- each transaction keeps its session's application_name
+SELECT count(*) = count(*) FILTER (WHERE application_name = current_setting('application_name'))
+       AS application_name_kept FROM walload_xacts;
+SELECT count(*) = (SELECT count(*) FROM walload_report()) AS same_for_this_application
+FROM walload_report(application_name => current_setting('application_name'));
+SELECT count(*) AS other_application FROM walload_report(application_name => 'no such application');
+SELECT count(*) AS future FROM walload_report(since => now() + interval '1 hour');
+SELECT count(*) AS past FROM walload_report(until => (SELECT min(xact_start) FROM walload_xacts));
+-- a window that holds only the TRUNCATE and the DROP
+SELECT string_agg(part, ', ' ORDER BY part) AS parts
+FROM walload_report(since => (SELECT min(xact_start) FROM walload_xacts WHERE truncate_ms > 0))
+WHERE part NOT LIKE 'in transactions%' AND part NOT LIKE 'between%' AND part NOT LIKE 'commit%';
+
+-- a session's first transaction: the time from the session's start to it
+-- is a part of its own (connection, authentication, the client's first
+-- steps), not before a later transaction, and not before the window
+\c
+SET walload.track = 'top';
+SELECT walload_reset();
+CREATE TABLE wl_first (id int);
+INSERT INTO wl_first VALUES (1);
+SELECT count(*) FILTER (WHERE first_in_session) AS first_records,
+       bool_and(backend_start = (SELECT backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid()))
+         AS backend_start_as_pg_stat_activity
+FROM walload_xacts WHERE pid = pg_backend_pid();
+SELECT part, ms > 0 AS took_time, detail FROM walload_report(pid => pg_backend_pid()) WHERE part LIKE 'before%';
+SELECT count(*) AS before_in_a_later_window
+FROM walload_report(since => (SELECT max(xact_start) FROM walload_xacts)) WHERE part LIKE 'before%';
+SELECT abs(sum(r.ms) - (SELECT extract(epoch FROM max(xact_end) - min(backend_start)) * 1000
+                        FROM walload_xacts)) < 0.01 AS parts_sum_from_the_session_start
+FROM walload_report() r;
+DROP TABLE wl_first;
+
+-- bad input changes nothing
+\set VERBOSITY terse
+SELECT * FROM walload_report(since => now(), until => now() - interval '1 second');
+
+-- more transactions than the ring holds (walload.max_xacts = 1000): the
+-- report warns that it lacks the oldest
+CREATE TABLE rp_many (id int);
+SELECT walload_reset();
+\set ECHO none
+SELECT format('INSERT INTO rp_many VALUES (%s)', g) FROM generate_series(1, 1005) g \gexec
+\set ECHO all
+SELECT xacts_overwritten > 0 AS ring_wrapped FROM walload_info;
+SELECT part, transactions FROM walload_report() WHERE part LIKE 'INSERT%';
+\set VERBOSITY default
+-- not for a window the ring still holds whole
+SELECT part, transactions FROM walload_report(since => (SELECT min(xact_start) FROM walload_xacts))
+WHERE part LIKE 'INSERT%';
+DROP TABLE rp_many;
+RESET walload.track;
