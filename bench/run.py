@@ -73,6 +73,12 @@ Sections (all by default, in this order):
              BENCH_NOISE_SHARED_BUFFERS), wal_level=replica: how far apart
              the walks are against walload's one estimate, and the walk
              right after each session's first against its (cold) estimate.
+  report     walload_report() against the client's stopwatch: the seed 000
+             shape, a nightly load of 1,000 staging tables (--quick 200; 3,002
+             transactions) and two 1.5M-row tables (--quick 300k) with an
+             index, VACUUM and DROP, each run by psql under its own
+             application_name, 3 rounds, at 1GB under minimal: the report's
+             load time over psql's own time (goal: within 5%).
   manyfiles  one transaction that creates N tables (40,000; --quick 10,000),
              then 2,000 ALTER TABLE ... SET STATISTICS, and one that
              rewrites 200 of the tables: the same cluster restarted with
@@ -105,7 +111,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "scripts", "lib"))
 from cluster import Cluster, pgconfig  # noqa: E402  (scripts/lib/cluster.sh's Python face)
 
 SECTIONS = ["overhead", "seedload", "callgrind", "seed000", "seed001", "seed003", "seed004", "manyfiles", "whatif",
-            "predict", "strategy", "walknoise"]
+            "predict", "strategy", "walknoise", "report"]
 CONFIGS = [("nothing", ""), ("pg_stat_statements", "pg_stat_statements"),
            ("walload", "walload"), ("both", "walload,pg_stat_statements")]
 # configurations measured only under callgrind: (name, libraries, settings)
@@ -1107,6 +1113,89 @@ def whatif(c, tmp):
     return "\n".join(lines), bad
 
 
+def report_section(c, tmp):
+    """walload_report() against the client's own stopwatch: each load run by
+    psql under an application_name of its own, timed around the psql
+    process; the report's load time (the sum of its parts) over the
+    client's time, and the load's largest parts."""
+    rounds = P["report_rounds"]
+    data = os.path.join(tmp, "report.csv")
+    with open(data, "w") as f:
+        for i in range(1, 1001):
+            f.write("%d,customer %d,%d.50\n" % (i, i % 977, i % 5000))
+    os.chmod(data, 0o644)
+    seed = ["BEGIN;"] + ["CREATE TABLE r_s%d (id int, name text, amount numeric);" % t for t in range(10)]
+    for r in range(5):
+        seed += ["COPY r_s%d FROM '%s' WITH (FORMAT csv);" % (t, data) for t in range(10)]
+    seed += ["COMMIT;"] + ["DROP TABLE r_s%d;" % t for t in range(10)]
+    nightly = ["CREATE TABLE IF NOT EXISTS r_facts (id int, name text, amount numeric);", "TRUNCATE r_facts;"]
+    for t in range(P["report_staging"]):
+        nightly += ["BEGIN;", "CREATE TABLE r_st%d (id int, name text, amount numeric);" % t,
+                    "COPY r_st%d FROM '%s' WITH (FORMAT csv);" % (t, data), "COMMIT;",
+                    "INSERT INTO r_facts SELECT * FROM r_st%d;" % t, "DROP TABLE r_st%d;" % t]
+    big = ["BEGIN;"]
+    for t in range(2):
+        big += ["CREATE TABLE r_b%d AS SELECT g AS id, 'customer ' || g %% 977 AS name, g %% 5000 + 0.5 AS amount "
+                "FROM generate_series(1, %d) g;" % (t, P["report_big_rows"]),
+                "CREATE INDEX ON r_b%d (id);" % t]
+    big += ["COMMIT;", "VACUUM r_b0;", "DROP TABLE r_b0, r_b1;"]
+    loads = [("the seed 000 shape: 10 tables created and 5 COPYs into each in one transaction, then 10 DROPs", seed),
+             ("a nightly load: %d staging tables, each created and COPYed in a transaction, then "
+              "INSERT ... SELECT into a fact table and DROP (%d transactions)" % (P["report_staging"],
+                                                                                  3 * P["report_staging"] + 2),
+              nightly),
+             ("two tables of %s rows created with an index in one transaction, VACUUM, DROP"
+              % format(P["report_big_rows"], ","), big)]
+    configure(c, "walload", {"shared_buffers": "1GB", "wal_level": "minimal",
+                             "walload.max_xacts": "20000", "walload.max_statements": "50000"})
+    c.wait_for_calibration()
+    c.psql("CREATE EXTENSION IF NOT EXISTS walload")
+    c.psql("ALTER EXTENSION walload UPDATE")
+    pre = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
+    # the client's own cost, for scale: psql started, connected and gone
+    empty = []
+    for _ in range(5):
+        t0 = time.monotonic()
+        subprocess.run(pre + [os.path.join(c.bindir, "psql"), "-X", "-q", "-c", ""], env=c.env, cwd=c.root,
+                       capture_output=True)
+        empty.append((time.monotonic() - t0) * 1000)
+    rows = []
+    for n, (name, script) in enumerate(loads):
+        path = os.path.join(tmp, "report%d.sql" % n)
+        with open(path, "w") as f:
+            f.write("\n".join(script) + "\n")
+        os.chmod(path, 0o644)
+        client, reported, tops = [], [], None
+        for rnd in range(rounds):
+            app = "walload-bench-report-%d-%d" % (n, rnd)
+            env = dict(c.env, PGAPPNAME=app)
+            t0 = time.monotonic()
+            r = subprocess.run(pre + ["env", "PGAPPNAME=%s" % app, os.path.join(c.bindir, "psql"), "-X", "-q",
+                                      "-v", "ON_ERROR_STOP=1", "-f", path],
+                               env=env, cwd=c.root, capture_output=True, text=True)
+            t1 = time.monotonic()
+            if r.returncode != 0:
+                raise RuntimeError("psql -f %s failed:\n%s" % (path, r.stderr[-2000:]))
+            client.append((t1 - t0) * 1000)
+            reported.append(float(c.psql("SELECT coalesce(sum(ms), 0) FROM walload_report(application_name => '%s')"
+                                         % app)))
+            tops = c.psql("SELECT string_agg(part || ' ' || round(100 * share) || '%%', '; ') FROM "
+                          "(SELECT * FROM walload_report(application_name => '%s') LIMIT 3) r" % app)
+        ratios = sorted(a / b for a, b in zip(reported, client))
+        rows.append((name, statistics.median(client), statistics.median(reported), statistics.median(ratios),
+                     ratios[0], ratios[-1], tops))
+        log("report %s: client %.0f ms, report %.0f ms" % (name, statistics.median(client),
+                                                           statistics.median(reported)))
+    c.stop()
+    lines = ["| load | client (psql, ms) | walload_report (ms) | ratio (min-max) | largest parts (last round) |",
+             "|---|---|---|---|---|"]
+    for name, cl, rep, ratio, lo, hi, tops in rows:
+        lines.append("| %s | %.0f | %.0f | %.3f (%.3f-%.3f) | %s |" % (name, cl, rep, ratio, lo, hi, tops))
+    lines += ["", "An empty psql run (started, connected, gone; as root through runuser) took %.0f ms "
+              "(median of 5): the client's share that no server sees." % statistics.median(empty)]
+    return "\n".join(lines)
+
+
 # walload's DEBUG1 line of each commit prediction (accumulator.c), its parts
 COMMIT_LINE = re.compile(
     r"walload: commit predicted to take ([\d.]+) ms: scans [\d.]+ ms, sync [\d.]+ ms, WAL [\d.]+ ms, "
@@ -1505,6 +1594,9 @@ def main():
         "predict_small_commits": 200 if quick else 600,
         "seedload_size": os.environ.get("BENCH_SEEDLOAD_SHARED_BUFFERS", "1GB"),
         "seedload_rounds": int(os.environ.get("BENCH_SEEDLOAD_ROUNDS", "7" if quick else "15")),
+        "report_rounds": 3,
+        "report_staging": 200 if quick else 1000,
+        "report_big_rows": 300000 if quick else 1500000,
         "predict_sizes": os.environ.get("BENCH_PREDICT_SHARED_BUFFERS", "1GB" if quick else "1GB 4GB 16GB").split(),
         "noise_sizes": os.environ.get("BENCH_NOISE_SHARED_BUFFERS", "1GB" if quick else "1GB 4GB 16GB").split(),
         "noise_sessions": 6 if quick else 12,
@@ -1684,6 +1776,18 @@ commit phase walload measured.  Bound: 25%%.  %s
 %s
 """ % ("Every prediction within the bound." if bad == 0 else
        "%d prediction(s) beyond the bound." % bad, pr))
+        if "report" in only:
+            parts.append("""## walload_report() against the client's stopwatch
+
+Each load run by psql under an application_name of its own, %d rounds,
+wal_level=minimal, shared_buffers=1GB; client: psql's run, timed around the
+process (its start, connection and exit included); walload_report: the sum
+of its parts for that application_name, the load's time from its first
+transaction's start to its last one's end.  Ratio: medians of the rounds.
+Goal (issue 39): within 5%%.
+
+%s
+""" % (P["report_rounds"], report_section(seed_c, tmp)))
         if "strategy" in only:
             st, bad = strategies(seed_c, tmp)
             parts.append("""## walload.commit_strategy: auto against off, wal and sync on a running server
