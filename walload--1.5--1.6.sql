@@ -16,7 +16,11 @@
 -- the sessions.  The parts add up to that time exactly, largest first: the
 -- top-level statements by kind, the commit's two phases, the time inside
 -- transactions outside recorded statements, the time between transactions,
--- and the time before a session's first transaction.  All are measured (no
+-- and the time before a session's first transaction.  walload_diagnose()
+-- takes the same filters and ranks its findings: saving_ms is what
+-- following a finding's hint would save, as its what-if prices it (NULL
+-- for a fact or advice no what-if prices), largest first; a saving of at
+-- least a tenth of the load's time makes a finding a warning.  All are measured (no
 -- estimate among them); share is of the load's time.  Read from
 -- walload_xacts, so it sees what that view shows, and only what its ring
 -- still holds: a window that begins before the oldest transaction kept is
@@ -97,6 +101,26 @@ CREATE VIEW @extschema@.walload_xacts AS
     SELECT * FROM @extschema@.walload_xacts();
 
 GRANT SELECT ON @extschema@.walload_xacts TO PUBLIC;
+
+DROP FUNCTION @extschema@.walload_diagnose(bigint);
+
+CREATE FUNCTION @extschema@.walload_diagnose(
+    xact_id bigint DEFAULT NULL,
+    since timestamptz DEFAULT NULL,
+    until timestamptz DEFAULT NULL,
+    pid integer DEFAULT NULL,
+    application_name text DEFAULT NULL,
+    userid oid DEFAULT NULL,
+    dbid oid DEFAULT NULL,
+    OUT severity text,
+    OUT finding text,
+    OUT evidence text,
+    OUT hint text,
+    OUT saving_ms double precision
+)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'walload_diagnose'
+LANGUAGE C VOLATILE PARALLEL RESTRICTED;
 
 CREATE FUNCTION @extschema@.walload_report(
     since timestamptz DEFAULT NULL,

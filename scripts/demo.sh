@@ -133,8 +133,8 @@ WHERE w.command IN ('CREATE TABLE', 'COPY', 'CREATE INDEX', 'DROP TABLE')
 GROUP BY w.command ORDER BY w.command"
 
 echo
-echo "== walload_diagnose(): findings"
-psql -P pager=off -x -c "SELECT severity, finding, evidence, hint FROM walload_diagnose()"
+echo "== walload_diagnose(): findings, the largest avoidable cost first"
+psql -P pager=off -x -c "SELECT severity, round(saving_ms::numeric, 1) AS saving_ms, finding, evidence, hint FROM walload_diagnose()"
 
 if [ -n "${WALLOAD_DEMO_TIMELINE:-}" ]; then
   echo

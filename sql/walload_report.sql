@@ -61,6 +61,25 @@ SELECT string_agg(part, ', ' ORDER BY part) AS parts
 FROM walload_report(since => (SELECT min(xact_start) FROM walload_xacts WHERE truncate_ms > 0))
 WHERE part NOT LIKE 'in transactions%' AND part NOT LIKE 'between%' AND part NOT LIKE 'commit%';
 
+-- walload_diagnose() takes the same filters and ranks its findings by
+-- saving_ms: what following the hint would save, as its what-if prices it
+-- (here: the TRUNCATE's and the DROP's deletions in one transaction); NULL
+-- for a fact (the WAL written)
+SELECT finding, saving_ms > 0 AS saves, severity IN ('info', 'warning') AS severity_ok
+FROM walload_diagnose() WHERE finding LIKE 'file deletion%' OR finding = 'WAL written'
+ORDER BY finding;
+SELECT bool_and(ok) AS largest_saving_first FROM (
+  SELECT CASE WHEN saving_ms IS NULL THEN lead(saving_ms) OVER () IS NULL
+              ELSE lead(saving_ms) OVER () IS NULL OR saving_ms >= lead(saving_ms) OVER () END AS ok
+  FROM walload_diagnose()) d;
+SELECT count(*) = (SELECT count(*) FROM walload_diagnose()) AS same_findings_for_this_backend
+FROM walload_diagnose(pid => pg_backend_pid(), application_name => current_setting('application_name'));
+SELECT severity, finding, evidence, saving_ms FROM walload_diagnose(pid => -1);
+SELECT severity, finding, saving_ms FROM walload_diagnose(xact_id => 1, since => now() + interval '1 hour');
+SELECT count(*) AS findings_of_the_drop_alone
+FROM walload_diagnose(since => (SELECT max(xact_start) FROM walload_xacts))
+WHERE finding LIKE 'file deletion%' AND saving_ms IS NULL;
+
 -- a session's first transaction: the time from the session's start to it
 -- is a part of its own (connection, authentication, the client's first
 -- steps), not before a later transaction, and not before the window
@@ -84,6 +103,7 @@ DROP TABLE wl_first;
 -- bad input changes nothing
 \set VERBOSITY terse
 SELECT * FROM walload_report(since => now(), until => now() - interval '1 second');
+SELECT * FROM walload_diagnose(since => now(), until => now() - interval '1 second');
 
 -- more transactions than the ring holds (walload.max_xacts = 1000): the
 -- report warns that it lacks the oldest

@@ -116,13 +116,18 @@ FROM walload_xacts;
 SELECT has_table_privilege('public', 'walload_xacts', 'SELECT') AS xacts_for_everyone,
        has_table_privilege('public', 'walload_info', 'SELECT') AS info_for_everyone;
 
--- 1.6 adds walload_xacts.application_name and walload_report()
+-- 1.6 adds walload_xacts' session columns, walload_report(), and
+-- walload_diagnose()'s filters and saving_ms; 1.5's walload_diagnose(xact_id)
+-- reads with this library
 SELECT to_regproc('walload_report') IS NULL AS no_report_in_1_5;
+SELECT count(*) > 0 AS diagnose_1_5_reads FROM walload_diagnose();
+SELECT count(*) > 0 AS diagnose_1_5_reads_one FROM walload_diagnose(1);
 ALTER EXTENSION walload UPDATE TO '1.6';
 SELECT count(*) AS xacts_columns_1_6 FROM pg_attribute
 WHERE attrelid = 'walload_xacts'::regclass AND attnum > 0;
 SELECT count(*) = count(application_name) AS application_name_reads FROM walload_xacts;
 SELECT count(*) >= 0 AS report_reads FROM walload_report();
+SELECT count(*) > 0 AS diagnose_1_6_reads FROM walload_diagnose(since => now() - interval '1 day');
 SELECT has_function_privilege('public', 'walload_report(timestamptz, timestamptz, integer, text, oid, oid)',
                               'EXECUTE') AS report_for_everyone,
        has_table_privilege('public', 'walload_xacts', 'SELECT') AS xacts_for_everyone;

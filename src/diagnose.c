@@ -4,8 +4,17 @@
  *		walload_diagnose(): turns the recorded transactions into findings a
  *		DBA can act on -- what cost the time, the evidence, what to change.
  *
- * Scope: one transaction (by xact_id), or every transaction still in the
- * ring.  Each rule reads only recorded figures; estimates are labelled.
+ * Scope: one transaction (by xact_id), or the transactions still in the
+ * ring of a window, a backend, an application, a role and a database (1.6,
+ * as walload_report() selects them).  Each rule reads only recorded
+ * figures; estimates are labelled.
+ *
+ * Ranked (1.6): each finding whose hint a what-if prices carries
+ * saving_ms, what following the hint would save; the rows come largest
+ * saving first, then the findings of facts (saving_ms NULL) in the order
+ * the rules run.  A finding whose saving is at least
+ * WL_WARN_SAVING_SHARE of the load's time (as walload_report() counts it)
+ * is a warning whatever its own rule says.
  *
  *-------------------------------------------------------------------------
  */
@@ -49,6 +58,7 @@ typedef struct Totals
 	int32		wal_skipped_rels;
 	int32		dropped_rels;
 	int			drop_xacts;		/* committed, with a deletion scan */
+	int			vacuum_full_xacts;	/* of those, a VACUUM alone (not in drop_xacts) */
 	double		drop_commit_sync_ms;	/* their commit phases up to the flush */
 	double		drop_commit_scan_ms;	/* and their deletion scans' estimates */
 	double		drop_commit_fault_ms;	/* of those, first walks' page faults */
@@ -71,29 +81,109 @@ typedef struct Totals
 	double		strategy_commit_ms; /* measured */
 } Totals;
 
-/* severity, finding, evidence, hint: the SQL definition's columns */
+/*
+ * severity, finding, evidence, hint: the SQL definition's columns; 1.6 adds
+ * saving_ms (and the filters, WL_DIAGNOSE_ARGS arguments in all)
+ */
 #define WL_DIAGNOSE_COLS	4
-static const int diagnose_cols = WL_DIAGNOSE_COLS;
+static const int diagnose_cols[] = {WL_DIAGNOSE_COLS, WL_DIAGNOSE_COLS + 1};
+#define WL_DIAGNOSE_ARGS	7
+
+/* a saving of this share of the load's time makes a finding a warning */
+#define WL_WARN_SAVING_SHARE	0.10
+
+typedef struct Finding
+{
+	const char *severity;
+	const char *finding;
+	const char *evidence;
+	const char *hint;
+	double		saving_ms;		/* < 0: none (a fact, or not priced) */
+	int			order;			/* the order the rules found it in */
+} Finding;
 
 typedef struct Emitter
 {
 	ReturnSetInfo *rsinfo;
 	int			n;
+	Finding    *found;
+	int			cap;
+	double		load_ms;		/* the load's time, as walload_report() has it */
 } Emitter;
 
+/* a finding whose saving is priced (saving_ms >= 0) or not (< 0) */
+static void
+emit_saving(Emitter *em, const char *severity, const char *finding,
+			const char *evidence, const char *hint, double saving_ms)
+{
+	Finding    *f;
+
+	if (em->n == em->cap)
+	{
+		em->cap = Max(em->cap * 2, 8);
+		em->found = em->found ? repalloc(em->found, sizeof(Finding) * em->cap) :
+			palloc(sizeof(Finding) * em->cap);
+	}
+	f = &em->found[em->n];
+	f->severity = severity;
+	f->finding = finding;
+	f->evidence = pstrdup(evidence);
+	f->hint = pstrdup(hint);
+	f->saving_ms = saving_ms;
+	f->order = em->n++;
+	if (saving_ms > 0 && em->load_ms > 0 && saving_ms >= WL_WARN_SAVING_SHARE * em->load_ms)
+		f->severity = "warning";
+}
+
+/* a finding of a fact, or of advice no what-if prices */
 static void
 emit(Emitter *em, const char *severity, const char *finding,
 	 const char *evidence, const char *hint)
 {
-	Datum		values[WL_DIAGNOSE_COLS];
-	bool		nulls[WL_DIAGNOSE_COLS] = {false, false, false, false};
+	emit_saving(em, severity, finding, evidence, hint, -1);
+}
 
-	values[0] = CStringGetTextDatum(severity);
-	values[1] = CStringGetTextDatum(finding);
-	values[2] = CStringGetTextDatum(evidence);
-	values[3] = CStringGetTextDatum(hint);
-	tuplestore_putvalues(em->rsinfo->setResult, em->rsinfo->setDesc, values, nulls);
-	em->n++;
+/* largest saving first, then the unpriced ones in the order found */
+static int
+finding_cmp(const void *a, const void *b)
+{
+	const Finding *x = a;
+	const Finding *y = b;
+
+	if ((x->saving_ms >= 0) != (y->saving_ms >= 0))
+		return x->saving_ms >= 0 ? -1 : 1;
+	if (x->saving_ms != y->saving_ms)
+		return x->saving_ms > y->saving_ms ? -1 : 1;
+	return x->order - y->order;
+}
+
+/* the findings, ranked, as rows of the definition's natts columns */
+static void
+emit_all(Emitter *em)
+{
+	int			natts = em->rsinfo->setDesc->natts;
+
+	if (em->n > 1)
+		qsort(em->found, em->n, sizeof(Finding), finding_cmp);
+	for (int i = 0; i < em->n; i++)
+	{
+		Finding    *f = &em->found[i];
+		Datum		values[WL_DIAGNOSE_COLS + 1];
+		bool		nulls[WL_DIAGNOSE_COLS + 1] = {false, false, false, false, false};
+
+		values[0] = CStringGetTextDatum(f->severity);
+		values[1] = CStringGetTextDatum(f->finding);
+		values[2] = CStringGetTextDatum(f->evidence);
+		values[3] = CStringGetTextDatum(f->hint);
+		if (natts > WL_DIAGNOSE_COLS)
+		{
+			if (f->saving_ms >= 0)
+				values[4] = Float8GetDatum(f->saving_ms);
+			else
+				nulls[4] = true;
+		}
+		tuplestore_putvalues(em->rsinfo->setResult, em->rsinfo->setDesc, values, nulls);
+	}
 }
 
 static double
@@ -166,6 +256,19 @@ whatif_one_drop_transaction_ms(const Totals *t)
 }
 
 /*
+ * The small synchronous commits done in one transaction: all but one of
+ * their commits' sync phases (the commit record and its WAL flush, which
+ * each waited for) go.
+ */
+static double
+whatif_one_commit_ms(const Totals *t)
+{
+	if (t->small_sync_commits < 2)
+		return 0;
+	return t->small_sync_commit_ms * (t->small_sync_commits - 1) / t->small_sync_commits;
+}
+
+/*
  * Bytes of WAL per block that core writes when it WAL-logs a new file at
  * commit instead of syncing it (storage.c smgrDoPendingSyncs ->
  * log_newpage_range): a full-page image of each block, up to 32 to a record:
@@ -224,6 +327,8 @@ diagnose_scans(Emitter *em, const Totals *t)
 
 	if (t->c.scans[WL_SCAN_FLUSH_PENDING] > 0)
 	{
+		double		saving = -1;
+
 		resetStringInfo(&ev);
 		appendStringInfo(&ev,
 						 "%lld commit(s) synced %d relation file(s) of %lld blocks (%.1f MB) created in the same "
@@ -240,46 +345,72 @@ diagnose_scans(Emitter *em, const Totals *t)
 							   "the load is WAL-logged (or run with wal_level=replica: the rows are WAL-logged, "
 							   "no sync, no scan); or load more data per transaction so one commit covers it");
 		if (t->c.scans[WL_SCAN_FLUSH_PENDING] > 1)
+		{
+			saving = whatif_one_walk_ms(WL_SCAN_FLUSH_PENDING,
+										t->c.scans[WL_SCAN_FLUSH_PENDING],
+										t->synced_rels,
+										t->sync_scan_ms, t->sync_fault_ms);
 			appendStringInfo(&hint,
 							 ": one transaction instead of these %lld would save %lld scans, about %.1f ms "
 							 "of scanning",
 							 (long long) t->c.scans[WL_SCAN_FLUSH_PENDING],
-							 (long long) t->c.scans[WL_SCAN_FLUSH_PENDING] - 1,
-							 whatif_one_walk_ms(WL_SCAN_FLUSH_PENDING,
-												t->c.scans[WL_SCAN_FLUSH_PENDING],
-												t->synced_rels,
-												t->sync_scan_ms, t->sync_fault_ms));
+							 (long long) t->c.scans[WL_SCAN_FLUSH_PENDING] - 1, saving);
+		}
 		appendStringInfo(&hint,
 						 ". Raising wal_skip_threshold to %lld kB (above the largest of these files) would "
 						 "WAL-log about %.1f MB of full-page images at commit instead of the sync and the scan%s.",
 						 (long long) whatif_threshold_kb(t), mb(whatif_threshold_wal_bytes(t)),
 						 wal_compression != WAL_COMPRESSION_NONE ? " (less with wal_compression)" : "");
-		emit(em, share >= 20 ? "warning" : "info",
-			 "commit-time sync of WAL-skipped relations (wal_level=minimal)", ev.data, hint.data);
+		emit_saving(em, share >= 20 ? "warning" : "info",
+					"commit-time sync of WAL-skipped relations (wal_level=minimal)", ev.data, hint.data,
+					saving);
 	}
 
 	if (t->c.scans[WL_SCAN_DROP_PENDING] > 0)
 	{
+		double		saving = -1;
+
 		resetStringInfo(&ev);
 		appendStringInfo(&ev,
 						 "%lld scan(s) to delete the files of %d dropped, truncated, rewritten or rolled-back "
 						 "relation(s), one per commit or rollback that deleted any",
 						 (long long) t->c.scans[WL_SCAN_DROP_PENDING], t->dropped_rels);
+		if (t->vacuum_full_xacts > 0)
+			appendStringInfo(&ev, "; %d of them by VACUUM FULL, one transaction per table", t->vacuum_full_xacts);
 		initStringInfo(&hint);
 		appendStringInfoString(&hint,
 							   "Every transaction that deletes relation files scans all shared buffers once, however many "
-							   "files it deletes: drop or truncate tables in one transaction instead of one per statement");
+							   "files it deletes");
+		if (t->vacuum_full_xacts > 0)
+			appendStringInfoString(&hint,
+								   ". VACUUM FULL (and vacuumdb --full) runs one transaction per table and cannot share "
+								   "one: rewrite only the tables that need it (pgstattuple shows their bloat), or use "
+								   "CLUSTER table or REINDEX TABLE, which can run together in one transaction and share "
+								   "its one scan, holding every table's lock until the commit");
+		if (t->vacuum_full_xacts == 0)
+			appendStringInfoString(&hint,
+								   ": drop or truncate tables in one transaction instead of one per statement");
+		else if (t->drop_xacts > 0)
+			appendStringInfoString(&hint,
+								   ". For the others: drop or truncate tables in one transaction instead of one per "
+								   "statement");
 		if (t->drop_xacts > 1)
+		{
+			saving = whatif_one_drop_transaction_ms(t);
 			appendStringInfo(&hint,
 							 " (one transaction instead of these %d would save %d scans and %d WAL flushes, "
 							 "about %.1f ms)",
-							 t->drop_xacts, t->drop_xacts - 1, t->drop_xacts - 1,
-							 whatif_one_drop_transaction_ms(t));
-		appendStringInfoString(&hint,
-							   ", reuse staging tables instead of dropping and re-creating them, and avoid rolling back "
-							   "transactions that created tables.");
-		emit(em, share >= 20 ? "warning" : "info",
-			 "file deletion at commit or abort (DROP, TRUNCATE, rewrites, rollback)", ev.data, hint.data);
+							 t->drop_xacts, t->drop_xacts - 1, t->drop_xacts - 1, saving);
+		}
+		if (t->vacuum_full_xacts == 0 || t->drop_xacts > 0)
+			appendStringInfoString(&hint,
+								   ", reuse staging tables instead of dropping and re-creating them, and avoid rolling "
+								   "back transactions that created tables.");
+		else
+			appendStringInfoChar(&hint, '.');
+		emit_saving(em, share >= 20 ? "warning" : "info",
+					"file deletion at commit or abort (DROP, TRUNCATE, rewrites, rollback)", ev.data, hint.data,
+					saving);
 	}
 
 	if (t->c.scans[WL_SCAN_DROP_REL] > 0)
@@ -379,11 +510,14 @@ diagnose_commit(Emitter *em, const Totals *t)
 						 pct(t->small_sync_commit_ms, t->small_sync_total_ms),
 						 t->small_sync_total_ms);
 		appendStringInfo(&ev, "; %lld WAL flushes", (long long) t->small_sync_flushes);
-		emit(em, pct(t->small_sync_commit_ms, t->small_sync_total_ms) >= 30 ? "warning" : "info",
-			 "many small synchronous commits", ev.data,
-			 "Each commit waits for a WAL flush. Batch rows into fewer transactions (or COPY), or set "
-			 "synchronous_commit = off for the loading session: a crash can then lose the last few "
-			 "hundred milliseconds of commits, but never corrupts data.");
+		emit_saving(em, pct(t->small_sync_commit_ms, t->small_sync_total_ms) >= 30 ? "warning" : "info",
+					"many small synchronous commits", ev.data,
+					psprintf("Each commit waits for a WAL flush. Batch rows into fewer transactions (or COPY): "
+							 "one transaction instead of these %d would save about %.1f ms; or set "
+							 "synchronous_commit = off for the loading session: a crash can then lose the last "
+							 "few hundred milliseconds of commits, but never corrupts data.",
+							 t->small_sync_commits, whatif_one_commit_ms(t)),
+					whatif_one_commit_ms(t));
 	}
 }
 
@@ -693,24 +827,26 @@ diagnose_wal(Emitter *em, const Totals *t, const uint64 *xact_ids, int nxacts)
  */
 typedef struct VacuumFilter
 {
-	bool		one;
-	int64		want;
+	bool		scoped;			/* only the transactions of xact_ids */
+	const uint64 *xact_ids;		/* sorted */
+	int			nxacts;
 } VacuumFilter;
 
-/* the VACUUM statements (of one transaction): all diagnose_vacuum reads */
+/* the VACUUM statements (of the transactions in scope): all diagnose_vacuum reads */
 static bool
 vacuum_filter(const WlStmtRecord *s, void *arg)
 {
 	VacuumFilter *vf = arg;
 
-	return s->tag == CMDTAG_VACUUM && (!vf->one || (int64) s->xact_id == vf->want);
+	return s->tag == CMDTAG_VACUUM &&
+		(!vf->scoped || bsearch(&s->xact_id, vf->xact_ids, vf->nxacts, sizeof(uint64), xact_id_cmp) != NULL);
 }
 
 static void
-diagnose_vacuum(Emitter *em, bool one, int64 want)
+diagnose_vacuum(Emitter *em, bool scoped, const uint64 *xact_ids, int nxacts)
 {
 	WlStmtRecord *recs;
-	VacuumFilter vf = {one, want};
+	VacuumFilter vf = {scoped, xact_ids, nxacts};
 	int			n;
 	int			nvac = 0;
 	int64		syncs = 0;
@@ -726,7 +862,7 @@ diagnose_vacuum(Emitter *em, bool one, int64 want)
 	{
 		WlStmtRecord *s = &recs[i];
 
-		if (s->tag != CMDTAG_VACUUM || (one && (int64) s->xact_id != want))
+		if (!vacuum_filter(s, &vf))
 			continue;
 		nvac++;
 		syncs += s->c.wal_syncs;
@@ -761,38 +897,149 @@ diagnose_vacuum(Emitter *em, bool one, int64 want)
 		 "vacuum_buffer_usage_limit to enlarge it.");
 }
 
+/*
+ * The filters of walload_diagnose() (1.6), as walload_report() applies
+ * them: NULL is any.
+ */
+typedef struct Scope
+{
+	bool		one;
+	int64		want;			/* xact_id, if one */
+	bool		has_since,
+				has_until,
+				has_pid,
+				has_app,
+				has_userid,
+				has_dbid;
+	TimestampTz since;
+	TimestampTz until;
+	int32		pid;
+	char	   *app;
+	Oid			userid;
+	Oid			dbid;
+} Scope;
+
+static bool
+in_scope(const Scope *sc, const WlXactRecord *x)
+{
+	return (!sc->one || (int64) x->xact_id == sc->want) &&
+		(!sc->has_since || x->start >= sc->since) &&
+		(!sc->has_until || x->end <= sc->until) &&
+		(!sc->has_pid || x->pid == sc->pid) &&
+		(!sc->has_app || strcmp(x->application_name, sc->app) == 0) &&
+		(!sc->has_userid || x->userid == sc->userid) &&
+		(!sc->has_dbid || x->dbid == sc->dbid);
+}
+
+/* by session (pid, backend start), then start */
+static int
+session_cmp(const void *a, const void *b)
+{
+	const WlXactRecord *x = *(WlXactRecord *const *) a;
+	const WlXactRecord *y = *(WlXactRecord *const *) b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->backend_start != y->backend_start)
+		return x->backend_start < y->backend_start ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return 0;
+}
+
+/*
+ * The load's time in ms, as walload_report() counts it: per session, from
+ * its first transaction's start (from the session's start, or since, where
+ * its first recorded transaction is in scope) to its last one's end.
+ */
+static double
+load_ms(WlXactRecord **in, int n, const Scope *sc)
+{
+	double		ms = 0;
+	int			i = 0;
+
+	if (n > 1)
+		qsort(in, n, sizeof(WlXactRecord *), session_cmp);
+	while (i < n)
+	{
+		int			j = i;
+		TimestampTz first = in[i]->start;
+		TimestampTz last = in[i]->end;
+		bool		has_first = false;
+
+		while (j < n && in[j]->pid == in[i]->pid && in[j]->backend_start == in[i]->backend_start)
+		{
+			first = Min(first, in[j]->start);
+			last = Max(last, in[j]->end);
+			has_first = has_first || in[j]->first_in_session;
+			j++;
+		}
+		if (has_first)
+			first = sc->has_since ? Max(in[i]->backend_start, sc->since) : in[i]->backend_start;
+		ms += (double) (last - first) / 1000.0;
+		i = j;
+	}
+	return ms;
+}
+
 Datum
 walload_diagnose(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	bool		one = !PG_ARGISNULL(0);
-	int64		want = one ? PG_GETARG_INT64(0) : 0;
+	Scope		sc;
 	WlXactRecord *recs;
+	WlXactRecord **in;
 	int			n;
 	Totals		t;
 	Emitter		em;
 	uint64	   *xact_ids;
+	bool		filtered;
 
 	wl_store_require();
-	if (one && want <= 0)
+	memset(&sc, 0, sizeof(sc));
+	sc.one = !PG_ARGISNULL(0);
+	sc.want = sc.one ? PG_GETARG_INT64(0) : 0;
+	if (sc.one && sc.want <= 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("xact_id must be positive, not " INT64_FORMAT, want)));
+				 errmsg("xact_id must be positive, not " INT64_FORMAT, sc.want)));
+	if (PG_NARGS() >= WL_DIAGNOSE_ARGS)
+	{
+		if ((sc.has_since = !PG_ARGISNULL(1)))
+			sc.since = PG_GETARG_TIMESTAMPTZ(1);
+		if ((sc.has_until = !PG_ARGISNULL(2)))
+			sc.until = PG_GETARG_TIMESTAMPTZ(2);
+		if ((sc.has_pid = !PG_ARGISNULL(3)))
+			sc.pid = PG_GETARG_INT32(3);
+		if ((sc.has_app = !PG_ARGISNULL(4)))
+			sc.app = text_to_cstring(PG_GETARG_TEXT_PP(4));
+		if ((sc.has_userid = !PG_ARGISNULL(5)))
+			sc.userid = PG_GETARG_OID(5);
+		if ((sc.has_dbid = !PG_ARGISNULL(6)))
+			sc.dbid = PG_GETARG_OID(6);
+		if (sc.has_since && sc.has_until && sc.since > sc.until)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("since must not be later than until")));
+	}
+	filtered = sc.has_since || sc.has_until || sc.has_pid || sc.has_app || sc.has_userid || sc.has_dbid;
 
 	InitMaterializedSRF(fcinfo, 0);
-	(void) wl_check_columns(rsinfo, &diagnose_cols, 1, "walload_diagnose");
+	(void) wl_check_columns(rsinfo, diagnose_cols, lengthof(diagnose_cols), "walload_diagnose");
+	memset(&em, 0, sizeof(em));
 	em.rsinfo = rsinfo;
-	em.n = 0;
 	n = wl_store_copy_xacts(&recs);
 	memset(&t, 0, sizeof(t));
 	t.wal_level = -1;
 	xact_ids = palloc(sizeof(uint64) * Max(n, 1));
+	in = palloc(sizeof(WlXactRecord *) * Max(n, 1));
 	for (int i = 0; i < n; i++)
 	{
 		WlXactRecord *x = &recs[i];
 
-		if (one && (int64) x->xact_id != want)
+		if (!in_scope(&sc, x))
 			continue;
+		in[t.xacts] = x;
 		xact_ids[t.xacts++] = x->xact_id;
 		if (x->outcome == WL_OUTCOME_COMMIT)
 			t.commits++;
@@ -816,7 +1063,15 @@ walload_diagnose(PG_FUNCTION_ARGS)
 			t.sync_fault_ms += x->scan_fault_ms * x->c.scans[WL_SCAN_FLUSH_PENDING] /
 				wl_full_scans(&x->c);
 		}
-		if (x->outcome == WL_OUTCOME_COMMIT && x->c.scans[WL_SCAN_DROP_PENDING] > 0)
+		/*
+		 * A VACUUM that deleted files is a VACUUM FULL, which runs in a
+		 * transaction of its own per table and cannot share one: no what-if
+		 * of one transaction for it.
+		 */
+		if (x->outcome == WL_OUTCOME_COMMIT && x->c.scans[WL_SCAN_DROP_PENDING] > 0 &&
+			x->statements == 1 && x->kind_ms[WL_TIME_VACUUM] > 0)
+			t.vacuum_full_xacts++;
+		else if (x->outcome == WL_OUTCOME_COMMIT && x->c.scans[WL_SCAN_DROP_PENDING] > 0)
 		{
 			t.drop_xacts++;
 			t.drop_commit_sync_ms += x->commit_sync_ms;
@@ -856,22 +1111,31 @@ walload_diagnose(PG_FUNCTION_ARGS)
 
 	if (t.xacts == 0)
 	{
-		if (one)
+		if (sc.one)
 			emit(&em, "info", "transaction not found",
-				 psprintf("no transaction with xact_id " INT64_FORMAT " is kept in walload_xacts", want),
+				 psprintf("no transaction with xact_id " INT64_FORMAT " is kept in walload_xacts%s", sc.want,
+						  filtered ? " within the filters" : ""),
 				 "Only the last walload.max_xacts transactions are kept; raise it to keep more.");
+		else if (filtered)
+			emit(&em, "info", "nothing recorded",
+				 "no transaction kept in walload_xacts is within the filters",
+				 "Only the last walload.max_xacts transactions are kept; widen the filters, or raise "
+				 "walload.max_xacts to keep more.");
 		else
 			emit(&em, "info", "nothing recorded",
 				 "walload_xacts is empty",
 				 "Run the load with walload preloaded, then call walload_diagnose() again.");
+		emit_all(&em);
 		return (Datum) 0;
 	}
 
+	em.load_ms = load_ms(in, t.xacts, &sc);
+	qsort(xact_ids, t.xacts, sizeof(uint64), xact_id_cmp);
 	diagnose_scans(&em, &t);
 	diagnose_commit(&em, &t);
-	diagnose_vacuum(&em, one, want);
-	qsort(xact_ids, t.xacts, sizeof(uint64), xact_id_cmp);
+	diagnose_vacuum(&em, sc.one || filtered, xact_ids, t.xacts);
 	diagnose_wal(&em, &t, xact_ids, t.xacts);
+	emit_all(&em);
 	return (Datum) 0;
 }
 
@@ -936,9 +1200,9 @@ walload_diagnose_backend(PG_FUNCTION_ARGS)
 				 errmsg("pid must not be null")));
 	pid = PG_GETARG_INT32(0);
 	InitMaterializedSRF(fcinfo, 0);
-	(void) wl_check_columns(rsinfo, &diagnose_cols, 1, "walload_diagnose_backend");
+	(void) wl_check_columns(rsinfo, diagnose_cols, 1, "walload_diagnose_backend");
+	memset(&em, 0, sizeof(em));
 	em.rsinfo = rsinfo;
-	em.n = 0;
 
 	n = wl_store_copy_activity(&acts);
 	for (int i = 0; i < n && a == NULL; i++)
@@ -959,6 +1223,7 @@ walload_diagnose_backend(PG_FUNCTION_ARGS)
 			 psprintf("backend %d has no open transaction with recorded work in walload_activity", pid),
 			 "A backend shows in walload_activity from its first recorded statement to the end of its "
 			 "transaction; after the end, see walload_xacts and walload_diagnose(xact_id).");
+		emit_all(&em);
 		return (Datum) 0;
 	}
 	if (a->predicted_at == 0)
@@ -966,6 +1231,7 @@ walload_diagnose_backend(PG_FUNCTION_ARGS)
 		emit(&em, "info", "no prediction yet",
 			 psprintf("backend %d has not finished a recorded statement in this transaction", pid),
 			 "The commit is predicted at the end of each recorded statement.");
+		emit_all(&em);
 		return (Datum) 0;
 	}
 
@@ -1036,5 +1302,6 @@ walload_diagnose_backend(PG_FUNCTION_ARGS)
 		emit(&em, "info", "what ROLLBACK will cost", ev.data,
 			 "An abort deletes the files the transaction created; its scan is the same as a commit's deletion scan.");
 	}
+	emit_all(&em);
 	return (Datum) 0;
 }

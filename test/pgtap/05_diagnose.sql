@@ -1,7 +1,7 @@
 -- clusters: minimal replica
 -- walload_diagnose(): the findings name the cause, under either wal_level.
 \ir 00_helpers.inc
-SELECT plan(10);
+SELECT plan(17);
 
 -- a load above wal_skip_threshold into tables created in the same transaction
 SELECT walload_reset();
@@ -49,12 +49,37 @@ SELECT ok((SELECT hint LIKE '%in one transaction%' FROM walload_diagnose() WHERE
 SELECT ok((SELECT (regexp_match(hint, 'instead of these 5 would save 4 scans and 4 WAL flushes, about ([0-9.]+) ms'))[1]::float8 > 0
            FROM walload_diagnose() WHERE finding LIKE 'file deletion%'),
           'and predicts what one transaction would save: 4 of the 5 scans, in ms');
+SELECT is((SELECT round(saving_ms::numeric, 1)::text FROM walload_diagnose() WHERE finding LIKE 'file deletion%'),
+          (SELECT (regexp_match(hint, 'about ([0-9.]+) ms'))[1] FROM walload_diagnose() WHERE finding LIKE 'file deletion%'),
+          'saving_ms is the saving the hint names');
+SELECT is((SELECT finding FROM walload_diagnose() LIMIT 1), 'file deletion at commit or abort (DROP, TRUNCATE, rewrites, rollback)',
+          'the one priced finding comes first');
+SELECT ok((SELECT evidence NOT LIKE '%VACUUM FULL%' FROM walload_diagnose() WHERE finding LIKE 'file deletion%'),
+          'DROPs are not taken for VACUUM FULL');
 -- one DROP: the finding, but nothing to save by merging
 SELECT walload_reset();
 CREATE TABLE dg6 (id int);
 DROP TABLE dg6;
 SELECT is((SELECT count(*) FROM walload_diagnose() WHERE finding LIKE 'file deletion%' AND hint NOT LIKE '%would save%'),
           1::bigint, 'a single deletion scan: named, with no saving predicted');
+
+-- VACUUM FULL of three tables, as vacuumdb --full runs it: one transaction
+-- per table, which cannot share one, so no saving from merging them
+CREATE TABLE dg7 (id int); CREATE TABLE dg8 (id int); CREATE TABLE dg9 (id int);
+SELECT walload_reset();
+VACUUM FULL dg7;
+VACUUM FULL dg8;
+VACUUM FULL dg9;
+SELECT ok((SELECT evidence LIKE '%; 3 of them by VACUUM FULL, one transaction per table'
+           FROM walload_diagnose() WHERE finding LIKE 'file deletion%'),
+          'three VACUUM FULLs: their deletion scans are named as VACUUM FULL''s');
+SELECT ok((SELECT hint LIKE '%VACUUM FULL (and vacuumdb --full) runs one transaction per table and cannot share one%'
+                  AND hint NOT LIKE '%would save%' AND hint NOT LIKE '%drop or truncate tables in one transaction%'
+           FROM walload_diagnose() WHERE finding LIKE 'file deletion%'),
+          'the hint says what helps them, and offers no one-transaction what-if');
+SELECT is((SELECT saving_ms FROM walload_diagnose() WHERE finding LIKE 'file deletion%'), NULL::float8,
+          'and prices no saving');
+DROP TABLE dg7, dg8, dg9;
 
 -- many small committed inserts with synchronous_commit on
 CREATE TABLE dg_small (id int);
@@ -64,5 +89,8 @@ SELECT format('INSERT INTO dg_small VALUES (%s)', g) FROM generate_series(1, 150
 SELECT is((SELECT count(*) FROM walload_diagnose() WHERE finding = 'many small synchronous commits'
            AND evidence LIKE '150 commits of at most 2 statements%'), 1::bigint,
           '150 single-row commits under synchronous_commit=on: the commit finding');
+SELECT ok((SELECT saving_ms > 0 AND hint LIKE '%one transaction instead of these 150 would save about%'
+           FROM walload_diagnose() WHERE finding = 'many small synchronous commits'),
+          'priced: what one transaction would save');
 DROP TABLE dg_small;
 SELECT * FROM finish();
