@@ -5,26 +5,30 @@
 
 --
 -- 1.6: walload_xacts gains the session of each transaction: its backend's
--- start (as pg_stat_activity.backend_start), whether it is the first
--- transaction the session recorded, and its application_name at the
--- transaction's end.  walload_report(), where a load's time went: the load
--- is the recorded transactions that began at or after since and ended by
--- until, of a backend (pid), an application_name, a role (userid) and a
--- database (dbid), each filter optional; its time is, per session, from
--- its first transaction's start (from the session's start, where its first
--- recorded transaction is in the load) to its last one's end, summed over
--- the sessions.  The parts add up to that time exactly, largest first: the
+-- start (as pg_stat_activity.backend_start, and like it shown only to
+-- roles that may see that backend), whether it is the first transaction
+-- the session recorded, and its application_name at the transaction's end.
+--
+-- walload_report(), where a load's time went.  The load is the recorded
+-- transactions that began at or after since and ended by until, of a
+-- backend (pid), an application_name, a role (userid) and a database
+-- (dbid), each filter optional.  Its time is, per session, from its first
+-- transaction's start (from the session's start, where its first recorded
+-- transaction is in the load) to its last one's end, summed over the
+-- sessions.  The parts add up to that time exactly, largest first: the
 -- top-level statements by kind, the commit's two phases, the time inside
 -- transactions outside recorded statements, the time between transactions,
--- and the time before a session's first transaction.  walload_diagnose()
--- takes the same filters and ranks its findings: saving_ms is what
--- following a finding's hint would save, as its what-if prices it (NULL
--- for a fact or advice no what-if prices), largest first; a saving of at
--- least a tenth of the load's time makes a finding a warning.  All are measured (no
+-- and the time before a session's first transaction.  All are measured (no
 -- estimate among them); share is of the load's time.  Read from
 -- walload_xacts, so it sees what that view shows, and only what its ring
 -- still holds: a window that begins before the oldest transaction kept is
 -- reported with a warning.
+--
+-- walload_diagnose() takes the same filters and ranks its findings:
+-- saving_ms is what following a finding's hint would save, as its what-if
+-- prices it (NULL for a fact, or advice no what-if prices), largest first;
+-- a saving of at least a tenth of the load's time makes a finding a
+-- warning.
 --
 DROP VIEW @extschema@.walload_xacts;
 DROP FUNCTION @extschema@.walload_xacts();

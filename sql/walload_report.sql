@@ -98,6 +98,16 @@ FROM walload_report(since => (SELECT max(xact_start) FROM walload_xacts)) WHERE 
 SELECT abs(sum(r.ms) - (SELECT extract(epoch FROM max(xact_end) - min(backend_start)) * 1000
                         FROM walload_xacts)) < 0.01 AS parts_sum_from_the_session_start
 FROM walload_report() r;
+-- another role sees the session's start as pg_stat_activity would show
+-- it: not at all; so no time before its first transaction either
+CREATE ROLE walload_report_other;
+SET ROLE walload_report_other;
+SELECT count(*) > 0 AS rows_seen, count(backend_start) AS starts_seen, count(first_in_session) AS firsts_seen,
+       count(application_name) = count(*) AS names_seen
+FROM walload_xacts;
+SELECT count(*) AS before_for_another_role FROM walload_report() WHERE part LIKE 'before%';
+RESET ROLE;
+DROP ROLE walload_report_other;
 DROP TABLE wl_first;
 
 -- bad input changes nothing

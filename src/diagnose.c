@@ -971,7 +971,8 @@ load_ms(WlXactRecord **in, int n, const Scope *sc)
 		{
 			first = Min(first, in[j]->start);
 			last = Max(last, in[j]->end);
-			has_first = has_first || in[j]->first_in_session;
+			/* a session's start only where walload_xacts shows it */
+			has_first = has_first || (in[j]->first_in_session && wl_can_see_backend(in[j]->userid));
 			j++;
 		}
 		if (has_first)

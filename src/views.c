@@ -333,11 +333,23 @@ walload_xacts(PG_FUNCTION_ARGS)
 				values[i++] = CStringGetTextDatum(wl_strategy_action_name(x->strategy_action));
 			values[i++] = Int32GetDatum(x->strategy_changed);
 		}
-		/* the session, shown to everyone as pg_stat_activity shows it */
+		/*
+		 * The session, as pg_stat_activity shows it: its backend's start
+		 * (and so whether this was its first record) only to the roles that
+		 * may see that backend there; its application_name to everyone.
+		 */
 		if (version >= WL_VERSION_1_6)
 		{
-			values[i++] = TimestampTzGetDatum(x->backend_start);
-			values[i++] = BoolGetDatum(x->first_in_session);
+			if (wl_can_see_backend(x->userid))
+			{
+				values[i++] = TimestampTzGetDatum(x->backend_start);
+				values[i++] = BoolGetDatum(x->first_in_session);
+			}
+			else
+			{
+				nulls[i++] = true;
+				nulls[i++] = true;
+			}
 			values[i++] = CStringGetTextDatum(x->application_name);
 		}
 		Assert(i == rsinfo->setDesc->natts);
