@@ -191,7 +191,7 @@ BEGIN
         UNION ALL
         SELECT 'CREATE INDEX, REINDEX', sum(x.index_ms), count(*) FILTER (WHERE x.index_ms > 0), NULL FROM x
         UNION ALL
-        SELECT 'INSERT, UPDATE, DELETE, MERGE', sum(x.dml_ms), count(*) FILTER (WHERE x.dml_ms > 0), NULL FROM x
+        SELECT 'INSERT, UPDATE, DELETE, MERGE, SELECT', sum(x.dml_ms), count(*) FILTER (WHERE x.dml_ms > 0), NULL FROM x
         UNION ALL
         SELECT 'VACUUM, ANALYZE', sum(x.vacuum_ms), count(*) FILTER (WHERE x.vacuum_ms > 0), NULL FROM x
         UNION ALL
