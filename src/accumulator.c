@@ -1669,10 +1669,10 @@ pre_commit_record(bool is_prepare, bool has_xid)
  * (shared_blks_dirtied and shared_blks_read; other relations' blocks count
  * too).  0 where counting them (scan_model.c wl_model_abort_drop_scan)
  * would take longer than invalidating that many adds to the walk: the
- * count reads WL_BUFFER_COUNT_SAMPLE_HEADERS headers first, a small part of an
- * abort's walk at 2GB; a rolled-back CREATE TABLE that loaded nothing is
- * not counted.  On the abort path: reads the
- * calibration from the store (a spinlock).
+ * count reads WL_BUFFER_COUNT_SAMPLE_HEADERS headers first, a small part
+ * of an abort's walk at 2GB; a rolled-back CREATE TABLE that loaded nothing
+ * is not counted.  On the abort path: reads the calibration from the store
+ * (a spinlock).
  */
 static int64
 abort_buffers_bound(void)

@@ -480,10 +480,10 @@ deleted_files_ns(const WlIoCost *io, int64 rels, int64 forks, int64 stored_forks
  * The fsyncs of the synced files are scaled by io.fsync_time_ratio, what the
  * server's own commits taught (store.c wl_store_note_fsync_time): the
  * device's speed drifts within minutes, and the calibration worker times it
- * once, at start.  Not the WAL's writes and
- * flush: overwriting a preallocated WAL segment is another operation for
- * the file system than allocating a data file's new blocks, and no commit
- * times them apart from its walk and fsyncs.  Nor the deletions: truncating
+ * once, at start.  Not the WAL's writes and flush: overwriting a
+ * preallocated WAL segment is another operation for the file system than
+ * allocating a data file's new blocks, and no commit times them apart from
+ * its walk and fsyncs.  Nor the deletions: truncating
  * a file is the file system's work more than the device's, and no commit
  * times its deletions apart from its other cleanup.
  *

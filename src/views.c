@@ -193,10 +193,9 @@ put_buffers(Datum *values, int i, const WlCounters *c)
  * walload_activity; 1.5 adds strategy_action and strategy_changed_commits
  * to walload_xacts, and calibration, calibration_ms and calibration_io_bytes
  * to walload_info; 1.6 adds backend_start, first_in_session and
- * application_name to walload_xacts.  The library
- * serves
- * every version, so that a server
- * running it keeps working before ALTER EXTENSION walload UPDATE.  Checked
+ * application_name to walload_xacts.  The library serves every version, so
+ * that a server running it keeps working before ALTER EXTENSION walload
+ * UPDATE.  Checked
  * before any row is built: a definition of another shape (a function of the
  * user's over this library, a mismatched install) gets an error, never a row
  * built for other columns.
