@@ -502,6 +502,8 @@ diagnose_commit(Emitter *em, const Totals *t)
 	if (t->small_sync_commits >= 100 &&
 		pct(t->small_sync_commit_ms, t->small_sync_total_ms) >= 10)
 	{
+		double		saving = whatif_one_commit_ms(t);
+
 		appendStringInfo(&ev,
 						 "%d commits of at most 2 statements with synchronous_commit on spent %.1f ms "
 						 "(%.3f ms each, %.0f%% of their %.1f ms) in the commit's WAL flush",
@@ -516,8 +518,8 @@ diagnose_commit(Emitter *em, const Totals *t)
 							 "one transaction instead of these %d would save about %.1f ms; or set "
 							 "synchronous_commit = off for the loading session: a crash can then lose the last "
 							 "few hundred milliseconds of commits, but never corrupts data.",
-							 t->small_sync_commits, whatif_one_commit_ms(t)),
-					whatif_one_commit_ms(t));
+							 t->small_sync_commits, saving),
+					saving);
 	}
 }
 
@@ -862,8 +864,6 @@ diagnose_vacuum(Emitter *em, bool scoped, const uint64 *xact_ids, int nxacts)
 	{
 		WlStmtRecord *s = &recs[i];
 
-		if (!vacuum_filter(s, &vf))
-			continue;
 		nvac++;
 		syncs += s->c.wal_syncs;
 		writes += s->c.wal_writes;
@@ -1069,15 +1069,17 @@ walload_diagnose(PG_FUNCTION_ARGS)
 		 * transaction of its own per table and cannot share one: no what-if
 		 * of one transaction for it.
 		 */
-		if (x->outcome == WL_OUTCOME_COMMIT && x->c.scans[WL_SCAN_DROP_PENDING] > 0 &&
-			x->statements == 1 && x->kind_ms[WL_TIME_VACUUM] > 0)
-			t.vacuum_full_xacts++;
-		else if (x->outcome == WL_OUTCOME_COMMIT && x->c.scans[WL_SCAN_DROP_PENDING] > 0)
+		if (x->outcome == WL_OUTCOME_COMMIT && x->c.scans[WL_SCAN_DROP_PENDING] > 0)
 		{
-			t.drop_xacts++;
-			t.drop_commit_sync_ms += x->commit_sync_ms;
-			t.drop_commit_scan_ms += x->c.scan_est_ns / 1e6 / wl_full_scans(&x->c);
-			t.drop_commit_fault_ms += x->scan_fault_ms / wl_full_scans(&x->c);
+			if (x->statements == 1 && x->kind_ms[WL_TIME_VACUUM] > 0)
+				t.vacuum_full_xacts++;
+			else
+			{
+				t.drop_xacts++;
+				t.drop_commit_sync_ms += x->commit_sync_ms;
+				t.drop_commit_scan_ms += x->c.scan_est_ns / 1e6 / wl_full_scans(&x->c);
+				t.drop_commit_fault_ms += x->scan_fault_ms / wl_full_scans(&x->c);
+			}
 		}
 		if (x->outcome == WL_OUTCOME_COMMIT && x->statements <= 2 &&
 			x->synchronous_commit > SYNCHRONOUS_COMMIT_OFF && x->c.wal_bytes > 0)
