@@ -169,12 +169,14 @@ def new_cluster(base, name, bindir, template=None):
     return c
 
 
-def run_psql_file(cluster, lines, path, stderr=False):
-    """psql -f of these lines: its output (and its messages, with stderr)."""
+def run_psql_file(cluster, lines, path, stderr=False, app=None):
+    """psql -f of these lines (under application_name app, if given): its
+    output (and its messages, with stderr)."""
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
     os.chmod(path, 0o644)
-    r = cluster.as_postgres([os.path.join(cluster.bindir, "psql"), "-X", "-q", "-At",
+    r = cluster.as_postgres((["env", "PGAPPNAME=%s" % app] if app else []) +
+                            [os.path.join(cluster.bindir, "psql"), "-X", "-q", "-At",
                              "-v", "ON_ERROR_STOP=1", "-f", path],
                             capture_output=True, text=True)
     if r.returncode != 0:
@@ -1181,32 +1183,21 @@ def report_section(c, tmp):
     c.wait_for_calibration()
     c.psql("CREATE EXTENSION IF NOT EXISTS walload")
     c.psql("ALTER EXTENSION walload UPDATE")
-    pre = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
     # the client's own cost, for scale: psql started, connected and gone
     empty = []
     for _ in range(5):
         t0 = time.monotonic()
-        subprocess.run(pre + [os.path.join(c.bindir, "psql"), "-X", "-q", "-c", ""], env=c.env, cwd=c.root,
-                       capture_output=True)
+        run_psql_file(c, [], os.path.join(tmp, "report-empty.sql"))
         empty.append((time.monotonic() - t0) * 1000)
     rows = []
     for n, (name, script) in enumerate(loads):
         path = os.path.join(tmp, "report%d.sql" % n)
-        with open(path, "w") as f:
-            f.write("\n".join(script) + "\n")
-        os.chmod(path, 0o644)
         client, reported, tops = [], [], None
         for rnd in range(rounds):
             app = "walload-bench-report-%d-%d" % (n, rnd)
-            env = dict(c.env, PGAPPNAME=app)
             t0 = time.monotonic()
-            r = subprocess.run(pre + ["env", "PGAPPNAME=%s" % app, os.path.join(c.bindir, "psql"), "-X", "-q",
-                                      "-v", "ON_ERROR_STOP=1", "-f", path],
-                               env=env, cwd=c.root, capture_output=True, text=True)
-            t1 = time.monotonic()
-            if r.returncode != 0:
-                raise RuntimeError("psql -f %s failed:\n%s" % (path, r.stderr[-2000:]))
-            client.append((t1 - t0) * 1000)
+            run_psql_file(c, script, path, app=app)
+            client.append((time.monotonic() - t0) * 1000)
             reported.append(float(c.psql("SELECT coalesce(sum(ms), 0) FROM walload_report(application_name => '%s')"
                                          % app)))
             tops = c.psql("SELECT string_agg(part || ' ' || round(100 * share) || '%%', '; ') FROM "
