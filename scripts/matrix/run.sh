@@ -26,6 +26,8 @@
 # $WALLOAD_MATRIX_DIR/pgNN/build/walload/test/oracle/out).
 # WALLOAD_IN_MATRIX tells it that it runs in a chroot: the suites of the
 # host's Debian system (packages, PGXN, exporter, timeline) are left out.
+# WALLOAD_MATRIX_LAST names the last version of the run: TAP files marked
+# "# matrix: once" (walload's own code only) run there and on the host alone.
 # scripts/test.sh's results are read from the TAP file it writes
 # (WALLOAD_TAP_FILE), not from its banners, which are for people.
 #
@@ -272,7 +274,7 @@ for v in $versions; do
   ldpath=""; [ "$v" = 16 ] && ldpath=/usr/lib/postgresql/16/lib
   tapfile="$root/build/test.tap"
   rm -f "$tapfile"
-  in_chroot "$root" env WALLOAD_NO_MATRIX=1 WALLOAD_MATRIX= WALLOAD_IN_MATRIX="$v" WALLOAD_CORE_REGRESS="${WALLOAD_CORE_REGRESS:-}" \
+  in_chroot "$root" env WALLOAD_NO_MATRIX=1 WALLOAD_MATRIX= WALLOAD_IN_MATRIX="$v" WALLOAD_MATRIX_LAST="${versions##* }" WALLOAD_CORE_REGRESS="${WALLOAD_CORE_REGRESS:-}" \
     ${ldpath:+LD_LIBRARY_PATH=$ldpath} \
     WALLOAD_TESTS="${WALLOAD_TESTS:-}" WALLOAD_TAP_FILE=/build/test.tap \
     ${ORACLE_SHARED_BUFFERS:+ORACLE_SHARED_BUFFERS=$ORACLE_SHARED_BUFFERS} \

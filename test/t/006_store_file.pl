@@ -7,6 +7,7 @@
 # every view as text and stops it again.  The words swept: the header, the
 # first statistics entry up to its query text, and the first transaction
 # and statement records up to theirs.
+# matrix: once (walload's own file format, the same on every version)
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;

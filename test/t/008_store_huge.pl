@@ -3,6 +3,7 @@
 # (walload_statements, walload_diagnose) used to allocate the whole ring
 # and failed with "invalid memory alloc request size".  About 1.2 GB of
 # shared memory.
+# matrix: once (walload's own ring readers, the same on every version)
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
