@@ -131,3 +131,24 @@ SELECT count(*) > 0 AS diagnose_1_6_reads FROM walload_diagnose(since => now() -
 SELECT has_function_privilege('public', 'walload_report(timestamptz, timestamptz, integer, text, oid, oid)',
                               'EXECUTE') AS report_for_everyone,
        has_table_privilege('public', 'walload_xacts', 'SELECT') AS xacts_for_everyone;
+
+-- 1.7 adds walload_activity's prediction_behind and the running
+-- statement's progress; 1.6's walload_activity (36 columns) reads with
+-- this library
+SELECT count(*) AS activity_columns_1_6 FROM pg_attribute
+WHERE attrelid = 'walload_activity'::regclass AND attnum > 0;
+BEGIN;
+CREATE TABLE upd_act (id int);
+SELECT count(*) AS activity_1_6_reads FROM walload_activity WHERE pid = pg_backend_pid();
+ROLLBACK;
+ALTER EXTENSION walload UPDATE TO '1.7';
+SELECT count(*) AS activity_columns_1_7 FROM pg_attribute
+WHERE attrelid = 'walload_activity'::regclass AND attnum > 0;
+BEGIN;
+CREATE TABLE upd_act (id int);
+INSERT INTO upd_act VALUES (1);
+-- the prediction follows the last statement; nothing of core's runs now
+SELECT prediction_behind, progress, progress_rows FROM walload_activity
+WHERE pid = pg_backend_pid();
+ROLLBACK;
+SELECT has_table_privilege('public', 'walload_activity', 'SELECT') AS activity_for_everyone;

@@ -673,6 +673,7 @@ predict_commit(WlActivity *a, TimestampTz now)
 	if (!cur.storage_touched && a->predicted_at != 0)
 	{
 		a->predicted_at = now;
+		a->pred_statements = cur.statements;
 		return;
 	}
 	if (!cur.storage_touched)
@@ -705,6 +706,7 @@ predict_commit(WlActivity *a, TimestampTz now)
 	a->pred_abort_scans = abort_scan ? 1 : 0;
 	a->pred_abort_rels = abort_rels;
 	a->predicted_at = now;
+	a->pred_statements = cur.statements;
 	if (cur.storage_touched)
 		cur.pred_work += 1 + m.synced_rels + m.wal_logged_rels + m.dropped_rels +
 			abort_rels;

@@ -213,6 +213,8 @@ static const int stats_cols[] = {WL_STATS_COLS, WL_STATS_COLS + 1};
 #define WL_VERSION_1_5		3	/* walload_xacts: strategy_action ... */
 #define WL_VERSION_1_6		4	/* walload_xacts: backend_start ... */
 #define WL_ACTIVITY_COLS	36
+/* walload_activity: 1.3 to 1.6; 1.7 adds prediction_behind */
+static const int activity_cols[] = {WL_ACTIVITY_COLS, WL_ACTIVITY_COLS + 1};
 
 /*
  * The SQL definition fn() serves must have one of the ncounts column
@@ -667,21 +669,22 @@ Datum
 walload_activity(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	int			ncols = WL_ACTIVITY_COLS;
 	WlActivity *acts;
 	int			n;
+	int			ncols;
 	TimestampTz now = GetCurrentTimestamp();
 
 	wl_store_require();
 	InitMaterializedSRF(fcinfo, 0);
-	(void) wl_check_columns(rsinfo, &ncols, 1, "walload_activity");
+	ncols = activity_cols[wl_check_columns(rsinfo, activity_cols, lengthof(activity_cols),
+										   "walload_activity")];
 	n = wl_store_copy_activity(&acts);
 
 	for (int r = 0; r < n; r++)
 	{
 		WlActivity *a = &acts[r];
-		Datum		values[WL_ACTIVITY_COLS];
-		bool		nulls[WL_ACTIVITY_COLS];
+		Datum		values[WL_ACTIVITY_COLS + 1];
+		bool		nulls[WL_ACTIVITY_COLS + 1];
 		int			i = 0;
 		bool		predicted = a->predicted_at != 0;
 
@@ -692,7 +695,7 @@ walload_activity(PG_FUNCTION_ARGS)
 		if (!wl_can_see_backend(a->userid))
 		{
 			/* the row stays, as in pg_stat_activity: who and where, no more */
-			while (i < WL_ACTIVITY_COLS)
+			while (i < ncols)
 				nulls[i++] = true;
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 			continue;
@@ -745,7 +748,15 @@ walload_activity(PG_FUNCTION_ARGS)
 		}
 		values[i++] = Int32GetDatum(a->nbuffers);
 		values[i++] = Int32GetDatum(a->wal_skip_threshold_kb);
-		Assert(i == WL_ACTIVITY_COLS);
+		if (ncols > WL_ACTIVITY_COLS)
+		{
+			/* recorded statements ended since the prediction: 0, it is current */
+			if (predicted)
+				values[i++] = Int32GetDatum(a->statements - a->pred_statements);
+			else
+				nulls[i++] = true;
+		}
+		Assert(i == ncols);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;

@@ -367,6 +367,7 @@ typedef struct WlActivity
 	int64		scan_est_ns;
 	/* what COMMIT and ROLLBACK would do if issued at predicted_at */
 	TimestampTz predicted_at;	/* 0: no prediction yet */
+	int32		pred_statements;	/* statements recorded when it was made */
 	WlCommitModel pred;
 	WlCommitState pred_state;	/* what the prediction assumed */
 	double		pred_commit_ms;

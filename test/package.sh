@@ -149,7 +149,7 @@ EOF
   sql -c "CREATE EXTENSION walload" >/dev/null 2>&1
   check "[$v] CREATE EXTENSION walload installs $extver" "$extver" \
     "$(sql -c "SELECT extversion FROM pg_extension WHERE extname = 'walload'")"
-  check "[$v] every version has its scripts (1.0 to 1.6)" "1.0 1.1 1.2 1.3 1.4 1.5 1.6" \
+  check "[$v] every version has its scripts (1.0 to 1.7)" "1.0 1.1 1.2 1.3 1.4 1.5 1.6 1.7" \
     "$(echo $(sql -c "SELECT version FROM pg_available_extension_versions WHERE name = 'walload' ORDER BY version"))"
   { echo "BEGIN;"
     echo "CREATE TABLE smoke (id int, payload text);"

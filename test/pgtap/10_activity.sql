@@ -8,7 +8,7 @@
 \ir 00_helpers.inc
 CREATE EXTENSION IF NOT EXISTS dblink;
 SELECT current_setting('wal_level') = 'minimal' AS minimal \gset
-SELECT plan(29);
+SELECT plan(36);
 
 SELECT format('host=%s port=%s dbname=%s user=%s',
               split_part(current_setting('unix_socket_directories'), ',', 1),
@@ -138,6 +138,64 @@ CREATE TEMP TABLE big_drop AS SELECT pred_scan_ms FROM walload_activity WHERE pi
 SELECT dblink_exec('load', 'ROLLBACK');
 SELECT cmp_ok((SELECT pred_scan_ms FROM big_drop), '>', 5 * (SELECT pred_scan_ms FROM small_drop),
               'a table dropped again after its savepoint rolled back: its 8850 buffers priced, not the 5 of the first DROP');
+
+-- the running statement's progress, as core counts it.  The COPY's program
+-- writes 100,000 rows, then waits (at most 60 s) for a file this session
+-- makes once it has seen them counted: core reads its input in 64 kB
+-- pieces, so all but the last piece's rows are counted while it waits.
+SELECT current_setting('data_directory') || '/walload_copy_go' AS go_file \gset
+CREATE TABLE copied (id int);
+SELECT dblink_exec('load', 'BEGIN');
+SELECT dblink_exec('load', 'CREATE TABLE copied_new (id int)');
+SELECT is((SELECT progress FROM walload_activity WHERE pid = :load_pid), NULL,
+          'between statements walload_activity shows no progress');
+SELECT dblink_send_query('load', format(
+  $$COPY copied FROM PROGRAM 'seq 1 100000; i=0; while [ ! -e %s ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done; seq 1 10'$$,
+  :'go_file'));
+CREATE FUNCTION wait_progress(p int) RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+  r bigint;
+  deadline timestamptz := clock_timestamp() + interval '60 s';
+BEGIN
+  LOOP
+    -- core's progress views read a copy of the backends' status kept for
+    -- the transaction: drop it to see the COPY move
+    PERFORM pg_stat_clear_snapshot();
+    SELECT progress_rows INTO r FROM walload_activity WHERE pid = p AND current_command = 'COPY';
+    EXIT WHEN r >= 50000 OR clock_timestamp() > deadline;
+    PERFORM pg_sleep(0.05);
+  END LOOP;
+  RETURN r;
+END $$;
+SELECT cmp_ok(wait_progress(:load_pid), '>=', 50000::bigint,
+              'a running COPY shows the rows core has counted so far');
+SELECT matches((SELECT progress FROM walload_activity WHERE pid = :load_pid), '^COPY FROM: [0-9]+ rows',
+               'and says so in progress');
+DO $$ BEGIN EXECUTE format('COPY (SELECT 1) TO PROGRAM %L', 'touch ' || current_setting('data_directory') || '/walload_copy_go'); END $$;
+SELECT * FROM dblink_get_result('load') AS t(r text);
+SELECT * FROM dblink_get_result('load') AS t(r text);
+SELECT is((SELECT progress FROM walload_activity WHERE pid = :load_pid), NULL,
+          'once the COPY has ended, no progress again');
+SELECT dblink_exec('load', 'ROLLBACK');
+DO $$ BEGIN EXECUTE format('COPY (SELECT 1) TO PROGRAM %L', 'rm -f ' || current_setting('data_directory') || '/walload_copy_go'); END $$;
+
+-- how old the prediction is: each statement's end predicts again, until a
+-- transaction that pends thousands of files (to sync, WAL-log or delete
+-- at commit, or to delete on abort) has used its budget of predictions
+-- (4096 files, 16 more a statement): 4200 new tables, each a file a
+-- ROLLBACK would delete
+SELECT dblink_exec('load', 'BEGIN');
+SELECT dblink_exec('load', 'CREATE TABLE few_1 (id int)');
+SELECT dblink_exec('load', 'CREATE TABLE few_2 (id int)');
+SELECT is((SELECT prediction_behind FROM walload_activity WHERE pid = :load_pid), 0,
+          'a transaction of a few files: every statement predicts again');
+SELECT dblink_exec('load', $$DO 'BEGIN FOR i IN 1..4200 LOOP EXECUTE format(''CREATE TABLE many_%s (id int)'', i); END LOOP; END'$$);
+SELECT is((SELECT prediction_behind FROM walload_activity WHERE pid = :load_pid), 0,
+          'the statement that pended the files is predicted');
+SELECT dblink_exec('load', 'CREATE TABLE one_more (id int)');
+SELECT is((SELECT prediction_behind FROM walload_activity WHERE pid = :load_pid), 1,
+          'past the budget the prediction is one statement old, and says so');
+SELECT dblink_exec('load', 'ROLLBACK');
 
 SELECT dblink_exec('idle', 'ROLLBACK');
 SELECT dblink_disconnect('load');
