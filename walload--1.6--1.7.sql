@@ -5,7 +5,7 @@
 
 --
 -- 1.7: walload_activity says how far the running statement is and how old
--- its prediction is.
+-- its prediction is; walload_diagnose() reads without psql's expanded mode.
 --
 -- progress and progress_rows: the running statement's progress where core
 -- counts it, read from core's own progress views (pg_stat_progress_copy,
@@ -19,6 +19,10 @@
 -- statement; more means a transaction that pends thousands of files went
 -- past the budget of predictions it may make (reference.md), and the
 -- prediction is that many statements old.
+--
+-- walload_diagnose(): saving_ms comes second, evidence and hint are a few
+-- words each (the numbers, the change to make), and the full texts they
+-- were before are in detail, the last column.
 --
 DROP VIEW @extschema@.walload_activity;
 DROP FUNCTION @extschema@.walload_activity();
@@ -97,3 +101,24 @@ CREATE VIEW @extschema@.walload_activity AS
     LEFT JOIN pg_catalog.pg_stat_progress_cluster k ON k.pid = a.pid;
 
 GRANT SELECT ON @extschema@.walload_activity TO PUBLIC;
+
+DROP FUNCTION @extschema@.walload_diagnose(bigint, timestamptz, timestamptz, integer, text, oid, oid);
+
+CREATE FUNCTION @extschema@.walload_diagnose(
+    xact_id bigint DEFAULT NULL,
+    since timestamptz DEFAULT NULL,
+    until timestamptz DEFAULT NULL,
+    pid integer DEFAULT NULL,
+    application_name text DEFAULT NULL,
+    userid oid DEFAULT NULL,
+    dbid oid DEFAULT NULL,
+    OUT severity text,
+    OUT saving_ms double precision,
+    OUT finding text,
+    OUT evidence text,
+    OUT hint text,
+    OUT detail text
+)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'walload_diagnose'
+LANGUAGE C VOLATILE PARALLEL RESTRICTED;

@@ -355,9 +355,12 @@ def page(snap):
                "%s in commit phases" % (len(xacts), n_lanes, len(stmts), full, ms(est), ms(commit)))
     diag = []
     for f in findings:
+        # 1.7 gives the evidence and hint short, the full texts in detail
+        more = ('<details><summary>detail</summary><p class="detail">%s</p></details>' % esc(f["detail"])
+                if f.get("detail") else "")
         diag.append('<div class="finding %s"><div class="sev">%s</div><h3>%s</h3><p class="evidence">%s</p>'
-                    '<p class="hint">%s</p></div>' % (esc(f.get("severity")), esc(f.get("severity")), esc(f.get("finding")),
-                                                       esc(f.get("evidence")), esc(f.get("hint"))))
+                    '<p class="hint">%s</p>%s</div>' % (esc(f.get("severity")), esc(f.get("severity")), esc(f.get("finding")),
+                                                         esc(f.get("evidence")), esc(f.get("hint")), more))
     if not diag:
         diag.append('<p class="none">walload_diagnose() has no finding.</p>')
     return """<!DOCTYPE html>
@@ -375,6 +378,7 @@ aside h2 { font-size: 16px; margin: 0 0 8px 0; }
 .finding h3 { font-size: 14px; margin: 2px 0; }
 .finding .sev { font-size: 11px; text-transform: uppercase; color: #666; }
 .finding p { margin: 4px 0; } .finding .hint { color: #333; }
+.finding summary { cursor: pointer; color: #555; font-size: 12px; } .finding .detail { color: #444; }
 </style></head>
 <body>
 <h1>walload: where the time of the load went</h1>

@@ -151,4 +151,8 @@ INSERT INTO upd_act VALUES (1);
 SELECT prediction_behind, progress, progress_rows FROM walload_activity
 WHERE pid = pg_backend_pid();
 ROLLBACK;
+-- and walload_diagnose() with short evidence and hint, the full texts in detail
+SELECT count(*) > 0 AS diagnose_1_7_reads,
+       bool_and(length(evidence) < length(detail) AND length(hint) < length(detail)) AS detail_is_longer
+FROM walload_diagnose();
 SELECT has_table_privilege('public', 'walload_activity', 'SELECT') AS activity_for_everyone;

@@ -573,4 +573,12 @@ wl_guc_set_local(const char *name)
  */
 #define WL_BUF_DROP_FULL_SCAN_THRESHOLD		((uint64) (NBuffers / 32))
 
+/*
+ * What the advice may name: VACUUM's BUFFER_USAGE_LIMIT and
+ * vacuum_buffer_usage_limit (16+); pg_stat_checkpointer, which took the
+ * checkpoint counts from pg_stat_bgwriter (17+).
+ */
+#define WL_HAS_BUFFER_USAGE_LIMIT	(PG_VERSION_NUM >= 160000)
+#define WL_HAS_STAT_CHECKPOINTER	(PG_VERSION_NUM >= 170000)
+
 #endif							/* WALLOAD_COMPAT_H */

@@ -83,10 +83,12 @@ typedef struct Totals
 
 /*
  * severity, finding, evidence, hint: the SQL definition's columns; 1.6 adds
- * saving_ms (and the filters, WL_DIAGNOSE_ARGS arguments in all)
+ * saving_ms (and the filters, WL_DIAGNOSE_ARGS arguments in all); 1.7 puts
+ * saving_ms second, makes evidence and hint short enough to read without
+ * psql's expanded mode, and gives the full texts in detail, last
  */
 #define WL_DIAGNOSE_COLS	4
-static const int diagnose_cols[] = {WL_DIAGNOSE_COLS, WL_DIAGNOSE_COLS + 1};
+static const int diagnose_cols[] = {WL_DIAGNOSE_COLS, WL_DIAGNOSE_COLS + 1, WL_DIAGNOSE_COLS + 2};
 #define WL_DIAGNOSE_ARGS	7
 
 /* a saving of this share of the load's time makes a finding a warning */
@@ -98,6 +100,8 @@ typedef struct Finding
 	const char *finding;
 	const char *evidence;
 	const char *hint;
+	const char *brief;			/* evidence in a few words (NULL: evidence) */
+	const char *action;			/* the hint's action (NULL: hint) */
 	double		saving_ms;		/* < 0: none (a fact, or not priced) */
 	int			order;			/* the order the rules found it in */
 } Finding;
@@ -129,6 +133,7 @@ emit_saving(Emitter *em, const char *severity, const char *finding,
 	f->finding = finding;
 	f->evidence = pstrdup(evidence);
 	f->hint = pstrdup(hint);
+	f->brief = f->action = NULL;
 	f->saving_ms = saving_ms;
 	f->order = em->n++;
 	if (saving_ms > 0 && em->load_ms > 0 && saving_ms >= WL_WARN_SAVING_SHARE * em->load_ms)
@@ -141,6 +146,16 @@ emit(Emitter *em, const char *severity, const char *finding,
 	 const char *evidence, const char *hint)
 {
 	emit_saving(em, severity, finding, evidence, hint, -1);
+}
+
+/* the short forms of the finding emitted last: 1.7's evidence and hint */
+static void
+brief(Emitter *em, const char *evidence, const char *action)
+{
+	Finding    *f = &em->found[em->n - 1];
+
+	f->brief = pstrdup(evidence);
+	f->action = pstrdup(action);
 }
 
 /* largest saving first, then the unpriced ones in the order found */
@@ -168,19 +183,28 @@ emit_all(Emitter *em)
 	for (int i = 0; i < em->n; i++)
 	{
 		Finding    *f = &em->found[i];
-		Datum		values[WL_DIAGNOSE_COLS + 1];
-		bool		nulls[WL_DIAGNOSE_COLS + 1] = {false, false, false, false, false};
+		Datum		values[WL_DIAGNOSE_COLS + 2];
+		bool		nulls[WL_DIAGNOSE_COLS + 2] = {false, false, false, false, false, false};
+		Datum		saving = Float8GetDatum(f->saving_ms);
+		bool		no_saving = f->saving_ms < 0;
 
 		values[0] = CStringGetTextDatum(f->severity);
-		values[1] = CStringGetTextDatum(f->finding);
-		values[2] = CStringGetTextDatum(f->evidence);
-		values[3] = CStringGetTextDatum(f->hint);
-		if (natts > WL_DIAGNOSE_COLS)
+		if (natts <= WL_DIAGNOSE_COLS + 1)
 		{
-			if (f->saving_ms >= 0)
-				values[4] = Float8GetDatum(f->saving_ms);
-			else
-				nulls[4] = true;
+			values[1] = CStringGetTextDatum(f->finding);
+			values[2] = CStringGetTextDatum(f->evidence);
+			values[3] = CStringGetTextDatum(f->hint);
+			values[4] = saving;
+			nulls[4] = no_saving;
+		}
+		else
+		{
+			values[1] = saving;
+			nulls[1] = no_saving;
+			values[2] = CStringGetTextDatum(f->finding);
+			values[3] = CStringGetTextDatum(f->brief ? f->brief : f->evidence);
+			values[4] = CStringGetTextDatum(f->action ? f->action : f->hint);
+			values[5] = CStringGetTextDatum(psprintf("%s. %s", f->evidence, f->hint));
 		}
 		tuplestore_putvalues(em->rsinfo->setResult, em->rsinfo->setDesc, values, nulls);
 	}
@@ -324,6 +348,9 @@ diagnose_scans(Emitter *em, const Totals *t)
 	emit(em, sev, "full scans of the shared buffer pool", ev.data,
 		 "Each scan walks every buffer header, so its cost grows with shared_buffers, not with the data. "
 		 "The findings below name the causes; a smaller shared_buffers during the load makes every scan cheaper.");
+	brief(em, psprintf("%lld walks of %d buffers, about %.1f ms (%.0f%%)",
+					   (long long) full, t->nbuffers, est, share),
+		  "the causes follow; a smaller shared_buffers makes each walk cheaper");
 
 	if (t->c.scans[WL_SCAN_FLUSH_PENDING] > 0)
 	{
@@ -364,6 +391,14 @@ diagnose_scans(Emitter *em, const Totals *t)
 		emit_saving(em, share >= 20 ? "warning" : "info",
 					"commit-time sync of WAL-skipped relations (wal_level=minimal)", ev.data, hint.data,
 					saving);
+		brief(em, psprintf("%lld commit(s) synced %d file(s), %.1f MB, a walk each",
+						   (long long) t->c.scans[WL_SCAN_FLUSH_PENDING], t->synced_rels,
+						   mb((double) t->synced_blocks * BLCKSZ)),
+			  saving >= 0 ?
+			  psprintf("load in one transaction: %lld walks fewer, about %.1f ms",
+					   (long long) t->c.scans[WL_SCAN_FLUSH_PENDING] - 1, saving) :
+			  psprintf("commit after CREATE TABLE, or wal_skip_threshold = %lld kB",
+					   (long long) whatif_threshold_kb(t)));
 	}
 
 	if (t->c.scans[WL_SCAN_DROP_PENDING] > 0)
@@ -411,6 +446,18 @@ diagnose_scans(Emitter *em, const Totals *t)
 		emit_saving(em, share >= 20 ? "warning" : "info",
 					"file deletion at commit or abort (DROP, TRUNCATE, rewrites, rollback)", ev.data, hint.data,
 					saving);
+		brief(em, t->vacuum_full_xacts > 0 ?
+			  psprintf("%lld walks to delete %d files, %d by VACUUM FULL",
+					   (long long) t->c.scans[WL_SCAN_DROP_PENDING], t->dropped_rels,
+					   t->vacuum_full_xacts) :
+			  psprintf("%lld walks to delete %d files",
+					   (long long) t->c.scans[WL_SCAN_DROP_PENDING], t->dropped_rels),
+			  t->drop_xacts > 1 ?
+			  psprintf("drop in one transaction: %d walks fewer, about %.1f ms",
+					   t->drop_xacts - 1, saving) :
+			  t->vacuum_full_xacts > 0 ?
+			  "VACUUM FULL only bloated tables, or CLUSTER them in one transaction" :
+			  "reuse staging tables instead of dropping them");
 	}
 
 	if (t->c.scans[WL_SCAN_DROP_REL] > 0)
@@ -425,6 +472,7 @@ diagnose_scans(Emitter *em, const Totals *t)
 			 "heap, every index and the TOAST table in place, one scan each: create indexes after loading, "
 			 "or truncate before the indexes exist. VACUUM scans once per truncation of a table's empty "
 			 "tail; the vacuum_truncate storage parameter turns that off for a table.");
+		brief(em, ev.data, "create indexes after loading; vacuum_truncate = off");
 	}
 
 	if (t->c.scans[WL_SCAN_FLUSH_REL] > 0)
@@ -435,6 +483,7 @@ diagnose_scans(Emitter *em, const Totals *t)
 		emit(em, "info", "flush of one relation (SET TABLESPACE, unlogged sequences)", ev.data,
 			 "ALTER ... SET TABLESPACE flushes each moved file (heap, TOAST, TOAST index) with a full scan; "
 			 "unlogged sequences are flushed whenever they are created or reset. Move tables before loading them.");
+		brief(em, ev.data, "move tables before loading them");
 	}
 
 	if (t->c.scans[WL_SCAN_DB] > 0)
@@ -444,6 +493,7 @@ diagnose_scans(Emitter *em, const Totals *t)
 		emit(em, "info", "DROP DATABASE / ALTER DATABASE SET TABLESPACE", ev.data,
 			 "Each drops every buffer of the database with a full scan; avoid creating and dropping "
 			 "databases per test or per load.");
+		brief(em, ev.data, "avoid creating and dropping databases per load");
 	}
 }
 
@@ -471,6 +521,11 @@ diagnose_commit(Emitter *em, const Totals *t)
 			 "raise wal_skip_threshold so small files are WAL-logged instead of fsynced." :
 			 "The commit waited for its WAL flush (and replication, if synchronous), or for file deletion. "
 			 "See the other findings for scans; check the storage's fsync latency with pg_test_fsync.");
+		brief(em, psprintf("commits took %.1f of %.1f ms (%.0f%%)",
+						   t->commit_ms, t->total_ms, pct(t->commit_ms, t->total_ms)),
+			  t->synced_rels > 1 ?
+			  "fewer, larger tables a transaction, or a higher wal_skip_threshold" :
+			  "see the scans; time the storage's fsync with pg_test_fsync");
 		resetStringInfo(&ev);
 	}
 
@@ -495,6 +550,9 @@ diagnose_commit(Emitter *em, const Totals *t)
 			 "Per commit, walload WAL-logged the new files it predicted cheaper to WAL-log and fsynced the "
 			 "others (walload_xacts.commit_threshold_kb is the wal_skip_threshold core used). Both keep "
 			 "every committed row across a crash. Set walload.commit_strategy = off to let core decide.");
+		brief(em, psprintf("on for %d commit(s), changed the threshold for %d",
+						   t->strategy_commits, t->strategy_acted),
+			  "walload.commit_strategy = off lets core decide");
 		resetStringInfo(&ev);
 	}
 
@@ -520,6 +578,10 @@ diagnose_commit(Emitter *em, const Totals *t)
 							 "few hundred milliseconds of commits, but never corrupts data.",
 							 t->small_sync_commits, saving),
 					saving);
+		brief(em, psprintf("%d small commits spent %.1f ms (%.0f%%) flushing WAL",
+						   t->small_sync_commits, t->small_sync_commit_ms,
+						   pct(t->small_sync_commit_ms, t->small_sync_total_ms)),
+			  psprintf("batch them: about %.1f ms; or synchronous_commit = off", saving));
 	}
 }
 
@@ -779,7 +841,7 @@ diagnose_wal(Emitter *em, const Totals *t, const uint64 *xact_ids, int nxacts)
 	big = t->c.wal_bytes >= 1024 * 1024;
 	if (big && (double) ckpt_fpi * BLCKSZ >= 0.5 * (double) t->c.wal_bytes)
 		emit(em, "warning", "full-page images after checkpoints dominate the WAL", ev.data,
-			 PG_VERSION_NUM >= 170000 ?
+			 WL_HAS_STAT_CHECKPOINTER ?
 			 "The first change of each page after a checkpoint logs the whole page. Fewer checkpoints "
 			 "during the load cut this: a larger max_wal_size (num_requested in pg_stat_checkpointer "
 			 "counts the checkpoints WAL volume forced) and a longer checkpoint_timeout; "
@@ -788,6 +850,10 @@ diagnose_wal(Emitter *em, const Totals *t, const uint64 *xact_ids, int nxacts)
 			 "during the load cut this: a larger max_wal_size (checkpoints_req in pg_stat_bgwriter "
 			 "counts the checkpoints WAL volume forced) and a longer checkpoint_timeout; "
 			 "wal_compression = on makes each image smaller.");
+	if (big && (double) ckpt_fpi * BLCKSZ >= 0.5 * (double) t->c.wal_bytes)
+		brief(em, psprintf("%.1f MB of WAL, %lld page images after checkpoints",
+						   mb((double) t->c.wal_bytes), (long long) ckpt_fpi),
+			  "a larger max_wal_size and checkpoint_timeout; wal_compression");
 	else if (big && (double) (new_fpi + commit_fpi) * BLCKSZ >= 0.5 * (double) t->c.wal_bytes)
 	{
 		StringInfoData hint;
@@ -810,6 +876,9 @@ diagnose_wal(Emitter *em, const Totals *t, const uint64 *xact_ids, int nxacts)
 								   "transaction skip WAL");
 		appendStringInfoString(&hint, "; wal_compression = on makes each image smaller.");
 		emit(em, "info", "full-page images of new files dominate the WAL", ev.data, hint.data);
+		brief(em, psprintf("%.1f MB of WAL, %lld page images of new files",
+						   mb((double) t->c.wal_bytes), (long long) (new_fpi + commit_fpi)),
+			  "build indexes once, after loading; avoid rewrites");
 	}
 	else
 		emit(em, "info", "WAL written", ev.data,
@@ -820,6 +889,14 @@ diagnose_wal(Emitter *em, const Totals *t, const uint64 *xact_ids, int nxacts)
 			 "Under wal_level=replica every loaded row is WAL-logged; wal_level=minimal would skip WAL "
 			 "for tables created or truncated in the loading transaction, at the price of a commit-time "
 			 "sync and a full scan of shared_buffers.");
+	if (!big || ((double) ckpt_fpi * BLCKSZ < 0.5 * (double) t->c.wal_bytes &&
+				 (double) (new_fpi + commit_fpi) * BLCKSZ < 0.5 * (double) t->c.wal_bytes))
+		brief(em, psprintf("%.1f MB of WAL in %lld records, %lld page images",
+						   mb((double) t->c.wal_bytes), (long long) t->c.wal_records,
+						   (long long) t->c.wal_fpi),
+			  t->wal_level == WAL_LEVEL_MINIMAL ?
+			  "a fact: tables created in the loading transaction skip WAL" :
+			  "a fact: wal_level=minimal would skip WAL for new tables");
 }
 
 /*
@@ -886,7 +963,7 @@ diagnose_vacuum(Emitter *em, bool scoped, const uint64 *xact_ids, int nxacts)
 		appendStringInfoString(&ev, "; turn on track_wal_io_timing to see their time");
 	emit(em, (sync_ms > 0 && pct(sync_ms, elapsed) < 10) ? "info" : "warning",
 		 "VACUUM forced into WAL flushes by its buffer ring", ev.data,
-		 PG_VERSION_NUM >= 160000 ?
+		 WL_HAS_BUFFER_USAGE_LIMIT ?
 		 "VACUUM reads tables that are not in shared buffers through a small ring, and must flush WAL "
 		 "before it can reuse a buffer it dirtied. A larger ring flushes less often: "
 		 "VACUUM (BUFFER_USAGE_LIMIT '256MB') for one run, or vacuum_buffer_usage_limit for the session "
@@ -895,6 +972,13 @@ diagnose_vacuum(Emitter *em, bool scoped, const uint64 *xact_ids, int nxacts)
 		 "WAL before it can reuse a buffer it dirtied, every few buffers. Loading the table into shared "
 		 "buffers first (pg_prewarm) avoids the ring; PostgreSQL 16 adds BUFFER_USAGE_LIMIT / "
 		 "vacuum_buffer_usage_limit to enlarge it.");
+	brief(em, sync_ms > 0 ?
+		  psprintf("%d VACUUM(s) flushed WAL %lld times, %.1f ms (%.0f%%)",
+				   nvac, (long long) syncs, sync_ms, pct(sync_ms, elapsed)) :
+		  psprintf("%d VACUUM(s) flushed WAL %lld times", nvac, (long long) syncs),
+		  WL_HAS_BUFFER_USAGE_LIMIT ?
+		  "a larger ring (BUFFER_USAGE_LIMIT), or pg_prewarm the table first" :
+		  "pg_prewarm the table first");
 }
 
 /*

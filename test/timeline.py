@@ -160,7 +160,9 @@ try:
             xact_rows[cells[0]] = {"stmts": int(cells[2]), "full_scans": int(cells[10])}
         elif section and section.startswith("== walload_stats") and line.strip().startswith("COPY "):
             copy_calls = int(line.split("|")[1])
-    findings = len(re.findall(r"^-\[ RECORD \d+ \]", demo, re.M))
+    # the demo's walload_diagnose() table: its "(N rows)" line
+    m = re.search(r"^== walload_diagnose\(\).*?^\((\d+) rows?\)", demo, re.M | re.S)
+    findings = int(m.group(1)) if m else 0
     stmts = sum(x["stmts"] for x in xact_rows.values())
     scans = sum(x["full_scans"] for x in xact_rows.values())
     print("# the demo printed %d transactions, %d statements, %d full scans, %d COPY calls, %d findings"

@@ -1,7 +1,7 @@
 -- clusters: minimal replica
 -- walload_diagnose(): the findings name the cause, under either wal_level.
 \ir 00_helpers.inc
-SELECT plan(17);
+SELECT plan(22);
 
 -- a load above wal_skip_threshold into tables created in the same transaction
 SELECT walload_reset();
@@ -13,18 +13,18 @@ INSERT INTO dg2 SELECT g, repeat('d', 100) FROM generate_series(1, 50000) g;
 COMMIT;
 SELECT (xact_of('CREATE TABLE dg1')).xact_id AS load_xact \gset
 SELECT is((SELECT count(*) FROM walload_diagnose(:load_xact) WHERE finding LIKE 'commit-time sync%'
-           AND evidence LIKE '1 commit(s) synced 2 relation file(s)%' AND hint LIKE '%wal_level=replica%'),
+           AND detail LIKE '1 commit(s) synced 2 relation file(s)%' AND detail LIKE '%wal_level=replica%'),
           CASE current_setting('wal_level') WHEN 'minimal' THEN 1::bigint ELSE 0::bigint END,
           'minimal: the load''s commit-time sync is named, with the two synced files and the fix; replica: not');
 SELECT is((SELECT count(*) FROM walload_diagnose(:load_xact) WHERE finding = 'WAL written'
-           AND evidence ~ '^[0-9.]+ MB of WAL'), 1::bigint,
+           AND detail ~ '^[0-9.]+ MB of WAL'), 1::bigint,
           'the WAL volume of the load is reported');
 SELECT ok((SELECT count(*) = 0 OR current_setting('wal_level') = 'minimal' FROM walload_diagnose(:load_xact) WHERE finding LIKE 'full scans%'),
           'replica: the same load causes no scan finding');
 -- the threshold what-if names a value above the largest synced file, and
 -- no saving from merging commits: there was one
-SELECT coalesce((regexp_match(hint, 'wal_skip_threshold to ([0-9]+) kB'))[1]::bigint, -1) AS thr_kb,
-       hint LIKE '%would save%' AS merge_hint
+SELECT coalesce((regexp_match(detail, 'wal_skip_threshold to ([0-9]+) kB'))[1]::bigint, -1) AS thr_kb,
+       detail LIKE '%would save%' AS merge_hint
 FROM walload_diagnose(:load_xact) WHERE finding LIKE 'commit-time sync%'
 UNION ALL SELECT -1, false WHERE current_setting('wal_level') <> 'minimal' \gset
 SELECT ok(CASE current_setting('wal_level') WHEN 'minimal'
@@ -41,27 +41,37 @@ CREATE TABLE dg3 (id int); CREATE TABLE dg4 (id int); CREATE TABLE dg5 (id int);
 DROP TABLE dg3;
 DROP TABLE dg4;
 DROP TABLE dg5;
-SELECT is((SELECT evidence FROM walload_diagnose() WHERE finding LIKE 'file deletion%'),
-          '5 scan(s) to delete the files of 9 dropped, truncated, rewritten or rolled-back relation(s), one per commit or rollback that deleted any',
+SELECT ok((SELECT detail LIKE '5 scan(s) to delete the files of 9 dropped, truncated, rewritten or rolled-back relation(s), one per commit or rollback that deleted any. %'
+           FROM walload_diagnose() WHERE finding LIKE 'file deletion%'),
           'five autocommit DROP TABLEs: five deletion scans over 9 files (two tables have TOAST), named');
-SELECT ok((SELECT hint LIKE '%in one transaction%' FROM walload_diagnose() WHERE finding LIKE 'file deletion%'),
+-- the short forms, what psql shows without expanded mode
+SELECT is((SELECT evidence || ' | ' || hint FROM walload_diagnose() WHERE finding LIKE 'file deletion%'),
+          (SELECT format('5 walks to delete 9 files | drop in one transaction: 4 walks fewer, about %s ms',
+                         round(saving_ms::numeric, 1)) FROM walload_diagnose() WHERE finding LIKE 'file deletion%'),
+          'in short: the walks and files, and the change with its saving');
+SELECT is((SELECT count(*) FROM walload_diagnose() WHERE length(evidence) > 80 OR length(hint) > 80), 0::bigint,
+          'no short evidence or hint is longer than 80 characters');
+SELECT ok((SELECT detail LIKE '%in one transaction%' FROM walload_diagnose() WHERE finding LIKE 'file deletion%'),
           'the hint says to drop in one transaction');
-SELECT ok((SELECT (regexp_match(hint, 'instead of these 5 would save 4 scans and 4 WAL flushes, about ([0-9.]+) ms'))[1]::float8 > 0
+SELECT ok((SELECT (regexp_match(detail, 'instead of these 5 would save 4 scans and 4 WAL flushes, about ([0-9.]+) ms'))[1]::float8 > 0
            FROM walload_diagnose() WHERE finding LIKE 'file deletion%'),
           'and predicts what one transaction would save: 4 of the 5 scans, in ms');
 SELECT is((SELECT round(saving_ms::numeric, 1)::text FROM walload_diagnose() WHERE finding LIKE 'file deletion%'),
-          (SELECT (regexp_match(hint, 'about ([0-9.]+) ms'))[1] FROM walload_diagnose() WHERE finding LIKE 'file deletion%'),
+          (SELECT (regexp_match(detail, 'about ([0-9.]+) ms'))[1] FROM walload_diagnose() WHERE finding LIKE 'file deletion%'),
           'saving_ms is the saving the hint names');
 SELECT is((SELECT finding FROM walload_diagnose() LIMIT 1), 'file deletion at commit or abort (DROP, TRUNCATE, rewrites, rollback)',
           'the one priced finding comes first');
-SELECT ok((SELECT evidence NOT LIKE '%VACUUM FULL%' FROM walload_diagnose() WHERE finding LIKE 'file deletion%'),
+SELECT ok((SELECT detail NOT LIKE '%VACUUM FULL%' FROM walload_diagnose() WHERE finding LIKE 'file deletion%'),
           'DROPs are not taken for VACUUM FULL');
 -- one DROP: the finding, but nothing to save by merging
 SELECT walload_reset();
 CREATE TABLE dg6 (id int);
 DROP TABLE dg6;
-SELECT is((SELECT count(*) FROM walload_diagnose() WHERE finding LIKE 'file deletion%' AND hint NOT LIKE '%would save%'),
+SELECT is((SELECT count(*) FROM walload_diagnose() WHERE finding LIKE 'file deletion%' AND detail NOT LIKE '%would save%'),
           1::bigint, 'a single deletion scan: named, with no saving predicted');
+SELECT is((SELECT hint FROM walload_diagnose() WHERE finding LIKE 'file deletion%'),
+          'reuse staging tables instead of dropping them',
+          'and in short, no one-transaction advice');
 
 -- VACUUM FULL of three tables, as vacuumdb --full runs it: one transaction
 -- per table, which cannot share one, so no saving from merging them
@@ -70,15 +80,18 @@ SELECT walload_reset();
 VACUUM FULL dg7;
 VACUUM FULL dg8;
 VACUUM FULL dg9;
-SELECT ok((SELECT evidence LIKE '%; 3 of them by VACUUM FULL, one transaction per table'
+SELECT ok((SELECT detail LIKE '%; 3 of them by VACUUM FULL, one transaction per table. %'
            FROM walload_diagnose() WHERE finding LIKE 'file deletion%'),
           'three VACUUM FULLs: their deletion scans are named as VACUUM FULL''s');
-SELECT ok((SELECT hint LIKE '%VACUUM FULL (and vacuumdb --full) runs one transaction per table and cannot share one%'
-                  AND hint NOT LIKE '%would save%' AND hint NOT LIKE '%drop or truncate tables in one transaction%'
+SELECT ok((SELECT detail LIKE '%VACUUM FULL (and vacuumdb --full) runs one transaction per table and cannot share one%'
+                  AND detail NOT LIKE '%would save%' AND detail NOT LIKE '%drop or truncate tables in one transaction%'
            FROM walload_diagnose() WHERE finding LIKE 'file deletion%'),
           'the hint says what helps them, and offers no one-transaction what-if');
 SELECT is((SELECT saving_ms FROM walload_diagnose() WHERE finding LIKE 'file deletion%'), NULL::float8,
           'and prices no saving');
+SELECT is((SELECT evidence || ' | ' || hint FROM walload_diagnose() WHERE finding LIKE 'file deletion%'),
+          '3 walks to delete 3 files, 3 by VACUUM FULL | VACUUM FULL only bloated tables, or CLUSTER them in one transaction',
+          'in short: VACUUM FULL named, and what helps it');
 DROP TABLE dg7, dg8, dg9;
 
 -- many small committed inserts with synchronous_commit on
@@ -87,10 +100,12 @@ SELECT walload_reset();
 SET synchronous_commit = on;
 SELECT format('INSERT INTO dg_small VALUES (%s)', g) FROM generate_series(1, 150) g \gexec
 SELECT is((SELECT count(*) FROM walload_diagnose() WHERE finding = 'many small synchronous commits'
-           AND evidence LIKE '150 commits of at most 2 statements%'), 1::bigint,
+           AND detail LIKE '150 commits of at most 2 statements%'), 1::bigint,
           '150 single-row commits under synchronous_commit=on: the commit finding');
-SELECT ok((SELECT saving_ms > 0 AND hint LIKE '%one transaction instead of these 150 would save about%'
+SELECT ok((SELECT saving_ms > 0 AND detail LIKE '%one transaction instead of these 150 would save about%'
            FROM walload_diagnose() WHERE finding = 'many small synchronous commits'),
           'priced: what one transaction would save');
+SELECT is((SELECT count(*) FROM walload_diagnose() WHERE length(evidence) > 80 OR length(hint) > 80), 0::bigint,
+          'here too, no short evidence or hint is longer than 80 characters');
 DROP TABLE dg_small;
 SELECT * FROM finish();

@@ -39,12 +39,12 @@ SELECT ok(:ix_fpi > 500 AND :ix_fpi_records::numeric BETWEEN 0.95 * :ix_fpi AND 
           format('pg_walinspect: %s of the %s images walload recorded for CREATE INDEX are XLOG/FPI records, %s in other records',
                  :ix_fpi_records, :ix_fpi, :ix_other));
 SELECT is((SELECT count(*) FROM walload_diagnose(:ix) WHERE finding = 'full-page images of new files dominate the WAL'
-           AND evidence LIKE format('%%; %s pages of new files logged whole (CREATE INDEX %s)%%', :ix_fpi, :ix_fpi)),
+           AND detail LIKE format('%%; %s pages of new files logged whole (CREATE INDEX %s)%%', :ix_fpi, :ix_fpi)),
           1::bigint, 'CREATE INDEX: its images are named as pages of new files logged whole');
 SELECT is((SELECT count(*) FROM walload_diagnose(:ix)
-           WHERE hint ~ 'max_wal_size|checkpoint_timeout' OR finding ~ 'after checkpoints'),
+           WHERE detail ~ 'max_wal_size|checkpoint_timeout' OR finding ~ 'after checkpoints'),
           0::bigint, 'CREATE INDEX: no checkpoint advice');
-SELECT is((SELECT count(*) FROM walload_diagnose(:ix) WHERE hint ~* 'full_page_writes *= *off'),
+SELECT is((SELECT count(*) FROM walload_diagnose(:ix) WHERE detail ~* 'full_page_writes *= *off'),
           0::bigint, 'CREATE INDEX: no full_page_writes = off advice');
 
 -- 2. first changes after a checkpoint dominate: UPDATE every row after CHECKPOINT
@@ -65,15 +65,15 @@ SELECT ok(:up_fpi > 1000 AND :up_fpi_records = 0 AND :up_other::numeric BETWEEN 
                  :up_fpi, :up_other, :up_fpi_records));
 SELECT is((SELECT count(*) FROM walload_diagnose(:up) WHERE severity = 'warning'
            AND finding = 'full-page images after checkpoints dominate the WAL'
-           AND evidence LIKE format('%%; %s first changes of a page after a checkpoint (UPDATE %s)%%', :up_fpi, :up_fpi)),
+           AND detail LIKE format('%%; %s first changes of a page after a checkpoint (UPDATE %s)%%', :up_fpi, :up_fpi)),
           1::bigint, 'UPDATE after CHECKPOINT: the checkpoint finding, with the UPDATE''s images');
-SELECT is((SELECT count(*) FROM walload_diagnose(:up) WHERE hint LIKE '%max_wal_size%' AND hint LIKE '%checkpoint_timeout%'),
+SELECT is((SELECT count(*) FROM walload_diagnose(:up) WHERE detail LIKE '%max_wal_size%' AND detail LIKE '%checkpoint_timeout%'),
           1::bigint, 'UPDATE after CHECKPOINT: the checkpoint advice');
-SELECT is((SELECT count(*) FROM walload_diagnose(:up) WHERE hint ~* 'full_page_writes'),
+SELECT is((SELECT count(*) FROM walload_diagnose(:up) WHERE detail ~* 'full_page_writes'),
           0::bigint, 'UPDATE after CHECKPOINT: no full_page_writes advice');
 
 -- 3. the whole ring (the UPDATE and the assertions' own transactions)
-SELECT is((SELECT count(*) FROM walload_diagnose() WHERE hint ~* 'full_page_writes *= *off'),
+SELECT is((SELECT count(*) FROM walload_diagnose() WHERE detail ~* 'full_page_writes *= *off'),
           0::bigint, 'whole ring: no full_page_writes = off advice');
 
 -- 4. rewrites: VACUUM FULL (tag VACUUM) and CLUSTER log the new heap whole
@@ -82,7 +82,7 @@ VACUUM (FULL) fc_u;
 CLUSTER fc_t USING fc_t_g;
 VACUUM fc_t;
 SELECT is((SELECT count(*) FROM walload_diagnose() WHERE finding = 'full-page images of new files dominate the WAL'
-           AND evidence ~ format('pages of new files logged whole \((VACUUM FULL %s, CLUSTER %s|CLUSTER %s, VACUUM FULL %s)\)',
+           AND detail ~ format('pages of new files logged whole \((VACUUM FULL %s, CLUSTER %s|CLUSTER %s, VACUUM FULL %s)\)',
                                  stmt_fpi('VACUUM (FULL) fc_u'), stmt_fpi('CLUSTER fc_t'),
                                  stmt_fpi('CLUSTER fc_t'), stmt_fpi('VACUUM (FULL) fc_u'))),
           1::bigint, 'VACUUM (FULL) and CLUSTER: pages of new files, VACUUM FULL told from VACUUM');
@@ -107,7 +107,7 @@ SELECT ok(:rx_fpi > 500 AND :rx_fpi_records::numeric BETWEEN 0.95 * :rx_fpi AND 
           format('full_page_writes = off: REINDEX still wrote %s images, %s of them XLOG/FPI records',
                  :rx_fpi, :rx_fpi_records));
 SELECT is((SELECT count(*) FROM walload_diagnose(:rx)
-           WHERE hint ~ 'max_wal_size|checkpoint_timeout' OR hint ~* 'full_page_writes *= *off'),
+           WHERE detail ~ 'max_wal_size|checkpoint_timeout' OR detail ~* 'full_page_writes *= *off'),
           0::bigint, 'full_page_writes = off: still no checkpoint or full_page_writes advice for the REINDEX');
 
 DROP TABLE fc_t, fc_u;

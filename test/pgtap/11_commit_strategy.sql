@@ -46,8 +46,8 @@ SELECT is(current_setting('wal_skip_threshold'), :'session_threshold', 'the sess
 SELECT is((SELECT count(*) FROM cs_wal), 100000::bigint, 'wal: every row is there');
 SELECT ok(EXISTS (SELECT 1 FROM walload_diagnose((xact_of('CREATE TABLE cs_wal')).xact_id)
                   WHERE finding = 'walload chose how new files reach the disk at commit'
-                    AND evidence LIKE CASE WHEN :'minimal'::bool THEN '%set wal_skip_threshold for 1 of them:%'
-                                           ELSE '%set wal_skip_threshold for 0 of them' END),
+                    AND detail LIKE CASE WHEN :'minimal'::bool THEN '%set wal_skip_threshold for 1 of them:%'
+                                           ELSE '%set wal_skip_threshold for 0 of them. %' END),
           'walload_diagnose() explains what the strategy did');
 SELECT ok(NOT EXISTS (SELECT 1 FROM walload_diagnose((xact_of('CREATE TABLE cs_off')).xact_id)
                       WHERE finding LIKE 'walload chose%'),

@@ -177,7 +177,7 @@ $node->safe_psql('postgres', 'SELECT walload_reset()');
 my $stdout;
 ($stdout, $stderr) = debug2_session($node,
 	join("\n", map { "DROP TABLE f$_;" } 1 .. 5) .
-	"\nSELECT hint FROM walload_diagnose() WHERE finding LIKE 'file deletion%';");
+	"\nSELECT detail FROM walload_diagnose() WHERE finding LIKE 'file deletion%';");
 my @faults = $stderr =~ /walload: 1 walk\(s\) of kind 3 over 1 file\(s\): [^\n]*, page faults ([\d.]+) ms/g;
 my @est5 = $stderr =~ /walload: 1 walk\(s\) of kind 3 over 1 file\(s\): [^\n]*: ([\d.]+) ms/g;
 is(scalar @faults, 5, 'five walks estimated');
