@@ -144,6 +144,10 @@ if [ -n "${WALLOAD_DEMO_TIMELINE:-}" ]; then
   echo
   echo "== the timeline (scripts/timeline.py)"
   python3 "$WALLOAD_DEMO_HERE/scripts/timeline.py" -o "$WALLOAD_DEMO_TIMELINE" --save "${WALLOAD_DEMO_TIMELINE%.html}.json"
+  echo "== the report for a ticket (scripts/report.py): ${WALLOAD_DEMO_TIMELINE%.html}.md, .txt"
+  python3 "$WALLOAD_DEMO_HERE/scripts/report.py" -o "${WALLOAD_DEMO_TIMELINE%.html}.md"
+  python3 "$WALLOAD_DEMO_HERE/scripts/report.py" --format text -o "${WALLOAD_DEMO_TIMELINE%.html}.txt"
+  python3 "$WALLOAD_DEMO_HERE/scripts/report.py" --application-name 'no such application' -o "${WALLOAD_DEMO_TIMELINE%.html}-none.md"
 fi
 LOAD
 chmod 755 "$data/load.sh"

@@ -148,6 +148,13 @@ emit(Emitter *em, const char *severity, const char *finding,
 	emit_saving(em, severity, finding, evidence, hint, -1);
 }
 
+/* "s" for a plural, in the short forms */
+static const char *
+plural(int64 n)
+{
+	return n == 1 ? "" : "s";
+}
+
 /* the short forms of the finding emitted last: 1.7's evidence and hint */
 static void
 brief(Emitter *em, const char *evidence, const char *action)
@@ -348,8 +355,8 @@ diagnose_scans(Emitter *em, const Totals *t)
 	emit(em, sev, "full scans of the shared buffer pool", ev.data,
 		 "Each scan walks every buffer header, so its cost grows with shared_buffers, not with the data. "
 		 "The findings below name the causes; a smaller shared_buffers during the load makes every scan cheaper.");
-	brief(em, psprintf("%lld walks of %d buffers, about %.1f ms (%.0f%%)",
-					   (long long) full, t->nbuffers, est, share),
+	brief(em, psprintf("%lld walk%s of %d buffers, about %.1f ms (%.0f%%)",
+					   (long long) full, plural(full), t->nbuffers, est, share),
 		  "the causes follow; a smaller shared_buffers makes each walk cheaper");
 
 	if (t->c.scans[WL_SCAN_FLUSH_PENDING] > 0)
@@ -391,12 +398,15 @@ diagnose_scans(Emitter *em, const Totals *t)
 		emit_saving(em, share >= 20 ? "warning" : "info",
 					"commit-time sync of WAL-skipped relations (wal_level=minimal)", ev.data, hint.data,
 					saving);
-		brief(em, psprintf("%lld commit(s) synced %d file(s), %.1f MB, a walk each",
-						   (long long) t->c.scans[WL_SCAN_FLUSH_PENDING], t->synced_rels,
+		brief(em, psprintf("%lld commit%s synced %d file%s, %.1f MB, a walk each",
+						   (long long) t->c.scans[WL_SCAN_FLUSH_PENDING],
+						   plural(t->c.scans[WL_SCAN_FLUSH_PENDING]),
+						   t->synced_rels, plural(t->synced_rels),
 						   mb((double) t->synced_blocks * BLCKSZ)),
 			  saving >= 0 ?
-			  psprintf("load in one transaction: %lld walks fewer, about %.1f ms",
-					   (long long) t->c.scans[WL_SCAN_FLUSH_PENDING] - 1, saving) :
+			  psprintf("load in one transaction: %lld walk%s fewer, about %.1f ms",
+					   (long long) t->c.scans[WL_SCAN_FLUSH_PENDING] - 1,
+					   plural(t->c.scans[WL_SCAN_FLUSH_PENDING] - 1), saving) :
 			  psprintf("commit after CREATE TABLE, or wal_skip_threshold = %lld kB",
 					   (long long) whatif_threshold_kb(t)));
 	}
@@ -447,14 +457,17 @@ diagnose_scans(Emitter *em, const Totals *t)
 					"file deletion at commit or abort (DROP, TRUNCATE, rewrites, rollback)", ev.data, hint.data,
 					saving);
 		brief(em, t->vacuum_full_xacts > 0 ?
-			  psprintf("%lld walks to delete %d files, %d by VACUUM FULL",
-					   (long long) t->c.scans[WL_SCAN_DROP_PENDING], t->dropped_rels,
-					   t->vacuum_full_xacts) :
-			  psprintf("%lld walks to delete %d files",
-					   (long long) t->c.scans[WL_SCAN_DROP_PENDING], t->dropped_rels),
+			  psprintf("%lld walk%s to delete %d file%s, %d by VACUUM FULL",
+					   (long long) t->c.scans[WL_SCAN_DROP_PENDING],
+					   plural(t->c.scans[WL_SCAN_DROP_PENDING]),
+					   t->dropped_rels, plural(t->dropped_rels), t->vacuum_full_xacts) :
+			  psprintf("%lld walk%s to delete %d file%s",
+					   (long long) t->c.scans[WL_SCAN_DROP_PENDING],
+					   plural(t->c.scans[WL_SCAN_DROP_PENDING]),
+					   t->dropped_rels, plural(t->dropped_rels)),
 			  t->drop_xacts > 1 ?
-			  psprintf("drop in one transaction: %d walks fewer, about %.1f ms",
-					   t->drop_xacts - 1, saving) :
+			  psprintf("drop in one transaction: %d walk%s fewer, about %.1f ms",
+					   t->drop_xacts - 1, plural(t->drop_xacts - 1), saving) :
 			  t->vacuum_full_xacts > 0 ?
 			  "VACUUM FULL only bloated tables, or CLUSTER them in one transaction" :
 			  "reuse staging tables instead of dropping them");
@@ -550,8 +563,8 @@ diagnose_commit(Emitter *em, const Totals *t)
 			 "Per commit, walload WAL-logged the new files it predicted cheaper to WAL-log and fsynced the "
 			 "others (walload_xacts.commit_threshold_kb is the wal_skip_threshold core used). Both keep "
 			 "every committed row across a crash. Set walload.commit_strategy = off to let core decide.");
-		brief(em, psprintf("on for %d commit(s), changed the threshold for %d",
-						   t->strategy_commits, t->strategy_acted),
+		brief(em, psprintf("on for %d commit%s, changed the threshold for %d",
+						   t->strategy_commits, plural(t->strategy_commits), t->strategy_acted),
 			  "walload.commit_strategy = off lets core decide");
 		resetStringInfo(&ev);
 	}
@@ -973,9 +986,9 @@ diagnose_vacuum(Emitter *em, bool scoped, const uint64 *xact_ids, int nxacts)
 		 "buffers first (pg_prewarm) avoids the ring; PostgreSQL 16 adds BUFFER_USAGE_LIMIT / "
 		 "vacuum_buffer_usage_limit to enlarge it.");
 	brief(em, sync_ms > 0 ?
-		  psprintf("%d VACUUM(s) flushed WAL %lld times, %.1f ms (%.0f%%)",
-				   nvac, (long long) syncs, sync_ms, pct(sync_ms, elapsed)) :
-		  psprintf("%d VACUUM(s) flushed WAL %lld times", nvac, (long long) syncs),
+		  psprintf("%d VACUUM%s flushed WAL %lld times, %.1f ms (%.0f%%)",
+				   nvac, plural(nvac), (long long) syncs, sync_ms, pct(sync_ms, elapsed)) :
+		  psprintf("%d VACUUM%s flushed WAL %lld times", nvac, plural(nvac), (long long) syncs),
 		  WL_HAS_BUFFER_USAGE_LIMIT ?
 		  "a larger ring (BUFFER_USAGE_LIMIT), or pg_prewarm the table first" :
 		  "pg_prewarm the table first");

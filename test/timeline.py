@@ -18,6 +18,9 @@ Chromium renders the page (--dump-dom, --screenshot), and:
  - the page from the saved snapshot is the same, byte for byte
  - the screenshot has the colours of COPY bars and of scan marks; the page
    of an empty snapshot has no scan mark, in its DOM or in its screenshot
+ - scripts/report.py's Markdown and text: the total and the rows of the
+   demo's walload_report() and walload_diagnose(); filtered to an
+   application that ran nothing, no part and only "nothing recorded"
 Environment: WALLOAD_TIMELINE_PORT (default 5606), the sandbox cluster's TCP
 port; WALLOAD_TIMELINE_SCREENSHOT=path keeps the screenshot there.
 """
@@ -167,6 +170,32 @@ try:
     scans = sum(x["full_scans"] for x in xact_rows.values())
     print("# the demo printed %d transactions, %d statements, %d full scans, %d COPY calls, %d findings"
           % (len(xact_rows), stmts, scans, copy_calls, findings))
+    # ------------------------------------------- the report for a ticket
+    # scripts/report.py's Markdown and text against the demo's own tables
+    report_ms = [float(l.split("|")[1]) for l in demo.split("== walload_report()", 1)[-1].split("\n== ", 1)[0].splitlines()
+                 if re.match(r"^ [^|]+\|\s+[\d.]+ \|", l)]
+    md = open(os.path.join(tmp, "load.md")).read()
+    txt = open(os.path.join(tmp, "load.txt")).read()
+    none = open(os.path.join(tmp, "load-none.md")).read()
+    m = re.search(r"^## Where the time went: ([\d.]+) ms$", md, re.M)
+    ok(m and report_ms and abs(float(m.group(1)) - sum(report_ms)) <= 0.05 * len(report_ms) + 0.05,
+       "report.py's Markdown: the load's time is the sum of the demo's walload_report() parts (%.1f ms)" % sum(report_ms),
+       md[:400])
+    sections = md.split("\n## ")
+    part_rows = [l for l in sections[1].splitlines() if l.startswith("| ") and not l.startswith("| part |")] \
+        if len(sections) > 1 else []
+    find_rows = [l for l in sections[2].split("### In full")[0].splitlines()
+                 if l.startswith("| ") and not l.startswith("| severity |")] if len(sections) > 2 else []
+    ok(len(part_rows) == len(report_ms) and len(find_rows) == findings,
+       "one table row per part (%d) and per finding (%d), as the demo printed" % (len(report_ms), findings),
+       (len(part_rows), len(find_rows)))
+    ok(len(re.findall(r"^\d+\. \*\*", md, re.M)) == findings,
+       "each finding in full under the tables")
+    ok(m and ("Where the time went: %s ms" % m.group(1)) in txt and "What to change, largest saving first" in txt,
+       "the text format has the same total and both tables")
+    ok("No recorded transaction is within the filters." in none and "| info |  | nothing recorded |" in none
+       and "file deletion" not in none and "| COPY |" not in none,
+       "filtered to an application that ran nothing: no part, and only 'nothing recorded'", none[:600])
     snap = json.load(open(os.path.join(tmp, "load.json")))
 
     # ------------------------------------------------- rendered by Chromium
