@@ -120,6 +120,17 @@ def esc(s):
     return html.escape(str(s), quote=True)
 
 
+# Past these, one bar per statement is a barcode no one can read: each lane
+# becomes a summary (see summary_lane)
+DETAIL_MAX_STATEMENTS = 2000
+DETAIL_MAX_XACTS_PER_LANE = 300
+SUMMARY_BINS = 240
+
+TIME_COLUMNS = [("copy", "copy_ms"), ("create", "create_ms"), ("index", "index_ms"), ("dml", "dml_ms"),
+                ("vacuum", "vacuum_ms"), ("truncate", "truncate_ms"), ("drop", "drop_ms"), ("rewrite", "rewrite_ms"),
+                ("other", "other_ms")]
+
+
 def render(snap):
     xacts = snap["xacts"]
     stmts = snap["statements"]
@@ -136,9 +147,12 @@ def render(snap):
         t0, t1 = 0.0, 1.0
     span = max(t1 - t0, 1e-3)
     lanes = []
+    per_lane = {}
     for x in sorted(shown, key=lambda x: ts(x["xact_start"])):
         if x["pid"] not in lanes:
             lanes.append(x["pid"])
+        per_lane[x["pid"]] = per_lane.get(x["pid"], 0) + 1
+    summary = len(stmts) > DETAIL_MAX_STATEMENTS or any(v > DETAIL_MAX_XACTS_PER_LANE for v in per_lane.values())
     left, plot_w, top = 170, 1180, 70
     lane_h, bar_y, bar_h = 78, 22, 26
     wal_h = 130
@@ -148,7 +162,8 @@ def render(snap):
     legend = []
     lx, ly = left, wal_top + wal_h + 28
     items = [(c, lab) for _, c, lab in KINDS] + [(SYNC_COLOUR, "commit: sync"), (CLEANUP_COLOUR, "commit: cleanup"),
-                                                  (SCAN_COLOUR, "full scan of shared_buffers (width: estimated time)")]
+                                                  (SCAN_COLOUR, "full scans of shared_buffers (tick height: how many)" if summary else
+                                                   "full scan of shared_buffers (width: estimated time)")]
     for c, lab in items:
         w = 13 + int(6.3 * len(lab)) + 16
         if lx + w > left + plot_w:
@@ -165,8 +180,8 @@ def render(snap):
 
     out = []
     add = out.append
-    add('<svg xmlns="http://www.w3.org/2000/svg" id="timeline" width="%d" height="%d" viewBox="0 0 %d %d" '
-        'font-family="sans-serif" font-size="12">' % (width, height, width, height))
+    add('<svg xmlns="http://www.w3.org/2000/svg" id="timeline" data-mode="%s" width="%d" height="%d" viewBox="0 0 %d %d" '
+        'font-family="sans-serif" font-size="12">' % ("summary" if summary else "detail", width, height, width, height))
     add('<rect x="0" y="0" width="%d" height="%d" fill="#ffffff"/>' % (width, height))
 
     # time axis
@@ -192,6 +207,10 @@ def render(snap):
         add('<text x="10" y="%d" font-weight="bold">backend %s</text>' % (y0 + bar_y + 10, esc(pid)))
         add('<text x="10" y="%d" fill="#555">%s@%s</text>' % (
             y0 + bar_y + 26, esc(first.get("rolname") or first.get("userid")), esc(first.get("datname") or first.get("dbid"))))
+        if summary:
+            scans_drawn += summary_lane(add, lx, t0, span, left, plot_w, y0 + bar_y, bar_h)
+            add('</g>')
+            continue
         for x in lx:
             xs, xe = ts(x["xact_start"]), ts(x["xact_end"])
             commit_ms = num(x.get("commit_ms"))
@@ -316,6 +335,64 @@ def render(snap):
     return "\n".join(out), scans_drawn, len(lanes)
 
 
+def summary_lane(add, lx, t0, span, left, plot_w, y, h):
+    """A lane of many transactions in SUMMARY_BINS columns of equal time:
+    each column's height is the share of its time the backend spent in
+    transactions, split by kind (the statements' kinds, then the commit's
+    sync and cleanup), each transaction's parts spread evenly over its own
+    span; a red tick above a column counts its full scans.  Returns the
+    scans drawn (all of the lane's)."""
+    nb = SUMMARY_BINS
+    bin_ms = span / nb
+    parts = [k for k, _ in TIME_COLUMNS] + ["sync", "cleanup"]
+    busy = [{k: 0.0 for k in parts} for _ in range(nb)]
+    scans = [0] * nb
+    xcount = [0] * nb
+    for x in lx:
+        xs, xe = ts(x["xact_start"]), ts(x["xact_end"])
+        d = max(xe - xs, 1e-6)
+        amounts = {k: num(x.get(col)) for k, col in TIME_COLUMNS}
+        amounts["sync"] = num(x.get("commit_sync_ms"))
+        amounts["cleanup"] = num(x.get("commit_cleanup_ms"))
+        b0 = min(int((xs - t0) / bin_ms), nb - 1)
+        b1 = min(int((xe - t0) / bin_ms), nb - 1)
+        for b in range(b0, b1 + 1):
+            lo, hi = max(xs, t0 + b * bin_ms), min(xe, t0 + (b + 1) * bin_ms)
+            frac = max(hi - lo, 0.0) / d if b1 > b0 else 1.0
+            for k, v in amounts.items():
+                busy[b][k] += v * frac
+        mid = min(int(((xs + xe) / 2 - t0) / bin_ms), nb - 1)
+        scans[mid] += int(num(x.get("full_scans")))
+        xcount[mid] += 1
+    colour = dict(COLOUR, sync=SYNC_COLOUR, cleanup=CLEANUP_COLOUR)
+    cw = plot_w / nb
+    for b in range(nb):
+        total = sum(busy[b].values())
+        if total <= 0 and scans[b] == 0:
+            continue
+        scale = h / max(bin_ms, total)  # a column is full when the backend was busy all its time
+        yy = y + h
+        tip = "%s to %s: %d transaction(s), %s in them (%s), %d full scan(s)" % (
+            axis_label(b * bin_ms), axis_label((b + 1) * bin_ms), xcount[b], ms(total),
+            ", ".join("%s %s" % (k, ms(v)) for k, v in sorted(busy[b].items(), key=lambda kv: -kv[1]) if v > 0),
+            scans[b])
+        add('<g class="bin" data-scans="%d" data-xacts="%d"><title>%s</title>' % (scans[b], xcount[b], esc(tip)))
+        for k in parts:
+            v = busy[b][k]
+            if v <= 0:
+                continue
+            hh = v * scale
+            yy -= hh
+            add('<rect class="part" data-kind="%s" x="%.2f" y="%.2f" width="%.2f" height="%.2f" fill="%s"/>' % (
+                k, left + b * cw, yy, max(cw - 0.3, 0.5), hh, colour[k]))
+        if scans[b]:
+            th = min(3 + 2 * math.log2(1 + scans[b]), 16)
+            add('<rect class="scan-count" data-scans="%d" x="%.2f" y="%.2f" width="%.2f" height="%.2f" fill="%s"/>' % (
+                scans[b], left + b * cw, y - 4 - th, max(cw - 0.3, 0.5), th, SCAN_COLOUR))
+        add('</g>')
+    return sum(scans)
+
+
 def scan_mark(x, w, y, h, xact_id, kind, est, why, at_commit):
     """a full scan: a red box above the bar, as wide as its estimated time,
     and a thin line down through the bar where it happened"""
@@ -344,6 +421,7 @@ def axis_label(t):
 
 def page(snap):
     svg, scans_drawn, n_lanes = render(snap)
+    mode = "summary" if 'data-mode="summary"' in svg[:300] else "detail"
     info = snap.get("info") or {}
     server = snap.get("server") or {}
     xacts, stmts = snap["xacts"], snap["statements"]
@@ -363,15 +441,20 @@ def page(snap):
                                                          esc(f.get("evidence")), esc(f.get("hint")), more))
     if not diag:
         diag.append('<p class="none">walload_diagnose() has no finding.</p>')
+    how = ("Hover over a bar for its statement." if mode == "detail" else
+           "Too many transactions to draw one by one: each lane is a summary, %d columns of equal time, each as high as "
+           "the share of its time the backend spent in transactions, by kind; red ticks count full scans. Hover over a "
+           "column for its figures." % SUMMARY_BINS)
     return """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>walload timeline</title>
 <style>
 body { font-family: sans-serif; margin: 16px; color: #222; }
 h1 { font-size: 20px; margin: 0 0 4px 0; }
 .meta { color: #555; font-size: 13px; margin-bottom: 12px; }
-.row { display: flex; align-items: flex-start; gap: 18px; }
-.chart { flex: none; border: 1px solid #ddd; }
-aside { flex: 1; min-width: 300px; max-width: 520px; font-size: 13px; }
+.row { display: flex; flex-wrap: wrap; align-items: flex-start; gap: 18px; }
+.chart { flex: 1 1 900px; min-width: 0; border: 1px solid #ddd; }
+.chart svg { display: block; width: 100%%; height: auto; }
+aside { flex: 1 1 320px; min-width: 0; max-width: 640px; font-size: 13px; overflow-wrap: anywhere; }
 aside h2 { font-size: 16px; margin: 0 0 8px 0; }
 .finding { border-left: 4px solid #999; padding: 4px 10px; margin-bottom: 10px; background: #fafafa; }
 .finding.warning { border-color: #d62728; } .finding.notice { border-color: #ff7f0e; } .finding.info { border-color: #1f77b4; }
@@ -382,16 +465,16 @@ aside h2 { font-size: 16px; margin: 0 0 8px 0; }
 </style></head>
 <body>
 <h1>walload: where the time of the load went</h1>
-<div class="meta" id="summary" data-xacts="%d" data-statements="%d" data-full-scans="%d" data-scan-marks="%d" data-lanes="%d">
+<div class="meta" id="summary" data-mode="%s" data-xacts="%d" data-statements="%d" data-full-scans="%d" data-scan-marks="%d" data-lanes="%d">
 %s<br>PostgreSQL %s, wal_level=%s, shared_buffers=%s; read %s; walload_info: %s transaction(s) and %s statement(s) recorded, %s overwritten, %s full scan(s) since %s.
-Hover over a bar for its statement.</div>
+%s</div>
 <div class="row"><div class="chart">%s</div>
 <aside><h2>walload_diagnose()</h2>%s</aside></div>
 </body></html>
-""" % (len(xacts), len(stmts), full, scans_drawn, n_lanes, esc(summary), esc(server.get("version")), esc(server.get("wal_level")),
+""" % (mode, len(xacts), len(stmts), full, scans_drawn, n_lanes, esc(summary), esc(server.get("version")), esc(server.get("wal_level")),
        esc(server.get("shared_buffers")), esc(snap.get("taken_at")), esc(info.get("xacts_recorded")),
        esc(info.get("statements_recorded")), esc(int(num(info.get("xacts_overwritten")) + num(info.get("statements_overwritten")))),
-       esc(info.get("full_scans")), esc(info.get("stats_reset")), svg, "\n".join(diag))
+       esc(info.get("full_scans")), esc(info.get("stats_reset")), esc(how), svg, "\n".join(diag))
 
 
 def main():

@@ -18,13 +18,18 @@ Chromium renders the page (--dump-dom, --screenshot), and:
  - the page from the saved snapshot is the same, byte for byte
  - the screenshot has the colours of COPY bars and of scan marks; the page
    of an empty snapshot has no scan mark, in its DOM or in its screenshot
+ - the demo's load, and it repeated to 200 and to 10,000 transactions, at
+   1280x800 and 1920x1080: no element reaches past the window or out of
+   its box (a script added to a copy of the page measures it); at 10,000
+   transactions the lanes are summaries, whose columns hold every
+   transaction and every scan, and no statement bar is drawn
  - scripts/report.py's Markdown and text: the total and the rows of the
    demo's walload_report() and walload_diagnose(); filtered to an
    application that ran nothing, no part and only "nothing recorded"
 Environment: WALLOAD_TIMELINE_PORT (default 5606), the sandbox cluster's TCP
 port; WALLOAD_TIMELINE_SCREENSHOT=path keeps the screenshot there.
 """
-import html.parser, json, os, re, shutil, struct, subprocess, sys, tempfile, zlib
+import datetime, html, html.parser, json, os, re, shutil, struct, subprocess, sys, tempfile, zlib
 
 here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 port = os.environ.get("WALLOAD_TIMELINE_PORT", "5606")
@@ -65,6 +70,18 @@ def chrome(*args):
     return subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
                            "--user-data-dir=" + os.path.join(tmp, "chromium")] + list(args),
                           capture_output=True, text=True, timeout=120)
+
+
+def num(v):
+    return float(v) if v is not None else 0.0
+
+
+def ts_of(v):
+    return datetime.datetime.fromisoformat(v).timestamp()
+
+
+def shift(v, seconds):
+    return (datetime.datetime.fromisoformat(v) + datetime.timedelta(seconds=seconds)).isoformat()
 
 
 class Dom(html.parser.HTMLParser):
@@ -271,6 +288,76 @@ try:
     ok((w, h) == (1900, 1000) and copy_px > ecopy_px + 1000 and scan_px >= escan_px + 32,
        "the screenshot (1900x1000) shows COPY bars (%d px) and scan marks (%d px) beyond the legend's"
        % (copy_px, scan_px), (w, h))
+
+    # ---------------------------------- 200 and 10,000 transactions, two sizes
+    # the demo's transactions repeated one after another, as a nightly load of
+    # that many would record them
+    def repeated(n):
+        xs, st = snap["xacts"], snap["statements"]
+        t_first = min(ts_of(x["xact_start"]) for x in xs)
+        span = max(ts_of(x["xact_end"]) for x in xs) - t_first
+        by = {}
+        for s_ in st:
+            by.setdefault(s_["xact_id"], []).append(s_)
+        out_x, out_s = [], []
+        while len(out_x) < n:
+            off = span * (len(out_x) // len(xs)) + 1.0
+            for x in xs[:n - len(out_x)]:
+                y = dict(x, xact_id=len(out_x) + 1, xact_start=shift(x["xact_start"], off),
+                         xact_end=shift(x["xact_end"], off))
+                out_s += [dict(s_, xact_id=y["xact_id"], stmt_start=shift(s_["stmt_start"], off))
+                          for s_ in by.get(x["xact_id"], [])]
+                out_x.append(y)
+        return dict(snap, xacts=out_x, statements=out_s)
+
+    # what the page's layout does at a window size: elements reaching past
+    # the window's right edge, or boxes whose content is wider than they are
+    check_js = """<script>(function () {
+      var w = document.documentElement.clientWidth, bad = [];
+      if (document.documentElement.scrollWidth > w + 1) bad.push('page ' + document.documentElement.scrollWidth + ' > ' + w);
+      document.querySelectorAll('body *').forEach(function (e) {
+        if (e.closest('svg') && e.tagName.toLowerCase() !== 'svg') return;
+        var r = e.getBoundingClientRect();
+        if (r.width > 0 && r.right > w + 1) bad.push(e.tagName + '.' + e.className + ' ends at ' + Math.round(r.right));
+        if (e.clientWidth > 0 && e.scrollWidth > e.clientWidth + 1) bad.push(e.tagName + '.' + e.className + ' content ' + e.scrollWidth + ' > ' + e.clientWidth);
+      });
+      document.body.setAttribute('data-overflow', JSON.stringify(bad));
+    })();</script>"""
+
+    def overflow(path, size, extra=""):
+        checked = path + ".checked.html"
+        open(checked, "w").write(open(path).read().replace("</body>", extra + check_js + "</body>"))
+        r = chrome("--window-size=" + size, "--dump-dom", "file://" + checked)
+        m = re.search(r'data-overflow="([^"]*)"', r.stdout)
+        return json.loads(html.unescape(m.group(1))) if m else ["no result: " + r.stderr[-300:]]
+
+    bad = overflow(page, "1280,800", '<div style="width: 2000px">too wide</div>')
+    ok(any("ends at" in b for b in bad), "the layout check sees an element wider than the window", bad)
+    pages = [("the demo's load", page)]
+    for n_x in (200, 10000):
+        path = os.path.join(tmp, "load-%d.html" % n_x)
+        rep_snap = repeated(n_x)
+        json.dump(rep_snap, open(path + ".json", "w"))
+        r = subprocess.run([sys.executable, os.path.join(here, "scripts", "timeline.py"), "--snapshot", path + ".json",
+                            "-o", path], capture_output=True, text=True, timeout=300)
+        pages.append(("%d transactions" % n_x, path))
+        if n_x == 10000:
+            d3 = Dom()
+            d3.feed(open(path).read())
+            bins = [a for t_, a, _ in d3.elems if "bin" in (a.get("class") or "").split()]
+            ok(r.returncode == 0 and 'data-mode="summary"' in open(path).read()
+               and sum(int(a["data-xacts"]) for a in bins) == 10000
+               and sum(int(a["data-scans"]) for a in bins) == sum(int(num(x.get("full_scans"))) for x in rep_snap["xacts"]),
+               "10,000 transactions: summary lanes whose columns hold every transaction and every scan", r.stderr)
+            ok(not d3.cls("stmt"), "and no bar per statement (the barcode)")
+    for name, path in pages:
+        for size in ("1280,800", "1920,1080"):
+            bad = overflow(path, size)
+            ok(not bad, "%s at %s: nothing reaches past the window or out of its box" % (name, size.replace(",", "x")), bad)
+            if os.environ.get("WALLOAD_TIMELINE_DOCS"):
+                chrome("--window-size=" + size, "--screenshot=" + os.path.join(
+                    os.environ["WALLOAD_TIMELINE_DOCS"], "timeline-%s-%s.png" % (
+                        name.split()[0].replace("the", "demo"), size.replace(",", "x"))), "file://" + path)
 except Exception:
     import traceback
     ok(False, "the test ran to its end", traceback.format_exc())
