@@ -8,21 +8,26 @@ prometheus/walload_queries.yaml; Prometheus with a configuration written here
 (scrape every second, prometheus/walload_alerts.yml as rules).  A load as role
 "loader" in database "app" (CREATE TABLE + COPY of 100,000 rows in one
 transaction, an INSERT, a COPY that fails, DROP TABLE) and one as postgres.
-Then, through Prometheus' HTTP API, at the first scrape after the load:
+`promtool check metrics` on the exporter's /metrics reports nothing (and
+does report a gauge named like walload's before its rename).  Then, through
+Prometheus' HTTP API, at the first scrape after the load:
 
  - the walload series are exactly those the views give (walload_info,
    walload_stats grouped by database, role, command and nesting level,
    walload_xacts of the last 5 minutes), each value equal to the view's
  - the scans of the load are there (kind flush_pending = 1, drop_pending = 2)
    and those it did not do are 0 or absent (kind db, command VACUUM)
+ - the load's commits have a sync and a cleanup phase adding up to their
+   commit time; the failed COPY has an abort series, nothing a prepare one
  - no label carries a query text or a query id
  - the alerting rules are loaded and healthy, and none fires
  - after walload_reset(), the next scrape has the counters at 0 and no
    statement series
-Ports: WALLOAD_EXPORTER_PORT (default 5604) and the next one (Prometheus).
+Ports: WALLOAD_EXPORTER_PORT (default 5604) and the next one (Prometheus),
+which must be free.
 Every wait polls with a deadline.
 """
-import json, math, os, shutil, subprocess, sys, tempfile, time, urllib.parse, urllib.request
+import json, math, os, shutil, socket, subprocess, sys, tempfile, time, urllib.parse, urllib.request
 
 here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 queries = os.path.join(here, "prometheus", "walload_queries.yaml")
@@ -156,6 +161,14 @@ try:
        setup.stderr + setup2.stderr)
 
     # ----------------------------------------------------- exporter, Prometheus
+    # a process left listening on a port (an earlier run's) would answer in
+    # place of the exporter or Prometheus started here, with other figures
+    def port_free(port):
+        with socket.socket() as sk:
+            return sk.connect_ex(("127.0.0.1", port)) != 0
+    busy = [p for p in (eport, pport) if not port_free(p)]
+    if not ok(not busy, "ports %d and %d are free" % (eport, pport), "in use: %s" % busy):
+        finish()
     elog = open(os.path.join(tmp, "exporter.log"), "w")
     env = dict(os.environ, DATA_SOURCE_NAME="host=%s user=postgres dbname=postgres sslmode=disable" % sock)
     procs.append(subprocess.Popen(["prometheus-postgres-exporter", "--web.listen-address=127.0.0.1:%d" % eport,
@@ -240,9 +253,27 @@ scrape_configs:
         got[(name, tuple(sorted(m.items())))] = float(s["value"][1])
 
     # what the exporter serves for this load, for the log (docs/monitoring.md shows it)
-    for line in http_get("http://127.0.0.1:%d/metrics" % eport).splitlines():
+    served = http_get("http://127.0.0.1:%d/metrics" % eport)
+    for line in served.splitlines():
         if line.startswith("walload_"):
             print("# metrics: " + line)
+
+    # promtool's lint of the exposition: the exporter's own metrics are in
+    # it too, so a complaint about any name fails (Debian's exporter has
+    # none); and promtool must be able to complain, or its silence proves
+    # nothing: a gauge named as a summary's part is the walload name it
+    # flagged before 1.6's rename
+    r = subprocess.run(["promtool", "check", "metrics"], input=served, capture_output=True, text=True)
+    ok(r.returncode == 0 and r.stdout.strip() == "" and r.stderr.strip() == "",
+       "promtool check metrics: nothing to report on the exporter's /metrics", r.stdout + r.stderr)
+    names = {l.split("{")[0].split(" ")[0] for l in served.splitlines() if l.startswith("walload_")}
+    ok("walload_recent_commit_seconds" in names and not any(x.endswith("_sum") for x in names),
+       "the commit phases' sum is walload_recent_commit_seconds, no _sum suffix")
+    bad_text = ("# HELP walload_recent_commit_seconds_sum Their commit phases, added up\n"
+                "# TYPE walload_recent_commit_seconds_sum gauge\nwalload_recent_commit_seconds_sum 0.5\n")
+    r = subprocess.run(["promtool", "check", "metrics"], input=bad_text, capture_output=True, text=True)
+    ok(r.returncode != 0 and "_sum" in r.stdout + r.stderr,
+       "promtool check metrics flags a gauge named walload_recent_commit_seconds_sum", r.stdout + r.stderr)
 
     # -------------------------------------------------- what the views say
     exp = {}
@@ -286,20 +317,24 @@ scrape_configs:
             exp[("walload_statements_" + name, key)] = a[j] / 1000 if name in ("seconds_total", "scan_seconds_total") else a[j]
 
     recent = {}
-    for d, u, o, total, commit, sync, scan_ms, scans in rows(
-            "SELECT d.datname, r.rolname, x.outcome, x.total_ms, x.commit_ms, x.commit_sync_ms, x.est_scan_ms, x.full_scans"
+    for d, u, o, total, commit, sync, clean, scan_ms, scans in rows(
+            "SELECT d.datname, r.rolname, x.outcome, x.total_ms, x.commit_ms, x.commit_sync_ms, x.commit_cleanup_ms,"
+            " x.est_scan_ms, x.full_scans"
             " FROM walload_xacts x JOIN pg_database d ON d.oid = x.dbid JOIN pg_roles r ON r.oid = x.userid"
             " WHERE x.xact_end > now() - interval '5 minutes'"):
         recent.setdefault((("datname", d), ("outcome", o), ("usename", u)), []).append(
-            [float(total), float(commit), float(sync), float(scan_ms), float(scans)])
+            [float(total), float(commit), float(sync), float(clean), float(scan_ms), float(scans)])
     for key, xs in recent.items():
         exp[("walload_recent_xacts", key)] = len(xs)
         exp[("walload_recent_xact_seconds_max", key)] = max(x[0] for x in xs) / 1000
         exp[("walload_recent_commit_seconds_max", key)] = max(x[1] for x in xs) / 1000
-        exp[("walload_recent_commit_seconds_sum", key)] = sum(x[1] for x in xs) / 1000
+        exp[("walload_recent_commit_seconds", key)] = sum(x[1] for x in xs) / 1000
         exp[("walload_recent_commit_sync_seconds_max", key)] = max(x[2] for x in xs) / 1000
-        exp[("walload_recent_scan_seconds_max", key)] = max(x[3] for x in xs) / 1000
-        exp[("walload_recent_full_scans", key)] = sum(x[4] for x in xs)
+        exp[("walload_recent_commit_sync_seconds", key)] = sum(x[2] for x in xs) / 1000
+        exp[("walload_recent_commit_cleanup_seconds_max", key)] = max(x[3] for x in xs) / 1000
+        exp[("walload_recent_commit_cleanup_seconds", key)] = sum(x[3] for x in xs) / 1000
+        exp[("walload_recent_scan_seconds_max", key)] = max(x[4] for x in xs) / 1000
+        exp[("walload_recent_full_scans", key)] = sum(x[5] for x in xs)
 
     # ------------------------------------------------------------ compare
     def fmt(keys):
@@ -326,6 +361,15 @@ scrape_configs:
        "loader's COPYs in app: 2 calls, 1 error")
     ok(g("walload_statements_calls_total", datname="postgres", usename="postgres", command="CREATE TABLE", toplevel="true") == 1,
        "postgres' CREATE TABLE in postgres: 1 call, in a series of its own")
+    lc = dict(datname="app", usename="loader", outcome="commit")
+    phases = (g("walload_recent_commit_seconds", **lc), g("walload_recent_commit_sync_seconds", **lc),
+              g("walload_recent_commit_cleanup_seconds", **lc))
+    ok(None not in phases and phases[1] > 0 and phases[2] > 0 and
+       math.isclose(phases[0], phases[1] + phases[2], rel_tol=1e-6),
+       "loader's commits in app: sync and cleanup phases both > 0, adding up to the commit time", phases)
+    ok(g("walload_recent_commit_seconds", datname="app", usename="loader", outcome="abort") is not None and
+       not any(("outcome", "prepare") in k[1] for k in got),
+       "the failed COPY has an outcome=\"abort\" series; nothing was prepared: no outcome=\"prepare\" series")
     ok(not any(k[0] == "walload_statements_calls_total" and ("command", "VACUUM") in k[1] for k in got),
        "no VACUUM ran: no series with command=\"VACUUM\"")
     ok(labelnames <= {"kind", "datname", "usename", "command", "toplevel", "outcome"},
