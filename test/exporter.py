@@ -21,6 +21,10 @@ Prometheus' HTTP API, at the first scrape after the load:
    commit time; the failed COPY has an abort series, nothing a prepare one
  - no label carries a query text or a query id
  - the alerting rules are loaded and healthy, and none fires
+ - every query of prometheus/walload_dashboard.json (Grafana's variables
+   given their "all servers, last 5 minutes" values) answers with a
+   non-empty result: the scans panel has every kind, the top commands
+   COPY, CREATE TABLE and DROP TABLE but no VACUUM
  - after walload_reset(), the next scrape has the counters at 0 and no
    statement series
 Ports: WALLOAD_EXPORTER_PORT (default 5604) and the next one (Prometheus),
@@ -32,6 +36,7 @@ import json, math, os, shutil, socket, subprocess, sys, tempfile, time, urllib.p
 here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 queries = os.path.join(here, "prometheus", "walload_queries.yaml")
 alerts = os.path.join(here, "prometheus", "walload_alerts.yml")
+dashboard = os.path.join(here, "prometheus", "walload_dashboard.json")
 eport = int(os.environ.get("WALLOAD_EXPORTER_PORT", "5604"))
 pport = eport + 1
 pgconfig = os.environ.get("PG_CONFIG", "/usr/lib/postgresql/15/bin/pg_config")
@@ -382,6 +387,61 @@ scrape_configs:
     ok(len(rules) == 4 and all(r["health"] == "ok" for r in rules),
        "Prometheus loaded the 4 alerting rules, all healthy", json.dumps(rules)[:2000])
     ok(prom("alerts")["alerts"] == [], "no alert fires for this small load", prom("alerts"))
+
+    # -------------------------------------------------------- the dashboard
+    # Grafana is not here: its variables are given the values Grafana would
+    # give them for "all servers, the last 5 minutes", and each query goes
+    # to the real Prometheus that scraped the load.  A panel that answers
+    # nothing shows "No data": as much a failure as an error.
+    grafana_vars = {"$__rate_interval": "1m", "$__range": "5m", "$instance": ".+"}
+
+    def answer(expr, t):
+        """(result, why not): why not is None when Prometheus answers a non-empty result"""
+        for k, v in grafana_vars.items():
+            expr = expr.replace(k, v)
+        if "$" in expr:
+            return None, "a variable this test does not know: " + expr
+        try:
+            res = prom("query", query=expr, time="%.3f" % t)["result"]
+        except Exception as e:  # Prometheus' HTTP 400 for a bad query
+            return None, "error: %s" % getattr(e, "read", lambda: str(e).encode())().decode(errors="replace")
+        return res, None if res else "empty: " + expr
+
+    dash = json.load(open(dashboard))
+    targets = [(p["title"], t["refId"], t["expr"]) for p in dash["panels"] for t in p.get("targets", [])]
+    ok(len({p["id"] for p in dash["panels"]}) == len(dash["panels"]) and
+       all(p.get("targets") or p["type"] in ("alertlist", "text", "row") for p in dash["panels"]),
+       "dashboard: %d panels, ids unique, each with a query but the alert list (%d queries)" % (len(dash["panels"]), len(targets)))
+    ok(answer("walload_no_such_metric", t_scrape)[1] and answer("sum(walload_scans_total", t_scrape)[1] and
+       answer("walload_scans_total{instance=~\"$server\"}", t_scrape)[1],
+       "a query of no series, a syntax error and an unknown variable each count as a panel's failure")
+    # the series of statements appear with the load: rate() and increase()
+    # need two of their samples, a few scrapes after the load
+    try:
+        t_dash = poll("every panel answers", lambda: (lambda t: t if all(
+            answer(e, t)[1] is None for _, _, e in targets) else None)(time.time()), 20)
+    except TimeoutError:
+        t_dash = time.time()
+    for title, ref, expr in targets:
+        res, why = answer(expr, t_dash)
+        ok(why is None, "dashboard panel \"%s\" (%s) answers (%d series)" % (title, ref, len(res or [])), why)
+    lv = [v for v in dash["templating"]["list"] if v["type"] == "query"]
+    for v in lv:
+        q = v["definition"]
+        metric, label = q[len("label_values("):-1].split(", ")
+        vals = prom("label/%s/values" % label, **{"match[]": metric})
+        ok(vals == ["127.0.0.1:%d" % eport], "dashboard variable $%s (%s): the exporter's instance" % (v["name"], q), vals)
+    def panel_result(prefix):
+        return answer([e for t, _, e in targets if t.startswith(prefix)][0], t_dash)[0] or []
+
+    scans = {s["metric"].get("kind") for s in panel_result("Full scans")}
+    ok(scans == {"flush_rel", "flush_pending", "drop_rel", "drop_pending", "db"},
+       "the scans panel's series: one per kind", scans)
+    top = panel_result("Top commands by time")
+    ok({s["metric"].get("command") for s in top} >= {"COPY", "CREATE TABLE", "DROP TABLE"} and
+       not any(s["metric"].get("command") == "VACUUM" for s in top),
+       "top commands by time: COPY, CREATE TABLE, DROP TABLE there; no VACUUM",
+       [s["metric"] for s in top])
 
     # ------------------------------------------------- after walload_reset()
     psql("SELECT walload_reset()")
