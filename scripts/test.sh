@@ -27,8 +27,8 @@
 #    chroots), each a TAP script run with prove:
 #    package   the Debian packages: dpkg-buildpackage, lintian, dpkg -i, the
 #              autopkgtest, a smoke load (test/package.sh)
-#    pgxn      META.json against PGXN's validator, CHANGELOG.md, make dist
-#              (test/pgxn.sh)
+#    pgxn      META.json against PGXN's validator, CHANGELOG.md, make dist;
+#              the docs' commands' run bits and versions (test/pgxn.sh)
 #    exporter  prometheus-postgres-exporter with prometheus/walload_queries.yaml,
 #              scraped by Prometheus: the values equal the views'
 #              (test/exporter.py)
