@@ -29,9 +29,10 @@
 #              autopkgtest, a smoke load (test/package.sh)
 #    pgxn      META.json against PGXN's validator, CHANGELOG.md, make dist;
 #              the docs' commands' run bits and versions (test/pgxn.sh)
-#    exporter  prometheus-postgres-exporter with prometheus/walload_queries.yaml,
-#              scraped by Prometheus: the values equal the views'
-#              (test/exporter.py)
+#    exporter  prometheus-postgres-exporter with prometheus/walload_queries.yaml
+#              and query-exporter with prometheus/walload_query_exporter.yaml,
+#              scraped by Prometheus: the values equal the views'; the
+#              dashboard's queries answer (test/exporter.py)
 #    timeline  scripts/timeline.py on the demo's load, in headless Chromium
 #              (test/timeline.py)
 # 9. the same suites on PostgreSQL 16, 17, 18 and 19 (scripts/matrix/run.sh)

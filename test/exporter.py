@@ -1,18 +1,22 @@
 #!/usr/bin/env python3
-"""walload's metrics through the real prometheus-postgres-exporter, scraped by
-the real Prometheus server.  Prints TAP; scripts/test.sh runs it with prove
+"""walload's metrics through the real prometheus-postgres-exporter and the real
+query-exporter, both scraped by the real Prometheus server.  Prints TAP; scripts/test.sh runs it with prove
 (suite "exporter").  Needs root (the cluster runs as the postgres OS user).
 
-A throwaway cluster (wal_level=minimal, walload preloaded); the exporter with
-prometheus/walload_queries.yaml; Prometheus with a configuration written here
-(scrape every second, prometheus/walload_alerts.yml as rules).  A load as role
+A throwaway cluster (wal_level=minimal, walload preloaded, its calibration
+done); postgres_exporter with prometheus/walload_queries.yaml; query-exporter
+(scripts/deps.sh's virtualenv, or WALLOAD_QUERY_EXPORTER; missing: its checks
+skipped, failed under CI=true) with prometheus/walload_query_exporter.yaml,
+whose queries, metrics, types and labels must be the other file's;
+Prometheus with a configuration written here (scrape both every second,
+prometheus/walload_alerts.yml as rules).  A load as role
 "loader" in database "app" (CREATE TABLE + COPY of 100,000 rows in one
 transaction, an INSERT, a COPY that fails, DROP TABLE) and one as postgres.
-`promtool check metrics` on the exporter's /metrics reports nothing (and
+`promtool check metrics` on each exporter's /metrics reports nothing (and
 does report a gauge named like walload's before its rename).  Then, through
 Prometheus' HTTP API, at the first scrape after the load:
 
- - the walload series are exactly those the views give (walload_info,
+ - for each exporter, the walload series are exactly those the views give (walload_info,
    walload_stats grouped by database, role, command and nesting level,
    walload_xacts of the last 5 minutes), each value equal to the view's
  - the scans of the load are there (kind flush_pending = 1, drop_pending = 2)
@@ -27,8 +31,8 @@ Prometheus' HTTP API, at the first scrape after the load:
    COPY, CREATE TABLE and DROP TABLE but no VACUUM
  - after walload_reset(), the next scrape has the counters at 0 and no
    statement series
-Ports: WALLOAD_EXPORTER_PORT (default 5604) and the next one (Prometheus),
-which must be free.
+Ports: WALLOAD_EXPORTER_PORT (default 5604), the next one (Prometheus) and
+the one after (query-exporter), which must be free.
 Every wait polls with a deadline.
 """
 import json, math, os, shutil, socket, subprocess, sys, tempfile, time, urllib.parse, urllib.request
@@ -37,8 +41,14 @@ here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 queries = os.path.join(here, "prometheus", "walload_queries.yaml")
 alerts = os.path.join(here, "prometheus", "walload_alerts.yml")
 dashboard = os.path.join(here, "prometheus", "walload_dashboard.json")
+qe_config = os.path.join(here, "prometheus", "walload_query_exporter.yaml")
 eport = int(os.environ.get("WALLOAD_EXPORTER_PORT", "5604"))
 pport = eport + 1
+qport = eport + 2
+# scripts/deps.sh installs query-exporter (PyPI) into this virtualenv
+qe_bin = os.environ.get("WALLOAD_QUERY_EXPORTER", os.path.join(
+    os.environ.get("WALLOAD_QUERY_EXPORTER_VENV", "/var/cache/walload/query-exporter"), "bin", "query-exporter"))
+ci = os.environ.get("CI") == "true"
 pgconfig = os.environ.get("PG_CONFIG", "/usr/lib/postgresql/15/bin/pg_config")
 
 n = 0
@@ -164,6 +174,15 @@ try:
     setup2 = psql(None, db="app", stdin="\\set ON_ERROR_STOP 1\nCREATE EXTENSION walload;\nSELECT walload_reset();\n")
     ok(setup.returncode == 0 and setup2.returncode == 0, "CREATE EXTENSION walload in postgres and app; role loader",
        setup.stderr + setup2.stderr)
+    # the calibration worker sets walload_scan_seconds_per_buffer when it is
+    # done: were that between a scrape and the test's read of the views,
+    # the two would differ
+    try:
+        calib = poll("walload's calibration ends", lambda: (lambda v: v if v != "running" else None)(
+            rows("SELECT calibration FROM walload_info")[0][0]), 60)
+    except TimeoutError as e:
+        calib = str(e)
+    ok(calib == "done", "walload's calibration is done before the exporters start", calib)
 
     # ----------------------------------------------------- exporter, Prometheus
     # a process left listening on a port (an earlier run's) would answer in
@@ -171,8 +190,8 @@ try:
     def port_free(port):
         with socket.socket() as sk:
             return sk.connect_ex(("127.0.0.1", port)) != 0
-    busy = [p for p in (eport, pport) if not port_free(p)]
-    if not ok(not busy, "ports %d and %d are free" % (eport, pport), "in use: %s" % busy):
+    busy = [p for p in (eport, pport, qport) if not port_free(p)]
+    if not ok(not busy, "ports %d, %d and %d are free" % (eport, pport, qport), "in use: %s" % busy):
         finish()
     elog = open(os.path.join(tmp, "exporter.log"), "w")
     env = dict(os.environ, DATA_SOURCE_NAME="host=%s user=postgres dbname=postgres sslmode=disable" % sock)
@@ -193,6 +212,59 @@ try:
         ok(False, "prometheus-postgres-exporter serves walload's metrics", str(e) + "\n" + open(os.path.join(tmp, "exporter.log")).read())
         finish()
 
+    # query-exporter, the maintained exporter of its own queries file: where
+    # it cannot be installed (scripts/deps.sh), its checks are skipped, and
+    # under CI=true they fail
+    exporters = {"postgres_exporter": eport}
+    if not os.access(qe_bin, os.X_OK):
+        qe_missing = "%s is not installed (scripts/deps.sh installs it from PyPI)" % qe_bin
+        ok(not ci, "query-exporter is installed" + ("" if ci else " # SKIP " + qe_missing), qe_missing)
+    else:
+        qlog = open(os.path.join(tmp, "query-exporter.log"), "w")
+        qenv = dict(os.environ, WALLOAD_DSN="postgresql://postgres@/postgres?host=%s" % sock,
+                    PROMETHEUS_DISABLE_CREATED_SERIES="true")
+        procs.append(subprocess.Popen([qe_bin, "--config", qe_config, "--host", "127.0.0.1", "--port", str(qport),
+                                       "--log-level", "warning"], env=qenv, stdout=qlog, stderr=subprocess.STDOUT))
+        try:
+            poll("query-exporter serves /metrics", lambda: "walload_xacts_recorded_total{" in
+                 http_get("http://127.0.0.1:%d/metrics" % qport), 30)
+            ok(True, "query-exporter serves walload's metrics on 127.0.0.1:%d" % qport)
+            exporters["query_exporter"] = qport
+        except TimeoutError as e:
+            ok(False, "query-exporter serves walload's metrics",
+               str(e) + "\n" + open(os.path.join(tmp, "query-exporter.log")).read())
+
+    # the two exporters' files: the same queries, metrics and types, so
+    # that they cannot drift apart (PyYAML: Debian's python3-yaml; the
+    # !env tag of query-exporter's file read as a plain string)
+    def drift(pg_file, qe_file):
+        import yaml
+        loader = type("L", (yaml.SafeLoader,), {})
+        loader.add_constructor("!env", lambda l, node: l.construct_scalar(node))
+        pg, qe = yaml.safe_load(open(pg_file)), yaml.load(open(qe_file), Loader=loader)
+        squash = lambda sql: " ".join(sql.split())
+        diffs = []
+        for ns, q in pg.items():
+            cols = [(c, d) for m in q["metrics"] for c, d in m.items()]
+            labels = [c for c, d in cols if d["usage"] == "LABEL"]
+            names = ["%s_%s" % (ns, c) for c, d in cols if d["usage"] != "LABEL"]
+            qq = qe["queries"].get(ns)
+            if not qq or qq["metrics"] != names or "FROM ( %s ) AS q" % squash(q["query"]) not in squash(qq["sql"]):
+                diffs.append("query %s" % ns)
+            for c, d in cols:
+                m = qe["metrics"].get("%s_%s" % (ns, c))
+                if d["usage"] != "LABEL" and (not m or m["type"] != d["usage"].lower() or
+                                              sorted(m.get("labels", [])) != sorted(labels)):
+                    diffs.append("metric %s_%s" % (ns, c))
+        return diffs
+
+    d = drift(queries, qe_config)
+    ok(not d, "walload_query_exporter.yaml has walload_queries.yaml's queries, metrics, types and labels", d)
+    with open(os.path.join(tmp, "drifted.yaml"), "w") as f:
+        f.write(open(queries).read().replace("sum(s.errors)", "sum(s.errors) + 0"))
+    ok(drift(os.path.join(tmp, "drifted.yaml"), qe_config) == ["query walload_statements"],
+       "the same check finds a query changed in walload_queries.yaml alone")
+
     r = subprocess.run(["promtool", "check", "rules", alerts], capture_output=True, text=True)
     ok(r.returncode == 0, "promtool check rules prometheus/walload_alerts.yml", r.stdout + r.stderr)
     conf = os.path.join(tmp, "prometheus.yml")
@@ -203,18 +275,18 @@ try:
 rule_files:
   - %s
 scrape_configs:
-  - job_name: walload
-    static_configs:
-      - targets: ['127.0.0.1:%d']
-""" % (alerts, eport))
+""" % alerts)
+        for job, port in exporters.items():
+            f.write("  - job_name: %s\n    static_configs:\n      - targets: ['127.0.0.1:%d']\n" % (job, port))
     plog = open(os.path.join(tmp, "prometheus.log"), "w")
     procs.append(subprocess.Popen(["prometheus", "--config.file=" + conf, "--storage.tsdb.path=" + os.path.join(tmp, "tsdb"),
                                    "--web.listen-address=127.0.0.1:%d" % pport, "--log.level=warn"],
                                   stdout=plog, stderr=subprocess.STDOUT))
     try:
         poll("Prometheus is ready", lambda: "Ready" in http_get("http://127.0.0.1:%d/-/ready" % pport), 60)
-        poll("the target is up", lambda: any(t["health"] == "up" for t in prom("targets")["activeTargets"]), 30)
-        ok(True, "Prometheus scrapes the exporter (target up)")
+        poll("the targets are up", lambda: sorted(t["labels"]["job"] for t in prom("targets")["activeTargets"]
+                                                  if t["health"] == "up") == sorted(exporters), 30)
+        ok(True, "Prometheus scrapes the exporters (%s: targets up)" % ", ".join(sorted(exporters)))
     except TimeoutError as e:
         ok(False, "Prometheus scrapes the exporter", str(e) + "\n" + open(os.path.join(tmp, "prometheus.log")).read())
         finish()
@@ -242,20 +314,27 @@ scrape_configs:
     t_load = time.time()
 
     def scraped_after(t):
+        """the time of the latest scrape, when every exporter's was after t"""
         res = prom("query", query="timestamp(walload_xacts_recorded_total)")["result"]
-        return res and float(res[0]["value"][1]) > t and float(res[0]["value"][1])
+        ts = [float(r["value"][1]) for r in res]
+        return len(ts) == len(exporters) and min(ts) > t and max(ts)
+
+    def series_of(job, t):
+        """{(name, labels): value} of the job's walload series; the labels
+        the exporter or Prometheus add (instance, job; postgres_exporter's
+        server, query-exporter's database) left out"""
+        out = {}
+        for s in prom("query", query='{__name__=~"walload_.+", job="%s"}' % job, time="%.3f" % t)["result"]:
+            m = dict(s["metric"])
+            name = m.pop("__name__")
+            for k in ("instance", "job", "server", "database"):
+                m.pop(k, None)
+            out[(name, tuple(sorted(m.items())))] = float(s["value"][1])
+        return out
 
     t_scrape = poll("a scrape after the load", lambda: scraped_after(t_load), 60)
-    series = prom("query", query='{__name__=~"walload_.+"}', time="%.3f" % t_scrape)["result"]
-    got = {}
-    labelnames = set()
-    for s in series:
-        m = dict(s["metric"])
-        name = m.pop("__name__")
-        for k in ("instance", "job", "server"):
-            m.pop(k, None)
-        labelnames |= set(m)
-        got[(name, tuple(sorted(m.items())))] = float(s["value"][1])
+    got = series_of("postgres_exporter", t_scrape)
+    labelnames = {k for key in got for k, _ in key[1]}
 
     # what the exporter serves for this load, for the log (docs/monitoring.md shows it)
     served = http_get("http://127.0.0.1:%d/metrics" % eport)
@@ -268,9 +347,11 @@ scrape_configs:
     # none); and promtool must be able to complain, or its silence proves
     # nothing: a gauge named as a summary's part is the walload name it
     # flagged before 1.6's rename
-    r = subprocess.run(["promtool", "check", "metrics"], input=served, capture_output=True, text=True)
-    ok(r.returncode == 0 and r.stdout.strip() == "" and r.stderr.strip() == "",
-       "promtool check metrics: nothing to report on the exporter's /metrics", r.stdout + r.stderr)
+    for job, port in sorted(exporters.items()):
+        text = served if port == eport else http_get("http://127.0.0.1:%d/metrics" % port)
+        r = subprocess.run(["promtool", "check", "metrics"], input=text, capture_output=True, text=True)
+        ok(r.returncode == 0 and r.stdout.strip() == "" and r.stderr.strip() == "",
+           "promtool check metrics: nothing to report on %s's /metrics" % job, r.stdout + r.stderr)
     names = {l.split("{")[0].split(" ")[0] for l in served.splitlines() if l.startswith("walload_")}
     ok("walload_recent_commit_seconds" in names and not any(x.endswith("_sum") for x in names),
        "the commit phases' sum is walload_recent_commit_seconds, no _sum suffix")
@@ -345,12 +426,14 @@ scrape_configs:
     def fmt(keys):
         return "\n".join("%s{%s}" % (k[0], ",".join("%s=%s" % kv for kv in k[1])) for k in sorted(keys))
 
-    ok(set(got) == set(exp), "Prometheus has exactly the walload series the views give (%d series)" % len(exp),
-       "missing in Prometheus:\n" + fmt(set(exp) - set(got)) + "\nnot from the views:\n" + fmt(set(got) - set(exp)))
-    bad = [(k, exp[k], got[k]) for k in sorted(set(exp) & set(got))
-           if not math.isclose(exp[k], got[k], rel_tol=1e-9, abs_tol=1e-12)]
-    ok(not bad, "every value in Prometheus equals the view's (%d compared)" % len(set(exp) & set(got)),
-       "\n".join("%s: view %r, Prometheus %r" % (fmt([k]), e, g) for k, e, g in bad))
+    for job in sorted(exporters):
+        gj = got if job == "postgres_exporter" else series_of(job, t_scrape)
+        ok(set(gj) == set(exp), "%s: Prometheus has exactly the walload series the views give (%d series)" % (job, len(exp)),
+           "missing in Prometheus:\n" + fmt(set(exp) - set(gj)) + "\nnot from the views:\n" + fmt(set(gj) - set(exp)))
+        bad = [(k, exp[k], gj[k]) for k in sorted(set(exp) & set(gj))
+               if not math.isclose(exp[k], gj[k], rel_tol=1e-9, abs_tol=1e-12)]
+        ok(not bad, "%s: every value in Prometheus equals the view's (%d compared)" % (job, len(set(exp) & set(gj))),
+           "\n".join("%s: view %r, Prometheus %r" % (fmt([k]), e, g) for k, e, g in bad))
 
     def g(name, **labels):
         return got.get((name, tuple(sorted(labels.items()))))
@@ -430,7 +513,8 @@ scrape_configs:
         q = v["definition"]
         metric, label = q[len("label_values("):-1].split(", ")
         vals = prom("label/%s/values" % label, **{"match[]": metric})
-        ok(vals == ["127.0.0.1:%d" % eport], "dashboard variable $%s (%s): the exporter's instance" % (v["name"], q), vals)
+        ok(vals == sorted("127.0.0.1:%d" % p for p in exporters.values()),
+           "dashboard variable $%s (%s): every exporter's instance" % (v["name"], q), vals)
     def panel_result(prefix):
         return answer([e for t, _, e in targets if t.startswith(prefix)][0], t_dash)[0] or []
 
@@ -446,11 +530,25 @@ scrape_configs:
     # ------------------------------------------------- after walload_reset()
     psql("SELECT walload_reset()")
     t_reset = time.time()
-    t2 = poll("a scrape after walload_reset()", lambda: scraped_after(t_reset), 60)
-    after = prom("query", query='{__name__=~"walload_(xacts_recorded|full_scans|statements_calls)_total"}', time="%.3f" % t2)["result"]
-    names = sorted((s["metric"]["__name__"], s["value"][1]) for s in after)
-    ok(names == [("walload_full_scans_total", "0"), ("walload_xacts_recorded_total", "0")],
-       "after walload_reset(): counters at 0, no walload_statements_* series", names)
+    want = [("walload_full_scans_total", "0"), ("walload_xacts_recorded_total", "0")]
+    # query-exporter drops a series its query no longer returns only once
+    # the metric's expiration (2 s) has passed: poll, for both, a while
+    for job in sorted(exporters):
+        seen = []
+
+        def reset_seen():
+            t2 = scraped_after(t_reset)
+            if not t2:
+                return None
+            after = prom("query", query='{__name__=~"walload_(xacts_recorded|full_scans|statements_calls)_total",'
+                         'job="%s"}' % job, time="%.3f" % t2)["result"]
+            seen[:] = sorted((s["metric"]["__name__"], s["value"][1]) for s in after)
+            return seen == want
+        try:
+            poll("%s after walload_reset()" % job, reset_seen, 15)
+        except TimeoutError:
+            pass
+        ok(seen == want, "%s, within 15 s of walload_reset(): counters at 0, no walload_statements_* series" % job, seen)
 except Exception as e:  # an unexpected failure is a failed test, with its cause
     import traceback
     ok(False, "the test ran to its end", traceback.format_exc())
