@@ -15,7 +15,8 @@
 #   pgxn      unzip, git, and pgxn_meta, the PGXN validator, which is no
 #             Debian package: built once with cargo (crates.io) into
 #             /usr/local/bin, when cargo is there
-#   exporter  prometheus, prometheus-postgres-exporter, python3-venv, and
+#   exporter  prometheus, prometheus-postgres-exporter, python3-venv,
+#             python3-yaml (test/exporter.py reads the two exporters' files), and
 #             query-exporter, which is no Debian package: installed once
 #             with pip (PyPI), pinned, into the virtualenv
 #             /var/cache/walload/query-exporter (WALLOAD_QUERY_EXPORTER_VENV)
@@ -56,7 +57,7 @@ for suite in ${WALLOAD_DEPS_SUITES:-}; do
   case $suite in
     package)  need="$need debhelper lintian postgresql-all postgresql-server-dev-all dpkg-dev fakeroot" ;;
     pgxn)     need="$need unzip git" ;;
-    exporter) need="$need prometheus prometheus-postgres-exporter python3-venv" ;;
+    exporter) need="$need prometheus prometheus-postgres-exporter python3-venv python3-yaml" ;;
     timeline) need="$need chromium" ;;
   esac
 done

@@ -401,7 +401,7 @@ if wants pgxn; then
   tap_suite "pgxn" timeout "$short" prove -v --exec bash test/pgxn.sh
 fi
 if wants exporter; then
-  banner "Prometheus: prometheus-postgres-exporter and prometheus (test/exporter.py)"
+  banner "Prometheus: prometheus-postgres-exporter, query-exporter, prometheus, the dashboard (test/exporter.py)"
   if [ "$(id -u)" != 0 ]; then
     cannot_run "exporter" "needs root (its cluster runs as the postgres OS user)"
   else
