@@ -15,7 +15,11 @@
 #   pgxn      unzip, git, and pgxn_meta, the PGXN validator, which is no
 #             Debian package: built once with cargo (crates.io) into
 #             /usr/local/bin, when cargo is there
-#   exporter  prometheus, prometheus-postgres-exporter
+#   exporter  prometheus, prometheus-postgres-exporter, python3-venv,
+#             python3-yaml (test/exporter.py reads the two exporters' files), and
+#             query-exporter, which is no Debian package: installed once
+#             with pip (PyPI), pinned, into the virtualenv
+#             /var/cache/walload/query-exporter (WALLOAD_QUERY_EXPORTER_VENV)
 #   timeline  chromium
 set -euo pipefail
 
@@ -53,11 +57,32 @@ for suite in ${WALLOAD_DEPS_SUITES:-}; do
   case $suite in
     package)  need="$need debhelper lintian postgresql-all postgresql-server-dev-all dpkg-dev fakeroot" ;;
     pgxn)     need="$need unzip git" ;;
-    exporter) need="$need prometheus prometheus-postgres-exporter" ;;
+    exporter) need="$need prometheus prometheus-postgres-exporter python3-venv python3-yaml" ;;
     timeline) need="$need chromium" ;;
   esac
 done
 want_pgxn_meta=false
+# query-exporter 5.0.2 is the newest that runs on Debian 12's Python 3.11
+# (5.1 wants 3.12); psycopg is the driver its postgresql:// DSNs load
+qe_venv=${WALLOAD_QUERY_EXPORTER_VENV:-/var/cache/walload/query-exporter}
+qe_pkgs="query-exporter==5.0.2 psycopg[binary]==3.3.9"
+want_qe=false
+case " ${WALLOAD_DEPS_SUITES:-} " in
+  *" exporter "*) [ -x "$qe_venv/bin/query-exporter" ] && [ -e "$qe_venv/.walload-installed" ] || want_qe=true ;;
+esac
+install_query_exporter() {
+  echo "== deps.sh: installing $qe_pkgs with pip into $qe_venv (once; about a minute)"
+  as_root rm -rf "$qe_venv"
+  if as_root mkdir -p "$(dirname "$qe_venv")" &&
+     as_root python3 -m venv "$qe_venv" &&
+     as_root timeout 300 "$qe_venv/bin/pip" install --quiet --disable-pip-version-check $qe_pkgs \
+       >/tmp/walload-deps-pip.log 2>&1; then
+    as_root touch "$qe_venv/.walload-installed"
+  else
+    tail -20 /tmp/walload-deps-pip.log >&2
+    echo "deps.sh: pip install of query-exporter failed (the exporter suite fails under CI=true, skips its checks otherwise)"
+  fi
+}
 case " ${WALLOAD_DEPS_SUITES:-} " in *" pgxn "*) command -v pgxn_meta >/dev/null 2>&1 || want_pgxn_meta=true ;; esac
 # the PGXN validator: cargo install, from crates.io, once
 install_pgxn_meta() {
@@ -85,6 +110,7 @@ for p in $optional; do installed "$p" || missing_opt="$missing_opt $p"; done
 stamp=/var/tmp/walload-deps-optional-tried
 if [ -z "$missing" ] && { [ -z "$missing_opt" ] || [ -e "$stamp" ]; }; then
   $want_pgxn_meta && install_pgxn_meta
+  $want_qe && install_query_exporter
   exit 0
 fi
 
@@ -121,4 +147,5 @@ if [ -n "$missing_opt" ]; then
   as_root touch "$stamp" 2>/dev/null || true
 fi
 $want_pgxn_meta && install_pgxn_meta
+$want_qe && install_query_exporter
 exit 0

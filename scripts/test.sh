@@ -27,11 +27,12 @@
 #    chroots), each a TAP script run with prove:
 #    package   the Debian packages: dpkg-buildpackage, lintian, dpkg -i, the
 #              autopkgtest, a smoke load (test/package.sh)
-#    pgxn      META.json against PGXN's validator, CHANGELOG.md, make dist
-#              (test/pgxn.sh)
-#    exporter  prometheus-postgres-exporter with prometheus/walload_queries.yaml,
-#              scraped by Prometheus: the values equal the views'
-#              (test/exporter.py)
+#    pgxn      META.json against PGXN's validator, CHANGELOG.md, make dist;
+#              the docs' commands' run bits and versions (test/pgxn.sh)
+#    exporter  prometheus-postgres-exporter with prometheus/walload_queries.yaml
+#              and query-exporter with prometheus/walload_query_exporter.yaml,
+#              scraped by Prometheus: the values equal the views'; the
+#              dashboard's queries answer (test/exporter.py)
 #    timeline  scripts/timeline.py on the demo's load, in headless Chromium
 #              (test/timeline.py)
 # 9. the same suites on PostgreSQL 16, 17, 18 and 19 (scripts/matrix/run.sh)
@@ -408,7 +409,7 @@ if wants pgxn; then
   tap_suite "pgxn" timeout "$short" prove -v --exec bash test/pgxn.sh
 fi
 if wants exporter; then
-  banner "Prometheus: prometheus-postgres-exporter and prometheus (test/exporter.py)"
+  banner "Prometheus: prometheus-postgres-exporter, query-exporter, prometheus, the dashboard (test/exporter.py)"
   if [ "$(id -u)" != 0 ]; then
     cannot_run "exporter" "needs root (its cluster runs as the postgres OS user)"
   else

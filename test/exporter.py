@@ -1,34 +1,54 @@
 #!/usr/bin/env python3
-"""walload's metrics through the real prometheus-postgres-exporter, scraped by
-the real Prometheus server.  Prints TAP; scripts/test.sh runs it with prove
+"""walload's metrics through the real prometheus-postgres-exporter and the real
+query-exporter, both scraped by the real Prometheus server.  Prints TAP; scripts/test.sh runs it with prove
 (suite "exporter").  Needs root (the cluster runs as the postgres OS user).
 
-A throwaway cluster (wal_level=minimal, walload preloaded); the exporter with
-prometheus/walload_queries.yaml; Prometheus with a configuration written here
-(scrape every second, prometheus/walload_alerts.yml as rules).  A load as role
+A throwaway cluster (wal_level=minimal, walload preloaded, its calibration
+done); postgres_exporter with prometheus/walload_queries.yaml; query-exporter
+(scripts/deps.sh's virtualenv, or WALLOAD_QUERY_EXPORTER; missing: its checks
+skipped, failed under CI=true) with prometheus/walload_query_exporter.yaml,
+whose queries, metrics, types and labels must be the other file's;
+Prometheus with a configuration written here (scrape both every second,
+prometheus/walload_alerts.yml as rules).  A load as role
 "loader" in database "app" (CREATE TABLE + COPY of 100,000 rows in one
 transaction, an INSERT, a COPY that fails, DROP TABLE) and one as postgres.
-Then, through Prometheus' HTTP API, at the first scrape after the load:
+`promtool check metrics` on each exporter's /metrics reports nothing (and
+does report a gauge named like walload's before its rename).  Then, through
+Prometheus' HTTP API, at the first scrape after the load:
 
- - the walload series are exactly those the views give (walload_info,
+ - for each exporter, the walload series are exactly those the views give (walload_info,
    walload_stats grouped by database, role, command and nesting level,
    walload_xacts of the last 5 minutes), each value equal to the view's
  - the scans of the load are there (kind flush_pending = 1, drop_pending = 2)
    and those it did not do are 0 or absent (kind db, command VACUUM)
+ - the load's commits have a sync and a cleanup phase adding up to their
+   commit time; the failed COPY has an abort series, nothing a prepare one
  - no label carries a query text or a query id
  - the alerting rules are loaded and healthy, and none fires
+ - every query of prometheus/walload_dashboard.json (Grafana's variables
+   given their "all servers, last 5 minutes" values) answers with a
+   non-empty result: the scans panel has every kind, the top commands
+   COPY, CREATE TABLE and DROP TABLE but no VACUUM
  - after walload_reset(), the next scrape has the counters at 0 and no
    statement series
-Ports: WALLOAD_EXPORTER_PORT (default 5604) and the next one (Prometheus).
+Ports: WALLOAD_EXPORTER_PORT (default 5604), the next one (Prometheus) and
+the one after (query-exporter), which must be free.
 Every wait polls with a deadline.
 """
-import json, math, os, shutil, subprocess, sys, tempfile, time, urllib.parse, urllib.request
+import json, math, os, shutil, socket, subprocess, sys, tempfile, time, urllib.parse, urllib.request
 
 here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 queries = os.path.join(here, "prometheus", "walload_queries.yaml")
 alerts = os.path.join(here, "prometheus", "walload_alerts.yml")
+dashboard = os.path.join(here, "prometheus", "walload_dashboard.json")
+qe_config = os.path.join(here, "prometheus", "walload_query_exporter.yaml")
 eport = int(os.environ.get("WALLOAD_EXPORTER_PORT", "5604"))
 pport = eport + 1
+qport = eport + 2
+# scripts/deps.sh installs query-exporter (PyPI) into this virtualenv
+qe_bin = os.environ.get("WALLOAD_QUERY_EXPORTER", os.path.join(
+    os.environ.get("WALLOAD_QUERY_EXPORTER_VENV", "/var/cache/walload/query-exporter"), "bin", "query-exporter"))
+ci = os.environ.get("CI") == "true"
 pgconfig = os.environ.get("PG_CONFIG", "/usr/lib/postgresql/15/bin/pg_config")
 
 n = 0
@@ -154,8 +174,25 @@ try:
     setup2 = psql(None, db="app", stdin="\\set ON_ERROR_STOP 1\nCREATE EXTENSION walload;\nSELECT walload_reset();\n")
     ok(setup.returncode == 0 and setup2.returncode == 0, "CREATE EXTENSION walload in postgres and app; role loader",
        setup.stderr + setup2.stderr)
+    # the calibration worker sets walload_scan_seconds_per_buffer when it is
+    # done: were that between a scrape and the test's read of the views,
+    # the two would differ
+    try:
+        calib = poll("walload's calibration ends", lambda: (lambda v: v if v != "running" else None)(
+            rows("SELECT calibration FROM walload_info")[0][0]), 60)
+    except TimeoutError as e:
+        calib = str(e)
+    ok(calib == "done", "walload's calibration is done before the exporters start", calib)
 
     # ----------------------------------------------------- exporter, Prometheus
+    # a process left listening on a port (an earlier run's) would answer in
+    # place of the exporter or Prometheus started here, with other figures
+    def port_free(port):
+        with socket.socket() as sk:
+            return sk.connect_ex(("127.0.0.1", port)) != 0
+    busy = [p for p in (eport, pport, qport) if not port_free(p)]
+    if not ok(not busy, "ports %d, %d and %d are free" % (eport, pport, qport), "in use: %s" % busy):
+        finish()
     elog = open(os.path.join(tmp, "exporter.log"), "w")
     env = dict(os.environ, DATA_SOURCE_NAME="host=%s user=postgres dbname=postgres sslmode=disable" % sock)
     procs.append(subprocess.Popen(["prometheus-postgres-exporter", "--web.listen-address=127.0.0.1:%d" % eport,
@@ -175,6 +212,59 @@ try:
         ok(False, "prometheus-postgres-exporter serves walload's metrics", str(e) + "\n" + open(os.path.join(tmp, "exporter.log")).read())
         finish()
 
+    # query-exporter, the maintained exporter of its own queries file: where
+    # it cannot be installed (scripts/deps.sh), its checks are skipped, and
+    # under CI=true they fail
+    exporters = {"postgres_exporter": eport}
+    if not os.access(qe_bin, os.X_OK):
+        qe_missing = "%s is not installed (scripts/deps.sh installs it from PyPI)" % qe_bin
+        ok(not ci, "query-exporter is installed" + ("" if ci else " # SKIP " + qe_missing), qe_missing)
+    else:
+        qlog = open(os.path.join(tmp, "query-exporter.log"), "w")
+        qenv = dict(os.environ, WALLOAD_DSN="postgresql://postgres@/postgres?host=%s" % sock,
+                    PROMETHEUS_DISABLE_CREATED_SERIES="true")
+        procs.append(subprocess.Popen([qe_bin, "--config", qe_config, "--host", "127.0.0.1", "--port", str(qport),
+                                       "--log-level", "warning"], env=qenv, stdout=qlog, stderr=subprocess.STDOUT))
+        try:
+            poll("query-exporter serves /metrics", lambda: "walload_xacts_recorded_total{" in
+                 http_get("http://127.0.0.1:%d/metrics" % qport), 30)
+            ok(True, "query-exporter serves walload's metrics on 127.0.0.1:%d" % qport)
+            exporters["query_exporter"] = qport
+        except TimeoutError as e:
+            ok(False, "query-exporter serves walload's metrics",
+               str(e) + "\n" + open(os.path.join(tmp, "query-exporter.log")).read())
+
+    # the two exporters' files: the same queries, metrics and types, so
+    # that they cannot drift apart (PyYAML: Debian's python3-yaml; the
+    # !env tag of query-exporter's file read as a plain string)
+    def drift(pg_file, qe_file):
+        import yaml
+        loader = type("L", (yaml.SafeLoader,), {})
+        loader.add_constructor("!env", lambda l, node: l.construct_scalar(node))
+        pg, qe = yaml.safe_load(open(pg_file)), yaml.load(open(qe_file), Loader=loader)
+        squash = lambda sql: " ".join(sql.split())
+        diffs = []
+        for ns, q in pg.items():
+            cols = [(c, d) for m in q["metrics"] for c, d in m.items()]
+            labels = [c for c, d in cols if d["usage"] == "LABEL"]
+            names = ["%s_%s" % (ns, c) for c, d in cols if d["usage"] != "LABEL"]
+            qq = qe["queries"].get(ns)
+            if not qq or qq["metrics"] != names or "FROM ( %s ) AS q" % squash(q["query"]) not in squash(qq["sql"]):
+                diffs.append("query %s" % ns)
+            for c, d in cols:
+                m = qe["metrics"].get("%s_%s" % (ns, c))
+                if d["usage"] != "LABEL" and (not m or m["type"] != d["usage"].lower() or
+                                              sorted(m.get("labels", [])) != sorted(labels)):
+                    diffs.append("metric %s_%s" % (ns, c))
+        return diffs
+
+    d = drift(queries, qe_config)
+    ok(not d, "walload_query_exporter.yaml has walload_queries.yaml's queries, metrics, types and labels", d)
+    with open(os.path.join(tmp, "drifted.yaml"), "w") as f:
+        f.write(open(queries).read().replace("sum(s.errors)", "sum(s.errors) + 0"))
+    ok(drift(os.path.join(tmp, "drifted.yaml"), qe_config) == ["query walload_statements"],
+       "the same check finds a query changed in walload_queries.yaml alone")
+
     r = subprocess.run(["promtool", "check", "rules", alerts], capture_output=True, text=True)
     ok(r.returncode == 0, "promtool check rules prometheus/walload_alerts.yml", r.stdout + r.stderr)
     conf = os.path.join(tmp, "prometheus.yml")
@@ -185,18 +275,18 @@ try:
 rule_files:
   - %s
 scrape_configs:
-  - job_name: walload
-    static_configs:
-      - targets: ['127.0.0.1:%d']
-""" % (alerts, eport))
+""" % alerts)
+        for job, port in exporters.items():
+            f.write("  - job_name: %s\n    static_configs:\n      - targets: ['127.0.0.1:%d']\n" % (job, port))
     plog = open(os.path.join(tmp, "prometheus.log"), "w")
     procs.append(subprocess.Popen(["prometheus", "--config.file=" + conf, "--storage.tsdb.path=" + os.path.join(tmp, "tsdb"),
                                    "--web.listen-address=127.0.0.1:%d" % pport, "--log.level=warn"],
                                   stdout=plog, stderr=subprocess.STDOUT))
     try:
         poll("Prometheus is ready", lambda: "Ready" in http_get("http://127.0.0.1:%d/-/ready" % pport), 60)
-        poll("the target is up", lambda: any(t["health"] == "up" for t in prom("targets")["activeTargets"]), 30)
-        ok(True, "Prometheus scrapes the exporter (target up)")
+        poll("the targets are up", lambda: sorted(t["labels"]["job"] for t in prom("targets")["activeTargets"]
+                                                  if t["health"] == "up") == sorted(exporters), 30)
+        ok(True, "Prometheus scrapes the exporters (%s: targets up)" % ", ".join(sorted(exporters)))
     except TimeoutError as e:
         ok(False, "Prometheus scrapes the exporter", str(e) + "\n" + open(os.path.join(tmp, "prometheus.log")).read())
         finish()
@@ -224,25 +314,52 @@ scrape_configs:
     t_load = time.time()
 
     def scraped_after(t):
+        """the time of the latest scrape, when every exporter's was after t"""
         res = prom("query", query="timestamp(walload_xacts_recorded_total)")["result"]
-        return res and float(res[0]["value"][1]) > t and float(res[0]["value"][1])
+        ts = [float(r["value"][1]) for r in res]
+        return len(ts) == len(exporters) and min(ts) > t and max(ts)
+
+    def series_of(job, t):
+        """{(name, labels): value} of the job's walload series; the labels
+        the exporter or Prometheus add (instance, job; postgres_exporter's
+        server, query-exporter's database) left out"""
+        out = {}
+        for s in prom("query", query='{__name__=~"walload_.+", job="%s"}' % job, time="%.3f" % t)["result"]:
+            m = dict(s["metric"])
+            name = m.pop("__name__")
+            for k in ("instance", "job", "server", "database"):
+                m.pop(k, None)
+            out[(name, tuple(sorted(m.items())))] = float(s["value"][1])
+        return out
 
     t_scrape = poll("a scrape after the load", lambda: scraped_after(t_load), 60)
-    series = prom("query", query='{__name__=~"walload_.+"}', time="%.3f" % t_scrape)["result"]
-    got = {}
-    labelnames = set()
-    for s in series:
-        m = dict(s["metric"])
-        name = m.pop("__name__")
-        for k in ("instance", "job", "server"):
-            m.pop(k, None)
-        labelnames |= set(m)
-        got[(name, tuple(sorted(m.items())))] = float(s["value"][1])
+    got = series_of("postgres_exporter", t_scrape)
+    labelnames = {k for key in got for k, _ in key[1]}
 
     # what the exporter serves for this load, for the log (docs/monitoring.md shows it)
-    for line in http_get("http://127.0.0.1:%d/metrics" % eport).splitlines():
+    served = http_get("http://127.0.0.1:%d/metrics" % eport)
+    for line in served.splitlines():
         if line.startswith("walload_"):
             print("# metrics: " + line)
+
+    # promtool's lint of the exposition: the exporter's own metrics are in
+    # it too, so a complaint about any name fails (Debian's exporter has
+    # none); and promtool must be able to complain, or its silence proves
+    # nothing: a gauge named as a summary's part is the walload name it
+    # flagged before 1.6's rename
+    for job, port in sorted(exporters.items()):
+        text = served if port == eport else http_get("http://127.0.0.1:%d/metrics" % port)
+        r = subprocess.run(["promtool", "check", "metrics"], input=text, capture_output=True, text=True)
+        ok(r.returncode == 0 and r.stdout.strip() == "" and r.stderr.strip() == "",
+           "promtool check metrics: nothing to report on %s's /metrics" % job, r.stdout + r.stderr)
+    names = {l.split("{")[0].split(" ")[0] for l in served.splitlines() if l.startswith("walload_")}
+    ok("walload_recent_commit_seconds" in names and not any(x.endswith("_sum") for x in names),
+       "the commit phases' sum is walload_recent_commit_seconds, no _sum suffix")
+    bad_text = ("# HELP walload_recent_commit_seconds_sum Their commit phases, added up\n"
+                "# TYPE walload_recent_commit_seconds_sum gauge\nwalload_recent_commit_seconds_sum 0.5\n")
+    r = subprocess.run(["promtool", "check", "metrics"], input=bad_text, capture_output=True, text=True)
+    ok(r.returncode != 0 and "_sum" in r.stdout + r.stderr,
+       "promtool check metrics flags a gauge named walload_recent_commit_seconds_sum", r.stdout + r.stderr)
 
     # -------------------------------------------------- what the views say
     exp = {}
@@ -286,31 +403,37 @@ scrape_configs:
             exp[("walload_statements_" + name, key)] = a[j] / 1000 if name in ("seconds_total", "scan_seconds_total") else a[j]
 
     recent = {}
-    for d, u, o, total, commit, sync, scan_ms, scans in rows(
-            "SELECT d.datname, r.rolname, x.outcome, x.total_ms, x.commit_ms, x.commit_sync_ms, x.est_scan_ms, x.full_scans"
+    for d, u, o, total, commit, sync, clean, scan_ms, scans in rows(
+            "SELECT d.datname, r.rolname, x.outcome, x.total_ms, x.commit_ms, x.commit_sync_ms, x.commit_cleanup_ms,"
+            " x.est_scan_ms, x.full_scans"
             " FROM walload_xacts x JOIN pg_database d ON d.oid = x.dbid JOIN pg_roles r ON r.oid = x.userid"
             " WHERE x.xact_end > now() - interval '5 minutes'"):
         recent.setdefault((("datname", d), ("outcome", o), ("usename", u)), []).append(
-            [float(total), float(commit), float(sync), float(scan_ms), float(scans)])
+            [float(total), float(commit), float(sync), float(clean), float(scan_ms), float(scans)])
     for key, xs in recent.items():
         exp[("walload_recent_xacts", key)] = len(xs)
         exp[("walload_recent_xact_seconds_max", key)] = max(x[0] for x in xs) / 1000
         exp[("walload_recent_commit_seconds_max", key)] = max(x[1] for x in xs) / 1000
-        exp[("walload_recent_commit_seconds_sum", key)] = sum(x[1] for x in xs) / 1000
+        exp[("walload_recent_commit_seconds", key)] = sum(x[1] for x in xs) / 1000
         exp[("walload_recent_commit_sync_seconds_max", key)] = max(x[2] for x in xs) / 1000
-        exp[("walload_recent_scan_seconds_max", key)] = max(x[3] for x in xs) / 1000
-        exp[("walload_recent_full_scans", key)] = sum(x[4] for x in xs)
+        exp[("walload_recent_commit_sync_seconds", key)] = sum(x[2] for x in xs) / 1000
+        exp[("walload_recent_commit_cleanup_seconds_max", key)] = max(x[3] for x in xs) / 1000
+        exp[("walload_recent_commit_cleanup_seconds", key)] = sum(x[3] for x in xs) / 1000
+        exp[("walload_recent_scan_seconds_max", key)] = max(x[4] for x in xs) / 1000
+        exp[("walload_recent_full_scans", key)] = sum(x[5] for x in xs)
 
     # ------------------------------------------------------------ compare
     def fmt(keys):
         return "\n".join("%s{%s}" % (k[0], ",".join("%s=%s" % kv for kv in k[1])) for k in sorted(keys))
 
-    ok(set(got) == set(exp), "Prometheus has exactly the walload series the views give (%d series)" % len(exp),
-       "missing in Prometheus:\n" + fmt(set(exp) - set(got)) + "\nnot from the views:\n" + fmt(set(got) - set(exp)))
-    bad = [(k, exp[k], got[k]) for k in sorted(set(exp) & set(got))
-           if not math.isclose(exp[k], got[k], rel_tol=1e-9, abs_tol=1e-12)]
-    ok(not bad, "every value in Prometheus equals the view's (%d compared)" % len(set(exp) & set(got)),
-       "\n".join("%s: view %r, Prometheus %r" % (fmt([k]), e, g) for k, e, g in bad))
+    for job in sorted(exporters):
+        gj = got if job == "postgres_exporter" else series_of(job, t_scrape)
+        ok(set(gj) == set(exp), "%s: Prometheus has exactly the walload series the views give (%d series)" % (job, len(exp)),
+           "missing in Prometheus:\n" + fmt(set(exp) - set(gj)) + "\nnot from the views:\n" + fmt(set(gj) - set(exp)))
+        bad = [(k, exp[k], gj[k]) for k in sorted(set(exp) & set(gj))
+               if not math.isclose(exp[k], gj[k], rel_tol=1e-9, abs_tol=1e-12)]
+        ok(not bad, "%s: every value in Prometheus equals the view's (%d compared)" % (job, len(set(exp) & set(gj))),
+           "\n".join("%s: view %r, Prometheus %r" % (fmt([k]), e, g) for k, e, g in bad))
 
     def g(name, **labels):
         return got.get((name, tuple(sorted(labels.items()))))
@@ -326,6 +449,15 @@ scrape_configs:
        "loader's COPYs in app: 2 calls, 1 error")
     ok(g("walload_statements_calls_total", datname="postgres", usename="postgres", command="CREATE TABLE", toplevel="true") == 1,
        "postgres' CREATE TABLE in postgres: 1 call, in a series of its own")
+    lc = dict(datname="app", usename="loader", outcome="commit")
+    phases = (g("walload_recent_commit_seconds", **lc), g("walload_recent_commit_sync_seconds", **lc),
+              g("walload_recent_commit_cleanup_seconds", **lc))
+    ok(None not in phases and phases[1] > 0 and phases[2] > 0 and
+       math.isclose(phases[0], phases[1] + phases[2], rel_tol=1e-6),
+       "loader's commits in app: sync and cleanup phases both > 0, adding up to the commit time", phases)
+    ok(g("walload_recent_commit_seconds", datname="app", usename="loader", outcome="abort") is not None and
+       not any(("outcome", "prepare") in k[1] for k in got),
+       "the failed COPY has an outcome=\"abort\" series; nothing was prepared: no outcome=\"prepare\" series")
     ok(not any(k[0] == "walload_statements_calls_total" and ("command", "VACUUM") in k[1] for k in got),
        "no VACUUM ran: no series with command=\"VACUUM\"")
     ok(labelnames <= {"kind", "datname", "usename", "command", "toplevel", "outcome"},
@@ -339,14 +471,84 @@ scrape_configs:
        "Prometheus loaded the 4 alerting rules, all healthy", json.dumps(rules)[:2000])
     ok(prom("alerts")["alerts"] == [], "no alert fires for this small load", prom("alerts"))
 
+    # -------------------------------------------------------- the dashboard
+    # Grafana is not here: its variables are given the values Grafana would
+    # give them for "all servers, the last 5 minutes", and each query goes
+    # to the real Prometheus that scraped the load.  A panel that answers
+    # nothing shows "No data": as much a failure as an error.
+    grafana_vars = {"$__rate_interval": "1m", "$__range": "5m", "$instance": ".+"}
+
+    def answer(expr, t):
+        """(result, why not): why not is None when Prometheus answers a non-empty result"""
+        for k, v in grafana_vars.items():
+            expr = expr.replace(k, v)
+        if "$" in expr:
+            return None, "a variable this test does not know: " + expr
+        try:
+            res = prom("query", query=expr, time="%.3f" % t)["result"]
+        except Exception as e:  # Prometheus' HTTP 400 for a bad query
+            return None, "error: %s" % getattr(e, "read", lambda: str(e).encode())().decode(errors="replace")
+        return res, None if res else "empty: " + expr
+
+    dash = json.load(open(dashboard))
+    targets = [(p["title"], t["refId"], t["expr"]) for p in dash["panels"] for t in p.get("targets", [])]
+    ok(len({p["id"] for p in dash["panels"]}) == len(dash["panels"]) and
+       all(p.get("targets") or p["type"] in ("alertlist", "text", "row") for p in dash["panels"]),
+       "dashboard: %d panels, ids unique, each with a query but the alert list (%d queries)" % (len(dash["panels"]), len(targets)))
+    ok(answer("walload_no_such_metric", t_scrape)[1] and answer("sum(walload_scans_total", t_scrape)[1] and
+       answer("walload_scans_total{instance=~\"$server\"}", t_scrape)[1],
+       "a query of no series, a syntax error and an unknown variable each count as a panel's failure")
+    # the series of statements appear with the load: rate() and increase()
+    # need two of their samples, a few scrapes after the load
+    try:
+        t_dash = poll("every panel answers", lambda: (lambda t: t if all(
+            answer(e, t)[1] is None for _, _, e in targets) else None)(time.time()), 20)
+    except TimeoutError:
+        t_dash = time.time()
+    for title, ref, expr in targets:
+        res, why = answer(expr, t_dash)
+        ok(why is None, "dashboard panel \"%s\" (%s) answers (%d series)" % (title, ref, len(res or [])), why)
+    lv = [v for v in dash["templating"]["list"] if v["type"] == "query"]
+    for v in lv:
+        q = v["definition"]
+        metric, label = q[len("label_values("):-1].split(", ")
+        vals = prom("label/%s/values" % label, **{"match[]": metric})
+        ok(vals == sorted("127.0.0.1:%d" % p for p in exporters.values()),
+           "dashboard variable $%s (%s): every exporter's instance" % (v["name"], q), vals)
+    def panel_result(prefix):
+        return answer([e for t, _, e in targets if t.startswith(prefix)][0], t_dash)[0] or []
+
+    scans = {s["metric"].get("kind") for s in panel_result("Full scans")}
+    ok(scans == {"flush_rel", "flush_pending", "drop_rel", "drop_pending", "db"},
+       "the scans panel's series: one per kind", scans)
+    top = panel_result("Top commands by time")
+    ok({s["metric"].get("command") for s in top} >= {"COPY", "CREATE TABLE", "DROP TABLE"} and
+       not any(s["metric"].get("command") == "VACUUM" for s in top),
+       "top commands by time: COPY, CREATE TABLE, DROP TABLE there; no VACUUM",
+       [s["metric"] for s in top])
+
     # ------------------------------------------------- after walload_reset()
     psql("SELECT walload_reset()")
     t_reset = time.time()
-    t2 = poll("a scrape after walload_reset()", lambda: scraped_after(t_reset), 60)
-    after = prom("query", query='{__name__=~"walload_(xacts_recorded|full_scans|statements_calls)_total"}', time="%.3f" % t2)["result"]
-    names = sorted((s["metric"]["__name__"], s["value"][1]) for s in after)
-    ok(names == [("walload_full_scans_total", "0"), ("walload_xacts_recorded_total", "0")],
-       "after walload_reset(): counters at 0, no walload_statements_* series", names)
+    want = [("walload_full_scans_total", "0"), ("walload_xacts_recorded_total", "0")]
+    # query-exporter drops a series its query no longer returns only once
+    # the metric's expiration (2 s) has passed: poll, for both, a while
+    for job in sorted(exporters):
+        seen = []
+
+        def reset_seen():
+            t2 = scraped_after(t_reset)
+            if not t2:
+                return None
+            after = prom("query", query='{__name__=~"walload_(xacts_recorded|full_scans|statements_calls)_total",'
+                         'job="%s"}' % job, time="%.3f" % t2)["result"]
+            seen[:] = sorted((s["metric"]["__name__"], s["value"][1]) for s in after)
+            return seen == want
+        try:
+            poll("%s after walload_reset()" % job, reset_seen, 15)
+        except TimeoutError:
+            pass
+        ok(seen == want, "%s, within 15 s of walload_reset(): counters at 0, no walload_statements_* series" % job, seen)
 except Exception as e:  # an unexpected failure is a failed test, with its cause
     import traceback
     ok(False, "the test ran to its end", traceback.format_exc())

@@ -16,6 +16,10 @@
 #  4. make dist writes walload-VERSION.zip of HEAD under walload-VERSION/,
 #     with META.json (valid), the control file and every DATA script, and
 #     nothing export-ignored
+#  5. what README.md and docs/*.md tell people to run (test/doc-checks.py):
+#     each command they run, and each #! file of scripts/, has its run bit
+#     in git; debian/changelog, META.json and every .deb and zip they name
+#     are walload.control's default_version
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -103,5 +107,42 @@ else
     notok "make dist writes walload-$extver.0.zip"; diag <"$tmp/dist.log"
   fi
 fi
+
+# ------------------------------------------- 5. what the docs tell to run
+# (test/doc-checks.py says what and why; each check also on a copy that
+# must fail it, so that a check that finds nothing cannot pass)
+docs=(README.md docs/*.md)
+git ls-files -s >"$tmp/modes"
+out=$(python3 test/doc-checks.py runbits "$tmp/modes" "${docs[@]}" 2>&1); rc=$?
+echo "$out" | grep '^#'
+if [ "$rc" -eq 0 ] && grep -q '^# scripts/timeline.py (run in README.md' <<<"$out"; then
+  ok "every command the docs run, and every #! file of scripts/, is 100755 in git"
+else
+  notok "every command the docs run, and every #! file of scripts/, is 100755 in git"; grep -v '^#' <<<"$out" | diag
+fi
+sed -E 's/^100755( [0-9a-f]+ 0\tscripts\/timeline\.py)$/100644\1/' "$tmp/modes" >"$tmp/modes-644"
+out=$(python3 test/doc-checks.py runbits "$tmp/modes-644" "${docs[@]}" 2>&1); rc=$?
+if [ "$rc" -ne 0 ] && grep -q '^scripts/timeline.py (run in README.md:[0-9]*): mode 100644' <<<"$out"; then
+  ok "the same check fails when scripts/timeline.py is 100644"
+else
+  notok "the same check fails when scripts/timeline.py is 100644"; diag <<<"$out"
+fi
+out=$(python3 test/doc-checks.py versions walload.control debian/changelog META.json "${docs[@]}" 2>&1); rc=$?
+echo "$out" | grep '^#'
+n_found=$(grep -c '^# .*: a ' <<<"$out")
+if [ "$rc" -eq 0 ] && [ "$n_found" -ge 2 ]; then
+  ok "debian/changelog, META.json and the $n_found packages and archives the docs name are version $extver"
+else
+  notok "debian/changelog, META.json and the packages and archives the docs name are version $extver"
+  grep -v '^#' <<<"$out" | diag
+fi
+sed -E 's/walload_[0-9.]+-[0-9]+_amd64\.deb/walload_1.2-1_amd64.deb/; s/walload-[0-9.]+\.zip/walload-1.2.0.zip/' README.md >"$tmp/README.md"
+out=$(python3 test/doc-checks.py versions walload.control debian/changelog META.json "$tmp/README.md" 2>&1); rc=$?
+if [ "$rc" -ne 0 ] && grep -q 'a .deb: 1.2-1, not' <<<"$out" && grep -q 'a PGXN archive: 1.2.0, not' <<<"$out"; then
+  ok "the same check fails for a README.md naming the 1.2 .deb and zip"
+else
+  notok "the same check fails for a README.md naming the 1.2 .deb and zip"; diag <<<"$out"
+fi
+
 echo "1..$n"
 [ "$failures" -eq 0 ]

@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""What README.md and docs/*.md tell people to run, checked against the tree
+(test/pgxn.sh runs it; the exit status says whether all is right, each
+finding on a line of its own, "#" before the ones that are right).
+
+  doc-checks.py runbits MODES DOC...
+      MODES is `git ls-files -s`.  A file the docs run as a command (first
+      on a line of a fenced code block, or first in an inline code span
+      with arguments: `scripts/timeline.py -o load.html`), and every file of
+      scripts/ that starts with #!, must be in git with mode 100755: git
+      records the run bit, and without it the command as written fails
+      with "Permission denied" in a fresh clone.
+  doc-checks.py versions CONTROL DEBIAN_CHANGELOG META_JSON DOC...
+      One source for the version: walload.control's default_version
+      (X.Y).  debian/changelog's newest entry must be X.Y-N, META.json's
+      version X.Y.0, and every package or archive a doc names
+      (walload_V_ARCH.deb, walload-V.zip) must be that version: a doc
+      that names an older build's file sends people to one the build no
+      longer makes.
+"""
+import json, re, sys
+
+PATH = r"(?:\./)?((?:scripts|bench|test)/[A-Za-z0-9_./-]+\.(?:sh|py|pl))"
+PREFIX = r"(?:\$ |sudo |[A-Z_][A-Z0-9_]*=\S* )*"
+
+
+def runbits(modes_file, docs):
+    modes = {}
+    for line in open(modes_file):
+        meta, path = line.rstrip("\n").split("\t", 1)
+        modes[path] = meta.split()[0]
+    cmds = {}
+    for doc in docs:
+        fenced = False
+        for i, line in enumerate(open(doc), 1):
+            if line.lstrip().startswith("```"):
+                fenced = not fenced
+                continue
+            if fenced:
+                m = re.match(r"\s*" + PREFIX + PATH + r"(\s|$)", line)
+                hits = [m.group(1)] if m else []
+            else:
+                hits = re.findall(r"`" + PREFIX + PATH + r" [^`]+`", line)
+            for h in hits:
+                cmds.setdefault(h, "run in %s:%d" % (doc, i))
+    for p in modes:
+        if p.startswith("scripts/") and modes[p] in ("100644", "100755"):
+            with open(p, "rb") as f:
+                if f.read(2) == b"#!":
+                    cmds.setdefault(p, "starts with #!")
+    bad = 0
+    for p, why in sorted(cmds.items()):
+        m = modes.get(p, "not in git")
+        if m == "100755":
+            print("# %s (%s): 100755" % (p, why))
+        else:
+            bad += 1
+            print("%s (%s): mode %s, not 100755" % (p, why, m))
+    return bad
+
+
+def versions(control, changelog, meta_json, docs):
+    ext = re.search(r"^default_version\s*=\s*'([^']+)'", open(control).read(), re.M).group(1)
+    deb = re.match(r"\S+ \(([^)]+)\)", open(changelog).readline()).group(1)
+    bad = 0
+
+    def check(what, want, got):
+        nonlocal bad
+        if want == got:
+            print("# %s: %s" % (what, got))
+        else:
+            bad += 1
+            print("%s: %s, not %s" % (what, got, want))
+
+    check("%s: newest entry's upstream version" % changelog, ext, deb.rsplit("-", 1)[0])
+    check("%s: version" % meta_json, ext + ".0", json.load(open(meta_json))["version"])
+    for doc in docs:
+        for i, line in enumerate(open(doc), 1):
+            for v in re.findall(r"walload_([0-9][0-9A-Za-z.~+-]*)_[a-z0-9]+\.deb", line):
+                check("%s:%d: a .deb" % (doc, i), deb, v)
+            for v in re.findall(r"walload-([0-9][0-9.]*[0-9])\.(?:zip|tar)", line):
+                check("%s:%d: a PGXN archive" % (doc, i), ext + ".0", v)
+    return bad
+
+
+if __name__ == "__main__":
+    if len(sys.argv) >= 3 and sys.argv[1] == "runbits":
+        sys.exit(1 if runbits(sys.argv[2], sys.argv[3:]) else 0)
+    if len(sys.argv) >= 5 and sys.argv[1] == "versions":
+        sys.exit(1 if versions(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]) else 0)
+    sys.exit(__doc__)
