@@ -853,6 +853,7 @@ diagnose_wal(Emitter *em, const Totals *t, const uint64 *xact_ids, int nxacts)
 	/* images count at most BLCKSZ each: "dominate" is an upper bound */
 	big = t->c.wal_bytes >= 1024 * 1024;
 	if (big && (double) ckpt_fpi * BLCKSZ >= 0.5 * (double) t->c.wal_bytes)
+	{
 		emit(em, "warning", "full-page images after checkpoints dominate the WAL", ev.data,
 			 WL_HAS_STAT_CHECKPOINTER ?
 			 "The first change of each page after a checkpoint logs the whole page. Fewer checkpoints "
@@ -863,10 +864,10 @@ diagnose_wal(Emitter *em, const Totals *t, const uint64 *xact_ids, int nxacts)
 			 "during the load cut this: a larger max_wal_size (checkpoints_req in pg_stat_bgwriter "
 			 "counts the checkpoints WAL volume forced) and a longer checkpoint_timeout; "
 			 "wal_compression = on makes each image smaller.");
-	if (big && (double) ckpt_fpi * BLCKSZ >= 0.5 * (double) t->c.wal_bytes)
 		brief(em, psprintf("%.1f MB of WAL, %lld page images after checkpoints",
 						   mb((double) t->c.wal_bytes), (long long) ckpt_fpi),
 			  "a larger max_wal_size and checkpoint_timeout; wal_compression");
+	}
 	else if (big && (double) (new_fpi + commit_fpi) * BLCKSZ >= 0.5 * (double) t->c.wal_bytes)
 	{
 		StringInfoData hint;
@@ -894,6 +895,7 @@ diagnose_wal(Emitter *em, const Totals *t, const uint64 *xact_ids, int nxacts)
 			  "build indexes once, after loading; avoid rewrites");
 	}
 	else
+	{
 		emit(em, "info", "WAL written", ev.data,
 			 t->wal_level == WAL_LEVEL_MINIMAL ?
 			 "Under wal_level=minimal, tables created or truncated in the loading transaction skip WAL; "
@@ -902,14 +904,13 @@ diagnose_wal(Emitter *em, const Totals *t, const uint64 *xact_ids, int nxacts)
 			 "Under wal_level=replica every loaded row is WAL-logged; wal_level=minimal would skip WAL "
 			 "for tables created or truncated in the loading transaction, at the price of a commit-time "
 			 "sync and a full scan of shared_buffers.");
-	if (!big || ((double) ckpt_fpi * BLCKSZ < 0.5 * (double) t->c.wal_bytes &&
-				 (double) (new_fpi + commit_fpi) * BLCKSZ < 0.5 * (double) t->c.wal_bytes))
 		brief(em, psprintf("%.1f MB of WAL in %lld records, %lld page images",
 						   mb((double) t->c.wal_bytes), (long long) t->c.wal_records,
 						   (long long) t->c.wal_fpi),
 			  t->wal_level == WAL_LEVEL_MINIMAL ?
 			  "a fact: tables created in the loading transaction skip WAL" :
 			  "a fact: wal_level=minimal would skip WAL for new tables");
+	}
 }
 
 /*
