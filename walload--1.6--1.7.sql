@@ -20,6 +20,11 @@
 -- past the budget of predictions it may make (reference.md), and the
 -- prediction is that many statements old.
 --
+-- walload_info gains commit_sync_ms and commit_cleanup_ms: the recorded
+-- transactions' commit (or abort) phases added up since the reset, as
+-- running totals that outlive the ring of walload_xacts, for counters
+-- (an exporter's rate()).
+--
 -- walload_diagnose(): saving_ms comes second, evidence and hint are a few
 -- words each (the numbers, the change to make), and the full texts they
 -- were before are in detail, the last column.
@@ -122,3 +127,48 @@ CREATE FUNCTION @extschema@.walload_diagnose(
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'walload_diagnose'
 LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+
+DROP VIEW @extschema@.walload_info;
+DROP FUNCTION @extschema@.walload_info();
+
+CREATE FUNCTION @extschema@.walload_info(
+    OUT stats_reset timestamptz,
+    OUT xacts_recorded bigint,
+    OUT xacts_overwritten bigint,
+    OUT statements_recorded bigint,
+    OUT statements_overwritten bigint,
+    OUT stats_entries integer,
+    OUT stats_evicted bigint,
+    OUT scans_flush_rel bigint,
+    OUT scans_flush_pending bigint,
+    OUT scans_drop_rel bigint,
+    OUT scans_drop_pending bigint,
+    OUT scans_db bigint,
+    OUT full_scans bigint,
+    OUT scanned_buffers bigint,
+    OUT calibrated_at timestamptz,
+    OUT scan_ns_per_buffer double precision,
+    OUT shmem_bytes bigint,
+    OUT lock_waits bigint,
+    OUT lock_wait_ms double precision,
+    OUT fsync_time_ratio double precision,
+    OUT fsync_time_commits bigint,
+    OUT file_commit_us double precision,
+    OUT file_commit_commits bigint,
+    OUT scan_time_ratio double precision,
+    OUT scan_time_commits bigint,
+    OUT calibration text,
+    OUT calibration_ms double precision,
+    OUT calibration_io_bytes bigint,
+    OUT commit_sync_ms double precision,
+    OUT commit_cleanup_ms double precision
+)
+RETURNS record
+AS 'MODULE_PATHNAME', 'walload_info_1_7'
+LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
+
+
+CREATE VIEW @extschema@.walload_info AS
+    SELECT * FROM @extschema@.walload_info();
+
+GRANT SELECT ON @extschema@.walload_info TO PUBLIC;

@@ -151,6 +151,19 @@ INSERT INTO upd_act VALUES (1);
 SELECT prediction_behind, progress, progress_rows FROM walload_activity
 WHERE pid = pg_backend_pid();
 ROLLBACK;
+-- walload_info's running totals of the commit phases: those of the
+-- transactions in walload_xacts since a reset, 0 right after one
+SELECT count(*) AS info_columns_1_7 FROM pg_attribute
+WHERE attrelid = 'walload_info'::regclass AND attnum > 0;
+SELECT walload_reset();
+SELECT commit_sync_ms = 0 AND commit_cleanup_ms = 0 AS totals_zero_after_reset FROM walload_info;
+CREATE TABLE upd_tot (id int);
+INSERT INTO upd_tot VALUES (1);
+DROP TABLE upd_tot;
+SELECT count(*) AS xacts, abs(i.commit_sync_ms - sum(x.commit_sync_ms)) < 0.01 AS sync_total,
+       abs(i.commit_cleanup_ms - sum(x.commit_cleanup_ms)) < 0.01 AS cleanup_total,
+       i.commit_sync_ms > 0 AND i.commit_cleanup_ms > 0 AS both_counted
+FROM walload_info i, walload_xacts x GROUP BY i.commit_sync_ms, i.commit_cleanup_ms;
 -- and walload_diagnose() with short evidence and hint, the full texts in detail
 SELECT count(*) > 0 AS diagnose_1_7_reads,
        bool_and(length(evidence) < length(detail) AND length(hint) < length(detail)) AS detail_is_longer

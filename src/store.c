@@ -149,6 +149,9 @@ typedef struct WlShared
 	pg_atomic_uint64 lru_clock;
 	pg_atomic_uint64 lock_waits;	/* acquisitions that had to wait */
 	pg_atomic_uint64 lock_wait_us;	/* and how long they waited */
+	/* the recorded transactions' commit (or abort) phases, in microseconds */
+	pg_atomic_uint64 commit_sync_us;
+	pg_atomic_uint64 commit_cleanup_us;
 	int			max_xacts;
 	int			max_statements;
 	int			max_prepared;
@@ -244,6 +247,8 @@ wl_store_shmem_startup(void)
 		pg_atomic_init_u64(&wl_shared->lru_clock, 1);
 		pg_atomic_init_u64(&wl_shared->lock_waits, 0);
 		pg_atomic_init_u64(&wl_shared->lock_wait_us, 0);
+		pg_atomic_init_u64(&wl_shared->commit_sync_us, 0);
+		pg_atomic_init_u64(&wl_shared->commit_cleanup_us, 0);
 		wl_shared->max_xacts = wl_max_xacts;
 		wl_shared->max_statements = wl_max_statements;
 		wl_shared->max_prepared = max_prepared_xacts;
@@ -631,6 +636,11 @@ wl_store_xact(const WlXactRecord *rec)
 	if (wl_shared == NULL)
 		return;
 	put_xact(rec);
+	/* running totals, for counters that survive the ring (exporters' rate()) */
+	pg_atomic_fetch_add_u64(&wl_shared->commit_sync_us,
+							(uint64) Max(rec->commit_sync_ms * 1000.0, 0));
+	pg_atomic_fetch_add_u64(&wl_shared->commit_cleanup_us,
+							(uint64) Max(rec->commit_cleanup_ms * 1000.0, 0));
 }
 
 void
@@ -1339,6 +1349,8 @@ wl_store_info(WlInfo *info)
 	info->shmem_bytes = wl_shared->total_bytes;
 	info->lock_waits = (int64) pg_atomic_read_u64(&wl_shared->lock_waits);
 	info->lock_wait_ms = pg_atomic_read_u64(&wl_shared->lock_wait_us) / 1000.0;
+	info->commit_sync_ms = pg_atomic_read_u64(&wl_shared->commit_sync_us) / 1000.0;
+	info->commit_cleanup_ms = pg_atomic_read_u64(&wl_shared->commit_cleanup_us) / 1000.0;
 	LWLockRelease(wl_shared->lock);
 }
 
@@ -1376,6 +1388,8 @@ wl_store_reset(void)
 	SpinLockRelease(&wl_shared->mutex);
 	pg_atomic_write_u64(&wl_shared->lock_waits, 0);
 	pg_atomic_write_u64(&wl_shared->lock_wait_us, 0);
+	pg_atomic_write_u64(&wl_shared->commit_sync_us, 0);
+	pg_atomic_write_u64(&wl_shared->commit_cleanup_us, 0);
 	LWLockRelease(wl_shared->lock);
 }
 
@@ -1388,7 +1402,7 @@ wl_store_reset(void)
  * what is written, whether or not the sizes change.
  * ----------------------------------------------------------------
  */
-#define WL_DUMP_FORMAT		6
+#define WL_DUMP_FORMAT		7
 
 typedef struct WlDumpHeader
 {
@@ -1409,6 +1423,8 @@ typedef struct WlDumpHeader
 	uint64		next_xact_id;
 	uint64		xacts_recorded; /* since the last reset */
 	uint64		statements_recorded;
+	uint64		commit_sync_us;
+	uint64		commit_cleanup_us;
 } WlDumpHeader;
 
 static int
@@ -1470,6 +1486,8 @@ store_shutdown(int code, Datum arg)
 	memcpy(h.scans, wl_shared->scans, sizeof(h.scans));
 	h.scanned_buffers = wl_shared->scanned_buffers;
 	h.next_xact_id = pg_atomic_read_u64(&wl_shared->next_xact_id);
+	h.commit_sync_us = pg_atomic_read_u64(&wl_shared->commit_sync_us);
+	h.commit_cleanup_us = pg_atomic_read_u64(&wl_shared->commit_cleanup_us);
 
 	if (fwrite(&h, sizeof(h), 1, f) != 1)
 		goto error;
@@ -1726,7 +1744,9 @@ check_header(const WlDumpHeader *h, off_t file_size)
 		(p = check_count("the number of statements", h->nstmts)) ||
 		(p = check_timestamp("stats_reset", h->stats_reset)) ||
 		(p = check_count("stats_evicted", h->stats_evicted)) ||
-		(p = check_count("scanned_buffers", h->scanned_buffers)))
+		(p = check_count("scanned_buffers", h->scanned_buffers)) ||
+		(p = check_count("commit_sync_us", (int64) h->commit_sync_us)) ||
+		(p = check_count("commit_cleanup_us", (int64) h->commit_cleanup_us)))
 		return p;
 	for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
 		if ((p = check_count("a scan count", h->scans[k])))
@@ -1876,6 +1896,8 @@ load_dump(void)
 		wl_shared->stmt_base = 0;
 		pg_atomic_write_u64(&wl_shared->next_xact_id, h.next_xact_id);
 		pg_atomic_write_u64(&wl_shared->lru_clock, (uint64) h.nentries + 1);
+		pg_atomic_write_u64(&wl_shared->commit_sync_us, h.commit_sync_us);
+		pg_atomic_write_u64(&wl_shared->commit_cleanup_us, h.commit_cleanup_us);
 	}
 	else
 	{

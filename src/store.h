@@ -112,6 +112,8 @@ typedef struct WlInfo
 	Size		shmem_bytes;
 	int64		lock_waits;
 	double		lock_wait_ms;
+	double		commit_sync_ms; /* the recorded transactions', since the reset */
+	double		commit_cleanup_ms;
 	double		fsync_time_ratio;	/* see wl_store_note_fsync_time */
 	int64		fsync_time_commits;
 	double		file_commit_us; /* see wl_store_note_file_commit */

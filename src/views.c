@@ -47,6 +47,7 @@ PG_FUNCTION_INFO_V1(walload_info);
 PG_FUNCTION_INFO_V1(walload_info_1_1);
 PG_FUNCTION_INFO_V1(walload_info_1_4);
 PG_FUNCTION_INFO_V1(walload_info_1_5);
+PG_FUNCTION_INFO_V1(walload_info_1_7);
 PG_FUNCTION_INFO_V1(walload_reset);
 PG_FUNCTION_INFO_V1(walload_calibrate);
 PG_FUNCTION_INFO_V1(walload_activity);
@@ -480,7 +481,8 @@ walload_stats(PG_FUNCTION_ARGS)
  * 1.0 has 17 columns; 1.1 added lock_waits and lock_wait_ms, 1.4
  * fsync_time_ratio, fsync_time_commits, file_commit_us,
  * file_commit_commits, scan_time_ratio and scan_time_commits, 1.5
- * calibration, calibration_ms and calibration_io_bytes.  The library
+ * calibration, calibration_ms and calibration_io_bytes, 1.7 commit_sync_ms
+ * and commit_cleanup_ms.  The library
  * serves each, so that a server running the new library keeps working
  * before ALTER EXTENSION walload UPDATE.
  */
@@ -488,6 +490,7 @@ walload_stats(PG_FUNCTION_ARGS)
 #define WL_INFO_COLS_1_1	19
 #define WL_INFO_COLS_1_4	25
 #define WL_INFO_COLS_1_5	28
+#define WL_INFO_COLS_1_7	30
 
 static Datum
 info_row(FunctionCallInfo fcinfo, int ncols)
@@ -495,8 +498,8 @@ info_row(FunctionCallInfo fcinfo, int ncols)
 	TupleDesc	tupdesc;
 	WlInfo		info;
 	WlCounters	c;
-	Datum		values[WL_INFO_COLS_1_5];
-	bool		nulls[WL_INFO_COLS_1_5];
+	Datum		values[WL_INFO_COLS_1_7];
+	bool		nulls[WL_INFO_COLS_1_7];
 	int			i = 0;
 
 	wl_store_require();
@@ -557,6 +560,11 @@ info_row(FunctionCallInfo fcinfo, int ncols)
 			nulls[i++] = true;
 		}
 	}
+	if (ncols >= WL_INFO_COLS_1_7)
+	{
+		values[i++] = Float8GetDatum(info.commit_sync_ms);
+		values[i++] = Float8GetDatum(info.commit_cleanup_ms);
+	}
 	Assert(i == ncols);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
@@ -587,6 +595,13 @@ Datum
 walload_info_1_5(PG_FUNCTION_ARGS)
 {
 	return info_row(fcinfo, WL_INFO_COLS_1_5);
+}
+
+/* extension version 1.7 */
+Datum
+walload_info_1_7(PG_FUNCTION_ARGS)
+{
+	return info_row(fcinfo, WL_INFO_COLS_1_7);
 }
 
 Datum

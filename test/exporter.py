@@ -378,6 +378,9 @@ scrape_configs:
     exp[("walload_stats_reset_timestamp_seconds", ())] = f[12]
     for kind, v in zip(["flush_rel", "flush_pending", "drop_rel", "drop_pending", "db"], f[13:18]):
         exp[("walload_scans_total", (("kind", kind),))] = v
+    sync_ms, cleanup_ms = rows("SELECT commit_sync_ms, commit_cleanup_ms FROM walload_info")[0]
+    exp[("walload_commit_seconds_total", (("phase", "sync"),))] = float(sync_ms) / 1000
+    exp[("walload_commit_seconds_total", (("phase", "cleanup"),))] = float(cleanup_ms) / 1000
     learned = rows("SELECT fsync_time_ratio, fsync_time_commits, file_commit_us, file_commit_commits,"
                    " scan_time_ratio, scan_time_commits FROM walload_info")[0]
     g = [float(v) for v in learned]
@@ -460,8 +463,8 @@ scrape_configs:
        "the failed COPY has an outcome=\"abort\" series; nothing was prepared: no outcome=\"prepare\" series")
     ok(not any(k[0] == "walload_statements_calls_total" and ("command", "VACUUM") in k[1] for k in got),
        "no VACUUM ran: no series with command=\"VACUUM\"")
-    ok(labelnames <= {"kind", "datname", "usename", "command", "toplevel", "outcome"},
-       "labels are only kind, datname, usename, command, toplevel, outcome", sorted(labelnames))
+    ok(labelnames <= {"kind", "phase", "datname", "usename", "command", "toplevel", "outcome"},
+       "labels are only kind, phase, datname, usename, command, toplevel, outcome", sorted(labelnames))
     values = {v for k in got for _, v in k[1]}
     ok(not any("FROM" in v or "generate_series" in v or v.isdigit() for v in values),
        "no label value is a query text or a query id", sorted(values))
