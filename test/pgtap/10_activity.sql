@@ -141,7 +141,7 @@ SELECT cmp_ok((SELECT pred_scan_ms FROM big_drop), '>', 5 * (SELECT pred_scan_ms
 
 -- the running statement's progress, as core counts it.  The COPY's program
 -- writes 100,000 rows, then waits (at most 60 s) for a file this session
--- makes once it has seen them counted: core reads its input in 64 kB
+-- makes once it has seen them counted, and removes it: core reads its input in 64 kB
 -- pieces, so all but the last piece's rows are counted while it waits.
 SELECT current_setting('data_directory') || '/walload_copy_go' AS go_file \gset
 CREATE TABLE copied (id int);
@@ -150,7 +150,7 @@ SELECT dblink_exec('load', 'CREATE TABLE copied_new (id int)');
 SELECT is((SELECT progress FROM walload_activity WHERE pid = :load_pid), NULL,
           'between statements walload_activity shows no progress');
 SELECT dblink_send_query('load', format(
-  $$COPY copied FROM PROGRAM 'seq 1 100000; i=0; while [ ! -e %s ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done; seq 1 10'$$,
+  $$COPY copied FROM PROGRAM 'seq 1 100000; i=0; while [ ! -e %1$s ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done; rm -f %1$s; seq 1 10'$$,
   :'go_file'));
 CREATE FUNCTION wait_progress(p int) RETURNS bigint LANGUAGE plpgsql AS $$
 DECLARE
@@ -171,13 +171,14 @@ SELECT cmp_ok(wait_progress(:load_pid), '>=', 50000::bigint,
               'a running COPY shows the rows core has counted so far');
 SELECT matches((SELECT progress FROM walload_activity WHERE pid = :load_pid), '^COPY FROM: [0-9]+ rows',
                'and says so in progress');
-DO $$ BEGIN EXECUTE format('COPY (SELECT 1) TO PROGRAM %L', 'touch ' || current_setting('data_directory') || '/walload_copy_go'); END $$;
+-- the file, written by the server (a program that exits before reading its
+-- input would make the COPY fail on a broken pipe)
+COPY (SELECT 1) TO :'go_file';
 SELECT * FROM dblink_get_result('load') AS t(r text);
 SELECT * FROM dblink_get_result('load') AS t(r text);
 SELECT is((SELECT progress FROM walload_activity WHERE pid = :load_pid), NULL,
           'once the COPY has ended, no progress again');
 SELECT dblink_exec('load', 'ROLLBACK');
-DO $$ BEGIN EXECUTE format('COPY (SELECT 1) TO PROGRAM %L', 'rm -f ' || current_setting('data_directory') || '/walload_copy_go'); END $$;
 
 -- how old the prediction is: each statement's end predicts again, until a
 -- transaction that pends thousands of files (to sync, WAL-log or delete
