@@ -27,6 +27,13 @@ as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 cluster_bindir=$("$PG_CONFIG" --bindir)
 
 echo "== building and installing walload for PostgreSQL $major"
+# a packaged walload is replaced by this checkout's build: say so, and how
+# to get the package's files back
+pkg=$(dpkg-query -S "$("$PG_CONFIG" --pkglibdir)/walload.so" 2>/dev/null | cut -d: -f1 || true)
+if [ -n "$pkg" ]; then
+  echo "note: walload.so belongs to the package $pkg ($(dpkg-query -W -f '${Version}' "$pkg" 2>/dev/null));" \
+       "this checkout's build replaces its files (apt install --reinstall $pkg restores them)"
+fi
 make -s PG_CONFIG="$PG_CONFIG" >/dev/null
 as_root make -s PG_CONFIG="$PG_CONFIG" install >/dev/null
 

@@ -18,6 +18,10 @@
 #     100,000 rows in one transaction under wal_level=minimal is synced at
 #     commit (one scan), its DROP TABLE scans once; an INSERT into an
 #     existing table scans nothing
+#  6. walload-tools (arch all): walload-report and walload-timeline run from
+#     PATH against that cluster (the breakdown and findings; a drawing of
+#     its transactions), and /usr/share/walload/prometheus holds the
+#     monitoring files as in the source
 #
 # Environment: WALLOAD_PACKAGE_PORT (default 5601; 5602 is used too): the
 # TCP ports of the pg_virtualenv clusters the installchecks make.
@@ -79,6 +83,8 @@ for v in $versions; do
     notok "built postgresql-$v-walload ($f)"
   fi
 done
+tools="$tmp/walload-tools_${ver}_all.deb"
+if [ -f "$tools" ]; then ok "built $(basename "$tools")"; debs+=("$tools"); else notok "built walload-tools ($tools)"; fi
 extver=$(sed -nE "s/^default_version *= *'([^']*)'.*/\1/p" walload.control)
 check "the package's upstream version is the extension's default_version" "$extver" "${ver%-*}"
 [ "${#debs[@]}" -gt 0 ] || finish
@@ -169,6 +175,24 @@ EOF
     "$(sql -c "SELECT command, scans_drop_pending FROM walload_statements ORDER BY xact_id DESC, stmt_no DESC LIMIT 1")"
   check "[$v] walload_info: the two scans, and only them" "1|1|2" \
     "$(sql -c "SELECT scans_flush_pending, scans_drop_pending, full_scans FROM walload_info")"
+  # walload-tools' commands, from PATH, against this cluster
+  if [ "$(command -v walload-report)" = /usr/bin/walload-report ] && [ "$(command -v walload-timeline)" = /usr/bin/walload-timeline ]; then
+    ok "[$v] walload-report and walload-timeline are on PATH (/usr/bin)"
+  else
+    notok "[$v] walload-report and walload-timeline are on PATH: $(command -v walload-report walload-timeline)"
+  fi
+  PGHOST=$sock PGUSER=postgres PGDATABASE=postgres walload-report -o "$tmp/report-$v.md" >"$tmp/report.log" 2>&1
+  check "[$v] walload-report: the breakdown and the findings of the smoke load" "1|1|1" \
+    "$(grep -c '^## Where the time went' "$tmp/report-$v.md")|$(grep -c '^| COPY |' "$tmp/report-$v.md")|$(grep -c '^| .*| file deletion at commit' "$tmp/report-$v.md")"
+  PGHOST=$sock PGUSER=postgres PGDATABASE=postgres walload-timeline -o "$tmp/timeline-$v.html" >"$tmp/timeline.log" 2>&1
+  check "[$v] walload-timeline draws every transaction of walload_xacts" "$(sql -c "SELECT count(*) FROM walload_xacts")" \
+    "$(grep -o 'class="xact"' "$tmp/timeline-$v.html" | wc -l)"
   runuser -u postgres -- "$bindir/pg_ctl" -D "$pgdata" -m fast -w stop >/dev/null 2>&1
 done
+# the monitoring files, where docs/monitoring.md says
+for f in walload_queries.yaml walload_query_exporter.yaml walload_alerts.yml walload_dashboard.json; do
+  check "walload-tools ships /usr/share/walload/prometheus/$f as in the source" "" \
+    "$(cmp "/usr/share/walload/prometheus/$f" "$src/prometheus/$f" 2>&1)"
+done
+check "dpkg --verify walload-tools" "" "$(dpkg --verify walload-tools 2>&1)"
 finish
