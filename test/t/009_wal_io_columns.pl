@@ -15,6 +15,11 @@ $node->init;
 $node->append_conf('postgresql.conf', qq{
 shared_preload_libraries = 'walload'
 autovacuum = off
+# the backend, not the WAL writer, writes the INSERTs' WAL: a few WAL
+# buffers fill at once, and the WAL writer sleeps between its rounds
+# (otherwise whether the backend writes any depends on the machine's pace)
+wal_buffers = 64kB
+wal_writer_delay = 10s
 });
 $node->start;
 $node->safe_psql('postgres', 'CREATE EXTENSION walload; CREATE TABLE c1 (id int)');
