@@ -3,10 +3,15 @@
 the same starting state, the backend under callgrind, and a self-check.
 
   python3 bench/overhead_cg.py [--quick] [--jobs N] [--base DIR] [--port-base P]
-                               [--out FILE] [--no-linear]
+                               [--out FILE] [--no-linear] [--keep] [--library SO]
+                               [--configs A,B] [--workloads A,B]
+  python3 bench/overhead_cg.py --from-json RESULTS.json [MORE.json ...]
 
 Run as root, with walload already installed (this does not build or install
-it).  One template cluster (initdb, pgbench -i -s 10, a table for the DO
+it), or --library a build.  --quick takes about 7 minutes, the full run
+about 25 on 2 shared cores (--jobs 3).
+
+One template cluster (initdb, pgbench -i -s 10, a table for the DO
 loop) is copied (cp -a of the stopped data directory) once per
 configuration, so every configuration starts from identical tables and
 catalogs and runs the same statements in the same order: whatever one
@@ -29,8 +34,9 @@ configurations did not do the same work (drift), or that walload costs
 something outside its own functions (core work it requests: then the
 residue's cause must be found, not the tolerance widened).
 
-Configurations: nothing preloaded; walload; pg_stat_statements; both; and
-walload with walload.track=none.  Workloads: pgbench -S and tpcb-like with
+Configurations: nothing preloaded; the same again (a second copy: the
+noise floor, what timing alone leaves in the counts); walload;
+pg_stat_statements; both; and walload with walload.track=none.  Workloads: pgbench -S and tpcb-like with
 -M simple and -M prepared; bench/run.py's CREATE/COPY/DROP loop; a DO loop
 of INSERTs under walload.track=all; N CREATE TABLE in one transaction for
 growing N (nothing and walload only): the extra per table between
