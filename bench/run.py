@@ -31,6 +31,15 @@ Sections (all by default, in this order):
              left).  Also walload's profile: its functions' own instructions
              plus what they call (excluding the next hook / standard_* they
              pass the statement on to), and issue 18's goals, met or not.
+  overhead-cg  bench/overhead_cg.py (issue 40): every configuration from a
+             copy of one template cluster, so that none sees what another
+             left; the backend under callgrind; pgbench -S and tpcb-like
+             (-M simple and prepared), the CREATE/COPY/DROP loop, a DO loop
+             of INSERTs (walload.track=all), N CREATE TABLE in one
+             transaction; walload's extra against the cost of its own
+             functions in the same profile (the self-check), and issue 40's
+             goals, met or not.  Replaces the callgrind section, whose
+             shared cluster drifts between configurations.
   seed000    the 10-table, 5-COPY load in one transaction, then DROP TABLE
              one by one, across shared_buffers and wal_level: client time per
              COPY, COMMIT, DROP beside walload's full_scans, est_scan_ms,
@@ -110,7 +119,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "scripts", "lib"))
 from cluster import Cluster, pgconfig  # noqa: E402  (scripts/lib/cluster.sh's Python face)
 
-SECTIONS = ["overhead", "seedload", "callgrind", "seed000", "seed001", "seed003", "seed004", "manyfiles", "whatif",
+SECTIONS = ["overhead", "seedload", "callgrind", "overhead-cg", "seed000", "seed001", "seed003", "seed004", "manyfiles", "whatif",
             "predict", "strategy", "walknoise", "report"]
 CONFIGS = [("nothing", ""), ("pg_stat_statements", "pg_stat_statements"),
            ("walload", "walload"), ("both", "walload,pg_stat_statements")]
@@ -1714,6 +1723,17 @@ the statements walload may record, which walload asks it for.
 
 %s
 """ % (n["S"][0], n["S"][1], n["tpcb"][0], n["tpcb"][1], n["ddl"][0], n["ddl"][1], cg, prof))
+        if "overhead-cg" in only:
+            if os.path.exists(os.path.join(P["out"], "overhead-cg.md")):
+                os.unlink(os.path.join(P["out"], "overhead-cg.md"))
+            r = subprocess.run([sys.executable, os.path.join(HERE, "overhead_cg.py"),
+                                "--out", os.path.join(P["out"], "overhead-cg.md")] + (["--quick"] if quick else []),
+                               capture_output=True, text=True, timeout=3600)
+            try:
+                with open(os.path.join(P["out"], "overhead-cg.md")) as f:
+                    parts.append(f.read())
+            except OSError:
+                parts.append("## overhead-cg\n\nfailed (%d):\n\n```\n%s\n```\n" % (r.returncode, r.stderr[-3000:]))
         seed_c = new_cluster(tmp, "seeds", bindir, template)
         clusters.append(seed_c)
         if "seed000" in only:
