@@ -305,6 +305,7 @@ typedef struct WlOpenXact
 	WlStmtRef  *refs;
 	int			n_refs;
 	int			refs_capacity;
+	bool		refs_unsorted;	/* a ref was added out of statement order */
 } WlOpenXact;
 
 static WlOpenXact cur;
@@ -391,6 +392,30 @@ next_stmt_no(void)
 static WlStmtRef *
 find_ref(int32 stmt_no)
 {
+	/*
+	 * Statements end in the order they are numbered but for one that ends
+	 * after statements nested in it: the refs are sorted until then, and a
+	 * lookup is a binary search.  A backward scan per storage statement made
+	 * a transaction of N tables cost O(N^2).
+	 */
+	if (!cur.refs_unsorted)
+	{
+		int			lo = 0;
+		int			hi = cur.n_refs - 1;
+
+		while (lo <= hi)
+		{
+			int			mid = lo + (hi - lo) / 2;
+
+			if (cur.refs[mid].stmt_no == stmt_no)
+				return &cur.refs[mid];
+			if (cur.refs[mid].stmt_no < stmt_no)
+				lo = mid + 1;
+			else
+				hi = mid - 1;
+		}
+		return NULL;
+	}
 	for (int i = cur.n_refs - 1; i >= 0; i--)
 		if (cur.refs[i].stmt_no == stmt_no)
 			return &cur.refs[i];
@@ -418,6 +443,8 @@ note_storage_statement(int32 stmt_no)
 			cur.refs = repalloc(cur.refs, sizeof(WlStmtRef) * newcap);
 		cur.refs_capacity = newcap;
 	}
+	if (cur.n_refs > 0 && cur.refs[cur.n_refs - 1].stmt_no > stmt_no)
+		cur.refs_unsorted = true;
 	ref = &cur.refs[cur.n_refs++];
 	memset(ref, 0, sizeof(*ref));
 	ref->stmt_no = stmt_no;
