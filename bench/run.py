@@ -449,57 +449,8 @@ PASS_THROUGH = re.compile(r"^(standard_(ProcessUtility|Executor\w+|planner)|pgss
                           r"prev_\w+|0x0)")
 
 
-def parse_callgrind(path):
-    """{(obj, fn): [self, {(cobj, cfn): inclusive}]} and total Ir."""
-    names = {"ob": {}, "fn": {}}
-    funcs = {}
-    ob = fn = cob = cfn = None
-    in_call = False
-    total = 0
-
-    def name(kind, v):
-        m = re.match(r"\((\d+)\)(?: (.*))?$", v)
-        if not m:
-            return v
-        if m.group(2) is not None:
-            names[kind][m.group(1)] = m.group(2)
-            return m.group(2)
-        return names[kind].get(m.group(1), "?")
-
-    with open(path, errors="replace") as f:
-        for line in f:
-            line = line.rstrip("\n")
-            if not line:
-                continue
-            c0 = line[0]
-            if c0.isdigit() or c0 in "+-*":
-                parts = line.split()
-                cost = int(parts[1]) if len(parts) > 1 else 0
-                entry = funcs.setdefault((ob, fn), [0, {}])
-                if in_call:
-                    key = (cob or ob, cfn)
-                    entry[1][key] = entry[1].get(key, 0) + cost
-                    in_call = False
-                    cob = None
-                else:
-                    entry[0] += cost
-                    total += cost
-                continue
-            if line.startswith("ob="):
-                ob = name("ob", line[3:])
-            elif line.startswith("fn="):
-                fn = name("fn", line[3:])
-            elif line.startswith("cob="):
-                cob = name("ob", line[4:])
-            elif line.startswith("cfn="):
-                cfn = name("fn", line[4:])
-            elif line.startswith("calls="):
-                in_call = True
-    return funcs, total
-
-
-def is_backend(funcs):
-    return any(fn == "PostgresMain" for (_, fn) in funcs)
+# the profile parser and the backend test are the harness's (overhead_cg.py)
+from overhead_cg import parse_callgrind, is_backend  # noqa: E402
 
 
 def walload_profile(funcs):
