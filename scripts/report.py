@@ -18,7 +18,12 @@ import json
 import subprocess
 import sys
 
-# every filter is passed as a psql variable, quoted by psql (:'name')
+# every filter is passed as a psql variable, quoted by psql (:'name'); both
+# functions take the same ones
+FILTERS = """since => NULLIF(:'since', '')::timestamptz, until => NULLIF(:'until', '')::timestamptz,
+               pid => NULLIF(:'pid', '')::integer, application_name => NULLIF(:'app', ''),
+               userid => (SELECT oid FROM pg_catalog.pg_roles WHERE rolname = NULLIF(:'role', '')),
+               dbid => (SELECT oid FROM pg_catalog.pg_database WHERE datname = NULLIF(:'db', ''))"""
 QUERY = r"""
 SET walload.track = 'none';
 SELECT pg_catalog.json_build_object(
@@ -26,18 +31,10 @@ SELECT pg_catalog.json_build_object(
   'version', pg_catalog.current_setting('server_version'),
   'wal_level', pg_catalog.current_setting('wal_level'),
   'shared_buffers', pg_catalog.current_setting('shared_buffers'),
-  'report', (SELECT coalesce(pg_catalog.json_agg(r), '[]') FROM walload_report(
-               since => NULLIF(:'since', '')::timestamptz, until => NULLIF(:'until', '')::timestamptz,
-               pid => NULLIF(:'pid', '')::integer, application_name => NULLIF(:'app', ''),
-               userid => (SELECT oid FROM pg_catalog.pg_roles WHERE rolname = NULLIF(:'role', '')),
-               dbid => (SELECT oid FROM pg_catalog.pg_database WHERE datname = NULLIF(:'db', ''))) r),
-  'findings', (SELECT coalesce(pg_catalog.json_agg(d), '[]') FROM walload_diagnose(
-               since => NULLIF(:'since', '')::timestamptz, until => NULLIF(:'until', '')::timestamptz,
-               pid => NULLIF(:'pid', '')::integer, application_name => NULLIF(:'app', ''),
-               userid => (SELECT oid FROM pg_catalog.pg_roles WHERE rolname = NULLIF(:'role', '')),
-               dbid => (SELECT oid FROM pg_catalog.pg_database WHERE datname = NULLIF(:'db', ''))) d)
+  'report', (SELECT coalesce(pg_catalog.json_agg(r), '[]') FROM walload_report(%(f)s) r),
+  'findings', (SELECT coalesce(pg_catalog.json_agg(d), '[]') FROM walload_diagnose(%(f)s) d)
 )::jsonb::text;  -- on one line
-"""
+""" % {"f": FILTERS}
 
 
 def read(args):

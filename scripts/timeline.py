@@ -332,7 +332,7 @@ def render(snap):
             lx, ly - 9, c, lx + 13, ly, esc(lab)))
     add('</g>')
     add('</svg>')
-    return "\n".join(out), scans_drawn, len(lanes)
+    return "\n".join(out), scans_drawn, len(lanes), "summary" if summary else "detail"
 
 
 def summary_lane(add, lx, t0, span, left, plot_w, y, h):
@@ -420,8 +420,7 @@ def axis_label(t):
 
 
 def page(snap):
-    svg, scans_drawn, n_lanes = render(snap)
-    mode = "summary" if 'data-mode="summary"' in svg[:300] else "detail"
+    svg, scans_drawn, n_lanes, mode = render(snap)
     info = snap.get("info") or {}
     server = snap.get("server") or {}
     xacts, stmts = snap["xacts"], snap["statements"]

@@ -456,15 +456,12 @@ diagnose_scans(Emitter *em, const Totals *t)
 		emit_saving(em, share >= 20 ? "warning" : "info",
 					"file deletion at commit or abort (DROP, TRUNCATE, rewrites, rollback)", ev.data, hint.data,
 					saving);
-		brief(em, t->vacuum_full_xacts > 0 ?
-			  psprintf("%lld walk%s to delete %d file%s, %d by VACUUM FULL",
-					   (long long) t->c.scans[WL_SCAN_DROP_PENDING],
-					   plural(t->c.scans[WL_SCAN_DROP_PENDING]),
-					   t->dropped_rels, plural(t->dropped_rels), t->vacuum_full_xacts) :
-			  psprintf("%lld walk%s to delete %d file%s",
-					   (long long) t->c.scans[WL_SCAN_DROP_PENDING],
-					   plural(t->c.scans[WL_SCAN_DROP_PENDING]),
-					   t->dropped_rels, plural(t->dropped_rels)),
+		brief(em, psprintf("%lld walk%s to delete %d file%s%s",
+						   (long long) t->c.scans[WL_SCAN_DROP_PENDING],
+						   plural(t->c.scans[WL_SCAN_DROP_PENDING]),
+						   t->dropped_rels, plural(t->dropped_rels),
+						   t->vacuum_full_xacts > 0 ?
+						   psprintf(", %d by VACUUM FULL", t->vacuum_full_xacts) : ""),
 			  t->drop_xacts > 1 ?
 			  psprintf("drop in one transaction: %d walk%s fewer, about %.1f ms",
 					   t->drop_xacts - 1, plural(t->drop_xacts - 1), saving) :
@@ -986,10 +983,9 @@ diagnose_vacuum(Emitter *em, bool scoped, const uint64 *xact_ids, int nxacts)
 		 "WAL before it can reuse a buffer it dirtied, every few buffers. Loading the table into shared "
 		 "buffers first (pg_prewarm) avoids the ring; PostgreSQL 16 adds BUFFER_USAGE_LIMIT / "
 		 "vacuum_buffer_usage_limit to enlarge it.");
-	brief(em, sync_ms > 0 ?
-		  psprintf("%d VACUUM%s flushed WAL %lld times, %.1f ms (%.0f%%)",
-				   nvac, plural(nvac), (long long) syncs, sync_ms, pct(sync_ms, elapsed)) :
-		  psprintf("%d VACUUM%s flushed WAL %lld times", nvac, plural(nvac), (long long) syncs),
+	brief(em, psprintf("%d VACUUM%s flushed WAL %lld times%s",
+					   nvac, plural(nvac), (long long) syncs,
+					   sync_ms > 0 ? psprintf(", %.1f ms (%.0f%%)", sync_ms, pct(sync_ms, elapsed)) : ""),
 		  WL_HAS_BUFFER_USAGE_LIMIT ?
 		  "a larger ring (BUFFER_USAGE_LIMIT), or pg_prewarm the table first" :
 		  "pg_prewarm the table first");
