@@ -5,7 +5,7 @@ CREATE EXTENSION walload;
 SELECT c.relname, a.attnum, a.attname, format_type(a.atttypid, a.atttypmod)
 FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid
 WHERE c.relname IN ('walload_xacts', 'walload_statements', 'walload_stats', 'walload_info',
-                    'walload_activity')
+                    'walload_activity', 'walload_minutes')
   AND a.attnum > 0
 ORDER BY c.relname, a.attnum;
 
@@ -19,7 +19,7 @@ WHERE d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'walload')
 ORDER BY 1;
 SELECT v, has_table_privilege('walload_reader', v, 'SELECT') AS readable
 FROM unnest(ARRAY['walload_xacts', 'walload_statements', 'walload_stats', 'walload_info',
-                   'walload_activity']) v;
+                   'walload_activity', 'walload_minutes']) v;
 
 -- a load: CREATE TABLE + COPY of 1000 rows in one transaction.  Only what is
 -- deterministic is shown: counts, and booleans about times and volumes.

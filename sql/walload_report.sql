@@ -116,7 +116,7 @@ SELECT * FROM walload_report(since => now(), until => now() - interval '1 second
 SELECT * FROM walload_diagnose(since => now(), until => now() - interval '1 second');
 
 -- more transactions than the ring holds (walload.max_xacts = 1000): the
--- report warns that it lacks the oldest
+-- report reads the per-minute sums (walload_minutes), which hold them all
 CREATE TABLE rp_many (id int);
 SELECT walload_reset();
 \set ECHO none

@@ -169,3 +169,16 @@ SELECT count(*) > 0 AS diagnose_1_7_reads,
        bool_and(length(evidence) < length(detail) AND length(hint) < length(detail)) AS detail_is_longer
 FROM walload_diagnose();
 SELECT has_table_privilege('public', 'walload_activity', 'SELECT') AS activity_for_everyone;
+
+-- 1.8 adds walload_minutes, the per-session, per-minute sums behind
+-- walload_report(), and walload_info's minutes_recorded and
+-- minutes_overwritten; the library keeps the sums before the update too,
+-- and 1.7's walload_info (30 columns) reads with it
+SELECT count(*) AS info_1_7_reads FROM walload_info;
+SELECT to_regclass('walload_minutes') IS NULL AS no_minutes_before_1_8;
+ALTER EXTENSION walload UPDATE TO '1.8';
+SELECT count(*) AS info_columns_1_8 FROM pg_attribute
+WHERE attrelid = 'walload_info'::regclass AND attnum > 0;
+SELECT minutes_recorded > 0 AS minutes_recorded, minutes_overwritten FROM walload_info;
+SELECT sum(xacts) = (SELECT count(*) FROM walload_xacts) AS minutes_sum_the_xacts FROM walload_minutes;
+SELECT has_table_privilege('public', 'walload_minutes', 'SELECT') AS minutes_for_everyone;

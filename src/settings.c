@@ -17,6 +17,7 @@ bool		wl_track_utility = true;
 bool		wl_track_dml = true;
 int			wl_max_stats = 5000;
 int			wl_max_xacts = 1000;
+int			wl_max_minutes = 5000;
 int			wl_max_statements = 5000;
 bool		wl_save = true;
 bool		wl_compute_query_id = true;
@@ -88,6 +89,17 @@ wl_settings_define(void)
 							&wl_max_xacts,
 							1000,
 							10,
+							1000000,
+							PGC_POSTMASTER,
+							0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("walload.max_minutes",
+							"Number of per-session, per-minute sums of transactions kept in walload_minutes.",
+							"A ring: the sum begun longest ago is overwritten first.",
+							&wl_max_minutes,
+							5000,
+							100,
 							1000000,
 							PGC_POSTMASTER,
 							0,

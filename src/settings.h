@@ -30,6 +30,7 @@ extern bool wl_track_utility;
 extern bool wl_track_dml;
 extern int	wl_max_stats;
 extern int	wl_max_xacts;
+extern int	wl_max_minutes;
 extern int	wl_max_statements;
 extern bool wl_save;
 extern bool wl_compute_query_id;

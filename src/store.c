@@ -5,12 +5,16 @@
  *		transactions and statements, the totals since reset, and their
  *		persistence across a clean shutdown.
  *
- * Sizes are fixed at server start by walload.max_stats, walload.max_xacts
- * and walload.max_statements; nothing grows afterwards.
+ * Sizes are fixed at server start by walload.max_stats, walload.max_xacts,
+ * walload.max_minutes and walload.max_statements; nothing grows afterwards.
  *
  * Eviction rules:
  *	- walload_xacts / walload_statements are rings: a new record overwrites
  *	  the oldest one.
+ *	- walload_minutes is a ring too: a session's first transaction to end in
+ *	  a minute (under a role, database and application_name) claims a new
+ *	  sum, overwriting the one claimed longest ago; the session's later
+ *	  transactions of that minute are added to it.
  *	- walload_stats: when an aggregate must be added to a full table, the
  *	  5% least recently updated aggregates (at least one) are removed first.
  *
@@ -94,6 +98,13 @@ typedef struct WlXactSlot
 	WlXactRecord rec;
 } WlXactSlot;
 
+typedef struct WlMinuteSlot
+{
+	slock_t		mutex;
+	uint64		pos_plus_one;	/* 0: empty */
+	WlMinuteRecord rec;
+} WlMinuteSlot;
+
 typedef struct WlStmtSlot
 {
 	slock_t		mutex;
@@ -143,8 +154,10 @@ typedef struct WlShared
 	ConditionVariable calib_cv;
 	uint64		xact_base;		/* positions before the last reset */
 	uint64		stmt_base;
+	uint64		minute_base;
 	pg_atomic_uint64 next_xact_id;
 	pg_atomic_uint64 xact_pos;
+	pg_atomic_uint64 minute_pos;
 	pg_atomic_uint64 stmt_pos;
 	pg_atomic_uint64 lru_clock;
 	pg_atomic_uint64 lock_waits;	/* acquisitions that had to wait */
@@ -153,6 +166,7 @@ typedef struct WlShared
 	pg_atomic_uint64 commit_sync_us;
 	pg_atomic_uint64 commit_cleanup_us;
 	int			max_xacts;
+	int			max_minutes;
 	int			max_statements;
 	int			max_prepared;
 	Size		total_bytes;
@@ -177,12 +191,17 @@ static WlActivitySlot *activity = NULL;
 static int	n_activity = 0;
 static HTAB *wl_stats = NULL;
 static WlXactSlot *xact_ring = NULL;
+static WlMinuteSlot *minute_ring = NULL;
+
+/* the slot (position + 1) of this backend's latest sum; 0: none */
+static uint64 my_minute = 0;
 static WlStmtSlot *stmt_ring = NULL;
 static WlPreparedSlot *prepared = NULL;
 
 static void store_shutdown(int code, Datum arg);
 static void load_dump(void);
 static void put_xact(const WlXactRecord *rec);
+static void add_minute(const WlXactRecord *rec);
 static uint64 put_statement(const WlStmtRecord *rec);
 
 static Size
@@ -191,6 +210,7 @@ fixed_size(void)
 	Size		size = MAXALIGN(sizeof(WlShared));
 
 	size = add_size(size, mul_size(wl_max_xacts, sizeof(WlXactSlot)));
+	size = add_size(size, mul_size(wl_max_minutes, sizeof(WlMinuteSlot)));
 	size = add_size(size, mul_size(wl_max_statements, sizeof(WlStmtSlot)));
 	size = add_size(size, mul_size(max_prepared_xacts, sizeof(WlPreparedSlot)));
 	size = add_size(size, mul_size(MaxBackends, sizeof(WlActivitySlot)));
@@ -228,7 +248,9 @@ wl_store_shmem_startup(void)
 	wl_shared = ShmemInitStruct("walload", fixed_size(), &found);
 	p = (char *) wl_shared + MAXALIGN(sizeof(WlShared));
 	xact_ring = (WlXactSlot *) p;
-	stmt_ring = (WlStmtSlot *) (p + mul_size(wl_max_xacts, sizeof(WlXactSlot)));
+	minute_ring = (WlMinuteSlot *) (p + mul_size(wl_max_xacts, sizeof(WlXactSlot)));
+	stmt_ring = (WlStmtSlot *) ((char *) minute_ring +
+								mul_size(wl_max_minutes, sizeof(WlMinuteSlot)));
 	prepared = (WlPreparedSlot *) ((char *) stmt_ring +
 								   mul_size(wl_max_statements, sizeof(WlStmtSlot)));
 	activity = (WlActivitySlot *) ((char *) prepared +
@@ -243,6 +265,7 @@ wl_store_shmem_startup(void)
 		wl_shared->stats_reset = GetCurrentTimestamp();
 		pg_atomic_init_u64(&wl_shared->next_xact_id, 1);
 		pg_atomic_init_u64(&wl_shared->xact_pos, 0);
+		pg_atomic_init_u64(&wl_shared->minute_pos, 0);
 		pg_atomic_init_u64(&wl_shared->stmt_pos, 0);
 		pg_atomic_init_u64(&wl_shared->lru_clock, 1);
 		pg_atomic_init_u64(&wl_shared->lock_waits, 0);
@@ -250,6 +273,7 @@ wl_store_shmem_startup(void)
 		pg_atomic_init_u64(&wl_shared->commit_sync_us, 0);
 		pg_atomic_init_u64(&wl_shared->commit_cleanup_us, 0);
 		wl_shared->max_xacts = wl_max_xacts;
+		wl_shared->max_minutes = wl_max_minutes;
 		wl_shared->max_statements = wl_max_statements;
 		wl_shared->max_prepared = max_prepared_xacts;
 		wl_shared->total_bytes = total_size();
@@ -259,6 +283,8 @@ wl_store_shmem_startup(void)
 		ConditionVariableInit(&wl_shared->calib_cv);
 		for (int i = 0; i < wl_max_xacts; i++)
 			SpinLockInit(&xact_ring[i].mutex);
+		for (int i = 0; i < wl_max_minutes; i++)
+			SpinLockInit(&minute_ring[i].mutex);
 		for (int i = 0; i < wl_max_statements; i++)
 			SpinLockInit(&stmt_ring[i].mutex);
 		for (int i = 0; i < max_prepared_xacts; i++)
@@ -612,6 +638,76 @@ put_xact(const WlXactRecord *rec)
 	SpinLockRelease(&slot->mutex);
 }
 
+/*
+ * Add a transaction record to its session's sum for the minute it ended in.
+ * Each sum has one writer, the backend whose session it is (a prepared
+ * transaction's record is written by whichever backend finishes it, and
+ * goes to that backend's sum only if the key matches): it remembers its
+ * latest slot, and claims a new one, as put_xact() does, when the key
+ * changes or the ring has overwritten the slot.  A record's end only grows
+ * within a session, so a minute once left is not come back to.
+ */
+static void
+add_minute(const WlXactRecord *rec)
+{
+	TimestampTz minute = rec->end - rec->end % USECS_PER_MINUTE;
+	WlMinuteSlot *slot = NULL;
+	WlMinuteRecord *m;
+
+	if (my_minute != 0)
+	{
+		slot = &minute_ring[(my_minute - 1) % wl_shared->max_minutes];
+		SpinLockAcquire(&slot->mutex);
+		m = &slot->rec;
+		if (slot->pos_plus_one != my_minute || m->minute != minute ||
+			m->pid != rec->pid || m->backend_start != rec->backend_start ||
+			m->userid != rec->userid || m->dbid != rec->dbid ||
+			strcmp(m->application_name, rec->application_name) != 0)
+		{
+			SpinLockRelease(&slot->mutex);
+			slot = NULL;
+		}
+	}
+	if (slot == NULL)
+	{
+		uint64		pos = pg_atomic_fetch_add_u64(&wl_shared->minute_pos, 1);
+
+		my_minute = pos + 1;
+		slot = &minute_ring[pos % wl_shared->max_minutes];
+		SpinLockAcquire(&slot->mutex);
+		slot->pos_plus_one = my_minute;
+		m = &slot->rec;
+		memset(m, 0, sizeof(*m));
+		m->pid = rec->pid;
+		m->userid = rec->userid;
+		m->dbid = rec->dbid;
+		m->backend_start = rec->backend_start;
+		m->minute = minute;
+		m->first_start = rec->start;
+		strlcpy(m->application_name, rec->application_name, NAMEDATALEN);
+	}
+	m->first_in_session |= rec->first_in_session;
+	m->first_start = Min(m->first_start, rec->start);
+	m->last_end = Max(m->last_end, rec->end);
+	m->xacts++;
+	m->total_ms += rec->total_ms;
+	m->commit_sync_ms += rec->commit_sync_ms;
+	m->commit_cleanup_ms += rec->commit_cleanup_ms;
+	for (int k = 0; k < WL_NUM_TIME_KINDS; k++)
+	{
+		m->kind_ms[k] += rec->kind_ms[k];
+		m->kind_xacts[k] += rec->kind_ms[k] > 0;
+	}
+	m->commit_sync_xacts += rec->commit_sync_ms > 0;
+	m->commit_cleanup_xacts += rec->commit_cleanup_ms > 0;
+	m->synced_rels += rec->synced_rels;
+	m->wal_logged_rels += rec->wal_logged_rels;
+	m->dropped_rels += rec->dropped_rels;
+	m->scans_flush_pending += rec->c.scans[WL_SCAN_FLUSH_PENDING];
+	m->scans_drop_pending += rec->c.scans[WL_SCAN_DROP_PENDING];
+	SpinLockRelease(&slot->mutex);
+}
+
 static uint64
 put_statement(const WlStmtRecord *rec)
 {
@@ -636,6 +732,7 @@ wl_store_xact(const WlXactRecord *rec)
 	if (wl_shared == NULL)
 		return;
 	put_xact(rec);
+	add_minute(rec);
 	/* running totals, for counters that survive the ring (exporters' rate()) */
 	pg_atomic_fetch_add_u64(&wl_shared->commit_sync_us,
 							(uint64) Max(rec->commit_sync_ms * 1000.0, 0));
@@ -1202,6 +1299,38 @@ wl_store_copy_xacts(WlXactRecord **out)
 	return n;
 }
 
+/* the sums, in the order they were begun; as wl_store_copy_xacts */
+int
+wl_store_copy_minutes(WlMinuteRecord **out)
+{
+	int			n = 0;
+	int			size;
+	uint64		lo,
+				hi;
+
+	wl_store_require();
+	size = wl_shared->max_minutes;
+	ring_bounds(&wl_shared->minute_pos, &wl_shared->minute_base, size, &lo, &hi);
+	*out = MemoryContextAllocHuge(CurrentMemoryContext,
+								  sizeof(WlMinuteRecord) * Max(hi - lo, 1));
+	for (uint64 p = lo; p < hi;)
+	{
+		uint64		end = Min(p + WL_COPY_CHUNK, hi);
+
+		for (; p < end; p++)
+		{
+			WlMinuteSlot *slot = &minute_ring[p % size];
+
+			SpinLockAcquire(&slot->mutex);
+			if (slot->pos_plus_one == p + 1)
+				(*out)[n++] = slot->rec;
+			SpinLockRelease(&slot->mutex);
+		}
+		CHECK_FOR_INTERRUPTS();
+	}
+	return n;
+}
+
 static int
 stmt_cmp(const void *a, const void *b)
 {
@@ -1317,16 +1446,19 @@ void
 wl_store_info(WlInfo *info)
 {
 	uint64		xpos,
+				mpos,
 				spos;
 
 	wl_store_require();
 	memset(info, 0, sizeof(*info));
 	store_lock(LW_SHARED, true);
 	xpos = pg_atomic_read_u64(&wl_shared->xact_pos);
+	mpos = pg_atomic_read_u64(&wl_shared->minute_pos);
 	spos = pg_atomic_read_u64(&wl_shared->stmt_pos);
 	SpinLockAcquire(&wl_shared->mutex);
 	info->stats_reset = wl_shared->stats_reset;
 	info->xacts_recorded = xpos - wl_shared->xact_base;
+	info->minutes_recorded = mpos - wl_shared->minute_base;
 	info->statements_recorded = spos - wl_shared->stmt_base;
 	info->stats_evicted = wl_shared->stats_evicted;
 	memcpy(info->scans, wl_shared->scans, sizeof(info->scans));
@@ -1343,6 +1475,8 @@ wl_store_info(WlInfo *info)
 	SpinLockRelease(&wl_shared->mutex);
 	info->xacts_overwritten = info->xacts_recorded > (uint64) wl_shared->max_xacts ?
 		info->xacts_recorded - wl_shared->max_xacts : 0;
+	info->minutes_overwritten = info->minutes_recorded > (uint64) wl_shared->max_minutes ?
+		info->minutes_recorded - wl_shared->max_minutes : 0;
 	info->statements_overwritten = info->statements_recorded > (uint64) wl_shared->max_statements ?
 		info->statements_recorded - wl_shared->max_statements : 0;
 	info->stats_entries = (int32) hash_get_num_entries(wl_stats);
@@ -1372,6 +1506,12 @@ wl_store_reset(void)
 		xact_ring[i].pos_plus_one = 0;
 		SpinLockRelease(&xact_ring[i].mutex);
 	}
+	for (int i = 0; i < wl_shared->max_minutes; i++)
+	{
+		SpinLockAcquire(&minute_ring[i].mutex);
+		minute_ring[i].pos_plus_one = 0;
+		SpinLockRelease(&minute_ring[i].mutex);
+	}
 	for (int i = 0; i < wl_shared->max_statements; i++)
 	{
 		SpinLockAcquire(&stmt_ring[i].mutex);
@@ -1384,6 +1524,7 @@ wl_store_reset(void)
 	memset(wl_shared->scans, 0, sizeof(wl_shared->scans));
 	wl_shared->scanned_buffers = 0;
 	wl_shared->xact_base = pg_atomic_read_u64(&wl_shared->xact_pos);
+	wl_shared->minute_base = pg_atomic_read_u64(&wl_shared->minute_pos);
 	wl_shared->stmt_base = pg_atomic_read_u64(&wl_shared->stmt_pos);
 	SpinLockRelease(&wl_shared->mutex);
 	pg_atomic_write_u64(&wl_shared->lock_waits, 0);
@@ -1397,12 +1538,13 @@ wl_store_reset(void)
  * persistence
  *
  * pg_stat/walload.stat: a header, the aggregates (most recently used
- * first), the transaction ring and the statement ring (oldest first).
+ * first), the transaction ring, the per-minute sums and the statement ring
+ * (oldest first).
  * WL_DUMP_FORMAT is the layout's own version: bump it with any change to
  * what is written, whether or not the sizes change.
  * ----------------------------------------------------------------
  */
-#define WL_DUMP_FORMAT		7
+#define WL_DUMP_FORMAT		8
 
 typedef struct WlDumpHeader
 {
@@ -1413,8 +1555,10 @@ typedef struct WlDumpHeader
 	uint32		sizeof_entry;
 	uint32		sizeof_xact;
 	uint32		sizeof_stmt;
+	uint32		sizeof_minute;
 	int32		nentries;
 	int32		nxacts;
+	int32		nminutes;
 	int32		nstmts;
 	TimestampTz stats_reset;
 	int64		stats_evicted;
@@ -1423,6 +1567,7 @@ typedef struct WlDumpHeader
 	uint64		next_xact_id;
 	uint64		xacts_recorded; /* since the last reset */
 	uint64		statements_recorded;
+	uint64		minutes_recorded;
 	uint64		commit_sync_us;
 	uint64		commit_cleanup_us;
 } WlDumpHeader;
@@ -1443,6 +1588,7 @@ store_shutdown(int code, Datum arg)
 	WlStatsEntry **all;
 	long		n = 0;
 	uint64		xpos,
+				mpos,
 				spos;
 
 	/* don't save after a crash, or when not asked to */
@@ -1474,11 +1620,15 @@ store_shutdown(int code, Datum arg)
 	h.sizeof_entry = sizeof(WlStatsEntry);
 	h.sizeof_xact = sizeof(WlXactRecord);
 	h.sizeof_stmt = sizeof(WlStmtRecord);
+	h.sizeof_minute = sizeof(WlMinuteRecord);
 	h.nentries = (int32) n;
 	xpos = pg_atomic_read_u64(&wl_shared->xact_pos);
 	spos = pg_atomic_read_u64(&wl_shared->stmt_pos);
 	h.xacts_recorded = xpos - wl_shared->xact_base;
 	h.statements_recorded = spos - wl_shared->stmt_base;
+	mpos = pg_atomic_read_u64(&wl_shared->minute_pos);
+	h.minutes_recorded = mpos - wl_shared->minute_base;
+	h.nminutes = (int32) Min(h.minutes_recorded, (uint64) wl_shared->max_minutes);
 	h.nxacts = (int32) Min(h.xacts_recorded, (uint64) wl_shared->max_xacts);
 	h.nstmts = (int32) Min(h.statements_recorded, (uint64) wl_shared->max_statements);
 	h.stats_reset = wl_shared->stats_reset;
@@ -1497,6 +1647,9 @@ store_shutdown(int code, Datum arg)
 	/* rings, oldest first */
 	for (uint64 p = xpos - h.nxacts; p < xpos; p++)
 		if (fwrite(&xact_ring[p % wl_shared->max_xacts].rec, sizeof(WlXactRecord), 1, f) != 1)
+			goto error;
+	for (uint64 p = mpos - h.nminutes; p < mpos; p++)
+		if (fwrite(&minute_ring[p % wl_shared->max_minutes].rec, sizeof(WlMinuteRecord), 1, f) != 1)
 			goto error;
 	for (uint64 p = spos - h.nstmts; p < spos; p++)
 		if (fwrite(&stmt_ring[p % wl_shared->max_statements].rec, sizeof(WlStmtRecord), 1, f) != 1)
@@ -1714,6 +1867,41 @@ check_stmt(const WlStmtRecord *s, uint64 next_xact_id)
 	return NULL;
 }
 
+static const char *
+check_minute(const WlMinuteRecord *m)
+{
+	const char *p = NULL;
+
+	if ((p = check_count("pid", m->pid)) ||
+		(p = check_bool("first_in_session", m->first_in_session)) ||
+		(p = check_timestamp("a backend's start", m->backend_start)) ||
+		(p = check_timestamp("a minute", m->minute)) ||
+		(p = check_timestamp("a transaction's start", m->first_start)) ||
+		(p = check_timestamp("a transaction's end", m->last_end)) ||
+		(p = check_count("xacts", m->xacts)) ||
+		(p = check_ms("total_ms", m->total_ms)) ||
+		(p = check_ms("commit_sync_ms", m->commit_sync_ms)) ||
+		(p = check_ms("commit_cleanup_ms", m->commit_cleanup_ms)) ||
+		(p = check_count("commit_sync_xacts", m->commit_sync_xacts)) ||
+		(p = check_count("commit_cleanup_xacts", m->commit_cleanup_xacts)) ||
+		(p = check_count("synced_rels", m->synced_rels)) ||
+		(p = check_count("wal_logged_rels", m->wal_logged_rels)) ||
+		(p = check_count("dropped_rels", m->dropped_rels)) ||
+		(p = check_count("scans_flush_pending", m->scans_flush_pending)) ||
+		(p = check_count("scans_drop_pending", m->scans_drop_pending)) ||
+		(p = check_text("an application_name", m->application_name, NAMEDATALEN)))
+		return p;
+	for (int k = 0; k < WL_NUM_TIME_KINDS; k++)
+		if ((p = check_ms("a time by kind", m->kind_ms[k])) ||
+			(p = check_count("transactions by kind", m->kind_xacts[k])))
+			return p;
+	if (m->xacts == 0 || m->minute % USECS_PER_MINUTE != 0 ||
+		m->first_start > m->last_end || m->last_end < m->minute ||
+		m->last_end >= m->minute + USECS_PER_MINUTE)
+		return "its times disagree";
+	return NULL;
+}
+
 /*
  * scan_fault_ms sits in what was padding of WlXactRecord: the records and
  * the file keep the layout of earlier 1.4 libraries (walload.h)
@@ -1737,11 +1925,13 @@ check_header(const WlDumpHeader *h, off_t file_size)
 		h->sizeof_header != sizeof(WlDumpHeader) ||
 		h->sizeof_entry != sizeof(WlStatsEntry) ||
 		h->sizeof_xact != sizeof(WlXactRecord) ||
-		h->sizeof_stmt != sizeof(WlStmtRecord))
+		h->sizeof_stmt != sizeof(WlStmtRecord) ||
+		h->sizeof_minute != sizeof(WlMinuteRecord))
 		return "it was not written by this version of walload and PostgreSQL";
 	if ((p = check_count("the number of aggregates", h->nentries)) ||
 		(p = check_count("the number of transactions", h->nxacts)) ||
 		(p = check_count("the number of statements", h->nstmts)) ||
+		(p = check_count("the number of per-minute sums", h->nminutes)) ||
 		(p = check_timestamp("stats_reset", h->stats_reset)) ||
 		(p = check_count("stats_evicted", h->stats_evicted)) ||
 		(p = check_count("scanned_buffers", h->scanned_buffers)) ||
@@ -1755,12 +1945,15 @@ check_header(const WlDumpHeader *h, off_t file_size)
 		return "next_xact_id is out of range";
 	if ((uint64) h->nxacts > h->xacts_recorded ||
 		(uint64) h->nstmts > h->statements_recorded ||
-		h->xacts_recorded > PG_INT64_MAX || h->statements_recorded > PG_INT64_MAX)
+		(uint64) h->nminutes > h->minutes_recorded ||
+		h->xacts_recorded > PG_INT64_MAX || h->statements_recorded > PG_INT64_MAX ||
+		h->minutes_recorded > PG_INT64_MAX)
 		return "the numbers of records kept and recorded disagree";
 
 	expected = sizeof(WlDumpHeader) +
 		(uint64) h->nentries * sizeof(WlStatsEntry) +
 		(uint64) h->nxacts * sizeof(WlXactRecord) +
+		(uint64) h->nminutes * sizeof(WlMinuteRecord) +
 		(uint64) h->nstmts * sizeof(WlStmtRecord);
 	if ((uint64) file_size < expected)
 		return "it is truncated";
@@ -1873,6 +2066,26 @@ load_dump(void)
 			put_xact(&rec);
 	}
 	if (problem == NULL)
+		pg_atomic_write_u64(&wl_shared->minute_pos, h.minutes_recorded - h.nminutes);
+	for (int i = 0; problem == NULL && i < h.nminutes; i++)
+	{
+		WlMinuteRecord rec;
+		uint64		pos;
+		WlMinuteSlot *slot;
+
+		if (fread(&rec, sizeof(rec), 1, f) != 1)
+			problem = "it is truncated";
+		else if ((problem = check_minute(&rec)) != NULL)
+			problem = psprintf("per-minute sum %d: %s", i + 1, problem);
+		else
+		{
+			pos = pg_atomic_fetch_add_u64(&wl_shared->minute_pos, 1);
+			slot = &minute_ring[pos % wl_shared->max_minutes];
+			slot->pos_plus_one = pos + 1;
+			slot->rec = rec;
+		}
+	}
+	if (problem == NULL)
 		pg_atomic_write_u64(&wl_shared->stmt_pos, h.statements_recorded - h.nstmts);
 	for (int i = 0; problem == NULL && i < h.nstmts; i++)
 	{
@@ -1893,6 +2106,7 @@ load_dump(void)
 		memcpy(wl_shared->scans, h.scans, sizeof(h.scans));
 		wl_shared->scanned_buffers = h.scanned_buffers;
 		wl_shared->xact_base = 0;
+		wl_shared->minute_base = 0;
 		wl_shared->stmt_base = 0;
 		pg_atomic_write_u64(&wl_shared->next_xact_id, h.next_xact_id);
 		pg_atomic_write_u64(&wl_shared->lru_clock, (uint64) h.nentries + 1);
@@ -1913,9 +2127,12 @@ load_dump(void)
 			hash_search(wl_stats, &e->key, HASH_REMOVE, NULL);
 		for (int i = 0; i < wl_shared->max_xacts; i++)
 			xact_ring[i].pos_plus_one = 0;
+		for (int i = 0; i < wl_shared->max_minutes; i++)
+			minute_ring[i].pos_plus_one = 0;
 		for (int i = 0; i < wl_shared->max_statements; i++)
 			stmt_ring[i].pos_plus_one = 0;
 		pg_atomic_write_u64(&wl_shared->xact_pos, 0);
+		pg_atomic_write_u64(&wl_shared->minute_pos, 0);
 		pg_atomic_write_u64(&wl_shared->stmt_pos, 0);
 		pg_atomic_write_u64(&wl_shared->lru_clock, 1);
 	}

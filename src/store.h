@@ -44,6 +44,7 @@ extern bool wl_store_take_prepared(const char *gid, bool commit, WlPreparedDelet
 
 /* accessors used by views.c and diagnose.c; return palloc'd copies */
 extern int	wl_store_copy_xacts(WlXactRecord **out);
+extern int	wl_store_copy_minutes(WlMinuteRecord **out);
 extern int	wl_store_copy_statements(WlStmtRecord **out);
 typedef bool (*WlStmtFilter) (const WlStmtRecord *rec, void *arg);
 extern int	wl_store_copy_statements_filtered(WlStmtFilter filter, void *arg,
@@ -101,6 +102,8 @@ typedef struct WlInfo
 	TimestampTz stats_reset;
 	uint64		xacts_recorded;
 	uint64		xacts_overwritten;
+	uint64		minutes_recorded;
+	uint64		minutes_overwritten;
 	uint64		statements_recorded;
 	uint64		statements_overwritten;
 	int32		stats_entries;

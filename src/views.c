@@ -1,14 +1,16 @@
 /*-------------------------------------------------------------------------
  *
  * views.c
- *		SQL-callable functions behind walload_xacts, walload_statements,
- *		walload_stats, walload_info and walload_activity; walload_reset();
+ *		SQL-callable functions behind walload_xacts, walload_minutes,
+ *		walload_statements, walload_stats, walload_info and
+ *		walload_activity; walload_reset();
  *		walload_calibrate().
  *
  * Who sees what follows core's views.  walload_statements and walload_stats
  * show every row, but the query text and query id of other users' rows only
  * to roles with the privileges of pg_read_all_stats, as pg_stat_statements;
- * walload_xacts and walload_info hold no text and show everything.  A
+ * walload_xacts, walload_minutes and walload_info hold no text and show
+ * everything but a session's start, which follows pg_stat_activity.  A
  * running load is another backend's activity: walload_activity shows it
  * whole only to roles with the privileges of its role or of
  * pg_read_all_stats, as pg_stat_activity, and to others its pid, userid and
@@ -41,6 +43,7 @@
 #include "store.h"
 
 PG_FUNCTION_INFO_V1(walload_xacts);
+PG_FUNCTION_INFO_V1(walload_minutes);
 PG_FUNCTION_INFO_V1(walload_statements);
 PG_FUNCTION_INFO_V1(walload_stats);
 PG_FUNCTION_INFO_V1(walload_info);
@@ -48,6 +51,7 @@ PG_FUNCTION_INFO_V1(walload_info_1_1);
 PG_FUNCTION_INFO_V1(walload_info_1_4);
 PG_FUNCTION_INFO_V1(walload_info_1_5);
 PG_FUNCTION_INFO_V1(walload_info_1_7);
+PG_FUNCTION_INFO_V1(walload_info_1_8);
 PG_FUNCTION_INFO_V1(walload_reset);
 PG_FUNCTION_INFO_V1(walload_calibrate);
 PG_FUNCTION_INFO_V1(walload_activity);
@@ -360,6 +364,72 @@ walload_xacts(PG_FUNCTION_ARGS)
 	return (Datum) 0;
 }
 
+/*
+ * walload_minutes (1.8): the per-session, per-minute sums, oldest first.
+ * The session's start, and so whether it holds the session's first record,
+ * as walload_xacts shows them.
+ */
+#define WL_MINUTES_COLS		38
+
+Datum
+walload_minutes(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	static const int minutes_cols[] = {WL_MINUTES_COLS};
+	WlMinuteRecord *recs;
+	int			n;
+
+	wl_store_require();
+	InitMaterializedSRF(fcinfo, 0);
+	(void) wl_check_columns(rsinfo, minutes_cols, lengthof(minutes_cols), "walload_minutes");
+	n = wl_store_copy_minutes(&recs);
+
+	for (int r = 0; r < n; r++)
+	{
+		WlMinuteRecord *m = &recs[r];
+		Datum		values[WL_MINUTES_COLS];
+		bool		nulls[WL_MINUTES_COLS];
+		int			i = 0;
+
+		memset(nulls, 0, sizeof(nulls));
+		values[i++] = Int32GetDatum(m->pid);
+		values[i++] = ObjectIdGetDatum(m->userid);
+		values[i++] = ObjectIdGetDatum(m->dbid);
+		if (wl_can_see_backend(m->userid))
+		{
+			values[i++] = TimestampTzGetDatum(m->backend_start);
+			values[i++] = BoolGetDatum(m->first_in_session);
+		}
+		else
+		{
+			nulls[i++] = true;
+			nulls[i++] = true;
+		}
+		values[i++] = CStringGetTextDatum(m->application_name);
+		values[i++] = TimestampTzGetDatum(m->minute);
+		values[i++] = TimestampTzGetDatum(m->first_start);
+		values[i++] = TimestampTzGetDatum(m->last_end);
+		values[i++] = Int64GetDatum(m->xacts);
+		values[i++] = Float8GetDatum(m->total_ms);
+		values[i++] = Float8GetDatum(m->commit_sync_ms);
+		values[i++] = Float8GetDatum(m->commit_cleanup_ms);
+		for (int k = 0; k < WL_NUM_TIME_KINDS; k++)
+			values[i++] = Float8GetDatum(m->kind_ms[k]);
+		for (int k = 0; k < WL_NUM_TIME_KINDS; k++)
+			values[i++] = Int64GetDatum(m->kind_xacts[k]);
+		values[i++] = Int64GetDatum(m->commit_sync_xacts);
+		values[i++] = Int64GetDatum(m->commit_cleanup_xacts);
+		values[i++] = Int64GetDatum(m->synced_rels);
+		values[i++] = Int64GetDatum(m->wal_logged_rels);
+		values[i++] = Int64GetDatum(m->dropped_rels);
+		values[i++] = Int64GetDatum(m->scans_flush_pending);
+		values[i++] = Int64GetDatum(m->scans_drop_pending);
+		Assert(i == WL_MINUTES_COLS);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}
+
 Datum
 walload_statements(PG_FUNCTION_ARGS)
 {
@@ -482,7 +552,8 @@ walload_stats(PG_FUNCTION_ARGS)
  * fsync_time_ratio, fsync_time_commits, file_commit_us,
  * file_commit_commits, scan_time_ratio and scan_time_commits, 1.5
  * calibration, calibration_ms and calibration_io_bytes, 1.7 commit_sync_ms
- * and commit_cleanup_ms.  The library
+ * and commit_cleanup_ms, 1.8 minutes_recorded and minutes_overwritten.  The
+ * library
  * serves each, so that a server running the new library keeps working
  * before ALTER EXTENSION walload UPDATE.
  */
@@ -491,6 +562,7 @@ walload_stats(PG_FUNCTION_ARGS)
 #define WL_INFO_COLS_1_4	25
 #define WL_INFO_COLS_1_5	28
 #define WL_INFO_COLS_1_7	30
+#define WL_INFO_COLS_1_8	32
 
 static Datum
 info_row(FunctionCallInfo fcinfo, int ncols)
@@ -498,8 +570,8 @@ info_row(FunctionCallInfo fcinfo, int ncols)
 	TupleDesc	tupdesc;
 	WlInfo		info;
 	WlCounters	c;
-	Datum		values[WL_INFO_COLS_1_7];
-	bool		nulls[WL_INFO_COLS_1_7];
+	Datum		values[WL_INFO_COLS_1_8];
+	bool		nulls[WL_INFO_COLS_1_8];
 	int			i = 0;
 
 	wl_store_require();
@@ -565,6 +637,11 @@ info_row(FunctionCallInfo fcinfo, int ncols)
 		values[i++] = Float8GetDatum(info.commit_sync_ms);
 		values[i++] = Float8GetDatum(info.commit_cleanup_ms);
 	}
+	if (ncols >= WL_INFO_COLS_1_8)
+	{
+		values[i++] = Int64GetDatum((int64) info.minutes_recorded);
+		values[i++] = Int64GetDatum((int64) info.minutes_overwritten);
+	}
 	Assert(i == ncols);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
@@ -602,6 +679,12 @@ Datum
 walload_info_1_7(PG_FUNCTION_ARGS)
 {
 	return info_row(fcinfo, WL_INFO_COLS_1_7);
+}
+
+Datum
+walload_info_1_8(PG_FUNCTION_ARGS)
+{
+	return info_row(fcinfo, WL_INFO_COLS_1_8);
 }
 
 Datum

@@ -195,6 +195,39 @@ typedef struct WlXactRecord
 } WlXactRecord;
 
 /*
+ * A session's recorded transactions summed per minute (walload_minutes,
+ * 1.8): the transactions of one backend (pid and backend_start), role,
+ * database and application_name that ended in one minute.  What
+ * walload_report() needs from them, kept when the transaction ring has
+ * long overwritten them.  Sums are in the units of WlXactRecord.
+ */
+typedef struct WlMinuteRecord
+{
+	int32		pid;
+	Oid			userid;
+	Oid			dbid;
+	bool		first_in_session;	/* the session's first record is here */
+	TimestampTz backend_start;
+	TimestampTz minute;			/* when the minute began */
+	TimestampTz first_start;	/* the earliest start of its transactions */
+	TimestampTz last_end;		/* the latest end */
+	int64		xacts;
+	double		total_ms;
+	double		commit_sync_ms;
+	double		commit_cleanup_ms;
+	double		kind_ms[WL_NUM_TIME_KINDS];
+	int64		kind_xacts[WL_NUM_TIME_KINDS];	/* with time of the kind */
+	int64		commit_sync_xacts;	/* with a sync phase */
+	int64		commit_cleanup_xacts;
+	int64		synced_rels;
+	int64		wal_logged_rels;
+	int64		dropped_rels;
+	int64		scans_flush_pending;
+	int64		scans_drop_pending;
+	char		application_name[NAMEDATALEN];
+} WlMinuteRecord;
+
+/*
  * What walload.commit_strategy did at a commit, strongest last: it was off
  * or had nothing to decide; it kept the transaction's threshold; it stood
  * aside because the transaction set wal_skip_threshold itself (SET LOCAL

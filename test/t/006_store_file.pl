@@ -5,8 +5,9 @@
 # The file is saved once by a clean shutdown; each round writes one 4-byte
 # word of a copy of it (0x7fffffff or 0xffffffff), starts the server, reads
 # every view as text and stops it again.  The words swept: the header, the
-# first statistics entry up to its query text, and the first transaction
-# and statement records up to theirs.
+# first statistics entry up to its query text, the first transaction and
+# statement records up to theirs, and the first 96 bytes of a per-minute
+# sum (walload_minutes: the session, its times, the first sums).
 # matrix: once (walload's own file format, the same on every version)
 use strict;
 use warnings;
@@ -43,6 +44,7 @@ my $read_sql = q{
 SELECT (SELECT count(*) || ':' || md5(coalesce(string_agg(t::text, ','), '')) FROM walload_stats t)
   || ' ' || (SELECT count(*) || ':' || md5(coalesce(string_agg(t::text, ','), '')) FROM walload_xacts t)
   || ' ' || (SELECT count(*) || ':' || md5(coalesce(string_agg(t::text, ','), '')) FROM walload_statements t)
+  || ' ' || (SELECT count(*) || ':' || md5(coalesce(string_agg(t::text, ','), '')) FROM walload_minutes t)
   || ' ' || (SELECT md5(t::text) FROM walload_info t)
   || ' ' || (SELECT count(*) || ':' || md5(coalesce(string_agg(t::text, ','), '')) FROM walload_diagnose() t)};
 
@@ -55,9 +57,13 @@ my $good = slurp_file($file);
 my $entry = index($good, pack('L<L<', $super, $dboid));
 my $xact = index($good, pack('Q<l<L<', $xid, $xpid, $super));
 my $stmt = index($good, pack('Q<l<l<L<', $sxid, $sno, $spid, $super));
+# the per-minute sums lie between the transactions and the statements; the
+# first session's starts with its pid, role and database
+my $minute = rindex($good, pack('l<L<L<', $xpid, $super, $dboid), $stmt);
 ok($entry > 0 && $entry < 256, "the first statistics entry starts at byte $entry (after the header)");
 ok($xact > $entry, "the first transaction record starts at byte $xact");
 ok($stmt > $xact, "the first statement record starts at byte $stmt");
+ok($minute > $xact + 400 && $minute < $stmt, "a per-minute sum starts at byte $minute");
 
 sub write_file
 {
@@ -118,6 +124,7 @@ my @offsets;
 push @offsets, grep { $_ != $tagoff } map { 4 * $_ } 0 .. ($entry + 24 + 160) / 4;
 push @offsets, map { $xact + 4 * $_ } 0 .. 160 / 4 - 1;
 push @offsets, map { $stmt + 4 * $_ } 0 .. 120 / 4 - 1;
+push @offsets, map { $minute + 4 * $_ } 0 .. 96 / 4 - 1;
 my ($rounds, $ignored, $failed) = (0, 0, 0);
 my $t0 = time;
 for my $i (0 .. $#offsets)
@@ -138,8 +145,9 @@ for my $i (0 .. $#offsets)
 		diag(sprintf("byte %d = 0x%08x: %s\n%s", $off, $word, $err, $log));
 	}
 }
-is($failed, 0, sprintf('%d damaged files (bytes 0-%d, %d-%d, %d-%d): the server started and every view read each time; %d ignored with a LOG line (%ds)',
-	$rounds, $entry + 24 + 160, $xact, $xact + 160, $stmt, $stmt + 120, $ignored, time - $t0));
+is($failed, 0, sprintf('%d damaged files (bytes 0-%d, %d-%d, %d-%d, %d-%d): the server started and every view read each time; %d ignored with a LOG line (%ds)',
+	$rounds, $entry + 24 + 160, $xact, $xact + 160, $stmt, $stmt + 120, $minute, $minute + 96,
+	$ignored, time - $t0));
 
 # a file cut short, and one with bytes after its end
 ($log, $ok) = round(substr($good, 0, length($good) - 7));
