@@ -124,9 +124,16 @@ SELECT format('INSERT INTO rp_many VALUES (%s)', g) FROM generate_series(1, 1005
 \set ECHO all
 SELECT xacts_overwritten > 0 AS ring_wrapped FROM walload_info;
 SELECT part, transactions FROM walload_report() WHERE part LIKE 'INSERT%';
+-- walload_diagnose() needs each transaction: it says its findings cover
+-- the part of the load the ring holds
+SELECT severity, finding, evidence LIKE '1000 kept, % overwritten' AS evidence_ok,
+       hint = 'raise walload.max_xacts' AS hint_ok
+FROM walload_diagnose() WHERE finding = 'part of the load';
 \set VERBOSITY default
 -- not for a window the ring still holds whole
 SELECT part, transactions FROM walload_report(since => (SELECT min(xact_start) FROM walload_xacts))
 WHERE part LIKE 'INSERT%';
+SELECT count(*) AS part_of_the_load FROM walload_diagnose(since => (SELECT min(xact_start) FROM walload_xacts))
+WHERE finding = 'part of the load';
 DROP TABLE rp_many;
 RESET walload.track;

@@ -1227,6 +1227,33 @@ walload_diagnose(PG_FUNCTION_ARGS)
 	}
 
 	em.load_ms = load_ms(in, t.xacts, &sc);
+
+	/*
+	 * The findings need each transaction, and so only cover what the ring
+	 * still holds; walload_report() covers more (walload_minutes).  Said
+	 * where the report would read the sums: the ring lost transactions
+	 * since the reset and the window begins before the oldest kept.
+	 */
+	if (!sc.one)
+	{
+		WlInfo		info;
+		TimestampTz oldest = recs[0].start;
+
+		for (int i = 1; i < n; i++)
+			oldest = Min(oldest, recs[i].start);
+		wl_store_info(&info);
+		if (info.xacts_overwritten > 0 && (!sc.has_since || sc.since < oldest))
+		{
+			emit(&em, "info", "part of the load",
+				 psprintf("the findings cover the %d transaction%s of the load that walload_xacts still holds; "
+						  "its ring overwrote " UINT64_FORMAT " since the last reset",
+						  t.xacts, plural(t.xacts), info.xacts_overwritten),
+				 "walload_report() covers the whole load (from walload_minutes). To diagnose all of "
+				 "it, raise walload.max_xacts (a restart) above the load's transactions.");
+			brief(&em, psprintf("%d kept, " UINT64_FORMAT " overwritten", t.xacts, info.xacts_overwritten),
+				  "raise walload.max_xacts");
+		}
+	}
 	qsort(xact_ids, t.xacts, sizeof(uint64), xact_id_cmp);
 	diagnose_scans(&em, &t);
 	diagnose_commit(&em, &t);
