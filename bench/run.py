@@ -1150,6 +1150,7 @@ def report_section(c, tmp):
         t0 = time.monotonic()
         run_psql_file(c, [], os.path.join(tmp, "report-empty.sql"))
         empty.append((time.monotonic() - t0) * 1000)
+    empty_ms = statistics.median(empty)
     rows = []
     for n, (name, script) in enumerate(loads):
         path = os.path.join(tmp, "report%d.sql" % n)
@@ -1168,19 +1169,22 @@ def report_section(c, tmp):
             tops = c.psql("SELECT string_agg(part || ' ' || round(100 * share) || '%%', '; ') FROM "
                           "(SELECT * FROM walload_report(application_name => '%s') LIMIT 3) r" % app)
         ratios = sorted(a / b for a, b in zip(reported, client))
+        # less what no server sees: the client program's own start and exit
+        net = sorted(a / (b - empty_ms) for a, b in zip(reported, client))
         rows.append((name, statistics.median(client), statistics.median(reported), statistics.median(ratios),
-                     ratios[0], ratios[-1], tops, source))
+                     ratios[0], ratios[-1], tops, source, statistics.median(net), net[0], net[-1]))
         log("report %s: client %.0f ms, report %.0f ms" % (name, statistics.median(client),
                                                            statistics.median(reported)))
     c.stop()
-    lines = ["| load | client (psql, ms) | walload_report (ms) | ratio (min-max) | read from (last round) "
+    lines = ["| load | client (psql, ms) | walload_report (ms) | ratio (min-max) "
+             "| ratio to the client less an empty run (min-max) | read from (last round) "
              "| largest parts (last round) |",
-             "|---|---|---|---|---|---|"]
-    for name, cl, rep, ratio, lo, hi, tops, source in rows:
-        lines.append("| %s | %.0f | %.0f | %.3f (%.3f-%.3f) | %s | %s |" % (name, cl, rep, ratio, lo, hi,
-                                                                           source, tops))
+             "|---|---|---|---|---|---|---|"]
+    for name, cl, rep, ratio, lo, hi, tops, source, nratio, nlo, nhi in rows:
+        lines.append("| %s | %.0f | %.0f | %.3f (%.3f-%.3f) | %.3f (%.3f-%.3f) | %s | %s |"
+                     % (name, cl, rep, ratio, lo, hi, nratio, nlo, nhi, source, tops))
     lines += ["", "An empty psql run (started, connected, gone; as root through runuser) took %.0f ms "
-              "(median of 5): the client's share that no server sees." % statistics.median(empty)]
+              "(median of 5): the client's share that no server sees." % empty_ms]
     return "\n".join(lines)
 
 
