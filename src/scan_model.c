@@ -170,6 +170,15 @@ static bool changed_all = false;
 #define WL_MODEL_KEEP_ENTRIES	1024
 
 /*
+ * The size the maps are made for.  Emptying a map at the end of a
+ * transaction visits each of its buckets, as many as it was made for or has
+ * grown to, and most transactions put one or two entries in each: a map
+ * made small grows (a bucket split at a time) only in a transaction that
+ * needs it.
+ */
+#define WL_MODEL_MAP_SIZE		16
+
+/*
  * Below this many files created or doomed in the transaction, a statement
  * that changed relations reads core's pending lists rather than the catalog
  * (wl_model_read_pending_changes).
@@ -237,21 +246,21 @@ ensure_model_state(void)
 	ctl.keysize = sizeof(WlRelFile);
 	ctl.entrysize = sizeof(FileCreator);
 	ctl.hcxt = model_hash_cxt;
-	created_files = hash_create("walload created files", 64, &ctl,
+	created_files = hash_create("walload created files", WL_MODEL_MAP_SIZE, &ctl,
 								HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-	doomed_files = hash_create("walload doomed files", 64, &ctl,
+	doomed_files = hash_create("walload doomed files", WL_MODEL_MAP_SIZE, &ctl,
 							   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-	truncated_files = hash_create("walload truncated files", 16, &ctl,
+	truncated_files = hash_create("walload truncated files", WL_MODEL_MAP_SIZE, &ctl,
 								  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 	ctl.entrysize = sizeof(DoomedSize);
-	doomed_sizes = hash_create("walload doomed file sizes", 64, &ctl,
+	doomed_sizes = hash_create("walload doomed file sizes", WL_MODEL_MAP_SIZE, &ctl,
 							   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 	ctl.entrysize = sizeof(SeenSize);
-	seen_sizes = hash_create("walload pending sync sizes", 64, &ctl,
+	seen_sizes = hash_create("walload pending sync sizes", WL_MODEL_MAP_SIZE, &ctl,
 							 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 	ctl.keysize = sizeof(Oid);
 	ctl.entrysize = sizeof(KnownRel);
-	known_rels = hash_create("walload known relations", 64, &ctl,
+	known_rels = hash_create("walload known relations", WL_MODEL_MAP_SIZE, &ctl,
 							 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 }
 
