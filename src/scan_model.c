@@ -45,6 +45,7 @@
 
 #include <fcntl.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #ifdef __linux__
 #include <linux/fiemap.h>
@@ -169,6 +170,15 @@ static bool changed_all = false;
 #define WL_MODEL_KEEP_ENTRIES	1024
 
 /*
+ * The size the maps are made for.  Emptying a map at the end of a
+ * transaction visits each of its buckets, as many as it was made for or has
+ * grown to, and most transactions put one or two entries in each: a map
+ * made small grows (a bucket split at a time) only in a transaction that
+ * needs it.
+ */
+#define WL_MODEL_MAP_SIZE		16
+
+/*
  * Below this many files created or doomed in the transaction, a statement
  * that changed relations reads core's pending lists rather than the catalog
  * (wl_model_read_pending_changes).
@@ -236,21 +246,21 @@ ensure_model_state(void)
 	ctl.keysize = sizeof(WlRelFile);
 	ctl.entrysize = sizeof(FileCreator);
 	ctl.hcxt = model_hash_cxt;
-	created_files = hash_create("walload created files", 64, &ctl,
+	created_files = hash_create("walload created files", WL_MODEL_MAP_SIZE, &ctl,
 								HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-	doomed_files = hash_create("walload doomed files", 64, &ctl,
+	doomed_files = hash_create("walload doomed files", WL_MODEL_MAP_SIZE, &ctl,
 							   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-	truncated_files = hash_create("walload truncated files", 16, &ctl,
+	truncated_files = hash_create("walload truncated files", WL_MODEL_MAP_SIZE, &ctl,
 								  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 	ctl.entrysize = sizeof(DoomedSize);
-	doomed_sizes = hash_create("walload doomed file sizes", 64, &ctl,
+	doomed_sizes = hash_create("walload doomed file sizes", WL_MODEL_MAP_SIZE, &ctl,
 							   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 	ctl.entrysize = sizeof(SeenSize);
-	seen_sizes = hash_create("walload pending sync sizes", 64, &ctl,
+	seen_sizes = hash_create("walload pending sync sizes", WL_MODEL_MAP_SIZE, &ctl,
 							 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 	ctl.keysize = sizeof(Oid);
 	ctl.entrysize = sizeof(KnownRel);
-	known_rels = hash_create("walload known relations", 64, &ctl,
+	known_rels = hash_create("walload known relations", WL_MODEL_MAP_SIZE, &ctl,
 							 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 }
 
@@ -495,93 +505,141 @@ wl_model_main_fork_blocks(WlRelFile file)
  * non-temporary files are passed.  Outside recovery no fork size is
  * cached, so core scans unless none of the forks exists (then the
  * per-block path runs over zero blocks), and the threshold is above zero.
+ * (smgrnblocks_cached() answers only in the startup process, InRecovery,
+ * in 15-19: so the threshold, NBuffers/32 blocks, decides nothing in a
+ * backend, however few blocks the files have.)
  * live: the live prediction, which asks the file system nothing: a file
  * scheduled for deletion existed when it was scheduled, and only the
- * commit's deletion removes it.
+ * commit's deletion removes it.  looked: how many of the files, from the
+ * first, size_doomed() has already looked for on disk, asking what
+ * mdexists() asks (found_fork: a fork of one of them exists); the others
+ * are looked for here.
  */
 static bool
-drop_all_would_scan(WlRelFile *files, int n, bool live)
+drop_all_would_scan(WlRelFile *files, int n, bool live, int looked, bool found_fork)
 {
 	if (n == 0)
 		return false;
-	if (WL_BUF_DROP_FULL_SCAN_THRESHOLD == 0 || live)
+	if (WL_BUF_DROP_FULL_SCAN_THRESHOLD == 0 || live || found_fork)
 		return true;
-	for (int i = 0; i < n; i++)
+	for (int i = looked; i < n; i++)
 		if (file_exists_any_fork(files[i]))
 			return true;
 	return false;
 }
 
 /*
- * Blocks of a fork of a file (nblocks of them) that the file system has
- * allocated on disk, as FS_IOC_FIEMAP reports the extents of each segment:
- * extents only in the page cache (delayed allocation) are not counted.  -1
- * where the file system does not tell (no FIEMAP) or a segment cannot be
- * opened.  One open and one ioctl per segment.
+ * Blocks of an open segment file that the file system has allocated on
+ * disk, as FS_IOC_FIEMAP reports its extents: extents only in the page
+ * cache (delayed allocation) are not counted.  -1 where the file system
+ * does not tell (no FIEMAP).
  */
 static int64
-fork_stored_blocks(WlRelFile file, ForkNumber fork, BlockNumber nblocks)
+segment_stored_blocks(int fd)
 {
 #ifdef FS_IOC_FIEMAP
-	char		path[MAXPGPATH];
 	int64		stored = 0;
-	int			nsegs = (int) ((nblocks + RELSEG_SIZE - 1) / RELSEG_SIZE);
+	uint64		start = 0;
 
-	if (nblocks == 0)
-		return 0;
-	WlForkPath(file, fork, path);
-	for (int seg = 0; seg < nsegs; seg++)
+	for (;;)
 	{
-		char		segpath[MAXPGPATH + 16];
 		union
 		{
 			struct fiemap map;
 			char		space[sizeof(struct fiemap) + 16 * sizeof(struct fiemap_extent)];
 		}			buf;
-		uint64		start = 0;
-		bool		ok = true;
-		int			fd;
+		bool		last = false;
 
-		if (seg == 0)
-			strlcpy(segpath, path, sizeof(segpath));
-		else
-			snprintf(segpath, sizeof(segpath), "%s.%d", path, seg);
-		fd = BasicOpenFile(segpath, O_RDONLY | PG_BINARY);
-		if (fd < 0)
+		memset(&buf, 0, sizeof(buf));
+		buf.map.fm_start = start;
+		buf.map.fm_length = FIEMAP_MAX_OFFSET - start;
+		buf.map.fm_extent_count = 16;
+		if (ioctl(fd, FS_IOC_FIEMAP, &buf.map) != 0)
 			return -1;
-		for (;;)
+		for (uint32 i = 0; i < buf.map.fm_mapped_extents; i++)
 		{
-			bool		last = false;
+			struct fiemap_extent *e = &buf.map.fm_extents[i];
 
-			memset(&buf, 0, sizeof(buf));
-			buf.map.fm_start = start;
-			buf.map.fm_length = FIEMAP_MAX_OFFSET - start;
-			buf.map.fm_extent_count = 16;
-			if (ioctl(fd, FS_IOC_FIEMAP, &buf.map) != 0)
-			{
-				ok = false;
-				break;
-			}
-			for (uint32 i = 0; i < buf.map.fm_mapped_extents; i++)
-			{
-				struct fiemap_extent *e = &buf.map.fm_extents[i];
-
-				if ((e->fe_flags & (FIEMAP_EXTENT_DELALLOC | FIEMAP_EXTENT_UNKNOWN)) == 0)
-					stored += (int64) (e->fe_length / BLCKSZ);
-				start = e->fe_logical + e->fe_length;
-				last = last || (e->fe_flags & FIEMAP_EXTENT_LAST) != 0;
-			}
-			if (last || buf.map.fm_mapped_extents < 16)
-				break;
+			if ((e->fe_flags & (FIEMAP_EXTENT_DELALLOC | FIEMAP_EXTENT_UNKNOWN)) == 0)
+				stored += (int64) (e->fe_length / BLCKSZ);
+			start = e->fe_logical + e->fe_length;
+			last = last || (e->fe_flags & FIEMAP_EXTENT_LAST) != 0;
 		}
-		close(fd);
-		if (!ok)
-			return -1;
+		if (last || buf.map.fm_mapped_extents < 16)
+			return stored;
 	}
-	return Min(stored, (int64) nblocks);
 #else
 	return -1;
 #endif
+}
+
+/* a fork's path: a file's path, "_" and a fork's name, "." and a segment */
+#define WL_FORK_PATH_SIZE	(MAXPGPATH + 1 + FORKNAMECHARS + 12)
+
+typedef enum ForkOnDisk
+{
+	FORK_ABSENT,				/* no such fork */
+	FORK_SIZED,					/* it exists, and is sized */
+	FORK_UNKNOWN				/* the file system did not answer */
+} ForkOnDisk;
+
+/*
+ * The size of a fork of a relation file, asked of the file system directly:
+ * its blocks over all segments, as mdnblocks() counts them (a segment of
+ * RELSEG_SIZE blocks is followed by the next one, if there is one), and
+ * those of them stored on disk (segment_stored_blocks; -1 where not known).
+ * path: the fork's, in a buffer of WL_FORK_PATH_SIZE, left as it was.
+ * FORK_ABSENT where the first segment cannot be opened for want of the file
+ * (ENOENT), as mdexists() decides that a fork does not exist; any other
+ * failure is no answer (FORK_UNKNOWN): the caller asks md.c then.  An open,
+ * an fstat, an ioctl and a close per segment.  md.c's own way, smgrexists()
+ * and smgrnblocks(), costs several times the instructions: mdexists()
+ * closes the fork and opens it again through a virtual file descriptor,
+ * and each fork's path is built anew.
+ */
+static ForkOnDisk
+fork_on_disk(char *path, BlockNumber *nblocks, int64 *stored)
+{
+	size_t		len = strlen(path);
+	ForkOnDisk	result = FORK_SIZED;
+
+	*nblocks = 0;
+	*stored = 0;
+	for (int seg = 0;; seg++)
+	{
+		struct stat st;
+		int64		seg_stored;
+		BlockNumber seg_blocks;
+		int			fd;
+
+		/* path has room for a segment's suffix: see WL_FORK_PATH_SIZE */
+		if (seg > 0)
+			snprintf(path + len, WL_FORK_PATH_SIZE - len, ".%d", seg);
+		fd = BasicOpenFile(path, O_RDONLY | PG_BINARY);
+		if (fd < 0)
+		{
+			if (errno != ENOENT)
+				result = FORK_UNKNOWN;
+			else if (seg == 0)
+				result = FORK_ABSENT;
+			break;
+		}
+		if (fstat(fd, &st) != 0)
+		{
+			close(fd);
+			result = FORK_UNKNOWN;
+			break;
+		}
+		seg_blocks = (BlockNumber) (st.st_size / BLCKSZ);
+		seg_stored = *stored < 0 ? -1 : segment_stored_blocks(fd);
+		close(fd);
+		*nblocks += seg_blocks;
+		*stored = seg_stored < 0 ? -1 : *stored + Min(seg_stored, (int64) seg_blocks);
+		if (seg_blocks < (BlockNumber) RELSEG_SIZE)
+			break;
+	}
+	path[len] = '\0';
+	return result;
 }
 
 /*
@@ -914,23 +972,45 @@ wl_model_database_buffers(Oid dboid, int64 *pages_mapped)
 	return owned_buffers(&owner, pages_mapped);
 }
 
-/* one file's sizes for size_doomed (below), at commit */
-static void
+/*
+ * One file's sizes for size_doomed (below), at commit; true if a fork of it
+ * exists.  Each fork is asked of the file system directly (fork_on_disk),
+ * and of md.c only where that gives no answer.
+ */
+static bool
 size_file(WlRelFile file, DoomedSize *one)
 {
-	SMgrRelation srel = WlSmgrOpen(file);
+	char		path[WL_FORK_PATH_SIZE];
+	size_t		len;
 
 	memset(one, 0, sizeof(*one));
 	one->file = file;
+	WlForkPath(file, MAIN_FORKNUM, path);
+	len = strlen(path);
 	for (ForkNumber fork = 0; fork <= MAX_FORKNUM; fork++)
 	{
 		BlockNumber nblocks;
 		int64		stored;
+		ForkOnDisk	found;
 
-		if (!smgrexists(srel, fork))
+		/* as GetRelationPath() names the other forks: "_" and the name */
+		if (fork != MAIN_FORKNUM)
+		{
+			path[len] = '_';
+			strcpy(path + len + 1, forkNames[fork]);
+		}
+		found = fork_on_disk(path, &nblocks, &stored);
+		if (found == FORK_ABSENT)
 			continue;
-		nblocks = smgrnblocks(srel, fork);
-		stored = fork_stored_blocks(file, fork, nblocks);
+		if (found == FORK_UNKNOWN)
+		{
+			SMgrRelation srel = WlSmgrOpen(file);
+
+			if (!smgrexists(srel, fork))
+				continue;
+			nblocks = smgrnblocks(srel, fork);
+			stored = -1;
+		}
 		if (stored < 0)
 			stored = nblocks;	/* not known: as if all were on disk */
 		one->forks++;
@@ -939,6 +1019,7 @@ size_file(WlRelFile file, DoomedSize *one)
 		one->stored_forks += stored > 0 ? 1 : 0;
 		one->buffers += fork_buffers(file, fork, nblocks);
 	}
+	return one->forks > 0;
 }
 
 /*
@@ -954,18 +1035,21 @@ size_file(WlRelFile file, DoomedSize *one)
  * live: the live prediction, which asks the file system nothing and takes
  * the sizes noted when the files were scheduled for deletion (DoomedSize);
  * a file not noted (the old file of a relation rewritten) counts as its
- * main fork, of blocks unknown.
+ * main fork, of blocks unknown.  Returns how many of the files, from the
+ * first, it looked for on disk (none when live), and *found_fork whether a
+ * fork of one of them exists: what drop_all_would_scan() asks first.
  */
 #define WL_DROP_SIZE_SAMPLE	64
 
-static void
-size_doomed(WlRelFile *files, int n, bool live, WlCommitModel *m)
+static int
+size_doomed(WlRelFile *files, int n, bool live, WlCommitModel *m, bool *found_fork)
 {
 	int			k = Min(n, WL_DROP_SIZE_SAMPLE);
 	DoomedSize	all;
 	double		scale = k > 0 ? (double) n / k : 0;
 
 	memset(&all, 0, sizeof(all));
+	*found_fork = false;
 	if (live)
 		ensure_model_state();
 	for (int i = 0; i < k; i++)
@@ -973,7 +1057,7 @@ size_doomed(WlRelFile *files, int n, bool live, WlCommitModel *m)
 		DoomedSize	one;
 
 		if (!live)
-			size_file(files[i], &one);
+			*found_fork |= size_file(files[i], &one);
 		else
 		{
 			DoomedSize *noted = hash_search(doomed_sizes, &files[i], HASH_FIND, NULL);
@@ -997,6 +1081,7 @@ size_doomed(WlRelFile *files, int n, bool live, WlCommitModel *m)
 	m->dropped_stored_forks = (int32) (all.stored_forks * scale);
 	m->dropped_stored_blocks = (int64) (all.stored_blocks * scale);
 	m->dropped_buffers = (int64) (all.buffers * scale);
+	return live ? 0 : k;
 }
 
 /*
@@ -1441,6 +1526,8 @@ wl_model_commit(bool is_prepare, bool live, WlCommitModel *m)
 {
 	WlRelFile  *doomed;
 	int			ndoomed;
+	int			looked;
+	bool		found_fork;
 
 	memset(m, 0, sizeof(*m));
 	m->sync_stmt_no = -1;
@@ -1459,8 +1546,8 @@ wl_model_commit(bool is_prepare, bool live, WlCommitModel *m)
 	/* the deletion after commit; at PREPARE it moves to COMMIT PREPARED */
 	ndoomed = smgrGetPendingDeletes(true, &doomed);
 	m->dropped_rels = ndoomed;
-	size_doomed(doomed, ndoomed, live, m);
-	m->drop_scan = drop_all_would_scan(doomed, ndoomed, live);
+	looked = size_doomed(doomed, ndoomed, live, m, &found_fork);
+	m->drop_scan = drop_all_would_scan(doomed, ndoomed, live, looked, found_fork);
 	m->drop_stmt_no = min_creator(doomed_files, doomed, ndoomed);
 	if (doomed)
 		pfree(doomed);
@@ -1479,9 +1566,9 @@ wl_model_commit(bool is_prepare, bool live, WlCommitModel *m)
 		WlCommitModel created;
 
 		m->abort_rels = n;
-		m->abort_drop_scan = drop_all_would_scan(files, n, false);
 		memset(&created, 0, sizeof(created));
-		size_doomed(files, n, false, &created);
+		looked = size_doomed(files, n, false, &created, &found_fork);
+		m->abort_drop_scan = drop_all_would_scan(files, n, false, looked, found_fork);
 		m->abort_buffers = created.dropped_buffers;
 		if (files)
 			pfree(files);
