@@ -169,3 +169,14 @@ SELECT count(*) > 0 AS diagnose_1_7_reads,
        bool_and(length(evidence) < length(detail) AND length(hint) < length(detail)) AS detail_is_longer
 FROM walload_diagnose();
 SELECT has_table_privilege('public', 'walload_activity', 'SELECT') AS activity_for_everyone;
+
+-- 1.8 adds walload_stats' commit_ms; 1.7's walload_stats (34 columns)
+-- reads with this library
+SELECT count(*) AS stats_columns_1_7 FROM pg_attribute
+WHERE attrelid = 'walload_stats'::regclass AND attnum > 0;
+SELECT count(*) >= 0 AS stats_1_7_reads FROM walload_stats;
+ALTER EXTENSION walload UPDATE TO '1.8';
+SELECT count(*) AS stats_columns_1_8 FROM pg_attribute
+WHERE attrelid = 'walload_stats'::regclass AND attnum > 0;
+SELECT count(*) = count(*) FILTER (WHERE commit_ms >= 0) AS commit_ms_reads FROM walload_stats;
+SELECT has_table_privilege('public', 'walload_stats', 'SELECT') AS stats_for_everyone;
