@@ -36,7 +36,7 @@ CREATE FUNCTION long_stats(OUT a int, OUT b int, OUT c int, OUT d int, OUT e int
   OUT g int, OUT h int, OUT i int, OUT j int, OUT k int, OUT l int, OUT m int, OUT n int,
   OUT o int, OUT p int, OUT q int, OUT r int, OUT s int, OUT t int, OUT u int, OUT v int,
   OUT w int, OUT x int, OUT y int, OUT z int, OUT aa int, OUT ab int, OUT ac int, OUT ad int,
-  OUT ae int, OUT af int, OUT ag int, OUT ah int, OUT ai int) RETURNS SETOF record
+  OUT ae int, OUT af int, OUT ag int, OUT ah int, OUT ai int, OUT aj int) RETURNS SETOF record
   AS '$libdir/walload', 'walload_stats' LANGUAGE C;
 CREATE FUNCTION short_diagnose(xact_id bigint DEFAULT NULL, OUT severity text, OUT finding text)
   RETURNS SETOF record AS '$libdir/walload', 'walload_diagnose' LANGUAGE C;

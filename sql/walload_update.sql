@@ -175,6 +175,9 @@ SELECT has_table_privilege('public', 'walload_activity', 'SELECT') AS activity_f
 -- minutes_overwritten; the library keeps the sums before the update too,
 -- and 1.7's walload_info (30 columns) reads with it
 SELECT count(*) AS info_1_7_reads FROM walload_info;
+SELECT count(*) AS stats_columns_1_7 FROM pg_attribute
+WHERE attrelid = 'walload_stats'::regclass AND attnum > 0;
+SELECT count(*) >= 0 AS stats_1_7_reads FROM walload_stats;
 SELECT to_regclass('walload_minutes') IS NULL AS no_minutes_before_1_8;
 ALTER EXTENSION walload UPDATE TO '1.8';
 SELECT count(*) AS info_columns_1_8 FROM pg_attribute
@@ -182,3 +185,8 @@ WHERE attrelid = 'walload_info'::regclass AND attnum > 0;
 SELECT minutes_recorded > 0 AS minutes_recorded, minutes_overwritten FROM walload_info;
 SELECT sum(xacts) = (SELECT count(*) FROM walload_xacts) AS minutes_sum_the_xacts FROM walload_minutes;
 SELECT has_table_privilege('public', 'walload_minutes', 'SELECT') AS minutes_for_everyone;
+-- and walload_stats' commit_ms (1.7's walload_stats had 34 columns)
+SELECT count(*) AS stats_columns_1_8 FROM pg_attribute
+WHERE attrelid = 'walload_stats'::regclass AND attnum > 0;
+SELECT count(*) = count(*) FILTER (WHERE commit_ms >= 0) AS commit_ms_reads FROM walload_stats;
+SELECT has_table_privilege('public', 'walload_stats', 'SELECT') AS stats_for_everyone;

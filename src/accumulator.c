@@ -224,6 +224,11 @@ typedef struct WlStmtRef
 	bool		stored;
 	int64		scans[WL_NUM_SCAN_KINDS];	/* arrived, not yet stored */
 	int64		scan_est_ns;
+	double		commit_ms;		/* commit phase charged, not yet stored */
+	/* its files the commit or abort in progress acts on (charge_commit_phase) */
+	int32		sync_files;		/* pending syncs it created */
+	int32		cleanup_files;	/* files deleted: it scheduled their deletion
+								 * (commit), created them (abort) */
 } WlStmtRef;
 
 /*
@@ -245,6 +250,27 @@ typedef struct WlLateScan
 
 static WlLateScan late_scans[WL_LATE_SCANS];
 static int	n_late_scans = 0;
+
+/*
+ * Shares of a commit or abort phase charged to statements already stored,
+ * when the store could not be had without waiting (the commit cleanup and
+ * the abort path never wait): kept here until the next safe point.  Room
+ * for one per statement of the open record that may be charged is made
+ * when that statement is noted (note_storage_statement), outside any error
+ * path, so that none is lost.
+ */
+typedef struct WlLateCommit
+{
+	int64		ring_pos;
+	uint64		xact_id;
+	int32		stmt_no;
+	WlStatsKey	key;
+	double		ms;
+} WlLateCommit;
+
+static WlLateCommit *late_commits = NULL;
+static int	n_late_commits = 0;
+static int	late_commits_capacity = 0;
 
 typedef struct WlOpenXact
 {
@@ -306,6 +332,14 @@ typedef struct WlOpenXact
 	int			n_refs;
 	int			refs_capacity;
 	bool		refs_unsorted;	/* a ref was added out of statement order */
+
+	/*
+	 * The files the commit or abort in progress acts on, those of no known
+	 * statement included: what each phase is split over
+	 * (charge_commit_phase).
+	 */
+	int32		charge_sync_files;
+	int32		charge_cleanup_files;
 } WlOpenXact;
 
 static WlOpenXact cur;
@@ -449,6 +483,19 @@ note_storage_statement(int32 stmt_no)
 	memset(ref, 0, sizeof(*ref));
 	ref->stmt_no = stmt_no;
 	ref->ring_pos = -1;
+
+	/* room for its share of the commit, should the store be busy then */
+	if (n_late_commits + cur.n_refs > late_commits_capacity)
+	{
+		int			newcap = Max(16, (n_late_commits + cur.n_refs) * 2);
+
+		if (late_commits == NULL)
+			late_commits = MemoryContextAlloc(TopMemoryContext,
+											  sizeof(WlLateCommit) * newcap);
+		else
+			late_commits = repalloc(late_commits, sizeof(WlLateCommit) * newcap);
+		late_commits_capacity = newcap;
+	}
 }
 
 /* ----------------------------------------------------------------
@@ -481,15 +528,44 @@ flush_late_scans(bool may_wait)
 	return n_late_scans == 0;
 }
 
-/* the scans (and their estimate) that arrived for a queued statement */
+/* store the late shares of commit phases; false if the store could not be had */
+static bool
+flush_late_commits(bool may_wait)
+{
+	int			done = 0;
+
+	while (done < n_late_commits)
+	{
+		WlLateCommit *l = &late_commits[done];
+
+		if (!wl_store_add_statement_commit(l->ring_pos, l->xact_id, l->stmt_no,
+										   &l->key, l->ms, may_wait))
+			break;
+		done++;
+	}
+	if (done > 0)
+	{
+		memmove(late_commits, late_commits + done,
+				sizeof(WlLateCommit) * (n_late_commits - done));
+		n_late_commits -= done;
+	}
+	return n_late_commits == 0;
+}
+
+/*
+ * The scans (and their estimate) and the commit phase charged that arrived
+ * for a queued statement
+ */
 static void
 take_ref_scans(WlStmtRecord *rec, WlStmtRef *ref)
 {
 	for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
 		rec->c.scans[k] += ref->scans[k];
 	rec->c.scan_est_ns += ref->scan_est_ns;
+	rec->commit_ms += ref->commit_ms;
 	memset(ref->scans, 0, sizeof(ref->scans));
 	ref->scan_est_ns = 0;
+	ref->commit_ms = 0;
 }
 
 /*
@@ -522,7 +598,7 @@ flush_finished(bool may_wait, bool ended_only)
 {
 	int			done = 0;
 
-	if (!flush_late_scans(may_wait))
+	if (!flush_late_scans(may_wait) || !flush_late_commits(may_wait))
 		return;
 	while (done < n_finished)
 	{
@@ -578,9 +654,10 @@ flush_finished(bool may_wait, bool ended_only)
 static void
 flush_at_safe_point(int more, bool at_commit)
 {
-	if (n_finished > 0 || n_late_scans > 0)
+	if (n_finished > 0 || n_late_scans > 0 || n_late_commits > 0)
 		flush_finished(false, !at_commit);
-	if (n_finished + more > WL_QUEUE_BOUND || n_late_scans >= WL_LATE_SCANS)
+	if (n_finished + more > WL_QUEUE_BOUND || n_late_scans >= WL_LATE_SCANS ||
+		n_late_commits > WL_QUEUE_BOUND)
 		flush_finished(true, false);
 }
 
@@ -589,7 +666,7 @@ void
 wl_acc_backend_exit(void)
 {
 	unpublish_activity();
-	if (n_finished > 0 || n_late_scans > 0)
+	if (n_finished > 0 || n_late_scans > 0 || n_late_commits > 0)
 		flush_finished(true, false);
 }
 
@@ -930,6 +1007,113 @@ add_attributed_scan(WlScanKind kind, int32 stmt_no, int nfiles, int64 buffers,
 	double		est_ns = wl_scans_est_ns(kind, 1, nfiles, buffers);
 
 	attribute_walk(kind, stmt_no, est_ns, on_abort_path, !on_abort_path);
+}
+
+/* ----------------------------------------------------------------
+ * the commit phase charged to statements
+ * ----------------------------------------------------------------
+ */
+
+/*
+ * The measured commit or abort phase of a record's last transaction is
+ * split among the files that phase acted on, each file's share charged to
+ * the recorded statement it came from (walload_stats.commit_ms):
+ *
+ *	sync phase of a commit or PREPARE (commit_sync_ms): over the pending
+ *	  syncs, the files created in the transaction that skip WAL, which it
+ *	  syncs or WAL-logs (wal_level=minimal); each to the statement that
+ *	  created the file;
+ *	cleanup phase of a commit (commit_cleanup_ms): over the files it
+ *	  deletes; each to the statement that scheduled the deletion (DROP,
+ *	  TRUNCATE, a rewrite);
+ *	an abort (all cleanup): over the files it deletes, those created in
+ *	  the transaction; each to the statement that created the file.
+ *
+ * Equal shares per file: the files are what the model knows exactly at
+ * the commit, without sizing anything more.  A phase that acted on no file
+ * is charged to no one, and so is the share of a file no recorded
+ * statement is known for (created by a statement walload did not record,
+ * or by the one that failed, or a new database's files).  The commits of
+ * transactions inside a statement (VACUUM, a procedure's COMMIT) are in
+ * that statement's own time already: not charged again.  The counting runs
+ * at PRE_COMMIT or XACT_EVENT_ABORT, the charging at the end of the phase;
+ * both only for a record with statements that touched storage (cur.refs),
+ * none for the transactions of an OLTP load.
+ */
+static void
+clear_commit_charges(void)
+{
+	for (int i = 0; i < cur.n_refs; i++)
+	{
+		cur.refs[i].sync_files = 0;
+		cur.refs[i].cleanup_files = 0;
+	}
+	cur.charge_sync_files = 0;
+	cur.charge_cleanup_files = 0;
+}
+
+/* one file per entry of creators (a statement number, or -1) */
+static void
+count_charged_files(const int32 *creators, int n, bool sync)
+{
+	for (int i = 0; i < n; i++)
+	{
+		WlStmtRef  *ref = creators[i] >= 0 ? find_ref(creators[i]) : NULL;
+
+		if (ref == NULL)
+			continue;
+		if (sync)
+			ref->sync_files++;
+		else
+			ref->cleanup_files++;
+	}
+	if (sync)
+		cur.charge_sync_files = n;
+	else
+		cur.charge_cleanup_files = n;
+}
+
+/*
+ * The phase is over and timed: charge each statement its share, into its
+ * queued record, or into the store if walload's lock can be had at once,
+ * else kept for the next safe point (room was made for it).  The commit
+ * cleanup or the abort path: the rules of the header apply.
+ */
+static void
+charge_commit_phase(void)
+{
+	if (cur.charge_sync_files == 0 && cur.charge_cleanup_files == 0)
+		return;
+	for (int i = 0; i < cur.n_refs; i++)
+	{
+		WlStmtRef  *ref = &cur.refs[i];
+		double		ms = 0;
+
+		if (ref->sync_files > 0)
+			ms += cur.sync_ms * ref->sync_files / cur.charge_sync_files;
+		if (ref->cleanup_files > 0)
+			ms += cur.cleanup_ms * ref->cleanup_files / cur.charge_cleanup_files;
+		ref->sync_files = 0;
+		ref->cleanup_files = 0;
+		if (!(ms > 0))
+			continue;
+		if (!ref->stored)
+			ref->commit_ms += ms;
+		else if (!wl_store_add_statement_commit(ref->ring_pos, cur.xact_id, ref->stmt_no,
+												&ref->key, ms, false) &&
+				 n_late_commits < late_commits_capacity)
+		{
+			WlLateCommit *l = &late_commits[n_late_commits++];
+
+			l->ring_pos = ref->ring_pos;
+			l->xact_id = cur.xact_id;
+			l->stmt_no = ref->stmt_no;
+			l->key = ref->key;
+			l->ms = ms;
+		}
+	}
+	cur.charge_sync_files = 0;
+	cur.charge_cleanup_files = 0;
 }
 
 /* ----------------------------------------------------------------
@@ -1568,7 +1752,7 @@ static bool
 forget_quiet_transaction(bool has_xid, bool is_prepare)
 {
 	if (has_xid || is_prepare || cur.active || cur.shown || stmt_depth > 0 ||
-		n_finished > 0 || n_late_scans > 0)
+		n_finished > 0 || n_late_scans > 0 || n_late_commits > 0)
 		return false;
 	cur.observed = false;
 	cur.usage_baseline_set = false;
@@ -1656,6 +1840,24 @@ pre_commit_record(bool is_prepare, bool has_xid)
 		if (model.drop_scan && !is_prepare)
 			add_attributed_scan(WL_SCAN_DROP_PENDING, model.drop_stmt_no,
 								model.dropped_rels, model.dropped_buffers, false);
+
+		/* the files whose statements the phase will be charged to */
+		clear_commit_charges();
+		if (cur.n_refs > 0 && !statement_in_progress())
+		{
+			int32	   *sync;
+			int32	   *drop;
+			int			nsync;
+			int			ndrop;
+
+			wl_model_commit_creators(is_prepare, &sync, &nsync, &drop, &ndrop);
+			count_charged_files(sync, nsync, true);
+			count_charged_files(drop, ndrop, false);
+			if (sync)
+				pfree(sync);
+			if (drop)
+				pfree(drop);
+		}
 		cur.model.wal_skipped_rels += model.wal_skipped_rels;
 		cur.model.synced_rels += model.synced_rels;
 		cur.model.synced_blocks += model.synced_blocks;
@@ -1750,6 +1952,18 @@ wl_acc_abort(void)
 
 	attribute_abort_walk();
 	cur.prepare_pending = false;
+
+	/* the files whose creators the abort will be charged to (a commit's no more) */
+	clear_commit_charges();
+	if (cur.n_refs > 0 && !statement_in_progress())
+	{
+		int32	   *creators;
+		int			n = wl_model_abort_creators(&creators);
+
+		count_charged_files(creators, n, false);
+		if (creators)
+			pfree(creators);
+	}
 
 	begin_phase(true, false);
 
@@ -2002,6 +2216,7 @@ wl_acc_xact_end(void)
 	if (statement_in_progress())
 	{
 		cur.inner_xacts++;
+		clear_commit_charges();
 		return;
 	}
 
@@ -2010,6 +2225,7 @@ wl_acc_xact_end(void)
 	unpublish_activity();
 	if (cur.active)
 	{
+		charge_commit_phase();
 		settle_ref_scans();
 		flush_finished(false, false);
 		finish_record();

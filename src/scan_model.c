@@ -1576,6 +1576,86 @@ wl_model_commit(bool is_prepare, bool live, WlCommitModel *m)
 }
 
 /*
+ * Which statements' files COMMIT (or PREPARE) of the current transaction
+ * acts on, one entry per file, -1 where no recorded statement is known:
+ * *sync, the creators of the pending syncs it syncs or WAL-logs (the files
+ * wl_model_commit counts in wal_skipped_rels; wal_level=minimal only), and
+ * *drop, the statements that scheduled the deletion of the files it
+ * deletes (those it counts in dropped_rels; none at PREPARE, whose
+ * deletion moves to COMMIT PREPARED).  Sizes nothing.  palloc'd; the
+ * counts are returned in *nsync and *ndrop.
+ */
+void
+wl_model_commit_creators(bool is_prepare, int32 **sync, int *nsync,
+						 int32 **drop, int *ndrop)
+{
+	WlRelFile  *doomed;
+	int			n;
+
+	*nsync = 0;
+	*sync = NULL;
+	if (!XLogIsNeeded())
+	{
+		WlPendingSync *syncs;
+
+		n = wl_model_pending_syncs(true, &syncs);
+		*sync = palloc(sizeof(int32) * Max(n, 1));
+		for (int i = 0; i < n; i++)
+			(*sync)[i] = syncs[i].creator;
+		*nsync = n;
+		pfree(syncs);
+	}
+
+	*ndrop = 0;
+	*drop = NULL;
+	if (is_prepare)
+		return;
+	n = smgrGetPendingDeletes(true, &doomed);
+	*drop = palloc(sizeof(int32) * Max(n, 1));
+	for (int i = 0; i < n; i++)
+	{
+		FileCreator *fc = doomed_files == NULL ? NULL :
+			hash_search(doomed_files, &doomed[i], HASH_FIND, NULL);
+
+		(*drop)[i] = fc ? fc->stmt_no : -1;
+	}
+	*ndrop = n;
+	if (doomed)
+		pfree(doomed);
+}
+
+/*
+ * The statements that created the files the abort of the current
+ * (sub)transaction level deletes, one entry per file, -1 where no recorded
+ * statement is known; returns how many.  On the abort path: the only
+ * allocation is core's list of the files (in core's TransactionAbortContext,
+ * as wl_model_abort_drop_scan's), which the answer overwrites in place (an
+ * int32 per file, smaller than a file's entry: entry i is written after
+ * file i is read, over files already read).  The caller pfrees *creators.
+ */
+StaticAssertDecl(sizeof(WlRelFile) >= sizeof(int32),
+				 "a file's creator must fit in its place in core's list");
+
+int
+wl_model_abort_creators(int32 **creators)
+{
+	WlRelFile  *files;
+	int			n = smgrGetPendingDeletes(false, &files);
+	int32	   *out = (int32 *) files;
+
+	for (int i = 0; i < n; i++)
+	{
+		WlRelFile	f = files[i];
+		FileCreator *fc = created_files == NULL ? NULL :
+			hash_search(created_files, &f, HASH_FIND, NULL);
+
+		out[i] = fc ? fc->stmt_no : -1;
+	}
+	*creators = n > 0 ? out : NULL;
+	return n;
+}
+
+/*
  * At abort of the current (sub)transaction level: does deleting the files
  * created at this level and below scan the pool?  On the abort path: no
  * file I/O, and the only allocation is core's list, in core's

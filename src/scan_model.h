@@ -92,6 +92,9 @@ extern void wl_model_commit(bool is_prepare, bool live, WlCommitModel *model);
 extern bool wl_model_abort_drop_scan(int32 *nrels, int64 max_buffers, int64 *buffers,
 									 int64 *pages_mapped);
 extern int32 wl_model_abort_statement(void);
+extern void wl_model_commit_creators(bool is_prepare, int32 **sync, int *nsync,
+									 int32 **drop, int *ndrop);
+extern int	wl_model_abort_creators(int32 **creators);
 extern void wl_model_subxact_abort(void);
 
 /* relation files */

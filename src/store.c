@@ -86,6 +86,7 @@ typedef struct WlStatsEntry
 	double		sum_var_ms;
 	int64		wal_skipped_calls;
 	int64		scanned_buffers;
+	double		commit_ms;		/* commit phases charged (WlStmtRecord) */
 	WlCounters	c;
 	uint64		last_used;
 	char		query[WL_QUERY_LEN];
@@ -569,6 +570,7 @@ wl_store_statement(const WlStmtRecord *rec, bool may_wait, int64 *ring_pos)
 		if (rec->wal_skipped)
 			e->wal_skipped_calls++;
 		e->scanned_buffers += full * rec->nbuffers;
+		e->commit_ms += rec->commit_ms;
 		wl_counters_add(&e->c, &rec->c);
 		e->last_used = stamp;
 		SpinLockRelease(&e->mutex);
@@ -616,6 +618,44 @@ wl_store_add_statement_scans(int64 ring_pos, uint64 xact_id, int32 stmt_no,
 		e->c.scans[kind] += n;
 		e->c.scan_est_ns += (int64) est_ns;
 		e->scanned_buffers += n * nbuffers;
+		SpinLockRelease(&e->mutex);
+	}
+	LWLockRelease(wl_shared->lock);
+	return true;
+}
+
+/*
+ * A share of the commit (or abort) phase of its transaction charged to an
+ * already recorded statement, ms (accumulator.c, charge_commit_phase).
+ * With may_wait false, returns false, having added nothing, when that would
+ * mean waiting for walload's lock.
+ */
+bool
+wl_store_add_statement_commit(int64 ring_pos, uint64 xact_id, int32 stmt_no,
+							  const WlStatsKey *key, double ms, bool may_wait)
+{
+	WlStatsEntry *e;
+	bool		busy;
+
+	if (wl_shared == NULL)
+		return true;
+	if (!store_lock(LW_SHARED, may_wait))
+		return false;
+	if (ring_pos >= 0)
+	{
+		WlStmtSlot *slot = &stmt_ring[ring_pos % wl_shared->max_statements];
+
+		SpinLockAcquire(&slot->mutex);
+		if (slot->pos_plus_one == (uint64) ring_pos + 1 &&
+			slot->rec.xact_id == xact_id && slot->rec.stmt_no == stmt_no)
+			slot->rec.commit_ms += ms;
+		SpinLockRelease(&slot->mutex);
+	}
+	e = stats_entry(key, "", false, may_wait, &busy);
+	if (e != NULL)
+	{
+		SpinLockAcquire(&e->mutex);
+		e->commit_ms += ms;
 		SpinLockRelease(&e->mutex);
 	}
 	LWLockRelease(wl_shared->lock);
@@ -1432,6 +1472,7 @@ wl_store_copy_stats(WlStatsEntryCopy **out)
 		c->wal_skipped_calls = e->wal_skipped_calls;
 		c->est_scan_ms = e->c.scan_est_ns / 1e6;
 		c->scanned_buffers = e->scanned_buffers;
+		c->commit_ms = e->commit_ms;
 		c->c = e->c;
 		memcpy(c->query, e->query, WL_QUERY_LEN);
 		SpinLockRelease(&e->mutex);
@@ -1722,6 +1763,17 @@ check_ms(const char *what, double v)
 	return NULL;
 }
 
+/* a share of measured commit phases: finite and not negative */
+static const char *
+check_charged_ms(double v)
+{
+	const char *p = check_ms("commit_ms", v);
+
+	if (p == NULL && v < 0)
+		return "commit_ms is negative";
+	return p;
+}
+
 static const char *
 check_timestamp(const char *what, TimestampTz t)
 {
@@ -1777,6 +1829,7 @@ check_entry(const WlStatsEntry *e, uint64 newer_than)
 		(p = check_ms("max_ms", e->max_ms)) ||
 		(p = check_ms("mean_ms", e->mean_ms)) ||
 		(p = check_ms("sum_var_ms", e->sum_var_ms)) ||
+		(p = check_charged_ms(e->commit_ms)) ||
 		(p = check_counters(&e->c)) ||
 		(p = check_text("the query text", e->query, WL_QUERY_LEN)))
 		return p;
@@ -1862,7 +1915,8 @@ check_stmt(const WlStmtRecord *s, uint64 next_xact_id)
 		(p = check_count("vacuum_pages", s->vacuum_pages)) ||
 		(p = check_count("vacuum_pages_removed", s->vacuum_pages_removed)) ||
 		(p = check_counters(&s->c)) ||
-		(p = check_text("the query text", s->query, WL_QUERY_LEN)))
+		(p = check_text("the query text", s->query, WL_QUERY_LEN)) ||
+		(p = check_charged_ms(s->commit_ms)))
 		return p;
 	return NULL;
 }

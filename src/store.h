@@ -23,6 +23,9 @@ extern bool wl_store_add_statement_scans(int64 ring_pos, uint64 xact_id, int32 s
 										 const WlStatsKey *key, WlScanKind kind,
 										 int64 n, int32 nbuffers, double est_ns,
 										 bool may_wait);
+extern bool wl_store_add_statement_commit(int64 ring_pos, uint64 xact_id, int32 stmt_no,
+										  const WlStatsKey *key, double ms,
+										  bool may_wait);
 extern void wl_store_xact(const WlXactRecord *rec);
 extern void wl_store_add_scan_totals(WlScanKind kind, int64 n, int32 nbuffers);
 extern void wl_store_set_scan_cost(const WlScanCost *cost);
@@ -63,6 +66,7 @@ typedef struct WlStatsEntryCopy
 	int64		wal_skipped_calls;
 	double		est_scan_ms;
 	int64		scanned_buffers;
+	double		commit_ms;
 	WlCounters	c;
 	char		query[WL_QUERY_LEN];
 } WlStatsEntryCopy;

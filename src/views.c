@@ -198,7 +198,8 @@ put_buffers(Datum *values, int i, const WlCounters *c)
  * walload_activity; 1.5 adds strategy_action and strategy_changed_commits
  * to walload_xacts, and calibration, calibration_ms and calibration_io_bytes
  * to walload_info; 1.6 adds backend_start, first_in_session and
- * application_name to walload_xacts.  The library serves every version, so
+ * application_name to walload_xacts; 1.8 adds commit_ms to walload_stats.
+ * The library serves every version, so
  * that a server running it keeps working before ALTER EXTENSION walload
  * UPDATE.  Checked
  * before any row is built: a definition of another shape (a function of the
@@ -212,11 +213,12 @@ static const int xacts_cols[] = {
 	WL_XACTS_COLS, WL_XACTS_COLS + 1, WL_XACTS_COLS + 5, WL_XACTS_COLS + 7, WL_XACTS_COLS + 10
 };
 static const int statements_cols[] = {WL_STATEMENTS_COLS, WL_STATEMENTS_COLS + 1};
-static const int stats_cols[] = {WL_STATS_COLS, WL_STATS_COLS + 1};
+static const int stats_cols[] = {WL_STATS_COLS, WL_STATS_COLS + 1, WL_STATS_COLS + 2};
 #define WL_VERSION_1_2		1	/* index in the lists: wal_fpi_bytes */
 #define WL_VERSION_1_3		2	/* walload_xacts: pred_commit_ms ... */
 #define WL_VERSION_1_5		3	/* walload_xacts: strategy_action ... */
 #define WL_VERSION_1_6		4	/* walload_xacts: backend_start ... */
+#define WL_STATS_1_8		2	/* walload_stats: commit_ms */
 #define WL_ACTIVITY_COLS	36
 /* walload_activity: 1.3 to 1.6; 1.7 adds prediction_behind */
 static const int activity_cols[] = {WL_ACTIVITY_COLS, WL_ACTIVITY_COLS + 1};
@@ -500,19 +502,18 @@ walload_stats(PG_FUNCTION_ARGS)
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	WlStatsEntryCopy *recs;
 	int			n;
-	bool		with_fpi;
+	int			version;
 
 	wl_store_require();
 	InitMaterializedSRF(fcinfo, 0);
-	with_fpi = wl_check_columns(rsinfo, stats_cols, lengthof(stats_cols),
-								"walload_stats") >= WL_VERSION_1_2;
+	version = wl_check_columns(rsinfo, stats_cols, lengthof(stats_cols), "walload_stats");
 	n = wl_store_copy_stats(&recs);
 
 	for (int r = 0; r < n; r++)
 	{
 		WlStatsEntryCopy *e = &recs[r];
-		Datum		values[WL_STATS_COLS + 1];
-		bool		nulls[WL_STATS_COLS + 1];
+		Datum		values[WL_STATS_COLS + 2];
+		bool		nulls[WL_STATS_COLS + 2];
 		int			i = 0;
 		bool		visible = can_see(e->key.userid);
 
@@ -538,8 +539,10 @@ walload_stats(PG_FUNCTION_ARGS)
 		i = put_scans(values, i, &e->c, 0, e->scanned_buffers);
 		values[i++] = CStringGetTextDatum(visible ? e->query : "<insufficient privilege>");
 		i = put_wal_io(values, i, &e->c);
-		if (with_fpi)
+		if (version >= WL_VERSION_1_2)
 			i = put_fpi_bytes(values, nulls, i, &e->c);
+		if (version >= WL_STATS_1_8)
+			values[i++] = Float8GetDatum(e->commit_ms);
 		Assert(i == rsinfo->setDesc->natts);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}

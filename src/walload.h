@@ -120,6 +120,13 @@ typedef struct WlStmtRecord
 	int64		vacuum_pages_removed;	/* VACUUM: pages truncated away */
 	WlCounters	c;
 	char		query[WL_QUERY_LEN];
+
+	/*
+	 * The measured commit (or abort) phase of its transaction charged to it
+	 * (accumulator.c, charge_commit_phase); after the text, so that the
+	 * fields before keep their places in the stats file.
+	 */
+	double		commit_ms;
 } WlStmtRecord;
 
 typedef enum WlOutcome

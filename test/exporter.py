@@ -392,18 +392,19 @@ scrape_configs:
     exp[("walload_learned_scan_time_commits_total", ())] = g[5]
 
     stats = {}
-    for d, u, c, top, calls, errors, ms, nrows, wal, scans, scan_ms in rows(
+    for d, u, c, top, calls, errors, ms, nrows, wal, scans, scan_ms, commit_ms in rows(
             "SELECT d.datname, r.rolname, s.command, s.toplevel, s.calls, s.errors, s.total_ms, s.rows, s.wal_bytes,"
-            " s.full_scans, s.est_scan_ms FROM walload_stats s JOIN pg_database d ON d.oid = s.dbid"
+            " s.full_scans, s.est_scan_ms, s.commit_ms FROM walload_stats s JOIN pg_database d ON d.oid = s.dbid"
             " JOIN pg_roles r ON r.oid = s.userid"):
         key = (("command", c), ("datname", d), ("toplevel", "true" if top == "t" else "false"), ("usename", u))
-        a = stats.setdefault(key, [0.0] * 7)
-        for j, v in enumerate([calls, errors, ms, nrows, wal, scans, scan_ms]):
+        a = stats.setdefault(key, [0.0] * 8)
+        for j, v in enumerate([calls, errors, ms, nrows, wal, scans, scan_ms, commit_ms]):
             a[j] += float(v)
     for key, a in stats.items():
         for j, name in enumerate(["calls_total", "errors_total", "seconds_total", "rows_total", "wal_bytes_total",
-                                  "full_scans_total", "scan_seconds_total"]):
-            exp[("walload_statements_" + name, key)] = a[j] / 1000 if name in ("seconds_total", "scan_seconds_total") else a[j]
+                                  "full_scans_total", "scan_seconds_total", "commit_seconds_total"]):
+            exp[("walload_statements_" + name, key)] = (a[j] / 1000 if name in ("seconds_total", "scan_seconds_total",
+                                                                             "commit_seconds_total") else a[j])
 
     recent = {}
     for d, u, o, total, commit, sync, clean, scan_ms, scans in rows(
@@ -461,6 +462,14 @@ scrape_configs:
     ok(g("walload_recent_commit_seconds", datname="app", usename="loader", outcome="abort") is not None and
        not any(("outcome", "prepare") in k[1] for k in got),
        "the failed COPY has an outcome=\"abort\" series; nothing was prepared: no outcome=\"prepare\" series")
+    lt = dict(datname="app", usename="loader", toplevel="true")
+    charged = {c: g("walload_statements_commit_seconds_total", command=c, **lt)
+               for c in ("CREATE TABLE", "DROP TABLE", "COPY", "INSERT")}
+    ok(charged["CREATE TABLE"] is not None and charged["CREATE TABLE"] > 0 and
+       charged["DROP TABLE"] is not None and charged["DROP TABLE"] > 0 and
+       charged["COPY"] == 0 and charged["INSERT"] == 0,
+       "loader's commit time charged: CREATE TABLE (its files synced or WAL-logged) and DROP TABLE (deleted) > 0,"
+       " COPY and INSERT (no file of theirs) 0", charged)
     ok(not any(k[0] == "walload_statements_calls_total" and ("command", "VACUUM") in k[1] for k in got),
        "no VACUUM ran: no series with command=\"VACUUM\"")
     ok(labelnames <= {"kind", "phase", "datname", "usename", "command", "toplevel", "outcome"},
