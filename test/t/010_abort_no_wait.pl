@@ -5,7 +5,8 @@
 # return while A still holds the lock.  walload 1.1 waited there (its abort
 # and commit cleanup stored with LWLockAcquire), so B hung until A went on.
 # After A is released, B's next statement stores what waited, and the
-# records are whole.  No sleeps: every wait is on an event, with a bound.
+# records are whole, the aborts' phases charged to their CREATE TABLEs.
+# No sleeps: every wait is on an event, with a bound.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -95,6 +96,16 @@ SELECT string_agg(command || ':' || status || ':' || scans_drop_pending, ',' ORD
 FROM walload_statements}),
 	'CREATE TABLE:ok:1,CREATE TABLE:ok:1,CREATE TABLE:ok:0',
 	'the statements that waited were stored, with the abort\'s scan attributed');
+# each abort's phase was charged to its CREATE TABLE while the lock was
+# held (into its record, which waited): the charge reached the aggregate;
+# the last CREATE TABLE's commit synced or WAL-logged its new file (the
+# test cluster's wal_level is minimal): charged too
+is( $node->safe_psql(
+		'postgres', q{
+SELECT string_agg(query || ':' || (commit_ms > 0), ',' ORDER BY query)
+FROM walload_stats WHERE command = 'CREATE TABLE'}),
+	'CREATE TABLE after_release (a int):true,CREATE TABLE gone1 (a int):true,CREATE TABLE gone2 (a int):true',
+	'each abort\'s phase is charged to its CREATE TABLE (walload_stats.commit_ms)');
 is($node->safe_psql('postgres', 'SELECT lock_waits >= 0 FROM walload_info'), 't',
 	'walload_info is readable');
 
