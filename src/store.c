@@ -193,11 +193,11 @@ static int	n_activity = 0;
 static HTAB *wl_stats = NULL;
 static WlXactSlot *xact_ring = NULL;
 static WlMinuteSlot *minute_ring = NULL;
-
-/* the slot (position + 1) of this backend's latest sum; 0: none */
-static uint64 my_minute = 0;
 static WlStmtSlot *stmt_ring = NULL;
 static WlPreparedSlot *prepared = NULL;
+
+/* the slot (position + 1) of this backend's latest per-minute sum; 0: none */
+static uint64 my_minute = 0;
 
 static void store_shutdown(int code, Datum arg);
 static void load_dump(void);
@@ -1307,68 +1307,74 @@ ring_bounds(pg_atomic_uint64 *pos, uint64 *base, int size, uint64 *lo, uint64 *h
 		*lo = *hi - size;
 }
 
-int
-wl_store_copy_xacts(WlXactRecord **out)
+/*
+ * Copy the records of one ring of slots (each a spinlock, its position and
+ * a record, at the offsets given) into a palloc'd array; returns how many.
+ */
+typedef struct WlRingLayout
+{
+	Size		slot_size;
+	Size		mutex_off;
+	Size		pos_off;
+	Size		rec_off;
+	Size		rec_size;
+} WlRingLayout;
+
+#define WL_RING_LAYOUT(slot_type) \
+	{sizeof(slot_type), offsetof(slot_type, mutex), offsetof(slot_type, pos_plus_one), \
+	 offsetof(slot_type, rec), sizeof(((slot_type *) NULL)->rec)}
+
+static int
+copy_ring(pg_atomic_uint64 *pos, uint64 *base, int size, char *ring,
+		  const WlRingLayout *l, char **out)
 {
 	int			n = 0;
-	int			size;
 	uint64		lo,
 				hi;
 
-	wl_store_require();
-	size = wl_shared->max_xacts;
-	ring_bounds(&wl_shared->xact_pos, &wl_shared->xact_base, size, &lo, &hi);
-	*out = MemoryContextAllocHuge(CurrentMemoryContext,
-								  sizeof(WlXactRecord) * Max(hi - lo, 1));
+	ring_bounds(pos, base, size, &lo, &hi);
+	*out = MemoryContextAllocHuge(CurrentMemoryContext, l->rec_size * Max(hi - lo, 1));
 	for (uint64 p = lo; p < hi;)
 	{
 		uint64		end = Min(p + WL_COPY_CHUNK, hi);
 
 		for (; p < end; p++)
 		{
-			WlXactSlot *slot = &xact_ring[p % size];
+			char	   *slot = ring + (p % size) * l->slot_size;
+			slock_t    *mutex = (slock_t *) (slot + l->mutex_off);
 
-			SpinLockAcquire(&slot->mutex);
-			if (slot->pos_plus_one == p + 1)
-				(*out)[n++] = slot->rec;
-			SpinLockRelease(&slot->mutex);
+			SpinLockAcquire(mutex);
+			if (*(uint64 *) (slot + l->pos_off) == p + 1)
+				memcpy(*out + (Size) n++ * l->rec_size, slot + l->rec_off, l->rec_size);
+			SpinLockRelease(mutex);
 		}
 		CHECK_FOR_INTERRUPTS();
 	}
+	return n;
+}
+
+int
+wl_store_copy_xacts(WlXactRecord **out)
+{
+	static const WlRingLayout layout = WL_RING_LAYOUT(WlXactSlot);
+	int			n;
+
+	wl_store_require();
+	n = copy_ring(&wl_shared->xact_pos, &wl_shared->xact_base, wl_shared->max_xacts,
+				  (char *) xact_ring, &layout, (char **) out);
 	qsort(*out, n, sizeof(WlXactRecord), xact_pos_cmp);
 	return n;
 }
 
-/* the sums, in the order they were begun; as wl_store_copy_xacts */
+/* the per-minute sums, in the order they were begun */
 int
 wl_store_copy_minutes(WlMinuteRecord **out)
 {
-	int			n = 0;
-	int			size;
-	uint64		lo,
-				hi;
+	static const WlRingLayout layout = WL_RING_LAYOUT(WlMinuteSlot);
 
 	wl_store_require();
-	size = wl_shared->max_minutes;
-	ring_bounds(&wl_shared->minute_pos, &wl_shared->minute_base, size, &lo, &hi);
-	*out = MemoryContextAllocHuge(CurrentMemoryContext,
-								  sizeof(WlMinuteRecord) * Max(hi - lo, 1));
-	for (uint64 p = lo; p < hi;)
-	{
-		uint64		end = Min(p + WL_COPY_CHUNK, hi);
-
-		for (; p < end; p++)
-		{
-			WlMinuteSlot *slot = &minute_ring[p % size];
-
-			SpinLockAcquire(&slot->mutex);
-			if (slot->pos_plus_one == p + 1)
-				(*out)[n++] = slot->rec;
-			SpinLockRelease(&slot->mutex);
-		}
-		CHECK_FOR_INTERRUPTS();
-	}
-	return n;
+	return copy_ring(&wl_shared->minute_pos, &wl_shared->minute_base, wl_shared->max_minutes,
+					 (char *) minute_ring, &layout, (char **) out);
 }
 
 static int
