@@ -1900,24 +1900,25 @@ pre_commit_record(bool is_prepare, bool has_xid)
  * (shared_blks_dirtied and shared_blks_read; other relations' blocks count
  * too).  0 where counting them (scan_model.c wl_model_abort_drop_scan)
  * would take longer than invalidating that many adds to the walk: the
- * count reads WL_BUFFER_COUNT_SAMPLE_HEADERS headers first, a small part
- * of an abort's walk at 2GB; a rolled-back CREATE TABLE that loaded nothing
- * is not counted.  On the abort path: reads the calibration from the store
- * (a spinlock).
+ * count reads WL_BUFFER_COUNT_SAMPLE_HEADERS headers first, and
+ * invalidating a buffer costs about what reading WL_INVALIDATE_HEADERS
+ * headers does.  A fixed ratio, not the calibration's figures: whether the
+ * buffers are counted must not depend on how a calibration under load
+ * timed the two.  A rolled-back CREATE TABLE that loaded nothing is not
+ * counted.
  */
+#define WL_INVALIDATE_HEADERS	32
+
 static int64
 abort_buffers_bound(void)
 {
-	WlScanCost	cost;
 	int64		bound;
 
 	if (!cur.usage_baseline_set)
 		return 0;
 	bound = (pgBufferUsage.shared_blks_dirtied - cur.usage_baseline.c.shared_blks_dirtied) +
 		(pgBufferUsage.shared_blks_read - cur.usage_baseline.c.shared_blks_read);
-	wl_store_get_scan_cost(&cost);
-	if (bound <= 0 || cost.single_ns <= 0 ||
-		bound * cost.invalidate_ns_per_buffer < WL_BUFFER_COUNT_SAMPLE_HEADERS * cost.single_ns)
+	if (bound <= 0 || bound * WL_INVALIDATE_HEADERS < WL_BUFFER_COUNT_SAMPLE_HEADERS)
 		return 0;
 	return bound;
 }
