@@ -86,6 +86,8 @@ done
 tools="$tmp/walload-tools_${ver}_all.deb"
 if [ -f "$tools" ]; then ok "built $(basename "$tools")"; debs+=("$tools"); else notok "built walload-tools ($tools)"; fi
 extver=$(sed -nE "s/^default_version *= *'([^']*)'.*/\1/p" walload.control)
+# every version the tree has a script for: the base scripts and each update's target
+extversions=$(echo $(ls walload--*.sql | sed -E 's/.*--([0-9.]+)\.sql$/\1/' | sort -uV))
 check "the package's upstream version is the extension's default_version" "$extver" "${ver%-*}"
 [ "${#debs[@]}" -gt 0 ] || finish
 
@@ -155,7 +157,7 @@ EOF
   sql -c "CREATE EXTENSION walload" >/dev/null 2>&1
   check "[$v] CREATE EXTENSION walload installs $extver" "$extver" \
     "$(sql -c "SELECT extversion FROM pg_extension WHERE extname = 'walload'")"
-  check "[$v] every version has its scripts (1.0 to 1.7)" "1.0 1.1 1.2 1.3 1.4 1.5 1.6 1.7" \
+  check "[$v] every version has its scripts ($extversions)" "$extversions" \
     "$(echo $(sql -c "SELECT version FROM pg_available_extension_versions WHERE name = 'walload' ORDER BY version"))"
   { echo "BEGIN;"
     echo "CREATE TABLE smoke (id int, payload text);"
