@@ -65,7 +65,7 @@
  *	  what could not be stored waits in this backend for its next statement,
  *	  its next commit or its exit (flush_at_safe_point).  Elsewhere, too,
  *	  walload waits for its lock only when a backend holds more than
- *	  WL_QUEUE_BOUND statements or WL_LATE_SCANS late scans;
+ *	  WL_QUEUE_BOUND statements or late additions;
  *	- no ERROR or WARNING.
  * docs/guarantees.md states the same, with the tests that check it.
  *
@@ -232,45 +232,28 @@ typedef struct WlStmtRef
 } WlStmtRef;
 
 /*
- * Scans attributed on the abort path to statements already stored, when
- * the store could not be had without waiting: kept here until the next
- * safe point.  Fixed size, made before any abort can need it.
+ * What arrived for statements already stored -- commit- or abort-time scans,
+ * shares of a commit or abort phase -- when the store could not be had
+ * without waiting (the commit cleanup and the abort path never wait): kept
+ * here, one entry per statement, until the next safe point.  Room for one
+ * per statement of the open record that may receive anything is made when
+ * that statement is noted (note_storage_statement), outside any error
+ * path, so that nothing is lost.
  */
-#define WL_LATE_SCANS	16
-typedef struct WlLateScan
+typedef struct WlLateAdd
 {
 	int64		ring_pos;
 	uint64		xact_id;
 	int32		stmt_no;
 	WlStatsKey	key;
-	WlScanKind	kind;
-	int64		n;
-	double		est_ns;
-} WlLateScan;
+	int64		scans[WL_NUM_SCAN_KINDS];
+	int64		scan_est_ns;
+	double		commit_ms;
+} WlLateAdd;
 
-static WlLateScan late_scans[WL_LATE_SCANS];
-static int	n_late_scans = 0;
-
-/*
- * Shares of a commit or abort phase charged to statements already stored,
- * when the store could not be had without waiting (the commit cleanup and
- * the abort path never wait): kept here until the next safe point.  Room
- * for one per statement of the open record that may be charged is made
- * when that statement is noted (note_storage_statement), outside any error
- * path, so that none is lost.
- */
-typedef struct WlLateCommit
-{
-	int64		ring_pos;
-	uint64		xact_id;
-	int32		stmt_no;
-	WlStatsKey	key;
-	double		ms;
-} WlLateCommit;
-
-static WlLateCommit *late_commits = NULL;
-static int	n_late_commits = 0;
-static int	late_commits_capacity = 0;
+static WlLateAdd *late = NULL;
+static int	n_late = 0;
+static int	late_capacity = 0;
 
 typedef struct WlOpenXact
 {
@@ -484,17 +467,16 @@ note_storage_statement(int32 stmt_no)
 	ref->stmt_no = stmt_no;
 	ref->ring_pos = -1;
 
-	/* room for its share of the commit, should the store be busy then */
-	if (n_late_commits + cur.n_refs > late_commits_capacity)
+	/* room for what may arrive for it late, should the store be busy then */
+	if (n_late + cur.n_refs > late_capacity)
 	{
-		int			newcap = Max(16, (n_late_commits + cur.n_refs) * 2);
+		int			newcap = Max(16, (n_late + cur.n_refs) * 2);
 
-		if (late_commits == NULL)
-			late_commits = MemoryContextAlloc(TopMemoryContext,
-											  sizeof(WlLateCommit) * newcap);
+		if (late == NULL)
+			late = MemoryContextAlloc(TopMemoryContext, sizeof(WlLateAdd) * newcap);
 		else
-			late_commits = repalloc(late_commits, sizeof(WlLateCommit) * newcap);
-		late_commits_capacity = newcap;
+			late = repalloc(late, sizeof(WlLateAdd) * newcap);
+		late_capacity = newcap;
 	}
 }
 
@@ -503,53 +485,53 @@ note_storage_statement(int32 stmt_no)
  * ----------------------------------------------------------------
  */
 
-/* store the late scans; false if the store could not be had */
+/* store what arrived late; false if the store could not be had */
 static bool
-flush_late_scans(bool may_wait)
+flush_late(bool may_wait)
 {
 	int			done = 0;
 
-	while (done < n_late_scans)
+	while (done < n_late)
 	{
-		WlLateScan *l = &late_scans[done];
+		WlLateAdd  *l = &late[done];
 
-		if (!wl_store_add_statement_scans(l->ring_pos, l->xact_id, l->stmt_no,
-										  &l->key, l->kind, l->n, NBuffers, l->est_ns,
-										  may_wait))
+		if (!wl_store_add_to_statement(l->ring_pos, l->xact_id, l->stmt_no, &l->key,
+									   l->scans, l->scan_est_ns, l->commit_ms,
+									   may_wait))
 			break;
 		done++;
 	}
 	if (done > 0)
 	{
-		memmove(late_scans, late_scans + done,
-				sizeof(WlLateScan) * (n_late_scans - done));
-		n_late_scans -= done;
+		memmove(late, late + done, sizeof(WlLateAdd) * (n_late - done));
+		n_late -= done;
 	}
-	return n_late_scans == 0;
+	return n_late == 0;
 }
 
-/* store the late shares of commit phases; false if the store could not be had */
-static bool
-flush_late_commits(bool may_wait)
+/*
+ * The late entry of a stored statement of the open record, made if new in
+ * the room note_storage_statement made for it: no allocation, fit for the
+ * abort path.
+ */
+static WlLateAdd *
+late_entry(const WlStmtRef *ref)
 {
-	int			done = 0;
+	WlLateAdd  *l;
 
-	while (done < n_late_commits)
-	{
-		WlLateCommit *l = &late_commits[done];
-
-		if (!wl_store_add_statement_commit(l->ring_pos, l->xact_id, l->stmt_no,
-										   &l->key, l->ms, may_wait))
-			break;
-		done++;
-	}
-	if (done > 0)
-	{
-		memmove(late_commits, late_commits + done,
-				sizeof(WlLateCommit) * (n_late_commits - done));
-		n_late_commits -= done;
-	}
-	return n_late_commits == 0;
+	for (int i = 0; i < n_late; i++)
+		if (late[i].ring_pos == ref->ring_pos && late[i].xact_id == cur.xact_id &&
+			late[i].stmt_no == ref->stmt_no)
+			return &late[i];
+	if (n_late >= late_capacity)
+		return NULL;			/* cannot happen: room was made */
+	l = &late[n_late++];
+	memset(l, 0, sizeof(*l));
+	l->ring_pos = ref->ring_pos;
+	l->xact_id = cur.xact_id;
+	l->stmt_no = ref->stmt_no;
+	l->key = ref->key;
+	return l;
 }
 
 /*
@@ -589,7 +571,7 @@ settle_ref_scans(void)
 }
 
 /*
- * Store queued statements (ring and aggregates) and late scans.  With
+ * Store queued statements (ring and aggregates) and late additions.  With
  * may_wait false (abort path, commit cleanup), only what can be stored
  * without waiting for walload's lock; the rest stays queued, in order.
  */
@@ -598,7 +580,7 @@ flush_finished(bool may_wait, bool ended_only)
 {
 	int			done = 0;
 
-	if (!flush_late_scans(may_wait) || !flush_late_commits(may_wait))
+	if (!flush_late(may_wait))
 		return;
 	while (done < n_finished)
 	{
@@ -647,17 +629,16 @@ flush_finished(bool may_wait, bool ended_only)
  * store what waits if walload's lock can be had at once -- at a statement's
  * start only what ended records left, at the commit everything.  Wait for
  * the lock only when this backend holds more than WL_QUEUE_BOUND
- * statements or a full list of late scans, which bounds what it keeps.
+ * statements or late additions, which bounds what it keeps.
  */
 #define WL_QUEUE_BOUND	64
 
 static void
 flush_at_safe_point(int more, bool at_commit)
 {
-	if (n_finished > 0 || n_late_scans > 0 || n_late_commits > 0)
+	if (n_finished > 0 || n_late > 0)
 		flush_finished(false, !at_commit);
-	if (n_finished + more > WL_QUEUE_BOUND || n_late_scans >= WL_LATE_SCANS ||
-		n_late_commits > WL_QUEUE_BOUND)
+	if (n_finished + more > WL_QUEUE_BOUND || n_late > WL_QUEUE_BOUND)
 		flush_finished(true, false);
 }
 
@@ -666,7 +647,7 @@ void
 wl_acc_backend_exit(void)
 {
 	unpublish_activity();
-	if (n_finished > 0 || n_late_scans > 0 || n_late_commits > 0)
+	if (n_finished > 0 || n_late > 0)
 		flush_finished(true, false);
 }
 
@@ -915,12 +896,10 @@ queued_record(int32 stmt_no)
  * statement stmt_no of the open record (or by no known statement: -1).
  * Falls back to the statement running now (inner transactions of VACUUM
  * and the like).  Stored for an already stored statement if walload's lock
- * can be had at once, else kept as a late scan; with may_wait (at
- * PRE_COMMIT), with the late list full, stored waiting.
+ * can be had at once, else kept in the late list.
  */
 static void
-attribute_walk(WlScanKind kind, int32 stmt_no, double est_ns, bool on_abort_path,
-			   bool may_wait)
+attribute_walk(WlScanKind kind, int32 stmt_no, double est_ns, bool on_abort_path)
 {
 	WlStmtRef  *ref = stmt_no >= 0 ? find_ref(stmt_no) : NULL;
 
@@ -953,45 +932,23 @@ attribute_walk(WlScanKind kind, int32 stmt_no, double est_ns, bool on_abort_path
 		ref->scans[kind]++;
 		ref->scan_est_ns += (int64) est_ns;
 	}
-	else if (!wl_store_add_statement_scans(ref->ring_pos, cur.xact_id, ref->stmt_no,
-										   &ref->key, kind, 1, NBuffers, est_ns, false))
+	else
 	{
-		/* later, from this backend's next safe point */
-		for (int i = 0; i < n_late_scans; i++)
-		{
-			WlLateScan *l = &late_scans[i];
+		int64		scans[WL_NUM_SCAN_KINDS] = {0};
 
-			if (l->ring_pos == ref->ring_pos && l->kind == kind)
+		scans[kind] = 1;
+		if (!wl_store_add_to_statement(ref->ring_pos, cur.xact_id, ref->stmt_no,
+									   &ref->key, scans, (int64) est_ns, 0, false))
+		{
+			/* later, from this backend's next safe point */
+			WlLateAdd  *l = late_entry(ref);
+
+			if (l != NULL)
 			{
-				l->n++;
-				l->est_ns += est_ns;
-				return;
+				l->scans[kind]++;
+				l->scan_est_ns += (int64) est_ns;
 			}
 		}
-		if (n_late_scans >= WL_LATE_SCANS && may_wait)
-		{
-			(void) wl_store_add_statement_scans(ref->ring_pos, cur.xact_id, ref->stmt_no,
-												&ref->key, kind, 1, NBuffers, est_ns, true);
-			return;
-		}
-		if (n_late_scans < WL_LATE_SCANS)
-		{
-			WlLateScan *l = &late_scans[n_late_scans++];
-
-			l->ring_pos = ref->ring_pos;
-			l->xact_id = cur.xact_id;
-			l->stmt_no = ref->stmt_no;
-			l->key = ref->key;
-			l->kind = kind;
-			l->n = 1;
-			l->est_ns = est_ns;
-		}
-
-		/*
-		 * Else lost for the statement (still counted for the transaction
-		 * and the totals): more than WL_LATE_SCANS statements met a busy
-		 * store on the abort path before this backend's next statement.
-		 */
 	}
 }
 
@@ -1006,7 +963,7 @@ add_attributed_scan(WlScanKind kind, int32 stmt_no, int nfiles, int64 buffers,
 {
 	double		est_ns = wl_scans_est_ns(kind, 1, nfiles, buffers);
 
-	attribute_walk(kind, stmt_no, est_ns, on_abort_path, !on_abort_path);
+	attribute_walk(kind, stmt_no, est_ns, on_abort_path);
 }
 
 /* ----------------------------------------------------------------
@@ -1099,17 +1056,13 @@ charge_commit_phase(void)
 			continue;
 		if (!ref->stored)
 			ref->commit_ms += ms;
-		else if (!wl_store_add_statement_commit(ref->ring_pos, cur.xact_id, ref->stmt_no,
-												&ref->key, ms, false) &&
-				 n_late_commits < late_commits_capacity)
+		else if (!wl_store_add_to_statement(ref->ring_pos, cur.xact_id, ref->stmt_no,
+											&ref->key, NULL, 0, ms, false))
 		{
-			WlLateCommit *l = &late_commits[n_late_commits++];
+			WlLateAdd  *l = late_entry(ref);
 
-			l->ring_pos = ref->ring_pos;
-			l->xact_id = cur.xact_id;
-			l->stmt_no = ref->stmt_no;
-			l->key = ref->key;
-			l->ms = ms;
+			if (l != NULL)
+				l->commit_ms += ms;
 		}
 	}
 	cur.charge_sync_files = 0;
@@ -1752,7 +1705,7 @@ static bool
 forget_quiet_transaction(bool has_xid, bool is_prepare)
 {
 	if (has_xid || is_prepare || cur.active || cur.shown || stmt_depth > 0 ||
-		n_finished > 0 || n_late_scans > 0 || n_late_commits > 0)
+		n_finished > 0 || n_late > 0)
 		return false;
 	cur.observed = false;
 	cur.usage_baseline_set = false;

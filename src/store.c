@@ -582,22 +582,28 @@ wl_store_statement(const WlStmtRecord *rec, bool may_wait, int64 *ring_pos)
 }
 
 /*
- * A commit- or abort-time scan attributed to an already recorded
- * statement.  With may_wait false, returns false, having added nothing,
- * when that would mean waiting for walload's lock.
+ * What arrived for an already recorded statement after it was stored:
+ * commit- or abort-time scans (scans[], per kind, may be NULL) with their
+ * estimate, and a share of its transaction's commit phase, commit_ms
+ * (accumulator.c).  With may_wait false, returns false, having added
+ * nothing, when that would mean waiting for walload's lock.
  */
 bool
-wl_store_add_statement_scans(int64 ring_pos, uint64 xact_id, int32 stmt_no,
-							 const WlStatsKey *key, WlScanKind kind, int64 n,
-							 int32 nbuffers, double est_ns, bool may_wait)
+wl_store_add_to_statement(int64 ring_pos, uint64 xact_id, int32 stmt_no,
+						  const WlStatsKey *key, const int64 *scans,
+						  int64 scan_est_ns, double commit_ms, bool may_wait)
 {
 	WlStatsEntry *e;
 	bool		busy;
+	int64		nscans = 0;
 
 	if (wl_shared == NULL)
 		return true;
 	if (!store_lock(LW_SHARED, may_wait))
 		return false;
+	if (scans != NULL)
+		for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
+			nscans += scans[k];
 	if (ring_pos >= 0)
 	{
 		WlStmtSlot *slot = &stmt_ring[ring_pos % wl_shared->max_statements];
@@ -606,8 +612,11 @@ wl_store_add_statement_scans(int64 ring_pos, uint64 xact_id, int32 stmt_no,
 		if (slot->pos_plus_one == (uint64) ring_pos + 1 &&
 			slot->rec.xact_id == xact_id && slot->rec.stmt_no == stmt_no)
 		{
-			slot->rec.c.scans[kind] += n;
-			slot->rec.c.scan_est_ns += (int64) est_ns;
+			if (scans != NULL)
+				for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
+					slot->rec.c.scans[k] += scans[k];
+			slot->rec.c.scan_est_ns += scan_est_ns;
+			slot->rec.commit_ms += commit_ms;
 		}
 		SpinLockRelease(&slot->mutex);
 	}
@@ -615,47 +624,12 @@ wl_store_add_statement_scans(int64 ring_pos, uint64 xact_id, int32 stmt_no,
 	if (e != NULL)
 	{
 		SpinLockAcquire(&e->mutex);
-		e->c.scans[kind] += n;
-		e->c.scan_est_ns += (int64) est_ns;
-		e->scanned_buffers += n * nbuffers;
-		SpinLockRelease(&e->mutex);
-	}
-	LWLockRelease(wl_shared->lock);
-	return true;
-}
-
-/*
- * A share of the commit (or abort) phase of its transaction charged to an
- * already recorded statement, ms (accumulator.c, charge_commit_phase).
- * With may_wait false, returns false, having added nothing, when that would
- * mean waiting for walload's lock.
- */
-bool
-wl_store_add_statement_commit(int64 ring_pos, uint64 xact_id, int32 stmt_no,
-							  const WlStatsKey *key, double ms, bool may_wait)
-{
-	WlStatsEntry *e;
-	bool		busy;
-
-	if (wl_shared == NULL)
-		return true;
-	if (!store_lock(LW_SHARED, may_wait))
-		return false;
-	if (ring_pos >= 0)
-	{
-		WlStmtSlot *slot = &stmt_ring[ring_pos % wl_shared->max_statements];
-
-		SpinLockAcquire(&slot->mutex);
-		if (slot->pos_plus_one == (uint64) ring_pos + 1 &&
-			slot->rec.xact_id == xact_id && slot->rec.stmt_no == stmt_no)
-			slot->rec.commit_ms += ms;
-		SpinLockRelease(&slot->mutex);
-	}
-	e = stats_entry(key, "", false, may_wait, &busy);
-	if (e != NULL)
-	{
-		SpinLockAcquire(&e->mutex);
-		e->commit_ms += ms;
+		if (scans != NULL)
+			for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
+				e->c.scans[k] += scans[k];
+		e->c.scan_est_ns += scan_est_ns;
+		e->scanned_buffers += nscans * NBuffers;
+		e->commit_ms += commit_ms;
 		SpinLockRelease(&e->mutex);
 	}
 	LWLockRelease(wl_shared->lock);
