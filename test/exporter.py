@@ -378,6 +378,9 @@ scrape_configs:
     exp[("walload_stats_reset_timestamp_seconds", ())] = f[12]
     for kind, v in zip(["flush_rel", "flush_pending", "drop_rel", "drop_pending", "db"], f[13:18]):
         exp[("walload_scans_total", (("kind", kind),))] = v
+    m_rec, m_over = rows("SELECT minutes_recorded, minutes_overwritten FROM walload_info")[0]
+    exp[("walload_minute_sums_recorded_total", ())] = float(m_rec)
+    exp[("walload_minute_sums_overwritten_total", ())] = float(m_over)
     sync_ms, cleanup_ms = rows("SELECT commit_sync_ms, commit_cleanup_ms FROM walload_info")[0]
     exp[("walload_commit_seconds_total", (("phase", "sync"),))] = float(sync_ms) / 1000
     exp[("walload_commit_seconds_total", (("phase", "cleanup"),))] = float(cleanup_ms) / 1000
@@ -479,8 +482,8 @@ scrape_configs:
        "no label value is a query text or a query id", sorted(values))
 
     rules = [r for grp in prom("rules")["groups"] for r in grp["rules"]]
-    ok(len(rules) == 4 and all(r["health"] == "ok" for r in rules),
-       "Prometheus loaded the 4 alerting rules, all healthy", json.dumps(rules)[:2000])
+    ok(len(rules) == 5 and all(r["health"] == "ok" for r in rules),
+       "Prometheus loaded the 5 alerting rules, all healthy", json.dumps(rules)[:2000])
     ok(prom("alerts")["alerts"] == [], "no alert fires for this small load", prom("alerts"))
 
     # -------------------------------------------------------- the dashboard
