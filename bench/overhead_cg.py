@@ -36,7 +36,8 @@ residue's cause must be found, not the tolerance widened).
 
 Configurations: nothing preloaded; the same again (a second copy: the
 noise floor, what timing alone leaves in the counts); walload;
-pg_stat_statements; both; and walload with walload.track=none.  Workloads: pgbench -S and tpcb-like with
+pg_stat_statements; both; walload with walload.track=none, with
+walload.compute_query_id=off and with walload.track_dml=off.  Workloads: pgbench -S and tpcb-like with
 -M simple and -M prepared; bench/run.py's CREATE/COPY/DROP loop; a DO loop
 of INSERTs under walload.track=all; N CREATE TABLE in one transaction for
 growing N (nothing and walload only): the extra per table between
@@ -73,7 +74,10 @@ CONFIGS = [("nothing", "", {}),
            ("walload", "walload", {}),
            ("pg_stat_statements", "pg_stat_statements", {}),
            ("both", "walload,pg_stat_statements", {}),
-           ("walload track=none", "walload", {"walload.track": "'none'"})]
+           ("walload track=none", "walload", {"walload.track": "'none'"}),
+           # the two settings docs/reference.md offers an OLTP server
+           ("walload compute_query_id=off", "walload", {"walload.compute_query_id": "off"}),
+           ("walload track_dml=off", "walload", {"walload.track_dml": "off"})]
 
 # every cluster: everything fits in shared_buffers and is prewarmed, and no
 # checkpoint starts during a run (its full-page images would land in one
