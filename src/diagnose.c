@@ -26,10 +26,12 @@
 
 #include "access/xact.h"
 #include "access/xlog.h"
+#include "catalog/pg_authid.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/tuplestore.h"
 
@@ -639,9 +641,14 @@ typedef enum WlFpiCause
 
 typedef struct FpiScope
 {
-	/* in: the transactions in scope, sorted */
+	/* in: the transactions in scope, sorted, and those that deleted files */
 	const uint64 *xact_ids;
 	int			nxacts;
+	const uint64 *drop_ids;
+	int			ndrops;
+	/* in: whose statements' text the caller may read (as walload_statements) */
+	Oid			me;
+	bool		all_stats;
 	/* out: images of the top-level statements, by cause and command */
 	int64		by_tag[2][WL_FPI_TAGS];
 	int64		total[2];
@@ -701,10 +708,30 @@ has_concurrently(const char *q)
 	return false;
 }
 
-/* the cause of a statement's full-page images, by command (see above) */
-static WlFpiCause
-fpi_cause(const WlStmtRecord *s, int *slot)
+static int
+xact_id_cmp(const void *a, const void *b)
 {
+	uint64		xa = *(const uint64 *) a;
+	uint64		xb = *(const uint64 *) b;
+
+	return (xa > xb) - (xa < xb);
+}
+
+/*
+ * The cause of a statement's full-page images, by command (see above).
+ * Where the command tag does not tell, the text does, if the caller may
+ * read it (walload_statements' rule); otherwise whether the statement's
+ * transaction deleted files: VACUUM FULL and a REFRESH that is not
+ * CONCURRENTLY replace their relation's files, and a plain VACUUM, which
+ * runs in a transaction of its own, deletes none.
+ */
+static WlFpiCause
+fpi_cause(const WlStmtRecord *s, const FpiScope *fs, int *slot)
+{
+	bool		text = s->userid == fs->me || fs->all_stats;
+	bool		deleted = !text &&
+		bsearch(&s->xact_id, fs->drop_ids, fs->ndrops, sizeof(uint64), xact_id_cmp) != NULL;
+
 	*slot = (int) s->tag;
 	switch (s->tag)
 	{
@@ -719,9 +746,11 @@ fpi_cause(const WlStmtRecord *s, int *slot)
 			return WL_FPI_NEW_FILE;
 		case CMDTAG_REFRESH_MATERIALIZED_VIEW:
 			/* CONCURRENTLY changes the existing pages with DML */
-			return has_concurrently(s->query) ? WL_FPI_CHECKPOINT : WL_FPI_NEW_FILE;
+			if (text ? has_concurrently(s->query) : !deleted)
+				return WL_FPI_CHECKPOINT;
+			return WL_FPI_NEW_FILE;
 		case CMDTAG_VACUUM:
-			if (vacuum_is_full(s->query))
+			if (text ? vacuum_is_full(s->query) : deleted)
 			{
 				*slot = WL_FPI_VACUUM_FULL;
 				return WL_FPI_NEW_FILE;
@@ -733,15 +762,6 @@ fpi_cause(const WlStmtRecord *s, int *slot)
 				return WL_FPI_NEW_FILE;
 			return WL_FPI_CHECKPOINT;
 	}
-}
-
-static int
-xact_id_cmp(const void *a, const void *b)
-{
-	uint64		xa = *(const uint64 *) a;
-	uint64		xb = *(const uint64 *) b;
-
-	return (xa > xb) - (xa < xb);
 }
 
 /*
@@ -759,7 +779,7 @@ fpi_filter(const WlStmtRecord *s, void *arg)
 	if (!s->toplevel || s->c.wal_fpi <= 0 ||
 		bsearch(&s->xact_id, fs->xact_ids, fs->nxacts, sizeof(uint64), xact_id_cmp) == NULL)
 		return false;
-	cause = fpi_cause(s, &slot);
+	cause = fpi_cause(s, fs, &slot);
 	fs->by_tag[cause][slot] += s->c.wal_fpi;
 	fs->total[cause] += s->c.wal_fpi;
 	return false;
@@ -797,7 +817,8 @@ append_fpi_commands(StringInfo buf, const int64 *by_tag)
 }
 
 static void
-diagnose_wal(Emitter *em, const Totals *t, const uint64 *xact_ids, int nxacts)
+diagnose_wal(Emitter *em, const Totals *t, const uint64 *xact_ids, int nxacts,
+			 const uint64 *drop_ids, int ndrops)
 {
 	StringInfoData ev;
 	FpiScope   *fs;
@@ -814,6 +835,10 @@ diagnose_wal(Emitter *em, const Totals *t, const uint64 *xact_ids, int nxacts)
 	fs = palloc0(sizeof(FpiScope));
 	fs->xact_ids = xact_ids;
 	fs->nxacts = nxacts;
+	fs->drop_ids = drop_ids;
+	fs->ndrops = ndrops;
+	fs->me = GetUserId();
+	fs->all_stats = has_privs_of_role(fs->me, ROLE_PG_READ_ALL_STATS);
 	if (t->c.wal_fpi > 0)
 		(void) wl_store_copy_statements_filtered(fpi_filter, fs, &none);
 
@@ -1088,6 +1113,8 @@ walload_diagnose(PG_FUNCTION_ARGS)
 	Totals		t;
 	Emitter		em;
 	uint64	   *xact_ids;
+	uint64	   *drop_ids;
+	int			ndrops = 0;
 	bool		filtered;
 
 	wl_store_require();
@@ -1127,6 +1154,7 @@ walload_diagnose(PG_FUNCTION_ARGS)
 	memset(&t, 0, sizeof(t));
 	t.wal_level = -1;
 	xact_ids = palloc(sizeof(uint64) * Max(n, 1));
+	drop_ids = palloc(sizeof(uint64) * Max(n, 1));
 	in = palloc(sizeof(WlXactRecord *) * Max(n, 1));
 	for (int i = 0; i < n; i++)
 	{
@@ -1136,6 +1164,8 @@ walload_diagnose(PG_FUNCTION_ARGS)
 			continue;
 		in[t.xacts] = x;
 		xact_ids[t.xacts++] = x->xact_id;
+		if (x->c.scans[WL_SCAN_DROP_PENDING] > 0)
+			drop_ids[ndrops++] = x->xact_id;
 		if (x->outcome == WL_OUTCOME_COMMIT)
 			t.commits++;
 		t.total_ms += x->total_ms;
@@ -1255,10 +1285,11 @@ walload_diagnose(PG_FUNCTION_ARGS)
 		}
 	}
 	qsort(xact_ids, t.xacts, sizeof(uint64), xact_id_cmp);
+	qsort(drop_ids, ndrops, sizeof(uint64), xact_id_cmp);
 	diagnose_scans(&em, &t);
 	diagnose_commit(&em, &t);
 	diagnose_vacuum(&em, sc.one || filtered, xact_ids, t.xacts);
-	diagnose_wal(&em, &t, xact_ids, t.xacts);
+	diagnose_wal(&em, &t, xact_ids, t.xacts, drop_ids, ndrops);
 	emit_all(&em);
 	return (Datum) 0;
 }

@@ -6,7 +6,7 @@
 -- full_page_writes = off.  pg_walinspect checks the attribution.
 \ir 00_helpers.inc
 CREATE EXTENSION IF NOT EXISTS pg_walinspect;
-SELECT plan(13);
+SELECT plan(15);
 
 -- images in an LSN range, by record kind: XLOG/FPI or any other record
 CREATE FUNCTION wal_images(l0 pg_lsn, l1 pg_lsn, OUT fpi_records bigint, OUT other bigint)
@@ -86,6 +86,21 @@ SELECT is((SELECT count(*) FROM walload_diagnose() WHERE finding = 'full-page im
                                  stmt_fpi('VACUUM (FULL) fc_u'), stmt_fpi('CLUSTER fc_t'),
                                  stmt_fpi('CLUSTER fc_t'), stmt_fpi('VACUUM (FULL) fc_u'))),
           1::bigint, 'VACUUM (FULL) and CLUSTER: pages of new files, VACUUM FULL told from VACUUM');
+
+-- the same, to a role that may not read the statements' text
+-- (walload_statements' rule): VACUUM FULL told by the files its
+-- transaction deleted, which a plain VACUUM never does
+SELECT stmt_fpi('VACUUM (FULL) fc_u') AS vf_fpi \gset
+CREATE ROLE fc_reader;
+SET ROLE fc_reader;
+SELECT is((SELECT count(*) FROM walload_statements WHERE query <> '<insufficient privilege>' AND command = 'VACUUM'),
+          0::bigint, 'a role without pg_read_all_stats reads no VACUUM text');
+SELECT is((SELECT count(*) FROM walload_diagnose() WHERE finding = 'full-page images of new files dominate the WAL'
+           AND detail ~ format('pages of new files logged whole \([^)]*VACUUM FULL %s[,)]', :vf_fpi)
+           AND detail !~ 'pages of new files logged whole \([^)]*VACUUM [0-9]'),
+          1::bigint, 'without the text: VACUUM FULL told by its deleted files, the plain VACUUM not taken for one');
+RESET ROLE;
+DROP ROLE fc_reader;
 
 -- 5. the repro again with full_page_writes = off: the index build still logs
 -- every page (log_newpage forces the image), so turning it off is no fix
