@@ -500,6 +500,11 @@ class Run:
         out = []
         try:
             self.wait_calibrated(c)
+            # walload's own count of the acquisitions that had to wait
+            # (walload_info.lock_waits, lock_wait_ms): its SQL functions are
+            # pointed at the preloaded copy, so that no second walload.so is
+            # loaded into the backend
+            psql(c, "UPDATE pg_proc SET probin = '%s' WHERE probin = '$libdir/walload'" % self.snapshot)
             nsamp = int(seconds * 1000 / interval_ms)
             sampler = (
                 "DO $$ DECLARE n int := 0; act int := 0; wl int := 0; lw int := 0; r record; "
@@ -513,6 +518,7 @@ class Run:
                 "n := n + 1; PERFORM pg_sleep(%f); END LOOP; "
                 "RAISE NOTICE 'RESULT %% %% %% %% %%', n, act, wl, lw, ev; END $$" % (nsamp, interval_ms / 1000.0))
             for cl in clients:
+                w0 = psql(c, "SELECT lock_waits || ' ' || lock_wait_ms FROM walload_info").split()
                 pb = subprocess.Popen(["runuser", "-u", "postgres", "--", os.path.join(self.bindir, "pgbench"),
                                        "-n", "-c", str(cl), "-j", str(min(cl, 4)), "-T", str(seconds),
                                        "postgres"], env=c.env, cwd=c.root, stdout=subprocess.PIPE,
@@ -524,11 +530,16 @@ class Run:
                 tps = re.search(r"tps = ([\d.]+)", pout)
                 if not m:
                     raise RuntimeError("sampler: " + r.stderr[-500:])
+                w1 = psql(c, "SELECT lock_waits || ' ' || lock_wait_ms FROM walload_info").split()
+                nx = re.search(r"number of transactions actually processed: (\d+)", pout)
                 ev = json.loads(m.group(5))
                 top = ", ".join("%s %d" % kv for kv in sorted(ev.items(), key=lambda x: -x[1])[:4])
                 out.append({"clients": cl, "tps": tps.group(1) if tps else "?", "samples": int(m.group(1)),
                             "active": int(m.group(2)), "walload": int(m.group(3)), "lwlock": int(m.group(4)),
-                            "top": top, "seconds": seconds, "interval_ms": interval_ms})
+                            "top": top, "seconds": seconds, "interval_ms": interval_ms,
+                            "xacts": int(nx.group(1)) if nx else 0,
+                            "lock_waits": int(w1[0]) - int(w0[0]),
+                            "lock_wait_ms": float(w1[1]) - float(w0[1])})
                 log("native lock waits, %d clients: %s" % (cl, out[-1]))
         finally:
             c.stop()
@@ -792,11 +803,17 @@ def report(results, wls, meta):
                  "client backend with wait_event_type LWLock and wait_event 'walload' (the "
                  "store's tranche); 'backend samples' = client backends seen active in all samples.\n"
                  % (results["lockwaits"][0]["seconds"], results["lockwaits"][0]["interval_ms"]))
-        L.append("| clients | tps | samples | active backend samples | walload waits | share | all LWLock waits | top wait events |")
-        L.append("|---|---|---|---|---|---|---|---|")
+        L.append("'lock_waits' and 'ms waited': walload's own count of its lock's acquisitions "
+                 "that had to wait and their total time (walload_info, before and after each "
+                 "run), per transaction of the run.\n")
+        L.append("| clients | transactions | tps | lock_waits (per 1,000 transactions) | ms waited (per transaction) | samples | active backend samples | waiting on walload | all LWLock waits | top wait events |")
+        L.append("|---|---|---|---|---|---|---|---|---|---|")
         for r in results["lockwaits"]:
-            L.append("| %d | %s | %d | %d | %d | %.3f%% | %d | %s |" % (
-                r["clients"], r["tps"], r["samples"], r["active"], r["walload"],
+            x = max(r.get("xacts", 0), 1)
+            L.append("| %d | %d | %s | %d (%.2f) | %.1f (%.4f) | %d | %d | %d (%.3f%%) | %d | %s |" % (
+                r["clients"], r.get("xacts", 0), r["tps"], r.get("lock_waits", -1),
+                1000.0 * r.get("lock_waits", 0) / x, r.get("lock_wait_ms", 0.0),
+                r.get("lock_wait_ms", 0.0) / x, r["samples"], r["active"], r["walload"],
                 100.0 * r["walload"] / r["active"] if r["active"] else 0.0, r["lwlock"], r["top"]))
         L.append("")
     G = ["| goal | measured | bound | |", "|---|---|---|---|"]
