@@ -977,7 +977,7 @@ def main():
         f.write(text)
     print(text)
     if not a.keep:
-        for d in glob.glob(os.path.join(a.base, "c*")) + [os.path.join(a.base, "template")]:
+        for d in glob.glob(os.path.join(a.base, "c*")) + [os.path.join(a.base, x) for x in ("template", "native")]:
             shutil.rmtree(d, ignore_errors=True)
     return 0 if ok else 2
 
