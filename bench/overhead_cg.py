@@ -5,6 +5,8 @@ the same starting state, the backend under callgrind, and a self-check.
   python3 bench/overhead_cg.py [--quick] [--jobs N] [--base DIR] [--port-base P]
                                [--out FILE] [--no-linear] [--keep] [--library SO]
                                [--configs A,B] [--workloads A,B]
+                               [--tables N,N..] [--stmts N,N..] [--clients C,C..]
+                               [--per-client T1,T2] [--lockwait-seconds S]
   python3 bench/overhead_cg.py --from-json RESULTS.json [MORE.json ...]
 
 Run as root, with walload already installed (this does not build or install
@@ -41,7 +43,17 @@ walload.compute_query_id=off and with walload.track_dml=off.  Workloads: pgbench
 -M simple and -M prepared; bench/run.py's CREATE/COPY/DROP loop; a DO loop
 of INSERTs under walload.track=all; N CREATE TABLE in one transaction for
 growing N (nothing and walload only): the extra per table between
-consecutive N.
+consecutive N.  Linear in the work (issue 40, item 3), nothing and walload
+only: N CREATE TABLE in one transaction (default up to 40,000 tables;
+max_locks_per_transaction is raised so they fit the lock table); one
+transaction of N single-row INSERTs sent one by one, the extra per
+statement between consecutive N; pgbench tpcb-like at C clients with t1
+and t2 transactions per client, every client backend's profile summed
+(the extra per transaction at each C).  --lockwait-seconds S adds a
+native run (no valgrind) of tpcb-like at the same client counts, S
+seconds each, sampling pg_stat_activity for waits on walload's LWLock
+tranche ("walload", the store's lock).  Each shape's sessions report
+their wall time: look at the small N's before asking for large ones.
 
 The library file may be replaced by someone installing while this runs:
 it is copied at the start and every configuration preloads the copy (by
@@ -262,14 +274,19 @@ def write_file(path, text):
     return path
 
 
-def workloads(scripts, quick, linear):
-    """(name, kind, client args builder, (N1, N2) or [N...], unit, configs)"""
+def workloads(scripts, quick, linear, sizes=None):
+    """(name, kind, client args builder, (N1, N2) or [N...], unit, configs).
+    sizes overrides the linear shapes' lists: {"tables": [...], "stmts":
+    [...], "clients": [...], "per_client": (t1, t2)}."""
     if quick:
         n = {"S": (100, 600), "tpcb": (30, 180), "ddl": (10, 60), "do": (2000, 20000)}
-        lin = [250, 1000, 4000]
+        lin = {"tables": [250, 1000, 4000], "stmts": [1000, 4000], "clients": [1, 2, 4],
+               "per_client": (3, 8)}
     else:
         n = {"S": (200, 1700), "tpcb": (50, 450), "ddl": (20, 140), "do": (10000, 100000)}
-        lin = [500, 2000, 8000]
+        lin = {"tables": [500, 2000, 8000, 40000], "stmts": [10000, 100000, 1000000],
+               "clients": [1, 2, 4, 8, 16, 32], "per_client": (10, 40)}
+    lin.update(sizes or {})
     pb = ["-n", "-c", "1", "--random-seed=1"]
     w = [("pgbench -S, -M simple", "pgbench", pb + ["-S", "-M", "simple"], n["S"], "transaction", None),
          ("pgbench -S, -M prepared", "pgbench", pb + ["-S", "-M", "prepared"], n["S"], "transaction", None),
@@ -278,7 +295,20 @@ def workloads(scripts, quick, linear):
          ("CREATE/COPY/DROP loop", "pgbench", pb + ["-f", scripts["ddl"]], n["ddl"], "transaction", None),
          ("DO loop of INSERTs, walload.track=all", "do", None, n["do"], "INSERT", None)]
     if linear:
-        w.append(("N CREATE TABLE in one transaction", "linear", None, lin, "table",
+        w.append(("N CREATE TABLE in one transaction", "linear", None, lin["tables"], "table",
+                  ["nothing", "walload"]))
+        # one client, BEGIN, N single-row INSERTs sent one by one, COMMIT:
+        # whatever walload keeps per statement until the commit must not
+        # make a later statement dearer than an earlier one
+        w.append(("N INSERTs in one transaction", "stmts", None, lin["stmts"], "statement",
+                  ["nothing", "walload"]))
+        # C clients of tpcb-like, t1 and t2 transactions each: every client
+        # backend's profile summed, so what walload costs in one backend for
+        # waiting on another (the store's lock) is in the figure
+        ns = []
+        for c in lin["clients"]:
+            ns += [(c, lin["per_client"][0]), (c, lin["per_client"][1])]
+        w.append(("tpcb-like at C clients", "clients", ["-n", "--random-seed=1"], ns, "transaction",
                   ["nothing", "walload"]))
     return w
 
@@ -400,7 +430,7 @@ class Run:
         r = subprocess.run(["ps", "-o", "pid=", "--ppid", pm], capture_output=True, text=True, timeout=60)
         return set(r.stdout.split())
 
-    def session(self, c, cgdir, cmd, env_extra):
+    def session(self, c, cgdir, cmd, env_extra, sum_all=False):
         """Run one client session; the callgrind profile of its backend.  A
         client may open more than one connection (pgbench first connects
         alone to look at the tables): once every backend it started has
@@ -424,6 +454,8 @@ class Run:
                 continue
             parsed = [(parse_callgrind(p), p) for p in new]
             parsed = [x for x in parsed if is_backend(x[0][0])]
+            if parsed and sum_all:
+                return parsed
             if parsed:
                 return max(parsed, key=lambda x: x[0][1])
         raise RuntimeError("no callgrind file for the backend of %s (%s)" % (" ".join(cmd), c.root))
@@ -435,12 +467,87 @@ class Run:
         if kind == "do":
             return psql + ["-c", "DO $$ BEGIN FOR i IN 1..%d LOOP "
                            "INSERT INTO cg_ins VALUES (i, 'x'); END LOOP; END $$" % n]
+        if kind == "clients":
+            c, t = n
+            return [os.path.join(self.bindir, "pgbench")] + args + [
+                "-c", str(c), "-j", str(min(c, 4)), "-t", str(t), "postgres"]
+        if kind == "stmts":
+            path = os.path.join(tmpdir, "stmts_%d.sql" % n)
+            if not os.path.exists(path):
+                with open(path, "w") as f:
+                    f.write("BEGIN;\n")
+                    for k in range(n):
+                        f.write("INSERT INTO cg_ins VALUES (%d, 'x');\n" % k)
+                    f.write("COMMIT;\n")
+                os.chmod(path, 0o644)
+            return psql + ["-f", path]
         if kind == "linear":
             path = os.path.join(tmpdir, "lin_%s_%d.sql" % (tag, n))
             write_file(path, "BEGIN;\n" + "".join("CREATE TABLE lin_%s_%d (id int);\n" % (tag, k)
                                                   for k in range(n)) + "COMMIT;\n")
             return psql + ["-f", path]
         raise ValueError(kind)
+
+    def lockwaits(self, clients, seconds, interval_ms=10):
+        """The store's lock waits at each client count, natively: a clone of
+        the template with walload preloaded, started without valgrind (under
+        valgrind the backends are serialised on the machine's cores and any
+        wait would be the emulator's).  pgbench tpcb-like -T seconds while one
+        session samples pg_stat_activity."""
+        port = self.a.port_base + 20
+        tmpl = self.cluster("template", self.a.port_base)
+        c = self.cluster("native", port)
+        os.makedirs(c.root)
+        shutil.chown(c.root, "postgres")
+        c.clone(tmpl, self.settings(port, "walload", {}))
+        c.start()
+        out = []
+        try:
+            self.wait_calibrated(c)
+            # walload's own count of the acquisitions that had to wait
+            # (walload_info.lock_waits, lock_wait_ms): its SQL functions are
+            # pointed at the preloaded copy, so that no second walload.so is
+            # loaded into the backend
+            psql(c, "UPDATE pg_proc SET probin = '%s' WHERE probin = '$libdir/walload'" % self.snapshot)
+            nsamp = int(seconds * 1000 / interval_ms)
+            sampler = (
+                "DO $$ DECLARE n int := 0; act int := 0; wl int := 0; lw int := 0; r record; "
+                "ev jsonb := '{}'; BEGIN FOR i IN 1..%d LOOP PERFORM pg_stat_clear_snapshot(); "
+                "FOR r IN SELECT wait_event_type t, wait_event e FROM pg_stat_activity "
+                "WHERE backend_type = 'client backend' AND state = 'active' AND pid <> pg_backend_pid() LOOP "
+                "act := act + 1; IF r.t = 'LWLock' THEN lw := lw + 1; END IF; "
+                "IF r.t = 'LWLock' AND r.e = 'walload' THEN wl := wl + 1; END IF; "
+                "IF r.e IS NOT NULL THEN ev := jsonb_set(ev, ARRAY[r.t || ':' || r.e], "
+                "to_jsonb(coalesce((ev->>(r.t || ':' || r.e))::int, 0) + 1)); END IF; END LOOP; "
+                "n := n + 1; PERFORM pg_sleep(%f); END LOOP; "
+                "RAISE NOTICE 'RESULT %% %% %% %% %%', n, act, wl, lw, ev; END $$" % (nsamp, interval_ms / 1000.0))
+            for cl in clients:
+                w0 = psql(c, "SELECT lock_waits || ' ' || lock_wait_ms FROM walload_info").split()
+                pb = subprocess.Popen(["runuser", "-u", "postgres", "--", os.path.join(self.bindir, "pgbench"),
+                                       "-n", "-c", str(cl), "-j", str(min(cl, 4)), "-T", str(seconds),
+                                       "postgres"], env=c.env, cwd=c.root, stdout=subprocess.PIPE,
+                                      stderr=subprocess.STDOUT, text=True)
+                r = c.as_postgres([os.path.join(self.bindir, "psql"), "-X", "-q", "-d", "postgres",
+                                   "-c", sampler], capture_output=True, text=True, timeout=seconds * 10 + 120)
+                pout, _ = pb.communicate(timeout=seconds * 10 + 120)
+                m = re.search(r"RESULT (\d+) (\d+) (\d+) (\d+) (.*)", r.stderr)
+                tps = re.search(r"tps = ([\d.]+)", pout)
+                if not m:
+                    raise RuntimeError("sampler: " + r.stderr[-500:])
+                w1 = psql(c, "SELECT lock_waits || ' ' || lock_wait_ms FROM walload_info").split()
+                nx = re.search(r"number of transactions actually processed: (\d+)", pout)
+                ev = json.loads(m.group(5))
+                top = ", ".join("%s %d" % kv for kv in sorted(ev.items(), key=lambda x: -x[1])[:4])
+                out.append({"clients": cl, "tps": tps.group(1) if tps else "?", "samples": int(m.group(1)),
+                            "active": int(m.group(2)), "walload": int(m.group(3)), "lwlock": int(m.group(4)),
+                            "top": top, "seconds": seconds, "interval_ms": interval_ms,
+                            "xacts": int(nx.group(1)) if nx else 0,
+                            "lock_waits": int(w1[0]) - int(w0[0]),
+                            "lock_wait_ms": float(w1[1]) - float(w0[1])})
+                log("native lock waits, %d clients: %s" % (cl, out[-1]))
+        finally:
+            c.stop()
+        return out
 
     def config(self, idx, cname, libs, extra, wls, scripts):
         port = self.a.port_base + 1 + idx
@@ -470,20 +577,28 @@ class Run:
                 res = []
                 try:
                     for n in ns:
-                        (funcs, total), path = self.session(
-                            c, cgdir, self.client(kind, args, n, scripts, c.root, "n%d" % n), env)
-                        prof, callees = walload_profile(funcs)
-                        res.append({"n": n, "total": total, "prof": prof, "callees": callees,
-                                    "pgss": pgss_cost(funcs),
-                                    "jumble_core": core_inclusive(funcs, "JumbleQuery"),
-                                    "file": os.path.basename(path)})
+                        t1 = time.time()
+                        tag = "n%d" % (n if not isinstance(n, (tuple, list)) else n[0] * 1000 + n[1])
+                        cmd = self.client(kind, args, n, scripts, c.root, tag)
+                        if kind == "clients":
+                            res.append(merge_sessions(self.session(c, cgdir, cmd, env, sum_all=True), n))
+                        else:
+                            (funcs, total), path = self.session(c, cgdir, cmd, env)
+                            prof, callees = walload_profile(funcs)
+                            res.append({"n": n, "total": total, "prof": prof, "callees": callees,
+                                        "pgss": pgss_cost(funcs),
+                                        "jumble_core": core_inclusive(funcs, "JumbleQuery"),
+                                        "file": os.path.basename(path)})
+                        res[-1]["seconds"] = round(time.time() - t1, 1)
+                        log("%s / %s: N=%s %.0f Ir in %.0f s" % (cname, wname, n, res[-1]["total"],
+                                                                  res[-1]["seconds"]))
                 except (RuntimeError, subprocess.TimeoutExpired) as e:
                     # the configuration's other workloads still run: the
                     # report leaves out this one, and says so
                     log("%s / %s FAILED: %s" % (cname, wname, str(e)[-600:]))
                     continue
                 out[wname] = res
-                log("%s / %s: %s" % (cname, wname, ", ".join("N=%d %.0f Ir" % (r["n"], r["total"])
+                log("%s / %s: %s" % (cname, wname, ", ".join("N=%s %.0f Ir" % (r["n"], r["total"])
                                                               for r in res)))
         finally:
             self.stop_valgrind(c, pm, logf)
@@ -494,9 +609,32 @@ class Run:
 
 # ---------------------------------------------------------------- report
 
+def merge_sessions(parsed, n):
+    """One result from several backends' profiles (C clients): totals and
+    walload's functions summed; n = (clients, transactions per client)."""
+    out = {"n": n, "units": n[0] * n[1], "total": 0, "prof": {}, "callees": {}, "pgss": 0,
+           "jumble_core": 0, "backends": len(parsed), "file": ""}
+    for (funcs, total), path in parsed:
+        prof, callees = walload_profile(funcs)
+        out["total"] += total
+        out["pgss"] += pgss_cost(funcs)
+        out["jumble_core"] += core_inclusive(funcs, "JumbleQuery")
+        for k, v in prof.items():
+            e = out["prof"].setdefault(k, {"self": 0, "attr": 0, "incl": 0})
+            for f in e:
+                e[f] += v[f]
+        for k, v in callees.items():
+            out["callees"][k] = out["callees"].get(k, 0) + v
+    return out
+
+
+def units(r):
+    return r["units"] if "units" in r else r["n"]
+
+
 def per_unit(res, i=0, j=1):
     a, b = res[i], res[j]
-    d = float(b["n"] - a["n"])
+    d = float(units(b) - units(a))
     tot = (b["total"] - a["total"]) / d
     prof = {}
     for k in set(a["prof"]) | set(b["prof"]):
@@ -532,7 +670,7 @@ def report(results, wls, meta):
               "CREATE/COPY/DROP loop": 0.005, "DO loop of INSERTs, walload.track=all": 0.05}
     checks_ok = True
     for wname, kind, args, ns, unit, only in wls:
-        if kind == "linear":
+        if kind in ("linear", "stmts", "clients"):
             continue
         if any(wname not in results.get(c, {}) for c, _, _ in CONFIGS):
             continue
@@ -594,38 +732,102 @@ def report(results, wls, meta):
         if "DO loop" not in wname:
             goals.append((wname + ": both vs pg_stat_statements + walload", "%+.0f vs %+.0f" % (both, p + w),
                           "both <= sum", both <= p + w))
-    lin = [x for x in wls if x[1] == "linear"]
-    if lin and all(lin[0][0] in results.get(c, {}) for c in ("nothing", "walload")):
-        wname, _, _, ns, unit, _ = lin[0]
+    for wname, kind, _, ns, unit, _ in wls:
+        if kind not in ("linear", "stmts") or not all(wname in results.get(c, {})
+                                                       for c in ("nothing", "walload")):
+            continue
         rn, rw = results["nothing"][wname], results["walload"][wname]
         L.append("### %s\n" % wname)
-        L.append("One session per N (nothing and walload only); per table between consecutive N.\n")
-        L.append("| N | nothing, Ir | walload, Ir | extra per table (N_prev to N) | in walload's functions per table | self-check |")
-        L.append("|---|---|---|---|---|---|")
+        L.append("One session per N (nothing and walload only); per %s between consecutive N.\n" % unit)
+        L.append("| N | nothing, Ir | walload, Ir | extra per %s (N_prev to N) | in walload's functions per %s | self-check | seconds (nothing / walload) |" % (unit, unit))
+        L.append("|---|---|---|---|---|---|---|")
         extras = []
-        for i in range(len(ns)):
+        for i in range(len(rn)):
+            secs = "%s / %s" % (rn[i].get("seconds", "?"), rw[i].get("seconds", "?"))
             if i == 0:
-                L.append("| %d | %.0f | %.0f | | | |" % (ns[i], rn[i]["total"], rw[i]["total"]))
+                L.append("| %d | %.0f | %.0f | | | | %s |" % (rn[i]["n"], rn[i]["total"], rw[i]["total"], secs))
                 continue
             pn, pw = per_unit(rn, i - 1, i), per_unit(rw, i - 1, i)
             ex = pw["total"] - pn["total"]
             extras.append(ex)
             resid, tol, ok = selfcheck(ex, pw["walload"], pn["total"])
             checks_ok &= ok
-            L.append("| %d | %.0f | %.0f | %.0f (%d to %d) | %.0f | %+.0f (%.0f) %s |" % (
-                ns[i], rn[i]["total"], rw[i]["total"], ex, ns[i - 1], ns[i], pw["walload"], resid, tol,
-                "pass" if ok else "FAIL"))
+            L.append("| %d | %.0f | %.0f | %.0f (%d to %d) | %.0f | %+.0f (%.0f) %s | %s |" % (
+                rn[i]["n"], rn[i]["total"], rw[i]["total"], ex, rn[i - 1]["n"], rn[i]["n"], pw["walload"],
+                resid, tol, "pass" if ok else "FAIL", secs))
         L.append("")
-        for i in range(1, len(ns)):
+        for i in range(1, len(rn)):
             pw = per_unit(rw, i - 1, i)
             top = sorted(pw["prof"].items(), key=lambda x: -x[1]["attr"])[:8]
-            L.append("Top walload functions per table, %d to %d: %s\n" % (
-                ns[i - 1], ns[i], ", ".join("%s %.0f (excl %.0f)" % (k, v["attr"], v["self"]) for k, v in top)))
+            L.append("Top walload functions per %s, %d to %d: %s\n" % (
+                unit, rn[i - 1]["n"], rn[i]["n"],
+                ", ".join("%s %.0f (excl %.0f)" % (k, v["attr"], v["self"]) for k, v in top)))
         if len(extras) >= 2:
             ratio = max(extras) / min(extras) if min(extras) > 0 else float("inf")
-            goals.append(("extra per table, %d to %d tables" % (ns[0], ns[-1]),
+            goals.append(("extra per %s, %d to %d" % (unit, rn[0]["n"], rn[-1]["n"]),
                           " / ".join("%.0f" % e for e in extras) + " (max/min %.2f)" % ratio,
                           "flat within 10%", ratio <= 1.10))
+    for wname, kind, _, ns, unit, _ in wls:
+        if kind != "clients" or not all(wname in results.get(c, {}) for c in ("nothing", "walload")):
+            continue
+        rn, rw = results["nothing"][wname], results["walload"][wname]
+        L.append("### %s\n" % wname)
+        L.append("pgbench tpcb-like, C clients, t1 and t2 transactions each; every backend's "
+                 "profile summed (the pgbench connection that only looks at the tables "
+                 "cancels out); per transaction = (sum Ir(C*t2) - sum Ir(C*t1)) / (C*(t2-t1)).\n")
+        L.append("| clients | nothing, Ir per transaction | walload, Ir per transaction | extra per transaction | in walload's functions | self-check | backends | seconds (nothing / walload, t2) |")
+        L.append("|---|---|---|---|---|---|---|---|")
+        extras, owns = [], []
+        for i in range(0, len(rn) - 1, 2):
+            pn, pw = per_unit(rn, i, i + 1), per_unit(rw, i, i + 1)
+            ex = pw["total"] - pn["total"]
+            extras.append(ex)
+            owns.append(pw["walload"])
+            resid, tol, ok = selfcheck(ex, pw["walload"], pn["total"])
+            checks_ok &= ok
+            L.append("| %d | %.0f | %.0f | %+.0f (%+.2f%%) | %.0f | %+.0f (%.0f) %s | %s / %s | %s / %s |" % (
+                rn[i]["n"][0], pn["total"], pw["total"], ex, 100.0 * ex / pn["total"], pw["walload"],
+                resid, tol, "pass" if ok else "FAIL", rn[i + 1].get("backends"), rw[i + 1].get("backends"),
+                rn[i + 1].get("seconds", "?"), rw[i + 1].get("seconds", "?")))
+        L.append("")
+        for i in range(0, len(rw) - 1, 2):
+            pw = per_unit(rw, i, i + 1)
+            top = sorted(pw["prof"].items(), key=lambda x: -x[1]["attr"])[:6]
+            L.append("Top walload functions per transaction, %d clients: %s\n" % (
+                rw[i]["n"][0], ", ".join("%s %.0f (excl %.0f)" % (k, v["attr"], v["self"]) for k, v in top)))
+        if len(extras) >= 2:
+            ratio = max(extras) / min(extras) if min(extras) > 0 else float("inf")
+            goals.append(("extra per transaction, %d to %d clients" % (rn[0]["n"][0], rn[-1]["n"][0]),
+                          " / ".join("%.0f" % e for e in extras) + " (max/min %.2f)" % ratio,
+                          "flat within 10%", ratio <= 1.10))
+            # at C > 1 the totals also differ by core's work under another
+            # interleaving of the clients (row locks, spinlock spins): what
+            # walload's own functions cost is the part that is walload's
+            ro = max(owns) / min(owns) if min(owns) > 0 else float("inf")
+            goals.append(("walload's functions per transaction, %d to %d clients" % (
+                rn[0]["n"][0], rn[-1]["n"][0]),
+                " / ".join("%.0f" % e for e in owns) + " (max/min %.2f)" % ro, "flat within 10%", ro <= 1.10))
+    if results.get("lockwaits"):
+        L.append("### The store's lock waits, native (no valgrind)\n")
+        L.append("A separate cluster with walload preloaded, not under valgrind; pgbench tpcb-like "
+                 "-T %s per client count while one session samples pg_stat_activity every %s ms "
+                 "(pg_stat_clear_snapshot() before each sample).  'walload waits' = samples of a "
+                 "client backend with wait_event_type LWLock and wait_event 'walload' (the "
+                 "store's tranche); 'backend samples' = client backends seen active in all samples.\n"
+                 % (results["lockwaits"][0]["seconds"], results["lockwaits"][0]["interval_ms"]))
+        L.append("'lock_waits' and 'ms waited': walload's own count of its lock's acquisitions "
+                 "that had to wait and their total time (walload_info, before and after each "
+                 "run), per transaction of the run.\n")
+        L.append("| clients | transactions | tps | lock_waits (per 1,000 transactions) | ms waited (per transaction) | samples | active backend samples | waiting on walload | all LWLock waits | top wait events |")
+        L.append("|---|---|---|---|---|---|---|---|---|---|")
+        for r in results["lockwaits"]:
+            x = max(r.get("xacts", 0), 1)
+            L.append("| %d | %d | %s | %d (%.2f) | %.1f (%.4f) | %d | %d | %d (%.3f%%) | %d | %s |" % (
+                r["clients"], r.get("xacts", 0), r["tps"], r.get("lock_waits", -1),
+                1000.0 * r.get("lock_waits", 0) / x, r.get("lock_wait_ms", 0.0),
+                r.get("lock_wait_ms", 0.0) / x, r["samples"], r["active"], r["walload"],
+                100.0 * r["walload"] / r["active"] if r["active"] else 0.0, r["lwlock"], r["top"]))
+        L.append("")
     G = ["| goal | measured | bound | |", "|---|---|---|---|"]
     for g, m, bnd, ok in goals:
         G.append("| %s | %s | %s | %s |" % (g, m, bnd, "met" if ok else "NOT met"))
@@ -657,6 +859,12 @@ def main():
                     help="only print the report of runs' results.json (merged, later files win)")
     ap.add_argument("--workloads", default="", help="only workloads whose names contain one of these (comma)")
     ap.add_argument("--configs", default="", help="only these configurations (comma)")
+    ap.add_argument("--tables", help="N of the CREATE TABLE shape (comma; default 500,2000,8000,40000)")
+    ap.add_argument("--stmts", help="N of the INSERTs-in-one-transaction shape (comma)")
+    ap.add_argument("--clients", help="client counts of the tpcb-like shape (comma)")
+    ap.add_argument("--per-client", help="t1,t2: transactions per client of the tpcb-like shape")
+    ap.add_argument("--lockwait-seconds", type=int, default=0,
+                    help="also measure the store's lock waits natively, this long per client count")
     a = ap.parse_args()
     if a.from_json:
         merged = None
@@ -667,13 +875,17 @@ def main():
                 merged = one
             else:
                 for c, r in one["results"].items():
-                    merged["results"].setdefault(c, {}).update(r)
+                    if isinstance(r, dict):
+                        merged["results"].setdefault(c, {}).update(r)
+                    else:           # lockwaits: a list, the later run's wins
+                        merged["results"][c] = r
         saved = merged
         if "meta" not in saved:     # results alone
             saved = {"results": saved, "meta": {"start": "?", "end": "?", "cmd": "?", "version": "?",
                                                 "md5": "?", "lib_ok": "?", "commit": "?",
                                                 "quick": False, "no_linear": False}}
-        wls = workloads({"ddl": "ddl.sql"}, saved["meta"]["quick"], not saved["meta"]["no_linear"])
+        wls = workloads({"ddl": "ddl.sql"}, saved["meta"]["quick"], not saved["meta"]["no_linear"],
+                        saved["meta"].get("sizes"))
         text, ok, _ = report(saved["results"], wls, saved["meta"])
         print(text)
         return 0 if ok else 2
@@ -698,7 +910,13 @@ def main():
                                  "CREATE TABLE b_:client_id (id int);\n"
                                  "COPY b_:client_id FROM PROGRAM 'seq 1 100';\n"
                                  "DROP TABLE b_:client_id;\n")}
-    wls = workloads(scripts, a.quick, not a.no_linear)
+    sizes = {}
+    for k in ("tables", "stmts", "clients"):
+        if getattr(a, k):
+            sizes[k] = [int(x) for x in getattr(a, k).split(",")]
+    if a.per_client:
+        sizes["per_client"] = tuple(int(x) for x in a.per_client.split(","))
+    wls = workloads(scripts, a.quick, not a.no_linear, sizes)
     if a.workloads:
         wls = [w for w in wls if any(x and x in w[0] for x in a.workloads.split(","))]
     configs = [(i, c) for i, c in enumerate(CONFIGS) if not a.configs or c[0] in a.configs.split(",")]
@@ -709,6 +927,11 @@ def main():
     try:
         run.template(a.port_base)
         log("template ready")
+        lex = concurrent.futures.ThreadPoolExecutor(max_workers=1)
+        lw = None
+        if a.lockwait_seconds:
+            # native: its timings share the cores with the callgrind runs
+            lw = lex.submit(run.lockwaits, sizes.get("clients") or [1, 2, 4, 8, 16, 32], a.lockwait_seconds)
         with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as ex:
             futs = {ex.submit(run.config, i, cname, libs, extra, wls, scripts): cname
                     for i, (cname, libs, extra) in configs}
@@ -720,6 +943,12 @@ def main():
                 except Exception as e:      # the others' results are still reported
                     log("%s FAILED: %s" % (futs[f], e))
                     failed.append(futs[f])
+        if lw is not None:
+            try:
+                results["lockwaits"] = lw.result()
+            except Exception as e:
+                log("lock waits FAILED: %s" % e)
+        lex.shutdown()
         run.check_lib("at the end")
         installed_same = run.installed_unchanged()
     except LibraryChanged as e:
@@ -739,11 +968,10 @@ def main():
     commit = subprocess.run(["git", "-C", os.path.join(HERE, ".."), "rev-parse", "--short", "HEAD"],
                             capture_output=True, text=True).stdout.strip()
     meta = {"start": start, "end": time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
-            "cmd": "python3 bench/overhead_cg.py" + (" --quick" if a.quick else "") +
-                   (" --no-linear" if a.no_linear else ""),
+            "cmd": "python3 bench/overhead_cg.py " + " ".join(sys.argv[1:]),
             "version": pgconfig("--version"), "md5": run.lib_md5,
             "lib_ok": "yes" if installed_same else "no, the snapshot taken at the start was measured",
-            "commit": commit, "quick": a.quick, "no_linear": a.no_linear}
+            "commit": commit, "quick": a.quick, "no_linear": a.no_linear, "sizes": sizes}
     with open(os.path.join(a.base, "results.json"), "w") as f:
         json.dump({"meta": meta, "results": results}, f)
     text, ok, goals = report(results, wls, meta)
@@ -753,7 +981,7 @@ def main():
         f.write(text)
     print(text)
     if not a.keep:
-        for d in glob.glob(os.path.join(a.base, "c*")) + [os.path.join(a.base, "template")]:
+        for d in glob.glob(os.path.join(a.base, "c*")) + [os.path.join(a.base, x) for x in ("template", "native")]:
             shutil.rmtree(d, ignore_errors=True)
     return 0 if ok else 2
 
