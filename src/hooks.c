@@ -526,7 +526,14 @@ wl_ExecutorStart(QueryDesc *queryDesc, int eflags)
 	}
 
 	watch_backend_exit();
-	wl_acc_executor_start(conditional, tag, ps->queryId, wl_nested_level, queryDesc);
+
+	/*
+	 * A plain SELECT that cannot be fetched backward runs in one phase to
+	 * its end, or is resumed only when a row count stopped it (the
+	 * accumulator then makes it an entry): it may be held light.
+	 */
+	wl_acc_executor_start(conditional, (eflags & EXEC_FLAG_BACKWARD) == 0,
+						  tag, ps->queryId, wl_nested_level, queryDesc);
 }
 
 /*
@@ -554,7 +561,7 @@ wl_ExecutorRun(WL_EXECUTOR_RUN_ARGS)
 	{
 		wl_nested_level = saved_level;
 		if (mine)
-			wl_acc_executor_phase_end(queryDesc, start, !ran);
+			wl_acc_executor_phase_end(queryDesc, start, !ran, count != 0);
 	}
 	PG_END_TRY();
 }
@@ -597,7 +604,7 @@ wl_ExecutorFinish(QueryDesc *queryDesc)
 	{
 		wl_nested_level = saved_level;
 		if (mine)
-			wl_acc_executor_phase_end(queryDesc, start, !ran);
+			wl_acc_executor_phase_end(queryDesc, start, !ran, false);
 	}
 	PG_END_TRY();
 }
