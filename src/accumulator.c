@@ -1715,6 +1715,18 @@ is_light(QueryDesc *queryDesc)
 }
 
 /*
+ * A query starts (recorded or not): a held SELECT with its QueryDesc's
+ * address ended without an ExecutorEnd (its memory was freed), and must
+ * not be taken for the new query.
+ */
+void
+wl_acc_executor_starting(QueryDesc *queryDesc)
+{
+	if (is_light(queryDesc))
+		light.active = false;
+}
+
+/*
  * An executor statement is recorded from its ExecutorStart.  may_be_light:
  * a plain SELECT whose one phase, run to its end, can be its only one (no
  * backward fetch); it is held (WlLightStmt) if none is.

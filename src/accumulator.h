@@ -29,6 +29,7 @@ extern void wl_acc_utility_measure_from_now(uint64 serial);
 extern void wl_acc_utility_measured(uint64 serial);
 extern void wl_acc_utility_done(uint64 serial, WlStmtStatus status, uint64 rows);
 extern bool wl_acc_innermost_is_utility_at(int nest_level);
+extern void wl_acc_executor_starting(QueryDesc *queryDesc);
 extern void wl_acc_executor_start(bool conditional, bool may_be_light,
 								  CommandTag tag, uint64 queryid, int nest_level,
 								  QueryDesc *queryDesc);

@@ -484,6 +484,7 @@ wl_ExecutorStart(QueryDesc *queryDesc, int eflags)
 	else
 		standard_ExecutorStart(queryDesc, eflags);
 
+	wl_acc_executor_starting(queryDesc);
 	if ((eflags & EXEC_FLAG_EXPLAIN_ONLY) || !tracking_on())
 		return;
 	wl_acc_observe();
