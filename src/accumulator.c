@@ -1739,7 +1739,7 @@ wl_acc_executor_start(bool conditional, bool may_be_light, CommandTag tag,
 
 	if (conditional && may_be_light && !light.active)
 	{
-		/* what push_statement does before the entry: promoting allocates nothing */
+		/* what push_statement does first, so that promoting it need not */
 		if (stmt_depth >= stmt_capacity)
 			grow_stack();
 		if (n_finished + stmt_depth + 1 > finished_capacity ||
@@ -1777,7 +1777,9 @@ wl_acc_executor_tracked(QueryDesc *queryDesc)
  * ExecutorRun and ExecutorFinish: time and usage inside them count for the
  * statement (as in pg_stat_statements).  A query that is not recorded
  * (nested under track = top) costs a look at the stack and nothing else:
- * no clock is read for it.  Returns whether the query is recorded.
+ * no clock is read for it.  A held SELECT takes its usage mark and the
+ * clock at the start of its phase, and at its end reads no clock unless it
+ * wrote.  Returns whether the query is recorded.
  */
 bool
 wl_acc_executor_phase_begin(QueryDesc *queryDesc, instr_time *start)
