@@ -156,6 +156,40 @@ static uint64 next_serial = 1;
 /* local epoch of top-level transactions, see stack_xact_end() */
 static uint64 xact_epoch_now = 1;
 
+/*
+ * A plain SELECT (recorded only if it writes) is not put on the stack when
+ * it starts: most never write, and an entry costs it more than the rest of
+ * walload's work on a read-only load.  It is held here instead, with what
+ * its entry would take at its start (its statement number, so that numbers
+ * follow the order statements start in, as for any other), and it becomes
+ * a stack entry (promote_light) only when it must be one: when a statement
+ * starts inside it (its nested work is attributed to it), when its phase
+ * wrote WAL, or when its phase may be resumed (a cursor's FETCH, a
+ * portal's row limit, a SQL function's lazy evaluation), since only an
+ * entry accumulates usage over several phases.  One at a time: another
+ * plain SELECT starting while one is held takes an entry at once.
+ */
+typedef struct WlLightStmt
+{
+	bool		active;
+	bool		running;		/* inside its ExecutorRun */
+	bool		ran;			/* its one phase ended, nothing written */
+	CommandTag	tag;
+	uint64		queryid;
+	int			nest_level;
+	QueryDesc  *queryDesc;		/* compared, never dereferenced */
+	int32		stmt_no;
+	uint64		xact_epoch;
+	SubTransactionId subid;
+	const char *source_text;
+	int			query_location;
+	int			query_len;
+	instr_time	start;			/* start of its phase */
+	WlUsageMark usage_start;	/* at the start of its phase */
+} WlLightStmt;
+
+static WlLightStmt light;
+
 /* what a statement's time is counted as in its transaction */
 static WlTimeKind
 time_kind(CommandTag tag)
@@ -1110,27 +1144,39 @@ statement_start_ts(WlActiveStmt *s)
 	return s->start_ts;
 }
 
+static void promote_light(void);
+
+static void
+grow_stack(void)
+{
+	int			newcap = stmt_capacity == 0 ? 16 : stmt_capacity * 2;
+
+	if (stmt_stack == NULL)
+		stmt_stack = MemoryContextAllocZero(TopMemoryContext,
+											sizeof(WlActiveStmt) * newcap);
+	else
+		stmt_stack = repalloc(stmt_stack, sizeof(WlActiveStmt) * newcap);
+	stmt_capacity = newcap;
+}
+
 static int
 push_statement(bool tracked, bool is_utility, bool conditional, CommandTag tag,
 			   uint64 queryid, int nest_level, QueryDesc *queryDesc,
-			   const char *source_text, int query_location, int query_len)
+			   const char *source_text, int query_location, int query_len,
+			   const WlLightStmt *from)
 {
 	WlActiveStmt *s;
 
-	if (stmt_depth >= stmt_capacity)
-	{
-		int			newcap = stmt_capacity == 0 ? 16 : stmt_capacity * 2;
+	/* a statement starts inside the held plain SELECT: it is their parent */
+	if (light.active && light.running)
+		promote_light();
 
-		if (stmt_stack == NULL)
-			stmt_stack = MemoryContextAllocZero(TopMemoryContext,
-												sizeof(WlActiveStmt) * newcap);
-		else
-			stmt_stack = repalloc(stmt_stack, sizeof(WlActiveStmt) * newcap);
-		stmt_capacity = newcap;
-	}
+	if (stmt_depth >= stmt_capacity)
+		grow_stack();
 
 	/* room to queue every statement on the stack without allocating */
-	reserve_finished(stmt_depth + 1);
+	if (from == NULL)
+		reserve_finished(stmt_depth + 1);
 	note_activity();
 
 	s = &stmt_stack[stmt_depth];
@@ -1149,12 +1195,29 @@ push_statement(bool tracked, bool is_utility, bool conditional, CommandTag tag,
 	s->queryid = queryid;
 	s->nest_level = nest_level;
 	s->queryDesc = queryDesc;
-	s->stmt_no = tracked ? next_stmt_no() : -1;
-	s->xact_epoch = xact_epoch_now;
-	s->subid = GetCurrentSubTransactionId();
-	s->start_ts = conditional ? 0 : GetCurrentTimestamp();
-	INSTR_TIME_SET_CURRENT(s->start);
 	INSTR_TIME_SET_ZERO(s->elapsed);
+	if (from == NULL)
+	{
+		s->stmt_no = tracked ? next_stmt_no() : -1;
+		s->xact_epoch = xact_epoch_now;
+		s->subid = GetCurrentSubTransactionId();
+		s->start_ts = conditional ? 0 : GetCurrentTimestamp();
+		INSTR_TIME_SET_CURRENT(s->start);
+	}
+	else
+	{
+		/* the held plain SELECT: what it took at its start and its phase's */
+		s->stmt_no = from->stmt_no;
+		s->xact_epoch = from->xact_epoch;
+		s->subid = from->subid;
+		s->start_ts = 0;
+		s->start = from->start;
+		if (from->running)
+		{
+			s->running = 1;
+			s->usage_start = from->usage_start;
+		}
+	}
 	if (is_utility)
 		wl_usage_mark(&s->usage_start);	/* again right before the call */
 	s->source_text = source_text;
@@ -1219,6 +1282,9 @@ statement_in_progress(void)
 bool
 wl_acc_statement_on_stack(void)
 {
+	/* an event inside the held plain SELECT is its own: it needs an entry */
+	if (light.active && light.running)
+		promote_light();
 	return stmt_depth > 0;
 }
 
@@ -1499,6 +1565,10 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 static void
 stack_abort(SubTransactionId subid)
 {
+	/* a held plain SELECT that has not ended wrote nothing: forgotten */
+	if (light.active && !light.running && light.xact_epoch == xact_epoch_now &&
+		(subid == InvalidSubTransactionId || light.subid >= subid))
+		light.active = false;
 	for (int i = stmt_depth - 1; i >= 0; i--)
 	{
 		WlActiveStmt *s = &stmt_stack[i];
@@ -1518,6 +1588,8 @@ static void
 stack_xact_end(void)
 {
 	xact_epoch_now++;
+	if (!light.running)
+		light.active = false;
 	for (int i = stmt_depth - 1; i >= 0; i--)
 		if (!stmt_stack[i].is_utility && stmt_stack[i].running == 0)
 			remove_statement(i);
@@ -1535,7 +1607,8 @@ wl_acc_utility_start(bool tracked, CommandTag tag, uint64 queryid, int nest_leve
 					 const char *source_text, int query_location, int query_len)
 {
 	int			idx = push_statement(tracked, true, false, tag, queryid, nest_level,
-									 NULL, source_text, query_location, query_len);
+									 NULL, source_text, query_location, query_len,
+									 NULL);
 
 	return stmt_stack[idx].serial;
 }
@@ -1572,35 +1645,118 @@ find_executor_entry(QueryDesc *queryDesc)
 	return -1;
 }
 
-/* An executor statement is recorded from its ExecutorStart */
+/*
+ * The held plain SELECT becomes a stack entry, as if it had been pushed at
+ * its start: same statement number, transaction and subtransaction, and,
+ * inside its phase, the phase's start and usage mark.
+ */
+static void
+promote_light(void)
+{
+	WlLightStmt from = light;
+
+	light.active = false;
+	(void) push_statement(true, false, true, from.tag, from.queryid,
+						  from.nest_level, from.queryDesc, from.source_text,
+						  from.query_location, from.query_len, &from);
+}
+
+static inline bool
+is_light(QueryDesc *queryDesc)
+{
+	return light.active && light.queryDesc == queryDesc;
+}
+
+/*
+ * A query starts (recorded or not): a held SELECT with its QueryDesc's
+ * address ended without an ExecutorEnd (its memory was freed), and must
+ * not be taken for the new query.
+ */
 void
-wl_acc_executor_start(bool conditional, CommandTag tag, uint64 queryid, int nest_level,
-					  QueryDesc *queryDesc)
+wl_acc_executor_starting(QueryDesc *queryDesc)
+{
+	if (is_light(queryDesc))
+		light.active = false;
+}
+
+/*
+ * An executor statement is recorded from its ExecutorStart.  may_be_light:
+ * a plain SELECT whose one phase, run to its end, can be its only one (no
+ * backward fetch); it is held (WlLightStmt) if none is.
+ */
+void
+wl_acc_executor_start(bool conditional, bool may_be_light, CommandTag tag,
+					  uint64 queryid, int nest_level, QueryDesc *queryDesc)
 {
 	PlannedStmt *ps = queryDesc->plannedstmt;
 
+	if (conditional && may_be_light && !light.active)
+	{
+		/* what push_statement does first, so that promoting it need not */
+		if (stmt_depth >= stmt_capacity)
+			grow_stack();
+		if (n_finished + stmt_depth + 1 > finished_capacity ||
+			n_finished > 0 || n_late > 0)
+			reserve_finished(stmt_depth + 1);
+		note_activity();
+		light.active = true;
+		light.running = false;
+		light.ran = false;
+		light.tag = tag;
+		light.queryid = queryid;
+		light.nest_level = nest_level;
+		light.queryDesc = queryDesc;
+		light.stmt_no = next_stmt_no();
+		light.xact_epoch = xact_epoch_now;
+		light.subid = GetCurrentSubTransactionId();
+		light.source_text = queryDesc->sourceText;
+		light.query_location = ps->stmt_location;
+		light.query_len = ps->stmt_len;
+		return;
+	}
 	(void) push_statement(true, false, conditional, tag, queryid, nest_level,
 						  queryDesc, queryDesc->sourceText,
-						  ps->stmt_location, ps->stmt_len);
+						  ps->stmt_location, ps->stmt_len, NULL);
 }
 
 bool
 wl_acc_executor_tracked(QueryDesc *queryDesc)
 {
-	return stmt_depth > 0 && find_executor_entry(queryDesc) >= 0;
+	return is_light(queryDesc) ||
+		(stmt_depth > 0 && find_executor_entry(queryDesc) >= 0);
 }
 
 /*
  * ExecutorRun and ExecutorFinish: time and usage inside them count for the
  * statement (as in pg_stat_statements).  A query that is not recorded
  * (nested under track = top) costs a look at the stack and nothing else:
- * no clock is read for it.  Returns whether the query is recorded.
+ * no clock is read for it.  A held SELECT takes its usage mark and the
+ * clock at the start of its phase, and at its end reads no clock unless it
+ * wrote.  Returns whether the query is recorded.
  */
 bool
 wl_acc_executor_phase_begin(QueryDesc *queryDesc, instr_time *start)
 {
-	int			idx = stmt_depth > 0 ? find_executor_entry(queryDesc) : -1;
+	int			idx;
 
+	if (is_light(queryDesc))
+	{
+		/*
+		 * A second phase (ExecutorRewind, then Run again) needs an entry;
+		 * the first, which wrote nothing, is not in its usage.
+		 */
+		if (light.ran)
+			promote_light();
+		else
+		{
+			light.running = true;
+			wl_usage_mark(&light.usage_start);
+			INSTR_TIME_SET_CURRENT(light.start);
+			*start = light.start;
+			return true;
+		}
+	}
+	idx = stmt_depth > 0 ? find_executor_entry(queryDesc) : -1;
 	if (idx < 0)
 		return false;
 	if (stmt_stack[idx].running++ == 0)
@@ -1609,13 +1765,38 @@ wl_acc_executor_phase_begin(QueryDesc *queryDesc, instr_time *start)
 	return true;
 }
 
+/*
+ * resumable: the phase may have stopped before the query's end (a row
+ * count was given), so that another phase may follow.
+ */
 void
-wl_acc_executor_phase_end(QueryDesc *queryDesc, instr_time start, bool failed)
+wl_acc_executor_phase_end(QueryDesc *queryDesc, instr_time start, bool failed,
+						  bool resumable)
 {
 	int			idx;
 	instr_time	now;
 	WlActiveStmt *s;
 
+	if (is_light(queryDesc))
+	{
+		light.running = false;
+		if (pgWalUsage.wal_records == light.usage_start.c.wal_records)
+		{
+			/* it wrote nothing: no record, no clock */
+			if (failed)
+			{
+				light.active = false;
+				return;
+			}
+			if (!resumable)
+			{
+				light.ran = true;
+				return;
+			}
+		}
+		light.running = true;
+		promote_light();
+	}
 	idx = find_executor_entry(queryDesc);
 	if (idx < 0)
 		return;
@@ -1644,7 +1825,15 @@ wl_acc_executor_phase_end(QueryDesc *queryDesc, instr_time start, bool failed)
 void
 wl_acc_executor_done(QueryDesc *queryDesc, uint64 rows, bool wal_skipped)
 {
-	int			idx = find_executor_entry(queryDesc);
+	int			idx;
+
+	/* still held: it wrote nothing, ran nothing inside it, is not recorded */
+	if (is_light(queryDesc))
+	{
+		light.active = false;
+		return;
+	}
+	idx = find_executor_entry(queryDesc);
 
 	if (idx < 0)
 		return;

@@ -29,12 +29,14 @@ extern void wl_acc_utility_measure_from_now(uint64 serial);
 extern void wl_acc_utility_measured(uint64 serial);
 extern void wl_acc_utility_done(uint64 serial, WlStmtStatus status, uint64 rows);
 extern bool wl_acc_innermost_is_utility_at(int nest_level);
-extern void wl_acc_executor_start(bool conditional, CommandTag tag, uint64 queryid,
-								  int nest_level, QueryDesc *queryDesc);
+extern void wl_acc_executor_starting(QueryDesc *queryDesc);
+extern void wl_acc_executor_start(bool conditional, bool may_be_light,
+								  CommandTag tag, uint64 queryid, int nest_level,
+								  QueryDesc *queryDesc);
 extern bool wl_acc_executor_tracked(QueryDesc *queryDesc);
 extern bool wl_acc_executor_phase_begin(QueryDesc *queryDesc, instr_time *start);
 extern void wl_acc_executor_phase_end(QueryDesc *queryDesc, instr_time start,
-									  bool failed);
+									  bool failed, bool resumable);
 extern void wl_acc_executor_done(QueryDesc *queryDesc, uint64 rows, bool wal_skipped);
 
 /* what the statement running now did (scan_model.c, observe.c) */

@@ -484,6 +484,7 @@ wl_ExecutorStart(QueryDesc *queryDesc, int eflags)
 	else
 		standard_ExecutorStart(queryDesc, eflags);
 
+	wl_acc_executor_starting(queryDesc);
 	if ((eflags & EXEC_FLAG_EXPLAIN_ONLY) || !tracking_on())
 		return;
 	wl_acc_observe();
@@ -526,7 +527,14 @@ wl_ExecutorStart(QueryDesc *queryDesc, int eflags)
 	}
 
 	watch_backend_exit();
-	wl_acc_executor_start(conditional, tag, ps->queryId, wl_nested_level, queryDesc);
+
+	/*
+	 * A plain SELECT that cannot be fetched backward runs in one phase to
+	 * its end, or is resumed only when a row count stopped it (the
+	 * accumulator then makes it an entry): it may be held light.
+	 */
+	wl_acc_executor_start(conditional, (eflags & EXEC_FLAG_BACKWARD) == 0,
+						  tag, ps->queryId, wl_nested_level, queryDesc);
 }
 
 /*
@@ -554,7 +562,7 @@ wl_ExecutorRun(WL_EXECUTOR_RUN_ARGS)
 	{
 		wl_nested_level = saved_level;
 		if (mine)
-			wl_acc_executor_phase_end(queryDesc, start, !ran);
+			wl_acc_executor_phase_end(queryDesc, start, !ran, count != 0);
 	}
 	PG_END_TRY();
 }
@@ -597,7 +605,7 @@ wl_ExecutorFinish(QueryDesc *queryDesc)
 	{
 		wl_nested_level = saved_level;
 		if (mine)
-			wl_acc_executor_phase_end(queryDesc, start, !ran);
+			wl_acc_executor_phase_end(queryDesc, start, !ran, false);
 	}
 	PG_END_TRY();
 }
