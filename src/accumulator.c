@@ -693,6 +693,9 @@ wl_acc_backend_exit(void)
 static void
 reserve_finished(int more)
 {
+	/* nothing waits and there is room: the common case, nothing to do */
+	if (n_finished == 0 && n_late == 0 && more <= finished_capacity)
+		return;
 	flush_at_safe_point(more, false);
 	if (n_finished + more > finished_capacity)
 	{
@@ -1695,9 +1698,7 @@ wl_acc_executor_start(bool conditional, bool may_be_light, CommandTag tag,
 		/* what push_statement does first, so that promoting it need not */
 		if (stmt_depth >= stmt_capacity)
 			grow_stack();
-		if (n_finished + stmt_depth + 1 > finished_capacity ||
-			n_finished > 0 || n_late > 0)
-			reserve_finished(stmt_depth + 1);
+		reserve_finished(stmt_depth + 1);
 		note_activity();
 		light.active = true;
 		light.running = false;
