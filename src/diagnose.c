@@ -26,12 +26,10 @@
 
 #include "access/xact.h"
 #include "access/xlog.h"
-#include "catalog/pg_authid.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
-#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/tuplestore.h"
 
@@ -646,9 +644,6 @@ typedef struct FpiScope
 	int			nxacts;
 	const uint64 *drop_ids;
 	int			ndrops;
-	/* in: whose statements' text the caller may read (as walload_statements) */
-	Oid			me;
-	bool		all_stats;
 	/* out: images of the top-level statements, by cause and command */
 	int64		by_tag[2][WL_FPI_TAGS];
 	int64		total[2];
@@ -728,7 +723,7 @@ xact_id_cmp(const void *a, const void *b)
 static WlFpiCause
 fpi_cause(const WlStmtRecord *s, const FpiScope *fs, int *slot)
 {
-	bool		text = s->userid == fs->me || fs->all_stats;
+	bool		text = wl_can_see_text(s->userid);
 	bool		deleted = !text &&
 		bsearch(&s->xact_id, fs->drop_ids, fs->ndrops, sizeof(uint64), xact_id_cmp) != NULL;
 
@@ -837,8 +832,6 @@ diagnose_wal(Emitter *em, const Totals *t, const uint64 *xact_ids, int nxacts,
 	fs->nxacts = nxacts;
 	fs->drop_ids = drop_ids;
 	fs->ndrops = ndrops;
-	fs->me = GetUserId();
-	fs->all_stats = has_privs_of_role(fs->me, ROLE_PG_READ_ALL_STATS);
 	if (t->c.wal_fpi > 0)
 		(void) wl_store_copy_statements_filtered(fpi_filter, fs, &none);
 

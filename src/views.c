@@ -125,8 +125,8 @@ wl_strategy_action_name(int action)
  * version: from 15 on, pg_stat_statements shows no other user's text to a
  * member of pg_read_all_stats that does not inherit its privileges.
  */
-static bool
-can_see(Oid userid)
+bool
+wl_can_see_text(Oid userid)
 {
 	Oid			me = GetUserId();
 
@@ -452,7 +452,7 @@ walload_statements(PG_FUNCTION_ARGS)
 		Datum		values[WL_STATEMENTS_COLS + 1];
 		bool		nulls[WL_STATEMENTS_COLS + 1];
 		int			i = 0;
-		bool		visible = can_see(s->userid);
+		bool		visible = wl_can_see_text(s->userid);
 
 		memset(nulls, 0, sizeof(nulls));
 		values[i++] = Int64GetDatum((int64) s->xact_id);
@@ -515,7 +515,7 @@ walload_stats(PG_FUNCTION_ARGS)
 		Datum		values[WL_STATS_COLS + 2];
 		bool		nulls[WL_STATS_COLS + 2];
 		int			i = 0;
-		bool		visible = can_see(e->key.userid);
+		bool		visible = wl_can_see_text(e->key.userid);
 
 		memset(nulls, 0, sizeof(nulls));
 		values[i++] = ObjectIdGetDatum(e->key.userid);

@@ -18,6 +18,7 @@ extern const char *wl_wal_level_name(int level);
 extern const char *wl_sync_commit_name(int value);
 extern int	wl_check_columns(ReturnSetInfo *rsinfo, const int *counts, int ncounts,
 							 const char *fn);
+extern bool wl_can_see_text(Oid userid);
 extern bool wl_can_see_backend(Oid userid);
 
 #endif							/* WALLOAD_VIEWS_H */
