@@ -6,7 +6,7 @@ the same starting state, the backend under callgrind, and a self-check.
                                [--out FILE] [--no-linear] [--keep] [--library SO]
                                [--configs A,B] [--workloads A,B]
                                [--tables N,N..] [--stmts N,N..] [--clients C,C..]
-                               [--per-client T1,T2] [--lockwait-seconds S]
+                               [--per-client T1,T2] [--lockwait-seconds S [--lockwait-ddl]]
   python3 bench/overhead_cg.py --from-json RESULTS.json [MORE.json ...]
 
 Run as root, with walload already installed (this does not build or install
@@ -52,7 +52,10 @@ and t2 transactions per client, every client backend's profile summed
 (the extra per transaction at each C).  --lockwait-seconds S adds a
 native run (no valgrind) of tpcb-like at the same client counts, S
 seconds each, sampling pg_stat_activity for waits on walload's LWLock
-tranche ("walload", the store's lock).  Each shape's sessions report
+tranche ("walload", the store's lock); with --lockwait-ddl the same
+again with every transaction creating and dropping a table of its own
+name (new aggregates, which take the lock exclusive, and eviction once
+the store is full).  Each shape's sessions report
 their wall time: look at the small N's before asking for large ones.
 
 The library file may be replaced by someone installing while this runs:
@@ -488,15 +491,15 @@ class Run:
             return psql + ["-f", path]
         raise ValueError(kind)
 
-    def lockwaits(self, clients, seconds, interval_ms=10):
+    def lockwaits(self, clients, seconds, interval_ms=10, script=None):
         """The store's lock waits at each client count, natively: a clone of
         the template with walload preloaded, started without valgrind (under
         valgrind the backends are serialised on the machine's cores and any
-        wait would be the emulator's).  pgbench tpcb-like -T seconds while one
-        session samples pg_stat_activity."""
-        port = self.a.port_base + 20
+        wait would be the emulator's).  pgbench tpcb-like (or the script)
+        -T seconds while one session samples pg_stat_activity."""
+        port = self.a.port_base + (21 if script else 20)
         tmpl = self.cluster("template", self.a.port_base)
-        c = self.cluster("native", port)
+        c = self.cluster("native-ddl" if script else "native", port)
         os.makedirs(c.root)
         shutil.chown(c.root, "postgres")
         c.clone(tmpl, self.settings(port, "walload", {}))
@@ -524,8 +527,9 @@ class Run:
             for cl in clients:
                 w0 = psql(c, "SELECT lock_waits || ' ' || lock_wait_ms FROM walload_info").split()
                 pb = subprocess.Popen(["runuser", "-u", "postgres", "--", os.path.join(self.bindir, "pgbench"),
-                                       "-n", "-c", str(cl), "-j", str(min(cl, 4)), "-T", str(seconds),
-                                       "postgres"], env=c.env, cwd=c.root, stdout=subprocess.PIPE,
+                                       "-n", "-c", str(cl), "-j", str(min(cl, 4)), "-T", str(seconds)]
+                                      + (["-f", script] if script else []) + ["postgres"],
+                                      env=c.env, cwd=c.root, stdout=subprocess.PIPE,
                                       stderr=subprocess.STDOUT, text=True)
                 r = c.as_postgres([os.path.join(self.bindir, "psql"), "-X", "-q", "-d", "postgres",
                                    "-c", sampler], capture_output=True, text=True, timeout=seconds * 10 + 120)
@@ -764,8 +768,15 @@ def report(results, wls, meta):
                 ", ".join("%s %.0f (excl %.0f)" % (k, v["attr"], v["self"]) for k, v in top)))
         if len(extras) >= 2:
             ratio = max(extras) / min(extras) if min(extras) > 0 else float("inf")
+            # the remainder's cause: walload's functions that cost more per
+            # unit in the last interval than in the first
+            first, last = per_unit(rw, 0, 1), per_unit(rw, len(rw) - 2, len(rw) - 1)
+            grew = sorted(((last["prof"].get(k, {}).get("attr", 0) - first["prof"].get(k, {}).get("attr", 0), k)
+                           for k in set(first["prof"]) | set(last["prof"])), reverse=True)
+            cause = "" if ratio <= 1.10 else "; grew: " + ", ".join(
+                "%s %+.0f" % (k, d) for d, k in grew[:3] if d >= 50)
             goals.append(("extra per %s, %d to %d" % (unit, rn[0]["n"], rn[-1]["n"]),
-                          " / ".join("%.0f" % e for e in extras) + " (max/min %.2f)" % ratio,
+                          " / ".join("%.0f" % e for e in extras) + " (max/min %.2f)" % ratio + cause,
                           "flat within 10%", ratio <= 1.10))
     for wname, kind, _, ns, unit, _ in wls:
         if kind != "clients" or not all(wname in results.get(c, {}) for c in ("nothing", "walload")):
@@ -807,20 +818,27 @@ def report(results, wls, meta):
             goals.append(("walload's functions per transaction, %d to %d clients" % (
                 rn[0]["n"][0], rn[-1]["n"][0]),
                 " / ".join("%.0f" % e for e in owns) + " (max/min %.2f)" % ro, "flat within 10%", ro <= 1.10))
-    if results.get("lockwaits"):
-        L.append("### The store's lock waits, native (no valgrind)\n")
-        L.append("A separate cluster with walload preloaded, not under valgrind; pgbench tpcb-like "
+    for key, what in (("lockwaits", "pgbench tpcb-like"),
+                      ("lockwaits_ddl", "pgbench with a script whose every transaction creates and "
+                       "drops a table of its own name (two new aggregates per transaction: each "
+                       "takes the store's lock exclusive, and once walload.max_stats aggregates "
+                       "are held, one in 250 evicts)")):
+        if not results.get(key):
+            continue
+        L.append("### The store's lock waits, native (no valgrind)%s\n"
+                 % (", DDL of distinct texts" if key == "lockwaits_ddl" else ""))
+        L.append("A separate cluster with walload preloaded, not under valgrind; %s "
                  "-T %s per client count while one session samples pg_stat_activity every %s ms "
                  "(pg_stat_clear_snapshot() before each sample).  'walload waits' = samples of a "
                  "client backend with wait_event_type LWLock and wait_event 'walload' (the "
                  "store's tranche); 'backend samples' = client backends seen active in all samples.\n"
-                 % (results["lockwaits"][0]["seconds"], results["lockwaits"][0]["interval_ms"]))
+                 % (what, results[key][0]["seconds"], results[key][0]["interval_ms"]))
         L.append("'lock_waits' and 'ms waited': walload's own count of its lock's acquisitions "
                  "that had to wait and their total time (walload_info, before and after each "
                  "run), per transaction of the run.\n")
         L.append("| clients | transactions | tps | lock_waits (per 1,000 transactions) | ms waited (per transaction) | samples | active backend samples | waiting on walload | all LWLock waits | top wait events |")
         L.append("|---|---|---|---|---|---|---|---|---|---|")
-        for r in results["lockwaits"]:
+        for r in results[key]:
             x = max(r.get("xacts", 0), 1)
             L.append("| %d | %d | %s | %d (%.2f) | %.1f (%.4f) | %d | %d | %d (%.3f%%) | %d | %s |" % (
                 r["clients"], r.get("xacts", 0), r["tps"], r.get("lock_waits", -1),
@@ -865,6 +883,9 @@ def main():
     ap.add_argument("--per-client", help="t1,t2: transactions per client of the tpcb-like shape")
     ap.add_argument("--lockwait-seconds", type=int, default=0,
                     help="also measure the store's lock waits natively, this long per client count")
+    ap.add_argument("--lockwait-ddl", action="store_true",
+                    help="with --lockwait-seconds, also with each transaction creating and dropping "
+                         "a table of its own name")
     a = ap.parse_args()
     if a.from_json:
         merged = None
@@ -909,7 +930,14 @@ def main():
     scripts = {"ddl": write_file(os.path.join(a.base, "ddl.sql"),
                                  "CREATE TABLE b_:client_id (id int);\n"
                                  "COPY b_:client_id FROM PROGRAM 'seq 1 100';\n"
-                                 "DROP TABLE b_:client_id;\n")}
+                                 "DROP TABLE b_:client_id;\n"),
+               # every transaction's statements have texts (query ids) of their own
+               "ddl_distinct": write_file(os.path.join(a.base, "ddl_distinct.sql"),
+                                          "\\set r 1000000000 * :client_id + random(1, 999999999)\n"
+                                          "BEGIN;\n"
+                                          "CREATE TABLE lw_:r (id int);\n"
+                                          "DROP TABLE lw_:r;\n"
+                                          "COMMIT;\n")}
     sizes = {}
     for k in ("tables", "stmts", "clients"):
         if getattr(a, k):
@@ -928,10 +956,15 @@ def main():
         run.template(a.port_base)
         log("template ready")
         lex = concurrent.futures.ThreadPoolExecutor(max_workers=1)
-        lw = None
+        lw = {}
         if a.lockwait_seconds:
-            # native: its timings share the cores with the callgrind runs
-            lw = lex.submit(run.lockwaits, sizes.get("clients") or [1, 2, 4, 8, 16, 32], a.lockwait_seconds)
+            # native: its timings share the cores with the callgrind runs;
+            # one after the other (lex has one worker)
+            cl = sizes.get("clients") or [1, 2, 4, 8, 16, 32]
+            lw["lockwaits"] = lex.submit(run.lockwaits, cl, a.lockwait_seconds)
+            if a.lockwait_ddl:
+                lw["lockwaits_ddl"] = lex.submit(run.lockwaits, cl, a.lockwait_seconds,
+                                                 script=scripts["ddl_distinct"])
         with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as ex:
             futs = {ex.submit(run.config, i, cname, libs, extra, wls, scripts): cname
                     for i, (cname, libs, extra) in configs}
@@ -943,11 +976,11 @@ def main():
                 except Exception as e:      # the others' results are still reported
                     log("%s FAILED: %s" % (futs[f], e))
                     failed.append(futs[f])
-        if lw is not None:
+        for key, f in lw.items():
             try:
-                results["lockwaits"] = lw.result()
+                results[key] = f.result()
             except Exception as e:
-                log("lock waits FAILED: %s" % e)
+                log("%s FAILED: %s" % (key, e))
         lex.shutdown()
         run.check_lib("at the end")
         installed_same = run.installed_unchanged()
