@@ -822,7 +822,7 @@ def report(results, wls, meta):
                       ("lockwaits_ddl", "pgbench with a script whose every transaction creates and "
                        "drops a table of its own name (two new aggregates per transaction: each "
                        "takes the store's lock exclusive, and once walload.max_stats aggregates "
-                       "are held, one in 250 evicts)")):
+                       "are held, some evict the least recently used)")):
         if not results.get(key):
             continue
         L.append("### The store's lock waits, native (no valgrind)%s\n"
