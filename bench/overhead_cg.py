@@ -10,8 +10,10 @@ the same starting state, the backend under callgrind, and a self-check.
   python3 bench/overhead_cg.py --from-json RESULTS.json [MORE.json ...]
 
 Run as root, with walload already installed (this does not build or install
-it), or --library a build.  --quick takes about 7 minutes, the full run
-about 25 on 2 shared cores (--jobs 3).
+it), or --library a build.  --quick takes about 7 minutes, --no-linear
+about 25 on 2 shared cores (--jobs 3).  The linear shapes at their default
+sizes take about 40 minutes per configuration with nothing else on the
+cores (40,000 tables about 8, 1e6 statements about 18): start them alone.
 
 One template cluster (initdb, pgbench -i -s 10, a table for the DO
 loop) is copied (cp -a of the stopped data directory) once per
