@@ -748,12 +748,15 @@ def report(results, wls, meta):
         L.append("| N | nothing, Ir | walload, Ir | extra per %s (N_prev to N) | in walload's functions per %s | self-check | seconds (nothing / walload) |" % (unit, unit))
         L.append("|---|---|---|---|---|---|---|")
         extras = []
+        # walload's per-unit profile of each interval: the table, the top
+        # functions and the cause of a missed goal read the same figures
+        pws = [per_unit(rw, i - 1, i) for i in range(1, len(rw))]
         for i in range(len(rn)):
             secs = "%s / %s" % (rn[i].get("seconds", "?"), rw[i].get("seconds", "?"))
             if i == 0:
                 L.append("| %d | %.0f | %.0f | | | | %s |" % (rn[i]["n"], rn[i]["total"], rw[i]["total"], secs))
                 continue
-            pn, pw = per_unit(rn, i - 1, i), per_unit(rw, i - 1, i)
+            pn, pw = per_unit(rn, i - 1, i), pws[i - 1]
             ex = pw["total"] - pn["total"]
             extras.append(ex)
             resid, tol, ok = selfcheck(ex, pw["walload"], pn["total"])
@@ -763,7 +766,7 @@ def report(results, wls, meta):
                 resid, tol, "pass" if ok else "FAIL", secs))
         L.append("")
         for i in range(1, len(rn)):
-            pw = per_unit(rw, i - 1, i)
+            pw = pws[i - 1]
             top = sorted(pw["prof"].items(), key=lambda x: -x[1]["attr"])[:8]
             L.append("Top walload functions per %s, %d to %d: %s\n" % (
                 unit, rn[i - 1]["n"], rn[i]["n"],
@@ -772,7 +775,7 @@ def report(results, wls, meta):
             ratio = max(extras) / min(extras) if min(extras) > 0 else float("inf")
             # the remainder's cause: walload's functions that cost more per
             # unit in the last interval than in the first
-            first, last = per_unit(rw, 0, 1), per_unit(rw, len(rw) - 2, len(rw) - 1)
+            first, last = pws[0], pws[-1]
             grew = sorted(((last["prof"].get(k, {}).get("attr", 0) - first["prof"].get(k, {}).get("attr", 0), k)
                            for k in set(first["prof"]) | set(last["prof"])), reverse=True)
             cause = "" if ratio <= 1.10 else "; grew: " + ", ".join(
