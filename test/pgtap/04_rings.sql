@@ -4,7 +4,7 @@
 -- The state is read (\gset) before any assertion runs: pgTAP's own calls
 -- may be recorded as transactions too.
 \ir 00_helpers.inc
-SELECT plan(14);
+SELECT plan(16);
 SELECT is(current_setting('walload.max_xacts') || '/' || current_setting('walload.max_statements') || '/' ||
           current_setting('walload.max_stats'), '10/100/100', 'the cluster has small rings');
 CREATE TABLE ring (id int);
@@ -53,5 +53,9 @@ SELECT cmp_ok(:st_rows::bigint, '<=', 100::bigint, 'walload_stats has at most wa
 SELECT cmp_ok(:st_evicted::bigint, '>', 0::bigint, 'walload_info.stats_evicted > 0 (' || :st_evicted || ')');
 SELECT is(:st_entries::bigint, :st_rows::bigint, 'walload_info.stats_entries = the rows of walload_stats');
 SELECT is(:st_last::bigint, 1::bigint, 'the most recent statement survived eviction');
+-- each eviction of the full table of 100 removes its least recently used
+-- tenth (10), so a full table keeps at least 90
+SELECT is(:st_evicted::bigint % 10, 0::bigint, 'each eviction removed a tenth of the table (' || :st_evicted || ' evicted)');
+SELECT cmp_ok(:st_rows::bigint, '>=', 90::bigint, 'walload_stats keeps at least 90% of walload.max_stats (' || :st_rows || ')');
 DROP TABLE ring;
 SELECT * FROM finish();
