@@ -90,6 +90,7 @@
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
+#include "storage/ipc.h"
 #include "utils/guc.h"
 #include "utils/memutils.h"
 
@@ -1630,6 +1631,14 @@ stack_xact_end(void)
  * abort (wl_acc_abort, wl_acc_xact_end).  A cursor's query between its
  * FETCHes is ended the same way, as its transaction's abort would end it.
  *
+ * Core may abort first, from an exit callback registered after walload's:
+ * RemoveTempRelationsCallback, in a session that created a temporary table
+ * after its first statement, aborts the open transaction before it drops
+ * the session's tables.  So the abort path calls this too when the backend
+ * is exiting (proc_exit_inprogress): the statements are then measured to
+ * the abort, its WAL record included, and a held SELECT in a transaction
+ * that has an xid counts that record as written.
+ *
  * Reads no memory of core's: a plain SELECT whose text was not copied yet
  * is recorded without it (core may have freed it: a SQL function keeps its
  * text in the executor state of its caller).  Allocates nothing: room for
@@ -2165,6 +2174,10 @@ attribute_abort_walk(void)
 void
 wl_acc_abort(void)
 {
+	/* the exit's statements, if core aborts before walload's exit callback */
+	if (proc_exit_inprogress)
+		wl_acc_exit_begins();
+
 	/* statements interrupted by the error */
 	stack_abort(InvalidSubTransactionId);
 
@@ -2231,6 +2244,8 @@ wl_acc_prepare_done(void)
 void
 wl_acc_subxact_abort(SubTransactionId subid)
 {
+	if (proc_exit_inprogress)
+		wl_acc_exit_begins();
 	stack_abort(subid);
 
 	attribute_abort_walk();

@@ -152,12 +152,13 @@ sub rows_of
 # a COPY in a transaction block, after an INSERT, has loaded at least 1000
 # rows and waits for its client's next ones (its multi-insert buffer is
 # flushed when it holds 1000 rows: it has written WAL; psql keeps the last
-# part of what it read until it has more); $savepoint puts it in a savepoint
+# part of what it read until it has more); $savepoint puts it in a savepoint,
+# $before runs before the transaction
 sub copy_waiting
 {
-	my ($track, $savepoint) = @_;
+	my ($track, $savepoint, $before) = @_;
 	my $s = session($track);
-	send_all($s, "BEGIN;\n"
+	send_all($s, ($before // '') . "BEGIN;\n"
 		  . "INSERT INTO t_copy VALUES (0, 'first');\n"
 		  . ($savepoint ? "SAVEPOINT s;\n" : '')
 		  . "COPY t_copy FROM STDIN;\n"
@@ -259,6 +260,20 @@ FROM pg_stat_activity WHERE pid = $s->{pid}},
 	finish_psql($s);
 	is(rows_of($s->{pid}, 'xacts') . '/' . rows_of($s->{pid}, 'statements'), '0/0',
 		"track = $track: a terminated SELECT that only read is not recorded");
+}
+
+# ---- a session with a temporary table: core's exit callback that drops it,
+# registered after walload's, aborts the open transaction before walload's
+# runs
+{
+	my $s = copy_waiting('top', 0, "CREATE TEMP TABLE tmp (id int);\n");
+	$node->safe_psql('postgres', "SELECT pg_terminate_backend($s->{pid})");
+	wait_gone($s->{pid}, 'COPY terminated in a session with a temporary table');
+	finish_psql($s);
+	is(statements_of($s->{pid}), 'CREATE TABLE:ok:t:t,INSERT:ok:t:t,COPY:error:t:t',
+		'with a temporary table: the terminated COPY is recorded as an error');
+	is(xacts_of($s->{pid}), 'commit/1/t,abort/2/t',
+		'its transaction as an abort, the exit\'s drop of the temporary table not at all');
 }
 
 # ---- a lost client during an executor statement: client_connection_check_interval
