@@ -41,6 +41,14 @@
  * phase took (which stays a measured column), and nothing times an abort
  * from ErrorContext or a subtransaction's context.
  *
+ * A FATAL exit (pg_terminate_backend, a lost client, a session timeout)
+ * unwinds nothing, and core aborts the open transaction from its exit
+ * callback: walload's first exit callback, which runs before core's, ends
+ * the statements in progress as errors measured to that moment, as a
+ * cancel's error handlers would have (wl_acc_exit_begins); core's abort
+ * then records the transaction as an abort, and walload's last exit
+ * callback, which runs after core's, stores what waits.
+ *
  * A statement that commits transactions itself (VACUUM, CLUSTER without a
  * table, CREATE INDEX CONCURRENTLY, a procedure that commits or rolls back)
  * keeps one record: its inner transactions are folded into the transaction
@@ -82,6 +90,7 @@
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
+#include "storage/ipc.h"
 #include "utils/guc.h"
 #include "utils/memutils.h"
 
@@ -115,6 +124,7 @@ typedef struct WlActiveStmt
 								 * (statement_start_ts) */
 	instr_time	start;			/* utility: start; executor: start of Run */
 	instr_time	elapsed;		/* executor: accumulated Run/Finish time */
+	instr_time	phase_start;	/* executor: start of the phase running now */
 
 	/*
 	 * Usage.  A utility statement is measured from its start to its end; an
@@ -676,7 +686,11 @@ flush_at_safe_point(int more, bool at_commit)
 		flush_finished(true, false);
 }
 
-/* the backend exits: store what still waits */
+/*
+ * The backend exits, after core has aborted the transaction it left open
+ * (wl_acc_exit_begins, then the abort): store what still waits, waiting
+ * for walload's lock if need be.
+ */
 void
 wl_acc_backend_exit(void)
 {
@@ -1219,6 +1233,7 @@ push_statement(bool tracked, bool is_utility, bool conditional, CommandTag tag,
 		{
 			s->running = 1;
 			s->usage_start = from->usage_start;
+			s->phase_start = from->start;
 		}
 	}
 	if (is_utility)
@@ -1599,6 +1614,69 @@ stack_xact_end(void)
 }
 
 
+/*
+ * The backend's exit begins -- a FATAL (pg_terminate_backend, a lost
+ * client, idle_in_transaction_session_timeout and the other timeouts that
+ * end a session), or a client gone -- before core aborts the transaction
+ * it leaves open.  A FATAL does not unwind the C stack: no hook of the
+ * statements still on the stack will end them, utility statements
+ * included, and no executor phase of theirs will end.  They failed, now:
+ * each is measured to this moment (a utility statement from its start; an
+ * executor statement's phase in progress added to its time and usage) and
+ * recorded as an error, as a cancel records it, before the abort, as a
+ * cancel's error handlers do (the abort's own work and WAL record are the
+ * transaction's, not theirs).  The held plain SELECT, if in its phase, is
+ * recorded as one if that phase wrote, else forgotten.  Then core's abort
+ * finds no statement in progress and the transaction is recorded as an
+ * abort (wl_acc_abort, wl_acc_xact_end).  A cursor's query between its
+ * FETCHes is ended the same way, as its transaction's abort would end it.
+ *
+ * Core may abort first, from an exit callback registered after walload's:
+ * RemoveTempRelationsCallback, in a session that created a temporary table
+ * after its first statement, aborts the open transaction before it drops
+ * the session's tables.  So the abort path calls this too when the backend
+ * is exiting (proc_exit_inprogress): the statements are then measured to
+ * the abort, its WAL record included, and a held SELECT in a transaction
+ * that has an xid counts that record as written.
+ *
+ * Reads no memory of core's: a plain SELECT whose text was not copied yet
+ * is recorded without it (core may have freed it: a SQL function keeps its
+ * text in the executor state of its caller).  Allocates nothing: room for
+ * each entry's record was reserved when it was pushed, and for the held
+ * SELECT's entry when it was held (without room it is forgotten).
+ */
+void
+wl_acc_exit_begins(void)
+{
+	instr_time	now;
+
+	INSTR_TIME_SET_CURRENT(now);
+	if (light.active)
+	{
+		if (light.running &&
+			pgWalUsage.wal_records != light.usage_start.c.wal_records &&
+			stmt_depth < stmt_capacity &&
+			n_finished + stmt_depth + 1 <= finished_capacity)
+			promote_light();
+		light.active = false;
+	}
+	for (int i = stmt_depth - 1; i >= 0; i--)
+	{
+		WlActiveStmt *s = &stmt_stack[i];
+
+		if (!s->is_utility && s->running > 0)
+		{
+			instr_time	d = now;
+
+			INSTR_TIME_SUBTRACT(d, s->phase_start);
+			INSTR_TIME_ADD(s->elapsed, d);
+			wl_usage_accum(&s->usage, &s->usage_start);
+			s->running = 0;
+		}
+		finish_statement(i, WL_STMT_ERROR, 0, false);
+	}
+}
+
 /* ----------------------------------------------------------------
  * statements, as hooks.c sees them start and end
  * ----------------------------------------------------------------
@@ -1761,8 +1839,13 @@ wl_acc_executor_phase_begin(QueryDesc *queryDesc, instr_time *start)
 	if (idx < 0)
 		return false;
 	if (stmt_stack[idx].running++ == 0)
+	{
 		wl_usage_mark(&stmt_stack[idx].usage_start);
-	INSTR_TIME_SET_CURRENT(*start);
+		INSTR_TIME_SET_CURRENT(*start);
+		stmt_stack[idx].phase_start = *start;
+	}
+	else
+		INSTR_TIME_SET_CURRENT(*start);
 	return true;
 }
 
@@ -2091,6 +2174,10 @@ attribute_abort_walk(void)
 void
 wl_acc_abort(void)
 {
+	/* the exit's statements, if core aborts before walload's exit callback */
+	if (proc_exit_inprogress)
+		wl_acc_exit_begins();
+
 	/* statements interrupted by the error */
 	stack_abort(InvalidSubTransactionId);
 
@@ -2157,6 +2244,8 @@ wl_acc_prepare_done(void)
 void
 wl_acc_subxact_abort(SubTransactionId subid)
 {
+	if (proc_exit_inprogress)
+		wl_acc_exit_begins();
 	stack_abort(subid);
 
 	attribute_abort_walk();

@@ -51,6 +51,7 @@ extern void wl_acc_abort(void);
 extern void wl_acc_subxact_abort(SubTransactionId subid);
 extern void wl_acc_locks_released(void);
 extern void wl_acc_xact_end(void);
+extern void wl_acc_exit_begins(void);
 extern void wl_acc_backend_exit(void);
 
 #endif							/* WALLOAD_ACCUMULATOR_H */

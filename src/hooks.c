@@ -86,10 +86,28 @@ xact_callbacks_apply(void)
 }
 
 /*
- * What a backend holds for the store when it exits is stored then: the
- * callback is registered before its first statement is (once per backend;
- * the postmaster's registrations are not inherited).
+ * The backend's exit, in two callbacks, registered before its first
+ * statement is (once per backend; the postmaster's registrations are not
+ * inherited), around core's ShutdownPostgres, which aborts the transaction
+ * the backend leaves open (a FATAL, a client gone in the middle of one).
+ * ShutdownPostgres is a before_shmem_exit callback registered when the
+ * backend started, and such callbacks run last registered first:
+ *
+ *	exit_begins (before_shmem_exit): runs before core's abort; a FATAL
+ *	  unwinds nothing, so the statements in progress are ended here, as
+ *	  errors measured to this moment (wl_acc_exit_begins);
+ *	backend_exit (on_shmem_exit): runs after every before_shmem_exit
+ *	  callback, so after core's abort has recorded the transaction, and,
+ *	  registered after InitProcess's, before the backend gives up its PGPROC
+ *	  (ProcKill), which waiting for walload's lock needs: stores what waits.
  */
+static void
+exit_begins(int code, Datum arg)
+{
+	if (backend_observable())
+		wl_acc_exit_begins();
+}
+
 static void
 backend_exit(int code, Datum arg)
 {
@@ -104,7 +122,8 @@ watch_backend_exit(void)
 
 	if (!registered)
 	{
-		before_shmem_exit(backend_exit, (Datum) 0);
+		on_shmem_exit(backend_exit, (Datum) 0);
+		before_shmem_exit(exit_begins, (Datum) 0);
 		registered = true;
 	}
 }
