@@ -303,6 +303,18 @@ typedef struct WlOpenXact
 	int64		scans[WL_NUM_SCAN_KINDS];
 	int64		scan_est_ns;
 	double		faults_mark;	/* wl_scan_faults_priced_ns() when observed */
+
+	/*
+	 * Whose the record is: the role and application_name of its last
+	 * recorded statement (a top-level one if any), as that statement ran;
+	 * until one is recorded, those current when the record became active.
+	 * Not read at the transaction's end: by then core has undone SET LOCAL
+	 * (role, application_name), and a final SET ROLE would hand the record,
+	 * with its session's start time, to another role.
+	 */
+	Oid			userid;
+	bool		role_from_toplevel; /* userid is a top-level statement's */
+	char		application_name[NAMEDATALEN];
 	uint64		commit_wal_bytes;
 	WlCommitModel model;
 	bool		usage_baseline_set;
@@ -405,6 +417,17 @@ wl_acc_observed(void)
 	return cur.observed;
 }
 
+/* the record is the role's and application's (see WlOpenXact.userid) */
+static void
+take_role_and_application(Oid userid)
+{
+	cur.userid = userid;
+	if (application_name != NULL)
+		strlcpy(cur.application_name, application_name, NAMEDATALEN);
+	else
+		cur.application_name[0] = '\0';
+}
+
 static void
 activate(void)
 {
@@ -412,6 +435,7 @@ activate(void)
 		return;
 	cur.active = true;
 	cur.xact_id = wl_store_next_xact_id();
+	take_role_and_application(GetUserId());
 	if (!cur.observed)
 		wl_acc_observe();
 }
@@ -893,6 +917,17 @@ statement_done(const WlStmtRecord *rec, bool count_in_xact)
 
 	if (rec->status == WL_STMT_ERROR)
 		cur.failed_stmt_no = rec->stmt_no;
+
+	/*
+	 * A nested statement (a function's, maybe a SECURITY DEFINER one's)
+	 * names the record's role only while no top-level statement has; a
+	 * top-level one ends after those it nests.
+	 */
+	if (rec->toplevel || !cur.role_from_toplevel)
+	{
+		take_role_and_application(rec->userid);
+		cur.role_from_toplevel |= rec->toplevel;
+	}
 	if (count_in_xact)
 	{
 		note_dirtied_by_load(rec);
@@ -2186,7 +2221,7 @@ finish_record(void)
 	memset(&rec, 0, sizeof(rec));
 	rec.xact_id = cur.xact_id;
 	rec.pid = MyProcPid;
-	rec.userid = GetUserId();
+	rec.userid = cur.userid;
 	rec.dbid = MyDatabaseId;
 	rec.start = cur.start_ts;
 	rec.end = GetCurrentTimestamp();
@@ -2205,8 +2240,7 @@ finish_record(void)
 	rec.backend_start = MyStartTimestamp;
 	rec.first_in_session = !recorded_before;
 	recorded_before = true;
-	if (application_name != NULL)
-		strlcpy(rec.application_name, application_name, NAMEDATALEN);
+	memcpy(rec.application_name, cur.application_name, NAMEDATALEN);
 
 	if (cur.usage_baseline_set)
 		wl_usage_since(&cur.usage_baseline, &rec.c);
