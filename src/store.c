@@ -145,12 +145,15 @@ typedef struct WlShared
 	/*
 	 * The calibration worker, while it runs (pid 0 otherwise): the latch a
 	 * request sets, the requests made (walload_calibrate()) and answered,
-	 * the passes of the last one, and where the askers wait.
+	 * those of them answered by a calibration that completed (not by the
+	 * worker's death, nor by a calibration that failed), the passes of the
+	 * last one, and where the askers wait.
 	 */
 	int			worker_pid;
 	Latch	   *worker_latch;
 	uint64		calib_requested;
 	uint64		calib_answered;
+	uint64		calib_completed;
 	int			calib_passes;
 	ConditionVariable calib_cv;
 	uint64		xact_base;		/* positions before the last reset */
@@ -980,6 +983,8 @@ wl_store_calibration_ended(bool done, uint64 request, double ms, int64 io_bytes)
 	wl_shared->calibration_io_bytes = io_bytes;
 	if (request > wl_shared->calib_answered)
 		wl_shared->calib_answered = request;
+	if (done && request > wl_shared->calib_completed)
+		wl_shared->calib_completed = request;
 	SpinLockRelease(&wl_shared->mutex);
 	ConditionVariableBroadcast(&wl_shared->calib_cv);
 }
@@ -1012,9 +1017,11 @@ wl_store_request_calibration(int passes)
 /*
  * Wait until the worker has answered request, at most timeout_s seconds,
  * cancellable (a query cancel, statement_timeout, a shutdown: the worker
- * goes on with it).  True once answered (*passes: the passes it ran);
- * false where the worker died first, with no answer.  An ERROR at the
- * timeout.
+ * goes on with it).  True where a calibration that completed answered it
+ * (*passes: the passes it ran); false where none did: the worker died
+ * first (its death answers every request, worker_detach), or the
+ * calibration that answered it failed; the figures are then the earlier
+ * ones.  An ERROR at the timeout.
  */
 bool
 wl_store_wait_calibration(uint64 request, int timeout_s, int *passes)
@@ -1022,6 +1029,7 @@ wl_store_wait_calibration(uint64 request, int timeout_s, int *passes)
 	TimestampTz deadline = TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
 													   timeout_s * 1000L);
 	bool		answered = false;
+	bool		completed = false;
 	bool		gone = false;
 
 	ConditionVariablePrepareToSleep(&wl_shared->calib_cv);
@@ -1029,6 +1037,7 @@ wl_store_wait_calibration(uint64 request, int timeout_s, int *passes)
 	{
 		SpinLockAcquire(&wl_shared->mutex);
 		answered = wl_shared->calib_answered >= request;
+		completed = wl_shared->calib_completed >= request;
 		gone = wl_shared->worker_pid == 0;
 		*passes = wl_shared->calib_passes;
 		SpinLockRelease(&wl_shared->mutex);
@@ -1047,7 +1056,7 @@ wl_store_wait_calibration(uint64 request, int timeout_s, int *passes)
 		(void) ConditionVariableTimedSleep(&wl_shared->calib_cv, 1000, PG_WAIT_EXTENSION);
 	}
 	ConditionVariableCancelSleep();
-	return answered;
+	return completed;
 }
 
 const char *
