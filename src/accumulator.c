@@ -105,6 +105,8 @@ typedef struct WlActiveStmt
 	int			running;		/* executor: inside ExecutorRun/Finish */
 	CommandTag	tag;
 	uint64		queryid;
+	Oid			userid;			/* the role it runs as, from its start (see
+								 * finish_statement) */
 	int			nest_level;
 	QueryDesc  *queryDesc;		/* executor statements only; compared, never
 								 * dereferenced after its ExecutorStart */
@@ -176,6 +178,7 @@ typedef struct WlLightStmt
 	bool		ran;			/* its one phase ended, nothing written */
 	CommandTag	tag;
 	uint64		queryid;
+	Oid			userid;
 	int			nest_level;
 	QueryDesc  *queryDesc;		/* compared, never dereferenced */
 	int32		stmt_no;
@@ -1237,6 +1240,7 @@ push_statement(bool tracked, bool is_utility, bool conditional, CommandTag tag,
 	if (from == NULL)
 	{
 		s->stmt_no = tracked ? next_stmt_no() : -1;
+		s->userid = GetUserId();
 		s->xact_epoch = xact_epoch_now;
 		s->subid = GetCurrentSubTransactionId();
 		s->start_ts = conditional ? 0 : GetCurrentTimestamp();
@@ -1246,6 +1250,7 @@ push_statement(bool tracked, bool is_utility, bool conditional, CommandTag tag,
 	{
 		/* the held plain SELECT: what it took at its start and its phase's */
 		s->stmt_no = from->stmt_no;
+		s->userid = from->userid;
 		s->xact_epoch = from->xact_epoch;
 		s->subid = from->subid;
 		s->start_ts = 0;
@@ -1536,7 +1541,16 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 	memset(&rec, 0, sizeof(rec));
 	rec.stmt_no = s->stmt_no;
 	rec.pid = MyProcPid;
-	rec.userid = GetUserId();
+
+	/*
+	 * The role it ran as, taken at its start: the same as pg_stat_statements'
+	 * at its end for a statement that ends normally, but also right for one
+	 * that failed inside a SECURITY DEFINER function (core restores the
+	 * caller's role only in the abort) or that the abort finishes (by then
+	 * core has restored the transaction's first role, before any SET LOCAL
+	 * ROLE).
+	 */
+	rec.userid = s->userid;
 	rec.dbid = MyDatabaseId;
 	rec.queryid = s->queryid;
 	rec.toplevel = (s->nest_level == 0);
@@ -1743,6 +1757,7 @@ wl_acc_executor_start(bool conditional, bool may_be_light, CommandTag tag,
 		light.nest_level = nest_level;
 		light.queryDesc = queryDesc;
 		light.stmt_no = next_stmt_no();
+		light.userid = GetUserId();
 		light.xact_epoch = xact_epoch_now;
 		light.subid = GetCurrentSubTransactionId();
 		light.source_text = queryDesc->sourceText;

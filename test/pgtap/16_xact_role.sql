@@ -6,7 +6,7 @@
 -- another role.  A plain transaction keeps its session's role and
 -- application_name.
 \ir 00_helpers.inc
-SELECT plan(14);
+SELECT plan(17);
 SELECT walload_reset();
 
 CREATE ROLE xr_alice;
@@ -91,7 +91,31 @@ COMMIT;
 SELECT is((xact_of('INSERT INTO xr_t VALUES (8)')).userid, :'me'::oid,
           'the role of the last recorded statement, whatever came before');
 
+-- a statement failing inside a SECURITY DEFINER function, where core gives
+-- the caller's role back only in the abort: the statement and its
+-- transaction are the caller's, not the function owner's
+CREATE FUNCTION xr_fail() RETURNS int LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = pg_catalog, public AS $$
+BEGIN
+  INSERT INTO xr_t VALUES (9);
+  RAISE EXCEPTION 'xr_fail fails';
+END $$;
+ALTER FUNCTION xr_fail() OWNER TO xr_alice;
+\set ON_ERROR_STOP 0
+BEGIN;
+INSERT INTO xr_t VALUES (10);
+INSERT INTO xr_t SELECT xr_fail();
+COMMIT;
+\set ON_ERROR_STOP 1
+SELECT is((SELECT status || ':' || userid FROM walload_statements
+           WHERE query = 'INSERT INTO xr_t SELECT xr_fail()'), 'error:' || :'me',
+          'a statement that failed in a SECURITY DEFINER function ran as its caller');
+SELECT is((xact_of('INSERT INTO xr_t VALUES (10)')).outcome, 'abort', 'its transaction aborted');
+SELECT is((xact_of('INSERT INTO xr_t VALUES (10)')).userid, :'me'::oid,
+          'and is the caller''s, not the function owner''s');
+
 SELECT * FROM finish();
+DROP FUNCTION xr_fail();
 DROP TABLE xr_t;
 REVOKE ALL ON SCHEMA public FROM xr_alice;
 DROP ROLE xr_alice;
