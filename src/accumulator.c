@@ -114,6 +114,8 @@ typedef struct WlActiveStmt
 	int			running;		/* executor: inside ExecutorRun/Finish */
 	CommandTag	tag;
 	uint64		queryid;
+	Oid			userid;			/* the role it runs as, from its start (see
+								 * finish_statement) */
 	int			nest_level;
 	QueryDesc  *queryDesc;		/* executor statements only; compared, never
 								 * dereferenced after its ExecutorStart */
@@ -186,6 +188,7 @@ typedef struct WlLightStmt
 	bool		ran;			/* its one phase ended, nothing written */
 	CommandTag	tag;
 	uint64		queryid;
+	Oid			userid;
 	int			nest_level;
 	QueryDesc  *queryDesc;		/* compared, never dereferenced */
 	int32		stmt_no;
@@ -313,6 +316,18 @@ typedef struct WlOpenXact
 	int64		scans[WL_NUM_SCAN_KINDS];
 	int64		scan_est_ns;
 	double		faults_mark;	/* wl_scan_faults_priced_ns() when observed */
+
+	/*
+	 * Whose the record is: the role and application_name of its last
+	 * recorded statement (a top-level one if any), as that statement ran;
+	 * until one is recorded, those current when the record became active.
+	 * Not read at the transaction's end: by then core has undone SET LOCAL
+	 * (role, application_name), and a final SET ROLE would hand the record,
+	 * with its session's start time, to another role.
+	 */
+	Oid			userid;
+	bool		role_from_toplevel; /* userid is a top-level statement's */
+	char		application_name[NAMEDATALEN];
 	uint64		commit_wal_bytes;
 	WlCommitModel model;
 	bool		usage_baseline_set;
@@ -415,6 +430,17 @@ wl_acc_observed(void)
 	return cur.observed;
 }
 
+/* the record is the role's and application's (see WlOpenXact.userid) */
+static void
+take_role_and_application(Oid userid)
+{
+	cur.userid = userid;
+	if (application_name != NULL)
+		strlcpy(cur.application_name, application_name, NAMEDATALEN);
+	else
+		cur.application_name[0] = '\0';
+}
+
 static void
 activate(void)
 {
@@ -422,6 +448,7 @@ activate(void)
 		return;
 	cur.active = true;
 	cur.xact_id = wl_store_next_xact_id();
+	take_role_and_application(GetUserId());
 	if (!cur.observed)
 		wl_acc_observe();
 }
@@ -907,6 +934,17 @@ statement_done(const WlStmtRecord *rec, bool count_in_xact)
 
 	if (rec->status == WL_STMT_ERROR)
 		cur.failed_stmt_no = rec->stmt_no;
+
+	/*
+	 * A nested statement (a function's, maybe a SECURITY DEFINER one's)
+	 * names the record's role only while no top-level statement has; a
+	 * top-level one ends after those it nests.
+	 */
+	if (rec->toplevel || !cur.role_from_toplevel)
+	{
+		take_role_and_application(rec->userid);
+		cur.role_from_toplevel |= rec->toplevel;
+	}
 	if (count_in_xact)
 	{
 		note_dirtied_by_load(rec);
@@ -1216,6 +1254,7 @@ push_statement(bool tracked, bool is_utility, bool conditional, CommandTag tag,
 	if (from == NULL)
 	{
 		s->stmt_no = tracked ? next_stmt_no() : -1;
+		s->userid = GetUserId();
 		s->xact_epoch = xact_epoch_now;
 		s->subid = GetCurrentSubTransactionId();
 		s->start_ts = conditional ? 0 : GetCurrentTimestamp();
@@ -1225,6 +1264,7 @@ push_statement(bool tracked, bool is_utility, bool conditional, CommandTag tag,
 	{
 		/* the held plain SELECT: what it took at its start and its phase's */
 		s->stmt_no = from->stmt_no;
+		s->userid = from->userid;
 		s->xact_epoch = from->xact_epoch;
 		s->subid = from->subid;
 		s->start_ts = 0;
@@ -1516,7 +1556,16 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 	memset(&rec, 0, sizeof(rec));
 	rec.stmt_no = s->stmt_no;
 	rec.pid = MyProcPid;
-	rec.userid = GetUserId();
+
+	/*
+	 * The role it ran as, taken at its start: the same as pg_stat_statements'
+	 * at its end for a statement that ends normally, but also right for one
+	 * that failed inside a SECURITY DEFINER function (core restores the
+	 * caller's role only in the abort) or that the abort finishes (by then
+	 * core has restored the transaction's first role, before any SET LOCAL
+	 * ROLE).
+	 */
+	rec.userid = s->userid;
 	rec.dbid = MyDatabaseId;
 	rec.queryid = s->queryid;
 	rec.toplevel = (s->nest_level == 0);
@@ -1786,6 +1835,7 @@ wl_acc_executor_start(bool conditional, bool may_be_light, CommandTag tag,
 		light.nest_level = nest_level;
 		light.queryDesc = queryDesc;
 		light.stmt_no = next_stmt_no();
+		light.userid = GetUserId();
 		light.xact_epoch = xact_epoch_now;
 		light.subid = GetCurrentSubTransactionId();
 		light.source_text = queryDesc->sourceText;
@@ -2275,7 +2325,7 @@ finish_record(void)
 	memset(&rec, 0, sizeof(rec));
 	rec.xact_id = cur.xact_id;
 	rec.pid = MyProcPid;
-	rec.userid = GetUserId();
+	rec.userid = cur.userid;
 	rec.dbid = MyDatabaseId;
 	rec.start = cur.start_ts;
 	rec.end = GetCurrentTimestamp();
@@ -2294,8 +2344,7 @@ finish_record(void)
 	rec.backend_start = MyStartTimestamp;
 	rec.first_in_session = !recorded_before;
 	recorded_before = true;
-	if (application_name != NULL)
-		strlcpy(rec.application_name, application_name, NAMEDATALEN);
+	memcpy(rec.application_name, cur.application_name, NAMEDATALEN);
 
 	if (cur.usage_baseline_set)
 		wl_usage_since(&cur.usage_baseline, &rec.c);

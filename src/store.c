@@ -37,8 +37,8 @@
  * Persistence: at a clean shutdown the postmaster writes everything to
  * pg_stat/walload.stat; at start it reads the file back and removes it.  A
  * file that is unreadable, truncated, from another walload or PostgreSQL
- * version, or that holds any value walload could not have written is
- * ignored as a whole with a LOG message.
+ * version, whose CRC-32C does not match, or that holds any value walload
+ * could not have written is ignored as a whole with a LOG message.
  *
  *-------------------------------------------------------------------------
  */
@@ -59,6 +59,7 @@
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "port/atomics.h"
+#include "port/pg_crc32c.h"
 #include "storage/condition_variable.h"
 #include "storage/fd.h"
 #include "storage/latch.h"
@@ -145,12 +146,15 @@ typedef struct WlShared
 	/*
 	 * The calibration worker, while it runs (pid 0 otherwise): the latch a
 	 * request sets, the requests made (walload_calibrate()) and answered,
-	 * the passes of the last one, and where the askers wait.
+	 * those of them answered by a calibration that completed (not by the
+	 * worker's death, nor by a calibration that failed), the passes of the
+	 * last one, and where the askers wait.
 	 */
 	int			worker_pid;
 	Latch	   *worker_latch;
 	uint64		calib_requested;
 	uint64		calib_answered;
+	uint64		calib_completed;
 	int			calib_passes;
 	ConditionVariable calib_cv;
 	uint64		xact_base;		/* positions before the last reset */
@@ -980,6 +984,8 @@ wl_store_calibration_ended(bool done, uint64 request, double ms, int64 io_bytes)
 	wl_shared->calibration_io_bytes = io_bytes;
 	if (request > wl_shared->calib_answered)
 		wl_shared->calib_answered = request;
+	if (done && request > wl_shared->calib_completed)
+		wl_shared->calib_completed = request;
 	SpinLockRelease(&wl_shared->mutex);
 	ConditionVariableBroadcast(&wl_shared->calib_cv);
 }
@@ -1012,9 +1018,11 @@ wl_store_request_calibration(int passes)
 /*
  * Wait until the worker has answered request, at most timeout_s seconds,
  * cancellable (a query cancel, statement_timeout, a shutdown: the worker
- * goes on with it).  True once answered (*passes: the passes it ran);
- * false where the worker died first, with no answer.  An ERROR at the
- * timeout.
+ * goes on with it).  True where a calibration that completed answered it
+ * (*passes: the passes it ran); false where none did: the worker died
+ * first (its death answers every request, worker_detach), or the
+ * calibration that answered it failed; the figures are then the earlier
+ * ones.  An ERROR at the timeout.
  */
 bool
 wl_store_wait_calibration(uint64 request, int timeout_s, int *passes)
@@ -1022,6 +1030,7 @@ wl_store_wait_calibration(uint64 request, int timeout_s, int *passes)
 	TimestampTz deadline = TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
 													   timeout_s * 1000L);
 	bool		answered = false;
+	bool		completed = false;
 	bool		gone = false;
 
 	ConditionVariablePrepareToSleep(&wl_shared->calib_cv);
@@ -1029,6 +1038,7 @@ wl_store_wait_calibration(uint64 request, int timeout_s, int *passes)
 	{
 		SpinLockAcquire(&wl_shared->mutex);
 		answered = wl_shared->calib_answered >= request;
+		completed = wl_shared->calib_completed >= request;
 		gone = wl_shared->worker_pid == 0;
 		*passes = wl_shared->calib_passes;
 		SpinLockRelease(&wl_shared->mutex);
@@ -1047,7 +1057,7 @@ wl_store_wait_calibration(uint64 request, int timeout_s, int *passes)
 		(void) ConditionVariableTimedSleep(&wl_shared->calib_cv, 1000, PG_WAIT_EXTENSION);
 	}
 	ConditionVariableCancelSleep();
-	return answered;
+	return completed;
 }
 
 const char *
@@ -1565,12 +1575,14 @@ wl_store_reset(void)
  *
  * pg_stat/walload.stat: a header, the aggregates (most recently used
  * first), the transaction ring, the per-minute sums and the statement ring
- * (oldest first).
+ * (oldest first), then (format 9) a CRC-32C of all of it.
  * WL_DUMP_FORMAT is the layout's own version: bump it with any change to
- * what is written, whether or not the sizes change.
+ * what is written, whether or not the sizes change.  A file of format 8
+ * (1.8's libraries: the same, without the CRC) is still read.
  * ----------------------------------------------------------------
  */
-#define WL_DUMP_FORMAT		8
+#define WL_DUMP_FORMAT		9
+#define WL_DUMP_FORMAT_NO_CRC	8
 
 typedef struct WlDumpHeader
 {
@@ -1604,6 +1616,24 @@ lru_cmp_desc(const void *a, const void *b)
 	return lru_cmp(b, a);
 }
 
+/* write a part of the file, adding it to the file's CRC */
+static bool
+write_part(FILE *f, const void *part, Size len, pg_crc32c *crc)
+{
+	COMP_CRC32C(*crc, part, len);
+	return fwrite(part, len, 1, f) == 1;
+}
+
+/* read a part of the file, adding it to the file's CRC */
+static bool
+read_part(FILE *f, void *part, Size len, pg_crc32c *crc)
+{
+	if (fread(part, len, 1, f) != 1)
+		return false;
+	COMP_CRC32C(*crc, part, len);
+	return true;
+}
+
 static void
 store_shutdown(int code, Datum arg)
 {
@@ -1616,6 +1646,7 @@ store_shutdown(int code, Datum arg)
 	uint64		xpos,
 				mpos,
 				spos;
+	pg_crc32c	crc;
 
 	/* don't save after a crash, or when not asked to */
 	if (code != 0 || wl_shared == NULL || !wl_save)
@@ -1665,21 +1696,25 @@ store_shutdown(int code, Datum arg)
 	h.commit_sync_us = pg_atomic_read_u64(&wl_shared->commit_sync_us);
 	h.commit_cleanup_us = pg_atomic_read_u64(&wl_shared->commit_cleanup_us);
 
-	if (fwrite(&h, sizeof(h), 1, f) != 1)
+	INIT_CRC32C(crc);
+	if (!write_part(f, &h, sizeof(h), &crc))
 		goto error;
 	for (long i = 0; i < n; i++)
-		if (fwrite(all[i], sizeof(WlStatsEntry), 1, f) != 1)
+		if (!write_part(f, all[i], sizeof(WlStatsEntry), &crc))
 			goto error;
 	/* rings, oldest first */
 	for (uint64 p = xpos - h.nxacts; p < xpos; p++)
-		if (fwrite(&xact_ring[p % wl_shared->max_xacts].rec, sizeof(WlXactRecord), 1, f) != 1)
+		if (!write_part(f, &xact_ring[p % wl_shared->max_xacts].rec, sizeof(WlXactRecord), &crc))
 			goto error;
 	for (uint64 p = mpos - h.nminutes; p < mpos; p++)
-		if (fwrite(&minute_ring[p % wl_shared->max_minutes].rec, sizeof(WlMinuteRecord), 1, f) != 1)
+		if (!write_part(f, &minute_ring[p % wl_shared->max_minutes].rec, sizeof(WlMinuteRecord), &crc))
 			goto error;
 	for (uint64 p = spos - h.nstmts; p < spos; p++)
-		if (fwrite(&stmt_ring[p % wl_shared->max_statements].rec, sizeof(WlStmtRecord), 1, f) != 1)
+		if (!write_part(f, &stmt_ring[p % wl_shared->max_statements].rec, sizeof(WlStmtRecord), &crc))
 			goto error;
+	FIN_CRC32C(crc);
+	if (fwrite(&crc, sizeof(crc), 1, f) != 1)
+		goto error;
 
 	if (FreeFile(f))
 	{
@@ -1710,9 +1745,33 @@ error_nofile:
  * the value is one walload could have written, else what is wrong with it
  * (which makes load_dump() ignore the whole file).  What must hold is what
  * the readers rely on: command tags index core's table of names, enums
- * select names, timestamps must be printable, strings must end, counts
- * that only grow cannot be negative, times are finite.
+ * select names, strings must end; and what walload's arithmetic can make,
+ * so that no reader's arithmetic fails on what it loaded (a tiny time in
+ * walload_xacts made walload_report() fail with "value out of range:
+ * underflow" until a reset):
+ *	- a count grows from 0, by one per event: never negative, and no server
+ *	  counts 2^62 of anything (WL_MAX_COUNT), bytes included;
+ *	- a time is a finite number of ms: measured ones (on the monotonic
+ *	  clock) and predicted ones are not negative (total_ms, on the wall
+ *	  clock, and the difference pred_core_commit_ms may be); each is 0 or
+ *	  of a magnitude of at least WL_MIN_MS (the least walload makes: a
+ *	  nanosecond split among at most 2^31 statements, about 5e-16 ms;
+ *	  sums, differences and predictions keep far above 1e-30 ms); one
+ *	  record's at most WL_MAX_MS, a sum's at most WL_MAX_SUM_MS;
+ *	- a timestamp lies between 1970 and a day after the file is read (a
+ *	  clock set back further since the shutdown is not expected);
+ *	- a transaction's total_ms is its end less its start, as finish_record
+ *	  computes it.
  */
+#define WL_MAX_COUNT	(INT64CONST(1) << 62)
+#define WL_MIN_MS		1e-30
+#define WL_MAX_MS		1e13	/* 317 years */
+#define WL_MAX_SUM_MS	1e18
+#define WL_MIN_TIME		(-INT64CONST(946684800) * USECS_PER_SEC) /* 1970-01-01 */
+
+/* the end of the times a file may hold (load_dump) */
+static TimestampTz latest_time;
+
 static const char *
 check_tag(CommandTag tag)
 {
@@ -1737,33 +1796,74 @@ check_count(const char *what, int64 v)
 {
 	if (v < 0)
 		return psprintf("%s is negative (" INT64_FORMAT ")", what, v);
+	if (v > WL_MAX_COUNT)
+		return psprintf("%s is out of range (" INT64_FORMAT ")", what, v);
 	return NULL;
 }
 
 static const char *
-check_ms(const char *what, double v)
+check_bytes(const char *what, uint64 v)
+{
+	if (v > (uint64) WL_MAX_COUNT)
+		return psprintf("%s is out of range (" UINT64_FORMAT ")", what, v);
+	return NULL;
+}
+
+/* finite (a sum of squares: walload_stats' variance) */
+static const char *
+check_finite(const char *what, double v)
 {
 	if (isnan(v) || isinf(v))
 		return psprintf("%s is not a finite number", what);
 	return NULL;
 }
 
-/* a share of measured commit phases: finite and not negative */
+/* a time in ms, of either sign, 0 or of a magnitude within min..max */
 static const char *
-check_charged_ms(double v)
+check_ms_within(const char *what, double v, double max)
 {
-	const char *p = check_ms("commit_ms", v);
+	const char *p = check_finite(what, v);
+
+	if (p == NULL && v != 0 && (fabs(v) < WL_MIN_MS || fabs(v) > max))
+		p = psprintf("%s is out of range (%g)", what, v);
+	return p;
+}
+
+/* a time one record measured, or predicted: not negative */
+static const char *
+check_ms(const char *what, double v)
+{
+	const char *p = check_ms_within(what, v, WL_MAX_MS);
 
 	if (p == NULL && v < 0)
-		return "commit_ms is negative";
+		p = psprintf("%s is negative (%g)", what, v);
+	return p;
+}
+
+/* a sum of measured times: not negative */
+static const char *
+check_sum_ms(const char *what, double v)
+{
+	const char *p = check_ms_within(what, v, WL_MAX_SUM_MS);
+
+	if (p == NULL && v < 0)
+		p = psprintf("%s is negative (%g)", what, v);
 	return p;
 }
 
 static const char *
 check_timestamp(const char *what, TimestampTz t)
 {
-	if (!IS_VALID_TIMESTAMP(t))
+	if (!IS_VALID_TIMESTAMP(t) || t < WL_MIN_TIME || t > latest_time)
 		return psprintf("%s is out of range (" INT64_FORMAT ")", what, (int64) t);
+	return NULL;
+}
+
+static const char *
+check_nbuffers(int32 v)
+{
+	if (v < 0 || v > INT_MAX / 2)
+		return psprintf("nbuffers %d is out of range", v);
 	return NULL;
 }
 
@@ -1790,7 +1890,9 @@ check_counters(const WlCounters *c)
 		(p = check_count("wal_writes", c->wal_writes)) ||
 		(p = check_count("wal_syncs", c->wal_syncs)) ||
 		(p = check_count("wal_sync_us", c->wal_sync_us)) ||
-		(p = check_count("scan_est_ns", c->scan_est_ns)))
+		(p = check_count("scan_est_ns", c->scan_est_ns)) ||
+		(p = check_bytes("wal_bytes", c->wal_bytes)) ||
+		(p = check_bytes("wal_fpi_bytes", c->wal_fpi_bytes)))
 		return p;
 	for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
 		if ((p = check_count("a scan count", c->scans[k])))
@@ -1809,12 +1911,12 @@ check_entry(const WlStatsEntry *e, uint64 newer_than)
 		(p = check_count("errors", e->errors)) ||
 		(p = check_count("wal_skipped_calls", e->wal_skipped_calls)) ||
 		(p = check_count("scanned_buffers", e->scanned_buffers)) ||
-		(p = check_ms("total_ms", e->total_ms)) ||
+		(p = check_sum_ms("total_ms", e->total_ms)) ||
 		(p = check_ms("min_ms", e->min_ms)) ||
 		(p = check_ms("max_ms", e->max_ms)) ||
 		(p = check_ms("mean_ms", e->mean_ms)) ||
-		(p = check_ms("sum_var_ms", e->sum_var_ms)) ||
-		(p = check_charged_ms(e->commit_ms)) ||
+		(p = check_finite("sum_var_ms", e->sum_var_ms)) ||
+		(p = check_sum_ms("commit_ms", e->commit_ms)) ||
 		(p = check_counters(&e->c)) ||
 		(p = check_text("the query text", e->query, WL_QUERY_LEN)))
 		return p;
@@ -1849,13 +1951,14 @@ check_xact(const WlXactRecord *x, uint64 next_xact_id)
 	if ((p = check_count("pid", x->pid)) ||
 		(p = check_timestamp("a transaction's start", x->start)) ||
 		(p = check_timestamp("a transaction's end", x->end)) ||
-		(p = check_ms("total_ms", x->total_ms)) ||
 		(p = check_ms("commit_ms", x->commit_ms)) ||
 		(p = check_ms("commit_sync_ms", x->commit_sync_ms)) ||
 		(p = check_ms("commit_cleanup_ms", x->commit_cleanup_ms)) ||
 		(p = check_ms("pred_commit_ms", x->pred_commit_ms)) ||
-		(p = check_ms("pred_core_commit_ms", x->pred_core_commit_ms)) ||
+		(p = check_ms_within("pred_core_commit_ms", x->pred_core_commit_ms, WL_MAX_MS)) ||
 		(p = check_ms("scan_fault_ms", x->scan_fault_ms)) ||
+		(p = check_bytes("commit_wal_bytes", x->commit_wal_bytes)) ||
+		(p = check_nbuffers(x->nbuffers)) ||
 		(p = check_count("statements", x->statements)) ||
 		(p = check_count("inner_xacts", x->inner_xacts)) ||
 		(p = check_counters(&x->c)) ||
@@ -1874,6 +1977,9 @@ check_xact(const WlXactRecord *x, uint64 next_xact_id)
 	for (int k = 0; k < WL_NUM_TIME_KINDS; k++)
 		if ((p = check_ms("a time by kind", x->kind_ms[k])))
 			return p;
+	/* as finish_record computes it (of either sign: a wall clock's) */
+	if (x->total_ms != (double) (x->end - x->start) / 1000.0)
+		return psprintf("total_ms %g is not its end less its start", x->total_ms);
 	return NULL;
 }
 
@@ -1895,13 +2001,13 @@ check_stmt(const WlStmtRecord *s, uint64 next_xact_id)
 		(p = check_count("nest_level", s->nest_level)) ||
 		(p = check_timestamp("a statement's start", s->start)) ||
 		(p = check_ms("elapsed_ms", s->elapsed_ms)) ||
-		(p = check_count("nbuffers", s->nbuffers)) ||
+		(p = check_nbuffers(s->nbuffers)) ||
 		(p = check_count("vacuum_ring_kb", s->vacuum_ring_kb)) ||
 		(p = check_count("vacuum_pages", s->vacuum_pages)) ||
 		(p = check_count("vacuum_pages_removed", s->vacuum_pages_removed)) ||
 		(p = check_counters(&s->c)) ||
 		(p = check_text("the query text", s->query, WL_QUERY_LEN)) ||
-		(p = check_charged_ms(s->commit_ms)))
+		(p = check_ms("commit_ms", s->commit_ms)))
 		return p;
 	return NULL;
 }
@@ -1918,9 +2024,9 @@ check_minute(const WlMinuteRecord *m)
 		(p = check_timestamp("a transaction's start", m->first_start)) ||
 		(p = check_timestamp("a transaction's end", m->last_end)) ||
 		(p = check_count("xacts", m->xacts)) ||
-		(p = check_ms("total_ms", m->total_ms)) ||
-		(p = check_ms("commit_sync_ms", m->commit_sync_ms)) ||
-		(p = check_ms("commit_cleanup_ms", m->commit_cleanup_ms)) ||
+		(p = check_ms_within("total_ms", m->total_ms, WL_MAX_SUM_MS)) ||
+		(p = check_sum_ms("commit_sync_ms", m->commit_sync_ms)) ||
+		(p = check_sum_ms("commit_cleanup_ms", m->commit_cleanup_ms)) ||
 		(p = check_count("commit_sync_xacts", m->commit_sync_xacts)) ||
 		(p = check_count("commit_cleanup_xacts", m->commit_cleanup_xacts)) ||
 		(p = check_count("synced_rels", m->synced_rels)) ||
@@ -1931,7 +2037,7 @@ check_minute(const WlMinuteRecord *m)
 		(p = check_text("an application_name", m->application_name, NAMEDATALEN)))
 		return p;
 	for (int k = 0; k < WL_NUM_TIME_KINDS; k++)
-		if ((p = check_ms("a time by kind", m->kind_ms[k])) ||
+		if ((p = check_sum_ms("a time by kind", m->kind_ms[k])) ||
 			(p = check_count("transactions by kind", m->kind_xacts[k])))
 			return p;
 	if (m->xacts == 0 || m->minute % USECS_PER_MINUTE != 0 ||
@@ -1959,7 +2065,8 @@ check_header(const WlDumpHeader *h, off_t file_size)
 	const char *p = NULL;
 	uint64		expected;
 
-	if (h->magic != WL_DUMP_MAGIC || h->format != WL_DUMP_FORMAT ||
+	if (h->magic != WL_DUMP_MAGIC ||
+		(h->format != WL_DUMP_FORMAT && h->format != WL_DUMP_FORMAT_NO_CRC) ||
 		h->pg_version != PG_VERSION_NUM ||
 		h->sizeof_header != sizeof(WlDumpHeader) ||
 		h->sizeof_entry != sizeof(WlStatsEntry) ||
@@ -1994,6 +2101,8 @@ check_header(const WlDumpHeader *h, off_t file_size)
 		(uint64) h->nxacts * sizeof(WlXactRecord) +
 		(uint64) h->nminutes * sizeof(WlMinuteRecord) +
 		(uint64) h->nstmts * sizeof(WlStmtRecord);
+	if (h->format != WL_DUMP_FORMAT_NO_CRC)
+		expected += sizeof(pg_crc32c);
 	if ((uint64) file_size < expected)
 		return "it is truncated";
 	if ((uint64) file_size > expected)
@@ -2004,8 +2113,10 @@ check_header(const WlDumpHeader *h, off_t file_size)
 
 /*
  * Read the file a clean shutdown wrote, check every field, and put its
- * contents back.  Anything invalid and the whole file is ignored, with a
- * LOG line naming the problem.
+ * contents back.  Anything invalid, or a CRC that does not match, and the
+ * whole file is ignored, with a LOG line naming the problem.  The CRC finds
+ * bytes changed since the shutdown; the checks of the fields, values that
+ * were written wrong (or by a walload with a bug), which no CRC can.
  *
  * The aggregates come most recently used first; they are renumbered on the
  * way in (the first gets the highest stamp, nentries) and the clock is set
@@ -2026,7 +2137,12 @@ load_dump(void)
 	struct stat st;
 	const char *problem = NULL;
 	uint64		prev_last_used = PG_UINT64_MAX;
+	pg_crc32c	crc;
+	pg_crc32c	file_crc;
 
+	/* a day's leeway for a clock set back since the shutdown */
+	latest_time = GetCurrentTimestamp() + USECS_PER_DAY;
+	INIT_CRC32C(crc);
 	f = AllocateFile(WL_DUMP_FILE, PG_BINARY_R);
 	if (f == NULL)
 	{
@@ -2046,7 +2162,7 @@ load_dump(void)
 		return;
 	}
 
-	if (fread(&h, sizeof(h), 1, f) != 1)
+	if (!read_part(f, &h, sizeof(h), &crc))
 		problem = "it is truncated";
 	else
 		problem = check_header(&h, st.st_size);
@@ -2057,7 +2173,7 @@ load_dump(void)
 		WlStatsKey	key;
 		bool		found;
 
-		if (fread(&buf, sizeof(buf), 1, f) != 1)
+		if (!read_part(f, &buf, sizeof(buf), &crc))
 		{
 			problem = "it is truncated";
 			break;
@@ -2097,7 +2213,7 @@ load_dump(void)
 	{
 		WlXactRecord rec;
 
-		if (fread(&rec, sizeof(rec), 1, f) != 1)
+		if (!read_part(f, &rec, sizeof(rec), &crc))
 			problem = "it is truncated";
 		else if ((problem = check_xact(&rec, h.next_xact_id)) != NULL)
 			problem = psprintf("transaction record %d: %s", i + 1, problem);
@@ -2112,7 +2228,7 @@ load_dump(void)
 		uint64		pos;
 		WlMinuteSlot *slot;
 
-		if (fread(&rec, sizeof(rec), 1, f) != 1)
+		if (!read_part(f, &rec, sizeof(rec), &crc))
 			problem = "it is truncated";
 		else if ((problem = check_minute(&rec)) != NULL)
 			problem = psprintf("per-minute sum %d: %s", i + 1, problem);
@@ -2130,12 +2246,20 @@ load_dump(void)
 	{
 		WlStmtRecord rec;
 
-		if (fread(&rec, sizeof(rec), 1, f) != 1)
+		if (!read_part(f, &rec, sizeof(rec), &crc))
 			problem = "it is truncated";
 		else if ((problem = check_stmt(&rec, h.next_xact_id)) != NULL)
 			problem = psprintf("statement record %d: %s", i + 1, problem);
 		else
 			(void) put_statement(&rec);
+	}
+	FIN_CRC32C(crc);
+	if (problem == NULL && h.format != WL_DUMP_FORMAT_NO_CRC)
+	{
+		if (fread(&file_crc, sizeof(file_crc), 1, f) != 1)
+			problem = "it is truncated";
+		else if (!EQ_CRC32C(crc, file_crc))
+			problem = "its CRC does not match its contents";
 	}
 
 	if (problem == NULL)

@@ -746,10 +746,12 @@ walload_calibrate(PG_FUNCTION_ARGS)
 				 errmsg("walload's calibration worker is not running"),
 				 errhint("The postmaster starts it again some seconds after it ended; "
 						 "the server log says why it ended.")));
+	/* not success with the figures of before: the worker died or failed */
 	if (!wl_store_wait_calibration(request, WL_CALIBRATE_WAIT_S, &passes_run))
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("walload's calibration worker ended before it finished the calibration"),
+				 errmsg("walload's calibration did not complete"),
+				 errdetail("The calibration worker ended, or could not time everything, before it finished."),
 				 errhint("The server log says why; walload_info.calibration shows the state.")));
 
 	wl_store_get_scan_cost(&cost);

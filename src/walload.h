@@ -194,7 +194,8 @@ typedef struct WlXactRecord
 
 	/*
 	 * The session (1.6): when its backend started, whether this is the
-	 * first record it wrote, and its application_name at the record's end
+	 * first record it wrote, and its application_name as the record's last
+	 * recorded statement ran (as userid: accumulator.c, WlOpenXact)
 	 */
 	TimestampTz backend_start;
 	bool		first_in_session;

@@ -7,13 +7,20 @@
 # every view as text and stops it again.  The words swept: the header, the
 # first statistics entry up to its query text, the first transaction and
 # statement records up to theirs, and the first 96 bytes of a per-minute
-# sum (walload_minutes: the session, its times, the first sums).
+# sum (walload_minutes: the session, its times, the first sums).  Each
+# damaged copy gets a CRC-32C that matches it (WalloadTAP's
+# stat_file_with_crc): what is swept is the checks of the values, which a
+# CRC cannot replace (a value may be written wrong); the CRC itself is
+# test/t/031_store_impossible.pl's.
 # matrix: once (walload's own file format, the same on every version)
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use WalloadTAP;
 
 my $node = PostgreSQL::Test::Cluster->new('walload_store_file');
 $node->init;
@@ -73,12 +80,13 @@ sub write_file
 	close($fh);
 }
 
-# one round: start with the given file, read everything, stop; returns
-# (the server log of the round, whether every read worked)
+# one round: start with the given file (its CRC mended, unless $raw), read
+# everything, stop; returns (the server log of the round, whether every
+# read worked)
 sub round
 {
-	my ($content) = @_;
-	write_file($content);
+	my ($content, $raw) = @_;
+	write_file($raw ? $content : stat_file_with_crc($content));
 	my $logstart = -s $node->logfile;
 	$node->start(fail_ok => 1) or return (slurp_file($node->logfile, $logstart), 0, 'did not start');
 	my ($rc, $out, $err) = $node->psql('postgres', $read_sql);
@@ -150,9 +158,9 @@ is($failed, 0, sprintf('%d damaged files (bytes 0-%d, %d-%d, %d-%d, %d-%d): the 
 	$ignored, time - $t0));
 
 # a file cut short, and one with bytes after its end
-($log, $ok) = round(substr($good, 0, length($good) - 7));
+($log, $ok) = round(substr($good, 0, length($good) - 7), 1);
 ok($ok && $log =~ /ignoring walload statistics file .*: it is truncated/, 'a truncated file is ignored');
-($log, $ok) = round($good . "xyz");
+($log, $ok) = round($good . "xyz", 1);
 ok($ok && $log =~ /ignoring walload statistics file/, 'a file with bytes after its end is ignored');
 
 done_testing();

@@ -18,6 +18,11 @@
 #                             expected: then it goes on past them); returns
 #                             its stdout and its stderr, where walload's
 #                             DEBUG2 lines are
+#   stat_file_with_crc($content)  pg_stat/walload.stat's $content with the
+#                             CRC-32C at its end made to match the rest
+#                             (format 9 and later; an earlier file as it
+#                             is), so that a test that changes a value
+#                             reaches walload's checks of the values
 package WalloadTAP;
 
 use strict;
@@ -26,7 +31,7 @@ use Exporter 'import';
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 
-our @EXPORT = qw(wait_calibration calibrated_node debug2_session);
+our @EXPORT = qw(wait_calibration calibrated_node debug2_session stat_file_with_crc);
 
 # walload's calibration worker times the walks and the storage for some
 # seconds after a start, publishes its figures and stays, idle (its ps title
@@ -75,6 +80,30 @@ sub debug2_session
 		? (on_error_stop => 0, on_error_die => 0)
 		: (on_error_die => 1));
 	return ($stdout, $stderr);
+}
+
+# CRC-32C (Castagnoli, reflected), as PostgreSQL's pg_crc32c.h computes it
+my @crc32c_table = map {
+	my $c = $_;
+	$c = ($c & 1) ? (($c >> 1) ^ 0x82F63B78) : ($c >> 1) for 1 .. 8;
+	$c
+} 0 .. 255;
+
+sub crc32c
+{
+	my ($data) = @_;
+	my $crc = 0xFFFFFFFF;
+	$crc = $crc32c_table[ ($crc ^ $_) & 0xFF ] ^ ($crc >> 8) for unpack('C*', $data);
+	return $crc ^ 0xFFFFFFFF;
+}
+
+sub stat_file_with_crc
+{
+	my ($content) = @_;
+	# the header: magic, then the format
+	return $content if length($content) < 8 || unpack('L<', substr($content, 4, 4)) < 9;
+	my $body = substr($content, 0, length($content) - 4);
+	return $body . pack('L<', crc32c($body));
 }
 
 1;
