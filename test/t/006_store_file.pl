@@ -11,7 +11,7 @@
 # damaged copy gets a CRC-32C that matches it (WalloadTAP's
 # stat_file_with_crc): what is swept is the checks of the values, which a
 # CRC cannot replace (a value may be written wrong); the CRC itself is
-# test/t/031_store_impossible.pl's.
+# test/t/032_store_impossible.pl's.
 # matrix: once (walload's own file format, the same on every version)
 use strict;
 use warnings;
