@@ -602,7 +602,11 @@ info_row(FunctionCallInfo fcinfo, int ncols)
 		values[i++] = Int64GetDatum(info.scans[k]);
 	values[i++] = Int64GetDatum(wl_full_scans(&c));
 	values[i++] = Int64GetDatum(info.scanned_buffers);
-	values[i++] = TimestampTzGetDatum(info.calibrated_at);
+	/* 0, the shared memory's first value, until a calibration is published */
+	if (info.calibrated_at != 0)
+		values[i++] = TimestampTzGetDatum(info.calibrated_at);
+	else
+		nulls[i++] = true;
 	values[i++] = Float8GetDatum(info.ns_per_buffer);
 	values[i++] = Int64GetDatum((int64) info.shmem_bytes);
 	Assert(i == WL_INFO_COLS_1_0);
