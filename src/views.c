@@ -486,8 +486,8 @@ walload_statements(PG_FUNCTION_ARGS)
 			Datum	   *values = row->tts_values;
 			bool	   *nulls = row->tts_isnull;
 			int			i = 0;
-			bool		visible = wl_can_see_text(s->userid);
 			MemoryContext old = MemoryContextSwitchTo(rowcxt);
+			bool		visible = wl_can_see_text(s->userid);
 
 			ExecClearTuple(row);
 			memset(nulls, 0, sizeof(bool) * rsinfo->setDesc->natts);
