@@ -23,9 +23,9 @@
 #     default one, reference through pg_depend no function or operator
 #     outside pg_catalog and the extension, give the same definitions as
 #     the fresh install, pin search_path on every function not in C, and
-#     read (views, walload_report(), walload_diagnose()) under a
-#     search_path with the planted schemas first, without running any
-#     planted object.
+#     read (views, walload_report(), walload_diagnose(), walload_activity
+#     while a COPY runs, which formats its progress) under a search_path
+#     with the planted schemas first, without running any planted object.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -347,7 +347,12 @@ SELECT count(*) >= 0 FROM walload_minutes;
 SELECT count(*) >= 0 FROM walload_report();
 SELECT count(*) >= 0 FROM walload_report(since => now() - interval '1 hour', until => now());
 SELECT count(*) > 0 FROM walload_diagnose();
-SELECT count(*) >= 0 FROM walload_diagnose_backend(pg_backend_pid())};
+SELECT count(*) >= 0 FROM walload_diagnose_backend(pg_backend_pid());
+-- a COPY running: walload_activity formats its progress
+BEGIN;
+CREATE TEMP TABLE running (i int);
+COPY (SELECT progress FROM walload_activity WHERE pid = pg_backend_pid()) TO STDOUT;
+ROLLBACK};
 
 my $fresh;
 for my $from ('fresh', grep { $_ ne $default } @versions)
@@ -376,6 +381,7 @@ for my $from ('fresh', grep { $_ ne $default } @versions)
 		my ($rc, $out, $err) = $node->psql('hostile', $reads,
 			extra_params => [ '-U', $role, '-v', 'ON_ERROR_STOP=1' ]);
 		is("$rc $err", '0 ', "$path: $role reads everything, nothing planted runs");
+		like($out, qr/^COPY TO: 0 rows$/m, "$path: $role read the progress of its COPY");
 	}
 	$node->safe_psql('hostile', 'DROP EXTENSION walload');
 }
