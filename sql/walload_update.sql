@@ -190,3 +190,37 @@ SELECT count(*) AS stats_columns_1_8 FROM pg_attribute
 WHERE attrelid = 'walload_stats'::regclass AND attnum > 0;
 SELECT count(*) = count(*) FILTER (WHERE commit_ms >= 0) AS commit_ms_reads FROM walload_stats;
 SELECT has_table_privilege('public', 'walload_stats', 'SELECT') AS stats_for_everyone;
+
+-- 1.9 replaces walload_activity (the same 39 columns) with every function
+-- and operator named with its schema.  1.7 and 1.8's named format() and
+-- pg_size_pretty() bare: installed by a superuser, they bound a format()
+-- of the extension's schema with a call's exact argument types, a closer
+-- match than pg_catalog's format(text, VARIADIC "any"), which then ran as
+-- whoever read walload_activity during a COPY (test/t/030_shadowed_names.pl
+-- plants every name and signature the views call)
+DROP EXTENSION walload;
+CREATE FUNCTION public.format(text, text, bigint) RETURNS text LANGUAGE sql
+  AS $$ SELECT 'planted' $$;
+CREATE EXTENSION walload VERSION '1.8';
+CREATE TEMP VIEW activity_binds AS
+SELECT p.oid::regprocedure AS bound FROM pg_depend d JOIN pg_rewrite r ON r.oid = d.objid
+JOIN pg_proc p ON p.oid = d.refobjid
+WHERE d.classid = 'pg_rewrite'::regclass AND d.refclassid = 'pg_proc'::regclass
+  AND r.ev_class = 'walload_activity'::regclass AND p.proname <> 'walload_activity';
+SELECT * FROM activity_binds;
+SELECT count(*) AS activity_columns_1_8 FROM pg_attribute
+WHERE attrelid = 'walload_activity'::regclass AND attnum > 0;
+ALTER EXTENSION walload UPDATE TO '1.9';
+SELECT * FROM activity_binds;
+SELECT count(*) AS activity_columns_1_9 FROM pg_attribute
+WHERE attrelid = 'walload_activity'::regclass AND attnum > 0;
+-- nothing depends on it any more
+DROP FUNCTION public.format(text, text, bigint);
+BEGIN;
+CREATE TABLE upd_act (id int);
+INSERT INTO upd_act VALUES (1);
+SELECT prediction_behind, progress, progress_rows FROM walload_activity
+WHERE pid = pg_backend_pid();
+ROLLBACK;
+SELECT has_table_privilege('public', 'walload_activity', 'SELECT') AS activity_for_everyone;
+SELECT count(*) >= 0 AS report_reads FROM walload_report();

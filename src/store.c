@@ -1427,10 +1427,57 @@ wl_store_copy_statements_filtered(WlStmtFilter filter, void *arg, WlStmtRecord *
 	return n;
 }
 
-int
-wl_store_copy_statements(WlStmtRecord **out)
+/*
+ * walload_statements' read: the statements of positions [lo, hi) as of
+ * wl_store_scan_statements(), copied a chunk at a time into the caller's
+ * buffer, so that what one read holds does not grow with the ring
+ * (walload.max_statements goes up to 10 million records of about 615
+ * bytes).  The same consistency as the copies above: each record whole,
+ * as its slot's spinlock guards it; one overwritten before its chunk is
+ * read is left out, one written after the scan began is not included.
+ */
+void
+wl_store_scan_statements(WlStmtScan *scan)
 {
-	return wl_store_copy_statements_filtered(NULL, NULL, out);
+	wl_store_require();
+	ring_bounds(&wl_shared->stmt_pos, &wl_shared->stmt_base,
+				wl_shared->max_statements, &scan->next, &scan->hi);
+}
+
+/*
+ * Reads the next max positions (fewer at the end) into buf; returns how
+ * many records they still held.  0 with positions left means all of them
+ * were overwritten: go on while wl_store_scan_statements_more().
+ */
+int
+wl_store_scan_statements_next(WlStmtScan *scan, WlStmtRecord *buf, int max)
+{
+	int			size = wl_shared->max_statements;
+	uint64		end = Min(scan->next + (uint64) max, scan->hi);
+	int			n = 0;
+
+	for (; scan->next < end; scan->next++)
+	{
+		WlStmtSlot *slot = &stmt_ring[scan->next % size];
+		bool		copied = false;
+
+		SpinLockAcquire(&slot->mutex);
+		if (slot->pos_plus_one == scan->next + 1)
+		{
+			buf[n] = slot->rec;
+			copied = true;
+		}
+		SpinLockRelease(&slot->mutex);
+		if (copied)
+			n++;
+	}
+	return n;
+}
+
+bool
+wl_store_scan_statements_more(const WlStmtScan *scan)
+{
+	return scan->next < scan->hi;
 }
 
 int

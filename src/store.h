@@ -45,7 +45,15 @@ extern bool wl_store_take_prepared(const char *gid, bool commit, WlPreparedDelet
 /* accessors used by views.c and diagnose.c; return palloc'd copies */
 extern int	wl_store_copy_xacts(WlXactRecord **out);
 extern int	wl_store_copy_minutes(WlMinuteRecord **out);
-extern int	wl_store_copy_statements(WlStmtRecord **out);
+/* walload_statements reads the ring a chunk at a time (store.c) */
+typedef struct WlStmtScan
+{
+	uint64		next;			/* the next position to read */
+	uint64		hi;				/* the first one written after the start */
+} WlStmtScan;
+extern void wl_store_scan_statements(WlStmtScan *scan);
+extern int	wl_store_scan_statements_next(WlStmtScan *scan, WlStmtRecord *buf, int max);
+extern bool wl_store_scan_statements_more(const WlStmtScan *scan);
 typedef bool (*WlStmtFilter) (const WlStmtRecord *rec, void *arg);
 extern int	wl_store_copy_statements_filtered(WlStmtFilter filter, void *arg,
 											  WlStmtRecord **out);

@@ -28,6 +28,8 @@
 #include "access/xact.h"
 #include "access/xlog.h"
 #include "catalog/pg_authid.h"
+#include "catalog/pg_operator_d.h"
+#include "executor/tuptable.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
@@ -36,6 +38,7 @@
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/numeric.h"
+#include "utils/tuplesort.h"
 #include "utils/tuplestore.h"
 
 #include "cost.h"
@@ -432,67 +435,114 @@ walload_minutes(PG_FUNCTION_ARGS)
 	return (Datum) 0;
 }
 
+/*
+ * walload_statements reads the ring a chunk of WL_STMT_CHUNK records at a
+ * time and sorts the rows by (xact_id, stmt_no) in a tuplesort, so that
+ * what one read holds is bounded by work_mem twice (the sort, then the
+ * tuplestore it hands back; both spill to temporary files beyond it) and a
+ * chunk, whatever walload.max_statements is.  A copy of the whole ring, as
+ * the other rings are read, would be about 615 MB at a million statements,
+ * for any role (the view is PUBLIC's).
+ */
+#define WL_STMT_CHUNK	1024
+
 Datum
 walload_statements(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	WlStmtScan	scan;
 	WlStmtRecord *recs;
-	int			n;
 	bool		with_fpi;
+	AttrNumber	keys[2] = {1, 2};	/* xact_id, stmt_no */
+	Oid			ops[2] = {Int8LessOperator, Int4LessOperator};
+	Oid			colls[2] = {InvalidOid, InvalidOid};
+	bool		nulls_first[2] = {false, false};
+	Tuplesortstate *sort;
+	TupleTableSlot *row;
+	TupleTableSlot *sorted;
+	MemoryContext rowcxt;
 
 	wl_store_require();
 	InitMaterializedSRF(fcinfo, 0);
 	with_fpi = wl_check_columns(rsinfo, statements_cols, lengthof(statements_cols),
 								"walload_statements") >= WL_VERSION_1_2;
-	n = wl_store_copy_statements(&recs);
+	sort = tuplesort_begin_heap(rsinfo->setDesc, 2, keys, ops, colls, nulls_first,
+								work_mem, NULL, TUPLESORT_NONE);
+	row = MakeSingleTupleTableSlot(rsinfo->setDesc, &TTSOpsVirtual);
+	sorted = MakeSingleTupleTableSlot(rsinfo->setDesc, &TTSOpsMinimalTuple);
+	/* each row's text values, freed once the sort has copied the row */
+	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "walload_statements row",
+								   ALLOCSET_SMALL_SIZES);
+	recs = palloc(sizeof(WlStmtRecord) * WL_STMT_CHUNK);
 
-	for (int r = 0; r < n; r++)
+	wl_store_scan_statements(&scan);
+	while (wl_store_scan_statements_more(&scan))
 	{
-		WlStmtRecord *s = &recs[r];
-		Datum		values[WL_STATEMENTS_COLS + 1];
-		bool		nulls[WL_STATEMENTS_COLS + 1];
-		int			i = 0;
-		bool		visible = wl_can_see_text(s->userid);
+		int			n = wl_store_scan_statements_next(&scan, recs, WL_STMT_CHUNK);
 
-		memset(nulls, 0, sizeof(nulls));
-		values[i++] = Int64GetDatum((int64) s->xact_id);
-		values[i++] = Int32GetDatum(s->stmt_no);
-		values[i++] = Int32GetDatum(s->pid);
-		values[i++] = ObjectIdGetDatum(s->userid);
-		values[i++] = ObjectIdGetDatum(s->dbid);
-		if (visible)
-			values[i++] = Int64GetDatum((int64) s->queryid);
-		else
-			nulls[i++] = true;
-		values[i++] = BoolGetDatum(s->toplevel);
-		values[i++] = Int32GetDatum(s->nest_level);
-		values[i++] = CStringGetTextDatum(GetCommandTagName(s->tag));
-		values[i++] = CStringGetTextDatum(s->status == WL_STMT_OK ? "ok" : "error");
-		values[i++] = TimestampTzGetDatum(s->start);
-		values[i++] = Float8GetDatum(s->elapsed_ms);
-		values[i++] = Int64GetDatum(s->c.rows);
-		i = put_buffers(values, i, &s->c);
-		values[i++] = BoolGetDatum(s->wal_skipped);
-		i = put_scans(values, i, &s->c, s->nbuffers, -1);
-		values[i++] = CStringGetTextDatum(visible ? s->query : "<insufficient privilege>");
-		i = put_wal_io(values, i, &s->c);
-		if (s->tag == CMDTAG_VACUUM)
+		for (int r = 0; r < n; r++)
 		{
-			values[i++] = Int32GetDatum(s->vacuum_ring_kb);
-			values[i++] = Int64GetDatum(s->vacuum_pages);
-			values[i++] = Int64GetDatum(s->vacuum_pages_removed);
+			WlStmtRecord *s = &recs[r];
+			Datum	   *values = row->tts_values;
+			bool	   *nulls = row->tts_isnull;
+			int			i = 0;
+			MemoryContext old = MemoryContextSwitchTo(rowcxt);
+			bool		visible = wl_can_see_text(s->userid);
+
+			ExecClearTuple(row);
+			memset(nulls, 0, sizeof(bool) * rsinfo->setDesc->natts);
+			values[i++] = Int64GetDatum((int64) s->xact_id);
+			values[i++] = Int32GetDatum(s->stmt_no);
+			values[i++] = Int32GetDatum(s->pid);
+			values[i++] = ObjectIdGetDatum(s->userid);
+			values[i++] = ObjectIdGetDatum(s->dbid);
+			if (visible)
+				values[i++] = Int64GetDatum((int64) s->queryid);
+			else
+				nulls[i++] = true;
+			values[i++] = BoolGetDatum(s->toplevel);
+			values[i++] = Int32GetDatum(s->nest_level);
+			values[i++] = CStringGetTextDatum(GetCommandTagName(s->tag));
+			values[i++] = CStringGetTextDatum(s->status == WL_STMT_OK ? "ok" : "error");
+			values[i++] = TimestampTzGetDatum(s->start);
+			values[i++] = Float8GetDatum(s->elapsed_ms);
+			values[i++] = Int64GetDatum(s->c.rows);
+			i = put_buffers(values, i, &s->c);
+			values[i++] = BoolGetDatum(s->wal_skipped);
+			i = put_scans(values, i, &s->c, s->nbuffers, -1);
+			values[i++] = CStringGetTextDatum(visible ? s->query : "<insufficient privilege>");
+			i = put_wal_io(values, i, &s->c);
+			if (s->tag == CMDTAG_VACUUM)
+			{
+				values[i++] = Int32GetDatum(s->vacuum_ring_kb);
+				values[i++] = Int64GetDatum(s->vacuum_pages);
+				values[i++] = Int64GetDatum(s->vacuum_pages_removed);
+			}
+			else
+			{
+				nulls[i++] = true;
+				nulls[i++] = true;
+				nulls[i++] = true;
+			}
+			if (with_fpi)
+				i = put_fpi_bytes(values, nulls, i, &s->c);
+			Assert(i == rsinfo->setDesc->natts);
+			ExecStoreVirtualTuple(row);
+			tuplesort_puttupleslot(sort, row);
+			MemoryContextSwitchTo(old);
+			MemoryContextReset(rowcxt);
 		}
-		else
-		{
-			nulls[i++] = true;
-			nulls[i++] = true;
-			nulls[i++] = true;
-		}
-		if (with_fpi)
-			i = put_fpi_bytes(values, nulls, i, &s->c);
-		Assert(i == rsinfo->setDesc->natts);
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		CHECK_FOR_INTERRUPTS();
 	}
+	pfree(recs);
+	MemoryContextDelete(rowcxt);
+
+	tuplesort_performsort(sort);
+	while (tuplesort_gettupleslot(sort, true, false, sorted, NULL))
+		tuplestore_puttupleslot(rsinfo->setResult, sorted);
+	tuplesort_end(sort);
+	ExecDropSingleTupleTableSlot(row);
+	ExecDropSingleTupleTableSlot(sorted);
 	return (Datum) 0;
 }
 
@@ -602,7 +652,11 @@ info_row(FunctionCallInfo fcinfo, int ncols)
 		values[i++] = Int64GetDatum(info.scans[k]);
 	values[i++] = Int64GetDatum(wl_full_scans(&c));
 	values[i++] = Int64GetDatum(info.scanned_buffers);
-	values[i++] = TimestampTzGetDatum(info.calibrated_at);
+	/* 0, the shared memory's first value, until a calibration is published */
+	if (info.calibrated_at != 0)
+		values[i++] = TimestampTzGetDatum(info.calibrated_at);
+	else
+		nulls[i++] = true;
 	values[i++] = Float8GetDatum(info.ns_per_buffer);
 	values[i++] = Int64GetDatum((int64) info.shmem_bytes);
 	Assert(i == WL_INFO_COLS_1_0);

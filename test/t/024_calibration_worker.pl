@@ -39,6 +39,8 @@ my $worker_pid = "SELECT pid FROM pg_stat_activity WHERE backend_type = 'walload
 is($node->safe_psql('postgres', $workers), '1', 'one calibration worker after the start');
 is($node->safe_psql('postgres', 'SELECT calibration FROM walload_info'), 'done',
 	'its calibration is done');
+is($node->safe_psql('postgres', 'SELECT calibrated_at BETWEEN pg_postmaster_start_time() AND now() FROM walload_info'),
+	't', 'calibrated_at is when it was published');
 is($node->safe_psql('postgres',
 		'SELECT calibration_ms IS NOT NULL AND calibration_io_bytes > 0 FROM walload_info'),
 	't', 'walload_info says what the calibration took and wrote');
@@ -106,6 +108,8 @@ unlike(`ps -o args= --ppid $offpm`, qr/walload calibration/, 'off: no such proce
 is($off->safe_psql('postgres',
 		'SELECT calibration || scan_ns_per_buffer || coalesce(calibration_ms::text, \'null\') FROM walload_info'),
 	'off0null', 'off: walload_info says off, with no figures');
+is($off->safe_psql('postgres', 'SELECT calibrated_at IS NULL FROM walload_info'), 't',
+	'off: calibrated_at is NULL, never calibrated');
 ($ret, $out, $err) = $off->psql('postgres', 'SELECT walload_calibrate(1)');
 like($err, qr/walload's calibration is off/, 'off: walload_calibrate() errors clearly');
 like($err, qr/HINT:  Set walload.calibration = on/, '... with a hint');

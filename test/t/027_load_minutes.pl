@@ -91,6 +91,43 @@ is( $node->safe_psql('postgres',
 		q{SELECT sum(transactions) FROM walload_report(application_name => 'many') WHERE part LIKE 'CREATE%'}),
 	100, 'the newest 100 sessions are kept whole');
 
+# a session whose first transaction began before the window and ended in
+# it: over the per-minute sums, its minute is in the window (a minute is in
+# it if any of it is); the time before its first transaction is then none,
+# not the span from the window's start back to that transaction's (it was
+# negative), and the parts add up to the load.  A session begun in the
+# window keeps its part before its first transaction.
+$node->safe_psql('postgres', q{SELECT walload_reset()});
+$node->safe_psql('postgres', q{
+BEGIN;
+CREATE TABLE straddle (i int);
+SELECT pg_sleep(0.01);
+CREATE TABLE mark AS SELECT clock_timestamp() AS since, pg_backend_pid() AS pid;
+SELECT pg_sleep(0.01);
+COMMIT;
+INSERT INTO straddle VALUES (1);
+});
+$node->safe_psql('postgres', q{INSERT INTO mark SELECT NULL, pg_backend_pid(); CREATE TABLE late (i int)});
+$node->safe_psql('postgres', "CREATE TABLE r$_ (i int)") for 1 .. 12;
+is( $node->safe_psql('postgres', q{
+SELECT i.xacts_overwritten > 0 AND (SELECT min(x.xact_start) FROM walload_xacts x) > m.since
+FROM walload_info i, mark m WHERE m.since IS NOT NULL}),
+	't', 'the ring holds nothing of the window\'s start: the report reads the per-minute sums');
+my $window = q{walload_report(since => (SELECT since FROM mark WHERE since IS NOT NULL), pid => %s)};
+my ($straddle, $late) = split /\n/, $node->safe_psql('postgres',
+	q{SELECT pid FROM mark ORDER BY since IS NULL});
+my $check = q{SELECT count(*) FILTER (WHERE ms < 0) || ' ' || round(sum(share)::numeric, 9)
+              || ' ' || count(*) FILTER (WHERE part LIKE 'before%%' AND ms > 0) FROM } . $window;
+is($node->safe_psql('postgres', sprintf($check, $straddle)), '0 1.000000000 0',
+	'a session whose first transaction began before the window: no negative part, '
+	  . 'none before its first transaction, the shares add up');
+is($node->safe_psql('postgres', sprintf($check, $late)), '0 1.000000000 1',
+	'a session begun in the window: its part before its first transaction is there');
+is( $node->safe_psql('postgres', q{
+SELECT count(*) FILTER (WHERE ms < 0) || ' ' || round(sum(share)::numeric, 9)
+FROM walload_report(since => (SELECT since FROM mark WHERE since IS NOT NULL))}),
+	'0 1.000000000', 'and all sessions of the window together');
+
 $node->safe_psql('postgres', q{SELECT walload_reset()});
 is( $node->safe_psql('postgres',
 		q{SELECT minutes_recorded || ' ' || (SELECT count(*) FROM walload_minutes) FROM walload_info}),
