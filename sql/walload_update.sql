@@ -196,7 +196,7 @@ SELECT has_table_privilege('public', 'walload_stats', 'SELECT') AS stats_for_eve
 -- pg_size_pretty() bare: installed by a superuser, they bound a format()
 -- of the extension's schema with a call's exact argument types, a closer
 -- match than pg_catalog's format(text, VARIADIC "any"), which then ran as
--- whoever read walload_activity during a COPY (test/t/030_shadowed_names.pl
+-- whoever read walload_activity during a COPY (test/t/033_shadowed_names.pl
 -- plants every name and signature the views call)
 DROP EXTENSION walload;
 CREATE FUNCTION public.format(text, text, bigint) RETURNS text LANGUAGE sql
