@@ -23,6 +23,9 @@
 #              test/faults/run-diskfull.sh, ~10 s)
 #    size      transactions of 1,000,000 statements and 40,000 tables
 #              (test/faults/size.pl, ~25 s)
+#    tools     scripts/report.py and scripts/timeline.py as a plain role,
+#              a pg_read_all_stats member and a superuser; a clear error
+#              for a role that may not read the views (test/tools.sh, ~20 s)
 # 8. how users get and watch walload, on the host only (not in the matrix
 #    chroots), each a TAP script run with prove:
 #    package   the Debian packages: dpkg-buildpackage, lintian, dpkg -i, the
@@ -49,8 +52,8 @@
 # Environment:
 #   PG_CONFIG           default /usr/lib/postgresql/15/bin/pg_config
 #   WALLOAD_TESTS       which suites, default "layers regress pgtap tap core
-#                       oracle fuzz sqlsmith faults size package pgxn exporter
-#                       timeline matrix"
+#                       oracle fuzz sqlsmith faults size tools package pgxn
+#                       exporter timeline matrix"
 #   WALLOAD_KEEP=1      keep the temporary directory (clusters, logs)
 #   WALLOAD_NO_MATRIX=1 only the host's version: skip 16, 17, 18 and 19, which
 #                       scripts/matrix/run.sh runs in Debian chroots (about
@@ -72,7 +75,7 @@ umask 022
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$here" || exit 1
 export PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
-suites=${WALLOAD_TESTS:-layers regress pgtap tap core oracle fuzz sqlsmith faults size package pgxn exporter timeline matrix}
+suites=${WALLOAD_TESTS:-layers regress pgtap tap core oracle fuzz sqlsmith faults size tools package pgxn exporter timeline matrix}
 # suites of the host's Debian system: not run in the matrix chroots, which
 # set WALLOAD_IN_MATRIX
 host_only="package pgxn exporter timeline"
@@ -391,6 +394,12 @@ fi
 if wants size; then
   banner "a transaction of 1,000,000 statements and one of 40,000 tables (test/faults/size.pl)"
   tap_suite "size" timeout "$limit" bash test/tap-as-postgres.sh test/faults/size.pl
+fi
+
+# ------------------------------------------- 7c. the tools, as the roles that use them
+if wants tools; then
+  banner "scripts/report.py and scripts/timeline.py as a plain role, pg_read_all_stats, a superuser (test/tools.sh)"
+  tap_suite "tools" timeout "$limit" prove -v --exec bash test/tools.sh
 fi
 
 # ------------------------------------------- 8. packages, PGXN, metrics, picture
