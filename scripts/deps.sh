@@ -21,6 +21,7 @@
 #             with pip (PyPI), pinned, into the virtualenv
 #             /var/cache/walload/query-exporter (WALLOAD_QUERY_EXPORTER_VENV)
 #   timeline  chromium
+#   fresh     debootstrap, git (test/fresh.sh: a fresh Debian 12 chroot)
 set -euo pipefail
 
 PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
@@ -50,8 +51,10 @@ else
   as_root() { echo "deps.sh: need root or sudo to run: $*" >&2; return 1; }
 fi
 
+# procps: ps, by which scripts/lib/cluster.sh waits for walload's
+# calibration worker (not in a minimal Debian)
 need="build-essential postgresql-$major postgresql-server-dev-$major postgresql-$major-pgtap
-      libtap-parser-sourcehandler-pgtap-perl libipc-run-perl bpftrace python3 gdb sqlsmith strace"
+      libtap-parser-sourcehandler-pgtap-perl libipc-run-perl bpftrace python3 gdb sqlsmith strace procps"
 optional="linux-perf"
 for suite in ${WALLOAD_DEPS_SUITES:-}; do
   case $suite in
@@ -59,6 +62,7 @@ for suite in ${WALLOAD_DEPS_SUITES:-}; do
     pgxn)     need="$need unzip git" ;;
     exporter) need="$need prometheus prometheus-postgres-exporter python3-venv python3-yaml" ;;
     timeline) need="$need chromium" ;;
+    fresh)    need="$need debootstrap git" ;;
   esac
 done
 want_pgxn_meta=false
