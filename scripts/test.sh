@@ -38,6 +38,9 @@
 #              dashboard's queries answer (test/exporter.py)
 #    timeline  scripts/timeline.py on the demo's load, in headless Chromium
 #              (test/timeline.py)
+#    fresh     the README's and docs' commands as written (demo, package
+#              build, install, upgrade, removal) in a fresh minimal Debian
+#              12 chroot, from a clone in /root of mode 0700 (test/fresh.sh)
 # 9. the same suites on PostgreSQL 16, 17, 18 and 19 (scripts/matrix/run.sh)
 # 10. "N passed, N failed" (test files and suites); exit status 1 if any failed
 #
@@ -53,7 +56,7 @@
 #   PG_CONFIG           default /usr/lib/postgresql/15/bin/pg_config
 #   WALLOAD_TESTS       which suites, default "layers regress pgtap tap core
 #                       oracle fuzz sqlsmith faults size tools package pgxn
-#                       exporter timeline matrix"
+#                       exporter timeline fresh matrix"
 #   WALLOAD_KEEP=1      keep the temporary directory (clusters, logs)
 #   WALLOAD_NO_MATRIX=1 only the host's version: skip 16, 17, 18 and 19, which
 #                       scripts/matrix/run.sh runs in Debian chroots (about
@@ -75,10 +78,10 @@ umask 022
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$here" || exit 1
 export PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
-suites=${WALLOAD_TESTS:-layers regress pgtap tap core oracle fuzz sqlsmith faults size tools package pgxn exporter timeline matrix}
+suites=${WALLOAD_TESTS:-layers regress pgtap tap core oracle fuzz sqlsmith faults size tools package pgxn exporter timeline fresh matrix}
 # suites of the host's Debian system: not run in the matrix chroots, which
 # set WALLOAD_IN_MATRIX
-host_only="package pgxn exporter timeline"
+host_only="package pgxn exporter timeline fresh"
 limit=${WALLOAD_TIMEOUT:-900}
 ci=false; [ "${CI:-}" = true ] && ci=true
 . scripts/lib/tap.sh
@@ -431,6 +434,15 @@ if wants timeline; then
     cannot_run "timeline" "needs root (scripts/demo.sh, pg_virtualenv)"
   else
     tap_suite "timeline" timeout "$short" prove -v --exec python3 test/timeline.py
+  fi
+fi
+
+if wants fresh; then
+  banner "the README's and docs' commands in a fresh Debian 12 chroot (test/fresh.sh)"
+  if [ "$(id -u)" != 0 ]; then
+    cannot_run "fresh" "needs root (debootstrap, chroot)"
+  else
+    tap_suite "fresh" timeout "$((limit < 1800 ? 1800 : limit))" prove -v --exec bash test/fresh.sh
   fi
 fi
 
