@@ -19,7 +19,7 @@ export PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
 shared_buffers=${WALLOAD_DEMO_SHARED_BUFFERS:-4GB}
 wal_level=${WALLOAD_DEMO_WAL_LEVEL:-minimal}
 
-bash scripts/deps.sh
+WALLOAD_DEPS_DEMO=1 bash scripts/deps.sh
 # what the demo runs beyond PostgreSQL's programs: named at once if missing
 # (ps: scripts/lib/cluster.sh waits for walload's calibration worker by its
 # process title), not found out minutes later

@@ -59,8 +59,9 @@
 #                       exporter timeline fresh matrix"
 #   WALLOAD_KEEP=1      keep the temporary directory (clusters, logs)
 #   WALLOAD_NO_MATRIX=1 only the host's version: skip 16, 17, 18 and 19, which
-#                       scripts/matrix/run.sh runs in Debian chroots (about
-#                       4 to 6 minutes each, and 1 to 2 GB each the first time)
+#                       scripts/matrix/run.sh runs in Debian chroots (a few
+#                       GB each, made the first time; docs/versions.md has
+#                       the last run's times)
 #   WALLOAD_MATRIX_VERSIONS  default "16 17 18 19"
 #   WALLOAD_TIMEOUT     seconds one test file or suite may take (default 900;
 #                       the oracle gets 4 times that): a hang is a failure
