@@ -19,7 +19,14 @@ export PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
 shared_buffers=${WALLOAD_DEMO_SHARED_BUFFERS:-4GB}
 wal_level=${WALLOAD_DEMO_WAL_LEVEL:-minimal}
 
-bash scripts/deps.sh
+WALLOAD_DEPS_DEMO=1 bash scripts/deps.sh
+# what the demo runs beyond PostgreSQL's programs: named at once if missing
+# (ps: scripts/lib/cluster.sh waits for walload's calibration worker by its
+# process title), not found out minutes later
+for tool in ps awk make python3 dpkg-query; do
+  command -v "$tool" >/dev/null 2>&1 ||
+    { echo "demo.sh: $tool is not installed (scripts/deps.sh installs it: is its package held or removed?)" >&2; exit 1; }
+done
 major=$("$PG_CONFIG" --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
@@ -31,8 +38,20 @@ echo "== building and installing walload for PostgreSQL $major"
 # to get the package's files back
 pkg=$(dpkg-query -S "$("$PG_CONFIG" --pkglibdir)/walload.so" 2>/dev/null | cut -d: -f1 || true)
 if [ -n "$pkg" ]; then
-  echo "note: walload.so belongs to the package $pkg ($(dpkg-query -W -f '${Version}' "$pkg" 2>/dev/null));" \
-       "this checkout's build replaces its files (apt install --reinstall $pkg restores them)"
+  pver=$(dpkg-query -W -f '${Version}' "$pkg" 2>/dev/null || true)
+  # a package from a repository apt knows comes back by name; one built
+  # here (docs/packaging.md) only from its .deb, which dpkg-buildpackage
+  # wrote next to the checkout
+  deb="$(dirname "$here")/${pkg}_${pver}_$(dpkg --print-architecture).deb"
+  if [ -f "$deb" ]; then
+    restore="apt install --reinstall $deb"
+  elif apt-cache madison "$pkg" 2>/dev/null | grep -q "| *$pver *|.*Packages"; then
+    restore="apt install --reinstall $pkg"
+  else
+    restore="build the package again (docs/packaging.md) and apt install its .deb"
+  fi
+  echo "note: walload.so belongs to the package $pkg ($pver); this checkout's build replaces its files"
+  echo "note: to restore the package's files: $restore"
 fi
 make -s PG_CONFIG="$PG_CONFIG" >/dev/null
 as_root make -s PG_CONFIG="$PG_CONFIG" install >/dev/null

@@ -21,6 +21,8 @@
 #             with pip (PyPI), pinned, into the virtualenv
 #             /var/cache/walload/query-exporter (WALLOAD_QUERY_EXPORTER_VENV)
 #   timeline  chromium
+# WALLOAD_DEPS_DEMO=1 (set by scripts/demo.sh): only what the demo needs.
+#   fresh     debootstrap, git (test/fresh.sh: a fresh Debian 12 chroot)
 set -euo pipefail
 
 PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
@@ -50,15 +52,25 @@ else
   as_root() { echo "deps.sh: need root or sudo to run: $*" >&2; return 1; }
 fi
 
+# procps: ps, by which scripts/lib/cluster.sh waits for walload's
+# calibration worker (not in a minimal Debian)
 need="build-essential postgresql-$major postgresql-server-dev-$major postgresql-$major-pgtap
-      libtap-parser-sourcehandler-pgtap-perl libipc-run-perl bpftrace python3 gdb sqlsmith strace"
+      libtap-parser-sourcehandler-pgtap-perl libipc-run-perl bpftrace python3 gdb sqlsmith strace procps"
 optional="linux-perf"
+# the demo (WALLOAD_DEPS_DEMO=1, set by scripts/demo.sh) needs only the
+# build, the server and ps: not the test tools, which on a fresh machine
+# are most of the download
+if [ "${WALLOAD_DEPS_DEMO:-}" = 1 ]; then
+  need="build-essential postgresql-$major postgresql-server-dev-$major python3 procps"
+  optional=""
+fi
 for suite in ${WALLOAD_DEPS_SUITES:-}; do
   case $suite in
     package)  need="$need debhelper lintian postgresql-all postgresql-server-dev-all dpkg-dev fakeroot" ;;
     pgxn)     need="$need unzip git" ;;
     exporter) need="$need prometheus prometheus-postgres-exporter python3-venv python3-yaml" ;;
     timeline) need="$need chromium" ;;
+    fresh)    need="$need debootstrap git" ;;
   esac
 done
 want_pgxn_meta=false

@@ -8,9 +8,10 @@
   scripts/report.py -d 'host=... dbname=...' --format text
 
 The filters are walload_report()'s and walload_diagnose()'s (every one
-optional).  Reads the server through psql (libpq's environment, or -d), in
-a session that walload does not record; Python 3 standard library and psql
-only.  A warning of walload_report() (the ring no longer holds the whole
+optional).  Reads the server through psql (libpq's environment, or -d), as
+any role that may read walload's views; a session that walload does not
+record when the role may set walload.track (a superuser, or GRANT SET ON
+PARAMETER).  Python 3 standard library and psql only.  A warning of walload_report() (the ring no longer holds the whole
 window) is printed in the report.
 """
 import argparse
@@ -24,8 +25,18 @@ FILTERS = """since => NULLIF(:'since', '')::timestamptz, until => NULLIF(:'until
                pid => NULLIF(:'pid', '')::integer, application_name => NULLIF(:'app', ''),
                userid => (SELECT oid FROM pg_catalog.pg_roles WHERE rolname = NULLIF(:'role', '')),
                dbid => (SELECT oid FROM pg_catalog.pg_database WHERE datname = NULLIF(:'db', ''))"""
-QUERY = r"""
+# Its own query is kept out of what it reports: a SELECT that writes WAL
+# (pruning a page on the way) is recorded like any other.  walload.track is
+# superuser-only (PGC_SUSET), so it is set only where the role may set it
+# (a superuser, or GRANT SET ON PARAMETER walload.track); any role that may
+# read walload's views gets its report either way.
+QUIET = r"""
+SELECT pg_catalog.has_parameter_privilege('walload.track', 'SET') AS walload_may_quiet \gset
+\if :walload_may_quiet
 SET walload.track = 'none';
+\endif
+"""
+QUERY = QUIET + r"""
 SELECT pg_catalog.json_build_object(
   'taken_at', pg_catalog.now(),
   'version', pg_catalog.current_setting('server_version'),

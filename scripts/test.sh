@@ -23,6 +23,9 @@
 #              test/faults/run-diskfull.sh, ~10 s)
 #    size      transactions of 1,000,000 statements and 40,000 tables
 #              (test/faults/size.pl, ~25 s)
+#    tools     scripts/report.py and scripts/timeline.py as a plain role,
+#              a pg_read_all_stats member and a superuser; a clear error
+#              for a role that may not read the views (test/tools.sh, ~20 s)
 # 8. how users get and watch walload, on the host only (not in the matrix
 #    chroots), each a TAP script run with prove:
 #    package   the Debian packages: dpkg-buildpackage, lintian, dpkg -i, the
@@ -35,6 +38,9 @@
 #              dashboard's queries answer (test/exporter.py)
 #    timeline  scripts/timeline.py on the demo's load, in headless Chromium
 #              (test/timeline.py)
+#    fresh     the README's and docs' commands as written (demo, package
+#              build, install, upgrade, removal) in a fresh minimal Debian
+#              12 chroot, from a clone in /root of mode 0700 (test/fresh.sh)
 # 9. the same suites on PostgreSQL 16, 17, 18 and 19 (scripts/matrix/run.sh)
 # 10. "N passed, N failed" (test files and suites); exit status 1 if any failed
 #
@@ -49,12 +55,13 @@
 # Environment:
 #   PG_CONFIG           default /usr/lib/postgresql/15/bin/pg_config
 #   WALLOAD_TESTS       which suites, default "layers regress pgtap tap core
-#                       oracle fuzz sqlsmith faults size package pgxn exporter
-#                       timeline matrix"
+#                       oracle fuzz sqlsmith faults size tools package pgxn
+#                       exporter timeline fresh matrix"
 #   WALLOAD_KEEP=1      keep the temporary directory (clusters, logs)
 #   WALLOAD_NO_MATRIX=1 only the host's version: skip 16, 17, 18 and 19, which
-#                       scripts/matrix/run.sh runs in Debian chroots (about
-#                       4 to 6 minutes each, and 1 to 2 GB each the first time)
+#                       scripts/matrix/run.sh runs in Debian chroots (a few
+#                       GB each, made the first time; docs/versions.md has
+#                       the last run's times)
 #   WALLOAD_MATRIX_VERSIONS  default "16 17 18 19"
 #   WALLOAD_TIMEOUT     seconds one test file or suite may take (default 900;
 #                       the oracle gets 4 times that): a hang is a failure
@@ -72,10 +79,10 @@ umask 022
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$here" || exit 1
 export PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
-suites=${WALLOAD_TESTS:-layers regress pgtap tap core oracle fuzz sqlsmith faults size package pgxn exporter timeline matrix}
+suites=${WALLOAD_TESTS:-layers regress pgtap tap core oracle fuzz sqlsmith faults size tools package pgxn exporter timeline fresh matrix}
 # suites of the host's Debian system: not run in the matrix chroots, which
 # set WALLOAD_IN_MATRIX
-host_only="package pgxn exporter timeline"
+host_only="package pgxn exporter timeline fresh"
 limit=${WALLOAD_TIMEOUT:-900}
 ci=false; [ "${CI:-}" = true ] && ci=true
 . scripts/lib/tap.sh
@@ -393,6 +400,12 @@ if wants size; then
   tap_suite "size" timeout "$limit" bash test/tap-as-postgres.sh test/faults/size.pl
 fi
 
+# ------------------------------------------- 7c. the tools, as the roles that use them
+if wants tools; then
+  banner "scripts/report.py and scripts/timeline.py as a plain role, pg_read_all_stats, a superuser (test/tools.sh)"
+  tap_suite "tools" timeout "$limit" prove -v --exec bash test/tools.sh
+fi
+
 # ------------------------------------------- 8. packages, PGXN, metrics, picture
 # Each bounded by WALLOAD_TIMEOUT or less; together about 2 minutes.
 short=$((limit < 300 ? limit : 300))
@@ -422,6 +435,15 @@ if wants timeline; then
     cannot_run "timeline" "needs root (scripts/demo.sh, pg_virtualenv)"
   else
     tap_suite "timeline" timeout "$short" prove -v --exec python3 test/timeline.py
+  fi
+fi
+
+if wants fresh; then
+  banner "the README's and docs' commands in a fresh Debian 12 chroot (test/fresh.sh)"
+  if [ "$(id -u)" != 0 ]; then
+    cannot_run "fresh" "needs root (debootstrap, chroot)"
+  else
+    tap_suite "fresh" timeout "$((limit < 1800 ? 1800 : limit))" prove -v --exec bash test/fresh.sh
   fi
 fi
 

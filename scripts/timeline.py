@@ -22,6 +22,16 @@ import math
 import subprocess
 import sys
 
+# Its own query is kept out of what it draws where the role may (as
+# scripts/report.py): walload.track is superuser-only (PGC_SUSET), set only
+# with the privilege to; any role that may read walload's views gets its
+# drawing either way.
+QUIET = r"""
+SELECT pg_catalog.has_parameter_privilege('walload.track', 'SET') AS walload_may_quiet \gset
+\if :walload_may_quiet
+SET walload.track = 'none';
+\endif
+"""
 SNAPSHOT_SQL = r"""
 SELECT pg_catalog.json_build_object(
   'taken_at', pg_catalog.now(),
@@ -87,12 +97,14 @@ def kind_of(command):
 
 
 def read_live(dbname):
-    cmd = ["psql", "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-c", SNAPSHOT_SQL]
+    cmd = ["psql", "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1"]
     if dbname:
         cmd[1:1] = ["-d", dbname]
-    r = subprocess.run(cmd, capture_output=True, text=True)
+    r = subprocess.run(cmd, input=QUIET + SNAPSHOT_SQL + ";\n", capture_output=True, text=True)
     if r.returncode != 0:
         sys.exit("timeline.py: psql failed: " + r.stderr.strip())
+    if not r.stdout.strip():
+        sys.exit("timeline.py: no answer from the server")
     return json.loads(r.stdout)
 
 

@@ -10,13 +10,14 @@ finding on a line of its own, "#" before the ones that are right).
       scripts/ that starts with #!, must be in git with mode 100755: git
       records the run bit, and without it the command as written fails
       with "Permission denied" in a fresh clone.
-  doc-checks.py versions CONTROL DEBIAN_CHANGELOG META_JSON DOC...
-      One source for the version: walload.control's default_version
-      (X.Y).  debian/changelog's newest entry must be X.Y-N, META.json's
-      version X.Y.0, and every package or archive a doc names
-      (walload_V_ARCH.deb, walload-V.zip) must be that version: a doc
-      that names an older build's file sends people to one the build no
-      longer makes.
+  doc-checks.py versions CONTROL DEBIAN_CHANGELOG META_JSON CHANGELOG DOC...
+      One source for each version: walload.control's default_version
+      (X.Y) for the SQL, CHANGELOG.md's newest section (X.Y.Z, library-only
+      releases included; X.Y is X.Y.0) for the release.  debian/changelog's
+      newest entry must be X.Y-N and every package a doc names
+      (walload_V_ARCH.deb) that; META.json's version and every archive a
+      doc names (walload-V.zip) the release: a doc that names an older
+      build's file sends people to one the build no longer makes.
 """
 import json, re, sys
 
@@ -59,8 +60,11 @@ def runbits(modes_file, docs):
     return bad
 
 
-def versions(control, changelog, meta_json, docs):
+def versions(control, changelog, meta_json, changes, docs):
     ext = re.search(r"^default_version\s*=\s*'([^']+)'", open(control).read(), re.M).group(1)
+    release = re.search(r"^## ([0-9][0-9.]*)", open(changes).read(), re.M).group(1)
+    if release.count(".") == 1:
+        release += ".0"
     deb = re.match(r"\S+ \(([^)]+)\)", open(changelog).readline()).group(1)
     bad = 0
 
@@ -73,19 +77,19 @@ def versions(control, changelog, meta_json, docs):
             print("%s: %s, not %s" % (what, got, want))
 
     check("%s: newest entry's upstream version" % changelog, ext, deb.rsplit("-", 1)[0])
-    check("%s: version" % meta_json, ext + ".0", json.load(open(meta_json))["version"])
+    check("%s: version" % meta_json, release, json.load(open(meta_json))["version"])
     for doc in docs:
         for i, line in enumerate(open(doc), 1):
             for v in re.findall(r"walload_([0-9][0-9A-Za-z.~+-]*)_[a-z0-9]+\.deb", line):
                 check("%s:%d: a .deb" % (doc, i), deb, v)
             for v in re.findall(r"walload-([0-9][0-9.]*[0-9])\.(?:zip|tar)", line):
-                check("%s:%d: a PGXN archive" % (doc, i), ext + ".0", v)
+                check("%s:%d: a PGXN archive" % (doc, i), release, v)
     return bad
 
 
 if __name__ == "__main__":
     if len(sys.argv) >= 3 and sys.argv[1] == "runbits":
         sys.exit(1 if runbits(sys.argv[2], sys.argv[3:]) else 0)
-    if len(sys.argv) >= 5 and sys.argv[1] == "versions":
-        sys.exit(1 if versions(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]) else 0)
+    if len(sys.argv) >= 6 and sys.argv[1] == "versions":
+        sys.exit(1 if versions(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6:]) else 0)
     sys.exit(__doc__)

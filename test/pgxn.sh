@@ -6,14 +6,15 @@
 #     own, which checks the meta spec's JSON schemas; scripts/deps.sh
 #     installs it with cargo); copies with no license, or a version that is
 #     not semver, must be rejected by it
-#  2. META.json's version and provides.walload.version are walload.control's
+#  2. META.json's version is the release, CHANGELOG.md's newest section
+#     (1.8.2, or 1.9 -> 1.9.0), and provides.walload.version walload.control's
 #     default_version as semver (1.2 -> 1.2.0); provides.walload.file and
 #     docfile exist
 #  3. CHANGELOG.md has one "## X.Y" section per extension version
 #     (walload--X.Y.sql and the targets of walload--A--B.sql), newest first,
 #     the first being default_version (sections "(library only)" aside); a
 #     copy missing a section must fail the same check
-#  4. make dist writes walload-VERSION.zip of HEAD under walload-VERSION/,
+#  4. make dist writes walload-RELEASE.zip of HEAD under walload-RELEASE/,
 #     with META.json (valid), the control file and every DATA script, and
 #     nothing export-ignored
 #  5. what README.md and docs/*.md tell people to run (test/doc-checks.py):
@@ -60,7 +61,10 @@ fi
 
 # --------------------------------------------------------- 2. the versions
 extver=$(sed -nE "s/^default_version *= *'([^']*)'.*/\1/p" walload.control)
-check "META.json version is default_version $extver as semver" "$extver.0" "$(meta META.json 'print(m["version"])')"
+# the release: CHANGELOG.md's newest section, library-only ones included, as semver
+release=$(sed -nE '0,/^## [0-9]/s/^## ([0-9][0-9.]*)( .*)?$/\1/p' CHANGELOG.md)
+case $release in *.*.*) ;; *) release=$release.0 ;; esac
+check "META.json version is the release, CHANGELOG.md's newest section, $release" "$release" "$(meta META.json 'print(m["version"])')"
 check "META.json provides walload $extver.0" "$extver.0" "$(meta META.json 'print(m["provides"]["walload"]["version"])')"
 for k in file docfile; do
   f=$(meta META.json "print(m['provides']['walload']['$k'])")
@@ -88,23 +92,23 @@ if ! git rev-parse --git-dir >/dev/null 2>&1; then
 else
   PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
   if make -s -C "$tmp" -f "$here/Makefile" srcdir="$here" PG_CONFIG="$PG_CONFIG" dist >"$tmp/dist.log" 2>&1 &&
-     [ -f "$tmp/walload-$extver.0.zip" ]; then
-    ok "make dist writes walload-$extver.0.zip"
-    zip="$tmp/walload-$extver.0.zip"
+     [ -f "$tmp/walload-$release.zip" ]; then
+    ok "make dist writes walload-$release.zip"
+    zip="$tmp/walload-$release.zip"
     unzip -Z1 "$zip" | LC_ALL=C sort >"$tmp/zip.list"
-    check "every file is under walload-$extver.0/" "0" "$(grep -vc "^walload-$extver.0/" "$tmp/zip.list")"
+    check "every file is under walload-$release/" "0" "$(grep -vc "^walload-$release/" "$tmp/zip.list")"
     want="META.json walload.control Makefile CHANGELOG.md README.md $(sed -nE 's/^DATA *= *//p' Makefile)"
     missing=""
-    for f in $want; do grep -qxF "walload-$extver.0/$f" "$tmp/zip.list" || missing="$missing $f"; done
+    for f in $want; do grep -qxF "walload-$release/$f" "$tmp/zip.list" || missing="$missing $f"; done
     check "the zip has META.json, the control file, every DATA script, Makefile, CHANGELOG.md, README.md" "" "$missing"
     check "the zip has the files of HEAD, less the export-ignored ones" \
       "$(git ls-tree -r --name-only HEAD | grep -vxE '\.gitattributes|\.gitignore|\.ci/.*' | LC_ALL=C sort)" \
-      "$(grep -v '/$' "$tmp/zip.list" | sed "s|^walload-$extver.0/||" | LC_ALL=C sort)"
-    unzip -q -d "$tmp/x" "$zip" "walload-$extver.0/META.json"
-    out=$("$validator" "$tmp/x/walload-$extver.0/META.json" 2>&1); rc=$?
+      "$(grep -v '/$' "$tmp/zip.list" | sed "s|^walload-$release/||" | LC_ALL=C sort)"
+    unzip -q -d "$tmp/x" "$zip" "walload-$release/META.json"
+    out=$("$validator" "$tmp/x/walload-$release/META.json" 2>&1); rc=$?
     check "the zip's META.json is valid" "0" "$rc"
   else
-    notok "make dist writes walload-$extver.0.zip"; diag <"$tmp/dist.log"
+    notok "make dist writes walload-$release.zip"; diag <"$tmp/dist.log"
   fi
 fi
 
@@ -127,17 +131,17 @@ if [ "$rc" -ne 0 ] && grep -q '^scripts/timeline.py (run in README.md:[0-9]*): m
 else
   notok "the same check fails when scripts/timeline.py is 100644"; diag <<<"$out"
 fi
-out=$(python3 test/doc-checks.py versions walload.control debian/changelog META.json "${docs[@]}" 2>&1); rc=$?
+out=$(python3 test/doc-checks.py versions walload.control debian/changelog META.json CHANGELOG.md "${docs[@]}" 2>&1); rc=$?
 echo "$out" | grep '^#'
 n_found=$(grep -c '^# .*: a ' <<<"$out")
 if [ "$rc" -eq 0 ] && [ "$n_found" -ge 2 ]; then
-  ok "debian/changelog, META.json and the $n_found packages and archives the docs name are version $extver"
+  ok "debian/changelog and the .debs the docs name are version $extver, META.json and the zips release $release ($n_found files named)"
 else
-  notok "debian/changelog, META.json and the packages and archives the docs name are version $extver"
+  notok "debian/changelog and the .debs the docs name are version $extver, META.json and the zips release $release"
   grep -v '^#' <<<"$out" | diag
 fi
 sed -E 's/walload_[0-9.]+-[0-9]+_amd64\.deb/walload_1.2-1_amd64.deb/; s/walload-[0-9.]+\.zip/walload-1.2.0.zip/' README.md >"$tmp/README.md"
-out=$(python3 test/doc-checks.py versions walload.control debian/changelog META.json "$tmp/README.md" 2>&1); rc=$?
+out=$(python3 test/doc-checks.py versions walload.control debian/changelog META.json CHANGELOG.md "$tmp/README.md" 2>&1); rc=$?
 if [ "$rc" -ne 0 ] && grep -q 'a .deb: 1.2-1, not' <<<"$out" && grep -q 'a PGXN archive: 1.2.0, not' <<<"$out"; then
   ok "the same check fails for a README.md naming the 1.2 .deb and zip"
 else

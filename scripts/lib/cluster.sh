@@ -119,6 +119,8 @@ cluster_wait_calibration() {
   on=$(cluster_as_pg "$cluster_bindir/psql" -h "$dir" -p 5432 -U postgres -d postgres -X -At \
        -c "SELECT current_setting('walload.calibration', true)" 2>/dev/null) || on=
   [ "$on" = on ] || return 0
+  command -v ps >/dev/null 2>&1 ||
+    { echo "cluster $dir: ps is not installed (procps): cannot wait for walload's calibration worker" >&2; return 1; }
   until ps -o args= --ppid "$pm" 2>/dev/null | grep -q 'walload calibration idle'; do
     if [ $SECONDS -ge $deadline ]; then
       echo "cluster $dir: walload's calibration worker was not idle within ${cluster_calibration_timeout:-300} s" >&2
