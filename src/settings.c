@@ -115,7 +115,7 @@ check_unit_costs(char **newval, void **extra, GucSource source)
 	WlUnitCosts uc;
 	char	   *copy;
 	char	   *item;
-	char	   *saveptr = NULL;
+	char	   *next;
 	bool		others_set = false;
 	double		others = 0;
 	WlUnitCosts *result;
@@ -127,16 +127,24 @@ check_unit_costs(char **newval, void **extra, GucSource source)
 		return true;
 	}
 	copy = pstrdup(*newval);
-	for (item = strtok_r(copy, ",", &saveptr); item != NULL;
-		 item = strtok_r(NULL, ",", &saveptr))
+	for (item = copy; item != NULL; item = next)
 	{
-		char	   *eq = strchr(item, '=');
+		char	   *eq;
 		char	   *name = item;
 		char	   *value;
 		char	   *end;
 		double		v;
 		int			i;
 
+		next = strchr(item, ',');
+		if (next != NULL)
+			*next++ = '\0';
+		eq = strchr(item, '=');
+		if (item[strspn(item, " \t\n\r")] == '\0')
+		{
+			GUC_check_errdetail("An item of the list is empty.");
+			goto bad;
+		}
 		if (eq == NULL)
 		{
 			GUC_check_errdetail("Item \"%s\" is not of the form name=value.", item);
