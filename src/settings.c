@@ -212,8 +212,8 @@ check_unit_costs(char **newval, void **extra, GucSource source)
 				uc.set[i] = true;
 				uc.value[i] = Min(others, unit_cost_names[i].max);
 			}
-	/* GUC "extra" is malloc'd: the GUC machinery frees it */
-	result = (WlUnitCosts *) malloc(sizeof(WlUnitCosts));
+	/* GUC "extra", which the GUC machinery frees (compat.h) */
+	result = (WlUnitCosts *) WlGucMalloc(sizeof(WlUnitCosts));
 	if (result == NULL)
 	{
 		GUC_check_errcode(ERRCODE_OUT_OF_MEMORY);
