@@ -53,7 +53,7 @@ typedef struct UnitCostName
 
 #define WL_UC(name, field) {name, offsetof(WlScanCost, field), WL_UNIT_COST_MAX_NS}
 
-static const UnitCostName unit_cost_names[WL_UNIT_COSTS] = {
+static const UnitCostName unit_cost_names[] = {
 	WL_UC("walk_ns_per_buffer", single_ns),
 	WL_UC("flush_walk_ns_per_buffer_1", flush_ns[0]),
 	WL_UC("flush_walk_ns_per_buffer_8", flush_ns[1]),
@@ -83,6 +83,9 @@ static const UnitCostName unit_cost_names[WL_UNIT_COSTS] = {
 	{"file_commit_ns", offsetof(WlScanCost, io.file_commit_ns), WL_FILE_COMMIT_MAX_NS},
 	{"fsync_time_ratio", offsetof(WlScanCost, io.fsync_time_ratio), WL_LEARNED_BOUND},
 };
+
+StaticAssertDecl(lengthof(unit_cost_names) == WL_UNIT_COSTS,
+				 "WL_UNIT_COSTS must count the names of walload.unit_costs");
 
 /* the one name that is no figure: every figure not named otherwise */
 #define WL_UNIT_COSTS_OTHERS	"others"
