@@ -778,11 +778,14 @@ current_cost(TimestampTz now)
 {
 	static WlScanCost cost;
 	static TimestampTz read_at = 0;
+	static uint64 generation = 0;
 
-	if (read_at == 0 || now - read_at > USECS_PER_SEC)
+	if (read_at == 0 || now - read_at > USECS_PER_SEC ||
+		generation != wl_unit_costs_generation())
 	{
-		wl_store_get_scan_cost(&cost);
+		wl_cost_figures(&cost);
 		read_at = now;
+		generation = wl_unit_costs_generation();
 	}
 	return &cost;
 }

@@ -581,4 +581,15 @@ wl_guc_set_local(const char *name)
 #define WL_HAS_BUFFER_USAGE_LIMIT	(PG_VERSION_NUM >= 160000)
 #define WL_HAS_STAT_CHECKPOINTER	(PG_VERSION_NUM >= 170000)
 
+/*
+ * --- a GUC check hook's "extra": malloc'd (15), allocated in GUC's memory
+ * context (16+), where core frees it with pfree ---
+ */
+#if PG_VERSION_NUM >= 160000
+#include "utils/guc.h"
+#define WlGucMalloc(size)			guc_malloc(LOG, (size))
+#else
+#define WlGucMalloc(size)			malloc(size)
+#endif
+
 #endif							/* WALLOAD_COMPAT_H */

@@ -44,6 +44,7 @@
 
 #include "cost.h"
 
+#include "settings.h"
 #include "store.h"
 
 #include <math.h>
@@ -70,6 +71,18 @@ static double faults_priced_ns = 0;
 
 /* this backend has WAL-logged files at a commit (see wl_commit_est) */
 static bool record_space_ready = false;
+
+/*
+ * The figures the model prices with: the calibration's and what the commits
+ * taught (the store's), where walload.unit_costs names none in this session
+ * (settings.c wl_unit_costs_apply).  A spinlock; no system call.
+ */
+void
+wl_cost_figures(WlScanCost *cost)
+{
+	wl_store_get_scan_cost(cost);
+	wl_unit_costs_apply(cost);
+}
 
 /*
  * The pages that hold the buffer header array: first page address and one
@@ -243,7 +256,7 @@ wl_scans_est_ns(WlScanKind kind, int64 n, int nfiles, int64 buffers)
 
 	if (n <= 0)
 		return 0;
-	wl_store_get_scan_cost(&cost);
+	wl_cost_figures(&cost);
 	unmapped = header_pages_unmapped();
 	headers_mapped = true;
 	fault_ns = wl_scan_fault_ns(&cost, unmapped);

@@ -258,7 +258,7 @@ whatif_one_walk_ms(WlScanKind kind, int64 scans, int64 files, double recorded_ms
 
 	if (scans < 2)
 		return 0;
-	wl_store_get_scan_cost(&cost);
+	wl_cost_figures(&cost);
 	all = (int) Max(1, Min(files, PG_INT32_MAX));
 	one_ms = wl_scan_est_ns(&cost, kind, all, 0) / 1e6;
 	saved_ms = Max(recorded_ms - Max(fault_ms, 0) - one_ms, 0);
@@ -1383,7 +1383,7 @@ walload_diagnose_backend(PG_FUNCTION_ARGS)
 		return (Datum) 0;
 	}
 
-	wl_store_get_scan_cost(&cost);
+	wl_cost_figures(&cost);
 	initStringInfo(&ev);
 
 	/* what it did so far */

@@ -10,6 +10,12 @@
 
 #include "settings.h"
 
+#include "walload.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <unistd.h>
+
 #include "utils/guc.h"
 
 int			wl_track = WL_TRACK_TOP;
@@ -24,6 +30,254 @@ bool		wl_compute_query_id = true;
 double		wl_warn_scan_ms = -1;
 int			wl_commit_strategy = WL_STRATEGY_OFF;
 bool		wl_calibration_on = true;
+
+/*
+ * walload.unit_costs: per-unit costs that replace the calibration's figures
+ * (see wl_unit_costs_apply).  The string as set, and what its check hook
+ * made of it (GUC "extra": NULL where the setting is empty).
+ */
+char	   *wl_unit_costs_string = NULL;
+static const WlUnitCosts *unit_costs = NULL;
+static uint64 unit_costs_generation = 0;
+
+/* the figures walload.unit_costs may name, and where they go in WlScanCost */
+typedef struct UnitCostName
+{
+	const char *name;
+	size_t		offset;
+	double		max;
+} UnitCostName;
+
+/* at most about a day, in ns: beyond it no commit is priced meaningfully */
+#define WL_UNIT_COST_MAX_NS		1e14
+
+#define WL_UC(name, field) {name, offsetof(WlScanCost, field), WL_UNIT_COST_MAX_NS}
+
+static const UnitCostName unit_cost_names[] = {
+	WL_UC("walk_ns_per_buffer", single_ns),
+	WL_UC("flush_walk_ns_per_buffer_1", flush_ns[0]),
+	WL_UC("flush_walk_ns_per_buffer_8", flush_ns[1]),
+	WL_UC("flush_walk_ns_per_buffer_20", flush_ns[2]),
+	WL_UC("flush_walk_ns_per_buffer_21", flush_ns[3]),
+	WL_UC("flush_walk_ns_per_buffer_1024", flush_ns[4]),
+	WL_UC("drop_walk_ns_per_buffer_1", drop_ns[0]),
+	WL_UC("drop_walk_ns_per_buffer_8", drop_ns[1]),
+	WL_UC("drop_walk_ns_per_buffer_20", drop_ns[2]),
+	WL_UC("drop_walk_ns_per_buffer_21", drop_ns[3]),
+	WL_UC("drop_walk_ns_per_buffer_1024", drop_ns[4]),
+	WL_UC("fault_ns_per_page", fault_ns_per_page),
+	WL_UC("invalidate_ns_per_buffer", invalidate_ns_per_buffer),
+	WL_UC("write_ns_per_block", io.write_ns_per_block),
+	WL_UC("fsync_ns_per_block", io.fsync_ns_per_block),
+	WL_UC("fsync_ns_per_file", io.fsync_ns_per_file),
+	WL_UC("wal_flush_ns", io.wal_flush_ns),
+	WL_UC("delete_ns_per_file", io.delete_ns_per_file),
+	WL_UC("delete_ns_per_block", io.delete_ns_per_block),
+	WL_UC("delete_cached_ns_per_file", io.delete_cached_ns_per_file),
+	WL_UC("delete_cached_ns_per_block", io.delete_cached_ns_per_block),
+	WL_UC("open_ns", io.open_ns),
+	WL_UC("open_missing_ns", io.open_missing_ns),
+	WL_UC("fpi_ns_per_block", io.fpi_ns_per_block),
+	WL_UC("wal_fault_ns_per_page", io.wal_fault_ns_per_page),
+	WL_UC("record_space_ns", io.record_space_ns),
+	{"file_commit_ns", offsetof(WlScanCost, io.file_commit_ns), WL_FILE_COMMIT_MAX_NS},
+	{"fsync_time_ratio", offsetof(WlScanCost, io.fsync_time_ratio), WL_LEARNED_BOUND},
+};
+
+StaticAssertDecl(lengthof(unit_cost_names) == WL_UNIT_COSTS,
+				 "WL_UNIT_COSTS must count the names of walload.unit_costs");
+
+/* the one name that is no figure: every figure not named otherwise */
+#define WL_UNIT_COSTS_OTHERS	"others"
+
+/* the index of the figure of that name in unit_cost_names, or -1 */
+static int
+unit_cost_index(const char *name)
+{
+	for (int i = 0; i < WL_UNIT_COSTS; i++)
+		if (strcmp(unit_cost_names[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+static bool
+is_ratio(int i)
+{
+	return strcmp(unit_cost_names[i].name, "fsync_time_ratio") == 0;
+}
+
+/*
+ * Parse walload.unit_costs: a comma-separated list of name=value, each name
+ * at most once; "others=value" gives every unit cost not named its value
+ * (not fsync_time_ratio, a ratio).  Any error rejects the whole setting
+ * (and so changes nothing), with a message saying which item is wrong.
+ */
+static bool
+check_unit_costs(char **newval, void **extra, GucSource source)
+{
+	WlUnitCosts uc;
+	char	   *copy;
+	char	   *item;
+	char	   *next;
+	bool		others_set = false;
+	double		others = 0;
+	WlUnitCosts *result;
+
+	memset(&uc, 0, sizeof(uc));
+	if (*newval == NULL || (*newval)[strspn(*newval, " \t\n\r")] == '\0')
+	{
+		*extra = NULL;
+		return true;
+	}
+	copy = pstrdup(*newval);
+	for (item = copy; item != NULL; item = next)
+	{
+		char	   *eq;
+		char	   *name = item;
+		char	   *value;
+		char	   *end;
+		double		v;
+		int			i;
+
+		next = strchr(item, ',');
+		if (next != NULL)
+			*next++ = '\0';
+		eq = strchr(item, '=');
+		if (item[strspn(item, " \t\n\r")] == '\0')
+		{
+			GUC_check_errdetail("An item of the list is empty.");
+			goto bad;
+		}
+		if (eq == NULL)
+		{
+			GUC_check_errdetail("Item \"%s\" is not of the form name=value.", item);
+			goto bad;
+		}
+		*eq = '\0';
+		value = eq + 1;
+		while (isspace((unsigned char) *name))
+			name++;
+		for (end = name + strlen(name); end > name && isspace((unsigned char) end[-1]); end--)
+			end[-1] = '\0';
+		errno = 0;
+		v = strtod(value, &end);
+		while (isspace((unsigned char) *end))
+			end++;
+		if (end == value || *end != '\0' || errno != 0 || isnan(v) || isinf(v))
+		{
+			GUC_check_errdetail("The value of \"%s\" is not a number: \"%s\".", name, value);
+			goto bad;
+		}
+		if (strcmp(name, WL_UNIT_COSTS_OTHERS) == 0)
+		{
+			if (others_set)
+			{
+				GUC_check_errdetail("\"%s\" is given more than once.", name);
+				goto bad;
+			}
+			if (v < 0 || v > WL_UNIT_COST_MAX_NS)
+			{
+				GUC_check_errdetail("\"%s\" must be between 0 and %g.", name, WL_UNIT_COST_MAX_NS);
+				goto bad;
+			}
+			others_set = true;
+			others = v;
+			continue;
+		}
+		i = unit_cost_index(name);
+		if (i < 0)
+		{
+			GUC_check_errdetail("\"%s\" is not one of walload's unit costs.", name);
+			GUC_check_errhint("The unit costs are listed in walload's docs/reference.md, with the setting.");
+			goto bad;
+		}
+		if (uc.set[i])
+		{
+			GUC_check_errdetail("\"%s\" is given more than once.", name);
+			goto bad;
+		}
+		if (is_ratio(i) ? (v < 1.0 / WL_LEARNED_BOUND || v > WL_LEARNED_BOUND) :
+			(v < 0 || v > unit_cost_names[i].max))
+		{
+			GUC_check_errdetail("\"%s\" must be between %g and %g.", name,
+								is_ratio(i) ? 1.0 / WL_LEARNED_BOUND : 0.0,
+								unit_cost_names[i].max);
+			goto bad;
+		}
+		uc.set[i] = true;
+		uc.value[i] = v;
+	}
+	pfree(copy);
+	if (others_set)
+		for (int i = 0; i < WL_UNIT_COSTS; i++)
+			if (!uc.set[i] && !is_ratio(i))
+			{
+				uc.set[i] = true;
+				uc.value[i] = Min(others, unit_cost_names[i].max);
+			}
+	/* GUC "extra", which the GUC machinery frees (compat.h) */
+	result = (WlUnitCosts *) WlGucMalloc(sizeof(WlUnitCosts));
+	if (result == NULL)
+	{
+		GUC_check_errcode(ERRCODE_OUT_OF_MEMORY);
+		GUC_check_errmsg("out of memory");
+		return false;
+	}
+	*result = uc;
+	*extra = result;
+	return true;
+
+bad:
+	pfree(copy);
+	return false;
+}
+
+static void
+assign_unit_costs(const char *newval, void *extra)
+{
+	unit_costs = (const WlUnitCosts *) extra;
+	unit_costs_generation++;
+}
+
+/*
+ * Counts the changes of walload.unit_costs in this process: a reader that
+ * keeps the figures (accumulator.c) reads them again when it moves.
+ */
+uint64
+wl_unit_costs_generation(void)
+{
+	return unit_costs_generation;
+}
+
+/*
+ * The figures that walload.unit_costs names replace the calibration's in
+ * cost (each as if the calibration had timed it, or the commits had taught
+ * it); the others stay.  A walk's figure makes the walks priced; a
+ * many-file walk's figure makes the many-file walks priced by their grid
+ * (those not named: the calibration's, 0 before it); a storage figure makes
+ * the storage priced (likewise).  Nothing where the setting is empty.
+ */
+void
+wl_unit_costs_apply(WlScanCost *cost)
+{
+	if (unit_costs == NULL)
+		return;
+	for (int i = 0; i < WL_UNIT_COSTS; i++)
+	{
+		if (!unit_costs->set[i])
+			continue;
+		*(double *) ((char *) cost + unit_cost_names[i].offset) = unit_costs->value[i];
+		if (unit_cost_names[i].offset >= offsetof(WlScanCost, io))
+		{
+			cost->io.valid = true;
+			if (cost->io.page_bytes <= 0)
+				cost->io.page_bytes = (double) sysconf(_SC_PAGESIZE);
+		}
+		else if (unit_cost_names[i].offset >= offsetof(WlScanCost, flush_ns) &&
+				 unit_cost_names[i].offset < offsetof(WlScanCost, multi_valid))
+			cost->multi_valid = true;
+	}
+}
 
 static const struct config_enum_entry track_options[] = {
 	{"none", WL_TRACK_NONE, false},
@@ -177,6 +431,20 @@ wl_settings_define(void)
 							 PGC_POSTMASTER,
 							 0,
 							 NULL, NULL, NULL);
+
+	/*
+	 * Fixes the cost model's figures for tests and what-if checks: only a
+	 * superuser may, as the estimates and what the commits teach follow it.
+	 */
+	DefineCustomStringVariable("walload.unit_costs",
+							   "Per-unit costs that replace the calibration's figures in walload's estimates, for tests and what-if checks.",
+							   "A comma-separated list of name=value (ns; fsync_time_ratio a ratio); "
+							   "others=value sets every unit cost not named. Empty: the calibration's figures.",
+							   &wl_unit_costs_string,
+							   "",
+							   PGC_SUSET,
+							   GUC_NOT_IN_SAMPLE,
+							   check_unit_costs, assign_unit_costs, NULL);
 
 	MarkGUCPrefixReserved("walload");
 }

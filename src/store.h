@@ -28,11 +28,12 @@ extern void wl_store_add_scan_totals(WlScanKind kind, int64 n, int32 nbuffers);
 extern void wl_store_set_scan_cost(const WlScanCost *cost);
 extern void wl_store_get_scan_cost(WlScanCost *cost);
 
-/* what the server's commits teach (see wl_commit_est) */
-#define WL_LEARNED_BOUND	4.0
+/*
+ * what the server's commits teach (see wl_commit_est; the bounds are
+ * walload.h's)
+ */
 #define WL_LEARNED_MIN_WEIGHT	0.25
 extern void wl_store_note_fsync_time(double ratio);
-#define WL_FILE_COMMIT_MAX_NS	1e5
 extern void wl_store_note_file_commit(double ns);
 extern void wl_store_remember_prepared(const char *gid, const WlPreparedDeletion *at_commit,
 									   const WlPreparedDeletion *at_rollback);

@@ -189,7 +189,7 @@ wl_strategy_apply(WlStrategyChoice *choice, int64 dirty_buffers)
 	memset(&all, 0, sizeof(all));
 	wl_model_decide_syncs(s, n, 0, &all);
 	wl_commit_state_now(&st, &all, dirty_buffers, false);
-	wl_store_get_scan_cost(&cost);
+	wl_cost_figures(&cost);
 
 	/*
 	 * Decide by the calibration of this start alone, not by the fsync ratio

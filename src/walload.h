@@ -421,6 +421,15 @@ typedef struct WlActivity
 
 /* helpers */
 
+/*
+ * The bounds of what the server's commits teach (store.c), which
+ * walload.unit_costs keeps to as well (settings.c): a learned ratio within
+ * [1/WL_LEARNED_BOUND, WL_LEARNED_BOUND], core's work per file at most
+ * WL_FILE_COMMIT_MAX_NS.
+ */
+#define WL_LEARNED_BOUND	4.0
+#define WL_FILE_COMMIT_MAX_NS	1e5
+
 /* a ratio learned from commits (WlScanCost, WlIoCost): 0, none yet, is 1 */
 static inline double
 wl_learned_ratio(double ratio)

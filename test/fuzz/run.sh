@@ -7,7 +7,8 @@
 #     uprobe count agree (the oracle's usual lines),
 #   - walload_stats against pg_stat_statements, for every statement both
 #     record: successful calls, rows and toplevel agree.
-# The estimate-vs-measured time line stays the oracle's TAP TODO (noise);
+# The estimate-vs-measured time line is the oracle's "# bench:" line, never
+# judged (a timed figure);
 # the counts decide.  The shrunk regressions in test/fuzz/regressions/ run
 # with the seeds.  Prints TAP (the oracle's); run as root.
 #

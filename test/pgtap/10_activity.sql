@@ -17,6 +17,10 @@ SELECT dblink_connect('load', :'conn');
 SELECT dblink_connect('idle', :'conn');
 SELECT pid AS load_pid FROM dblink('load', 'SELECT pg_backend_pid()') AS t(pid int) \gset
 SELECT pid AS idle_pid FROM dblink('idle', 'SELECT pg_backend_pid()') AS t(pid int) \gset
+-- the load's predictions priced at 1 ns for every unit cost
+-- (walload.unit_costs): whatever the calibration timed, a commit that does
+-- anything is predicted above 0, its scans a part of it
+SELECT dblink_exec('load', $$SET walload.unit_costs = 'others=1'$$);
 
 CREATE TABLE old_t (id int);
 INSERT INTO old_t SELECT generate_series(1, 1000);
@@ -121,12 +125,13 @@ SELECT is((SELECT dropped_rels FROM walload_xacts WHERE pid = :load_pid AND outc
 -- again: the prediction of each statement reuses what an earlier one found
 -- of a file to delete, but not across the savepoint's rollback, after which
 -- the file was written again (5 blocks in shared buffers, then 8850).
--- The walk's own price moves with what the cache kept of the pool (0.07 to
--- 0.19 ms at 128MB on one host, under load); 8850 buffers to invalidate put
--- the second price well above five times any walk's, a reused size of 5
--- buffers well below.
+-- The walk's own price moves with what the cache kept of the pool, and an
+-- invalidation's with the calibration: the load prices neither the walk
+-- nor anything but an invalidation (1 us, walload.unit_costs), so the
+-- prices are the counts, 8850 buffers to invalidate against 5.
 CREATE TABLE regrown (id int);
 INSERT INTO regrown SELECT generate_series(1, 1000);
+SELECT dblink_exec('load', $$SET walload.unit_costs = 'others=0, invalidate_ns_per_buffer=1000'$$);
 SELECT dblink_exec('load', 'BEGIN');
 SELECT dblink_exec('load', 'SAVEPOINT s');
 SELECT dblink_exec('load', 'DROP TABLE regrown');

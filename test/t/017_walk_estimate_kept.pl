@@ -171,11 +171,15 @@ for my $stmt (sort keys %first)
 # the first one with its page faults), less those faults (the one
 # transaction's walk pays them too, if it is its backend's first), less one
 # cold walk over the five files; plus four of the five commit records'
-# flushes
+# flushes.  The session prices with fixed unit costs (walload.unit_costs):
+# whether the first walk's page faults cost anything was the calibration's
+# to say, which a busy machine can time at 0.
 $node->safe_psql('postgres', join(' ', map { "CREATE TABLE f$_ (a int);" } 1 .. 5));
 $node->safe_psql('postgres', 'SELECT walload_reset()');
 my $stdout;
 ($stdout, $stderr) = debug2_session($node,
+	"SET walload.unit_costs = 'walk_ns_per_buffer=1, drop_walk_ns_per_buffer_1=2, "
+	  . "drop_walk_ns_per_buffer_8=3, fault_ns_per_page=1000';\n" .
 	join("\n", map { "DROP TABLE f$_;" } 1 .. 5) .
 	"\nSELECT detail FROM walload_diagnose() WHERE finding LIKE 'file deletion%';");
 my @faults = $stderr =~ /walload: 1 walk\(s\) of kind 3 over 1 file\(s\): [^\n]*, page faults ([\d.]+) ms/g;
