@@ -74,6 +74,9 @@
  *	  its next commit or its exit (flush_at_safe_point).  Elsewhere, too,
  *	  walload waits for its lock only when a backend holds more than
  *	  WL_QUEUE_BOUND statements or late additions;
+ *	- no eviction from a full walload_stats (it walks the table with memory
+ *	  of its own under the store's lock): a statement that needs a new
+ *	  aggregate then waits as above (store.c's locking note);
  *	- no ERROR or WARNING.
  * docs/guarantees.md states the same, with the tests that check it.
  *
@@ -682,9 +685,11 @@ settle_ref_scans(void)
  * Store queued statements (ring and aggregates) and late additions.  With
  * may_wait false (abort path, commit cleanup), only what can be stored
  * without waiting for walload's lock; the rest stays queued, in order.
+ * in_cleanup (the commit cleanup and the abort path): nor what needs an
+ * aggregate evicted from a full walload_stats (store.c's locking note).
  */
 static void
-flush_finished(bool may_wait, bool ended_only)
+flush_finished(bool may_wait, bool ended_only, bool in_cleanup)
 {
 	int			done = 0;
 
@@ -709,7 +714,7 @@ flush_finished(bool may_wait, bool ended_only)
 			take_ref_scans(rec, ref);
 
 		/* not stored: it keeps the scans just added, and waits in order */
-		if (!wl_store_statement(rec, may_wait, &pos))
+		if (!wl_store_statement(rec, may_wait, in_cleanup, &pos))
 			break;
 
 		if (ref != NULL)
@@ -745,9 +750,9 @@ static void
 flush_at_safe_point(int more, bool at_commit)
 {
 	if (n_finished > 0 || n_late > 0)
-		flush_finished(false, !at_commit);
+		flush_finished(false, !at_commit, false);
 	if (n_finished + more > WL_QUEUE_BOUND || n_late > WL_QUEUE_BOUND)
-		flush_finished(true, false);
+		flush_finished(true, false, false);
 }
 
 /*
@@ -760,7 +765,7 @@ wl_acc_backend_exit(void)
 {
 	unpublish_activity();
 	if (n_finished > 0 || n_late > 0)
-		flush_finished(true, false);
+		flush_finished(true, false, false);
 }
 
 /*
@@ -2547,7 +2552,7 @@ wl_acc_xact_end(void)
 	{
 		charge_commit_phase();
 		settle_ref_scans();
-		flush_finished(false, false);
+		flush_finished(false, false, true);
 		finish_record();
 	}
 	reset_open_record();
