@@ -74,6 +74,9 @@
  *	  its next commit or its exit (flush_at_safe_point).  Elsewhere, too,
  *	  walload waits for its lock only when a backend holds more than
  *	  WL_QUEUE_BOUND statements or late additions;
+ *	- no eviction from a full walload_stats (it walks the table with memory
+ *	  of its own under the store's lock): a statement that needs a new
+ *	  aggregate then waits as above (store.c's locking note);
  *	- no ERROR or WARNING.
  * docs/guarantees.md states the same, with the tests that check it.
  *
@@ -302,6 +305,14 @@ static WlLateAdd *late = NULL;
 static int	n_late = 0;
 static int	late_capacity = 0;
 
+/*
+ * The late list is given back when it is empty and no statement of an open
+ * record needs its room, if it grew beyond this (the room made for a record
+ * of WL_KEEP_REFS storage statements): one transaction of many storage
+ * statements does not keep its memory for the backend's life.
+ */
+#define WL_KEEP_LATE	128
+
 typedef struct WlOpenXact
 {
 	bool		observed;		/* a statement started with tracking on */
@@ -388,6 +399,16 @@ static WlOpenXact cur;
 
 /* refs arrays larger than this are given back at the end of a record */
 #define WL_KEEP_REFS	64
+
+/*
+ * The refs array and the late list, in a context of their own made with
+ * small blocks: arrays beyond a kilobyte are blocks of their own, which
+ * pfree gives back to the system (in TopMemoryContext the ones below its
+ * chunk limit left a block of ever larger size behind as they grew), so a
+ * backend returns to its earlier size after a transaction of many storage
+ * statements.
+ */
+static MemoryContext refs_cxt = NULL;
 
 /* which commits teach the store what (see learn_from_commit) */
 #define WL_FSYNC_TIME_MIN_NS	2e6
@@ -521,12 +542,15 @@ note_storage_statement(int32 stmt_no)
 
 	if (stmt_no < 0 || find_ref(stmt_no) != NULL)
 		return;
+	if (refs_cxt == NULL)
+		refs_cxt = AllocSetContextCreate(TopMemoryContext, "walload statement refs",
+										 ALLOCSET_SMALL_SIZES);
 	if (cur.n_refs >= cur.refs_capacity)
 	{
 		int			newcap = cur.refs_capacity == 0 ? 16 : cur.refs_capacity * 2;
 
 		if (cur.refs == NULL)
-			cur.refs = MemoryContextAlloc(TopMemoryContext, sizeof(WlStmtRef) * newcap);
+			cur.refs = MemoryContextAlloc(refs_cxt, sizeof(WlStmtRef) * newcap);
 		else
 			cur.refs = repalloc(cur.refs, sizeof(WlStmtRef) * newcap);
 		cur.refs_capacity = newcap;
@@ -544,7 +568,7 @@ note_storage_statement(int32 stmt_no)
 		int			newcap = Max(16, (n_late + cur.n_refs) * 2);
 
 		if (late == NULL)
-			late = MemoryContextAlloc(TopMemoryContext, sizeof(WlLateAdd) * newcap);
+			late = MemoryContextAlloc(refs_cxt, sizeof(WlLateAdd) * newcap);
 		else
 			late = repalloc(late, sizeof(WlLateAdd) * newcap);
 		late_capacity = newcap;
@@ -555,6 +579,21 @@ note_storage_statement(int32 stmt_no)
  * handing over to the store
  * ----------------------------------------------------------------
  */
+
+/*
+ * Give the late list back if it is large and unused (WL_KEEP_LATE).  A
+ * pfree: fit for the abort path and the commit cleanup.
+ */
+static void
+release_late(void)
+{
+	if (n_late == 0 && cur.n_refs == 0 && late_capacity > WL_KEEP_LATE)
+	{
+		pfree(late);
+		late = NULL;
+		late_capacity = 0;
+	}
+}
 
 /* store what arrived late; false if the store could not be had */
 static bool
@@ -576,6 +615,7 @@ flush_late(bool may_wait)
 	{
 		memmove(late, late + done, sizeof(WlLateAdd) * (n_late - done));
 		n_late -= done;
+		release_late();
 	}
 	return n_late == 0;
 }
@@ -645,9 +685,11 @@ settle_ref_scans(void)
  * Store queued statements (ring and aggregates) and late additions.  With
  * may_wait false (abort path, commit cleanup), only what can be stored
  * without waiting for walload's lock; the rest stays queued, in order.
+ * in_cleanup (the commit cleanup and the abort path): nor what needs an
+ * aggregate evicted from a full walload_stats (store.c's locking note).
  */
 static void
-flush_finished(bool may_wait, bool ended_only)
+flush_finished(bool may_wait, bool ended_only, bool in_cleanup)
 {
 	int			done = 0;
 
@@ -672,7 +714,7 @@ flush_finished(bool may_wait, bool ended_only)
 			take_ref_scans(rec, ref);
 
 		/* not stored: it keeps the scans just added, and waits in order */
-		if (!wl_store_statement(rec, may_wait, &pos))
+		if (!wl_store_statement(rec, may_wait, in_cleanup, &pos))
 			break;
 
 		if (ref != NULL)
@@ -708,9 +750,9 @@ static void
 flush_at_safe_point(int more, bool at_commit)
 {
 	if (n_finished > 0 || n_late > 0)
-		flush_finished(false, !at_commit);
+		flush_finished(false, !at_commit, false);
 	if (n_finished + more > WL_QUEUE_BOUND || n_late > WL_QUEUE_BOUND)
-		flush_finished(true, false);
+		flush_finished(true, false, false);
 }
 
 /*
@@ -723,7 +765,7 @@ wl_acc_backend_exit(void)
 {
 	unpublish_activity();
 	if (n_finished > 0 || n_late > 0)
-		flush_finished(true, false);
+		flush_finished(true, false, false);
 }
 
 /*
@@ -2391,6 +2433,7 @@ reset_open_record(void)
 	memset(&cur, 0, sizeof(cur));
 	cur.refs = refs;
 	cur.refs_capacity = cap;
+	release_late();
 }
 
 /*
@@ -2512,7 +2555,7 @@ wl_acc_xact_end(void)
 	{
 		charge_commit_phase();
 		settle_ref_scans();
-		flush_finished(false, false);
+		flush_finished(false, false, true);
 		finish_record();
 	}
 	reset_open_record();

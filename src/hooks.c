@@ -693,6 +693,7 @@ wl_object_access(ObjectAccessType access, Oid classId, Oid objectId,
 			wl_model_note_doomed(objectId, false);
 			break;
 		case OAT_POST_CREATE:
+			wl_model_note_created(objectId);
 			memset(&eff, 0, sizeof(eff));
 			wl_observe_created_relation(objectId, &eff);
 			wl_acc_apply_effects(&eff);

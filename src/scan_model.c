@@ -109,6 +109,7 @@ static List *createdb_files = NIL;	/* pending syncs in a new database */
 static HTAB *known_rels = NULL;	/* relid -> its file, as last seen */
 static HTAB *doomed_sizes = NULL;	/* files to delete at commit, sized */
 static HTAB *seen_sizes = NULL; /* pending syncs' forks, as last known */
+static HTAB *created_rels = NULL;	/* relations created in the transaction */
 
 /*
  * The sizes of a file that a statement scheduled for deletion, noted as it
@@ -262,6 +263,9 @@ ensure_model_state(void)
 	ctl.entrysize = sizeof(KnownRel);
 	known_rels = hash_create("walload known relations", WL_MODEL_MAP_SIZE, &ctl,
 							 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	ctl.entrysize = sizeof(Oid);
+	created_rels = hash_create("walload created relations", WL_MODEL_MAP_SIZE, &ctl,
+							   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 }
 
 /* remove every entry of map */
@@ -298,7 +302,8 @@ wl_model_xact_end(void)
 		hash_get_num_entries(truncated_files) > WL_MODEL_KEEP_ENTRIES ||
 		hash_get_num_entries(doomed_sizes) > WL_MODEL_KEEP_ENTRIES ||
 		hash_get_num_entries(seen_sizes) > WL_MODEL_KEEP_ENTRIES ||
-		hash_get_num_entries(known_rels) > WL_MODEL_KEEP_ENTRIES)
+		hash_get_num_entries(known_rels) > WL_MODEL_KEEP_ENTRIES ||
+		hash_get_num_entries(created_rels) > WL_MODEL_KEEP_ENTRIES)
 	{
 		MemoryContextReset(model_hash_cxt);
 		created_files = NULL;
@@ -307,6 +312,7 @@ wl_model_xact_end(void)
 		doomed_sizes = NULL;
 		seen_sizes = NULL;
 		known_rels = NULL;
+		created_rels = NULL;
 		return;
 	}
 	empty_map(created_files);
@@ -315,6 +321,7 @@ wl_model_xact_end(void)
 	empty_map(doomed_sizes);
 	empty_map(seen_sizes);
 	empty_map(known_rels);
+	empty_map(created_rels);
 }
 
 /* ----------------------------------------------------------------
@@ -420,6 +427,12 @@ wl_model_relation_file(Oid relid, WlRelFile *file, char *relkind, char *relpersi
  * index it builds and for its table, after which both relcache entries are
  * rebuilt and core's sizes of them forgotten.  Read from the syscache: no
  * file is opened.
+ *
+ * Only for a file number that is the OID of a relation created in the
+ * transaction (wl_model_note_created): any other file number, a new file
+ * TRUNCATE, REINDEX or CLUSTER gave a relation among them, is no OID in
+ * pg_class, and looking it up as one would leave a negative syscache entry
+ * in CacheMemoryContext for the backend's life, one per file.
  */
 static BlockNumber
 class_pages(WlRelFile file)
@@ -429,7 +442,8 @@ class_pages(WlRelFile file)
 	BlockNumber pages = InvalidBlockNumber;
 	WlRelFile	cur;
 
-	if (WL_REL_DB(file) != MyDatabaseId)
+	if (WL_REL_DB(file) != MyDatabaseId || created_rels == NULL ||
+		hash_search(created_rels, &relid, HASH_FIND, NULL) == NULL)
 		return InvalidBlockNumber;
 	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
 	if (!HeapTupleIsValid(tup))
@@ -440,6 +454,21 @@ class_pages(WlRelFile file)
 		pages = (BlockNumber) ((Form_pg_class) GETSTRUCT(tup))->relpages;
 	ReleaseSysCache(tup);
 	return pages;
+}
+
+/*
+ * A statement created relation relid (object access hook, OAT_POST_CREATE:
+ * tables, indexes, TOAST tables, sequences, materialized views): its first
+ * file, if it has one, is numbered with its OID (class_pages).  Kept until
+ * the end of the transaction; a relation of a subtransaction that aborts
+ * stays in the set, harmlessly: its file was deleted with it, and no
+ * pending sync names it.
+ */
+void
+wl_model_note_created(Oid relid)
+{
+	ensure_model_state();
+	(void) hash_search(created_rels, &relid, HASH_ENTER, NULL);
 }
 
 /*

@@ -73,6 +73,7 @@ extern void wl_model_xact_end(void);
 extern void wl_model_read_pending_changes(int32 stmt_no, WlEffects *eff);
 extern void wl_model_note_truncated_in_place(List *files);
 extern void wl_model_note_doomed(Oid relid, bool with_dependents);
+extern void wl_model_note_created(Oid relid);
 extern bool wl_model_note_created_database(const char *dbname);
 
 /* a pending sync COMMIT considers (wal_level=minimal) */

@@ -328,7 +328,7 @@ wl_settings_define(void)
 
 	DefineCustomIntVariable("walload.max_stats",
 							"Number of (user, database, query, command) aggregates kept.",
-							"When full, the least recently used 5% are evicted.",
+							"When full, the least recently used 10% are evicted.",
 							&wl_max_stats,
 							5000,
 							100,

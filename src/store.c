@@ -34,6 +34,16 @@
  * could not be stored for later.  A waiting backend shows wait_event_type
  * 'LWLock', wait_event 'walload' in pg_stat_activity.
  *
+ * Nothing allocates or can error while the lock is held in the commit
+ * cleanup or on the abort path (an error there is a PANIC, and would leave
+ * the lock to be released by a cleanup already past): under it they only
+ * look entries up, copy into shared memory and take spinlocks.  Eviction,
+ * which walks the table with memory of its own (evict_stats), is not done
+ * there (in_cleanup): a new aggregate that would need room in a full
+ * walload_stats is not stored, as when the lock is busy, and waits in its
+ * backend for the next safe point (a statement's start, a commit's start,
+ * the backend's exit), which evicts.
+ *
  * Persistence: at a clean shutdown the postmaster writes everything to
  * pg_stat/walload.stat; at start it reads the file back and removes it.  A
  * file that is unreadable, truncated, from another walload or PostgreSQL
@@ -70,6 +80,9 @@
 #include "storage/spin.h"
 #include "utils/hsearch.h"
 #include "utils/timestamp.h"
+
+/* a wl_store_statement() of the commit cleanup or the abort path is running */
+static bool in_cleanup = false;
 
 #define WL_DUMP_FILE		"pg_stat/walload.stat"
 #define WL_DUMP_MAGIC		0x574c4432	/* "WLD2" */
@@ -448,6 +461,8 @@ evict_stats(void)
 	long		i = 0;
 	long		nvictims;
 
+	/* never in the commit cleanup or on the abort path (locking note) */
+	Assert(!in_cleanup);
 	all = palloc(sizeof(WlLruItem) * Max(n, 1));
 	hash_seq_init(&hs, wl_stats);
 	while ((e = hash_seq_search(&hs)) != NULL)
@@ -477,7 +492,8 @@ evict_stats(void)
  * Find the aggregate for key, creating it if needed.  Called with the lock
  * held shared; may return with it held exclusive.  With may_wait false,
  * returns NULL with *busy set (and the lock released) when creating would
- * have to wait for the exclusive lock.
+ * have to wait for the exclusive lock; in the commit cleanup and on the
+ * abort path (in_cleanup), also when it would have to evict.
  */
 static WlStatsEntry *
 stats_entry(const WlStatsKey *key, const char *query, bool create,
@@ -491,6 +507,12 @@ stats_entry(const WlStatsKey *key, const char *query, bool create,
 	if (e != NULL || !create)
 		return e;
 
+	if (in_cleanup && hash_get_num_entries(wl_stats) >= wl_max_stats)
+	{
+		LWLockRelease(wl_shared->lock);
+		*busy = true;
+		return NULL;
+	}
 	LWLockRelease(wl_shared->lock);
 	if (!store_lock(LW_EXCLUSIVE, may_wait))
 	{
@@ -501,7 +523,15 @@ stats_entry(const WlStatsKey *key, const char *query, bool create,
 	if (e != NULL)
 		return e;
 	if (hash_get_num_entries(wl_stats) >= wl_max_stats)
+	{
+		if (in_cleanup)
+		{
+			LWLockRelease(wl_shared->lock);
+			*busy = true;
+			return NULL;
+		}
 		evict_stats();
+	}
 	e = hash_search(wl_stats, key, HASH_ENTER_NULL, &found);
 	if (e == NULL)
 		return NULL;
@@ -530,16 +560,20 @@ stats_key_of(const WlStmtRecord *rec, WlStatsKey *key)
  * Record a finished statement: into its aggregate and the statement ring;
  * *ring_pos is its ring position.  With may_wait false (the abort path and
  * the commit cleanup), returns false, having recorded nothing, when that
- * would mean waiting for walload's lock.
+ * would mean waiting for walload's lock; with cleanup (the commit cleanup
+ * and the abort path: may_wait false too), also when its aggregate is new
+ * and walload_stats is full (see the locking note).
  */
 bool
-wl_store_statement(const WlStmtRecord *rec, bool may_wait, int64 *ring_pos)
+wl_store_statement(const WlStmtRecord *rec, bool may_wait, bool cleanup,
+				   int64 *ring_pos)
 {
 	WlStatsKey	key;
 	WlStatsEntry *e;
 	int64		full = wl_full_scans(&rec->c);
 	bool		busy;
 
+	Assert(!cleanup || !may_wait);
 	*ring_pos = -1;
 	if (wl_shared == NULL)
 		return true;
@@ -547,7 +581,9 @@ wl_store_statement(const WlStmtRecord *rec, bool may_wait, int64 *ring_pos)
 	if (!store_lock(LW_SHARED, may_wait))
 		return false;
 	stats_key_of(rec, &key);
+	in_cleanup = cleanup;
 	e = stats_entry(&key, rec->query, true, may_wait, &busy);
+	in_cleanup = false;
 	if (busy)
 		return false;
 	if (e != NULL)

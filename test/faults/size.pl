@@ -8,9 +8,14 @@
 #       first tenth to the end by more than 1 MB (walload keeps nothing per
 #       statement in the backend: a statement's record goes to the shared
 #       ring when it ends), and walload's own contexts stay under 1 MB;
-#       40,000 tables: walload's own contexts stay under 1 MB + 256 bytes
+#       40,000 tables: walload's own contexts stay under 1 MB + 640 bytes
 #       per relation file the transaction created (it remembers, per file,
-#       which statement created it, for the commit and abort scans);
+#       which statement created it, for the commit and abort scans, and
+#       per statement that created one its entry in the record's list of
+#       storage statements and the room reserved for what may reach it
+#       late, both grown by doubling: about 105 + 2 x 216 bytes at most;
+#       accumulator.c's context "walload statement refs", which until 1.8.2
+#       was TopMemoryContext and not counted here);
 #     the bounds are stated in docs/guarantees.md;
 #   - the rings and the statistics table keep their bounds (rows in the
 #     views <= walload.max_*), every statement was counted
@@ -139,14 +144,14 @@ note("$ntab tables, memory at each tenth (backend total / walload's, bytes): "
 my $ok = 1;
 for (@s)
 {
-	my $bound = 1024 * 1024 + 256 * $_->[0];
+	my $bound = 1024 * 1024 + 640 * $_->[0];
 	if ($_->[3] > $bound)
 	{
 		$ok = 0;
 		diag("after $_->[0] tables walload's memory is $_->[3] bytes, above $bound");
 	}
 }
-ok($ok, "$ntab tables: walload's memory under 1 MB + 256 bytes per created file at every tenth (at the end $s[-1][3] bytes)");
+ok($ok, "$ntab tables: walload's memory under 1 MB + 640 bytes per created file at every tenth (at the end $s[-1][3] bytes)");
 timing_note("$ntab tables", @s);
 is($node->safe_psql('postgres', qq{
 SELECT (SELECT count(*) FROM walload_statements) <= $max{max_statements},
