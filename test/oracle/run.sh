@@ -948,6 +948,14 @@ run_scenario() {
         est_todo=$((est_todo + 1))
         echo "# bench: $d (beyond +-$bound_pct%)"
       fi
+      # what is judged is the rule, as where no scan was made: the scans
+      # walload counted are priced (an estimate of 0 would leave them out of
+      # every saving), whatever the price
+      if awk -v e="$est_ms" 'BEGIN { exit !(e > 0) }'; then
+        ok "$desc the scans counted have an estimated time (its size: the # bench line)"
+      else
+        notok "$desc scans counted, but no estimated scan time (walload ${est_ms} ms)"
+      fi
     elif [ $agree = 1 ]; then
       if awk -v e="$est_ms" 'BEGIN { exit !(e == 0) }'; then
         ok "$desc no scan, no estimated scan time (walload ${est_ms} ms)"
