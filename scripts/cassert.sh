@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# PostgreSQL 15 with assertions (--enable-cassert), built once from Debian's
+# source package and kept, for scripts/test.sh's cassert suite: walload's
+# Assert()s and the USE_ASSERT_CHECKING branch of src/compat.h run only
+# against such a server, and Debian's packages are built without them.
+#
+#   scripts/cassert.sh          prints the pg_config of the build (its last line)
+#
+# The build goes to $WALLOAD_CASSERT_DIR (default /var/cache/walload/pg15-cassert)
+# under a key: the newest source version apt lists for postgresql-15 (so a
+# new Debian point release rebuilds) and a hash of the configure line (so a
+# change of options does).  A finished build is marked complete and reused;
+# another key's build is deleted when a new one is complete.  The source is
+# the one test/core-regress.sh unpacks (WALLOAD_CORE_REGRESS_DIR, default
+# /var/tmp/walload-core-regress), fetched by scripts/lib/pgsource.sh when it
+# is not there yet.  Installed: the server and client programs, headers and
+# PGXS with pg_regress and pg_isolation_regress, PostgreSQL's Perl test
+# modules (--enable-tap-tests), contrib's pg_stat_statements, and pgTAP's SQL
+# copied from the host's postgresql-15-pgtap (pgTAP is SQL only).
+# Configured without readline, zlib and ICU so that build-essential is all it
+# needs; -O2 (no --enable-debug): the tests want the asserts, not a debugger.
+# Every step is bounded: WALLOAD_CASSERT_BUILD_TIMEOUT seconds for configure
+# plus make (default 2400), PGSOURCE_TIMEOUT for each download.
+# Needs root (apt, the cache directory).  Output: the build's log on failure.
+set -uo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+. "$here/scripts/lib/pgsource.sh"
+
+major=15
+cache=${WALLOAD_CASSERT_DIR:-/var/cache/walload/pg$major-cassert}
+srcdir=${WALLOAD_CORE_REGRESS_DIR:-/var/tmp/walload-core-regress}
+limit=${WALLOAD_CASSERT_BUILD_TIMEOUT:-2400}
+jobs=${WALLOAD_CASSERT_JOBS:-2}
+configure_opts="--enable-cassert --enable-tap-tests --without-readline --without-zlib --without-icu"
+cflags="-O2"
+
+die() { echo "cassert.sh: $*" >&2; exit 1; }
+[ "$(id -u)" = 0 ] || die "needs root (apt-get source, $cache)"
+start=$SECONDS
+
+listed=$(pgsource_listed "$major")
+[ -n "$listed" ] || listed=$(dpkg-query -W -f '${Version}' "postgresql-$major" 2>/dev/null)
+[ -n "$listed" ] || die "apt lists no source of postgresql-$major and it is not installed"
+key="$listed-$(echo "$configure_opts CFLAGS=$cflags" | md5sum | cut -c1-8)"
+prefix="$cache/$key"
+if [ -f "$prefix/.complete" ] && [ -x "$prefix/bin/pg_config" ]; then
+  echo "# PostgreSQL $major with assertions: kept build $prefix ($(cat "$prefix/.complete"))" >&2
+  echo "$prefix/bin/pg_config"
+  exit 0
+fi
+
+echo "# PostgreSQL $major with assertions: building for $key into $prefix (once)" >&2
+src=$(pgsource_get "$major" "$srcdir") || die "could not get the source package of postgresql-$major"
+srcver=$(basename "$src")
+build=$(mktemp -d "${TMPDIR:-/var/tmp}/walload-cassert-build.XXXXXX") || die "no temporary directory"
+trap 'rm -rf "$build"' EXIT
+log="$build/build.log"
+rm -rf "$prefix"; mkdir -p "$prefix" || die "cannot create $prefix"
+# a VPATH build: the unpacked source stays clean for test/core-regress.sh
+if ! (
+  cd "$build" &&
+  timeout "$limit" "$src/configure" --prefix="$prefix" $configure_opts CFLAGS="$cflags" &&
+  # what remains of the time for the rest
+  remaining=$((limit - (SECONDS - start))) && [ "$remaining" -gt 0 ] &&
+  timeout "$remaining" make -s -j"$jobs" &&
+  timeout "$remaining" make -s -j"$jobs" -C contrib/pg_stat_statements &&
+  timeout "$remaining" make -s -C src/test/isolation &&
+  make -s install &&
+  make -s -C contrib/pg_stat_statements install &&
+  make -s -C src/test/isolation install
+) >"$log" 2>&1; then
+  tail -40 "$log" >&2
+  rm -rf "$prefix"
+  die "the build failed or took more than $limit s (its log's last lines above)"
+fi
+grep -E 'warning:' "$log" | head -5 >&2
+# pgTAP: the host package's SQL and control files
+cp /usr/share/postgresql/$major/extension/pgtap* "$prefix/share/extension/" 2>/dev/null ||
+  echo "# postgresql-$major-pgtap is not installed: no pgTAP in $prefix" >&2
+chmod -R a+rX "$prefix"
+echo "$srcver, $configure_opts CFLAGS=$cflags, built in $((SECONDS - start)) s on $(date -u '+%Y-%m-%d %H:%M UTC')" >"$prefix/.complete"
+# the builds of other keys are of no further use
+for d in "$cache"/*/; do
+  [ "${d%/}" = "$prefix" ] || rm -rf "${d%/}"
+done
+echo "# PostgreSQL $major with assertions: $(cat "$prefix/.complete")" >&2
+echo "$prefix/bin/pg_config"
