@@ -35,8 +35,16 @@
 #              dashboard's queries answer (test/exporter.py)
 #    timeline  scripts/timeline.py on the demo's load, in headless Chromium
 #              (test/timeline.py)
-# 9. the same suites on PostgreSQL 16, 17, 18 and 19 (scripts/matrix/run.sh)
-# 10. "N passed, N failed" (test files and suites); exit status 1 if any failed
+# 9. cassert: layers, pg_regress and isolation, pgTAP and TAP again, against
+#    PostgreSQL 15 built with assertions (--enable-cassert) from Debian's
+#    source package by scripts/cassert.sh, once, kept in /var/cache/walload
+#    (its build starts in the background, niced, once the dependencies are
+#    in; about N minutes the first time); on the host only
+# 10. the same suites on PostgreSQL 16, 17, 18 and 19 (scripts/matrix/run.sh),
+#    whose chroots are prepared in the background (downloads, mostly) while
+#    the host's suites run
+# 11. each suite's time, then "N passed, N failed" (test files and suites);
+#    exit status 1 if any failed
 #
 # Every cluster is a throwaway one, made by scripts/lib/cluster.sh: initdb in
 # a temporary directory, owned by the postgres OS user when run as root,
@@ -50,7 +58,7 @@
 #   PG_CONFIG           default /usr/lib/postgresql/15/bin/pg_config
 #   WALLOAD_TESTS       which suites, default "layers regress pgtap tap core
 #                       oracle fuzz sqlsmith faults size package pgxn exporter
-#                       timeline matrix"
+#                       timeline cassert matrix"
 #   WALLOAD_KEEP=1      keep the temporary directory (clusters, logs)
 #   WALLOAD_NO_MATRIX=1 only the host's version: skip 16, 17, 18 and 19, which
 #                       scripts/matrix/run.sh runs in Debian chroots (about
@@ -72,10 +80,14 @@ umask 022
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$here" || exit 1
 export PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
-suites=${WALLOAD_TESTS:-layers regress pgtap tap core oracle fuzz sqlsmith faults size package pgxn exporter timeline matrix}
+suites=${WALLOAD_TESTS:-layers regress pgtap tap core oracle fuzz sqlsmith faults size package pgxn exporter timeline cassert matrix}
 # suites of the host's Debian system: not run in the matrix chroots, which
 # set WALLOAD_IN_MATRIX
-host_only="package pgxn exporter timeline"
+host_only="package pgxn exporter timeline cassert"
+# suites whose verdict rests on walload's own code or on a compat.h branch
+# that 15 and the last version cover between them (docs/versions.md, "Which
+# suites run where"): in the matrix they run on its last version alone
+matrix_once="fuzz sqlsmith faults size"
 limit=${WALLOAD_TIMEOUT:-900}
 ci=false; [ "${CI:-}" = true ] && ci=true
 . scripts/lib/tap.sh
@@ -86,21 +98,54 @@ tap_file=${WALLOAD_TAP_FILE:-/dev/null}
 : >"$tap_file" || { echo "cannot write WALLOAD_TAP_FILE=$tap_file"; exit 1; }
 passed=0; failed=0; failures=(); cannot=()
 t0=$SECONDS; tmark=$SECONDS
+# each result's time, "GROUP<TAB>SECONDS<TAB>NAME", for the summary; also in
+# the TAP file as "# time N s: NAME" (scripts/matrix/run.sh relays them)
+timings=()
 banner() { printf '\n==== %s\n' "$*"; tmark=$SECONDS; }
 took()   { echo "$((SECONDS - tmark))s"; }
-pass()   { passed=$((passed + 1)); echo "==== $1: ok ($(took))"; tap_ok "$1"; }
+timed()  {
+  timings+=("${timing_group:-host}"$'\t'"$((SECONDS - tmark))"$'\t'"$1")
+  tap_diag "time $((SECONDS - tmark)) s: $1"
+}
+pass()   { passed=$((passed + 1)); echo "==== $1: ok ($(took))"; timed "$1"; tap_ok "$1"; }
 fail()   {
   failed=$((failed + 1)); failures+=("$1"); echo "==== $1: FAILED${2:+ ($2)} ($(took))"
-  tap_not_ok "$1${2:+ ($2)}"
+  timed "$1"; tap_not_ok "$1${2:+ ($2)}"
 }
 # a suite that cannot run: never silent; a failure under CI=true
 cannot_run() {
   echo "!!!!"
   echo "!!!! $1: CANNOT RUN: $2"
   echo "!!!!"
-  if $ci; then fail "$1" "cannot run under CI=true: $2"; else cannot+=("$1 ($2)"); tap_skip "$1" "cannot run: $2"; fi
+  if $ci; then fail "$1" "cannot run under CI=true: $2"; else cannot+=("$1 ($2)"); timed "$1"; tap_skip "$1" "cannot run: $2"; fi
+}
+# the times, a line per suite (pgTAP's and TAP's files summed, with their
+# number), grouped by where they ran, each group in the order it ran
+print_timings() {
+  [ ${#timings[@]} -gt 0 ] || return 0
+  printf '%s\n' "${timings[@]}" | awk -F'\t' '
+    { name = $3
+      sub(/^cassert: /, "", name)
+      fam = name
+      if (fam ~ /^pgTAP /) fam = "pgTAP"; else if (fam ~ /^TAP /) fam = "TAP"
+      else if (fam ~ /regression suite/) fam = "core regression suite"
+      if (!($1 in seen)) { seen[$1] = 1; groups[++ng] = $1 }
+      k = $1 SUBSEP fam
+      if (!(k in secs)) order[$1, ++nf[$1]] = fam
+      secs[k] += $2; files[k]++; total[$1] += $2 }
+    END {
+      for (g = 1; g <= ng; g++) {
+        G = groups[g]; printf "%s: %d s\n", G, total[G]
+        for (i = 1; i <= nf[G]; i++) {
+          f = order[G, i]; k = G SUBSEP f
+          printf "  %6d s  %s%s\n", secs[k], f, (files[k] > 1 ? " (" files[k] " files)" : "")
+        }
+      } }'
 }
 summary() {
+  echo
+  echo "==== time per suite"
+  print_timings
   echo
   echo "==== summary"
   local f
@@ -115,6 +160,15 @@ wants() {
   case " $suites " in *" $1 "*) ;; *) return 1 ;; esac
   if [ -n "${WALLOAD_IN_MATRIX:-}" ]; then
     case " $host_only " in *" $1 "*) return 1 ;; esac
+    if [ "${WALLOAD_MATRIX_LAST:-}" != "$WALLOAD_IN_MATRIX" ]; then
+      case " $matrix_once " in
+        *" $1 "*) echo "note: $1 runs on ${WALLOAD_MATRIX_LAST:-the last version} and the host only, not on $WALLOAD_IN_MATRIX"; return 1 ;;
+      esac
+    fi
+  fi
+  # the cassert suite's own run of this script: never again, nor the matrix
+  if [ -n "${WALLOAD_IN_CASSERT:-}" ]; then
+    case $1 in cassert|matrix) return 1 ;; esac
   fi
   return 0
 }
@@ -141,6 +195,53 @@ bindir=$("$PG_CONFIG" --bindir)
 pgxs_top=$(dirname "$(dirname "$("$PG_CONFIG" --pgxs)")")   # .../lib/pgxs/src
 export PATH="$bindir:$PATH"
 echo "PostgreSQL $major ($("$bindir/postgres" --version)), pg_config $PG_CONFIG"
+timing_group="PostgreSQL $major${WALLOAD_IN_CASSERT:+ with assertions}${WALLOAD_IN_MATRIX:+ (chroot)}"
+[ "${WALLOAD_IN_MATRIX:-}${WALLOAD_IN_CASSERT:-}" ] || timing_group="$timing_group (host)"
+
+# ------------------------------------------ work that can start meanwhile
+# Two long preparations wait mostly on something other than this machine's
+# CPU, so they start now, in the background, and the suites that need them
+# wait for them (each bounded by timeout, so no wait is without bound):
+# - the matrix chroots (debootstrap, apt: downloads), scripts/matrix/run.sh
+#   --prepare, for the matrix suite
+# - PostgreSQL 15 with assertions (scripts/cassert.sh, niced: a compiler on
+#   the cores the suites leave idle while they wait on servers), for the
+#   cassert suite; its source is fetched first, in the foreground, before
+#   test/core-regress.sh wants the same source and apt
+bg_dir=$(mktemp -d /tmp/walload-bg.XXXXXX) || { fail "temporary directory"; summary; }
+bg_pids=()
+matrix_prep_pid=""; cassert_pid=""
+bg_stop() {  # at exit: those still running (each a timeout, which takes its group with it)
+  local p
+  for p in "${bg_pids[@]}"; do kill "$p" 2>/dev/null; done
+  for p in "${bg_pids[@]}"; do wait "$p" 2>/dev/null; done
+  rm -rf "$bg_dir"
+}
+bg_wait() {  # bg_wait PID: its exit status, once it ended (it is bounded)
+  local rc p keep=()
+  wait "$1"; rc=$?
+  for p in "${bg_pids[@]}"; do [ "$p" = "$1" ] || keep+=("$p"); done
+  bg_pids=("${keep[@]}")
+  return $rc
+}
+trap bg_stop EXIT
+if wants matrix && [ "${WALLOAD_NO_MATRIX:-}" != 1 ] && [ "$(id -u)" = 0 ]; then
+  timeout "${WALLOAD_MATRIX_PREP_TIMEOUT:-2400}" bash scripts/matrix/run.sh --prepare ${WALLOAD_MATRIX_VERSIONS:-16 17 18 19} \
+    >"$bg_dir/matrix-prepare.log" 2>&1 </dev/null &
+  matrix_prep_pid=$!; bg_pids+=("$!")
+  echo "preparing the matrix chroots in the background (scripts/matrix/run.sh --prepare)"
+fi
+if wants cassert && [ "$(id -u)" = 0 ] && [ "$major" = 15 ]; then
+  if (. scripts/lib/pgsource.sh && pgsource_get 15 "${WALLOAD_CORE_REGRESS_DIR:-/var/tmp/walload-core-regress}") \
+       >"$bg_dir/cassert-source.log" 2>&1; then
+    nice -n 10 timeout "${WALLOAD_CASSERT_BUILD_TIMEOUT:-2400}" bash scripts/cassert.sh \
+      >"$bg_dir/cassert.out" 2>"$bg_dir/cassert.log" </dev/null &
+    cassert_pid=$!; bg_pids+=("$!")
+    echo "building PostgreSQL 15 with assertions in the background, unless kept (scripts/cassert.sh)"
+  else
+    echo "could not get PostgreSQL 15's source package: the cassert suite will say so"
+  fi
+fi
 
 # ------------------------------------------------------- 2. build and install
 banner "build and install walload"
@@ -180,6 +281,7 @@ as_pg() { "${pg_as[@]}" "$@"; }
 cluster_pg_as=("${pg_as[@]}")
 cluster_bindir=$bindir
 cleanup() {
+  bg_stop
   cluster_stop_all
   if [ "${WALLOAD_KEEP:-}" = 1 ]; then echo "kept $work"; else rm -rf "$work"; fi
 }
@@ -227,6 +329,7 @@ test_cluster_stop() {
 tap_suite() {
   local name=$1 out rc why; shift
   out=$(mktemp "$work/tap-output.XXXXXX")
+  tap_suite_out=$out
   "$@" 2>&1 | tee "$out"
   rc=${PIPESTATUS[0]}
   if [ "$rc" -eq 124 ]; then
@@ -425,13 +528,75 @@ if wants timeline; then
   fi
 fi
 
-# ------------------------------------------------- 9. other major versions
+# ---------------------------------------------- 9. a server with assertions
+# The same build, installation and suites as above (layers, pg_regress and
+# isolation, pgTAP, TAP), by this script run again, on a copy of the work
+# tree (the checkout keeps its own build), against PostgreSQL 15 built with
+# --enable-cassert: walload's Assert()s and compat.h's USE_ASSERT_CHECKING
+# branch run nowhere else.  Its results come back through its TAP file,
+# each named "cassert: ...".
+if wants cassert; then
+  banner "layers, pg_regress, pgTAP and TAP against PostgreSQL 15 with assertions (scripts/cassert.sh)"
+  if [ "$(id -u)" != 0 ]; then
+    cannot_run "cassert" "needs root (apt-get source, /var/cache/walload)"
+  elif [ "$major" != 15 ]; then
+    cannot_run "cassert" "the assert-enabled build is of PostgreSQL 15, and PG_CONFIG is $major's"
+  elif [ -z "$cassert_pid" ]; then
+    cannot_run "cassert" "PostgreSQL 15's source package could not be had: $(tail -3 "$bg_dir/cassert-source.log" | tr '\n' ' ')"
+  else
+    # bounded: scripts/cassert.sh runs under timeout
+    bg_wait "$cassert_pid"; rc=$?
+    cat "$bg_dir/cassert.log"
+    cassert_pg_config=$(tail -1 "$bg_dir/cassert.out")
+    if [ "$rc" -ne 0 ] || [ ! -x "$cassert_pg_config" ]; then
+      fail "cassert: build of PostgreSQL 15 with assertions" "exit $rc$([ "$rc" = 124 ] && echo ", timed out")"
+    else
+      pass "cassert: PostgreSQL 15 with assertions ($("$cassert_pg_config" --configure | grep -o "'--enable-cassert'"), $(tail -1 "$(dirname "$(dirname "$cassert_pg_config")")/.complete" | cut -d, -f1))"
+      copy="$work/cassert-tree"; mkdir -p "$copy"
+      git ls-files -co --exclude-standard -z | tar --null -T - -cf - | tar -xf - -C "$copy"
+      timeout "$((4 * limit))" env WALLOAD_IN_CASSERT=1 WALLOAD_NO_MATRIX=1 WALLOAD_TESTS="${WALLOAD_CASSERT_TESTS:-layers regress pgtap tap}" \
+        WALLOAD_TAP_FILE="$work/cassert.tap" PG_CONFIG="$cassert_pg_config" bash "$copy/scripts/test.sh" 2>&1 | sed 's/^/cassert | /'
+      rc=${PIPESTATUS[0]}
+      n=0
+      while IFS= read -r line; do
+        if [[ $line =~ ^#\ time\ ([0-9]+)\ s:\ (.*)$ ]]; then
+          tmark=$((SECONDS - BASH_REMATCH[1])); timing_group="PostgreSQL 15 with assertions (host)"
+          continue
+        fi
+        tap_parse "$line" || continue
+        n=$((n + 1))
+        if [ -n "$tap_dir" ]; then cannot_run "cassert: $tap_desc" "$tap_why"
+        elif [ "$tap_res" = ok ]; then pass "cassert: $tap_desc"
+        else fail "cassert: $tap_desc"; fi
+      done <"$work/cassert.tap"
+      timing_group="PostgreSQL $major (host)"
+      if [ "$n" -eq 0 ] || ! grep -qE '^1\.\.[0-9]+$' "$work/cassert.tap"; then
+        tmark=$SECONDS; fail "cassert: scripts/test.sh finished" "exit $rc, $n results, $(grep -c '^1\.\.' "$work/cassert.tap") plans"
+      fi
+    fi
+  fi
+fi
+
+# ------------------------------------------------- 10. other major versions
 if wants matrix && [ "${WALLOAD_NO_MATRIX:-}" != 1 ]; then
   banner "PostgreSQL ${WALLOAD_MATRIX_VERSIONS:-16 17 18 19} (scripts/matrix/run.sh)"
   if [ "$(id -u)" != 0 ] && ! command -v sudo >/dev/null 2>&1; then
     cannot_run "matrix" "needs root or sudo (debootstrap, chroot)"
   else
+    if [ -n "$matrix_prep_pid" ]; then
+      # bounded: it runs under timeout (WALLOAD_MATRIX_PREP_TIMEOUT)
+      echo "waiting for the preparation of the chroots begun at the start"
+      bg_wait "$matrix_prep_pid"; echo "(exit $?; what it did:)"
+      sed 's/^/  /' "$bg_dir/matrix-prepare.log"
+      tmark=$SECONDS
+    fi
+    timing_group="matrix"
     tap_suite "matrix" timeout "$((6 * limit))" bash scripts/matrix/run.sh ${WALLOAD_MATRIX_VERSIONS:-16 17 18 19}
+    # each version's times, as scripts/matrix/run.sh relays them
+    while IFS= read -r line; do
+      [[ $line =~ ^#\ time\ ([0-9]+)\ ([0-9]+)\ s:\ (.*)$ ]] || continue
+      timings+=("PostgreSQL ${BASH_REMATCH[1]} (chroot)"$'\t'"${BASH_REMATCH[2]}"$'\t'"${BASH_REMATCH[3]}")
+    done <"$tap_suite_out"
   fi
 fi
 
