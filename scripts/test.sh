@@ -144,7 +144,7 @@ print_timings() {
 }
 summary() {
   echo
-  echo "==== time per suite"
+  echo "==== time per suite (TAP files run ${tap_jobs:-1} at a time: their sum is more than the time they took)"
   print_timings
   echo
   echo "==== summary"
@@ -209,12 +209,12 @@ timing_group="PostgreSQL $major${WALLOAD_IN_CASSERT:+ with assertions}${WALLOAD_
 #   cassert suite; its source is fetched first, in the foreground, before
 #   test/core-regress.sh wants the same source and apt
 bg_dir=$(mktemp -d /tmp/walload-bg.XXXXXX) || { fail "temporary directory"; summary; }
-bg_pids=()
+bg_pids=(); tap_running=()
 matrix_prep_pid=""; cassert_pid=""
 bg_stop() {  # at exit: those still running (each a timeout, which takes its group with it)
   local p
-  for p in "${bg_pids[@]}"; do kill "$p" 2>/dev/null; done
-  for p in "${bg_pids[@]}"; do wait "$p" 2>/dev/null; done
+  for p in "${bg_pids[@]}" "${tap_running[@]}"; do kill "$p" 2>/dev/null; done
+  for p in "${bg_pids[@]}" "${tap_running[@]}"; do wait "$p" 2>/dev/null; done
   rm -rf "$bg_dir"
 }
 bg_wait() {  # bg_wait PID: its exit status, once it ended (it is bounded)
@@ -327,11 +327,17 @@ test_cluster_stop() {
 # failed, or -- when it ran no test ("1..0 # SKIP why", shown by prove as
 # "skipped: why") -- could not run, which is a failure under CI=true
 tap_suite() {
-  local name=$1 out rc why; shift
+  local name=$1 out rc; shift
   out=$(mktemp "$work/tap-output.XXXXXX")
   tap_suite_out=$out
   "$@" 2>&1 | tee "$out"
   rc=${PIPESTATUS[0]}
+  tap_verdict "$name" "$rc" "$out"
+}
+# tap_verdict NAME EXIT_STATUS OUTPUT_FILE: tap_suite's verdict on a harness
+# that ran
+tap_verdict() {
+  local name=$1 rc=$2 out=$3 why
   if [ "$rc" -eq 124 ]; then
     fail "$name" "timed out (WALLOAD_TIMEOUT)"; return 1
   elif [ "$rc" -ne 0 ]; then
@@ -425,6 +431,16 @@ if wants tap; then
     # the test files, where the postgres user can read them (see "clusters")
     mkdir -p "$work/t" && cp test/t/*.pl test/t/*.pm "$work/t/" && chmod -R a+rX "$work/t" ||
       { fail "TAP" "cannot copy test/t to $work/t"; summary; }
+    # WALLOAD_TAP_JOBS files at a time (default 2): each has clusters of
+    # its own in a directory of its own, on Unix sockets in directories of
+    # their own, and the ports they pick are reserved in one directory
+    # (PG_TEST_PORT_DIR); most of a file's time is spent waiting on its
+    # servers (initdb, start, stop, crash recovery), which a second file
+    # fills.  Each output is shown whole when its file has ended, in order.
+    tap_jobs=${WALLOAD_TAP_JOBS:-2}
+    as_pg mkdir -p "$work/portlock"
+    declare -A tap_started=() tap_took=() tap_rc=()
+    tap_files=()
     for t in "$work"/t/*.pl; do
       # a file marked "# matrix: once" tests only walload's own code (its
       # file format, its rings), the same on every version: in the matrix it
@@ -434,13 +450,35 @@ if wants tap; then
         echo "note: $(basename "$t") runs on ${WALLOAD_MATRIX_LAST:-the last version} and the host only (# matrix: once)"
         continue
       fi
+      tap_files+=("$t")
+    done
+    # tap_reap: waits for one running file (each is bounded by timeout)
+    tap_reap() {
+      local done_pid rc
+      wait -n -p done_pid "${tap_running[@]}"; rc=$?
+      [ -n "${done_pid:-}" ] || return 1
+      tap_rc[$done_pid]=$rc; tap_took[$done_pid]=$((SECONDS - tap_started[$done_pid]))
+      local keep=() p
+      for p in "${tap_running[@]}"; do [ "$p" = "$done_pid" ] || keep+=("$p"); done
+      tap_running=("${keep[@]}")
+    }
+    declare -A tap_pid_of=()
+    for t in "${tap_files[@]}"; do
       tdir="$work/tap-$(basename "$t" .pl)"
       as_pg mkdir -p "$tdir"
-      tmark=$SECONDS
-      if ! tap_suite "TAP $(basename "$t")" \
-           timeout "$limit" "${pg_as[@]}" env -C "$tdir" PATH="$bindir:$PATH" TESTDIR="$tdir" \
-             PG_REGRESS="$pgxs_top/test/regress/pg_regress" PERL5LIB="$pgxs_top/test/perl" \
-             prove -v "$t"; then
+      while [ "${#tap_running[@]}" -ge "$tap_jobs" ]; do tap_reap || break; done
+      timeout "$limit" "${pg_as[@]}" env -C "$tdir" PATH="$bindir:$PATH" TESTDIR="$tdir" \
+        PG_REGRESS="$pgxs_top/test/regress/pg_regress" PERL5LIB="$pgxs_top/test/perl" \
+        PG_TEST_PORT_DIR="$work/portlock" prove -v "$t" >"$tdir.out" 2>&1 </dev/null &
+      tap_pid_of[$t]=$!; tap_started[$!]=$SECONDS; tap_running+=("$!")
+    done
+    while [ "${#tap_running[@]}" -gt 0 ]; do tap_reap || break; done
+    for t in "${tap_files[@]}"; do
+      tdir="$work/tap-$(basename "$t" .pl)"
+      pid=${tap_pid_of[$t]}
+      cat "$tdir.out"
+      tmark=$((SECONDS - ${tap_took[$pid]:-0}))
+      if ! tap_verdict "TAP $(basename "$t")" "${tap_rc[$pid]:-1}" "$tdir.out"; then
         for l in "$tdir"/tmp_check/log/*.log; do
           [ -f "$l" ] && { echo "--- $l (last 40 lines)"; tail -40 "$l"; }
         done
