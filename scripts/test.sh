@@ -588,8 +588,10 @@ if wants cassert; then
     cassert_pg_config=$(tail -1 "$bg_dir/cassert.out")
     if [ "$rc" -ne 0 ] || [ ! -x "$cassert_pg_config" ]; then
       fail "cassert: build of PostgreSQL 15 with assertions" "exit $rc$([ "$rc" = 124 ] && echo ", timed out")"
+    elif ! grep -q '^#define USE_ASSERT_CHECKING 1' "$("$cassert_pg_config" --includedir-server)/pg_config.h"; then
+      fail "cassert: the build of PostgreSQL 15 defines USE_ASSERT_CHECKING" "not in $("$cassert_pg_config" --includedir-server)/pg_config.h"
     else
-      pass "cassert: PostgreSQL 15 with assertions ($("$cassert_pg_config" --configure | grep -o "'--enable-cassert'"), $(tail -1 "$(dirname "$(dirname "$cassert_pg_config")")/.complete" | cut -d, -f1))"
+      pass "cassert: PostgreSQL 15 with assertions (USE_ASSERT_CHECKING; $(cut -d, -f1 "$(dirname "$(dirname "$cassert_pg_config")")/.complete"))"
       copy="$work/cassert-tree"; mkdir -p "$copy"
       git ls-files -co --exclude-standard -z | tar --null -T - -cf - | tar -xf - -C "$copy"
       timeout "$((4 * limit))" env WALLOAD_IN_CASSERT=1 WALLOAD_NO_MATRIX=1 WALLOAD_TESTS="${WALLOAD_CASSERT_TESTS:-layers regress pgtap tap}" \
