@@ -18,8 +18,9 @@
 # modules (--enable-tap-tests), contrib's pg_stat_statements, and pgTAP's SQL
 # copied from the host's postgresql-15-pgtap (pgTAP is SQL only).
 # Configured without readline, zlib and ICU so that build-essential is all it
-# needs; -O1 (no --enable-debug): a quarter less compiling than -O2, and
-# the tests want the asserts, not a debugger or speed.
+# needs; -O1 and no --enable-debug: the build is made on every fresh machine,
+# where the compiler's time counts, and the tests want the asserts, not a
+# debugger nor the last bit of speed.
 # Every step is bounded: WALLOAD_CASSERT_BUILD_TIMEOUT seconds for configure
 # plus make (default 2400), PGSOURCE_TIMEOUT for each download.
 # One build at a time (flock on $cache/.lock).
