@@ -144,7 +144,7 @@ print_timings() {
 }
 summary() {
   echo
-  echo "==== time per suite (TAP files run ${tap_jobs:-1} at a time: their sum is more than the time they took)"
+  echo "==== time per suite${tap_jobs:+ (TAP files ran $tap_jobs at a time: their sum is more than the time they took)}"
   print_timings
   echo
   echo "==== summary"
