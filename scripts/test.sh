@@ -334,6 +334,18 @@ tap_suite() {
   rc=${PIPESTATUS[0]}
   tap_verdict "$name" "$rc" "$out"
 }
+# background runs of test files (TAP files, pgTAP clusters), each bounded
+# by timeout: tap_reap waits for one of them to end and keeps its exit
+# status and time (tap_rc, tap_took, by process id)
+declare -A tap_started=() tap_took=() tap_rc=()
+tap_reap() {
+  local done_pid rc keep=() p
+  wait -n -p done_pid "${tap_running[@]}"; rc=$?
+  [ -n "${done_pid:-}" ] || return 1
+  tap_rc[$done_pid]=$rc; tap_took[$done_pid]=$((SECONDS - tap_started[$done_pid]))
+  for p in "${tap_running[@]}"; do [ "$p" = "$done_pid" ] || keep+=("$p"); done
+  tap_running=("${keep[@]}")
+}
 # tap_verdict NAME EXIT_STATUS OUTPUT_FILE: tap_suite's verdict on a harness
 # that ran
 tap_verdict() {
@@ -399,20 +411,49 @@ if wants pgtap; then
         by_cluster[$c]+="$f "
       done
     done
+    # WALLOAD_TAP_JOBS clusters at a time (default 2), as the TAP files
+    # below: each cluster is of its own directory and socket, and a
+    # cluster's files run one after the other in it as before.  A cluster's
+    # run writes each file's output and "EXIT_STATUS SECONDS" beside it;
+    # the verdicts are given here, in order, once all ended.
+    pgtap_cluster_run() {  # in a subshell of its own
+      local c=$1 f base out s rc
+      trap cluster_stop_all EXIT
+      test_cluster_start "$c" >"$work/pgtap-$c.start" 2>&1 || exit 1
+      for f in ${by_cluster[$c]}; do
+        base=$(basename "$f" .sql); out="$work/pgtap-$c-$base.out"; s=$SECONDS
+        if timeout "$limit" createdb "t_$base" >"$out" 2>&1; then
+          timeout "$limit" pg_prove -v -d "t_$base" "$f" >>"$out" 2>&1 </dev/null; rc=$?
+        else
+          rc=255
+        fi
+        echo "$rc $((SECONDS - s))" >"$out.rc"
+      done
+      test_cluster_stop "$c"
+    }
+    pgtap_jobs=${WALLOAD_TAP_JOBS:-2}
+    for c in minimal replica rings smallbuf regress; do
+      [ -n "${by_cluster[$c]:-}" ] || continue
+      while [ "${#tap_running[@]}" -ge "$pgtap_jobs" ]; do tap_reap || break; done
+      pgtap_cluster_run "$c" </dev/null &
+      tap_started[$!]=$SECONDS; tap_running+=("$!")
+    done
+    while [ "${#tap_running[@]}" -gt 0 ]; do tap_reap || break; done
     for c in minimal replica rings smallbuf regress; do
       [ -n "${by_cluster[$c]:-}" ] || continue
       banner "pgTAP on cluster $c"
-      if ! test_cluster_start "$c"; then
-        for f in ${by_cluster[$c]}; do fail "pgTAP $c $(basename "$f")" "cluster did not start"; done
-        continue
-      fi
+      cat "$work/pgtap-$c.start"
       for f in ${by_cluster[$c]}; do
-        db="t_$(basename "$f" .sql)"
-        createdb "$db" || { fail "pgTAP $c $(basename "$f")" "createdb"; continue; }
-        tmark=$SECONDS
-        tap_suite "pgTAP $c $(basename "$f")" timeout "$limit" pg_prove -v -d "$db" "$f"
+        out="$work/pgtap-$c-$(basename "$f" .sql).out"
+        if [ ! -f "$out.rc" ]; then
+          tmark=$SECONDS; fail "pgTAP $c $(basename "$f")" "cluster did not start, or its run ended early"; continue
+        fi
+        read -r rc secs <"$out.rc"
+        cat "$out"
+        tmark=$((SECONDS - secs))
+        if [ "$rc" = 255 ]; then fail "pgTAP $c $(basename "$f")" "createdb"; continue; fi
+        tap_verdict "pgTAP $c $(basename "$f")" "$rc" "$out"
       done
-      test_cluster_stop "$c"
     done
   fi
 fi
@@ -439,7 +480,6 @@ if wants tap; then
     # fills.  Each output is shown whole when its file has ended, in order.
     tap_jobs=${WALLOAD_TAP_JOBS:-2}
     as_pg mkdir -p "$work/portlock"
-    declare -A tap_started=() tap_took=() tap_rc=()
     tap_files=()
     for t in "$work"/t/*.pl; do
       # a file marked "# matrix: once" tests only walload's own code (its
@@ -452,16 +492,6 @@ if wants tap; then
       fi
       tap_files+=("$t")
     done
-    # tap_reap: waits for one running file (each is bounded by timeout)
-    tap_reap() {
-      local done_pid rc
-      wait -n -p done_pid "${tap_running[@]}"; rc=$?
-      [ -n "${done_pid:-}" ] || return 1
-      tap_rc[$done_pid]=$rc; tap_took[$done_pid]=$((SECONDS - tap_started[$done_pid]))
-      local keep=() p
-      for p in "${tap_running[@]}"; do [ "$p" = "$done_pid" ] || keep+=("$p"); done
-      tap_running=("${keep[@]}")
-    }
     declare -A tap_pid_of=()
     for t in "${tap_files[@]}"; do
       tdir="$work/tap-$(basename "$t" .pl)"
