@@ -39,7 +39,8 @@
 #    PostgreSQL 15 built with assertions (--enable-cassert) from Debian's
 #    source package by scripts/cassert.sh, once, kept in /var/cache/walload
 #    (its build starts in the background, niced, once the dependencies are
-#    in; about N minutes the first time); on the host only
+#    in: the first run builds PostgreSQL, later ones keep it); on the host
+#    only; WALLOAD_CASSERT_TESTS names its suites
 # 10. the same suites on PostgreSQL 16, 17, 18 and 19 (scripts/matrix/run.sh),
 #    whose chroots are prepared in the background (downloads, mostly) while
 #    the host's suites run
@@ -66,6 +67,10 @@
 #   WALLOAD_MATRIX_VERSIONS  default "16 17 18 19"
 #   WALLOAD_TIMEOUT     seconds one test file or suite may take (default 900;
 #                       the oracle gets 4 times that): a hang is a failure
+#   WALLOAD_TAP_JOBS    TAP files, and pgTAP's clusters, run at a time
+#                       (default 2; 1: one after the other)
+#   WALLOAD_CASSERT_TESTS  the suites of the cassert suite (default "layers
+#                       regress pgtap tap")
 #   CI=true             a suite that cannot run counts as failed
 #   WALLOAD_TAP_FILE    also write each suite's result there as TAP, for
 #                       programs (scripts/matrix/run.sh reads it): "ok N - NAME",
