@@ -67,12 +67,12 @@ rm -rf "$prefix"; mkdir -p "$prefix" || die "cannot create $prefix"
 # a VPATH build: the unpacked source stays clean for test/core-regress.sh
 if ! (
   cd "$build" &&
-  timeout "$limit" "$src/configure" --prefix="$prefix" $configure_opts CFLAGS="$cflags" &&
+  timeout --foreground "$limit" "$src/configure" --prefix="$prefix" $configure_opts CFLAGS="$cflags" &&
   # what remains of the time for the rest
   remaining=$((limit - (SECONDS - start))) && [ "$remaining" -gt 0 ] &&
-  timeout "$remaining" make -s -j"$jobs" &&
-  timeout "$remaining" make -s -j"$jobs" -C contrib/pg_stat_statements &&
-  timeout "$remaining" make -s -C src/test/isolation &&
+  timeout --foreground "$remaining" make -s -j"$jobs" &&
+  timeout --foreground "$remaining" make -s -j"$jobs" -C contrib/pg_stat_statements &&
+  timeout --foreground "$remaining" make -s -C src/test/isolation &&
   make -s install &&
   make -s -C contrib/pg_stat_statements install &&
   make -s -C src/test/isolation install

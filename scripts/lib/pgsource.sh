@@ -34,7 +34,7 @@ pgsource__add_deb_src() {
   if [ -f /etc/apt/sources.list ] && grep -q '^deb ' /etc/apt/sources.list; then
     sed -n 's/^deb /deb-src /p' /etc/apt/sources.list >/etc/apt/sources.list.d/walload-deb-src.list
   fi
-  timeout "$pgsource_timeout" apt-get ${APT_OPTS:-} update -qq >/dev/null 2>&1
+  timeout --foreground "$pgsource_timeout" apt-get ${APT_OPTS:-} update -qq >/dev/null 2>&1
 }
 
 pgsource_listed() {
@@ -57,10 +57,10 @@ pgsource__older_point_release() {  # in the current directory
   base="${mirror%/}/pool/main/p/postgresql-$major"
   for m in $(seq $((minor - 1)) -1 $((minor > 6 ? minor - 6 : 0))); do
     v="$major.$m$rest"
-    timeout "$pgsource_timeout" /usr/lib/apt/apt-helper download-file "$base/postgresql-${major}_${v/+/%2b}.dsc" \
+    timeout --foreground "$pgsource_timeout" /usr/lib/apt/apt-helper download-file "$base/postgresql-${major}_${v/+/%2b}.dsc" \
       "postgresql-${major}_$v.dsc" >/dev/null 2>&1 || continue
     for f in $(awk '/^Files:/ {on = 1; next} /^[^ ]/ {on = 0} on {print $3}' "postgresql-${major}_$v.dsc"); do
-      timeout "$pgsource_timeout" /usr/lib/apt/apt-helper download-file "$base/${f/+/%2b}" "$f" >/dev/null 2>&1 || continue 2
+      timeout --foreground "$pgsource_timeout" /usr/lib/apt/apt-helper download-file "$base/${f/+/%2b}" "$f" >/dev/null 2>&1 || continue 2
     done
     dpkg-source -x --no-check "postgresql-${major}_$v.dsc" >/dev/null 2>&1 && {
       echo "# the source of $binver is not served; using $v, the newest earlier point release the mirror has" >&2
@@ -80,7 +80,7 @@ pgsource_get() {
       cd "$dir" || exit 1
       chown _apt . 2>/dev/null || true
       for v in $(apt-cache showsrc "postgresql-$major" | sed -n 's/^Version: //p' | sort -Vru); do
-        timeout "$pgsource_timeout" apt-get source -qq --download-only "postgresql-$major=$v" >/dev/null 2>&1 || continue
+        timeout --foreground "$pgsource_timeout" apt-get source -qq --download-only "postgresql-$major=$v" >/dev/null 2>&1 || continue
         dpkg-source -x --no-check postgresql-"$major"_"$v".dsc >/dev/null 2>&1 && exit 0
       done
       pgsource__older_point_release "$major"
