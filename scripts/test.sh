@@ -617,7 +617,10 @@ if wants cassert; then
   elif [ -z "$cassert_pid" ]; then
     cannot_run "cassert" "PostgreSQL 15's source package could not be had: $(tail -3 "$bg_dir/cassert-source.log" | tr '\n' ' ')"
   else
-    # bounded: scripts/cassert.sh runs under timeout
+    # bounded: scripts/cassert.sh runs under timeout.  Nothing else of this
+    # run wants the CPU while it waits: the build, if still going, is no
+    # longer niced (it is the process group of that timeout)
+    renice -n 0 -g "$cassert_pid" >/dev/null 2>&1
     bg_wait "$cassert_pid"; rc=$?
     cat "$bg_dir/cassert.log"
     cassert_pg_config=$(tail -1 "$bg_dir/cassert.out")
