@@ -51,7 +51,21 @@ prefix="$cache/$key"
 mkdir -p "$cache" || die "cannot create $cache"
 exec 9>"$cache/.lock"
 flock -w "$limit" 9 || die "another build held $cache/.lock for $limit s"
+# pgTAP: the host package's SQL and control files, into the build's
+# extension directory (its sharedir is PREFIX/share/postgresql: configure
+# appends "postgresql" to a prefix that does not name it); on every run, so
+# that a pgTAP installed or updated on the host after the build is there too
+copy_pgtap() {
+  local ext
+  ext="$("$prefix/bin/pg_config" --sharedir)/extension"
+  if cp /usr/share/postgresql/$major/extension/pgtap* "$ext/" 2>/dev/null; then
+    chmod a+r "$ext"/pgtap*
+  else
+    echo "# postgresql-$major-pgtap is not installed: no pgTAP in $ext" >&2
+  fi
+}
 if [ -f "$prefix/.complete" ] && [ -x "$prefix/bin/pg_config" ]; then
+  copy_pgtap
   echo "# PostgreSQL $major with assertions: kept build $prefix ($(cat "$prefix/.complete"))" >&2
   echo "$prefix/bin/pg_config"
   exit 0
@@ -82,9 +96,7 @@ if ! (
   die "the build failed or took more than $limit s (its log's last lines above)"
 fi
 grep -E 'warning:' "$log" | head -5 >&2
-# pgTAP: the host package's SQL and control files
-cp /usr/share/postgresql/$major/extension/pgtap* "$prefix/share/extension/" 2>/dev/null ||
-  echo "# postgresql-$major-pgtap is not installed: no pgTAP in $prefix" >&2
+copy_pgtap
 chmod -R a+rX "$prefix"
 echo "$srcver, $configure_opts CFLAGS=$cflags, built in $((SECONDS - start)) s on $(date -u '+%Y-%m-%d %H:%M UTC')" >"$prefix/.complete"
 # the builds of other keys are of no further use
