@@ -45,7 +45,7 @@ start=$SECONDS
 listed=$(pgsource_listed "$major")
 [ -n "$listed" ] || listed=$(dpkg-query -W -f '${Version}' "postgresql-$major" 2>/dev/null)
 [ -n "$listed" ] || die "apt lists no source of postgresql-$major and it is not installed"
-key="$listed-$(echo "$configure_opts CFLAGS=$cflags" | md5sum | cut -c1-8)"
+key="$listed-$(echo "upstream $configure_opts CFLAGS=$cflags" | md5sum | cut -c1-8)"
 prefix="$cache/$key"
 # one build at a time (two runs at once: the second waits, then keeps it)
 mkdir -p "$cache" || die "cannot create $cache"
@@ -77,16 +77,30 @@ srcver=$(basename "$src")
 build=$(mktemp -d "${TMPDIR:-/var/tmp}/walload-cassert-build.XXXXXX") || die "no temporary directory"
 trap 'rm -rf "$build"' EXIT
 log="$build/build.log"
+: >"$log"
 rm -rf "$prefix"; mkdir -p "$prefix" || die "cannot create $prefix"
-# a VPATH build: the unpacked source stays clean for test/core-regress.sh
+# PostgreSQL as upstream has it: Debian's patches fix paths to Debian's
+# layout (50-per-version-dirs.patch sets pkglibdir to
+# /usr/lib/postgresql/15/lib whatever the prefix), which would install this
+# build over the host's packages.  So the .dsc is unpacked again without
+# them, and a VPATH build made of that.
+dsc=$(ls "$srcdir/postgresql-${major}_${srcver#postgresql-"$major"-}"-*.dsc 2>/dev/null | sort -V | tail -1)
+[ -n "$dsc" ] || die "no .dsc for $srcver in $srcdir"
+dpkg-source --skip-patches -x "$dsc" "$build/src" >/dev/null 2>&1 || die "dpkg-source --skip-patches -x $dsc failed"
+src="$build/src"
+mkdir -p "$build/b"
 if ! (
-  cd "$build" &&
+  cd "$build/b" &&
   timeout --foreground "$limit" "$src/configure" --prefix="$prefix" $configure_opts CFLAGS="$cflags" &&
   # what remains of the time for the rest
   remaining=$((limit - (SECONDS - start))) && [ "$remaining" -gt 0 ] &&
   timeout --foreground "$remaining" make -s -j"$jobs" &&
   timeout --foreground "$remaining" make -s -j"$jobs" -C contrib/pg_stat_statements &&
   timeout --foreground "$remaining" make -s -C src/test/isolation &&
+  # every directory it installs to is under the prefix, or nothing is installed
+  for d in $(src/bin/pg_config/pg_config --bindir --libdir --pkglibdir --sharedir --includedir --includedir-server --pgxs); do
+    case $d in "$prefix"/*) ;; *) echo "pg_config of the build names $d, outside $prefix: not installed"; exit 1 ;; esac
+  done &&
   make -s install &&
   make -s -C contrib/pg_stat_statements install &&
   make -s -C src/test/isolation install
