@@ -97,9 +97,11 @@ if ! (
   timeout --foreground "$remaining" make -s -j"$jobs" &&
   timeout --foreground "$remaining" make -s -j"$jobs" -C contrib/pg_stat_statements &&
   timeout --foreground "$remaining" make -s -C src/test/isolation &&
-  # every directory it installs to is under the prefix, or nothing is installed
-  for d in $(src/bin/pg_config/pg_config --bindir --libdir --pkglibdir --sharedir --includedir --includedir-server --pgxs); do
-    case $d in "$prefix"/*) ;; *) echo "pg_config of the build names $d, outside $prefix: not installed"; exit 1 ;; esac
+  # every directory it installs to is under the prefix, or nothing is
+  # installed (the paths compiled in; PGXS is under PKGLIBDIR)
+  grep -q "^#define PKGLIBDIR \"$prefix/" src/port/pg_config_paths.h &&
+  for d in $(sed -nE 's/^#define [A-Z]*DIR "(.*)"$/\1/p' src/port/pg_config_paths.h); do
+    case $d in "$prefix"/*) ;; *) echo "the build would install to $d, outside $prefix: not installed"; exit 1 ;; esac
   done &&
   make -s install &&
   make -s -C contrib/pg_stat_statements install &&
