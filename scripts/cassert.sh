@@ -15,7 +15,7 @@
 # /var/tmp/walload-core-regress), fetched by scripts/lib/pgsource.sh when it
 # is not there yet.  Installed: the server and client programs, headers and
 # PGXS with pg_regress and pg_isolation_regress, PostgreSQL's Perl test
-# modules (--enable-tap-tests), contrib's pg_stat_statements, and pgTAP's SQL
+# modules (--enable-tap-tests), the contrib modules the suites use, and pgTAP's SQL
 # copied from the host's postgresql-15-pgtap (pgTAP is SQL only).
 # Configured without readline, zlib and ICU so that build-essential is all it
 # needs; -O1 and no --enable-debug: the build is made on every fresh machine,
@@ -37,6 +37,9 @@ limit=${WALLOAD_CASSERT_BUILD_TIMEOUT:-2400}
 jobs=${WALLOAD_CASSERT_JOBS:-2}
 configure_opts="--enable-cassert --enable-tap-tests --without-readline --without-zlib --without-icu"
 cflags="-O1"
+# the contrib modules the suites create (pg_stat_statements; dblink:
+# pgTAP 10; pg_walinspect: pgTAP 08; amcheck, pg_buffercache: TAP)
+contrib="pg_stat_statements dblink pg_walinspect amcheck pg_buffercache"
 
 die() { echo "cassert.sh: $*" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || die "needs root (apt-get source, $cache)"
@@ -45,7 +48,7 @@ start=$SECONDS
 listed=$(pgsource_listed "$major")
 [ -n "$listed" ] || listed=$(dpkg-query -W -f '${Version}' "postgresql-$major" 2>/dev/null)
 [ -n "$listed" ] || die "apt lists no source of postgresql-$major and it is not installed"
-key="$listed-$(echo "upstream $configure_opts CFLAGS=$cflags" | md5sum | cut -c1-8)"
+key="$listed-$(echo "upstream $configure_opts CFLAGS=$cflags $contrib" | md5sum | cut -c1-8)"
 prefix="$cache/$key"
 # one build at a time (two runs at once: the second waits, then keeps it)
 mkdir -p "$cache" || die "cannot create $cache"
@@ -95,7 +98,7 @@ if ! (
   # what remains of the time for the rest
   remaining=$((limit - (SECONDS - start))) && [ "$remaining" -gt 0 ] &&
   timeout --foreground "$remaining" make -s -j"$jobs" &&
-  timeout --foreground "$remaining" make -s -j"$jobs" -C contrib/pg_stat_statements &&
+  for m in $contrib; do timeout --foreground "$remaining" make -s -j"$jobs" -C "contrib/$m" || exit 1; done &&
   timeout --foreground "$remaining" make -s -C src/test/isolation &&
   # every directory it installs to is under the prefix, or nothing is
   # installed (the paths compiled in; PGXS is under PKGLIBDIR)
@@ -104,7 +107,7 @@ if ! (
     case $d in "$prefix"/*) ;; *) echo "the build would install to $d, outside $prefix: not installed"; exit 1 ;; esac
   done &&
   make -s install &&
-  make -s -C contrib/pg_stat_statements install &&
+  for m in $contrib; do make -s -C "contrib/$m" install || exit 1; done &&
   make -s -C src/test/isolation install
 ) >"$log" 2>&1; then
   tail -40 "$log" >&2
