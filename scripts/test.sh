@@ -41,8 +41,17 @@
 #    fresh     the README's and docs' commands as written (demo, package
 #              build, install, upgrade, removal) in a fresh minimal Debian
 #              12 chroot, from a clone in /root of mode 0700 (test/fresh.sh)
-# 9. the same suites on PostgreSQL 16, 17, 18 and 19 (scripts/matrix/run.sh)
-# 10. "N passed, N failed" (test files and suites); exit status 1 if any failed
+# 9. cassert: layers, pg_regress and isolation, pgTAP and TAP again, against
+#    PostgreSQL 15 built with assertions (--enable-cassert) from Debian's
+#    source package by scripts/cassert.sh, once, kept in /var/cache/walload
+#    (its build starts in the background, niced, once the dependencies are
+#    in: the first run builds PostgreSQL, later ones keep it); on the host
+#    only; WALLOAD_CASSERT_TESTS names its suites
+# 10. the same suites on PostgreSQL 16, 17, 18 and 19 (scripts/matrix/run.sh),
+#    whose chroots are prepared in the background (downloads, mostly) while
+#    the host's suites run
+# 11. each suite's time, then "N passed, N failed" (test files and suites);
+#    exit status 1 if any failed
 #
 # Every cluster is a throwaway one, made by scripts/lib/cluster.sh: initdb in
 # a temporary directory, owned by the postgres OS user when run as root,
@@ -56,7 +65,7 @@
 #   PG_CONFIG           default /usr/lib/postgresql/15/bin/pg_config
 #   WALLOAD_TESTS       which suites, default "layers regress pgtap tap core
 #                       oracle fuzz sqlsmith faults size tools package pgxn
-#                       exporter timeline fresh matrix"
+#                       exporter timeline fresh cassert matrix"
 #   WALLOAD_KEEP=1      keep the temporary directory (clusters, logs)
 #   WALLOAD_NO_MATRIX=1 only the host's version: skip 16, 17, 18 and 19, which
 #                       scripts/matrix/run.sh runs in Debian chroots (a few
@@ -65,6 +74,10 @@
 #   WALLOAD_MATRIX_VERSIONS  default "16 17 18 19"
 #   WALLOAD_TIMEOUT     seconds one test file or suite may take (default 900;
 #                       the oracle gets 4 times that): a hang is a failure
+#   WALLOAD_TAP_JOBS    TAP files, and pgTAP's clusters, run at a time
+#                       (default 2; 1: one after the other)
+#   WALLOAD_CASSERT_TESTS  the suites of the cassert suite (default "layers
+#                       regress pgtap tap")
 #   CI=true             a suite that cannot run counts as failed
 #   WALLOAD_TAP_FILE    also write each suite's result there as TAP, for
 #                       programs (scripts/matrix/run.sh reads it): "ok N - NAME",
@@ -79,10 +92,14 @@ umask 022
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$here" || exit 1
 export PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
-suites=${WALLOAD_TESTS:-layers regress pgtap tap core oracle fuzz sqlsmith faults size tools package pgxn exporter timeline fresh matrix}
+suites=${WALLOAD_TESTS:-layers regress pgtap tap core oracle fuzz sqlsmith faults size tools package pgxn exporter timeline fresh cassert matrix}
 # suites of the host's Debian system: not run in the matrix chroots, which
 # set WALLOAD_IN_MATRIX
-host_only="package pgxn exporter timeline fresh"
+host_only="package pgxn exporter timeline fresh cassert"
+# suites whose verdict rests on walload's own code or on a compat.h branch
+# that 15 and the last version cover between them (docs/versions.md, "Which
+# suites run where"): in the matrix they run on its last version alone
+matrix_once="fuzz sqlsmith faults size"
 limit=${WALLOAD_TIMEOUT:-900}
 ci=false; [ "${CI:-}" = true ] && ci=true
 . scripts/lib/tap.sh
@@ -93,21 +110,54 @@ tap_file=${WALLOAD_TAP_FILE:-/dev/null}
 : >"$tap_file" || { echo "cannot write WALLOAD_TAP_FILE=$tap_file"; exit 1; }
 passed=0; failed=0; failures=(); cannot=()
 t0=$SECONDS; tmark=$SECONDS
+# each result's time, "GROUP<TAB>SECONDS<TAB>NAME", for the summary; also in
+# the TAP file as "# time N s: NAME" (scripts/matrix/run.sh relays them)
+timings=()
 banner() { printf '\n==== %s\n' "$*"; tmark=$SECONDS; }
 took()   { echo "$((SECONDS - tmark))s"; }
-pass()   { passed=$((passed + 1)); echo "==== $1: ok ($(took))"; tap_ok "$1"; }
+timed()  {
+  timings+=("${timing_group:-host}"$'\t'"$((SECONDS - tmark))"$'\t'"$1")
+  tap_diag "time $((SECONDS - tmark)) s: $1"
+}
+pass()   { passed=$((passed + 1)); echo "==== $1: ok ($(took))"; timed "$1"; tap_ok "$1"; }
 fail()   {
   failed=$((failed + 1)); failures+=("$1"); echo "==== $1: FAILED${2:+ ($2)} ($(took))"
-  tap_not_ok "$1${2:+ ($2)}"
+  timed "$1"; tap_not_ok "$1${2:+ ($2)}"
 }
 # a suite that cannot run: never silent; a failure under CI=true
 cannot_run() {
   echo "!!!!"
   echo "!!!! $1: CANNOT RUN: $2"
   echo "!!!!"
-  if $ci; then fail "$1" "cannot run under CI=true: $2"; else cannot+=("$1 ($2)"); tap_skip "$1" "cannot run: $2"; fi
+  if $ci; then fail "$1" "cannot run under CI=true: $2"; else cannot+=("$1 ($2)"); timed "$1"; tap_skip "$1" "cannot run: $2"; fi
+}
+# the times, a line per suite (pgTAP's and TAP's files summed, with their
+# number), grouped by where they ran, each group in the order it ran
+print_timings() {
+  [ ${#timings[@]} -gt 0 ] || return 0
+  printf '%s\n' "${timings[@]}" | awk -F'\t' '
+    { name = $3
+      sub(/^cassert: /, "", name)
+      fam = name
+      if (fam ~ /^pgTAP /) fam = "pgTAP"; else if (fam ~ /^TAP /) fam = "TAP"
+      else if (fam ~ /regression suite/) fam = "core regression suite"
+      if (!($1 in seen)) { seen[$1] = 1; groups[++ng] = $1 }
+      k = $1 SUBSEP fam
+      if (!(k in secs)) order[$1, ++nf[$1]] = fam
+      secs[k] += $2; files[k]++; total[$1] += $2 }
+    END {
+      for (g = 1; g <= ng; g++) {
+        G = groups[g]; printf "%s: %d s\n", G, total[G]
+        for (i = 1; i <= nf[G]; i++) {
+          f = order[G, i]; k = G SUBSEP f
+          printf "  %6d s  %s%s\n", secs[k], f, (files[k] > 1 ? " (" files[k] " files)" : "")
+        }
+      } }'
 }
 summary() {
+  echo
+  echo "==== time per suite${tap_jobs:+ (TAP files ran $tap_jobs at a time: their sum is more than the time they took)}"
+  print_timings
   echo
   echo "==== summary"
   local f
@@ -122,6 +172,15 @@ wants() {
   case " $suites " in *" $1 "*) ;; *) return 1 ;; esac
   if [ -n "${WALLOAD_IN_MATRIX:-}" ]; then
     case " $host_only " in *" $1 "*) return 1 ;; esac
+    if [ "${WALLOAD_MATRIX_LAST:-}" != "$WALLOAD_IN_MATRIX" ]; then
+      case " $matrix_once " in
+        *" $1 "*) echo "note: $1 runs on ${WALLOAD_MATRIX_LAST:-the last version} and the host only, not on $WALLOAD_IN_MATRIX"; return 1 ;;
+      esac
+    fi
+  fi
+  # the cassert suite's own run of this script: never again, nor the matrix
+  if [ -n "${WALLOAD_IN_CASSERT:-}" ]; then
+    case $1 in cassert|matrix) return 1 ;; esac
   fi
   return 0
 }
@@ -148,6 +207,53 @@ bindir=$("$PG_CONFIG" --bindir)
 pgxs_top=$(dirname "$(dirname "$("$PG_CONFIG" --pgxs)")")   # .../lib/pgxs/src
 export PATH="$bindir:$PATH"
 echo "PostgreSQL $major ($("$bindir/postgres" --version)), pg_config $PG_CONFIG"
+timing_group="PostgreSQL $major${WALLOAD_IN_CASSERT:+ with assertions}${WALLOAD_IN_MATRIX:+ (chroot)}"
+[ "${WALLOAD_IN_MATRIX:-}${WALLOAD_IN_CASSERT:-}" ] || timing_group="$timing_group (host)"
+
+# ------------------------------------------ work that can start meanwhile
+# Two long preparations wait mostly on something other than this machine's
+# CPU, so they start now, in the background, and the suites that need them
+# wait for them (each bounded by timeout, so no wait is without bound):
+# - the matrix chroots (debootstrap, apt: downloads), scripts/matrix/run.sh
+#   --prepare, for the matrix suite
+# - PostgreSQL 15 with assertions (scripts/cassert.sh, niced: a compiler on
+#   the cores the suites leave idle while they wait on servers), for the
+#   cassert suite; its source is fetched first, in the foreground, before
+#   test/core-regress.sh wants the same source and apt
+bg_dir=$(mktemp -d /tmp/walload-bg.XXXXXX) || { fail "temporary directory"; summary; }
+bg_pids=(); tap_running=()
+matrix_prep_pid=""; cassert_pid=""
+bg_stop() {  # at exit: those still running (each a timeout, which takes its group with it)
+  local p
+  for p in "${bg_pids[@]}" "${tap_running[@]}"; do kill "$p" 2>/dev/null; done
+  for p in "${bg_pids[@]}" "${tap_running[@]}"; do wait "$p" 2>/dev/null; done
+  rm -rf "$bg_dir"
+}
+bg_wait() {  # bg_wait PID: its exit status, once it ended (it is bounded)
+  local rc p keep=()
+  wait "$1"; rc=$?
+  for p in "${bg_pids[@]}"; do [ "$p" = "$1" ] || keep+=("$p"); done
+  bg_pids=("${keep[@]}")
+  return $rc
+}
+trap bg_stop EXIT
+if wants matrix && [ "${WALLOAD_NO_MATRIX:-}" != 1 ] && [ "$(id -u)" = 0 ]; then
+  timeout "${WALLOAD_MATRIX_PREP_TIMEOUT:-2400}" bash scripts/matrix/run.sh --prepare ${WALLOAD_MATRIX_VERSIONS:-16 17 18 19} \
+    >"$bg_dir/matrix-prepare.log" 2>&1 </dev/null &
+  matrix_prep_pid=$!; bg_pids+=("$!")
+  echo "preparing the matrix chroots in the background (scripts/matrix/run.sh --prepare)"
+fi
+if wants cassert && [ "$(id -u)" = 0 ] && [ "$major" = 15 ]; then
+  if (. scripts/lib/pgsource.sh && pgsource_get 15 "${WALLOAD_CORE_REGRESS_DIR:-/var/tmp/walload-core-regress}") \
+       >"$bg_dir/cassert-source.log" 2>&1; then
+    nice -n 10 timeout "${WALLOAD_CASSERT_BUILD_TIMEOUT:-2400}" bash scripts/cassert.sh \
+      >"$bg_dir/cassert.out" 2>"$bg_dir/cassert.log" </dev/null &
+    cassert_pid=$!; bg_pids+=("$!")
+    echo "building PostgreSQL 15 with assertions in the background, unless kept (scripts/cassert.sh)"
+  else
+    echo "could not get PostgreSQL 15's source package: the cassert suite will say so"
+  fi
+fi
 
 # ------------------------------------------------------- 2. build and install
 banner "build and install walload"
@@ -187,6 +293,7 @@ as_pg() { "${pg_as[@]}" "$@"; }
 cluster_pg_as=("${pg_as[@]}")
 cluster_bindir=$bindir
 cleanup() {
+  bg_stop
   cluster_stop_all
   if [ "${WALLOAD_KEEP:-}" = 1 ]; then echo "kept $work"; else rm -rf "$work"; fi
 }
@@ -232,10 +339,29 @@ test_cluster_stop() {
 # failed, or -- when it ran no test ("1..0 # SKIP why", shown by prove as
 # "skipped: why") -- could not run, which is a failure under CI=true
 tap_suite() {
-  local name=$1 out rc why; shift
+  local name=$1 out rc; shift
   out=$(mktemp "$work/tap-output.XXXXXX")
+  tap_suite_out=$out
   "$@" 2>&1 | tee "$out"
   rc=${PIPESTATUS[0]}
+  tap_verdict "$name" "$rc" "$out"
+}
+# background runs of test files (TAP files, pgTAP clusters), each bounded
+# by timeout: tap_reap waits for one of them to end and keeps its exit
+# status and time (tap_rc, tap_took, by process id)
+declare -A tap_started=() tap_took=() tap_rc=()
+tap_reap() {
+  local done_pid rc keep=() p
+  wait -n -p done_pid "${tap_running[@]}"; rc=$?
+  [ -n "${done_pid:-}" ] || return 1
+  tap_rc[$done_pid]=$rc; tap_took[$done_pid]=$((SECONDS - tap_started[$done_pid]))
+  for p in "${tap_running[@]}"; do [ "$p" = "$done_pid" ] || keep+=("$p"); done
+  tap_running=("${keep[@]}")
+}
+# tap_verdict NAME EXIT_STATUS OUTPUT_FILE: tap_suite's verdict on a harness
+# that ran
+tap_verdict() {
+  local name=$1 rc=$2 out=$3 why
   if [ "$rc" -eq 124 ]; then
     fail "$name" "timed out (WALLOAD_TIMEOUT)"; return 1
   elif [ "$rc" -ne 0 ]; then
@@ -297,20 +423,49 @@ if wants pgtap; then
         by_cluster[$c]+="$f "
       done
     done
+    # WALLOAD_TAP_JOBS clusters at a time (default 2), as the TAP files
+    # below: each cluster is of its own directory and socket, and a
+    # cluster's files run one after the other in it as before.  A cluster's
+    # run writes each file's output and "EXIT_STATUS SECONDS" beside it;
+    # the verdicts are given here, in order, once all ended.
+    pgtap_cluster_run() {  # in a subshell of its own
+      local c=$1 f base out s rc
+      trap cluster_stop_all EXIT
+      test_cluster_start "$c" >"$work/pgtap-$c.start" 2>&1 || exit 1
+      for f in ${by_cluster[$c]}; do
+        base=$(basename "$f" .sql); out="$work/pgtap-$c-$base.out"; s=$SECONDS
+        if timeout "$limit" createdb "t_$base" >"$out" 2>&1; then
+          timeout "$limit" pg_prove -v -d "t_$base" "$f" >>"$out" 2>&1 </dev/null; rc=$?
+        else
+          rc=255
+        fi
+        echo "$rc $((SECONDS - s))" >"$out.rc"
+      done
+      test_cluster_stop "$c"
+    }
+    pgtap_jobs=${WALLOAD_TAP_JOBS:-2}
+    for c in minimal replica rings smallbuf regress; do
+      [ -n "${by_cluster[$c]:-}" ] || continue
+      while [ "${#tap_running[@]}" -ge "$pgtap_jobs" ]; do tap_reap || break; done
+      pgtap_cluster_run "$c" </dev/null &
+      tap_started[$!]=$SECONDS; tap_running+=("$!")
+    done
+    while [ "${#tap_running[@]}" -gt 0 ]; do tap_reap || break; done
     for c in minimal replica rings smallbuf regress; do
       [ -n "${by_cluster[$c]:-}" ] || continue
       banner "pgTAP on cluster $c"
-      if ! test_cluster_start "$c"; then
-        for f in ${by_cluster[$c]}; do fail "pgTAP $c $(basename "$f")" "cluster did not start"; done
-        continue
-      fi
+      cat "$work/pgtap-$c.start"
       for f in ${by_cluster[$c]}; do
-        db="t_$(basename "$f" .sql)"
-        createdb "$db" || { fail "pgTAP $c $(basename "$f")" "createdb"; continue; }
-        tmark=$SECONDS
-        tap_suite "pgTAP $c $(basename "$f")" timeout "$limit" pg_prove -v -d "$db" "$f"
+        out="$work/pgtap-$c-$(basename "$f" .sql).out"
+        if [ ! -f "$out.rc" ]; then
+          tmark=$SECONDS; fail "pgTAP $c $(basename "$f")" "cluster did not start, or its run ended early"; continue
+        fi
+        read -r rc secs <"$out.rc"
+        cat "$out"
+        tmark=$((SECONDS - secs))
+        if [ "$rc" = 255 ]; then fail "pgTAP $c $(basename "$f")" "createdb"; continue; fi
+        tap_verdict "pgTAP $c $(basename "$f")" "$rc" "$out"
       done
-      test_cluster_stop "$c"
     done
   fi
 fi
@@ -329,6 +484,15 @@ if wants tap; then
     # the test files, where the postgres user can read them (see "clusters")
     mkdir -p "$work/t" && cp test/t/*.pl test/t/*.pm "$work/t/" && chmod -R a+rX "$work/t" ||
       { fail "TAP" "cannot copy test/t to $work/t"; summary; }
+    # WALLOAD_TAP_JOBS files at a time (default 2): each has clusters of
+    # its own in a directory of its own, on Unix sockets in directories of
+    # their own, and the ports they pick are reserved in one directory
+    # (PG_TEST_PORT_DIR); most of a file's time is spent waiting on its
+    # servers (initdb, start, stop, crash recovery), which a second file
+    # fills.  Each output is shown whole when its file has ended, in order.
+    tap_jobs=${WALLOAD_TAP_JOBS:-2}
+    as_pg mkdir -p "$work/portlock"
+    tap_files=()
     for t in "$work"/t/*.pl; do
       # a file marked "# matrix: once" tests only walload's own code (its
       # file format, its rings), the same on every version: in the matrix it
@@ -338,13 +502,25 @@ if wants tap; then
         echo "note: $(basename "$t") runs on ${WALLOAD_MATRIX_LAST:-the last version} and the host only (# matrix: once)"
         continue
       fi
+      tap_files+=("$t")
+    done
+    declare -A tap_pid_of=()
+    for t in "${tap_files[@]}"; do
       tdir="$work/tap-$(basename "$t" .pl)"
       as_pg mkdir -p "$tdir"
-      tmark=$SECONDS
-      if ! tap_suite "TAP $(basename "$t")" \
-           timeout "$limit" "${pg_as[@]}" env -C "$tdir" PATH="$bindir:$PATH" TESTDIR="$tdir" \
-             PG_REGRESS="$pgxs_top/test/regress/pg_regress" PERL5LIB="$pgxs_top/test/perl" \
-             prove -v "$t"; then
+      while [ "${#tap_running[@]}" -ge "$tap_jobs" ]; do tap_reap || break; done
+      timeout "$limit" "${pg_as[@]}" env -C "$tdir" PATH="$bindir:$PATH" TESTDIR="$tdir" \
+        PG_REGRESS="$pgxs_top/test/regress/pg_regress" PERL5LIB="$pgxs_top/test/perl" \
+        PG_TEST_PORT_DIR="$work/portlock" prove -v "$t" >"$tdir.out" 2>&1 </dev/null &
+      tap_pid_of[$t]=$!; tap_started[$!]=$SECONDS; tap_running+=("$!")
+    done
+    while [ "${#tap_running[@]}" -gt 0 ]; do tap_reap || break; done
+    for t in "${tap_files[@]}"; do
+      tdir="$work/tap-$(basename "$t" .pl)"
+      pid=${tap_pid_of[$t]}
+      cat "$tdir.out"
+      tmark=$((SECONDS - ${tap_took[$pid]:-0}))
+      if ! tap_verdict "TAP $(basename "$t")" "${tap_rc[$pid]:-1}" "$tdir.out"; then
         for l in "$tdir"/tmp_check/log/*.log; do
           [ -f "$l" ] && { echo "--- $l (last 40 lines)"; tail -40 "$l"; }
         done
@@ -447,13 +623,80 @@ if wants fresh; then
   fi
 fi
 
-# ------------------------------------------------- 9. other major versions
+# ---------------------------------------------- 9. a server with assertions
+# The same build, installation and suites as above (layers, pg_regress and
+# isolation, pgTAP, TAP), by this script run again, on a copy of the work
+# tree (the checkout keeps its own build), against PostgreSQL 15 built with
+# --enable-cassert: walload's Assert()s and compat.h's USE_ASSERT_CHECKING
+# branch run nowhere else.  Its results come back through its TAP file,
+# each named "cassert: ...".
+if wants cassert; then
+  banner "layers, pg_regress, pgTAP and TAP against PostgreSQL 15 with assertions (scripts/cassert.sh)"
+  if [ "$(id -u)" != 0 ]; then
+    cannot_run "cassert" "needs root (apt-get source, /var/cache/walload)"
+  elif [ "$major" != 15 ]; then
+    cannot_run "cassert" "the assert-enabled build is of PostgreSQL 15, and PG_CONFIG is $major's"
+  elif [ -z "$cassert_pid" ]; then
+    cannot_run "cassert" "PostgreSQL 15's source package could not be had: $(tail -3 "$bg_dir/cassert-source.log" | tr '\n' ' ')"
+  else
+    # bounded: scripts/cassert.sh runs under timeout.  Nothing else of this
+    # run wants the CPU while it waits: the build, if still going, is no
+    # longer niced (it is the process group of that timeout)
+    renice -n 0 -g "$cassert_pid" >/dev/null 2>&1
+    bg_wait "$cassert_pid"; rc=$?
+    cat "$bg_dir/cassert.log"
+    cassert_pg_config=$(tail -1 "$bg_dir/cassert.out")
+    if [ "$rc" -ne 0 ] || [ ! -x "$cassert_pg_config" ]; then
+      fail "cassert: build of PostgreSQL 15 with assertions" "exit $rc$([ "$rc" = 124 ] && echo ", timed out")"
+    elif ! grep -q '^#define USE_ASSERT_CHECKING 1' "$("$cassert_pg_config" --includedir-server)/pg_config.h"; then
+      fail "cassert: the build of PostgreSQL 15 defines USE_ASSERT_CHECKING" "not in $("$cassert_pg_config" --includedir-server)/pg_config.h"
+    else
+      pass "cassert: PostgreSQL 15 with assertions (USE_ASSERT_CHECKING; $(cut -d, -f1 "$(dirname "$(dirname "$cassert_pg_config")")/.complete"))"
+      copy="$work/cassert-tree"; mkdir -p "$copy"
+      git ls-files -co --exclude-standard -z | tar --null -T - -cf - | tar -xf - -C "$copy"
+      timeout "$((4 * limit))" env WALLOAD_IN_CASSERT=1 WALLOAD_NO_MATRIX=1 WALLOAD_TESTS="${WALLOAD_CASSERT_TESTS:-layers regress pgtap tap}" \
+        WALLOAD_TAP_FILE="$work/cassert.tap" PG_CONFIG="$cassert_pg_config" bash "$copy/scripts/test.sh" 2>&1 | sed 's/^/cassert | /'
+      rc=${PIPESTATUS[0]}
+      n=0
+      while IFS= read -r line; do
+        if [[ $line =~ ^#\ time\ ([0-9]+)\ s:\ (.*)$ ]]; then
+          tmark=$((SECONDS - BASH_REMATCH[1])); timing_group="PostgreSQL 15 with assertions (host)"
+          continue
+        fi
+        tap_parse "$line" || continue
+        n=$((n + 1))
+        if [ -n "$tap_dir" ]; then cannot_run "cassert: $tap_desc" "$tap_why"
+        elif [ "$tap_res" = ok ]; then pass "cassert: $tap_desc"
+        else fail "cassert: $tap_desc"; fi
+      done <"$work/cassert.tap"
+      timing_group="PostgreSQL $major (host)"
+      if [ "$n" -eq 0 ] || ! grep -qE '^1\.\.[0-9]+$' "$work/cassert.tap"; then
+        tmark=$SECONDS; fail "cassert: scripts/test.sh finished" "exit $rc, $n results, $(grep -c '^1\.\.' "$work/cassert.tap") plans"
+      fi
+    fi
+  fi
+fi
+
+# ------------------------------------------------- 10. other major versions
 if wants matrix && [ "${WALLOAD_NO_MATRIX:-}" != 1 ]; then
   banner "PostgreSQL ${WALLOAD_MATRIX_VERSIONS:-16 17 18 19} (scripts/matrix/run.sh)"
   if [ "$(id -u)" != 0 ] && ! command -v sudo >/dev/null 2>&1; then
     cannot_run "matrix" "needs root or sudo (debootstrap, chroot)"
   else
+    if [ -n "$matrix_prep_pid" ]; then
+      # bounded: it runs under timeout (WALLOAD_MATRIX_PREP_TIMEOUT)
+      echo "waiting for the preparation of the chroots begun at the start"
+      bg_wait "$matrix_prep_pid"; echo "(exit $?; what it did:)"
+      sed 's/^/  /' "$bg_dir/matrix-prepare.log"
+      tmark=$SECONDS
+    fi
+    timing_group="matrix"
     tap_suite "matrix" timeout "$((6 * limit))" bash scripts/matrix/run.sh ${WALLOAD_MATRIX_VERSIONS:-16 17 18 19}
+    # each version's times, as scripts/matrix/run.sh relays them
+    while IFS= read -r line; do
+      [[ $line =~ ^#\ time\ ([0-9]+)\ ([0-9]+)\ s:\ (.*)$ ]] || continue
+      timings+=("PostgreSQL ${BASH_REMATCH[1]} (chroot)"$'\t'"${BASH_REMATCH[2]}"$'\t'"${BASH_REMATCH[3]}")
+    done <"$tap_suite_out"
   fi
 fi
 

@@ -21,6 +21,10 @@
 #     each command they run, and each #! file of scripts/, has its run bit
 #     in git; debian/changelog, META.json and every .deb and zip they name
 #     are walload.control's default_version
+#  6. every file in git that starts with #! has its run bit (mode 100755):
+#     without it the file as its #! line means it to be run fails with
+#     "Permission denied" in a fresh clone; a copy of the modes with one
+#     such file at 100644 must fail the same check
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -147,6 +151,31 @@ if [ "$rc" -ne 0 ] && grep -q 'a .deb: 1.2-1, not' <<<"$out" && grep -q 'a PGXN 
 else
   notok "the same check fails for a README.md naming the 1.2 .deb and zip"; diag <<<"$out"
 fi
+
+# ------------------------------------------------ 6. every #! file runs
+# shebang_without_runbit MODES: the #! files of `git ls-files -s` output
+# MODES that are not 100755; the number of #! files to stderr
+shebang_without_runbit() {
+  local meta path mode count=0
+  while IFS=$'\t' read -r meta path; do
+    mode=${meta%% *}
+    case $mode in 100644|100755) ;; *) continue ;; esac
+    [ -f "$path" ] && [ "$(head -c2 "$path")" = '#!' ] || continue
+    count=$((count + 1))
+    [ "$mode" = 100755 ] || echo "$path"
+  done <"$1"
+  echo "$count" >&2
+}
+bad=$(shebang_without_runbit "$tmp/modes" 2>"$tmp/nshebang")
+nshebang=$(cat "$tmp/nshebang")
+if [ -z "$bad" ] && [ "$nshebang" -ge 10 ]; then
+  ok "each of the $nshebang files in git that start with #! is 100755"
+else
+  notok "each of the files in git that start with #! is 100755 ($nshebang found)"; echo "${bad:-none found}" | diag
+fi
+sed -E 's/^100755( [0-9a-f]+ 0\ttest\/pgxn\.sh)$/100644\1/' "$tmp/modes" >"$tmp/modes-pgxn-644"
+bad=$(shebang_without_runbit "$tmp/modes-pgxn-644" 2>/dev/null)
+check "the same check fails when test/pgxn.sh is 100644" "test/pgxn.sh" "$bad"
 
 echo "1..$n"
 [ "$failures" -eq 0 ]

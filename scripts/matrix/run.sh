@@ -5,6 +5,9 @@
 # oracle) plus a smoke test of its own (scripts/matrix/smoke.sh).
 #
 #   scripts/matrix/run.sh [VERSION ...]      default: 16 17 18 19
+#   scripts/matrix/run.sh --prepare [VERSION ...]   only make the environments
+#                                            ready (scripts/test.sh runs this in
+#                                            the background meanwhile)
 #   scripts/matrix/run.sh --clean            unmount and delete the environments
 #
 # Each version runs in its own Debian chroot under $WALLOAD_MATRIX_DIR
@@ -32,6 +35,8 @@
 # (WALLOAD_TAP_FILE), not from its banners, which are for people.
 #
 # Prints TAP ("ok N - 17: pg_regress ...") and ends with "# N passed, N failed";
+# each suite's time as "# time VERSION N s: NAME" (scripts/test.sh's summary
+# lists them), with the environment's, the build's and the smoke test's.
 # exits non-zero when anything failed.  Full logs: $WALLOAD_MATRIX_DIR/logs/.
 # Needs root (re-runs itself with sudo otherwise).
 set -uo pipefail
@@ -73,9 +78,10 @@ unmount_env() {
   done
 }
 
+# bounded by $chroot_limit seconds when that is set
 in_chroot() {  # in_chroot ROOT COMMAND... (a clean environment)
   local root=$1; shift
-  chroot "$root" env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+  ${chroot_limit:+timeout "$chroot_limit"} chroot "$root" env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     LANG=C.UTF-8 LC_ALL=C.UTF-8 HOME=/root DEBIAN_FRONTEND=noninteractive CI="${CI:-}" "$@"
 }
 
@@ -158,13 +164,16 @@ prepare() {
   # ready, and with this list of packages: nothing to do
   if [ "$(cat "$root/.walload-ready" 2>/dev/null)" = "$pkgs" ]; then mount_env "$root"; return 0; fi
 
-  if [ ! -x "$root/usr/bin/apt-get" ]; then
+  # debootstrapped to the end (a run killed in the middle leaves apt-get
+  # in place but not the rest)
+  if [ ! -f "$root/.walload-debootstrapped" ] && [ ! -f "$root/.walload-ready" ]; then
     command -v debootstrap >/dev/null || apt-get $apt_opts install -qq debootstrap >/dev/null 2>&1 \
       || { echo "# cannot install debootstrap"; return 1; }
     echo "# debootstrap $suite into $root"
     unmount_env "$root"; rm -rf "$root"
-    debootstrap --variant=minbase "$suite" "$root" "$mirror" >"$dir/logs/debootstrap-pg$v.log" 2>&1 \
+    timeout "${WALLOAD_MATRIX_APT_TIMEOUT:-1800}" debootstrap --variant=minbase "$suite" "$root" "$mirror" >"$dir/logs/debootstrap-pg$v.log" 2>&1 \
       || { echo "# debootstrap failed, see $dir/logs/debootstrap-pg$v.log"; return 1; }
+    touch "$root/.walload-debootstrapped"
   fi
   mount_env "$root"
   cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
@@ -192,7 +201,8 @@ prepare() {
   fi
 
   echo "# installing PostgreSQL $v and the test tools into $root"
-  if ! in_chroot "$root" sh -c "apt-get $apt_opts update -qq && apt-get $apt_opts install -qq --no-install-recommends $pkgs" \
+  if ! chroot_limit=${WALLOAD_MATRIX_APT_TIMEOUT:-1800} in_chroot "$root" \
+       sh -c "apt-get $apt_opts update -qq && apt-get $apt_opts install -qq --no-install-recommends $pkgs" \
        >"$dir/logs/apt-pg$v.log" 2>&1; then
     echo "# package installation failed, see $dir/logs/apt-pg$v.log"; tail -5 "$dir/logs/apt-pg$v.log" | sed 's/^/#   /'
     return 1
@@ -229,6 +239,18 @@ if [ "${1:-}" = --clean ]; then
   exit 0
 fi
 
+if [ "${1:-}" = --prepare ]; then
+  shift
+  rc=0
+  for v in ${*:-16 17 18 19}; do
+    t0=$SECONDS
+    if prepare "$v"; then echo "# PostgreSQL $v: environment ready after $((SECONDS - t0)) s"
+    else echo "# PostgreSQL $v: environment NOT ready after $((SECONDS - t0)) s"; rc=1; fi
+    unmount_env "$dir/pg$v"
+  done
+  exit $rc
+fi
+
 versions=${*:-16 17 18 19}
 mkdir -p "$dir/logs"
 current_root=""
@@ -246,13 +268,14 @@ for v in $versions; do
   fi
   pg_config="/usr/lib/postgresql/$v/bin/pg_config"
   echo "# $(in_chroot "$root" "$pg_config" --version) in $root (environment ready after $((SECONDS - t0)) s)"
+  echo "# time $v $((SECONDS - t0)) s: environment"
 
   # the work tree, copied (the repository is only read)
   rm -rf "$root/build"; mkdir -p "$root/build/walload"
   (cd "$here" && git ls-files -co --exclude-standard -z | tar --null -T - -cf -) | tar -xf - -C "$root/build/walload"
 
   # build alone first: warnings are failures here
-  log="$dir/logs/build-pg$v.log"
+  log="$dir/logs/build-pg$v.log"; t1=$SECONDS
   if in_chroot "$root" make -C /build/walload PG_CONFIG="$pg_config" >"$log" 2>&1; then
     if grep -q 'warning:' "$log"; then
       tap_not_ok "$v: walload builds without warnings"; grep 'warning:' "$log" | sed 's/^/#   /'
@@ -265,6 +288,7 @@ for v in $versions; do
     continue
   fi
   in_chroot "$root" make -s -C /build/walload clean PG_CONFIG="$pg_config" >/dev/null 2>&1
+  echo "# time $v $((SECONDS - t1)) s: build without warnings"
 
   # the host's suite, run inside (scripts/test.sh builds and installs again);
   # its results as TAP in /build/test.tap
@@ -284,6 +308,7 @@ for v in $versions; do
   rc=$?
   suites=0
   while IFS= read -r line; do
+    if [[ $line =~ ^#\ time\ ([0-9]+\ s:.*)$ ]]; then echo "# time $v ${BASH_REMATCH[1]}"; continue; fi
     tap_parse "$line" || continue
     suites=$((suites + 1))
     name=$tap_desc
@@ -315,10 +340,11 @@ for v in $versions; do
   echo "# scripts/test.sh on $v: $(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -1) (exit $rc; log $log)"
 
   # smoke test: both load orders, wal_level=minimal, 100k-row COPY, the joins
-  log="$dir/logs/smoke-pg$v.log"
-  in_chroot "$root" env PG_CONFIG="$pg_config" bash /build/walload/scripts/matrix/smoke.sh /build/walload >"$log" 2>&1
+  log="$dir/logs/smoke-pg$v.log"; t1=$SECONDS
+  chroot_limit=${WALLOAD_TIMEOUT:-900} in_chroot "$root" env PG_CONFIG="$pg_config" bash /build/walload/scripts/matrix/smoke.sh /build/walload >"$log" 2>&1
   rc=$?
   tap_relay "$v: smoke: " <"$log" || { tap_not_ok "$v: smoke test ran (exit $rc)"; tail -20 "$log" | tap_diag; }
+  echo "# time $v $((SECONDS - t1)) s: smoke test"
 
   unmount_env "$root"; current_root=""
   echo "# PostgreSQL $v took $((SECONDS - t0)) s"
