@@ -1912,26 +1912,29 @@ check_ms_within(const char *what, double v, double max)
 	return p;
 }
 
-/* a time one record measured, or predicted: not negative */
+/* a time, or a sum of times, that cannot be negative */
 static const char *
-check_ms(const char *what, double v)
+check_ms_not_negative(const char *what, double v, double max)
 {
-	const char *p = check_ms_within(what, v, WL_MAX_MS);
+	const char *p = check_ms_within(what, v, max);
 
 	if (p == NULL && v < 0)
 		p = psprintf("%s is negative (%g)", what, v);
 	return p;
 }
 
-/* a sum of measured times: not negative */
+/* a time one record measured, or predicted */
+static const char *
+check_ms(const char *what, double v)
+{
+	return check_ms_not_negative(what, v, WL_MAX_MS);
+}
+
+/* a sum of measured times */
 static const char *
 check_sum_ms(const char *what, double v)
 {
-	const char *p = check_ms_within(what, v, WL_MAX_SUM_MS);
-
-	if (p == NULL && v < 0)
-		p = psprintf("%s is negative (%g)", what, v);
-	return p;
+	return check_ms_not_negative(what, v, WL_MAX_SUM_MS);
 }
 
 static const char *
