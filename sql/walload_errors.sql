@@ -1,10 +1,7 @@
 -- Bad input gets a clear error and changes nothing.
-SELECT walload_reset();
-CREATE TABLE wl_err (id int);
-INSERT INTO wl_err VALUES (1);
--- the state before the bad calls, once the calibration of the server's start
--- has ended (calibrated_at is NULL until then; a pg_buildext cluster runs
--- this at once); waited for at most 300 s
+-- First, the calibration of the server's start has ended (calibrated_at is
+-- NULL until then; a pg_buildext cluster runs this at once), waited for at
+-- most 300 s, before the reset: the DO block is recorded.
 DO $$
 DECLARE
     until timestamptz := clock_timestamp() + interval '300 s';
@@ -14,6 +11,10 @@ BEGIN
     END LOOP;
 END
 $$;
+SELECT walload_reset();
+CREATE TABLE wl_err (id int);
+INSERT INTO wl_err VALUES (1);
+-- the state before the bad calls
 SELECT coalesce(calibrated_at::text, 'never') AS cal_at, scan_ns_per_buffer AS cal_ns, xacts_recorded AS n_xacts,
        statements_recorded AS n_stmts, stats_entries AS n_stats, full_scans AS n_scans
 FROM walload_info \gset
