@@ -101,8 +101,12 @@ cmp_ok($cache, '<=', 2 * 2000,
 	"CacheMemoryContext is flat over 2,000 TRUNCATE and REINDEX transactions (+$cache bytes)");
 cmp_ok($used, '<=', 2 * 2000,
 	"the backend's memory in use is flat over 2,000 TRUNCATE and REINDEX transactions (+$used bytes)");
-cmp_ok($total, '<=', 2 * 2000,
-	"the backend's total is flat over 2,000 TRUNCATE and REINDEX transactions (+$total bytes)");
+# what the contexts hold is taken in blocks of 8 kB and more: a context of
+# core's may take one more as its free space fragments (17 did, once), so
+# the total allows two; what walload would keep per transaction (155 bytes
+# and more) is 300 kB here
+cmp_ok($total, '<=', 2 * 2000 + 2 * 8192,
+	"the backend's total is flat over 2,000 TRUNCATE and REINDEX transactions, but for two blocks (+$total bytes)");
 my $lookups = $m->{lookups}{cache} - $m->{after}{cache};
 cmp_ok($lookups, '>=', 64 * 2000,
 	"2,000 negative catalog lookups are seen in CacheMemoryContext (+$lookups bytes)");
