@@ -2,7 +2,15 @@
 """walload benchmarks: its overhead, and the seed reports' loads measured by
 the client beside what walload attributes.  Run as root: bench/run.sh.
 
-  bench/run.sh [--quick] [--only SECTION[,SECTION...]] [--docs]
+  bench/run.sh [--quick] [--only SECTION[,SECTION...]] [--docs] [--seed N]
+
+Where several configurations take turns round after round (overhead,
+seedload, manyfiles, strategy), each round runs them in an order of its own,
+drawn at random: in a fixed rotation a configuration always follows the same
+other one, and whatever that one leaves behind (a warm page cache, a
+checkpoint, a hot CPU) falls on it every time.  The draw is from --seed
+(default: a new one), which the run prints and writes into its report:
+the same --seed repeats the same orders.
 
 Sections (all by default, in this order):
 
@@ -10,14 +18,14 @@ Sections (all by default, in this order):
              loop (2 clients each) and pgbench -S with 32 clients against
              four clusters over the same data, started once: nothing
              preloaded / pg_stat_statements / walload / both.  Many short
-             rounds interleave the four (the order rotates every round);
+             rounds interleave the four (in a random order each round);
              each round gives a ratio to 'nothing' of that round; reported:
              median ratio, interquartile range, min..max.  Also the shared
              memory each configuration allocates, and walload's per setting
              that sizes it (each raised in turn: bytes per unit).
   seedload   the seed 000 load's 60 loading statements (one transaction)
              with walload and without (twice: the floor), three clusters
-             started once, 15 rotating rounds (--quick 7; BENCH_SEEDLOAD_ROUNDS) at 1GB
+             started once, 15 rounds in random orders (--quick 7; BENCH_SEEDLOAD_ROUNDS) at 1GB
              (BENCH_SEEDLOAD_SHARED_BUFFERS): median ratio, IQR, min..max;
              goal: at most 1.02.
   callgrind  the same three workloads, one client, a fixed number of
@@ -111,6 +119,7 @@ import re
 import statistics
 import subprocess
 import sys
+import random
 import tempfile
 import time
 import shutil
@@ -118,6 +127,17 @@ import shutil
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "scripts", "lib"))
 from cluster import Cluster, pgconfig  # noqa: E402  (scripts/lib/cluster.sh's Python face)
+
+# the order of configurations within a round: random_order(), from --seed
+ORDER = random.Random()
+
+
+def random_order(items):
+    """items in an order of this round's own (ORDER, seeded by --seed)."""
+    out = list(items)
+    ORDER.shuffle(out)
+    return out
+
 
 SECTIONS = ["overhead", "seedload", "callgrind", "overhead-cg", "seed000", "seed001", "seed003", "seed004", "manyfiles", "whatif",
             "predict", "strategy", "walknoise", "report"]
@@ -379,8 +399,7 @@ def overhead(template, base, bindir, tmp):
     order = [c for c, _ in CONFIGS]
     for wname, args in workloads:
         for rnd in range(P["rounds"]):
-            k = rnd % len(order)
-            for cname in order[k:] + order[:k]:
+            for cname in random_order(order):
                 tps.setdefault((wname, cname), []).append(pgbench(clusters[cname], args + secs)[0])
         log("overhead %s: %d rounds done" % (wname, P["rounds"]))
     for c in clusters.values():
@@ -645,7 +664,7 @@ def seedload(template, base, bindir, tmp):
     """The seed 000 load's own statements with walload and without (issue
     38, item 6): three clusters over the same data, started once, wal_level
     minimal, one with walload; each round runs the load once in each, the
-    order rotating; a round's ratio is walload's time for the 60 loading
+    order drawn at random each round (--seed); a round's ratio is walload's time for the 60 loading
     statements (10 CREATE TABLE, 50 COPY of 1,000 rows, as the client timed
     them) over the first other cluster's of that round, and the floor the
     second other's over the first's."""
@@ -677,7 +696,7 @@ def seedload(template, base, bindir, tmp):
     try:
         for rnd in range(P["seedload_rounds"]):
             got = {}
-            for name, _ in confs[rnd % len(confs):] + confs[:rnd % len(confs)]:
+            for name, _ in random_order(confs):
                 tm = marked_times(run_psql_file(cl[name], script, os.path.join(tmp, "sl_%d.sql" % len(got))))
                 got[name] = sum(tm["load"])
                 times[name].append(got[name])
@@ -949,7 +968,7 @@ def manyfiles(c, tmp):
     times = {}
     rounds = 3
     for rnd in range(rounds):
-        for track in (["walload", "nothing"] if rnd % 2 == 0 else ["nothing", "walload"]):
+        for track in random_order(["walload", "nothing"]):
             c.stop()
             configure(c, libs[track], settings)
             # a fresh database each time: the catalogs do not carry the
@@ -1427,7 +1446,7 @@ def strategies(c, tmp):
     transaction, then COMMIT, under minimal with off (core's own choice),
     auto, wal and sync, on one server per shared_buffers that keeps running
     (started once, its calibration done): in each round every strategy runs
-    each load once, in an order that rotates from round to round, each from
+    each load once, in an order drawn at random each round (--seed), each from
     the same starting state (the previous load's tables dropped, then a
     CHECKPOINT).  Then replica on its own start, for the transaction's total.
     Reported: medians of the rounds and their spread (min..max), auto over
@@ -1494,7 +1513,7 @@ def strategies(c, tmp):
         t0 = time.time()
         start_walload(c, size, "minimal")
         for rnd in range(rounds):
-            order = strats[rnd % len(strats):] + strats[:rnd % len(strats)]
+            order = random_order(strats)
             for name, body, ntab in loads:
                 for strat in order:
                     res.setdefault((name, strat), []).append(run_one(name, body, ntab, strat))
@@ -1563,7 +1582,11 @@ def main():
     ap.add_argument("--quick", action="store_true", help="fewer rounds, smaller tables")
     ap.add_argument("--only", default="", help="comma-separated sections: " + ",".join(SECTIONS))
     ap.add_argument("--docs", action="store_true", help="copy the SVG charts to docs/")
+    ap.add_argument("--seed", type=int, help="the seed of the configurations' orders (default: a new one, printed)")
     a = ap.parse_args()
+    seed = a.seed if a.seed is not None else random.SystemRandom().randrange(1, 10 ** 6)
+    ORDER.seed(seed)
+    print("bench/run.py: --seed %d (the same --seed repeats this run's orders)" % seed, flush=True)
     only = [s for s in a.only.split(",") if s] or SECTIONS
     for s in only:
         if s not in SECTIONS:
@@ -1608,7 +1631,7 @@ def main():
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     t0 = time.time()
     version = pgconfig("--version")
-    cmd = "bench/run.sh" + (" --quick" if quick else "") + (" --only " + a.only if a.only else "")
+    cmd = "bench/run.sh" + (" --quick" if quick else "") + (" --only " + a.only if a.only else "") + " --seed %d" % seed
     ncpu = os.cpu_count()
     mem = int(open("/proc/meminfo").read().split()[1]) // 1048576
     parts = ["# walload benchmark report\n",
@@ -1633,7 +1656,7 @@ def main():
 Three clusters over the same data, started once (wal_level=minimal,
 max_wal_senders=0), one with walload; in each round the seed's load (one
 transaction: 10 CREATE TABLE, 5 x 10 COPY of 1,000 rows, COMMIT, then
-DROP) runs once on each, the order rotating.  A round's ratio: walload's
+DROP) runs once on each, in a random order each round (--seed).  A round's ratio: walload's
 time for the 60 loading statements, as psql timed them, over the first
 cluster without walload in that round; the second one's over the first is
 the floor: what two clusters that differ in nothing show.  Goal (issue 38): median at most 1.02.  %s
@@ -1647,7 +1670,7 @@ the floor: what two clusters that differ in nothing show.  Goal (issue 38): medi
 Four clusters over the same data (pgbench scale 10), started once, each with
 one configuration; shared_buffers=256MB, wal_level=replica,
 synchronous_commit=off, autovacuum off; 2 clients, 2 pgbench threads.  %d rounds
-per workload of %d s per configuration, the order of the four rotating every
+per workload of %d s per configuration, the order of the four drawn at random every
 round; a round's ratio is its tps over that round's 'nothing'.  Reported: the
 median ratio, its interquartile range (IQR) and min..max over the rounds.
 
@@ -1798,7 +1821,7 @@ Goal (issue 39): within 5%%.
 Each load in one transaction, then COMMIT, under wal_level=minimal with
 each strategy, on one server per shared_buffers that keeps running (its
 calibration done once at start); %d rounds, in each every strategy once per
-load in an order that rotates from round to round, each from the same
+load in an order drawn at random each round (--seed), each from the same
 starting state (the tables of the run before dropped, then CHECKPOINT).
 commit_ms as walload measured it: median (min..max of the rounds).  Goal
 (issue 38): auto's commit at most 1.05x (or 1 ms above) the best of off,
