@@ -87,7 +87,52 @@ def versions(control, changelog, meta_json, changes, docs):
     return bad
 
 
+def slug(heading):
+    s = re.sub(r"[`*]", "", heading.strip().lower())
+    s = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", s)
+    s = re.sub(r"[^\w\- ]", "", s)
+    return s.replace(" ", "-")
+
+
+def headings(path):
+    seen, out, fenced = {}, set(), False
+    for line in open(path):
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+            continue
+        m = None if fenced else re.match(r"#{1,6} +(.*?) *#*$", line.rstrip("\n"))
+        if m:
+            base = slug(m.group(1))
+            n = seen.get(base, 0)
+            seen[base] = n + 1
+            out.add(base if n == 0 else "%s-%d" % (base, n))
+    return out
+
+
+def anchors(docs):
+    import os
+    bad = 0
+    cache = {}
+    for doc in docs:
+        for i, line in enumerate(open(doc), 1):
+            for target, anchor in re.findall(r"\]\(([^)#\s]*\.md|)#([^)\s]+)\)", line):
+                path = os.path.normpath(os.path.join(os.path.dirname(doc), target)) if target else doc
+                if path not in cache:
+                    cache[path] = headings(path) if os.path.exists(path) else None
+                if cache[path] is None:
+                    bad += 1
+                    print("%s:%d: %s#%s: no such file" % (doc, i, target, anchor))
+                elif anchor in cache[path]:
+                    print("# %s:%d: %s#%s" % (doc, i, target or "", anchor))
+                else:
+                    bad += 1
+                    print("%s:%d: %s#%s: no such section in %s" % (doc, i, target, anchor, path))
+    return bad
+
+
 if __name__ == "__main__":
+    if len(sys.argv) >= 3 and sys.argv[1] == "anchors":
+        sys.exit(1 if anchors(sys.argv[2:]) else 0)
     if len(sys.argv) >= 3 and sys.argv[1] == "runbits":
         sys.exit(1 if runbits(sys.argv[2], sys.argv[3:]) else 0)
     if len(sys.argv) >= 6 and sys.argv[1] == "versions":

@@ -20,7 +20,8 @@
 #  5. what README.md and docs/*.md tell people to run (test/doc-checks.py):
 #     each command they run, and each #! file of scripts/, has its run bit
 #     in git; debian/changelog, META.json and every .deb and zip they name
-#     are walload.control's default_version
+#     are walload.control's default_version; each link to a section of a
+#     page finds its heading (a renamed heading must fail it)
 #  6. every file in git that starts with #! has its run bit (mode 100755):
 #     without it the file as its #! line means it to be run fails with
 #     "Permission denied" in a fresh clone; a copy of the modes with one
@@ -150,6 +151,23 @@ if [ "$rc" -ne 0 ] && grep -q 'a .deb: 1.2-1, not' <<<"$out" && grep -q 'a PGXN 
   ok "the same check fails for a README.md naming the 1.2 .deb and zip"
 else
   notok "the same check fails for a README.md naming the 1.2 .deb and zip"; diag <<<"$out"
+fi
+
+out=$(python3 test/doc-checks.py anchors "${docs[@]}" 2>&1); rc=$?
+n_links=$(grep -c '^# ' <<<"$out")
+if [ "$rc" -eq 0 ] && [ "$n_links" -ge 10 ]; then
+  ok "each of the $n_links links to a section of a page finds its heading"
+else
+  notok "each link to a section of a page finds its heading ($n_links found)"; grep -v '^#' <<<"$out" | diag
+fi
+mkdir -p "$tmp/anchors"
+cp docs/*.md "$tmp/anchors/"
+sed -i -E 's/^(#+ .*)\(issue 38, item 3\)/\1(issue 38, item three)/' "$tmp/anchors/benchmarks.md"
+out=$(python3 test/doc-checks.py anchors "$tmp/anchors/limits.md" 2>&1); rc=$?
+if [ "$rc" -ne 0 ] && grep -q 'benchmarks.md#ablation-of-est_scan_mss-pricing-issue-38-item-3: no such section' <<<"$out"; then
+  ok "the same check fails when benchmarks.md's ablation heading is renamed"
+else
+  notok "the same check fails when benchmarks.md's ablation heading is renamed"; diag <<<"$out"
 fi
 
 # ------------------------------------------------ 6. every #! file runs
