@@ -1,5 +1,6 @@
 # What a clean restart keeps besides the rows themselves: the eviction
 # order of walload_stats and walload_info's recorded / overwritten counts.
+# matrix: once (walload's own stats file and eviction order, the same on every version)
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;

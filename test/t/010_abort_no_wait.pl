@@ -7,6 +7,7 @@
 # After A is released, B's next statement stores what waited, and the
 # records are whole, the aborts' phases charged to their CREATE TABLEs.
 # No sleeps: every wait is on an event, with a bound.
+# matrix: once (walload's own lock and abort path, the same on every version)
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;

@@ -1,6 +1,7 @@
 # A whole load stays reportable after walload_xacts' ring has overwritten
 # its start: walload_report() then reads walload_minutes, the per-session,
 # per-minute sums.  Counts only: nothing here depends on the machine's speed.
+# matrix: once (walload's own per-minute sums, the same on every version)
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;

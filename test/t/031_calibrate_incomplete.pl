@@ -7,6 +7,7 @@
 #    writable) fails the call too;
 #  - undisturbed, the call succeeds, before and after both.
 # States and errors only, never a duration.
+# matrix: once (walload's own calibration request protocol, the same on every version)
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;

@@ -17,6 +17,7 @@
 #     the aggregate is there, with its error counted;
 #   - must still happen: a statement stored outside the cleanup (an
 #     autocommit INSERT, stored at its commit's start) evicts at once.
+# matrix: once (walload's own store locking and eviction, the same on every version)
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
