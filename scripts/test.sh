@@ -72,6 +72,8 @@
 #                       GB each, made the first time; docs/versions.md has
 #                       the last run's times)
 #   WALLOAD_MATRIX_VERSIONS  default "16 17 18 19"
+#   WALLOAD_FRESH_FOREGROUND=1  the fresh suite in its place, not in the
+#                       background from the build on
 #   WALLOAD_MATRIX_CORE_VERSIONS  the matrix versions PostgreSQL's own
 #                       regression suite runs on (default "18"; the host
 #                       always runs it)
@@ -282,6 +284,19 @@ if make -s PG_CONFIG="$PG_CONFIG" >/tmp/walload-build.$$.log 2>&1 &&
 else
   cat /tmp/walload-build.$$.log; rm -f /tmp/walload-build.$$.log
   fail "build and install"; summary
+fi
+
+# The fresh suite (test/fresh.sh) needs nothing of this run: it clones the
+# checkout into a Debian 12 chroot of its own and builds there, waiting
+# mostly on debootstrap and apt's downloads.  So it runs in the background
+# from here, beside the host's suites, and its verdict is given in its
+# place below (WALLOAD_FRESH_FOREGROUND=1: in its place, as before).
+fresh_pid=""
+if wants fresh && [ "$(id -u)" = 0 ] && [ "${WALLOAD_FRESH_FOREGROUND:-}" != 1 ]; then
+  timeout "$((limit < 1800 ? 1800 : limit))" prove -v --exec bash test/fresh.sh \
+    >"$bg_dir/fresh.out" 2>&1 </dev/null &
+  fresh_pid=$!; bg_pids+=("$!")
+  echo "running the fresh suite in the background (test/fresh.sh: its own chroot)"
 fi
 
 # --------------------------------------------------------------- clusters
@@ -635,6 +650,15 @@ if wants fresh; then
   banner "the README's and docs' commands in a fresh Debian 12 chroot (test/fresh.sh)"
   if [ "$(id -u)" != 0 ]; then
     cannot_run "fresh" "needs root (debootstrap, chroot)"
+  elif [ -n "$fresh_pid" ]; then
+    # bounded: it runs under timeout; its time is its own (prove's
+    # wallclock), not the wait here
+    echo "waiting for the fresh suite begun after the build"
+    bg_wait "$fresh_pid"; rc=$?
+    cat "$bg_dir/fresh.out"
+    secs=$(sed -nE 's/.*Tests=[0-9]+, +([0-9]+) wallclock secs.*/\1/p' "$bg_dir/fresh.out" | tail -1)
+    tmark=$((SECONDS - ${secs:-0}))
+    tap_verdict "fresh" "$rc" "$bg_dir/fresh.out"
   else
     tap_suite "fresh" timeout "$((limit < 1800 ? 1800 : limit))" prove -v --exec bash test/fresh.sh
   fi
