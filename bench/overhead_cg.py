@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """walload's overhead in instructions (issue 40): every configuration from
-the same starting state, the backend under callgrind, and a self-check.
+the same starting state, the backend under callgrind, walload's own
+functions judged against an A/A pair.
 
   python3 bench/overhead_cg.py [--quick] [--jobs N] [--base DIR] [--port-base P]
                                [--out FILE] [--no-linear] [--keep] [--library SO]

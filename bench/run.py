@@ -44,9 +44,9 @@ Sections (all by default, in this order):
              left; the backend under callgrind; pgbench -S and tpcb-like
              (-M simple and prepared), the CREATE/COPY/DROP loop, a DO loop
              of INSERTs (walload.track=all), N CREATE TABLE in one
-             transaction; walload's extra against the cost of its own
-             functions in the same profile (the self-check), and issue 40's
-             goals, met or not.  Replaces the callgrind section, whose
+             transaction; walload's own functions judged (the goals of
+             issues 40 and 54, and their repeating in an A/A pair), core's
+             residue reported beside the A/A floor.  Replaces the callgrind section, whose
              shared cluster drifts between configurations.
   seed000    the 10-table, 5-COPY load in one transaction, then DROP TABLE
              one by one, across shared_buffers and wal_level: client time per
