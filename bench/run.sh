@@ -2,7 +2,7 @@
 # walload benchmarks (see bench/run.py and docs/benchmarks.md). Needs root;
 # installs and builds like the tests, plus valgrind for the instruction counts.
 #
-#   bench/run.sh [--quick] [--only overhead,seedload,callgrind,overhead-cg,seed000,seed001,seed003,seed004,manyfiles,whatif,predict,strategy,walknoise] [--docs]
+#   bench/run.sh [--quick] [--only overhead,seedload,callgrind,overhead-cg,seed000,seed001,seed003,seed004,manyfiles,whatif,predict,strategy,walknoise,report] [--docs] [--seed N]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
