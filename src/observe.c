@@ -414,6 +414,24 @@ wl_observe_before_walk(WlObservation *obs)
 	wl_header_pages_mapped(pages_mapped);
 }
 
+/* the outermost observation's context, kept (see wl_observe_before) */
+#define KEPT_CXT_BLOCK (32 * 1024)
+static MemoryContext kept_cxt = NULL;
+static bool kept_cxt_in_use = false;
+
+/* an observation's context given back: the kept one reset, others deleted */
+static void
+release_context(MemoryContext cxt)
+{
+	if (cxt == kept_cxt)
+	{
+		MemoryContextReset(cxt);
+		kept_cxt_in_use = false;
+	}
+	else
+		MemoryContextDelete(cxt);
+}
+
 /*
  * Before a utility statement that the scan model must watch: what it will
  * change, measured now.  Returns NULL for other statements.  The result
@@ -480,10 +498,29 @@ wl_observe_before(Node *parsetree)
 
 	/*
 	 * Lives across the transactions VACUUM and DROP DATABASE commit
-	 * themselves; freed in wl_observe_after().
+	 * themselves; given back in wl_observe_after().  The outermost
+	 * observation uses one context kept for the backend's life and reset
+	 * after each statement, with a first block that stays: a context
+	 * created and deleted around every COPY moved the heap's top back and
+	 * forth across glibc's trim threshold, and core's own allocations in
+	 * the COPY then grew the heap again each time (page faults walload
+	 * caused without allocating much).  A nested observation (a statement
+	 * observed inside one: a function's TRUNCATE in a COPY's trigger) gets
+	 * a context of its own.
 	 */
-	cxt = AllocSetContextCreate(TopMemoryContext, "walload observation",
-								ALLOCSET_SMALL_SIZES);
+	if (!kept_cxt_in_use)
+	{
+		if (kept_cxt == NULL)
+			kept_cxt = AllocSetContextCreate(TopMemoryContext,
+											 "walload observation",
+											 0, KEPT_CXT_BLOCK,
+											 ALLOCSET_DEFAULT_MAXSIZE);
+		cxt = kept_cxt;
+		kept_cxt_in_use = true;
+	}
+	else
+		cxt = AllocSetContextCreate(TopMemoryContext, "walload observation",
+									ALLOCSET_SMALL_SIZES);
 	old = MemoryContextSwitchTo(cxt);
 	obs = palloc0(sizeof(WlObservation));
 	obs->cxt = cxt;
@@ -501,7 +538,7 @@ wl_observe_before(Node *parsetree)
 		MemoryContextSwitchTo(old);
 		if (current_truncate == &obs->truncate)
 			current_truncate = obs->saved_truncate;
-		MemoryContextDelete(cxt);
+		release_context(cxt);
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
@@ -627,7 +664,7 @@ wl_observe_after(WlObservation *obs, bool success, WlEffects *eff)
 	}
 	PG_FINALLY();
 	{
-		MemoryContextDelete(obs->cxt);
+		release_context(obs->cxt);
 	}
 	PG_END_TRY();
 }
