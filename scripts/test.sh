@@ -602,7 +602,7 @@ if wants exporter; then
   if [ "$(id -u)" != 0 ]; then
     cannot_run "exporter" "needs root (its cluster runs as the postgres OS user)"
   else
-    tap_suite "exporter" timeout "$short" prove -v --exec python3 test/exporter.py
+    tap_suite "exporter" timeout "$short" prove -v --exec /usr/bin/python3 test/exporter.py
   fi
 fi
 if wants timeline; then
@@ -610,7 +610,7 @@ if wants timeline; then
   if [ "$(id -u)" != 0 ]; then
     cannot_run "timeline" "needs root (scripts/demo.sh, pg_virtualenv)"
   else
-    tap_suite "timeline" timeout "$short" prove -v --exec python3 test/timeline.py
+    tap_suite "timeline" timeout "$short" prove -v --exec /usr/bin/python3 test/timeline.py
   fi
 fi
 
