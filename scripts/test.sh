@@ -32,10 +32,12 @@
 #              autopkgtest, a smoke load (test/package.sh)
 #    pgxn      META.json against PGXN's validator, CHANGELOG.md, make dist;
 #              the docs' commands' run bits and versions (test/pgxn.sh)
-#    exporter  prometheus-postgres-exporter with prometheus/walload_queries.yaml
-#              and query-exporter with prometheus/walload_query_exporter.yaml,
-#              scraped by Prometheus: the values equal the views'; the
-#              dashboard's queries answer (test/exporter.py)
+#    exporter  the collector files regenerated from prometheus/metrics.yaml;
+#              prometheus-postgres-exporter and query-exporter with theirs,
+#              scraped by Prometheus: the values equal the views'; promtool
+#              test rules; the dashboard's queries answer (test/exporter.py,
+#              run by Debian's /usr/bin/python3: python3-yaml,
+#              python3-prometheus-client, python3-pil)
 #    timeline  scripts/timeline.py on the demo's load, in headless Chromium
 #              (test/timeline.py)
 #    fresh     the README's and docs' commands as written (demo, package

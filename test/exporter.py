@@ -819,6 +819,23 @@ scrape_configs:
         except TimeoutError:
             pass
         ok(seen == want, "%s, within 15 s of walload_reset(): counters at 0, the command totals at 0 or gone" % job, seen)
+
+    # ------------------------------------------------- walload absent
+    # DROP EXTENSION: every query fails; no exporter may serve the last
+    # values as if they were current (query-exporter: the expiration)
+    r = psql("DROP EXTENSION walload CASCADE")
+    ok(r.returncode == 0, "DROP EXTENSION walload in the exporters' database", r.stderr)
+    t_drop = time.time()
+    for job, port in sorted(exporters.items()):
+        def walload_samples():
+            fams = text_string_to_metric_families(http_get("http://127.0.0.1:%d/metrics" % port))
+            return [smp.name for f in fams if f.name.startswith("walload_") for smp in f.samples]
+        try:
+            left = poll("%s without walload" % job, lambda: (lambda x: "none" if not x else None)(walload_samples()), 15)
+        except TimeoutError:
+            left = walload_samples()
+        ok(left == "none", "%s serves no walload series within 15 s of DROP EXTENSION walload (%.0f s)"
+           % (job, time.time() - t_drop), left)
 except Exception as e:  # an unexpected failure is a failed test, with its cause
     import traceback
     ok(False, "the test ran to its end", traceback.format_exc())
