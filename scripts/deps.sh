@@ -15,12 +15,16 @@
 #   pgxn      unzip, git, and pgxn_meta, the PGXN validator, which is no
 #             Debian package: built once with cargo (crates.io) into
 #             /usr/local/bin, when cargo is there
-#   exporter  prometheus, prometheus-postgres-exporter, python3-venv,
-#             python3-yaml (test/exporter.py reads the two exporters' files), and
-#             query-exporter, which is no Debian package: installed once
-#             with pip (PyPI), pinned, into the virtualenv
-#             /var/cache/walload/query-exporter (WALLOAD_QUERY_EXPORTER_VENV)
-#   timeline  chromium
+#   exporter  prometheus (promtool), prometheus-postgres-exporter, python3-venv,
+#             python3-yaml (prometheus/gen.py, test/exporter.py),
+#             python3-prometheus-client (its parser of /metrics), and two
+#             that are no Debian packages, installed once with pip (PyPI),
+#             pinned, each into a virtualenv of Debian's /usr/bin/python3:
+#             query-exporter into /var/cache/walload/query-exporter
+#             (WALLOAD_QUERY_EXPORTER_VENV), grafana-foundation-sdk (the
+#             dashboard's schema) into /var/cache/walload/grafana-sdk
+#             (WALLOAD_GRAFANA_SDK_VENV)
+#   timeline  chromium, python3-pil (Pillow decodes the screenshots)
 # WALLOAD_DEPS_DEMO=1 (set by scripts/demo.sh): only what the demo needs.
 #   fresh     debootstrap, git (test/fresh.sh: a fresh Debian 12 chroot)
 set -euo pipefail
@@ -68,8 +72,8 @@ for suite in ${WALLOAD_DEPS_SUITES:-}; do
   case $suite in
     package)  need="$need debhelper lintian postgresql-all postgresql-server-dev-all dpkg-dev fakeroot" ;;
     pgxn)     need="$need unzip git" ;;
-    exporter) need="$need prometheus prometheus-postgres-exporter python3-venv python3-yaml" ;;
-    timeline) need="$need chromium" ;;
+    exporter) need="$need prometheus prometheus-postgres-exporter python3-venv python3-yaml python3-prometheus-client" ;;
+    timeline) need="$need chromium python3-pil" ;;
     fresh)    need="$need debootstrap git" ;;
   esac
 done
@@ -93,6 +97,26 @@ install_query_exporter() {
   else
     tail -20 /tmp/walload-deps-pip.log >&2
     echo "deps.sh: pip install of query-exporter failed (the exporter suite fails under CI=true, skips its checks otherwise)"
+  fi
+}
+# grafana-foundation-sdk: Grafana's dashboard models (its schema, in Python)
+gf_venv=${WALLOAD_GRAFANA_SDK_VENV:-/var/cache/walload/grafana-sdk}
+gf_pkgs="grafana-foundation-sdk==1769699998!10.1.0"
+want_gf=false
+case " ${WALLOAD_DEPS_SUITES:-} " in
+  *" exporter "*) [ -x "$gf_venv/bin/python3" ] && [ -e "$gf_venv/.walload-installed" ] || want_gf=true ;;
+esac
+install_grafana_sdk() {
+  echo "== deps.sh: installing $gf_pkgs with pip into $gf_venv (once)"
+  as_root rm -rf "$gf_venv"
+  if as_root mkdir -p "$(dirname "$gf_venv")" &&
+     as_root /usr/bin/python3 -m venv "$gf_venv" &&
+     as_root timeout 300 "$gf_venv/bin/pip" install --quiet --disable-pip-version-check "$gf_pkgs" \
+       >/tmp/walload-deps-pip-gf.log 2>&1; then
+    as_root touch "$gf_venv/.walload-installed"
+  else
+    tail -20 /tmp/walload-deps-pip-gf.log >&2
+    echo "deps.sh: pip install of grafana-foundation-sdk failed (the exporter suite fails under CI=true, skips that check otherwise)"
   fi
 }
 case " ${WALLOAD_DEPS_SUITES:-} " in *" pgxn "*) command -v pgxn_meta >/dev/null 2>&1 || want_pgxn_meta=true ;; esac
@@ -123,6 +147,7 @@ stamp=/var/tmp/walload-deps-optional-tried
 if [ -z "$missing" ] && { [ -z "$missing_opt" ] || [ -e "$stamp" ]; }; then
   $want_pgxn_meta && install_pgxn_meta
   $want_qe && install_query_exporter
+  $want_gf && install_grafana_sdk
   exit 0
 fi
 
@@ -160,4 +185,5 @@ if [ -n "$missing_opt" ]; then
 fi
 $want_pgxn_meta && install_pgxn_meta
 $want_qe && install_query_exporter
+$want_gf && install_grafana_sdk
 exit 0

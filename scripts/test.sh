@@ -32,10 +32,12 @@
 #              autopkgtest, a smoke load (test/package.sh)
 #    pgxn      META.json against PGXN's validator, CHANGELOG.md, make dist;
 #              the docs' commands' run bits and versions (test/pgxn.sh)
-#    exporter  prometheus-postgres-exporter with prometheus/walload_queries.yaml
-#              and query-exporter with prometheus/walload_query_exporter.yaml,
-#              scraped by Prometheus: the values equal the views'; the
-#              dashboard's queries answer (test/exporter.py)
+#    exporter  the collector files regenerated from prometheus/metrics.yaml;
+#              prometheus-postgres-exporter and query-exporter with theirs,
+#              scraped by Prometheus: the values equal the views'; promtool
+#              test rules; the dashboard's queries answer (test/exporter.py,
+#              run by Debian's /usr/bin/python3: python3-yaml,
+#              python3-prometheus-client, python3-pil)
 #    timeline  scripts/timeline.py on the demo's load, in headless Chromium
 #              (test/timeline.py)
 #    fresh     the README's and docs' commands as written (demo, package
@@ -634,7 +636,7 @@ if wants exporter; then
   if [ "$(id -u)" != 0 ]; then
     cannot_run "exporter" "needs root (its cluster runs as the postgres OS user)"
   else
-    tap_suite "exporter" timeout "$short" prove -v --exec python3 test/exporter.py
+    tap_suite "exporter" timeout "$short" prove -v --exec /usr/bin/python3 test/exporter.py
   fi
 fi
 if wants timeline; then
@@ -642,7 +644,7 @@ if wants timeline; then
   if [ "$(id -u)" != 0 ]; then
     cannot_run "timeline" "needs root (scripts/demo.sh, pg_virtualenv)"
   else
-    tap_suite "timeline" timeout "$short" prove -v --exec python3 test/timeline.py
+    tap_suite "timeline" timeout "$short" prove -v --exec /usr/bin/python3 test/timeline.py
   fi
 fi
 

@@ -21,7 +21,8 @@
 #  6. walload-tools (arch all): walload-report and walload-timeline run from
 #     PATH against that cluster (the breakdown and findings; a drawing of
 #     its transactions), and /usr/share/walload/prometheus holds the
-#     monitoring files as in the source
+#     monitoring files as in the source (metrics.yaml, every collector file
+#     gen.py writes from it, the rules and their unit tests, the dashboard)
 #
 # Environment: WALLOAD_PACKAGE_PORT (default 5601; 5602 is used too): the
 # TCP ports of the pg_virtualenv clusters the installchecks make.
@@ -192,7 +193,9 @@ EOF
   runuser -u postgres -- "$bindir/pg_ctl" -D "$pgdata" -m fast -w stop >/dev/null 2>&1
 done
 # the monitoring files, where docs/monitoring.md says
-for f in walload_queries.yaml walload_query_exporter.yaml walload_alerts.yml walload_dashboard.json; do
+# (every file prometheus/gen.py writes, their source, the rules and their unit tests)
+for f in metrics.yaml walload_queries.yaml walload_query_exporter.yaml walload_sql_exporter.collector.yml \
+         walload_otelcol.yaml walload_pgwatch.yaml walload_alerts.yml walload_alerts_test.yml walload_dashboard.json; do
   check "walload-tools ships /usr/share/walload/prometheus/$f as in the source" "" \
     "$(cmp "/usr/share/walload/prometheus/$f" "$src/prometheus/$f" 2>&1)"
 done

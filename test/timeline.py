@@ -29,7 +29,9 @@ Chromium renders the page (--dump-dom, --screenshot), and:
 Environment: WALLOAD_TIMELINE_PORT (default 5606), the sandbox cluster's TCP
 port; WALLOAD_TIMELINE_SCREENSHOT=path keeps the screenshot there.
 """
-import datetime, html, html.parser, json, os, re, shutil, struct, subprocess, sys, tempfile, zlib
+import datetime, html, html.parser, json, os, re, shutil, subprocess, sys, tempfile
+
+from PIL import Image  # Debian's python3-pil
 
 here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 port = os.environ.get("WALLOAD_TIMELINE_PORT", "5606")
@@ -112,47 +114,13 @@ class Dom(html.parser.HTMLParser):
 
 
 def png_pixels(path):
-    """(width, height, set of RGB colours) of an 8-bit RGB/RGBA PNG"""
-    data = open(path, "rb").read()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n"
-    pos, idat, w = 8, b"", None
-    while pos < len(data):
-        ln, typ = struct.unpack(">I4s", data[pos:pos + 8])
-        chunk = data[pos + 8:pos + 8 + ln]
-        if typ == b"IHDR":
-            w, h, depth, ctype = struct.unpack(">IIBB", chunk[:10])
-        elif typ == b"IDAT":
-            idat += chunk
-        pos += 12 + ln
-    assert depth == 8 and ctype in (2, 6), (depth, ctype)
-    bpp = 3 if ctype == 2 else 4
-    raw = zlib.decompress(idat)
-    stride = w * bpp
-    prev = bytearray(stride)
-    colours = {}
-    i = 0
-    for _ in range(h):
-        f = raw[i]
-        line = bytearray(raw[i + 1:i + 1 + stride])
-        i += 1 + stride
-        for x in range(stride):
-            a = line[x - bpp] if x >= bpp else 0
-            b = prev[x]
-            c = prev[x - bpp] if x >= bpp else 0
-            if f == 1:
-                line[x] = (line[x] + a) & 255
-            elif f == 2:
-                line[x] = (line[x] + b) & 255
-            elif f == 3:
-                line[x] = (line[x] + ((a + b) >> 1)) & 255
-            elif f == 4:
-                p = a + b - c
-                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-        for x in range(0, stride, bpp):
-            rgb = bytes(line[x:x + 3])
-            colours[rgb] = colours.get(rgb, 0) + 1
-        prev = line
+    """(width, height, {RGB bytes: pixel count}) of a PNG, decoded by Pillow
+    (Debian's python3-pil)"""
+    with Image.open(path) as im:
+        im.load()
+        rgb = im.convert("RGB")
+        w, h = rgb.size
+        colours = {bytes(c): n for n, c in rgb.getcolors(maxcolors=w * h)}
     return w, h, colours
 
 
