@@ -10,11 +10,12 @@
  * Prometheus reads as a counter reset.  The totals here are kept per
  * command KIND (the command tag: CREATE TABLE, COPY, INSERT, ...), never
  * per text, in a table of WL_METRICS_COMMANDS entries that no setting sizes
- * and nothing evicts: they only rise until walload_reset().  When the table
- * is full, a new (database, role, command) is counted under command 'other'
- * of its database and role, and if that has no entry either, in the one
- * row of database 0, role 0 and command 'other': counts are folded, never
- * dropped.
+ * and nothing evicts: they only rise until walload_reset().  When all but
+ * the last WL_METRICS_OTHER_RESERVE entries are used, a new (database,
+ * role, command) is counted under command 'other' of its database and role
+ * (which may take one of the reserved entries), and when those are used
+ * too, in the one row of database 0, role 0 and command 'other': counts
+ * are folded, never dropped.
  *
  * The histograms count every transaction walload records (the transaction
  * ring's records, as they are stored: not read back from the ring, which
@@ -94,12 +95,12 @@ wl_metrics_bound(int bucket)
 }
 
 /*
- * The entry of (dbid, userid, tag), claimed if new; NULL when the table is
- * full.  Caller holds cmd_mutex: a linear probe of at most
- * WL_METRICS_COMMANDS entries, nothing else.
+ * The entry of (dbid, userid, tag), claimed if new and fewer than limit
+ * entries are used; NULL otherwise.  Caller holds cmd_mutex: a linear probe
+ * of at most WL_METRICS_COMMANDS entries, nothing else.
  */
 static WlCommandSlot *
-command_slot(Oid dbid, Oid userid, CommandTag tag)
+command_slot(Oid dbid, Oid userid, CommandTag tag, int limit)
 {
 	uint32		h = (uint32) dbid * 0x9E3779B1u ^ (uint32) userid * 0x85EBCA77u ^
 		(uint32) tag * 0xC2B2AE3Du;
@@ -110,7 +111,7 @@ command_slot(Oid dbid, Oid userid, CommandTag tag)
 
 		if (!s->used)
 		{
-			if (wl_metrics->used >= WL_METRICS_COMMANDS)
+			if (wl_metrics->used >= limit)
 				return NULL;
 			memset(s, 0, sizeof(*s));
 			s->used = true;
@@ -126,14 +127,19 @@ command_slot(Oid dbid, Oid userid, CommandTag tag)
 	return NULL;
 }
 
-/* where (dbid, userid, tag) is counted: its entry, or where it folds */
+/*
+ * where (dbid, userid, tag) is counted: its entry, or where it folds.  The
+ * last WL_METRICS_OTHER_RESERVE entries are kept for the 'other' rows of
+ * databases and roles that come after the kinds filled the rest.
+ */
 static WlCommandTotals *
 command_totals(Oid dbid, Oid userid, CommandTag tag)
 {
-	WlCommandSlot *s = command_slot(dbid, userid, tag);
+	WlCommandSlot *s = command_slot(dbid, userid, tag,
+									WL_METRICS_COMMANDS - WL_METRICS_OTHER_RESERVE);
 
 	if (s == NULL && tag != CMDTAG_UNKNOWN)
-		s = command_slot(dbid, userid, CMDTAG_UNKNOWN);
+		s = command_slot(dbid, userid, CMDTAG_UNKNOWN, WL_METRICS_COMMANDS);
 	if (s == NULL)
 	{
 		s = &wl_metrics->overflow;

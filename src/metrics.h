@@ -14,6 +14,8 @@
 
 /* entries of the command-kind table; fixed, no setting sizes it */
 #define WL_METRICS_COMMANDS		1024
+/* of them, kept for the 'other' rows of (database, role) (metrics.c) */
+#define WL_METRICS_OTHER_RESERVE	64
 
 /* the histograms' upper bounds in seconds; the last is +Infinity */
 #define WL_HIST_BUCKETS			18
