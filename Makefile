@@ -14,6 +14,7 @@ OBJS = \
 	src/calibrate.o \
 	src/cost.o \
 	src/store.o \
+	src/metrics.o \
 	src/measure.o \
 	src/settings.o
 
@@ -21,7 +22,12 @@ EXTENSION = walload
 DATA = walload--1.1.sql walload--1.0.sql walload--1.0--1.1.sql walload--1.1--1.2.sql walload--1.2--1.3.sql walload--1.3--1.4.sql walload--1.4--1.5.sql walload--1.5--1.6.sql walload--1.6--1.7.sql walload--1.7--1.8.sql walload--1.8--1.9.sql walload--1.9--1.10.sql
 PGFILEDESC = "walload - where the time of a bulk load went"
 
-PG_CPPFLAGS = -I$(srcdir)/src
+# The library's version has one source, META.json's "version" (the release):
+# walload_build_info() and walload_info.library_version show it, make dist
+# names the zip with it.  Read before PGXS, which expands PG_CPPFLAGS at once.
+walload_dir := $(dir $(lastword $(MAKEFILE_LIST)))
+DISTVERSION := $(shell sed -nE '0,/^   "version"/s/^   "version": *"([^"]*)".*/\1/p' $(walload_dir)META.json)
+PG_CPPFLAGS = -I$(srcdir)/src -DWALLOAD_VERSION='"$(DISTVERSION)"'
 
 # pg_regress and isolation tests: run against a server started with
 #   shared_preload_libraries = 'walload,pg_stat_statements'
@@ -35,11 +41,11 @@ include $(PGXS)
 
 # every object depends on the headers (PGXS does not track them)
 $(OBJS): $(wildcard $(srcdir)/src/*.h)
+src/views.o: $(walload_dir)META.json
 
 # The PGXN release zip: walload-VERSION.zip, VERSION from META.json (the
 # extension's default_version as semver), files as committed at HEAD (less
 # what .gitattributes marks export-ignore).
-DISTVERSION = $(shell sed -nE '0,/^   "version"/s/^   "version": *"([^"]*)".*/\1/p' $(srcdir)/META.json)
 dist:
 	git -C $(srcdir) archive --format=zip --prefix=walload-$(DISTVERSION)/ -o $(CURDIR)/walload-$(DISTVERSION).zip HEAD
 	@echo walload-$(DISTVERSION).zip

@@ -5,7 +5,8 @@ CREATE EXTENSION walload;
 SELECT c.relname, a.attnum, a.attname, format_type(a.atttypid, a.atttypmod)
 FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid
 WHERE c.relname IN ('walload_xacts', 'walload_statements', 'walload_stats', 'walload_info',
-                    'walload_activity', 'walload_minutes')
+                    'walload_activity', 'walload_minutes', 'walload_command_totals',
+                    'walload_histograms', 'walload_build_info')
   AND a.attnum > 0
 ORDER BY c.relname, a.attnum;
 
@@ -19,7 +20,8 @@ WHERE d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'walload')
 ORDER BY 1;
 SELECT v, has_table_privilege('walload_reader', v, 'SELECT') AS readable
 FROM unnest(ARRAY['walload_xacts', 'walload_statements', 'walload_stats', 'walload_info',
-                   'walload_activity', 'walload_minutes']) v;
+                   'walload_activity', 'walload_minutes', 'walload_command_totals',
+                   'walload_histograms', 'walload_build_info']) v;
 
 -- a load: CREATE TABLE + COPY of 1000 rows in one transaction.  Only what is
 -- deterministic is shown: counts, and booleans about times and volumes.
@@ -42,6 +44,16 @@ FROM walload_statements ORDER BY stmt_no;
 SELECT command, toplevel, calls, rows, errors, wal_bytes > 0 AS wrote_wal FROM walload_stats ORDER BY command;
 SELECT xacts_recorded, statements_recorded, stats_entries, xacts_overwritten, statements_overwritten,
        stats_evicted, full_scans FROM walload_info;
+-- the exporters' counters (1.10): per command kind, and one recorded
+-- transaction in each histogram (+Infinity's count is every one)
+SELECT datname = current_database() AS db_ok, rolname, command, calls, rows,
+       total_seconds > 0 AS timed, wal_bytes > 0 AS wrote_wal, walks
+FROM walload_command_totals ORDER BY command;
+SELECT metric, count(*) AS buckets, max(count) FILTER (WHERE le = 'Infinity') AS xacts,
+       bool_and(sum_seconds >= 0 AND max_seconds <= sum_seconds) AS sum_covers_max
+FROM walload_histograms GROUP BY metric ORDER BY metric;
+SELECT version = library_version AS one_version, sql_version
+FROM walload_build_info, walload_info;
 
 -- the same statement again (other data) aggregates into the same entry
 COPY wl_load FROM STDIN;

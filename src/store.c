@@ -57,6 +57,7 @@
 #include "store.h"
 
 #include "measure.h"
+#include "metrics.h"
 #include "settings.h"
 
 #include <math.h>
@@ -238,8 +239,9 @@ fixed_size(void)
 static Size
 total_size(void)
 {
-	return add_size(fixed_size(),
-					hash_estimate_size(wl_max_stats, sizeof(WlStatsEntry)));
+	return add_size(add_size(fixed_size(),
+							 hash_estimate_size(wl_max_stats, sizeof(WlStatsEntry))),
+					wl_metrics_shmem_size());
 }
 
 void
@@ -258,10 +260,15 @@ void
 wl_store_shmem_startup(void)
 {
 	bool		found;
+	bool		metrics_found;
 	HASHCTL		info;
 	char	   *p;
+	void	   *metrics;
 
 	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+
+	metrics = ShmemInitStruct("walload metrics", wl_metrics_shmem_size(), &metrics_found);
+	wl_metrics_shmem_init(metrics, metrics_found);
 
 	wl_shared = ShmemInitStruct("walload", fixed_size(), &found);
 	p = (char *) wl_shared + MAXALIGN(sizeof(WlShared));
@@ -586,6 +593,7 @@ wl_store_statement(const WlStmtRecord *rec, bool may_wait, bool cleanup,
 	in_cleanup = false;
 	if (busy)
 		return false;
+	wl_metrics_statement(rec, full);
 	if (e != NULL)
 	{
 		double		x = rec->elapsed_ms;
@@ -649,6 +657,7 @@ wl_store_add_to_statement(int64 ring_pos, uint64 xact_id, int32 stmt_no,
 	if (scans != NULL)
 		for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
 			nscans += scans[k];
+	wl_metrics_add_to_statement(key->dbid, key->userid, key->tag, nscans, commit_ms);
 	if (ring_pos >= 0)
 	{
 		WlStmtSlot *slot = &stmt_ring[ring_pos % wl_shared->max_statements];
@@ -792,6 +801,7 @@ wl_store_xact(const WlXactRecord *rec)
 		return;
 	put_xact(rec);
 	add_minute(rec);
+	wl_metrics_xact(rec);
 	/* running totals, for counters that survive the ring (exporters' rate()) */
 	pg_atomic_fetch_add_u64(&wl_shared->commit_sync_us,
 							(uint64) Max(rec->commit_sync_ms * 1000.0, 0));
@@ -1650,6 +1660,7 @@ wl_store_reset(void)
 	pg_atomic_write_u64(&wl_shared->lock_wait_us, 0);
 	pg_atomic_write_u64(&wl_shared->commit_sync_us, 0);
 	pg_atomic_write_u64(&wl_shared->commit_cleanup_us, 0);
+	wl_metrics_reset();
 	LWLockRelease(wl_shared->lock);
 }
 

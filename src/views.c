@@ -28,6 +28,7 @@
 #include "access/xact.h"
 #include "access/xlog.h"
 #include "catalog/pg_authid.h"
+#include "commands/dbcommands.h"
 #include "catalog/pg_operator_d.h"
 #include "executor/tuptable.h"
 #include "fmgr.h"
@@ -42,6 +43,7 @@
 #include "utils/tuplestore.h"
 
 #include "cost.h"
+#include "metrics.h"
 #include "settings.h"
 #include "store.h"
 
@@ -55,6 +57,10 @@ PG_FUNCTION_INFO_V1(walload_info_1_4);
 PG_FUNCTION_INFO_V1(walload_info_1_5);
 PG_FUNCTION_INFO_V1(walload_info_1_7);
 PG_FUNCTION_INFO_V1(walload_info_1_8);
+PG_FUNCTION_INFO_V1(walload_info_1_10);
+PG_FUNCTION_INFO_V1(walload_library_version);
+PG_FUNCTION_INFO_V1(walload_command_totals);
+PG_FUNCTION_INFO_V1(walload_histograms);
 PG_FUNCTION_INFO_V1(walload_reset);
 PG_FUNCTION_INFO_V1(walload_calibrate);
 PG_FUNCTION_INFO_V1(walload_activity);
@@ -605,8 +611,8 @@ walload_stats(PG_FUNCTION_ARGS)
  * fsync_time_ratio, fsync_time_commits, file_commit_us,
  * file_commit_commits, scan_time_ratio and scan_time_commits, 1.5
  * calibration, calibration_ms and calibration_io_bytes, 1.7 commit_sync_ms
- * and commit_cleanup_ms, 1.8 minutes_recorded and minutes_overwritten.  The
- * library
+ * and commit_cleanup_ms, 1.8 minutes_recorded and minutes_overwritten,
+ * 1.10 library_version.  The library
  * serves each, so that a server running the new library keeps working
  * before ALTER EXTENSION walload UPDATE.
  */
@@ -616,6 +622,11 @@ walload_stats(PG_FUNCTION_ARGS)
 #define WL_INFO_COLS_1_5	28
 #define WL_INFO_COLS_1_7	30
 #define WL_INFO_COLS_1_8	32
+#define WL_INFO_COLS_1_10	33
+
+#ifndef WALLOAD_VERSION
+#error "WALLOAD_VERSION is not defined: the Makefile passes META.json's version"
+#endif
 
 static Datum
 info_row(FunctionCallInfo fcinfo, int ncols)
@@ -623,8 +634,8 @@ info_row(FunctionCallInfo fcinfo, int ncols)
 	TupleDesc	tupdesc;
 	WlInfo		info;
 	WlCounters	c;
-	Datum		values[WL_INFO_COLS_1_8];
-	bool		nulls[WL_INFO_COLS_1_8];
+	Datum		values[WL_INFO_COLS_1_10];
+	bool		nulls[WL_INFO_COLS_1_10];
 	int			i = 0;
 
 	wl_store_require();
@@ -699,6 +710,8 @@ info_row(FunctionCallInfo fcinfo, int ncols)
 		values[i++] = Int64GetDatum((int64) info.minutes_recorded);
 		values[i++] = Int64GetDatum((int64) info.minutes_overwritten);
 	}
+	if (ncols >= WL_INFO_COLS_1_10)
+		values[i++] = CStringGetTextDatum(WALLOAD_VERSION);
 	Assert(i == ncols);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
@@ -742,6 +755,120 @@ Datum
 walload_info_1_8(PG_FUNCTION_ARGS)
 {
 	return info_row(fcinfo, WL_INFO_COLS_1_8);
+}
+
+/* extension version 1.10 */
+Datum
+walload_info_1_10(PG_FUNCTION_ARGS)
+{
+	return info_row(fcinfo, WL_INFO_COLS_1_10);
+}
+
+/*
+ * walload_build_info (1.10): the version of the library this backend runs,
+ * META.json's (the Makefile passes it).  Needs no shared memory: it
+ * answers wherever the library loads.
+ */
+Datum
+walload_library_version(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_TEXT_P(cstring_to_text(WALLOAD_VERSION));
+}
+
+/*
+ * walload_command_totals (1.10): metrics.c's totals per database, role and
+ * command kind.  No query text, so every row to everyone, as walload_stats
+ * shows its rows.  No column is NULL: a dropped database or role shows its
+ * oid as text, the row that overflows fold into '0', and command 'other'.
+ */
+#define WL_COMMAND_TOTALS_COLS	10
+
+Datum
+walload_command_totals(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	static const int cols[] = {WL_COMMAND_TOTALS_COLS};
+	WlCommandTotals *t;
+	TimestampTz reset;
+	int			n;
+
+	wl_store_require();
+	InitMaterializedSRF(fcinfo, 0);
+	(void) wl_check_columns(rsinfo, cols, lengthof(cols), "walload_command_totals");
+	n = wl_metrics_copy_commands(&t, &reset);
+	for (int r = 0; r < n; r++)
+	{
+		Datum		values[WL_COMMAND_TOTALS_COLS];
+		bool		nulls[WL_COMMAND_TOTALS_COLS];
+		char	   *db = OidIsValid(t[r].dbid) ? get_database_name(t[r].dbid) : NULL;
+		char	   *role = OidIsValid(t[r].userid) ? GetUserNameFromId(t[r].userid, true) : NULL;
+		NameData	dbname;
+		NameData	rolname;
+		int			i = 0;
+
+		memset(nulls, 0, sizeof(nulls));
+		namestrcpy(&dbname, db ? db : psprintf("%u", t[r].dbid));
+		namestrcpy(&rolname, role ? role : psprintf("%u", t[r].userid));
+		values[i++] = NameGetDatum(&dbname);
+		values[i++] = NameGetDatum(&rolname);
+		values[i++] = CStringGetTextDatum(t[r].tag == CMDTAG_UNKNOWN ? "other" :
+										  GetCommandTagName(t[r].tag));
+		values[i++] = Int64GetDatum(t[r].calls);
+		values[i++] = Float8GetDatum(t[r].total_ms / 1000.0);
+		values[i++] = Float8GetDatum(t[r].commit_ms / 1000.0);
+		values[i++] = Int64GetDatum(t[r].rows);
+		values[i++] = Int64GetDatum(t[r].walks);
+		values[i++] = uint64_numeric(t[r].wal_bytes);
+		values[i++] = TimestampTzGetDatum(reset);
+		Assert(i == WL_COMMAND_TOTALS_COLS);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}
+
+/*
+ * walload_histograms (1.10): per metric, one row per bucket, upper bounds
+ * ascending to +Infinity, counts cumulative as Prometheus' le buckets; the
+ * sum and the largest value since the reset on every row.
+ */
+#define WL_HISTOGRAMS_COLS	6
+
+Datum
+walload_histograms(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	static const int cols[] = {WL_HISTOGRAMS_COLS};
+	static const char *const names[WL_NUM_HIST] = {"commit_seconds", "walk_seconds"};
+	WlHistogram h[WL_NUM_HIST];
+	TimestampTz reset;
+
+	wl_store_require();
+	InitMaterializedSRF(fcinfo, 0);
+	(void) wl_check_columns(rsinfo, cols, lengthof(cols), "walload_histograms");
+	wl_metrics_copy_histograms(h, &reset);
+	for (int m = 0; m < WL_NUM_HIST; m++)
+	{
+		int64		cumulative = 0;
+
+		for (int b = 0; b < WL_HIST_BUCKETS; b++)
+		{
+			Datum		values[WL_HISTOGRAMS_COLS];
+			bool		nulls[WL_HISTOGRAMS_COLS];
+			int			i = 0;
+
+			cumulative += h[m].count[b];
+			memset(nulls, 0, sizeof(nulls));
+			values[i++] = CStringGetTextDatum(names[m]);
+			values[i++] = Float8GetDatum(wl_metrics_bound(b));
+			values[i++] = Int64GetDatum(cumulative);
+			values[i++] = Float8GetDatum(h[m].sum_s);
+			values[i++] = Float8GetDatum(h[m].max_s);
+			values[i++] = TimestampTzGetDatum(reset);
+			Assert(i == WL_HISTOGRAMS_COLS);
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		}
+	}
+	return (Datum) 0;
 }
 
 Datum

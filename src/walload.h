@@ -27,6 +27,8 @@
  * cost.c         the one cost model: walks and commits, counts times
  *                per-unit costs
  * store.c        shared memory: rings, statistics, persistence
+ * metrics.c      counters for exporters: totals per command kind,
+ *                histograms of commit and walk time
  * measure.c      usage marks: buffer, WAL and WAL I/O counters
  * settings.c     the walload.* settings
  * compat.h       differences between PostgreSQL versions

@@ -50,32 +50,6 @@ gen = os.path.join(here, "prometheus", "gen.py")
 sys.path.insert(0, os.path.join(here, "prometheus"))
 import gen as walload_gen  # noqa: E402  prometheus/gen.py: the SQL every collector runs
 
-# FLEET_STANDIN_VIEWS: a test fixture of helper "fleet" (issue 53), to be
-# removed when the extension's SQL 1.10 has these views (helper "metrics").
-# Used only when the database lacks the real ones: the contract's columns
-# over the 1.9 views (the command totals over walload_stats, so they still
-# go down on eviction; the histograms over the ring), so that every
-# configuration's queries run end to end before the real views exist.
-FLEET_STANDIN_VIEWS = """
-CREATE VIEW walload_command_totals AS
-SELECT d.datname, r.rolname, s.command, sum(s.calls)::bigint AS calls,
-       (sum(s.total_ms) / 1000.0)::float8 AS total_seconds, (sum(s.commit_ms) / 1000.0)::float8 AS commit_seconds,
-       sum(s.rows)::bigint AS rows, sum(s.full_scans)::bigint AS walks, sum(s.wal_bytes)::numeric AS wal_bytes,
-       i.stats_reset
-FROM walload_stats s JOIN pg_database d ON d.oid = s.dbid JOIN pg_roles r ON r.oid = s.userid CROSS JOIN walload_info i
-GROUP BY d.datname, r.rolname, s.command, i.stats_reset;
-CREATE VIEW walload_histograms AS
-WITH v AS (SELECT 'commit_seconds'::text AS metric, coalesce(commit_ms, 0) / 1000.0::float8 AS s FROM walload_xacts
-           UNION ALL SELECT 'walk_seconds', coalesce(est_scan_ms, 0) / 1000.0::float8 FROM walload_xacts),
-     b(le) AS (VALUES (0.001::float8), (0.0025), (0.005), (0.01), (0.025), (0.05), (0.1), (0.25), (0.5), (1), (2.5), (5),
-                      (10), (30), (60), (300), ('Infinity'))
-SELECT m.metric, b.le, (SELECT count(*) FROM v WHERE v.metric = m.metric AND v.s <= b.le) AS count,
-       (SELECT coalesce(sum(v.s), 0) FROM v WHERE v.metric = m.metric)::float8 AS sum_seconds,
-       (SELECT coalesce(max(v.s), 0) FROM v WHERE v.metric = m.metric)::float8 AS max_seconds, i.stats_reset
-FROM (VALUES ('commit_seconds'), ('walk_seconds')) AS m(metric) CROSS JOIN b CROSS JOIN walload_info i;
-CREATE VIEW walload_build_info AS
-SELECT '1.9.0-standin'::text AS version, extversion::text AS sql_version FROM pg_extension WHERE extname = 'walload';
-"""
 eport = int(os.environ.get("WALLOAD_EXPORTER_PORT", "5604"))
 pport = eport + 1
 qport = eport + 2
@@ -244,11 +218,7 @@ try:
     real_views = rows("SELECT count(*) FROM pg_catalog.pg_class c JOIN pg_catalog.pg_depend dep ON dep.objid = c.oid"
                       " AND dep.deptype = 'e' WHERE c.relname IN ('walload_command_totals', 'walload_histograms',"
                       " 'walload_build_info')")[0][0] == "3"
-    if not real_views:
-        r = psql(FLEET_STANDIN_VIEWS)
-        ok(r.returncode == 0, "the extension lacks walload_command_totals, walload_histograms, walload_build_info:"
-           " FLEET_STANDIN_VIEWS created in postgres", r.stderr)
-    print("# views read: %s" % ("the extension's" if real_views else "FLEET_STANDIN_VIEWS (stand-ins)"))
+    ok(real_views, "the extension has walload_command_totals, walload_histograms and walload_build_info")
 
     # ----------------------------------------------------- exporter, Prometheus
     # a process left listening on a port (an earlier run's) would answer in
@@ -755,9 +725,9 @@ scrape_configs:
     # one after, each exporter's command counters rise by exactly the
     # pairs, with no counter reset in between, and the commit histogram
     # still holds the load's longest commit and counts every transaction.
-    # With FLEET_STANDIN_VIEWS (walload_stats' aggregates, the ring: what
-    # 1.9's series read) the same checks must fail: the case where the
-    # finding must not appear.
+    # (That walload_stats' sums, which 1.9's series read, fall behind here
+    # is test/t/140_metrics_command_totals.pl's case where it must not
+    # hold.)
     def scrape_values(t, expr):
         return {s["metric"]["job"]: float(s["value"][1]) for s in prom("query", query=expr, time="%.3f" % t)["result"]}
     drop_sel = 'walload_command_calls_total{datname="app",rolname="loader",command="DROP TABLE"}'
@@ -786,16 +756,11 @@ scrape_configs:
         print("# %s: DROP TABLE calls %r -> %r (+%r), resets %r; commits counted %r of %r recorded; max %r -> %r;"
               " %d aggregates evicted" % (job, before.get(job), after.get(job), rises, resets.get(job), cnt.get(job),
                                           rec.get(job), max_before.get(job), max_after.get(job), evicted))
-        if real_views:
-            ok(exact, "%s: %d distinct DROP TABLE through walload.max_stats = 100 (%d evicted): the counter rose by"
-               " exactly %d, no reset" % (job, npairs, evicted, npairs), (before.get(job), after.get(job), resets.get(job)))
-            ok(not lost, "%s: after %d more transactions through the ring, walload_commit_seconds_count = the"
-               " transactions recorded and _max still the load's longest commit" % (job, 2 * npairs),
-               (cnt.get(job), rec.get(job), max_before.get(job), max_after.get(job)))
-        else:
-            ok(evicted > 0 and not exact and lost,
-               "%s, FLEET_STANDIN_VIEWS (1.9's sources): the same checks see counters fall with evictions and"
-               " commits lost to the ring (the real views are needed to pass them)" % job)
+        ok(exact, "%s: %d distinct DROP TABLE through walload.max_stats = 100 (%d evicted): the counter rose by"
+           " exactly %d, no reset" % (job, npairs, evicted, npairs), (before.get(job), after.get(job), resets.get(job)))
+        ok(not lost, "%s: after %d more transactions through the ring, walload_commit_seconds_count = the"
+           " transactions recorded and _max still the load's longest commit" % (job, 2 * npairs),
+           (cnt.get(job), rec.get(job), max_before.get(job), max_after.get(job)))
 
     # ------------------------------------------------- after walload_reset()
     psql("SELECT walload_reset()")

@@ -1,0 +1,275 @@
+/*-------------------------------------------------------------------------
+ *
+ * metrics.c
+ *		What exporters read as counters: totals per database, role and
+ *		command kind (walload_command_totals), and histograms of a
+ *		transaction's commit time and walk time (walload_histograms).
+ *
+ * walload_stats keeps one aggregate per query text and evicts (see
+ * walload.max_stats): a sum over it goes down when an aggregate goes, which
+ * Prometheus reads as a counter reset.  The totals here are kept per
+ * command KIND (the command tag: CREATE TABLE, COPY, INSERT, ...), never
+ * per text, in a table of WL_METRICS_COMMANDS entries that no setting sizes
+ * and nothing evicts: they only rise until walload_reset().  When all but
+ * the last WL_METRICS_OTHER_RESERVE entries are used, a new (database,
+ * role, command) is counted under command 'other' of its database and role
+ * (which may take one of the reserved entries), and when those are used
+ * too, in the one row of database 0, role 0 and command 'other': counts
+ * are folded, never dropped.
+ *
+ * The histograms count every transaction walload records (the transaction
+ * ring's records, as they are stored: not read back from the ring, which
+ * overwrites), in cumulative Prometheus buckets from 1 ms to 5 minutes, with
+ * the sum and the largest value since the reset: a single slow commit stays
+ * in them however many transactions follow.
+ *
+ * Locking: one spinlock for the command table and one for the histograms.
+ * The store calls in with its own lock held as it holds it to store a
+ * statement (shared) or a transaction (none); walload_reset() holds the
+ * store's lock exclusively.  Under the spinlocks nothing allocates or can
+ * error (they are taken from the commit cleanup and the abort path): a
+ * lookup is a bounded linear probe of the fixed table.  Readers copy the
+ * table a part at a time (entries never move until a reset).
+ *
+ * Persistence: none.  The counters start from zero at every start and
+ * crash-restart (stats_reset says when), which an exporter's rate() and
+ * increase() take as the counter reset it is.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "metrics.h"
+
+#include <math.h>
+
+#include "storage/spin.h"
+#include "utils/float.h"
+#include "utils/timestamp.h"
+
+typedef struct WlCommandSlot
+{
+	bool		used;
+	WlCommandTotals t;
+} WlCommandSlot;
+
+typedef struct WlMetricsShared
+{
+	slock_t		cmd_mutex;		/* the command table and overflow */
+	slock_t		hist_mutex;		/* the histograms */
+	TimestampTz stats_reset;	/* written under cmd_mutex */
+	int			used;
+	WlCommandSlot overflow;		/* database 0, role 0, 'other' */
+	WlCommandSlot cmd[WL_METRICS_COMMANDS];
+	WlHistogram hist[WL_NUM_HIST];
+} WlMetricsShared;
+
+static WlMetricsShared *wl_metrics = NULL;
+
+static const double bounds[WL_HIST_BUCKETS] = WL_HIST_BOUNDS;
+
+Size
+wl_metrics_shmem_size(void)
+{
+	return MAXALIGN(sizeof(WlMetricsShared));
+}
+
+/* mem: wl_metrics_shmem_size() bytes of the store's shared memory */
+void
+wl_metrics_shmem_init(void *mem, bool found)
+{
+	wl_metrics = (WlMetricsShared *) mem;
+	if (found)
+		return;
+	memset(wl_metrics, 0, sizeof(WlMetricsShared));
+	SpinLockInit(&wl_metrics->cmd_mutex);
+	SpinLockInit(&wl_metrics->hist_mutex);
+	wl_metrics->stats_reset = GetCurrentTimestamp();
+}
+
+/* the upper bound of a bucket in seconds; +Infinity for the last */
+double
+wl_metrics_bound(int bucket)
+{
+	return bounds[bucket] < 0 ? get_float8_infinity() : bounds[bucket];
+}
+
+/*
+ * The entry of (dbid, userid, tag), claimed if new and fewer than limit
+ * entries are used; NULL otherwise.  Caller holds cmd_mutex: a linear probe
+ * of at most WL_METRICS_COMMANDS entries, nothing else.
+ */
+static WlCommandSlot *
+command_slot(Oid dbid, Oid userid, CommandTag tag, int limit)
+{
+	uint32		h = (uint32) dbid * 0x9E3779B1u ^ (uint32) userid * 0x85EBCA77u ^
+		(uint32) tag * 0xC2B2AE3Du;
+
+	for (int n = 0; n < WL_METRICS_COMMANDS; n++)
+	{
+		WlCommandSlot *s = &wl_metrics->cmd[(h + n) % WL_METRICS_COMMANDS];
+
+		if (!s->used)
+		{
+			if (wl_metrics->used >= limit)
+				return NULL;
+			memset(s, 0, sizeof(*s));
+			s->used = true;
+			s->t.dbid = dbid;
+			s->t.userid = userid;
+			s->t.tag = tag;
+			wl_metrics->used++;
+			return s;
+		}
+		if (s->t.dbid == dbid && s->t.userid == userid && s->t.tag == tag)
+			return s;
+	}
+	return NULL;
+}
+
+/*
+ * where (dbid, userid, tag) is counted: its entry, or where it folds.  The
+ * last WL_METRICS_OTHER_RESERVE entries are kept for the 'other' rows of
+ * databases and roles that come after the kinds filled the rest.
+ */
+static WlCommandTotals *
+command_totals(Oid dbid, Oid userid, CommandTag tag)
+{
+	WlCommandSlot *s = command_slot(dbid, userid, tag,
+									WL_METRICS_COMMANDS - WL_METRICS_OTHER_RESERVE);
+
+	if (s == NULL && tag != CMDTAG_UNKNOWN)
+		s = command_slot(dbid, userid, CMDTAG_UNKNOWN, WL_METRICS_COMMANDS);
+	if (s == NULL)
+	{
+		s = &wl_metrics->overflow;
+		if (!s->used)
+		{
+			s->used = true;
+			s->t.tag = CMDTAG_UNKNOWN;
+		}
+	}
+	return &s->t;
+}
+
+/* a statement stored (store.c, wl_store_statement); walks: its full scans */
+void
+wl_metrics_statement(const WlStmtRecord *rec, int64 walks)
+{
+	WlCommandTotals *t;
+
+	if (wl_metrics == NULL)
+		return;
+	SpinLockAcquire(&wl_metrics->cmd_mutex);
+	t = command_totals(rec->dbid, rec->userid, rec->tag);
+	t->calls++;
+	t->total_ms += Max(rec->elapsed_ms, 0);
+	t->commit_ms += Max(rec->commit_ms, 0);
+	t->rows += rec->c.rows;
+	t->walks += walks;
+	t->wal_bytes += rec->c.wal_bytes;
+	SpinLockRelease(&wl_metrics->cmd_mutex);
+}
+
+/* what arrived for a stored statement later (wl_store_add_to_statement) */
+void
+wl_metrics_add_to_statement(Oid dbid, Oid userid, CommandTag tag,
+							int64 walks, double commit_ms)
+{
+	WlCommandTotals *t;
+
+	if (wl_metrics == NULL || (walks == 0 && commit_ms <= 0))
+		return;
+	SpinLockAcquire(&wl_metrics->cmd_mutex);
+	t = command_totals(dbid, userid, tag);
+	t->walks += walks;
+	t->commit_ms += Max(commit_ms, 0);
+	SpinLockRelease(&wl_metrics->cmd_mutex);
+}
+
+static void
+observe(WlHistogram *h, double s)
+{
+	int			b = 0;
+
+	if (!(s > 0))				/* also NaN */
+		s = 0;
+	while (b < WL_HIST_BUCKETS - 1 && s > bounds[b])
+		b++;
+	h->count[b]++;
+	h->sum_s += s;
+	h->max_s = Max(h->max_s, s);
+}
+
+/* a transaction stored (store.c, wl_store_xact) */
+void
+wl_metrics_xact(const WlXactRecord *rec)
+{
+	if (wl_metrics == NULL)
+		return;
+	SpinLockAcquire(&wl_metrics->hist_mutex);
+	observe(&wl_metrics->hist[WL_HIST_COMMIT], rec->commit_ms / 1000.0);
+	observe(&wl_metrics->hist[WL_HIST_WALK], rec->c.scan_est_ns / 1e9);
+	SpinLockRelease(&wl_metrics->hist_mutex);
+}
+
+/* walload_reset(), with the store's lock held exclusively */
+void
+wl_metrics_reset(void)
+{
+	TimestampTz now = GetCurrentTimestamp();
+
+	if (wl_metrics == NULL)
+		return;
+	SpinLockAcquire(&wl_metrics->cmd_mutex);
+	memset(wl_metrics->cmd, 0, sizeof(wl_metrics->cmd));
+	memset(&wl_metrics->overflow, 0, sizeof(wl_metrics->overflow));
+	wl_metrics->used = 0;
+	wl_metrics->stats_reset = now;
+	SpinLockRelease(&wl_metrics->cmd_mutex);
+	SpinLockAcquire(&wl_metrics->hist_mutex);
+	memset(wl_metrics->hist, 0, sizeof(wl_metrics->hist));
+	SpinLockRelease(&wl_metrics->hist_mutex);
+}
+
+/* the entries in use (and the overflow row if used); returns how many */
+int
+wl_metrics_copy_commands(WlCommandTotals **out, TimestampTz *stats_reset)
+{
+	int			n = 0;
+
+	*out = palloc(sizeof(WlCommandTotals) * (WL_METRICS_COMMANDS + 1));
+	*stats_reset = 0;
+	if (wl_metrics == NULL)
+		return 0;
+	/* a part at a time: the spinlock is held for a short copy only */
+	for (int lo = 0; lo < WL_METRICS_COMMANDS; lo += 64)
+	{
+		SpinLockAcquire(&wl_metrics->cmd_mutex);
+		for (int i = lo; i < Min(lo + 64, WL_METRICS_COMMANDS); i++)
+			if (wl_metrics->cmd[i].used)
+				(*out)[n++] = wl_metrics->cmd[i].t;
+		SpinLockRelease(&wl_metrics->cmd_mutex);
+	}
+	SpinLockAcquire(&wl_metrics->cmd_mutex);
+	if (wl_metrics->overflow.used)
+		(*out)[n++] = wl_metrics->overflow.t;
+	*stats_reset = wl_metrics->stats_reset;
+	SpinLockRelease(&wl_metrics->cmd_mutex);
+	return n;
+}
+
+void
+wl_metrics_copy_histograms(WlHistogram *out, TimestampTz *stats_reset)
+{
+	if (wl_metrics == NULL)
+	{
+		memset(out, 0, sizeof(WlHistogram) * WL_NUM_HIST);
+		*stats_reset = 0;
+		return;
+	}
+	SpinLockAcquire(&wl_metrics->hist_mutex);
+	memcpy(out, wl_metrics->hist, sizeof(WlHistogram) * WL_NUM_HIST);
+	*stats_reset = wl_metrics->stats_reset;
+	SpinLockRelease(&wl_metrics->hist_mutex);
+}

@@ -1,0 +1,70 @@
+/*-------------------------------------------------------------------------
+ *
+ * metrics.h
+ *		Counters for exporters that only rise between resets: totals per
+ *		database, role and command kind, and histograms of a transaction's
+ *		commit and walk time (metrics.c).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef WALLOAD_METRICS_H
+#define WALLOAD_METRICS_H
+
+#include "walload.h"
+
+/* entries of the command-kind table; fixed, no setting sizes it */
+#define WL_METRICS_COMMANDS		1024
+/* of them, kept for the 'other' rows of (database, role) (metrics.c) */
+#define WL_METRICS_OTHER_RESERVE	64
+
+/* the histograms' upper bounds in seconds; the last is +Infinity */
+#define WL_HIST_BUCKETS			18
+#define WL_HIST_BOUNDS \
+	{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, \
+	 30, 60, 120, 300, -1 /* +Infinity */ }
+
+typedef enum WlHistMetric
+{
+	WL_HIST_COMMIT = 0,			/* a transaction's commit (or abort) phase */
+	WL_HIST_WALK,				/* its walks of shared buffers (estimated) */
+	WL_NUM_HIST
+} WlHistMetric;
+
+/* one row of walload_command_totals */
+typedef struct WlCommandTotals
+{
+	Oid			dbid;			/* InvalidOid: the row every overflow folds into */
+	Oid			userid;
+	CommandTag	tag;			/* CMDTAG_UNKNOWN: 'other' */
+	int64		calls;
+	double		total_ms;
+	double		commit_ms;
+	int64		rows;
+	int64		walks;
+	uint64		wal_bytes;
+} WlCommandTotals;
+
+/* one histogram: counts per bucket (not cumulative), sum and max */
+typedef struct WlHistogram
+{
+	int64		count[WL_HIST_BUCKETS];
+	double		sum_s;
+	double		max_s;
+} WlHistogram;
+
+extern Size wl_metrics_shmem_size(void);
+extern void wl_metrics_shmem_init(void *mem, bool found);
+
+/* the store's hooks */
+extern void wl_metrics_statement(const WlStmtRecord *rec, int64 walks);
+extern void wl_metrics_add_to_statement(Oid dbid, Oid userid, CommandTag tag,
+										int64 walks, double commit_ms);
+extern void wl_metrics_xact(const WlXactRecord *rec);
+extern void wl_metrics_reset(void);
+
+/* readers: palloc'd copies */
+extern int	wl_metrics_copy_commands(WlCommandTotals **out, TimestampTz *stats_reset);
+extern void wl_metrics_copy_histograms(WlHistogram *out, TimestampTz *stats_reset);
+extern double wl_metrics_bound(int bucket);
+
+#endif							/* WALLOAD_METRICS_H */
