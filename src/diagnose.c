@@ -76,6 +76,9 @@ typedef struct Totals
 	int			strategy_acted; /* and set wal_skip_threshold */
 	int			strategy_aside_set_local;	/* stood aside: SET LOCAL */
 	int			strategy_aside_uncalibrated;	/* stood aside: no figures */
+	int			strategy_aside_mispredicted;	/* stood aside: auto's commits
+												 * ran far above its
+												 * predictions (1.10) */
 	double		strategy_pred_ms;	/* predicted commits, as chosen */
 	double		strategy_core_ms;	/* and as core would have done them */
 	double		strategy_commit_ms; /* measured */
@@ -567,6 +570,10 @@ diagnose_commit(Emitter *em, const Totals *t)
 			appendStringInfo(&ev, "; auto stood aside for %d, its figures not timed since the server's last "
 							 "start or crash-restart (walload_info.calibration)",
 							 t->strategy_aside_uncalibrated);
+		if (t->strategy_aside_mispredicted > 0)
+			appendStringInfo(&ev, "; auto stood aside for %d, its backend's recent commits having taken far "
+							 "longer than it predicted (walload_info.auto_aside_reason)",
+							 t->strategy_aside_mispredicted);
 		emit(em, "info", "walload chose how new files reach the disk at commit", ev.data,
 			 "Per commit, walload WAL-logged the new files it predicted cheaper to WAL-log and fsynced the "
 			 "others (walload_xacts.commit_threshold_kb is the wal_skip_threshold core used). Both keep "
@@ -1282,6 +1289,8 @@ walload_diagnose(PG_FUNCTION_ARGS)
 				t.strategy_aside_set_local++;
 			else if (x->strategy_action == WL_ACTION_ASIDE_UNCALIBRATED)
 				t.strategy_aside_uncalibrated++;
+			else if (x->strategy_action == WL_ACTION_ASIDE_MISPREDICTED)
+				t.strategy_aside_mispredicted++;
 			if (x->strategy_changed > 0)
 			{
 				t.strategy_acted++;

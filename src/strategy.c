@@ -67,12 +67,13 @@
  * model's predictions (a commit's time varies by a few times on a busy
  * machine, not by an order of magnitude over a median of 16).  A prediction
  * below WL_AUTO_PRED_FLOOR_MS counts as that floor: a commit that creates
- * a file does more than that, and a ratio to nothing says nothing.
+ * a file does far more than that (tens of microseconds at the least),
+ * and a ratio to nothing says nothing.
  * Backend-local state, no allocation: noted from the commit cleanup.
  */
 #define WL_AUTO_WINDOW			16
 #define WL_AUTO_ASIDE_FACTOR	10.0
-#define WL_AUTO_PRED_FLOOR_MS	0.001
+#define WL_AUTO_PRED_FLOOR_MS	0.0001
 
 static double auto_ratios[WL_AUTO_WINDOW];
 static int	auto_samples = 0;	/* in auto_ratios, at most WL_AUTO_WINDOW */

@@ -728,8 +728,8 @@ info_row(FunctionCallInfo fcinfo, int ncols)
 		if (info.auto_aside_commits > 0)
 			values[i++] = CStringGetTextDatum(psprintf("walload.commit_strategy = auto stood aside: a backend's last "
 													   "auto commits took %.0f times their predicted time (median); "
-													   "it acts like off there until walload.unit_costs or the "
-													   "calibration change",
+													   "it acts like off there until walload.unit_costs changes "
+													   "or the session ends",
 													   info.auto_aside_ratio));
 		else
 			nulls[i++] = true;
