@@ -1687,14 +1687,35 @@ wl_store_reset(void)
  * first), the transaction ring, the per-minute sums and the statement ring
  * (oldest first), then (format 9) a CRC-32C of all of it.  Format 10
  * (1.10) adds the commit's standby wait and local WAL flush to the
- * transaction records and the standby's waits to the per-minute sums.
+ * transaction records and the standby's waits to the per-minute sums, at
+ * their ends: a file of format 9 or 8 is still read, each of its records
+ * into a zeroed one of today's (its records were zeroed before they were
+ * filled, so what was padding reads as nothing recorded).
  * WL_DUMP_FORMAT is the layout's own version: bump it with any change to
  * what is written, whether or not the sizes change.  A file of format 8
  * (1.8's libraries: the same, without the CRC) is still read.
  * ----------------------------------------------------------------
  */
 #define WL_DUMP_FORMAT		10
+#define WL_DUMP_FORMAT_1_9	9
 #define WL_DUMP_FORMAT_NO_CRC	8
+
+/* the records' sizes in files of formats 8 and 9 (1.8, 1.9) */
+#define WL_XACT_SIZE_1_9	MAXALIGN(offsetof(WlXactRecord, commit_standby_wait))
+#define WL_MINUTE_SIZE_1_9	MAXALIGN(offsetof(WlMinuteRecord, commit_standby_ms))
+
+/* the size of a transaction and of a per-minute record in a file of format */
+static Size
+dump_xact_size(uint32 format)
+{
+	return format == WL_DUMP_FORMAT ? sizeof(WlXactRecord) : WL_XACT_SIZE_1_9;
+}
+
+static Size
+dump_minute_size(uint32 format)
+{
+	return format == WL_DUMP_FORMAT ? sizeof(WlMinuteRecord) : WL_MINUTE_SIZE_1_9;
+}
 
 typedef struct WlDumpHeader
 {
@@ -2186,13 +2207,14 @@ check_header(const WlDumpHeader *h, off_t file_size)
 	uint64		expected;
 
 	if (h->magic != WL_DUMP_MAGIC ||
-		(h->format != WL_DUMP_FORMAT && h->format != WL_DUMP_FORMAT_NO_CRC) ||
+		(h->format != WL_DUMP_FORMAT && h->format != WL_DUMP_FORMAT_1_9 &&
+		 h->format != WL_DUMP_FORMAT_NO_CRC) ||
 		h->pg_version != PG_VERSION_NUM ||
 		h->sizeof_header != sizeof(WlDumpHeader) ||
 		h->sizeof_entry != sizeof(WlStatsEntry) ||
-		h->sizeof_xact != sizeof(WlXactRecord) ||
+		h->sizeof_xact != dump_xact_size(h->format) ||
 		h->sizeof_stmt != sizeof(WlStmtRecord) ||
-		h->sizeof_minute != sizeof(WlMinuteRecord))
+		h->sizeof_minute != dump_minute_size(h->format))
 		return "it was not written by this version of walload and PostgreSQL";
 	if ((p = check_count("the number of aggregates", h->nentries)) ||
 		(p = check_count("the number of transactions", h->nxacts)) ||
@@ -2218,8 +2240,8 @@ check_header(const WlDumpHeader *h, off_t file_size)
 
 	expected = sizeof(WlDumpHeader) +
 		(uint64) h->nentries * sizeof(WlStatsEntry) +
-		(uint64) h->nxacts * sizeof(WlXactRecord) +
-		(uint64) h->nminutes * sizeof(WlMinuteRecord) +
+		(uint64) h->nxacts * h->sizeof_xact +
+		(uint64) h->nminutes * h->sizeof_minute +
 		(uint64) h->nstmts * sizeof(WlStmtRecord);
 	if (h->format != WL_DUMP_FORMAT_NO_CRC)
 		expected += sizeof(pg_crc32c);
@@ -2333,7 +2355,8 @@ load_dump(void)
 	{
 		WlXactRecord rec;
 
-		if (!read_part(f, &rec, sizeof(rec), &crc))
+		memset(&rec, 0, sizeof(rec));
+		if (!read_part(f, &rec, h.sizeof_xact, &crc))
 			problem = "it is truncated";
 		else if ((problem = check_xact(&rec, h.next_xact_id)) != NULL)
 			problem = psprintf("transaction record %d: %s", i + 1, problem);
@@ -2348,7 +2371,8 @@ load_dump(void)
 		uint64		pos;
 		WlMinuteSlot *slot;
 
-		if (!read_part(f, &rec, sizeof(rec), &crc))
+		memset(&rec, 0, sizeof(rec));
+		if (!read_part(f, &rec, h.sizeof_minute, &crc))
 			problem = "it is truncated";
 		else if ((problem = check_minute(&rec)) != NULL)
 			problem = psprintf("per-minute sum %d: %s", i + 1, problem);
