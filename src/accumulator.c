@@ -2343,7 +2343,8 @@ wl_acc_abort(void)
  *	  backend's own WAL fsync time, measured where track_wal_io_timing is
  *	  on and the counters can be read here (15-17, compat.h
  *	  WL_WAL_IO_PLAIN_READ); else its fsyncs counted and priced as the
- *	  calibration timed a WAL flush (18+: one flush priced);
+ *	  calibration timed a WAL flush (18+: one flush priced where core
+ *	  flushes a commit record, synchronous_commit not off);
  *	the wait for synchronous standbys (SyncRepWaitForLSN): core waits
  *	  when the commit has an xid and the transaction wrote WAL before its
  *	  commit record (XactLastRecEnd at PRE_COMMIT; the files' WAL-logging
@@ -2371,8 +2372,10 @@ commit_parts(void)
 		else
 			cur.local_wal_ms = Max(io.syncs - cur.phase_io.syncs, 0) * cur.wal_flush_price_ns / 1e6;
 	}
-	else
+	else if (cur.phase_has_xid && synchronous_commit > SYNCHRONOUS_COMMIT_OFF)
 		cur.local_wal_ms = cur.wal_flush_price_ns / 1e6;
+	else
+		cur.local_wal_ms = 0;
 	cur.standby_wait = !cur.phase_is_prepare && cur.phase_has_xid &&
 		SyncRepRequested() && wl_sync_standbys_defined();
 }
