@@ -85,7 +85,6 @@ typedef struct Totals
 	int			standby_commits;	/* committed after waiting for a
 									 * synchronous standby (1.10) */
 	double		standby_ms;		/* their waits (derived, see accumulator.c) */
-	double		standby_total_ms;	/* their transactions' time */
 	int			standby_sync_commit;	/* the last one's synchronous_commit */
 } Totals;
 
@@ -1269,7 +1268,6 @@ walload_diagnose(PG_FUNCTION_ARGS)
 		{
 			t.standby_commits++;
 			t.standby_ms += x->commit_standby_ms;
-			t.standby_total_ms += x->total_ms;
 			t.standby_sync_commit = x->synchronous_commit;
 		}
 		/* a commit that waited on a standby is that finding's, not this one's */
