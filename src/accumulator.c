@@ -91,6 +91,8 @@
 #include "access/xact.h"
 #include "access/xlog.h"
 #include "mb/pg_wchar.h"
+#include "replication/syncrep.h"
+#include "replication/walsender.h"
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
 #include "storage/ipc.h"
@@ -380,6 +382,19 @@ typedef struct WlOpenXact
 	double		sync_ms;
 	double		cleanup_ms;
 	bool		ended_commit;	/* outcome of the transaction that ended */
+
+	/* the sync part's own parts (commit_parts) */
+	bool		phase_has_xid;	/* the commit has an xid and wrote WAL: core
+								 * may wait on a standby for its record */
+	bool		phase_io_valid; /* phase_io read at the phase's start */
+	WlWalIo		phase_io;
+	double		pred_files_ns;	/* predicted before the commit record: the
+								 * walk, the syncs, the WAL-logging */
+	double		wal_flush_price_ns; /* a WAL flush as calibrated */
+	int8		commit_action;	/* this commit's WlStrategyAction */
+	bool		standby_wait;	/* it waited for a synchronous standby */
+	double		local_wal_ms;	/* its local WAL flush */
+	double		standby_ms;		/* its wait for the standby (derived) */
 
 	WlStmtRef  *refs;
 	int			n_refs;
@@ -2037,6 +2052,10 @@ begin_phase(bool is_abort, bool is_prepare)
 	cur.phase_mid = cur.phase_start;
 	INSTR_TIME_SET_ZERO(cur.phase_afterlocks);
 	cur.phase_wal_start = pgWalUsage.wal_bytes;
+	cur.standby_wait = false;
+	cur.local_wal_ms = 0;
+	cur.standby_ms = 0;
+	cur.phase_io_valid = !is_abort && wl_wal_io_plain(&cur.phase_io);
 }
 
 static void
@@ -2109,6 +2128,11 @@ pre_commit_record(bool is_prepare, bool has_xid)
 
 	memset(&cur.pred_est, 0, sizeof(cur.pred_est));
 	cur.pred_small_files = 0;
+	cur.pred_files_ns = 0;
+	cur.wal_flush_price_ns = 0;
+	cur.commit_action = WL_ACTION_NONE;
+	/* as RecordTransactionCommit decides whether to wait (commit_parts) */
+	cur.phase_has_xid = has_xid && XactLastRecEnd != InvalidXLogRecPtr;
 
 	if (has_xid || cur.active)
 	{
@@ -2131,6 +2155,7 @@ pre_commit_record(bool is_prepare, bool has_xid)
 		cur.commit_threshold_kb = choice.threshold_kb;
 		if (choice.action > cur.strategy_action)
 			cur.strategy_action = (int8) choice.action;
+		cur.commit_action = (int8) choice.action;
 		if (choice.action == WL_ACTION_CHANGED && cur.strategy_changed < PG_INT16_MAX)
 			cur.strategy_changed++;
 
@@ -2142,6 +2167,12 @@ pre_commit_record(bool is_prepare, bool has_xid)
 		wl_commit_est(&model, current_cost(now), &st, &est);
 		cur.pred_commit_ms = est.total_ns / 1e6;
 		cur.pred_core_commit_ms = (est.total_ns - choice.chosen_ns + choice.core_ns) / 1e6;
+		{
+			const WlScanCost *cost = current_cost(now);
+
+			cur.wal_flush_price_ns = cost->io.valid ? cost->io.wal_flush_ns : 0;
+			cur.pred_files_ns = Max(est.sync_phase_ns - cur.wal_flush_price_ns, 0);
+		}
 		if (!is_prepare)
 		{
 			cur.pred_est = est;
@@ -2301,12 +2332,63 @@ wl_acc_abort(void)
 	cur.abort_deferred = (TransactionBlockStatusCode() == 'T');
 }
 
+/*
+ * The parts of a commit's sync part (PRE_COMMIT to core's COMMIT callback),
+ * as core runs them in CommitTransaction and RecordTransactionCommit:
+ *
+ *	the walk of shared buffers and the new files' syncs or WAL-logging
+ *	  (smgrDoPendingSyncs): predicted at PRE_COMMIT (cost.c), no hook
+ *	  brackets them;
+ *	the commit record and its local WAL write and flush (XLogFlush): the
+ *	  backend's own WAL fsync time, measured where track_wal_io_timing is
+ *	  on and the counters can be read here (15-17, compat.h
+ *	  WL_WAL_IO_PLAIN_READ); else its fsyncs counted and priced as the
+ *	  calibration timed a WAL flush (18+: one flush priced where core
+ *	  flushes a commit record, synchronous_commit not off);
+ *	the wait for synchronous standbys (SyncRepWaitForLSN): core waits
+ *	  when the commit has an xid and the transaction wrote WAL before its
+ *	  commit record (XactLastRecEnd at PRE_COMMIT; the files' WAL-logging
+ *	  after it only comes with WAL written before) and sync replication
+ *	  is requested
+ *	  (SyncRepRequested: synchronous_commit above local, walsenders
+ *	  allowed) with standbys defined (synchronous_standby_names, as the
+ *	  checkpointer published it); nothing times the wait, so it is
+ *	  derived at the end of the phase: the sync part measured less the two
+ *	  parts above.  Its error is theirs: the prediction's error for the
+ *	  walk and the files, none for the local flush when timed.
+ *
+ * At XACT_EVENT_COMMIT: after the commit record, with interrupts held;
+ * reads only memory (the rules of the header apply).
+ */
+static void
+commit_parts(void)
+{
+	WlWalIo		io;
+
+	if (cur.phase_io_valid && wl_wal_io_plain(&io))
+	{
+		if (track_wal_io_timing)
+			cur.local_wal_ms = Max(io.sync_us - cur.phase_io.sync_us, 0) / 1000.0;
+		else
+			cur.local_wal_ms = Max(io.syncs - cur.phase_io.syncs, 0) * cur.wal_flush_price_ns / 1e6;
+	}
+	else if (cur.phase_has_xid && synchronous_commit > SYNCHRONOUS_COMMIT_OFF)
+		cur.local_wal_ms = cur.wal_flush_price_ns / 1e6;
+	else
+		cur.local_wal_ms = 0;
+	cur.standby_wait = !cur.phase_is_prepare && cur.phase_has_xid &&
+		SyncRepRequested() && wl_sync_standbys_defined();
+}
+
 /* XACT_EVENT_COMMIT: the commit record is flushed, the sync part is over */
 void
 wl_acc_commit_done(void)
 {
 	if (cur.in_phase)
+	{
 		INSTR_TIME_SET_CURRENT(cur.phase_mid);
+		commit_parts();
+	}
 }
 
 /*
@@ -2383,6 +2465,9 @@ finish_record(void)
 	rec.commit_ms = cur.commit_ms;
 	rec.commit_sync_ms = cur.sync_ms;
 	rec.commit_cleanup_ms = cur.cleanup_ms;
+	rec.commit_standby_wait = cur.standby_wait;
+	rec.commit_wal_ms = cur.local_wal_ms;
+	rec.commit_standby_ms = cur.standby_ms;
 	rec.statements = cur.statements;
 	rec.inner_xacts = cur.inner_xacts;
 	memcpy(rec.kind_ms, cur.kind_ms, sizeof(rec.kind_ms));
@@ -2530,9 +2615,19 @@ wl_acc_xact_end(void)
 		d = end;
 		INSTR_TIME_SUBTRACT(d, cur.phase_mid);
 		cur.cleanup_ms = INSTR_TIME_GET_MILLISEC(d);
+		/* the wait for a standby: the rest of the sync part (commit_parts) */
+		if (cur.standby_wait)
+			cur.standby_ms = Max(cur.sync_ms - cur.pred_files_ns / 1e6 - cur.local_wal_ms, 0);
+		cur.local_wal_ms = Min(cur.local_wal_ms, cur.sync_ms);
 		/* aborts and PREPAREs teach nothing */
 		if (!cur.phase_is_prepare)
+		{
 			learn_from_commit();
+			/* auto checks itself, on the path it chose (strategy.c) */
+			if (cur.commit_strategy == WL_STRATEGY_AUTO &&
+				(cur.commit_action == WL_ACTION_KEPT || cur.commit_action == WL_ACTION_CHANGED))
+				wl_strategy_note_commit(cur.commit_ms - cur.standby_ms, cur.pred_commit_ms);
+		}
 	}
 
 	wl_model_xact_end();

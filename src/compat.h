@@ -592,4 +592,34 @@ wl_guc_set_local(const char *name)
 #define WlGucMalloc(size)			malloc(size)
 #endif
 
+/*
+ * Whether this backend's WAL write and sync counters (wl_wal_io_read) are a
+ * plain read of its own memory: 15-17 (PendingWalStats).  Only then are they
+ * read in core's commit callback, after the commit record, where nothing
+ * may fail; 18+ reads them from the shared statistics (a flush, a lock).
+ */
+#if PG_VERSION_NUM >= 180000
+#define WL_WAL_IO_PLAIN_READ		false
+#else
+#define WL_WAL_IO_PLAIN_READ		true
+#endif
+
+/*
+ * Whether synchronous standbys are defined, as SyncRepWaitForLSN reads it
+ * without a lock: WalSndCtl->sync_standbys_status's SYNC_STANDBY_DEFINED
+ * bit since 15.13, 16.9, 17.5 and 18 (a flag word that also says whether
+ * the checkpointer has read synchronous_standby_names yet), a bool before.
+ */
+#include "replication/walsender_private.h"
+static inline bool
+wl_sync_standbys_defined(void)
+{
+#ifdef SYNC_STANDBY_DEFINED
+	return (((volatile WalSndCtlData *) WalSndCtl)->sync_standbys_status &
+			SYNC_STANDBY_DEFINED) != 0;
+#else
+	return ((volatile WalSndCtlData *) WalSndCtl)->sync_standbys_defined;
+#endif
+}
+
 #endif							/* WALLOAD_COMPAT_H */

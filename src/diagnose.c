@@ -76,9 +76,16 @@ typedef struct Totals
 	int			strategy_acted; /* and set wal_skip_threshold */
 	int			strategy_aside_set_local;	/* stood aside: SET LOCAL */
 	int			strategy_aside_uncalibrated;	/* stood aside: no figures */
+	int			strategy_aside_mispredicted;	/* stood aside: auto's commits
+												 * ran far above its
+												 * predictions (1.10) */
 	double		strategy_pred_ms;	/* predicted commits, as chosen */
 	double		strategy_core_ms;	/* and as core would have done them */
 	double		strategy_commit_ms; /* measured */
+	int			standby_commits;	/* committed after waiting for a
+									 * synchronous standby (1.10) */
+	double		standby_ms;		/* their waits (derived, see accumulator.c) */
+	int			standby_sync_commit;	/* the last one's synchronous_commit */
 } Totals;
 
 /*
@@ -516,7 +523,13 @@ diagnose_commit(Emitter *em, const Totals *t)
 		return;
 
 	initStringInfo(&ev);
-	if (t->commit_ms >= 10 && pct(t->commit_ms, t->total_ms) >= 50)
+
+	/*
+	 * The commit's own work: the wait for a synchronous standby is
+	 * diagnose_standby's, and no storage or file hint shortens it.
+	 */
+	if (t->commit_ms - t->standby_ms >= 10 &&
+		pct(t->commit_ms - t->standby_ms, t->total_ms) >= 50)
 	{
 		appendStringInfo(&ev,
 						 "commit phases took %.1f ms of %.1f ms (%.0f%%): sync part %.1f ms, cleanup part %.1f ms; "
@@ -556,6 +569,10 @@ diagnose_commit(Emitter *em, const Totals *t)
 			appendStringInfo(&ev, "; auto stood aside for %d, its figures not timed since the server's last "
 							 "start or crash-restart (walload_info.calibration)",
 							 t->strategy_aside_uncalibrated);
+		if (t->strategy_aside_mispredicted > 0)
+			appendStringInfo(&ev, "; auto stood aside for %d, its backend's recent commits having taken far "
+							 "longer than it predicted (walload_info.auto_aside_reason)",
+							 t->strategy_aside_mispredicted);
 		emit(em, "info", "walload chose how new files reach the disk at commit", ev.data,
 			 "Per commit, walload WAL-logged the new files it predicted cheaper to WAL-log and fsynced the "
 			 "others (walload_xacts.commit_threshold_kb is the wal_skip_threshold core used). Both keep "
@@ -593,6 +610,55 @@ diagnose_commit(Emitter *em, const Totals *t)
 						   pct(t->small_sync_commit_ms, t->small_sync_total_ms)),
 			  psprintf("batch them: about %.1f ms; or synchronous_commit = off", saving));
 	}
+}
+
+/*
+ * Commits that waited for a synchronous standby (1.10): the wait, derived
+ * per commit as its sync part less the local parts (accumulator.c,
+ * commit_parts), is no WAL flush of this server's, and neither its storage
+ * nor wal_skip_threshold shortens it.  Priced two ways: with
+ * synchronous_commit = local for the loading session no commit waits for a
+ * standby (SyncRepRequested() is false), so all of the recorded wait goes
+ * (the commits still flush WAL locally; a file deletion's commit flushes
+ * whatever the setting); one transaction instead of these N waits once, so
+ * (N-1)/N of it goes.  The setting's saving is the finding's: the change as
+ * data is setting synchronous_commit, value local (shape: batch_commits for
+ * the other).  Shown when the wait is at least 5% of the transactions'
+ * time, never where no commit waited.
+ */
+#define WL_STANDBY_MIN_SHARE	5
+
+static void
+diagnose_standby(Emitter *em, const Totals *t)
+{
+	double		batch_ms;
+
+	if (t->standby_commits == 0 || t->standby_ms <= 0 ||
+		pct(t->standby_ms, t->total_ms) < WL_STANDBY_MIN_SHARE)
+		return;
+	batch_ms = t->standby_ms * (t->standby_commits - 1) / t->standby_commits;
+	emit_saving(em, pct(t->standby_ms, t->total_ms) >= 30 ? "warning" : "info",
+				"commits waited for a synchronous standby",
+				psprintf("%d commit%s with synchronous_commit = %s waited %.1f ms (%.3f ms each, %.0f%% of "
+						 "the transactions' %.1f ms) for a synchronous standby to confirm their commit "
+						 "records, derived as each commit's sync part less its local WAL flush and file "
+						 "work: not a local WAL flush, and no storage setting shortens it",
+						 t->standby_commits, plural(t->standby_commits),
+						 wl_sync_commit_name(t->standby_sync_commit), t->standby_ms,
+						 t->standby_ms / t->standby_commits, pct(t->standby_ms, t->total_ms),
+						 t->total_ms),
+				psprintf("Set synchronous_commit = local for the loading session (SET synchronous_commit = "
+						 "local): its commits then wait for the local WAL flush only, saving about %.1f ms; "
+						 "a failover before the standby catches up can lose its last commits (the primary "
+						 "keeps them). Or batch the rows into fewer transactions: one instead of these %d "
+						 "would wait once, saving about %.1f ms.",
+						 t->standby_ms, t->standby_commits, batch_ms),
+				t->standby_ms);
+	brief(em, psprintf("%d commit%s waited %.1f ms (%.0f%%) for a standby",
+					   t->standby_commits, plural(t->standby_commits), t->standby_ms,
+					   pct(t->standby_ms, t->total_ms)),
+		  psprintf("synchronous_commit = local: about %.1f ms; or batch: %.1f ms",
+				   t->standby_ms, batch_ms));
 }
 
 /*
@@ -1198,8 +1264,15 @@ walload_diagnose(PG_FUNCTION_ARGS)
 				t.drop_commit_fault_ms += x->scan_fault_ms / wl_full_scans(&x->c);
 			}
 		}
-		if (x->outcome == WL_OUTCOME_COMMIT && x->statements <= 2 &&
-			x->synchronous_commit > SYNCHRONOUS_COMMIT_OFF && x->c.wal_bytes > 0)
+		if (x->outcome == WL_OUTCOME_COMMIT && x->commit_standby_wait)
+		{
+			t.standby_commits++;
+			t.standby_ms += x->commit_standby_ms;
+			t.standby_sync_commit = x->synchronous_commit;
+		}
+		/* a commit that waited on a standby is that finding's, not this one's */
+		else if (x->outcome == WL_OUTCOME_COMMIT && x->statements <= 2 &&
+				 x->synchronous_commit > SYNCHRONOUS_COMMIT_OFF && x->c.wal_bytes > 0)
 		{
 			t.small_sync_commits++;
 			t.small_sync_commit_ms += x->commit_sync_ms;
@@ -1214,6 +1287,8 @@ walload_diagnose(PG_FUNCTION_ARGS)
 				t.strategy_aside_set_local++;
 			else if (x->strategy_action == WL_ACTION_ASIDE_UNCALIBRATED)
 				t.strategy_aside_uncalibrated++;
+			else if (x->strategy_action == WL_ACTION_ASIDE_MISPREDICTED)
+				t.strategy_aside_mispredicted++;
 			if (x->strategy_changed > 0)
 			{
 				t.strategy_acted++;
@@ -1281,6 +1356,7 @@ walload_diagnose(PG_FUNCTION_ARGS)
 	qsort(drop_ids, ndrops, sizeof(uint64), xact_id_cmp);
 	diagnose_scans(&em, &t);
 	diagnose_commit(&em, &t);
+	diagnose_standby(&em, &t);
 	diagnose_vacuum(&em, sc.one || filtered, xact_ids, t.xacts);
 	diagnose_wal(&em, &t, xact_ids, t.xacts, drop_ids, ndrops);
 	emit_all(&em);

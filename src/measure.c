@@ -92,3 +92,19 @@ wl_counters_add(WlCounters *dst, const WlCounters *src)
 		dst->scans[i] += src->scans[i];
 	dst->scan_est_ns += src->scan_est_ns;
 }
+
+/*
+ * This backend's WAL write and sync counters where reading them cannot
+ * fail (compat.h, WL_WAL_IO_PLAIN_READ): for core's commit callback, after
+ * the commit record.  false (io zeroed) where they cannot be read so.
+ */
+bool
+wl_wal_io_plain(WlWalIo *io)
+{
+	if (!WL_WAL_IO_PLAIN_READ)
+	{
+		memset(io, 0, sizeof(*io));
+		return false;
+	}
+	return wl_wal_io_read(io);
+}

@@ -184,6 +184,9 @@ typedef struct WlShared
 	/* the recorded transactions' commit (or abort) phases, in microseconds */
 	pg_atomic_uint64 commit_sync_us;
 	pg_atomic_uint64 commit_cleanup_us;
+	/* auto commits that stood aside, mispredicted (1.10; not kept on disk) */
+	pg_atomic_uint64 auto_aside_commits;
+	pg_atomic_uint64 auto_aside_ratio;	/* the last backend's median, x 1000 */
 	int			max_xacts;
 	int			max_minutes;
 	int			max_statements;
@@ -297,6 +300,8 @@ wl_store_shmem_startup(void)
 		pg_atomic_init_u64(&wl_shared->lock_wait_us, 0);
 		pg_atomic_init_u64(&wl_shared->commit_sync_us, 0);
 		pg_atomic_init_u64(&wl_shared->commit_cleanup_us, 0);
+		pg_atomic_init_u64(&wl_shared->auto_aside_commits, 0);
+		pg_atomic_init_u64(&wl_shared->auto_aside_ratio, 0);
 		wl_shared->max_xacts = wl_max_xacts;
 		wl_shared->max_minutes = wl_max_minutes;
 		wl_shared->max_statements = wl_max_statements;
@@ -773,6 +778,8 @@ add_minute(const WlXactRecord *rec)
 	m->dropped_rels += rec->dropped_rels;
 	m->scans_flush_pending += rec->c.scans[WL_SCAN_FLUSH_PENDING];
 	m->scans_drop_pending += rec->c.scans[WL_SCAN_DROP_PENDING];
+	m->commit_standby_ms += rec->commit_standby_ms;
+	m->commit_standby_xacts += rec->commit_standby_wait;
 	SpinLockRelease(&slot->mutex);
 }
 
@@ -942,6 +949,22 @@ wl_store_calibrated(void)
 	done = wl_shared->calibrated;
 	SpinLockRelease(&wl_shared->mutex);
 	return done;
+}
+
+/*
+ * walload.commit_strategy = auto stood aside at a commit because its recent
+ * commits in the backend took ratio times what it predicted (strategy.c):
+ * counted, and the ratio kept for walload_info.  Atomics only: no lock, no
+ * allocation (a commit's PRE_COMMIT may call it).  Not kept across a restart.
+ */
+void
+wl_store_note_auto_aside(double ratio)
+{
+	if (wl_shared == NULL)
+		return;
+	pg_atomic_fetch_add_u64(&wl_shared->auto_aside_commits, 1);
+	pg_atomic_write_u64(&wl_shared->auto_aside_ratio,
+						(uint64) Min(Max(ratio, 0) * 1000.0, 1e15));
 }
 
 /*
@@ -1614,6 +1637,8 @@ wl_store_info(WlInfo *info)
 	info->lock_wait_ms = pg_atomic_read_u64(&wl_shared->lock_wait_us) / 1000.0;
 	info->commit_sync_ms = pg_atomic_read_u64(&wl_shared->commit_sync_us) / 1000.0;
 	info->commit_cleanup_ms = pg_atomic_read_u64(&wl_shared->commit_cleanup_us) / 1000.0;
+	info->auto_aside_commits = (int64) pg_atomic_read_u64(&wl_shared->auto_aside_commits);
+	info->auto_aside_ratio = pg_atomic_read_u64(&wl_shared->auto_aside_ratio) / 1000.0;
 	LWLockRelease(wl_shared->lock);
 }
 
@@ -1661,6 +1686,8 @@ wl_store_reset(void)
 	pg_atomic_write_u64(&wl_shared->commit_sync_us, 0);
 	pg_atomic_write_u64(&wl_shared->commit_cleanup_us, 0);
 	wl_metrics_reset();
+	pg_atomic_write_u64(&wl_shared->auto_aside_commits, 0);
+	pg_atomic_write_u64(&wl_shared->auto_aside_ratio, 0);
 	LWLockRelease(wl_shared->lock);
 }
 
@@ -1669,14 +1696,37 @@ wl_store_reset(void)
  *
  * pg_stat/walload.stat: a header, the aggregates (most recently used
  * first), the transaction ring, the per-minute sums and the statement ring
- * (oldest first), then (format 9) a CRC-32C of all of it.
+ * (oldest first), then (format 9) a CRC-32C of all of it.  Format 10
+ * (1.10) adds the commit's standby wait and local WAL flush to the
+ * transaction records and the standby's waits to the per-minute sums, at
+ * their ends: a file of format 9 or 8 is still read, each of its records
+ * into a zeroed one of today's (its records were zeroed before they were
+ * filled, so what was padding reads as nothing recorded).
  * WL_DUMP_FORMAT is the layout's own version: bump it with any change to
  * what is written, whether or not the sizes change.  A file of format 8
  * (1.8's libraries: the same, without the CRC) is still read.
  * ----------------------------------------------------------------
  */
-#define WL_DUMP_FORMAT		9
+#define WL_DUMP_FORMAT		10
+#define WL_DUMP_FORMAT_1_9	9
 #define WL_DUMP_FORMAT_NO_CRC	8
+
+/* the records' sizes in files of formats 8 and 9 (1.8, 1.9) */
+#define WL_XACT_SIZE_1_9	MAXALIGN(offsetof(WlXactRecord, commit_standby_wait))
+#define WL_MINUTE_SIZE_1_9	MAXALIGN(offsetof(WlMinuteRecord, commit_standby_ms))
+
+/* the size of a transaction and of a per-minute record in a file of format */
+static Size
+dump_xact_size(uint32 format)
+{
+	return format == WL_DUMP_FORMAT ? sizeof(WlXactRecord) : WL_XACT_SIZE_1_9;
+}
+
+static Size
+dump_minute_size(uint32 format)
+{
+	return format == WL_DUMP_FORMAT ? sizeof(WlMinuteRecord) : WL_MINUTE_SIZE_1_9;
+}
 
 typedef struct WlDumpHeader
 {
@@ -2035,7 +2085,7 @@ check_xact(const WlXactRecord *x, uint64 next_xact_id)
 		return psprintf("outcome %u is out of range", x->outcome);
 	if (x->commit_strategy < 0 || x->commit_strategy > WL_STRATEGY_SYNC ||
 		x->commit_threshold_kb < 0 ||
-		x->strategy_action < WL_ACTION_NONE || x->strategy_action > WL_ACTION_CHANGED ||
+		x->strategy_action < WL_ACTION_NONE || x->strategy_action > WL_ACTION_ASIDE_MISPREDICTED ||
 		x->strategy_changed < 0)
 		return psprintf("commit strategy %d, threshold %d kB, action %d, %d changed are out of range",
 						x->commit_strategy, x->commit_threshold_kb,
@@ -2051,6 +2101,9 @@ check_xact(const WlXactRecord *x, uint64 next_xact_id)
 		(p = check_ms("commit_ms", x->commit_ms)) ||
 		(p = check_ms("commit_sync_ms", x->commit_sync_ms)) ||
 		(p = check_ms("commit_cleanup_ms", x->commit_cleanup_ms)) ||
+		(p = check_ms("commit_wal_ms", x->commit_wal_ms)) ||
+		(p = check_ms("commit_standby_ms", x->commit_standby_ms)) ||
+		(p = check_bool("commit_standby_wait", x->commit_standby_wait)) ||
 		(p = check_ms("pred_commit_ms", x->pred_commit_ms)) ||
 		(p = check_ms_within("pred_core_commit_ms", x->pred_core_commit_ms, WL_MAX_MS)) ||
 		(p = check_ms("scan_fault_ms", x->scan_fault_ms)) ||
@@ -2126,6 +2179,8 @@ check_minute(const WlMinuteRecord *m)
 		(p = check_sum_ms("commit_cleanup_ms", m->commit_cleanup_ms)) ||
 		(p = check_count("commit_sync_xacts", m->commit_sync_xacts)) ||
 		(p = check_count("commit_cleanup_xacts", m->commit_cleanup_xacts)) ||
+		(p = check_sum_ms("commit_standby_ms", m->commit_standby_ms)) ||
+		(p = check_count("commit_standby_xacts", m->commit_standby_xacts)) ||
 		(p = check_count("synced_rels", m->synced_rels)) ||
 		(p = check_count("wal_logged_rels", m->wal_logged_rels)) ||
 		(p = check_count("dropped_rels", m->dropped_rels)) ||
@@ -2163,13 +2218,14 @@ check_header(const WlDumpHeader *h, off_t file_size)
 	uint64		expected;
 
 	if (h->magic != WL_DUMP_MAGIC ||
-		(h->format != WL_DUMP_FORMAT && h->format != WL_DUMP_FORMAT_NO_CRC) ||
+		(h->format != WL_DUMP_FORMAT && h->format != WL_DUMP_FORMAT_1_9 &&
+		 h->format != WL_DUMP_FORMAT_NO_CRC) ||
 		h->pg_version != PG_VERSION_NUM ||
 		h->sizeof_header != sizeof(WlDumpHeader) ||
 		h->sizeof_entry != sizeof(WlStatsEntry) ||
-		h->sizeof_xact != sizeof(WlXactRecord) ||
+		h->sizeof_xact != dump_xact_size(h->format) ||
 		h->sizeof_stmt != sizeof(WlStmtRecord) ||
-		h->sizeof_minute != sizeof(WlMinuteRecord))
+		h->sizeof_minute != dump_minute_size(h->format))
 		return "it was not written by this version of walload and PostgreSQL";
 	if ((p = check_count("the number of aggregates", h->nentries)) ||
 		(p = check_count("the number of transactions", h->nxacts)) ||
@@ -2195,8 +2251,8 @@ check_header(const WlDumpHeader *h, off_t file_size)
 
 	expected = sizeof(WlDumpHeader) +
 		(uint64) h->nentries * sizeof(WlStatsEntry) +
-		(uint64) h->nxacts * sizeof(WlXactRecord) +
-		(uint64) h->nminutes * sizeof(WlMinuteRecord) +
+		(uint64) h->nxacts * h->sizeof_xact +
+		(uint64) h->nminutes * h->sizeof_minute +
 		(uint64) h->nstmts * sizeof(WlStmtRecord);
 	if (h->format != WL_DUMP_FORMAT_NO_CRC)
 		expected += sizeof(pg_crc32c);
@@ -2310,7 +2366,8 @@ load_dump(void)
 	{
 		WlXactRecord rec;
 
-		if (!read_part(f, &rec, sizeof(rec), &crc))
+		memset(&rec, 0, sizeof(rec));
+		if (!read_part(f, &rec, h.sizeof_xact, &crc))
 			problem = "it is truncated";
 		else if ((problem = check_xact(&rec, h.next_xact_id)) != NULL)
 			problem = psprintf("transaction record %d: %s", i + 1, problem);
@@ -2325,7 +2382,8 @@ load_dump(void)
 		uint64		pos;
 		WlMinuteSlot *slot;
 
-		if (!read_part(f, &rec, sizeof(rec), &crc))
+		memset(&rec, 0, sizeof(rec));
+		if (!read_part(f, &rec, h.sizeof_minute, &crc))
 			problem = "it is truncated";
 		else if ((problem = check_minute(&rec)) != NULL)
 			problem = psprintf("per-minute sum %d: %s", i + 1, problem);

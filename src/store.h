@@ -134,8 +134,11 @@ typedef struct WlInfo
 	WlCalibration calibration;
 	double		calibration_ms; /* the last calibration's; -1: none yet */
 	int64		calibration_io_bytes;
+	int64		auto_aside_commits; /* 1.10: see wl_store_note_auto_aside */
+	double		auto_aside_ratio;
 } WlInfo;
 extern void wl_store_info(WlInfo *info);
+extern void wl_store_note_auto_aside(double ratio);
 extern void wl_store_reset(void);
 
 #endif							/* WALLOAD_STORE_H */

@@ -33,7 +33,10 @@
  *	- auto would choose by figures not timed since the server's last start
  *	  or crash-restart (store.c, WlCalibration): a model without the
  *	  storage's figures prices fsyncs at nothing.  wal and sync need none.
- * The record says which (WlStrategyAction).
+ *	- auto's own recent commits ran far above what it predicted for them
+ *	  (1.10, see wl_strategy_note_commit): the figures it chooses by are
+ *	  not this server's, and its choice may cost more than core's.
+ * The record says which (WlStrategyAction); walload_info counts the last.
  *
  *-------------------------------------------------------------------------
  */
@@ -50,6 +53,86 @@
 #include "cost.h"
 #include "settings.h"
 #include "store.h"
+
+/*
+ * auto checks itself.  Each auto commit that took the path auto chose (it
+ * kept or changed the threshold) notes its measured commit time, less any
+ * wait for a synchronous standby (no path changes that), against the time
+ * the model predicted for the path chosen (accumulator.c, at the end of the
+ * commit).  When the median of measured/predicted over the backend's last
+ * WL_AUTO_WINDOW such commits is above WL_AUTO_ASIDE_FACTOR, auto stands
+ * aside in this backend (core decides, as with off) until walload.unit_costs
+ * changes: a model that far off prices the two paths by figures that are
+ * not this storage's.  The factor is far above the spread of a right
+ * model's predictions (a commit's time varies by a few times on a busy
+ * machine, not by an order of magnitude over a median of 16).  A prediction
+ * below WL_AUTO_PRED_FLOOR_MS counts as that floor: a commit that creates
+ * a file does far more than that (tens of microseconds at the least),
+ * and a ratio to nothing says nothing.
+ * Backend-local state, no allocation: noted from the commit cleanup.
+ */
+#define WL_AUTO_WINDOW			16
+#define WL_AUTO_ASIDE_FACTOR	10.0
+#define WL_AUTO_PRED_FLOOR_MS	0.0001
+
+static double auto_ratios[WL_AUTO_WINDOW];
+static int	auto_samples = 0;	/* in auto_ratios, at most WL_AUTO_WINDOW */
+static int	auto_next = 0;
+static bool auto_aside = false;
+static double auto_aside_median = 0;
+static uint64 auto_generation = 0;
+
+/* new unit costs (walload.unit_costs): a new model, a new window */
+static void
+auto_window_for_costs(void)
+{
+	uint64		generation = wl_unit_costs_generation();
+
+	if (generation != auto_generation)
+	{
+		auto_generation = generation;
+		auto_samples = auto_next = 0;
+		auto_aside = false;
+		auto_aside_median = 0;
+	}
+}
+
+void
+wl_strategy_note_commit(double measured_ms, double predicted_ms)
+{
+	double		sorted[WL_AUTO_WINDOW];
+	double		median;
+
+	auto_window_for_costs();
+	if (auto_aside)
+		return;
+	auto_ratios[auto_next] = Max(measured_ms, 0) / Max(predicted_ms, WL_AUTO_PRED_FLOOR_MS);
+	auto_next = (auto_next + 1) % WL_AUTO_WINDOW;
+	if (auto_samples < WL_AUTO_WINDOW)
+		auto_samples++;
+	if (auto_samples < WL_AUTO_WINDOW)
+		return;
+
+	/* the window's median (insertion sort: 16 values, no allocation) */
+	for (int i = 0; i < WL_AUTO_WINDOW; i++)
+	{
+		double		v = auto_ratios[i];
+		int			j = i;
+
+		while (j > 0 && sorted[j - 1] > v)
+		{
+			sorted[j] = sorted[j - 1];
+			j--;
+		}
+		sorted[j] = v;
+	}
+	median = (sorted[WL_AUTO_WINDOW / 2 - 1] + sorted[WL_AUTO_WINDOW / 2]) / 2;
+	if (median > WL_AUTO_ASIDE_FACTOR)
+	{
+		auto_aside = true;
+		auto_aside_median = median;
+	}
+}
 
 typedef struct SyncSize
 {
@@ -178,6 +261,12 @@ wl_strategy_apply(WlStrategyChoice *choice, int64 dirty_buffers)
 	else if (wl_commit_strategy == WL_STRATEGY_AUTO &&
 			 !wl_store_calibrated())
 		choice->action = WL_ACTION_ASIDE_UNCALIBRATED;
+	else if (wl_commit_strategy == WL_STRATEGY_AUTO &&
+			 (auto_window_for_costs(), auto_aside))
+	{
+		choice->action = WL_ACTION_ASIDE_MISPREDICTED;
+		wl_store_note_auto_aside(auto_aside_median);
+	}
 	if (choice->action != WL_ACTION_NONE)
 	{
 		pfree(s);

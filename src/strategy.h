@@ -23,5 +23,6 @@ typedef struct WlStrategyChoice
 } WlStrategyChoice;
 
 extern void wl_strategy_apply(WlStrategyChoice *choice, int64 dirty_buffers);
+extern void wl_strategy_note_commit(double measured_ms, double predicted_ms);
 
 #endif							/* WALLOAD_STRATEGY_H */

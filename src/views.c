@@ -123,6 +123,8 @@ wl_strategy_action_name(int action)
 			return "stood aside: SET LOCAL";
 		case WL_ACTION_ASIDE_UNCALIBRATED:
 			return "stood aside: not calibrated";
+		case WL_ACTION_ASIDE_MISPREDICTED:
+			return "stood aside: commits took far longer than predicted";
 	}
 	return "unknown";
 }
@@ -207,7 +209,9 @@ put_buffers(Datum *values, int i, const WlCounters *c)
  * walload_activity; 1.5 adds strategy_action and strategy_changed_commits
  * to walload_xacts, and calibration, calibration_ms and calibration_io_bytes
  * to walload_info; 1.6 adds backend_start, first_in_session and
- * application_name to walload_xacts; 1.8 adds commit_ms to walload_stats.
+ * application_name to walload_xacts; 1.8 adds commit_ms to walload_stats;
+ * 1.10 adds commit_wal_ms, commit_standby_ms and commit_standby_wait to
+ * walload_xacts.
  * The library serves every version, so
  * that a server running it keeps working before ALTER EXTENSION walload
  * UPDATE.  Checked
@@ -219,7 +223,8 @@ put_buffers(Datum *values, int i, const WlCounters *c)
 #define WL_STATEMENTS_COLS	36
 #define WL_STATS_COLS		33
 static const int xacts_cols[] = {
-	WL_XACTS_COLS, WL_XACTS_COLS + 1, WL_XACTS_COLS + 5, WL_XACTS_COLS + 7, WL_XACTS_COLS + 10
+	WL_XACTS_COLS, WL_XACTS_COLS + 1, WL_XACTS_COLS + 5, WL_XACTS_COLS + 7, WL_XACTS_COLS + 10,
+	WL_XACTS_COLS + 13
 };
 static const int statements_cols[] = {WL_STATEMENTS_COLS, WL_STATEMENTS_COLS + 1};
 static const int stats_cols[] = {WL_STATS_COLS, WL_STATS_COLS + 1, WL_STATS_COLS + 2};
@@ -227,6 +232,7 @@ static const int stats_cols[] = {WL_STATS_COLS, WL_STATS_COLS + 1, WL_STATS_COLS
 #define WL_VERSION_1_3		2	/* walload_xacts: pred_commit_ms ... */
 #define WL_VERSION_1_5		3	/* walload_xacts: strategy_action ... */
 #define WL_VERSION_1_6		4	/* walload_xacts: backend_start ... */
+#define WL_VERSION_1_10		5	/* walload_xacts: commit_wal_ms ... */
 #define WL_STATS_1_8		2	/* walload_stats: commit_ms */
 #define WL_ACTIVITY_COLS	36
 /* walload_activity: 1.3 to 1.6; 1.7 adds prediction_behind */
@@ -285,8 +291,8 @@ walload_xacts(PG_FUNCTION_ARGS)
 	for (int r = 0; r < n; r++)
 	{
 		WlXactRecord *x = &recs[r];
-		Datum		values[WL_XACTS_COLS + 10];
-		bool		nulls[WL_XACTS_COLS + 10];
+		Datum		values[WL_XACTS_COLS + 13];
+		bool		nulls[WL_XACTS_COLS + 13];
 		int			i = 0;
 
 		memset(nulls, 0, sizeof(nulls));
@@ -369,6 +375,12 @@ walload_xacts(PG_FUNCTION_ARGS)
 			}
 			values[i++] = CStringGetTextDatum(x->application_name);
 		}
+		if (version >= WL_VERSION_1_10)
+		{
+			values[i++] = Float8GetDatum(x->commit_wal_ms);
+			values[i++] = Float8GetDatum(x->commit_standby_ms);
+			values[i++] = BoolGetDatum(x->commit_standby_wait);
+		}
 		Assert(i == rsinfo->setDesc->natts);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
@@ -380,26 +392,28 @@ walload_xacts(PG_FUNCTION_ARGS)
  * The session's start, and so whether it holds the session's first record,
  * as walload_xacts shows them.
  */
-#define WL_MINUTES_COLS		38
+#define WL_MINUTES_COLS		38	/* 1.8; 1.10 adds commit_standby_ms and
+									 * commit_standby_xacts */
 
 Datum
 walload_minutes(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	static const int minutes_cols[] = {WL_MINUTES_COLS};
+	static const int minutes_cols[] = {WL_MINUTES_COLS, WL_MINUTES_COLS + 2};
 	WlMinuteRecord *recs;
 	int			n;
+	int			version;
 
 	wl_store_require();
 	InitMaterializedSRF(fcinfo, 0);
-	(void) wl_check_columns(rsinfo, minutes_cols, lengthof(minutes_cols), "walload_minutes");
+	version = wl_check_columns(rsinfo, minutes_cols, lengthof(minutes_cols), "walload_minutes");
 	n = wl_store_copy_minutes(&recs);
 
 	for (int r = 0; r < n; r++)
 	{
 		WlMinuteRecord *m = &recs[r];
-		Datum		values[WL_MINUTES_COLS];
-		bool		nulls[WL_MINUTES_COLS];
+		Datum		values[WL_MINUTES_COLS + 2];
+		bool		nulls[WL_MINUTES_COLS + 2];
 		int			i = 0;
 
 		memset(nulls, 0, sizeof(nulls));
@@ -435,7 +449,12 @@ walload_minutes(PG_FUNCTION_ARGS)
 		values[i++] = Int64GetDatum(m->dropped_rels);
 		values[i++] = Int64GetDatum(m->scans_flush_pending);
 		values[i++] = Int64GetDatum(m->scans_drop_pending);
-		Assert(i == WL_MINUTES_COLS);
+		if (version >= 1)
+		{
+			values[i++] = Float8GetDatum(m->commit_standby_ms);
+			values[i++] = Int64GetDatum(m->commit_standby_xacts);
+		}
+		Assert(i == rsinfo->setDesc->natts);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;
@@ -612,7 +631,8 @@ walload_stats(PG_FUNCTION_ARGS)
  * file_commit_commits, scan_time_ratio and scan_time_commits, 1.5
  * calibration, calibration_ms and calibration_io_bytes, 1.7 commit_sync_ms
  * and commit_cleanup_ms, 1.8 minutes_recorded and minutes_overwritten,
- * 1.10 library_version.  The library
+ * 1.10 auto_aside_commits, auto_aside_reason and library_version.  The
+ * library
  * serves each, so that a server running the new library keeps working
  * before ALTER EXTENSION walload UPDATE.
  */
@@ -622,7 +642,7 @@ walload_stats(PG_FUNCTION_ARGS)
 #define WL_INFO_COLS_1_5	28
 #define WL_INFO_COLS_1_7	30
 #define WL_INFO_COLS_1_8	32
-#define WL_INFO_COLS_1_10	33
+#define WL_INFO_COLS_1_10	35
 
 #ifndef WALLOAD_VERSION
 #error "WALLOAD_VERSION is not defined: the Makefile passes META.json's version"
@@ -711,7 +731,19 @@ info_row(FunctionCallInfo fcinfo, int ncols)
 		values[i++] = Int64GetDatum((int64) info.minutes_overwritten);
 	}
 	if (ncols >= WL_INFO_COLS_1_10)
+	{
+		/* why auto stood aside, the last time it did (strategy.c) */
+		values[i++] = Int64GetDatum(info.auto_aside_commits);
+		if (info.auto_aside_commits > 0)
+			values[i++] = CStringGetTextDatum(psprintf("walload.commit_strategy = auto stood aside: a backend's last "
+													   "auto commits took %.0f times their predicted time (median); "
+													   "it acts like off there until walload.unit_costs changes "
+													   "or the session ends",
+													   info.auto_aside_ratio));
+		else
+			nulls[i++] = true;
 		values[i++] = CStringGetTextDatum(WALLOAD_VERSION);
+	}
 	Assert(i == ncols);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }

@@ -202,6 +202,18 @@ typedef struct WlXactRecord
 	TimestampTz backend_start;
 	bool		first_in_session;
 	char		application_name[NAMEDATALEN];
+
+	/*
+	 * The sync part of the last commit split (1.10, accumulator.c
+	 * commit_parts): whether it waited for a synchronous standby; its local
+	 * WAL flush (measured with track_wal_io_timing on 15-17, else priced);
+	 * the wait for the standby, derived: the sync part less its local parts.
+	 * The rest of commit_sync_ms is the walk and the new files' syncs or
+	 * WAL-logging.
+	 */
+	bool		commit_standby_wait;
+	double		commit_wal_ms;
+	double		commit_standby_ms;
 } WlXactRecord;
 
 /*
@@ -235,6 +247,8 @@ typedef struct WlMinuteRecord
 	int64		scans_flush_pending;
 	int64		scans_drop_pending;
 	char		application_name[NAMEDATALEN];
+	double		commit_standby_ms;	/* 1.10: the waits for a standby */
+	int64		commit_standby_xacts;	/* commits that waited */
 } WlMinuteRecord;
 
 /*
@@ -250,7 +264,11 @@ typedef enum WlStrategyAction
 	WL_ACTION_KEPT,
 	WL_ACTION_ASIDE_SET_LOCAL,
 	WL_ACTION_ASIDE_UNCALIBRATED,
-	WL_ACTION_CHANGED
+	WL_ACTION_CHANGED,
+	WL_ACTION_ASIDE_MISPREDICTED	/* 1.10, last to keep the values before:
+									 * auto stood aside, its recent commits
+									 * took far longer than it predicted
+									 * (strategy.c) */
 } WlStrategyAction;
 
 /* Key of an aggregate in walload_stats */
