@@ -12,6 +12,8 @@
  *
  * walload.c      module start-up: settings, shared memory, hooks
  * diagnose.c     walload_diagnose(): findings from the recorded figures
+ * whatif.c       the what-if engine: core's decisions replayed on the
+ *                recorded figures under another setting or shape, priced
  * views.c        SQL-callable functions behind the views
  * hooks.c        every entry point core calls: ProcessUtility, executor,
  *                object access, transaction callbacks; the one gate
@@ -143,6 +145,14 @@ typedef struct WlXactRecord
 	int32		pid;
 	Oid			userid;
 	Oid			dbid;
+
+	/*
+	 * Of synced_rels, the files truncated in place in the transaction that
+	 * created them, which core syncs whatever wal_skip_threshold says (1.10,
+	 * whatif.c).  In what was padding: the record keeps the layout of
+	 * earlier libraries, whose records read 0 (none known) here.
+	 */
+	int32		synced_truncated_rels;
 	TimestampTz start;
 	TimestampTz end;
 	uint8		outcome;		/* WlOutcome */
@@ -200,6 +210,9 @@ typedef struct WlXactRecord
 	TimestampTz backend_start;
 	bool		first_in_session;
 	char		application_name[NAMEDATALEN];
+	int32		synced_truncated_blocks;	/* and their blocks (1.10, in what
+											 * was padding; at most
+											 * PG_INT32_MAX) */
 } WlXactRecord;
 
 /*
@@ -341,6 +354,9 @@ typedef struct WlCommitModel
 	int32		wal_skipped_rels;	/* pending syncs considered */
 	int32		synced_rels;
 	int64		synced_blocks;
+	int32		synced_truncated_rels;	/* of the synced: truncated in place,
+										 * synced whatever the threshold */
+	int64		synced_truncated_blocks;
 	int32		wal_logged_rels;
 	int64		wal_logged_blocks;
 	bool		drop_scan;		/* DropRelFileNodesAllBuffers will scan */
