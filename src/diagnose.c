@@ -16,6 +16,12 @@
  * WL_WARN_SAVING_SHARE of the load's time (as walload_report() counts it)
  * is a warning whatever its own rule says.
  *
+ * 1.10: every saving comes from the what-if engine (whatif.c), which
+ * replays core's decisions on the recorded figures; each finding with a
+ * saving names its change as data (setting and value, or shape), and the
+ * first row is the verdict, with no saving of its own so that the column
+ * sums each cost once.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"

@@ -96,6 +96,26 @@ is_vacuum_alone(const WlXactRecord *x)
 	return x->statements == 1 && x->kind_ms[WL_TIME_VACUUM] > 0;
 }
 
+/*
+ * Whether loading the transaction's tables once (no in-place truncation)
+ * removes its sync, walk and all: every file it synced was truncated in
+ * place and, at their average size, is below the threshold, so core would
+ * WAL-log them instead.  Its walk is then no_truncate_reload's to save, and
+ * no other shape's.
+ */
+static bool
+reload_removes_sync(const WlXactRecord *x)
+{
+	int64		avg;
+
+	if (x->outcome != WL_OUTCOME_COMMIT || x->synced_rels <= 0 ||
+		x->synced_truncated_rels < x->synced_rels ||
+		x->c.scans[WL_SCAN_DROP_REL] <= 0 || is_vacuum_alone(x))
+		return false;
+	avg = x->synced_truncated_blocks / Max(x->synced_truncated_rels, 1);
+	return (avg + 1) * (BLCKSZ / 1024) <= x->wal_skip_threshold_kb;
+}
+
 static XactSet
 xact_set(const WlXactRecord *x)
 {
@@ -107,7 +127,7 @@ xact_set(const WlXactRecord *x)
 	if (x->c.scans[WL_SCAN_DROP_PENDING] > 0)
 		return is_vacuum_alone(x) ? SET_NONE : SET_DROPS;
 	if (x->c.scans[WL_SCAN_FLUSH_PENDING] > 0)
-		return SET_SYNCS;
+		return reload_removes_sync(x) ? SET_NONE : SET_SYNCS;
 	if (x->statements <= 2 && x->synchronous_commit > SYNCHRONOUS_COMMIT_OFF &&
 		x->c.wal_bytes > 0 && x->dropped_rels == 0 && x->synced_rels == 0)
 		return SET_SMALL;
