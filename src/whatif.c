@@ -304,15 +304,26 @@ whatif_truncate(WlXactRecord **in, int n, const WlScanCost *cost, WlWhatIf *w,
  */
 static double
 one_walk_saving_ms(const WlScanCost *cost, WlScanKind kind, int nxacts, int64 files,
-				   double recorded_ms)
+				   double recorded_ms, double fault_ms)
 {
 	int			all = (int) Max(1, Min(files, PG_INT32_MAX));
 	double		one_ms;
+	double		saved_ms;
 
 	if (nxacts < 2)
 		return 0;
 	one_ms = wl_scan_est_ns(cost, kind, all, 0) / 1e6;
-	return Max(recorded_ms - one_ms, 0);
+	saved_ms = Max(recorded_ms - Max(fault_ms, 0) - one_ms, 0);
+	elog(DEBUG2, "walload: what-if of one walk of kind %d over %d file(s) for %d: recorded %.3f ms, page faults %.3f ms, one walk %.3f ms: saves %.3f ms",
+		 (int) kind, all, nxacts, recorded_ms, fault_ms, one_ms, saved_ms);
+	return saved_ms;
+}
+
+/* of a transaction's walks of one kind, the first walk's page faults */
+static double
+walk_faults_ms(const WlXactRecord *x, WlScanKind kind)
+{
+	return walks_ms(x, kind, true) - walks_ms(x, kind, false);
 }
 
 void
@@ -323,8 +334,10 @@ wl_whatif_load(WlXactRecord **in, int n, WlWhatIfs *w)
 	double		restore_ms = 0;
 	double		drop_sync_ms = 0;
 	double		drop_walks_ms = 0;
+	double		drop_faults_ms = 0;
 	int64		drop_files = 0;
 	double		sync_walks_ms = 0;
+	double		sync_faults_ms = 0;
 	int64		sync_files = 0;
 	double		all_walks_ms = 0;
 	double		removed_ms;
@@ -350,12 +363,14 @@ wl_whatif_load(WlXactRecord **in, int n, WlWhatIfs *w)
 			case SET_DROPS:
 				w->drops.xacts++;
 				drop_sync_ms += x->commit_sync_ms;
-				drop_walks_ms += walks_ms(x, WL_SCAN_DROP_PENDING, false);
+				drop_walks_ms += walks_ms(x, WL_SCAN_DROP_PENDING, true);
+				drop_faults_ms += walk_faults_ms(x, WL_SCAN_DROP_PENDING);
 				drop_files += x->dropped_rels;
 				break;
 			case SET_SYNCS:
 				w->syncs.xacts++;
-				sync_walks_ms += walks_ms(x, WL_SCAN_FLUSH_PENDING, false);
+				sync_walks_ms += walks_ms(x, WL_SCAN_FLUSH_PENDING, true);
+				sync_faults_ms += walk_faults_ms(x, WL_SCAN_FLUSH_PENDING);
 				sync_files += x->synced_rels;
 				break;
 			case SET_SMALL:
@@ -389,7 +404,7 @@ wl_whatif_load(WlXactRecord **in, int n, WlWhatIfs *w)
 		w->drops.walks_saved = w->drops.xacts - 1;
 		w->drops.flushes_saved = w->drops.xacts - 1;
 		w->drops.walks_ms = one_walk_saving_ms(&cost, WL_SCAN_DROP_PENDING, w->drops.xacts,
-											   drop_files, drop_walks_ms);
+											   drop_files, drop_walks_ms, drop_faults_ms);
 		w->drops.saving_ms = drop_sync_ms * (w->drops.xacts - 1) / w->drops.xacts +
 			w->drops.walks_ms;
 	}
@@ -404,7 +419,7 @@ wl_whatif_load(WlXactRecord **in, int n, WlWhatIfs *w)
 		w->syncs.walks_saved = w->syncs.xacts - 1;
 		w->syncs.flushes_saved = w->syncs.xacts - 1;
 		w->syncs.walks_ms = one_walk_saving_ms(&cost, WL_SCAN_FLUSH_PENDING, w->syncs.xacts,
-											   sync_files, sync_walks_ms);
+											   sync_files, sync_walks_ms, sync_faults_ms);
 		w->syncs.saving_ms = w->syncs.walks_ms + flush_ms * (w->syncs.xacts - 1);
 	}
 
