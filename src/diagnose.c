@@ -184,21 +184,27 @@ brief(Emitter *em, const char *evidence, const char *action)
  * setting and value, or its shape (one change a finding)
  */
 static void
-change(Emitter *em, const WlWhatIf *w)
+change_to(Emitter *em, const char *setting, const char *value, WlShape shape)
 {
 	Finding    *f = &em->found[em->n - 1];
 
-	if (w->setting != NULL)
+	if (setting != NULL)
 	{
-		f->setting = w->setting;
-		f->value = pstrdup(w->value);
+		f->setting = setting;
+		f->value = pstrdup(value);
 		f->shape = NULL;
 	}
 	else
 	{
 		f->setting = f->value = NULL;
-		f->shape = wl_shape_name(w->shape);
+		f->shape = wl_shape_name(shape);
 	}
+}
+
+static void
+change(Emitter *em, const WlWhatIf *w)
+{
+	change_to(em, w->setting, w->value, w->shape);
 }
 
 /* largest saving first, then the unpriced ones in the order found */
