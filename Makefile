@@ -5,6 +5,7 @@ MODULE_big = walload
 OBJS = \
 	src/walload.o \
 	src/diagnose.o \
+	src/whatif.o \
 	src/views.o \
 	src/hooks.o \
 	src/accumulator.o \

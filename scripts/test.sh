@@ -351,6 +351,8 @@ walload.max_statements=100
 walload.max_stats=100"
   [smallbuf]="shared_preload_libraries='walload'
 shared_buffers=16MB"
+  [bigbuf]="shared_preload_libraries='walload'
+shared_buffers=320MB"
 )
 
 # test_cluster_start NAME: a new cluster $work/NAME of that configuration,
@@ -478,14 +480,14 @@ if wants pgtap; then
       test_cluster_stop "$c"
     }
     pgtap_jobs=${WALLOAD_TAP_JOBS:-2}
-    for c in minimal replica rings smallbuf regress; do
+    for c in minimal replica rings smallbuf bigbuf regress; do
       [ -n "${by_cluster[$c]:-}" ] || continue
       while [ "${#tap_running[@]}" -ge "$pgtap_jobs" ]; do tap_reap || break; done
       pgtap_cluster_run "$c" </dev/null &
       tap_started[$!]=$SECONDS; tap_running+=("$!")
     done
     while [ "${#tap_running[@]}" -gt 0 ]; do tap_reap || break; done
-    for c in minimal replica rings smallbuf regress; do
+    for c in minimal replica rings smallbuf bigbuf regress; do
       [ -n "${by_cluster[$c]:-}" ] || continue
       banner "pgTAP on cluster $c"
       cat "$work/pgtap-$c.start"

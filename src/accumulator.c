@@ -2213,6 +2213,8 @@ pre_commit_record(bool is_prepare, bool has_xid)
 		cur.model.wal_skipped_rels += model.wal_skipped_rels;
 		cur.model.synced_rels += model.synced_rels;
 		cur.model.synced_blocks += model.synced_blocks;
+		cur.model.synced_truncated_rels += model.synced_truncated_rels;
+		cur.model.synced_truncated_blocks += model.synced_truncated_blocks;
 		cur.model.wal_logged_rels += model.wal_logged_rels;
 		cur.model.wal_logged_blocks += model.wal_logged_blocks;
 		if (!is_prepare)
@@ -2486,6 +2488,8 @@ finish_record(void)
 	rec.wal_skipped_rels = cur.model.wal_skipped_rels;
 	rec.synced_rels = cur.model.synced_rels;
 	rec.synced_blocks = cur.model.synced_blocks;
+	rec.synced_truncated_rels = cur.model.synced_truncated_rels;
+	rec.synced_truncated_blocks = (int32) Min(cur.model.synced_truncated_blocks, PG_INT32_MAX);
 	rec.wal_logged_rels = cur.model.wal_logged_rels;
 	rec.wal_logged_blocks = cur.model.wal_logged_blocks;
 	rec.dropped_rels = cur.model.dropped_rels;

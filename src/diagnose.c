@@ -16,6 +16,12 @@
  * WL_WARN_SAVING_SHARE of the load's time (as walload_report() counts it)
  * is a warning whatever its own rule says.
  *
+ * 1.10: every saving comes from the what-if engine (whatif.c), which
+ * replays core's decisions on the recorded figures; each finding with a
+ * saving names its change as data (setting and value, or shape), and the
+ * first row is the verdict, with no saving of its own so that the column
+ * sums each cost once.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -37,6 +43,7 @@
 #include "cost.h"
 #include "store.h"
 #include "views.h"
+#include "whatif.h"
 
 PG_FUNCTION_INFO_V1(walload_diagnose);
 PG_FUNCTION_INFO_V1(walload_diagnose_backend);
@@ -52,22 +59,13 @@ typedef struct Totals
 	WlCounters	c;
 	int32		synced_rels;
 	int64		synced_blocks;
-	int64		max_xact_synced_blocks; /* the most one transaction synced */
+	int32		synced_truncated_rels;	/* of those, truncated in place */
 	int32		wal_logged_rels;
 	int64		wal_logged_blocks;
 	int32		wal_skipped_rels;
 	int32		dropped_rels;
 	int			drop_xacts;		/* committed, with a deletion scan */
 	int			vacuum_full_xacts;	/* of those, a VACUUM alone (not in drop_xacts) */
-	double		drop_commit_sync_ms;	/* their commit phases up to the flush */
-	double		drop_commit_scan_ms;	/* and their deletion scans' estimates */
-	double		drop_commit_fault_ms;	/* of those, first walks' page faults */
-	double		sync_scan_ms;	/* the commit-time syncs' scans' estimates */
-	double		sync_fault_ms;	/* of those, first walks' page faults */
-	int			small_sync_commits; /* <= 2 statements, synchronous */
-	double		small_sync_commit_ms;
-	double		small_sync_total_ms;
-	int64		small_sync_flushes;
 	int			nbuffers;
 	int			wal_skip_threshold_kb;
 	int			wal_level;
@@ -95,7 +93,16 @@ typedef struct Totals
  * psql's expanded mode, and gives the full texts in detail, last
  */
 #define WL_DIAGNOSE_COLS	4
-static const int diagnose_cols[] = {WL_DIAGNOSE_COLS, WL_DIAGNOSE_COLS + 1, WL_DIAGNOSE_COLS + 2};
+static const int diagnose_cols[] = {WL_DIAGNOSE_COLS, WL_DIAGNOSE_COLS + 1, WL_DIAGNOSE_COLS + 2,
+WL_DIAGNOSE_COLS + 5};
+
+/*
+ * 1.10: severity, saving_ms (numeric, 1 decimal), finding, evidence, hint,
+ * then what to change as data -- setting, value (a GUC and its value as
+ * SET writes it) or shape (a change of the load's shape, whatif.h) -- and
+ * detail last; the first row is the verdict
+ */
+#define WL_DIAGNOSE_COLS_1_10	(WL_DIAGNOSE_COLS + 5)
 #define WL_DIAGNOSE_ARGS	7
 
 /* a saving of this share of the load's time makes a finding a warning */
@@ -111,6 +118,11 @@ typedef struct Finding
 	const char *action;			/* the hint's action (NULL: hint) */
 	double		saving_ms;		/* < 0: none (a fact, or not priced) */
 	int			order;			/* the order the rules found it in */
+	/* what to change, as data (1.10): a setting and value, or a shape */
+	const char *setting;
+	const char *value;
+	const char *shape;
+	bool		verdict;		/* the first row: the verdict in words */
 } Finding;
 
 typedef struct Emitter
@@ -141,6 +153,8 @@ emit_saving(Emitter *em, const char *severity, const char *finding,
 	f->evidence = pstrdup(evidence);
 	f->hint = pstrdup(hint);
 	f->brief = f->action = NULL;
+	f->setting = f->value = f->shape = NULL;
+	f->verdict = false;
 	f->saving_ms = saving_ms;
 	f->order = em->n++;
 	if (saving_ms > 0 && em->load_ms > 0 && saving_ms >= WL_WARN_SAVING_SHARE * em->load_ms)
@@ -172,6 +186,34 @@ brief(Emitter *em, const char *evidence, const char *action)
 	f->action = pstrdup(action);
 }
 
+/*
+ * What to change, as data, for the finding emitted last: the what-if's
+ * setting and value, or its shape (one change a finding)
+ */
+static void
+change_to(Emitter *em, const char *setting, const char *value, WlShape shape)
+{
+	Finding    *f = &em->found[em->n - 1];
+
+	if (setting != NULL)
+	{
+		f->setting = setting;
+		f->value = pstrdup(value);
+		f->shape = NULL;
+	}
+	else
+	{
+		f->setting = f->value = NULL;
+		f->shape = wl_shape_name(shape);
+	}
+}
+
+static void
+change(Emitter *em, const WlWhatIf *w)
+{
+	change_to(em, w->setting, w->value, w->shape);
+}
+
 /* largest saving first, then the unpriced ones in the order found */
 static int
 finding_cmp(const void *a, const void *b)
@@ -179,11 +221,68 @@ finding_cmp(const void *a, const void *b)
 	const Finding *x = a;
 	const Finding *y = b;
 
+	if (x->verdict != y->verdict)
+		return x->verdict ? -1 : 1;
 	if ((x->saving_ms >= 0) != (y->saving_ms >= 0))
 		return x->saving_ms >= 0 ? -1 : 1;
 	if (x->saving_ms != y->saving_ms)
 		return x->saving_ms > y->saving_ms ? -1 : 1;
 	return x->order - y->order;
+}
+
+/*
+ * The first row (1.10): the verdict in words -- the largest avoidable cost,
+ * and what all the priced changes together would save (whatif.c keeps
+ * their savings apart: each cost is counted in one finding only).  No
+ * saving and no change of its own, so that summing saving_ms over the rows
+ * counts nothing twice.
+ */
+static double pct(double part, double whole);
+
+static void
+verdict(Emitter *em)
+{
+	const Finding *top = NULL;
+	double		sum = 0;
+	int			priced = 0;
+	Finding    *f;
+
+	if (em->rsinfo->setDesc->natts != WL_DIAGNOSE_COLS_1_10)
+		return;
+	for (int i = 0; i < em->n; i++)
+		if (em->found[i].saving_ms > 0)
+		{
+			priced++;
+			sum += em->found[i].saving_ms;
+			if (top == NULL || em->found[i].saving_ms > top->saving_ms)
+				top = &em->found[i];
+		}
+	if (top == NULL)
+	{
+		emit(em, "info", "verdict: nothing avoidable found",
+			 "no change priced by the what-if engine would save time on this load",
+			 "The rows below are facts about where the time went.");
+		brief(em, "no priced change would save time", "see the facts below");
+	}
+	else
+	{
+		const char *name = top->finding;
+		double		top_ms = top->saving_ms;
+		double		share = pct(top_ms, em->load_ms);
+		const char *sev = top->severity;
+		const char *act = top->action ? top->action : top->hint;
+
+		emit(em, sev, psprintf("verdict: %s", name),
+			 psprintf("the largest avoidable cost: about %.1f ms of the load's %.1f ms (%.0f%%); %d priced "
+					  "change%s together, about %.1f ms",
+					  top_ms, em->load_ms, share, priced, plural(priced), sum),
+			 psprintf("%s.", act));
+		brief(em, psprintf("%.1f ms of %.1f ms (%.0f%%) avoidable; all %d: %.1f ms",
+						   top_ms, em->load_ms, share, priced, sum),
+			  act);
+	}
+	f = &em->found[em->n - 1];
+	f->verdict = true;
 }
 
 /* the findings, ranked, as rows of the definition's natts columns */
@@ -197,13 +296,33 @@ emit_all(Emitter *em)
 	for (int i = 0; i < em->n; i++)
 	{
 		Finding    *f = &em->found[i];
-		Datum		values[WL_DIAGNOSE_COLS + 2];
-		bool		nulls[WL_DIAGNOSE_COLS + 2] = {false, false, false, false, false, false};
+		Datum		values[WL_DIAGNOSE_COLS_1_10];
+		bool		nulls[WL_DIAGNOSE_COLS_1_10];
 		Datum		saving = Float8GetDatum(f->saving_ms);
 		bool		no_saving = f->saving_ms < 0;
 
+		memset(nulls, 0, sizeof(nulls));
 		values[0] = CStringGetTextDatum(f->severity);
-		if (natts <= WL_DIAGNOSE_COLS + 1)
+		if (natts == WL_DIAGNOSE_COLS_1_10)
+		{
+			/* for reading: 1 decimal, as numeric */
+			values[1] = no_saving ? (Datum) 0 :
+				DirectFunctionCall2(numeric_round,
+									DirectFunctionCall1(float8_numeric, saving),
+									Int32GetDatum(1));
+			nulls[1] = no_saving;
+			values[2] = CStringGetTextDatum(f->finding);
+			values[3] = CStringGetTextDatum(f->brief ? f->brief : f->evidence);
+			values[4] = CStringGetTextDatum(f->action ? f->action : f->hint);
+			values[5] = f->setting ? CStringGetTextDatum(f->setting) : (Datum) 0;
+			nulls[5] = f->setting == NULL;
+			values[6] = f->value ? CStringGetTextDatum(f->value) : (Datum) 0;
+			nulls[6] = f->value == NULL;
+			values[7] = f->shape ? CStringGetTextDatum(f->shape) : (Datum) 0;
+			nulls[7] = f->shape == NULL;
+			values[8] = CStringGetTextDatum(psprintf("%s. %s", f->evidence, f->hint));
+		}
+		else if (natts <= WL_DIAGNOSE_COLS + 1)
 		{
 			values[1] = CStringGetTextDatum(f->finding);
 			values[2] = CStringGetTextDatum(f->evidence);
@@ -236,106 +355,15 @@ mb(double bytes)
 	return bytes / (1024.0 * 1024.0);
 }
 
-/* ----------------------------------------------------------------
- * what-ifs: each figure of a hint that is not a recorded count comes from
- * one of these functions, and bench/run.py (section whatif) runs the
- * alternative beside the load and prints predicted against measured.
- * ----------------------------------------------------------------
- */
-
-/*
- * The scans of one kind, one per transaction (scans of them, comparing
- * files relation files in all, recorded at recorded_ms, of which fault_ms
- * the page faults of backends' first walks), done in one transaction
- * instead: core then walks once, comparing all the files.  Returns the ms
- * of scanning saved: the walks as recorded (as estimated when counted),
- * less their page faults, which the one transaction's walk pays too if it
- * is its backend's first (and none of which is paid again if not), less
- * that one walk, comparing all the files (the calibration's one formula,
- * cost.c).  Checked against the alternative, run: bench/run.py whatif.
- */
-static double
-whatif_one_walk_ms(WlScanKind kind, int64 scans, int64 files, double recorded_ms,
-				   double fault_ms)
-{
-	WlScanCost	cost;
-	int			all;
-	double		one_ms;
-	double		saved_ms;
-
-	if (scans < 2)
-		return 0;
-	wl_cost_figures(&cost);
-	all = (int) Max(1, Min(files, PG_INT32_MAX));
-	one_ms = wl_scan_est_ns(&cost, kind, all, 0) / 1e6;
-	saved_ms = Max(recorded_ms - Max(fault_ms, 0) - one_ms, 0);
-	elog(DEBUG2, "walload: what-if of one walk of kind %d over %d file(s) for %lld: recorded %.3f ms, page faults %.3f ms, one walk %.3f ms: saves %.3f ms",
-		 (int) kind, all, (long long) scans, recorded_ms, fault_ms, one_ms, saved_ms);
-	return saved_ms;
-}
-
-/*
- * The committed transactions that deleted files, done as one: a commit that
- * deletes files always waits for its WAL flush (xact.c
- * RecordTransactionCommit, whatever synchronous_commit says), then scans
- * the pool once for all its files.  So all but one commit record and flush
- * go (the part of the commit phase up to XACT_EVENT_COMMIT, as walload
- * measured it), and all but one walk (a walk comparing all the files
- * instead).  The files' unlinking and the invalidations stay.
- */
-static double
-whatif_one_drop_transaction_ms(const Totals *t)
-{
-	if (t->drop_xacts < 2)
-		return 0;
-	return Max(t->drop_commit_sync_ms * (t->drop_xacts - 1) / t->drop_xacts +
-			   whatif_one_walk_ms(WL_SCAN_DROP_PENDING, t->drop_xacts, t->dropped_rels,
-								  t->drop_commit_scan_ms, t->drop_commit_fault_ms), 0);
-}
-
-/*
- * The small synchronous commits done in one transaction: all but one of
- * their commits' sync phases (the commit record and its WAL flush, which
- * each waited for) go.
- */
-static double
-whatif_one_commit_ms(const Totals *t)
-{
-	if (t->small_sync_commits < 2)
-		return 0;
-	return t->small_sync_commit_ms * (t->small_sync_commits - 1) / t->small_sync_commits;
-}
-
 /*
  * Bytes of WAL per block that core writes when it WAL-logs a new file at
  * commit instead of syncing it (storage.c smgrDoPendingSyncs ->
- * log_newpage_range): a full-page image of each block, up to 32 to a record:
- * the page without the free space between its line pointers and its tuples
- * (a loaded heap page has almost none), the block's headers (about 20
- * bytes) and a share of the record's.  Without wal_compression.
+ * log_newpage_range): a full-page image of each block, up to 32 to a record.
  */
 #define WL_LOGGED_BLOCK_BYTES	(BLCKSZ + 24)
 
-/*
- * wal_skip_threshold raised above the largest file a transaction synced:
- * the files are WAL-logged whole at commit instead of synced after a scan.
- * Returns the WAL bytes that would be written for them.
- */
-static double
-whatif_threshold_wal_bytes(const Totals *t)
-{
-	return (double) t->synced_blocks * WL_LOGGED_BLOCK_BYTES;
-}
-
-/* the wal_skip_threshold, in kB, that covers every file synced */
-static int64
-whatif_threshold_kb(const Totals *t)
-{
-	return t->max_xact_synced_blocks * (BLCKSZ / 1024) + BLCKSZ / 1024;
-}
-
 static void
-diagnose_scans(Emitter *em, const Totals *t)
+diagnose_scans(Emitter *em, const Totals *t, const WlWhatIfs *w)
 {
 	int64		full = wl_full_scans(&t->c);
 	double		est = t->c.scan_est_ns / 1e6;
@@ -359,68 +387,93 @@ diagnose_scans(Emitter *em, const Totals *t)
 					 (long long) t->c.scans[WL_SCAN_DROP_REL],
 					 (long long) t->c.scans[WL_SCAN_FLUSH_REL],
 					 (long long) t->c.scans[WL_SCAN_DB]);
-	emit(em, sev, "full scans of the shared buffer pool", ev.data,
-		 "Each scan walks every buffer header, so its cost grows with shared_buffers, not with the data. "
-		 "The findings below name the causes; a smaller shared_buffers during the load makes every scan cheaper.");
-	brief(em, psprintf("%lld walk%s of %d buffers, about %.1f ms (%.0f%%)",
-					   (long long) full, plural(full), t->nbuffers, est, share),
-		  "the causes follow; a smaller shared_buffers makes each walk cheaper");
+	if (w->buffers.saving_ms > 0)
+	{
+		/* the walks no other finding's change removes, at a smaller pool */
+		emit_saving(em, sev, "full scans of the shared buffer pool", ev.data,
+					psprintf("Each scan walks every buffer header, so its cost grows with shared_buffers, not with "
+							 "the data. The findings below name the causes. shared_buffers = %s during the load "
+							 "would make the %.1f ms of walks the other changes leave cheaper by about %.1f ms "
+							 "(a restart; the load's reads are not priced)",
+							 w->buffers.value, w->walks_left_ms, w->buffers.saving_ms),
+					w->buffers.saving_ms);
+		brief(em, psprintf("%lld walk%s of %d buffers, about %.1f ms (%.0f%%)",
+						   (long long) full, plural(full), t->nbuffers, est, share),
+			  psprintf("shared_buffers = %s for the load", w->buffers.value));
+		change(em, &w->buffers);
+	}
+	else
+	{
+		emit(em, sev, "full scans of the shared buffer pool", ev.data,
+			 "Each scan walks every buffer header, so its cost grows with shared_buffers, not with the data. "
+			 "The findings below name the causes.");
+		brief(em, psprintf("%lld walk%s of %d buffers, about %.1f ms (%.0f%%)",
+						   (long long) full, plural(full), t->nbuffers, est, share),
+			  "the causes follow");
+	}
 
 	if (t->c.scans[WL_SCAN_FLUSH_PENDING] > 0)
 	{
-		double		saving = -1;
+		const WlWhatIf *best;
+		int32		truncated = t->synced_truncated_rels;
 
 		resetStringInfo(&ev);
 		appendStringInfo(&ev,
 						 "%lld commit(s) synced %d relation file(s) of %lld blocks (%.1f MB) created in the same "
-						 "transaction under wal_level=minimal; %d smaller file(s) (%lld blocks) were WAL-logged "
-						 "instead; wal_skip_threshold = %d kB",
+						 "transaction under wal_level=minimal (%d of them truncated in place, synced whatever "
+						 "the threshold); %d smaller file(s) (%lld blocks) were WAL-logged instead; "
+						 "wal_skip_threshold = %d kB",
 						 (long long) t->c.scans[WL_SCAN_FLUSH_PENDING], t->synced_rels,
 						 (long long) t->synced_blocks, mb((double) t->synced_blocks * BLCKSZ),
-						 t->wal_logged_rels, (long long) t->wal_logged_blocks,
+						 truncated, t->wal_logged_rels, (long long) t->wal_logged_blocks,
 						 t->wal_skip_threshold_kb);
 		initStringInfo(&hint);
 		appendStringInfoString(&hint,
 							   "Relations created (or truncated) in the loading transaction skip WAL and are fsynced at "
-							   "commit after a scan of all shared buffers. Either commit right after CREATE TABLE so "
-							   "the load is WAL-logged (or run with wal_level=replica: the rows are WAL-logged, "
-							   "no sync, no scan); or load more data per transaction so one commit covers it");
-		if (t->c.scans[WL_SCAN_FLUSH_PENDING] > 1)
-		{
-			saving = whatif_one_walk_ms(WL_SCAN_FLUSH_PENDING,
-										t->c.scans[WL_SCAN_FLUSH_PENDING],
-										t->synced_rels,
-										t->sync_scan_ms, t->sync_fault_ms);
+							   "commit after a scan of all shared buffers");
+
+		/* of the two alternatives that remove these walks, the larger */
+		best = w->threshold.saving_ms > w->syncs.saving_ms ? &w->threshold : &w->syncs;
+		if (w->syncs.saving_ms > 0)
 			appendStringInfo(&hint,
-							 ": one transaction instead of these %lld would save %lld scans, about %.1f ms "
-							 "of scanning",
-							 (long long) t->c.scans[WL_SCAN_FLUSH_PENDING],
-							 (long long) t->c.scans[WL_SCAN_FLUSH_PENDING] - 1, saving);
-		}
-		appendStringInfo(&hint,
-						 ". Raising wal_skip_threshold to %lld kB (above the largest of these files) would "
-						 "WAL-log about %.1f MB of full-page images at commit instead of the sync and the scan%s.",
-						 (long long) whatif_threshold_kb(t), mb(whatif_threshold_wal_bytes(t)),
-						 wal_compression != WAL_COMPRESSION_NONE ? " (less with wal_compression)" : "");
+							 ". Loading in one transaction instead of these %d would save %lld walks and %lld "
+							 "commit flushes, about %.1f ms",
+							 w->syncs.xacts, (long long) w->syncs.walks_saved,
+							 (long long) w->syncs.flushes_saved, w->syncs.saving_ms);
+		if (w->threshold.saving_ms > 0)
+			appendStringInfo(&hint,
+							 ". wal_skip_threshold = %s (above the largest file not truncated in place) would "
+							 "WAL-log %d file(s) at commit instead of syncing them, about %.1f ms less%s",
+							 w->threshold.value, t->synced_rels - truncated, w->threshold.saving_ms,
+							 wal_compression != WAL_COMPRESSION_NONE ? " (less WAL with wal_compression)" : "");
+		if (truncated > 0)
+			appendStringInfo(&hint,
+							 ". %d file(s) were truncated in place in the transaction that created them: core "
+							 "syncs those whatever wal_skip_threshold says; load them once instead",
+							 truncated);
+		appendStringInfoChar(&hint, '.');
 		emit_saving(em, share >= 20 ? "warning" : "info",
 					"commit-time sync of WAL-skipped relations (wal_level=minimal)", ev.data, hint.data,
-					saving);
+					best->saving_ms > 0 ? best->saving_ms : -1);
 		brief(em, psprintf("%lld commit%s synced %d file%s, %.1f MB, a walk each",
 						   (long long) t->c.scans[WL_SCAN_FLUSH_PENDING],
 						   plural(t->c.scans[WL_SCAN_FLUSH_PENDING]),
 						   t->synced_rels, plural(t->synced_rels),
 						   mb((double) t->synced_blocks * BLCKSZ)),
-			  saving >= 0 ?
-			  psprintf("load in one transaction: %lld walk%s fewer, about %.1f ms",
-					   (long long) t->c.scans[WL_SCAN_FLUSH_PENDING] - 1,
-					   plural(t->c.scans[WL_SCAN_FLUSH_PENDING] - 1), saving) :
-			  psprintf("commit after CREATE TABLE, or wal_skip_threshold = %lld kB",
-					   (long long) whatif_threshold_kb(t)));
+			  best->saving_ms <= 0 ?
+			  (truncated > 0 ? "load each table once: no TRUNCATE after CREATE" :
+			   "commit after CREATE TABLE, or load more per transaction") :
+			  best == &w->threshold ?
+			  psprintf("wal_skip_threshold = %s", w->threshold.value) :
+			  psprintf("load in one transaction: %lld walk%s fewer",
+					   (long long) w->syncs.walks_saved, plural(w->syncs.walks_saved)));
+		if (best->saving_ms > 0)
+			change(em, best);
 	}
 
 	if (t->c.scans[WL_SCAN_DROP_PENDING] > 0)
 	{
-		double		saving = -1;
+		double		saving = w->drops.saving_ms > 0 ? w->drops.saving_ms : -1;
 
 		resetStringInfo(&ev);
 		appendStringInfo(&ev,
@@ -432,31 +485,22 @@ diagnose_scans(Emitter *em, const Totals *t)
 		initStringInfo(&hint);
 		appendStringInfoString(&hint,
 							   "Every transaction that deletes relation files scans all shared buffers once, however many "
-							   "files it deletes");
+							   "files it deletes, and its commit always waits for its WAL flush");
 		if (t->vacuum_full_xacts > 0)
 			appendStringInfoString(&hint,
 								   ". VACUUM FULL (and vacuumdb --full) runs one transaction per table and cannot share "
 								   "one: rewrite only the tables that need it (pgstattuple shows their bloat), or use "
 								   "CLUSTER table or REINDEX TABLE, which can run together in one transaction and share "
 								   "its one scan, holding every table's lock until the commit");
-		if (t->vacuum_full_xacts == 0)
-			appendStringInfoString(&hint,
-								   ": drop or truncate tables in one transaction instead of one per statement");
-		else if (t->drop_xacts > 0)
-			appendStringInfoString(&hint,
-								   ". For the others: drop or truncate tables in one transaction instead of one per "
-								   "statement");
-		if (t->drop_xacts > 1)
-		{
-			saving = whatif_one_drop_transaction_ms(t);
+		if (saving > 0)
 			appendStringInfo(&hint,
-							 " (one transaction instead of these %d would save %d scans and %d WAL flushes, "
-							 "about %.1f ms)",
-							 t->drop_xacts, t->drop_xacts - 1, t->drop_xacts - 1, saving);
-		}
+							 ". Drop or truncate tables in one transaction instead of these %d: %lld walks and "
+							 "%lld WAL flushes fewer, about %.1f ms",
+							 w->drops.xacts, (long long) w->drops.walks_saved,
+							 (long long) w->drops.flushes_saved, saving);
 		if (t->vacuum_full_xacts == 0 || t->drop_xacts > 0)
 			appendStringInfoString(&hint,
-								   ", reuse staging tables instead of dropping and re-creating them, and avoid rolling "
+								   "; reuse staging tables instead of dropping and re-creating them, and avoid rolling "
 								   "back transactions that created tables.");
 		else
 			appendStringInfoChar(&hint, '.');
@@ -469,27 +513,52 @@ diagnose_scans(Emitter *em, const Totals *t)
 						   t->dropped_rels, plural(t->dropped_rels),
 						   t->vacuum_full_xacts > 0 ?
 						   psprintf(", %d by VACUUM FULL", t->vacuum_full_xacts) : ""),
-			  t->drop_xacts > 1 ?
-			  psprintf("drop in one transaction: %d walk%s fewer, about %.1f ms",
-					   t->drop_xacts - 1, plural(t->drop_xacts - 1), saving) :
+			  saving > 0 ?
+			  psprintf("drop in one transaction: %lld walk%s fewer",
+					   (long long) w->drops.walks_saved, plural(w->drops.walks_saved)) :
 			  t->vacuum_full_xacts > 0 ?
 			  "VACUUM FULL only bloated tables, or CLUSTER them in one transaction" :
 			  "reuse staging tables instead of dropping them");
+		if (saving > 0)
+			change(em, &w->drops);
 	}
 
 	if (t->c.scans[WL_SCAN_DROP_REL] > 0)
 	{
+		double		saving = w->truncate.saving_ms > 0 ? w->truncate.saving_ms : -1;
+
 		resetStringInfo(&ev);
 		appendStringInfo(&ev, "%lld in-place truncation(s), one scan each",
 						 (long long) t->c.scans[WL_SCAN_DROP_REL]);
-		emit(em, share >= 20 ? "warning" : "info",
-			 "in-place truncation (TRUNCATE of a table created in the same transaction, VACUUM truncation)",
-			 ev.data,
-			 "TRUNCATE of a table created or truncated earlier in the same subtransaction truncates the "
-			 "heap, every index and the TOAST table in place, one scan each: create indexes after loading, "
-			 "or truncate before the indexes exist. VACUUM scans once per truncation of a table's empty "
-			 "tail; the vacuum_truncate storage parameter turns that off for a table.");
-		brief(em, ev.data, "create indexes after loading; vacuum_truncate = off");
+		if (w->truncated_synced > 0)
+			appendStringInfo(&ev, "; %d truncated file(s) fsynced at commit by force",
+							 w->truncated_synced);
+		initStringInfo(&hint);
+		appendStringInfoString(&hint,
+							   "TRUNCATE of a table created or truncated earlier in the same subtransaction truncates the "
+							   "heap, every index and the TOAST table in place, one scan each, and under "
+							   "wal_level=minimal core then fsyncs the table at commit whatever its size");
+		if (saving > 0)
+			appendStringInfo(&hint,
+							 ": load such a table once instead of truncating and loading it again: %lld walks "
+							 "fewer%s, about %.1f ms",
+							 (long long) w->truncate.walks_saved,
+							 w->truncated_synced > 0 ? " and no forced fsync of small tables" : "",
+							 saving);
+		appendStringInfoString(&hint,
+							   ". VACUUM scans once per truncation of a table's empty tail; the vacuum_truncate "
+							   "storage parameter turns that off for a table.");
+		emit_saving(em, share >= 20 ? "warning" : "info",
+					"in-place truncation (TRUNCATE of a table created in the same transaction, VACUUM truncation)",
+					ev.data, hint.data, saving);
+		brief(em, psprintf("%lld in-place truncation%s, a walk each%s",
+						   (long long) t->c.scans[WL_SCAN_DROP_REL],
+						   plural(t->c.scans[WL_SCAN_DROP_REL]),
+						   w->truncated_synced > 0 ? ", forced fsyncs" : ""),
+			  saving > 0 ? "load each table once: no TRUNCATE after CREATE" :
+			  "vacuum_truncate = off for the table");
+		if (saving > 0)
+			change(em, &w->truncate);
 	}
 
 	if (t->c.scans[WL_SCAN_FLUSH_REL] > 0)
@@ -515,7 +584,7 @@ diagnose_scans(Emitter *em, const Totals *t)
 }
 
 static void
-diagnose_commit(Emitter *em, const Totals *t)
+diagnose_commit(Emitter *em, const Totals *t, const WlWhatIfs *w)
 {
 	StringInfoData ev;
 
@@ -539,16 +608,19 @@ diagnose_commit(Emitter *em, const Totals *t)
 						 t->wal_logged_rels);
 		emit(em, "warning", "the commit phase dominates", ev.data,
 			 t->synced_rels > 1 ?
-			 "Many relation files were fsynced at commit: under wal_level=minimal each new file at or above "
-			 "wal_skip_threshold is fsynced one by one. Load into fewer, larger tables per transaction, or "
-			 "raise wal_skip_threshold so small files are WAL-logged instead of fsynced." :
+			 (w->threshold.saving_ms > 0 ?
+			  "Many relation files were fsynced at commit: under wal_level=minimal each new file at or above "
+			  "wal_skip_threshold (and each truncated in place) is fsynced one by one. Load into fewer, larger "
+			  "tables per transaction, or raise wal_skip_threshold so small files are WAL-logged instead." :
+			  "Many relation files were fsynced at commit: under wal_level=minimal each new file at or above "
+			  "wal_skip_threshold (and each truncated in place) is fsynced one by one. Load into fewer, larger "
+			  "tables per transaction; the priced findings name the changes.") :
 			 "The commit waited for its WAL flush (and replication, if synchronous), or for file deletion. "
-			 "See the other findings for scans; check the storage's fsync latency with pg_test_fsync.");
+			 "The priced findings name the changes.");
 		brief(em, psprintf("commits took %.1f of %.1f ms (%.0f%%)",
 						   t->commit_ms, t->total_ms, pct(t->commit_ms, t->total_ms)),
-			  t->synced_rels > 1 ?
-			  "fewer, larger tables a transaction, or a higher wal_skip_threshold" :
-			  "see the scans; time the storage's fsync with pg_test_fsync");
+			  t->synced_rels > 1 ? "fewer, larger tables a transaction" :
+			  "see the priced findings");
 		resetStringInfo(&ev);
 	}
 
@@ -583,32 +655,52 @@ diagnose_commit(Emitter *em, const Totals *t)
 		resetStringInfo(&ev);
 	}
 
-	/* the commit's flush is a real share of each small transaction */
-	if (t->small_sync_commits >= 100 &&
-		pct(t->small_sync_commit_ms, t->small_sync_total_ms) >= 10)
+	/*
+	 * the commit's flush is a real share of each small transaction; the
+	 * commits that deleted files are not among them (always synchronous,
+	 * priced with the deletion)
+	 */
+	if (w->small_xacts >= 100 && w->small.saving_ms > 0 &&
+		pct(w->small_commit_ms, w->small_total_ms) >= 10)
 	{
-		double		saving = whatif_one_commit_ms(t);
-
 		appendStringInfo(&ev,
-						 "%d commits of at most 2 statements with synchronous_commit on spent %.1f ms "
-						 "(%.3f ms each, %.0f%% of their %.1f ms) in the commit's WAL flush",
-						 t->small_sync_commits, t->small_sync_commit_ms,
-						 t->small_sync_commit_ms / t->small_sync_commits,
-						 pct(t->small_sync_commit_ms, t->small_sync_total_ms),
-						 t->small_sync_total_ms);
-		appendStringInfo(&ev, "; %lld WAL flushes", (long long) t->small_sync_flushes);
-		emit_saving(em, pct(t->small_sync_commit_ms, t->small_sync_total_ms) >= 30 ? "warning" : "info",
+						 "%d commits of at most 2 statements that deleted no file, with synchronous_commit on, "
+						 "spent %.1f ms (%.3f ms each, %.0f%% of their %.1f ms) in the commit's WAL flush",
+						 w->small_xacts, w->small_commit_ms,
+						 w->small_commit_ms / w->small_xacts,
+						 pct(w->small_commit_ms, w->small_total_ms), w->small_total_ms);
+		emit_saving(em, pct(w->small_commit_ms, w->small_total_ms) >= 30 ? "warning" : "info",
 					"many small synchronous commits", ev.data,
 					psprintf("Each commit waits for a WAL flush. Batch rows into fewer transactions (or COPY): "
-							 "one transaction instead of these %d would save about %.1f ms; or set "
-							 "synchronous_commit = off for the loading session: a crash can then lose the last "
-							 "few hundred milliseconds of commits, but never corrupts data.",
-							 t->small_sync_commits, saving),
-					saving);
+							 "one transaction instead of these %d would save about %.1f ms; "
+							 "synchronous_commit = off for the loading session spares the same waits (a crash "
+							 "can then lose the last commits, never corrupts data), but not those of commits "
+							 "that delete files, which always wait.",
+							 w->small_xacts, w->small.saving_ms),
+					w->small.saving_ms);
 		brief(em, psprintf("%d small commits spent %.1f ms (%.0f%%) flushing WAL",
-						   t->small_sync_commits, t->small_sync_commit_ms,
-						   pct(t->small_sync_commit_ms, t->small_sync_total_ms)),
-			  psprintf("batch them: about %.1f ms; or synchronous_commit = off", saving));
+						   w->small_xacts, w->small_commit_ms,
+						   pct(w->small_commit_ms, w->small_total_ms)),
+			  "batch them into fewer transactions");
+		change(em, &w->small);
+		resetStringInfo(&ev);
+	}
+
+	/* pg_restore without --single-transaction: a commit per object */
+	if (w->restore.saving_ms > 0)
+	{
+		appendStringInfo(&ev, "pg_restore committed %d transactions; their commits' sync phases took %.1f ms",
+						 w->restore.xacts, w->restore.saving_ms * w->restore.xacts / (w->restore.xacts - 1));
+		emit_saving(em, "info", "restore without one transaction", ev.data,
+					psprintf("pg_restore (or psql) with --single-transaction commits once: %lld commit "
+							 "flushes fewer, about %.1f ms; under wal_level=minimal the restored tables "
+							 "then skip WAL too.",
+							 (long long) w->restore.flushes_saved, w->restore.saving_ms),
+					w->restore.saving_ms);
+		brief(em, psprintf("pg_restore: %d commits", w->restore.xacts),
+			  "pg_restore --single-transaction");
+		change(em, &w->restore);
+		resetStringInfo(&ev);
 	}
 }
 
@@ -654,6 +746,7 @@ diagnose_standby(Emitter *em, const Totals *t)
 						 "would wait once, saving about %.1f ms.",
 						 t->standby_ms, t->standby_commits, batch_ms),
 				t->standby_ms);
+	change_to(em, "synchronous_commit", "local", WL_SHAPE_NONE);
 	brief(em, psprintf("%d commit%s waited %.1f ms (%.0f%%) for a standby",
 					   t->standby_commits, plural(t->standby_commits), t->standby_ms,
 					   pct(t->standby_ms, t->total_ms)),
@@ -878,7 +971,7 @@ append_fpi_commands(StringInfo buf, const int64 *by_tag)
 }
 
 static void
-diagnose_wal(Emitter *em, const Totals *t, const uint64 *xact_ids, int nxacts,
+diagnose_wal(Emitter *em, const Totals *t, const WlWhatIfs *w, const uint64 *xact_ids, int nxacts,
 			 const uint64 *drop_ids, int ndrops)
 {
 	StringInfoData ev;
@@ -965,10 +1058,10 @@ diagnose_wal(Emitter *em, const Totals *t, const uint64 *xact_ids, int nxacts,
 			appendStringInfoString(&hint,
 								   "; under wal_level=minimal a file at or above wal_skip_threshold is fsynced at "
 								   "commit instead of WAL-logged");
-		else
+		else if (w->minimal_allowed)
 			appendStringInfoString(&hint,
-								   "; under wal_level=minimal (no replication, no archiving) files created in the "
-								   "transaction skip WAL");
+								   "; this server neither streams nor archives WAL: under wal_level=minimal (with "
+								   "max_wal_senders = 0) files created in the transaction skip WAL");
 		appendStringInfoString(&hint, "; wal_compression = on makes each image smaller.");
 		emit(em, "info", "full-page images of new files dominate the WAL", ev.data, hint.data);
 		brief(em, psprintf("%.1f MB of WAL, %lld page images of new files",
@@ -977,20 +1070,32 @@ diagnose_wal(Emitter *em, const Totals *t, const uint64 *xact_ids, int nxacts,
 	}
 	else
 	{
+		bool		offer = t->wal_level != WAL_LEVEL_MINIMAL && w->minimal_allowed;
+
+		/*
+		 * wal_level=minimal only where this server could run it: nothing
+		 * streams or archives its WAL (whatif.c); not priced
+		 */
 		emit(em, "info", "WAL written", ev.data,
 			 t->wal_level == WAL_LEVEL_MINIMAL ?
 			 "Under wal_level=minimal, tables created or truncated in the loading transaction skip WAL; "
 			 "at commit, files below wal_skip_threshold are WAL-logged whole and larger ones are "
 			 "fsynced after a full scan of shared_buffers." :
-			 "Under wal_level=replica every loaded row is WAL-logged; wal_level=minimal would skip WAL "
-			 "for tables created or truncated in the loading transaction, at the price of a commit-time "
-			 "sync and a full scan of shared_buffers.");
+			 offer ?
+			 "Every loaded row is WAL-logged. This server neither streams nor archives WAL: "
+			 "wal_level=minimal (with max_wal_senders = 0, a restart) would skip WAL for tables created "
+			 "or truncated in the loading transaction, at the price of a commit-time sync and a full "
+			 "scan of shared_buffers." :
+			 "Every loaded row is WAL-logged; this server streams or archives its WAL, which needs it.");
 		brief(em, psprintf("%.1f MB of WAL in %lld records, %lld page images",
 						   mb((double) t->c.wal_bytes), (long long) t->c.wal_records,
 						   (long long) t->c.wal_fpi),
 			  t->wal_level == WAL_LEVEL_MINIMAL ?
 			  "a fact: tables created in the loading transaction skip WAL" :
-			  "a fact: wal_level=minimal would skip WAL for new tables");
+			  offer ? "wal_level = minimal would skip WAL for new tables" :
+			  "a fact: replication or archiving needs this WAL");
+		if (offer)
+			change(em, &w->wal_level);
 	}
 }
 
@@ -1171,6 +1276,7 @@ walload_diagnose(PG_FUNCTION_ARGS)
 	int			n;
 	Totals		t;
 	Emitter		em;
+	WlWhatIfs	whatifs;
 	uint64	   *xact_ids;
 	uint64	   *drop_ids;
 	int			ndrops = 0;
@@ -1234,50 +1340,28 @@ walload_diagnose(PG_FUNCTION_ARGS)
 		wl_counters_add(&t.c, &x->c);
 		t.synced_rels += x->synced_rels;
 		t.synced_blocks += x->synced_blocks;
-		t.max_xact_synced_blocks = Max(t.max_xact_synced_blocks, x->synced_blocks);
+		t.synced_truncated_rels += x->synced_truncated_rels;
 		t.wal_logged_rels += x->wal_logged_rels;
 		t.wal_logged_blocks += x->wal_logged_blocks;
 		t.wal_skipped_rels += x->wal_skipped_rels;
 		t.dropped_rels += x->dropped_rels;
-		/* a transaction's estimate, shared evenly among its scans */
-		if (x->c.scans[WL_SCAN_FLUSH_PENDING] > 0)
-		{
-			t.sync_scan_ms += x->c.scan_est_ns / 1e6 * x->c.scans[WL_SCAN_FLUSH_PENDING] /
-				wl_full_scans(&x->c);
-			t.sync_fault_ms += x->scan_fault_ms * x->c.scans[WL_SCAN_FLUSH_PENDING] /
-				wl_full_scans(&x->c);
-		}
 		/*
 		 * A VACUUM that deleted files is a VACUUM FULL, which runs in a
-		 * transaction of its own per table and cannot share one: no what-if
-		 * of one transaction for it.
+		 * transaction of its own per table and cannot share one (whatif.c
+		 * replays none of them as one transaction).
 		 */
 		if (x->outcome == WL_OUTCOME_COMMIT && x->c.scans[WL_SCAN_DROP_PENDING] > 0)
 		{
 			if (x->statements == 1 && x->kind_ms[WL_TIME_VACUUM] > 0)
 				t.vacuum_full_xacts++;
 			else
-			{
 				t.drop_xacts++;
-				t.drop_commit_sync_ms += x->commit_sync_ms;
-				t.drop_commit_scan_ms += x->c.scan_est_ns / 1e6 / wl_full_scans(&x->c);
-				t.drop_commit_fault_ms += x->scan_fault_ms / wl_full_scans(&x->c);
-			}
 		}
 		if (x->outcome == WL_OUTCOME_COMMIT && x->commit_standby_wait)
 		{
 			t.standby_commits++;
 			t.standby_ms += x->commit_standby_ms;
 			t.standby_sync_commit = x->synchronous_commit;
-		}
-		/* a commit that waited on a standby is that finding's, not this one's */
-		else if (x->outcome == WL_OUTCOME_COMMIT && x->statements <= 2 &&
-				 x->synchronous_commit > SYNCHRONOUS_COMMIT_OFF && x->c.wal_bytes > 0)
-		{
-			t.small_sync_commits++;
-			t.small_sync_commit_ms += x->commit_sync_ms;
-			t.small_sync_total_ms += x->total_ms;
-			t.small_sync_flushes += x->c.wal_syncs;
 		}
 		if (x->outcome != WL_OUTCOME_ABORT && x->commit_strategy != 0)
 		{
@@ -1354,11 +1438,13 @@ walload_diagnose(PG_FUNCTION_ARGS)
 	}
 	qsort(xact_ids, t.xacts, sizeof(uint64), xact_id_cmp);
 	qsort(drop_ids, ndrops, sizeof(uint64), xact_id_cmp);
-	diagnose_scans(&em, &t);
-	diagnose_commit(&em, &t);
+	wl_whatif_load(in, t.xacts, &whatifs);
+	diagnose_scans(&em, &t, &whatifs);
+	diagnose_commit(&em, &t, &whatifs);
 	diagnose_standby(&em, &t);
 	diagnose_vacuum(&em, sc.one || filtered, xact_ids, t.xacts);
-	diagnose_wal(&em, &t, xact_ids, t.xacts, drop_ids, ndrops);
+	diagnose_wal(&em, &t, &whatifs, xact_ids, t.xacts, drop_ids, ndrops);
+	verdict(&em);
 	emit_all(&em);
 	return (Datum) 0;
 }
@@ -1389,18 +1475,21 @@ describe_estimate(StringInfo buf, const WlCommitEstimate *e)
 }
 
 /*
- * The same commit with wal_skip_threshold above every synced file: each is
- * WAL-logged whole instead (and no sync scan).  The deletion is unchanged.
+ * The same commit with wal_skip_threshold above every synced file that was
+ * not truncated in place: each is WAL-logged whole instead; those truncated
+ * in place stay synced whatever the threshold (storage.c
+ * smgrDoPendingSyncs), and with them the sync scan.  The deletion is
+ * unchanged.
  */
 static void
 whatif_threshold_commit(const WlCommitModel *m, WlCommitModel *alt)
 {
 	*alt = *m;
-	alt->wal_logged_rels += m->synced_rels;
-	alt->wal_logged_blocks += m->synced_blocks;
-	alt->synced_rels = 0;
-	alt->synced_blocks = 0;
-	alt->sync_scan = false;
+	alt->wal_logged_rels += m->synced_rels - m->synced_truncated_rels;
+	alt->wal_logged_blocks += m->synced_blocks - m->synced_truncated_blocks;
+	alt->synced_rels = m->synced_truncated_rels;
+	alt->synced_blocks = m->synced_truncated_blocks;
+	alt->sync_scan = alt->synced_rels > 0;
 }
 
 Datum
@@ -1497,18 +1586,20 @@ walload_diagnose_backend(PG_FUNCTION_ARGS)
 	resetStringInfo(&ev);
 
 	/* the choice: wal_skip_threshold for this transaction */
-	if (a->pred.synced_rels > 0)
+	if (a->pred.synced_rels > a->pred.synced_truncated_rels)
 	{
 		WlCommitModel alt;
 		WlCommitEstimate alt_est;
-		int64		kb = a->pred.synced_blocks * (BLCKSZ / 1024) + BLCKSZ / 1024;
+		int64		kb = (a->pred.synced_blocks - a->pred.synced_truncated_blocks) * (BLCKSZ / 1024) +
+			BLCKSZ / 1024;
 
 		whatif_threshold_commit(&a->pred, &alt);
 		wl_commit_est(&alt, &cost, &a->pred_state, &alt_est);
 		appendStringInfo(&ev, "with SET LOCAL wal_skip_threshold = '%lld kB' before COMMIT, the %d synced file(s) would be "
 						 "WAL-logged whole instead: about %.1f MB of WAL, no sync scan; ",
-						 (long long) kb, a->pred.synced_rels,
-						 mb((double) a->pred.synced_blocks * WL_LOGGED_BLOCK_BYTES));
+						 (long long) kb, a->pred.synced_rels - a->pred.synced_truncated_rels,
+						 mb((double) (a->pred.synced_blocks - a->pred.synced_truncated_blocks) *
+							WL_LOGGED_BLOCK_BYTES));
 		describe_estimate(&ev, &alt_est);
 		appendStringInfo(&ev, " against %.1f ms", est.total_ns / 1e6);
 		emit(&em, "info", "raise wal_skip_threshold for this transaction", ev.data,

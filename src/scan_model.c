@@ -1531,6 +1531,11 @@ wl_model_decide_syncs(const WlPendingSync *s, int n, int threshold_kb, WlCommitM
 		{
 			m->synced_rels++;
 			m->synced_blocks += s[i].blocks;
+			if (s[i].truncated)
+			{
+				m->synced_truncated_rels++;
+				m->synced_truncated_blocks += s[i].blocks;
+			}
 			if (s[i].creator >= 0 && (m->sync_stmt_no < 0 || s[i].creator < m->sync_stmt_no))
 				m->sync_stmt_no = s[i].creator;
 		}

@@ -2115,6 +2115,8 @@ check_xact(const WlXactRecord *x, uint64 next_xact_id)
 		(p = check_count("wal_skipped_rels", x->wal_skipped_rels)) ||
 		(p = check_count("synced_rels", x->synced_rels)) ||
 		(p = check_count("synced_blocks", x->synced_blocks)) ||
+		(p = check_count("synced_truncated_rels", x->synced_truncated_rels)) ||
+		(p = check_count("synced_truncated_blocks", x->synced_truncated_blocks)) ||
 		(p = check_count("wal_logged_rels", x->wal_logged_rels)) ||
 		(p = check_count("wal_logged_blocks", x->wal_logged_blocks)) ||
 		(p = check_count("dropped_rels", x->dropped_rels)) ||
@@ -2210,6 +2212,13 @@ StaticAssertDecl(offsetof(WlXactRecord, commit_threshold_kb) ==
 StaticAssertDecl(offsetof(WlXactRecord, total_ms) ==
 				 TYPEALIGN(ALIGNOF_DOUBLE, offsetof(WlXactRecord, synchronous_commit) + 1),
 				 "scan_fault_ms must fit in the padding before total_ms");
+/* and the synced files truncated in place (1.10), in padding */
+StaticAssertDecl(offsetof(WlXactRecord, start) ==
+				 TYPEALIGN(ALIGNOF_DOUBLE, offsetof(WlXactRecord, dbid) + sizeof(Oid)),
+				 "synced_truncated_rels must fit in the padding before start");
+StaticAssertDecl(offsetof(WlXactRecord, commit_wal_ms) ==
+				 TYPEALIGN(ALIGNOF_DOUBLE, offsetof(WlXactRecord, commit_standby_wait) + 1),
+				 "synced_truncated_blocks must fit in the padding after commit_standby_wait");
 
 static const char *
 check_header(const WlDumpHeader *h, off_t file_size)

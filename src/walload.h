@@ -12,6 +12,8 @@
  *
  * walload.c      module start-up: settings, shared memory, hooks
  * diagnose.c     walload_diagnose(): findings from the recorded figures
+ * whatif.c       the what-if engine: core's decisions replayed on the
+ *                recorded figures under another setting or shape, priced
  * views.c        SQL-callable functions behind the views
  * hooks.c        every entry point core calls: ProcessUtility, executor,
  *                object access, transaction callbacks; the one gate
@@ -145,6 +147,14 @@ typedef struct WlXactRecord
 	int32		pid;
 	Oid			userid;
 	Oid			dbid;
+
+	/*
+	 * Of synced_rels, the files truncated in place in the transaction that
+	 * created them, which core syncs whatever wal_skip_threshold says (1.10,
+	 * whatif.c).  In what was padding: the record keeps the layout of
+	 * earlier libraries, whose records read 0 (none known) here.
+	 */
+	int32		synced_truncated_rels;
 	TimestampTz start;
 	TimestampTz end;
 	uint8		outcome;		/* WlOutcome */
@@ -212,6 +222,9 @@ typedef struct WlXactRecord
 	 * WAL-logging.
 	 */
 	bool		commit_standby_wait;
+	int32		synced_truncated_blocks;	/* the blocks of synced_truncated_rels
+											 * (1.10, in what was padding; at
+											 * most PG_INT32_MAX) */
 	double		commit_wal_ms;
 	double		commit_standby_ms;
 } WlXactRecord;
@@ -361,6 +374,9 @@ typedef struct WlCommitModel
 	int32		wal_skipped_rels;	/* pending syncs considered */
 	int32		synced_rels;
 	int64		synced_blocks;
+	int32		synced_truncated_rels;	/* of the synced: truncated in place,
+										 * synced whatever the threshold */
+	int64		synced_truncated_blocks;
 	int32		wal_logged_rels;
 	int64		wal_logged_blocks;
 	bool		drop_scan;		/* DropRelFileNodesAllBuffers will scan */

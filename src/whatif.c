@@ -1,0 +1,499 @@
+/*-------------------------------------------------------------------------
+ *
+ * whatif.c
+ *		The what-if engine: for the transactions walload_diagnose() covers,
+ *		core's decisions replayed on what walload recorded under one
+ *		alternative -- a setting (wal_skip_threshold, shared_buffers,
+ *		wal_level) or a shape of the load (one transaction instead of many,
+ *		no truncate-and-reload, the DROPs in one transaction, batched
+ *		commits, pg_restore --single-transaction) -- and the difference
+ *		priced with cost.c's calibrated unit costs.  Every finding's
+ *		saving_ms comes from here.
+ *
+ * It reads only the recorded figures (WlXactRecord) and cost.c; it writes
+ * nothing.  Core's rules the replay keeps (PostgreSQL 15; the same in
+ * 16-19):
+ *
+ * - storage.c smgrDoPendingSyncs: a file created in the transaction is
+ *   synced at commit (after one walk of the pool for all of them) if it was
+ *   truncated in place or is at least wal_skip_threshold large, and
+ *   WAL-logged whole otherwise.  So no threshold spares a file truncated in
+ *   place: the threshold's replay moves only the others to the WAL, and
+ *   keeps the walk wherever a truncated file is still synced.
+ * - xact.c RecordTransactionCommit: a commit that deletes files always
+ *   flushes its commit record, whatever synchronous_commit says; so the
+ *   commits that deleted files are replayed only as one transaction (the
+ *   DROPs together), never as small commits to batch or make asynchronous.
+ * - bufmgr.c: a walk of the pool visits every buffer header, so its price
+ *   is per header times shared_buffers (cost.c wl_scan_timed_ns) and its
+ *   first walk's page faults are per header page: both scale with
+ *   shared_buffers.
+ * - xlog.c / walsender.c: wal_level=minimal cannot run with max_wal_senders
+ *   > 0 nor with archive_mode on; it is offered only where nothing streams
+ *   or archives WAL (wl_whatif_minimal_allowed).
+ *
+ * Each transaction is replayed by at most one of the shapes (pg_restore's,
+ * then the deleting commits, then the syncing ones, then small ones), so
+ * their savings never count a cost twice; the threshold and one
+ * transaction for the syncing commits both remove the same walks, and the
+ * diagnosis shows the larger only.  shared_buffers prices the walks no
+ * shape removes (walks_left_ms): applying it on top of the shapes adds its
+ * saving to theirs.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "walload.h"
+
+#include "access/xact.h"
+#include "access/xlog.h"
+#include "replication/slot.h"
+#include "replication/syncrep.h"
+#include "replication/walsender.h"
+#include "replication/walsender_private.h"
+#include "storage/bufmgr.h"
+#include "storage/lwlock.h"
+#include "storage/spin.h"
+
+#include "cost.h"
+#include "whatif.h"
+
+/* shared_buffers the walks are priced at for the load: the default, 128MB */
+#define WL_LOAD_SHARED_BUFFERS_KB	(128 * 1024)
+
+static const char *const shape_names[] = {
+	[WL_SHAPE_NONE] = NULL,
+	[WL_SHAPE_ONE_TRANSACTION] = "one_transaction",
+	[WL_SHAPE_BATCH_COMMITS] = "batch_commits",
+	[WL_SHAPE_INDEXES_AFTER_LOAD] = "indexes_after_load",
+	[WL_SHAPE_NO_TRUNCATE_RELOAD] = "no_truncate_reload",
+	[WL_SHAPE_SINGLE_TRANSACTION_RESTORE] = "single_transaction_restore",
+	[WL_SHAPE_DROP_IN_ONE_TRANSACTION] = "drop_in_one_transaction",
+};
+
+const char *
+wl_shape_name(WlShape shape)
+{
+	if ((int) shape < 0 || (int) shape >= (int) lengthof(shape_names))
+		return NULL;
+	return shape_names[shape];
+}
+
+/* which shape replays a transaction (each at most one) */
+typedef enum XactSet
+{
+	SET_NONE,
+	SET_RESTORE,
+	SET_DROPS,
+	SET_SYNCS,
+	SET_SMALL
+} XactSet;
+
+static bool
+is_vacuum_alone(const WlXactRecord *x)
+{
+	return x->statements == 1 && x->kind_ms[WL_TIME_VACUUM] > 0;
+}
+
+/*
+ * Whether loading the transaction's tables once (no in-place truncation)
+ * removes its sync, walk and all: every file it synced was truncated in
+ * place and, at their average size, is below the threshold, so core would
+ * WAL-log them instead.  Its walk is then no_truncate_reload's to save, and
+ * no other shape's.
+ */
+static bool
+reload_removes_sync(const WlXactRecord *x)
+{
+	int64		avg;
+
+	if (x->outcome != WL_OUTCOME_COMMIT || x->synced_rels <= 0 ||
+		x->synced_truncated_rels < x->synced_rels ||
+		x->c.scans[WL_SCAN_DROP_REL] <= 0 || is_vacuum_alone(x))
+		return false;
+	avg = x->synced_truncated_blocks / Max(x->synced_truncated_rels, 1);
+	return (avg + 1) * (BLCKSZ / 1024) <= x->wal_skip_threshold_kb;
+}
+
+static XactSet
+xact_set(const WlXactRecord *x)
+{
+	if (x->outcome != WL_OUTCOME_COMMIT)
+		return SET_NONE;
+	if (strcmp(x->application_name, "pg_restore") == 0)
+		return SET_RESTORE;
+	/* VACUUM FULL runs one transaction per table and cannot share one */
+	if (x->c.scans[WL_SCAN_DROP_PENDING] > 0)
+		return is_vacuum_alone(x) ? SET_NONE : SET_DROPS;
+	if (x->c.scans[WL_SCAN_FLUSH_PENDING] > 0)
+		return reload_removes_sync(x) ? SET_NONE : SET_SYNCS;
+	/* a commit that waited on a standby is diagnose_standby()'s */
+	if (x->statements <= 2 && x->synchronous_commit > SYNCHRONOUS_COMMIT_OFF &&
+		x->c.wal_bytes > 0 && x->dropped_rels == 0 && x->synced_rels == 0 &&
+		!x->commit_standby_wait)
+		return SET_SMALL;
+	return SET_NONE;
+}
+
+/* a transaction's walks of one kind, as estimated when counted, in ms */
+static double
+walks_ms(const WlXactRecord *x, WlScanKind kind, bool with_faults)
+{
+	int64		full = wl_full_scans(&x->c);
+	double		ms;
+
+	if (full <= 0 || x->c.scans[kind] <= 0)
+		return 0;
+	ms = x->c.scan_est_ns / 1e6 * x->c.scans[kind] / full;
+	if (!with_faults)
+		ms -= Max(x->scan_fault_ms, 0) * x->c.scans[kind] / full;
+	return Max(ms, 0);
+}
+
+/* the commit as the record has it: its syncs and WAL-logged files */
+static void
+recorded_commit(const WlXactRecord *x, WlCommitModel *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->sync_stmt_no = m->drop_stmt_no = -1;
+	m->wal_skipped_rels = x->wal_skipped_rels;
+	m->synced_rels = x->synced_rels;
+	m->synced_blocks = x->synced_blocks;
+	m->synced_truncated_rels = Min(x->synced_truncated_rels, x->synced_rels);
+	m->synced_truncated_blocks = Min(x->synced_truncated_blocks, x->synced_blocks);
+	m->wal_logged_rels = x->wal_logged_rels;
+	m->wal_logged_blocks = x->wal_logged_blocks;
+	m->sync_scan = x->synced_rels > 0;
+}
+
+/*
+ * A commit's price by the one cost model: the files' syncs or WAL-logging,
+ * the sync's walk, the flush.  The state is neutral (every header page
+ * mapped, no dirty buffer left to write, WAL record space allocated): what
+ * the alternatives change is the files' route and the walk, not these.
+ */
+static double
+commit_ms(const WlCommitModel *m, const WlScanCost *cost)
+{
+	WlCommitState st;
+	WlCommitEstimate est;
+
+	memset(&st, 0, sizeof(st));
+	st.os_dirty_blocks = -1;
+	st.record_space_ready = true;
+	wl_commit_est(m, cost, &st, &est);
+	return est.total_ns / 1e6;
+}
+
+static void
+set_shape(WlWhatIf *w, WlShape shape)
+{
+	w->setting = NULL;
+	w->value[0] = '\0';
+	w->shape = shape;
+}
+
+/*
+ * wal_skip_threshold raised above every file that was not truncated in
+ * place: those are WAL-logged whole at commit instead; the truncated ones
+ * stay synced, and with them the walk.  Each transaction's commit priced
+ * both ways; the sum (which may be negative: WAL-logging large files costs
+ * more than their fsync) is the saving.
+ */
+static void
+whatif_threshold(WlXactRecord **in, int n, const WlScanCost *cost, WlWhatIf *w)
+{
+	int64		max_blocks = 0;
+
+	for (int i = 0; i < n; i++)
+	{
+		const WlXactRecord *x = in[i];
+		WlCommitModel m;
+		WlCommitModel alt;
+		int32		rels;
+		int64		blocks;
+
+		if (x->outcome != WL_OUTCOME_COMMIT || x->synced_rels <= 0)
+			continue;
+		recorded_commit(x, &m);
+		rels = m.synced_rels - m.synced_truncated_rels;
+		blocks = m.synced_blocks - m.synced_truncated_blocks;
+		if (rels <= 0)
+			continue;			/* every synced file truncated in place */
+		alt = m;
+		alt.synced_rels = m.synced_truncated_rels;
+		alt.synced_blocks = m.synced_truncated_blocks;
+		alt.wal_logged_rels += rels;
+		alt.wal_logged_blocks += blocks;
+		alt.sync_scan = alt.synced_rels > 0;
+		w->xacts++;
+		w->saving_ms += commit_ms(&m, cost) - commit_ms(&alt, cost);
+		if (!alt.sync_scan)
+		{
+			w->walks_saved++;
+			w->walks_ms += walks_ms(x, WL_SCAN_FLUSH_PENDING, true);
+		}
+		max_blocks = Max(max_blocks, blocks);
+	}
+	w->setting = "wal_skip_threshold";
+	snprintf(w->value, sizeof(w->value), "%lldkB",
+			 (long long) ((max_blocks + 1) * (BLCKSZ / 1024)));
+	w->saving_ms = Max(w->saving_ms, 0);
+}
+
+/*
+ * No in-place truncation: a table created in the transaction and loaded
+ * once, not truncated and loaded again.  Its truncation walks go (heap,
+ * indexes, TOAST: one each), and its file follows the threshold as any new
+ * file does (WAL-logged below it, at its average size) instead of being
+ * synced by force.  The sync's walk goes only where every synced file was
+ * a truncated one that is now WAL-logged.
+ */
+static void
+whatif_truncate(WlXactRecord **in, int n, const WlScanCost *cost, WlWhatIf *w,
+				WlWhatIfs *all)
+{
+	for (int i = 0; i < n; i++)
+	{
+		const WlXactRecord *x = in[i];
+		double		walks;
+
+		if (x->c.scans[WL_SCAN_DROP_REL] <= 0 || is_vacuum_alone(x))
+			continue;
+		all->truncate_walks += x->c.scans[WL_SCAN_DROP_REL];
+		walks = walks_ms(x, WL_SCAN_DROP_REL, true);
+		w->xacts++;
+		w->walks_saved += x->c.scans[WL_SCAN_DROP_REL];
+		w->walks_ms += walks;
+		w->saving_ms += walks;
+		if (x->outcome == WL_OUTCOME_COMMIT && x->synced_truncated_rels > 0)
+		{
+			WlCommitModel m;
+			WlCommitModel alt;
+			int64		avg;
+
+			recorded_commit(x, &m);
+			all->truncated_synced += m.synced_truncated_rels;
+			avg = m.synced_truncated_blocks / Max(m.synced_truncated_rels, 1);
+			if ((avg + 1) * (BLCKSZ / 1024) > x->wal_skip_threshold_kb)
+				continue;		/* as large as the threshold: synced anyway */
+			alt = m;
+			alt.synced_rels -= m.synced_truncated_rels;
+			alt.synced_blocks -= m.synced_truncated_blocks;
+			alt.synced_truncated_rels = 0;
+			alt.synced_truncated_blocks = 0;
+			alt.wal_logged_rels += m.synced_truncated_rels;
+			alt.wal_logged_blocks += m.synced_truncated_blocks;
+			alt.sync_scan = alt.synced_rels > 0;
+			w->saving_ms += commit_ms(&m, cost) - commit_ms(&alt, cost);
+			if (!alt.sync_scan)
+			{
+				w->walks_saved++;
+				w->walks_ms += walks_ms(x, WL_SCAN_FLUSH_PENDING, true);
+			}
+		}
+	}
+	set_shape(w, WL_SHAPE_NO_TRUNCATE_RELOAD);
+	w->saving_ms = Max(w->saving_ms, 0);
+}
+
+/*
+ * The scans of one kind of n transactions done in one instead: core walks
+ * once, comparing all their files.  The walks as recorded less their page
+ * faults (which the one walk pays too if it is its backend's first, and
+ * none of which is paid again if not) less that one walk.
+ */
+static double
+one_walk_saving_ms(const WlScanCost *cost, WlScanKind kind, int nxacts, int64 files,
+				   double recorded_ms, double fault_ms)
+{
+	int			all = (int) Max(1, Min(files, PG_INT32_MAX));
+	double		one_ms;
+	double		saved_ms;
+
+	if (nxacts < 2)
+		return 0;
+	one_ms = wl_scan_est_ns(cost, kind, all, 0) / 1e6;
+	saved_ms = Max(recorded_ms - Max(fault_ms, 0) - one_ms, 0);
+	elog(DEBUG2, "walload: what-if of one walk of kind %d over %d file(s) for %d: recorded %.3f ms, page faults %.3f ms, one walk %.3f ms: saves %.3f ms",
+		 (int) kind, all, nxacts, recorded_ms, fault_ms, one_ms, saved_ms);
+	return saved_ms;
+}
+
+/* of a transaction's walks of one kind, the first walk's page faults */
+static double
+walk_faults_ms(const WlXactRecord *x, WlScanKind kind)
+{
+	return walks_ms(x, kind, true) - walks_ms(x, kind, false);
+}
+
+void
+wl_whatif_load(WlXactRecord **in, int n, WlWhatIfs *w)
+{
+	WlScanCost	cost;
+	double		flush_ms;
+	double		restore_ms = 0;
+	double		drop_sync_ms = 0;
+	double		drop_walks_ms = 0;
+	double		drop_faults_ms = 0;
+	int64		drop_files = 0;
+	double		sync_walks_ms = 0;
+	double		sync_faults_ms = 0;
+	int64		sync_files = 0;
+	double		all_walks_ms = 0;
+	double		removed_ms;
+	int32		nbuffers = 0;
+	int32		load_buffers = WL_LOAD_SHARED_BUFFERS_KB / (BLCKSZ / 1024);
+
+	memset(w, 0, sizeof(*w));
+	wl_cost_figures(&cost);
+	flush_ms = cost.io.valid ? Max(cost.io.wal_flush_ns, 0) / 1e6 : 0;
+
+	for (int i = 0; i < n; i++)
+	{
+		const WlXactRecord *x = in[i];
+
+		all_walks_ms += x->c.scan_est_ns / 1e6;
+		nbuffers = Max(nbuffers, x->nbuffers);
+		switch (xact_set(x))
+		{
+			case SET_RESTORE:
+				w->restore.xacts++;
+				restore_ms += x->commit_sync_ms;
+				break;
+			case SET_DROPS:
+				w->drops.xacts++;
+				drop_sync_ms += x->commit_sync_ms;
+				drop_walks_ms += walks_ms(x, WL_SCAN_DROP_PENDING, true);
+				drop_faults_ms += walk_faults_ms(x, WL_SCAN_DROP_PENDING);
+				drop_files += x->dropped_rels;
+				break;
+			case SET_SYNCS:
+				w->syncs.xacts++;
+				sync_walks_ms += walks_ms(x, WL_SCAN_FLUSH_PENDING, true);
+				sync_faults_ms += walk_faults_ms(x, WL_SCAN_FLUSH_PENDING);
+				sync_files += x->synced_rels;
+				break;
+			case SET_SMALL:
+				w->small_xacts++;
+				w->small_commit_ms += x->commit_sync_ms;
+				w->small_total_ms += x->total_ms;
+				break;
+			case SET_NONE:
+				break;
+		}
+	}
+
+	/*
+	 * pg_restore's commits as one (--single-transaction): all but one commit
+	 * record and its flush, as measured
+	 */
+	set_shape(&w->restore, WL_SHAPE_SINGLE_TRANSACTION_RESTORE);
+	if (w->restore.xacts >= 2)
+	{
+		w->restore.flushes_saved = w->restore.xacts - 1;
+		w->restore.saving_ms = restore_ms * (w->restore.xacts - 1) / w->restore.xacts;
+	}
+
+	/*
+	 * the commits that deleted files as one: all but one commit record and
+	 * flush (always synchronous), and one walk for all their files
+	 */
+	set_shape(&w->drops, WL_SHAPE_DROP_IN_ONE_TRANSACTION);
+	if (w->drops.xacts >= 2)
+	{
+		w->drops.walks_saved = w->drops.xacts - 1;
+		w->drops.flushes_saved = w->drops.xacts - 1;
+		w->drops.walks_ms = one_walk_saving_ms(&cost, WL_SCAN_DROP_PENDING, w->drops.xacts,
+											   drop_files, drop_walks_ms, drop_faults_ms);
+		w->drops.saving_ms = drop_sync_ms * (w->drops.xacts - 1) / w->drops.xacts +
+			w->drops.walks_ms;
+	}
+
+	/*
+	 * the commits that synced new files as one: one walk for all their
+	 * files, one commit record and flush; the files' syncs stay
+	 */
+	set_shape(&w->syncs, WL_SHAPE_ONE_TRANSACTION);
+	if (w->syncs.xacts >= 2)
+	{
+		w->syncs.walks_saved = w->syncs.xacts - 1;
+		w->syncs.flushes_saved = w->syncs.xacts - 1;
+		w->syncs.walks_ms = one_walk_saving_ms(&cost, WL_SCAN_FLUSH_PENDING, w->syncs.xacts,
+											   sync_files, sync_walks_ms, sync_faults_ms);
+		w->syncs.saving_ms = w->syncs.walks_ms + flush_ms * (w->syncs.xacts - 1);
+	}
+
+	whatif_threshold(in, n, &cost, &w->threshold);
+	whatif_truncate(in, n, &cost, &w->truncate, w);
+
+	/* the small commits batched: all but one of their sync phases */
+	set_shape(&w->small, WL_SHAPE_BATCH_COMMITS);
+	w->small.xacts = w->small_xacts;
+	if (w->small_xacts >= 2)
+	{
+		w->small.flushes_saved = w->small_xacts - 1;
+		w->small.saving_ms = w->small_commit_ms * (w->small_xacts - 1) / w->small_xacts;
+	}
+
+	/*
+	 * shared_buffers: the walks no shape removes (of the syncing commits'
+	 * two alternatives, the larger's), priced at the smaller pool
+	 */
+	removed_ms = w->drops.walks_ms + w->truncate.walks_ms +
+		(w->threshold.saving_ms > w->syncs.saving_ms ? w->threshold.walks_ms : w->syncs.walks_ms);
+	w->walks_left_ms = Max(all_walks_ms - removed_ms, 0);
+	w->buffers.setting = "shared_buffers";
+	snprintf(w->buffers.value, sizeof(w->buffers.value), "%dMB", WL_LOAD_SHARED_BUFFERS_KB / 1024);
+	if (nbuffers >= 2 * load_buffers)
+		w->buffers.saving_ms = w->walks_left_ms * (1.0 - (double) load_buffers / nbuffers);
+
+	w->minimal_allowed = wl_whatif_minimal_allowed();
+	w->wal_level.setting = "wal_level";
+	strlcpy(w->wal_level.value, "minimal", sizeof(w->wal_level.value));
+}
+
+/*
+ * Could this server run wal_level = minimal?  Not with archive_mode on, nor
+ * where WAL is streamed: a walsender running, a replication slot (a
+ * standby or a logical consumer configured), or synchronous_standby_names
+ * set.  (max_wal_senders = 0 is needed too, which the hint says; a server
+ * with senders allowed but none used or configured could set it.)
+ */
+bool
+wl_whatif_minimal_allowed(void)
+{
+	if (wal_level == WAL_LEVEL_MINIMAL)
+		return false;			/* already */
+	if (XLogArchiveMode != ARCHIVE_MODE_OFF)
+		return false;
+	if (SyncRepStandbyNames != NULL && SyncRepStandbyNames[0] != '\0')
+		return false;
+	if (WalSndCtl != NULL)
+	{
+		for (int i = 0; i < max_wal_senders; i++)
+		{
+			WalSnd	   *ws = &WalSndCtl->walsnds[i];
+			pid_t		pid;
+
+			SpinLockAcquire(&ws->mutex);
+			pid = ws->pid;
+			SpinLockRelease(&ws->mutex);
+			if (pid != 0)
+				return false;
+		}
+	}
+	if (ReplicationSlotCtl != NULL)
+	{
+		bool		any = false;
+
+		LWLockAcquire(ReplicationSlotControlLock, LW_SHARED);
+		for (int i = 0; i < max_replication_slots && !any; i++)
+			any = ReplicationSlotCtl->replication_slots[i].in_use;
+		LWLockRelease(ReplicationSlotControlLock);
+		if (any)
+			return false;
+	}
+	return true;
+}

@@ -1,0 +1,74 @@
+/*-------------------------------------------------------------------------
+ *
+ * whatif.h
+ *		The what-if engine (whatif.c): core's decisions replayed on what
+ *		walload recorded, under a changed setting or shape of the load,
+ *		priced with cost.c's calibrated unit costs.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef WALLOAD_WHATIF_H
+#define WALLOAD_WHATIF_H
+
+#include "walload.h"
+
+/*
+ * The changes of shape a finding may name (walload_diagnose().shape, 1.10):
+ * the names are the SQL interface, bench/ applies them.
+ */
+typedef enum WlShape
+{
+	WL_SHAPE_NONE = 0,
+	WL_SHAPE_ONE_TRANSACTION,	/* the load's transactions run as one */
+	WL_SHAPE_BATCH_COMMITS,		/* small commits grouped */
+	WL_SHAPE_INDEXES_AFTER_LOAD,	/* indexes, constraints after the data */
+	WL_SHAPE_NO_TRUNCATE_RELOAD,	/* no TRUNCATE of a table created in the
+									 * transaction: load it once */
+	WL_SHAPE_SINGLE_TRANSACTION_RESTORE,	/* pg_restore --single-transaction */
+	WL_SHAPE_DROP_IN_ONE_TRANSACTION	/* the load's DROPs in one transaction */
+} WlShape;
+
+extern const char *wl_shape_name(WlShape shape);
+
+/*
+ * One alternative, replayed: the change (a setting and its value, or a
+ * shape), the transactions it covers, what it would save, and of that the
+ * walks of shared buffers it removes (so that the walks left can be priced
+ * at a smaller shared_buffers without counting any twice).
+ */
+typedef struct WlWhatIf
+{
+	const char *setting;		/* a GUC, or NULL for a shape */
+	char		value[32];		/* as written in SET / ALTER SYSTEM */
+	WlShape		shape;
+	int			xacts;			/* transactions replayed */
+	int64		walks_saved;	/* walks of the pool that no longer happen */
+	int64		flushes_saved;	/* commit records' WAL flushes */
+	double		walks_ms;		/* of saving_ms: the walks removed */
+	double		saving_ms;		/* 0: none */
+} WlWhatIf;
+
+/* every alternative the engine replays for one load */
+typedef struct WlWhatIfs
+{
+	WlWhatIf	restore;		/* pg_restore's commits: --single-transaction */
+	WlWhatIf	drops;			/* commits that deleted files, as one */
+	WlWhatIf	syncs;			/* commits that synced new files, as one */
+	WlWhatIf	threshold;		/* wal_skip_threshold above their files */
+	WlWhatIf	truncate;		/* no in-place truncation: load once */
+	WlWhatIf	small;			/* small synchronous commits, batched */
+	WlWhatIf	buffers;		/* shared_buffers for the load */
+	WlWhatIf	wal_level;		/* wal_level = minimal, where allowed */
+	bool		minimal_allowed;	/* this server could run wal_level=minimal */
+	int			small_xacts;	/* small commits considered, and their */
+	double		small_commit_ms;	/* commits' sync phases */
+	double		small_total_ms; /* and whole transactions */
+	int64		truncate_walks; /* in-place truncation walks of the load */
+	int32		truncated_synced;	/* files truncated in place and synced */
+	double		walks_left_ms;	/* walks no shape removes, as recorded */
+} WlWhatIfs;
+
+extern void wl_whatif_load(WlXactRecord **in, int n, WlWhatIfs *w);
+extern bool wl_whatif_minimal_allowed(void);
+
+#endif							/* WALLOAD_WHATIF_H */

@@ -1,0 +1,40 @@
+-- clusters: minimal replica
+-- walload_diagnose(), TRUNCATE of a table created in the same transaction
+-- (whatif.c): core truncates it in place, each file with a walk of the
+-- pool, and under wal_level=minimal syncs it at commit whatever its size.
+-- Positive: a table created, loaded, truncated and loaded again: the
+-- in-place truncation finding offers no_truncate_reload, priced.  Negative:
+-- VACUUM truncating a table's empty tail (a walk of its own): the same
+-- finding, but no change of shape and no saving.  Unit costs fixed (100 ns
+-- each, an fsync 1 ms a file): counts, never a timed figure.
+\ir 00_helpers.inc
+SELECT plan(6);
+SET walload.unit_costs = 'others=100, fsync_ns_per_file=1e6';
+
+SELECT walload_reset();
+BEGIN; CREATE TABLE nt1 (a int); INSERT INTO nt1 SELECT g FROM generate_series(1, 2000) g;
+TRUNCATE nt1; INSERT INTO nt1 SELECT g FROM generate_series(1, 2000) g; COMMIT;
+CREATE TEMP TABLE d1 AS SELECT * FROM walload_diagnose();
+
+SELECT ok((SELECT sum(full_scans) >= 1 FROM walload_xacts WHERE outcome = 'commit'), 'the TRUNCATE walked the pool');
+SELECT is((SELECT coalesce(setting, '-') || ' ' || shape FROM d1 WHERE finding LIKE 'in-place truncation%'),
+          '- no_truncate_reload', 'the in-place truncation offers to load the table once');
+SELECT ok((SELECT saving_ms > 0 FROM d1 WHERE finding LIKE 'in-place truncation%'), 'priced by the replay');
+SELECT is((SELECT count(*) FROM d1 WHERE finding LIKE 'verdict:%' AND saving_ms IS NULL
+           AND setting IS NULL AND shape IS NULL), 1::bigint,
+          'the verdict comes once, with no saving or change of its own');
+
+CREATE TABLE vt (a int) WITH (autovacuum_enabled = off);
+INSERT INTO vt SELECT g FROM generate_series(1, 20000) g;
+DELETE FROM vt WHERE a > 100;
+SELECT walload_reset();
+VACUUM vt;
+CREATE TEMP TABLE d2 AS SELECT * FROM walload_diagnose();
+SELECT is((SELECT count(*) FROM d2 WHERE finding LIKE 'in-place truncation%'), 1::bigint,
+          'VACUUM truncated the table''s tail with a walk: the finding is made');
+SELECT is((SELECT count(*) FROM d2 WHERE shape = 'no_truncate_reload' OR (finding LIKE 'in-place truncation%' AND saving_ms IS NOT NULL)),
+          0::bigint, 'but no reload to avoid and no saving: VACUUM''s truncation is not a load''s');
+
+RESET walload.unit_costs;
+DROP TABLE nt1, vt;
+SELECT * FROM finish();
