@@ -22,6 +22,7 @@ typedef struct WlStrategyChoice
 	double		chosen_ns;		/* and at the former */
 } WlStrategyChoice;
 
-extern void wl_strategy_apply(WlStrategyChoice *choice, int64 dirty_buffers);
+extern void wl_strategy_apply(WlStrategyChoice *choice, int64 dirty_buffers,
+							  const WlPendingSync *s, int n);
 
 #endif							/* WALLOAD_STRATEGY_H */
