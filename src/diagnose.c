@@ -20,7 +20,7 @@
  */
 #include "postgres.h"
 
-#include "walload.h"
+#include "types.h"
 
 #include <ctype.h>
 

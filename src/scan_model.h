@@ -10,7 +10,7 @@
 #ifndef WALLOAD_SCAN_MODEL_H
 #define WALLOAD_SCAN_MODEL_H
 
-#include "walload.h"
+#include "types.h"
 
 #include "access/twophase.h"
 #include "utils/rel.h"

@@ -2135,7 +2135,7 @@ check_minute(const WlMinuteRecord *m)
 
 /*
  * scan_fault_ms sits in what was padding of WlXactRecord: the records and
- * the file keep the layout of earlier 1.4 libraries (walload.h)
+ * the file keep the layout of earlier 1.4 libraries (types.h)
  */
 /* and so do the strategy's action and count, before commit_threshold_kb */
 StaticAssertDecl(offsetof(WlXactRecord, commit_threshold_kb) ==

@@ -10,7 +10,7 @@
 #ifndef WALLOAD_STORE_H
 #define WALLOAD_STORE_H
 
-#include "walload.h"
+#include "types.h"
 
 extern void wl_store_shmem_request(void);
 extern void wl_store_shmem_startup(void);
@@ -30,7 +30,7 @@ extern void wl_store_get_scan_cost(WlScanCost *cost);
 
 /*
  * what the server's commits teach (see wl_commit_est; the bounds are
- * walload.h's)
+ * types.h's)
  */
 #define WL_LEARNED_MIN_WEIGHT	0.25
 extern void wl_store_note_fsync_time(double ratio);

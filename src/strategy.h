@@ -14,7 +14,7 @@
 /* what the strategy decided for one commit */
 typedef struct WlStrategyChoice
 {
-	WlStrategyAction action;	/* what it did (walload.h) */
+	WlStrategyAction action;	/* what it did (types.h) */
 	int			threshold_kb;	/* the wal_skip_threshold core uses */
 	int			core_threshold_kb;	/* the transaction's, had walload not
 									 * acted */

@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * walload.h
+ * types.h
  *		The types every part of walload shares: kinds of scans and of time,
  *		the work counters, the records of statements and transactions, the
  *		scan-cost calibration.  No functions: each part has a header of its
@@ -33,8 +33,8 @@
  *
  *-------------------------------------------------------------------------
  */
-#ifndef WALLOAD_H
-#define WALLOAD_H
+#ifndef WALLOAD_TYPES_H
+#define WALLOAD_TYPES_H
 
 #include "compat.h"
 
@@ -447,4 +447,4 @@ wl_full_scans(const WlCounters *c)
 	return n;
 }
 
-#endif							/* WALLOAD_H */
+#endif							/* WALLOAD_TYPES_H */
