@@ -41,7 +41,6 @@
 #include "utils/tuplesort.h"
 #include "utils/tuplestore.h"
 
-#include "cost.h"
 #include "settings.h"
 #include "store.h"
 
