@@ -2133,18 +2133,6 @@ check_minute(const WlMinuteRecord *m)
 	return NULL;
 }
 
-/*
- * scan_fault_ms sits in what was padding of WlXactRecord: the records and
- * the file keep the layout of earlier 1.4 libraries (types.h)
- */
-/* and so do the strategy's action and count, before commit_threshold_kb */
-StaticAssertDecl(offsetof(WlXactRecord, commit_threshold_kb) ==
-				 TYPEALIGN(ALIGNOF_INT, offsetof(WlXactRecord, commit_strategy) + 1),
-				 "strategy_action and strategy_changed must fit in the padding before commit_threshold_kb");
-StaticAssertDecl(offsetof(WlXactRecord, total_ms) ==
-				 TYPEALIGN(ALIGNOF_DOUBLE, offsetof(WlXactRecord, synchronous_commit) + 1),
-				 "scan_fault_ms must fit in the padding before total_ms");
-
 static const char *
 check_header(const WlDumpHeader *h, off_t file_size)
 {

@@ -151,10 +151,7 @@ typedef struct WlXactRecord
 
 	/*
 	 * Of c.scan_est_ns, the page faults of this backend's first walk as
-	 * priced (cost.c wl_scan_fault_ns), in ms; 0 if none.  In what was
-	 * padding before total_ms: the record's size and the stats file's
-	 * layout are those of earlier 1.4 libraries, whose records (zeroed
-	 * before they were filled) read 0 here.
+	 * priced (cost.c wl_scan_fault_ns), in ms; 0 if none.
 	 */
 	float4		scan_fault_ms;
 	double		total_ms;
@@ -183,10 +180,7 @@ typedef struct WlXactRecord
 	/*
 	 * What the strategy did at the record's commits (a statement that
 	 * commits inside itself has several): the strongest WlStrategyAction,
-	 * and how many commits it changed wal_skip_threshold for.  Both sit in
-	 * what was padding before commit_threshold_kb, so the record and the
-	 * stats file keep the layout of 1.4 libraries, whose records read 0
-	 * (nothing recorded) here.
+	 * and how many commits it changed wal_skip_threshold for.
 	 */
 	int8		strategy_action;
 	int16		strategy_changed;
