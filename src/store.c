@@ -1966,20 +1966,18 @@ check_counters(const WlCounters *c)
 {
 	const char *p = NULL;
 
+#define check_int64 check_count
+#define check_uint64 check_bytes
+#define CHECK(type, name, source) (p = check_##type(#name, c->name)) ||
 	if ((p = check_count("rows", c->rows)) ||
-		(p = check_count("shared_blks_hit", c->shared_blks_hit)) ||
-		(p = check_count("shared_blks_read", c->shared_blks_read)) ||
-		(p = check_count("shared_blks_dirtied", c->shared_blks_dirtied)) ||
-		(p = check_count("shared_blks_written", c->shared_blks_written)) ||
-		(p = check_count("wal_records", c->wal_records)) ||
-		(p = check_count("wal_fpi", c->wal_fpi)) ||
-		(p = check_count("wal_writes", c->wal_writes)) ||
-		(p = check_count("wal_syncs", c->wal_syncs)) ||
-		(p = check_count("wal_sync_us", c->wal_sync_us)) ||
-		(p = check_count("scan_est_ns", c->scan_est_ns)) ||
-		(p = check_bytes("wal_bytes", c->wal_bytes)) ||
-		(p = check_bytes("wal_fpi_bytes", c->wal_fpi_bytes)))
+		WL_BUFFER_WAL_COUNTERS(CHECK)
+		WL_FPI_BYTES_COUNTERS(CHECK)
+		WL_WAL_IO_COUNTERS(CHECK)
+		(p = check_count("scan_est_ns", c->scan_est_ns)))
 		return p;
+#undef CHECK
+#undef check_int64
+#undef check_uint64
 	for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
 		if ((p = check_count("a scan count", c->scans[k])))
 			return p;

@@ -73,21 +73,46 @@ typedef enum WlTimeKind
 
 #define WL_QUERY_LEN		256		/* bytes of query text kept, incl. NUL */
 
-/* Work counters shared by statements, transactions and aggregates */
+/*
+ * Work counters shared by statements, transactions and aggregates, each
+ * declared once here: the struct, the usage marks (measure.c: how each is
+ * read from core), their sum, the stats file's check (store.c) and the
+ * views' columns (views.c) are generated from these lists.  X(type, name,
+ * source): type int64 or uint64; source, the core counter a usage mark
+ * reads (measure.c, where pgBufferUsage, pgWalUsage and compat.h are at
+ * hand), or for the WAL I/O counters the field of WlWalIo (compat.h).
+ * The order is the struct's, and so the stats file's.
+ */
+#define WL_BUFFER_WAL_COUNTERS(X) \
+	X(int64, shared_blks_hit, pgBufferUsage.shared_blks_hit) \
+	X(int64, shared_blks_read, pgBufferUsage.shared_blks_read) \
+	X(int64, shared_blks_dirtied, pgBufferUsage.shared_blks_dirtied) \
+	X(int64, shared_blks_written, pgBufferUsage.shared_blks_written) \
+	X(int64, wal_records, pgWalUsage.wal_records) \
+	X(int64, wal_fpi, pgWalUsage.wal_fpi) \
+	X(uint64, wal_bytes, pgWalUsage.wal_bytes)
+
+/* of wal_bytes, full-page images (19+; else 0) */
+#define WL_FPI_BYTES_COUNTERS(X) \
+	X(uint64, wal_fpi_bytes, WlWalFpiBytes(pgWalUsage))
+
+/*
+ * WAL writes this backend did itself, WAL flushes (fsyncs) it did, and
+ * their time (with track_wal_io_timing)
+ */
+#define WL_WAL_IO_COUNTERS(X) \
+	X(int64, wal_writes, writes) \
+	X(int64, wal_syncs, syncs) \
+	X(int64, wal_sync_us, sync_us)
+
+#define WL_COUNTER_FIELD(type, name, source) type name;
+
 typedef struct WlCounters
 {
 	int64		rows;
-	int64		shared_blks_hit;
-	int64		shared_blks_read;
-	int64		shared_blks_dirtied;
-	int64		shared_blks_written;
-	int64		wal_records;
-	int64		wal_fpi;
-	uint64		wal_bytes;
-	uint64		wal_fpi_bytes;	/* of those, full-page images (19+; else 0) */
-	int64		wal_writes;		/* WAL writes this backend did itself */
-	int64		wal_syncs;		/* WAL flushes (fsyncs) this backend did */
-	int64		wal_sync_us;	/* their time, with track_wal_io_timing */
+	WL_BUFFER_WAL_COUNTERS(WL_COUNTER_FIELD)
+	WL_FPI_BYTES_COUNTERS(WL_COUNTER_FIELD)
+	WL_WAL_IO_COUNTERS(WL_COUNTER_FIELD)
 	int64		scans[WL_NUM_SCAN_KINDS];
 	int64		scan_est_ns;	/* the scans' estimated duration (cost.c) */
 } WlCounters;
