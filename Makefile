@@ -13,6 +13,7 @@ OBJS = \
 	src/scan_model.o \
 	src/calibrate.o \
 	src/cost.o \
+	src/persist.o \
 	src/store.o \
 	src/measure.o \
 	src/settings.o

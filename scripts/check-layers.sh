@@ -82,9 +82,10 @@ fi
 
 for f in src/*.c src/*.h; do
   base=$(basename "$f"); base=${base%.*}
+  case $base in store_shm) base=store ;; esac	# store.c's layout, for persist.c
   up=""
   for h in $(sed -nE 's/^#include "([a-z_]+)\.h".*/\1/p' "$f"); do
-    case $h in types|compat) continue ;; esac
+    case $h in types|compat) continue ;; store_shm) h=store ;; esac
     [ -e "src/$h.h" ] || continue		# core's
     [ "$h" = "$base" ] && continue
     if [ -z "${rank[$h]+x}" ]; then up+=" $h.h(unknown part)";

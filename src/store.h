@@ -13,7 +13,7 @@
 #include "types.h"
 
 extern void wl_store_shmem_request(void);
-extern void wl_store_shmem_startup(void);
+extern bool wl_store_shmem_startup(void);
 extern bool wl_store_ready(void);
 extern void wl_store_require(void);
 extern uint64 wl_store_next_xact_id(void);

@@ -26,7 +26,8 @@
  * calibrate.c    the calibration worker: the per-unit costs, timed here
  * cost.c         the one cost model: walks and commits, counts times
  *                per-unit costs
- * store.c        shared memory: rings, statistics, persistence
+ * persist.c      the stats file: shared memory across a clean shutdown
+ * store.c        shared memory: rings, statistics
  * measure.c      usage marks: buffer, WAL and WAL I/O counters
  * settings.c     the walload.* settings
  * compat.h       differences between PostgreSQL versions
@@ -76,7 +77,7 @@ typedef enum WlTimeKind
 /*
  * Work counters shared by statements, transactions and aggregates, each
  * declared once here: the struct, the usage marks (measure.c: how each is
- * read from core), their sum, the stats file's check (store.c) and the
+ * read from core), their sum, the stats file's check (persist.c) and the
  * views' columns (views.c) are generated from these lists.  X(type, name,
  * source): type int64 or uint64; source, the core counter a usage mark
  * reads (measure.c, where pgBufferUsage, pgWalUsage and compat.h are at
