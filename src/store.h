@@ -94,18 +94,6 @@ typedef enum WlCalibration
 	WL_CALIB_OFF				/* walload.calibration = off */
 } WlCalibration;
 extern bool wl_store_calibrated(void);
-extern const char *wl_calibration_name(WlCalibration state);
-
-/* the calibration worker's side */
-extern WlCalibration wl_store_worker_attach(void);
-extern bool wl_store_calibration_wanted(void);
-extern int	wl_store_calibration_begins(uint64 *request);
-extern void wl_store_calibration_ended(bool done, uint64 request, double ms,
-									   int64 io_bytes);
-
-/* a backend's side: walload_calibrate() */
-extern uint64 wl_store_request_calibration(int passes);
-extern bool wl_store_wait_calibration(uint64 request, int timeout_s, int *passes);
 
 typedef struct WlInfo
 {

@@ -41,6 +41,7 @@
 #include "utils/tuplesort.h"
 #include "utils/tuplestore.h"
 
+#include "calibrate.h"
 #include "settings.h"
 #include "store.h"
 
