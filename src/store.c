@@ -117,17 +117,34 @@ static uint64 my_minute = 0;
 
 static void add_minute(const WlXactRecord *rec);
 
+/*
+ * The one layout of the fixed part of shared memory: its size, and with
+ * base (the part's start) where each array begins.
+ */
 static Size
-fixed_size(void)
+layout(char *base)
 {
 	Size		size = MAXALIGN(sizeof(WlShared));
 
-	size = add_size(size, mul_size(wl_max_xacts, sizeof(WlXactSlot)));
-	size = add_size(size, mul_size(wl_max_minutes, sizeof(WlMinuteSlot)));
-	size = add_size(size, mul_size(wl_max_statements, sizeof(WlStmtSlot)));
-	size = add_size(size, mul_size(max_prepared_xacts, sizeof(WlPreparedSlot)));
-	size = add_size(size, mul_size(MaxBackends, sizeof(WlActivitySlot)));
+#define PLACE(ptr, type, n) \
+	do { \
+		if (base) \
+			ptr = (type *) (base + size); \
+		size = add_size(size, mul_size((n), sizeof(type))); \
+	} while (0)
+	PLACE(xact_ring, WlXactSlot, wl_max_xacts);
+	PLACE(minute_ring, WlMinuteSlot, wl_max_minutes);
+	PLACE(stmt_ring, WlStmtSlot, wl_max_statements);
+	PLACE(prepared, WlPreparedSlot, max_prepared_xacts);
+	PLACE(activity, WlActivitySlot, MaxBackends);
+#undef PLACE
 	return size;
+}
+
+static Size
+fixed_size(void)
+{
+	return layout(NULL);
 }
 
 static Size
@@ -155,20 +172,11 @@ wl_store_shmem_startup(void)
 {
 	bool		found;
 	HASHCTL		info;
-	char	   *p;
 
 	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
 
 	wl_shared = ShmemInitStruct("walload", fixed_size(), &found);
-	p = (char *) wl_shared + MAXALIGN(sizeof(WlShared));
-	xact_ring = (WlXactSlot *) p;
-	minute_ring = (WlMinuteSlot *) (p + mul_size(wl_max_xacts, sizeof(WlXactSlot)));
-	stmt_ring = (WlStmtSlot *) ((char *) minute_ring +
-								mul_size(wl_max_minutes, sizeof(WlMinuteSlot)));
-	prepared = (WlPreparedSlot *) ((char *) stmt_ring +
-								   mul_size(wl_max_statements, sizeof(WlStmtSlot)));
-	activity = (WlActivitySlot *) ((char *) prepared +
-								   mul_size(max_prepared_xacts, sizeof(WlPreparedSlot)));
+	(void) layout((char *) wl_shared);
 	n_activity = MaxBackends;
 
 	if (!found)
