@@ -1258,18 +1258,10 @@ wl_store_copy_stats(WlStatsEntryCopy **out)
 		}
 		SpinLockAcquire(&e->mutex);
 		c->key = e->key;
-		c->calls = e->calls;
-		c->errors = e->errors;
-		c->total_ms = e->total_ms;
-		c->min_ms = e->min_ms;
-		c->max_ms = e->max_ms;
-		c->mean_ms = e->mean_ms;
-		c->sum_var_ms = e->sum_var_ms;
-		c->wal_skipped_calls = e->wal_skipped_calls;
+#define COPY(type, name) c->name = e->name;
+		WL_STATS_FIELDS(COPY)
+#undef COPY
 		c->est_scan_ms = e->c.scan_est_ns / 1e6;
-		c->scanned_buffers = e->scanned_buffers;
-		c->commit_ms = e->commit_ms;
-		c->c = e->c;
 		memcpy(c->query, e->query, WL_QUERY_LEN);
 		SpinLockRelease(&e->mutex);
 		if (c->calls > 0)

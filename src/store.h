@@ -59,21 +59,31 @@ typedef bool (*WlStmtFilter) (const WlStmtRecord *rec, void *arg);
 extern int	wl_store_copy_statements_filtered(WlStmtFilter filter, void *arg,
 											  WlStmtRecord **out);
 
+/*
+ * An aggregate's figures (walload_stats), declared once: the store's entry
+ * (store_shm.h, WlStatsEntry; in this order in the stats file) and the copy
+ * its readers get are made of this list, and the copy is generated from it.
+ * commit_ms: the commit phases charged (WlStmtRecord).
+ */
+#define WL_STATS_FIELDS(X) \
+	X(int64, calls) \
+	X(int64, errors) \
+	X(double, total_ms) \
+	X(double, min_ms) \
+	X(double, max_ms) \
+	X(double, mean_ms) \
+	X(double, sum_var_ms) \
+	X(int64, wal_skipped_calls) \
+	X(int64, scanned_buffers) \
+	X(double, commit_ms) \
+	X(WlCounters, c)
+#define WL_STATS_FIELD(type, name) type name;
+
 typedef struct WlStatsEntryCopy
 {
 	WlStatsKey	key;
-	int64		calls;
-	int64		errors;
-	double		total_ms;
-	double		min_ms;
-	double		max_ms;
-	double		mean_ms;
-	double		sum_var_ms;
-	int64		wal_skipped_calls;
+	WL_STATS_FIELDS(WL_STATS_FIELD)
 	double		est_scan_ms;
-	int64		scanned_buffers;
-	double		commit_ms;
-	WlCounters	c;
 	char		query[WL_QUERY_LEN];
 } WlStatsEntryCopy;
 extern int	wl_store_copy_stats(WlStatsEntryCopy **out);

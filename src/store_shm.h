@@ -23,17 +23,7 @@ typedef struct WlStatsEntry
 {
 	WlStatsKey	key;			/* hash key, must be first */
 	slock_t		mutex;
-	int64		calls;
-	int64		errors;
-	double		total_ms;
-	double		min_ms;
-	double		max_ms;
-	double		mean_ms;
-	double		sum_var_ms;
-	int64		wal_skipped_calls;
-	int64		scanned_buffers;
-	double		commit_ms;		/* commit phases charged (WlStmtRecord) */
-	WlCounters	c;
+	WL_STATS_FIELDS(WL_STATS_FIELD)
 	uint64		last_used;
 	char		query[WL_QUERY_LEN];
 } WlStatsEntry;
