@@ -1,7 +1,7 @@
 # walload -- PGXS build.  Honours PG_CONFIG (e.g. make PG_CONFIG=/usr/lib/postgresql/16/bin/pg_config).
 
 MODULE_big = walload
-# in layer order (src/walload.h): each calls only those below it
+# in layer order (src/types.h): each calls only those below it
 OBJS = \
 	src/walload.o \
 	src/diagnose.o \
@@ -14,6 +14,7 @@ OBJS = \
 	src/scan_model.o \
 	src/calibrate.o \
 	src/cost.o \
+	src/persist.o \
 	src/store.o \
 	src/metrics.o \
 	src/measure.o \

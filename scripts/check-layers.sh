@@ -4,12 +4,12 @@
 #   scripts/check-layers.sh [PG_CONFIG]
 #
 # The layers are the order of OBJS in the Makefile (and of the list in
-# src/walload.h): each part may call, and #include the header of, only the
+# src/types.h): each part may call, and #include the header of, only the
 # parts below it.  Two checks, each a test per file:
 #   1. calls: every symbol a part's object file needs from another part
 #      (nm: undefined in one, defined in the other) is defined lower down;
 #   2. headers: every "part.h" a file of src/ includes belongs to a part
-#      lower down (walload.h, the shared types, and compat.h are below all).
+#      lower down (types.h, the shared types, and compat.h are below all).
 # And that the check sees what it must: the layer list and the files in
 # src/ are the same; hooks.c is found calling accumulator.c, and the same
 # calls against the layers turned upside down are found going up (an
@@ -82,9 +82,10 @@ fi
 
 for f in src/*.c src/*.h; do
   base=$(basename "$f"); base=${base%.*}
+  case $base in store_shm) base=store ;; esac	# store.c's layout, for persist.c
   up=""
   for h in $(sed -nE 's/^#include "([a-z_]+)\.h".*/\1/p' "$f"); do
-    case $h in walload|compat) continue ;; esac
+    case $h in types|compat) continue ;; store_shm) h=store ;; esac
     [ -e "src/$h.h" ] || continue		# core's
     [ "$h" = "$base" ] && continue
     if [ -z "${rank[$h]+x}" ]; then up+=" $h.h(unknown part)";

@@ -584,6 +584,7 @@ if wants oracle; then
     cannot_run "uprobe oracle" "test/oracle/run.sh does not exist"
   else
     tap_suite "uprobe oracle" timeout "$((4 * limit))" prove -v --exec bash test/oracle/run.sh
+    tap_suite "pending-list reads" timeout "$limit" prove -v --exec bash test/oracle/pending_reads.sh
   fi
 fi
 

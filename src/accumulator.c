@@ -910,8 +910,13 @@ predict_commit(WlActivity *a, TimestampTz now)
 		return;
 	else
 	{
-		wl_model_commit(false, true, &m);
-		abort_scan = wl_model_abort_drop_scan(&abort_rels, 0, NULL, NULL);
+		WlCommitFiles cf;
+
+		wl_model_read_commit(true, true, &cf);
+		wl_model_commit(&cf, false, true, &m);
+		abort_scan = cf.ncreated > 0;
+		abort_rels = cf.ncreated;
+		wl_model_free_commit(&cf);
 	}
 	/*
 	 * The state is read only where files are pending: it takes the WAL
@@ -2139,6 +2144,7 @@ pre_commit_record(bool is_prepare, bool has_xid)
 		WlCommitEstimate est;
 		WlCommitState st;
 		WlStrategyChoice choice;
+		WlCommitFiles cf;
 		TimestampTz now = GetCurrentTimestamp();
 
 		/*
@@ -2150,7 +2156,8 @@ pre_commit_record(bool is_prepare, bool has_xid)
 		 */
 		cur.threshold_read = true;
 		cur.xact_threshold_kb = wal_skip_threshold;
-		wl_strategy_apply(&choice, dirty_buffers());
+		wl_model_read_commit(is_prepare, false, &cf);
+		wl_strategy_apply(&choice, dirty_buffers(), cf.syncs, cf.nsyncs);
 		cur.commit_strategy = (int8) wl_commit_strategy;
 		cur.commit_threshold_kb = choice.threshold_kb;
 		if (choice.action > cur.strategy_action)
@@ -2159,7 +2166,7 @@ pre_commit_record(bool is_prepare, bool has_xid)
 		if (choice.action == WL_ACTION_CHANGED && cur.strategy_changed < PG_INT16_MAX)
 			cur.strategy_changed++;
 
-		wl_model_commit(is_prepare, false, &model);
+		wl_model_commit(&cf, is_prepare, false, &model);
 
 		/* predicted before the scans are counted (which maps the pages) */
 
@@ -2202,7 +2209,7 @@ pre_commit_record(bool is_prepare, bool has_xid)
 			int			nsync;
 			int			ndrop;
 
-			wl_model_commit_creators(is_prepare, &sync, &nsync, &drop, &ndrop);
+			wl_model_commit_creators(&cf, is_prepare, &sync, &nsync, &drop, &ndrop);
 			count_charged_files(sync, nsync, true);
 			count_charged_files(drop, ndrop, false);
 			if (sync)
@@ -2210,6 +2217,7 @@ pre_commit_record(bool is_prepare, bool has_xid)
 			if (drop)
 				pfree(drop);
 		}
+		wl_model_free_commit(&cf);
 		cur.model.wal_skipped_rels += model.wal_skipped_rels;
 		cur.model.synced_rels += model.synced_rels;
 		cur.model.synced_blocks += model.synced_blocks;
@@ -2252,7 +2260,7 @@ pre_commit_record(bool is_prepare, bool has_xid)
  * of a file created in the transaction was dirtied by it, or read back
  * after its buffer was reused, since the transaction's first statement
  * (shared_blks_dirtied and shared_blks_read; other relations' blocks count
- * too).  0 where counting them (scan_model.c wl_model_abort_drop_scan)
+ * too).  0 where counting them (scan_model.c wl_model_read_abort)
  * would take longer than invalidating that many adds to the walk: the
  * count reads WL_BUFFER_COUNT_SAMPLE_HEADERS headers first, and
  * invalidating a buffer costs about what reading WL_INVALIDATE_HEADERS
@@ -2280,21 +2288,18 @@ abort_buffers_bound(void)
 /*
  * The walk of this (sub)transaction level's abort, if it deletes files:
  * counted, priced with the buffers it invalidates, and attributed to the
- * first statement that created one of them.  The abort path.
+ * first statement that created one of them; from the abort's one reading
+ * of core's list (ab).  The abort path.
  */
 static void
-attribute_abort_walk(void)
+attribute_abort_walk(const WlAbortFiles *ab)
 {
-	int32		nrels = 0;
-	int64		buffers = 0;
-	int64		pages = 0;
-
-	if (wl_model_abort_drop_scan(&nrels, abort_buffers_bound(), &buffers, &pages))
+	if (ab->scan)
 	{
-		wl_header_pages_mapped(pages);
-		cur.model.dropped_rels += nrels;
-		add_attributed_scan(WL_SCAN_DROP_PENDING, wl_model_abort_statement(), nrels,
-							buffers, true);
+		wl_header_pages_mapped(ab->pages_mapped);
+		cur.model.dropped_rels += ab->nrels;
+		add_attributed_scan(WL_SCAN_DROP_PENDING, ab->first_creator, ab->nrels,
+							ab->buffers, true);
 	}
 }
 
@@ -2302,6 +2307,9 @@ attribute_abort_walk(void)
 void
 wl_acc_abort(void)
 {
+	WlAbortFiles ab;
+	bool		charge;
+
 	/* the exit's statements, if core aborts before walload's exit callback */
 	if (proc_exit_inprogress)
 		wl_acc_exit_begins();
@@ -2309,19 +2317,18 @@ wl_acc_abort(void)
 	/* statements interrupted by the error */
 	stack_abort(InvalidSubTransactionId);
 
-	attribute_abort_walk();
+	/* the files whose creators the abort will be charged to (a commit's no more) */
+	charge = cur.n_refs > 0 && !statement_in_progress();
+	wl_model_read_abort(false, abort_buffers_bound(), charge, &ab);
+	attribute_abort_walk(&ab);
 	cur.prepare_pending = false;
 
-	/* the files whose creators the abort will be charged to (a commit's no more) */
 	clear_commit_charges();
-	if (cur.n_refs > 0 && !statement_in_progress())
+	if (charge)
 	{
-		int32	   *creators;
-		int			n = wl_model_abort_creators(&creators);
-
-		count_charged_files(creators, n, false);
-		if (creators)
-			pfree(creators);
+		count_charged_files(ab.creators, ab.nrels, false);
+		if (ab.creators)
+			pfree(ab.creators);
 	}
 
 	begin_phase(true, false);
@@ -2423,12 +2430,14 @@ wl_acc_prepare_done(void)
 void
 wl_acc_subxact_abort(SubTransactionId subid)
 {
+	WlAbortFiles ab;
+
 	if (proc_exit_inprogress)
 		wl_acc_exit_begins();
 	stack_abort(subid);
 
-	attribute_abort_walk();
-	wl_model_subxact_abort();
+	wl_model_read_abort(true, abort_buffers_bound(), false, &ab);
+	attribute_abort_walk(&ab);
 }
 
 /*

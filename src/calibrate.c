@@ -48,7 +48,9 @@
  * calibration.  The postmaster times nothing (a walk there delayed every
  * start and crash recovery); until the worker is done, the figures are all
  * zero, which every estimate reads as none.  The figures go to the store
- * (store.c), where cost.c reads them.
+ * (store.c), where cost.c reads them.  Requests reach the worker, and its
+ * answers the asker, through the store's shared memory (the protocol at
+ * the end of this file).
  *
  *-------------------------------------------------------------------------
  */
@@ -58,7 +60,7 @@
 
 #include "cost.h"
 
-#include "store.h"
+#include "store_shm.h"
 
 #include <fcntl.h>
 #include <math.h>
@@ -1088,4 +1090,188 @@ walload_calibration_main(Datum main_arg)
 						 PG_WAIT_EXTENSION);
 		ResetLatch(MyLatch);
 	}
+}
+
+/* ----------------------------------------------------------------
+ * the request protocol: the worker's side and walload_calibrate()'s, in
+ * the store's shared memory (store_shm.h)
+ * ----------------------------------------------------------------
+ */
+/*
+ * The calibration worker has died (before_shmem_exit): no one answers
+ * requests until the postmaster starts it again, and a calibration it was
+ * running failed.  The askers wake up and see it.
+ */
+static void
+worker_detach(int code, Datum arg)
+{
+	SpinLockAcquire(&wl_shared->mutex);
+	wl_shared->worker_pid = 0;
+	wl_shared->worker_latch = NULL;
+	if (wl_shared->calibration == WL_CALIB_RUNNING)
+		wl_shared->calibration = WL_CALIB_FAILED;
+	/* told it died: the next worker does not take them up again */
+	wl_shared->calib_answered = wl_shared->calib_requested;
+	SpinLockRelease(&wl_shared->mutex);
+	ConditionVariableBroadcast(&wl_shared->calib_cv);
+}
+
+/*
+ * The calibration worker starts: it publishes its latch for requests.
+ * Returns the state it finds: WL_CALIB_RUNNING where this start has had no
+ * calibration yet (the store is new), so it calibrates now; else a worker
+ * before it calibrated, or died calibrating (WL_CALIB_FAILED), and this one
+ * waits for a request rather than repeat what may fail again.
+ */
+WlCalibration
+wl_store_worker_attach(void)
+{
+	WlCalibration state;
+
+	SpinLockAcquire(&wl_shared->mutex);
+	wl_shared->worker_pid = MyProcPid;
+	wl_shared->worker_latch = MyLatch;
+	state = wl_shared->calibration;
+	SpinLockRelease(&wl_shared->mutex);
+	before_shmem_exit(worker_detach, (Datum) 0);
+	return state;
+}
+
+/* a request is waiting for the worker */
+bool
+wl_store_calibration_wanted(void)
+{
+	bool		wanted;
+
+	SpinLockAcquire(&wl_shared->mutex);
+	wanted = wl_shared->calib_requested > wl_shared->calib_answered;
+	SpinLockRelease(&wl_shared->mutex);
+	return wanted;
+}
+
+/*
+ * The worker begins a calibration: it answers the requests made so far
+ * (*request: the last of them, which wl_store_calibration_ended marks
+ * answered).  Returns the passes the last request asked for, 0 if none.
+ */
+int
+wl_store_calibration_begins(uint64 *request)
+{
+	int			passes;
+
+	SpinLockAcquire(&wl_shared->mutex);
+	wl_shared->calibration = WL_CALIB_RUNNING;
+	*request = wl_shared->calib_requested;
+	passes = *request > wl_shared->calib_answered ? wl_shared->calib_passes : 0;
+	SpinLockRelease(&wl_shared->mutex);
+	return passes;
+}
+
+/*
+ * The worker's calibration has ended: done (every figure timed, kept by
+ * wl_store_set_scan_cost) or not, in ms of wall-clock time, having written
+ * io_bytes under the data directory; the requests up to request are
+ * answered.
+ */
+void
+wl_store_calibration_ended(bool done, uint64 request, double ms, int64 io_bytes)
+{
+	SpinLockAcquire(&wl_shared->mutex);
+	wl_shared->calibration = done ? WL_CALIB_DONE : WL_CALIB_FAILED;
+	wl_shared->calibrated = done;
+	wl_shared->calibration_ms = ms;
+	wl_shared->calibration_io_bytes = io_bytes;
+	if (request > wl_shared->calib_answered)
+		wl_shared->calib_answered = request;
+	if (done && request > wl_shared->calib_completed)
+		wl_shared->calib_completed = request;
+	SpinLockRelease(&wl_shared->mutex);
+	ConditionVariableBroadcast(&wl_shared->calib_cv);
+}
+
+/*
+ * Ask the calibration worker for a calibration of passes passes: the
+ * request's number, or 0 where no worker runs (walload.calibration = off,
+ * or it died and the postmaster has not started it again yet).
+ */
+uint64
+wl_store_request_calibration(int passes)
+{
+	uint64		request = 0;
+	Latch	   *latch;
+
+	SpinLockAcquire(&wl_shared->mutex);
+	latch = wl_shared->worker_latch;
+	if (wl_shared->worker_pid != 0 && latch != NULL)
+	{
+		request = ++wl_shared->calib_requested;
+		wl_shared->calib_passes = passes;
+	}
+	SpinLockRelease(&wl_shared->mutex);
+	/* no system call under the spinlock; a latch set too many is harmless */
+	if (latch != NULL)
+		SetLatch(latch);
+	return request;
+}
+
+/*
+ * Wait until the worker has answered request, at most timeout_s seconds,
+ * cancellable (a query cancel, statement_timeout, a shutdown: the worker
+ * goes on with it).  True where a calibration that completed answered it
+ * (*passes: the passes it ran); false where none did: the worker died
+ * first (its death answers every request, worker_detach), or the
+ * calibration that answered it failed; the figures are then the earlier
+ * ones.  An ERROR at the timeout.
+ */
+bool
+wl_store_wait_calibration(uint64 request, int timeout_s, int *passes)
+{
+	TimestampTz deadline = TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
+													   timeout_s * 1000L);
+	bool		answered = false;
+	bool		completed = false;
+	bool		gone = false;
+
+	ConditionVariablePrepareToSleep(&wl_shared->calib_cv);
+	for (;;)
+	{
+		SpinLockAcquire(&wl_shared->mutex);
+		answered = wl_shared->calib_answered >= request;
+		completed = wl_shared->calib_completed >= request;
+		gone = wl_shared->worker_pid == 0;
+		*passes = wl_shared->calib_passes;
+		SpinLockRelease(&wl_shared->mutex);
+		if (answered || gone)
+			break;
+		CHECK_FOR_INTERRUPTS();
+		if (GetCurrentTimestamp() >= deadline)
+		{
+			ConditionVariableCancelSleep();
+			ereport(ERROR,
+					(errcode(ERRCODE_QUERY_CANCELED),
+					 errmsg("walload's calibration did not finish within %d s", timeout_s),
+					 errhint("The calibration worker goes on; walload_info shows when it is done.")));
+		}
+		/* woken by the worker's broadcast; the timeout only bounds the wait */
+		(void) ConditionVariableTimedSleep(&wl_shared->calib_cv, 1000, PG_WAIT_EXTENSION);
+	}
+	ConditionVariableCancelSleep();
+	return completed;
+}
+
+const char *
+wl_calibration_name(WlCalibration state)
+{
+	switch (state)
+	{
+		case WL_CALIB_RUNNING:
+			return "running";
+		case WL_CALIB_DONE:
+			return "done";
+		case WL_CALIB_FAILED:
+			return "failed";
+		case WL_CALIB_OFF:
+			return "off";
+	}
+	return "unknown";
 }

@@ -9,7 +9,7 @@
 #ifndef WALLOAD_COST_H
 #define WALLOAD_COST_H
 
-#include "walload.h"
+#include "types.h"
 
 extern void wl_cost_figures(WlScanCost *cost);
 extern double wl_scan_est_ns(const WlScanCost *cost, WlScanKind kind, int nfiles,

@@ -26,7 +26,7 @@
  */
 #include "postgres.h"
 
-#include "walload.h"
+#include "types.h"
 
 #include <ctype.h>
 

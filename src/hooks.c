@@ -37,7 +37,6 @@
 
 #include "accumulator.h"
 #include "observe.h"
-#include "cost.h"
 #include "scan_model.h"
 #include "settings.h"
 #include "store.h"

@@ -20,18 +20,14 @@ wl_usage_mark(WlUsageMark *mark)
 {
 	WlWalIo		io;
 
-	mark->c.shared_blks_hit = pgBufferUsage.shared_blks_hit;
-	mark->c.shared_blks_read = pgBufferUsage.shared_blks_read;
-	mark->c.shared_blks_dirtied = pgBufferUsage.shared_blks_dirtied;
-	mark->c.shared_blks_written = pgBufferUsage.shared_blks_written;
-	mark->c.wal_records = pgWalUsage.wal_records;
-	mark->c.wal_fpi = pgWalUsage.wal_fpi;
-	mark->c.wal_bytes = pgWalUsage.wal_bytes;
-	mark->c.wal_fpi_bytes = WlWalFpiBytes(pgWalUsage);
+#define MARK(type, name, source) mark->c.name = source;
+	WL_BUFFER_WAL_COUNTERS(MARK)
+	WL_FPI_BYTES_COUNTERS(MARK)
+#undef MARK
 	mark->walio_valid = wl_wal_io_read(&io);
-	mark->c.wal_writes = io.writes;
-	mark->c.wal_syncs = io.syncs;
-	mark->c.wal_sync_us = io.sync_us;
+#define MARK_IO(type, name, field) mark->c.name = io.field;
+	WL_WAL_IO_COUNTERS(MARK_IO)
+#undef MARK_IO
 }
 
 /*
@@ -45,19 +41,15 @@ wl_usage_accum(WlUsageMark *acc, const WlUsageMark *mark)
 {
 	WlWalIo		io;
 
-	acc->c.shared_blks_hit += pgBufferUsage.shared_blks_hit - mark->c.shared_blks_hit;
-	acc->c.shared_blks_read += pgBufferUsage.shared_blks_read - mark->c.shared_blks_read;
-	acc->c.shared_blks_dirtied += pgBufferUsage.shared_blks_dirtied - mark->c.shared_blks_dirtied;
-	acc->c.shared_blks_written += pgBufferUsage.shared_blks_written - mark->c.shared_blks_written;
-	acc->c.wal_records += pgWalUsage.wal_records - mark->c.wal_records;
-	acc->c.wal_fpi += pgWalUsage.wal_fpi - mark->c.wal_fpi;
-	acc->c.wal_bytes += pgWalUsage.wal_bytes - mark->c.wal_bytes;
-	acc->c.wal_fpi_bytes += WlWalFpiBytes(pgWalUsage) - mark->c.wal_fpi_bytes;
+#define ACCUM(type, name, source) acc->c.name += source - mark->c.name;
+	WL_BUFFER_WAL_COUNTERS(ACCUM)
+	WL_FPI_BYTES_COUNTERS(ACCUM)
+#undef ACCUM
 	if (mark->walio_valid && wl_wal_io_read(&io))
 	{
-		acc->c.wal_writes += Max(io.writes - mark->c.wal_writes, 0);
-		acc->c.wal_syncs += Max(io.syncs - mark->c.wal_syncs, 0);
-		acc->c.wal_sync_us += Max(io.sync_us - mark->c.wal_sync_us, 0);
+#define ACCUM_IO(type, name, field) acc->c.name += Max(io.field - mark->c.name, 0);
+		WL_WAL_IO_COUNTERS(ACCUM_IO)
+#undef ACCUM_IO
 		acc->walio_valid = true;
 	}
 }
@@ -76,18 +68,12 @@ wl_usage_since(const WlUsageMark *mark, WlCounters *c)
 void
 wl_counters_add(WlCounters *dst, const WlCounters *src)
 {
+#define ADD(type, name, source) dst->name += src->name;
 	dst->rows += src->rows;
-	dst->shared_blks_hit += src->shared_blks_hit;
-	dst->shared_blks_read += src->shared_blks_read;
-	dst->shared_blks_dirtied += src->shared_blks_dirtied;
-	dst->shared_blks_written += src->shared_blks_written;
-	dst->wal_records += src->wal_records;
-	dst->wal_fpi += src->wal_fpi;
-	dst->wal_bytes += src->wal_bytes;
-	dst->wal_fpi_bytes += src->wal_fpi_bytes;
-	dst->wal_writes += src->wal_writes;
-	dst->wal_syncs += src->wal_syncs;
-	dst->wal_sync_us += src->wal_sync_us;
+	WL_BUFFER_WAL_COUNTERS(ADD)
+	WL_FPI_BYTES_COUNTERS(ADD)
+	WL_WAL_IO_COUNTERS(ADD)
+#undef ADD
 	for (int i = 0; i < WL_NUM_SCAN_KINDS; i++)
 		dst->scans[i] += src->scans[i];
 	dst->scan_est_ns += src->scan_est_ns;

@@ -8,7 +8,7 @@
 #ifndef WALLOAD_MEASURE_H
 #define WALLOAD_MEASURE_H
 
-#include "walload.h"
+#include "types.h"
 
 /*
  * A point to measure buffer, WAL and WAL I/O usage from, or a sum of usage

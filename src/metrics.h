@@ -10,7 +10,7 @@
 #ifndef WALLOAD_METRICS_H
 #define WALLOAD_METRICS_H
 
-#include "walload.h"
+#include "types.h"
 
 /* entries of the command-kind table; fixed, no setting sizes it */
 #define WL_METRICS_COMMANDS		1024

@@ -220,7 +220,7 @@ forget_changes(void)
 /*
  * At module start (postmaster): watch relcache invalidations, and make the
  * per-transaction context, kept for good (its first block is the reserve
- * wl_model_subxact_abort allocates from on the abort path).
+ * note_ghost_syncs allocates from on the abort path).
  */
 void
 wl_model_register(void)
@@ -1381,19 +1381,6 @@ min_creator(HTAB *map, WlRelFile *files, int n)
 	return best;
 }
 
-/* the first statement that created a file deleted by this abort */
-int32
-wl_model_abort_statement(void)
-{
-	WlRelFile  *files;
-	int			n = smgrGetPendingDeletes(false, &files);
-	int32		best = min_creator(created_files, files, n);
-
-	if (files)
-		pfree(files);
-	return best;
-}
-
 /* ----------------------------------------------------------------
  * commit and abort
  * ----------------------------------------------------------------
@@ -1432,19 +1419,20 @@ file_in_sorted(WlRelFile file, WlRelFile *files, int n)
  * those of aborted subtransactions still pending (ghost_syncs), and the
  * files of databases created with WAL_LOG; with their size over all forks
  * as smgrDoPendingSyncs() counts it, whether they were truncated in place,
- * and the statement that created them.  live: for the prediction at a
- * statement's end, the sizes estimated without a system call
- * (file_live_blocks; the files of aborted subtransactions were deleted at
- * the abort: none), where the commit asks the kernel as core then does.
- * palloc'd; returns how many.
+ * and the statement that created them.  From core's lists as read once by
+ * wl_model_read_commit (created: to delete at abort, doomed: at commit).
+ * live: for the prediction at a statement's end, the sizes estimated
+ * without a system call (file_live_blocks; the files of aborted
+ * subtransactions were deleted at the abort: none), where the commit asks
+ * the kernel as core then does.  palloc'd; returns how many.
  */
-int
-wl_model_pending_syncs(bool live, WlPendingSync **out)
+static int
+pending_syncs(const WlRelFile *created_list, int ncreated,
+			  const WlRelFile *doomed_list, int ndoomed,
+			  bool live, WlPendingSync **out)
 {
-	WlRelFile  *created;
-	WlRelFile  *doomed;
-	int			ncreated;
-	int			ndoomed;
+	WlRelFile  *created = palloc(sizeof(WlRelFile) * Max(ncreated, 1));
+	WlRelFile  *doomed = palloc(sizeof(WlRelFile) * Max(ndoomed, 1));
 	int			n = 0;
 	int			cap = 16;
 	ListCell   *lc;
@@ -1453,11 +1441,13 @@ wl_model_pending_syncs(bool live, WlPendingSync **out)
 	/*
 	 * Sorted without duplicates: membership tests stay O(log n) however many
 	 * files the transaction created (core's lists may name a file twice; it
-	 * syncs it once).
+	 * syncs it once).  Copies: the callers keep core's lists as listed.
 	 */
-	ndoomed = smgrGetPendingDeletes(true, &doomed);
+	if (ndoomed > 0)
+		memcpy(doomed, doomed_list, sizeof(WlRelFile) * ndoomed);
 	ndoomed = sort_files(doomed, ndoomed);
-	ncreated = smgrGetPendingDeletes(false, &created);
+	if (ncreated > 0)
+		memcpy(created, created_list, sizeof(WlRelFile) * ncreated);
 	ncreated = sort_files(created, ncreated);
 
 #define ADD_SYNC(f_, trunc_, creator_, ghost_) \
@@ -1505,12 +1495,43 @@ wl_model_pending_syncs(bool live, WlPendingSync **out)
 	}
 #undef ADD_SYNC
 
-	if (created)
-		pfree(created);
-	if (doomed)
-		pfree(doomed);
+	pfree(created);
+	pfree(doomed);
 	*out = s;
 	return n;
+}
+
+/*
+ * The one reading of core's pending lists for a commit (or PREPARE, or the
+ * prediction of a commit at a statement's end): the files COMMIT deletes,
+ * the files an abort would delete where they are needed (with_created, and
+ * always under wal_level=minimal, whose pending syncs are among them), and
+ * the pending syncs built from both.  The strategy, the model, the
+ * attribution and the charging all take it: core's lists do not change
+ * between them.  live: see pending_syncs.  Free with wl_model_free_commit.
+ */
+void
+wl_model_read_commit(bool with_created, bool live, WlCommitFiles *cf)
+{
+	memset(cf, 0, sizeof(*cf));
+	cf->ndoomed = smgrGetPendingDeletes(true, &cf->doomed);
+	if (with_created || !XLogIsNeeded())
+		cf->ncreated = smgrGetPendingDeletes(false, &cf->created);
+	if (!XLogIsNeeded())
+		cf->nsyncs = pending_syncs(cf->created, cf->ncreated, cf->doomed, cf->ndoomed,
+								   live, &cf->syncs);
+}
+
+void
+wl_model_free_commit(WlCommitFiles *cf)
+{
+	if (cf->doomed)
+		pfree(cf->doomed);
+	if (cf->created)
+		pfree(cf->created);
+	if (cf->syncs)
+		pfree(cf->syncs);
+	memset(cf, 0, sizeof(*cf));
 }
 
 /*
@@ -1556,10 +1577,8 @@ wl_model_decide_syncs(const WlPendingSync *s, int n, int threshold_kb, WlCommitM
  * estimate; the commit itself asks the file system, as core then does.
  */
 void
-wl_model_commit(bool is_prepare, bool live, WlCommitModel *m)
+wl_model_commit(const WlCommitFiles *cf, bool is_prepare, bool live, WlCommitModel *m)
 {
-	WlRelFile  *doomed;
-	int			ndoomed;
 	int			looked;
 	bool		found_fork;
 
@@ -1569,22 +1588,13 @@ wl_model_commit(bool is_prepare, bool live, WlCommitModel *m)
 
 	/* the sync at commit, wal_level=minimal only */
 	if (!XLogIsNeeded())
-	{
-		WlPendingSync *syncs;
-		int			nsyncs = wl_model_pending_syncs(live, &syncs);
-
-		wl_model_decide_syncs(syncs, nsyncs, wal_skip_threshold, m);
-		pfree(syncs);
-	}
+		wl_model_decide_syncs(cf->syncs, cf->nsyncs, wal_skip_threshold, m);
 
 	/* the deletion after commit; at PREPARE it moves to COMMIT PREPARED */
-	ndoomed = smgrGetPendingDeletes(true, &doomed);
-	m->dropped_rels = ndoomed;
-	looked = size_doomed(doomed, ndoomed, live, m, &found_fork);
-	m->drop_scan = drop_all_would_scan(doomed, ndoomed, live, looked, found_fork);
-	m->drop_stmt_no = min_creator(doomed_files, doomed, ndoomed);
-	if (doomed)
-		pfree(doomed);
+	m->dropped_rels = cf->ndoomed;
+	looked = size_doomed(cf->doomed, cf->ndoomed, live, m, &found_fork);
+	m->drop_scan = drop_all_would_scan(cf->doomed, cf->ndoomed, live, looked, found_fork);
+	m->drop_stmt_no = min_creator(doomed_files, cf->doomed, cf->ndoomed);
 
 	/*
 	 * At PREPARE, also what ROLLBACK PREPARED would delete, sized as the
@@ -1595,17 +1605,13 @@ wl_model_commit(bool is_prepare, bool live, WlCommitModel *m)
 	 */
 	if (is_prepare)
 	{
-		WlRelFile  *files;
-		int			n = smgrGetPendingDeletes(false, &files);
 		WlCommitModel created;
 
-		m->abort_rels = n;
+		m->abort_rels = cf->ncreated;
 		memset(&created, 0, sizeof(created));
-		looked = size_doomed(files, n, false, &created, &found_fork);
-		m->abort_drop_scan = drop_all_would_scan(files, n, false, looked, found_fork);
+		looked = size_doomed(cf->created, cf->ncreated, false, &created, &found_fork);
+		m->abort_drop_scan = drop_all_would_scan(cf->created, cf->ncreated, false, looked, found_fork);
 		m->abort_buffers = created.dropped_buffers;
-		if (files)
-			pfree(files);
 	}
 }
 
@@ -1620,116 +1626,107 @@ wl_model_commit(bool is_prepare, bool live, WlCommitModel *m)
  * counts are returned in *nsync and *ndrop.
  */
 void
-wl_model_commit_creators(bool is_prepare, int32 **sync, int *nsync,
+wl_model_commit_creators(const WlCommitFiles *cf, bool is_prepare, int32 **sync, int *nsync,
 						 int32 **drop, int *ndrop)
 {
-	WlRelFile  *doomed;
 	int			n;
 
 	*nsync = 0;
 	*sync = NULL;
 	if (!XLogIsNeeded())
 	{
-		WlPendingSync *syncs;
-
-		n = wl_model_pending_syncs(true, &syncs);
+		n = cf->nsyncs;
 		*sync = palloc(sizeof(int32) * Max(n, 1));
 		for (int i = 0; i < n; i++)
-			(*sync)[i] = syncs[i].creator;
+			(*sync)[i] = cf->syncs[i].creator;
 		*nsync = n;
-		pfree(syncs);
 	}
 
 	*ndrop = 0;
 	*drop = NULL;
 	if (is_prepare)
 		return;
-	n = smgrGetPendingDeletes(true, &doomed);
+	n = cf->ndoomed;
 	*drop = palloc(sizeof(int32) * Max(n, 1));
 	for (int i = 0; i < n; i++)
 	{
 		FileCreator *fc = doomed_files == NULL ? NULL :
-			hash_search(doomed_files, &doomed[i], HASH_FIND, NULL);
+			hash_search(doomed_files, &cf->doomed[i], HASH_FIND, NULL);
 
 		(*drop)[i] = fc ? fc->stmt_no : -1;
 	}
 	*ndrop = n;
-	if (doomed)
-		pfree(doomed);
 }
 
 /*
- * The statements that created the files the abort of the current
- * (sub)transaction level deletes, one entry per file, -1 where no recorded
- * statement is known; returns how many.  On the abort path: the only
- * allocation is core's list of the files (in core's TransactionAbortContext,
- * as wl_model_abort_drop_scan's), which the answer overwrites in place (an
- * int32 per file, smaller than a file's entry: entry i is written after
- * file i is read, over files already read).  The caller pfrees *creators.
- */
-StaticAssertDecl(sizeof(WlRelFile) >= sizeof(int32),
-				 "a file's creator must fit in its place in core's list");
-
-int
-wl_model_abort_creators(int32 **creators)
-{
-	WlRelFile  *files;
-	int			n = smgrGetPendingDeletes(false, &files);
-	int32	   *out = (int32 *) files;
-
-	for (int i = 0; i < n; i++)
-	{
-		WlRelFile	f = files[i];
-		FileCreator *fc = created_files == NULL ? NULL :
-			hash_search(created_files, &f, HASH_FIND, NULL);
-
-		out[i] = fc ? fc->stmt_no : -1;
-	}
-	*creators = n > 0 ? out : NULL;
-	return n;
-}
-
-/*
- * At abort of the current (sub)transaction level: does deleting the files
- * created at this level and below scan the pool?  On the abort path: no
- * file I/O, and the only allocation is core's list, in core's
- * TransactionAbortContext.  Every file on that list was created by
- * RelationCreateStorage() (which creates the main fork before it queues
- * the deletion) and is still there until smgrDoPendingDeletes() runs after
- * us, so drop_all_would_scan() would find a fork of each: core scans iff
- * the list is not empty.
+ * The one reading of core's list for the abort of the current
+ * (sub)transaction level: the files it deletes, created at this level and
+ * below.  On the abort path: no file I/O, and the only allocation is core's
+ * list of the files, in core's TransactionAbortContext.
+ *
+ * Does deleting them scan the pool (ab->scan)?  Every file on that list
+ * was created by RelationCreateStorage() (which creates the main fork
+ * before it queues the deletion) and is still there until
+ * smgrDoPendingDeletes() runs after us, so drop_all_would_scan() would find
+ * a fork of each: core scans iff the list is not empty.
  *
  * And the buffers of those files, which the walk invalidates one by one,
  * where max_buffers > 0 (the caller's bound on them): counted as DROP
  * DATABASE's are (owned_buffers: headers read without their locks, as the
  * walk pre-checks them; no lock, no allocation; core's list is sorted in
- * place), at most max_buffers, and *pages_mapped the header array's memory
- * pages the count maps if they were not (with max_buffers 0, buffers and
- * pages_mapped may be NULL).  Sizing the files instead would be file I/O.
+ * place), at most max_buffers, and ab->pages_mapped the header array's
+ * memory pages the count maps if they were not.  Sizing the files instead
+ * would be file I/O.
+ *
+ * ab->first_creator: the first statement that created one of them.  With
+ * want_creators, ab->creators: the statement that created each, one entry
+ * per file, -1 where no recorded statement is known, written over core's
+ * list in place (an int32 per file, smaller than a file's entry: entry i is
+ * written after file i is read, over files already read); the caller
+ * pfrees it.  subxact: a subtransaction's abort, whose pending syncs are
+ * remembered (note_ghost_syncs) from the same list.
  */
-bool
-wl_model_abort_drop_scan(int32 *nrels, int64 max_buffers, int64 *buffers, int64 *pages_mapped)
+StaticAssertDecl(sizeof(WlRelFile) >= sizeof(int32),
+				 "a file's creator must fit in its place in core's list");
+
+static void note_ghost_syncs(WlRelFile *files, int n);
+
+void
+wl_model_read_abort(bool subxact, int64 max_buffers, bool want_creators, WlAbortFiles *ab)
 {
 	WlRelFile  *files;
 	int			n = smgrGetPendingDeletes(false, &files);
-	bool		scan = n > 0;
 
-	*nrels = n;
-	if (buffers)
-		*buffers = 0;
-	if (pages_mapped)
-		*pages_mapped = 0;
+	memset(ab, 0, sizeof(*ab));
+	ab->nrels = n;
+	ab->scan = n > 0;
+	if (subxact)
+		note_ghost_syncs(files, n);
 	if (n > 0 && max_buffers > 0)
 	{
 		BufferOwner owner = {InvalidOid, files, n};
 
 		if (n > WL_FILES_LINEAR)
 			qsort(files, n, sizeof(WlRelFile), file_cmp);
-		*buffers = Min(owned_buffers(&owner, pages_mapped), max_buffers);
+		ab->buffers = Min(owned_buffers(&owner, &ab->pages_mapped), max_buffers);
 	}
-	if (files)
+	ab->first_creator = min_creator(created_files, files, n);
+	if (want_creators && n > 0)
+	{
+		int32	   *out = (int32 *) files;
+
+		for (int i = 0; i < n; i++)
+		{
+			WlRelFile	f = files[i];
+			FileCreator *fc = created_files == NULL ? NULL :
+				hash_search(created_files, &f, HASH_FIND, NULL);
+
+			out[i] = fc ? fc->stmt_no : -1;
+		}
+		ab->creators = out;
+	}
+	else if (files)
 		pfree(files);
-	return scan;
 }
 
 /*
@@ -1753,23 +1750,21 @@ wl_model_note_truncated_in_place(List *files)
 }
 
 /*
- * A subtransaction is aborting: files created in it are deleted now, but
- * their pending-sync entries stay until commit (core keeps them; with
- * wal_skip_threshold = 0, or if truncated, they are synced at commit as
- * empty files).  Remember them.  On the abort path, under wal_level =
- * minimal only: one small entry per such file, in walload's model context
- * (which keeps an 8 kB block across transactions as its reserve).
+ * A subtransaction is aborting: files created in it (core's list, files)
+ * are deleted now, but their pending-sync entries stay until commit (core
+ * keeps them; with wal_skip_threshold = 0, or if truncated, they are synced
+ * at commit as empty files).  Remember them.  On the abort path, under
+ * wal_level = minimal only: one small entry per such file, in walload's
+ * model context (which keeps an 8 kB block across transactions as its
+ * reserve).
  */
-void
-wl_model_subxact_abort(void)
+static void
+note_ghost_syncs(WlRelFile *files, int n)
 {
-	WlRelFile  *files;
-	int			n;
 	MemoryContext old;
 
 	if (XLogIsNeeded())
 		return;
-	n = smgrGetPendingDeletes(false, &files);
 	old = MemoryContextSwitchTo(model_cxt);
 	for (int i = 0; i < n; i++)
 	{
@@ -1788,8 +1783,6 @@ wl_model_subxact_abort(void)
 		ghost_syncs = lappend(ghost_syncs, g);
 	}
 	MemoryContextSwitchTo(old);
-	if (files)
-		pfree(files);
 }
 
 /*

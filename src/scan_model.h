@@ -10,7 +10,7 @@
 #ifndef WALLOAD_SCAN_MODEL_H
 #define WALLOAD_SCAN_MODEL_H
 
-#include "walload.h"
+#include "types.h"
 
 #include "access/twophase.h"
 #include "utils/rel.h"
@@ -85,18 +85,42 @@ typedef struct WlPendingSync
 	int32		creator;		/* statement that created it, or -1 */
 } WlPendingSync;
 
+/*
+ * One reading of core's pending lists at a commit (wl_model_read_commit):
+ * what the strategy, the model, the attribution and the charging share.
+ */
+typedef struct WlCommitFiles
+{
+	WlRelFile  *doomed;			/* files COMMIT deletes, as core lists them */
+	int			ndoomed;
+	WlRelFile  *created;		/* files an abort deletes (if read) */
+	int			ncreated;
+	WlPendingSync *syncs;		/* pending syncs (wal_level=minimal) */
+	int			nsyncs;
+} WlCommitFiles;
+
+/* One reading of core's list at an abort (wl_model_read_abort) */
+typedef struct WlAbortFiles
+{
+	int32		nrels;			/* files deleted */
+	bool		scan;			/* their deletion walks the pool */
+	int64		buffers;		/* their buffers, bounded (max_buffers > 0) */
+	int64		pages_mapped;	/* header pages the count mapped */
+	int32		first_creator;	/* first statement that created one, or -1 */
+	int32	   *creators;		/* per file (want_creators), or NULL */
+} WlAbortFiles;
+
 /* core's decisions at commit and abort */
-extern int	wl_model_pending_syncs(bool live, WlPendingSync **out);
+extern void wl_model_read_commit(bool with_created, bool live, WlCommitFiles *cf);
+extern void wl_model_free_commit(WlCommitFiles *cf);
 extern void wl_model_decide_syncs(const WlPendingSync *s, int n, int threshold_kb,
 								  WlCommitModel *m);
-extern void wl_model_commit(bool is_prepare, bool live, WlCommitModel *model);
-extern bool wl_model_abort_drop_scan(int32 *nrels, int64 max_buffers, int64 *buffers,
-									 int64 *pages_mapped);
-extern int32 wl_model_abort_statement(void);
-extern void wl_model_commit_creators(bool is_prepare, int32 **sync, int *nsync,
-									 int32 **drop, int *ndrop);
-extern int	wl_model_abort_creators(int32 **creators);
-extern void wl_model_subxact_abort(void);
+extern void wl_model_commit(const WlCommitFiles *cf, bool is_prepare, bool live,
+							WlCommitModel *model);
+extern void wl_model_commit_creators(const WlCommitFiles *cf, bool is_prepare,
+									 int32 **sync, int *nsync, int32 **drop, int *ndrop);
+extern void wl_model_read_abort(bool subxact, int64 max_buffers, bool want_creators,
+								WlAbortFiles *ab);
 
 /* relation files */
 extern bool wl_model_relation_file(Oid relid, WlRelFile *file, char *relkind,

@@ -10,7 +10,7 @@
 
 #include "settings.h"
 
-#include "walload.h"
+#include "types.h"
 
 #include <ctype.h>
 #include <math.h>

@@ -10,10 +10,10 @@
 #ifndef WALLOAD_STORE_H
 #define WALLOAD_STORE_H
 
-#include "walload.h"
+#include "types.h"
 
 extern void wl_store_shmem_request(void);
-extern void wl_store_shmem_startup(void);
+extern bool wl_store_shmem_startup(void);
 extern bool wl_store_ready(void);
 extern void wl_store_require(void);
 extern uint64 wl_store_next_xact_id(void);
@@ -30,7 +30,7 @@ extern void wl_store_get_scan_cost(WlScanCost *cost);
 
 /*
  * what the server's commits teach (see wl_commit_est; the bounds are
- * walload.h's)
+ * types.h's)
  */
 #define WL_LEARNED_MIN_WEIGHT	0.25
 extern void wl_store_note_fsync_time(double ratio);
@@ -59,21 +59,31 @@ typedef bool (*WlStmtFilter) (const WlStmtRecord *rec, void *arg);
 extern int	wl_store_copy_statements_filtered(WlStmtFilter filter, void *arg,
 											  WlStmtRecord **out);
 
+/*
+ * An aggregate's figures (walload_stats), declared once: the store's entry
+ * (store_shm.h, WlStatsEntry; in this order in the stats file) and the copy
+ * its readers get are made of this list, and the copy is generated from it.
+ * commit_ms: the commit phases charged (WlStmtRecord).
+ */
+#define WL_STATS_FIELDS(X) \
+	X(int64, calls) \
+	X(int64, errors) \
+	X(double, total_ms) \
+	X(double, min_ms) \
+	X(double, max_ms) \
+	X(double, mean_ms) \
+	X(double, sum_var_ms) \
+	X(int64, wal_skipped_calls) \
+	X(int64, scanned_buffers) \
+	X(double, commit_ms) \
+	X(WlCounters, c)
+#define WL_STATS_FIELD(type, name) type name;
+
 typedef struct WlStatsEntryCopy
 {
 	WlStatsKey	key;
-	int64		calls;
-	int64		errors;
-	double		total_ms;
-	double		min_ms;
-	double		max_ms;
-	double		mean_ms;
-	double		sum_var_ms;
-	int64		wal_skipped_calls;
+	WL_STATS_FIELDS(WL_STATS_FIELD)
 	double		est_scan_ms;
-	int64		scanned_buffers;
-	double		commit_ms;
-	WlCounters	c;
 	char		query[WL_QUERY_LEN];
 } WlStatsEntryCopy;
 extern int	wl_store_copy_stats(WlStatsEntryCopy **out);
@@ -94,18 +104,6 @@ typedef enum WlCalibration
 	WL_CALIB_OFF				/* walload.calibration = off */
 } WlCalibration;
 extern bool wl_store_calibrated(void);
-extern const char *wl_calibration_name(WlCalibration state);
-
-/* the calibration worker's side */
-extern WlCalibration wl_store_worker_attach(void);
-extern bool wl_store_calibration_wanted(void);
-extern int	wl_store_calibration_begins(uint64 *request);
-extern void wl_store_calibration_ended(bool done, uint64 request, double ms,
-									   int64 io_bytes);
-
-/* a backend's side: walload_calibrate() */
-extern uint64 wl_store_request_calibration(int passes);
-extern bool wl_store_wait_calibration(uint64 request, int timeout_s, int *passes);
 
 typedef struct WlInfo
 {

@@ -235,12 +235,13 @@ choose_threshold(int strategy, const WlPendingSync *s, int n, const WlScanCost *
 /*
  * At XACT_EVENT_PRE_COMMIT (or PRE_PREPARE): apply walload.commit_strategy
  * to this commit.  dirty_buffers: see accumulator.c, note_dirtied_by_load.
+ * s, n: the pending syncs, as the commit's one reading of core's lists
+ * found them (wl_model_read_commit).
  */
 void
-wl_strategy_apply(WlStrategyChoice *choice, int64 dirty_buffers)
+wl_strategy_apply(WlStrategyChoice *choice, int64 dirty_buffers,
+				  const WlPendingSync *s, int n)
 {
-	WlPendingSync *s;
-	int			n;
 	WlScanCost	cost;
 	WlCommitState st;
 	WlCommitModel all;
@@ -250,12 +251,8 @@ wl_strategy_apply(WlStrategyChoice *choice, int64 dirty_buffers)
 	choice->threshold_kb = choice->core_threshold_kb = wal_skip_threshold;
 	if (wl_commit_strategy == WL_STRATEGY_OFF || XLogIsNeeded())
 		return;
-	n = wl_model_pending_syncs(false, &s);
 	if (n == 0)
-	{
-		pfree(s);
 		return;
-	}
 	if (wl_guc_set_local("wal_skip_threshold"))
 		choice->action = WL_ACTION_ASIDE_SET_LOCAL;
 	else if (wl_commit_strategy == WL_STRATEGY_AUTO &&
@@ -268,10 +265,7 @@ wl_strategy_apply(WlStrategyChoice *choice, int64 dirty_buffers)
 		wl_store_note_auto_aside(auto_aside_median);
 	}
 	if (choice->action != WL_ACTION_NONE)
-	{
-		pfree(s);
 		return;
-	}
 	choice->action = WL_ACTION_KEPT;
 
 	/* the state as a commit that syncs everything would find it */
@@ -291,7 +285,6 @@ wl_strategy_apply(WlStrategyChoice *choice, int64 dirty_buffers)
 	choice->threshold_kb = choose_threshold(wl_commit_strategy, s, n, &cost, &st,
 											wal_skip_threshold,
 											&choice->core_ns, &choice->chosen_ns);
-	pfree(s);
 	if (choice->threshold_kb != wal_skip_threshold)
 	{
 		char		value[32];

@@ -14,7 +14,7 @@
 /* what the strategy decided for one commit */
 typedef struct WlStrategyChoice
 {
-	WlStrategyAction action;	/* what it did (walload.h) */
+	WlStrategyAction action;	/* what it did (types.h) */
 	int			threshold_kb;	/* the wal_skip_threshold core uses */
 	int			core_threshold_kb;	/* the transaction's, had walload not
 									 * acted */
@@ -22,7 +22,8 @@ typedef struct WlStrategyChoice
 	double		chosen_ns;		/* and at the former */
 } WlStrategyChoice;
 
-extern void wl_strategy_apply(WlStrategyChoice *choice, int64 dirty_buffers);
+extern void wl_strategy_apply(WlStrategyChoice *choice, int64 dirty_buffers,
+							  const WlPendingSync *s, int n);
 extern void wl_strategy_note_commit(double measured_ms, double predicted_ms);
 
 #endif							/* WALLOAD_STRATEGY_H */

@@ -42,6 +42,7 @@
 #include "utils/tuplesort.h"
 #include "utils/tuplestore.h"
 
+#include "calibrate.h"
 #include "cost.h"
 #include "metrics.h"
 #include "settings.h"
@@ -190,13 +191,11 @@ put_wal_io(Datum *values, int i, const WlCounters *c)
 static int
 put_buffers(Datum *values, int i, const WlCounters *c)
 {
-	values[i++] = Int64GetDatum(c->shared_blks_hit);
-	values[i++] = Int64GetDatum(c->shared_blks_read);
-	values[i++] = Int64GetDatum(c->shared_blks_dirtied);
-	values[i++] = Int64GetDatum(c->shared_blks_written);
-	values[i++] = Int64GetDatum(c->wal_records);
-	values[i++] = Int64GetDatum(c->wal_fpi);
-	values[i++] = uint64_numeric(c->wal_bytes);
+#define DATUM_int64(v) Int64GetDatum(v)
+#define DATUM_uint64(v) uint64_numeric(v)
+#define PUT(type, name, source) values[i++] = DATUM_##type(c->name);
+	WL_BUFFER_WAL_COUNTERS(PUT)
+#undef PUT
 	return i;
 }
 

@@ -10,7 +10,7 @@
 #ifndef WALLOAD_VIEWS_H
 #define WALLOAD_VIEWS_H
 
-#include "walload.h"
+#include "types.h"
 
 #include "nodes/execnodes.h"
 

@@ -17,6 +17,7 @@
 #include "storage/ipc.h"
 
 #include "hooks.h"
+#include "persist.h"
 #include "calibrate.h"
 #include "scan_model.h"
 #include "settings.h"
@@ -42,7 +43,7 @@ walload_shmem_startup(void)
 {
 	if (prev_shmem_startup_hook)
 		prev_shmem_startup_hook();
-	wl_store_shmem_startup();
+	wl_persist_startup(wl_store_shmem_startup());
 }
 
 void

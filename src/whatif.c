@@ -44,7 +44,7 @@
  */
 #include "postgres.h"
 
-#include "walload.h"
+#include "types.h"
 
 #include "access/xact.h"
 #include "access/xlog.h"

@@ -10,7 +10,7 @@
 #ifndef WALLOAD_WHATIF_H
 #define WALLOAD_WHATIF_H
 
-#include "walload.h"
+#include "types.h"
 
 /*
  * The changes of shape a finding may name (walload_diagnose().shape, 1.10):

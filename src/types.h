@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * walload.h
+ * types.h
  *		The types every part of walload shares: kinds of scans and of time,
  *		the work counters, the records of statements and transactions, the
  *		scan-cost calibration.  No functions: each part has a header of its
@@ -28,7 +28,8 @@
  * calibrate.c    the calibration worker: the per-unit costs, timed here
  * cost.c         the one cost model: walks and commits, counts times
  *                per-unit costs
- * store.c        shared memory: rings, statistics, persistence
+ * persist.c      the stats file: shared memory across a clean shutdown
+ * store.c        shared memory: rings, statistics
  * metrics.c      counters for exporters: totals per command kind,
  *                histograms of commit and walk time
  * measure.c      usage marks: buffer, WAL and WAL I/O counters
@@ -37,8 +38,8 @@
  *
  *-------------------------------------------------------------------------
  */
-#ifndef WALLOAD_H
-#define WALLOAD_H
+#ifndef WALLOAD_TYPES_H
+#define WALLOAD_TYPES_H
 
 #include "compat.h"
 
@@ -77,21 +78,46 @@ typedef enum WlTimeKind
 
 #define WL_QUERY_LEN		256		/* bytes of query text kept, incl. NUL */
 
-/* Work counters shared by statements, transactions and aggregates */
+/*
+ * Work counters shared by statements, transactions and aggregates, each
+ * declared once here: the struct, the usage marks (measure.c: how each is
+ * read from core), their sum, the stats file's check (persist.c) and the
+ * views' columns (views.c) are generated from these lists.  X(type, name,
+ * source): type int64 or uint64; source, the core counter a usage mark
+ * reads (measure.c, where pgBufferUsage, pgWalUsage and compat.h are at
+ * hand), or for the WAL I/O counters the field of WlWalIo (compat.h).
+ * The order is the struct's, and so the stats file's.
+ */
+#define WL_BUFFER_WAL_COUNTERS(X) \
+	X(int64, shared_blks_hit, pgBufferUsage.shared_blks_hit) \
+	X(int64, shared_blks_read, pgBufferUsage.shared_blks_read) \
+	X(int64, shared_blks_dirtied, pgBufferUsage.shared_blks_dirtied) \
+	X(int64, shared_blks_written, pgBufferUsage.shared_blks_written) \
+	X(int64, wal_records, pgWalUsage.wal_records) \
+	X(int64, wal_fpi, pgWalUsage.wal_fpi) \
+	X(uint64, wal_bytes, pgWalUsage.wal_bytes)
+
+/* of wal_bytes, full-page images (19+; else 0) */
+#define WL_FPI_BYTES_COUNTERS(X) \
+	X(uint64, wal_fpi_bytes, WlWalFpiBytes(pgWalUsage))
+
+/*
+ * WAL writes this backend did itself, WAL flushes (fsyncs) it did, and
+ * their time (with track_wal_io_timing)
+ */
+#define WL_WAL_IO_COUNTERS(X) \
+	X(int64, wal_writes, writes) \
+	X(int64, wal_syncs, syncs) \
+	X(int64, wal_sync_us, sync_us)
+
+#define WL_COUNTER_FIELD(type, name, source) type name;
+
 typedef struct WlCounters
 {
 	int64		rows;
-	int64		shared_blks_hit;
-	int64		shared_blks_read;
-	int64		shared_blks_dirtied;
-	int64		shared_blks_written;
-	int64		wal_records;
-	int64		wal_fpi;
-	uint64		wal_bytes;
-	uint64		wal_fpi_bytes;	/* of those, full-page images (19+; else 0) */
-	int64		wal_writes;		/* WAL writes this backend did itself */
-	int64		wal_syncs;		/* WAL flushes (fsyncs) this backend did */
-	int64		wal_sync_us;	/* their time, with track_wal_io_timing */
+	WL_BUFFER_WAL_COUNTERS(WL_COUNTER_FIELD)
+	WL_FPI_BYTES_COUNTERS(WL_COUNTER_FIELD)
+	WL_WAL_IO_COUNTERS(WL_COUNTER_FIELD)
 	int64		scans[WL_NUM_SCAN_KINDS];
 	int64		scan_est_ns;	/* the scans' estimated duration (cost.c) */
 } WlCounters;
@@ -163,10 +189,7 @@ typedef struct WlXactRecord
 
 	/*
 	 * Of c.scan_est_ns, the page faults of this backend's first walk as
-	 * priced (cost.c wl_scan_fault_ns), in ms; 0 if none.  In what was
-	 * padding before total_ms: the record's size and the stats file's
-	 * layout are those of earlier 1.4 libraries, whose records (zeroed
-	 * before they were filled) read 0 here.
+	 * priced (cost.c wl_scan_fault_ns), in ms; 0 if none.
 	 */
 	float4		scan_fault_ms;
 	double		total_ms;
@@ -195,10 +218,7 @@ typedef struct WlXactRecord
 	/*
 	 * What the strategy did at the record's commits (a statement that
 	 * commits inside itself has several): the strongest WlStrategyAction,
-	 * and how many commits it changed wal_skip_threshold for.  Both sit in
-	 * what was padding before commit_threshold_kb, so the record and the
-	 * stats file keep the layout of 1.4 libraries, whose records read 0
-	 * (nothing recorded) here.
+	 * and how many commits it changed wal_skip_threshold for.
 	 */
 	int8		strategy_action;
 	int16		strategy_changed;
@@ -483,4 +503,4 @@ wl_full_scans(const WlCounters *c)
 	return n;
 }
 
-#endif							/* WALLOAD_H */
+#endif							/* WALLOAD_TYPES_H */

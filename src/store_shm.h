@@ -1,0 +1,115 @@
+/*-------------------------------------------------------------------------
+ *
+ * store_shm.h
+ *		The layout of walload's shared memory (store.c), for the one other
+ *		file that reads and fills it whole: the stats file (persist.c).
+ *		Every other part goes through store.h's functions.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef WALLOAD_STORE_SHM_H
+#define WALLOAD_STORE_SHM_H
+
+#include "store.h"
+
+#include "port/atomics.h"
+#include "storage/condition_variable.h"
+#include "storage/latch.h"
+#include "storage/lwlock.h"
+#include "storage/spin.h"
+#include "utils/hsearch.h"
+
+typedef struct WlStatsEntry
+{
+	WlStatsKey	key;			/* hash key, must be first */
+	slock_t		mutex;
+	WL_STATS_FIELDS(WL_STATS_FIELD)
+	uint64		last_used;
+	char		query[WL_QUERY_LEN];
+} WlStatsEntry;
+
+typedef struct WlXactSlot
+{
+	slock_t		mutex;
+	uint64		pos_plus_one;	/* 0: empty */
+	WlXactRecord rec;
+} WlXactSlot;
+
+typedef struct WlMinuteSlot
+{
+	slock_t		mutex;
+	uint64		pos_plus_one;	/* 0: empty */
+	WlMinuteRecord rec;
+} WlMinuteSlot;
+
+typedef struct WlStmtSlot
+{
+	slock_t		mutex;
+	uint64		pos_plus_one;	/* 0: empty */
+	WlStmtRecord rec;
+} WlStmtSlot;
+
+typedef struct WlShared
+{
+	LWLock	   *lock;
+	slock_t		mutex;			/* protects the plain fields below */
+	TimestampTz stats_reset;
+	int64		stats_evicted;
+	int64		scans[WL_NUM_SCAN_KINDS];
+	int64		scanned_buffers;
+	TimestampTz calibrated_at;
+	WlCalibration calibration;	/* how far it has come since this start */
+	bool		calibrated;		/* a calibration of this start was done */
+	double		calibration_ms; /* the last one's wall-clock time; -1: none */
+	int64		calibration_io_bytes;	/* what it wrote under the data dir */
+	WlScanCost	scan_cost;		/* calibrate.c's calibration */
+
+	/*
+	 * The calibration worker, while it runs (pid 0 otherwise): the latch a
+	 * request sets, the requests made (walload_calibrate()) and answered,
+	 * those of them answered by a calibration that completed (not by the
+	 * worker's death, nor by a calibration that failed), the passes of the
+	 * last one, and where the askers wait.
+	 */
+	int			worker_pid;
+	Latch	   *worker_latch;
+	uint64		calib_requested;
+	uint64		calib_answered;
+	uint64		calib_completed;
+	int			calib_passes;
+	ConditionVariable calib_cv;
+	uint64		xact_base;		/* positions before the last reset */
+	uint64		stmt_base;
+	uint64		minute_base;
+	pg_atomic_uint64 next_xact_id;
+	pg_atomic_uint64 xact_pos;
+	pg_atomic_uint64 minute_pos;
+	pg_atomic_uint64 stmt_pos;
+	pg_atomic_uint64 lru_clock;
+	pg_atomic_uint64 lock_waits;	/* acquisitions that had to wait */
+	pg_atomic_uint64 lock_wait_us;	/* and how long they waited */
+	/* the recorded transactions' commit (or abort) phases, in microseconds */
+	pg_atomic_uint64 commit_sync_us;
+	pg_atomic_uint64 commit_cleanup_us;
+	/* auto commits that stood aside, mispredicted (1.10; not kept on disk) */
+	pg_atomic_uint64 auto_aside_commits;
+	pg_atomic_uint64 auto_aside_ratio;	/* the last backend's median, x 1000 */
+	int			max_xacts;
+	int			max_minutes;
+	int			max_statements;
+	int			max_prepared;
+	Size		total_bytes;
+} WlShared;
+
+extern WlShared *wl_shared;
+extern HTAB *wl_stats;
+extern WlXactSlot *xact_ring;
+extern WlMinuteSlot *minute_ring;
+extern WlStmtSlot *stmt_ring;
+
+/* store.c's, for persist.c: the rings' writers and the eviction order */
+extern void put_xact(const WlXactRecord *rec);
+extern uint64 put_statement(const WlStmtRecord *rec);
+extern int	lru_cmp(const void *a, const void *b);
+
+#endif							/* WALLOAD_STORE_SHM_H */
