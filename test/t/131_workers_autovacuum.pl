@@ -26,11 +26,13 @@ my $opts = 'autovacuum_vacuum_threshold = 10, autovacuum_vacuum_scale_factor = 0
 for my $t (qw(tail middle))
 {
 	$node->safe_psql('postgres', qq{
-		CREATE TABLE $t (id int, pad text) WITH ($opts);
+		CREATE TABLE $t (id int, pad text) WITH ($opts, autovacuum_enabled = false);
 		INSERT INTO $t SELECT g, repeat('v', 200) FROM generate_series(1, 20000) g;
 	});
 }
-$node->safe_psql('postgres', 'DELETE FROM tail WHERE id > 100; DELETE FROM middle WHERE id < 19900');
+# autovacuum only once the rows are deleted (not after the insert)
+$node->safe_psql('postgres', 'DELETE FROM tail WHERE id > 100; DELETE FROM middle WHERE id < 19900;
+	ALTER TABLE tail SET (autovacuum_enabled = true); ALTER TABLE middle SET (autovacuum_enabled = true)');
 
 my $vacuumed = q{SELECT count(*) = 2 FROM pg_stat_user_tables
 	WHERE relname IN ('tail', 'middle') AND autovacuum_count > 0};
