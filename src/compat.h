@@ -616,6 +616,14 @@ wl_guc_set_local(const char *name)
 #define WL_BKTYPE_TABLESYNC			"logical replication worker"
 #endif
 #define WL_BKTYPE_AUTOVACUUM		"autovacuum worker"
+
+/* the end of the remote commit a replaying worker commits (origin's progress) */
+#include "replication/origin.h"
+#if PG_VERSION_NUM >= 190000
+#define WlReplayedOriginLsn()		(replorigin_xact_state.origin_lsn)
+#else
+#define WlReplayedOriginLsn()		(replorigin_session_origin_lsn)
+#endif
 #define WL_BKTYPE_CLIENT			"client backend"
 
 #endif							/* WALLOAD_COMPAT_H */

@@ -39,7 +39,6 @@
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "nodes/parsenodes.h"
-#include "replication/origin.h"
 #include "replication/worker_internal.h"
 #include "storage/lock.h"
 #include "utils/backend_status.h"
@@ -922,10 +921,10 @@ wl_observe_worker_xact(WlBackendKind kind, WlWorkerWork *w, WlEffects *eff)
 		 * pg_subscription_rel) commits with the last one still set, which
 		 * was recorded already.
 		 */
-		if (!has_xid || replorigin_session_origin_lsn == InvalidXLogRecPtr ||
-			replorigin_session_origin_lsn == replayed_lsn)
+		if (!has_xid || WlReplayedOriginLsn() == InvalidXLogRecPtr ||
+			WlReplayedOriginLsn() == replayed_lsn)
 			return false;
-		replayed_lsn = replorigin_session_origin_lsn;
+		replayed_lsn = WlReplayedOriginLsn();
 		initStringInfo(&names);
 		truncated_tables(&names, &ntables);
 		w->tag = ntables > 0 ? CMDTAG_TRUNCATE_TABLE : CMDTAG_UNKNOWN;
