@@ -452,7 +452,8 @@ $report$;
 -- or ALTER SYSTEM writes it) or shape (one_transaction, batch_commits,
 -- indexes_after_load, no_truncate_reload, single_transaction_restore,
 -- drop_in_one_transaction).  saving_ms is numeric, 1 decimal.  The first
--- row is the verdict in words.
+-- row is the verdict in words.  (backend_type, the eighth parameter: see
+-- the workers' section below.)
 DROP FUNCTION @extschema@.walload_diagnose(bigint, timestamptz, timestamptz, integer, text, oid, oid);
 
 CREATE FUNCTION @extschema@.walload_diagnose(
@@ -463,6 +464,7 @@ CREATE FUNCTION @extschema@.walload_diagnose(
     application_name text DEFAULT NULL,
     userid oid DEFAULT NULL,
     dbid oid DEFAULT NULL,
+    backend_type text DEFAULT NULL,
     OUT severity text,
     OUT saving_ms numeric,
     OUT finding text,
@@ -476,3 +478,18 @@ CREATE FUNCTION @extschema@.walload_diagnose(
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'walload_diagnose'
 LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+
+-- workers: the background processes walload records (logical replication's
+-- tablesync and apply workers, autovacuum), by the backend_type
+-- pg_stat_activity gives them; walload_diagnose() scoped to one of them
+-- (its backend_type parameter, in the whatif section's definition above).
+CREATE FUNCTION @extschema@.walload_xact_backend_types(
+    OUT xact_id bigint,
+    OUT pid integer,
+    OUT backend_type text
+)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'walload_xact_backend_types'
+LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
+
+GRANT EXECUTE ON FUNCTION @extschema@.walload_xact_backend_types() TO PUBLIC;

@@ -408,6 +408,14 @@ typedef struct WlOpenXact
 	 */
 	int32		charge_sync_files;
 	int32		charge_cleanup_files;
+
+	/*
+	 * A background process's record (wl_acc_worker_statement): its kind,
+	 * and the statement that stands for its work, which the commit's walks
+	 * of no known statement go to.
+	 */
+	int8		backend_kind;
+	int32		worker_stmt_no;
 } WlOpenXact;
 
 static WlOpenXact cur;
@@ -1055,7 +1063,12 @@ queued_record(int32 stmt_no)
 static void
 attribute_walk(WlScanKind kind, int32 stmt_no, double est_ns, bool on_abort_path)
 {
-	WlStmtRef  *ref = stmt_no >= 0 ? find_ref(stmt_no) : NULL;
+	WlStmtRef  *ref;
+
+	/* a background process's walks of no known statement: its work's */
+	if (stmt_no < 0 && cur.worker_stmt_no > 0)
+		stmt_no = cur.worker_stmt_no;
+	ref = stmt_no >= 0 ? find_ref(stmt_no) : NULL;
 
 	/*
 	 * An abort deleting files of no known creator: they are the failed
@@ -1640,6 +1653,7 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 	rec.start = statement_start_ts(s);
 	rec.wal_skipped = s->wal_skipped;
 	rec.nbuffers = NBuffers;
+	rec.backend_kind = cur.backend_kind;
 
 	if (s->is_utility)
 	{
@@ -1795,6 +1809,82 @@ wl_acc_exit_begins(void)
  * statements, as hooks.c sees them start and end
  * ----------------------------------------------------------------
  */
+
+/* ----------------------------------------------------------------
+ * background processes (hooks.c, observe.c wl_observe_worker_xact)
+ * ----------------------------------------------------------------
+ */
+
+/* the end of this background process's last transaction, and its usage then */
+static bool worker_boundary_set = false;
+static TimestampTz worker_boundary_ts;
+static WlUsageMark worker_boundary_mark;
+
+/*
+ * A background process's transaction ends (XACT_EVENT_COMMIT or _ABORT,
+ * recorded or not): its next transaction's time and usage are counted from
+ * here.  Core's transaction start is not enough: the tablesync worker sets
+ * no statement timestamp, which it is taken from.  Reads two clocks and
+ * counters, allocates nothing: fit for the abort path.
+ */
+void
+wl_acc_worker_boundary(void)
+{
+	worker_boundary_ts = GetCurrentTimestamp();
+	wl_usage_mark(&worker_boundary_mark);
+	worker_boundary_set = true;
+}
+
+/*
+ * At PRE_COMMIT of a background process's transaction that did something
+ * (observe.c): record it as one statement-level entry, w, measured from
+ * the transaction's start (the later of core's start and the end of the
+ * process's previous transaction; no hook runs at a start) to now, with
+ * its usage since then, the effects the observation found, and the
+ * commit's walks of no known statement, which follow.  The record is then
+ * closed as a client's is.
+ */
+void
+wl_acc_worker_statement(const WlWorkerWork *w, const WlEffects *eff)
+{
+	TimestampTz start = IsTransactionState() ? GetCurrentTransactionStartTimestamp() : 0;
+	TimestampTz now = GetCurrentTimestamp();
+	WlActiveStmt *s;
+	int			idx;
+
+	if (worker_boundary_set && worker_boundary_ts > start)
+		start = worker_boundary_ts;
+	if (start < MyStartTimestamp)
+		start = MyStartTimestamp;
+	if (start > now)
+		start = now;
+
+	wl_acc_observe();
+	cur.start_ts = start;
+	cur.backend_kind = (int8) w->kind;
+	if (!cur.usage_baseline_set)
+	{
+		/* before the first boundary: the process's usage so far */
+		if (worker_boundary_set)
+			cur.usage_baseline = worker_boundary_mark;
+		else
+			memset(&cur.usage_baseline, 0, sizeof(cur.usage_baseline));
+		cur.usage_baseline_set = true;
+	}
+
+	idx = push_statement(true, true, false, w->tag, 0, 0, NULL, NULL, 0, 0, NULL);
+	s = &stmt_stack[idx];
+	s->start_ts = start;
+	strlcpy(s->query, w->text, WL_QUERY_LEN);
+	s->has_text = true;
+	s->measured = true;
+	s->measured_ms = (double) (now - start) / 1000.0;
+	wl_usage_since(&cur.usage_baseline, &s->measured_usage);
+	wl_acc_apply_effects(eff);
+	note_storage_statement(s->stmt_no);
+	cur.worker_stmt_no = s->stmt_no;
+	finish_statement(idx, WL_STMT_OK, w->rows, true);
+}
 
 /* A utility statement starts: returns the serial that finds its entry */
 uint64
@@ -2472,6 +2562,7 @@ finish_record(void)
 		rec.outcome = WL_OUTCOME_PREPARE;
 	rec.wal_level = wal_level;
 	rec.synchronous_commit = synchronous_commit;
+	rec.backend_kind = cur.backend_kind;
 	rec.total_ms = (double) (rec.end - rec.start) / 1000.0;
 	rec.commit_ms = cur.commit_ms;
 	rec.commit_sync_ms = cur.sync_ms;

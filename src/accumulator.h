@@ -10,6 +10,7 @@
 #ifndef WALLOAD_ACCUMULATOR_H
 #define WALLOAD_ACCUMULATOR_H
 
+#include "observe.h"
 #include "scan_model.h"
 
 #include "executor/execdesc.h"
@@ -41,6 +42,10 @@ extern void wl_acc_executor_done(QueryDesc *queryDesc, uint64 rows, bool wal_ski
 
 /* what the statement running now did (scan_model.c, observe.c) */
 extern void wl_acc_apply_effects(const WlEffects *eff);
+
+/* background processes: their work at a commit, the ends of their transactions */
+extern void wl_acc_worker_statement(const WlWorkerWork *w, const WlEffects *eff);
+extern void wl_acc_worker_boundary(void);
 
 /* transaction events, in the order core runs them (see accumulator.c) */
 extern void wl_acc_set_prepare_gid(const char *gid);

@@ -622,4 +622,37 @@ wl_sync_standbys_defined(void)
 #endif
 }
 
+/*
+ * --- background processes that load (observe.c, wl_observe_worker_xact):
+ * a relation file's relation, a lock held, and the names pg_stat_activity
+ * gives the processes in backend_type (15-16: one bgw_type for both logical
+ * replication workers; 17+: apply and tablesync named apart) ---
+ */
+#if PG_VERSION_NUM >= 160000
+#include "utils/relfilenumbermap.h"
+#define WlRelidByFile(file)			RelidByRelfilenumber((file).spcOid, (file).relNumber)
+#else
+#include "utils/relfilenodemap.h"
+#define WlRelidByFile(file)			RelidByRelfilenode((file).spcNode, (file).relNode)
+#endif
+#if PG_VERSION_NUM >= 170000
+#define WlLockHeldByMe(tag, mode)	LockHeldByMe((tag), (mode), false)
+#define WL_BKTYPE_APPLY				"logical replication apply worker"
+#define WL_BKTYPE_TABLESYNC			"logical replication tablesync worker"
+#else
+#define WlLockHeldByMe(tag, mode)	LockHeldByMe((tag), (mode))
+#define WL_BKTYPE_APPLY				"logical replication worker"
+#define WL_BKTYPE_TABLESYNC			"logical replication worker"
+#endif
+#define WL_BKTYPE_AUTOVACUUM		"autovacuum worker"
+
+/* the end of the remote commit a replaying worker commits (origin's progress) */
+#include "replication/origin.h"
+#if PG_VERSION_NUM >= 190000
+#define WlReplayedOriginLsn()		(replorigin_xact_state.origin_lsn)
+#else
+#define WlReplayedOriginLsn()		(replorigin_session_origin_lsn)
+#endif
+#define WL_BKTYPE_CLIENT			"client backend"
+
 #endif							/* WALLOAD_COMPAT_H */

@@ -1193,14 +1193,160 @@ typedef struct Scope
 				has_pid,
 				has_app,
 				has_userid,
-				has_dbid;
+				has_dbid,
+				has_bktype;		/* 1.10: backend_type */
 	TimestampTz since;
 	TimestampTz until;
 	int32		pid;
 	char	   *app;
 	Oid			userid;
 	Oid			dbid;
+	char	   *bktype;
 } Scope;
+
+/*
+ * The backend_type filter (1.10) names a process kind walload records, as
+ * pg_stat_activity spells it: any other name is an error, not an empty
+ * result.
+ */
+static char *
+checked_backend_type(char *name)
+{
+	const WlBackendKind kinds[] = {WL_KIND_CLIENT, WL_KIND_APPLY, WL_KIND_TABLESYNC, WL_KIND_AUTOVACUUM};
+
+	for (int i = 0; i < lengthof(kinds); i++)
+		if (strcmp(name, wl_backend_kind_name(kinds[i])) == 0)
+			return name;
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("walload records no backend_type \"%s\"", name),
+			 errhint("Use one of '%s', '%s', '%s', '%s'.",
+					 WL_BKTYPE_CLIENT, WL_BKTYPE_APPLY, WL_BKTYPE_TABLESYNC, WL_BKTYPE_AUTOVACUUM)));
+	return NULL;				/* not reached */
+}
+
+/*
+ * Background processes (1.10): what the logical replication workers and
+ * autovacuum did, from their records (backend_kind): counts and rules, each
+ * finding only where its count is not zero.
+ *
+ *	initial sync at wal_level=minimal with commit-time sync walks: a
+ *	  subscriber's copy into files that skip WAL (a table given a new file
+ *	  in the copy's transaction) pays a walk of the pool per table at its
+ *	  commit;
+ *	copy_data of many small tables: each table is a worker, a slot and a
+ *	  transaction of its own;
+ *	replayed TRUNCATE: the old files' deletion walks the pool at each
+ *	  replayed commit;
+ *	autovacuum truncation walks: each truncation of a table's empty tail
+ *	  walks the pool, the more the larger shared_buffers.
+ */
+#define WL_SMALL_COPY_ROWS		10000
+#define WL_MANY_COPIES			10
+
+static void
+diagnose_workers(Emitter *em, WlXactRecord **in, int n)
+{
+	int64		copies = 0,
+				small_copies = 0,
+				copy_rows = 0,
+				minimal_sync_walks = 0,
+				minimal_sync_xacts = 0,
+				truncate_walks = 0,
+				truncate_xacts = 0,
+				av_walks = 0,
+				av_xacts = 0;
+	int32		nbuffers = 0;
+
+	for (int i = 0; i < n; i++)
+	{
+		WlXactRecord *x = in[i];
+
+		if (x->backend_kind == WL_KIND_CLIENT)
+			continue;
+		nbuffers = x->nbuffers;
+		if (x->backend_kind == WL_KIND_AUTOVACUUM)
+		{
+			if (x->c.scans[WL_SCAN_DROP_REL] > 0)
+			{
+				av_xacts++;
+				av_walks += x->c.scans[WL_SCAN_DROP_REL];
+			}
+			continue;
+		}
+		if (x->kind_ms[WL_TIME_COPY] > 0 || (x->statements == 1 && x->c.rows > 0 &&
+											 x->backend_kind == WL_KIND_TABLESYNC &&
+											 x->kind_ms[WL_TIME_OTHER] == 0))
+		{
+			copies++;
+			copy_rows += x->c.rows;
+			if (x->c.rows < WL_SMALL_COPY_ROWS)
+				small_copies++;
+			if (x->wal_level == WAL_LEVEL_MINIMAL && x->c.scans[WL_SCAN_FLUSH_PENDING] > 0)
+			{
+				minimal_sync_xacts++;
+				minimal_sync_walks += x->c.scans[WL_SCAN_FLUSH_PENDING];
+			}
+		}
+		if (x->kind_ms[WL_TIME_TRUNCATE] > 0 || x->c.scans[WL_SCAN_DROP_PENDING] > 0)
+		{
+			if (x->c.scans[WL_SCAN_DROP_PENDING] + x->c.scans[WL_SCAN_DROP_REL] > 0)
+			{
+				truncate_xacts++;
+				truncate_walks += x->c.scans[WL_SCAN_DROP_PENDING] + x->c.scans[WL_SCAN_DROP_REL];
+			}
+		}
+	}
+
+	if (minimal_sync_walks > 0)
+	{
+		emit(em, "notice", "subscription initial sync walks shared buffers at commit (wal_level=minimal)",
+			 psprintf("%lld initial cop%s of the subscription's tables skipped WAL and synced their files at commit: "
+					  "%lld walk%s of all %d shared buffers",
+					  (long long) minimal_sync_xacts, minimal_sync_xacts == 1 ? "y" : "ies",
+					  (long long) minimal_sync_walks, plural(minimal_sync_walks), nbuffers),
+			 "Under wal_level=minimal each table whose copy writes a new file pays a commit-time walk of the "
+			 "pool. Set wal_level=replica on the subscriber for the initial sync, or raise wal_skip_threshold "
+			 "so that small tables are WAL-logged instead of synced.");
+		brief(em, psprintf("%lld commit walk%s in initial sync", (long long) minimal_sync_walks,
+						   plural(minimal_sync_walks)),
+			  "wal_level=replica for the sync, or a larger wal_skip_threshold");
+	}
+	if (copies >= WL_MANY_COPIES && small_copies * 2 > copies)
+	{
+		emit(em, "info", "copy_data of many small tables",
+			 psprintf("%lld of the subscription's %lld initial copies loaded fewer than %d rows "
+					  "(%lld rows in all); each is a tablesync worker, a replication slot and a transaction of its own",
+					  (long long) small_copies, (long long) copies, WL_SMALL_COPY_ROWS, (long long) copy_rows),
+			 "Copy the small tables before subscribing (pg_dump --data-only of them) and create the subscription "
+			 "WITH (copy_data = false), or raise max_sync_workers_per_subscription to run more copies at once.");
+		brief(em, psprintf("%lld small initial copies", (long long) small_copies),
+			  "copy small tables beforehand, copy_data = false");
+	}
+	if (truncate_walks > 0)
+	{
+		emit(em, "notice", "replayed TRUNCATE walks shared buffers",
+			 psprintf("%lld replayed transaction%s walked all %d shared buffers %lld time%s to drop the "
+					  "truncated tables' old files",
+					  (long long) truncate_xacts, plural(truncate_xacts), nbuffers,
+					  (long long) truncate_walks, plural(truncate_walks)),
+			 "Each replayed TRUNCATE deletes the old files at commit, one walk of the pool per transaction. "
+			 "Publish without truncate (WITH (publish = 'insert, update, delete')) and delete the rows "
+			 "instead, or batch truncations into fewer transactions on the publisher.");
+		brief(em, psprintf("%lld walk%s by replayed TRUNCATE", (long long) truncate_walks, plural(truncate_walks)),
+			  "publish without truncate, or batch them");
+	}
+	if (av_walks > 0)
+	{
+		emit(em, "notice", "autovacuum truncation walks shared buffers",
+			 psprintf("autovacuum truncated a table's empty tail %lld time%s, each a walk of all %d shared buffers",
+					  (long long) av_walks, plural(av_walks), nbuffers),
+			 "Truncating a table's tail walks the whole pool, the longer the larger shared_buffers. For tables "
+			 "whose tail is emptied and refilled, ALTER TABLE ... SET (vacuum_truncate = false).");
+		brief(em, psprintf("%lld autovacuum truncation walk%s", (long long) av_walks, plural(av_walks)),
+			  "vacuum_truncate = false on those tables");
+	}
+}
 
 static bool
 in_scope(const Scope *sc, const WlXactRecord *x)
@@ -1211,7 +1357,8 @@ in_scope(const Scope *sc, const WlXactRecord *x)
 		(!sc->has_pid || x->pid == sc->pid) &&
 		(!sc->has_app || strcmp(x->application_name, sc->app) == 0) &&
 		(!sc->has_userid || x->userid == sc->userid) &&
-		(!sc->has_dbid || x->dbid == sc->dbid);
+		(!sc->has_dbid || x->dbid == sc->dbid) &&
+		(!sc->has_bktype || strcmp(wl_backend_kind_name(x->backend_kind), sc->bktype) == 0);
 }
 
 /* by session (pid, backend start), then start */
@@ -1304,12 +1451,15 @@ walload_diagnose(PG_FUNCTION_ARGS)
 			sc.userid = PG_GETARG_OID(5);
 		if ((sc.has_dbid = !PG_ARGISNULL(6)))
 			sc.dbid = PG_GETARG_OID(6);
+		if (PG_NARGS() > WL_DIAGNOSE_ARGS && (sc.has_bktype = !PG_ARGISNULL(WL_DIAGNOSE_ARGS)))
+			sc.bktype = checked_backend_type(text_to_cstring(PG_GETARG_TEXT_PP(WL_DIAGNOSE_ARGS)));
 		if (sc.has_since && sc.has_until && sc.since > sc.until)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("since must not be later than until")));
 	}
-	filtered = sc.has_since || sc.has_until || sc.has_pid || sc.has_app || sc.has_userid || sc.has_dbid;
+	filtered = sc.has_since || sc.has_until || sc.has_pid || sc.has_app || sc.has_userid ||
+		sc.has_dbid || sc.has_bktype;
 
 	InitMaterializedSRF(fcinfo, 0);
 	(void) wl_check_columns(rsinfo, diagnose_cols, lengthof(diagnose_cols), "walload_diagnose");
@@ -1444,6 +1594,7 @@ walload_diagnose(PG_FUNCTION_ARGS)
 	diagnose_standby(&em, &t);
 	diagnose_vacuum(&em, sc.one || filtered, xact_ids, t.xacts);
 	diagnose_wal(&em, &t, &whatifs, xact_ids, t.xacts, drop_ids, ndrops);
+	diagnose_workers(&em, in, t.xacts);
 	verdict(&em);
 	emit_all(&em);
 	return (Datum) 0;

@@ -141,6 +141,7 @@ watch_backend_exit(void)
  */
 static void wl_resource_release(ResourceReleasePhase phase, bool isCommit,
 								bool isTopLevel, void *arg);
+static void xact_event(XactEvent event);
 
 static void
 watch_locks_release(void)
@@ -743,11 +744,66 @@ watch_xact_end(void)
 	}
 }
 
+/*
+ * The background processes that load without a hooked statement (the
+ * logical replication workers, autovacuum: observe.c) are recorded at
+ * their commits: what the transaction did is looked at once, at
+ * PRE_COMMIT, when tracking is on, and becomes the record's one statement;
+ * the rest of the commit is a client's.  Every end of their transactions
+ * marks where the next one's time and usage start.  Nothing on their
+ * per-row paths.  The kind of process is read once.
+ */
+static int	worker_kind = -1;
+
+static inline WlBackendKind
+worker_process(void)
+{
+	if (worker_kind < 0)
+		worker_kind = (int) wl_observe_worker_kind();
+	return (WlBackendKind) worker_kind;
+}
+
+static void
+worker_xact_event(WlBackendKind kind, XactEvent event)
+{
+	if (event == XACT_EVENT_PRE_COMMIT)
+	{
+		WlWorkerWork w;
+		WlEffects	eff;
+
+		if (!tracking_on() || wl_acc_observed())
+			return;
+		memset(&eff, 0, sizeof(eff));
+		if (wl_observe_worker_xact(kind, &w, &eff))
+		{
+			watch_backend_exit();
+			wl_acc_worker_statement(&w, &eff);
+		}
+	}
+	else if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT)
+	{
+		if (backend_observable())
+			wl_acc_worker_boundary();
+	}
+}
+
 static void
 wl_xact_callback(XactEvent event, void *arg)
 {
-	if (!xact_callbacks_apply())
-		return;
+	WlBackendKind kind = worker_process();
+
+	/* after the accumulator's own end of the record, at COMMIT and ABORT */
+	if (kind != WL_KIND_CLIENT && event == XACT_EVENT_PRE_COMMIT)
+		worker_xact_event(kind, event);
+	if (xact_callbacks_apply())
+		xact_event(event);
+	if (kind != WL_KIND_CLIENT && event != XACT_EVENT_PRE_COMMIT)
+		worker_xact_event(kind, event);
+}
+
+static void
+xact_event(XactEvent event)
+{
 
 	switch (event)
 	{

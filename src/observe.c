@@ -5,7 +5,10 @@
  *		not report, seen by looking before and after it (and at the object
  *		access events it fires): VACUUM truncating a table, TRUNCATE in
  *		place, databases dropped, moved or created, sequences rewritten,
- *		COPY into a file that skips WAL, a prepared transaction finished.
+ *		COPY into a file that skips WAL, a prepared transaction finished;
+ *		and what a background process's transaction did (the logical
+ *		replication workers' initial copy and replay, autovacuum's
+ *		truncation of a table's tail), at its commit.
  *
  * Returns what it saw as effects (scan_model.h, WlEffects); the decisions
  * of core it needs are scan_model.c's.  Nothing here records anything.
@@ -29,10 +32,17 @@
 #include "catalog/pg_class.h"
 #include "catalog/pg_database.h"
 #include "catalog/pg_inherits.h"
+#include "catalog/pg_subscription_rel.h"
 #include "commands/dbcommands.h"
 #include "commands/defrem.h"
+#include "commands/progress.h"
+#include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "nodes/parsenodes.h"
+#include "replication/worker_internal.h"
+#include "storage/lock.h"
+#include "utils/backend_status.h"
+#include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -784,3 +794,215 @@ observe_after(WlObservation *obs, WlEffects *eff)
 	}
 }
 
+
+/* ----------------------------------------------------------------
+ * background processes that load without a hooked statement
+ *
+ * shared_preload_libraries loads walload into every process the
+ * postmaster starts, but the logical replication workers and autovacuum
+ * run no statement through ProcessUtility or the executor hooks: the
+ * tablesync worker copies a table with CopyFrom(), the apply worker
+ * replays changes through its own executor calls and TRUNCATE through
+ * ExecuteTruncateGuts() (no object access event), autovacuum calls
+ * vacuum() itself.  Their transactions are looked at once, at PRE_COMMIT
+ * (hooks.c), never per row: what the transaction did is read from core's
+ * state at that moment, and the accumulator records it as one statement.
+ * Core's commit-time walks (pending syncs and deletions) are decided from
+ * core's lists at the commit, as for a client's.
+ * ----------------------------------------------------------------
+ */
+
+/* the relation the tablesync worker has recorded the initial copy of */
+static Oid	copied_relid = InvalidOid;
+
+/* the end of the last remote transaction recorded as replayed */
+static XLogRecPtr replayed_lsn = InvalidXLogRecPtr;
+
+WlBackendKind
+wl_observe_worker_kind(void)
+{
+	if (MyBackendType == B_AUTOVAC_WORKER)
+		return WL_KIND_AUTOVACUUM;
+	if (MyBackendType == B_BG_WORKER && MyLogicalRepWorker != NULL)
+		return am_tablesync_worker() ? WL_KIND_TABLESYNC : WL_KIND_APPLY;
+	return WL_KIND_CLIENT;
+}
+
+/* schema.name of a relation, or its OID if it is gone */
+static char *
+qualified_name(Oid relid)
+{
+	char	   *rel = get_rel_name(relid);
+	char	   *nsp = rel ? get_namespace_name(get_rel_namespace(relid)) : NULL;
+
+	if (rel == NULL)
+		return psprintf("%u", relid);
+	return quote_qualified_identifier(nsp, rel);
+}
+
+/* does this transaction hold lockmode on relation relid of this database */
+static bool
+relation_locked_by_me(Oid relid, LOCKMODE lockmode)
+{
+	LOCKTAG		tag;
+
+	SET_LOCKTAG_RELATION(tag, MyDatabaseId, relid);
+	return WlLockHeldByMe(&tag, lockmode);
+}
+
+/*
+ * The tables TRUNCATE gave a new file in this transaction: the files
+ * created in it (core's list of files to delete at abort) that are a
+ * table's.  The apply worker creates files only by replaying TRUNCATE.
+ */
+static void
+truncated_tables(StringInfo names, int *ntables)
+{
+	WlRelFile  *files;
+	int			n = smgrGetPendingDeletes(false, &files);
+
+	for (int i = 0; i < n; i++)
+	{
+		Oid			relid = WlRelidByFile(files[i]);
+
+		if (!OidIsValid(relid) || get_rel_relkind(relid) != RELKIND_RELATION)
+			continue;
+		if (*ntables < 8)
+			appendStringInfo(names, "%s%s", *ntables > 0 ? ", " : "", qualified_name(relid));
+		(*ntables)++;
+	}
+	if (files)
+		pfree(files);
+	if (*ntables > 8)
+		appendStringInfo(names, " and %d more", *ntables - 8);
+}
+
+/*
+ * The table an autovacuum worker's transaction vacuumed: the one it holds
+ * ShareUpdateExclusiveLock on (vacuum_rel and analyze_rel take it; no
+ * other transaction of autovacuum does).  One look at the lock table per
+ * autovacuum transaction.
+ */
+static Oid
+autovacuum_table(void)
+{
+	LockData   *ld = GetLockStatusData();
+	Oid			relid = InvalidOid;
+
+	for (int i = 0; i < ld->nelements && !OidIsValid(relid); i++)
+	{
+		LockInstanceData *li = &ld->locks[i];
+
+		if (li->pid == MyProcPid &&
+			li->locktag.locktag_type == LOCKTAG_RELATION &&
+			li->locktag.locktag_field1 == MyDatabaseId &&
+			(li->holdMask & LOCKBIT_ON(ShareUpdateExclusiveLock)))
+			relid = li->locktag.locktag_field2;
+	}
+	return relid;
+}
+
+/*
+ * At PRE_COMMIT of a background process's transaction: what it did, as
+ * one statement-level entry, with the walks it did that core's lists do
+ * not show.  Returns false when there is nothing to record: a transaction
+ * with no xid that copied nothing and truncated nothing (the workers'
+ * catalog look-ups, an autovacuum that truncated no tail).
+ */
+bool
+wl_observe_worker_xact(WlBackendKind kind, WlWorkerWork *w, WlEffects *eff)
+{
+	bool		has_xid = TransactionIdIsValid(GetTopTransactionIdIfAny());
+
+	w->kind = kind;
+	w->rows = 0;
+	w->text[0] = '\0';
+
+	if (kind == WL_KIND_TABLESYNC)
+	{
+		Oid			relid = MyLogicalRepWorker->relid;
+
+		/*
+		 * The initial copy: the transaction that holds the table locked
+		 * while the worker's state is DATASYNC (the one before it only
+		 * writes that state); its rows are the COPY's progress, which
+		 * CopyFrom() counted (the counters outlive the command's end).
+		 */
+		if (MyLogicalRepWorker->relstate == SUBREL_STATE_DATASYNC &&
+			copied_relid != relid &&
+			relation_locked_by_me(relid, RowExclusiveLock))
+		{
+			WlRelFile	file;
+
+			copied_relid = relid;
+			w->tag = CMDTAG_COPY;
+			if (MyBEEntry != NULL)
+				w->rows = (uint64) Max(MyBEEntry->st_progress_param[PROGRESS_COPY_TUPLES_PROCESSED], 0);
+			snprintf(w->text, WL_QUERY_LEN, "initial copy of %s (subscription %s)",
+					 qualified_name(relid), MySubscription ? MySubscription->name : "?");
+			if (wl_model_relation_file(relid, &file, NULL, NULL) && WlSkippingWAL(file))
+				eff->wal_skipped = true;
+			return true;
+		}
+	}
+
+	if (kind == WL_KIND_APPLY || kind == WL_KIND_TABLESYNC)
+	{
+		StringInfoData names;
+		int			ntables = 0;
+
+		/*
+		 * A replayed transaction: the worker set the remote commit's end as
+		 * its origin's progress before committing (apply_handle_commit and
+		 * the like); the workers' own bookkeeping (their state in
+		 * pg_subscription_rel) commits with the last one still set, which
+		 * was recorded already.
+		 */
+		if (!has_xid || WlReplayedOriginLsn() == InvalidXLogRecPtr ||
+			WlReplayedOriginLsn() == replayed_lsn)
+			return false;
+		replayed_lsn = WlReplayedOriginLsn();
+		initStringInfo(&names);
+		truncated_tables(&names, &ntables);
+		w->tag = ntables > 0 ? CMDTAG_TRUNCATE_TABLE : CMDTAG_UNKNOWN;
+		if (ntables > 0)
+			snprintf(w->text, WL_QUERY_LEN, "replayed transaction with TRUNCATE of %s (subscription %s)",
+					 names.data, MySubscription ? MySubscription->name : "?");
+		else
+			snprintf(w->text, WL_QUERY_LEN, "replayed transaction (subscription %s)",
+					 MySubscription ? MySubscription->name : "?");
+		pfree(names.data);
+		return true;
+	}
+
+	if (kind == WL_KIND_AUTOVACUUM)
+	{
+		Oid			relid = autovacuum_table();
+		WlRelFile	file;
+		BlockNumber before;
+		BlockNumber after;
+
+		/*
+		 * The heap's size when VACUUM began is its progress counter
+		 * (heap_vacuum_rel sets it, and it outlives the command's end; an
+		 * ANALYZE's counter there is blocks sampled, never more than the
+		 * table has); fewer blocks now: lazy_truncate_heap truncated the
+		 * tail, one walk (as a VACUUM statement's is counted, observe_after).
+		 */
+		if (!OidIsValid(relid) || MyBEEntry == NULL ||
+			!wl_model_relation_file(relid, &file, NULL, NULL))
+			return false;
+		before = (BlockNumber) MyBEEntry->st_progress_param[PROGRESS_VACUUM_TOTAL_HEAP_BLKS];
+		after = wl_model_main_fork_blocks(file);
+		if (after >= before)
+			return false;
+		wl_effects_add_scans(eff, WL_SCAN_DROP_REL, 1, 1);
+		eff->vacuum = true;
+		eff->vacuum_pages = before;
+		eff->vacuum_pages_removed = before - after;
+		w->tag = CMDTAG_VACUUM;
+		snprintf(w->text, WL_QUERY_LEN, "autovacuum of %s", qualified_name(relid));
+		return true;
+	}
+	return false;
+}

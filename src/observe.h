@@ -25,4 +25,21 @@ extern void wl_observe_truncate(Oid relid);
 extern void wl_observe_created_relation(Oid relid, WlEffects *eff);
 extern void wl_observe_altered_relation(Oid relid, WlEffects *eff);
 
+/*
+ * What a background process's transaction did (wl_observe_worker_xact):
+ * the statement-level entry walload records for it, since no hooked
+ * statement ran.
+ */
+typedef struct WlWorkerWork
+{
+	WlBackendKind kind;
+	CommandTag	tag;
+	uint64		rows;
+	char		text[WL_QUERY_LEN];
+} WlWorkerWork;
+
+/* background processes, at their transactions' commits */
+extern WlBackendKind wl_observe_worker_kind(void);
+extern bool wl_observe_worker_xact(WlBackendKind kind, WlWorkerWork *w, WlEffects *eff);
+
 #endif							/* WALLOAD_OBSERVE_H */

@@ -122,6 +122,20 @@ typedef struct WlCounters
 	int64		scan_est_ns;	/* the scans' estimated duration (cost.c) */
 } WlCounters;
 
+/*
+ * The process that did a record's work (1.10): a client's backend, or a
+ * background process walload records at its transactions' boundaries
+ * (hooks.c, observe.c wl_observe_worker_xact).  Kept in a byte that was
+ * padding in both records: older records read 0, a client's.
+ */
+typedef enum WlBackendKind
+{
+	WL_KIND_CLIENT = 0,
+	WL_KIND_APPLY,				/* logical replication apply worker */
+	WL_KIND_TABLESYNC,			/* logical replication tablesync worker */
+	WL_KIND_AUTOVACUUM			/* autovacuum worker */
+} WlBackendKind;
+
 typedef enum WlStmtStatus
 {
 	WL_STMT_OK = 0,
@@ -140,6 +154,7 @@ typedef struct WlStmtRecord
 	bool		toplevel;
 	bool		wal_skipped;
 	uint8		status;			/* WlStmtStatus */
+	int8		backend_kind;	/* WlBackendKind, in what was padding */
 	int16		nest_level;
 	CommandTag	tag;
 	TimestampTz start;
@@ -186,6 +201,7 @@ typedef struct WlXactRecord
 	uint8		outcome;		/* WlOutcome */
 	int8		wal_level;
 	int8		synchronous_commit;
+	int8		backend_kind;	/* WlBackendKind, in what was padding */
 
 	/*
 	 * Of c.scan_est_ns, the page faults of this backend's first walk as

@@ -65,6 +65,7 @@ PG_FUNCTION_INFO_V1(walload_histograms);
 PG_FUNCTION_INFO_V1(walload_reset);
 PG_FUNCTION_INFO_V1(walload_calibrate);
 PG_FUNCTION_INFO_V1(walload_activity);
+PG_FUNCTION_INFO_V1(walload_xact_backend_types);
 
 static Datum
 uint64_numeric(uint64 v)
@@ -1072,6 +1073,57 @@ walload_activity(PG_FUNCTION_ARGS)
 				nulls[i++] = true;
 		}
 		Assert(i == ncols);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}
+
+/*
+ * walload_xact_backend_types (1.10): the process each recorded transaction
+ * ran in, as pg_stat_activity.backend_type names it ('client backend', or a
+ * background process walload records at its commits: hooks.c), to join
+ * walload_xacts and walload_statements on xact_id.  A function of its own,
+ * so that walload_xacts keeps its columns.
+ */
+const char *
+wl_backend_kind_name(int kind)
+{
+	switch (kind)
+	{
+		case WL_KIND_APPLY:
+			return WL_BKTYPE_APPLY;
+		case WL_KIND_TABLESYNC:
+			return WL_BKTYPE_TABLESYNC;
+		case WL_KIND_AUTOVACUUM:
+			return WL_BKTYPE_AUTOVACUUM;
+		default:
+			return WL_BKTYPE_CLIENT;
+	}
+}
+
+Datum
+walload_xact_backend_types(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	WlXactRecord *recs;
+	int			n;
+
+	wl_store_require();
+	InitMaterializedSRF(fcinfo, 0);
+	if (rsinfo->setDesc->natts != 3)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("walload_xact_backend_types must return 3 columns, not %d",
+						rsinfo->setDesc->natts)));
+	n = wl_store_copy_xacts(&recs);
+	for (int r = 0; r < n; r++)
+	{
+		Datum		values[3];
+		bool		nulls[3] = {false, false, false};
+
+		values[0] = Int64GetDatum((int64) recs[r].xact_id);
+		values[1] = Int32GetDatum(recs[r].pid);
+		values[2] = CStringGetTextDatum(wl_backend_kind_name(recs[r].backend_kind));
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;

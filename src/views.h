@@ -20,5 +20,6 @@ extern int	wl_check_columns(ReturnSetInfo *rsinfo, const int *counts, int ncount
 							 const char *fn);
 extern bool wl_can_see_text(Oid userid);
 extern bool wl_can_see_backend(Oid userid);
+extern const char *wl_backend_kind_name(int kind);
 
 #endif							/* WALLOAD_VIEWS_H */

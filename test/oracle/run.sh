@@ -347,6 +347,10 @@ mine='curtask->real_parent->tgid == $1'
 {
   echo 'BEGIN { printf("READY\n"); }'
   echo "uprobe:$binary:PostgresMain /$mine/ { @backend[pid] = 1; }"
+  # autovacuum workers load as a client does (walload records them at their
+  # commits): counted as client backends (scenario 39).  They enter vacuum()
+  # (AutoVacWorkerMain is static, inlined where it is called)
+  echo "uprobe:$binary:vacuum /$mine/ { @backend[pid] = 1; }"
   # the cut (see cut_trace): the calls since the last cut, then none
   echo "uprobe:$binary:pg_backend_pid /$mine/ {
   printf(\"MARK %d\\n\", pid);
