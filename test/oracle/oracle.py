@@ -90,7 +90,7 @@ MAP_RE = re.compile(r"^@(\w+)(?:\[([^\]]*)\])?: (\d+)$")
 
 def parse_trace(path, probe_ns=0):
     """The maps bpftrace printed at exit."""
-    t = {"call": [], "oncpu": {}, "other": {}, "nwork": {}, "local": set(), "backend": set(), "start": [], "entries": 0, "returns": 0,
+    t = {"call": [], "oncpu": {}, "other": {}, "nwork": {}, "local": set(), "backend": set(), "worker": set(), "start": [], "entries": 0, "returns": 0,
          "marks": [], "ready": False, "text": ""}
     with open(path, errors="replace") as f:
         text = f.read()
@@ -121,6 +121,8 @@ def parse_trace(path, probe_ns=0):
             t["local"].add(tuple(keys))
         elif name == "backend":
             t["backend"].add(keys[0])
+        elif name == "worker":
+            t["worker"].add(keys[0])
         elif name == "start":
             t["start"].append((keys[0], keys[1], val))
         elif name in ("entries", "returns"):
@@ -329,6 +331,15 @@ def warm_after_scan(last_scan_end, pid, start):
     return pid in last_scan_end and 0 <= start - last_scan_end[pid] <= WARM_GAP_NS
 
 
+def worker_walks(by_worker):
+    """The walks per worker process, as run.sh reads walload's:
+    "PID:kind=N,kind=N PID:..." by pid, kinds in KINDS order, processes
+    without a walk left out ("" for none)."""
+    return " ".join("%d:%s" % (pid, ",".join("%s=%d" % (k[len("scans_"):], n)
+                                             for k, n in by_worker[pid].items() if n))
+                    for pid in sorted(by_worker) if any(by_worker[pid].values()))
+
+
 def cmd_count(args):
     """count TRACE MAJOR THRESHOLD LO HI DIAGFILE [EXCLUDE_PID...]"""
     path, major, thr, lo, hi, diagfile = args[:6]
@@ -341,7 +352,12 @@ def cmd_count(args):
     early = ambiguous = other = contradicted = 0
     per_fn = {}
     odd = []
-    clients = t["backend"] - exclude
+    # logical replication's workers (run.sh: their entry points) are counted
+    # as a client backend is, and also apart, per process: walload records
+    # their transactions with their pid (walload_xact_backend_types())
+    workers = t["worker"] - exclude
+    clients = (t["backend"] | workers) - exclude
+    by_worker = {}
     last_scan_end = {}
     scan_ns = 0
     for start, pid, fn, dur, wall, otherwork, nwork, local in t["call"]:
@@ -364,6 +380,9 @@ def cmd_count(args):
             cls = "AMBIGUOUS"
         elif lo <= dur < hi or dur >= thr:
             got[kind] += 1
+            if pid in workers:
+                w = by_worker.setdefault(pid, dict.fromkeys(KINDS, 0))
+                w[kind] += 1
             scan_ns += dur
             last_scan_end[pid] = start + wall
             cls = "scan" if not lo <= dur < hi else "scan, right after another (warm caches)"
@@ -384,7 +403,9 @@ def cmd_count(args):
     lost = abs(t["entries"] - t["returns"] - unreturned) + abs(t["returns"] - len(t["call"]))
     with open(diagfile, "w") as f:
         f.write("client backends (entered PostgresMain while attached): %s\n"
-                % (", ".join(str(p) for p in sorted(clients)) or "none"))
+                % (", ".join(str(p) for p in sorted(clients - workers)) or "none"))
+        f.write("logical replication workers (entered %s while attached): %s\n"
+                % ("ApplyWorkerMain or a tablesync entry point", ", ".join(str(p) for p in sorted(workers)) or "none"))
         if exclude:
             f.write("excluded (the liveness marker's backend): %s\n"
                     % ", ".join(str(p) for p in sorted(exclude)))
@@ -405,6 +426,7 @@ def cmd_count(args):
     out.update({"scan_us": scan_ns // 1000, "early": early, "ambiguous": ambiguous,
                 "contradicted": contradicted, "odd_calls": ", ".join(odd), "unreturned": unreturned,
                 "lost": lost, "other": other, "nclients": len(clients),
+                "nworkers": len(workers), "worker_walks": worker_walks(by_worker),
                 "ready": 1 if t["ready"] else 0})
     shell_out(out)
     return 0
@@ -413,7 +435,7 @@ def cmd_count(args):
 # ---------------------------------------------------------------- scenarios
 
 def read_headers(path):
-    h = {"db": "", "errors": "0", "needs": "", "expect": {}, "title": "",
+    h = {"db": "", "errors": "0", "needs": "", "publisher": "", "expect": {}, "title": "",
          "min-version": "", "max-version": "", "skip": {}}
     with open(path) as f:
         lines = f.read().splitlines()
@@ -459,7 +481,7 @@ def cmd_info(args):
     for key in ("min-version", "max-version"):
         if h[key] and not re.match(r"^[0-9]+$", h[key]):
             raise SystemExit("@%s: %r is not a major version number (%s)" % (key, h[key], path))
-    out = {"sc_db": h["db"], "sc_errors": h["errors"], "sc_needs": h["needs"],
+    out = {"sc_db": h["db"], "sc_errors": h["errors"], "sc_needs": h["needs"], "sc_publisher": h["publisher"],
            "sc_title": h["title"], "sc_has_expect": 0 if exp is None else 1,
            "sc_min_version": h["min-version"], "sc_max_version": h["max-version"],
            "sc_skip": h["skip"].get(level, h["skip"].get("*", ""))}

@@ -117,6 +117,21 @@ for fn in "${other_work[@]}"; do
   else echo "# note: $binary does not export $fn; its time is not subtracted" >&2; fi
 done
 other_work=("${found[@]}")
+# logical replication's workers, counted as client backends are and also
+# apart, per process (the @publisher scenarios): the entry points this
+# binary exports (the worker_fns listed here, none of them static):
+# ApplyWorkerMain on 15-19 (on 15-16 the tablesync worker enters it too),
+# TablesyncWorkerMain on 17-18, TableSyncWorkerMain on 19, and
+# ParallelApplyWorkerMain on 16+ (streaming = parallel; no scenario uses it)
+worker_fns=()
+for fn in ApplyWorkerMain TablesyncWorkerMain TableSyncWorkerMain ParallelApplyWorkerMain; do
+  probe_listed "$fn" && worker_fns+=("$fn")
+done
+[[ " ${worker_fns[*]} " == *" ApplyWorkerMain "* ]] ||
+  echo "# note: $binary does not export ApplyWorkerMain: logical replication's workers are not counted" >&2
+if [ "$major" -ge 17 ] && [[ " ${worker_fns[*]} " != *" Tablesync"* ]] && [[ " ${worker_fns[*]} " != *" TableSync"* ]]; then
+  echo "# note: $binary exports no tablesync worker entry point: its tablesync workers are not counted" >&2
+fi
 probe_test=$(timeout -k 5 60 bpftrace -e "uprobe:$binary:pg_backend_pid /curtask->real_parent->tgid == 1/ { @n = count(); } BEGIN { printf(\"attached\\n\"); exit(); }" 2>&1)
 grep -q '^attached$' <<<"$probe_test" ||
   refuse "bpftrace cannot attach a uprobe to $binary (or read curtask without BTF): $(grep -v '^$' <<<"$probe_test" | tail -1)"
@@ -153,7 +168,7 @@ notok() { tap_not_ok "$@"; }
 diag()  { tap_diag; }
 bail()  { tap_bail "$@"; }
 
-if [ $walload = 1 ]; then per=7; else per=2; fi
+if [ $walload = 1 ]; then per=8; else per=2; fi
 # ORACLE_PGSS=1 (walload mode, pg_stat_statements preloaded): one more line
 # per scenario, walload_stats against pg_stat_statements (see pgss_judge)
 pgss=0
@@ -171,6 +186,7 @@ attr_strict=${ORACLE_ATTR_STRICT:-1}
 tap_plan $(( ${#levels[@]} * (1 + ${#scenarios[@]} * per) ))
 echo "# $version, $binary, shared_buffers=$shared_buffers, shared_preload_libraries='$libs'"
 echo "# functions: ${fns[*]}; time in ${other_work[*]:-nothing} is not counted as walking the pool"
+echo "# logical replication workers marked by: ${worker_fns[*]:-nothing}"
 
 # ---------------------------------------------------------------- cluster
 tmp=$(mktemp -d /tmp/walload-oracle.XXXXXX)
@@ -193,6 +209,7 @@ bt_pid=""; bt_trace=""
 cleanup() {
   [ -z "$bt_pid" ] || stop_trace
   cluster_stop "$tmp"
+  [ "${pub_started:-0}" = 0 ] || cluster_stop "$pubdir"
   publish
   if [ $keep = 1 ]; then echo "# kept $tmp" >&2; else rm -rf "$tmp"; fi
 }
@@ -263,6 +280,25 @@ start_cluster() {
 
 stop_cluster() { cluster_stop "$tmp"; }
 
+# ---------------------------------------------------------------- publisher
+# The @publisher scenarios subscribe to a second cluster of the same
+# installation: wal_level = logical, without walload, in $tmp/pub with its
+# Unix socket there (no TCP, as the subscriber).  Started at the first such
+# scenario and kept for the run (a restart of the subscriber leaves it as it
+# is); each scenario gets a database of its own name on it.  Its processes
+# are not children of the subscriber's postmaster: the probes ignore them.
+pubdir=$tmp/pub
+pub_started=0
+start_publisher() {
+  [ $pub_started = 0 ] || return 0
+  cluster_init "$pubdir" "wal_level = logical" "max_wal_senders = 10" "max_replication_slots = 10" \
+    "shared_preload_libraries = ''" 2>"$tmp/pub-initdb.err" || { diag <"$tmp/pub-initdb.err"; return 1; }
+  cluster_start "$pubdir" "$tmp/publisher.log" 2>"$tmp/pub-start.err" || { diag <"$tmp/pub-start.err"; return 1; }
+  cluster_env "$tmp"    # cluster_start pointed PGHOST at the publisher
+  pub_started=1
+}
+psqlp() { local db=$1; shift; as_pg env PGHOST="$pubdir" psql -X -q -At -v ON_ERROR_STOP=1 -d "$db" -c "$*"; }
+
 # Waits until every child of the postmaster is one of the background processes:
 # every client backend has exited, so each of its calls has returned.
 wait_quiet() {
@@ -281,7 +317,24 @@ wait_quiet() {
 }
 
 drop_databases() {
-  local gid db
+  local gid db sub slot
+  # a subscription left behind by a scenario that failed (DROP DATABASE
+  # refuses a database that has one): detached from its slot, then dropped
+  # (its workers with it); the publisher's slots are dropped below
+  while IFS='|' read -r sub db; do
+    [ -n "$sub" ] || continue
+    psqlc "$db" "ALTER SUBSCRIPTION \"$sub\" DISABLE" >/dev/null
+    psqlc "$db" "ALTER SUBSCRIPTION \"$sub\" SET (slot_name = NONE)" >/dev/null
+    psqlc "$db" "DROP SUBSCRIPTION \"$sub\"" >/dev/null
+  done < <(psqlc postgres "SELECT s.subname, d.datname FROM pg_subscription s JOIN pg_database d ON d.oid = s.subdbid")
+  if [ $pub_started = 1 ]; then
+    while IFS= read -r slot; do
+      [ -n "$slot" ] && psqlp postgres "SELECT pg_drop_replication_slot('$slot')" >/dev/null
+    done < <(psqlp postgres "SELECT slot_name FROM pg_replication_slots WHERE NOT active")
+    psqlp postgres "SELECT format('DROP DATABASE %I WITH (FORCE)', datname) FROM pg_database
+                    WHERE datname NOT IN ('postgres', 'template0', 'template1')" |
+      while IFS= read -r stmt; do psqlp postgres "$stmt"; done
+  fi
   while IFS='|' read -r gid db; do
     [ -n "$gid" ] && psqlc "$db" "ROLLBACK PREPARED '$gid'" >/dev/null
   done < <(psqlc postgres "SELECT gid, database FROM pg_prepared_xacts")
@@ -351,12 +404,16 @@ mine='curtask->real_parent->tgid == $1'
   # commits): counted as client backends (scenario 39).  They enter vacuum()
   # (AutoVacWorkerMain is static, inlined where it is called)
   echo "uprobe:$binary:vacuum /$mine/ { @backend[pid] = 1; }"
+  # logical replication's workers (see worker_fns)
+  for fn in "${worker_fns[@]}"; do
+    echo "uprobe:$binary:$fn /$mine/ { @worker[pid] = 1; }"
+  done
   # the cut (see cut_trace): the calls since the last cut, then none
   echo "uprobe:$binary:pg_backend_pid /$mine/ {
   printf(\"MARK %d\\n\", pid);
-  print(@call); print(@oncpu); print(@other); print(@nwork); print(@local); print(@backend); print(@start);
+  print(@call); print(@oncpu); print(@other); print(@nwork); print(@local); print(@backend); print(@worker); print(@start);
   print(@entries); print(@returns);
-  clear(@call); clear(@oncpu); clear(@other); clear(@nwork); clear(@local); clear(@backend); clear(@start);
+  clear(@call); clear(@oncpu); clear(@other); clear(@nwork); clear(@local); clear(@backend); clear(@worker); clear(@start);
   printf(\"CUT %d\\n\", pid);
 }"
   echo 'tracepoint:sched:sched_switch {
@@ -741,6 +798,10 @@ run_scenario() {
     work=$tmp/work/$level-$name
     mkdir -p "$work"
     psqlc postgres "CREATE DATABASE $db" >/dev/null || bail "CREATE DATABASE $db failed"
+    if [ -n "$sc_publisher" ]; then
+      start_publisher || bail "the publisher cluster did not start"
+      psqlp postgres "CREATE DATABASE $db" >/dev/null || bail "CREATE DATABASE $db failed on the publisher"
+    fi
     reason=""
     if [[ $file == *.sql ]]; then helper split "$path" "$work"; else cp "$path" "$work/scenario.sh"; fi
     chown -R postgres: "$work"
@@ -750,7 +811,7 @@ run_scenario() {
           reason="its set-up failed: $(tail -3 "$work/setup.out")"
       fi
     else
-      as_pg env ORACLE_DB="$db" ORACLE_WORK="$work" bash "$work/scenario.sh" setup >"$work/setup.out" 2>&1 ||
+      as_pg env ORACLE_DB="$db" ORACLE_WORK="$work" ORACLE_PUBHOST="$pubdir" bash "$work/scenario.sh" setup >"$work/setup.out" 2>&1 ||
         reason="its set-up failed: $(tail -3 "$work/setup.out")"
     fi
     local wl_ok=1
@@ -771,7 +832,7 @@ run_scenario() {
         as_pg env PGOPTIONS="${ORACLE_SCENARIO_PGOPTIONS:-}" psql -X -q -d "$target" -f "$work/run.sql" >"$work/run.out" 2>"$work/run.err"
         rc=$?
       else
-        as_pg env ORACLE_DB="$db" ORACLE_WORK="$work" bash "$work/scenario.sh" run >"$work/run.out" 2>"$work/run.err"
+        as_pg env ORACLE_DB="$db" ORACLE_WORK="$work" ORACLE_PUBHOST="$pubdir" bash "$work/scenario.sh" run >"$work/run.out" 2>"$work/run.err"
         rc=$?
       fi
       cp "$work/run.err" "$raw/$level-$name.stderr"
@@ -805,6 +866,10 @@ run_scenario() {
       elif [ "$rc" != 0 ]; then reason="exit status $rc"; fi
       [ "$errs" = "$sc_errors" ] || reason="${reason:+$reason; }$errs ERRORs, expected $sc_errors"
       [ "$nclients" -gt 0 ] || reason="${reason:+$reason; }no client backend was seen"
+      # a subscriber's scenario is about its workers: one that ran none
+      # compared nothing of theirs
+      [ -z "$sc_publisher" ] || [ "$nworkers" -gt 0 ] ||
+        reason="${reason:+$reason; }no logical replication worker was seen"
     fi
     if [ "$ambiguous" != 0 ] || [ "$contradicted" != 0 ]; then
       # A call whose duration is neither a scan's nor an early return's, or
@@ -830,12 +895,21 @@ run_scenario() {
     [ "$lost" = 0 ] || reason="${reason:+$reason; }calls were lost"
 
     # walload's view of the same window
-    local wl="" wx="" est_ms=0
+    local wl="" wx="" wk="" est_ms=0
     if [ $walload = 1 ]; then
       local cols; cols=$(IFS=,; echo "${kinds[*]}")
       wl=$(psqlc postgres "SELECT $cols FROM walload_info" 2>"$work/walload.err") || wl_ok=0
       wx=$(psqlc postgres "SELECT $(for k in "${kinds[@]}"; do printf 'coalesce(sum(%s), 0),' "$k"; done | sed 's/,$//')
                            FROM walload_xacts" 2>>"$work/walload.err") || wl_ok=0
+      # the walks walload recorded in logical replication's workers, per
+      # process, as oracle.py worker_walks writes the machine's
+      wk=$(psqlc postgres "SELECT coalesce(string_agg(w, ' ' ORDER BY pid), '') FROM (
+                             SELECT b.pid, b.pid || ':' || concat_ws(','$(for k in "${kinds[@]}"; do
+                               printf ", CASE WHEN sum(x.%s) > 0 THEN '%s=' || sum(x.%s) END" "$k" "${k#scans_}" "$k"; done)) AS w
+                             FROM walload_xacts x JOIN walload_xact_backend_types() b USING (xact_id)
+                             WHERE b.backend_type LIKE 'logical replication%'
+                             GROUP BY b.pid
+                             HAVING sum($(IFS=+; echo "${kinds[*]/#/x.}")) > 0) q" 2>>"$work/walload.err") || wl_ok=0
       est_ms=$(psqlc postgres "SELECT round(coalesce(sum(est_scan_ms), 0)::numeric, 3) FROM walload_xacts" \
                2>>"$work/walload.err") || wl_ok=0
       psqlc postgres "SELECT 'walload: est_scan_ms by statement: ' ||
@@ -886,7 +960,9 @@ run_scenario() {
 
   if [ -z "$reason" ]; then
     local c; c=$(counts_text "")
-    ok "$desc ran as written ($nclients session(s), $errs ERROR(s), ${secs}s; ${c:-no scans}, $early early return(s))"
+    local procs="$((nclients - nworkers)) session(s)"
+    [ "$nworkers" = 0 ] || procs="$procs, $nworkers logical replication worker(s)"
+    ok "$desc ran as written ($procs, $errs ERROR(s), ${secs}s; ${c:-no scans}, $early early return(s))"
   else
     notok "$desc ran as written: $reason"
     { diag <"$work/diag"; tail -5 "$work/run.err" 2>/dev/null | diag; }
@@ -923,6 +999,19 @@ run_scenario() {
       fi
       i=$((i + 1))
     done
+    # the same walks, in the same processes: logical replication's workers
+    # (walload_xact_backend_types() gives the pid walload recorded each
+    # transaction in); "none" where none walked, also where none ran
+    local d="$desc walks in logical replication workers, per process: walload=${wk:-none} uprobe=${worker_walks:-none}"
+    if [ $wl_ok = 1 ] && [ -z "$reason" ] && [ "$wk" = "$worker_walks" ]; then
+      ok "$d"
+    else
+      agree=0
+      notok "$d"
+      { [ $wl_ok = 1 ] || cat "$work/walload.err" 2>/dev/null
+        [ -z "$reason" ] || echo "the scenario did not run cleanly: $reason"
+        cat "$work/diag"; } | diag
+    fi
     row="$row	$([ $agree = 1 ] && echo yes || echo NO)"
     # walload's estimate of the time these scans took, against the time the
     # machine measured them walking the pool (issue 12: within 20%)
