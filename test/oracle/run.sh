@@ -895,7 +895,7 @@ run_scenario() {
     [ "$lost" = 0 ] || reason="${reason:+$reason; }calls were lost"
 
     # walload's view of the same window
-    local wl="" wx="" wk="" est_ms=0
+    local wl="" wx="" wk="" wk_ok=1 est_ms=0
     if [ $walload = 1 ]; then
       local cols; cols=$(IFS=,; echo "${kinds[*]}")
       wl=$(psqlc postgres "SELECT $cols FROM walload_info" 2>"$work/walload.err") || wl_ok=0
@@ -909,7 +909,7 @@ run_scenario() {
                              FROM walload_xacts x JOIN walload_xact_backend_types() b USING (xact_id)
                              WHERE b.backend_type LIKE 'logical replication%'
                              GROUP BY b.pid
-                             HAVING sum($(IFS=+; echo "${kinds[*]/#/x.}")) > 0) q" 2>>"$work/walload.err") || wl_ok=0
+                             HAVING sum($(IFS=+; echo "${kinds[*]/#/x.}")) > 0) q" 2>"$work/workers.err") || wk_ok=0
       est_ms=$(psqlc postgres "SELECT round(coalesce(sum(est_scan_ms), 0)::numeric, 3) FROM walload_xacts" \
                2>>"$work/walload.err") || wl_ok=0
       psqlc postgres "SELECT 'walload: est_scan_ms by statement: ' ||
@@ -1003,12 +1003,13 @@ run_scenario() {
     # (walload_xact_backend_types() gives the pid walload recorded each
     # transaction in); "none" where none walked, also where none ran
     local d="$desc walks in logical replication workers, per process: walload=${wk:-none} uprobe=${worker_walks:-none}"
-    if [ $wl_ok = 1 ] && [ -z "$reason" ] && [ "$wk" = "$worker_walks" ]; then
+    if [ $wl_ok = 1 ] && [ $wk_ok = 1 ] && [ -z "$reason" ] && [ "$wk" = "$worker_walks" ]; then
       ok "$d"
     else
       agree=0
       notok "$d"
       { [ $wl_ok = 1 ] || cat "$work/walload.err" 2>/dev/null
+        [ $wk_ok = 1 ] || cat "$work/workers.err" 2>/dev/null
         [ -z "$reason" ] || echo "the scenario did not run cleanly: $reason"
         cat "$work/diag"; } | diag
     fi
