@@ -28,7 +28,9 @@ to it outside its own measured window: the traps of its uprobe and
 uretprobe.  It is the instrument's cost, not the server's (1.5-2 us here,
 as much as a page write), and a commit that flushes 640 dirty buffers
 would otherwise show a millisecond more walking than it did.  @backend[pid] (processes that entered PostgresMain while it
-was attached: client backends), @start[tid, fn] (calls that never returned),
+was attached: client backends; or vacuum(): autovacuum workers), @worker[pid]
+(processes that entered an entry point of logical replication's workers:
+counted as client backends are, and also per process), @start[tid, fn] (calls that never returned),
 @entries and @returns (totals, to detect a full map).
 """
 import os
