@@ -4,6 +4,7 @@ findings with a saving, applied as the finding says and measured.
 
     PG_CONFIG=... python3 bench/whatif.py [--sizes 1GB,4GB] [--rounds 5] [--scale 1]
                                          [--only LOAD,...] [--quick] [--dry] [--seed N]
+                                         [--all-shapes] [--try SETTING=VALUE ...]
 
 For each load (below) and each shared_buffers size: the load runs in its
 base shape in a fresh cluster (a copy of one template: the same starting
@@ -28,6 +29,11 @@ saving in 9 of 10 loads.
 A finding without those columns (a walload before 1.10's what-if engine)
 or with a shape the load cannot produce is skipped, and said so: nothing is
 guessed from the words.
+
+--all-shapes also runs every shape variant of a load that no finding
+names, and --try SETTING=VALUE (repeatable) every load with a setting no
+finding names (shared_buffers=128MB, synchronous_commit=off): the savings
+walload did not claim, shown with no claim beside them.
 
 --quick: every load at a small scale, shared_buffers 128MB, 1 round (a
 check that the bench works; its figures mean nothing).  --dry: builds the
@@ -393,6 +399,21 @@ class Bench:
                      % load.app)
         return json.loads(out)
 
+    def apply_setting(self, c, p, name, value):
+        """p's change: the setting for the load's sessions where its context
+        allows (user, superuser), else in the server's configuration, which
+        the alternative's fresh start reads"""
+        ctx = c.psql("SELECT context FROM pg_catalog.pg_settings WHERE name = '%s'" % name.replace("'", "''"))
+        quoted = "'%s'" % str(value).replace("'", "''")
+        if ctx in ("user", "superuser"):
+            p["session"] = {name: quoted}
+            p["change"] = "SET %s = %s (the load's sessions)" % (name, quoted)
+        elif ctx:
+            p["server"] = {name: quoted}
+            p["change"] = "%s = %s in the server's configuration (%s: a fresh start)" % (name, quoted, ctx)
+        else:
+            p["skip"] = "no such setting: %s" % name
+
     def plan(self, c, load, finds):
         """each finding: what to change, or why it is skipped"""
         plans = []
@@ -404,22 +425,10 @@ class Bench:
             elif "setting" not in f and "shape" not in f:
                 p["skip"] = "walload_diagnose() names no change (no setting/value/shape columns: before 1.10)"
             elif f.get("setting"):
-                value = f.get("value")
-                if value is None:
+                if f.get("value") is None:
                     p["skip"] = "setting %s without a value" % f["setting"]
                 else:
-                    ctx = c.psql("SELECT context FROM pg_catalog.pg_settings WHERE name = '%s'"
-                                 % f["setting"].replace("'", "''"))
-                    quoted = "'%s'" % str(value).replace("'", "''")
-                    if ctx in ("user", "superuser"):
-                        p["session"] = {f["setting"]: quoted}
-                        p["change"] = "SET %s = %s (the load's sessions)" % (f["setting"], quoted)
-                    elif ctx:
-                        p["server"] = {f["setting"]: quoted}
-                        p["change"] = "%s = %s in the server's configuration (%s: a fresh start)" % (
-                            f["setting"], quoted, ctx)
-                    else:
-                        p["skip"] = "no such setting: %s" % f["setting"]
+                    self.apply_setting(c, p, f["setting"], f["value"])
             elif f.get("shape"):
                 if f["shape"] not in SHAPES:
                     p["skip"] = "unknown shape %s" % f["shape"]
@@ -438,6 +447,12 @@ class Bench:
                     plans.append({"no": 100 + i, "finding": "(no finding) every variant: " + shape, "claimed": None,
                                   "change": "shape: " + shape, "session": {}, "server": {}, "shape": shape,
                                   "skip": None})
+        for i, t in enumerate(self.a.try_setting or []):
+            p = {"no": 200 + i, "finding": "(no finding) --try " + t, "claimed": None, "change": None,
+                 "session": {}, "server": {}, "shape": None, "skip": None}
+            name, value = t.split("=", 1)
+            self.apply_setting(c, p, name.strip(), value.strip())
+            plans.append(p)
         return plans
 
     def one(self, template, load, size, alt, quiet):
@@ -481,9 +496,18 @@ class Bench:
                 self.rng.shuffle(order)
                 for key in order:
                     alt = None if key in ("base", "aa") else next(p for p in todo if p["no"] == key)
-                    runs[key].append(self.one(template, load, size, alt, a.quick))
+                    try:
+                        runs[key].append(self.one(template, load, size, alt, a.quick))
+                    except RuntimeError as e:
+                        if alt is None:
+                            raise
+                        # a change the server refuses (wal_level=minimal
+                        # beside a standby): said, not measured
+                        alt["error"] = str(e).strip().splitlines()[-1][:200]
+                        runs[key].append(None)
                 log("%s %s round %d: %s" % (load.name, size, r + 1,
-                                            ", ".join("%s %.0f ms" % (k, v[-1]) for k, v in runs.items())))
+                                            ", ".join("%s %s" % (k, "failed" if v[-1] is None else "%.0f ms" % v[-1])
+                                                      for k, v in runs.items())))
             return {"load": load.name, "size": size, "plans": plans, "runs": runs, "base_once": base_ms}
         finally:
             shutil.rmtree(template.root, ignore_errors=True)
@@ -509,6 +533,11 @@ def verdict(results, rounds):
         measured = {}
         for p in res["plans"]:
             if not p["change"]:
+                continue
+            if p.get("error"):
+                lines.append("| %s | %s | %s | %s | %s | could not run: %s | | |"
+                             % (res["load"], res["size"], p["finding"], p["change"],
+                                "-" if p["claimed"] is None else "%.1f" % p["claimed"], p["error"]))
                 continue
             sav = [b - x for b, x in zip(runs["base"], runs[p["no"]])]
             med = statistics.median(sav)
@@ -555,6 +584,8 @@ def main():
     ap.add_argument("--dry", action="store_true", help="base once per load, the findings and the plan: no timing")
     ap.add_argument("--all-shapes", action="store_true",
                     help="also run every shape variant of each load that no finding names (unclaimed savings)")
+    ap.add_argument("--try", dest="try_setting", action="append", metavar="SETTING=VALUE",
+                    help="also run each load with this setting, which no finding names (repeatable)")
     ap.add_argument("--seed", type=int, default=51, help="the random order's seed")
     a = ap.parse_args()
     a.sizes = (a.sizes or ("128MB" if a.quick else "1GB,4GB")).split(",")
@@ -565,6 +596,9 @@ def main():
     for s in only:
         if s not in names:
             ap.error("unknown load %s (loads: %s)" % (s, ", ".join(names)))
+    for t in a.try_setting or []:
+        if "=" not in t or not t.split("=", 1)[0].strip():
+            ap.error("--try takes SETTING=VALUE, not %r" % t)
     if a.rounds < 1 or a.scale <= 0:
         ap.error("--rounds and --scale must be positive")
     if os.geteuid() != 0:
@@ -577,7 +611,7 @@ def main():
     print("# walload counterfactual bench: %s; %s; loads %s; shared_buffers %s; %d rounds; scale %g%s"
           % (time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), pgconfig("--version"), ",".join(only),
              ",".join(a.sizes), a.rounds, a.scale, "; DRY: no timing" if a.dry else ""))
-    results = []
+    results, failed = [], []
     try:
         for size in a.sizes:
             for cls in LOADS:
@@ -586,7 +620,13 @@ def main():
                 d = os.path.join(tmp, "data-" + cls.name)
                 os.makedirs(d, exist_ok=True)
                 os.chmod(d, 0o755)
-                results.append(b.bench(cls(a.scale, d), size))
+                shutil.chown(d, "postgres")
+                try:
+                    results.append(b.bench(cls(a.scale, d), size))
+                except RuntimeError as e:
+                    # one load's failure is said, and the others run
+                    failed.append("%s at %s" % (cls.name, size))
+                    print("\n## %s, shared_buffers %s: FAILED\n\n```\n%s\n```" % (cls.name, size, e))
                 sys.stdout.flush()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -595,11 +635,13 @@ def main():
     print("\n%d findings with a change to apply, %d with a saving skipped" % (planned, skipped))
     if skipped:
         print("SKIPPED findings are listed above, each with why")
+    if failed:
+        print("FAILED loads: " + ", ".join(failed))
     if not a.dry:
         print(verdict(results, a.rounds))
         if a.quick:
             print("\n(--quick: small loads, one round: these figures only show that the bench works)")
-    return 0
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
