@@ -339,7 +339,8 @@ class Bench:
     def template(self, load, size):
         """a cluster with walload, the extension and the load's setup, stopped"""
         t = new_cluster(self.tmp, "template-%s-%s" % (load.name, size), self.bindir)
-        write_conf(t, "walload", self.settings(load, size))
+        # nothing of the setup is priced: no calibration to wait for
+        write_conf(t, "walload", self.settings(load, size, quiet_calibration=True))
         t.start()
         t.psql("CREATE EXTENSION walload")
         load.setup(t)
