@@ -50,6 +50,7 @@ import json
 import os
 import random
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -325,10 +326,13 @@ class Bench:
         self.tmp = tmp
         self.bindir = pgconfig("--bindir")
         self.n = 0
+        self.live = []
 
     def settings(self, load, size, extra=None, quiet_calibration=False):
         s = {"shared_buffers": size}
         s.update(load.settings)
+        if not load.standby:
+            s.pop("synchronous_standby_names", None)
         if quiet_calibration:
             s["walload.calibration"] = "off"
         s.update(extra or {})
@@ -340,7 +344,10 @@ class Bench:
         """a cluster with walload, the extension and the load's setup, stopped"""
         t = new_cluster(self.tmp, "template-%s-%s" % (load.name, size), self.bindir)
         # nothing of the setup is priced: no calibration to wait for
-        write_conf(t, "walload", self.settings(load, size, quiet_calibration=True))
+        st = self.settings(load, size, quiet_calibration=True)
+        st.pop("synchronous_standby_names", None)
+        write_conf(t, "walload", st)
+        self.live.append(t)
         t.start()
         t.psql("CREATE EXTENSION walload")
         load.setup(t)
@@ -354,7 +361,11 @@ class Bench:
         standby, where the load has one): (primary, standby or None)"""
         self.n += 1
         c = new_cluster(self.tmp, "run%04d" % self.n, self.bindir, template)
-        write_conf(c, "walload", self.settings(load, size, extra, quiet_calibration))
+        st = self.settings(load, size, extra, quiet_calibration)
+        # a commit waits for a synchronous standby: named once it is there
+        sync_names = st.pop("synchronous_standby_names", None)
+        write_conf(c, "walload", st)
+        self.live.append(c)
         c.start()
         c.wait_for_calibration()
         s = None
@@ -368,9 +379,21 @@ class Bench:
             if r.returncode != 0:
                 raise RuntimeError("pg_basebackup failed: " + r.stderr)
             # pg_basebackup -R wrote primary_conninfo (the primary's socket)
-            write_conf(s, "walload", self.settings(load, size, load.standby, quiet_calibration))
+            st = self.settings(load, size, load.standby, quiet_calibration)
+            st.pop("synchronous_standby_names", None)
+            # the standby only applies: walload is not loaded there (nor its
+            # calibration, which a standby does not run, waited for)
+            write_conf(s, "", st)
+            self.live.append(s)
             s.start()
-            c.psql("SELECT pg_catalog.pg_sleep(0.1)")
+            if sync_names:
+                c.psql("ALTER SYSTEM SET synchronous_standby_names = %s" % sync_names)
+                c.psql("SELECT pg_catalog.pg_reload_conf()")
+                deadline = time.time() + 120
+                while c.psql("SELECT count(*) FROM pg_catalog.pg_stat_replication WHERE sync_state = 'sync'") == "0":
+                    if time.time() > deadline:
+                        raise RuntimeError("the standby did not become synchronous within 120 s")
+                    time.sleep(0.2)
         return c, s
 
     def drop(self, c, s):
@@ -379,6 +402,18 @@ class Bench:
                 if x.running():
                     x.stop()
                 shutil.rmtree(x.root, ignore_errors=True)
+                if x in self.live:
+                    self.live.remove(x)
+
+    def stop_all(self):
+        """every server still running (an error, an interrupt)"""
+        for x in self.live:
+            if x.running():
+                try:
+                    x.stop()
+                except RuntimeError:
+                    pass
+        self.live = []
 
     def run_load(self, c, load, shape, session):
         """the client's ms from the load program's start to its exit"""
@@ -511,7 +546,7 @@ class Bench:
                                                       for k, v in runs.items())))
             return {"load": load.name, "size": size, "plans": plans, "runs": runs, "base_once": base_ms}
         finally:
-            shutil.rmtree(template.root, ignore_errors=True)
+            self.drop(template, None)
 
 
 def spread(v):
@@ -607,6 +642,8 @@ def main():
     tmp = tempfile.mkdtemp(prefix="walload-whatif.")
     os.chmod(tmp, 0o755)
     shutil.chown(tmp, "postgres")
+    # an interrupt (SIGTERM, SIGINT) stops the servers and removes their files
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit("bench/whatif.py: terminated"))
     b = Bench(a, tmp)
     b.rng = random.Random(a.seed)
     print("# walload counterfactual bench: %s; %s; loads %s; shared_buffers %s; %d rounds; scale %g%s"
@@ -630,6 +667,7 @@ def main():
                     print("\n## %s, shared_buffers %s: FAILED\n\n```\n%s\n```" % (cls.name, size, e))
                 sys.stdout.flush()
     finally:
+        b.stop_all()
         shutil.rmtree(tmp, ignore_errors=True)
     planned = sum(1 for r in results for p in r["plans"] if p["change"])
     skipped = sum(1 for r in results for p in r["plans"] if p["skip"] and p["claimed"])
