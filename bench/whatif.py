@@ -268,9 +268,9 @@ class VacuumAfterDelete(Load):
 
     def setup(self, c):
         rows = self.n(2000000, 5000)
-        c.psql("CREATE TABLE v (id int PRIMARY KEY, name text, amount numeric); "
-               "INSERT INTO v SELECT g, 'name ' || g, g %% 5000 FROM generate_series(1, %d) g; "
-               "VACUUM ANALYZE v; CHECKPOINT" % rows)
+        c.psql("CREATE TABLE v (id int PRIMARY KEY, name text, amount numeric)")
+        c.psql("INSERT INTO v SELECT g, 'name ' || g, g %% 5000 FROM generate_series(1, %d) g" % rows)
+        c.psql("VACUUM ANALYZE v")
 
     def script(self, shape):
         return "DELETE FROM v WHERE id % 10 < 3;\nVACUUM v;\n"
