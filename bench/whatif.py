@@ -327,6 +327,7 @@ class Bench:
         self.bindir = pgconfig("--bindir")
         self.n = 0
         self.live = []
+        self.pristine = None
 
     def settings(self, load, size, extra=None, quiet_calibration=False):
         s = {"shared_buffers": size}
@@ -342,7 +343,10 @@ class Bench:
 
     def template(self, load, size):
         """a cluster with walload, the extension and the load's setup, stopped"""
-        t = new_cluster(self.tmp, "template-%s-%s" % (load.name, size), self.bindir)
+        if self.pristine is None:
+            # one initdb for all: each template starts as its copy
+            self.pristine = new_cluster(self.tmp, "pristine", self.bindir)
+        t = new_cluster(self.tmp, "template-%s-%s" % (load.name, size), self.bindir, self.pristine)
         # nothing of the setup is priced: no calibration to wait for
         st = self.settings(load, size, quiet_calibration=True)
         st.pop("synchronous_standby_names", None)
