@@ -337,7 +337,7 @@ class Bench:
         if quiet_calibration:
             s["walload.calibration"] = "off"
         s.update(extra or {})
-        if s.get("wal_level") == "minimal":
+        if str(s.get("wal_level", "")).strip("'") == "minimal":
             s["max_wal_senders"] = "0"
         return s
 
