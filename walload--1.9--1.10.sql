@@ -493,3 +493,231 @@ AS 'MODULE_PATHNAME', 'walload_xact_backend_types'
 LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
 
 GRANT EXECUTE ON FUNCTION @extschema@.walload_xact_backend_types() TO PUBLIC;
+
+-- advbench: walload_report() for people: rounded figures, a verdict, 100 columns
+--
+-- walload_report() printed unrounded doubles (11171.743475000001) in
+-- 207-character lines.  Now: ms is numeric with 1 decimal, pct the share
+-- of the load's time as a percentage with 1 decimal (it was share, a
+-- fraction: renamed, so that no reader takes a percentage for a fraction),
+-- xacts (was transactions) the transactions that had the part, and the
+-- parts' names and details shortened so that SELECT * fits 100 columns in
+-- psql.  The first row is the verdict in words: whose time the load mostly
+-- was (the server's statements, the commit phase, or the client's own
+-- time), with its share of the load's time; its ms and pct are NULL, so
+-- that the parts' ms still add up to the load's time (within the
+-- rounding: 0.05 ms a part) and their pct to 100.  The rows follow in the
+-- order of their unrounded time, largest first, as before.
+--
+-- backend_type (workers): the transactions of one kind of process, as
+-- pg_stat_activity.backend_type names it (walload_xact_backend_types());
+-- read from the ring only, which alone records the kind.
+DROP FUNCTION @extschema@.walload_report(timestamptz, timestamptz, integer, text, oid, oid);
+
+CREATE FUNCTION @extschema@.walload_report(
+    since timestamptz DEFAULT NULL,
+    until timestamptz DEFAULT NULL,
+    pid integer DEFAULT NULL,
+    application_name text DEFAULT NULL,
+    userid oid DEFAULT NULL,
+    dbid oid DEFAULT NULL,
+    backend_type text DEFAULT NULL,
+    OUT part text,
+    OUT ms numeric,
+    OUT pct numeric,
+    OUT xacts bigint,
+    OUT detail text)
+RETURNS SETOF record
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $report$
+DECLARE
+    oldest timestamptz;
+    oldest_minute timestamptz;
+    info record;
+    by_minute boolean;
+BEGIN
+    IF since IS NOT NULL AND until IS NOT NULL AND since > until THEN
+        RAISE EXCEPTION 'since must not be later than until'
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF backend_type IS NOT NULL AND backend_type <> ALL (ARRAY['client backend', 'autovacuum worker',
+            'logical replication worker', 'logical replication apply worker',
+            'logical replication tablesync worker']) THEN
+        RAISE EXCEPTION 'walload records no backend_type "%"', backend_type
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = 'Name one of client backend, autovacuum worker, logical replication worker (15-16), logical replication apply worker or logical replication tablesync worker (17 and later).';
+    END IF;
+    SELECT i.xacts_overwritten, i.minutes_overwritten INTO info FROM @extschema@.walload_info i;
+    SELECT min(x.xact_start) INTO oldest FROM @extschema@.walload_xacts x;
+    -- the ring holds the whole window, or the sums are read (which do not
+    -- know the kind of process: a report of one kind reads the ring only)
+    by_minute := info.xacts_overwritten > 0 AND (since IS NULL OR oldest IS NULL OR since < oldest)
+                 AND backend_type IS NULL;
+    IF backend_type IS NOT NULL AND info.xacts_overwritten > 0 AND (since IS NULL OR oldest IS NULL OR since < oldest) THEN
+        RAISE WARNING 'the report of backend_type "%" holds only the transactions walload''s ring still holds',
+            backend_type
+            USING DETAIL = format('The oldest transaction kept began at %s.', coalesce(oldest::text, 'none'));
+    END IF;
+    IF by_minute THEN
+        SELECT min(m.minute) INTO oldest_minute FROM @extschema@.walload_minutes m;
+        IF info.minutes_overwritten > 0 AND
+           (since IS NULL OR oldest_minute IS NULL OR since < oldest_minute + interval '1 minute') THEN
+            RAISE WARNING 'the report lacks the transactions of % per-minute sums, which walload''s ring no longer holds',
+                info.minutes_overwritten
+                USING DETAIL = format('The oldest minute kept began at %s.', coalesce(oldest_minute::text, 'none')),
+                      HINT = 'Raise walload.max_minutes (a restart) to keep a whole load, or report a window that begins later.';
+        END IF;
+    END IF;
+
+    RETURN QUERY
+    WITH x AS (
+        -- one row per transaction, or per session's minute: the same sums
+        SELECT x.pid, x.backend_start, x.xact_start AS first_start, x.xact_end AS last_end,
+               x.first_in_session, 1::bigint AS xacts, x.total_ms, x.commit_sync_ms, x.commit_cleanup_ms,
+               x.commit_standby_ms, x.commit_standby_wait::int::bigint AS commit_standby_xacts,
+               x.copy_ms, x.create_ms, x.index_ms, x.dml_ms, x.vacuum_ms, x.truncate_ms, x.drop_ms,
+               x.rewrite_ms, x.other_ms,
+               (x.copy_ms > 0)::int::bigint AS copy_xacts, (x.create_ms > 0)::int::bigint AS create_xacts,
+               (x.index_ms > 0)::int::bigint AS index_xacts, (x.dml_ms > 0)::int::bigint AS dml_xacts,
+               (x.vacuum_ms > 0)::int::bigint AS vacuum_xacts, (x.truncate_ms > 0)::int::bigint AS truncate_xacts,
+               (x.drop_ms > 0)::int::bigint AS drop_xacts, (x.rewrite_ms > 0)::int::bigint AS rewrite_xacts,
+               (x.other_ms > 0)::int::bigint AS other_xacts,
+               (x.commit_sync_ms > 0)::int::bigint AS commit_sync_xacts,
+               (x.commit_cleanup_ms > 0)::int::bigint AS commit_cleanup_xacts,
+               x.synced_rels::bigint, x.wal_logged_rels::bigint, x.dropped_rels::bigint,
+               x.scans_flush_pending, x.scans_drop_pending
+        FROM @extschema@.walload_xacts x
+        WHERE NOT by_minute
+          AND (walload_report.since IS NULL OR x.xact_start >= walload_report.since)
+          AND (walload_report.until IS NULL OR x.xact_end <= walload_report.until)
+          AND (walload_report.pid IS NULL OR x.pid = walload_report.pid)
+          AND (walload_report.application_name IS NULL
+               OR x.application_name = walload_report.application_name)
+          AND (walload_report.userid IS NULL OR x.userid = walload_report.userid)
+          AND (walload_report.dbid IS NULL OR x.dbid = walload_report.dbid)
+          AND (walload_report.backend_type IS NULL OR x.xact_id IN
+               (SELECT b.xact_id FROM @extschema@.walload_xact_backend_types() b
+                WHERE b.backend_type = walload_report.backend_type))
+        UNION ALL
+        SELECT m.pid, m.backend_start, m.first_start, m.last_end,
+               m.first_in_session, m.xacts, m.total_ms, m.commit_sync_ms, m.commit_cleanup_ms,
+               m.commit_standby_ms, m.commit_standby_xacts,
+               m.copy_ms, m.create_ms, m.index_ms, m.dml_ms, m.vacuum_ms, m.truncate_ms, m.drop_ms,
+               m.rewrite_ms, m.other_ms,
+               m.copy_xacts, m.create_xacts, m.index_xacts, m.dml_xacts, m.vacuum_xacts,
+               m.truncate_xacts, m.drop_xacts, m.rewrite_xacts, m.other_xacts,
+               m.commit_sync_xacts, m.commit_cleanup_xacts,
+               m.synced_rels, m.wal_logged_rels, m.dropped_rels,
+               m.scans_flush_pending, m.scans_drop_pending
+        FROM @extschema@.walload_minutes m
+        WHERE by_minute
+          AND (walload_report.since IS NULL OR m.minute + interval '1 minute' > walload_report.since)
+          AND (walload_report.until IS NULL OR m.minute <= walload_report.until)
+          AND (walload_report.pid IS NULL OR m.pid = walload_report.pid)
+          AND (walload_report.application_name IS NULL
+               OR m.application_name = walload_report.application_name)
+          AND (walload_report.userid IS NULL OR m.userid = walload_report.userid)
+          AND (walload_report.dbid IS NULL OR m.dbid = walload_report.dbid)
+    ),
+    sessions AS (
+        SELECT x.backend_start, min(x.first_start) AS first_start, max(x.last_end) AS last_end,
+               sum(x.total_ms) AS in_xacts_ms, bool_or(x.first_in_session) AS has_first
+        FROM x GROUP BY x.pid, x.backend_start
+    ),
+    backends AS (
+        SELECT extract(epoch FROM s.last_end - s.first_start) * 1000 AS span_ms, s.in_xacts_ms,
+               -- from the session's start, or the window's, to its first
+               -- transaction; none if that transaction began before the
+               -- window did (only the per-minute sums hold such a one)
+               CASE WHEN s.has_first
+                    THEN greatest(extract(epoch FROM s.first_start -
+                                          greatest(s.backend_start, coalesce(walload_report.since, s.backend_start))) * 1000,
+                                  0)
+                    ELSE 0 END AS before_ms
+        FROM sessions s
+    ),
+    -- whose time each part is: the server's statements, the commit phase,
+    -- or the client's (and the network's, and the connection's)
+    parts(part, whose, ms, xacts, detail) AS (
+        SELECT 'COPY', 'statements', sum(x.copy_ms), sum(x.copy_xacts)::bigint, NULL FROM x
+        UNION ALL
+        SELECT 'CREATE TABLE, MATVIEW, DATABASE', 'statements', sum(x.create_ms),
+               sum(x.create_xacts)::bigint, NULL FROM x
+        UNION ALL
+        SELECT 'CREATE INDEX, REINDEX', 'statements', sum(x.index_ms), sum(x.index_xacts)::bigint, NULL FROM x
+        UNION ALL
+        SELECT 'INSERT/UPDATE/DELETE/MERGE/SELECT', 'statements', sum(x.dml_ms), sum(x.dml_xacts)::bigint,
+               NULL FROM x
+        UNION ALL
+        SELECT 'VACUUM, ANALYZE', 'statements', sum(x.vacuum_ms), sum(x.vacuum_xacts)::bigint, NULL FROM x
+        UNION ALL
+        SELECT 'TRUNCATE', 'statements', sum(x.truncate_ms), sum(x.truncate_xacts)::bigint, NULL FROM x
+        UNION ALL
+        SELECT 'DROP', 'statements', sum(x.drop_ms), sum(x.drop_xacts)::bigint, NULL FROM x
+        UNION ALL
+        SELECT 'CLUSTER, REFRESH, ALTER TABLE', 'statements', sum(x.rewrite_ms), sum(x.rewrite_xacts)::bigint,
+               NULL FROM x
+        UNION ALL
+        SELECT 'other statements', 'statements', sum(x.other_ms), sum(x.other_xacts)::bigint, NULL FROM x
+        UNION ALL
+        SELECT 'commit: syncs, record, WAL flush', 'commit', sum(x.commit_sync_ms - x.commit_standby_ms),
+               sum(x.commit_sync_xacts)::bigint,
+               format('synced %s, WAL-logged %s; walks %s',
+                      sum(x.synced_rels), sum(x.wal_logged_rels), sum(x.scans_flush_pending)) FROM x
+        UNION ALL
+        -- derived: each waiting commit's sync part less its local WAL
+        -- flush and file work (the standby section's part, above)
+        SELECT 'commit: waiting for sync standbys', 'commit', sum(x.commit_standby_ms),
+               sum(x.commit_standby_xacts)::bigint, 'derived: less the local parts' FROM x
+        UNION ALL
+        SELECT 'commit or abort: file deletion', 'commit', sum(x.commit_cleanup_ms),
+               sum(x.commit_cleanup_xacts)::bigint,
+               format('files deleted %s; walks %s', sum(x.dropped_rels), sum(x.scans_drop_pending)) FROM x
+        UNION ALL
+        SELECT 'in transactions, client/network', 'client',
+               sum(x.total_ms - x.commit_sync_ms - x.commit_cleanup_ms - x.copy_ms - x.create_ms
+                   - x.index_ms - x.dml_ms - x.vacuum_ms - x.truncate_ms - x.drop_ms - x.rewrite_ms
+                   - x.other_ms),
+               sum(x.xacts)::bigint, 'outside recorded statements' FROM x
+        UNION ALL
+        SELECT 'between transactions', 'client', sum(b.span_ms - b.in_xacts_ms), NULL::bigint,
+               format('client, or unrecorded; sessions %s', count(*)) FROM backends b
+        UNION ALL
+        SELECT 'before a session''s first xact', 'client', sum(b.before_ms), NULL::bigint,
+               format('connection; sessions begun %s', count(*) FILTER (WHERE b.before_ms > 0))
+        FROM backends b
+    ),
+    load AS (SELECT sum(b.span_ms + b.before_ms) AS load_ms FROM backends b),
+    shown AS (
+        SELECT p.* FROM parts p
+        WHERE p.ms IS NOT NULL AND (p.ms <> 0 OR p.part LIKE 'between%')
+    ),
+    -- the verdict: the largest of the three, in words
+    verdict AS (
+        SELECT s.whose, sum(s.ms) AS ms FROM shown s GROUP BY s.whose
+        ORDER BY sum(s.ms) DESC, array_position(ARRAY['statements', 'commit', 'client'], s.whose)
+        LIMIT 1
+    )
+    SELECT r.part, r.ms, r.pct, r.xacts, r.detail
+    FROM (
+        SELECT 0 AS ord, NULL::double precision AS raw_ms,
+               CASE v.whose WHEN 'statements' THEN 'verdict: the server''s statements'
+                            WHEN 'commit' THEN 'verdict: the commit phase'
+                            ELSE 'verdict: the client''s own time' END AS part,
+               NULL::numeric AS ms, NULL::numeric AS pct,
+               (SELECT sum(x.xacts) FROM x)::bigint AS xacts,
+               CASE WHEN l.load_ms > 0
+                    THEN format('%s%% of the load''s %s ms',
+                                round((100 * v.ms / l.load_ms)::numeric, 1), round(l.load_ms::numeric, 1))
+                    ELSE format('the load''s %s ms', round(l.load_ms::numeric, 1)) END AS detail
+        FROM verdict v, load l
+        UNION ALL
+        SELECT 1, s.ms, s.part, round(s.ms::numeric, 1),
+               CASE WHEN l.load_ms > 0 THEN round((100 * s.ms / l.load_ms)::numeric, 1) END,
+               s.xacts, s.detail
+        FROM shown s, load l
+    ) r
+    ORDER BY r.ord, r.raw_ms DESC, r.part;
+END
+$report$;

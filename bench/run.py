@@ -1185,8 +1185,9 @@ def report_section(c, tmp):
                             "ELSE format('walload_xacts (%s transactions)', xacts_recorded) END FROM walload_info")
             reported.append(float(c.psql("SELECT coalesce(sum(ms), 0) FROM walload_report(application_name => '%s')"
                                          % app)))
-            tops = c.psql("SELECT string_agg(part || ' ' || round(100 * share) || '%%', '; ') FROM "
-                          "(SELECT * FROM walload_report(application_name => '%s') LIMIT 3) r" % app)
+            tops = c.psql("SELECT string_agg(part || ' ' || round(pct) || '%%', '; ') FROM "
+                          "(SELECT * FROM walload_report(application_name => '%s') WHERE ms IS NOT NULL "
+                          "LIMIT 3) r" % app)
         ratios = sorted(a / b for a, b in zip(reported, client))
         # less what no server sees: the client program's own start and exit
         net = sorted(a / (b - empty_ms) for a, b in zip(reported, client))

@@ -133,8 +133,7 @@ echo "== walload_report(): where the two loads' time went (client-side, with psq
 # not recorded itself: a SELECT that prunes the catalog pages the DROPs left
 # writes WAL, which walload records as a transaction of a third session
 psql -P pager=off -c "SET walload.track = 'none'" -c "
-SELECT part, round(ms::numeric, 1) AS ms, round(100 * share::numeric, 1) AS pct, transactions AS xacts, detail
-FROM walload_report(since => '$since', until => '$until')"
+SELECT * FROM walload_report(since => '$since', until => '$until')"
 
 echo
 echo "== walload_xacts: the recorded transactions"

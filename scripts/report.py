@@ -69,11 +69,14 @@ def read(args):
 
 
 def fmt_ms(v):
-    return "" if v is None else "%.1f" % v
+    return "" if v is None else "%.1f" % float(v)
 
 
-def fmt_share(v):
-    return "" if v is None else "%.1f%%" % (100 * v)
+def fmt_share(p):
+    """a part's share: pct, a percentage (1.10), or share, a fraction (1.6-1.9)"""
+    if p.get("pct") is not None:
+        return "%.1f%%" % float(p["pct"])
+    return "" if p.get("share") is None else "%.1f%%" % (100 * p["share"])
 
 
 def filters(args):
@@ -84,14 +87,16 @@ def filters(args):
 
 def tables(snap):
     """the two tables as (header, rows) and the details, shared by both formats"""
-    parts = [[p.get("part"), fmt_ms(p.get("ms")), fmt_share(p.get("share")),
-              "" if p.get("transactions") is None else str(p["transactions"]), p.get("detail") or ""]
+    # 1.10 names transactions xacts and begins with the verdict (no ms)
+    parts = [[p.get("part"), fmt_ms(p.get("ms")), fmt_share(p),
+              "" if p.get("xacts", p.get("transactions")) is None else str(p.get("xacts", p.get("transactions"))),
+              p.get("detail") or ""]
              for p in snap["report"]]
     finds = [[f.get("severity"), fmt_ms(f.get("saving_ms")), f.get("finding"), f.get("evidence"), f.get("hint")]
              for f in snap["findings"]]
     # a 1.6 database has no detail column: its evidence and hint are the long texts
     details = [(f.get("finding"), f["detail"]) for f in snap["findings"] if f.get("detail")]
-    total = sum(p.get("ms") or 0 for p in snap["report"])
+    total = sum(float(p.get("ms") or 0) for p in snap["report"])
     return (["part", "ms", "share", "transactions", "detail"], parts), \
         (["severity", "saving (ms)", "finding", "evidence", "hint"], finds), details, total
 

@@ -31,19 +31,50 @@ DROP TABLE wl_load;
 
 -- the statements' parts (each timed), the commit's, and the time between
 -- transactions; how many transactions had each
-SELECT part, transactions, ms > 0 AS took_time, share > 0 AS has_share
+SELECT part, xacts, ms > 0 AS took_time, pct > 0 AS has_share
 FROM walload_report()
 WHERE part NOT LIKE 'in transactions%' AND part NOT LIKE 'commit%' AND part NOT LIKE 'before%'
+  AND part NOT LIKE 'verdict%'
 ORDER BY part;
-SELECT part, transactions, detail FROM walload_report() WHERE part LIKE 'commit%' ORDER BY part;
+SELECT part, xacts, detail FROM walload_report() WHERE part LIKE 'commit%' ORDER BY part;
+-- for people (1.10): ms rounded to 1 decimal, pct a percentage with 1; the
+-- first row is the verdict in words (whose time the load mostly was, and
+-- its share), with no ms or pct of its own, and the transactions in scope
+SELECT row_number() OVER () AS row_no,
+       part IN ('verdict: the server''s statements', 'verdict: the commit phase',
+                'verdict: the client''s own time') AS verdict, ms IS NULL AS no_ms, pct IS NULL AS no_pct, xacts,
+       detail ~ '^\d+\.\d% of the load''s \d+\.\d ms$' AS detail_in_words
+FROM walload_report() LIMIT 1;
+SELECT bool_and(scale(ms) = 1 AND scale(pct) = 1) AS rounded_to_one_decimal,
+       count(*) FILTER (WHERE part LIKE 'verdict%') AS verdicts
+FROM walload_report() WHERE ms IS NOT NULL;
+-- the verdict's share is that of the largest of the three (the
+-- statements, the commit phase, the client's time), each the sum of its
+-- parts' pct (within their rounding, 0.05 each)
+WITH r AS (SELECT * FROM walload_report()),
+     g AS (SELECT CASE WHEN part LIKE 'commit%' THEN 'verdict: the commit phase'
+                       WHEN part LIKE 'in transactions%' OR part LIKE 'between%' OR part LIKE 'before%'
+                       THEN 'verdict: the client''s own time'
+                       ELSE 'verdict: the server''s statements' END AS verdict,
+                  sum(pct) AS pct, count(*) AS n
+           FROM r WHERE part NOT LIKE 'verdict%' GROUP BY 1)
+SELECT abs(split_part(v.detail, '%', 1)::numeric - g.pct) <= 0.05 * g.n AS verdict_share_is_its_parts,
+       g.pct >= (SELECT max(pct) - 0.05 * sum(n) FROM g) AS verdict_is_the_largest
+FROM r v JOIN g ON g.verdict = v.part;
+-- every row fits 100 columns in psql's aligned format (ms given 9
+-- characters, up to 999999.9 ms: the one width that depends on the load)
+SELECT 1 + max(length(part)) + 3 + 9 + 3 + 5 + 3 + greatest(5, max(length(xacts::text))) + 3
+       + max(length(coalesce(detail, ''))) <= 100 AS fits_100_columns
+FROM walload_report();
 -- the parts add up to the load's time: from its first transaction's start
 -- (or its session's, where that transaction is the session's first) to its
--- last one's end (one backend), and the shares to 1
+-- last one's end (one backend), and the shares to 100%, each within its
+-- rounding (0.05 ms, 0.05%)
 SELECT abs(sum(r.ms) - (SELECT extract(epoch FROM max(xact_end) -
                                 CASE WHEN bool_or(first_in_session) THEN min(backend_start)
                                      ELSE min(xact_start) END) * 1000
-                        FROM walload_xacts)) < 0.01 AS parts_sum_to_the_load,
-       round(sum(r.share)::numeric, 6) AS shares
+                        FROM walload_xacts)) <= 0.05 * count(r.ms) + 0.01 AS parts_sum_to_the_load,
+       abs(sum(r.pct) - 100) <= 0.05 * count(r.pct) AS pcts_sum_to_100
 FROM walload_report() r;
 -- largest first
 SELECT bool_and(ms >= next_ms) AS largest_first
@@ -66,7 +97,8 @@ SELECT count(*) AS past FROM walload_report(until => (SELECT min(xact_start) FRO
 -- a window that holds only the TRUNCATE and the DROP
 SELECT string_agg(part, ', ' ORDER BY part) AS parts
 FROM walload_report(since => (SELECT min(xact_start) FROM walload_xacts WHERE truncate_ms > 0))
-WHERE part NOT LIKE 'in transactions%' AND part NOT LIKE 'between%' AND part NOT LIKE 'commit%';
+WHERE part NOT LIKE 'in transactions%' AND part NOT LIKE 'between%' AND part NOT LIKE 'commit%'
+  AND part NOT LIKE 'verdict%';
 
 -- walload_diagnose() takes the same filters and ranks its findings by
 -- saving_ms: what following the hint would save, as its what-if prices it
@@ -107,7 +139,7 @@ SELECT part, ms > 0 AS took_time, detail FROM walload_report(pid => pg_backend_p
 SELECT count(*) AS before_in_a_later_window
 FROM walload_report(since => (SELECT max(xact_start) FROM walload_xacts)) WHERE part LIKE 'before%';
 SELECT abs(sum(r.ms) - (SELECT extract(epoch FROM max(xact_end) - min(backend_start)) * 1000
-                        FROM walload_xacts)) < 0.01 AS parts_sum_from_the_session_start
+                        FROM walload_xacts)) <= 0.05 * count(r.ms) + 0.01 AS parts_sum_from_the_session_start
 FROM walload_report() r;
 -- another role sees the session's start as pg_stat_activity would show
 -- it: not at all; so no time before its first transaction either
@@ -134,7 +166,7 @@ SELECT walload_reset();
 SELECT format('INSERT INTO rp_many VALUES (%s)', g) FROM generate_series(1, 1005) g \gexec
 \set ECHO all
 SELECT xacts_overwritten > 0 AS ring_wrapped FROM walload_info;
-SELECT part, transactions FROM walload_report() WHERE part LIKE 'INSERT%';
+SELECT part, xacts FROM walload_report() WHERE part LIKE 'INSERT%';
 -- walload_diagnose() needs each transaction: it says its findings cover
 -- the part of the load the ring holds
 SELECT severity, finding, evidence LIKE '1000 kept, % overwritten' AS evidence_ok,
@@ -142,7 +174,7 @@ SELECT severity, finding, evidence LIKE '1000 kept, % overwritten' AS evidence_o
 FROM walload_diagnose() WHERE finding = 'part of the load';
 \set VERBOSITY default
 -- not for a window the ring still holds whole
-SELECT part, transactions FROM walload_report(since => (SELECT min(xact_start) FROM walload_xacts))
+SELECT part, xacts FROM walload_report(since => (SELECT min(xact_start) FROM walload_xacts))
 WHERE part LIKE 'INSERT%';
 SELECT count(*) AS part_of_the_load FROM walload_diagnose(since => (SELECT min(xact_start) FROM walload_xacts))
 WHERE finding = 'part of the load';

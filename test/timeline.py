@@ -167,8 +167,12 @@ try:
        "report.py's Markdown: the load's time is the sum of the demo's walload_report() parts (%.1f ms)" % sum(report_ms),
        md[:400])
     sections = md.split("\n## ")
-    part_rows = [l for l in sections[1].splitlines() if l.startswith("| ") and not l.startswith("| part |")] \
-        if len(sections) > 1 else []
+    # the verdict (1.10), first, has no ms: not a part
+    part_rows = [l for l in sections[1].splitlines() if l.startswith("| ") and not l.startswith("| part |")
+                 and not l.startswith("| verdict: ")] if len(sections) > 1 else []
+    verdicts = [l for l in sections[1].splitlines() if l.startswith("| ")][1:2] if len(sections) > 1 else []
+    ok(len(verdicts) == 1 and verdicts[0].startswith("| verdict: ") and " of the load's " in verdicts[0],
+       "report.py's first row is walload_report()'s verdict in words", verdicts)
     find_rows = [l for l in sections[2].split("### In full")[0].splitlines()
                  if l.startswith("| ") and not l.startswith("| severity |")] if len(sections) > 2 else []
     ok(len(part_rows) == len(report_ms) and len(find_rows) == findings,

@@ -79,6 +79,10 @@ for role in postgres walload_plain walload_stats walload_quiet; do
   [ "$rc" = 0 ] || tap_diag <"$out/report-$role.log"
   tap_check "[$role] the report has the load: its time, its COPY part, the DROP's file deletion finding" "1|1|1" \
     "$(grep -c '^## Where the time went' "$out/report-$role.md" 2>/dev/null)|$(grep -c '^| COPY |' "$out/report-$role.md" 2>/dev/null)|$(grep -c '^| .*| file deletion at commit' "$out/report-$role.md" 2>/dev/null)"
+  # walload_report() 1.10: the first row is the verdict in words, and the
+  # parts' shares are percentages with one decimal
+  tap_check "[$role] the report's first row is the verdict; COPY's share is a percentage" "1|1" \
+    "$(grep '^| ' "$out/report-$role.md" 2>/dev/null | sed -n 2p | grep -c "^| verdict: .*% of the load's .* ms |")|$(grep -cE '^\| COPY \| [0-9]+\.[0-9] \| [0-9]+\.[0-9]% \|' "$out/report-$role.md" 2>/dev/null)"
   PGUSER=$role python3 scripts/timeline.py -o "$out/timeline-$role.html" >"$out/timeline-$role.log" 2>&1
   rc=$?
   tap_check "[$role] scripts/timeline.py succeeds" "0" "$rc"

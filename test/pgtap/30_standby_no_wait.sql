@@ -24,7 +24,7 @@ SELECT is((SELECT count(*) FROM walload_xacts
              AND (commit_standby_wait OR commit_standby_ms <> 0)),
           0::bigint, 'none waited for a standby, none has a wait recorded');
 SELECT is((SELECT count(*) FROM walload_report(application_name => 'sb_no_standby')
-           WHERE part = 'commit: waiting for synchronous standbys'),
+           WHERE part = 'commit: waiting for sync standbys'),
           0::bigint, 'walload_report() has no part for a standby');
 SELECT is((SELECT count(*) FROM walload_diagnose(application_name => 'sb_no_standby')
            WHERE finding = 'commits waited for a synchronous standby'),

@@ -75,9 +75,9 @@ is(counts('local_load'), "$n|0|0|0",
 	'local: no commit waited for the standby, none has a wait recorded');
 
 # walload_report(): the wait as its own part, counted per commit
-my $part = "'commit: waiting for synchronous standbys'";
+my $part = "'commit: waiting for sync standbys'";
 is($primary->safe_psql('postgres',
-		"SELECT transactions FROM walload_report(application_name => 'wait_load') WHERE part = $part"),
+		"SELECT xacts FROM walload_report(application_name => 'wait_load') WHERE part = $part"),
 	$n, 'walload_report() shows the wait for the standby as its own part');
 is($primary->safe_psql('postgres',
 		"SELECT count(*) FROM walload_report(application_name => 'local_load') WHERE part = $part"),

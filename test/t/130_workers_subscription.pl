@@ -98,6 +98,12 @@ like($sub->safe_psql('postgres', "SELECT string_agg(finding, ';') FROM walload_d
 	qr/replayed TRUNCATE walks shared buffers/, 'walload_diagnose(backend_type) finds the replayed TRUNCATE walks');
 unlike($sub->safe_psql('postgres', "SELECT string_agg(finding, ';') FROM walload_diagnose(backend_type => 'client backend')"),
 	qr/replayed TRUNCATE/, 'and not among the client backends');
+# walload_report(), scoped to the apply worker, counts its transactions (its
+# verdict row's xacts), and those alone
+is($sub->safe_psql('postgres', "SELECT xacts FROM walload_report(backend_type => '$at') LIMIT 1"),
+	$sub->safe_psql('postgres', "SELECT count(*) FROM walload_xacts x JOIN walload_xact_backend_types() b USING (xact_id)
+		WHERE b.backend_type = '$at'"),
+	'walload_report(backend_type) counts the apply worker\'s transactions');
 my ($rc, $out, $err) = $sub->psql('postgres', "SELECT * FROM walload_diagnose(backend_type => 'walsender')");
 like($err, qr/walload records no backend_type "walsender"/, 'an unknown backend_type is an error');
 
