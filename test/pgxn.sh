@@ -7,7 +7,7 @@
 #     installs it with cargo); copies with no license, or a version that is
 #     not semver, must be rejected by it
 #  2. META.json's version is the release, CHANGELOG.md's newest section
-#     (1.8.2, or 1.9 -> 1.9.0), and provides.walload.version walload.control's
+#     (1.8.2, or 1.10 -> 1.10.0), and provides.walload.version walload.control's
 #     default_version as semver (1.2 -> 1.2.0); provides.walload.file and
 #     docfile exist
 #  3. CHANGELOG.md has one "## X.Y" section per extension version
