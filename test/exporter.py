@@ -421,8 +421,9 @@ scrape_configs:
     families = {}
     for job, port in sorted(exporters.items()):
         text = served if port == eport else http_get("http://127.0.0.1:%d/metrics" % port)
-        # a list: the phase counter walload_commit_seconds_total and the
-        # histogram walload_commit_seconds are two families of one name
+        # a list, so that two families of one name would show (OpenMetrics
+        # forbids it: the counter walload_commit_seconds_total is family
+        # walload_commit_seconds, hence the histograms' walload_xact_ names)
         families[job] = [f for f in text_string_to_metric_families(text) if f.name.startswith("walload_")]
     for f in families["postgres_exporter"]:
         for smp in f.samples:
@@ -433,8 +434,12 @@ scrape_configs:
     print("# walload series per exporter: %s" % nseries)
     ok(all(0 < v <= 300 for v in nseries.values()), "at most 300 walload series per server and exporter: %s" % nseries)
     hist = {f.name for f in families["postgres_exporter"] if f.type == "histogram"}
-    ok(hist == {"walload_commit_seconds", "walload_walk_seconds"},
-       "postgres_exporter serves walload_commit_seconds and walload_walk_seconds as histograms (TYPE histogram)", hist)
+    ok(hist == {"walload_xact_commit_seconds", "walload_xact_walk_seconds"},
+       "postgres_exporter serves walload_xact_commit_seconds and walload_xact_walk_seconds as histograms"
+       " (TYPE histogram)", hist)
+    dup = {job: sorted(n for n in {f.name for f in fams} if [f.name for f in fams].count(n) > 1)
+           for job, fams in families.items()}
+    ok(not any(dup.values()), "no two walload families share a name (as OpenMetrics requires)", dup)
 
     # promtool's lint of the exposition: the exporter's own metrics are in
     # it too, so a complaint about any name fails (Debian's exporter has
@@ -612,17 +617,17 @@ scrape_configs:
     # the histograms: every transaction recorded since the reset is counted
     # in them (the load's, the exporters' own reads are no transactions of
     # walload's), buckets cumulative, the largest commit its max
-    bk = sorted((float(dict(k[1])["le"]), v) for k, v in got.items() if k[0] == "walload_commit_seconds_bucket")
+    bk = sorted((float(dict(k[1])["le"]), v) for k, v in got.items() if k[0] == "walload_xact_commit_seconds_bucket")
     ok(bk and bk[-1][0] == math.inf and all(a[1] <= b[1] for a, b in zip(bk, bk[1:])) and
-       g("walload_commit_seconds_count") == bk[-1][1] and bk[-1][1] > 0,
-       "walload_commit_seconds: cumulative buckets up to +Inf, whose count is _count (%s)" % (bk[-1:] or None), bk)
+       g("walload_xact_commit_seconds_count") == bk[-1][1] and bk[-1][1] > 0,
+       "walload_xact_commit_seconds: cumulative buckets up to +Inf, whose count is _count (%s)" % (bk[-1:] or None), bk)
     # (the ring has overwritten nothing yet: it holds every one of them)
     xr = rows("SELECT i.xacts_recorded, (SELECT coalesce(max(commit_ms), 0) / 1000.0 FROM walload_xacts),"
               " i.xacts_overwritten FROM walload_info i")[0]
-    ok(g("walload_commit_seconds_count") == float(xr[0]) and xr[2] == "0" and
-       math.isclose(g("walload_commit_seconds_max"), float(xr[1]), rel_tol=1e-9),
-       "walload_commit_seconds_count = walload_info.xacts_recorded, _max = the longest commit in walload_xacts",
-       (g("walload_commit_seconds_count"), g("walload_commit_seconds_max"), xr))
+    ok(g("walload_xact_commit_seconds_count") == float(xr[0]) and xr[2] == "0" and
+       math.isclose(g("walload_xact_commit_seconds_max"), float(xr[1]), rel_tol=1e-9),
+       "walload_xact_commit_seconds_count = walload_info.xacts_recorded, _max = the longest commit in walload_xacts",
+       (g("walload_xact_commit_seconds_count"), g("walload_xact_commit_seconds_max"), xr))
     les = {(m, float(le)) for m, le in rows("SELECT metric, le FROM walload_histograms")}
     ok(("commit_seconds", 5.0) in les and ("walk_seconds", 1.0) in les and ("commit_seconds", math.inf) in les,
        "walload_histograms has the buckets the alerts read: commit_seconds le=5, walk_seconds le=1, +Inf")
@@ -734,7 +739,7 @@ scrape_configs:
     t_before = time.time()
     t0 = poll("a scrape before the pairs", lambda: scraped_after(t_before), 15)
     before = scrape_values(t0, drop_sel)
-    max_before = scrape_values(t0, "walload_commit_seconds_max")
+    max_before = scrape_values(t0, "walload_xact_commit_seconds_max")
     npairs = 3000
     psql(None, db="app", user="loader",
          stdin="".join("CREATE TABLE pair_%d (i int);\nDROP TABLE pair_%d;\n" % (i, i) for i in range(npairs)))
@@ -746,9 +751,9 @@ scrape_configs:
     window = "%ds" % (int(t1 - t0) + 2)
     resets = scrape_values(t1, "resets(%s[%s])" % (drop_sel, window))
     evicted = float(rows("SELECT stats_evicted FROM walload_info")[0][0])
-    cnt = scrape_values(t1, "walload_commit_seconds_count")
+    cnt = scrape_values(t1, "walload_xact_commit_seconds_count")
     rec = scrape_values(t1, "walload_xacts_recorded_total")
-    max_after = scrape_values(t1, "walload_commit_seconds_max")
+    max_after = scrape_values(t1, "walload_xact_commit_seconds_max")
     for job in sorted(exporters):
         rises = after.get(job, 0) - before.get(job, 0)
         exact = rises == npairs and resets.get(job) == 0
@@ -758,7 +763,7 @@ scrape_configs:
                                           rec.get(job), max_before.get(job), max_after.get(job), evicted))
         ok(exact, "%s: %d distinct DROP TABLE through walload.max_stats = 100 (%d evicted): the counter rose by"
            " exactly %d, no reset" % (job, npairs, evicted, npairs), (before.get(job), after.get(job), resets.get(job)))
-        ok(not lost, "%s: after %d more transactions through the ring, walload_commit_seconds_count = the"
+        ok(not lost, "%s: after %d more transactions through the ring, walload_xact_commit_seconds_count = the"
            " transactions recorded and _max still the load's longest commit" % (job, 2 * npairs),
            (cnt.get(job), rec.get(job), max_before.get(job), max_after.get(job)))
 
