@@ -33,7 +33,8 @@
  *   or archives WAL (wl_whatif_minimal_allowed).
  *
  * Each transaction is replayed by at most one of the shapes (pg_restore's,
- * then the deleting commits, then the syncing ones, then small ones), so
+ * then the deleting commits, then the ones that synced or WAL-logged new
+ * files at commit, then small ones), so
  * their savings never count a cost twice; the threshold and one
  * transaction for the syncing commits both remove the same walks, and the
  * diagnosis shows the larger only.  shared_buffers prices the walks no
@@ -128,6 +129,10 @@ xact_set(const WlXactRecord *x)
 		return is_vacuum_alone(x) ? SET_NONE : SET_DROPS;
 	if (x->c.scans[WL_SCAN_FLUSH_PENDING] > 0)
 		return reload_removes_sync(x) ? SET_NONE : SET_SYNCS;
+	/* commit-time work on new files without a sync: WAL-logging them */
+	if (x->wal_logged_rels > 0 && x->synced_rels == 0 && !x->commit_standby_wait &&
+		!is_vacuum_alone(x))
+		return SET_SYNCS;
 	/* a commit that waited on a standby is diagnose_standby()'s */
 	if (x->statements <= 2 && x->synchronous_commit > SYNCHRONOUS_COMMIT_OFF &&
 		x->c.wal_bytes > 0 && x->dropped_rels == 0 && x->synced_rels == 0 &&
@@ -332,7 +337,6 @@ void
 wl_whatif_load(WlXactRecord **in, int n, WlWhatIfs *w)
 {
 	WlScanCost	cost;
-	double		flush_ms;
 	double		restore_ms = 0;
 	double		drop_sync_ms = 0;
 	double		drop_walks_ms = 0;
@@ -342,14 +346,17 @@ wl_whatif_load(WlXactRecord **in, int n, WlWhatIfs *w)
 	double		sync_faults_ms = 0;
 	int64		sync_files = 0;
 	double		all_walks_ms = 0;
+	double		syncs_each_ms = 0;
+	WlCommitModel one;
 	double		removed_ms;
 	int32		nbuffers = 0;
 	int32		load_buffers = WL_LOAD_SHARED_BUFFERS_KB / (BLCKSZ / 1024);
 
 	memset(w, 0, sizeof(*w));
 	wl_cost_figures(&cost);
-	flush_ms = cost.io.valid ? Max(cost.io.wal_flush_ns, 0) / 1e6 : 0;
 
+	memset(&one, 0, sizeof(one));
+	one.sync_stmt_no = one.drop_stmt_no = -1;
 	for (int i = 0; i < n; i++)
 	{
 		const WlXactRecord *x = in[i];
@@ -370,6 +377,21 @@ wl_whatif_load(WlXactRecord **in, int n, WlWhatIfs *w)
 				drop_files += x->dropped_rels;
 				break;
 			case SET_SYNCS:
+				{
+					WlCommitModel m;
+
+					/* each commit as recorded, and all of them as one */
+					recorded_commit(x, &m);
+					syncs_each_ms += commit_ms(&m, &cost);
+					one.wal_skipped_rels += m.wal_skipped_rels;
+					one.synced_rels += m.synced_rels;
+					one.synced_blocks += m.synced_blocks;
+					one.synced_truncated_rels += m.synced_truncated_rels;
+					one.synced_truncated_blocks += m.synced_truncated_blocks;
+					one.wal_logged_rels += m.wal_logged_rels;
+					one.wal_logged_blocks += m.wal_logged_blocks;
+					one.sync_scan = one.sync_scan || m.sync_scan;
+				}
 				w->syncs.xacts++;
 				sync_walks_ms += walks_ms(x, WL_SCAN_FLUSH_PENDING, true);
 				sync_faults_ms += walk_faults_ms(x, WL_SCAN_FLUSH_PENDING);
@@ -412,17 +434,28 @@ wl_whatif_load(WlXactRecord **in, int n, WlWhatIfs *w)
 	}
 
 	/*
-	 * the commits that synced new files as one: one walk for all their
-	 * files, one commit record and flush; the files' syncs stay
+	 * the commits that synced or WAL-logged new files, as one: their
+	 * commit-time work replayed as one commit (cost.c prices each commit as
+	 * recorded and the one commit over all their files: one walk if any file
+	 * is synced, one commit record and flush; each file keeps its route, as
+	 * core decides it per file).  The walks it removes, as recorded, for
+	 * shared_buffers' account.
 	 */
 	set_shape(&w->syncs, WL_SHAPE_ONE_TRANSACTION);
 	if (w->syncs.xacts >= 2)
 	{
-		w->syncs.walks_saved = w->syncs.xacts - 1;
+		int			walked = 0;
+
+		for (int i = 0; i < n; i++)
+			if (xact_set(in[i]) == SET_SYNCS && in[i]->synced_rels > 0)
+				walked++;
+		w->syncs.walks_saved = Max(walked - 1, 0);
 		w->syncs.flushes_saved = w->syncs.xacts - 1;
-		w->syncs.walks_ms = one_walk_saving_ms(&cost, WL_SCAN_FLUSH_PENDING, w->syncs.xacts,
+		w->syncs.walks_ms = one_walk_saving_ms(&cost, WL_SCAN_FLUSH_PENDING, walked,
 											   sync_files, sync_walks_ms, sync_faults_ms);
-		w->syncs.saving_ms = w->syncs.walks_ms + flush_ms * (w->syncs.xacts - 1);
+		w->syncs.saving_ms = Max(syncs_each_ms - commit_ms(&one, &cost), 0);
+		elog(DEBUG2, "walload: what-if of %d commits as one: %.3f ms as recorded, %.3f ms as one",
+			 w->syncs.xacts, syncs_each_ms, commit_ms(&one, &cost));
 	}
 
 	whatif_threshold(in, n, &cost, &w->threshold);
