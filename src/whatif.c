@@ -488,6 +488,71 @@ wl_whatif_load(WlXactRecord **in, int n, WlWhatIfs *w)
 }
 
 /*
+ * wal_level = minimal, priced (1.10), for the transactions that ran under
+ * replica: what their statements wrote to WAL into files their transaction
+ * created or truncated (skip_bytes, per transaction of in, from
+ * diagnose.c's reading of walload_statements) is not written under
+ * minimal (storage.c: such a file skips WAL, RelationNeedsWAL), priced as
+ * cost.c prices WAL a commit must write and flush, per block; against
+ * that, the commit-time work minimal adds (smgrDoPendingSyncs): its new
+ * files (new_files, of the skipped bytes' blocks shared equally) each
+ * synced after a walk of the pool if at or above wal_skip_threshold, or
+ * WAL-logged whole below it, priced by the one cost model.  Offered only
+ * where the server could run minimal (wl_whatif_minimal_allowed, by the
+ * caller).
+ */
+void
+wl_whatif_minimal(WlXactRecord **in, int n, const int32 *new_files,
+				  const uint64 *skip_bytes, WlWhatIf *w)
+{
+	WlScanCost	cost;
+	double		wal_ns_per_block;
+	WlCommitModel none;
+
+	wl_cost_figures(&cost);
+	w->xacts = 0;
+	w->saving_ms = w->added_ms = 0;
+	w->wal_bytes_saved = 0;
+	if (!cost.io.valid)
+		return;
+	wal_ns_per_block = Max(cost.io.write_ns_per_block, 0) + Max(cost.io.fsync_ns_per_block, 0);
+	memset(&none, 0, sizeof(none));
+	none.sync_stmt_no = none.drop_stmt_no = -1;
+	for (int i = 0; i < n; i++)
+	{
+		const WlXactRecord *x = in[i];
+		WlCommitModel alt = none;
+		int64		blocks;
+		int64		per_file;
+		double		added;
+
+		if (x->outcome != WL_OUTCOME_COMMIT || x->wal_level == WAL_LEVEL_MINIMAL ||
+			new_files[i] <= 0 || skip_bytes[i] == 0)
+			continue;
+		blocks = (int64) ((skip_bytes[i] + BLCKSZ - 1) / BLCKSZ);
+		per_file = (blocks + new_files[i] - 1) / new_files[i];
+		alt.wal_skipped_rels = new_files[i];
+		if ((per_file + 1) * (BLCKSZ / 1024) > x->wal_skip_threshold_kb)
+		{
+			alt.synced_rels = new_files[i];
+			alt.synced_blocks = blocks;
+			alt.sync_scan = true;
+		}
+		else
+		{
+			alt.wal_logged_rels = new_files[i];
+			alt.wal_logged_blocks = blocks;
+		}
+		added = commit_ms(&alt, &cost) - commit_ms(&none, &cost);
+		w->xacts++;
+		w->wal_bytes_saved += skip_bytes[i];
+		w->added_ms += added;
+		w->saving_ms += blocks * wal_ns_per_block / 1e6 - added;
+	}
+	w->saving_ms = Max(w->saving_ms, 0);
+}
+
+/*
  * Could this server run wal_level = minimal?  Not with archive_mode on, nor
  * where WAL is streamed: a walsender running, a replication slot (a
  * standby or a logical consumer configured), or synchronous_standby_names
