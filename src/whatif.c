@@ -499,7 +499,9 @@ wl_whatif_load(WlXactRecord **in, int n, WlWhatIfs *w)
  * synced after a walk of the pool if at or above wal_skip_threshold, or
  * WAL-logged whole below it, priced by the one cost model.  Offered only
  * where the server could run minimal (wl_whatif_minimal_allowed, by the
- * caller).
+ * caller).  The transactions a small commit's or pg_restore's shape
+ * replays are left out: their savings, the measured sync phases, include
+ * the flush of that WAL.
  */
 void
 wl_whatif_minimal(WlXactRecord **in, int n, const int32 *new_files,
@@ -528,6 +530,14 @@ wl_whatif_minimal(WlXactRecord **in, int n, const int32 *new_files,
 
 		if (x->outcome != WL_OUTCOME_COMMIT || x->wal_level == WAL_LEVEL_MINIMAL ||
 			new_files[i] <= 0 || skip_bytes[i] == 0)
+			continue;
+
+		/*
+		 * a small commit's or pg_restore's saving (their measured sync
+		 * phases) includes flushing the WAL its statements wrote: not
+		 * priced again here
+		 */
+		if (xact_set(x) == SET_SMALL || xact_set(x) == SET_RESTORE)
 			continue;
 		blocks = (int64) ((skip_bytes[i] + BLCKSZ - 1) / BLCKSZ);
 		per_file = (blocks + new_files[i] - 1) / new_files[i];
