@@ -586,6 +586,14 @@ diagnose_scans(Emitter *em, const Totals *t, const WlWhatIfs *w)
 	}
 }
 
+/* whether the small commits' finding is made, with its saving */
+static bool
+small_offered(const WlWhatIfs *w)
+{
+	return w->small_xacts >= 100 && w->small.saving_ms > 0 &&
+		pct(w->small_commit_ms, w->small_total_ms) >= 10;
+}
+
 static void
 diagnose_commit(Emitter *em, const Totals *t, const WlWhatIfs *w)
 {
@@ -663,8 +671,7 @@ diagnose_commit(Emitter *em, const Totals *t, const WlWhatIfs *w)
 	 * commits that deleted files are not among them (always synchronous,
 	 * priced with the deletion)
 	 */
-	if (w->small_xacts >= 100 && w->small.saving_ms > 0 &&
-		pct(w->small_commit_ms, w->small_total_ms) >= 10)
+	if (small_offered(w))
 	{
 		appendStringInfo(&ev,
 						 "%d commits of at most 2 statements that deleted no file, with synchronous_commit on, "
@@ -1821,7 +1828,8 @@ walload_diagnose(PG_FUNCTION_ARGS)
 			new_files[i] = loads.new_files[at - xact_ids];
 			skip_bytes[i] = loads.skip_bytes[at - xact_ids];
 		}
-		wl_whatif_minimal(in, t.xacts, new_files, skip_bytes, &whatifs.wal_level);
+		wl_whatif_minimal(in, t.xacts, new_files, skip_bytes, small_offered(&whatifs),
+						  whatifs.restore.saving_ms > 0, &whatifs.wal_level);
 	}
 	diagnose_scans(&em, &t, &whatifs);
 	diagnose_commit(&em, &t, &whatifs);

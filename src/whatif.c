@@ -499,13 +499,14 @@ wl_whatif_load(WlXactRecord **in, int n, WlWhatIfs *w)
  * synced after a walk of the pool if at or above wal_skip_threshold, or
  * WAL-logged whole below it, priced by the one cost model.  Offered only
  * where the server could run minimal (wl_whatif_minimal_allowed, by the
- * caller).  The transactions a small commit's or pg_restore's shape
- * replays are left out: their savings, the measured sync phases, include
- * the flush of that WAL.
+ * caller).  Where the small commits' or pg_restore's finding is priced
+ * (skip_small, skip_restore: the caller's rules), the transactions that
+ * shape replays are left out: its saving, their measured sync phases,
+ * includes the flush of that WAL.
  */
 void
 wl_whatif_minimal(WlXactRecord **in, int n, const int32 *new_files,
-				  const uint64 *skip_bytes, WlWhatIf *w)
+				  const uint64 *skip_bytes, bool skip_small, bool skip_restore, WlWhatIf *w)
 {
 	WlScanCost	cost;
 	double		wal_ns_per_block;
@@ -537,7 +538,8 @@ wl_whatif_minimal(WlXactRecord **in, int n, const int32 *new_files,
 		 * phases) includes flushing the WAL its statements wrote: not
 		 * priced again here
 		 */
-		if (xact_set(x) == SET_SMALL || xact_set(x) == SET_RESTORE)
+		if ((skip_small && xact_set(x) == SET_SMALL) ||
+			(skip_restore && xact_set(x) == SET_RESTORE))
 			continue;
 		blocks = (int64) ((skip_bytes[i] + BLCKSZ - 1) / BLCKSZ);
 		per_file = (blocks + new_files[i] - 1) / new_files[i];

@@ -72,7 +72,8 @@ typedef struct WlWhatIfs
 
 extern void wl_whatif_load(WlXactRecord **in, int n, WlWhatIfs *w);
 extern void wl_whatif_minimal(WlXactRecord **in, int n, const int32 *new_files,
-							  const uint64 *skip_bytes, WlWhatIf *w);
+							  const uint64 *skip_bytes, bool skip_small, bool skip_restore,
+							  WlWhatIf *w);
 extern bool wl_whatif_minimal_allowed(void);
 
 #endif							/* WALLOAD_WHATIF_H */
