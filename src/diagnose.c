@@ -432,7 +432,11 @@ diagnose_scans(Emitter *em, const Totals *t, const WlWhatIfs *w)
 							   "Relations created (or truncated) in the loading transaction skip WAL and are fsynced at "
 							   "commit after a scan of all shared buffers");
 
-		/* of the two alternatives that remove these walks, the larger */
+		/*
+		 * of the two alternatives that remove these walks, the larger: the
+		 * threshold is this finding's change; one transaction is the
+		 * finding "load in many transactions" (diagnose_commit)
+		 */
 		best = w->threshold.saving_ms > w->syncs.saving_ms ? &w->threshold : &w->syncs;
 		if (w->syncs.saving_ms > 0)
 			appendStringInfo(&hint,
@@ -454,7 +458,7 @@ diagnose_scans(Emitter *em, const Totals *t, const WlWhatIfs *w)
 		appendStringInfoChar(&hint, '.');
 		emit_saving(em, share >= 20 ? "warning" : "info",
 					"commit-time sync of WAL-skipped relations (wal_level=minimal)", ev.data, hint.data,
-					best->saving_ms > 0 ? best->saving_ms : -1);
+					best == &w->threshold && best->saving_ms > 0 ? best->saving_ms : -1);
 		brief(em, psprintf("%lld commit%s synced %d file%s, %.1f MB, a walk each",
 						   (long long) t->c.scans[WL_SCAN_FLUSH_PENDING],
 						   plural(t->c.scans[WL_SCAN_FLUSH_PENDING]),
@@ -465,9 +469,8 @@ diagnose_scans(Emitter *em, const Totals *t, const WlWhatIfs *w)
 			   "commit after CREATE TABLE, or load more per transaction") :
 			  best == &w->threshold ?
 			  psprintf("wal_skip_threshold = %s", w->threshold.value) :
-			  psprintf("load in one transaction: %lld walk%s fewer",
-					   (long long) w->syncs.walks_saved, plural(w->syncs.walks_saved)));
-		if (best->saving_ms > 0)
+			  "load in one transaction (see below)");
+		if (best == &w->threshold && best->saving_ms > 0)
 			change(em, best);
 	}
 
@@ -583,6 +586,14 @@ diagnose_scans(Emitter *em, const Totals *t, const WlWhatIfs *w)
 	}
 }
 
+/* whether the small commits' finding is made, with its saving */
+static bool
+small_offered(const WlWhatIfs *w)
+{
+	return w->small_xacts >= 100 && w->small.saving_ms > 0 &&
+		pct(w->small_commit_ms, w->small_total_ms) >= 10;
+}
+
 static void
 diagnose_commit(Emitter *em, const Totals *t, const WlWhatIfs *w)
 {
@@ -660,8 +671,7 @@ diagnose_commit(Emitter *em, const Totals *t, const WlWhatIfs *w)
 	 * commits that deleted files are not among them (always synchronous,
 	 * priced with the deletion)
 	 */
-	if (w->small_xacts >= 100 && w->small.saving_ms > 0 &&
-		pct(w->small_commit_ms, w->small_total_ms) >= 10)
+	if (small_offered(w))
 	{
 		appendStringInfo(&ev,
 						 "%d commits of at most 2 statements that deleted no file, with synchronous_commit on, "
@@ -683,6 +693,34 @@ diagnose_commit(Emitter *em, const Totals *t, const WlWhatIfs *w)
 						   pct(w->small_commit_ms, w->small_total_ms)),
 			  "batch them into fewer transactions");
 		change(em, &w->small);
+		resetStringInfo(&ev);
+	}
+
+	/*
+	 * Loads of many transactions that are not small ones (1.10): the
+	 * commits that synced or WAL-logged the files they created, replayed as
+	 * one commit (whatif.c); offered where it saves more than the
+	 * threshold, which removes the same walks
+	 */
+	if (w->syncs.saving_ms > 0 && w->syncs.saving_ms >= w->threshold.saving_ms)
+	{
+		appendStringInfo(&ev,
+						 "%d commits each synced or WAL-logged the files their transaction created, each "
+						 "with its own commit record and flush",
+						 w->syncs.xacts);
+		emit_saving(em, "info", "load in many transactions", ev.data,
+					psprintf("Their commit-time work, replayed as one commit over all their files (each file "
+							 "synced or WAL-logged as core decides it per file, one walk of the pool if any is "
+							 "synced, one commit record and flush), costs about %.1f ms less: load in one "
+							 "transaction (psql --single-transaction, or BEGIN ... COMMIT around the load); "
+							 "%lld walk%s and %lld commit flush%s fewer.",
+							 w->syncs.saving_ms, (long long) w->syncs.walks_saved, plural(w->syncs.walks_saved),
+							 (long long) w->syncs.flushes_saved, w->syncs.flushes_saved == 1 ? "" : "es"),
+					w->syncs.saving_ms);
+		brief(em, psprintf("%d commits, each syncing or WAL-logging new files", w->syncs.xacts),
+			  psprintf("load in one transaction: %lld walk%s fewer",
+					   (long long) w->syncs.walks_saved, plural(w->syncs.walks_saved)));
+		change(em, &w->syncs);
 		resetStringInfo(&ev);
 	}
 
@@ -970,6 +1008,19 @@ append_fpi_commands(StringInfo buf, const int64 *by_tag)
 	appendStringInfoChar(buf, ')');
 }
 
+/* the price of wal_level = minimal, in a hint (whatif.c wl_whatif_minimal) */
+static void
+append_minimal_price(StringInfo hint, const WlWhatIfs *w)
+{
+	appendStringInfo(hint,
+					 ": %.1f MB of this load's WAL, written in %d transaction%s into tables each created or "
+					 "truncated, would not be written, about %.1f ms net of the %.1f ms of commit-time syncs "
+					 "or WAL-logging of the new files minimal adds (the statements after a CREATE TABLE or "
+					 "TRUNCATE in their transaction counted, by their order)",
+					 mb((double) w->wal_level.wal_bytes_saved), w->wal_level.xacts, plural(w->wal_level.xacts),
+					 w->wal_level.saving_ms, w->wal_level.added_ms);
+}
+
 static void
 diagnose_wal(Emitter *em, const Totals *t, const WlWhatIfs *w, const uint64 *xact_ids, int nxacts,
 			 const uint64 *drop_ids, int ndrops)
@@ -1062,41 +1113,209 @@ diagnose_wal(Emitter *em, const Totals *t, const WlWhatIfs *w, const uint64 *xac
 			appendStringInfoString(&hint,
 								   "; this server neither streams nor archives WAL: under wal_level=minimal (with "
 								   "max_wal_senders = 0) files created in the transaction skip WAL");
+		if (t->wal_level != WAL_LEVEL_MINIMAL && w->minimal_allowed && w->wal_level.saving_ms > 0)
+			append_minimal_price(&hint, w);
 		appendStringInfoString(&hint, "; wal_compression = on makes each image smaller.");
-		emit(em, "info", "full-page images of new files dominate the WAL", ev.data, hint.data);
+		emit_saving(em, "info", "full-page images of new files dominate the WAL", ev.data, hint.data,
+					t->wal_level != WAL_LEVEL_MINIMAL && w->minimal_allowed && w->wal_level.saving_ms > 0 ?
+					w->wal_level.saving_ms : -1);
 		brief(em, psprintf("%.1f MB of WAL, %lld page images of new files",
 						   mb((double) t->c.wal_bytes), (long long) (new_fpi + commit_fpi)),
 			  "build indexes once, after loading; avoid rewrites");
+		if (t->wal_level != WAL_LEVEL_MINIMAL && w->minimal_allowed && w->wal_level.saving_ms > 0)
+			change(em, &w->wal_level);
 	}
 	else
 	{
 		bool		offer = t->wal_level != WAL_LEVEL_MINIMAL && w->minimal_allowed;
+		StringInfoData hint;
 
 		/*
 		 * wal_level=minimal only where this server could run it: nothing
-		 * streams or archives its WAL (whatif.c); not priced
+		 * streams or archives its WAL (whatif.c); priced where the load
+		 * wrote WAL into tables its transactions created or truncated
 		 */
-		emit(em, "info", "WAL written", ev.data,
-			 t->wal_level == WAL_LEVEL_MINIMAL ?
-			 "Under wal_level=minimal, tables created or truncated in the loading transaction skip WAL; "
-			 "at commit, files below wal_skip_threshold are WAL-logged whole and larger ones are "
-			 "fsynced after a full scan of shared_buffers." :
-			 offer ?
-			 "Every loaded row is WAL-logged. This server neither streams nor archives WAL: "
-			 "wal_level=minimal (with max_wal_senders = 0, a restart) would skip WAL for tables created "
-			 "or truncated in the loading transaction, at the price of a commit-time sync and a full "
-			 "scan of shared_buffers." :
-			 "Every loaded row is WAL-logged; this server streams or archives its WAL, which needs it.");
+		initStringInfo(&hint);
+		appendStringInfoString(&hint,
+							   t->wal_level == WAL_LEVEL_MINIMAL ?
+							   "Under wal_level=minimal, tables created or truncated in the loading transaction skip WAL; "
+							   "at commit, files below wal_skip_threshold are WAL-logged whole and larger ones are "
+							   "fsynced after a full scan of shared_buffers." :
+							   offer ?
+							   "Every loaded row is WAL-logged. This server neither streams nor archives WAL: "
+							   "wal_level=minimal (with max_wal_senders = 0, a restart) would skip WAL for tables created "
+							   "or truncated in the loading transaction, at the price of a commit-time sync and a full "
+							   "scan of shared_buffers" :
+							   "Every loaded row is WAL-logged; this server streams or archives its WAL, which needs it.");
+		if (offer && w->wal_level.saving_ms > 0)
+			append_minimal_price(&hint, w);
+		if (offer)
+			appendStringInfoChar(&hint, '.');
+		emit_saving(em, "info", "WAL written", ev.data, hint.data,
+					offer && w->wal_level.saving_ms > 0 ? w->wal_level.saving_ms : -1);
 		brief(em, psprintf("%.1f MB of WAL in %lld records, %lld page images",
 						   mb((double) t->c.wal_bytes), (long long) t->c.wal_records,
 						   (long long) t->c.wal_fpi),
 			  t->wal_level == WAL_LEVEL_MINIMAL ?
 			  "a fact: tables created in the loading transaction skip WAL" :
+			  offer && w->wal_level.saving_ms > 0 ?
+			  psprintf("wal_level = minimal: %.1f MB of WAL fewer", mb((double) w->wal_level.wal_bytes_saved)) :
 			  offer ? "wal_level = minimal would skip WAL for new tables" :
 			  "a fact: replication or archiving needs this WAL");
 		if (offer)
 			change(em, &w->wal_level);
 	}
+}
+
+/*
+ * What the load's statements say, per transaction in statement order
+ * (1.10), from walload_statements' top-level records of the transactions
+ * in scope:
+ *
+ * - under wal_level=replica, the WAL that minimal would not write: of a
+ *   transaction that created or truncated a table (CREATE TABLE, CREATE
+ *   TABLE AS, SELECT INTO, TRUNCATE), the WAL of the statements after it
+ *   that load or index (COPY, INSERT, CREATE INDEX; CREATE TABLE AS and
+ *   SELECT INTO their own).  Statement order is the basis: a load into an
+ *   older table in the same transaction would be counted too, which the
+ *   finding says.
+ * - indexes created before a bulk load: a COPY or INSERT of at least
+ *   WL_BULK_ROWS rows after a CREATE INDEX in the same transaction.  No
+ *   recorded figure separates the load's index maintenance from its heap
+ *   work, so the finding names the change (indexes_after_load) unpriced;
+ *   its evidence gives the loads' WAL records per row, which an index
+ *   raises by one per row where the table's changes are WAL-logged.
+ */
+#define WL_BULK_ROWS	10000
+
+typedef struct LoadScan
+{
+	/* in: the transactions in scope, sorted */
+	const uint64 *xact_ids;
+	int			nxacts;
+	/* out: per transaction of xact_ids */
+	int32	   *new_files;
+	uint64	   *skip_bytes;
+	/* out: loads after CREATE INDEX */
+	int			idx_xacts;
+	int			idx_loads;
+	int64		idx_rows;
+	int64		idx_records;
+	double		idx_ms;
+} LoadScan;
+
+static bool
+load_filter(const WlStmtRecord *s, void *arg)
+{
+	LoadScan   *ls = arg;
+
+	if (!s->toplevel)
+		return false;
+	switch (s->tag)
+	{
+		case CMDTAG_CREATE_TABLE:
+		case CMDTAG_CREATE_TABLE_AS:
+		case CMDTAG_SELECT_INTO:
+		case CMDTAG_TRUNCATE_TABLE:
+		case CMDTAG_CREATE_INDEX:
+		case CMDTAG_COPY:
+		case CMDTAG_INSERT:
+			break;
+		default:
+			return false;
+	}
+	return bsearch(&s->xact_id, ls->xact_ids, ls->nxacts, sizeof(uint64), xact_id_cmp) != NULL;
+}
+
+static int
+stmt_order_cmp(const void *a, const void *b)
+{
+	const WlStmtRecord *x = a;
+	const WlStmtRecord *y = b;
+
+	if (x->xact_id != y->xact_id)
+		return (x->xact_id > y->xact_id) - (x->xact_id < y->xact_id);
+	return (x->stmt_no > y->stmt_no) - (x->stmt_no < y->stmt_no);
+}
+
+static void
+scan_loads(LoadScan *ls)
+{
+	WlStmtRecord *recs;
+	int			n;
+	int			i = 0;
+
+	ls->new_files = palloc0(sizeof(int32) * Max(ls->nxacts, 1));
+	ls->skip_bytes = palloc0(sizeof(uint64) * Max(ls->nxacts, 1));
+	n = wl_store_copy_statements_filtered(load_filter, ls, &recs);
+	if (n > 1)
+		qsort(recs, n, sizeof(WlStmtRecord), stmt_order_cmp);
+	while (i < n)
+	{
+		uint64		xid = recs[i].xact_id;
+		uint64	   *at = bsearch(&xid, ls->xact_ids, ls->nxacts, sizeof(uint64), xact_id_cmp);
+		int			k = (int) (at - ls->xact_ids);
+		int			indexes = 0;
+		bool		idx_load = false;
+
+		for (; i < n && recs[i].xact_id == xid; i++)
+		{
+			const WlStmtRecord *s = &recs[i];
+
+			switch (s->tag)
+			{
+				case CMDTAG_CREATE_TABLE_AS:
+				case CMDTAG_SELECT_INTO:
+					ls->skip_bytes[k] += s->c.wal_bytes;
+					/* FALLTHROUGH */
+				case CMDTAG_CREATE_TABLE:
+				case CMDTAG_TRUNCATE_TABLE:
+					ls->new_files[k]++;
+					break;
+				case CMDTAG_CREATE_INDEX:
+					if (ls->new_files[k] > 0)
+						ls->skip_bytes[k] += s->c.wal_bytes;
+					indexes++;
+					break;
+				default:		/* COPY, INSERT */
+					if (ls->new_files[k] > 0)
+						ls->skip_bytes[k] += s->c.wal_bytes;
+					if (indexes > 0 && s->c.rows >= WL_BULK_ROWS)
+					{
+						idx_load = true;
+						ls->idx_loads++;
+						ls->idx_rows += s->c.rows;
+						ls->idx_records += s->c.wal_records;
+						ls->idx_ms += s->elapsed_ms;
+					}
+					break;
+			}
+		}
+		if (idx_load)
+			ls->idx_xacts++;
+	}
+}
+
+/* indexes created before a bulk load in the same transaction: unpriced */
+static void
+diagnose_indexes(Emitter *em, const LoadScan *ls)
+{
+	if (ls->idx_loads == 0)
+		return;
+	emit(em, "info", "indexes created before a bulk load",
+		 psprintf("%d load%s (COPY, INSERT) of %lld rows in all ran after CREATE INDEX in the same "
+				  "transaction (%d transaction%s), taking %.1f ms and writing %lld WAL records (%.1f a row)",
+				  ls->idx_loads, plural(ls->idx_loads), (long long) ls->idx_rows,
+				  ls->idx_xacts, plural(ls->idx_xacts), ls->idx_ms, (long long) ls->idx_records,
+				  ls->idx_rows > 0 ? (double) ls->idx_records / ls->idx_rows : 0),
+		 "Each row loaded into an indexed table is also inserted into every index, one entry at a time, "
+		 "and where the table's changes are WAL-logged each index adds a WAL record a row; an index built "
+		 "after the data sorts it once. Create indexes and constraints after loading. Not priced: no "
+		 "recorded figure separates a load's index maintenance from its heap work.");
+	brief(em, psprintf("%d load%s, %lld rows, after CREATE INDEX", ls->idx_loads, plural(ls->idx_loads),
+					   (long long) ls->idx_rows),
+		  "create indexes after loading (not priced)");
+	change_to(em, NULL, NULL, WL_SHAPE_INDEXES_AFTER_LOAD);
 }
 
 /*
@@ -1424,6 +1643,7 @@ walload_diagnose(PG_FUNCTION_ARGS)
 	Totals		t;
 	Emitter		em;
 	WlWhatIfs	whatifs;
+	LoadScan	loads;
 	uint64	   *xact_ids;
 	uint64	   *drop_ids;
 	int			ndrops = 0;
@@ -1589,12 +1809,35 @@ walload_diagnose(PG_FUNCTION_ARGS)
 	qsort(xact_ids, t.xacts, sizeof(uint64), xact_id_cmp);
 	qsort(drop_ids, ndrops, sizeof(uint64), xact_id_cmp);
 	wl_whatif_load(in, t.xacts, &whatifs);
+	memset(&loads, 0, sizeof(loads));
+	loads.xact_ids = xact_ids;
+	loads.nxacts = t.xacts;
+	scan_loads(&loads);
+	if (whatifs.minimal_allowed)
+	{
+		/* the statements' figures, in the order of in */
+		int32	   *new_files = palloc0(sizeof(int32) * t.xacts);
+		uint64	   *skip_bytes = palloc0(sizeof(uint64) * t.xacts);
+
+		for (int i = 0; i < t.xacts; i++)
+		{
+			uint64	   *at = bsearch(&in[i]->xact_id, xact_ids, t.xacts, sizeof(uint64), xact_id_cmp);
+
+			if (at == NULL)
+				continue;
+			new_files[i] = loads.new_files[at - xact_ids];
+			skip_bytes[i] = loads.skip_bytes[at - xact_ids];
+		}
+		wl_whatif_minimal(in, t.xacts, new_files, skip_bytes, small_offered(&whatifs),
+						  whatifs.restore.saving_ms > 0, &whatifs.wal_level);
+	}
 	diagnose_scans(&em, &t, &whatifs);
 	diagnose_commit(&em, &t, &whatifs);
 	diagnose_standby(&em, &t);
 	diagnose_vacuum(&em, sc.one || filtered, xact_ids, t.xacts);
 	diagnose_wal(&em, &t, &whatifs, xact_ids, t.xacts, drop_ids, ndrops);
 	diagnose_workers(&em, in, t.xacts);
+	diagnose_indexes(&em, &loads);
 	verdict(&em);
 	emit_all(&em);
 	return (Datum) 0;

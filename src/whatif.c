@@ -33,7 +33,8 @@
  *   or archives WAL (wl_whatif_minimal_allowed).
  *
  * Each transaction is replayed by at most one of the shapes (pg_restore's,
- * then the deleting commits, then the syncing ones, then small ones), so
+ * then the deleting commits, then the ones that synced or WAL-logged new
+ * files at commit, then small ones), so
  * their savings never count a cost twice; the threshold and one
  * transaction for the syncing commits both remove the same walks, and the
  * diagnosis shows the larger only.  shared_buffers prices the walks no
@@ -128,6 +129,10 @@ xact_set(const WlXactRecord *x)
 		return is_vacuum_alone(x) ? SET_NONE : SET_DROPS;
 	if (x->c.scans[WL_SCAN_FLUSH_PENDING] > 0)
 		return reload_removes_sync(x) ? SET_NONE : SET_SYNCS;
+	/* commit-time work on new files without a sync: WAL-logging them */
+	if (x->wal_logged_rels > 0 && x->synced_rels == 0 && !x->commit_standby_wait &&
+		!is_vacuum_alone(x))
+		return SET_SYNCS;
 	/* a commit that waited on a standby is diagnose_standby()'s */
 	if (x->statements <= 2 && x->synchronous_commit > SYNCHRONOUS_COMMIT_OFF &&
 		x->c.wal_bytes > 0 && x->dropped_rels == 0 && x->synced_rels == 0 &&
@@ -332,7 +337,6 @@ void
 wl_whatif_load(WlXactRecord **in, int n, WlWhatIfs *w)
 {
 	WlScanCost	cost;
-	double		flush_ms;
 	double		restore_ms = 0;
 	double		drop_sync_ms = 0;
 	double		drop_walks_ms = 0;
@@ -342,14 +346,17 @@ wl_whatif_load(WlXactRecord **in, int n, WlWhatIfs *w)
 	double		sync_faults_ms = 0;
 	int64		sync_files = 0;
 	double		all_walks_ms = 0;
+	double		syncs_each_ms = 0;
+	WlCommitModel one;
 	double		removed_ms;
 	int32		nbuffers = 0;
 	int32		load_buffers = WL_LOAD_SHARED_BUFFERS_KB / (BLCKSZ / 1024);
 
 	memset(w, 0, sizeof(*w));
 	wl_cost_figures(&cost);
-	flush_ms = cost.io.valid ? Max(cost.io.wal_flush_ns, 0) / 1e6 : 0;
 
+	memset(&one, 0, sizeof(one));
+	one.sync_stmt_no = one.drop_stmt_no = -1;
 	for (int i = 0; i < n; i++)
 	{
 		const WlXactRecord *x = in[i];
@@ -370,6 +377,21 @@ wl_whatif_load(WlXactRecord **in, int n, WlWhatIfs *w)
 				drop_files += x->dropped_rels;
 				break;
 			case SET_SYNCS:
+				{
+					WlCommitModel m;
+
+					/* each commit as recorded, and all of them as one */
+					recorded_commit(x, &m);
+					syncs_each_ms += commit_ms(&m, &cost);
+					one.wal_skipped_rels += m.wal_skipped_rels;
+					one.synced_rels += m.synced_rels;
+					one.synced_blocks += m.synced_blocks;
+					one.synced_truncated_rels += m.synced_truncated_rels;
+					one.synced_truncated_blocks += m.synced_truncated_blocks;
+					one.wal_logged_rels += m.wal_logged_rels;
+					one.wal_logged_blocks += m.wal_logged_blocks;
+					one.sync_scan = one.sync_scan || m.sync_scan;
+				}
 				w->syncs.xacts++;
 				sync_walks_ms += walks_ms(x, WL_SCAN_FLUSH_PENDING, true);
 				sync_faults_ms += walk_faults_ms(x, WL_SCAN_FLUSH_PENDING);
@@ -412,17 +434,28 @@ wl_whatif_load(WlXactRecord **in, int n, WlWhatIfs *w)
 	}
 
 	/*
-	 * the commits that synced new files as one: one walk for all their
-	 * files, one commit record and flush; the files' syncs stay
+	 * the commits that synced or WAL-logged new files, as one: their
+	 * commit-time work replayed as one commit (cost.c prices each commit as
+	 * recorded and the one commit over all their files: one walk if any file
+	 * is synced, one commit record and flush; each file keeps its route, as
+	 * core decides it per file).  The walks it removes, as recorded, for
+	 * shared_buffers' account.
 	 */
 	set_shape(&w->syncs, WL_SHAPE_ONE_TRANSACTION);
 	if (w->syncs.xacts >= 2)
 	{
-		w->syncs.walks_saved = w->syncs.xacts - 1;
+		int			walked = 0;
+
+		for (int i = 0; i < n; i++)
+			if (xact_set(in[i]) == SET_SYNCS && in[i]->synced_rels > 0)
+				walked++;
+		w->syncs.walks_saved = Max(walked - 1, 0);
 		w->syncs.flushes_saved = w->syncs.xacts - 1;
-		w->syncs.walks_ms = one_walk_saving_ms(&cost, WL_SCAN_FLUSH_PENDING, w->syncs.xacts,
+		w->syncs.walks_ms = one_walk_saving_ms(&cost, WL_SCAN_FLUSH_PENDING, walked,
 											   sync_files, sync_walks_ms, sync_faults_ms);
-		w->syncs.saving_ms = w->syncs.walks_ms + flush_ms * (w->syncs.xacts - 1);
+		w->syncs.saving_ms = Max(syncs_each_ms - commit_ms(&one, &cost), 0);
+		elog(DEBUG2, "walload: what-if of %d commits as one: %.3f ms as recorded, %.3f ms as one",
+			 w->syncs.xacts, syncs_each_ms, commit_ms(&one, &cost));
 	}
 
 	whatif_threshold(in, n, &cost, &w->threshold);
@@ -452,6 +485,83 @@ wl_whatif_load(WlXactRecord **in, int n, WlWhatIfs *w)
 	w->minimal_allowed = wl_whatif_minimal_allowed();
 	w->wal_level.setting = "wal_level";
 	strlcpy(w->wal_level.value, "minimal", sizeof(w->wal_level.value));
+}
+
+/*
+ * wal_level = minimal, priced (1.10), for the transactions that ran under
+ * replica: what their statements wrote to WAL into files their transaction
+ * created or truncated (skip_bytes, per transaction of in, from
+ * diagnose.c's reading of walload_statements) is not written under
+ * minimal (storage.c: such a file skips WAL, RelationNeedsWAL), priced as
+ * cost.c prices WAL a commit must write and flush, per block; against
+ * that, the commit-time work minimal adds (smgrDoPendingSyncs): its new
+ * files (new_files, of the skipped bytes' blocks shared equally) each
+ * synced after a walk of the pool if at or above wal_skip_threshold, or
+ * WAL-logged whole below it, priced by the one cost model.  Offered only
+ * where the server could run minimal (wl_whatif_minimal_allowed, by the
+ * caller).  Where the small commits' or pg_restore's finding is priced
+ * (skip_small, skip_restore: the caller's rules), the transactions that
+ * shape replays are left out: its saving, their measured sync phases,
+ * includes the flush of that WAL.
+ */
+void
+wl_whatif_minimal(WlXactRecord **in, int n, const int32 *new_files,
+				  const uint64 *skip_bytes, bool skip_small, bool skip_restore, WlWhatIf *w)
+{
+	WlScanCost	cost;
+	double		wal_ns_per_block;
+	WlCommitModel none;
+
+	wl_cost_figures(&cost);
+	w->xacts = 0;
+	w->saving_ms = w->added_ms = 0;
+	w->wal_bytes_saved = 0;
+	if (!cost.io.valid)
+		return;
+	wal_ns_per_block = Max(cost.io.write_ns_per_block, 0) + Max(cost.io.fsync_ns_per_block, 0);
+	memset(&none, 0, sizeof(none));
+	none.sync_stmt_no = none.drop_stmt_no = -1;
+	for (int i = 0; i < n; i++)
+	{
+		const WlXactRecord *x = in[i];
+		WlCommitModel alt = none;
+		int64		blocks;
+		int64		per_file;
+		double		added;
+
+		if (x->outcome != WL_OUTCOME_COMMIT || x->wal_level == WAL_LEVEL_MINIMAL ||
+			new_files[i] <= 0 || skip_bytes[i] == 0)
+			continue;
+
+		/*
+		 * a small commit's or pg_restore's saving (their measured sync
+		 * phases) includes flushing the WAL its statements wrote: not
+		 * priced again here
+		 */
+		if ((skip_small && xact_set(x) == SET_SMALL) ||
+			(skip_restore && xact_set(x) == SET_RESTORE))
+			continue;
+		blocks = (int64) ((skip_bytes[i] + BLCKSZ - 1) / BLCKSZ);
+		per_file = (blocks + new_files[i] - 1) / new_files[i];
+		alt.wal_skipped_rels = new_files[i];
+		if ((per_file + 1) * (BLCKSZ / 1024) > x->wal_skip_threshold_kb)
+		{
+			alt.synced_rels = new_files[i];
+			alt.synced_blocks = blocks;
+			alt.sync_scan = true;
+		}
+		else
+		{
+			alt.wal_logged_rels = new_files[i];
+			alt.wal_logged_blocks = blocks;
+		}
+		added = commit_ms(&alt, &cost) - commit_ms(&none, &cost);
+		w->xacts++;
+		w->wal_bytes_saved += skip_bytes[i];
+		w->added_ms += added;
+		w->saving_ms += blocks * wal_ns_per_block / 1e6 - added;
+	}
+	w->saving_ms = Max(w->saving_ms, 0);
 }
 
 /*

@@ -46,6 +46,8 @@ typedef struct WlWhatIf
 	int64		flushes_saved;	/* commit records' WAL flushes */
 	double		walks_ms;		/* of saving_ms: the walks removed */
 	double		saving_ms;		/* 0: none */
+	uint64		wal_bytes_saved;	/* wal_level: the WAL not written */
+	double		added_ms;		/* wal_level: the commit-time work added */
 } WlWhatIf;
 
 /* every alternative the engine replays for one load */
@@ -69,6 +71,9 @@ typedef struct WlWhatIfs
 } WlWhatIfs;
 
 extern void wl_whatif_load(WlXactRecord **in, int n, WlWhatIfs *w);
+extern void wl_whatif_minimal(WlXactRecord **in, int n, const int32 *new_files,
+							  const uint64 *skip_bytes, bool skip_small, bool skip_restore,
+							  WlWhatIf *w);
 extern bool wl_whatif_minimal_allowed(void);
 
 #endif							/* WALLOAD_WHATIF_H */
