@@ -448,7 +448,7 @@ scrape_configs:
     # flagged before 1.6's rename.  query-exporter cannot serve a
     # pre-aggregated histogram: its gauges named as a histogram's parts are
     # the only complaints allowed, each named.
-    qe_parts = {"walload_%s_seconds_%s" % (h, p) for h in ("commit", "walk") for p in ("bucket", "sum", "count")}
+    qe_parts = {"walload_xact_%s_seconds_%s" % (h, p) for h in ("commit", "walk") for p in ("bucket", "sum", "count")}
     for job, port in sorted(exporters.items()):
         text = served if port == eport else http_get("http://127.0.0.1:%d/metrics" % port)
         r = subprocess.run(["promtool", "check", "metrics"], input=text, capture_output=True, text=True)
@@ -513,7 +513,7 @@ scrape_configs:
                             "wal_bytes_total"], [calls, secs, csecs, nrows, walks, wal]):
             exp[("walload_command_" + name, key)] = float(v)
     for metric, le, cnt, sm, mx in rows("SELECT metric, le, count, sum_seconds, max_seconds FROM walload_histograms"):
-        name = "walload_" + metric
+        name = "walload_xact_" + metric
         exp[(name + "_bucket", (("le", repr(float(le))),))] = float(cnt)
         if le == "Infinity":
             exp[(name + "_count", ())] = float(cnt)

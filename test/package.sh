@@ -159,7 +159,7 @@ EOF
   check "[$v] CREATE EXTENSION walload installs $extver" "$extver" \
     "$(sql -c "SELECT extversion FROM pg_extension WHERE extname = 'walload'")"
   check "[$v] every version has its scripts ($extversions)" "$extversions" \
-    "$(echo $(sql -c "SELECT version FROM pg_available_extension_versions WHERE name = 'walload' ORDER BY version"))"
+    "$(echo $(sql -c "SELECT version FROM pg_available_extension_versions WHERE name = 'walload'" | sort -V))"
   { echo "BEGIN;"
     echo "CREATE TABLE smoke (id int, payload text);"
     echo "COPY smoke FROM STDIN;"
