@@ -3,7 +3,7 @@
 # in user-space instructions per replayed transaction (issue 52, item 4),
 # beside what it costs a client backend running the same transactions.
 #
-#   PG_CONFIG=.../pg_config bench/apply_cost.sh [-t N] [-r R] [-s SCALE] [-k]
+#   [EVENT=task-clock] PG_CONFIG=.../pg_config bench/apply_cost.sh [-t N] [-r R] [-s SCALE] [-k]
 #
 #   -t N      pgbench transactions per client of the backlog (4 clients: 4*N
 #             replayed transactions); default 2000 (a run of 30-60 s here)
@@ -61,6 +61,19 @@ PG_CONFIG=${PG_CONFIG:-pg_config}
 BIN=$("$PG_CONFIG" --bindir)
 PERF=${PERF:-perf}
 command -v "$PERF" >/dev/null || { echo "apply_cost.sh: perf not found" >&2; exit 2; }
+# EVENT=task-clock where the machine has no hardware counters (a virtual
+# machine without a PMU: perf says <not supported>): CPU time of the process,
+# in microseconds per transaction, far more sensitive to a busy machine.
+EVENT=${EVENT:-instructions:u}
+case $EVENT in
+  instructions:u) UNIT=instructions SCALE_BY=1 FMT=%.0f ;;
+  task-clock) UNIT="CPU us" SCALE_BY=1000 FMT=%.1f ;;   # perf gives msec
+  *) echo "apply_cost.sh: EVENT is instructions:u or task-clock" >&2; exit 2 ;;
+esac
+if "$PERF" stat -x, -e "$EVENT" true 2>&1 | grep -q "not supported"; then
+  echo "apply_cost.sh: perf cannot count $EVENT here (no hardware counters?); EVENT=task-clock counts CPU time" >&2
+  exit 2
+fi
 [[ -f $("$PG_CONFIG" --pkglibdir)/walload.so ]] ||
   { echo "apply_cost.sh: walload.so not in $("$PG_CONFIG" --pkglibdir): make PG_CONFIG=$PG_CONFIG install" >&2; exit 2; }
 TXNS=$((4 * N))
@@ -128,7 +141,7 @@ conf_for() {
 
 # perf stat on a pid until told to stop: start_perf pid out; stop_perf
 start_perf() {
-  "$PERF" stat -x, -e instructions:u -p "$1" -o "$2" 9>&- &
+  "$PERF" stat -x, -e "$EVENT" -p "$1" -o "$2" 9>&- &
   PERF_PID=$!
   sleep 0.5   # let perf attach before the lock goes
 }
@@ -136,7 +149,7 @@ stop_perf() {
   kill -INT "$PERF_PID" 2>/dev/null || true
   wait "$PERF_PID" 2>/dev/null || true
 }
-perf_count() { awk -F, '/instructions/ { print $1; exit }' "$1"; }
+perf_count() { awk -F, -v e="$EVENT" -v k="$SCALE_BY" '$3 == e { printf "%.0f\n", $1 * k; exit }' "$1"; }
 
 # a session holding LOCK pgbench_history until its fifo is closed
 hold_lock() {   # port
@@ -221,37 +234,37 @@ run_client() {   # config round -> prints instructions
 
 declare -A RES
 for ((r = 1; r <= R; r++)); do
-  for cfg in a b c aa; do
+  for cfg in ${APPLY_CONFIGS:-a b c aa}; do
     v=$(run_apply $cfg $r)
     RES[apply-$cfg]+="$v "
-    echo "== $(date -u +%H:%M:%S) round $r apply ($cfg): $v instructions, $((v / TXNS)) per transaction" >&2
+    echo "== $(date -u +%H:%M:%S) round $r apply ($cfg): $v $UNIT, $(awk -v v="$v" -v n="$TXNS" -v f="$FMT" 'BEGIN { printf f, v / n }') per transaction" >&2
   done
   for cfg in a c; do
     v=$(run_client $cfg $r)
     RES[client-$cfg]+="$v "
-    echo "== $(date -u +%H:%M:%S) round $r client ($cfg): $v instructions, $((v / TXNS)) per transaction" >&2
+    echo "== $(date -u +%H:%M:%S) round $r client ($cfg): $v $UNIT, $(awk -v v="$v" -v n="$TXNS" -v f="$FMT" 'BEGIN { printf f, v / n }') per transaction" >&2
   done
 done
 
 # the table: median, min..max per transaction; differences of the medians from (a)
 stats() {   # "v1 v2 ..." -> "median min max" per transaction
-  tr ' ' '\n' <<<"$1" | awk -v n="$TXNS" 'NF { printf "%.0f\n", $1 / n }' | sort -n |
-    awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.0f %d %d\n", m, v[1], v[NR] }'
+  tr ' ' '\n' <<<"$1" | awk -v n="$TXNS" 'NF { printf "%.3f\n", $1 / n }' | sort -g |
+    awk -v f="$FMT" '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf f " " f " " f "\n", m, v[1], v[NR] }'
 }
 row() {   # label key basekey
-  local s b
+  local med lo hi bmed
   read -r med lo hi <<<"$(stats "${RES[$2]}")"
   read -r bmed _ _ <<<"$(stats "${RES[$3]}")"
   if [[ $2 == "$3" ]]; then
-    printf "%-44s %10d %21s %12s\n" "$1" "$med" "$lo..$hi" "-"
+    printf "%-40s %10s %21s %18s\n" "$1" "$med" "$lo..$hi" "-"
   else
-    printf "%-44s %10d %21s %+7d (%+.1f%%)\n" "$1" "$med" "$lo..$hi" $((med - bmed)) \
-      "$(awk -v a="$med" -v b="$bmed" 'BEGIN { print 100 * (a - b) / b }')"
+    printf "%-40s %10s %21s %18s\n" "$1" "$med" "$lo..$hi" \
+      "$(awk -v a="$med" -v b="$bmed" -v f="$FMT" 'BEGIN { printf "%+" substr(f, 2) " (%+.1f%%)", a - b, 100 * (a - b) / b }')"
   fi
 }
 echo
-echo "instructions:u per transaction, $TXNS transactions per run, median of $R rounds (min..max)"
-printf "%-44s %10s %21s %12s\n" "configuration" "median" "min..max" "vs (a)"
+echo "$EVENT: $UNIT per transaction, $TXNS transactions per run, median of $R rounds (min..max)"
+printf "%-40s %10s %21s %18s\n" "configuration" "median" "min..max" "vs (a)"
 echo "apply worker (subscriber), per replayed transaction:"
 row "  (a) walload not loaded" apply-a apply-a
 row "  (a') walload not loaded, again (A/A)" apply-aa apply-a
