@@ -145,8 +145,11 @@ start_perf() {
   PERF_PID=$!
   sleep 0.5   # let perf attach before the lock goes
 }
-stop_perf() {
-  kill -INT "$PERF_PID" 2>/dev/null || true
+stop_perf() {   # SIGINT makes perf print; one sent too early can be lost
+  for _ in $(seq 50); do
+    kill -INT "$PERF_PID" 2>/dev/null || break
+    sleep 0.2
+  done
   wait "$PERF_PID" 2>/dev/null || true
 }
 perf_count() { awk -F, -v e="$EVENT" -v k="$SCALE_BY" '$3 == e { printf "%.0f\n", $1 * k; exit }' "$1"; }
