@@ -173,14 +173,16 @@ release_lock() {
 }
 
 run_apply() {   # config round -> prints instructions
-  local cfg=$1 rnd=$2 d="$W/sub-$1-$2" pid="" target got t0
+  local cfg=$1 rnd=$2 d="$W/sub-$1-$2" pid="" target got t0 before
   "${AS[@]}" cp -a "$W/subtpl" "$d"
   conf_for "$cfg" >>"$d/postgresql.conf"
   start "$d" $SUB_PORT
   sql $SUB_PORT -c "CREATE SUBSCRIPTION wl_sub CONNECTION 'host=$W port=$PUB_PORT dbname=postgres' PUBLICATION wl_apply_cost WITH (copy_data = false, enabled = false)" 2>/dev/null
+  before=$(sql $PUB_PORT -c "SELECT count(*) FROM pgbench_history")
   pg pgbench -n -c 4 -t "$N" -h "$W" -p $PUB_PORT postgres >"$d.pgbench" 2>&1
-  target=$(sql $PUB_PORT -c "SELECT count(*) FROM pgbench_history")
   got=$(sql $SUB_PORT -c "SELECT count(*) FROM pgbench_history")
+  # the template holds the publisher's rows of its start, not earlier runs'
+  target=$((got + $(sql $PUB_PORT -c "SELECT count(*) FROM pgbench_history") - before))
   hold_lock $SUB_PORT
   sql $SUB_PORT -c "ALTER SUBSCRIPTION wl_sub ENABLE"
   for _ in $(seq 300); do
