@@ -202,7 +202,7 @@ run_apply() {   # config round -> prints instructions
   stop_perf
   if [[ $cfg == c ]]; then   # walload saw the worker's transactions (a sanity check, not a figure)
     sql $SUB_PORT -c "CREATE EXTENSION walload" 2>/dev/null &&
-      sql $SUB_PORT -c "SELECT 'walload recorded ' || count(*) || ' transaction(s) of ' || coalesce(string_agg(DISTINCT backend_type, ', '), 'nobody') FROM walload.walload_xacts WHERE backend_type LIKE 'logical replication%'" >&2 || true
+      sql $SUB_PORT -c "SELECT 'walload recorded ' || count(*) || ' transaction(s) of ' || coalesce(string_agg(DISTINCT backend_type, ', '), 'nobody') FROM walload_xacts WHERE backend_type LIKE 'logical replication%'" >&2 || true
   fi
   sql $SUB_PORT -c "ALTER SUBSCRIPTION wl_sub DISABLE; ALTER SUBSCRIPTION wl_sub SET (slot_name = NONE)" >/dev/null
   for _ in $(seq 100); do   # the walsender goes a moment after the worker
@@ -223,7 +223,7 @@ run_client() {   # config round -> prints instructions
   "${AS[@]}" env PGAPPNAME=wl_apply_cost_client "$BIN/pgbench" -n -c 1 -t "$TXNS" -h "$W" -p $SOLO_PORT postgres >"$d.pgbench" 2>&1 9>&- &
   pb=$!
   for _ in $(seq 300); do
-    pid=$(sql $SOLO_PORT -c "SELECT pid FROM pg_stat_activity WHERE application_name = 'wl_apply_cost_client'")
+    pid=$(sql $SOLO_PORT -c "SELECT pid FROM pg_stat_activity WHERE application_name = 'wl_apply_cost_client' AND wait_event_type = 'Lock' LIMIT 1")
     [[ -n $pid ]] && break
     sleep 0.1
   done
