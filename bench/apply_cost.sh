@@ -202,7 +202,7 @@ run_apply() {   # config round -> prints instructions
   stop_perf
   if [[ $cfg == c ]]; then   # walload saw the worker's transactions (a sanity check, not a figure)
     sql $SUB_PORT -c "CREATE EXTENSION walload" 2>/dev/null &&
-      sql $SUB_PORT -c "SELECT 'walload recorded ' || count(*) || ' transaction(s) of ' || coalesce(string_agg(DISTINCT backend_type, ', '), 'nobody') FROM walload_xacts WHERE backend_type LIKE 'logical replication%'" >&2 || true
+      sql $SUB_PORT -c "SELECT 'walload recorded ' || count(*) || ' transaction(s) of the apply worker' FROM walload_xacts WHERE pid = $pid" >&2 || true
   fi
   sql $SUB_PORT -c "ALTER SUBSCRIPTION wl_sub DISABLE; ALTER SUBSCRIPTION wl_sub SET (slot_name = NONE)" >/dev/null
   for _ in $(seq 100); do   # the walsender goes a moment after the worker
