@@ -10,6 +10,7 @@
 #   -r R      rounds; default 3 (each round runs every configuration once)
 #   -s SCALE  pgbench scale; default 10
 #   -k        keep the work directory (printed) instead of removing it
+#   APPLY_CONFIGS="a b c aa" (default) the subscriber configurations to run
 #
 # Needs perf (perf stat -e instructions:u) and walload installed into
 # PG_CONFIG's tree (make PG_CONFIG=... install).  As root, the servers run as
@@ -258,6 +259,7 @@ stats() {   # "v1 v2 ..." -> "median min max" per transaction
 }
 row() {   # label key basekey
   local med lo hi bmed
+  [[ -n ${RES[$2]:-} && -n ${RES[$3]:-} ]] || return 0   # not run (APPLY_CONFIGS)
   read -r med lo hi <<<"$(stats "${RES[$2]}")"
   read -r bmed _ _ <<<"$(stats "${RES[$3]}")"
   if [[ $2 == "$3" ]]; then
