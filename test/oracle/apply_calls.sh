@@ -18,18 +18,7 @@
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$here" || exit 1
-. scripts/lib/tap.sh
-export PG_CONFIG=${PG_CONFIG:-pg_config}
-
-[ "$(id -u)" = 0 ] || { tap_skip_all "apply calls: needs root (uprobes)"; exit 0; }
-command -v bpftrace >/dev/null 2>&1 || { tap_skip_all "apply calls: bpftrace is not installed"; exit 0; }
-id postgres >/dev/null 2>&1 || { tap_skip_all "apply calls: no postgres OS user"; exit 0; }
-bindir=$("$PG_CONFIG" --bindir) || { tap_skip_all "apply calls: no pg_config"; exit 0; }
-binary=$bindir/postgres
-lib=$("$PG_CONFIG" --pkglibdir)/walload.so
-[ -e "$lib" ] || { tap_skip_all "apply calls: walload is not installed"; exit 0; }
-. scripts/lib/cluster.sh
-cluster_bindir=$bindir
+. test/oracle/probe_lib.sh "apply calls"
 
 tmp=$(mktemp -d /tmp/walload-apply.XXXXXX) || exit 1
 chmod 755 "$tmp"; chown postgres "$tmp"

@@ -18,17 +18,7 @@
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$here" || exit 1
-. scripts/lib/tap.sh
-export PG_CONFIG=${PG_CONFIG:-pg_config}
-
-[ "$(id -u)" = 0 ] || { tap_skip_all "pending reads: needs root (uprobes)"; exit 0; }
-command -v bpftrace >/dev/null 2>&1 || { tap_skip_all "pending reads: bpftrace is not installed"; exit 0; }
-id postgres >/dev/null 2>&1 || { tap_skip_all "pending reads: no postgres OS user"; exit 0; }
-bindir=$("$PG_CONFIG" --bindir) || { tap_skip_all "pending reads: no pg_config"; exit 0; }
-binary=$bindir/postgres
-[ -e "$("$PG_CONFIG" --pkglibdir)/walload.so" ] || { tap_skip_all "pending reads: walload is not installed"; exit 0; }
-. scripts/lib/cluster.sh
-cluster_bindir=$bindir
+. test/oracle/probe_lib.sh "pending reads"
 
 tmp=$(mktemp -d /tmp/walload-pending.XXXXXX) || exit 1
 chmod 755 "$tmp"; chown postgres "$tmp"
