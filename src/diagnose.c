@@ -1253,7 +1253,7 @@ scan_loads(LoadScan *ls)
 	while (i < n)
 	{
 		uint64		xid = recs[i].xact_id;
-		uint64	   *at = bsearch(&xid, ls->xact_ids, ls->nxacts, sizeof(uint64), xact_id_cmp);
+		const uint64 *at = bsearch(&xid, ls->xact_ids, ls->nxacts, sizeof(uint64), xact_id_cmp);
 		int			k = (int) (at - ls->xact_ids);
 		int			indexes = 0;
 		bool		idx_load = false;
@@ -1266,8 +1266,10 @@ scan_loads(LoadScan *ls)
 			{
 				case CMDTAG_CREATE_TABLE_AS:
 				case CMDTAG_SELECT_INTO:
+					/* its own WAL too, and a new file as CREATE TABLE's */
 					ls->skip_bytes[k] += s->c.wal_bytes;
-					/* FALLTHROUGH */
+					ls->new_files[k]++;
+					break;
 				case CMDTAG_CREATE_TABLE:
 				case CMDTAG_TRUNCATE_TABLE:
 					ls->new_files[k]++;
@@ -1558,8 +1560,9 @@ diagnose_workers(Emitter *em, WlXactRecord **in, int n)
 	if (av_walks > 0)
 	{
 		emit(em, "notice", "autovacuum truncation walks shared buffers",
-			 psprintf("autovacuum truncated a table's empty tail %lld time%s, each a walk of all %d shared buffers",
-					  (long long) av_walks, plural(av_walks), nbuffers),
+			 psprintf("autovacuum truncated a table's empty tail %lld time%s in %lld transaction%s, each a walk "
+					  "of all %d shared buffers",
+					  (long long) av_walks, plural(av_walks), (long long) av_xacts, plural(av_xacts), nbuffers),
 			 "Truncating a table's tail walks the whole pool, the longer the larger shared_buffers. For tables "
 			 "whose tail is emptied and refilled, ALTER TABLE ... SET (vacuum_truncate = false).");
 		brief(em, psprintf("%lld autovacuum truncation walk%s", (long long) av_walks, plural(av_walks)),

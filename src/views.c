@@ -38,6 +38,7 @@
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
+#include "utils/lsyscache.h"
 #include "utils/numeric.h"
 #include "utils/tuplesort.h"
 #include "utils/tuplestore.h"
