@@ -770,6 +770,10 @@ run_scenario() {
   local info
   info=$(helper info "$path" "$level") || bail "cannot read the headers of $file"
   eval "$info"
+  # "@todo MAJOR: why": on that major version a disagreement is a TAP TODO,
+  # a known one named in the scenario, not a pass
+  local todo_why
+  todo_why=$(sed -nE "s/^(#|--) @todo $major: (.*)/\2/p" "$path" | head -1)
 
   # the versions the scenario is written for (@min-version / @max-version)
   local why=""
@@ -992,7 +996,7 @@ run_scenario() {
         ok "$d"
       else
         agree=0
-        notok "$d"
+        if [ -n "$todo_why" ]; then tap_todo "$d" "$todo_why"; else notok "$d"; fi
         { [ $wl_ok = 1 ] || cat "$work/reset.err" "$work/walload.err" 2>/dev/null
           [ -z "$reason" ] || echo "the scenario did not run cleanly: $reason"
           cat "$work/diag"; } | diag
@@ -1007,7 +1011,7 @@ run_scenario() {
       ok "$d"
     else
       agree=0
-      notok "$d"
+      if [ -n "$todo_why" ]; then tap_todo "$d" "$todo_why"; else notok "$d"; fi
       { [ $wl_ok = 1 ] || cat "$work/walload.err" 2>/dev/null
         [ $wk_ok = 1 ] || cat "$work/workers.err" 2>/dev/null
         [ -z "$reason" ] || echo "the scenario did not run cleanly: $reason"

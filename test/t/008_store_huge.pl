@@ -35,9 +35,10 @@ is($rc, 0, 'walload_statements reads') or diag($err);
 like($out, qr{^1/([2-9]|[1-9]\d+)$}, "with the recorded statements (VACUUM/all: $out)");
 
 ($rc, $out, $err) = $node->psql('postgres',
-	q{SELECT count(*) FROM walload_diagnose() WHERE finding = 'WAL written'});
+	q{SELECT count(*) FROM walload_diagnose() WHERE finding IN ('WAL written',
+	  'full-page images of new files dominate the WAL', 'full-page images after checkpoints dominate the WAL')});
 is($rc, 0, 'walload_diagnose() reads') or diag($err);
-is($out, '1', 'and finds the WAL written');
+is($out, '1', 'and names the WAL written (one of its three WAL findings: which one depends on the version\'s page images)');
 ($rc, $out, $err) = $node->psql('postgres', q{SELECT count(*) FROM walload_xacts});
 is($rc, 0, 'walload_xacts reads (max_xacts 1000000)') or diag($err);
 

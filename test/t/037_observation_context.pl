@@ -26,15 +26,6 @@ autovacuum = off
 $node->start;
 $node->safe_psql('postgres', 'CREATE EXTENSION walload');
 
-my $data = $node->basedir . '/rows.txt';
-open(my $fh, '>', $data) or die "cannot write $data: $!";
-print $fh "$_\n" for 1 .. 5000;
-close $fh;
-my $bad = $node->basedir . '/bad.txt';
-open($fh, '>', $bad) or die "cannot write $bad: $!";
-print $fh "1\nnot a number\n";
-close $fh;
-
 my $contexts = q{
 SELECT count(*) || '/' || coalesce(min(total_bytes) >= 32768, false) || '/'
        || coalesce(max(used_bytes) < 1024, false)
@@ -46,12 +37,12 @@ is($node->safe_psql('postgres', $contexts), '0/false/false',
 my $script = '';
 for my $i (1 .. 5)
 {
-	$script .= "BEGIN; CREATE TABLE c$i (a int); COPY c$i FROM '$data'; COMMIT;\n";
+	$script .= "BEGIN; CREATE TABLE c$i (a int); COPY c$i FROM PROGRAM 'seq 1 5000'; COMMIT;\n";
 	$script .= "TRUNCATE c$i;\n";
 }
 $script .= "BEGIN; CREATE TABLE cbad (a int);\n";
-$script .= "\\set ON_ERROR_STOP 0\nCOPY cbad FROM '$bad';\nROLLBACK;\n";
-$script .= "BEGIN; CREATE TABLE c6 (a int); COPY c6 FROM '$data'; COMMIT;\n";
+$script .= "\\set ON_ERROR_STOP 0\nCOPY cbad FROM PROGRAM 'printf \"1\\\\nnot a number\\\\n\"';\nROLLBACK;\n";
+$script .= "BEGIN; CREATE TABLE c6 (a int); COPY c6 FROM PROGRAM 'seq 1 5000'; COMMIT;\n";
 $script .= $contexts . ";\n";
 my ($ret, $out, $err) = $node->psql('postgres', $script);
 is((split /\n/, $out)[-1], '1/true/true',
