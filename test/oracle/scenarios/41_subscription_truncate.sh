@@ -13,7 +13,7 @@
 # @publisher: yes
 # @expect minimal: flush_pending=1 drop_pending=3
 # @expect replica: drop_pending=3
-# @todo 19: on 19rc1 walload counts a commit-time sync walk (flush_pending 1) for the replayed TRUNCATE and reload at minimal that the machine does not see: open (issue 52)
+# @todo 19: on 19rc1 walload once counted a commit-time sync walk (flush_pending 1) for the replayed TRUNCATE and reload at minimal that the machine did not see (one run of two): open (issue 52)
 set -eu
 pub="host=$ORACLE_PUBHOST port=5432 user=postgres dbname=$ORACLE_DB"
 fill="CREATE TABLE r1 (id int PRIMARY KEY, pad text); CREATE TABLE r2 (id int PRIMARY KEY, pad text);
