@@ -62,14 +62,12 @@ typedef struct Totals
 	int32		synced_truncated_rels;	/* of those, truncated in place */
 	int32		wal_logged_rels;
 	int64		wal_logged_blocks;
-	int32		wal_skipped_rels;
 	int32		dropped_rels;
 	int			drop_xacts;		/* committed, with a deletion scan */
 	int			vacuum_full_xacts;	/* of those, a VACUUM alone (not in drop_xacts) */
 	int			nbuffers;
 	int			wal_skip_threshold_kb;
 	int			wal_level;
-	bool		mixed_wal_level;
 	int			strategy_commits;	/* walload.commit_strategy was not off */
 	int			strategy_acted; /* and set wal_skip_threshold */
 	int			strategy_aside_set_local;	/* stood aside: SET LOCAL */
@@ -1716,7 +1714,6 @@ walload_diagnose(PG_FUNCTION_ARGS)
 		t.synced_truncated_rels += x->synced_truncated_rels;
 		t.wal_logged_rels += x->wal_logged_rels;
 		t.wal_logged_blocks += x->wal_logged_blocks;
-		t.wal_skipped_rels += x->wal_skipped_rels;
 		t.dropped_rels += x->dropped_rels;
 		/*
 		 * A VACUUM that deleted files is a VACUUM FULL, which runs in a
@@ -1756,8 +1753,6 @@ walload_diagnose(PG_FUNCTION_ARGS)
 		}
 		t.nbuffers = x->nbuffers;
 		t.wal_skip_threshold_kb = x->wal_skip_threshold_kb;
-		if (t.wal_level >= 0 && t.wal_level != x->wal_level)
-			t.mixed_wal_level = true;
 		t.wal_level = x->wal_level;
 	}
 
