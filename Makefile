@@ -21,7 +21,7 @@ OBJS = \
 	src/settings.o
 
 EXTENSION = walload
-DATA = walload--1.1.sql walload--1.0.sql walload--1.0--1.1.sql walload--1.1--1.2.sql walload--1.2--1.3.sql walload--1.3--1.4.sql walload--1.4--1.5.sql walload--1.5--1.6.sql walload--1.6--1.7.sql walload--1.7--1.8.sql walload--1.8--1.9.sql walload--1.9--1.10.sql
+DATA = walload--1.1.sql walload--1.0.sql walload--1.0--1.1.sql walload--1.1--1.2.sql walload--1.2--1.3.sql walload--1.3--1.4.sql walload--1.4--1.5.sql walload--1.5--1.6.sql walload--1.6--1.7.sql walload--1.7--1.8.sql walload--1.8--1.9.sql walload--1.9--1.10.sql walload--1.10--1.11.sql
 PGFILEDESC = "walload - where the time of a bulk load went"
 
 # The library's version has one source, META.json's "version" (the release):
