@@ -48,41 +48,27 @@ wl_persist_startup(bool created)
 		load_dump();
 }
 
-/* ----------------------------------------------------------------
- * persistence
- *
+/*
  * pg_stat/walload.stat: a header, the aggregates (most recently used
  * first), the transaction ring, the per-minute sums and the statement ring
- * (oldest first), then (format 9) a CRC-32C of all of it.  Format 10
- * (1.10) adds the commit's standby wait and local WAL flush to the
- * transaction records and the standby's waits to the per-minute sums, at
- * their ends: a file of format 9 or 8 is still read, each of its records
- * into a zeroed one of today's (its records were zeroed before they were
- * filled, so what was padding reads as nothing recorded).
- * WL_DUMP_FORMAT is the layout's own version: bump it with any change to
- * what is written, whether or not the sizes change.  A file of format 8
- * (1.8's libraries: the same, without the CRC) is still read.
- * ----------------------------------------------------------------
+ * (oldest first), each record its struct whole, then a CRC-32C of all of
+ * it.  WL_DUMP_FORMAT is the layout's version: bump it with any change to
+ * what is written.  Files of formats 9 (1.9) and 8 (1.8, without the CRC)
+ * are still read: their transaction records and per-minute sums end before
+ * 1.10's fields, and are read into zeroed ones of today's.
  */
 #define WL_DUMP_FORMAT		10
-#define WL_DUMP_FORMAT_1_9	9
 #define WL_DUMP_FORMAT_NO_CRC	8
 
-/* the records' sizes in files of formats 8 and 9 (1.8, 1.9) */
-#define WL_XACT_SIZE_1_9	MAXALIGN(offsetof(WlXactRecord, commit_standby_wait))
-#define WL_MINUTE_SIZE_1_9	MAXALIGN(offsetof(WlMinuteRecord, commit_standby_ms))
-
-/* the size of a transaction and of a per-minute record in a file of format */
+/* the size of a ring's record in a file of format */
 static Size
-dump_xact_size(uint32 format)
+dump_rec_size(const WlRing *r, uint32 format)
 {
-	return format == WL_DUMP_FORMAT ? sizeof(WlXactRecord) : WL_XACT_SIZE_1_9;
-}
-
-static Size
-dump_minute_size(uint32 format)
-{
-	return format == WL_DUMP_FORMAT ? sizeof(WlMinuteRecord) : WL_MINUTE_SIZE_1_9;
+	if (format == WL_DUMP_FORMAT || r == &wl_rings[WL_RING_STMTS])
+		return r->rec_size;
+	if (r == &wl_rings[WL_RING_XACTS])
+		return MAXALIGN(offsetof(WlXactRecord, commit_standby_wait));
+	return MAXALIGN(offsetof(WlMinuteRecord, commit_standby_ms));
 }
 
 typedef struct WlDumpHeader
@@ -110,6 +96,11 @@ typedef struct WlDumpHeader
 	uint64		commit_sync_us;
 	uint64		commit_cleanup_us;
 } WlDumpHeader;
+
+/* the header's figures of each ring, in WlRingId's order */
+#define RING_N(h) {&(h)->nxacts, &(h)->nminutes, &(h)->nstmts}
+#define RING_RECORDED(h) {&(h)->xacts_recorded, &(h)->minutes_recorded, &(h)->statements_recorded}
+#define RING_SIZEOF(h) {&(h)->sizeof_xact, &(h)->sizeof_minute, &(h)->sizeof_stmt}
 
 static int
 lru_cmp_desc(const void *a, const void *b)
@@ -144,9 +135,9 @@ store_shutdown(int code, Datum arg)
 	WlStatsEntry *e;
 	WlStatsEntry **all;
 	long		n = 0;
-	uint64		xpos,
-				mpos,
-				spos;
+	int32	   *ring_n[] = RING_N(&h);
+	uint64	   *recorded[] = RING_RECORDED(&h);
+	uint32	   *sizes[] = RING_SIZEOF(&h);
 	pg_crc32c	crc;
 
 	/* don't save after a crash, or when not asked to */
@@ -158,8 +149,9 @@ store_shutdown(int code, Datum arg)
 						  MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
 	if (all == NULL)
 	{
-		errno = ENOMEM;
-		goto error_nofile;
+		ereport(LOG,
+				(errmsg("could not save walload statistics: out of memory")));
+		return;
 	}
 	hash_seq_init(&hs, wl_stats);
 	while ((e = hash_seq_search(&hs)) != NULL)
@@ -176,19 +168,13 @@ store_shutdown(int code, Datum arg)
 	h.pg_version = PG_VERSION_NUM;
 	h.sizeof_header = sizeof(WlDumpHeader);
 	h.sizeof_entry = sizeof(WlStatsEntry);
-	h.sizeof_xact = sizeof(WlXactRecord);
-	h.sizeof_stmt = sizeof(WlStmtRecord);
-	h.sizeof_minute = sizeof(WlMinuteRecord);
 	h.nentries = (int32) n;
-	xpos = pg_atomic_read_u64(&wl_shared->xact_pos);
-	spos = pg_atomic_read_u64(&wl_shared->stmt_pos);
-	h.xacts_recorded = xpos - wl_shared->xact_base;
-	h.statements_recorded = spos - wl_shared->stmt_base;
-	mpos = pg_atomic_read_u64(&wl_shared->minute_pos);
-	h.minutes_recorded = mpos - wl_shared->minute_base;
-	h.nminutes = (int32) Min(h.minutes_recorded, (uint64) wl_shared->max_minutes);
-	h.nxacts = (int32) Min(h.xacts_recorded, (uint64) wl_shared->max_xacts);
-	h.nstmts = (int32) Min(h.statements_recorded, (uint64) wl_shared->max_statements);
+	for (int r = 0; r < WL_NUM_RINGS; r++)
+	{
+		*sizes[r] = wl_rings[r].rec_size;
+		*recorded[r] = pg_atomic_read_u64(wl_rings[r].pos) - *wl_rings[r].base;
+		*ring_n[r] = (int32) Min(*recorded[r], (uint64) wl_rings[r].size);
+	}
 	h.stats_reset = wl_shared->stats_reset;
 	h.stats_evicted = wl_shared->stats_evicted;
 	memcpy(h.scans, wl_shared->scans, sizeof(h.scans));
@@ -203,16 +189,14 @@ store_shutdown(int code, Datum arg)
 	for (long i = 0; i < n; i++)
 		if (!write_part(f, all[i], sizeof(WlStatsEntry), &crc))
 			goto error;
-	/* rings, oldest first */
-	for (uint64 p = xpos - h.nxacts; p < xpos; p++)
-		if (!write_part(f, &xact_ring[p % wl_shared->max_xacts].rec, sizeof(WlXactRecord), &crc))
-			goto error;
-	for (uint64 p = mpos - h.nminutes; p < mpos; p++)
-		if (!write_part(f, &minute_ring[p % wl_shared->max_minutes].rec, sizeof(WlMinuteRecord), &crc))
-			goto error;
-	for (uint64 p = spos - h.nstmts; p < spos; p++)
-		if (!write_part(f, &stmt_ring[p % wl_shared->max_statements].rec, sizeof(WlStmtRecord), &crc))
-			goto error;
+	for (int r = 0; r < WL_NUM_RINGS; r++)
+	{
+		uint64		pos = pg_atomic_read_u64(wl_rings[r].pos);
+
+		for (uint64 p = pos - *ring_n[r]; p < pos; p++)
+			if (!write_part(f, WL_RING_REC(&wl_rings[r], p), wl_rings[r].rec_size, &crc))
+				goto error;
+	}
 	FIN_CRC32C(crc);
 	if (fwrite(&crc, sizeof(crc), 1, f) != 1)
 		goto error;
@@ -234,35 +218,25 @@ error:
 		FreeFile(f);
 	unlink(WL_DUMP_FILE ".tmp");
 	pfree(all);
-	return;
-
-error_nofile:
-	ereport(LOG,
-			(errmsg("could not save walload statistics: out of memory")));
 }
 
 /*
- * Checks of every field read back from the file.  Each returns NULL when
- * the value is one walload could have written, else what is wrong with it
- * (which makes load_dump() ignore the whole file).  What must hold is what
- * the readers rely on: command tags index core's table of names, enums
- * select names, strings must end; and what walload's arithmetic can make,
- * so that no reader's arithmetic fails on what it loaded (a tiny time in
- * walload_xacts made walload_report() fail with "value out of range:
- * underflow" until a reset):
- *	- a count grows from 0, by one per event: never negative, and no server
- *	  counts 2^62 of anything (WL_MAX_COUNT), bytes included;
- *	- a time is a finite number of ms: measured ones (on the monotonic
- *	  clock) and predicted ones are not negative (total_ms, on the wall
- *	  clock, and the difference pred_core_commit_ms may be); each is 0 or
- *	  of a magnitude of at least WL_MIN_MS (the least walload makes: a
- *	  nanosecond split among at most 2^31 statements, about 5e-16 ms;
- *	  sums, differences and predictions keep far above 1e-30 ms); one
- *	  record's at most WL_MAX_MS, a sum's at most WL_MAX_SUM_MS;
- *	- a timestamp lies between 1970 and a day after the file is read (a
- *	  clock set back further since the shutdown is not expected);
- *	- a transaction's total_ms is its end less its start, as finish_record
- *	  computes it.
+ * The checks of what is read back, each NULL when the value is one walload
+ * could have written, else what is wrong with it (which makes load_dump()
+ * ignore the whole file).  The values used as indexes or texts first:
+ * command tags index core's table of names, enums select names, texts must
+ * end.  Then, generated from each record's field list by kind (types.h),
+ * what walload's arithmetic can make, so that no reader's arithmetic fails
+ * on what it loaded (a subnormal time in walload_xacts made
+ * walload_report() fail with "value out of range: underflow"):
+ *	- a count grows from 0: never negative, and no server counts 2^62 of
+ *	  anything (WL_MAX_COUNT), bytes included;
+ *	- a time is a finite number of ms, not negative but for a wall-clock
+ *	  difference or a prediction's; 0 or of a magnitude of at least
+ *	  WL_MIN_MS (the least walload makes: a nanosecond split among 2^31
+ *	  statements, about 5e-16 ms); a record's at most WL_MAX_MS, a sum's at
+ *	  most WL_MAX_SUM_MS;
+ *	- a timestamp lies between 1970 and a day after the file is read.
  */
 #define WL_MAX_COUNT	(INT64CONST(1) << 62)
 #define WL_MIN_MS		1e-30
@@ -274,339 +248,171 @@ error_nofile:
 static TimestampTz latest_time;
 
 static const char *
-check_tag(CommandTag tag)
+check_int(const char *what, int64 v, int64 max)
 {
-	if ((int) tag < 0 || (int) tag >= WL_NUM_COMMAND_TAGS)
-		return psprintf("command tag %d is out of range", (int) tag);
-	return NULL;
-}
-
-static const char *
-check_bool(const char *what, bool b)
-{
-	uint8		v;
-
-	memcpy(&v, &b, 1);
-	if (v > 1)
-		return psprintf("%s is %u, not a boolean", what, v);
-	return NULL;
-}
-
-static const char *
-check_count(const char *what, int64 v)
-{
-	if (v < 0)
-		return psprintf("%s is negative (" INT64_FORMAT ")", what, v);
-	if (v > WL_MAX_COUNT)
+	if (v < 0 || v > max)
 		return psprintf("%s is out of range (" INT64_FORMAT ")", what, v);
 	return NULL;
 }
 
 static const char *
-check_bytes(const char *what, uint64 v)
-{
-	if (v > (uint64) WL_MAX_COUNT)
-		return psprintf("%s is out of range (" UINT64_FORMAT ")", what, v);
-	return NULL;
-}
-
-/* finite (a sum of squares: walload_stats' variance) */
-static const char *
-check_finite(const char *what, double v)
+check_time(const char *what, double v, double max, bool signed_ok)
 {
 	if (isnan(v) || isinf(v))
 		return psprintf("%s is not a finite number", what);
+	if (v < 0 && !signed_ok)
+		return psprintf("%s is negative (%g)", what, v);
+	if (v != 0 && (fabs(v) < WL_MIN_MS || fabs(v) > max))
+		return psprintf("%s is out of range (%g)", what, v);
 	return NULL;
 }
 
-/* a time in ms, of either sign, 0 or of a magnitude within min..max */
 static const char *
-check_ms_within(const char *what, double v, double max)
+check_counters_of(const WlCounters *c)
 {
-	const char *p = check_finite(what, v);
+	const char *p = NULL;
 
-	if (p == NULL && v != 0 && (fabs(v) < WL_MIN_MS || fabs(v) > max))
-		p = psprintf("%s is out of range (%g)", what, v);
+#define CHECK_COUNTER(type, name, source) \
+	if (p == NULL && (uint64) c->name > (uint64) WL_MAX_COUNT) \
+		p = psprintf("%s is out of range (" INT64_FORMAT ")", #name, (int64) c->name);
+	WL_BUFFER_WAL_COUNTERS(CHECK_COUNTER)
+	WL_FPI_BYTES_COUNTERS(CHECK_COUNTER)
+	WL_WAL_IO_COUNTERS(CHECK_COUNTER)
+#undef CHECK_COUNTER
+	for (int k = 0; p == NULL && k < WL_NUM_SCAN_KINDS; k++)
+		p = check_int("a scan count", c->scans[k], WL_MAX_COUNT);
+	if (p == NULL)
+		p = check_int("rows", c->rows, WL_MAX_COUNT);
+	if (p == NULL)
+		p = check_int("scan_est_ns", c->scan_est_ns, WL_MAX_COUNT);
 	return p;
 }
 
-/* a time, or a sum of times, that cannot be negative */
-static const char *
-check_ms_not_negative(const char *what, double v, double max)
-{
-	const char *p = check_ms_within(what, v, max);
+/* one check per kind of field (types.h); at points to the value */
+#define check_any(what, at)			NULL
+#define check_count(what, at)		check_int(what, (int64) *(at), WL_MAX_COUNT)
+#define check_bytes(what, at)		check_int(what, (int64) Min(*(at), (uint64) PG_INT64_MAX), WL_MAX_COUNT)
+#define check_ms(what, at)			check_time(what, *(at), WL_MAX_MS, false)
+#define check_sum_ms(what, at)		check_time(what, *(at), WL_MAX_SUM_MS, false)
+#define check_signed_ms(what, at)	check_time(what, *(at), WL_MAX_SUM_MS, true)
+#define check_finite(what, at) \
+	(isfinite(*(at)) ? NULL : psprintf("%s is not a finite number", what))
+#define check_ts(what, at) \
+	(*(at) < WL_MIN_TIME || *(at) > latest_time ? \
+	 psprintf("%s is out of range (" INT64_FORMAT ")", what, (int64) *(at)) : NULL)
+#define check_bool(what, at)		check_int(what, *(const uint8 *) (at), 1)
+#define check_text(what, at) \
+	(memchr(*(at), '\0', sizeof(*(at))) ? NULL : psprintf("%s is not terminated", what))
+#define check_tag(what, at)			check_int(what, (int) *(at), WL_NUM_COMMAND_TAGS - 1)
+#define check_status(what, at)		check_int(what, *(at), WL_STMT_ERROR)
+#define check_outcome(what, at)		check_int(what, *(at), WL_OUTCOME_PREPARE)
+#define check_bkind(what, at)		check_int(what, *(at), WL_KIND_AUTOVACUUM)
+#define check_wal_level(what, at)	check_int(what, *(at), WAL_LEVEL_LOGICAL)
+#define check_sync_commit(what, at) check_int(what, *(at), SYNCHRONOUS_COMMIT_REMOTE_APPLY)
+#define check_strategy(what, at)	check_int(what, *(at), WL_STRATEGY_SYNC)
+#define check_action(what, at)		check_int(what, *(at), WL_ACTION_ASIDE_MISPREDICTED)
+#define check_counters(what, at)	check_counters_of(at)
 
-	if (p == NULL && v < 0)
-		p = psprintf("%s is negative (%g)", what, v);
+/* every field of record r, by its kind; p, the first problem */
+#define CHECK_FIELD(kind, type, name, dims, add) \
+	for (int k = 0; p == NULL && k < (int) (sizeof(r->name) / sizeof(type)); k++) \
+		p = check_##kind(#name, &((const type *) &r->name)[k]);
+
+static const char *
+check_entry(const WlStatsEntry *r, uint64 newer_than)
+{
+	const char *p = check_tag("tag", &r->key.tag);
+
+	if (p == NULL)
+		p = check_bool("toplevel", &r->key.toplevel);
+	WL_STATS_FIELDS(CHECK_FIELD)
+	CHECK_FIELD(text, WlQuery, query, , )
+	if (p == NULL && (r->errors > r->calls || r->wal_skipped_calls > r->calls))
+		p = "more errors or WAL-skipping calls than calls";
+	if (p == NULL && r->last_used > newer_than)
+		p = "the aggregates are not in order of last use";
 	return p;
 }
 
-/* a time one record measured, or predicted */
 static const char *
-check_ms(const char *what, double v)
+check_xact(const void *rec, const WlDumpHeader *h)
 {
-	return check_ms_not_negative(what, v, WL_MAX_MS);
-}
-
-/* a sum of measured times */
-static const char *
-check_sum_ms(const char *what, double v)
-{
-	return check_ms_not_negative(what, v, WL_MAX_SUM_MS);
-}
-
-static const char *
-check_timestamp(const char *what, TimestampTz t)
-{
-	if (!IS_VALID_TIMESTAMP(t) || t < WL_MIN_TIME || t > latest_time)
-		return psprintf("%s is out of range (" INT64_FORMAT ")", what, (int64) t);
-	return NULL;
-}
-
-static const char *
-check_nbuffers(int32 v)
-{
-	if (v < 0 || v > INT_MAX / 2)
-		return psprintf("nbuffers %d is out of range", v);
-	return NULL;
-}
-
-static const char *
-check_text(const char *what, const char *s, Size len)
-{
-	if (memchr(s, '\0', len) == NULL)
-		return psprintf("%s is not terminated", what);
-	return NULL;
-}
-
-static const char *
-check_counters(const WlCounters *c)
-{
+	const WlXactRecord *r = rec;
 	const char *p = NULL;
 
-#define check_int64 check_count
-#define check_uint64 check_bytes
-#define CHECK(type, name, source) (p = check_##type(#name, c->name)) ||
-	if ((p = check_count("rows", c->rows)) ||
-		WL_BUFFER_WAL_COUNTERS(CHECK)
-		WL_FPI_BYTES_COUNTERS(CHECK)
-		WL_WAL_IO_COUNTERS(CHECK)
-		(p = check_count("scan_est_ns", c->scan_est_ns)))
-		return p;
-#undef CHECK
-#undef check_int64
-#undef check_uint64
-	for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
-		if ((p = check_count("a scan count", c->scans[k])))
-			return p;
-	return NULL;
-}
-
-static const char *
-check_entry(const WlStatsEntry *e, uint64 newer_than)
-{
-	const char *p = NULL;
-
-	if ((p = check_tag(e->key.tag)) ||
-		(p = check_bool("toplevel", e->key.toplevel)) ||
-		(p = check_count("calls", e->calls)) ||
-		(p = check_count("errors", e->errors)) ||
-		(p = check_count("wal_skipped_calls", e->wal_skipped_calls)) ||
-		(p = check_count("scanned_buffers", e->scanned_buffers)) ||
-		(p = check_sum_ms("total_ms", e->total_ms)) ||
-		(p = check_ms("min_ms", e->min_ms)) ||
-		(p = check_ms("max_ms", e->max_ms)) ||
-		(p = check_ms("mean_ms", e->mean_ms)) ||
-		(p = check_finite("sum_var_ms", e->sum_var_ms)) ||
-		(p = check_sum_ms("commit_ms", e->commit_ms)) ||
-		(p = check_counters(&e->c)) ||
-		(p = check_text("the query text", e->query, WL_QUERY_LEN)))
-		return p;
-	if (e->errors > e->calls || e->wal_skipped_calls > e->calls)
-		return "more errors or WAL-skipping calls than calls";
-	if (e->last_used > newer_than)
-		return "the aggregates are not in order of last use";
-	return NULL;
-}
-
-static const char *
-check_xact(const WlXactRecord *x, uint64 next_xact_id)
-{
-	const char *p = NULL;
-
-	if (x->xact_id == 0 || x->xact_id >= next_xact_id)
-		return psprintf("xact_id " UINT64_FORMAT " is out of range", x->xact_id);
-	if (x->outcome > WL_OUTCOME_PREPARE)
-		return psprintf("outcome %u is out of range", x->outcome);
-	if (x->commit_strategy < 0 || x->commit_strategy > WL_STRATEGY_SYNC ||
-		x->commit_threshold_kb < 0 ||
-		x->strategy_action < WL_ACTION_NONE || x->strategy_action > WL_ACTION_ASIDE_MISPREDICTED ||
-		x->strategy_changed < 0)
-		return psprintf("commit strategy %d, threshold %d kB, action %d, %d changed are out of range",
-						x->commit_strategy, x->commit_threshold_kb,
-						x->strategy_action, x->strategy_changed);
-	if (x->wal_level < WAL_LEVEL_MINIMAL || x->wal_level > WAL_LEVEL_LOGICAL)
-		return psprintf("wal_level %d is out of range", x->wal_level);
-	if (x->synchronous_commit < SYNCHRONOUS_COMMIT_OFF ||
-		x->synchronous_commit > SYNCHRONOUS_COMMIT_REMOTE_APPLY)
-		return psprintf("synchronous_commit %d is out of range", x->synchronous_commit);
-	if ((p = check_count("pid", x->pid)) ||
-		(p = check_timestamp("a transaction's start", x->start)) ||
-		(p = check_timestamp("a transaction's end", x->end)) ||
-		(p = check_ms("commit_ms", x->commit_ms)) ||
-		(p = check_ms("commit_sync_ms", x->commit_sync_ms)) ||
-		(p = check_ms("commit_cleanup_ms", x->commit_cleanup_ms)) ||
-		(p = check_ms("commit_wal_ms", x->commit_wal_ms)) ||
-		(p = check_ms("commit_standby_ms", x->commit_standby_ms)) ||
-		(p = check_bool("commit_standby_wait", x->commit_standby_wait)) ||
-		(p = check_ms("pred_commit_ms", x->pred_commit_ms)) ||
-		(p = check_ms_within("pred_core_commit_ms", x->pred_core_commit_ms, WL_MAX_MS)) ||
-		(p = check_ms("scan_fault_ms", x->scan_fault_ms)) ||
-		(p = check_bytes("commit_wal_bytes", x->commit_wal_bytes)) ||
-		(p = check_nbuffers(x->nbuffers)) ||
-		(p = check_count("statements", x->statements)) ||
-		(p = check_count("inner_xacts", x->inner_xacts)) ||
-		(p = check_counters(&x->c)) ||
-		(p = check_count("wal_skipped_rels", x->wal_skipped_rels)) ||
-		(p = check_count("synced_rels", x->synced_rels)) ||
-		(p = check_count("synced_blocks", x->synced_blocks)) ||
-		(p = check_count("synced_truncated_rels", x->synced_truncated_rels)) ||
-		(p = check_count("synced_truncated_blocks", x->synced_truncated_blocks)) ||
-		(p = check_count("wal_logged_rels", x->wal_logged_rels)) ||
-		(p = check_count("wal_logged_blocks", x->wal_logged_blocks)) ||
-		(p = check_count("dropped_rels", x->dropped_rels)) ||
-		(p = check_count("nbuffers", x->nbuffers)) ||
-		(p = check_count("wal_skip_threshold_kb", x->wal_skip_threshold_kb)) ||
-		(p = check_timestamp("a backend's start", x->backend_start)) ||
-		(p = check_bool("first_in_session", x->first_in_session)) ||
-		(p = check_text("an application_name", x->application_name, NAMEDATALEN)))
-		return p;
-	for (int k = 0; k < WL_NUM_TIME_KINDS; k++)
-		if ((p = check_ms("a time by kind", x->kind_ms[k])))
-			return p;
+	WL_XACT_FIELDS(CHECK_FIELD)
+	if (p == NULL && (r->xact_id == 0 || r->xact_id >= h->next_xact_id))
+		p = "xact_id is out of range";
 	/* as finish_record computes it (of either sign: a wall clock's) */
-	if (x->total_ms != (double) (x->end - x->start) / 1000.0)
-		return psprintf("total_ms %g is not its end less its start", x->total_ms);
-	return NULL;
+	if (p == NULL && r->total_ms != (double) (r->end - r->start) / 1000.0)
+		p = psprintf("total_ms %g is not its end less its start", r->total_ms);
+	return p;
 }
 
 static const char *
-check_stmt(const WlStmtRecord *s, uint64 next_xact_id)
+check_minute(const void *rec, const WlDumpHeader *h)
 {
+	const WlMinuteRecord *r = rec;
 	const char *p = NULL;
 
-	if (s->xact_id >= next_xact_id)
-		return psprintf("xact_id " UINT64_FORMAT " is out of range", s->xact_id);
-	if (s->stmt_no < -1)
-		return psprintf("stmt_no %d is out of range", s->stmt_no);
-	if (s->status > WL_STMT_ERROR)
-		return psprintf("status %u is out of range", s->status);
-	if ((p = check_tag(s->tag)) ||
-		(p = check_bool("toplevel", s->toplevel)) ||
-		(p = check_bool("wal_skipped", s->wal_skipped)) ||
-		(p = check_count("pid", s->pid)) ||
-		(p = check_count("nest_level", s->nest_level)) ||
-		(p = check_timestamp("a statement's start", s->start)) ||
-		(p = check_ms("elapsed_ms", s->elapsed_ms)) ||
-		(p = check_nbuffers(s->nbuffers)) ||
-		(p = check_count("vacuum_ring_kb", s->vacuum_ring_kb)) ||
-		(p = check_count("vacuum_pages", s->vacuum_pages)) ||
-		(p = check_count("vacuum_pages_removed", s->vacuum_pages_removed)) ||
-		(p = check_counters(&s->c)) ||
-		(p = check_text("the query text", s->query, WL_QUERY_LEN)) ||
-		(p = check_ms("commit_ms", s->commit_ms)))
-		return p;
-	return NULL;
+	WL_MINUTE_FIELDS(CHECK_FIELD)
+	if (p == NULL && (r->xacts == 0 || r->minute % USECS_PER_MINUTE != 0 ||
+					  r->first_start > r->last_end || r->last_end < r->minute ||
+					  r->last_end >= r->minute + USECS_PER_MINUTE))
+		p = "its times disagree";
+	return p;
 }
 
 static const char *
-check_minute(const WlMinuteRecord *m)
+check_stmt(const void *rec, const WlDumpHeader *h)
 {
+	const WlStmtRecord *r = rec;
 	const char *p = NULL;
 
-	if ((p = check_count("pid", m->pid)) ||
-		(p = check_bool("first_in_session", m->first_in_session)) ||
-		(p = check_timestamp("a backend's start", m->backend_start)) ||
-		(p = check_timestamp("a minute", m->minute)) ||
-		(p = check_timestamp("a transaction's start", m->first_start)) ||
-		(p = check_timestamp("a transaction's end", m->last_end)) ||
-		(p = check_count("xacts", m->xacts)) ||
-		(p = check_ms_within("total_ms", m->total_ms, WL_MAX_SUM_MS)) ||
-		(p = check_sum_ms("commit_sync_ms", m->commit_sync_ms)) ||
-		(p = check_sum_ms("commit_cleanup_ms", m->commit_cleanup_ms)) ||
-		(p = check_count("commit_sync_xacts", m->commit_sync_xacts)) ||
-		(p = check_count("commit_cleanup_xacts", m->commit_cleanup_xacts)) ||
-		(p = check_sum_ms("commit_standby_ms", m->commit_standby_ms)) ||
-		(p = check_count("commit_standby_xacts", m->commit_standby_xacts)) ||
-		(p = check_count("synced_rels", m->synced_rels)) ||
-		(p = check_count("wal_logged_rels", m->wal_logged_rels)) ||
-		(p = check_count("dropped_rels", m->dropped_rels)) ||
-		(p = check_count("scans_flush_pending", m->scans_flush_pending)) ||
-		(p = check_count("scans_drop_pending", m->scans_drop_pending)) ||
-		(p = check_text("an application_name", m->application_name, NAMEDATALEN)))
-		return p;
-	for (int k = 0; k < WL_NUM_TIME_KINDS; k++)
-		if ((p = check_sum_ms("a time by kind", m->kind_ms[k])) ||
-			(p = check_count("transactions by kind", m->kind_xacts[k])))
-			return p;
-	if (m->xacts == 0 || m->minute % USECS_PER_MINUTE != 0 ||
-		m->first_start > m->last_end || m->last_end < m->minute ||
-		m->last_end >= m->minute + USECS_PER_MINUTE)
-		return "its times disagree";
-	return NULL;
+	WL_STMT_FIELDS(CHECK_FIELD)
+	if (p == NULL && (r->xact_id >= h->next_xact_id || r->stmt_no < -1))
+		p = "xact_id or stmt_no is out of range";
+	return p;
 }
 
-/* and the synced files truncated in place (1.10), in padding */
-StaticAssertDecl(offsetof(WlXactRecord, start) ==
-				 TYPEALIGN(ALIGNOF_DOUBLE, offsetof(WlXactRecord, dbid) + sizeof(Oid)),
-				 "synced_truncated_rels must fit in the padding before start");
-StaticAssertDecl(offsetof(WlXactRecord, commit_wal_ms) ==
-				 TYPEALIGN(ALIGNOF_DOUBLE, offsetof(WlXactRecord, commit_standby_wait) + 1),
-				 "synced_truncated_blocks must fit in the padding after commit_standby_wait");
+static const char *(*const check_rec[WL_NUM_RINGS]) (const void *, const WlDumpHeader *) = {
+	check_xact, check_minute, check_stmt
+};
 
 static const char *
 check_header(const WlDumpHeader *h, off_t file_size)
 {
+	const int32 *ring_n[] = RING_N(h);
+	const uint64 *recorded[] = RING_RECORDED(h);
+	const uint32 *sizes[] = RING_SIZEOF(h);
 	const char *p = NULL;
-	uint64		expected;
+	uint64		expected = sizeof(WlDumpHeader) + (uint64) h->nentries * sizeof(WlStatsEntry);
 
-	if (h->magic != WL_DUMP_MAGIC ||
-		(h->format != WL_DUMP_FORMAT && h->format != WL_DUMP_FORMAT_1_9 &&
-		 h->format != WL_DUMP_FORMAT_NO_CRC) ||
-		h->pg_version != PG_VERSION_NUM ||
+	if (h->magic != WL_DUMP_MAGIC || h->format < WL_DUMP_FORMAT_NO_CRC ||
+		h->format > WL_DUMP_FORMAT || h->pg_version != PG_VERSION_NUM ||
 		h->sizeof_header != sizeof(WlDumpHeader) ||
-		h->sizeof_entry != sizeof(WlStatsEntry) ||
-		h->sizeof_xact != dump_xact_size(h->format) ||
-		h->sizeof_stmt != sizeof(WlStmtRecord) ||
-		h->sizeof_minute != dump_minute_size(h->format))
+		h->sizeof_entry != sizeof(WlStatsEntry))
 		return "it was not written by this version of walload and PostgreSQL";
-	if ((p = check_count("the number of aggregates", h->nentries)) ||
-		(p = check_count("the number of transactions", h->nxacts)) ||
-		(p = check_count("the number of statements", h->nstmts)) ||
-		(p = check_count("the number of per-minute sums", h->nminutes)) ||
-		(p = check_timestamp("stats_reset", h->stats_reset)) ||
-		(p = check_count("stats_evicted", h->stats_evicted)) ||
-		(p = check_count("scanned_buffers", h->scanned_buffers)) ||
-		(p = check_count("commit_sync_us", (int64) h->commit_sync_us)) ||
-		(p = check_count("commit_cleanup_us", (int64) h->commit_cleanup_us)))
+	for (int r = 0; r < WL_NUM_RINGS; r++)
+	{
+		if (*sizes[r] != dump_rec_size(&wl_rings[r], h->format))
+			return "it was not written by this version of walload and PostgreSQL";
+		if (*ring_n[r] < 0 || (uint64) *ring_n[r] > *recorded[r] ||
+			*recorded[r] > PG_INT64_MAX)
+			return "the numbers of records kept and recorded disagree";
+		expected += (uint64) *ring_n[r] * *sizes[r];
+	}
+	for (int k = 0; p == NULL && k < WL_NUM_SCAN_KINDS; k++)
+		p = check_int("a scan count", h->scans[k], WL_MAX_COUNT);
+	if (p || (p = check_int("nentries", h->nentries, PG_INT32_MAX)) ||
+		(p = check_ts("stats_reset", &h->stats_reset)) ||
+		(p = check_int("stats_evicted", h->stats_evicted, WL_MAX_COUNT)) ||
+		(p = check_int("scanned_buffers", h->scanned_buffers, WL_MAX_COUNT)) ||
+		(p = check_bytes("commit_sync_us", &h->commit_sync_us)) ||
+		(p = check_bytes("commit_cleanup_us", &h->commit_cleanup_us)))
 		return p;
-	for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
-		if ((p = check_count("a scan count", h->scans[k])))
-			return p;
 	if (h->next_xact_id == 0 || h->next_xact_id > PG_INT64_MAX)
 		return "next_xact_id is out of range";
-	if ((uint64) h->nxacts > h->xacts_recorded ||
-		(uint64) h->nstmts > h->statements_recorded ||
-		(uint64) h->nminutes > h->minutes_recorded ||
-		h->xacts_recorded > PG_INT64_MAX || h->statements_recorded > PG_INT64_MAX ||
-		h->minutes_recorded > PG_INT64_MAX)
-		return "the numbers of records kept and recorded disagree";
-
-	expected = sizeof(WlDumpHeader) +
-		(uint64) h->nentries * sizeof(WlStatsEntry) +
-		(uint64) h->nxacts * h->sizeof_xact +
-		(uint64) h->nminutes * h->sizeof_minute +
-		(uint64) h->nstmts * sizeof(WlStmtRecord);
 	if (h->format != WL_DUMP_FORMAT_NO_CRC)
 		expected += sizeof(pg_crc32c);
 	if ((uint64) file_size < expected)
@@ -621,18 +427,17 @@ check_header(const WlDumpHeader *h, off_t file_size)
  * Read the file a clean shutdown wrote, check every field, and put its
  * contents back.  Anything invalid, or a CRC that does not match, and the
  * whole file is ignored, with a LOG line naming the problem.  The CRC finds
- * bytes changed since the shutdown; the checks of the fields, values that
- * were written wrong (or by a walload with a bug), which no CRC can.
+ * bytes changed since the shutdown; the checks, values that were written
+ * wrong (or by a walload with a bug), which no CRC can.
  *
  * The aggregates come most recently used first; they are renumbered on the
  * way in (the first gets the highest stamp, nentries) and the clock is set
  * after the last of them, so that the eviction order survives the restart
  * and new aggregates count as newer than every loaded one.  When
- * walload.max_stats was lowered, the most recently used are kept.
- *
- * The rings go back to the positions they had (as counted since the last
- * reset), so that walload_info's recorded and overwritten counts survive.
- * When a ring was made smaller, its newest records are kept.
+ * walload.max_stats was lowered, the most recently used are kept.  The
+ * rings go back to the positions they had (as counted since the last
+ * reset), so that walload_info's recorded and overwritten counts survive;
+ * when a ring was made smaller, its newest records are kept.
  */
 static void
 load_dump(void)
@@ -640,6 +445,8 @@ load_dump(void)
 	FILE	   *f;
 	WlDumpHeader h;
 	WlStatsEntry buf;
+	int32	   *ring_n[] = RING_N(&h);
+	uint64	   *recorded[] = RING_RECORDED(&h);
 	struct stat st;
 	const char *problem = NULL;
 	uint64		prev_last_used = PG_UINT64_MAX;
@@ -658,17 +465,9 @@ load_dump(void)
 					 errmsg("could not read file \"%s\": %m", WL_DUMP_FILE)));
 		return;
 	}
-
 	if (fstat(fileno(f), &st) != 0)
-	{
-		ereport(LOG,
-				(errcode_for_file_access(),
-				 errmsg("could not stat file \"%s\": %m", WL_DUMP_FILE)));
-		FreeFile(f);
-		return;
-	}
-
-	if (!read_part(f, &h, sizeof(h), &crc))
+		problem = psprintf("could not stat it: %m");
+	else if (!read_part(f, &h, sizeof(h), &crc))
 		problem = "it is truncated";
 	else
 		problem = check_header(&h, st.st_size);
@@ -680,17 +479,12 @@ load_dump(void)
 		bool		found;
 
 		if (!read_part(f, &buf, sizeof(buf), &crc))
-		{
 			problem = "it is truncated";
-			break;
-		}
-		if ((problem = check_entry(&buf, prev_last_used)) != NULL)
-		{
+		else if ((problem = check_entry(&buf, prev_last_used)) != NULL)
 			problem = psprintf("aggregate %d: %s", i + 1, problem);
+		if (problem != NULL)
 			break;
-		}
 		prev_last_used = buf.last_used;
-
 		if (hash_get_num_entries(wl_stats) >= wl_max_stats)
 			continue;			/* walload.max_stats was lowered */
 		/* the key as stats_key_of() builds it: no stray padding */
@@ -713,53 +507,23 @@ load_dump(void)
 		SpinLockInit(&e->mutex);
 		e->last_used = (uint64) (h.nentries - i);
 	}
-	if (problem == NULL)
-		pg_atomic_write_u64(&wl_shared->xact_pos, h.xacts_recorded - h.nxacts);
-	for (int i = 0; problem == NULL && i < h.nxacts; i++)
+	for (int r = 0; r < WL_NUM_RINGS && problem == NULL; r++)
 	{
-		WlXactRecord rec;
+		WlRing	   *ring = &wl_rings[r];
+		char	   *rec = palloc(ring->rec_size);
 
-		memset(&rec, 0, sizeof(rec));
-		if (!read_part(f, &rec, h.sizeof_xact, &crc))
-			problem = "it is truncated";
-		else if ((problem = check_xact(&rec, h.next_xact_id)) != NULL)
-			problem = psprintf("transaction record %d: %s", i + 1, problem);
-		else
-			put_xact(&rec);
-	}
-	if (problem == NULL)
-		pg_atomic_write_u64(&wl_shared->minute_pos, h.minutes_recorded - h.nminutes);
-	for (int i = 0; problem == NULL && i < h.nminutes; i++)
-	{
-		WlMinuteRecord rec;
-		uint64		pos;
-		WlMinuteSlot *slot;
-
-		memset(&rec, 0, sizeof(rec));
-		if (!read_part(f, &rec, h.sizeof_minute, &crc))
-			problem = "it is truncated";
-		else if ((problem = check_minute(&rec)) != NULL)
-			problem = psprintf("per-minute sum %d: %s", i + 1, problem);
-		else
+		pg_atomic_write_u64(ring->pos, *recorded[r] - *ring_n[r]);
+		for (int i = 0; problem == NULL && i < *ring_n[r]; i++)
 		{
-			pos = pg_atomic_fetch_add_u64(&wl_shared->minute_pos, 1);
-			slot = &minute_ring[pos % wl_shared->max_minutes];
-			slot->pos_plus_one = pos + 1;
-			slot->rec = rec;
+			memset(rec, 0, ring->rec_size);
+			if (!read_part(f, rec, dump_rec_size(ring, h.format), &crc))
+				problem = "it is truncated";
+			else if ((problem = check_rec[r] (rec, &h)) != NULL)
+				problem = psprintf("%s %d: %s", ring->name, i + 1, problem);
+			else
+				(void) wl_ring_put(ring, rec);
 		}
-	}
-	if (problem == NULL)
-		pg_atomic_write_u64(&wl_shared->stmt_pos, h.statements_recorded - h.nstmts);
-	for (int i = 0; problem == NULL && i < h.nstmts; i++)
-	{
-		WlStmtRecord rec;
-
-		if (!read_part(f, &rec, sizeof(rec), &crc))
-			problem = "it is truncated";
-		else if ((problem = check_stmt(&rec, h.next_xact_id)) != NULL)
-			problem = psprintf("statement record %d: %s", i + 1, problem);
-		else
-			(void) put_statement(&rec);
+		pfree(rec);
 	}
 	FIN_CRC32C(crc);
 	if (problem == NULL && h.format != WL_DUMP_FORMAT_NO_CRC)
@@ -776,9 +540,6 @@ load_dump(void)
 		wl_shared->stats_evicted = h.stats_evicted;
 		memcpy(wl_shared->scans, h.scans, sizeof(h.scans));
 		wl_shared->scanned_buffers = h.scanned_buffers;
-		wl_shared->xact_base = 0;
-		wl_shared->minute_base = 0;
-		wl_shared->stmt_base = 0;
 		pg_atomic_write_u64(&wl_shared->next_xact_id, h.next_xact_id);
 		pg_atomic_write_u64(&wl_shared->lru_clock, (uint64) h.nentries + 1);
 		pg_atomic_write_u64(&wl_shared->commit_sync_us, h.commit_sync_us);
@@ -796,18 +557,13 @@ load_dump(void)
 		hash_seq_init(&hs, wl_stats);
 		while ((e = hash_seq_search(&hs)) != NULL)
 			hash_search(wl_stats, &e->key, HASH_REMOVE, NULL);
-		for (int i = 0; i < wl_shared->max_xacts; i++)
-			xact_ring[i].pos_plus_one = 0;
-		for (int i = 0; i < wl_shared->max_minutes; i++)
-			minute_ring[i].pos_plus_one = 0;
-		for (int i = 0; i < wl_shared->max_statements; i++)
-			stmt_ring[i].pos_plus_one = 0;
-		pg_atomic_write_u64(&wl_shared->xact_pos, 0);
-		pg_atomic_write_u64(&wl_shared->minute_pos, 0);
-		pg_atomic_write_u64(&wl_shared->stmt_pos, 0);
+		for (int r = 0; r < WL_NUM_RINGS; r++)
+		{
+			wl_ring_clear(&wl_rings[r]);
+			pg_atomic_write_u64(wl_rings[r].pos, 0);
+		}
 		pg_atomic_write_u64(&wl_shared->lru_clock, 1);
 	}
-
 	FreeFile(f);
 	unlink(WL_DUMP_FILE);
 }

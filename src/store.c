@@ -108,15 +108,14 @@ WlShared   *wl_shared = NULL;
 static WlActivitySlot *activity = NULL;
 static int	n_activity = 0;
 HTAB	   *wl_stats = NULL;
-WlXactSlot *xact_ring = NULL;
-WlMinuteSlot *minute_ring = NULL;
+static WlXactSlot *xact_ring = NULL;
+static WlMinuteSlot *minute_ring = NULL;
 WlStmtSlot *stmt_ring = NULL;
+WlRing		wl_rings[WL_NUM_RINGS];
 static WlPreparedSlot *prepared = NULL;
 
 /* the slot (position + 1) of this backend's latest per-minute sum; 0: none */
 static uint64 my_minute = 0;
-
-static void add_minute(const WlXactRecord *rec);
 
 /*
  * The one layout of the fixed part of shared memory: its size, and with
@@ -185,6 +184,13 @@ wl_store_shmem_startup(void)
 	wl_shared = ShmemInitStruct("walload", fixed_size(), &found);
 	(void) layout((char *) wl_shared);
 	n_activity = MaxBackends;
+#define RING(id, what, ring, type, max) \
+	wl_rings[id] = (WlRing) {what, &wl_shared->ring##_pos, &wl_shared->ring##_base, max, \
+		(char *) ring##_ring, sizeof(type), offsetof(type, rec), sizeof(((type *) NULL)->rec)}
+	RING(WL_RING_XACTS, "transaction record", xact, WlXactSlot, wl_max_xacts);
+	RING(WL_RING_MINUTES, "per-minute sum", minute, WlMinuteSlot, wl_max_minutes);
+	RING(WL_RING_STMTS, "statement record", stmt, WlStmtSlot, wl_max_statements);
+#undef RING
 
 	if (!found)
 	{
@@ -212,12 +218,9 @@ wl_store_shmem_startup(void)
 		wl_shared->calibration = wl_calibration_on ? WL_CALIB_RUNNING : WL_CALIB_OFF;
 		wl_shared->calibration_ms = -1;
 		ConditionVariableInit(&wl_shared->calib_cv);
-		for (int i = 0; i < wl_max_xacts; i++)
-			SpinLockInit(&xact_ring[i].mutex);
-		for (int i = 0; i < wl_max_minutes; i++)
-			SpinLockInit(&minute_ring[i].mutex);
-		for (int i = 0; i < wl_max_statements; i++)
-			SpinLockInit(&stmt_ring[i].mutex);
+		for (int r = 0; r < WL_NUM_RINGS; r++)
+			for (int i = 0; i < wl_rings[r].size; i++)
+				SpinLockInit(&WL_RING_SLOT(&wl_rings[r], i)->mutex);
 		for (int i = 0; i < max_prepared_xacts; i++)
 			SpinLockInit(&prepared[i].mutex);
 	}
@@ -590,19 +593,41 @@ wl_store_add_to_statement(int64 ring_pos, uint64 xact_id, int32 stmt_no,
 }
 
 /*
- * claim the next ring slot and write rec into it.  Needs no lock but the
- * slot's spinlock: rings are written without walload's lock.
+ * Claim the next slot of a ring and write rec into it; returns its
+ * position.  Needs no lock but the slot's spinlock: rings are written
+ * without walload's lock.
  */
-void
-put_xact(const WlXactRecord *rec)
+uint64
+wl_ring_put(WlRing *r, const void *rec)
 {
-	uint64		pos = pg_atomic_fetch_add_u64(&wl_shared->xact_pos, 1);
-	WlXactSlot *slot = &xact_ring[pos % wl_shared->max_xacts];
+	uint64		pos = pg_atomic_fetch_add_u64(r->pos, 1);
+	WlSlotHead *slot = WL_RING_SLOT(r, pos);
 
 	SpinLockAcquire(&slot->mutex);
 	slot->pos_plus_one = pos + 1;
-	slot->rec = *rec;
+	memcpy((char *) slot + r->rec_off, rec, r->rec_size);
 	SpinLockRelease(&slot->mutex);
+	return pos;
+}
+
+uint64
+put_statement(const WlStmtRecord *rec)
+{
+	return wl_ring_put(&wl_rings[WL_RING_STMTS], rec);
+}
+
+/* empty every slot (under its spinlock: readers copy without the lock) */
+void
+wl_ring_clear(WlRing *r)
+{
+	for (int i = 0; i < r->size; i++)
+	{
+		WlSlotHead *slot = WL_RING_SLOT(r, i);
+
+		SpinLockAcquire(&slot->mutex);
+		slot->pos_plus_one = 0;
+		SpinLockRelease(&slot->mutex);
+	}
 }
 
 /*
@@ -610,9 +635,9 @@ put_xact(const WlXactRecord *rec)
  * Each sum has one writer, the backend whose session it is (a prepared
  * transaction's record is written by whichever backend finishes it, and
  * goes to that backend's sum only if the key matches): it remembers its
- * latest slot, and claims a new one, as put_xact() does, when the key
- * changes or the ring has overwritten the slot.  A record's end only grows
- * within a session, so a minute once left is not come back to.
+ * latest slot, and claims a new one when the key changes or the ring has
+ * overwritten the slot.  A record's end only grows within a session, so a
+ * minute once left is not come back to.
  */
 static void
 add_minute(const WlXactRecord *rec)
@@ -656,38 +681,13 @@ add_minute(const WlXactRecord *rec)
 	m->first_in_session |= rec->first_in_session;
 	m->first_start = Min(m->first_start, rec->start);
 	m->last_end = Max(m->last_end, rec->end);
-	m->xacts++;
-	m->total_ms += rec->total_ms;
-	m->commit_sync_ms += rec->commit_sync_ms;
-	m->commit_cleanup_ms += rec->commit_cleanup_ms;
-	for (int k = 0; k < WL_NUM_TIME_KINDS; k++)
-	{
-		m->kind_ms[k] += rec->kind_ms[k];
-		m->kind_xacts[k] += rec->kind_ms[k] > 0;
-	}
-	m->commit_sync_xacts += rec->commit_sync_ms > 0;
-	m->commit_cleanup_xacts += rec->commit_cleanup_ms > 0;
-	m->synced_rels += rec->synced_rels;
-	m->wal_logged_rels += rec->wal_logged_rels;
-	m->dropped_rels += rec->dropped_rels;
-	m->scans_flush_pending += rec->c.scans[WL_SCAN_FLUSH_PENDING];
-	m->scans_drop_pending += rec->c.scans[WL_SCAN_DROP_PENDING];
-	m->commit_standby_ms += rec->commit_standby_ms;
-	m->commit_standby_xacts += rec->commit_standby_wait;
+#define ADD(kind, type, name, dims, add) \
+	for (int k = 0; k < (int) (sizeof(m->name) / sizeof(type)); k++) \
+		((type *) &m->name)[k] += (add);
+	WL_MINUTE_SUMS(ADD)
+	WL_MINUTE_SUMS_1_10(ADD)
+#undef ADD
 	SpinLockRelease(&slot->mutex);
-}
-
-uint64
-put_statement(const WlStmtRecord *rec)
-{
-	uint64		pos = pg_atomic_fetch_add_u64(&wl_shared->stmt_pos, 1);
-	WlStmtSlot *slot = &stmt_ring[pos % wl_shared->max_statements];
-
-	SpinLockAcquire(&slot->mutex);
-	slot->pos_plus_one = pos + 1;
-	slot->rec = *rec;
-	SpinLockRelease(&slot->mutex);
-	return pos;
 }
 
 /*
@@ -700,7 +700,7 @@ wl_store_xact(const WlXactRecord *rec)
 {
 	if (wl_shared == NULL)
 		return;
-	put_xact(rec);
+	(void) wl_ring_put(&wl_rings[WL_RING_XACTS], rec);
 	add_minute(rec);
 	wl_metrics_xact(rec);
 	/* running totals, for counters that survive the ring (exporters' rate()) */
@@ -1039,8 +1039,88 @@ wl_store_copy_activity(WlActivity **out)
  * readers
  * ----------------------------------------------------------------
  */
+/*
+ * The ring readers copy the records at positions [lo, hi) as they were
+ * when the copy started (lo no older than the last reset nor than the
+ * ring's size), which may exceed 1 GB (walload.max_statements goes up to
+ * 10 million).  A record overwritten while the copy is under way is left
+ * out; one written after the copy started is not included.
+ *
+ * The slots are copied without walload's lock: each under its own
+ * spinlock, which every writer of a slot takes (reset included), and the
+ * positions filter out what a reset cleared.  Taking the shared lock per
+ * chunk would let the reader re-take it ahead of a waiting exclusive locker
+ * time and again (LWLocks do not queue shared lockers behind exclusive
+ * waiters).
+ */
+#define WL_COPY_CHUNK		4096
+
+static void
+ring_bounds(WlRing *r, uint64 *lo, uint64 *hi)
+{
+	store_lock(LW_SHARED, true);
+	*hi = pg_atomic_read_u64(r->pos);
+	SpinLockAcquire(&wl_shared->mutex);
+	*lo = *r->base;
+	SpinLockRelease(&wl_shared->mutex);
+	LWLockRelease(wl_shared->lock);
+	if (*hi - *lo > (uint64) r->size)
+		*lo = *hi - r->size;
+}
+
+/* copy the record at position p into out if the ring still holds it */
+static bool
+ring_get(WlRing *r, uint64 p, void *out)
+{
+	WlSlotHead *slot = WL_RING_SLOT(r, p);
+	bool		held;
+
+	SpinLockAcquire(&slot->mutex);
+	held = slot->pos_plus_one == p + 1;
+	if (held)
+		memcpy(out, (char *) slot + r->rec_off, r->rec_size);
+	SpinLockRelease(&slot->mutex);
+	return held;
+}
+
+/*
+ * Copy the records of a ring into a palloc'd array, oldest first; with a
+ * filter (of statements), only those it keeps (and only their memory).
+ * Returns how many.
+ */
 static int
-xact_pos_cmp(const void *a, const void *b)
+ring_copy(WlRing *r, WlStmtFilter filter, void *arg,
+		  char **out)
+{
+	int			n = 0;
+	uint64		lo,
+				hi;
+	Size		cap;
+
+	wl_store_require();
+	ring_bounds(r, &lo, &hi);
+	cap = filter ? Min(hi - lo, 64) : hi - lo;
+	*out = MemoryContextAllocHuge(CurrentMemoryContext, r->rec_size * Max(cap, 1));
+	for (uint64 p = lo; p < hi; p++)
+	{
+		char	   *rec;
+
+		if (n >= cap)
+		{
+			cap = Min(cap * 2, hi - lo);
+			*out = repalloc_huge(*out, r->rec_size * cap);
+		}
+		rec = *out + (Size) n * r->rec_size;
+		if (ring_get(r, p, rec) && (filter == NULL || filter((const WlStmtRecord *) rec, arg)))
+			n++;
+		if (p % WL_COPY_CHUNK == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	return n;
+}
+
+static int
+xact_cmp(const void *a, const void *b)
 {
 	uint64		pa = ((const WlXactRecord *) a)->xact_id;
 	uint64		pb = ((const WlXactRecord *) b)->xact_id;
@@ -1048,94 +1128,12 @@ xact_pos_cmp(const void *a, const void *b)
 	return (pa > pb) - (pa < pb);
 }
 
-/*
- * The ring readers copy the records at positions [lo, hi) as they were
- * when the copy started (lo no older than the last reset nor than the
- * ring's size).  They allocate for those only, which may exceed 1 GB
- * (walload.max_statements goes up to 10 million), and take the lock one
- * chunk of slots at a time, so that a large ring's copy does not hold off
- * the exclusive lockers (new aggregates, eviction, reset, PREPARE) for its
- * whole length.  A record overwritten while the copy is under way is left
- * out; one written after the copy started is not included.
- *
- * The chunks are copied without walload's lock: each slot is read under
- * its own spinlock, which every writer of a slot takes (reset included),
- * and the positions filter out what a reset cleared.  Taking the shared
- * lock per chunk would let the reader re-take it ahead of a waiting
- * exclusive locker time and again (LWLocks do not queue shared lockers
- * behind exclusive waiters).
- */
-#define WL_COPY_CHUNK		4096
-
-static void
-ring_bounds(pg_atomic_uint64 *pos, uint64 *base, int size, uint64 *lo, uint64 *hi)
-{
-	store_lock(LW_SHARED, true);
-	*hi = pg_atomic_read_u64(pos);
-	SpinLockAcquire(&wl_shared->mutex);
-	*lo = *base;
-	SpinLockRelease(&wl_shared->mutex);
-	LWLockRelease(wl_shared->lock);
-	if (*hi - *lo > (uint64) size)
-		*lo = *hi - size;
-}
-
-/*
- * Copy the records of one ring of slots (each a spinlock, its position and
- * a record, at the offsets given) into a palloc'd array; returns how many.
- */
-typedef struct WlRingLayout
-{
-	Size		slot_size;
-	Size		mutex_off;
-	Size		pos_off;
-	Size		rec_off;
-	Size		rec_size;
-} WlRingLayout;
-
-#define WL_RING_LAYOUT(slot_type) \
-	{sizeof(slot_type), offsetof(slot_type, mutex), offsetof(slot_type, pos_plus_one), \
-	 offsetof(slot_type, rec), sizeof(((slot_type *) NULL)->rec)}
-
-static int
-copy_ring(pg_atomic_uint64 *pos, uint64 *base, int size, char *ring,
-		  const WlRingLayout *l, char **out)
-{
-	int			n = 0;
-	uint64		lo,
-				hi;
-
-	ring_bounds(pos, base, size, &lo, &hi);
-	*out = MemoryContextAllocHuge(CurrentMemoryContext, l->rec_size * Max(hi - lo, 1));
-	for (uint64 p = lo; p < hi;)
-	{
-		uint64		end = Min(p + WL_COPY_CHUNK, hi);
-
-		for (; p < end; p++)
-		{
-			char	   *slot = ring + (p % size) * l->slot_size;
-			slock_t    *mutex = (slock_t *) (slot + l->mutex_off);
-
-			SpinLockAcquire(mutex);
-			if (*(uint64 *) (slot + l->pos_off) == p + 1)
-				memcpy(*out + (Size) n++ * l->rec_size, slot + l->rec_off, l->rec_size);
-			SpinLockRelease(mutex);
-		}
-		CHECK_FOR_INTERRUPTS();
-	}
-	return n;
-}
-
 int
 wl_store_copy_xacts(WlXactRecord **out)
 {
-	static const WlRingLayout layout = WL_RING_LAYOUT(WlXactSlot);
-	int			n;
+	int			n = ring_copy(&wl_rings[WL_RING_XACTS], NULL, NULL, (char **) out);
 
-	wl_store_require();
-	n = copy_ring(&wl_shared->xact_pos, &wl_shared->xact_base, wl_shared->max_xacts,
-				  (char *) xact_ring, &layout, (char **) out);
-	qsort(*out, n, sizeof(WlXactRecord), xact_pos_cmp);
+	qsort(*out, n, sizeof(WlXactRecord), xact_cmp);
 	return n;
 }
 
@@ -1143,11 +1141,7 @@ wl_store_copy_xacts(WlXactRecord **out)
 int
 wl_store_copy_minutes(WlMinuteRecord **out)
 {
-	static const WlRingLayout layout = WL_RING_LAYOUT(WlMinuteSlot);
-
-	wl_store_require();
-	return copy_ring(&wl_shared->minute_pos, &wl_shared->minute_base, wl_shared->max_minutes,
-					 (char *) minute_ring, &layout, (char **) out);
+	return ring_copy(&wl_rings[WL_RING_MINUTES], NULL, NULL, (char **) out);
 }
 
 static int
@@ -1161,52 +1155,12 @@ stmt_cmp(const void *a, const void *b)
 	return (sa->stmt_no > sb->stmt_no) - (sa->stmt_no < sb->stmt_no);
 }
 
-/*
- * Statements as wl_store_copy_xacts copies transactions; with a filter, only
- * those it keeps (and only their memory).
- */
+/* the statements that filter keeps, by transaction and number */
 int
 wl_store_copy_statements_filtered(WlStmtFilter filter, void *arg, WlStmtRecord **out)
 {
-	int			n = 0;
-	int			size;
-	uint64		lo,
-				hi;
-	Size		cap;
+	int			n = ring_copy(&wl_rings[WL_RING_STMTS], filter, arg, (char **) out);
 
-	wl_store_require();
-	size = wl_shared->max_statements;
-	ring_bounds(&wl_shared->stmt_pos, &wl_shared->stmt_base, size, &lo, &hi);
-	cap = filter ? Min(hi - lo, 64) : hi - lo;
-	*out = MemoryContextAllocHuge(CurrentMemoryContext,
-								  sizeof(WlStmtRecord) * Max(cap, 1));
-	for (uint64 p = lo; p < hi;)
-	{
-		uint64		end = Min(p + WL_COPY_CHUNK, hi);
-
-		for (; p < end; p++)
-		{
-			WlStmtSlot *slot = &stmt_ring[p % size];
-			bool		copied = false;
-
-			if (n >= cap)
-			{
-				/* only with a filter: cap starts small */
-				cap = Min(cap * 2, hi - lo);
-				*out = repalloc_huge(*out, sizeof(WlStmtRecord) * cap);
-			}
-			SpinLockAcquire(&slot->mutex);
-			if (slot->pos_plus_one == p + 1)
-			{
-				(*out)[n] = slot->rec;
-				copied = true;
-			}
-			SpinLockRelease(&slot->mutex);
-			if (copied && (filter == NULL || filter(&(*out)[n], arg)))
-				n++;
-		}
-		CHECK_FOR_INTERRUPTS();
-	}
 	qsort(*out, n, sizeof(WlStmtRecord), stmt_cmp);
 	return n;
 }
@@ -1214,18 +1168,14 @@ wl_store_copy_statements_filtered(WlStmtFilter filter, void *arg, WlStmtRecord *
 /*
  * walload_statements' read: the statements of positions [lo, hi) as of
  * wl_store_scan_statements(), copied a chunk at a time into the caller's
- * buffer, so that what one read holds does not grow with the ring
- * (walload.max_statements goes up to 10 million records of about 615
- * bytes).  The same consistency as the copies above: each record whole,
- * as its slot's spinlock guards it; one overwritten before its chunk is
- * read is left out, one written after the scan began is not included.
+ * buffer, so that what one read holds does not grow with the ring.  The
+ * same consistency as ring_copy.
  */
 void
 wl_store_scan_statements(WlStmtScan *scan)
 {
 	wl_store_require();
-	ring_bounds(&wl_shared->stmt_pos, &wl_shared->stmt_base,
-				wl_shared->max_statements, &scan->next, &scan->hi);
+	ring_bounds(&wl_rings[WL_RING_STMTS], &scan->next, &scan->hi);
 }
 
 /*
@@ -1236,25 +1186,11 @@ wl_store_scan_statements(WlStmtScan *scan)
 int
 wl_store_scan_statements_next(WlStmtScan *scan, WlStmtRecord *buf, int max)
 {
-	int			size = wl_shared->max_statements;
 	uint64		end = Min(scan->next + (uint64) max, scan->hi);
 	int			n = 0;
 
 	for (; scan->next < end; scan->next++)
-	{
-		WlStmtSlot *slot = &stmt_ring[scan->next % size];
-		bool		copied = false;
-
-		SpinLockAcquire(&slot->mutex);
-		if (slot->pos_plus_one == scan->next + 1)
-		{
-			buf[n] = slot->rec;
-			copied = true;
-		}
-		SpinLockRelease(&slot->mutex);
-		if (copied)
-			n++;
-	}
+		n += ring_get(&wl_rings[WL_RING_STMTS], scan->next, &buf[n]);
 	return n;
 }
 
@@ -1288,7 +1224,7 @@ wl_store_copy_stats(WlStatsEntryCopy **out)
 		}
 		SpinLockAcquire(&e->mutex);
 		c->key = e->key;
-#define COPY(type, name) c->name = e->name;
+#define COPY(kind, type, name, dims, add) c->name = e->name;
 		WL_STATS_FIELDS(COPY)
 #undef COPY
 		c->est_scan_ms = e->c.scan_est_ns / 1e6;
@@ -1360,25 +1296,8 @@ wl_store_reset(void)
 	hash_seq_init(&hs, wl_stats);
 	while ((e = hash_seq_search(&hs)) != NULL)
 		hash_search(wl_stats, &e->key, HASH_REMOVE, NULL);
-	/* rings are written and read without the lock: clear slots under theirs */
-	for (int i = 0; i < wl_shared->max_xacts; i++)
-	{
-		SpinLockAcquire(&xact_ring[i].mutex);
-		xact_ring[i].pos_plus_one = 0;
-		SpinLockRelease(&xact_ring[i].mutex);
-	}
-	for (int i = 0; i < wl_shared->max_minutes; i++)
-	{
-		SpinLockAcquire(&minute_ring[i].mutex);
-		minute_ring[i].pos_plus_one = 0;
-		SpinLockRelease(&minute_ring[i].mutex);
-	}
-	for (int i = 0; i < wl_shared->max_statements; i++)
-	{
-		SpinLockAcquire(&stmt_ring[i].mutex);
-		stmt_ring[i].pos_plus_one = 0;
-		SpinLockRelease(&stmt_ring[i].mutex);
-	}
+	for (int r = 0; r < WL_NUM_RINGS; r++)
+		wl_ring_clear(&wl_rings[r]);
 	SpinLockAcquire(&wl_shared->mutex);
 	wl_shared->stats_reset = GetCurrentTimestamp();
 	wl_shared->stats_evicted = 0;

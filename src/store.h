@@ -60,31 +60,30 @@ extern int	wl_store_copy_statements_filtered(WlStmtFilter filter, void *arg,
 											  WlStmtRecord **out);
 
 /*
- * An aggregate's figures (walload_stats), declared once: the store's entry
- * (store_shm.h, WlStatsEntry; in this order in the stats file) and the copy
- * its readers get are made of this list, and the copy is generated from it.
+ * An aggregate's figures (walload_stats), declared once (as the records in
+ * types.h): the store's entry (store_shm.h, WlStatsEntry; in this order in
+ * the stats file) and the copy its readers get are made of this list.
  * commit_ms: the commit phases charged (WlStmtRecord).
  */
 #define WL_STATS_FIELDS(X) \
-	X(int64, calls) \
-	X(int64, errors) \
-	X(double, total_ms) \
-	X(double, min_ms) \
-	X(double, max_ms) \
-	X(double, mean_ms) \
-	X(double, sum_var_ms) \
-	X(int64, wal_skipped_calls) \
-	X(int64, scanned_buffers) \
-	X(double, commit_ms) \
-	X(WlCounters, c)
-#define WL_STATS_FIELD(type, name) type name;
+	X(count, int64, calls, , ) \
+	X(count, int64, errors, , ) \
+	X(sum_ms, double, total_ms, , ) \
+	X(ms, double, min_ms, , ) \
+	X(ms, double, max_ms, , ) \
+	X(ms, double, mean_ms, , ) \
+	X(finite, double, sum_var_ms, , ) \
+	X(count, int64, wal_skipped_calls, , ) \
+	X(count, int64, scanned_buffers, , ) \
+	X(sum_ms, double, commit_ms, , ) \
+	X(counters, WlCounters, c, , )
 
 typedef struct WlStatsEntryCopy
 {
 	WlStatsKey	key;
-	WL_STATS_FIELDS(WL_STATS_FIELD)
+	WL_STATS_FIELDS(WL_FIELD)
 	double		est_scan_ms;
-	char		query[WL_QUERY_LEN];
+	WlQuery		query;
 } WlStatsEntryCopy;
 extern int	wl_store_copy_stats(WlStatsEntryCopy **out);
 

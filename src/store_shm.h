@@ -23,31 +23,48 @@ typedef struct WlStatsEntry
 {
 	WlStatsKey	key;			/* hash key, must be first */
 	slock_t		mutex;
-	WL_STATS_FIELDS(WL_STATS_FIELD)
+	WL_STATS_FIELDS(WL_FIELD)
 	uint64		last_used;
-	char		query[WL_QUERY_LEN];
+	WlQuery		query;
 } WlStatsEntry;
 
-typedef struct WlXactSlot
+/*
+ * A ring's slot: its spinlock, its position + 1 (0: empty), its record.
+ * The three rings share their code (store.c, persist.c) through WlRing.
+ */
+typedef struct WlSlotHead
 {
 	slock_t		mutex;
-	uint64		pos_plus_one;	/* 0: empty */
-	WlXactRecord rec;
-} WlXactSlot;
+	uint64		pos_plus_one;
+} WlSlotHead;
+#define WL_SLOT(rectype) struct { slock_t mutex; uint64 pos_plus_one; rectype rec; }
+typedef WL_SLOT(WlXactRecord) WlXactSlot;
+typedef WL_SLOT(WlMinuteRecord) WlMinuteSlot;
+typedef WL_SLOT(WlStmtRecord) WlStmtSlot;
 
-typedef struct WlMinuteSlot
+typedef enum WlRingId
 {
-	slock_t		mutex;
-	uint64		pos_plus_one;	/* 0: empty */
-	WlMinuteRecord rec;
-} WlMinuteSlot;
+	WL_RING_XACTS = 0,			/* in the stats file's order */
+	WL_RING_MINUTES,
+	WL_RING_STMTS,
+	WL_NUM_RINGS
+} WlRingId;
 
-typedef struct WlStmtSlot
+/* where a ring is, in this process */
+typedef struct WlRing
 {
-	slock_t		mutex;
-	uint64		pos_plus_one;	/* 0: empty */
-	WlStmtRecord rec;
-} WlStmtSlot;
+	const char *name;			/* of a record, for messages */
+	pg_atomic_uint64 *pos;		/* the next position to write */
+	uint64	   *base;			/* the position at the last reset */
+	int			size;
+	char	   *slots;
+	Size		slot_size;
+	Size		rec_off;
+	Size		rec_size;
+} WlRing;
+
+#define WL_RING_SLOT(r, p)	((WlSlotHead *) ((r)->slots + ((p) % (r)->size) * (r)->slot_size))
+#define WL_RING_REC(r, p)	((char *) WL_RING_SLOT(r, p) + (r)->rec_off)
 
 typedef struct WlShared
 {
@@ -103,12 +120,12 @@ typedef struct WlShared
 
 extern WlShared *wl_shared;
 extern HTAB *wl_stats;
-extern WlXactSlot *xact_ring;
-extern WlMinuteSlot *minute_ring;
 extern WlStmtSlot *stmt_ring;
+extern WlRing wl_rings[WL_NUM_RINGS];
 
-/* store.c's, for persist.c: the rings' writers and the eviction order */
-extern void put_xact(const WlXactRecord *rec);
+/* store.c's, for persist.c */
+extern uint64 wl_ring_put(WlRing *r, const void *rec);
+extern void wl_ring_clear(WlRing *r);
 extern uint64 put_statement(const WlStmtRecord *rec);
 extern int	lru_cmp(const void *a, const void *b);
 

@@ -123,10 +123,27 @@ typedef struct WlCounters
 } WlCounters;
 
 /*
- * The process that did a record's work (1.10): a client's backend, or a
+ * The records, each declared once as a list X(kind, type, name, dims, add):
+ * the struct is made of it (in this order, so the stats file's), the stats
+ * file's check (persist.c) from kind, the views' straight columns
+ * (views.c) from type, and the per-minute sums (store.c add_minute) from
+ * add, an expression of the transaction record rec (and k, the index in
+ * an array).  kind: count (>= 0), bytes (uint64), ms (a time of one
+ * record, >= 0), sum_ms (a sum of times, >= 0), signed_ms (a wall-clock
+ * difference or a prediction's), finite, ts (a timestamp), bool, text, an
+ * enumeration's name (tag, status, outcome, bkind, wal_level, sync_commit,
+ * strategy, action), counters (WlCounters), or any (not checked).  A record
+ * that grows does so at its end: a record of an older stats file is read
+ * into a zeroed one (persist.c).
+ */
+typedef char WlQuery[WL_QUERY_LEN];
+typedef char WlName[NAMEDATALEN];
+#define WL_FIELD(kind, type, name, dims, add) type name dims;
+
+/*
+ * The process that did a record's work: a client's backend, or a
  * background process walload records at its transactions' boundaries
- * (hooks.c, observe.c wl_observe_worker_xact).  Kept in a byte that was
- * padding in both records: older records read 0, a client's.
+ * (hooks.c, observe.c wl_observe_worker_xact).
  */
 typedef enum WlBackendKind
 {
@@ -142,36 +159,38 @@ typedef enum WlStmtStatus
 	WL_STMT_ERROR
 } WlStmtStatus;
 
-/* One finished statement, as kept in the statement ring */
+/*
+ * One finished statement, as kept in the statement ring.  vacuum_*: of a
+ * VACUUM, its ring size, its tables' heap pages before and the pages
+ * truncated away.  commit_ms: its transaction's commit (or abort) phase
+ * charged to it (accumulator.c).
+ */
+#define WL_STMT_FIELDS(X) \
+	X(any, uint64, xact_id, , ) \
+	X(any, int32, stmt_no, , ) \
+	X(count, int32, pid, , ) \
+	X(any, Oid, userid, , ) \
+	X(any, Oid, dbid, , ) \
+	X(any, uint64, queryid, , ) \
+	X(bool, bool, toplevel, , ) \
+	X(bool, bool, wal_skipped, , ) \
+	X(status, uint8, status, , ) \
+	X(bkind, int8, backend_kind, , ) \
+	X(count, int16, nest_level, , ) \
+	X(tag, CommandTag, tag, , ) \
+	X(ts, TimestampTz, start, , ) \
+	X(ms, double, elapsed_ms, , ) \
+	X(count, int32, nbuffers, , ) \
+	X(count, int32, vacuum_ring_kb, , ) \
+	X(count, int64, vacuum_pages, , ) \
+	X(count, int64, vacuum_pages_removed, , ) \
+	X(counters, WlCounters, c, , ) \
+	X(text, WlQuery, query, , ) \
+	X(ms, double, commit_ms, , )
+
 typedef struct WlStmtRecord
 {
-	uint64		xact_id;
-	int32		stmt_no;
-	int32		pid;
-	Oid			userid;
-	Oid			dbid;
-	uint64		queryid;
-	bool		toplevel;
-	bool		wal_skipped;
-	uint8		status;			/* WlStmtStatus */
-	int8		backend_kind;	/* WlBackendKind, in what was padding */
-	int16		nest_level;
-	CommandTag	tag;
-	TimestampTz start;
-	double		elapsed_ms;
-	int32		nbuffers;		/* NBuffers when it ran */
-	int32		vacuum_ring_kb; /* VACUUM: ring size; 0 otherwise */
-	int64		vacuum_pages;	/* VACUUM: heap pages of its tables before */
-	int64		vacuum_pages_removed;	/* VACUUM: pages truncated away */
-	WlCounters	c;
-	char		query[WL_QUERY_LEN];
-
-	/*
-	 * The measured commit (or abort) phase of its transaction charged to it
-	 * (accumulator.c, charge_commit_phase); after the text, so that the
-	 * fields before keep their places in the stats file.
-	 */
-	double		commit_ms;
+	WL_STMT_FIELDS(WL_FIELD)
 } WlStmtRecord;
 
 typedef enum WlOutcome
@@ -181,123 +200,119 @@ typedef enum WlOutcome
 	WL_OUTCOME_PREPARE
 } WlOutcome;
 
-/* One finished transaction, as kept in the transaction ring */
+/*
+ * One finished transaction, as kept in the transaction ring, in the runs
+ * walload_xacts shows as they are (WL_XACT_TIMES, WL_XACT_FILES).
+ *
+ * synced_truncated_rels, _blocks: of synced_rels, the files truncated in
+ * place in the transaction that created them, which core syncs whatever
+ * wal_skip_threshold says (whatif.c); blocks at most PG_INT32_MAX.
+ * scan_fault_ms: of c.scan_est_ns, the page faults of the backend's first
+ * walk as priced (cost.c wl_scan_fault_ns).  wal_skip_threshold_kb: the
+ * transaction's, read at its (last) commit before the strategy acts;
+ * commit_threshold_kb, the one core used.  pred_commit_ms: predicted at
+ * PRE_COMMIT (cost.c); pred_core_commit_ms, the same without
+ * commit_strategy.  strategy_action: the strongest WlStrategyAction of the
+ * record's commits, strategy_changed how many it changed the threshold
+ * for.  The session: its backend's start, whether this is its first
+ * record, its application_name as the last recorded statement ran.  The
+ * last commit's sync part (accumulator.c commit_parts): whether it waited
+ * for a synchronous standby, its local WAL flush, the standby's wait.
+ */
+#define WL_XACT_TIMES(X) \
+	X(signed_ms, double, total_ms, , ) \
+	X(ms, double, commit_ms, , ) \
+	X(ms, double, commit_sync_ms, , ) \
+	X(ms, double, commit_cleanup_ms, , ) \
+	X(count, int32, statements, , ) \
+	X(count, int32, inner_xacts, , ) \
+	X(ms, double, kind_ms, [WL_NUM_TIME_KINDS], )
+#define WL_XACT_FILES(X) \
+	X(bytes, uint64, commit_wal_bytes, , ) \
+	X(count, int32, wal_skipped_rels, , ) \
+	X(count, int32, synced_rels, , ) \
+	X(count, int64, synced_blocks, , ) \
+	X(count, int32, wal_logged_rels, , ) \
+	X(count, int64, wal_logged_blocks, , ) \
+	X(count, int32, dropped_rels, , )
+#define WL_XACT_FIELDS(X) \
+	X(any, uint64, xact_id, , ) \
+	X(count, int32, pid, , ) \
+	X(any, Oid, userid, , ) \
+	X(any, Oid, dbid, , ) \
+	X(count, int32, synced_truncated_rels, , ) \
+	X(ts, TimestampTz, start, , ) \
+	X(ts, TimestampTz, end, , ) \
+	X(outcome, uint8, outcome, , ) \
+	X(wal_level, int8, wal_level, , ) \
+	X(sync_commit, int8, synchronous_commit, , ) \
+	X(bkind, int8, backend_kind, , ) \
+	X(ms, float4, scan_fault_ms, , ) \
+	WL_XACT_TIMES(X) \
+	X(counters, WlCounters, c, , ) \
+	WL_XACT_FILES(X) \
+	X(count, int32, nbuffers, , ) \
+	X(count, int32, wal_skip_threshold_kb, , ) \
+	X(ms, double, pred_commit_ms, , ) \
+	X(signed_ms, double, pred_core_commit_ms, , ) \
+	X(strategy, int8, commit_strategy, , ) \
+	X(action, int8, strategy_action, , ) \
+	X(count, int16, strategy_changed, , ) \
+	X(count, int32, commit_threshold_kb, , ) \
+	X(ts, TimestampTz, backend_start, , ) \
+	X(bool, bool, first_in_session, , ) \
+	X(text, WlName, application_name, , ) \
+	X(bool, bool, commit_standby_wait, , ) \
+	X(count, int32, synced_truncated_blocks, , ) \
+	X(ms, double, commit_wal_ms, , ) \
+	X(ms, double, commit_standby_ms, , )
+
 typedef struct WlXactRecord
 {
-	uint64		xact_id;
-	int32		pid;
-	Oid			userid;
-	Oid			dbid;
-
-	/*
-	 * Of synced_rels, the files truncated in place in the transaction that
-	 * created them, which core syncs whatever wal_skip_threshold says (1.10,
-	 * whatif.c).  In what was padding: the record keeps the layout of
-	 * earlier libraries, whose records read 0 (none known) here.
-	 */
-	int32		synced_truncated_rels;
-	TimestampTz start;
-	TimestampTz end;
-	uint8		outcome;		/* WlOutcome */
-	int8		wal_level;
-	int8		synchronous_commit;
-	int8		backend_kind;	/* WlBackendKind, in what was padding */
-
-	/*
-	 * Of c.scan_est_ns, the page faults of this backend's first walk as
-	 * priced (cost.c wl_scan_fault_ns), in ms; 0 if none.
-	 */
-	float4		scan_fault_ms;
-	double		total_ms;
-	double		commit_ms;
-	double		commit_sync_ms;
-	double		commit_cleanup_ms;
-	int32		statements;
-	int32		inner_xacts;
-	double		kind_ms[WL_NUM_TIME_KINDS];
-	WlCounters	c;
-	uint64		commit_wal_bytes;
-	int32		wal_skipped_rels;
-	int32		synced_rels;
-	int64		synced_blocks;
-	int32		wal_logged_rels;
-	int64		wal_logged_blocks;
-	int32		dropped_rels;
-	int32		nbuffers;
-	int32		wal_skip_threshold_kb;	/* the transaction's, read at its
-										 * (last) commit before the strategy
-										 * acts; an abort's at its end */
-	double		pred_commit_ms; /* predicted at PRE_COMMIT (cost.c) */
-	double		pred_core_commit_ms;	/* the same, without commit_strategy */
-	int8		commit_strategy;	/* WlCommitStrategy (settings.h) */
-
-	/*
-	 * What the strategy did at the record's commits (a statement that
-	 * commits inside itself has several): the strongest WlStrategyAction,
-	 * and how many commits it changed wal_skip_threshold for.
-	 */
-	int8		strategy_action;
-	int16		strategy_changed;
-	int32		commit_threshold_kb;	/* wal_skip_threshold core used */
-
-	/*
-	 * The session (1.6): when its backend started, whether this is the
-	 * first record it wrote, and its application_name as the record's last
-	 * recorded statement ran (as userid: accumulator.c, WlOpenXact)
-	 */
-	TimestampTz backend_start;
-	bool		first_in_session;
-	char		application_name[NAMEDATALEN];
-
-	/*
-	 * The sync part of the last commit split (1.10, accumulator.c
-	 * commit_parts): whether it waited for a synchronous standby; its local
-	 * WAL flush (measured with track_wal_io_timing on 15-17, else priced);
-	 * the wait for the standby, derived: the sync part less its local parts.
-	 * The rest of commit_sync_ms is the walk and the new files' syncs or
-	 * WAL-logging.
-	 */
-	bool		commit_standby_wait;
-	int32		synced_truncated_blocks;	/* the blocks of synced_truncated_rels
-											 * (1.10, in what was padding; at
-											 * most PG_INT32_MAX) */
-	double		commit_wal_ms;
-	double		commit_standby_ms;
+	WL_XACT_FIELDS(WL_FIELD)
 } WlXactRecord;
 
 /*
- * A session's recorded transactions summed per minute (walload_minutes,
- * 1.8): the transactions of one backend (pid and backend_start), role,
- * database and application_name that ended in one minute.  What
- * walload_report() needs from them, kept when the transaction ring has
- * long overwritten them.  Sums are in the units of WlXactRecord.
+ * A session's recorded transactions summed per minute (walload_minutes):
+ * the transactions of one backend (pid and backend_start), role, database
+ * and application_name that ended in one minute, in the units of
+ * WlXactRecord.  What walload_report() needs of them, kept when the
+ * transaction ring has long overwritten them.  The sums, each added as its
+ * add says, are walload_minutes' columns in this order.
  */
+#define WL_MINUTE_SUMS(X) \
+	X(count, int64, xacts, , 1) \
+	X(signed_ms, double, total_ms, , rec->total_ms) \
+	X(sum_ms, double, commit_sync_ms, , rec->commit_sync_ms) \
+	X(sum_ms, double, commit_cleanup_ms, , rec->commit_cleanup_ms) \
+	X(sum_ms, double, kind_ms, [WL_NUM_TIME_KINDS], rec->kind_ms[k]) \
+	X(count, int64, kind_xacts, [WL_NUM_TIME_KINDS], rec->kind_ms[k] > 0) \
+	X(count, int64, commit_sync_xacts, , rec->commit_sync_ms > 0) \
+	X(count, int64, commit_cleanup_xacts, , rec->commit_cleanup_ms > 0) \
+	X(count, int64, synced_rels, , rec->synced_rels) \
+	X(count, int64, wal_logged_rels, , rec->wal_logged_rels) \
+	X(count, int64, dropped_rels, , rec->dropped_rels) \
+	X(count, int64, scans_flush_pending, , rec->c.scans[WL_SCAN_FLUSH_PENDING]) \
+	X(count, int64, scans_drop_pending, , rec->c.scans[WL_SCAN_DROP_PENDING])
+#define WL_MINUTE_SUMS_1_10(X) \
+	X(sum_ms, double, commit_standby_ms, , rec->commit_standby_ms) \
+	X(count, int64, commit_standby_xacts, , rec->commit_standby_wait)
+#define WL_MINUTE_FIELDS(X) \
+	X(count, int32, pid, , ) \
+	X(any, Oid, userid, , ) \
+	X(any, Oid, dbid, , ) \
+	X(bool, bool, first_in_session, , ) \
+	X(ts, TimestampTz, backend_start, , ) \
+	X(ts, TimestampTz, minute, , ) \
+	X(ts, TimestampTz, first_start, , ) \
+	X(ts, TimestampTz, last_end, , ) \
+	WL_MINUTE_SUMS(X) \
+	X(text, WlName, application_name, , ) \
+	WL_MINUTE_SUMS_1_10(X)
+
 typedef struct WlMinuteRecord
 {
-	int32		pid;
-	Oid			userid;
-	Oid			dbid;
-	bool		first_in_session;	/* the session's first record is here */
-	TimestampTz backend_start;
-	TimestampTz minute;			/* when the minute began */
-	TimestampTz first_start;	/* the earliest start of its transactions */
-	TimestampTz last_end;		/* the latest end */
-	int64		xacts;
-	double		total_ms;
-	double		commit_sync_ms;
-	double		commit_cleanup_ms;
-	double		kind_ms[WL_NUM_TIME_KINDS];
-	int64		kind_xacts[WL_NUM_TIME_KINDS];	/* with time of the kind */
-	int64		commit_sync_xacts;	/* with a sync phase */
-	int64		commit_cleanup_xacts;
-	int64		synced_rels;
-	int64		wal_logged_rels;
-	int64		dropped_rels;
-	int64		scans_flush_pending;
-	int64		scans_drop_pending;
-	char		application_name[NAMEDATALEN];
-	double		commit_standby_ms;	/* 1.10: the waits for a standby */
-	int64		commit_standby_xacts;	/* commits that waited */
+	WL_MINUTE_FIELDS(WL_FIELD)
 } WlMinuteRecord;
 
 /*

@@ -91,14 +91,14 @@ like($n, qr/^1\/1\/1\/[1-9]/, "its records are back: $n");
 ok(defined $report && $report =~ /^[1-9]\d*:/, "walload_report() reports them: " . ($report // $err));
 
 my @cases = (
-	[ 'a subnormal dml_ms (4.9e-324)', $dml_at, pack('d<', 4.9e-324), qr/a time by kind is out of range/ ],
+	[ 'a subnormal dml_ms (4.9e-324)', $dml_at, pack('d<', 4.9e-324), qr/kind_ms is out of range/ ],
 	[ 'a negative elapsed_ms', $elapsed_at, pack('d<', -1.5), qr/elapsed_ms is negative/ ],
-	[ 'an infinite dml_ms', $dml_at, pack('d<', 9**9**9), qr/a time by kind is not a finite number/ ],
-	[ 'a dml_ms of 10^15 ms (31,700 years)', $dml_at, pack('d<', 1e15), qr/a time by kind is out of range/ ],
-	[ 'an end in 2100', $end_at, pack('q<', 3155760000000000), qr/a transaction's end is out of range/ ],
+	[ 'an infinite dml_ms', $dml_at, pack('d<', 9**9**9), qr/kind_ms is not a finite number/ ],
+	[ 'a dml_ms of 10^15 ms (31,700 years)', $dml_at, pack('d<', 1e15), qr/kind_ms is out of range/ ],
+	[ 'an end in 2100', $end_at, pack('q<', 3155760000000000), qr/transaction record 1: end is out of range/ ],
 	[ 'an end a second later (total_ms no longer its end less its start)', $end_at,
 		pack('q<', $end_us + 1000000), qr/total_ms .* is not its end less its start/ ],
-	[ 'a row count of 2^62 + 1', $rows_at, pack('q<', 4611686018427387905), qr/rows is out of range/ ],
+	[ 'a row count of 2^62 + 1', $rows_at, pack('q<', 4611686018427387905), qr/statement record 1: rows is out of range/ ],
 );
 for my $c (@cases)
 {
