@@ -68,6 +68,11 @@ PG_FUNCTION_INFO_V1(walload_calibrate);
 PG_FUNCTION_INFO_V1(walload_activity);
 PG_FUNCTION_INFO_V1(walload_xact_backend_types);
 
+#define DATUM_int32(v)	Int32GetDatum(v)
+#define DATUM_int64(v)	Int64GetDatum(v)
+#define DATUM_uint64(v) uint64_numeric(v)
+#define DATUM_double(v) Float8GetDatum(v)
+
 static Datum
 uint64_numeric(uint64 v)
 {
@@ -193,13 +198,16 @@ put_wal_io(Datum *values, int i, const WlCounters *c)
 static int
 put_buffers(Datum *values, int i, const WlCounters *c)
 {
-#define DATUM_int64(v) Int64GetDatum(v)
-#define DATUM_uint64(v) uint64_numeric(v)
 #define PUT(type, name, source) values[i++] = DATUM_##type(c->name);
 	WL_BUFFER_WAL_COUNTERS(PUT)
 #undef PUT
 	return i;
 }
+
+/* the columns of a run of fields of rec (types.h), as they are */
+#define EMIT(kind, type, name, dims, add) \
+	for (int k = 0; k < (int) (sizeof(rec->name) / sizeof(type)); k++) \
+		values[i++] = DATUM_##type(((const type *) &rec->name)[k]);
 
 /*
  * The column counts of the SQL definitions the set-returning functions
@@ -291,7 +299,8 @@ walload_xacts(PG_FUNCTION_ARGS)
 
 	for (int r = 0; r < n; r++)
 	{
-		WlXactRecord *x = &recs[r];
+		WlXactRecord *x = &recs[r],
+				   *rec = x;
 		Datum		values[WL_XACTS_COLS + 13];
 		bool		nulls[WL_XACTS_COLS + 13];
 		int			i = 0;
@@ -305,23 +314,10 @@ walload_xacts(PG_FUNCTION_ARGS)
 		values[i++] = TimestampTzGetDatum(x->end);
 		values[i++] = CStringGetTextDatum(x->outcome == WL_OUTCOME_COMMIT ? "commit" :
 										  x->outcome == WL_OUTCOME_PREPARE ? "prepare" : "abort");
-		values[i++] = Float8GetDatum(x->total_ms);
-		values[i++] = Float8GetDatum(x->commit_ms);
-		values[i++] = Float8GetDatum(x->commit_sync_ms);
-		values[i++] = Float8GetDatum(x->commit_cleanup_ms);
-		values[i++] = Int32GetDatum(x->statements);
-		values[i++] = Int32GetDatum(x->inner_xacts);
-		for (int k = 0; k < WL_NUM_TIME_KINDS; k++)
-			values[i++] = Float8GetDatum(x->kind_ms[k]);
+		WL_XACT_TIMES(EMIT)
 		values[i++] = Int64GetDatum(x->c.rows);
 		i = put_buffers(values, i, &x->c);
-		values[i++] = uint64_numeric(x->commit_wal_bytes);
-		values[i++] = Int32GetDatum(x->wal_skipped_rels);
-		values[i++] = Int32GetDatum(x->synced_rels);
-		values[i++] = Int64GetDatum(x->synced_blocks);
-		values[i++] = Int32GetDatum(x->wal_logged_rels);
-		values[i++] = Int64GetDatum(x->wal_logged_blocks);
-		values[i++] = Int32GetDatum(x->dropped_rels);
+		WL_XACT_FILES(EMIT)
 		i = put_scans(values, i, &x->c, x->nbuffers, -1);
 		values[i++] = CStringGetTextDatum(wl_wal_level_name(x->wal_level));
 		values[i++] = CStringGetTextDatum(wl_sync_commit_name(x->synchronous_commit));
@@ -412,7 +408,8 @@ walload_minutes(PG_FUNCTION_ARGS)
 
 	for (int r = 0; r < n; r++)
 	{
-		WlMinuteRecord *m = &recs[r];
+		WlMinuteRecord *m = &recs[r],
+				   *rec = m;
 		Datum		values[WL_MINUTES_COLS + 2];
 		bool		nulls[WL_MINUTES_COLS + 2];
 		int			i = 0;
@@ -435,25 +432,10 @@ walload_minutes(PG_FUNCTION_ARGS)
 		values[i++] = TimestampTzGetDatum(m->minute);
 		values[i++] = TimestampTzGetDatum(m->first_start);
 		values[i++] = TimestampTzGetDatum(m->last_end);
-		values[i++] = Int64GetDatum(m->xacts);
-		values[i++] = Float8GetDatum(m->total_ms);
-		values[i++] = Float8GetDatum(m->commit_sync_ms);
-		values[i++] = Float8GetDatum(m->commit_cleanup_ms);
-		for (int k = 0; k < WL_NUM_TIME_KINDS; k++)
-			values[i++] = Float8GetDatum(m->kind_ms[k]);
-		for (int k = 0; k < WL_NUM_TIME_KINDS; k++)
-			values[i++] = Int64GetDatum(m->kind_xacts[k]);
-		values[i++] = Int64GetDatum(m->commit_sync_xacts);
-		values[i++] = Int64GetDatum(m->commit_cleanup_xacts);
-		values[i++] = Int64GetDatum(m->synced_rels);
-		values[i++] = Int64GetDatum(m->wal_logged_rels);
-		values[i++] = Int64GetDatum(m->dropped_rels);
-		values[i++] = Int64GetDatum(m->scans_flush_pending);
-		values[i++] = Int64GetDatum(m->scans_drop_pending);
+		WL_MINUTE_SUMS(EMIT)
 		if (version >= 1)
 		{
-			values[i++] = Float8GetDatum(m->commit_standby_ms);
-			values[i++] = Int64GetDatum(m->commit_standby_xacts);
+			WL_MINUTE_SUMS_1_10(EMIT)
 		}
 		Assert(i == rsinfo->setDesc->natts);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
@@ -749,53 +731,16 @@ info_row(FunctionCallInfo fcinfo, int ncols)
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
 
-/* extension version 1.0 */
-Datum
-walload_info(PG_FUNCTION_ARGS)
-{
-	return info_row(fcinfo, WL_INFO_COLS_1_0);
-}
-
-/* extension version 1.1 */
-Datum
-walload_info_1_1(PG_FUNCTION_ARGS)
-{
-	return info_row(fcinfo, WL_INFO_COLS_1_1);
-}
-
-/* extension version 1.4 */
-Datum
-walload_info_1_4(PG_FUNCTION_ARGS)
-{
-	return info_row(fcinfo, WL_INFO_COLS_1_4);
-}
-
-/* extension version 1.5 */
-Datum
-walload_info_1_5(PG_FUNCTION_ARGS)
-{
-	return info_row(fcinfo, WL_INFO_COLS_1_5);
-}
-
-/* extension version 1.7 */
-Datum
-walload_info_1_7(PG_FUNCTION_ARGS)
-{
-	return info_row(fcinfo, WL_INFO_COLS_1_7);
-}
-
-Datum
-walload_info_1_8(PG_FUNCTION_ARGS)
-{
-	return info_row(fcinfo, WL_INFO_COLS_1_8);
-}
-
-/* extension version 1.10 */
-Datum
-walload_info_1_10(PG_FUNCTION_ARGS)
-{
-	return info_row(fcinfo, WL_INFO_COLS_1_10);
-}
+/* walload_info of each extension version */
+#define INFO_FN(fn, ncols) \
+	Datum fn(PG_FUNCTION_ARGS) { return info_row(fcinfo, ncols); }
+INFO_FN(walload_info, WL_INFO_COLS_1_0)
+INFO_FN(walload_info_1_1, WL_INFO_COLS_1_1)
+INFO_FN(walload_info_1_4, WL_INFO_COLS_1_4)
+INFO_FN(walload_info_1_5, WL_INFO_COLS_1_5)
+INFO_FN(walload_info_1_7, WL_INFO_COLS_1_7)
+INFO_FN(walload_info_1_8, WL_INFO_COLS_1_8)
+INFO_FN(walload_info_1_10, WL_INFO_COLS_1_10)
 
 /*
  * walload_build_info (1.10): the version of the library this backend runs,
