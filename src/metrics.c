@@ -41,7 +41,6 @@
 
 #include "metrics.h"
 
-#include <math.h>
 
 #include "storage/spin.h"
 #include "utils/float.h"

@@ -57,20 +57,10 @@
 #include <math.h>
 
 #include "access/twophase.h"
-#include "access/xact.h"
-#include "access/xlog.h"
-#include "datatype/timestamp.h"
 #include "miscadmin.h"
-#include "pgstat.h"
-#include "port/atomics.h"
-#include "storage/condition_variable.h"
-#include "storage/latch.h"
 #include "storage/ipc.h"
-#include "storage/lwlock.h"
 #include "storage/shmem.h"
 #include "storage/proc.h"
-#include "storage/spin.h"
-#include "utils/hsearch.h"
 #include "utils/timestamp.h"
 
 /* a wl_store_statement() of the commit cleanup or the abort path is running */
