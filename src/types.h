@@ -6,35 +6,8 @@
  *		scan-cost calibration.  No functions: each part has a header of its
  *		own (src/<part>.h), so that an #include names a dependency.
  *
- * The parts, each calling only those listed below it (data flows down the
- * list and back up as return values; scripts/check-layers.sh enforces the
- * order, docs/architecture.md draws it):
- *
- * walload.c      module start-up: settings, shared memory, hooks
- * diagnose.c     walload_diagnose(): findings from the recorded figures
- * whatif.c       the what-if engine: core's decisions replayed on the
- *                recorded figures under another setting or shape, priced
- * views.c        SQL-callable functions behind the views
- * hooks.c        every entry point core calls: ProcessUtility, executor,
- *                object access, transaction callbacks; the one gate
- * accumulator.c  the backend's statements in progress, its open
- *                transaction, commit-phase timing, commit-time attribution,
- *                the finished records on their way to the store, 2PC
- * strategy.c     walload.commit_strategy: which new files a commit fsyncs
- *                and which it WAL-logs
- * observe.c      what a utility statement did, seen before and after it
- * scan_model.c   mirrors of core's pending-file lists and its commit and
- *                abort decisions
- * calibrate.c    the calibration worker: the per-unit costs, timed here
- * cost.c         the one cost model: walks and commits, counts times
- *                per-unit costs
- * persist.c      the stats file: shared memory across a clean shutdown
- * store.c        shared memory: rings, statistics
- * metrics.c      counters for exporters: totals per command kind,
- *                histograms of commit and walk time
- * measure.c      usage marks: buffer, WAL and WAL I/O counters
- * settings.c     the walload.* settings
- * compat.h       differences between PostgreSQL versions
+ * The parts, each calling only those after it in the Makefile's order
+ * (scripts/check-layers.sh enforces it, docs/architecture.md draws it).
  *
  *-------------------------------------------------------------------------
  */
@@ -79,14 +52,11 @@ typedef enum WlTimeKind
 #define WL_QUERY_LEN		256		/* bytes of query text kept, incl. NUL */
 
 /*
- * Work counters shared by statements, transactions and aggregates, each
- * declared once here: the struct, the usage marks (measure.c: how each is
- * read from core), their sum, the stats file's check (persist.c) and the
- * views' columns (views.c) are generated from these lists.  X(type, name,
- * source): type int64 or uint64; source, the core counter a usage mark
- * reads (measure.c, where pgBufferUsage, pgWalUsage and compat.h are at
- * hand), or for the WAL I/O counters the field of WlWalIo (compat.h).
- * The order is the struct's, and so the stats file's.
+ * Work counters shared by statements, transactions and aggregates: the
+ * struct, the usage marks (measure.c), their sum, the stats file's check
+ * and the views' columns are generated from these lists.  X(type, name,
+ * source): source, the core counter a usage mark reads, or for the WAL I/O
+ * counters the field of WlWalIo (compat.h).
  */
 #define WL_BUFFER_WAL_COUNTERS(X) \
 	X(int64, shared_blks_hit, pgBufferUsage.shared_blks_hit) \
@@ -101,10 +71,7 @@ typedef enum WlTimeKind
 #define WL_FPI_BYTES_COUNTERS(X) \
 	X(uint64, wal_fpi_bytes, WlWalFpiBytes(pgWalUsage))
 
-/*
- * WAL writes this backend did itself, WAL flushes (fsyncs) it did, and
- * their time (with track_wal_io_timing)
- */
+/* the backend's own WAL writes and flushes, their time (track_wal_io_timing) */
 #define WL_WAL_IO_COUNTERS(X) \
 	X(int64, wal_writes, writes) \
 	X(int64, wal_syncs, syncs) \

@@ -80,59 +80,37 @@ uint64_numeric(uint64 v)
 							   ObjectIdGetDatum(0), Int32GetDatum(-1));
 }
 
+/* the name of value v of an enumeration named by names[0 .. n-1] */
+static const char *
+name_of(const char *const *names, int n, int v)
+{
+	return v >= 0 && v < n ? names[v] : "unknown";
+}
+
 const char *
 wl_wal_level_name(int level)
 {
-	switch (level)
-	{
-		case WAL_LEVEL_MINIMAL:
-			return "minimal";
-		case WAL_LEVEL_REPLICA:
-			return "replica";
-		case WAL_LEVEL_LOGICAL:
-			return "logical";
-	}
-	return "unknown";
+	static const char *const names[] = {"minimal", "replica", "logical"};
+
+	StaticAssertStmt(WAL_LEVEL_MINIMAL == 0 && WAL_LEVEL_LOGICAL == 2, "wal_level's values");
+	return name_of(names, lengthof(names), level);
 }
 
 const char *
 wl_sync_commit_name(int value)
 {
-	switch (value)
-	{
-		case SYNCHRONOUS_COMMIT_OFF:
-			return "off";
-		case SYNCHRONOUS_COMMIT_LOCAL_FLUSH:
-			return "local";
-		case SYNCHRONOUS_COMMIT_REMOTE_WRITE:
-			return "remote_write";
-		case SYNCHRONOUS_COMMIT_REMOTE_FLUSH:
-			return "on";
-		case SYNCHRONOUS_COMMIT_REMOTE_APPLY:
-			return "remote_apply";
-	}
-	return "unknown";
+	static const char *const names[] = {"off", "local", "remote_write", "on", "remote_apply"};
+
+	StaticAssertStmt(SYNCHRONOUS_COMMIT_OFF == 0 && SYNCHRONOUS_COMMIT_REMOTE_FLUSH == 3 &&
+					 SYNCHRONOUS_COMMIT_REMOTE_APPLY == 4, "synchronous_commit's values");
+	return name_of(names, lengthof(names), value);
 }
 
-/* walload_xacts.strategy_action */
-static const char *
-wl_strategy_action_name(int action)
-{
-	switch (action)
-	{
-		case WL_ACTION_KEPT:
-			return "kept";
-		case WL_ACTION_CHANGED:
-			return "changed";
-		case WL_ACTION_ASIDE_SET_LOCAL:
-			return "stood aside: SET LOCAL";
-		case WL_ACTION_ASIDE_UNCALIBRATED:
-			return "stood aside: not calibrated";
-		case WL_ACTION_ASIDE_MISPREDICTED:
-			return "stood aside: commits took far longer than predicted";
-	}
-	return "unknown";
-}
+/* walload_xacts.strategy_action, in WlStrategyAction's order */
+static const char *const action_names[] = {
+	"unknown", "kept", "stood aside: SET LOCAL", "stood aside: not calibrated", "changed",
+	"stood aside: commits took far longer than predicted"
+};
 
 /*
  * May the caller see the query text and query id of a row of userid?  As
@@ -347,7 +325,7 @@ walload_xacts(PG_FUNCTION_ARGS)
 			if (x->strategy_action == WL_ACTION_NONE)
 				nulls[i++] = true;
 			else
-				values[i++] = CStringGetTextDatum(wl_strategy_action_name(x->strategy_action));
+				values[i++] = CStringGetTextDatum(name_of(action_names, lengthof(action_names), x->strategy_action));
 			values[i++] = Int32GetDatum(x->strategy_changed);
 		}
 		/*
@@ -1031,17 +1009,11 @@ walload_activity(PG_FUNCTION_ARGS)
 const char *
 wl_backend_kind_name(int kind)
 {
-	switch (kind)
-	{
-		case WL_KIND_APPLY:
-			return WL_BKTYPE_APPLY;
-		case WL_KIND_TABLESYNC:
-			return WL_BKTYPE_TABLESYNC;
-		case WL_KIND_AUTOVACUUM:
-			return WL_BKTYPE_AUTOVACUUM;
-		default:
-			return WL_BKTYPE_CLIENT;
-	}
+	static const char *const names[] = {
+		WL_BKTYPE_CLIENT, WL_BKTYPE_APPLY, WL_BKTYPE_TABLESYNC, WL_BKTYPE_AUTOVACUUM
+	};
+
+	return kind > 0 && kind < lengthof(names) ? names[kind] : WL_BKTYPE_CLIENT;
 }
 
 Datum
