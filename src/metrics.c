@@ -5,35 +5,21 @@
  *		command kind (walload_command_totals), and histograms of a
  *		transaction's commit time and walk time (walload_histograms).
  *
- * walload_stats keeps one aggregate per query text and evicts (see
- * walload.max_stats): a sum over it goes down when an aggregate goes, which
- * Prometheus reads as a counter reset.  The totals here are kept per
- * command KIND (the command tag: CREATE TABLE, COPY, INSERT, ...), never
- * per text, in a table of WL_METRICS_COMMANDS entries that no setting sizes
- * and nothing evicts: they only rise until walload_reset().  When all but
- * the last WL_METRICS_OTHER_RESERVE entries are used, a new (database,
- * role, command) is counted under command 'other' of its database and role
- * (which may take one of the reserved entries), and when those are used
- * too, in the one row of database 0, role 0 and command 'other': counts
- * are folded, never dropped.
+ * walload_stats evicts, and a sum over it goes down when an aggregate goes,
+ * which Prometheus reads as a counter reset.  These totals are kept per
+ * command kind (tag), never per text, in a fixed table that nothing
+ * evicts: they only rise until walload_reset().  When all but the last
+ * WL_METRICS_OTHER_RESERVE entries are used, a new (database, role,
+ * command) is counted under command 'other' of its database and role, and
+ * when those are used too, in the row of database 0, role 0 and 'other':
+ * counts are folded, never dropped.  The histograms count every
+ * transaction record as it is stored, in cumulative Prometheus buckets,
+ * with the sum and the largest value since the reset.
  *
- * The histograms count every transaction walload records (the transaction
- * ring's records, as they are stored: not read back from the ring, which
- * overwrites), in cumulative Prometheus buckets from 1 ms to 5 minutes, with
- * the sum and the largest value since the reset: a single slow commit stays
- * in them however many transactions follow.
- *
- * Locking: one spinlock for the command table and one for the histograms.
- * The store calls in with its own lock held as it holds it to store a
- * statement (shared) or a transaction (none); walload_reset() holds the
- * store's lock exclusively.  Under the spinlocks nothing allocates or can
- * error (they are taken from the commit cleanup and the abort path): a
- * lookup is a bounded linear probe of the fixed table.  Readers copy the
- * table a part at a time (entries never move until a reset).
- *
- * Persistence: none.  The counters start from zero at every start and
- * crash-restart (stats_reset says when), which an exporter's rate() and
- * increase() take as the counter reset it is.
+ * Locking: a spinlock for the command table and one for the histograms,
+ * taken from the commit cleanup and the abort path too: under them nothing
+ * allocates or can error (a lookup is a bounded probe of the fixed table).
+ * Nothing is kept across a restart: stats_reset says when they started.
  *
  *-------------------------------------------------------------------------
  */

@@ -18,31 +18,24 @@
  *	- walload_stats: when an aggregate must be added to a full table, the
  *	  10% least recently updated aggregates (at least one) are removed first.
  *
- * Locking: one LWLock, for the statistics hash.  Recording a statement
+ * Locking: one LWLock, for the statistics hash: recording a statement
  * takes it shared (aggregates are updated under a per-entry spinlock);
- * adding an aggregate, eviction and reset take it exclusive.  Readers of
- * the aggregates take it shared.  Ring slots are claimed with an atomic
- * counter and written under a per-slot spinlock, prepared-transaction slots
- * under theirs: a transaction record and a prepared transaction are stored
- * without the LWLock (they are stored from the commit cleanup and from
- * PREPARE's point of no return), and readers copy the rings slot by slot
- * under the slots' spinlocks, without it (see wl_store_copy_xacts).  Every
- * acquisition first tries without waiting; one that has to wait is counted
- * and timed (walload_info.lock_waits, lock_wait_ms), so that what walload's
- * lock costs its callers is measured, not assumed; callers on the abort
- * path and the commit cleanup only try (may_wait = false) and keep what
- * could not be stored for later.  A waiting backend shows wait_event_type
- * 'LWLock', wait_event 'walload' in pg_stat_activity.
+ * adding an aggregate, eviction and reset take it exclusive.  Ring slots
+ * are claimed with an atomic counter and written and read under per-slot
+ * spinlocks, without the LWLock, as are the prepared-transaction slots
+ * (they are written from the commit cleanup and from PREPARE's point of no
+ * return).  Every acquisition first tries without waiting; one that waits
+ * is counted and timed (walload_info.lock_waits, lock_wait_ms); callers on
+ * the abort path and the commit cleanup only try (may_wait = false) and
+ * keep what could not be stored for later.
  *
  * Nothing allocates or can error while the lock is held in the commit
  * cleanup or on the abort path (an error there is a PANIC, and would leave
- * the lock to be released by a cleanup already past): under it they only
- * look entries up, copy into shared memory and take spinlocks.  Eviction,
- * which walks the table with memory of its own (evict_stats), is not done
- * there (in_cleanup): a new aggregate that would need room in a full
- * walload_stats is not stored, as when the lock is busy, and waits in its
- * backend for the next safe point (a statement's start, a commit's start,
- * the backend's exit), which evicts.
+ * the lock to be released by a cleanup already past).  Eviction, which
+ * allocates (evict_stats), is not done there (in_cleanup): a new aggregate
+ * that needs room in a full walload_stats waits in its backend for the
+ * next safe point (a statement's start, a commit's start, the backend's
+ * exit), as when the lock is busy.
  *
  *-------------------------------------------------------------------------
  */
@@ -717,28 +710,21 @@ wl_store_add_scan_totals(WlScanKind kind, int64 n, int32 nbuffers)
 void
 wl_store_set_scan_cost(const WlScanCost *cost)
 {
-	double		ratio;
-	int64		samples;
-	double		file_ns;
-	int64		file_samples;
-
-	SpinLockAcquire(&wl_shared->mutex);
+	TimestampTz now = GetCurrentTimestamp();
+	WlIoCost	learned;
 
 	/*
 	 * What the commits taught of the storage stays: it is no calibration's
-	 * to replace.  What they taught of the walks is relative to the walks'
-	 * calibration, which this replaces: cost brings it anew (none).
+	 * to replace.
 	 */
-	ratio = wl_shared->scan_cost.io.fsync_time_ratio;
-	samples = wl_shared->scan_cost.io.fsync_time_samples;
-	file_ns = wl_shared->scan_cost.io.file_commit_ns;
-	file_samples = wl_shared->scan_cost.io.file_commit_samples;
+	SpinLockAcquire(&wl_shared->mutex);
+	learned = wl_shared->scan_cost.io;
 	wl_shared->scan_cost = *cost;
-	wl_shared->calibrated_at = GetCurrentTimestamp();
-	wl_shared->scan_cost.io.fsync_time_ratio = ratio;
-	wl_shared->scan_cost.io.fsync_time_samples = samples;
-	wl_shared->scan_cost.io.file_commit_ns = file_ns;
-	wl_shared->scan_cost.io.file_commit_samples = file_samples;
+	wl_shared->calibrated_at = now;
+	wl_shared->scan_cost.io.fsync_time_ratio = learned.fsync_time_ratio;
+	wl_shared->scan_cost.io.fsync_time_samples = learned.fsync_time_samples;
+	wl_shared->scan_cost.io.file_commit_ns = learned.file_commit_ns;
+	wl_shared->scan_cost.io.file_commit_samples = learned.file_commit_samples;
 	SpinLockRelease(&wl_shared->mutex);
 }
 
@@ -938,21 +924,27 @@ my_activity_slot(void)
 }
 
 /*
- * Publish this backend's running load (a->pid 0: none).  No lock, no wait,
- * nothing that can fail: callable from the commit cleanup.
+ * The backend's writes of its slot, bracketed by changecount (see
+ * WlActivitySlot).  No lock, no wait, nothing that can fail: callable from
+ * the commit cleanup.
  */
+#define ACTIVITY_WRITE(slot, stmts) \
+	do { \
+		(slot)->changecount++; \
+		pg_write_barrier(); \
+		stmts; \
+		pg_write_barrier(); \
+		(slot)->changecount++; \
+	} while (0)
+
+/* publish this backend's running load (a->pid 0: none) */
 void
 wl_store_publish_activity(const WlActivity *a)
 {
 	WlActivitySlot *slot = my_activity_slot();
 
-	if (slot == NULL)
-		return;
-	slot->changecount++;
-	pg_write_barrier();
-	memcpy(&slot->a, a, sizeof(WlActivity));
-	pg_write_barrier();
-	slot->changecount++;
+	if (slot != NULL)
+		ACTIVITY_WRITE(slot, slot->a = *a);
 }
 
 /*
@@ -964,30 +956,20 @@ wl_store_publish_command(CommandTag command, TimestampTz start)
 {
 	WlActivitySlot *slot = my_activity_slot();
 
-	if (slot == NULL)
-		return;
-	slot->changecount++;
-	pg_write_barrier();
-	slot->a.current_command = command;
-	slot->a.current_stmt_start = start;
-	slot->a.state_change = start;
-	pg_write_barrier();
-	slot->changecount++;
+	if (slot != NULL)
+		ACTIVITY_WRITE(slot, (slot->a.current_command = command,
+							  slot->a.current_stmt_start = start,
+							  slot->a.state_change = start));
 }
 
-/* No running load in this backend (its transaction ended, or it exits) */
+/* no running load in this backend (its transaction ended, or it exits) */
 void
 wl_store_clear_activity(void)
 {
 	WlActivitySlot *slot = my_activity_slot();
 
-	if (slot == NULL || slot->a.pid == 0)
-		return;
-	slot->changecount++;
-	pg_write_barrier();
-	slot->a.pid = 0;
-	pg_write_barrier();
-	slot->changecount++;
+	if (slot != NULL && slot->a.pid != 0)
+		ACTIVITY_WRITE(slot, slot->a.pid = 0);
 }
 
 /* a consistent copy of slot i (see WlActivitySlot) */
