@@ -185,23 +185,13 @@ put_buffers(Datum *values, int i, const WlCounters *c)
 		values[i++] = DATUM_##type(((const type *) &rec->name)[k]);
 
 /*
- * The column counts of the SQL definitions the set-returning functions
- * serve, per extension version: 1.0 and 1.1 (walload--1.1.sql); 1.2 adds
- * wal_fpi_bytes as the last column of walload_xacts, walload_statements and
- * walload_stats; 1.3 adds pred_commit_ms, commit_strategy,
- * commit_threshold_kb and pred_core_commit_ms to walload_xacts, and
- * walload_activity; 1.5 adds strategy_action and strategy_changed_commits
- * to walload_xacts, and calibration, calibration_ms and calibration_io_bytes
- * to walload_info; 1.6 adds backend_start, first_in_session and
- * application_name to walload_xacts; 1.8 adds commit_ms to walload_stats;
- * 1.10 adds commit_wal_ms, commit_standby_ms and commit_standby_wait to
- * walload_xacts.
- * The library serves every version, so
- * that a server running it keeps working before ALTER EXTENSION walload
- * UPDATE.  Checked
- * before any row is built: a definition of another shape (a function of the
- * user's over this library, a mismatched install) gets an error, never a row
- * built for other columns.
+ * The column counts of the SQL definitions each set-returning function
+ * serves, one per extension version that changed it (the update scripts
+ * say which columns each added, always at the end).  The library serves
+ * every version, so that a server running it keeps working before ALTER
+ * EXTENSION walload UPDATE; the count is checked before any row is built,
+ * so that a definition of another shape gets an error, never a row built
+ * for other columns.
  */
 #define WL_XACTS_COLS		52
 #define WL_STATEMENTS_COLS	36
@@ -582,18 +572,7 @@ walload_stats(PG_FUNCTION_ARGS)
 	return (Datum) 0;
 }
 
-/*
- * walload_info: one row of totals.  The SQL function of extension version
- * 1.0 has 17 columns; 1.1 added lock_waits and lock_wait_ms, 1.4
- * fsync_time_ratio, fsync_time_commits, file_commit_us,
- * file_commit_commits, scan_time_ratio and scan_time_commits, 1.5
- * calibration, calibration_ms and calibration_io_bytes, 1.7 commit_sync_ms
- * and commit_cleanup_ms, 1.8 minutes_recorded and minutes_overwritten,
- * 1.10 auto_aside_commits, auto_aside_reason and library_version.  The
- * library
- * serves each, so that a server running the new library keeps working
- * before ALTER EXTENSION walload UPDATE.
- */
+/* walload_info: one row of totals, its columns per version as above */
 #define WL_INFO_COLS_1_0	17
 #define WL_INFO_COLS_1_1	19
 #define WL_INFO_COLS_1_4	25
