@@ -251,7 +251,8 @@ static const char *
 check_int(const char *what, int64 v, int64 max)
 {
 	if (v < 0 || v > max)
-		return psprintf("%s is out of range (" INT64_FORMAT ")", what, v);
+		return psprintf("%s is %s (" INT64_FORMAT ")", what,
+						v < 0 ? "negative" : "out of range", v);
 	return NULL;
 }
 
@@ -265,27 +266,6 @@ check_time(const char *what, double v, double max, bool signed_ok)
 	if (v != 0 && (fabs(v) < WL_MIN_MS || fabs(v) > max))
 		return psprintf("%s is out of range (%g)", what, v);
 	return NULL;
-}
-
-static const char *
-check_counters_of(const WlCounters *c)
-{
-	const char *p = NULL;
-
-#define CHECK_COUNTER(type, name, source) \
-	if (p == NULL && (uint64) c->name > (uint64) WL_MAX_COUNT) \
-		p = psprintf("%s is out of range (" INT64_FORMAT ")", #name, (int64) c->name);
-	WL_BUFFER_WAL_COUNTERS(CHECK_COUNTER)
-	WL_FPI_BYTES_COUNTERS(CHECK_COUNTER)
-	WL_WAL_IO_COUNTERS(CHECK_COUNTER)
-#undef CHECK_COUNTER
-	for (int k = 0; p == NULL && k < WL_NUM_SCAN_KINDS; k++)
-		p = check_int("a scan count", c->scans[k], WL_MAX_COUNT);
-	if (p == NULL)
-		p = check_int("rows", c->rows, WL_MAX_COUNT);
-	if (p == NULL)
-		p = check_int("scan_est_ns", c->scan_est_ns, WL_MAX_COUNT);
-	return p;
 }
 
 /* one check per kind of field (types.h); at points to the value */
@@ -303,7 +283,7 @@ check_counters_of(const WlCounters *c)
 #define check_bool(what, at)		check_int(what, *(const uint8 *) (at), 1)
 #define check_text(what, at) \
 	(memchr(*(at), '\0', sizeof(*(at))) ? NULL : psprintf("%s is not terminated", what))
-#define check_tag(what, at)			check_int(what, (int) *(at), WL_NUM_COMMAND_TAGS - 1)
+#define check_tag(what, at)			check_int("command tag", (int) *(at), WL_NUM_COMMAND_TAGS - 1)
 #define check_status(what, at)		check_int(what, *(at), WL_STMT_ERROR)
 #define check_outcome(what, at)		check_int(what, *(at), WL_OUTCOME_PREPARE)
 #define check_bkind(what, at)		check_int(what, *(at), WL_KIND_AUTOVACUUM)
@@ -317,6 +297,23 @@ check_counters_of(const WlCounters *c)
 #define CHECK_FIELD(kind, type, name, dims, add) \
 	for (int k = 0; p == NULL && k < (int) (sizeof(r->name) / sizeof(type)); k++) \
 		p = check_##kind(#name, &((const type *) &r->name)[k]);
+
+static const char *
+check_counters_of(const WlCounters *r)
+{
+	const char *p = NULL;
+
+#define check_int64(what, at)	check_count(what, at)
+#define check_uint64(what, at)	check_bytes(what, at)
+#define CHECK_COUNTER(type, name, source) CHECK_FIELD(type, type, name, , )
+	CHECK_FIELD(count, int64, rows, , )
+	WL_BUFFER_WAL_COUNTERS(CHECK_COUNTER)
+	WL_FPI_BYTES_COUNTERS(CHECK_COUNTER)
+	WL_WAL_IO_COUNTERS(CHECK_COUNTER)
+	CHECK_FIELD(count, int64, scans, , )
+	CHECK_FIELD(count, int64, scan_est_ns, , )
+	return p;
+}
 
 static const char *
 check_entry(const WlStatsEntry *r, uint64 newer_than)
@@ -403,7 +400,7 @@ check_header(const WlDumpHeader *h, off_t file_size)
 		expected += (uint64) *ring_n[r] * *sizes[r];
 	}
 	for (int k = 0; p == NULL && k < WL_NUM_SCAN_KINDS; k++)
-		p = check_int("a scan count", h->scans[k], WL_MAX_COUNT);
+		p = check_int("scans", h->scans[k], WL_MAX_COUNT);
 	if (p || (p = check_int("nentries", h->nentries, PG_INT32_MAX)) ||
 		(p = check_ts("stats_reset", &h->stats_reset)) ||
 		(p = check_int("stats_evicted", h->stats_evicted, WL_MAX_COUNT)) ||

@@ -296,10 +296,8 @@ typedef enum WlStrategyAction
 	WL_ACTION_ASIDE_SET_LOCAL,
 	WL_ACTION_ASIDE_UNCALIBRATED,
 	WL_ACTION_CHANGED,
-	WL_ACTION_ASIDE_MISPREDICTED	/* 1.10, last to keep the values before:
-									 * auto stood aside, its recent commits
-									 * took far longer than it predicted
-									 * (strategy.c) */
+	WL_ACTION_ASIDE_MISPREDICTED	/* auto stood aside: its recent commits
+									 * took far longer than it predicted */
 } WlStrategyAction;
 
 /* Key of an aggregate in walload_stats */
@@ -331,34 +329,25 @@ typedef struct WlIoCost
 	double		wal_flush_ns;	/* a block rewritten and fdatasync'ed */
 	double		delete_ns_per_file; /* deleting a relation file (truncation) */
 	double		delete_ns_per_block;	/* and per block it held */
-	double		delete_cached_ns_per_file;	/* the same for a file whose
-											 * blocks are only in the page
-											 * cache (written, never
-											 * allocated on disk) */
+	double		delete_cached_ns_per_file;	/* the same, blocks only cached */
 	double		delete_cached_ns_per_block;
 	double		open_ns;		/* opening and closing a file that exists */
 	double		open_missing_ns;	/* asking for a file that does not */
 	double		fpi_ns_per_block;	/* checksum and copy of a full-page image */
 	double		page_bytes;		/* the OS page size */
-	double		wal_fault_ns_per_page;	/* first write to a shared page that
-										 * the process has not mapped yet */
+	double		wal_fault_ns_per_page;	/* first write to an unmapped page */
 	double		record_space_ns;	/* a backend's first WAL record of many
 									 * blocks: its block slots allocated */
 
 	/*
-	 * Learned from the server's own commits (store.c), not timed: the
-	 * storage's syncs at recent commits over what the figures above predict
-	 * for them (1: as timed; 0 is read as 1), and how many commits taught it.
+	 * Learned from the server's own commits (store.c), with how many commits
+	 * taught each: the storage's syncs over what the figures above predict
+	 * (0 is read as 1), and core's work at commit per file it fsyncs or
+	 * WAL-logs that nothing above times (locks, relcache invalidation,
+	 * log_newpage_range's buffer lookups), ns.
 	 */
 	double		fsync_time_ratio;
 	int64		fsync_time_samples;
-
-	/*
-	 * Also learned: core's work at commit per file it fsyncs or WAL-logs
-	 * that nothing above times (releasing the creating statements' locks,
-	 * relcache invalidation, log_newpage_range's buffer lookups), ns; and
-	 * how many commits taught it.
-	 */
 	double		file_commit_ns;
 	int64		file_commit_samples;
 } WlIoCost;
@@ -384,16 +373,14 @@ typedef struct WlCommitModel
 	/* at PREPARE: what ROLLBACK PREPARED will delete (COMMIT PREPARED: drop_*) */
 	bool		abort_drop_scan;
 	int32		abort_rels;
-	int64		abort_buffers;	/* their buffers in shared buffers, sized
-								 * as dropped_buffers */
+	int64		abort_buffers;	/* their buffers, as dropped_buffers */
 	bool		sync_scan;		/* FlushRelationsAllBuffers will run */
 	int32		sync_stmt_no;	/* first statement that created a synced
 								 * file, or -1 */
 	int32		wal_skipped_rels;	/* pending syncs considered */
 	int32		synced_rels;
 	int64		synced_blocks;
-	int32		synced_truncated_rels;	/* of the synced: truncated in place,
-										 * synced whatever the threshold */
+	int32		synced_truncated_rels;	/* see WlXactRecord */
 	int64		synced_truncated_blocks;
 	int32		wal_logged_rels;
 	int64		wal_logged_blocks;
@@ -403,12 +390,9 @@ typedef struct WlCommitModel
 	int32		dropped_rels;
 	int64		dropped_blocks; /* blocks of their forks */
 	int32		dropped_forks;	/* forks of those that exist */
-	int32		dropped_stored_forks;	/* of those, forks with blocks the file
-										 * system has allocated (not only in
-										 * the page cache) */
+	int32		dropped_stored_forks;	/* of those, with blocks on disk */
 	int64		dropped_stored_blocks;	/* and those blocks */
-	int64		dropped_buffers;	/* their blocks in shared buffers, which
-									 * the deletion's walk invalidates (the
+	int64		dropped_buffers;	/* their blocks in shared buffers (the
 									 * five sizes estimated from the first
 									 * WL_DROP_SIZE_SAMPLE files) */
 } WlCommitModel;
@@ -433,11 +417,9 @@ typedef struct WlCommitState
 	int64		os_dirty_blocks;	/* the page cache's dirty blocks, or -1 */
 	int64		dirty_buffers;	/* synced files' blocks dirty in shared buffers */
 	int64		unflushed_wal_bytes;	/* WAL inserted, not flushed yet */
-	int64		wal_own_bytes;	/* WAL this backend has inserted since it
-								 * started */
+	int64		wal_own_bytes;	/* WAL this backend inserted since start */
 	int64		wal_ring_bytes; /* the WAL buffers (wal_buffers) */
-	bool		record_space_ready; /* this backend has WAL-logged a file at
-									 * commit before */
+	bool		record_space_ready; /* it WAL-logged a file at commit before */
 } WlCommitState;
 
 /*
