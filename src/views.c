@@ -202,12 +202,7 @@ static const int xacts_cols[] = {
 };
 static const int statements_cols[] = {WL_STATEMENTS_COLS, WL_STATEMENTS_COLS + 1};
 static const int stats_cols[] = {WL_STATS_COLS, WL_STATS_COLS + 1, WL_STATS_COLS + 2};
-#define WL_VERSION_1_2		1	/* index in the lists: wal_fpi_bytes */
-#define WL_VERSION_1_3		2	/* walload_xacts: pred_commit_ms ... */
-#define WL_VERSION_1_5		3	/* walload_xacts: strategy_action ... */
-#define WL_VERSION_1_6		4	/* walload_xacts: backend_start ... */
-#define WL_VERSION_1_10		5	/* walload_xacts: commit_wal_ms ... */
-#define WL_STATS_1_8		2	/* walload_stats: commit_ms */
+#define WL_VERSION_1_2		1	/* walload_statements: wal_fpi_bytes */
 #define WL_ACTIVITY_COLS	36
 /* walload_activity: 1.3 to 1.6; 1.7 adds prediction_behind */
 static const int activity_cols[] = {WL_ACTIVITY_COLS, WL_ACTIVITY_COLS + 1};
@@ -255,11 +250,10 @@ walload_xacts(PG_FUNCTION_ARGS)
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	WlXactRecord *recs;
 	int			n;
-	int			version;
 
 	wl_store_require();
 	InitMaterializedSRF(fcinfo, 0);
-	version = wl_check_columns(rsinfo, xacts_cols, lengthof(xacts_cols), "walload_xacts");
+	(void) wl_check_columns(rsinfo, xacts_cols, lengthof(xacts_cols), "walload_xacts");
 	n = wl_store_copy_xacts(&recs);
 
 	for (int r = 0; r < n; r++)
@@ -289,61 +283,50 @@ walload_xacts(PG_FUNCTION_ARGS)
 		values[i++] = Int32GetDatum(x->nbuffers);
 		values[i++] = Int32GetDatum(x->wal_skip_threshold_kb);
 		i = put_wal_io(values, i, &x->c);
-		if (version >= WL_VERSION_1_2)
-			i = put_fpi_bytes(values, nulls, i, &x->c);
-		if (version >= WL_VERSION_1_3)
+		i = put_fpi_bytes(values, nulls, i, &x->c);
+		/* an abort has no commit to predict or choose for */
+		if (x->outcome == WL_OUTCOME_ABORT)
+		{
+			for (int k = 0; k < 4; k++)
+				nulls[i++] = true;
+		}
+		else
 		{
 			static const char *const strategies[] = {"off", "auto", "wal", "sync"};
 
-			/* an abort has no commit to predict or choose for */
-			if (x->outcome == WL_OUTCOME_ABORT)
-			{
-				for (int k = 0; k < 4; k++)
-					nulls[i++] = true;
-			}
-			else
-			{
-				values[i++] = Float8GetDatum(x->pred_commit_ms);
-				values[i++] = CStringGetTextDatum(strategies[x->commit_strategy]);
-				values[i++] = Int32GetDatum(x->commit_threshold_kb);
-				values[i++] = Float8GetDatum(x->pred_core_commit_ms);
-			}
+			values[i++] = Float8GetDatum(x->pred_commit_ms);
+			values[i++] = CStringGetTextDatum(strategies[x->commit_strategy]);
+			values[i++] = Int32GetDatum(x->commit_threshold_kb);
+			values[i++] = Float8GetDatum(x->pred_core_commit_ms);
 		}
-		if (version >= WL_VERSION_1_5)
-		{
-			/* NULL where the strategy had nothing to do (or before 1.5) */
-			if (x->strategy_action == WL_ACTION_NONE)
-				nulls[i++] = true;
-			else
-				values[i++] = CStringGetTextDatum(name_of(action_names, lengthof(action_names), x->strategy_action));
-			values[i++] = Int32GetDatum(x->strategy_changed);
-		}
+		/* NULL where the strategy had nothing to do */
+		if (x->strategy_action == WL_ACTION_NONE)
+			nulls[i++] = true;
+		else
+			values[i++] = CStringGetTextDatum(name_of(action_names, lengthof(action_names),
+													  x->strategy_action));
+		values[i++] = Int32GetDatum(x->strategy_changed);
+
 		/*
 		 * The session, as pg_stat_activity shows it: its backend's start
 		 * (and so whether this was its first record) only to the roles that
 		 * may see that backend there; its application_name to everyone.
 		 */
-		if (version >= WL_VERSION_1_6)
+		if (wl_can_see_backend(x->userid))
 		{
-			if (wl_can_see_backend(x->userid))
-			{
-				values[i++] = TimestampTzGetDatum(x->backend_start);
-				values[i++] = BoolGetDatum(x->first_in_session);
-			}
-			else
-			{
-				nulls[i++] = true;
-				nulls[i++] = true;
-			}
-			values[i++] = CStringGetTextDatum(x->application_name);
+			values[i++] = TimestampTzGetDatum(x->backend_start);
+			values[i++] = BoolGetDatum(x->first_in_session);
 		}
-		if (version >= WL_VERSION_1_10)
+		else
 		{
-			values[i++] = Float8GetDatum(x->commit_wal_ms);
-			values[i++] = Float8GetDatum(x->commit_standby_ms);
-			values[i++] = BoolGetDatum(x->commit_standby_wait);
+			nulls[i++] = true;
+			nulls[i++] = true;
 		}
-		Assert(i == rsinfo->setDesc->natts);
+		values[i++] = CStringGetTextDatum(x->application_name);
+		values[i++] = Float8GetDatum(x->commit_wal_ms);
+		values[i++] = Float8GetDatum(x->commit_standby_ms);
+		values[i++] = BoolGetDatum(x->commit_standby_wait);
+		Assert(i == lengthof(values));
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;
@@ -364,11 +347,10 @@ walload_minutes(PG_FUNCTION_ARGS)
 	static const int minutes_cols[] = {WL_MINUTES_COLS, WL_MINUTES_COLS + 2};
 	WlMinuteRecord *recs;
 	int			n;
-	int			version;
 
 	wl_store_require();
 	InitMaterializedSRF(fcinfo, 0);
-	version = wl_check_columns(rsinfo, minutes_cols, lengthof(minutes_cols), "walload_minutes");
+	(void) wl_check_columns(rsinfo, minutes_cols, lengthof(minutes_cols), "walload_minutes");
 	n = wl_store_copy_minutes(&recs);
 
 	for (int r = 0; r < n; r++)
@@ -398,11 +380,8 @@ walload_minutes(PG_FUNCTION_ARGS)
 		values[i++] = TimestampTzGetDatum(m->first_start);
 		values[i++] = TimestampTzGetDatum(m->last_end);
 		WL_MINUTE_SUMS(EMIT)
-		if (version >= 1)
-		{
-			WL_MINUTE_SUMS_1_10(EMIT)
-		}
-		Assert(i == rsinfo->setDesc->natts);
+		WL_MINUTE_SUMS_1_10(EMIT)
+		Assert(i == lengthof(values));
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;
@@ -525,11 +504,10 @@ walload_stats(PG_FUNCTION_ARGS)
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	WlStatsEntryCopy *recs;
 	int			n;
-	int			version;
 
 	wl_store_require();
 	InitMaterializedSRF(fcinfo, 0);
-	version = wl_check_columns(rsinfo, stats_cols, lengthof(stats_cols), "walload_stats");
+	(void) wl_check_columns(rsinfo, stats_cols, lengthof(stats_cols), "walload_stats");
 	n = wl_store_copy_stats(&recs);
 
 	for (int r = 0; r < n; r++)
@@ -562,11 +540,9 @@ walload_stats(PG_FUNCTION_ARGS)
 		i = put_scans(values, i, &e->c, 0, e->scanned_buffers);
 		values[i++] = CStringGetTextDatum(visible ? e->query : "<insufficient privilege>");
 		i = put_wal_io(values, i, &e->c);
-		if (version >= WL_VERSION_1_2)
-			i = put_fpi_bytes(values, nulls, i, &e->c);
-		if (version >= WL_STATS_1_8)
-			values[i++] = Float8GetDatum(e->commit_ms);
-		Assert(i == rsinfo->setDesc->natts);
+		i = put_fpi_bytes(values, nulls, i, &e->c);
+		values[i++] = Float8GetDatum(e->commit_ms);
+		Assert(i == lengthof(values));
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;
@@ -627,61 +603,42 @@ info_row(FunctionCallInfo fcinfo, int ncols)
 		nulls[i++] = true;
 	values[i++] = Float8GetDatum(info.ns_per_buffer);
 	values[i++] = Int64GetDatum((int64) info.shmem_bytes);
-	Assert(i == WL_INFO_COLS_1_0);
-	if (ncols >= WL_INFO_COLS_1_1)
+	values[i++] = Int64GetDatum(info.lock_waits);
+	values[i++] = Float8GetDatum(info.lock_wait_ms);
+	values[i++] = Float8GetDatum(info.fsync_time_ratio);
+	values[i++] = Int64GetDatum(info.fsync_time_commits);
+	values[i++] = Float8GetDatum(info.file_commit_us);
+	values[i++] = Int64GetDatum(info.file_commit_commits);
+	/* walks are priced as calibrated since 1.5.2: nothing is learned */
+	values[i++] = Float8GetDatum(1.0);
+	values[i++] = Int64GetDatum(0);
+	values[i++] = CStringGetTextDatum(wl_calibration_name(info.calibration));
+	if (info.calibration_ms >= 0)
 	{
-		values[i++] = Int64GetDatum(info.lock_waits);
-		values[i++] = Float8GetDatum(info.lock_wait_ms);
+		values[i++] = Float8GetDatum(info.calibration_ms);
+		values[i++] = Int64GetDatum(info.calibration_io_bytes);
 	}
-	if (ncols >= WL_INFO_COLS_1_4)
+	else
 	{
-		values[i++] = Float8GetDatum(info.fsync_time_ratio);
-		values[i++] = Int64GetDatum(info.fsync_time_commits);
-		values[i++] = Float8GetDatum(info.file_commit_us);
-		values[i++] = Int64GetDatum(info.file_commit_commits);
-		/* walks are priced as calibrated since 1.5.2: nothing is learned */
-		values[i++] = Float8GetDatum(1.0);
-		values[i++] = Int64GetDatum(0);
+		nulls[i++] = true;
+		nulls[i++] = true;
 	}
-	if (ncols >= WL_INFO_COLS_1_5)
-	{
-		values[i++] = CStringGetTextDatum(wl_calibration_name(info.calibration));
-		if (info.calibration_ms >= 0)
-		{
-			values[i++] = Float8GetDatum(info.calibration_ms);
-			values[i++] = Int64GetDatum(info.calibration_io_bytes);
-		}
-		else
-		{
-			nulls[i++] = true;
-			nulls[i++] = true;
-		}
-	}
-	if (ncols >= WL_INFO_COLS_1_7)
-	{
-		values[i++] = Float8GetDatum(info.commit_sync_ms);
-		values[i++] = Float8GetDatum(info.commit_cleanup_ms);
-	}
-	if (ncols >= WL_INFO_COLS_1_8)
-	{
-		values[i++] = Int64GetDatum((int64) info.minutes_recorded);
-		values[i++] = Int64GetDatum((int64) info.minutes_overwritten);
-	}
-	if (ncols >= WL_INFO_COLS_1_10)
-	{
-		/* why auto stood aside, the last time it did (strategy.c) */
-		values[i++] = Int64GetDatum(info.auto_aside_commits);
-		if (info.auto_aside_commits > 0)
-			values[i++] = CStringGetTextDatum(psprintf("walload.commit_strategy = auto stood aside: a backend's last "
-													   "auto commits took %.0f times their predicted time (median); "
-													   "it acts like off there until walload.unit_costs changes "
-													   "or the session ends",
-													   info.auto_aside_ratio));
-		else
-			nulls[i++] = true;
-		values[i++] = CStringGetTextDatum(WALLOAD_VERSION);
-	}
-	Assert(i == ncols);
+	values[i++] = Float8GetDatum(info.commit_sync_ms);
+	values[i++] = Float8GetDatum(info.commit_cleanup_ms);
+	values[i++] = Int64GetDatum((int64) info.minutes_recorded);
+	values[i++] = Int64GetDatum((int64) info.minutes_overwritten);
+	/* why auto stood aside, the last time it did (strategy.c) */
+	values[i++] = Int64GetDatum(info.auto_aside_commits);
+	if (info.auto_aside_commits > 0)
+		values[i++] = CStringGetTextDatum(psprintf("walload.commit_strategy = auto stood aside: a backend's last "
+												   "auto commits took %.0f times their predicted time (median); "
+												   "it acts like off there until walload.unit_costs changes "
+												   "or the session ends",
+												   info.auto_aside_ratio));
+	else
+		nulls[i++] = true;
+	values[i++] = CStringGetTextDatum(WALLOAD_VERSION);
+	Assert(i == lengthof(values));
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
 
@@ -887,13 +844,11 @@ walload_activity(PG_FUNCTION_ARGS)
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	WlActivity *acts;
 	int			n;
-	int			ncols;
 	TimestampTz now = GetCurrentTimestamp();
 
 	wl_store_require();
 	InitMaterializedSRF(fcinfo, 0);
-	ncols = activity_cols[wl_check_columns(rsinfo, activity_cols, lengthof(activity_cols),
-										   "walload_activity")];
+	(void) wl_check_columns(rsinfo, activity_cols, lengthof(activity_cols), "walload_activity");
 	n = wl_store_copy_activity(&acts);
 
 	for (int r = 0; r < n; r++)
@@ -911,7 +866,7 @@ walload_activity(PG_FUNCTION_ARGS)
 		if (!wl_can_see_backend(a->userid))
 		{
 			/* the row stays, as in pg_stat_activity: who and where, no more */
-			while (i < ncols)
+			while (i < lengthof(nulls))
 				nulls[i++] = true;
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 			continue;
@@ -964,15 +919,12 @@ walload_activity(PG_FUNCTION_ARGS)
 		}
 		values[i++] = Int32GetDatum(a->nbuffers);
 		values[i++] = Int32GetDatum(a->wal_skip_threshold_kb);
-		if (ncols > WL_ACTIVITY_COLS)
-		{
-			/* recorded statements ended since the prediction: 0, it is current */
-			if (predicted)
-				values[i++] = Int32GetDatum(a->statements - a->pred_statements);
-			else
-				nulls[i++] = true;
-		}
-		Assert(i == ncols);
+		/* recorded statements ended since the prediction: 0, it is current */
+		if (predicted)
+			values[i++] = Int32GetDatum(a->statements - a->pred_statements);
+		else
+			nulls[i++] = true;
+		Assert(i == lengthof(values));
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;
