@@ -968,7 +968,7 @@ wl_observe_worker_xact(WlBackendKind kind, WlWorkerWork *w, WlEffects *eff)
 	{
 		StringInfoData names;
 		int			ntables = 0;
-		const char *sub;
+		char		sub[NAMEDATALEN + BGW_MAXLEN];
 
 		/*
 		 * A replayed transaction: the worker set the remote commit's end as
@@ -983,9 +983,9 @@ wl_observe_worker_xact(WlBackendKind kind, WlWorkerWork *w, WlEffects *eff)
 		replayed_lsn = WlReplayedOriginLsn();
 		/* core's subscription, or pglogical's worker as pg_stat_activity names it */
 		if (MyLogicalRepWorker != NULL)
-			sub = psprintf("subscription %s", MySubscription ? MySubscription->name : "?");
+			snprintf(sub, sizeof(sub), "subscription %s", MySubscription ? MySubscription->name : "?");
 		else
-			sub = MyBgworkerEntry ? MyBgworkerEntry->bgw_name : "?";
+			strlcpy(sub, MyBgworkerEntry ? MyBgworkerEntry->bgw_name : "?", sizeof(sub));
 		initStringInfo(&names);
 		truncated_tables(&names, &ntables);
 		w->tag = ntables > 0 ? CMDTAG_TRUNCATE_TABLE : CMDTAG_UNKNOWN;
