@@ -39,6 +39,16 @@
 # pgbench client (-c 1 -t 4*N) held by the same lock until perf stat is
 # attached to its backend; instructions of that backend / (4*N).
 #
+# EVENT=callgrind (a machine without hardware counters): the subscriber's
+# and the standalone server's postmasters run under valgrind --tool=callgrind
+# (its children follow: one profile per process, written at its exit, the
+# apply worker's at DISABLE); the figure is the apply worker's (or the
+# pgbench backend's) total Ir, and beside it walload's own instructions
+# (bench/overhead_cg.py walload_profile: walload.so's functions with what
+# they call in core).  walload.calibration = off there (its walks under
+# valgrind take minutes; the recording path is the same).  Deterministic to
+# a few instructions: one round is enough (-r 1).
+#
 # User-space instructions are far less sensitive to a busy machine than time,
 # not insensitive: the worker's waits and polls differ with scheduling.  The
 # A/A row says how much; a difference inside it is no difference.
@@ -61,17 +71,22 @@ done
 PG_CONFIG=${PG_CONFIG:-pg_config}
 BIN=$("$PG_CONFIG" --bindir)
 PERF=${PERF:-perf}
-command -v "$PERF" >/dev/null || { echo "apply_cost.sh: perf not found" >&2; exit 2; }
+EVENT=${EVENT:-instructions:u}
+if [[ $EVENT == callgrind ]]; then
+  command -v valgrind >/dev/null || { echo "apply_cost.sh: valgrind not found" >&2; exit 2; }
+else
+  command -v "$PERF" >/dev/null || { echo "apply_cost.sh: perf not found" >&2; exit 2; }
+fi
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # EVENT=task-clock where the machine has no hardware counters (a virtual
 # machine without a PMU: perf says <not supported>): CPU time of the process,
 # in microseconds per transaction, far more sensitive to a busy machine.
-EVENT=${EVENT:-instructions:u}
 case $EVENT in
-  instructions:u) UNIT=instructions SCALE_BY=1 FMT=%.0f ;;
+  instructions:u|callgrind) UNIT=instructions SCALE_BY=1 FMT=%.0f ;;
   task-clock) UNIT="CPU us" SCALE_BY=1000 FMT=%.1f ;;   # perf gives msec
-  *) echo "apply_cost.sh: EVENT is instructions:u or task-clock" >&2; exit 2 ;;
+  *) echo "apply_cost.sh: EVENT is instructions:u, task-clock or callgrind" >&2; exit 2 ;;
 esac
-if "$PERF" stat -x, -e "$EVENT" true 2>&1 | grep -q "not supported"; then
+if [[ $EVENT != callgrind ]] && "$PERF" stat -x, -e "$EVENT" true 2>&1 | grep -q "not supported"; then
   echo "apply_cost.sh: perf cannot count $EVENT here (no hardware counters?); EVENT=task-clock counts CPU time" >&2
   exit 2
 fi
@@ -100,6 +115,12 @@ pg() { "${AS[@]}" "$BIN/$@"; }
 sql() { local port=$1; shift; pg psql -X -q -At -h "$W" -p "$port" -d postgres -v ON_ERROR_STOP=1 "$@"; }
 
 start() {   # dir port
+  if [[ $EVENT == callgrind && ( $1 == */sub-* || $1 == */solo-* ) ]]; then
+    "${AS[@]}" valgrind --tool=callgrind --dump-instr=no --callgrind-out-file="$1/cg.%p" \
+      "$BIN/postgres" -D "$1" -p "$2" -k "$W" -c listen_addresses='' >"$1.log" 2>&1 &
+    for _ in $(seq 600); do pg pg_isready -q -h "$W" -p "$2" && return 0; sleep 0.5; done
+    echo "apply_cost.sh: postgres under valgrind did not start ($1)" >&2; exit 1
+  fi
   pg pg_ctl -D "$1" -o "-p $2 -k $W -c listen_addresses=''" -l "$1.log" -w start >/dev/null
 }
 stop() { pg pg_ctl -D "$1" -m fast -w stop >/dev/null; }
@@ -138,6 +159,25 @@ conf_for() {
     b) printf "shared_preload_libraries = 'walload'\nwalload.track = none\n" ;;
     c) printf "shared_preload_libraries = 'walload'\n" ;;
   esac
+  [[ $EVENT == callgrind && $1 != a && $1 != aa ]] && printf "walload.calibration = off\n"
+  return 0
+}
+
+# callgrind: the profile of process pid under dir, once written: "total
+# walload" (Ir; walload's own with what it calls in core)
+cg_count() {   # dir pid
+  for _ in $(seq 600); do [[ -s $1/cg.$2 ]] && break; sleep 0.5; done
+  python3 - "$1/cg.$2" "$HERE" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[2])
+import overhead_cg as cg
+funcs, total = cg.parse_callgrind(sys.argv[1])
+prof, _ = cg.walload_profile(funcs)
+print(total, sum(e["attr"] for e in prof.values()))
+top = sorted(prof.items(), key=lambda kv: -kv[1]["attr"])[:8]
+print("   walload's functions, Ir with what they call in core: " +
+      ", ".join("%s %d" % (k, v["attr"]) for k, v in top), file=sys.stderr)
+PY
 }
 
 # perf stat on a pid until told to stop: start_perf pid out; stop_perf
@@ -192,15 +232,15 @@ run_apply() {   # config round -> prints instructions
     sleep 0.1
   done
   [[ -n $pid ]] || { echo "apply_cost.sh: no apply worker" >&2; exit 1; }
-  start_perf "$pid" "$d.perf"
+  [[ $EVENT == callgrind ]] || start_perf "$pid" "$d.perf"
   release_lock
   t0=$SECONDS
   while ((got < target)); do
-    ((SECONDS - t0 < TIMEOUT)) || { stop_perf; echo "apply_cost.sh: apply timed out ($got of $target)" >&2; exit 1; }
+    ((SECONDS - t0 < TIMEOUT)) || { [[ $EVENT == callgrind ]] || stop_perf; echo "apply_cost.sh: apply timed out ($got of $target)" >&2; exit 1; }
     sleep 0.5
     got=$(sql $SUB_PORT -c "SELECT count(*) FROM pgbench_history")
   done
-  stop_perf
+  [[ $EVENT == callgrind ]] || stop_perf
   if [[ $cfg == c ]]; then   # walload saw the worker's transactions (a sanity check, not a figure)
     sql $SUB_PORT -c "CREATE EXTENSION walload" 2>/dev/null &&
       sql $SUB_PORT -c "SELECT 'walload recorded ' || count(*) || ' transaction(s) of the apply worker' FROM walload_xacts WHERE pid = $pid" >&2 || true
@@ -210,7 +250,12 @@ run_apply() {   # config round -> prints instructions
     sql $PUB_PORT -c "SELECT pg_drop_replication_slot('wl_sub')" >/dev/null 2>&1 && break
     sleep 0.2
   done
+  if [[ $EVENT == callgrind ]]; then
+    read -r v own <<<"$(cg_count "$d" "$pid")"
+    echo "== apply ($cfg): walload's own instructions $own ($(awk -v v="$own" -v n="$TXNS" 'BEGIN { printf "%.0f", v / n }') per transaction)" >&2
+  fi
   stop "$d"
+  [[ $EVENT == callgrind ]] && { rm -rf "$d"; echo "$v"; return; }
   rm -rf "$d"
   perf_count "$d.perf"
 }
@@ -229,9 +274,14 @@ run_client() {   # config round -> prints instructions
     sleep 0.1
   done
   [[ -n $pid ]] || { echo "apply_cost.sh: no pgbench backend" >&2; exit 1; }
-  start_perf "$pid" "$d.perf"
+  [[ $EVENT == callgrind ]] || start_perf "$pid" "$d.perf"
   release_lock
   wait "$pb"
+  if [[ $EVENT == callgrind ]]; then
+    read -r v own <<<"$(cg_count "$d" "$pid")"
+    echo "== client ($cfg): walload's own instructions $own ($(awk -v v="$own" -v n="$TXNS" 'BEGIN { printf "%.0f", v / n }') per transaction)" >&2
+    stop "$d"; rm -rf "$d"; echo "$v"; return
+  fi
   stop_perf
   stop "$d"
   rm -rf "$d"

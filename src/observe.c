@@ -39,6 +39,7 @@
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "nodes/parsenodes.h"
+#include "postmaster/bgworker.h"
 #include "replication/worker_internal.h"
 #include "storage/lock.h"
 #include "utils/backend_status.h"
@@ -818,6 +819,21 @@ static Oid	copied_relid = InvalidOid;
 /* the end of the last remote transaction recorded as replayed */
 static XLogRecPtr replayed_lsn = InvalidXLogRecPtr;
 
+/*
+ * pglogical's apply and sync workers: background workers of its library
+ * without core's MyLogicalRepWorker, that replay with a replication origin
+ * as core's apply worker does (the sync worker's catch-up too; its initial
+ * copy is a COPY FROM STDIN over libpq, a client's statement).
+ */
+static bool
+pglogical_apply_worker(void)
+{
+	return MyBgworkerEntry != NULL &&
+		strcmp(MyBgworkerEntry->bgw_library_name, "pglogical") == 0 &&
+		(strcmp(MyBgworkerEntry->bgw_function_name, "pglogical_apply_main") == 0 ||
+		 strcmp(MyBgworkerEntry->bgw_function_name, "pglogical_sync_main") == 0);
+}
+
 WlBackendKind
 wl_observe_worker_kind(void)
 {
@@ -825,6 +841,8 @@ wl_observe_worker_kind(void)
 		return WL_KIND_AUTOVACUUM;
 	if (MyBackendType == B_BG_WORKER && MyLogicalRepWorker != NULL)
 		return am_tablesync_worker() ? WL_KIND_TABLESYNC : WL_KIND_APPLY;
+	if (MyBackendType == B_BG_WORKER && pglogical_apply_worker())
+		return WL_KIND_APPLY;
 	return WL_KIND_CLIENT;
 }
 
@@ -950,6 +968,7 @@ wl_observe_worker_xact(WlBackendKind kind, WlWorkerWork *w, WlEffects *eff)
 	{
 		StringInfoData names;
 		int			ntables = 0;
+		char		sub[NAMEDATALEN + BGW_MAXLEN];
 
 		/*
 		 * A replayed transaction: the worker set the remote commit's end as
@@ -962,15 +981,18 @@ wl_observe_worker_xact(WlBackendKind kind, WlWorkerWork *w, WlEffects *eff)
 			WlReplayedOriginLsn() == replayed_lsn)
 			return false;
 		replayed_lsn = WlReplayedOriginLsn();
+		/* core's subscription, or pglogical's worker as pg_stat_activity names it */
+		if (MyLogicalRepWorker != NULL)
+			snprintf(sub, sizeof(sub), "subscription %s", MySubscription ? MySubscription->name : "?");
+		else
+			strlcpy(sub, MyBgworkerEntry ? MyBgworkerEntry->bgw_name : "?", sizeof(sub));
 		initStringInfo(&names);
 		truncated_tables(&names, &ntables);
 		w->tag = ntables > 0 ? CMDTAG_TRUNCATE_TABLE : CMDTAG_UNKNOWN;
 		if (ntables > 0)
-			snprintf(w->text, WL_QUERY_LEN, "replayed transaction with TRUNCATE of %s (subscription %s)",
-					 names.data, MySubscription ? MySubscription->name : "?");
+			snprintf(w->text, WL_QUERY_LEN, "replayed transaction with TRUNCATE of %s (%s)", names.data, sub);
 		else
-			snprintf(w->text, WL_QUERY_LEN, "replayed transaction (subscription %s)",
-					 MySubscription ? MySubscription->name : "?");
+			snprintf(w->text, WL_QUERY_LEN, "replayed transaction (%s)", sub);
 		pfree(names.data);
 		return true;
 	}
