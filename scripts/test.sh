@@ -373,9 +373,12 @@ test_cluster_stop() {
 
 # tap_suite NAME COMMAND...: run a TAP harness (prove, pg_prove); passed,
 # failed, or -- when it ran no test ("1..0 # SKIP why", shown by prove as
-# "skipped: why") -- could not run, which is a failure under CI=true
+# "skipped: why") -- could not run, which is a failure under CI=true.  Its
+# time is its own, from here: several suites may follow one banner (the
+# oracle's three)
 tap_suite() {
   local name=$1 out rc; shift
+  tmark=$SECONDS
   out=$(mktemp "$work/tap-output.XXXXXX")
   tap_suite_out=$out
   "$@" 2>&1 | tee "$out"
