@@ -74,6 +74,7 @@
 #                       GB each, made the first time; docs/versions.md has
 #                       the last run's times)
 #   WALLOAD_MATRIX_VERSIONS  default "16 17 18 19"
+#   WALLOAD_MATRIX_JOBS versions of the matrix run at a time (default 2)
 #   WALLOAD_FRESH_FOREGROUND=1  the fresh suite in its place, not in the
 #                       background from the build on
 #   WALLOAD_MATRIX_CORE_VERSIONS  the matrix versions PostgreSQL's own
