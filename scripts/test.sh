@@ -75,6 +75,11 @@
 #                       the last run's times)
 #   WALLOAD_MATRIX_VERSIONS  default "16 17 18 19"
 #   WALLOAD_MATRIX_JOBS versions of the matrix run at a time (default 2)
+#   WALLOAD_FULL=1      the release run: every TAP file on every version and
+#                       with assertions, fuzz, sqlsmith, faults and size on
+#                       every version, core's suite on every version that
+#                       has a source (docs/versions.md, "Which suites run
+#                       where": what CI leaves out, and why)
 #   WALLOAD_FRESH_FOREGROUND=1  the fresh suite in its place, not in the
 #                       background from the build on
 #   WALLOAD_MATRIX_CORE_VERSIONS  the matrix versions PostgreSQL's own
@@ -116,6 +121,13 @@ matrix_once="fuzz sqlsmith faults size"
 # hook (16 has no source package, 19's is not served; 17's differences are
 # names that every other suite runs through)
 matrix_core=${WALLOAD_MATRIX_CORE_VERSIONS-18}
+# WALLOAD_FULL=1, the release run: every suite and TAP file everywhere it
+# can run (no "# matrix: once", no "# cassert: no", the matrix's once-only
+# suites on every version, core's suite on every version with a source)
+full=false
+if [ "${WALLOAD_FULL:-}" = 1 ]; then
+  full=true; matrix_once=""; matrix_core=${WALLOAD_MATRIX_CORE_VERSIONS-16 17 18 19}
+fi
 limit=${WALLOAD_TIMEOUT:-900}
 ci=false; [ "${CI:-}" = true ] && ci=true
 . scripts/lib/tap.sh
@@ -537,9 +549,16 @@ if wants tap; then
       # a file marked "# matrix: once" tests only walload's own code (its
       # file format, its rings), the same on every version: in the matrix it
       # runs on the last version alone, which with the host's makes two
-      if [ -n "${WALLOAD_IN_MATRIX:-}" ] && [ "${WALLOAD_MATRIX_LAST:-}" != "$WALLOAD_IN_MATRIX" ] &&
+      if ! $full && [ -n "${WALLOAD_IN_MATRIX:-}" ] && [ "${WALLOAD_MATRIX_LAST:-}" != "$WALLOAD_IN_MATRIX" ] &&
          grep -q '^# matrix: once' "$t"; then
         echo "note: $(basename "$t") runs on ${WALLOAD_MATRIX_LAST:-the last version} and the host only (# matrix: once)"
+        continue
+      fi
+      # a file marked "# cassert: no" reaches no Assert() and no core
+      # function that the other files do not run under assertions (its
+      # reason on that line; docs/versions.md): not in the cassert suite
+      if ! $full && [ -n "${WALLOAD_IN_CASSERT:-}" ] && grep -q '^# cassert: no' "$t"; then
+        echo "note: $(basename "$t") does not run with assertions ($(sed -n 's/^# cassert: no *//p' "$t" | head -1))"
         continue
       fi
       tap_files+=("$t")
