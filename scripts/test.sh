@@ -43,15 +43,17 @@
 #    fresh     the README's and docs' commands as written (demo, package
 #              build, install, upgrade, removal) in a fresh minimal Debian
 #              12 chroot, from a clone in /root of mode 0700 (test/fresh.sh)
-# 9. cassert: layers, pg_regress and isolation, pgTAP and TAP again, against
-#    PostgreSQL 15 built with assertions (--enable-cassert) from Debian's
-#    source package by scripts/cassert.sh, once, kept in /var/cache/walload
-#    (its build starts in the background, niced, once the dependencies are
-#    in: the first run builds PostgreSQL, later ones keep it); on the host
-#    only; WALLOAD_CASSERT_TESTS names its suites
-# 10. the same suites on PostgreSQL 16, 17, 18 and 19 (scripts/matrix/run.sh),
-#    whose chroots are prepared in the background (downloads, mostly) while
-#    the host's suites run
+# 9. cassert: layers, pg_regress and isolation, pgTAP and TAP again (less
+#    the files marked "# cassert: no"), against PostgreSQL 15 built with
+#    assertions (--enable-cassert) from Debian's source package by
+#    scripts/cassert.sh, once, kept in /var/cache/walload (its build starts
+#    in the background, niced, once the dependencies are in: the first run
+#    builds PostgreSQL, later ones keep it); on the host only, in the
+#    background beside the matrix, its results after the matrix's;
+#    WALLOAD_CASSERT_TESTS names its suites
+# 10. the same suites on PostgreSQL 16, 17, 18 and 19 (scripts/matrix/run.sh,
+#    two versions at a time), whose chroots are prepared in the background
+#    (downloads, mostly) while the host's suites run
 # 11. each suite's time, then "N passed, N failed" (test files and suites);
 #    exit status 1 if any failed
 #
@@ -256,7 +258,7 @@ timing_group="PostgreSQL $major${WALLOAD_IN_CASSERT:+ with assertions}${WALLOAD_
 #   test/core-regress.sh wants the same source and apt
 bg_dir=$(mktemp -d /tmp/walload-bg.XXXXXX) || { fail "temporary directory"; summary; }
 bg_pids=(); tap_running=()
-matrix_prep_pid=""; cassert_pid=""
+matrix_prep_pid=""; cassert_pid=""; cassert_run_pid=""
 bg_stop() {  # at exit: those still running (each a timeout, which takes its group with it)
   local p
   for p in "${bg_pids[@]}" "${tap_running[@]}"; do kill "$p" 2>/dev/null; done
@@ -722,27 +724,15 @@ if wants cassert; then
       fail "cassert: the build of PostgreSQL 15 defines USE_ASSERT_CHECKING" "not in $("$cassert_pg_config" --includedir-server)/pg_config.h"
     else
       pass "cassert: PostgreSQL 15 with assertions (USE_ASSERT_CHECKING; $(cut -d, -f1 "$(dirname "$(dirname "$cassert_pg_config")")/.complete"))"
+      # in the background, beside the matrix (each spends most of its time
+      # waiting on its servers); its output and results follow the matrix's
       copy="$work/cassert-tree"; mkdir -p "$copy"
       git ls-files -co --exclude-standard -z | tar --null -T - -cf - | tar -xf - -C "$copy"
       timeout "$((4 * limit))" env WALLOAD_IN_CASSERT=1 WALLOAD_NO_MATRIX=1 WALLOAD_TESTS="${WALLOAD_CASSERT_TESTS:-layers regress pgtap tap}" \
-        WALLOAD_TAP_FILE="$work/cassert.tap" PG_CONFIG="$cassert_pg_config" bash "$copy/scripts/test.sh" 2>&1 | sed 's/^/cassert | /'
-      rc=${PIPESTATUS[0]}
-      n=0
-      while IFS= read -r line; do
-        if [[ $line =~ ^#\ time\ ([0-9]+)\ s:\ (.*)$ ]]; then
-          tmark=$((SECONDS - BASH_REMATCH[1])); timing_group="PostgreSQL 15 with assertions (host)"
-          continue
-        fi
-        tap_parse "$line" || continue
-        n=$((n + 1))
-        if [ -n "$tap_dir" ]; then cannot_run "cassert: $tap_desc" "$tap_why"
-        elif [ "$tap_res" = ok ]; then pass "cassert: $tap_desc"
-        else fail "cassert: $tap_desc"; fi
-      done <"$work/cassert.tap"
-      timing_group="PostgreSQL $major (host)"
-      if [ "$n" -eq 0 ] || ! grep -qE '^1\.\.[0-9]+$' "$work/cassert.tap"; then
-        tmark=$SECONDS; fail "cassert: scripts/test.sh finished" "exit $rc, $n results, $(grep -c '^1\.\.' "$work/cassert.tap") plans"
-      fi
+        WALLOAD_TAP_FILE="$work/cassert.tap" PG_CONFIG="$cassert_pg_config" bash "$copy/scripts/test.sh" \
+        >"$bg_dir/cassert-run.out" 2>&1 </dev/null &
+      cassert_run_pid=$!; bg_pids+=("$!")
+      echo "running the suites with assertions in the background, beside the matrix"
     fi
   fi
 fi
@@ -767,6 +757,31 @@ if wants matrix && [ "${WALLOAD_NO_MATRIX:-}" != 1 ]; then
       [[ $line =~ ^#\ time\ ([0-9]+)\ ([0-9]+)\ s:\ (.*)$ ]] || continue
       timings+=("PostgreSQL ${BASH_REMATCH[1]} (chroot)"$'\t'"${BASH_REMATCH[2]}"$'\t'"${BASH_REMATCH[3]}")
     done <"$tap_suite_out"
+    timing_group="PostgreSQL $major (host)"
+  fi
+fi
+
+# ---------------------------------- 9, continued: the results with assertions
+if [ -n "$cassert_run_pid" ]; then
+  banner "the suites with assertions (begun before the matrix)"
+  # bounded: it runs under timeout
+  bg_wait "$cassert_run_pid"; rc=$?
+  sed 's/^/cassert | /' "$bg_dir/cassert-run.out"
+  n=0
+  while IFS= read -r line; do
+    if [[ $line =~ ^#\ time\ ([0-9]+)\ s:\ (.*)$ ]]; then
+      tmark=$((SECONDS - BASH_REMATCH[1])); timing_group="PostgreSQL 15 with assertions (host)"
+      continue
+    fi
+    tap_parse "$line" || continue
+    n=$((n + 1))
+    if [ -n "$tap_dir" ]; then cannot_run "cassert: $tap_desc" "$tap_why"
+    elif [ "$tap_res" = ok ]; then pass "cassert: $tap_desc"
+    else fail "cassert: $tap_desc"; fi
+  done <"$work/cassert.tap"
+  timing_group="PostgreSQL $major (host)"
+  if [ "$n" -eq 0 ] || ! grep -qE '^1\.\.[0-9]+$' "$work/cassert.tap"; then
+    tmark=$SECONDS; fail "cassert: scripts/test.sh finished" "exit $rc, $n results, $(grep -c '^1\.\.' "$work/cassert.tap") plans"
   fi
 fi
 
