@@ -560,7 +560,7 @@ if wants tap; then
       # function that the other files do not run under assertions (its
       # reason on that line; docs/versions.md): not in the cassert suite
       if ! $full && [ -n "${WALLOAD_IN_CASSERT:-}" ] && grep -q '^# cassert: no' "$t"; then
-        echo "note: $(basename "$t") does not run with assertions ($(sed -n 's/^# cassert: no *//p' "$t" | head -1))"
+        echo "note: $(basename "$t") does not run with assertions $(sed -n 's/^# cassert: no *//p' "$t" | head -1)"
         continue
       fi
       tap_files+=("$t")
