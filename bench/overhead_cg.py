@@ -54,7 +54,8 @@ noise floor, what timing alone leaves in the counts); walload; walload again
 pg_stat_statements.track=all (the DO loop's comparison: walload records
 nested statements there too); both; walload with walload.track=none, with
 walload.compute_query_id=off and with walload.track_dml=off.  --configs
-names them separated by commas, or by semicolons when a name has a comma;
+names them separated by commas, or by semicolons when a name has a comma
+(--workloads likewise);
 a configuration's A/A pair ("X, again") comes with it.  Workloads: pgbench -S and tpcb-like with
 -M simple and -M prepared; bench/run.py's CREATE/COPY/DROP loop; a DO loop
 of INSERTs under walload.track=all; N CREATE TABLE in one transaction for
@@ -945,7 +946,9 @@ def main():
     ap.add_argument("--library", help="measure this walload.so (default: the installed one)")
     ap.add_argument("--from-json", metavar="FILE", nargs="+",
                     help="only print the report of runs' results.json (merged, later files win)")
-    ap.add_argument("--workloads", default="", help="only workloads whose names contain one of these (comma)")
+    ap.add_argument("--workloads", default="",
+                    help="only workloads whose names contain one of these (comma; semicolon when one "
+                         "has a comma: 'tpcb-like, -M prepared;DO loop')")
     ap.add_argument("--configs", default="", help="only these configurations (comma)")
     ap.add_argument("--tables", help="N of the CREATE TABLE shape (comma; default 500,2000,8000,40000)")
     ap.add_argument("--stmts", help="N of the INSERTs-in-one-transaction shape (comma)")
@@ -1016,7 +1019,8 @@ def main():
         sizes["per_client"] = tuple(int(x) for x in a.per_client.split(","))
     wls = workloads(scripts, a.quick, not a.no_linear, sizes)
     if a.workloads:
-        wls = [w for w in wls if any(x and x in w[0] for x in a.workloads.split(","))]
+        sep = ";" if ";" in a.workloads else ","
+        wls = [w for w in wls if any(x and x in w[0] for x in a.workloads.split(sep))]
     configs = [(i, c) for i, c in enumerate(CONFIGS) if not a.configs or c[0] in wanted_configs(a.configs)]
     results = {}
     lib_ok = True

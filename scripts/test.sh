@@ -43,15 +43,17 @@
 #    fresh     the README's and docs' commands as written (demo, package
 #              build, install, upgrade, removal) in a fresh minimal Debian
 #              12 chroot, from a clone in /root of mode 0700 (test/fresh.sh)
-# 9. cassert: layers, pg_regress and isolation, pgTAP and TAP again, against
-#    PostgreSQL 15 built with assertions (--enable-cassert) from Debian's
-#    source package by scripts/cassert.sh, once, kept in /var/cache/walload
-#    (its build starts in the background, niced, once the dependencies are
-#    in: the first run builds PostgreSQL, later ones keep it); on the host
-#    only; WALLOAD_CASSERT_TESTS names its suites
-# 10. the same suites on PostgreSQL 16, 17, 18 and 19 (scripts/matrix/run.sh),
-#    whose chroots are prepared in the background (downloads, mostly) while
-#    the host's suites run
+# 9. cassert: layers, pg_regress and isolation, pgTAP and TAP again (less
+#    the files marked "# cassert: no"), against PostgreSQL 15 built with
+#    assertions (--enable-cassert) from Debian's source package by
+#    scripts/cassert.sh, once, kept in /var/cache/walload (its build starts
+#    in the background, niced, once the dependencies are in: the first run
+#    builds PostgreSQL, later ones keep it); on the host only, in the
+#    background beside the matrix, its results after the matrix's;
+#    WALLOAD_CASSERT_TESTS names its suites
+# 10. the same suites on PostgreSQL 16, 17, 18 and 19 (scripts/matrix/run.sh,
+#    two versions at a time), whose chroots are prepared in the background
+#    (downloads, mostly) while the host's suites run
 # 11. each suite's time, then "N passed, N failed" (test files and suites);
 #    exit status 1 if any failed
 #
@@ -74,6 +76,12 @@
 #                       GB each, made the first time; docs/versions.md has
 #                       the last run's times)
 #   WALLOAD_MATRIX_VERSIONS  default "16 17 18 19"
+#   WALLOAD_MATRIX_JOBS versions of the matrix run at a time (default 2)
+#   WALLOAD_FULL=1      the release run: every TAP file on every version and
+#                       with assertions, fuzz, sqlsmith, faults and size on
+#                       every version, core's suite on every version that
+#                       has a source (docs/versions.md, "Which suites run
+#                       where": what CI leaves out, and why)
 #   WALLOAD_FRESH_FOREGROUND=1  the fresh suite in its place, not in the
 #                       background from the build on
 #   WALLOAD_MATRIX_CORE_VERSIONS  the matrix versions PostgreSQL's own
@@ -115,6 +123,13 @@ matrix_once="fuzz sqlsmith faults size"
 # hook (16 has no source package, 19's is not served; 17's differences are
 # names that every other suite runs through)
 matrix_core=${WALLOAD_MATRIX_CORE_VERSIONS-18}
+# WALLOAD_FULL=1, the release run: every suite and TAP file everywhere it
+# can run (no "# matrix: once", no "# cassert: no", the matrix's once-only
+# suites on every version, core's suite on every version with a source)
+full=false
+if [ "${WALLOAD_FULL:-}" = 1 ]; then
+  full=true; matrix_once=""; matrix_core=${WALLOAD_MATRIX_CORE_VERSIONS-16 17 18 19}
+fi
 limit=${WALLOAD_TIMEOUT:-900}
 ci=false; [ "${CI:-}" = true ] && ci=true
 . scripts/lib/tap.sh
@@ -243,7 +258,7 @@ timing_group="PostgreSQL $major${WALLOAD_IN_CASSERT:+ with assertions}${WALLOAD_
 #   test/core-regress.sh wants the same source and apt
 bg_dir=$(mktemp -d /tmp/walload-bg.XXXXXX) || { fail "temporary directory"; summary; }
 bg_pids=(); tap_running=()
-matrix_prep_pid=""; cassert_pid=""
+matrix_prep_pid=""; cassert_pid=""; cassert_run_pid=""
 bg_stop() {  # at exit: those still running (each a timeout, which takes its group with it)
   local p
   for p in "${bg_pids[@]}" "${tap_running[@]}"; do kill "$p" 2>/dev/null; done
@@ -373,9 +388,12 @@ test_cluster_stop() {
 
 # tap_suite NAME COMMAND...: run a TAP harness (prove, pg_prove); passed,
 # failed, or -- when it ran no test ("1..0 # SKIP why", shown by prove as
-# "skipped: why") -- could not run, which is a failure under CI=true
+# "skipped: why") -- could not run, which is a failure under CI=true.  Its
+# time is its own, from here: several suites may follow one banner (the
+# oracle's three)
 tap_suite() {
   local name=$1 out rc; shift
+  tmark=$SECONDS
   out=$(mktemp "$work/tap-output.XXXXXX")
   tap_suite_out=$out
   "$@" 2>&1 | tee "$out"
@@ -533,9 +551,16 @@ if wants tap; then
       # a file marked "# matrix: once" tests only walload's own code (its
       # file format, its rings), the same on every version: in the matrix it
       # runs on the last version alone, which with the host's makes two
-      if [ -n "${WALLOAD_IN_MATRIX:-}" ] && [ "${WALLOAD_MATRIX_LAST:-}" != "$WALLOAD_IN_MATRIX" ] &&
+      if ! $full && [ -n "${WALLOAD_IN_MATRIX:-}" ] && [ "${WALLOAD_MATRIX_LAST:-}" != "$WALLOAD_IN_MATRIX" ] &&
          grep -q '^# matrix: once' "$t"; then
         echo "note: $(basename "$t") runs on ${WALLOAD_MATRIX_LAST:-the last version} and the host only (# matrix: once)"
+        continue
+      fi
+      # a file marked "# cassert: no" reaches no Assert() and no core
+      # function that the other files do not run under assertions (its
+      # reason on that line; docs/versions.md): not in the cassert suite
+      if ! $full && [ -n "${WALLOAD_IN_CASSERT:-}" ] && grep -q '^# cassert: no' "$t"; then
+        echo "note: $(basename "$t") does not run with assertions $(sed -n 's/^# cassert: no *//p' "$t" | head -1)"
         continue
       fi
       tap_files+=("$t")
@@ -699,27 +724,15 @@ if wants cassert; then
       fail "cassert: the build of PostgreSQL 15 defines USE_ASSERT_CHECKING" "not in $("$cassert_pg_config" --includedir-server)/pg_config.h"
     else
       pass "cassert: PostgreSQL 15 with assertions (USE_ASSERT_CHECKING; $(cut -d, -f1 "$(dirname "$(dirname "$cassert_pg_config")")/.complete"))"
+      # in the background, beside the matrix (each spends most of its time
+      # waiting on its servers); its output and results follow the matrix's
       copy="$work/cassert-tree"; mkdir -p "$copy"
       git ls-files -co --exclude-standard -z | tar --null -T - -cf - | tar -xf - -C "$copy"
       timeout "$((4 * limit))" env WALLOAD_IN_CASSERT=1 WALLOAD_NO_MATRIX=1 WALLOAD_TESTS="${WALLOAD_CASSERT_TESTS:-layers regress pgtap tap}" \
-        WALLOAD_TAP_FILE="$work/cassert.tap" PG_CONFIG="$cassert_pg_config" bash "$copy/scripts/test.sh" 2>&1 | sed 's/^/cassert | /'
-      rc=${PIPESTATUS[0]}
-      n=0
-      while IFS= read -r line; do
-        if [[ $line =~ ^#\ time\ ([0-9]+)\ s:\ (.*)$ ]]; then
-          tmark=$((SECONDS - BASH_REMATCH[1])); timing_group="PostgreSQL 15 with assertions (host)"
-          continue
-        fi
-        tap_parse "$line" || continue
-        n=$((n + 1))
-        if [ -n "$tap_dir" ]; then cannot_run "cassert: $tap_desc" "$tap_why"
-        elif [ "$tap_res" = ok ]; then pass "cassert: $tap_desc"
-        else fail "cassert: $tap_desc"; fi
-      done <"$work/cassert.tap"
-      timing_group="PostgreSQL $major (host)"
-      if [ "$n" -eq 0 ] || ! grep -qE '^1\.\.[0-9]+$' "$work/cassert.tap"; then
-        tmark=$SECONDS; fail "cassert: scripts/test.sh finished" "exit $rc, $n results, $(grep -c '^1\.\.' "$work/cassert.tap") plans"
-      fi
+        WALLOAD_TAP_FILE="$work/cassert.tap" PG_CONFIG="$cassert_pg_config" bash "$copy/scripts/test.sh" \
+        >"$bg_dir/cassert-run.out" 2>&1 </dev/null &
+      cassert_run_pid=$!; bg_pids+=("$!")
+      echo "running the suites with assertions in the background, beside the matrix"
     fi
   fi
 fi
@@ -744,6 +757,31 @@ if wants matrix && [ "${WALLOAD_NO_MATRIX:-}" != 1 ]; then
       [[ $line =~ ^#\ time\ ([0-9]+)\ ([0-9]+)\ s:\ (.*)$ ]] || continue
       timings+=("PostgreSQL ${BASH_REMATCH[1]} (chroot)"$'\t'"${BASH_REMATCH[2]}"$'\t'"${BASH_REMATCH[3]}")
     done <"$tap_suite_out"
+    timing_group="PostgreSQL $major (host)"
+  fi
+fi
+
+# ---------------------------------- 9, continued: the results with assertions
+if [ -n "$cassert_run_pid" ]; then
+  banner "the suites with assertions (begun before the matrix)"
+  # bounded: it runs under timeout
+  bg_wait "$cassert_run_pid"; rc=$?
+  sed 's/^/cassert | /' "$bg_dir/cassert-run.out"
+  n=0
+  while IFS= read -r line; do
+    if [[ $line =~ ^#\ time\ ([0-9]+)\ s:\ (.*)$ ]]; then
+      tmark=$((SECONDS - BASH_REMATCH[1])); timing_group="PostgreSQL 15 with assertions (host)"
+      continue
+    fi
+    tap_parse "$line" || continue
+    n=$((n + 1))
+    if [ -n "$tap_dir" ]; then cannot_run "cassert: $tap_desc" "$tap_why"
+    elif [ "$tap_res" = ok ]; then pass "cassert: $tap_desc"
+    else fail "cassert: $tap_desc"; fi
+  done <"$work/cassert.tap"
+  timing_group="PostgreSQL $major (host)"
+  if [ "$n" -eq 0 ] || ! grep -qE '^1\.\.[0-9]+$' "$work/cassert.tap"; then
+    tmark=$SECONDS; fail "cassert: scripts/test.sh finished" "exit $rc, $n results, $(grep -c '^1\.\.' "$work/cassert.tap") plans"
   fi
 fi
 

@@ -34,6 +34,10 @@
 # scripts/test.sh's results are read from the TAP file it writes
 # (WALLOAD_TAP_FILE), not from its banners, which are for people.
 #
+# WALLOAD_MATRIX_JOBS versions run at a time (default 2; 1: one after the
+# other), their environments made first, one after the other; each
+# version's output is shown whole, in the versions' order.
+#
 # Prints TAP ("ok N - 17: pg_regress ...") and ends with "# N passed, N failed";
 # each suite's time as "# time VERSION N s: NAME" (scripts/test.sh's summary
 # lists them), with the environment's, the build's and the smoke test's.
@@ -253,18 +257,20 @@ fi
 
 versions=${*:-16 17 18 19}
 mkdir -p "$dir/logs"
-current_root=""
-trap '[ -n "$current_root" ] && unmount_env "$current_root"' EXIT
 start_all=$SECONDS
+jobs=${WALLOAD_MATRIX_JOBS:-2}
 
-for v in $versions; do
-  t0=$SECONDS
+# run_version V: one version's environment, build, scripts/test.sh and
+# smoke test, as TAP on standard output (numbered from 1 in a subshell)
+run_version() {
+  local v=$1
+  local t0=$SECONDS t1 root pg_config log ldpath tapfile rc suites line name
   echo "# ==== PostgreSQL $v"
-  root="$dir/pg$v"; current_root=$root
+  root="$dir/pg$v"
   if ! prepare "$v"; then
     tap_not_ok "$v: environment (Debian $(suite_for "$v" || echo '?') chroot)"
-    unmount_env "$root"; current_root=""
-    continue
+    unmount_env "$root"
+    return
   fi
   pg_config="/usr/lib/postgresql/$v/bin/pg_config"
   echo "# $(in_chroot "$root" "$pg_config" --version) in $root (environment ready after $((SECONDS - t0)) s)"
@@ -284,8 +290,8 @@ for v in $versions; do
     fi
   else
     tap_not_ok "$v: walload builds"; tail -20 "$log" | sed 's/^/#   /'
-    unmount_env "$root"; current_root=""
-    continue
+    unmount_env "$root"
+    return
   fi
   in_chroot "$root" make -s -C /build/walload clean PG_CONFIG="$pg_config" >/dev/null 2>&1
   echo "# time $v $((SECONDS - t1)) s: build without warnings"
@@ -301,7 +307,7 @@ for v in $versions; do
   in_chroot "$root" env WALLOAD_NO_MATRIX=1 WALLOAD_MATRIX= WALLOAD_IN_MATRIX="$v" WALLOAD_MATRIX_LAST="${versions##* }" WALLOAD_CORE_REGRESS="${WALLOAD_CORE_REGRESS:-}" \
     ${WALLOAD_MATRIX_CORE_VERSIONS+"WALLOAD_MATRIX_CORE_VERSIONS=$WALLOAD_MATRIX_CORE_VERSIONS"} \
     ${ldpath:+LD_LIBRARY_PATH=$ldpath} \
-    WALLOAD_TESTS="${WALLOAD_TESTS:-}" WALLOAD_TAP_FILE=/build/test.tap \
+    WALLOAD_TESTS="${WALLOAD_TESTS:-}" WALLOAD_TAP_FILE=/build/test.tap WALLOAD_FULL="${WALLOAD_FULL:-}" \
     ${ORACLE_SHARED_BUFFERS:+ORACLE_SHARED_BUFFERS=$ORACLE_SHARED_BUFFERS} \
     ${ORACLE_SCENARIO_PGOPTIONS:+"ORACLE_SCENARIO_PGOPTIONS=$ORACLE_SCENARIO_PGOPTIONS"} \
     APT_OPTS="$apt_opts" PG_CONFIG="$pg_config" \
@@ -347,9 +353,44 @@ for v in $versions; do
   tap_relay "$v: smoke: " <"$log" || { tap_not_ok "$v: smoke test ran (exit $rc)"; tail -20 "$log" | tap_diag; }
   echo "# time $v $((SECONDS - t1)) s: smoke test"
 
-  unmount_env "$root"; current_root=""
+  unmount_env "$root"
   echo "# PostgreSQL $v took $((SECONDS - t0)) s"
-done
+}
+
+if [ "$jobs" -le 1 ]; then
+  trap 'for v in $versions; do unmount_env "$dir/pg$v"; done' EXIT
+  for v in $versions; do run_version "$v"; done
+else
+  # WALLOAD_MATRIX_JOBS versions at a time (default 2): each spends most of
+  # its time waiting on its servers (initdb, fsync, restarts), as TAP's
+  # files do, and nothing is shared between them but the cores: each has
+  # its chroot, build, clusters on Unix sockets in its own directories (no
+  # test listens on TCP), and the oracle's probes are on its own binary.
+  # The environments are made first, one after the other (debootstrap and
+  # apt on the host); each version's TAP goes to a file of its own and is
+  # relayed, renumbered, in the versions' order as they end.
+  running=(); declare -A pid_of=()
+  trap 'kill "${running[@]}" 2>/dev/null; wait; for v in $versions; do unmount_env "$dir/pg$v"; done' EXIT
+  for v in $versions; do
+    out="$dir/logs/matrix-pg$v.tap"
+    if ! prepare "$v" >"$out" 2>&1; then
+      echo "not ok - $v: environment (Debian $(suite_for "$v" || echo '?') chroot)" >>"$out"
+      unmount_env "$dir/pg$v"; continue
+    fi
+    while [ "${#running[@]}" -ge "$jobs" ]; do
+      wait -n "${running[@]}"
+      keep=(); for p in "${running[@]}"; do kill -0 "$p" 2>/dev/null && keep+=("$p"); done; running=("${keep[@]}")
+    done
+    ( trap 'unmount_env "$dir/pg$v"' EXIT; run_version "$v" ) >>"$out" 2>&1 </dev/null &
+    pid_of[$v]=$!; running+=("$!")
+  done
+  for v in $versions; do
+    [ -n "${pid_of[$v]:-}" ] && wait "${pid_of[$v]}"
+    tap_relay "" <"$dir/logs/matrix-pg$v.tap" ||
+      tap_not_ok "$v: its run wrote no result (see $dir/logs/matrix-pg$v.tap)"
+  done
+  running=()
+fi
 
 echo "# matrix took $((SECONDS - start_all)) s"
 echo "# $tap_passed passed, $tap_failed failed"

@@ -1,6 +1,7 @@
 # 32 clients loading at once: walload's totals equal what the clients did,
 # nothing deadlocks, the transaction ring wraps, and waits on walload's lock
 # are measured.
+# matrix: once (walload's own lock, ring and totals under 32 clients: the same code on every version)
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;

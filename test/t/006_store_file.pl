@@ -13,6 +13,7 @@
 # CRC cannot replace (a value may be written wrong); the CRC itself is
 # test/t/032_store_impossible.pl's.
 # matrix: once (walload's own file format, the same on every version)
+# cassert: no (the stats file's checks: walload's own parsing, no Assert(); the load at start runs with assertions in 001)
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;

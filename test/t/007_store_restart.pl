@@ -1,6 +1,7 @@
 # What a clean restart keeps besides the rows themselves: the eviction
 # order of walload_stats and walload_info's recorded / overwritten counts.
 # matrix: once (walload's own stats file and eviction order, the same on every version)
+# cassert: no (what a clean restart keeps: the store's dump and load, which 001 runs with assertions)
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;

@@ -4,6 +4,7 @@
 # and failed with "invalid memory alloc request size".  About 1.2 GB of
 # shared memory.
 # matrix: once (walload's own ring readers, the same on every version)
+# cassert: no (the ring's size only: its readers' code is the one 034 and the views' tests run with assertions)
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;

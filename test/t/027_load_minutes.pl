@@ -2,6 +2,7 @@
 # its start: walload_report() then reads walload_minutes, the per-session,
 # per-minute sums.  Counts only: nothing here depends on the machine's speed.
 # matrix: once (walload's own per-minute sums, the same on every version)
+# cassert: no (walload's per-minute sums: the same record path and views as pg_regress and pgTAP run with assertions)
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;

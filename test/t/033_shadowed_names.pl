@@ -26,6 +26,8 @@
 #     read (views, walload_report(), walload_diagnose(), walload_activity
 #     while a COPY runs, which formats its progress) under a search_path
 #     with the planted schemas first, without running any planted object.
+# matrix: once (the extension's SQL and its binding rules, the same on every version)
+# cassert: no (the extension's SQL and its binding: no C path of its own)
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;

@@ -18,6 +18,7 @@
 #     the oids as text; no column of the view is NULL
 #   - walload_reset() empties it (a new stats_reset), and counting starts
 #     again from zero
+# matrix: once (walload's own command totals and their eviction, the same on every version)
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;

@@ -21,6 +21,7 @@
 #   - every row's shape: 18 ascending bounds per metric ending at
 #     'Infinity', counts non-decreasing along le, sum and max the same on
 #     each row, no NULL; walload_reset() zeroes them.
+# matrix: once (walload's own histograms, filled as a record is stored, the same on every version)
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;

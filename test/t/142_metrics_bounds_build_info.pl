@@ -16,6 +16,7 @@
 #     library_version; sql_version is pg_extension's: after CREATE
 #     EXTENSION walload VERSION '1.9' there is no walload_build_info, after
 #     ALTER EXTENSION walload UPDATE it says the new version; no NULL.
+# matrix: once (walload's own bounds on the exporters' series and its build row, the same on every version)
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
