@@ -60,7 +60,9 @@ fi
 # calibration worker (not in a minimal Debian)
 need="build-essential postgresql-$major postgresql-server-dev-$major postgresql-$major-pgtap
       libtap-parser-sourcehandler-pgtap-perl libipc-run-perl bpftrace python3 gdb sqlsmith strace procps"
-optional="linux-perf"
+# postgresql-NN-pglogical: the oracle's pglogical.sh and TAP 132 (pglogical
+# as subscriber); they skip where the distribution has no such package
+optional="linux-perf postgresql-$major-pglogical"
 # the demo (WALLOAD_DEPS_DEMO=1, set by scripts/demo.sh) needs only the
 # build, the server and ps: not the test tools, which on a fresh machine
 # are most of the download

@@ -611,6 +611,7 @@ if wants oracle; then
     tap_suite "uprobe oracle" timeout "$((4 * limit))" prove -v --exec bash test/oracle/run.sh
     tap_suite "pending-list reads" timeout "$limit" prove -v --exec bash test/oracle/pending_reads.sh
     tap_suite "apply worker's calls" timeout "$limit" prove -v --exec bash test/oracle/apply_calls.sh
+    tap_suite "pglogical's workers" timeout "$limit" prove -v --exec bash test/oracle/pglogical.sh
   fi
 fi
 
