@@ -262,58 +262,25 @@ time_kind(CommandTag tag)
 /* this backend has stored a transaction record (WlXactRecord.first_in_session) */
 static bool recorded_before = false;
 
-/* finished statements waiting to be stored (see statement_done) */
-static WlStmtRecord *finished = NULL;
+/*
+ * Finished statements waiting to be stored, in the order they ended.  A
+ * held one (a statement of the open record that created files or scheduled
+ * their deletion) waits for the record's end: the commit's or abort's walks
+ * attributed to it and its share of the phase (charge_commit_phase) go
+ * into its record here, and it is stored once, final.  sync_files and
+ * cleanup_files: its files the commit or abort in progress acts on.
+ */
+typedef struct WlQueued
+{
+	WlStmtRecord rec;
+	bool		held;
+	int32		sync_files;
+	int32		cleanup_files;
+} WlQueued;
+
+static WlQueued *finished = NULL;
 static int	n_finished = 0;
 static int	finished_capacity = 0;
-
-/* statements of the open record that may receive commit-time scans */
-typedef struct WlStmtRef
-{
-	int32		stmt_no;
-	int64		ring_pos;		/* position in the statement ring, or -1 */
-	WlStatsKey	key;
-	bool		stored;
-	int64		scans[WL_NUM_SCAN_KINDS];	/* arrived, not yet stored */
-	int64		scan_est_ns;
-	double		commit_ms;		/* commit phase charged, not yet stored */
-	/* its files the commit or abort in progress acts on (charge_commit_phase) */
-	int32		sync_files;		/* pending syncs it created */
-	int32		cleanup_files;	/* files deleted: it scheduled their deletion
-								 * (commit), created them (abort) */
-} WlStmtRef;
-
-/*
- * What arrived for statements already stored -- commit- or abort-time scans,
- * shares of a commit or abort phase -- when the store could not be had
- * without waiting (the commit cleanup and the abort path never wait): kept
- * here, one entry per statement, until the next safe point.  Room for one
- * per statement of the open record that may receive anything is made when
- * that statement is noted (note_storage_statement), outside any error
- * path, so that nothing is lost.
- */
-typedef struct WlLateAdd
-{
-	int64		ring_pos;
-	uint64		xact_id;
-	int32		stmt_no;
-	WlStatsKey	key;
-	int64		scans[WL_NUM_SCAN_KINDS];
-	int64		scan_est_ns;
-	double		commit_ms;
-} WlLateAdd;
-
-static WlLateAdd *late = NULL;
-static int	n_late = 0;
-static int	late_capacity = 0;
-
-/*
- * The late list is given back when it is empty and no statement of an open
- * record needs its room, if it grew beyond this (the room made for a record
- * of WL_KEEP_REFS storage statements): one transaction of many storage
- * statements does not keep its memory for the backend's life.
- */
-#define WL_KEEP_LATE	128
 
 typedef struct WlOpenXact
 {
@@ -396,11 +363,6 @@ typedef struct WlOpenXact
 	double		local_wal_ms;	/* its local WAL flush */
 	double		standby_ms;		/* its wait for the standby (derived) */
 
-	WlStmtRef  *refs;
-	int			n_refs;
-	int			refs_capacity;
-	bool		refs_unsorted;	/* a ref was added out of statement order */
-
 	/*
 	 * The files the commit or abort in progress acts on, those of no known
 	 * statement included: what each phase is split over
@@ -420,18 +382,6 @@ typedef struct WlOpenXact
 
 static WlOpenXact cur;
 
-/* refs arrays larger than this are given back at the end of a record */
-#define WL_KEEP_REFS	64
-
-/*
- * The refs array and the late list, in a context of their own made with
- * small blocks: arrays beyond a kilobyte are blocks of their own, which
- * pfree gives back to the system (in TopMemoryContext the ones below its
- * chunk limit left a block of ever larger size behind as they grew), so a
- * backend returns to its earlier size after a transaction of many storage
- * statements.
- */
-static MemoryContext refs_cxt = NULL;
 
 /* which commits teach the store what (see learn_from_commit) */
 #define WL_FSYNC_TIME_MIN_NS	2e6
@@ -521,81 +471,44 @@ next_stmt_no(void)
 	return cur.next_stmt_no;
 }
 
-static WlStmtRef *
-find_ref(int32 stmt_no)
-{
-	/*
-	 * Statements end in the order they are numbered but for one that ends
-	 * after statements nested in it: the refs are sorted until then, and a
-	 * lookup is a binary search.  A backward scan per storage statement made
-	 * a transaction of N tables cost O(N^2).
-	 */
-	if (!cur.refs_unsorted)
-	{
-		int			lo = 0;
-		int			hi = cur.n_refs - 1;
-
-		while (lo <= hi)
-		{
-			int			mid = lo + (hi - lo) / 2;
-
-			if (cur.refs[mid].stmt_no == stmt_no)
-				return &cur.refs[mid];
-			if (cur.refs[mid].stmt_no < stmt_no)
-				lo = mid + 1;
-			else
-				hi = mid - 1;
-		}
-		return NULL;
-	}
-	for (int i = cur.n_refs - 1; i >= 0; i--)
-		if (cur.refs[i].stmt_no == stmt_no)
-			return &cur.refs[i];
-	return NULL;
-}
-
 /*
- * Remember that statement stmt_no may receive commit-time scans later.
- * Called outside error context only.
+ * The statement running as stmt_no took storage effects: its record will
+ * be held (WlQueued).  Also for a background process's statement, which
+ * takes the commit's walks of no known statement.
  */
 static void
 note_storage_statement(int32 stmt_no)
 {
-	WlStmtRef  *ref;
+	for (int i = stmt_depth - 1; i >= 0; i--)
+		if (stmt_stack[i].stmt_no == stmt_no)
+			stmt_stack[i].storage_effects = true;
+}
 
-	if (stmt_no < 0 || find_ref(stmt_no) != NULL)
-		return;
-	if (refs_cxt == NULL)
-		refs_cxt = AllocSetContextCreate(TopMemoryContext, "walload statement refs",
-										 ALLOCSET_SMALL_SIZES);
-	if (cur.n_refs >= cur.refs_capacity)
+/* the queued record of statement stmt_no of the open record, or NULL */
+static WlQueued *
+queued(int32 stmt_no, bool held_only)
+{
+	if (stmt_no < 0)
+		return NULL;
+	for (int i = n_finished - 1; i >= 0; i--)
 	{
-		int			newcap = cur.refs_capacity == 0 ? 16 : cur.refs_capacity * 2;
+		WlQueued   *q = &finished[i];
 
-		if (cur.refs == NULL)
-			cur.refs = MemoryContextAlloc(refs_cxt, sizeof(WlStmtRef) * newcap);
-		else
-			cur.refs = repalloc(cur.refs, sizeof(WlStmtRef) * newcap);
-		cur.refs_capacity = newcap;
+		if (q->rec.xact_id == cur.xact_id && q->rec.stmt_no == stmt_no &&
+			(q->held || !held_only))
+			return q;
 	}
-	if (cur.n_refs > 0 && cur.refs[cur.n_refs - 1].stmt_no > stmt_no)
-		cur.refs_unsorted = true;
-	ref = &cur.refs[cur.n_refs++];
-	memset(ref, 0, sizeof(*ref));
-	ref->stmt_no = stmt_no;
-	ref->ring_pos = -1;
+	return NULL;
+}
 
-	/* room for what may arrive for it late, should the store be busy then */
-	if (n_late + cur.n_refs > late_capacity)
-	{
-		int			newcap = Max(16, (n_late + cur.n_refs) * 2);
-
-		if (late == NULL)
-			late = MemoryContextAlloc(refs_cxt, sizeof(WlLateAdd) * newcap);
-		else
-			late = repalloc(late, sizeof(WlLateAdd) * newcap);
-		late_capacity = newcap;
-	}
+/* does the open record hold statements that its commit or abort may charge */
+static bool
+holds_statements(void)
+{
+	for (int i = 0; i < n_finished; i++)
+		if (finished[i].held && finished[i].rec.xact_id == cur.xact_id)
+			return true;
+	return false;
 }
 
 /* ----------------------------------------------------------------
@@ -603,179 +516,65 @@ note_storage_statement(int32 stmt_no)
  * ----------------------------------------------------------------
  */
 
-/*
- * Give the late list back if it is large and unused (WL_KEEP_LATE).  A
- * pfree: fit for the abort path and the commit cleanup.
- */
-static void
-release_late(void)
+/* which of the open record's queued statements flush_finished leaves queued */
+typedef enum WlKeep
 {
-	if (n_late == 0 && cur.n_refs == 0 && late_capacity > WL_KEEP_LATE)
-	{
-		pfree(late);
-		late = NULL;
-		late_capacity = 0;
-	}
-}
-
-/* store what arrived late; false if the store could not be had */
-static bool
-flush_late(bool may_wait)
-{
-	int			done = 0;
-
-	while (done < n_late)
-	{
-		WlLateAdd  *l = &late[done];
-
-		if (!wl_store_add_to_statement(l->ring_pos, l->xact_id, l->stmt_no, &l->key,
-									   l->scans, l->scan_est_ns, l->commit_ms,
-									   may_wait))
-			break;
-		done++;
-	}
-	if (done > 0)
-	{
-		memmove(late, late + done, sizeof(WlLateAdd) * (n_late - done));
-		n_late -= done;
-		release_late();
-	}
-	return n_late == 0;
-}
+	WL_KEEP_OPEN,				/* all: the record is open */
+	WL_KEEP_HELD,				/* the held ones */
+	WL_KEEP_NONE
+} WlKeep;
 
 /*
- * The late entry of a stored statement of the open record, made if new in
- * the room note_storage_statement made for it: no allocation, fit for the
- * abort path.
- */
-static WlLateAdd *
-late_entry(const WlStmtRef *ref)
-{
-	WlLateAdd  *l;
-
-	for (int i = 0; i < n_late; i++)
-		if (late[i].ring_pos == ref->ring_pos && late[i].xact_id == cur.xact_id &&
-			late[i].stmt_no == ref->stmt_no)
-			return &late[i];
-	if (n_late >= late_capacity)
-		return NULL;			/* cannot happen: room was made */
-	l = &late[n_late++];
-	memset(l, 0, sizeof(*l));
-	l->ring_pos = ref->ring_pos;
-	l->xact_id = cur.xact_id;
-	l->stmt_no = ref->stmt_no;
-	l->key = ref->key;
-	return l;
-}
-
-/*
- * The scans (and their estimate) and the commit phase charged that arrived
- * for a queued statement
- */
-static void
-take_ref_scans(WlStmtRecord *rec, WlStmtRef *ref)
-{
-	for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
-		rec->c.scans[k] += ref->scans[k];
-	rec->c.scan_est_ns += ref->scan_est_ns;
-	rec->commit_ms += ref->commit_ms;
-	memset(ref->scans, 0, sizeof(ref->scans));
-	ref->scan_est_ns = 0;
-	ref->commit_ms = 0;
-}
-
-/*
- * The record ends: scans that arrived for its statements still queued go
- * into their queued records (the refs are forgotten with the record).
- * Backend memory only.
- */
-static void
-settle_ref_scans(void)
-{
-	for (int i = 0; i < n_finished; i++)
-	{
-		WlStmtRecord *rec = &finished[i];
-		WlStmtRef  *ref;
-
-		if (rec->xact_id != cur.xact_id || (ref = find_ref(rec->stmt_no)) == NULL ||
-			ref->stored)
-			continue;
-		take_ref_scans(rec, ref);
-	}
-}
-
-/*
- * Store queued statements (ring and aggregates) and late additions.  With
- * may_wait false (abort path, commit cleanup), only what can be stored
+ * Store queued statements (ring and aggregates), keeping what keep says.
+ * With may_wait false (abort path, commit cleanup), only what can be stored
  * without waiting for walload's lock; the rest stays queued, in order.
  * in_cleanup (the commit cleanup and the abort path): nor what needs an
  * aggregate evicted from a full walload_stats (store.c's locking note).
  */
 static void
-flush_finished(bool may_wait, bool ended_only, bool in_cleanup)
+flush_finished(bool may_wait, WlKeep keep, bool in_cleanup)
 {
-	int			done = 0;
+	int			kept = 0;
+	bool		stuck = false;
 
-	if (!flush_late(may_wait))
-		return;
-	while (done < n_finished)
+	for (int i = 0; i < n_finished; i++)
 	{
-		WlStmtRecord *rec = &finished[done];
-		WlStmtRef  *ref;
-		int64		pos;
+		WlQueued   *q = &finished[i];
+		bool		open = cur.active && q->rec.xact_id == cur.xact_id;
 
-		/*
-		 * The open record's statements wait for its commit: a reset meanwhile
-		 * must not remove half of a transaction.
-		 */
-		if (ended_only && cur.active && rec->xact_id == cur.xact_id)
-			break;
-		ref = rec->xact_id == cur.xact_id ? find_ref(rec->stmt_no) : NULL;
-
-		/* scans that arrived for it before it was stored */
-		if (ref != NULL && !ref->stored)
-			take_ref_scans(rec, ref);
-
-		/* not stored: it keeps the scans just added, and waits in order */
-		if (!wl_store_statement(rec, may_wait, in_cleanup, &pos))
-			break;
-
-		if (ref != NULL)
+		if (!stuck && !(open && (keep == WL_KEEP_OPEN ||
+								 (keep == WL_KEEP_HELD && q->held))))
 		{
-			ref->stored = true;
-			ref->ring_pos = pos;
-			ref->key.userid = rec->userid;
-			ref->key.dbid = rec->dbid;
-			ref->key.queryid = rec->queryid;
-			ref->key.tag = rec->tag;
-			ref->key.toplevel = rec->toplevel;
+			if (wl_store_statement(&q->rec, may_wait, in_cleanup))
+				continue;
+			stuck = true;
 		}
-		done++;
+		if (kept < i)
+			finished[kept] = *q;
+		kept++;
 	}
-	if (done > 0)
-	{
-		memmove(finished, finished + done,
-				sizeof(WlStmtRecord) * (n_finished - done));
-		n_finished -= done;
-	}
+	n_finished = kept;
 }
 
 /*
  * A point where walload may store (a statement starts, a commit begins):
  * store what waits if walload's lock can be had at once -- at a statement's
- * start only what ended records left, at the commit everything.  Wait for
- * the lock only when this backend holds more than WL_QUEUE_BOUND
- * statements or late additions, which bounds what it keeps.
+ * start what ended records left, at the commit all but the held statements.
+ * Past WL_QUEUE_BOUND queued statements, wait for the lock: first for all
+ * but the held ones, then, if still past it, for those too, which are then
+ * stored without what their record's end would have charged them.
  */
 #define WL_QUEUE_BOUND	64
 
 static void
 flush_at_safe_point(int more, bool at_commit)
 {
-	if (n_finished > 0 || n_late > 0)
-		flush_finished(false, !at_commit, false);
-	if (n_finished + more > WL_QUEUE_BOUND || n_late > WL_QUEUE_BOUND)
-		flush_finished(true, false, false);
+	if (n_finished > 0)
+		flush_finished(false, at_commit ? WL_KEEP_HELD : WL_KEEP_OPEN, false);
+	if (n_finished + more > WL_QUEUE_BOUND)
+		flush_finished(true, WL_KEEP_HELD, false);
+	if (n_finished + more > WL_QUEUE_BOUND)
+		flush_finished(true, WL_KEEP_NONE, false);
 }
 
 /*
@@ -787,8 +586,8 @@ void
 wl_acc_backend_exit(void)
 {
 	unpublish_activity();
-	if (n_finished > 0 || n_late > 0)
-		flush_finished(true, false, false);
+	if (n_finished > 0)
+		flush_finished(true, WL_KEEP_NONE, false);
 }
 
 /*
@@ -799,8 +598,7 @@ wl_acc_backend_exit(void)
 static void
 reserve_finished(int more)
 {
-	/* nothing waits and there is room: the common case, nothing to do */
-	if (n_finished == 0 && n_late == 0 && more <= finished_capacity)
+	if (n_finished == 0 && more <= finished_capacity)
 		return;
 	flush_at_safe_point(more, false);
 	if (n_finished + more > finished_capacity)
@@ -808,9 +606,9 @@ reserve_finished(int more)
 		int			newcap = Max(64, (n_finished + more) * 2);
 
 		if (finished == NULL)
-			finished = MemoryContextAlloc(TopMemoryContext, sizeof(WlStmtRecord) * newcap);
+			finished = MemoryContextAlloc(TopMemoryContext, sizeof(WlQueued) * newcap);
 		else
-			finished = repalloc(finished, sizeof(WlStmtRecord) * newcap);
+			finished = repalloc(finished, sizeof(WlQueued) * newcap);
 		finished_capacity = newcap;
 	}
 }
@@ -994,16 +792,20 @@ unpublish_activity(void)
 }
 
 static void
-statement_done(const WlStmtRecord *rec, bool count_in_xact)
+statement_done(const WlStmtRecord *rec, bool count_in_xact, bool held)
 {
+	WlQueued   *q;
+
 	/* capacity was reserved when the statement started */
 	Assert(n_finished < finished_capacity);
 	if (n_finished >= finished_capacity)
 		return;
 	activate();
-	finished[n_finished] = *rec;
-	finished[n_finished].xact_id = cur.xact_id;
-	n_finished++;
+	q = &finished[n_finished++];
+	memset(q, 0, sizeof(*q));
+	q->rec = *rec;
+	q->rec.xact_id = cur.xact_id;
+	q->held = held;
 
 	if (rec->status == WL_STMT_ERROR)
 		cur.failed_stmt_no = rec->stmt_no;
@@ -1043,94 +845,53 @@ xact_add_scans(WlScanKind kind, int64 n, double est_ns)
 		wl_store_add_scan_totals(kind, n, NBuffers);
 }
 
-/* the queued record of statement stmt_no of the open record, or NULL */
-static WlStmtRecord *
-queued_record(int32 stmt_no)
-{
-	for (int i = n_finished - 1; i >= 0; i--)
-		if (finished[i].xact_id == cur.xact_id && finished[i].stmt_no == stmt_no)
-			return &finished[i];
-	return NULL;
-}
-
 /*
  * A walk at commit or abort, with its estimate est_ns, caused by
- * statement stmt_no of the open record (or by no known statement: -1).
- * Falls back to the statement running now (inner transactions of VACUUM
- * and the like).  Stored for an already stored statement if walload's lock
- * can be had at once, else kept in the late list.
+ * statement stmt_no of the open record (or by no known statement: -1):
+ * into its held record, or its entry if it still runs (a procedure's
+ * COMMIT), else to the statement running now (inner transactions of
+ * VACUUM and the like) or the transaction alone.  An abort deleting files
+ * of no known creator: they are the failed statement's, whose post-look
+ * never ran (it noted no file), if its record is still queued.
  */
 static void
 attribute_walk(WlScanKind kind, int32 stmt_no, double est_ns, bool on_abort_path)
 {
-	WlStmtRef  *ref;
+	WlQueued   *q;
 
-	/* a background process's walks of no known statement: its work's */
 	if (stmt_no < 0 && cur.worker_stmt_no > 0)
 		stmt_no = cur.worker_stmt_no;
-	ref = stmt_no >= 0 ? find_ref(stmt_no) : NULL;
-
-	/*
-	 * An abort deleting files of no known creator: they are the failed
-	 * statement's, whose post-look never ran (it noted no file).  Its
-	 * record waits in the queue: the scan goes there.
-	 */
-	if (ref == NULL && stmt_no < 0 && on_abort_path && cur.failed_stmt_no > 0)
+	q = queued(stmt_no, true);
+	if (q == NULL && stmt_no < 0 && on_abort_path)
+		q = queued(cur.failed_stmt_no, false);
+	if (q != NULL)
 	{
-		WlStmtRecord *rec = queued_record(cur.failed_stmt_no);
-
-		if (rec != NULL)
-		{
-			xact_add_scans(kind, 1, est_ns);
-			rec->c.scans[kind]++;
-			rec->c.scan_est_ns += (int64) est_ns;
-			return;
-		}
-	}
-	if (ref == NULL)
-	{
-		add_scans_to_current(kind, 1, est_ns);
+		xact_add_scans(kind, 1, est_ns);
+		q->rec.c.scans[kind]++;
+		q->rec.c.scan_est_ns += (int64) est_ns;
 		return;
 	}
-
-	xact_add_scans(kind, 1, est_ns);
-	if (!ref->stored)
-	{
-		ref->scans[kind]++;
-		ref->scan_est_ns += (int64) est_ns;
-	}
-	else
-	{
-		int64		scans[WL_NUM_SCAN_KINDS] = {0};
-
-		scans[kind] = 1;
-		if (!wl_store_add_to_statement(ref->ring_pos, cur.xact_id, ref->stmt_no,
-									   &ref->key, scans, (int64) est_ns, 0, false))
+	for (int i = stmt_depth - 1; i >= 0 && stmt_no >= 0; i--)
+		if (stmt_stack[i].stmt_no == stmt_no && stmt_stack[i].storage_effects)
 		{
-			/* later, from this backend's next safe point */
-			WlLateAdd  *l = late_entry(ref);
-
-			if (l != NULL)
-			{
-				l->scans[kind]++;
-				l->scan_est_ns += (int64) est_ns;
-			}
+			xact_add_scans(kind, 1, est_ns);
+			stmt_stack[i].scans[kind]++;
+			stmt_stack[i].scan_est_ns += (int64) est_ns;
+			return;
 		}
-	}
+	add_scans_to_current(kind, 1, est_ns);
 }
 
 /*
  * One walk at commit or abort over nfiles files, acting on about buffers
- * buffers (invalidating them, or the sync's walk writing them), attributed
- * as attribute_walk says.
+ * buffers (invalidating them, or the sync's walk writing them).
  */
 static void
 add_attributed_scan(WlScanKind kind, int32 stmt_no, int nfiles, int64 buffers,
 					bool on_abort_path)
 {
-	double		est_ns = wl_scans_est_ns(kind, 1, nfiles, buffers);
-
-	attribute_walk(kind, stmt_no, est_ns, on_abort_path);
+	attribute_walk(kind, stmt_no, wl_scans_est_ns(kind, 1, nfiles, buffers),
+				   on_abort_path);
 }
 
 /* ----------------------------------------------------------------
@@ -1155,22 +916,22 @@ add_attributed_scan(WlScanKind kind, int32 stmt_no, int nfiles, int64 buffers,
  *
  * Equal shares per file: the files are what the model knows exactly at
  * the commit, without sizing anything more.  A phase that acted on no file
- * is charged to no one, and so is the share of a file no recorded
- * statement is known for (created by a statement walload did not record,
- * or by the one that failed, or a new database's files).  The commits of
- * transactions inside a statement (VACUUM, a procedure's COMMIT) are in
- * that statement's own time already: not charged again.  The counting runs
- * at PRE_COMMIT or XACT_EVENT_ABORT, the charging at the end of the phase;
- * both only for a record with statements that touched storage (cur.refs),
- * none for the transactions of an OLTP load.
+ * is charged to no one, and so is the share of a file no held statement is
+ * known for (created by a statement walload did not record, or by the one
+ * that failed, or a new database's files).  The commits of transactions
+ * inside a statement (VACUUM, a procedure's COMMIT) are in that
+ * statement's own time already: not charged again.  The files are counted
+ * at PRE_COMMIT or XACT_EVENT_ABORT, the shares computed at the end of the
+ * phase, into the held records; both only for a record that holds
+ * statements, none for the transactions of an OLTP load.
  */
 static void
 clear_commit_charges(void)
 {
-	for (int i = 0; i < cur.n_refs; i++)
+	for (int i = 0; i < n_finished; i++)
 	{
-		cur.refs[i].sync_files = 0;
-		cur.refs[i].cleanup_files = 0;
+		finished[i].sync_files = 0;
+		finished[i].cleanup_files = 0;
 	}
 	cur.charge_sync_files = 0;
 	cur.charge_cleanup_files = 0;
@@ -1182,14 +943,14 @@ count_charged_files(const int32 *creators, int n, bool sync)
 {
 	for (int i = 0; i < n; i++)
 	{
-		WlStmtRef  *ref = creators[i] >= 0 ? find_ref(creators[i]) : NULL;
+		WlQueued   *q = queued(creators[i], true);
 
-		if (ref == NULL)
+		if (q == NULL)
 			continue;
 		if (sync)
-			ref->sync_files++;
+			q->sync_files++;
 		else
-			ref->cleanup_files++;
+			q->cleanup_files++;
 	}
 	if (sync)
 		cur.charge_sync_files = n;
@@ -1197,43 +958,20 @@ count_charged_files(const int32 *creators, int n, bool sync)
 		cur.charge_cleanup_files = n;
 }
 
-/*
- * The phase is over and timed: charge each statement its share, into its
- * queued record, or into the store if walload's lock can be had at once,
- * else kept for the next safe point (room was made for it).  The commit
- * cleanup or the abort path: the rules of the header apply.
- */
+/* The phase is over and timed: each held statement's share, into its record. */
 static void
 charge_commit_phase(void)
 {
-	if (cur.charge_sync_files == 0 && cur.charge_cleanup_files == 0)
-		return;
-	for (int i = 0; i < cur.n_refs; i++)
+	for (int i = 0; i < n_finished; i++)
 	{
-		WlStmtRef  *ref = &cur.refs[i];
-		double		ms = 0;
+		WlQueued   *q = &finished[i];
 
-		if (ref->sync_files > 0)
-			ms += cur.sync_ms * ref->sync_files / cur.charge_sync_files;
-		if (ref->cleanup_files > 0)
-			ms += cur.cleanup_ms * ref->cleanup_files / cur.charge_cleanup_files;
-		ref->sync_files = 0;
-		ref->cleanup_files = 0;
-		if (!(ms > 0))
-			continue;
-		if (!ref->stored)
-			ref->commit_ms += ms;
-		else if (!wl_store_add_to_statement(ref->ring_pos, cur.xact_id, ref->stmt_no,
-											&ref->key, NULL, 0, ms, false))
-		{
-			WlLateAdd  *l = late_entry(ref);
-
-			if (l != NULL)
-				l->commit_ms += ms;
-		}
+		if (q->sync_files > 0)
+			q->rec.commit_ms += cur.sync_ms * q->sync_files / cur.charge_sync_files;
+		if (q->cleanup_files > 0)
+			q->rec.commit_ms += cur.cleanup_ms * q->cleanup_files / cur.charge_cleanup_files;
 	}
-	cur.charge_sync_files = 0;
-	cur.charge_cleanup_files = 0;
+	clear_commit_charges();
 }
 
 /* ----------------------------------------------------------------
@@ -1528,10 +1266,7 @@ wl_acc_apply_effects(const WlEffects *eff)
 		int			t = current_tracked_statement();
 
 		if (t >= 0)
-		{
 			stmt_stack[t].storage_effects = true;
-			note_storage_statement(stmt_stack[t].stmt_no);
-		}
 	}
 	if (eff->finish_prepared)
 		finish_prepared(eff->gid, eff->commit_prepared);
@@ -1586,6 +1321,7 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 	WlActiveStmt *s = &stmt_stack[idx];
 	WlStmtRecord rec;
 	bool		scanned = false;
+	bool		held;
 
 	if (!s->tracked)
 	{
@@ -1679,8 +1415,9 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 	if (s->has_text)
 		memcpy(rec.query, s->query, WL_QUERY_LEN);
 
+	held = s->storage_effects;
 	remove_statement(idx);
-	statement_done(&rec, rec.toplevel);
+	statement_done(&rec, rec.toplevel, held);
 
 	/*
 	 * What it leaves running, and (unless an error is on its way) what
@@ -2187,7 +1924,7 @@ static bool
 forget_quiet_transaction(bool has_xid, bool is_prepare)
 {
 	if (has_xid || is_prepare || cur.active || cur.shown || stmt_depth > 0 ||
-		n_finished > 0 || n_late > 0)
+		n_finished > 0)
 		return false;
 	cur.observed = false;
 	cur.usage_baseline_set = false;
@@ -2292,7 +2029,7 @@ pre_commit_record(bool is_prepare, bool has_xid)
 
 		/* the files whose statements the phase will be charged to */
 		clear_commit_charges();
-		if (cur.n_refs > 0 && !statement_in_progress())
+		if (!statement_in_progress() && holds_statements())
 		{
 			int32	   *sync;
 			int32	   *drop;
@@ -2325,11 +2062,7 @@ pre_commit_record(bool is_prepare, bool has_xid)
 		}
 	}
 
-	/*
-	 * Store what waits once the commit's walks are attributed: a statement
-	 * of this record still queued takes its walks into its record before
-	 * that is stored, and is written once.
-	 */
+	/* store what waits, but the statements the phase may be charged to */
 	flush_at_safe_point(0, true);
 
 	/* the last transaction of the record: its scans are all known now */
@@ -2408,7 +2141,7 @@ wl_acc_abort(void)
 	stack_abort(InvalidSubTransactionId);
 
 	/* the files whose creators the abort will be charged to (a commit's no more) */
-	charge = cur.n_refs > 0 && !statement_in_progress();
+	charge = !statement_in_progress() && holds_statements();
 	wl_model_read_abort(false, abort_buffers_bound(), charge, &ab);
 	attribute_abort_walk(&ab);
 	cur.prepare_pending = false;
@@ -2609,20 +2342,7 @@ finish_record(void)
 static void
 reset_open_record(void)
 {
-	WlStmtRef  *refs = cur.refs;
-	int			cap = cur.refs_capacity;
-
-	/* one huge transaction does not keep its memory */
-	if (cap > WL_KEEP_REFS)
-	{
-		pfree(refs);
-		refs = NULL;
-		cap = 0;
-	}
 	memset(&cur, 0, sizeof(cur));
-	cur.refs = refs;
-	cur.refs_capacity = cap;
-	release_late();
 }
 
 /*
@@ -2753,8 +2473,7 @@ wl_acc_xact_end(void)
 	if (cur.active)
 	{
 		charge_commit_phase();
-		settle_ref_scans();
-		flush_finished(false, false, true);
+		flush_finished(false, WL_KEEP_NONE, true);
 		finish_record();
 	}
 	reset_open_record();
