@@ -1260,6 +1260,18 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 	}
 }
 
+/* a phase begun at start ends now: its time, its usage if outermost (true) */
+static bool
+end_phase(WlActiveStmt *s, instr_time start, instr_time now)
+{
+	INSTR_TIME_SUBTRACT(now, start);
+	INSTR_TIME_ADD(s->elapsed, now);
+	if (--s->running > 0)
+		return false;
+	wl_usage_accum(&s->usage, &s->usage_start);
+	return true;
+}
+
 /*
  * A (sub)transaction aborts: its executor statements still on the stack
  * failed where no hook of theirs runs.  A utility statement on the stack
@@ -1326,12 +1338,8 @@ wl_acc_exit_begins(void)
 
 		if (!s->is_utility && s->running > 0)
 		{
-			instr_time	d = now;
-
-			INSTR_TIME_SUBTRACT(d, s->phase_start);
-			INSTR_TIME_ADD(s->elapsed, d);
-			wl_usage_accum(&s->usage, &s->usage_start);
-			s->running = 0;
+			s->running = 1;
+			end_phase(s, s->phase_start, now);
 		}
 		finish_statement(i, WL_STMT_ERROR, 0, false);
 	}
@@ -1562,6 +1570,7 @@ wl_acc_executor_phase_end(QueryDesc *queryDesc, instr_time start, bool failed,
 	int			idx;
 	instr_time	now;
 	WlActiveStmt *s;
+	int64		wal_before;
 
 	if (is_light(queryDesc))
 	{
@@ -1587,18 +1596,12 @@ wl_acc_executor_phase_end(QueryDesc *queryDesc, instr_time start, bool failed,
 	if (idx < 0)
 		return;
 	s = &stmt_stack[idx];
+	wal_before = s->usage.c.wal_records;
 	INSTR_TIME_SET_CURRENT(now);
-	INSTR_TIME_SUBTRACT(now, start);
-	INSTR_TIME_ADD(s->elapsed, now);
-	if (--s->running == 0)
-	{
-		int64		wal_before = s->usage.c.wal_records;
-
-		wl_usage_accum(&s->usage, &s->usage_start);
-		/* a plain SELECT that wrote will be recorded: keep its text now */
-		if (s->conditional && s->tracked && s->usage.c.wal_records != wal_before)
-			copy_text(s);
-	}
+	/* a plain SELECT that wrote will be recorded: keep its text now */
+	if (end_phase(s, start, now) && s->conditional && s->tracked &&
+		s->usage.c.wal_records != wal_before)
+		copy_text(s);
 	if (failed)
 		finish_statement(idx, WL_STMT_ERROR, 0, true);
 }

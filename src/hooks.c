@@ -209,10 +209,6 @@ utility_may_touch_storage(NodeTag tag)
 	}
 }
 
-/* ----------------------------------------------------------------
- * query id of a utility statement
- * ----------------------------------------------------------------
- */
 static uint64
 utility_queryid(PlannedStmt *pstmt, const char *queryString)
 {
