@@ -729,14 +729,16 @@ xact_add_scans(WlScanKind kind, int64 n, double est_ns)
 }
 
 /*
- * A walk at commit or abort caused by statement stmt_no (-1: unknown):
- * into its held record, or its entry if it still runs, else to the
- * statement running now.  An abort's files of no known creator are the
- * failed statement's, whose post-look never ran.
+ * A walk at commit or abort over nfiles files, acting on `buffers`, caused
+ * by statement stmt_no (-1: unknown): into its held record, or its entry if
+ * it still runs, else to the statement running now.  An abort's files of
+ * no known creator are the failed statement's, whose post-look never ran.
  */
 static void
-attribute_walk(WlScanKind kind, int32 stmt_no, double est_ns, bool on_abort_path)
+add_attributed_scan(WlScanKind kind, int32 stmt_no, int nfiles, int64 buffers,
+					bool on_abort_path)
 {
+	double		est_ns = wl_scans_est_ns(kind, 1, nfiles, buffers);
 	WlQueued   *q;
 
 	if (stmt_no < 0 && cur.worker_stmt_no > 0)
@@ -760,15 +762,6 @@ attribute_walk(WlScanKind kind, int32 stmt_no, double est_ns, bool on_abort_path
 			return;
 		}
 	add_scans_to_current(kind, 1, est_ns);
-}
-
-/* one walk at commit or abort over nfiles files, acting on `buffers` */
-static void
-add_attributed_scan(WlScanKind kind, int32 stmt_no, int nfiles, int64 buffers,
-					bool on_abort_path)
-{
-	attribute_walk(kind, stmt_no, wl_scans_est_ns(kind, 1, nfiles, buffers),
-				   on_abort_path);
 }
 
 /* ----------------------------------------------------------------
@@ -841,6 +834,13 @@ charge_commit_phase(void)
  * the statement stack
  * ----------------------------------------------------------------
  */
+static double
+ms_between(instr_time from, instr_time to)
+{
+	INSTR_TIME_SUBTRACT(to, from);
+	return INSTR_TIME_GET_MILLISEC(to);
+}
+
 /* copy the statement's text into the entry; its source must be valid */
 static void
 copy_text(WlActiveStmt *s)
@@ -1060,13 +1060,6 @@ wl_acc_current_statement_no(void)
 	return idx >= 0 ? stmt_stack[idx].stmt_no : -1;
 }
 
-/* the estimated duration of a batch of scans, and the buffers they invalidate */
-static double
-batch_est_ns(WlScanKind kind, const WlScanBatch *b)
-{
-	return wl_scans_est_ns(kind, b->n, b->nfiles, b->invalidated);
-}
-
 /* COMMIT / ROLLBACK PREPARED: what its PREPARE left to delete, and the walk */
 static void
 finish_prepared(const char *gid, bool commit)
@@ -1096,7 +1089,9 @@ wl_acc_apply_effects(const WlEffects *eff)
 	for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
 		if (eff->scans[k].n > 0)
 			add_scans_to_current((WlScanKind) k, eff->scans[k].n,
-								 batch_est_ns((WlScanKind) k, &eff->scans[k]));
+								 wl_scans_est_ns((WlScanKind) k, eff->scans[k].n,
+												 eff->scans[k].nfiles,
+												 eff->scans[k].invalidated));
 	if (idx >= 0 && eff->wal_skipped)
 		stmt_stack[idx].wal_skipped = true;
 	for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
@@ -1139,8 +1134,7 @@ measure_utility(WlActiveStmt *s)
 	instr_time	now;
 
 	INSTR_TIME_SET_CURRENT(now);
-	INSTR_TIME_SUBTRACT(now, s->start);
-	s->measured_ms = INSTR_TIME_GET_MILLISEC(now);
+	s->measured_ms = ms_between(s->start, now);
 	wl_usage_since(&s->usage_start, &s->measured_usage);
 	s->measured = true;
 }
@@ -2089,7 +2083,6 @@ void
 wl_acc_xact_end(void)
 {
 	instr_time	end;
-	instr_time	d;
 	bool		was_abort = cur.phase_is_abort;
 
 	if (!cur.in_phase)
@@ -2103,9 +2096,7 @@ wl_acc_xact_end(void)
 	cur.ended_commit = !was_abort;
 	cur.commit_wal_bytes += pgWalUsage.wal_bytes - cur.phase_wal_start;
 
-	d = end;
-	INSTR_TIME_SUBTRACT(d, cur.phase_start);
-	cur.commit_ms = INSTR_TIME_GET_MILLISEC(d);
+	cur.commit_ms = ms_between(cur.phase_start, end);
 	if (was_abort)
 	{
 		cur.sync_ms = 0;
@@ -2113,12 +2104,8 @@ wl_acc_xact_end(void)
 	}
 	else
 	{
-		d = cur.phase_mid;
-		INSTR_TIME_SUBTRACT(d, cur.phase_start);
-		cur.sync_ms = INSTR_TIME_GET_MILLISEC(d);
-		d = end;
-		INSTR_TIME_SUBTRACT(d, cur.phase_mid);
-		cur.cleanup_ms = INSTR_TIME_GET_MILLISEC(d);
+		cur.sync_ms = ms_between(cur.phase_start, cur.phase_mid);
+		cur.cleanup_ms = ms_between(cur.phase_mid, end);
 		/* the wait for a standby: the rest of the sync part (commit_parts) */
 		if (cur.standby_wait)
 			cur.standby_ms = Max(cur.sync_ms - cur.pred_files_ns / 1e6 - cur.local_wal_ms, 0);
