@@ -1,84 +1,46 @@
 /*-------------------------------------------------------------------------
  *
  * accumulator.c
- *		The backend's accumulator: the stack of statements in progress, the
- *		open transaction record, commit and abort phase timing, the
- *		attribution of commit-time scans to the statements that caused them,
- *		the hand-over of finished statements and transactions to the store,
- *		and what a PREPARE TRANSACTION leaves for its COMMIT PREPARED.
+ *		The backend's accumulator: the statements in progress, the open
+ *		transaction record, the commit and abort phases, the attribution of
+ *		their walks and time to the statements that caused them, the queue
+ *		of finished records on their way to the store, and what a PREPARE
+ *		leaves for its COMMIT PREPARED.
  *
- * hooks.c calls in at every entry point; the decisions of core come from
- * scan_model.c and observe.c as return values; the estimates from
- * cost.c; finished records go to store.c.
+ * The statement stack lives in TopMemoryContext: VACUUM, a procedure that
+ * commits or CREATE INDEX CONCURRENTLY runs several transactions, which are
+ * folded into the record of the transaction that ends the statement
+ * (inner_xacts).  Nesting is counted by hooks.c as pg_stat_statements
+ * counts it, so `toplevel` means the same in both.
  *
- * The statement stack lives in TopMemoryContext: a statement such as
- * VACUUM, CALL of a procedure that commits, or CREATE INDEX CONCURRENTLY
- * runs several transactions, and its record must survive them.  Nesting is
- * counted by hooks.c the way pg_stat_statements counts it, so `toplevel`
- * means the same in both extensions.
+ * The phases, as core's xact.c runs them:
  *
- * Windows, as core's xact.c runs them (PostgreSQL 15-18):
+ *	commit:  PRE_COMMIT .... pending syncs (the sync walk), commit record,
+ *			   its flush, the synchronous replication wait
+ *			 COMMIT ........ locks released, pending deletes (the drop walk)
+ *			 TopTransactionContext reset: the end
+ *	abort:   ABORT ......... locks released, pending deletes; ends at the
+ *			   reset, or at the locks' release when core cleans up only at
+ *			   the client's ROLLBACK (an error in a transaction block)
+ *	subtransaction abort: ABORT_SUB ... its walk counted
  *
- *	commit:  XACT_EVENT_PRE_COMMIT ........ start of the commit phase
- *			   ON COMMIT actions, pending syncs (the sync scan), commit
- *			   record, its flush and the synchronous replication wait
- *			 XACT_EVENT_COMMIT ............ end of the sync part
- *			   locks released, pending deletes (the drop scan)
- *			 TopTransactionContext reset .. end of the cleanup part
+ * A walk's estimate is made once, when it is counted; a record is stored
+ * once, final.  A FATAL exit unwinds nothing: walload's first exit
+ * callback ends the statements in progress as errors (wl_acc_exit_begins),
+ * core's abort records the transaction, walload's last exit callback
+ * stores what waits.
  *
- *	abort:   XACT_EVENT_ABORT ............. start of the abort phase
- *			   locks released, pending deletes (the drop scan)
- *			 TopTransactionContext reset .. end (at once, except after an
- *			   error inside a transaction block, where core cleans up only
- *			   at the client's ROLLBACK; then the phase ends when the
- *			   transaction's locks have been released)
+ * A transaction is observed if a statement started in it with tracking
+ * on; an observed one is closed and recorded whatever walload.track says
+ * by its end, an unobserved one is not looked at.
  *
- *	subtransaction abort: SUBXACT_EVENT_ABORT_SUB ... its walk counted
- *			   its owner's locks released, its files deleted (the walk)
- *
- * A scan's estimate is made once, when the scan is counted, and a record
- * is stored once, when final: nothing restates a walk from the time its
- * phase took (which stays a measured column), and nothing times an abort
- * from ErrorContext or a subtransaction's context.
- *
- * A FATAL exit (pg_terminate_backend, a lost client, a session timeout)
- * unwinds nothing, and core aborts the open transaction from its exit
- * callback: walload's first exit callback, which runs before core's, ends
- * the statements in progress as errors measured to that moment, as a
- * cancel's error handlers would have (wl_acc_exit_begins); core's abort
- * then records the transaction as an abort, and walload's last exit
- * callback, which runs after core's, stores what waits.
- *
- * A statement that commits transactions itself (VACUUM, CLUSTER without a
- * table, CREATE INDEX CONCURRENTLY, a procedure that commits or rolls back)
- * keeps one record: its inner transactions are folded into the transaction
- * that ends the statement, and counted in inner_xacts.  The record starts
- * with the first of them.
- *
- * Which transactions are observed: one in which a statement started while
- * tracking was on (walload.track is not none: hooks.c's gate).  An
- * observed transaction is closed and recorded whatever walload.track says
- * by its end (SET LOCAL walload.track = none cannot leave a record open);
- * an unobserved one is not looked at, not even at its commit.
- *
- * Rules for the abort path (XACT_EVENT_ABORT, SUBXACT_EVENT_ABORT_SUB) and
- * the commit cleanup (the TopTransactionContext reset callback, after the
- * commit record), where an error would be a PANIC or an unkept promise:
- *	- no allocation but core's own lists of files to delete, in core's
- *	  TransactionAbortContext (the reserve core keeps for its abort; core
- *	  allocates the same array at the same moment, smgrDoPendingDeletes);
- *	- no read of memory core may have freed (statement texts: copy_text);
- *	- no file I/O;
- *	- no wait on walload's lock: the store is tried without waiting, and
- *	  what could not be stored waits in this backend for its next statement,
- *	  its next commit or its exit (flush_at_safe_point).  Elsewhere, too,
- *	  walload waits for its lock only when a backend holds more than
- *	  WL_QUEUE_BOUND statements or late additions;
- *	- no eviction from a full walload_stats (it walks the table with memory
- *	  of its own under the store's lock): a statement that needs a new
- *	  aggregate then waits as above (store.c's locking note);
- *	- no ERROR or WARNING.
- * docs/guarantees.md states the same, with the tests that check it.
+ * The abort path and the commit cleanup (an error there is a PANIC): no
+ * allocation but core's lists of files to delete in its
+ * TransactionAbortContext; no read of memory core may have freed
+ * (statement texts: copy_text); no file I/O; no wait on walload's lock and
+ * no eviction from walload_stats (what cannot be stored waits in the
+ * queue for the next safe point); no ERROR or WARNING
+ * (docs/guarantees.md).
  *
  *-------------------------------------------------------------------------
  */
@@ -109,8 +71,7 @@
 typedef struct WlActiveStmt
 {
 	uint64		serial;			/* unique in this backend: finds the entry */
-	bool		tracked;		/* will be recorded (else kept only for
-								 * attribution of nested work) */
+	bool		tracked;		/* else kept for its nested work only */
 	bool		is_utility;
 	bool		conditional;	/* plain SELECT: recorded only if it wrote */
 	bool		storage_effects;	/* created or scheduled deletion of files */
@@ -119,26 +80,18 @@ typedef struct WlActiveStmt
 	int			running;		/* executor: inside ExecutorRun/Finish */
 	CommandTag	tag;
 	uint64		queryid;
-	Oid			userid;			/* the role it runs as, from its start (see
-								 * finish_statement) */
+	Oid			userid;			/* the role at its start (finish_statement) */
 	int			nest_level;
-	QueryDesc  *queryDesc;		/* executor statements only; compared, never
-								 * dereferenced after its ExecutorStart */
+	QueryDesc  *queryDesc;		/* executor only; compared, not dereferenced */
 	int32		stmt_no;
 	uint64		xact_epoch;		/* transaction it started in */
 	SubTransactionId subid;
-	TimestampTz start_ts;		/* 0 until needed, for a plain SELECT
-								 * (statement_start_ts) */
+	TimestampTz start_ts;		/* plain SELECT: 0 until needed */
 	instr_time	start;			/* utility: start; executor: start of Run */
 	instr_time	elapsed;		/* executor: accumulated Run/Finish time */
 	instr_time	phase_start;	/* executor: start of the phase running now */
 
-	/*
-	 * Usage.  A utility statement is measured from its start to its end; an
-	 * executor statement only inside ExecutorRun and ExecutorFinish, as its
-	 * time is (and as pg_stat_statements measures it): a cursor's query is
-	 * not charged what other statements did between its FETCHes.
-	 */
+	/* utility: measured start to end; executor: inside Run and Finish */
 	WlUsageMark usage;			/* executor: accumulated over its phases */
 	bool		measured;		/* utility: measured (time, usage) */
 	double		measured_ms;
@@ -152,13 +105,7 @@ typedef struct WlActiveStmt
 	WlUsageMark usage_start;	/* utility: start; executor: start of phase */
 	WlCounters	measured_usage; /* utility: set when measured */
 
-	/*
-	 * The statement's text.  The source is core's (the portal's or the
-	 * message's memory): it may be read only while the statement's own hook
-	 * is on the C stack.  Recorded statements copy it at their start, plain
-	 * SELECTs (recorded only if they write) when a phase wrote WAL; an
-	 * abort never reads it (core has freed the portals by then).
-	 */
+	/* the text: core's, readable only while the statement's hook runs */
 	const char *source_text;
 	int			query_location;
 	int			query_len;
@@ -174,17 +121,11 @@ static uint64 next_serial = 1;
 static uint64 xact_epoch_now = 1;
 
 /*
- * A plain SELECT (recorded only if it writes) is not put on the stack when
- * it starts: most never write, and an entry costs it more than the rest of
- * walload's work on a read-only load.  It is held here instead, with what
- * its entry would take at its start (its statement number, so that numbers
- * follow the order statements start in, as for any other), and it becomes
- * a stack entry (promote_light) only when it must be one: when a statement
- * starts inside it (its nested work is attributed to it), when its phase
- * wrote WAL, or when its phase may be resumed (a cursor's FETCH, a
- * portal's row limit, a SQL function's lazy evaluation), since only an
- * entry accumulates usage over several phases.  One at a time: another
- * plain SELECT starting while one is held takes an entry at once.
+ * A plain SELECT (recorded only if it writes) is held here, not pushed:
+ * most never write, and an entry costs more than the rest of walload's
+ * work on a read-only load.  It becomes an entry (promote_light) when a
+ * statement starts inside it, when its phase wrote WAL, or when its phase
+ * may be resumed.  One at a time.
  */
 typedef struct WlLightStmt
 {
@@ -262,58 +203,24 @@ time_kind(CommandTag tag)
 /* this backend has stored a transaction record (WlXactRecord.first_in_session) */
 static bool recorded_before = false;
 
-/* finished statements waiting to be stored (see statement_done) */
-static WlStmtRecord *finished = NULL;
+/*
+ * Finished statements waiting to be stored, in the order they ended.  A
+ * held one (of the open record, it created files or doomed them) waits for
+ * the record's end: the commit's walks and share of the phase go into its
+ * record, which is then stored once, final.  sync_files, cleanup_files:
+ * its files the phase in progress acts on.
+ */
+typedef struct WlQueued
+{
+	WlStmtRecord rec;
+	bool		held;
+	int32		sync_files;
+	int32		cleanup_files;
+} WlQueued;
+
+static WlQueued *finished = NULL;
 static int	n_finished = 0;
 static int	finished_capacity = 0;
-
-/* statements of the open record that may receive commit-time scans */
-typedef struct WlStmtRef
-{
-	int32		stmt_no;
-	int64		ring_pos;		/* position in the statement ring, or -1 */
-	WlStatsKey	key;
-	bool		stored;
-	int64		scans[WL_NUM_SCAN_KINDS];	/* arrived, not yet stored */
-	int64		scan_est_ns;
-	double		commit_ms;		/* commit phase charged, not yet stored */
-	/* its files the commit or abort in progress acts on (charge_commit_phase) */
-	int32		sync_files;		/* pending syncs it created */
-	int32		cleanup_files;	/* files deleted: it scheduled their deletion
-								 * (commit), created them (abort) */
-} WlStmtRef;
-
-/*
- * What arrived for statements already stored -- commit- or abort-time scans,
- * shares of a commit or abort phase -- when the store could not be had
- * without waiting (the commit cleanup and the abort path never wait): kept
- * here, one entry per statement, until the next safe point.  Room for one
- * per statement of the open record that may receive anything is made when
- * that statement is noted (note_storage_statement), outside any error
- * path, so that nothing is lost.
- */
-typedef struct WlLateAdd
-{
-	int64		ring_pos;
-	uint64		xact_id;
-	int32		stmt_no;
-	WlStatsKey	key;
-	int64		scans[WL_NUM_SCAN_KINDS];
-	int64		scan_est_ns;
-	double		commit_ms;
-} WlLateAdd;
-
-static WlLateAdd *late = NULL;
-static int	n_late = 0;
-static int	late_capacity = 0;
-
-/*
- * The late list is given back when it is empty and no statement of an open
- * record needs its room, if it grew beyond this (the room made for a record
- * of WL_KEEP_REFS storage statements): one transaction of many storage
- * statements does not keep its memory for the backend's life.
- */
-#define WL_KEEP_LATE	128
 
 typedef struct WlOpenXact
 {
@@ -331,12 +238,8 @@ typedef struct WlOpenXact
 	double		faults_mark;	/* wl_scan_faults_priced_ns() when observed */
 
 	/*
-	 * Whose the record is: the role and application_name of its last
-	 * recorded statement (a top-level one if any), as that statement ran;
-	 * until one is recorded, those current when the record became active.
-	 * Not read at the transaction's end: by then core has undone SET LOCAL
-	 * (role, application_name), and a final SET ROLE would hand the record,
-	 * with its session's start time, to another role.
+	 * The role and application_name of its last recorded statement (a
+	 * top-level one if any), as it ran: at the end core has undone SET LOCAL.
 	 */
 	Oid			userid;
 	bool		role_from_toplevel; /* userid is a top-level statement's */
@@ -396,42 +299,16 @@ typedef struct WlOpenXact
 	double		local_wal_ms;	/* its local WAL flush */
 	double		standby_ms;		/* its wait for the standby (derived) */
 
-	WlStmtRef  *refs;
-	int			n_refs;
-	int			refs_capacity;
-	bool		refs_unsorted;	/* a ref was added out of statement order */
-
-	/*
-	 * The files the commit or abort in progress acts on, those of no known
-	 * statement included: what each phase is split over
-	 * (charge_commit_phase).
-	 */
+	/* the files the phase in progress acts on (charge_commit_phase) */
 	int32		charge_sync_files;
 	int32		charge_cleanup_files;
 
-	/*
-	 * A background process's record (wl_acc_worker_statement): its kind,
-	 * and the statement that stands for its work, which the commit's walks
-	 * of no known statement go to.
-	 */
+	/* a background process's record: its kind, its work's statement */
 	int8		backend_kind;
 	int32		worker_stmt_no;
 } WlOpenXact;
 
 static WlOpenXact cur;
-
-/* refs arrays larger than this are given back at the end of a record */
-#define WL_KEEP_REFS	64
-
-/*
- * The refs array and the late list, in a context of their own made with
- * small blocks: arrays beyond a kilobyte are blocks of their own, which
- * pfree gives back to the system (in TopMemoryContext the ones below its
- * chunk limit left a block of ever larger size behind as they grew), so a
- * backend returns to its earlier size after a transaction of many storage
- * statements.
- */
-static MemoryContext refs_cxt = NULL;
 
 /* which commits teach the store what (see learn_from_commit) */
 #define WL_FSYNC_TIME_MIN_NS	2e6
@@ -453,10 +330,7 @@ wl_acc_set_prepare_gid(const char *gid)
 	strlcpy(prepare_gid, gid, GIDSIZE);
 }
 
-/*
- * A statement starts with tracking on (hooks.c): the transaction is
- * observed from its start.
- */
+/* a statement starts with tracking on: observe the transaction */
 void
 wl_acc_observe(void)
 {
@@ -497,11 +371,7 @@ activate(void)
 		wl_acc_observe();
 }
 
-/*
- * A statement starts: the transaction's usage is measured from its first
- * statement (on 15-17 the backend's WAL I/O counters are zeroed between
- * transactions, when it reports its statistics).
- */
+/* the transaction's usage counts from its first statement */
 static void
 note_activity(void)
 {
@@ -521,81 +391,40 @@ next_stmt_no(void)
 	return cur.next_stmt_no;
 }
 
-static WlStmtRef *
-find_ref(int32 stmt_no)
-{
-	/*
-	 * Statements end in the order they are numbered but for one that ends
-	 * after statements nested in it: the refs are sorted until then, and a
-	 * lookup is a binary search.  A backward scan per storage statement made
-	 * a transaction of N tables cost O(N^2).
-	 */
-	if (!cur.refs_unsorted)
-	{
-		int			lo = 0;
-		int			hi = cur.n_refs - 1;
-
-		while (lo <= hi)
-		{
-			int			mid = lo + (hi - lo) / 2;
-
-			if (cur.refs[mid].stmt_no == stmt_no)
-				return &cur.refs[mid];
-			if (cur.refs[mid].stmt_no < stmt_no)
-				lo = mid + 1;
-			else
-				hi = mid - 1;
-		}
-		return NULL;
-	}
-	for (int i = cur.n_refs - 1; i >= 0; i--)
-		if (cur.refs[i].stmt_no == stmt_no)
-			return &cur.refs[i];
-	return NULL;
-}
-
-/*
- * Remember that statement stmt_no may receive commit-time scans later.
- * Called outside error context only.
- */
+/* statement stmt_no, on the stack, will be held (WlQueued) */
 static void
 note_storage_statement(int32 stmt_no)
 {
-	WlStmtRef  *ref;
+	for (int i = stmt_depth - 1; i >= 0; i--)
+		if (stmt_stack[i].stmt_no == stmt_no)
+			stmt_stack[i].storage_effects = true;
+}
 
-	if (stmt_no < 0 || find_ref(stmt_no) != NULL)
-		return;
-	if (refs_cxt == NULL)
-		refs_cxt = AllocSetContextCreate(TopMemoryContext, "walload statement refs",
-										 ALLOCSET_SMALL_SIZES);
-	if (cur.n_refs >= cur.refs_capacity)
+/* the queued record of statement stmt_no of the open record, or NULL */
+static WlQueued *
+queued(int32 stmt_no, bool held_only)
+{
+	if (stmt_no < 0)
+		return NULL;
+	for (int i = n_finished - 1; i >= 0; i--)
 	{
-		int			newcap = cur.refs_capacity == 0 ? 16 : cur.refs_capacity * 2;
+		WlQueued   *q = &finished[i];
 
-		if (cur.refs == NULL)
-			cur.refs = MemoryContextAlloc(refs_cxt, sizeof(WlStmtRef) * newcap);
-		else
-			cur.refs = repalloc(cur.refs, sizeof(WlStmtRef) * newcap);
-		cur.refs_capacity = newcap;
+		if (q->rec.xact_id == cur.xact_id && q->rec.stmt_no == stmt_no &&
+			(q->held || !held_only))
+			return q;
 	}
-	if (cur.n_refs > 0 && cur.refs[cur.n_refs - 1].stmt_no > stmt_no)
-		cur.refs_unsorted = true;
-	ref = &cur.refs[cur.n_refs++];
-	memset(ref, 0, sizeof(*ref));
-	ref->stmt_no = stmt_no;
-	ref->ring_pos = -1;
+	return NULL;
+}
 
-	/* room for what may arrive for it late, should the store be busy then */
-	if (n_late + cur.n_refs > late_capacity)
-	{
-		int			newcap = Max(16, (n_late + cur.n_refs) * 2);
-
-		if (late == NULL)
-			late = MemoryContextAlloc(refs_cxt, sizeof(WlLateAdd) * newcap);
-		else
-			late = repalloc(late, sizeof(WlLateAdd) * newcap);
-		late_capacity = newcap;
-	}
+/* does the open record hold statements */
+static bool
+holds_statements(void)
+{
+	for (int i = 0; i < n_finished; i++)
+		if (finished[i].held && finished[i].rec.xact_id == cur.xact_id)
+			return true;
+	return false;
 }
 
 /* ----------------------------------------------------------------
@@ -603,204 +432,92 @@ note_storage_statement(int32 stmt_no)
  * ----------------------------------------------------------------
  */
 
+/* which of the open record's queued statements flush_finished leaves queued */
+typedef enum WlKeep
+{
+	WL_KEEP_OPEN,				/* all: the record is open */
+	WL_KEEP_HELD,				/* the held ones */
+	WL_KEEP_NONE
+} WlKeep;
+
 /*
- * Give the late list back if it is large and unused (WL_KEEP_LATE).  A
- * pfree: fit for the abort path and the commit cleanup.
+ * Store the queue but what keep keeps.  may_wait false: only what needs no
+ * wait for walload's lock; in_cleanup: nor a new aggregate in a full
+ * walload_stats (store.c).  The rest stays queued, in order.
  */
 static void
-release_late(void)
+flush_finished(bool may_wait, WlKeep keep, bool in_cleanup)
 {
-	if (n_late == 0 && cur.n_refs == 0 && late_capacity > WL_KEEP_LATE)
-	{
-		pfree(late);
-		late = NULL;
-		late_capacity = 0;
-	}
-}
+	int			kept = 0;
+	bool		stuck = false;
 
-/* store what arrived late; false if the store could not be had */
-static bool
-flush_late(bool may_wait)
-{
-	int			done = 0;
-
-	while (done < n_late)
-	{
-		WlLateAdd  *l = &late[done];
-
-		if (!wl_store_add_to_statement(l->ring_pos, l->xact_id, l->stmt_no, &l->key,
-									   l->scans, l->scan_est_ns, l->commit_ms,
-									   may_wait))
-			break;
-		done++;
-	}
-	if (done > 0)
-	{
-		memmove(late, late + done, sizeof(WlLateAdd) * (n_late - done));
-		n_late -= done;
-		release_late();
-	}
-	return n_late == 0;
-}
-
-/*
- * The late entry of a stored statement of the open record, made if new in
- * the room note_storage_statement made for it: no allocation, fit for the
- * abort path.
- */
-static WlLateAdd *
-late_entry(const WlStmtRef *ref)
-{
-	WlLateAdd  *l;
-
-	for (int i = 0; i < n_late; i++)
-		if (late[i].ring_pos == ref->ring_pos && late[i].xact_id == cur.xact_id &&
-			late[i].stmt_no == ref->stmt_no)
-			return &late[i];
-	if (n_late >= late_capacity)
-		return NULL;			/* cannot happen: room was made */
-	l = &late[n_late++];
-	memset(l, 0, sizeof(*l));
-	l->ring_pos = ref->ring_pos;
-	l->xact_id = cur.xact_id;
-	l->stmt_no = ref->stmt_no;
-	l->key = ref->key;
-	return l;
-}
-
-/*
- * The scans (and their estimate) and the commit phase charged that arrived
- * for a queued statement
- */
-static void
-take_ref_scans(WlStmtRecord *rec, WlStmtRef *ref)
-{
-	for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
-		rec->c.scans[k] += ref->scans[k];
-	rec->c.scan_est_ns += ref->scan_est_ns;
-	rec->commit_ms += ref->commit_ms;
-	memset(ref->scans, 0, sizeof(ref->scans));
-	ref->scan_est_ns = 0;
-	ref->commit_ms = 0;
-}
-
-/*
- * The record ends: scans that arrived for its statements still queued go
- * into their queued records (the refs are forgotten with the record).
- * Backend memory only.
- */
-static void
-settle_ref_scans(void)
-{
 	for (int i = 0; i < n_finished; i++)
 	{
-		WlStmtRecord *rec = &finished[i];
-		WlStmtRef  *ref;
+		WlQueued   *q = &finished[i];
+		bool		open = cur.active && q->rec.xact_id == cur.xact_id;
 
-		if (rec->xact_id != cur.xact_id || (ref = find_ref(rec->stmt_no)) == NULL ||
-			ref->stored)
-			continue;
-		take_ref_scans(rec, ref);
-	}
-}
-
-/*
- * Store queued statements (ring and aggregates) and late additions.  With
- * may_wait false (abort path, commit cleanup), only what can be stored
- * without waiting for walload's lock; the rest stays queued, in order.
- * in_cleanup (the commit cleanup and the abort path): nor what needs an
- * aggregate evicted from a full walload_stats (store.c's locking note).
- */
-static void
-flush_finished(bool may_wait, bool ended_only, bool in_cleanup)
-{
-	int			done = 0;
-
-	if (!flush_late(may_wait))
-		return;
-	while (done < n_finished)
-	{
-		WlStmtRecord *rec = &finished[done];
-		WlStmtRef  *ref;
-		int64		pos;
-
-		/*
-		 * The open record's statements wait for its commit: a reset meanwhile
-		 * must not remove half of a transaction.
-		 */
-		if (ended_only && cur.active && rec->xact_id == cur.xact_id)
-			break;
-		ref = rec->xact_id == cur.xact_id ? find_ref(rec->stmt_no) : NULL;
-
-		/* scans that arrived for it before it was stored */
-		if (ref != NULL && !ref->stored)
-			take_ref_scans(rec, ref);
-
-		/* not stored: it keeps the scans just added, and waits in order */
-		if (!wl_store_statement(rec, may_wait, in_cleanup, &pos))
-			break;
-
-		if (ref != NULL)
+		if (!stuck && !(open && (keep == WL_KEEP_OPEN ||
+								 (keep == WL_KEEP_HELD && q->held))))
 		{
-			ref->stored = true;
-			ref->ring_pos = pos;
-			ref->key.userid = rec->userid;
-			ref->key.dbid = rec->dbid;
-			ref->key.queryid = rec->queryid;
-			ref->key.tag = rec->tag;
-			ref->key.toplevel = rec->toplevel;
+			if (wl_store_statement(&q->rec, may_wait, in_cleanup))
+				continue;
+			stuck = true;
 		}
-		done++;
+		if (kept < i)
+			finished[kept] = *q;
+		kept++;
 	}
-	if (done > 0)
-	{
-		memmove(finished, finished + done,
-				sizeof(WlStmtRecord) * (n_finished - done));
-		n_finished -= done;
-	}
+	n_finished = kept;
 }
 
 /*
  * A point where walload may store (a statement starts, a commit begins):
  * store what waits if walload's lock can be had at once -- at a statement's
- * start only what ended records left, at the commit everything.  Wait for
- * the lock only when this backend holds more than WL_QUEUE_BOUND
- * statements or late additions, which bounds what it keeps.
+ * start what ended records left, at the commit all but the held statements.
+ * Past WL_QUEUE_BOUND queued statements, wait for the lock and store all
+ * but the held ones; past WL_HELD_BOUND held ones (a restore's or a
+ * cleanup's DROPs in one transaction), store those too, without what their
+ * record's end would have charged them.  The held bound is larger because
+ * every held statement shares the commit phase it waits for.
  */
 #define WL_QUEUE_BOUND	64
+#define WL_HELD_BOUND	1024
 
 static void
 flush_at_safe_point(int more, bool at_commit)
 {
-	if (n_finished > 0 || n_late > 0)
-		flush_finished(false, !at_commit, false);
-	if (n_finished + more > WL_QUEUE_BOUND || n_late > WL_QUEUE_BOUND)
-		flush_finished(true, false, false);
+	if (n_finished > 0)
+		flush_finished(false, at_commit ? WL_KEEP_HELD : WL_KEEP_OPEN, false);
+	if (n_finished + more > WL_QUEUE_BOUND)
+		flush_finished(true, WL_KEEP_HELD, false);
+	if (n_finished + more > WL_HELD_BOUND)
+		flush_finished(true, WL_KEEP_NONE, false);
 }
 
-/*
- * The backend exits, after core has aborted the transaction it left open
- * (wl_acc_exit_begins, then the abort): store what still waits, waiting
- * for walload's lock if need be.
- */
+/* the backend exits, after core's abort: store what waits */
 void
 wl_acc_backend_exit(void)
 {
 	unpublish_activity();
-	if (n_finished > 0 || n_late > 0)
-		flush_finished(true, false, false);
+	if (n_finished > 0)
+		flush_finished(true, WL_KEEP_NONE, false);
 }
 
 /*
- * A statement starts: make sure that `more` statements can be queued
- * without allocating (statements can finish inside error handlers, where
- * walload neither allocates nor waits), storing what waits first.
+ * A statement starts: room to queue `more` statements without allocating
+ * (they may end in error handlers), after storing what waits.
  */
 static void
 reserve_finished(int more)
 {
-	/* nothing waits and there is room: the common case, nothing to do */
-	if (n_finished == 0 && n_late == 0 && more <= finished_capacity)
+	/* a transaction that held many statements gives the room back */
+	if (n_finished == 0 && finished_capacity > 2 * WL_QUEUE_BOUND)
+	{
+		pfree(finished);
+		finished = NULL;
+		finished_capacity = 0;
+	}
+	if (n_finished == 0 && more <= finished_capacity)
 		return;
 	flush_at_safe_point(more, false);
 	if (n_finished + more > finished_capacity)
@@ -808,9 +525,9 @@ reserve_finished(int more)
 		int			newcap = Max(64, (n_finished + more) * 2);
 
 		if (finished == NULL)
-			finished = MemoryContextAlloc(TopMemoryContext, sizeof(WlStmtRecord) * newcap);
+			finished = MemoryContextAlloc(TopMemoryContext, sizeof(WlQueued) * newcap);
 		else
-			finished = repalloc(finished, sizeof(WlStmtRecord) * newcap);
+			finished = repalloc(finished, sizeof(WlQueued) * newcap);
 		finished_capacity = newcap;
 	}
 }
@@ -821,23 +538,16 @@ reserve_finished(int more)
  */
 
 /*
- * Predicting a commit reads core's pending lists and the size of every
- * pending sync: in a transaction that creates thousands of files that is
- * work per statement, and predicting at every statement would make the
- * transaction quadratic.  So the predictions of a transaction may go over
- * WL_PREDICT_BUDGET_FILES pending files, and WL_PREDICT_PER_STMT more per
- * recorded statement; past that the last prediction stays (its
- * predicted_at says when it was made).  A budget in files, not in time:
- * which predictions are made must not depend on the machine's speed or
- * load (a time budget left a busy host's predictions stale mid-load).
+ * A prediction reads every pending file: predicting at every statement of
+ * a transaction of thousands of files would be quadratic.  A transaction's
+ * predictions go over at most WL_PREDICT_BUDGET_FILES files plus
+ * WL_PREDICT_PER_STMT per statement; then the last one stays.  In files,
+ * not time, so that it does not depend on the machine's load.
  */
 #define WL_PREDICT_BUDGET_FILES		4096
 #define WL_PREDICT_PER_STMT			16
 
-/*
- * The calibration, as this backend last read it (the store's spinlock is
- * shared by all backends: read again at most once a second).
- */
+/* the calibration, read again at most once a second */
 static const WlScanCost *
 current_cost(TimestampTz now)
 {
@@ -856,11 +566,9 @@ current_cost(TimestampTz now)
 }
 
 /*
- * Blocks of files that skip WAL which the commit-time sync will find dirty
- * in shared buffers and write: those the load's statements dirtied, except
- * that a utility statement (COPY, CREATE TABLE AS, ...) loads through core's
- * bulk-write ring of 16 MB, whose buffers it writes itself as it goes, and
- * leaves at most the ring dirty.  At most shared_buffers.
+ * Blocks of WAL-skipping files the commit's sync will find dirty: those the
+ * statements dirtied, but a utility statement loads through core's 16 MB
+ * bulk-write ring and leaves at most the ring dirty.
  */
 #define WL_BULKWRITE_RING_BLOCKS	(16 * 1024 * 1024 / BLCKSZ)
 
@@ -881,11 +589,7 @@ dirty_buffers(void)
 	return Min(cur.dirty_load_blocks, (int64) NBuffers);
 }
 
-/*
- * What COMMIT and ROLLBACK would do if issued now: the model's decisions,
- * and the commit's duration from the one cost model (cost.c).  Runs
- * at a recorded statement's end, never on the abort path.
- */
+/* what COMMIT and ROLLBACK would do now, priced by cost.c; not on the abort path */
 static void
 predict_commit(WlActivity *a, TimestampTz now)
 {
@@ -897,10 +601,7 @@ predict_commit(WlActivity *a, TimestampTz now)
 	if (!IsTransactionState())
 		return;
 
-	/*
-	 * Nothing pending since the record began: the prediction made at its
-	 * first statement's end still holds (the commit record's flush only).
-	 */
+	/* nothing pending since the record began: the first prediction holds */
 	if (!cur.storage_touched && a->predicted_at != 0)
 	{
 		a->predicted_at = now;
@@ -926,11 +627,7 @@ predict_commit(WlActivity *a, TimestampTz now)
 		abort_rels = cf.ncreated;
 		wl_model_free_commit(&cf);
 	}
-	/*
-	 * The state is read only where files are pending: it takes the WAL
-	 * insertion position's spinlock, which a short transaction's statements
-	 * should not add to.
-	 */
+	/* the state takes the WAL insert spinlock: only where files are pending */
 	if (cur.storage_touched)
 		wl_commit_state_now(&a->pred_state, &m, dirty_buffers(), true);
 	else
@@ -949,10 +646,8 @@ predict_commit(WlActivity *a, TimestampTz now)
 }
 
 /*
- * Show the open record in this backend's walload_activity slot: at a
- * recorded statement's start (command: its tag) and end (command: the
- * recorded statement still running around it, or none), with a new
- * prediction of the commit at the end (predict).  Never on the abort path.
+ * Show the open record in walload_activity, at a recorded statement's start
+ * and end (predict: with a new prediction).  Never on the abort path.
  */
 static void
 publish_activity(CommandTag command, TimestampTz command_start, bool predict)
@@ -994,25 +689,25 @@ unpublish_activity(void)
 }
 
 static void
-statement_done(const WlStmtRecord *rec, bool count_in_xact)
+statement_done(const WlStmtRecord *rec, bool count_in_xact, bool held)
 {
+	WlQueued   *q;
+
 	/* capacity was reserved when the statement started */
 	Assert(n_finished < finished_capacity);
 	if (n_finished >= finished_capacity)
 		return;
 	activate();
-	finished[n_finished] = *rec;
-	finished[n_finished].xact_id = cur.xact_id;
-	n_finished++;
+	q = &finished[n_finished++];
+	q->rec = *rec;
+	q->rec.xact_id = cur.xact_id;
+	q->held = held;
+	q->sync_files = q->cleanup_files = 0;
 
 	if (rec->status == WL_STMT_ERROR)
 		cur.failed_stmt_no = rec->stmt_no;
 
-	/*
-	 * A nested statement (a function's, maybe a SECURITY DEFINER one's)
-	 * names the record's role only while no top-level statement has; a
-	 * top-level one ends after those it nests.
-	 */
+	/* a nested statement names the role only until a top-level one does */
 	if (rec->toplevel || !cur.role_from_toplevel)
 	{
 		take_role_and_application(rec->userid);
@@ -1043,94 +738,40 @@ xact_add_scans(WlScanKind kind, int64 n, double est_ns)
 		wl_store_add_scan_totals(kind, n, NBuffers);
 }
 
-/* the queued record of statement stmt_no of the open record, or NULL */
-static WlStmtRecord *
-queued_record(int32 stmt_no)
-{
-	for (int i = n_finished - 1; i >= 0; i--)
-		if (finished[i].xact_id == cur.xact_id && finished[i].stmt_no == stmt_no)
-			return &finished[i];
-	return NULL;
-}
-
 /*
- * A walk at commit or abort, with its estimate est_ns, caused by
- * statement stmt_no of the open record (or by no known statement: -1).
- * Falls back to the statement running now (inner transactions of VACUUM
- * and the like).  Stored for an already stored statement if walload's lock
- * can be had at once, else kept in the late list.
- */
-static void
-attribute_walk(WlScanKind kind, int32 stmt_no, double est_ns, bool on_abort_path)
-{
-	WlStmtRef  *ref;
-
-	/* a background process's walks of no known statement: its work's */
-	if (stmt_no < 0 && cur.worker_stmt_no > 0)
-		stmt_no = cur.worker_stmt_no;
-	ref = stmt_no >= 0 ? find_ref(stmt_no) : NULL;
-
-	/*
-	 * An abort deleting files of no known creator: they are the failed
-	 * statement's, whose post-look never ran (it noted no file).  Its
-	 * record waits in the queue: the scan goes there.
-	 */
-	if (ref == NULL && stmt_no < 0 && on_abort_path && cur.failed_stmt_no > 0)
-	{
-		WlStmtRecord *rec = queued_record(cur.failed_stmt_no);
-
-		if (rec != NULL)
-		{
-			xact_add_scans(kind, 1, est_ns);
-			rec->c.scans[kind]++;
-			rec->c.scan_est_ns += (int64) est_ns;
-			return;
-		}
-	}
-	if (ref == NULL)
-	{
-		add_scans_to_current(kind, 1, est_ns);
-		return;
-	}
-
-	xact_add_scans(kind, 1, est_ns);
-	if (!ref->stored)
-	{
-		ref->scans[kind]++;
-		ref->scan_est_ns += (int64) est_ns;
-	}
-	else
-	{
-		int64		scans[WL_NUM_SCAN_KINDS] = {0};
-
-		scans[kind] = 1;
-		if (!wl_store_add_to_statement(ref->ring_pos, cur.xact_id, ref->stmt_no,
-									   &ref->key, scans, (int64) est_ns, 0, false))
-		{
-			/* later, from this backend's next safe point */
-			WlLateAdd  *l = late_entry(ref);
-
-			if (l != NULL)
-			{
-				l->scans[kind]++;
-				l->scan_est_ns += (int64) est_ns;
-			}
-		}
-	}
-}
-
-/*
- * One walk at commit or abort over nfiles files, acting on about buffers
- * buffers (invalidating them, or the sync's walk writing them), attributed
- * as attribute_walk says.
+ * A walk at commit or abort over nfiles files, acting on `buffers`, caused
+ * by statement stmt_no (-1: unknown): into its held record, or its entry if
+ * it still runs, else to the statement running now.  An abort's files of
+ * no known creator are the failed statement's, whose post-look never ran.
  */
 static void
 add_attributed_scan(WlScanKind kind, int32 stmt_no, int nfiles, int64 buffers,
 					bool on_abort_path)
 {
 	double		est_ns = wl_scans_est_ns(kind, 1, nfiles, buffers);
+	WlQueued   *q;
 
-	attribute_walk(kind, stmt_no, est_ns, on_abort_path);
+	if (stmt_no < 0 && cur.worker_stmt_no > 0)
+		stmt_no = cur.worker_stmt_no;
+	q = queued(stmt_no, true);
+	if (q == NULL && stmt_no < 0 && on_abort_path)
+		q = queued(cur.failed_stmt_no, false);
+	if (q != NULL)
+	{
+		xact_add_scans(kind, 1, est_ns);
+		q->rec.c.scans[kind]++;
+		q->rec.c.scan_est_ns += (int64) est_ns;
+		return;
+	}
+	for (int i = stmt_depth - 1; i >= 0 && stmt_no >= 0; i--)
+		if (stmt_stack[i].stmt_no == stmt_no && stmt_stack[i].storage_effects)
+		{
+			xact_add_scans(kind, 1, est_ns);
+			stmt_stack[i].scans[kind]++;
+			stmt_stack[i].scan_est_ns += (int64) est_ns;
+			return;
+		}
+	add_scans_to_current(kind, 1, est_ns);
 }
 
 /* ----------------------------------------------------------------
@@ -1139,38 +780,24 @@ add_attributed_scan(WlScanKind kind, int32 stmt_no, int nfiles, int64 buffers,
  */
 
 /*
- * The measured commit or abort phase of a record's last transaction is
- * split among the files that phase acted on, each file's share charged to
- * the recorded statement it came from (walload_stats.commit_ms):
- *
- *	sync phase of a commit or PREPARE (commit_sync_ms): over the pending
- *	  syncs, the files created in the transaction that skip WAL, which it
- *	  syncs or WAL-logs (wal_level=minimal); each to the statement that
- *	  created the file;
- *	cleanup phase of a commit (commit_cleanup_ms): over the files it
- *	  deletes; each to the statement that scheduled the deletion (DROP,
- *	  TRUNCATE, a rewrite);
- *	an abort (all cleanup): over the files it deletes, those created in
- *	  the transaction; each to the statement that created the file.
- *
- * Equal shares per file: the files are what the model knows exactly at
- * the commit, without sizing anything more.  A phase that acted on no file
- * is charged to no one, and so is the share of a file no recorded
- * statement is known for (created by a statement walload did not record,
- * or by the one that failed, or a new database's files).  The commits of
- * transactions inside a statement (VACUUM, a procedure's COMMIT) are in
- * that statement's own time already: not charged again.  The counting runs
- * at PRE_COMMIT or XACT_EVENT_ABORT, the charging at the end of the phase;
- * both only for a record with statements that touched storage (cur.refs),
- * none for the transactions of an OLTP load.
+ * The measured phase of a record's last transaction is split equally among
+ * the files it acted on, each share charged to the held statement the file
+ * came from (docs/reference.md, walload_stats.commit_ms): a commit's sync
+ * phase over its pending syncs, to their creators; its cleanup over the
+ * files it deletes, to the statements that scheduled the deletion; an
+ * abort over the files it deletes, to their creators.  Equal shares: the
+ * files are what the model knows exactly without sizing more.  An inner
+ * transaction's commit is in its statement's own time: not charged.  The
+ * files are counted at PRE_COMMIT or the abort, only if the record holds
+ * statements; the shares computed at the phase's end.
  */
 static void
 clear_commit_charges(void)
 {
-	for (int i = 0; i < cur.n_refs; i++)
+	for (int i = 0; i < n_finished; i++)
 	{
-		cur.refs[i].sync_files = 0;
-		cur.refs[i].cleanup_files = 0;
+		finished[i].sync_files = 0;
+		finished[i].cleanup_files = 0;
 	}
 	cur.charge_sync_files = 0;
 	cur.charge_cleanup_files = 0;
@@ -1182,14 +809,14 @@ count_charged_files(const int32 *creators, int n, bool sync)
 {
 	for (int i = 0; i < n; i++)
 	{
-		WlStmtRef  *ref = creators[i] >= 0 ? find_ref(creators[i]) : NULL;
+		WlQueued   *q = queued(creators[i], true);
 
-		if (ref == NULL)
+		if (q == NULL)
 			continue;
 		if (sync)
-			ref->sync_files++;
+			q->sync_files++;
 		else
-			ref->cleanup_files++;
+			q->cleanup_files++;
 	}
 	if (sync)
 		cur.charge_sync_files = n;
@@ -1197,49 +824,33 @@ count_charged_files(const int32 *creators, int n, bool sync)
 		cur.charge_cleanup_files = n;
 }
 
-/*
- * The phase is over and timed: charge each statement its share, into its
- * queued record, or into the store if walload's lock can be had at once,
- * else kept for the next safe point (room was made for it).  The commit
- * cleanup or the abort path: the rules of the header apply.
- */
+/* The phase is over and timed: each held statement's share, into its record. */
 static void
 charge_commit_phase(void)
 {
-	if (cur.charge_sync_files == 0 && cur.charge_cleanup_files == 0)
-		return;
-	for (int i = 0; i < cur.n_refs; i++)
+	for (int i = 0; i < n_finished; i++)
 	{
-		WlStmtRef  *ref = &cur.refs[i];
-		double		ms = 0;
+		WlQueued   *q = &finished[i];
 
-		if (ref->sync_files > 0)
-			ms += cur.sync_ms * ref->sync_files / cur.charge_sync_files;
-		if (ref->cleanup_files > 0)
-			ms += cur.cleanup_ms * ref->cleanup_files / cur.charge_cleanup_files;
-		ref->sync_files = 0;
-		ref->cleanup_files = 0;
-		if (!(ms > 0))
-			continue;
-		if (!ref->stored)
-			ref->commit_ms += ms;
-		else if (!wl_store_add_to_statement(ref->ring_pos, cur.xact_id, ref->stmt_no,
-											&ref->key, NULL, 0, ms, false))
-		{
-			WlLateAdd  *l = late_entry(ref);
-
-			if (l != NULL)
-				l->commit_ms += ms;
-		}
+		if (q->sync_files > 0)
+			q->rec.commit_ms += cur.sync_ms * q->sync_files / cur.charge_sync_files;
+		if (q->cleanup_files > 0)
+			q->rec.commit_ms += cur.cleanup_ms * q->cleanup_files / cur.charge_cleanup_files;
 	}
-	cur.charge_sync_files = 0;
-	cur.charge_cleanup_files = 0;
+	clear_commit_charges();
 }
 
 /* ----------------------------------------------------------------
  * the statement stack
  * ----------------------------------------------------------------
  */
+static double
+ms_between(instr_time from, instr_time to)
+{
+	INSTR_TIME_SUBTRACT(to, from);
+	return INSTR_TIME_GET_MILLISEC(to);
+}
+
 /* copy the statement's text into the entry; its source must be valid */
 static void
 copy_text(WlActiveStmt *s)
@@ -1258,11 +869,7 @@ copy_text(WlActiveStmt *s)
 	s->has_text = true;
 }
 
-/*
- * When the statement started, by the wall clock.  A plain SELECT, which is
- * rarely recorded, reads the clock once at its start (s->start) and has
- * its timestamp derived from it when it is needed.
- */
+/* its start by the wall clock; a plain SELECT's derived when needed */
 static TimestampTz
 statement_start_ts(WlActiveStmt *s)
 {
@@ -1424,10 +1031,7 @@ wl_acc_statement_on_stack(void)
 	return stmt_depth > 0;
 }
 
-/*
- * A scan happened (or is certain to happen) during the current statement:
- * count it for the innermost running statement and for the transaction.
- */
+/* a scan during the innermost running statement: its and the transaction's */
 static void
 add_scans_to_current(WlScanKind kind, int64 n, double est_ns)
 {
@@ -1466,19 +1070,7 @@ wl_acc_current_statement_no(void)
 	return idx >= 0 ? stmt_stack[idx].stmt_no : -1;
 }
 
-/* the estimated duration of a batch of scans, and the buffers they invalidate */
-static double
-batch_est_ns(WlScanKind kind, const WlScanBatch *b)
-{
-	return wl_scans_est_ns(kind, b->n, b->nfiles, b->invalidated);
-}
-
-/*
- * COMMIT / ROLLBACK PREPARED gid finished: it deleted what the prepared
- * transaction left (noted at its PREPARE, wl_acc_prepare_done), in
- * FinishPreparedTransaction -> DropRelationFiles, whose walk invalidates
- * the files' buffers (counted at PREPARE).
- */
+/* COMMIT / ROLLBACK PREPARED: what its PREPARE left to delete, and the walk */
 static void
 finish_prepared(const char *gid, bool commit)
 {
@@ -1496,10 +1088,8 @@ finish_prepared(const char *gid, bool commit)
 }
 
 /*
- * What the statement running now did, as the model and the observations
- * found it: scans for it and its transaction, WAL skipped, VACUUM's
- * figures; files created or scheduled for deletion make the nearest
- * recorded statement one that commit-time scans may be attributed to.
+ * What the statement running now did (scan_model.c, observe.c); files
+ * created or doomed make the nearest recorded statement a held one.
  */
 void
 wl_acc_apply_effects(const WlEffects *eff)
@@ -1509,7 +1099,9 @@ wl_acc_apply_effects(const WlEffects *eff)
 	for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
 		if (eff->scans[k].n > 0)
 			add_scans_to_current((WlScanKind) k, eff->scans[k].n,
-								 batch_est_ns((WlScanKind) k, &eff->scans[k]));
+								 wl_scans_est_ns((WlScanKind) k, eff->scans[k].n,
+												 eff->scans[k].nfiles,
+												 eff->scans[k].invalidated));
 	if (idx >= 0 && eff->wal_skipped)
 		stmt_stack[idx].wal_skipped = true;
 	for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
@@ -1528,21 +1120,13 @@ wl_acc_apply_effects(const WlEffects *eff)
 		int			t = current_tracked_statement();
 
 		if (t >= 0)
-		{
 			stmt_stack[t].storage_effects = true;
-			note_storage_statement(stmt_stack[t].stmt_no);
-		}
 	}
 	if (eff->finish_prepared)
 		finish_prepared(eff->gid, eff->commit_prepared);
 }
 
-/*
- * A utility statement is measured around the call of standard_ProcessUtility
- * (as pg_stat_statements measures it), not around walload's own look at it
- * before and after: wl_acc_utility_measure_from_now() right before the call,
- * measure_utility() right after it (or in its error handler).
- */
+/* a utility statement is measured around core's call only, not walload's looks */
 void
 wl_acc_utility_measure_from_now(uint64 serial)
 {
@@ -1560,8 +1144,7 @@ measure_utility(WlActiveStmt *s)
 	instr_time	now;
 
 	INSTR_TIME_SET_CURRENT(now);
-	INSTR_TIME_SUBTRACT(now, s->start);
-	s->measured_ms = INSTR_TIME_GET_MILLISEC(now);
+	s->measured_ms = ms_between(s->start, now);
 	wl_usage_since(&s->usage_start, &s->measured_usage);
 	s->measured = true;
 }
@@ -1576,9 +1159,8 @@ wl_acc_utility_measured(uint64 serial)
 }
 
 /*
- * Build the finished record of stack entry idx, hand it to the transaction
- * tracker, and remove it from the stack.  source_valid: the statement's
- * source text may be read (false on the abort path).  Allocates nothing.
+ * Queue the record of stack entry idx and pop it.  source_valid: its text
+ * may be read (not on the abort path).  Allocates nothing.
  */
 static void
 finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
@@ -1586,15 +1168,11 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 	WlActiveStmt *s = &stmt_stack[idx];
 	WlStmtRecord rec;
 	bool		scanned = false;
+	bool		held;
 
 	if (!s->tracked)
 	{
-		/*
-		 * Untracked entries (sub-commands, nested statements under track =
-		 * top) carry their scans and WAL-skipping up to the nearest tracked
-		 * parent: CREATE TABLE ... PRIMARY KEY creates its index in a
-		 * sub-command.
-		 */
+		/* untracked: scans and WAL-skipping go to the nearest tracked parent */
 		int64		scans[WL_NUM_SCAN_KINDS];
 		int64		scan_est_ns = s->scan_est_ns;
 		bool		wal_skipped = s->wal_skipped;
@@ -1615,11 +1193,7 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 		return;
 	}
 
-	/*
-	 * A plain SELECT is recorded only when it wrote WAL, touched storage or
-	 * scanned the pool.  Most do none of that: decide before building the
-	 * record (this is the hot path of read-only workloads).
-	 */
+	/* a plain SELECT only if it wrote WAL, touched storage or walked */
 	if (s->conditional && !s->storage_effects && s->usage.c.wal_records == 0)
 	{
 		for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
@@ -1635,14 +1209,7 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 	rec.stmt_no = s->stmt_no;
 	rec.pid = MyProcPid;
 
-	/*
-	 * The role it ran as, taken at its start: the same as pg_stat_statements'
-	 * at its end for a statement that ends normally, but also right for one
-	 * that failed inside a SECURITY DEFINER function (core restores the
-	 * caller's role only in the abort) or that the abort finishes (by then
-	 * core has restored the transaction's first role, before any SET LOCAL
-	 * ROLE).
-	 */
+	/* the role at its start: right too for one the abort ends */
 	rec.userid = s->userid;
 	rec.dbid = MyDatabaseId;
 	rec.queryid = s->queryid;
@@ -1679,15 +1246,13 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 	if (s->has_text)
 		memcpy(rec.query, s->query, WL_QUERY_LEN);
 
+	held = s->storage_effects;
 	remove_statement(idx);
-	statement_done(&rec, rec.toplevel);
+	statement_done(&rec, rec.toplevel, held);
 
 	/*
-	 * What it leaves running, and (unless an error is on its way) what
-	 * COMMIT would do now.  Not after a top-level statement outside a
-	 * transaction block: its commit follows (at the next Sync in a pipeline
-	 * of the extended protocol), and PRE_COMMIT predicts it anyway: sizing
-	 * a DROP's files twice would double its work for nothing.
+	 * What it leaves running, and what COMMIT would do now: not after an
+	 * error, nor outside a transaction block, where PRE_COMMIT follows.
 	 */
 	if (source_valid)
 	{
@@ -1699,14 +1264,22 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 	}
 }
 
+/* a phase begun at start ends now: its time, its usage if outermost (true) */
+static bool
+end_phase(WlActiveStmt *s, instr_time start, instr_time now)
+{
+	INSTR_TIME_SUBTRACT(now, start);
+	INSTR_TIME_ADD(s->elapsed, now);
+	if (--s->running > 0)
+		return false;
+	wl_usage_accum(&s->usage, &s->usage_start);
+	return true;
+}
+
 /*
- * A (sub)transaction is aborting: executor statements that began inside it
- * and are still on the stack were interrupted where no hook of theirs runs
- * (a cursor or a SQL function's query whose portal core has dropped).
- * They failed.  Utility statements are not touched: one that is on the
- * stack here is still running and ended the transaction itself (ROLLBACK
- * in a procedure); a failed one was finished by its own error handler.
- * Runs on the abort path: reads no memory of core's, allocates nothing.
+ * A (sub)transaction aborts: its executor statements still on the stack
+ * failed where no hook of theirs runs.  A utility statement on the stack
+ * is still running (ROLLBACK in a procedure).  The abort path.
  */
 static void
 stack_abort(SubTransactionId subid)
@@ -1725,11 +1298,7 @@ stack_abort(SubTransactionId subid)
 	}
 }
 
-/*
- * A top-level transaction has ended and no statement is running: entries
- * left on the stack are executor statements whose end core never reported;
- * forget them (their portals are gone).  Allocates nothing.
- */
+/* a top-level transaction ended: forget executor entries core never ended */
 static void
 stack_xact_end(void)
 {
@@ -1743,35 +1312,14 @@ stack_xact_end(void)
 
 
 /*
- * The backend's exit begins -- a FATAL (pg_terminate_backend, a lost
- * client, idle_in_transaction_session_timeout and the other timeouts that
- * end a session), or a client gone -- before core aborts the transaction
- * it leaves open.  A FATAL does not unwind the C stack: no hook of the
- * statements still on the stack will end them, utility statements
- * included, and no executor phase of theirs will end.  They failed, now:
- * each is measured to this moment (a utility statement from its start; an
- * executor statement's phase in progress added to its time and usage) and
- * recorded as an error, as a cancel records it, before the abort, as a
- * cancel's error handlers do (the abort's own work and WAL record are the
- * transaction's, not theirs).  The held plain SELECT, if in its phase, is
- * recorded as one if that phase wrote, else forgotten.  Then core's abort
- * finds no statement in progress and the transaction is recorded as an
- * abort (wl_acc_abort, wl_acc_xact_end).  A cursor's query between its
- * FETCHes is ended the same way, as its transaction's abort would end it.
- *
- * Core may abort first, from an exit callback registered after walload's:
- * RemoveTempRelationsCallback, in a session that created a temporary table
- * after its first statement, aborts the open transaction before it drops
- * the session's tables.  So the abort path calls this too when the backend
- * is exiting (proc_exit_inprogress): the statements are then measured to
- * the abort, its WAL record included, and a held SELECT in a transaction
- * that has an xid counts that record as written.
- *
- * Reads no memory of core's: a plain SELECT whose text was not copied yet
- * is recorded without it (core may have freed it: a SQL function keeps its
- * text in the executor state of its caller).  Allocates nothing: room for
- * each entry's record was reserved when it was pushed, and for the held
- * SELECT's entry when it was held (without room it is forgotten).
+ * The backend's exit begins (a FATAL, a client gone), before core aborts
+ * the open transaction.  A FATAL unwinds nothing: every statement on the
+ * stack failed now, measured to this moment, as a cancel records it; the
+ * held SELECT too if its phase wrote.  Core's abort then records the
+ * transaction.  Core may abort first (RemoveTempRelationsCallback runs
+ * before walload's callback): the abort path calls this too when the
+ * backend is exiting.  Reads no memory of core's (a text not copied yet is
+ * left out); allocates nothing: room was reserved at each push.
  */
 void
 wl_acc_exit_begins(void)
@@ -1794,21 +1342,12 @@ wl_acc_exit_begins(void)
 
 		if (!s->is_utility && s->running > 0)
 		{
-			instr_time	d = now;
-
-			INSTR_TIME_SUBTRACT(d, s->phase_start);
-			INSTR_TIME_ADD(s->elapsed, d);
-			wl_usage_accum(&s->usage, &s->usage_start);
-			s->running = 0;
+			s->running = 1;
+			end_phase(s, s->phase_start, now);
 		}
 		finish_statement(i, WL_STMT_ERROR, 0, false);
 	}
 }
-
-/* ----------------------------------------------------------------
- * statements, as hooks.c sees them start and end
- * ----------------------------------------------------------------
- */
 
 /* ----------------------------------------------------------------
  * background processes (hooks.c, observe.c wl_observe_worker_xact)
@@ -1821,11 +1360,9 @@ static TimestampTz worker_boundary_ts;
 static WlUsageMark worker_boundary_mark;
 
 /*
- * A background process's transaction ends (XACT_EVENT_COMMIT or _ABORT,
- * recorded or not): its next transaction's time and usage are counted from
- * here.  Core's transaction start is not enough: the tablesync worker sets
- * no statement timestamp, which it is taken from.  Reads two clocks and
- * counters, allocates nothing: fit for the abort path.
+ * A background process's transaction ends: its next one is measured from
+ * here (the tablesync worker sets no statement timestamp).  Fit for the
+ * abort path.
  */
 void
 wl_acc_worker_boundary(void)
@@ -1836,13 +1373,10 @@ wl_acc_worker_boundary(void)
 }
 
 /*
- * At PRE_COMMIT of a background process's transaction that did something
- * (observe.c): record it as one statement-level entry, w, measured from
- * the transaction's start (the later of core's start and the end of the
- * process's previous transaction; no hook runs at a start) to now, with
- * its usage since then, the effects the observation found, and the
- * commit's walks of no known statement, which follow.  The record is then
- * closed as a client's is.
+ * At PRE_COMMIT of a background process's transaction that did something:
+ * one statement, w, measured from the later of the transaction's start and
+ * the previous one's end, which takes the commit's walks of no known
+ * statement.
  */
 void
 wl_acc_worker_statement(const WlWorkerWork *w, const WlEffects *eff)
@@ -1908,11 +1442,7 @@ wl_acc_utility_done(uint64 serial, WlStmtStatus status, uint64 rows)
 		finish_statement(i, status, rows, true);
 }
 
-/*
- * Is the innermost statement a utility statement at this nesting level
- * (the inner query of CREATE TABLE AS, COPY (query) TO, REFRESH, EXPLAIN
- * ANALYZE, ...)?
- */
+/* is the innermost statement a utility statement at this level (CREATE TABLE AS) */
 bool
 wl_acc_innermost_is_utility_at(int nest_level)
 {
@@ -1930,11 +1460,7 @@ find_executor_entry(QueryDesc *queryDesc)
 	return -1;
 }
 
-/*
- * The held plain SELECT becomes a stack entry, as if it had been pushed at
- * its start: same statement number, transaction and subtransaction, and,
- * inside its phase, the phase's start and usage mark.
- */
+/* the held plain SELECT becomes a stack entry, as if pushed at its start */
 static void
 promote_light(void)
 {
@@ -1952,11 +1478,7 @@ is_light(QueryDesc *queryDesc)
 	return light.active && light.queryDesc == queryDesc;
 }
 
-/*
- * A query starts (recorded or not): a held SELECT with its QueryDesc's
- * address ended without an ExecutorEnd (its memory was freed), and must
- * not be taken for the new query.
- */
+/* a query starts: a held SELECT at its QueryDesc's address ended unseen */
 void
 wl_acc_executor_starting(QueryDesc *queryDesc)
 {
@@ -1964,11 +1486,7 @@ wl_acc_executor_starting(QueryDesc *queryDesc)
 		light.active = false;
 }
 
-/*
- * An executor statement is recorded from its ExecutorStart.  may_be_light:
- * a plain SELECT whose one phase, run to its end, can be its only one (no
- * backward fetch); it is held (WlLightStmt) if none is.
- */
+/* an executor statement starts; may_be_light: no backward fetch (WlLightStmt) */
 void
 wl_acc_executor_start(bool conditional, bool may_be_light, CommandTag tag,
 					  uint64 queryid, int nest_level, QueryDesc *queryDesc)
@@ -2011,12 +1529,9 @@ wl_acc_executor_tracked(QueryDesc *queryDesc)
 }
 
 /*
- * ExecutorRun and ExecutorFinish: time and usage inside them count for the
- * statement (as in pg_stat_statements).  A query that is not recorded
- * (nested under track = top) costs a look at the stack and nothing else:
- * no clock is read for it.  A held SELECT takes its usage mark and the
- * clock at the start of its phase, and at its end reads no clock unless it
- * wrote.  Returns whether the query is recorded.
+ * ExecutorRun and ExecutorFinish: time and usage inside them count (as in
+ * pg_stat_statements).  An unrecorded query reads no clock.  Returns
+ * whether the query is recorded.
  */
 bool
 wl_acc_executor_phase_begin(QueryDesc *queryDesc, instr_time *start)
@@ -2025,10 +1540,7 @@ wl_acc_executor_phase_begin(QueryDesc *queryDesc, instr_time *start)
 
 	if (is_light(queryDesc))
 	{
-		/*
-		 * A second phase (ExecutorRewind, then Run again) needs an entry;
-		 * the first, which wrote nothing, is not in its usage.
-		 */
+		/* a second phase (ExecutorRewind) needs an entry */
 		if (light.ran)
 			promote_light();
 		else
@@ -2054,10 +1566,7 @@ wl_acc_executor_phase_begin(QueryDesc *queryDesc, instr_time *start)
 	return true;
 }
 
-/*
- * resumable: the phase may have stopped before the query's end (a row
- * count was given), so that another phase may follow.
- */
+/* resumable: a row count was given, another phase may follow */
 void
 wl_acc_executor_phase_end(QueryDesc *queryDesc, instr_time start, bool failed,
 						  bool resumable)
@@ -2065,6 +1574,7 @@ wl_acc_executor_phase_end(QueryDesc *queryDesc, instr_time start, bool failed,
 	int			idx;
 	instr_time	now;
 	WlActiveStmt *s;
+	int64		wal_before;
 
 	if (is_light(queryDesc))
 	{
@@ -2090,27 +1600,17 @@ wl_acc_executor_phase_end(QueryDesc *queryDesc, instr_time start, bool failed,
 	if (idx < 0)
 		return;
 	s = &stmt_stack[idx];
+	wal_before = s->usage.c.wal_records;
 	INSTR_TIME_SET_CURRENT(now);
-	INSTR_TIME_SUBTRACT(now, start);
-	INSTR_TIME_ADD(s->elapsed, now);
-	if (--s->running == 0)
-	{
-		int64		wal_before = s->usage.c.wal_records;
-
-		wl_usage_accum(&s->usage, &s->usage_start);
-		/* a plain SELECT that wrote will be recorded: keep its text now */
-		if (s->conditional && s->tracked && s->usage.c.wal_records != wal_before)
-			copy_text(s);
-	}
+	/* a plain SELECT that wrote will be recorded: keep its text now */
+	if (end_phase(s, start, now) && s->conditional && s->tracked &&
+		s->usage.c.wal_records != wal_before)
+		copy_text(s);
 	if (failed)
 		finish_statement(idx, WL_STMT_ERROR, 0, true);
 }
 
-/*
- * After ExecutorEnd (AFTER triggers and their nested work are included):
- * the statement is done.  wal_skipped: it wrote into a relation file that
- * skips WAL.
- */
+/* after ExecutorEnd (AFTER triggers included): the statement is done */
 void
 wl_acc_executor_done(QueryDesc *queryDesc, uint64 rows, bool wal_skipped)
 {
@@ -2177,17 +1677,14 @@ maybe_warn(int64 scans)
 }
 
 /*
- * A transaction that recorded nothing, holds nothing and has no xid ends
- * (the read-only transactions of an OLTP load): its commit can neither
- * scan nor touch files, and it has no record to close.  Forget the little
- * its statements set (wl_acc_observe, note_activity, push_statement's
- * statement numbers) here, without timing the commit or watching its end.
+ * A transaction that recorded nothing, holds nothing and has no xid (an
+ * OLTP load's read-only ones): forget it, without timing its commit.
  */
 static bool
 forget_quiet_transaction(bool has_xid, bool is_prepare)
 {
 	if (has_xid || is_prepare || cur.active || cur.shown || stmt_depth > 0 ||
-		n_finished > 0 || n_late > 0)
+		n_finished > 0)
 		return false;
 	cur.observed = false;
 	cur.usage_baseline_set = false;
@@ -2198,10 +1695,9 @@ forget_quiet_transaction(bool has_xid, bool is_prepare)
 }
 
 /*
- * Before the commit record: decide the commit's scans the way core will,
- * store what waits (without waiting, unless the backend holds too much),
- * and warn if asked to.  Returns whether the end of the transaction is to
- * be watched (wl_acc_xact_end): not for a quiet one.
+ * Before the commit record: the commit's walks as core will do them, the
+ * strategy, the prediction.  Returns whether the transaction's end is to
+ * be watched (wl_acc_xact_end).
  */
 static pg_noinline void pre_commit_record(bool is_prepare, bool has_xid);
 
@@ -2238,11 +1734,8 @@ pre_commit_record(bool is_prepare, bool has_xid)
 		TimestampTz now = GetCurrentTimestamp();
 
 		/*
-		 * walload.commit_strategy may set wal_skip_threshold for this commit.
-		 * Read here, at the commit, what the transaction had set (a SET
-		 * LOCAL is undone by the time the record is written) and what core
-		 * uses; a statement that commits inside itself keeps the last
-		 * commit's thresholds and counts the commits the strategy changed.
+		 * The thresholds are read here: a SET LOCAL is undone by the record's
+		 * end.  walload.commit_strategy may set one for this commit.
 		 */
 		cur.threshold_read = true;
 		cur.xact_threshold_kb = wal_skip_threshold;
@@ -2259,7 +1752,6 @@ pre_commit_record(bool is_prepare, bool has_xid)
 		wl_model_commit(&cf, is_prepare, false, &model);
 
 		/* predicted before the scans are counted (which maps the pages) */
-
 		wl_commit_state_now(&st, &model, dirty_buffers(), false);
 		wl_commit_est(&model, current_cost(now), &st, &est);
 		cur.pred_commit_ms = est.total_ns / 1e6;
@@ -2292,7 +1784,7 @@ pre_commit_record(bool is_prepare, bool has_xid)
 
 		/* the files whose statements the phase will be charged to */
 		clear_commit_charges();
-		if (cur.n_refs > 0 && !statement_in_progress())
+		if (!statement_in_progress() && holds_statements())
 		{
 			int32	   *sync;
 			int32	   *drop;
@@ -2325,11 +1817,7 @@ pre_commit_record(bool is_prepare, bool has_xid)
 		}
 	}
 
-	/*
-	 * Store what waits once the commit's walks are attributed: a statement
-	 * of this record still queued takes its walks into its record before
-	 * that is stored, and is written once.
-	 */
+	/* store what waits, but the statements the phase may be charged to */
 	flush_at_safe_point(0, true);
 
 	/* the last transaction of the record: its scans are all known now */
@@ -2346,18 +1834,11 @@ pre_commit_record(bool is_prepare, bool has_xid)
 }
 
 /*
- * At an abort, the most buffers the files it deletes can hold: each block
- * of a file created in the transaction was dirtied by it, or read back
- * after its buffer was reused, since the transaction's first statement
- * (shared_blks_dirtied and shared_blks_read; other relations' blocks count
- * too).  0 where counting them (scan_model.c wl_model_read_abort)
- * would take longer than invalidating that many adds to the walk: the
- * count reads WL_BUFFER_COUNT_SAMPLE_HEADERS headers first, and
- * invalidating a buffer costs about what reading WL_INVALIDATE_HEADERS
- * headers does.  A fixed ratio, not the calibration's figures: whether the
- * buffers are counted must not depend on how a calibration under load
- * timed the two.  A rolled-back CREATE TABLE that loaded nothing is not
- * counted.
+ * At an abort, the most buffers the deleted files can hold: blocks dirtied
+ * or read since the transaction's first statement.  0 where counting them
+ * would cost more than invalidating them adds (a buffer's invalidation
+ * costs about WL_INVALIDATE_HEADERS header reads; a fixed ratio, so that
+ * the choice does not depend on a calibration under load).
  */
 #define WL_INVALIDATE_HEADERS	32
 
@@ -2375,12 +1856,7 @@ abort_buffers_bound(void)
 	return bound;
 }
 
-/*
- * The walk of this (sub)transaction level's abort, if it deletes files:
- * counted, priced with the buffers it invalidates, and attributed to the
- * first statement that created one of them; from the abort's one reading
- * of core's list (ab).  The abort path.
- */
+/* the abort's walk, if it deletes files, to their first creator; the abort path */
 static void
 attribute_abort_walk(const WlAbortFiles *ab)
 {
@@ -2407,8 +1883,8 @@ wl_acc_abort(void)
 	/* statements interrupted by the error */
 	stack_abort(InvalidSubTransactionId);
 
-	/* the files whose creators the abort will be charged to (a commit's no more) */
-	charge = cur.n_refs > 0 && !statement_in_progress();
+	/* the files whose creators the abort is charged to */
+	charge = !statement_in_progress() && holds_statements();
 	wl_model_read_abort(false, abort_buffers_bound(), charge, &ab);
 	attribute_abort_walk(&ab);
 	cur.prepare_pending = false;
@@ -2423,41 +1899,18 @@ wl_acc_abort(void)
 
 	begin_phase(true, false);
 
-	/*
-	 * After an error inside a transaction block, core cleans up (and so
-	 * calls us back) only at the client's ROLLBACK: the phase ends when
-	 * the transaction's locks are released (wl_acc_xact_end).
-	 */
+	/* in a failed transaction block core cleans up only at ROLLBACK */
 	cur.abort_deferred = (TransactionBlockStatusCode() == 'T');
 }
 
 /*
- * The parts of a commit's sync part (PRE_COMMIT to core's COMMIT callback),
- * as core runs them in CommitTransaction and RecordTransactionCommit:
- *
- *	the walk of shared buffers and the new files' syncs or WAL-logging
- *	  (smgrDoPendingSyncs): predicted at PRE_COMMIT (cost.c), no hook
- *	  brackets them;
- *	the commit record and its local WAL write and flush (XLogFlush): the
- *	  backend's own WAL fsync time, measured where track_wal_io_timing is
- *	  on and the counters can be read here (15-17, compat.h
- *	  WL_WAL_IO_PLAIN_READ); else its fsyncs counted and priced as the
- *	  calibration timed a WAL flush (18+: one flush priced where core
- *	  flushes a commit record, synchronous_commit not off);
- *	the wait for synchronous standbys (SyncRepWaitForLSN): core waits
- *	  when the commit has an xid and the transaction wrote WAL before its
- *	  commit record (XactLastRecEnd at PRE_COMMIT; the files' WAL-logging
- *	  after it only comes with WAL written before) and sync replication
- *	  is requested
- *	  (SyncRepRequested: synchronous_commit above local, walsenders
- *	  allowed) with standbys defined (synchronous_standby_names, as the
- *	  checkpointer published it); nothing times the wait, so it is
- *	  derived at the end of the phase: the sync part measured less the two
- *	  parts above.  Its error is theirs: the prediction's error for the
- *	  walk and the files, none for the local flush when timed.
- *
- * At XACT_EVENT_COMMIT: after the commit record, with interrupts held;
- * reads only memory (the rules of the header apply).
+ * The sync part's parts: the walk and the files' syncs (predicted at
+ * PRE_COMMIT); the commit record's local flush (timed where
+ * track_wal_io_timing is on and the counters can be read, compat.h; else
+ * its fsyncs priced as calibrated); the wait for synchronous standbys,
+ * where core waits (an xid, WAL written before the commit record,
+ * SyncRepRequested, standbys defined), derived at the phase's end as the
+ * rest.  At XACT_EVENT_COMMIT: reads only memory.
  */
 static void
 commit_parts(void)
@@ -2490,10 +1943,7 @@ wl_acc_commit_done(void)
 	}
 }
 
-/*
- * XACT_EVENT_PREPARE: core accepted the PREPARE (its state file is durable):
- * remember what its COMMIT / ROLLBACK PREPARED will delete.
- */
+/* XACT_EVENT_PREPARE: remember what COMMIT / ROLLBACK PREPARED will delete */
 void
 wl_acc_prepare_done(void)
 {
@@ -2530,10 +1980,7 @@ wl_acc_subxact_abort(SubTransactionId subid)
 	attribute_abort_walk(&ab);
 }
 
-/*
- * The top-level transaction's locks are released (the last release phase of
- * its resource owner): just before file deletion.
- */
+/* the top-level transaction's locks are released: just before file deletion */
 void
 wl_acc_locks_released(void)
 {
@@ -2609,27 +2056,10 @@ finish_record(void)
 static void
 reset_open_record(void)
 {
-	WlStmtRef  *refs = cur.refs;
-	int			cap = cur.refs_capacity;
-
-	/* one huge transaction does not keep its memory */
-	if (cap > WL_KEEP_REFS)
-	{
-		pfree(refs);
-		refs = NULL;
-		cap = 0;
-	}
 	memset(&cur, 0, sizeof(cur));
-	cur.refs = refs;
-	cur.refs_capacity = cap;
-	release_late();
 }
 
-/*
- * What one part of a phase took: the phase measured (ms), less what the
- * prediction of the phase (pred_ns) gave its other parts (all but part_ns),
- * at least 0; in ns, divided by per (ns, or a count).
- */
+/* one part of a phase: the phase less the prediction's other parts, per `per` */
 static double
 part_of_phase(double phase_ms, double pred_ns, double part_ns, double per)
 {
@@ -2637,34 +2067,12 @@ part_of_phase(double phase_ms, double pred_ns, double part_ns, double per)
 }
 
 /*
- * What a commit that has just ended teaches the store (store.c), two
- * things.
- *
- * The storage's speed: its sync phase (PRE_COMMIT to core's COMMIT
- * callback: the walk, the writes, the fsyncs, the WAL flush) took sync_ms;
- * less what the prediction gave its parts other than the synced files'
- * fsyncs, the rest is what those took, against what the calibration
- * predicts for them.  Only a commit whose prediction is mostly such fsyncs,
- * and at least WL_FSYNC_TIME_MIN_NS of them, teaches the store (otherwise
- * the rest is mostly the other parts' error); a commit that syncs no file
- * never does.
- *
- * Core's work per file that nothing times (wl_commit_est's files_ns): a
- * commit that only WAL-logs small new files, at least WL_FILE_COMMIT_MIN
- * of them and at most WL_FILE_COMMIT_BLOCKS blocks each on average (no
- * sync, no scan, no deletion, little WAL: the commit is little besides
- * those files), took commit_ms; less the prediction without that work, the
- * rest per file.  Not a CREATE DATABASE under minimal: it WAL-logs the
- * template's hundreds of files at commit, and what its commit differs from
- * its prediction is the error of the WAL's prediction, not core's work per
- * file.
- *
- * Taught once, at the end of the commit, from figures final then; the
- * phase timed here is not written into any record (its est_scan_ms keeps
- * the estimate made when the walk was counted).
- *
- * Runs in the commit cleanup: the rules of the header apply (the store's
- * spinlock only, no message).
+ * What a commit teaches the store: the storage's speed, from a sync phase
+ * that is mostly the synced files' fsyncs (at least WL_FSYNC_TIME_MIN_NS
+ * predicted), less the prediction's other parts; and core's untimed work
+ * per file, from a commit that only WAL-logs at least WL_FILE_COMMIT_MIN
+ * small files (at most WL_FILE_COMMIT_BLOCKS blocks each).  The commit
+ * cleanup: the store's spinlock only.
  */
 static void
 learn_from_commit(void)
@@ -2680,16 +2088,11 @@ learn_from_commit(void)
 												cur.pred_small_files));
 }
 
-/*
- * TopTransactionContext is being reset or deleted: the commit or abort
- * phase is over.  Runs with interrupts held at the very end of
- * CommitTransaction / CleanupTransaction: the rules of the header apply.
- */
+/* TopTransactionContext is reset: the phase is over.  The header's rules apply. */
 void
 wl_acc_xact_end(void)
 {
 	instr_time	end;
-	instr_time	d;
 	bool		was_abort = cur.phase_is_abort;
 
 	if (!cur.in_phase)
@@ -2703,9 +2106,7 @@ wl_acc_xact_end(void)
 	cur.ended_commit = !was_abort;
 	cur.commit_wal_bytes += pgWalUsage.wal_bytes - cur.phase_wal_start;
 
-	d = end;
-	INSTR_TIME_SUBTRACT(d, cur.phase_start);
-	cur.commit_ms = INSTR_TIME_GET_MILLISEC(d);
+	cur.commit_ms = ms_between(cur.phase_start, end);
 	if (was_abort)
 	{
 		cur.sync_ms = 0;
@@ -2713,12 +2114,8 @@ wl_acc_xact_end(void)
 	}
 	else
 	{
-		d = cur.phase_mid;
-		INSTR_TIME_SUBTRACT(d, cur.phase_start);
-		cur.sync_ms = INSTR_TIME_GET_MILLISEC(d);
-		d = end;
-		INSTR_TIME_SUBTRACT(d, cur.phase_mid);
-		cur.cleanup_ms = INSTR_TIME_GET_MILLISEC(d);
+		cur.sync_ms = ms_between(cur.phase_start, cur.phase_mid);
+		cur.cleanup_ms = ms_between(cur.phase_mid, end);
 		/* the wait for a standby: the rest of the sync part (commit_parts) */
 		if (cur.standby_wait)
 			cur.standby_ms = Max(cur.sync_ms - cur.pred_files_ns / 1e6 - cur.local_wal_ms, 0);
@@ -2736,10 +2133,7 @@ wl_acc_xact_end(void)
 
 	wl_model_xact_end();
 
-	/*
-	 * A statement still running committed (or rolled back) a transaction of
-	 * its own: keep the record open, fold this transaction into it.
-	 */
+	/* a statement still running ended a transaction: fold it into the record */
 	if (statement_in_progress())
 	{
 		cur.inner_xacts++;
@@ -2753,8 +2147,7 @@ wl_acc_xact_end(void)
 	if (cur.active)
 	{
 		charge_commit_phase();
-		settle_ref_scans();
-		flush_finished(false, false, true);
+		flush_finished(false, WL_KEEP_NONE, true);
 		finish_record();
 	}
 	reset_open_record();

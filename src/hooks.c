@@ -5,14 +5,10 @@
  *		executor hooks, object access, the transaction and subtransaction
  *		callbacks, the end of a transaction's memory, the backend's exit.
  *
- * Every hooked call is passed on to the previous hook (or the standard
- * function).  One gate decides whether walload observes a statement
- * (tracking_on); which statements are recorded follows walload.track and
- * its kind.  Nesting is counted here, as pg_stat_statements counts it, and
- * restored by PG_FINALLY whatever happens below.  What is seen is handed to
- * the accumulator (accumulator.c); what core decided, to the model
- * (scan_model.c) and the observations (observe.c), whose effects go to the
- * accumulator too.
+ * Every hook is chained.  One gate (tracking_on) decides whether walload
+ * observes a statement.  Nesting is counted as pg_stat_statements counts
+ * it, restored by PG_FINALLY.  What is seen goes to accumulator.c; what
+ * core decided comes from scan_model.c and observe.c as effects.
  *
  *-------------------------------------------------------------------------
  */
@@ -67,11 +63,7 @@ backend_observable(void)
 	return wl_store_ready() && !IsParallelWorker();
 }
 
-/*
- * The one gate: is walload observing this backend now?  Decided when a
- * statement starts; a transaction observed at its start is also closed,
- * whatever walload.track says by its end (xact_callbacks_apply).
- */
+/* the gate, at a statement's start; an observed transaction is closed whatever it says */
 static inline bool
 tracking_on(void)
 {
@@ -85,20 +77,12 @@ xact_callbacks_apply(void)
 }
 
 /*
- * The backend's exit, in two callbacks, registered before its first
- * statement is (once per backend; the postmaster's registrations are not
- * inherited), around core's ShutdownPostgres, which aborts the transaction
- * the backend leaves open (a FATAL, a client gone in the middle of one).
- * ShutdownPostgres is a before_shmem_exit callback registered when the
- * backend started, and such callbacks run last registered first:
- *
- *	exit_begins (before_shmem_exit): runs before core's abort; a FATAL
- *	  unwinds nothing, so the statements in progress are ended here, as
- *	  errors measured to this moment (wl_acc_exit_begins);
- *	backend_exit (on_shmem_exit): runs after every before_shmem_exit
- *	  callback, so after core's abort has recorded the transaction, and,
- *	  registered after InitProcess's, before the backend gives up its PGPROC
- *	  (ProcKill), which waiting for walload's lock needs: stores what waits.
+ * The backend's exit, around core's ShutdownPostgres (a before_shmem_exit
+ * callback registered at start, which aborts the open transaction; such
+ * callbacks run last registered first): exit_begins runs before it and
+ * ends the statements in progress (a FATAL unwinds nothing);
+ * backend_exit (on_shmem_exit) runs after it and before ProcKill, which
+ * waiting for walload's lock needs, and stores what waits.
  */
 static void
 exit_begins(int code, Datum arg)
@@ -128,16 +112,11 @@ watch_backend_exit(void)
 }
 
 /*
- * The release of the top-level transaction's locks times the end of an
- * abort that core finishes only at the client's ROLLBACK, and the start of
- * a commit's file deletion, whose walk teaches the walks' speed
- * (accumulator.c, wl_acc_locks_released, learn_from_commit).  Core calls a
- * release callback six times per transaction, so it is registered only
- * once this backend runs something that can make a record: a statement of
- * any kind but a plain SELECT, or a commit that is not quiet.  (A backend
- * whose only recorded statements so far are plain SELECTs that wrote WAL
- * themselves times such an abort to the ROLLBACK.)  Registering allocates:
- * never on the abort path.
+ * The release of the top-level locks times the end of an abort core
+ * finishes only at ROLLBACK (wl_acc_locks_released).  Core calls a release
+ * callback six times per transaction: registered only once the backend
+ * runs something but a plain SELECT.  Registering allocates: never on the
+ * abort path.
  */
 static void wl_resource_release(ResourceReleasePhase phase, bool isCommit,
 								bool isTopLevel, void *arg);
@@ -166,11 +145,7 @@ level_recorded(void)
 	return wl_track == WL_TRACK_ALL || wl_nested_level == 0;
 }
 
-/*
- * Utility statements that cannot do bulk work or touch relation storage
- * are not recorded: transaction control, settings, prepared-statement and
- * cursor plumbing, LISTEN/NOTIFY, LOCK.
- */
+/* utility statements that can do bulk work or touch relation storage */
 static bool
 utility_is_work(Node *parsetree)
 {
@@ -200,12 +175,7 @@ utility_is_work(Node *parsetree)
 	}
 }
 
-/*
- * Does this utility statement make the statements it runs one level
- * deeper?  Not EXECUTE (its statement is the prepared one, top-level if
- * EXECUTE is), nor PREPARE and DEALLOCATE: as in pg_stat_statements, so
- * that toplevel means the same in both extensions.
- */
+/* does it nest the statements it runs (not EXECUTE, PREPARE, DEALLOCATE: as pgss) */
 static inline bool
 utility_nests(Node *parsetree)
 {
@@ -214,11 +184,7 @@ utility_nests(Node *parsetree)
 		!IsA(parsetree, DeallocateStmt);
 }
 
-/*
- * Utility statements after which the pending file lists are examined (to
- * attribute commit-time scans).  Those that can neither create nor delete
- * relation files are skipped: the examination walks the whole list.
- */
+/* after which core's pending lists are read: those that can create or delete files */
 static bool
 utility_may_touch_storage(NodeTag tag)
 {
@@ -243,37 +209,20 @@ utility_may_touch_storage(NodeTag tag)
 	}
 }
 
-/* ----------------------------------------------------------------
- * query id of a utility statement
- * ----------------------------------------------------------------
- */
 static uint64
 utility_queryid(PlannedStmt *pstmt, const char *queryString)
 {
 	if (pstmt->queryId != UINT64CONST(0) || !IsQueryIdEnabled())
 		return pstmt->queryId;
 
-	/*
-	 * An extension called before us (pg_stat_statements when it is listed
-	 * after walload in shared_preload_libraries) zeroed it: compute it the
-	 * way core does (compat.h).
-	 */
+	/* zeroed by a hook called before (pgss listed after walload): as core does */
 	return wl_compute_utility_queryid(pstmt, queryString);
 }
 
 /* ----------------------------------------------------------------
- * query ids, for the statements walload records
- *
- * Core computes query ids only when something asks for them
- * (compute_query_id = on, or auto with pg_stat_statements loaded), and then
- * for every statement: on pgbench -S that is 2% of a transaction's
- * instructions.  walload needs them only for what it records, so that its
- * rows join pg_stat_statements, pg_stat_activity and the logs: when core
- * does not compute them (compute_query_id = auto and nobody asked), it
- * computes them here, with core's own JumbleQuery() at the point where core
- * would (parse analysis, before the next hook), for the statements it may
- * record.  The value is the one core gives.  With compute_query_id = off
- * there are none, as the user asked.
+ * query ids: with compute_query_id = auto and nobody asking, core computes
+ * none; walload computes them with core's JumbleQuery at core's point, only
+ * for the statements it may record (all of them cost pgbench -S 2%)
  * ----------------------------------------------------------------
  */
 
@@ -298,12 +247,7 @@ calls_user_code(Node *node, void *context)
 	return expression_tree_walker(node, calls_user_code, context);
 }
 
-/*
- * Does a SELECT call user-defined code where a load is called from: in its
- * select list (SELECT load_data(), also in a sub-select there) or as a
- * function in FROM (SELECT * FROM load_data()).  Its WHERE clause and
- * joins are not looked at: a short walk, on every SELECT.
- */
+/* a SELECT calling user code in its select list or FROM (not WHERE: a short walk) */
 static bool
 select_calls_user_code(Query *query)
 {
@@ -331,13 +275,9 @@ select_calls_user_code(Query *query)
 }
 
 /*
- * Could this analysed statement be recorded?  Utility statements that do
- * work, data-changing DML, and the SELECTs that may write: with a
- * data-modifying WITH, with FOR UPDATE/SHARE (tuple locks are WAL-logged),
- * or calling user-defined code (select_calls_user_code).  Any other SELECT
- * that writes (nextval(), a function in WHERE, hint-bit images under data
- * checksums) is still recorded, with the query id core gave it: none
- * unless core computes them.
+ * Could it be recorded: work, DML, and a SELECT that may write (modifying
+ * WITH, FOR UPDATE, user code).  Another SELECT that writes is recorded
+ * with core's query id, if any.
  */
 static bool
 query_may_be_recorded(Query *query)
@@ -456,9 +396,7 @@ wl_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	if (!observe)
 		return;
 
-	/*
-	 * CAUTION: pstmt may have been freed (e.g. COMMIT inside a procedure).
-	 */
+	/* pstmt may have been freed (COMMIT inside a procedure) */
 	PG_TRY();
 	{
 		WlEffects	eff;
@@ -514,11 +452,7 @@ wl_ExecutorStart(QueryDesc *queryDesc, int eflags)
 
 	ps = queryDesc->plannedstmt;
 
-	/*
-	 * The inner query of a utility statement (CREATE TABLE AS, COPY (query)
-	 * TO, REFRESH, EXPLAIN ANALYZE, ...) has no query id of its own, exactly
-	 * as pg_stat_statements sees it: the utility statement counts it.
-	 */
+	/* a utility statement's inner query: counted by it, as pgss does */
 	if (ps->queryId == UINT64CONST(0) &&
 		wl_acc_innermost_is_utility_at(wl_nested_level - 1))
 		return;
@@ -547,19 +481,12 @@ wl_ExecutorStart(QueryDesc *queryDesc, int eflags)
 
 	watch_backend_exit();
 
-	/*
-	 * A plain SELECT that cannot be fetched backward runs in one phase to
-	 * its end, or is resumed only when a row count stopped it (the
-	 * accumulator then makes it an entry): it may be held light.
-	 */
+	/* a plain SELECT without backward fetch may be held light */
 	wl_acc_executor_start(conditional, (eflags & EXEC_FLAG_BACKWARD) == 0,
 						  tag, ps->queryId, wl_nested_level, queryDesc);
 }
 
-/*
- * ExecutorRun and ExecutorFinish: nesting deepens; the accumulator times
- * the phase of a recorded query.
- */
+/* ExecutorRun and ExecutorFinish: nesting deepens; a recorded query's phase is timed */
 static void
 wl_ExecutorRun(WL_EXECUTOR_RUN_ARGS)
 {
@@ -594,12 +521,7 @@ wl_ExecutorFinish(QueryDesc *queryDesc)
 	bool		mine;
 	volatile bool ran = false;
 
-	/*
-	 * The Finish of a SELECT without a data-modifying WITH runs nothing: no
-	 * ModifyTable to run to completion, no AFTER trigger queued at its own
-	 * level (what its functions change fires at theirs).  It is passed on
-	 * unmeasured: on a read-only load this is most of walload's calls.
-	 */
+	/* a plain SELECT's Finish runs nothing: passed on unmeasured */
 	if (queryDesc->operation == CMD_SELECT &&
 		!queryDesc->plannedstmt->hasModifyingCTE)
 	{
@@ -717,12 +639,7 @@ wl_object_access(ObjectAccessType access, Oid classId, Oid objectId,
  * ----------------------------------------------------------------
  */
 
-/*
- * The end of a commit or abort phase: a reset callback on
- * TopTransactionContext.  Static, so that registering it allocates nothing
- * (it is registered at most once per top-level transaction; the flag says
- * whether it is).
- */
+/* the phase's end: a reset callback on TopTransactionContext, static (no allocation) */
 static void xact_memory_reset(void *arg);
 static MemoryContextCallback xact_end_callback = {xact_memory_reset, NULL, NULL};
 static bool xact_end_watched = false;
@@ -745,13 +662,9 @@ watch_xact_end(void)
 }
 
 /*
- * The background processes that load without a hooked statement (the
- * logical replication workers, autovacuum: observe.c) are recorded at
- * their commits: what the transaction did is looked at once, at
- * PRE_COMMIT, when tracking is on, and becomes the record's one statement;
- * the rest of the commit is a client's.  Every end of their transactions
- * marks where the next one's time and usage start.  Nothing on their
- * per-row paths.  The kind of process is read once.
+ * Background processes that load without a hooked statement (observe.c)
+ * are looked at once per transaction, at PRE_COMMIT; each end marks where
+ * the next one is measured from.
  */
 static int	worker_kind = -1;
 
@@ -804,18 +717,11 @@ wl_xact_callback(XactEvent event, void *arg)
 static void
 xact_event(XactEvent event)
 {
-
 	switch (event)
 	{
 		case XACT_EVENT_PRE_COMMIT:
-			if (wl_acc_pre_commit(false))
-			{
-				watch_xact_end();
-				watch_locks_release();
-			}
-			break;
 		case XACT_EVENT_PRE_PREPARE:
-			if (wl_acc_pre_commit(true))
+			if (wl_acc_pre_commit(event == XACT_EVENT_PRE_PREPARE))
 			{
 				watch_xact_end();
 				watch_locks_release();

@@ -156,22 +156,6 @@ wl_metrics_statement(const WlStmtRecord *rec, int64 walks)
 	SpinLockRelease(&wl_metrics->cmd_mutex);
 }
 
-/* what arrived for a stored statement later (wl_store_add_to_statement) */
-void
-wl_metrics_add_to_statement(Oid dbid, Oid userid, CommandTag tag,
-							int64 walks, double commit_ms)
-{
-	WlCommandTotals *t;
-
-	if (wl_metrics == NULL || (walks == 0 && commit_ms <= 0))
-		return;
-	SpinLockAcquire(&wl_metrics->cmd_mutex);
-	t = command_totals(dbid, userid, tag);
-	t->walks += walks;
-	t->commit_ms += Max(commit_ms, 0);
-	SpinLockRelease(&wl_metrics->cmd_mutex);
-}
-
 static void
 observe(WlHistogram *h, double s)
 {

@@ -57,8 +57,6 @@ extern void wl_metrics_shmem_init(void *mem, bool found);
 
 /* the store's hooks */
 extern void wl_metrics_statement(const WlStmtRecord *rec, int64 walks);
-extern void wl_metrics_add_to_statement(Oid dbid, Oid userid, CommandTag tag,
-										int64 walks, double commit_ms);
 extern void wl_metrics_xact(const WlXactRecord *rec);
 extern void wl_metrics_reset(void);
 

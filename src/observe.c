@@ -1,17 +1,13 @@
 /*-------------------------------------------------------------------------
  *
  * observe.c
- *		What one utility statement did to relation storage that core does
- *		not report, seen by looking before and after it (and at the object
- *		access events it fires): VACUUM truncating a table, TRUNCATE in
- *		place, databases dropped, moved or created, sequences rewritten,
- *		COPY into a file that skips WAL, a prepared transaction finished;
- *		and what a background process's transaction did (the logical
- *		replication workers' initial copy and replay, autovacuum's
- *		truncation of a table's tail), at its commit.
- *
- * Returns what it saw as effects (scan_model.h, WlEffects); the decisions
- * of core it needs are scan_model.c's.  Nothing here records anything.
+ *		What a utility statement did to relation storage that core does not
+ *		report, seen before and after it and at its object access events
+ *		(VACUUM's truncation, TRUNCATE in place, databases dropped, moved or
+ *		created, sequences rewritten, COPY into a file that skips WAL, a
+ *		prepared transaction finished), and what a background process's
+ *		transaction did, at its commit.  Returns effects (WlEffects);
+ *		records nothing.
  *
  *-------------------------------------------------------------------------
  */
@@ -92,11 +88,9 @@ add_inplace_with_indexes(TruncateObservation *t, Relation rel)
 }
 
 /*
- * OAT_TRUNCATE: called once per relation TRUNCATE is about to process,
- * before any of them is truncated.  Decide as ExecuteTruncateGuts() will:
- * a relation created, or given a new file, in the current subtransaction is
- * truncated in place (heap_truncate_one_rel), one DropRelFileNodeBuffers
- * scan per heap, index, TOAST heap and TOAST index.
+ * OAT_TRUNCATE, per relation, before any is truncated: as
+ * ExecuteTruncateGuts decides, one with a file new in this subtransaction
+ * is truncated in place, one walk per heap, index, TOAST heap and index.
  */
 void
 wl_observe_truncate(Oid relid)
@@ -154,11 +148,9 @@ wl_observe_created_relation(Oid relid, WlEffects *eff)
 }
 
 /*
- * OAT_POST_ALTER during ALTER TABLE: ATExecSetTableSpace() fires it right
- * after copying a relation's file, before its relcache entry sees the new
- * file.  The copy began with FlushRelationBuffers(), and scheduled the old
- * file (still the relcache's) for deletion at commit.  No other
- * OAT_POST_ALTER of ALTER TABLE sees its relation's current file doomed.
+ * OAT_POST_ALTER in ALTER TABLE: only ATExecSetTableSpace fires it with the
+ * relation's current file doomed, after a copy that began with
+ * FlushRelationBuffers.
  */
 void
 wl_observe_altered_relation(Oid relid, WlEffects *eff)
@@ -254,13 +246,9 @@ vacuum_option(VacuumStmt *stmt, const char *name)
 }
 
 /*
- * COPY FROM into a partitioned table writes into whichever partitions its
- * rows route to, which no hook tells (CopyFrom's tuple routing has its own
- * executor state): note the main fork size of each partition whose file
- * skips WAL, and the COPY wrote into one that skips WAL if one of them has
- * grown after it.  Rows that fit into a partition's free space without
- * growing it are missed.  Under wal_level = minimal only (the caller's
- * condition); one catalog lookup and one lseek per partition.
+ * COPY FROM into a partitioned table: no hook tells which partitions its
+ * rows went to, so the sizes of those that skip WAL are noted, and one
+ * that grew was written (rows that fit its free space are missed).
  */
 static void
 observe_wal_skipping_partitions(WlObservation *obs, Oid relid)
@@ -408,12 +396,7 @@ alter_table_changes_persistence(AlterTableStmt *stmt)
 
 static void observe_before(WlObservation *obs, Node *parsetree);
 
-/*
- * Right before the statement runs: what its walk will find.  DROP
- * DATABASE: the database's buffers, which its walk invalidates, sampled
- * from the headers.  Reading them maps their pages (and the kernel maps the
- * pages around each with it), which then costs the walk nothing.
- */
+/* right before DROP DATABASE: its buffers, sampled (the pages then cost its walk nothing) */
 void
 wl_observe_before_walk(WlObservation *obs)
 {
@@ -444,12 +427,10 @@ release_context(MemoryContext cxt)
 }
 
 /*
- * Before a utility statement that the scan model must watch: what it will
- * change, measured now.  Returns NULL for other statements.  The result
- * lives in a context of its own under TopMemoryContext (it must survive the
- * transactions VACUUM and DROP DATABASE commit themselves); whatever
- * happens, wl_observe_after() frees it, and an error in here frees it
- * before it propagates.
+ * Before a utility statement to watch: what it will change, measured now;
+ * NULL for others.  Lives in its own context under TopMemoryContext (VACUUM
+ * and DROP DATABASE commit transactions), freed by wl_observe_after or on
+ * an error in here.
  */
 WlObservation *
 wl_observe_before(Node *parsetree)
@@ -508,16 +489,9 @@ wl_observe_before(Node *parsetree)
 	}
 
 	/*
-	 * Lives across the transactions VACUUM and DROP DATABASE commit
-	 * themselves; given back in wl_observe_after().  The outermost
-	 * observation uses one context kept for the backend's life and reset
-	 * after each statement, with a first block that stays: a context
-	 * created and deleted around every COPY moved the heap's top back and
-	 * forth across glibc's trim threshold, and core's own allocations in
-	 * the COPY then grew the heap again each time (page faults walload
-	 * caused without allocating much).  A nested observation (a statement
-	 * observed inside one: a function's TRUNCATE in a COPY's trigger) gets
-	 * a context of its own.
+	 * The outermost observation reuses one context with a first block that
+	 * stays: one made and deleted per COPY moved the heap's top across
+	 * glibc's trim threshold, and core's COPY faulted its pages in again.
 	 */
 	if (!kept_cxt_in_use)
 	{
@@ -536,10 +510,7 @@ wl_observe_before(Node *parsetree)
 	obs = palloc0(sizeof(WlObservation));
 	obs->cxt = cxt;
 
-	/*
-	 * What follows reads catalogs and can fail (a cross-database name, a
-	 * cancel): the context must not outlive the error.
-	 */
+	/* reading catalogs can fail: the context must not outlive the error */
 	PG_TRY();
 	{
 		observe_before(obs, parsetree);
@@ -599,33 +570,24 @@ observe_before(WlObservation *obs, Node *parsetree)
 			obs->dbname = pstrdup(((CreatedbStmt *) parsetree)->dbname);
 			break;
 		case T_AlterSeqStmt:
-			{
-				int			cap = 4;
-				Oid			relid = RangeVarGetRelid(((AlterSeqStmt *) parsetree)->sequence,
-													 NoLock, true);
-
-				obs->kind = OBS_SEQUENCES;
-				obs->seqs = palloc(sizeof(RelSize) * cap);
-				if (OidIsValid(relid))
-					observe_sequence(obs, relid, &cap);
-				break;
-			}
 		case T_AlterTableStmt:
 			{
 				int			cap = 4;
-				Oid			relid = RangeVarGetRelid(((AlterTableStmt *) parsetree)->relation,
+				bool		seq = IsA(parsetree, AlterSeqStmt);
+				Oid			relid = RangeVarGetRelid(seq ? ((AlterSeqStmt *) parsetree)->sequence :
+													 ((AlterTableStmt *) parsetree)->relation,
 													 NoLock, true);
 
 				obs->kind = OBS_SEQUENCES;
 				obs->seqs = palloc(sizeof(RelSize) * cap);
 				if (OidIsValid(relid))
 				{
-					List	   *owned = getOwnedSequences(relid);
 					ListCell   *lc;
 
 					observe_sequence(obs, relid, &cap);
-					foreach(lc, owned)
-						observe_sequence(obs, lfirst_oid(lc), &cap);
+					if (!seq)
+						foreach(lc, getOwnedSequences(relid))
+							observe_sequence(obs, lfirst_oid(lc), &cap);
 				}
 				break;
 			}
@@ -653,11 +615,7 @@ observe_before(WlObservation *obs, Node *parsetree)
 
 static void observe_after(WlObservation *obs, WlEffects *eff);
 
-/*
- * After the statement (success: what it did goes into eff) or in its error
- * handler (!success, which must not fail: then nothing is read).  Frees
- * obs.
- */
+/* after the statement (into eff), or in its error handler (!success: reads nothing); frees obs */
 void
 wl_observe_after(WlObservation *obs, bool success, WlEffects *eff)
 {
@@ -797,19 +755,9 @@ observe_after(WlObservation *obs, WlEffects *eff)
 
 
 /* ----------------------------------------------------------------
- * background processes that load without a hooked statement
- *
- * shared_preload_libraries loads walload into every process the
- * postmaster starts, but the logical replication workers and autovacuum
- * run no statement through ProcessUtility or the executor hooks: the
- * tablesync worker copies a table with CopyFrom(), the apply worker
- * replays changes through its own executor calls and TRUNCATE through
- * ExecuteTruncateGuts() (no object access event), autovacuum calls
- * vacuum() itself.  Their transactions are looked at once, at PRE_COMMIT
- * (hooks.c), never per row: what the transaction did is read from core's
- * state at that moment, and the accumulator records it as one statement.
- * Core's commit-time walks (pending syncs and deletions) are decided from
- * core's lists at the commit, as for a client's.
+ * background processes that load without a hooked statement: the logical
+ * replication workers (CopyFrom, their own executor calls,
+ * ExecuteTruncateGuts) and autovacuum; looked at once, at PRE_COMMIT
  * ----------------------------------------------------------------
  */
 
@@ -868,11 +816,7 @@ relation_locked_by_me(Oid relid, LOCKMODE lockmode)
 	return WlLockHeldByMe(&tag, lockmode);
 }
 
-/*
- * The tables TRUNCATE gave a new file in this transaction: the files
- * created in it (core's list of files to delete at abort) that are a
- * table's.  The apply worker creates files only by replaying TRUNCATE.
- */
+/* the tables given a new file in this transaction (by replayed TRUNCATEs) */
 static void
 truncated_tables(StringInfo names, int *ntables)
 {
@@ -895,12 +839,7 @@ truncated_tables(StringInfo names, int *ntables)
 		appendStringInfo(names, " and %d more", *ntables - 8);
 }
 
-/*
- * The table an autovacuum worker's transaction vacuumed: the one it holds
- * ShareUpdateExclusiveLock on (vacuum_rel and analyze_rel take it; no
- * other transaction of autovacuum does).  One look at the lock table per
- * autovacuum transaction.
- */
+/* autovacuum's table: the one it holds ShareUpdateExclusiveLock on */
 static Oid
 autovacuum_table(void)
 {
@@ -921,11 +860,8 @@ autovacuum_table(void)
 }
 
 /*
- * At PRE_COMMIT of a background process's transaction: what it did, as
- * one statement-level entry, with the walks it did that core's lists do
- * not show.  Returns false when there is nothing to record: a transaction
- * with no xid that copied nothing and truncated nothing (the workers'
- * catalog look-ups, an autovacuum that truncated no tail).
+ * At PRE_COMMIT of a background process's transaction: what it did, as one
+ * statement, with the walks core's lists do not show; false if nothing.
  */
 bool
 wl_observe_worker_xact(WlBackendKind kind, WlWorkerWork *w, WlEffects *eff)
@@ -940,12 +876,7 @@ wl_observe_worker_xact(WlBackendKind kind, WlWorkerWork *w, WlEffects *eff)
 	{
 		Oid			relid = MyLogicalRepWorker->relid;
 
-		/*
-		 * The initial copy: the transaction that holds the table locked
-		 * while the worker's state is DATASYNC (the one before it only
-		 * writes that state); its rows are the COPY's progress, which
-		 * CopyFrom() counted (the counters outlive the command's end).
-		 */
+		/* the initial copy: the table locked in DATASYNC; rows: COPY's progress */
 		if (MyLogicalRepWorker->relstate == SUBREL_STATE_DATASYNC &&
 			copied_relid != relid &&
 			relation_locked_by_me(relid, RowExclusiveLock))
@@ -970,13 +901,7 @@ wl_observe_worker_xact(WlBackendKind kind, WlWorkerWork *w, WlEffects *eff)
 		int			ntables = 0;
 		char		sub[NAMEDATALEN + BGW_MAXLEN];
 
-		/*
-		 * A replayed transaction: the worker set the remote commit's end as
-		 * its origin's progress before committing (apply_handle_commit and
-		 * the like); the workers' own bookkeeping (their state in
-		 * pg_subscription_rel) commits with the last one still set, which
-		 * was recorded already.
-		 */
+		/* a replayed transaction: a new origin LSN (bookkeeping keeps the old) */
 		if (!has_xid || WlReplayedOriginLsn() == InvalidXLogRecPtr ||
 			WlReplayedOriginLsn() == replayed_lsn)
 			return false;
@@ -1004,13 +929,7 @@ wl_observe_worker_xact(WlBackendKind kind, WlWorkerWork *w, WlEffects *eff)
 		BlockNumber before;
 		BlockNumber after;
 
-		/*
-		 * The heap's size when VACUUM began is its progress counter
-		 * (heap_vacuum_rel sets it, and it outlives the command's end; an
-		 * ANALYZE's counter there is blocks sampled, never more than the
-		 * table has); fewer blocks now: lazy_truncate_heap truncated the
-		 * tail, one walk (as a VACUUM statement's is counted, observe_after).
-		 */
+		/* fewer blocks than VACUUM's progress counter says it began with: one walk */
 		if (!OidIsValid(relid) || MyBEEntry == NULL ||
 			!wl_model_relation_file(relid, &file, NULL, NULL))
 			return false;

@@ -388,15 +388,15 @@ evict_stats(void)
  * abort path (in_cleanup), also when it would have to evict.
  */
 static WlStatsEntry *
-stats_entry(const WlStatsKey *key, const char *query, bool create,
-			bool may_wait, bool *busy)
+stats_entry(const WlStatsKey *key, const char *query, bool may_wait,
+			bool *busy)
 {
 	WlStatsEntry *e;
 	bool		found;
 
 	*busy = false;
 	e = hash_search(wl_stats, key, HASH_FIND, NULL);
-	if (e != NULL || !create)
+	if (e != NULL)
 		return e;
 
 	if (in_cleanup && hash_get_num_entries(wl_stats) >= wl_max_stats)
@@ -449,16 +449,15 @@ stats_key_of(const WlStmtRecord *rec, WlStatsKey *key)
 }
 
 /*
- * Record a finished statement: into its aggregate and the statement ring;
- * *ring_pos is its ring position.  With may_wait false (the abort path and
- * the commit cleanup), returns false, having recorded nothing, when that
- * would mean waiting for walload's lock; with cleanup (the commit cleanup
- * and the abort path: may_wait false too), also when its aggregate is new
- * and walload_stats is full (see the locking note).
+ * Record a finished statement: into its aggregate and the statement ring.
+ * With may_wait false (the abort path and the commit cleanup), returns
+ * false, having recorded nothing, when that would mean waiting for
+ * walload's lock; with cleanup (the commit cleanup and the abort path:
+ * may_wait false too), also when its aggregate is new and walload_stats is
+ * full (see the locking note).
  */
 bool
-wl_store_statement(const WlStmtRecord *rec, bool may_wait, bool cleanup,
-				   int64 *ring_pos)
+wl_store_statement(const WlStmtRecord *rec, bool may_wait, bool cleanup)
 {
 	WlStatsKey	key;
 	WlStatsEntry *e;
@@ -466,7 +465,6 @@ wl_store_statement(const WlStmtRecord *rec, bool may_wait, bool cleanup,
 	bool		busy;
 
 	Assert(!cleanup || !may_wait);
-	*ring_pos = -1;
 	if (wl_shared == NULL)
 		return true;
 
@@ -474,7 +472,7 @@ wl_store_statement(const WlStmtRecord *rec, bool may_wait, bool cleanup,
 		return false;
 	stats_key_of(rec, &key);
 	in_cleanup = cleanup;
-	e = stats_entry(&key, rec->query, true, may_wait, &busy);
+	e = stats_entry(&key, rec->query, may_wait, &busy);
 	in_cleanup = false;
 	if (busy)
 		return false;
@@ -513,64 +511,8 @@ wl_store_statement(const WlStmtRecord *rec, bool may_wait, bool cleanup,
 		e->last_used = stamp;
 		SpinLockRelease(&e->mutex);
 	}
-	*ring_pos = (int64) put_statement(rec);
+	(void) put_statement(rec);
 
-	LWLockRelease(wl_shared->lock);
-	return true;
-}
-
-/*
- * What arrived for an already recorded statement after it was stored:
- * commit- or abort-time scans (scans[], per kind, may be NULL) with their
- * estimate, and a share of its transaction's commit phase, commit_ms
- * (accumulator.c).  With may_wait false, returns false, having added
- * nothing, when that would mean waiting for walload's lock.
- */
-bool
-wl_store_add_to_statement(int64 ring_pos, uint64 xact_id, int32 stmt_no,
-						  const WlStatsKey *key, const int64 *scans,
-						  int64 scan_est_ns, double commit_ms, bool may_wait)
-{
-	WlStatsEntry *e;
-	bool		busy;
-	int64		nscans = 0;
-
-	if (wl_shared == NULL)
-		return true;
-	if (!store_lock(LW_SHARED, may_wait))
-		return false;
-	if (scans != NULL)
-		for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
-			nscans += scans[k];
-	wl_metrics_add_to_statement(key->dbid, key->userid, key->tag, nscans, commit_ms);
-	if (ring_pos >= 0)
-	{
-		WlStmtSlot *slot = &stmt_ring[ring_pos % wl_shared->max_statements];
-
-		SpinLockAcquire(&slot->mutex);
-		if (slot->pos_plus_one == (uint64) ring_pos + 1 &&
-			slot->rec.xact_id == xact_id && slot->rec.stmt_no == stmt_no)
-		{
-			if (scans != NULL)
-				for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
-					slot->rec.c.scans[k] += scans[k];
-			slot->rec.c.scan_est_ns += scan_est_ns;
-			slot->rec.commit_ms += commit_ms;
-		}
-		SpinLockRelease(&slot->mutex);
-	}
-	e = stats_entry(key, "", false, may_wait, &busy);
-	if (e != NULL)
-	{
-		SpinLockAcquire(&e->mutex);
-		if (scans != NULL)
-			for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
-				e->c.scans[k] += scans[k];
-		e->c.scan_est_ns += scan_est_ns;
-		e->scanned_buffers += nscans * NBuffers;
-		e->commit_ms += commit_ms;
-		SpinLockRelease(&e->mutex);
-	}
 	LWLockRelease(wl_shared->lock);
 	return true;
 }

@@ -18,11 +18,7 @@ extern bool wl_store_ready(void);
 extern void wl_store_require(void);
 extern uint64 wl_store_next_xact_id(void);
 extern bool wl_store_statement(const WlStmtRecord *rec, bool may_wait,
-							   bool cleanup, int64 *ring_pos);
-extern bool wl_store_add_to_statement(int64 ring_pos, uint64 xact_id, int32 stmt_no,
-									  const WlStatsKey *key, const int64 *scans,
-									  int64 scan_est_ns, double commit_ms,
-									  bool may_wait);
+							   bool cleanup);
 extern void wl_store_xact(const WlXactRecord *rec);
 extern void wl_store_add_scan_totals(WlScanKind kind, int64 n, int32 nbuffers);
 extern void wl_store_set_scan_cost(const WlScanCost *cost);
