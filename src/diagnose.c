@@ -85,22 +85,19 @@ typedef struct Totals
 } Totals;
 
 /*
- * severity, finding, evidence, hint: the SQL definition's columns; 1.6 adds
- * saving_ms (and the filters, WL_DIAGNOSE_ARGS arguments in all); 1.7 puts
- * saving_ms second, makes evidence and hint short enough to read without
- * psql's expanded mode, and gives the full texts in detail, last
+ * The definitions' columns, by version: severity, finding, evidence, hint
+ * (1.3); saving_ms fifth (1.6); 1.7: saving_ms second, short evidence and
+ * hint, detail last (6); 1.10: setting, value, shape before detail (9);
+ * 1.11: walload_findings(), change fourth (10), of which walload_diagnose()
+ * selects the first four
  */
 #define WL_DIAGNOSE_COLS	4
+#define WL_DIAGNOSE_COLS_1_10	9
+#define WL_FINDINGS_COLS	10
 static const int diagnose_cols[] = {WL_DIAGNOSE_COLS, WL_DIAGNOSE_COLS + 1, WL_DIAGNOSE_COLS + 2,
-WL_DIAGNOSE_COLS + 5};
+WL_DIAGNOSE_COLS_1_10, WL_FINDINGS_COLS};
+static const int backend_cols[] = {WL_DIAGNOSE_COLS, WL_FINDINGS_COLS};
 
-/*
- * 1.10: severity, saving_ms (numeric, 1 decimal), finding, evidence, hint,
- * then what to change as data -- setting, value (a GUC and its value as
- * SET writes it) or shape (a change of the load's shape, whatif.h) -- and
- * detail last; the first row is the verdict
- */
-#define WL_DIAGNOSE_COLS_1_10	(WL_DIAGNOSE_COLS + 5)
 #define WL_DIAGNOSE_ARGS	7
 
 /* a saving of this share of the load's time makes a finding a warning */
@@ -121,6 +118,7 @@ typedef struct Finding
 	const char *value;
 	const char *shape;
 	bool		verdict;		/* the first row: the verdict in words */
+	double		overlap_ms;		/* of saving_ms: saved by other rows too */
 } Finding;
 
 typedef struct Emitter
@@ -153,6 +151,7 @@ emit_saving(Emitter *em, const char *severity, const char *finding,
 	f->brief = f->action = NULL;
 	f->setting = f->value = f->shape = NULL;
 	f->verdict = false;
+	f->overlap_ms = 0;
 	f->saving_ms = saving_ms;
 	f->order = em->n++;
 	if (saving_ms > 0 && em->load_ms > 0 && saving_ms >= WL_WARN_SAVING_SHARE * em->load_ms)
@@ -210,6 +209,7 @@ static void
 change(Emitter *em, const WlWhatIf *w)
 {
 	change_to(em, w->setting, w->value, w->shape);
+	em->found[em->n - 1].overlap_ms = w->overlap_ms;
 }
 
 /* largest saving first, then the unpriced ones in the order found */
@@ -245,13 +245,13 @@ verdict(Emitter *em)
 	int			priced = 0;
 	Finding    *f;
 
-	if (em->rsinfo->setDesc->natts != WL_DIAGNOSE_COLS_1_10)
+	if (em->rsinfo->setDesc->natts < WL_DIAGNOSE_COLS_1_10)
 		return;
 	for (int i = 0; i < em->n; i++)
 		if (em->found[i].saving_ms > 0)
 		{
 			priced++;
-			sum += em->found[i].saving_ms;
+			sum += em->found[i].saving_ms - em->found[i].overlap_ms;
 			if (top == NULL || em->found[i].saving_ms > top->saving_ms)
 				top = &em->found[i];
 		}
@@ -283,6 +283,15 @@ verdict(Emitter *em)
 	f->verdict = true;
 }
 
+/* a text column, NULL for NULL */
+static int
+put_text(Datum *values, bool *nulls, int i, const char *s)
+{
+	nulls[i] = s == NULL;
+	values[i] = s ? CStringGetTextDatum(s) : (Datum) 0;
+	return i + 1;
+}
+
 /* the findings, ranked, as rows of the definition's natts columns */
 static void
 emit_all(Emitter *em)
@@ -294,48 +303,48 @@ emit_all(Emitter *em)
 	for (int i = 0; i < em->n; i++)
 	{
 		Finding    *f = &em->found[i];
-		Datum		values[WL_DIAGNOSE_COLS_1_10];
-		bool		nulls[WL_DIAGNOSE_COLS_1_10];
+		Datum		values[WL_FINDINGS_COLS];
+		bool		nulls[WL_FINDINGS_COLS];
 		Datum		saving = Float8GetDatum(f->saving_ms);
-		bool		no_saving = f->saving_ms < 0;
+		const char *brief = f->brief ? f->brief : f->evidence;
+		const char *action = f->action ? f->action : f->hint;
+		char	   *detail = psprintf("%s. %s", f->evidence, f->hint);
+		int			k = 1;
 
 		memset(nulls, 0, sizeof(nulls));
 		values[0] = CStringGetTextDatum(f->severity);
-		if (natts == WL_DIAGNOSE_COLS_1_10)
+		if (natts <= WL_DIAGNOSE_COLS + 1)
 		{
-			/* for reading: 1 decimal, as numeric */
-			values[1] = no_saving ? (Datum) 0 :
-				DirectFunctionCall2(numeric_round,
-									DirectFunctionCall1(float8_numeric, saving),
-									Int32GetDatum(1));
-			nulls[1] = no_saving;
-			values[2] = CStringGetTextDatum(f->finding);
-			values[3] = CStringGetTextDatum(f->brief ? f->brief : f->evidence);
-			values[4] = CStringGetTextDatum(f->action ? f->action : f->hint);
-			values[5] = f->setting ? CStringGetTextDatum(f->setting) : (Datum) 0;
-			nulls[5] = f->setting == NULL;
-			values[6] = f->value ? CStringGetTextDatum(f->value) : (Datum) 0;
-			nulls[6] = f->value == NULL;
-			values[7] = f->shape ? CStringGetTextDatum(f->shape) : (Datum) 0;
-			nulls[7] = f->shape == NULL;
-			values[8] = CStringGetTextDatum(psprintf("%s. %s", f->evidence, f->hint));
-		}
-		else if (natts <= WL_DIAGNOSE_COLS + 1)
-		{
-			values[1] = CStringGetTextDatum(f->finding);
-			values[2] = CStringGetTextDatum(f->evidence);
-			values[3] = CStringGetTextDatum(f->hint);
-			values[4] = saving;
-			nulls[4] = no_saving;
+			/* 1.3, 1.6: the full texts, saving_ms last */
+			k = put_text(values, nulls, k, f->finding);
+			k = put_text(values, nulls, k, f->evidence);
+			k = put_text(values, nulls, k, f->hint);
+			if (natts > k)
+			{
+				values[k] = saving;
+				nulls[k] = f->saving_ms < 0;
+			}
 		}
 		else
 		{
-			values[1] = saving;
-			nulls[1] = no_saving;
-			values[2] = CStringGetTextDatum(f->finding);
-			values[3] = CStringGetTextDatum(f->brief ? f->brief : f->evidence);
-			values[4] = CStringGetTextDatum(f->action ? f->action : f->hint);
-			values[5] = CStringGetTextDatum(psprintf("%s. %s", f->evidence, f->hint));
+			nulls[1] = f->saving_ms < 0;
+			/* 1.10 on: for reading, 1 decimal, as numeric */
+			values[1] = nulls[1] ? (Datum) 0 : natts < WL_DIAGNOSE_COLS_1_10 ? saving :
+				DirectFunctionCall2(numeric_round, DirectFunctionCall1(float8_numeric, saving),
+									Int32GetDatum(1));
+			k = put_text(values, nulls, 2, f->finding);
+			if (natts == WL_FINDINGS_COLS)
+				k = put_text(values, nulls, k, f->setting ?
+							 psprintf("%s = '%s'", f->setting, f->value) : f->shape);
+			k = put_text(values, nulls, k, brief);
+			k = put_text(values, nulls, k, action);
+			if (natts >= WL_DIAGNOSE_COLS_1_10)
+			{
+				k = put_text(values, nulls, k, f->setting);
+				k = put_text(values, nulls, k, f->value);
+				k = put_text(values, nulls, k, f->shape);
+			}
+			k = put_text(values, nulls, k, detail);
 		}
 		tuplestore_putvalues(em->rsinfo->setResult, em->rsinfo->setDesc, values, nulls);
 	}
@@ -388,12 +397,13 @@ diagnose_scans(Emitter *em, const Totals *t, const WlWhatIfs *w)
 	if (w->buffers.saving_ms > 0)
 	{
 		/* the walks no other finding's change removes, at a smaller pool */
-		emit_saving(em, sev, "full scans of the shared buffer pool", ev.data,
+		emit_saving(em, sev, "full scans of shared buffers", ev.data,
 					psprintf("Each scan walks every buffer header, so its cost grows with shared_buffers, not with "
 							 "the data. The findings below name the causes. shared_buffers = %s during the load "
-							 "would make the %.1f ms of walks the other changes leave cheaper by about %.1f ms "
-							 "(a restart; the load's reads are not priced)",
-							 w->buffers.value, w->walks_left_ms, w->buffers.saving_ms),
+							 "would make these walks cheaper by about %.1f ms (a restart; the load's reads are "
+							 "not priced); %.1f ms of it on walks the other changes leave",
+							 w->buffers.value, w->buffers.saving_ms,
+							 w->buffers.saving_ms - w->buffers.overlap_ms),
 					w->buffers.saving_ms);
 		brief(em, psprintf("%lld walk%s of %d buffers, about %.1f ms (%.0f%%)",
 						   (long long) full, plural(full), t->nbuffers, est, share),
@@ -402,7 +412,7 @@ diagnose_scans(Emitter *em, const Totals *t, const WlWhatIfs *w)
 	}
 	else
 	{
-		emit(em, sev, "full scans of the shared buffer pool", ev.data,
+		emit(em, sev, "full scans of shared buffers", ev.data,
 			 "Each scan walks every buffer header, so its cost grows with shared_buffers, not with the data. "
 			 "The findings below name the causes.");
 		brief(em, psprintf("%lld walk%s of %d buffers, about %.1f ms (%.0f%%)",
@@ -455,7 +465,7 @@ diagnose_scans(Emitter *em, const Totals *t, const WlWhatIfs *w)
 							 truncated);
 		appendStringInfoChar(&hint, '.');
 		emit_saving(em, share >= 20 ? "warning" : "info",
-					"commit-time sync of WAL-skipped relations (wal_level=minimal)", ev.data, hint.data,
+					"commit-time sync of new files", ev.data, hint.data,
 					best == &w->threshold && best->saving_ms > 0 ? best->saving_ms : -1);
 		brief(em, psprintf("%lld commit%s synced %d file%s, %.1f MB, a walk each",
 						   (long long) t->c.scans[WL_SCAN_FLUSH_PENDING],
@@ -506,7 +516,7 @@ diagnose_scans(Emitter *em, const Totals *t, const WlWhatIfs *w)
 		else
 			appendStringInfoChar(&hint, '.');
 		emit_saving(em, share >= 20 ? "warning" : "info",
-					"file deletion at commit or abort (DROP, TRUNCATE, rewrites, rollback)", ev.data, hint.data,
+					"file deletion at commit/abort", ev.data, hint.data,
 					saving);
 		brief(em, psprintf("%lld walk%s to delete %d file%s%s",
 						   (long long) t->c.scans[WL_SCAN_DROP_PENDING],
@@ -550,7 +560,7 @@ diagnose_scans(Emitter *em, const Totals *t, const WlWhatIfs *w)
 							   ". VACUUM scans once per truncation of a table's empty tail; the vacuum_truncate "
 							   "storage parameter turns that off for a table.");
 		emit_saving(em, share >= 20 ? "warning" : "info",
-					"in-place truncation (TRUNCATE of a table created in the same transaction, VACUUM truncation)",
+					"in-place truncation",
 					ev.data, hint.data, saving);
 		brief(em, psprintf("%lld in-place truncation%s, a walk each%s",
 						   (long long) t->c.scans[WL_SCAN_DROP_REL],
@@ -567,7 +577,7 @@ diagnose_scans(Emitter *em, const Totals *t, const WlWhatIfs *w)
 		resetStringInfo(&ev);
 		appendStringInfo(&ev, "%lld flush(es) of a single relation",
 						 (long long) t->c.scans[WL_SCAN_FLUSH_REL]);
-		emit(em, "info", "flush of one relation (SET TABLESPACE, unlogged sequences)", ev.data,
+		emit(em, "info", "flush of one relation (SET TABLESPACE)", ev.data,
 			 "ALTER ... SET TABLESPACE flushes each moved file (heap, TOAST, TOAST index) with a full scan; "
 			 "unlogged sequences are flushed whenever they are created or reset. Move tables before loading them.");
 		brief(em, ev.data, "move tables before loading them");
@@ -577,7 +587,7 @@ diagnose_scans(Emitter *em, const Totals *t, const WlWhatIfs *w)
 	{
 		resetStringInfo(&ev);
 		appendStringInfo(&ev, "%lld database-wide scan(s)", (long long) t->c.scans[WL_SCAN_DB]);
-		emit(em, "info", "DROP DATABASE / ALTER DATABASE SET TABLESPACE", ev.data,
+		emit(em, "info", "database walks (DROP, SET TABLESPACE)", ev.data,
 			 "Each drops every buffer of the database with a full scan; avoid creating and dropping "
 			 "databases per test or per load.");
 		brief(em, ev.data, "avoid creating and dropping databases per load");
@@ -654,7 +664,7 @@ diagnose_commit(Emitter *em, const Totals *t, const WlWhatIfs *w)
 			appendStringInfo(&ev, "; auto stood aside for %d, its backend's recent commits having taken far "
 							 "longer than it predicted (walload_info.auto_aside_reason)",
 							 t->strategy_aside_mispredicted);
-		emit(em, "info", "walload chose how new files reach the disk at commit", ev.data,
+		emit(em, "info", "walload chose how new files reach disk", ev.data,
 			 "Per commit, walload WAL-logged the new files it predicted cheaper to WAL-log and fsynced the "
 			 "others (walload_xacts.commit_threshold_kb is the wal_skip_threshold core used). Both keep "
 			 "every committed row across a crash. Set walload.commit_strategy = off to let core decide.");
@@ -766,7 +776,7 @@ diagnose_standby(Emitter *em, const Totals *t)
 		return;
 	batch_ms = t->standby_ms * (t->standby_commits - 1) / t->standby_commits;
 	emit_saving(em, pct(t->standby_ms, t->total_ms) >= 30 ? "warning" : "info",
-				"commits waited for a synchronous standby",
+				"commits waited for a standby",
 				psprintf("%d commit%s with synchronous_commit = %s waited %.1f ms (%.3f ms each, %.0f%% of "
 						 "the transactions' %.1f ms) for a synchronous standby to confirm their commit "
 						 "records, derived as each commit's sync part less its local WAL flush and file "
@@ -1077,7 +1087,7 @@ diagnose_wal(Emitter *em, const Totals *t, const WlWhatIfs *w, const uint64 *xac
 	big = t->c.wal_bytes >= 1024 * 1024;
 	if (big && (double) ckpt_fpi * BLCKSZ >= 0.5 * (double) t->c.wal_bytes)
 	{
-		emit(em, "warning", "full-page images after checkpoints dominate the WAL", ev.data,
+		emit(em, "warning", "full-page images after checkpoints", ev.data,
 			 WL_HAS_STAT_CHECKPOINTER ?
 			 "The first change of each page after a checkpoint logs the whole page. Fewer checkpoints "
 			 "during the load cut this: a larger max_wal_size (num_requested in pg_stat_checkpointer "
@@ -1114,7 +1124,7 @@ diagnose_wal(Emitter *em, const Totals *t, const WlWhatIfs *w, const uint64 *xac
 		if (t->wal_level != WAL_LEVEL_MINIMAL && w->minimal_allowed && w->wal_level.saving_ms > 0)
 			append_minimal_price(&hint, w);
 		appendStringInfoString(&hint, "; wal_compression = on makes each image smaller.");
-		emit_saving(em, "info", "full-page images of new files dominate the WAL", ev.data, hint.data,
+		emit_saving(em, "info", "full-page images of new files", ev.data, hint.data,
 					t->wal_level != WAL_LEVEL_MINIMAL && w->minimal_allowed && w->wal_level.saving_ms > 0 ?
 					w->wal_level.saving_ms : -1);
 		brief(em, psprintf("%.1f MB of WAL, %lld page images of new files",
@@ -1381,7 +1391,7 @@ diagnose_vacuum(Emitter *em, bool scoped, const uint64 *xact_ids, int nxacts)
 	else
 		appendStringInfoString(&ev, "; turn on track_wal_io_timing to see their time");
 	emit(em, (sync_ms > 0 && pct(sync_ms, elapsed) < 10) ? "info" : "warning",
-		 "VACUUM forced into WAL flushes by its buffer ring", ev.data,
+		 "VACUUM forced into WAL flushes", ev.data,
 		 WL_HAS_BUFFER_USAGE_LIMIT ?
 		 "VACUUM reads tables that are not in shared buffers through a small ring, and must flush WAL "
 		 "before it can reuse a buffer it dirtied. A larger ring flushes less often: "
@@ -1519,7 +1529,7 @@ diagnose_workers(Emitter *em, WlXactRecord **in, int n)
 
 	if (minimal_sync_walks > 0)
 	{
-		emit(em, "notice", "subscription initial sync walks shared buffers at commit (wal_level=minimal)",
+		emit(em, "notice", "initial sync walks at commit (minimal)",
 			 psprintf("%lld initial cop%s of the subscription's tables skipped WAL and synced their files at commit: "
 					  "%lld walk%s of all %d shared buffers",
 					  (long long) minimal_sync_xacts, minimal_sync_xacts == 1 ? "y" : "ies",
@@ -1557,7 +1567,7 @@ diagnose_workers(Emitter *em, WlXactRecord **in, int n)
 	}
 	if (av_walks > 0)
 	{
-		emit(em, "notice", "autovacuum truncation walks shared buffers",
+		emit(em, "notice", "autovacuum truncation walks",
 			 psprintf("autovacuum truncated a table's empty tail %lld time%s in %lld transaction%s, each a walk "
 					  "of all %d shared buffers",
 					  (long long) av_walks, plural(av_walks), (long long) av_xacts, plural(av_xacts), nbuffers),
@@ -1905,7 +1915,7 @@ walload_diagnose_backend(PG_FUNCTION_ARGS)
 				 errmsg("pid must not be null")));
 	pid = PG_GETARG_INT32(0);
 	InitMaterializedSRF(fcinfo, 0);
-	(void) wl_check_columns(rsinfo, diagnose_cols, 1, "walload_diagnose_backend");
+	(void) wl_check_columns(rsinfo, backend_cols, lengthof(backend_cols), "walload_diagnose_backend");
 	memset(&em, 0, sizeof(em));
 	em.rsinfo = rsinfo;
 
@@ -1994,11 +2004,15 @@ walload_diagnose_backend(PG_FUNCTION_ARGS)
 							WL_LOGGED_BLOCK_BYTES));
 		describe_estimate(&ev, &alt_est);
 		appendStringInfo(&ev, " against %.1f ms", est.total_ns / 1e6);
-		emit(&em, "info", "raise wal_skip_threshold for this transaction", ev.data,
-			 alt_est.total_ns < est.total_ns ?
-			 "Cheaper by this estimate: SET LOCAL changes only how the files reach disk at commit, never what "
-			 "survives a crash. A replica or archive does not need the WAL under wal_level=minimal." :
-			 "Not cheaper by this estimate: writing the files to the WAL costs more than their fsync and one scan.");
+		emit_saving(&em, "info", "wal_skip_threshold for this transaction", ev.data,
+					alt_est.total_ns < est.total_ns ?
+					"Cheaper by this estimate: SET LOCAL changes only how the files reach disk at commit, never "
+					"what survives a crash. A replica or archive does not need the WAL under wal_level=minimal." :
+					"Not cheaper by this estimate: writing the files to the WAL costs more than their fsync and "
+					"one scan.",
+					alt_est.total_ns < est.total_ns ? (est.total_ns - alt_est.total_ns) / 1e6 : -1);
+		if (alt_est.total_ns < est.total_ns)
+			change_to(&em, "wal_skip_threshold", psprintf("%lldkB", (long long) kb), WL_SHAPE_NONE);
 		resetStringInfo(&ev);
 	}
 

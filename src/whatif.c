@@ -37,9 +37,9 @@
  * files at commit, then small ones), so
  * their savings never count a cost twice; the threshold and one
  * transaction for the syncing commits both remove the same walks, and the
- * diagnosis shows the larger only.  shared_buffers prices the walks no
- * shape removes (walks_left_ms): applying it on top of the shapes adds its
- * saving to theirs.
+ * diagnosis shows the larger only.  shared_buffers prices every walk at
+ * the smaller pool, as the change alone saves; its share on walks a shape
+ * removes (overlap_ms) is left out of the verdict's sum.
  *
  *-------------------------------------------------------------------------
  */
@@ -333,6 +333,43 @@ walk_faults_ms(const WlXactRecord *x, WlScanKind kind)
 	return walks_ms(x, kind, true) - walks_ms(x, kind, false);
 }
 
+/*
+ * The load's walks at a pool of load_buffers headers: bufmgr.c's walks
+ * (FlushRelationsAllBuffers, DropRelFileNodesAllBuffers for the deletions
+ * and the in-place truncations, DropRelationBuffers, DropDatabaseBuffers)
+ * each visit NBuffers headers at a price per header (cost.c, by kind and
+ * files compared), and the first walk of a backend maps the header pages:
+ * a smaller pool saves, per walk, (nbuffers - load_buffers) headers at that
+ * price, and that share of the page faults.  The buffers a walk writes or
+ * invalidates are the data's, not the pool's: unchanged.
+ */
+static double
+whatif_buffers(WlXactRecord **in, int n, const WlScanCost *cost, int32 load_buffers, int *xacts)
+{
+	double		saved_ms = 0;
+
+	for (int i = 0; i < n; i++)
+	{
+		const WlXactRecord *x = in[i];
+		int64		fewer = (int64) x->nbuffers - load_buffers;
+
+		if (fewer <= 0 || wl_full_scans(&x->c) <= 0)
+			continue;
+		(*xacts)++;
+		for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
+		{
+			int			files = k == WL_SCAN_FLUSH_PENDING ? x->synced_rels :
+				k == WL_SCAN_DROP_PENDING ? x->dropped_rels : 1;
+
+			if (x->c.scans[k] > 0)
+				saved_ms += x->c.scans[k] * fewer *
+					(wl_scan_est_ns(cost, (WlScanKind) k, Max(files, 1), 0) / NBuffers) / 1e6;
+		}
+		saved_ms += Max(x->scan_fault_ms, 0) * fewer / x->nbuffers;
+	}
+	return saved_ms;
+}
+
 void
 wl_whatif_load(WlXactRecord **in, int n, WlWhatIfs *w)
 {
@@ -471,16 +508,22 @@ wl_whatif_load(WlXactRecord **in, int n, WlWhatIfs *w)
 	}
 
 	/*
-	 * shared_buffers: the walks no shape removes (of the syncing commits'
-	 * two alternatives, the larger's), priced at the smaller pool
+	 * shared_buffers alone, as core would run the load at the smaller pool:
+	 * every walk, of every kind, visits fewer headers (whatif_buffers).  Of
+	 * that, the share of the walks some shape removes (of the syncing
+	 * commits' two alternatives, the larger's) overlaps the shapes'
+	 * savings: the verdict's sum leaves it out.
 	 */
 	removed_ms = w->drops.walks_ms + w->truncate.walks_ms +
 		(w->threshold.saving_ms > w->syncs.saving_ms ? w->threshold.walks_ms : w->syncs.walks_ms);
-	w->walks_left_ms = Max(all_walks_ms - removed_ms, 0);
 	w->buffers.setting = "shared_buffers";
 	snprintf(w->buffers.value, sizeof(w->buffers.value), "%dMB", WL_LOAD_SHARED_BUFFERS_KB / 1024);
 	if (nbuffers >= 2 * load_buffers)
-		w->buffers.saving_ms = w->walks_left_ms * (1.0 - (double) load_buffers / nbuffers);
+	{
+		w->buffers.saving_ms = whatif_buffers(in, n, &cost, load_buffers, &w->buffers.xacts);
+		w->buffers.overlap_ms = all_walks_ms > 0 ?
+			w->buffers.saving_ms * Min(removed_ms / all_walks_ms, 1) : 0;
+	}
 
 	w->minimal_allowed = wl_whatif_minimal_allowed();
 	w->wal_level.setting = "wal_level";
