@@ -1,26 +1,15 @@
 /*-------------------------------------------------------------------------
  *
  * diagnose.c
- *		walload_diagnose(): turns the recorded transactions into findings a
- *		DBA can act on -- what cost the time, the evidence, what to change.
+ *		walload_findings() / walload_diagnose(): the recorded transactions
+ *		turned into findings -- what cost the time, the evidence, what to
+ *		change -- and walload_diagnose_backend() for a running one.
  *
- * Scope: one transaction (by xact_id), or the transactions still in the
- * ring of a window, a backend, an application, a role and a database (1.6,
- * as walload_report() selects them).  Each rule reads only recorded
- * figures; estimates are labelled.
- *
- * Ranked (1.6): each finding whose hint a what-if prices carries
- * saving_ms, what following the hint would save; the rows come largest
- * saving first, then the findings of facts (saving_ms NULL) in the order
- * the rules run.  A finding whose saving is at least
- * WL_WARN_SAVING_SHARE of the load's time (as walload_report() counts it)
- * is a warning whatever its own rule says.
- *
- * 1.10: every saving comes from the what-if engine (whatif.c), which
- * replays core's decisions on the recorded figures; each finding with a
- * saving names its change as data (setting and value, or shape), and the
- * first row is the verdict, with no saving of its own so that the column
- * sums each cost once.
+ * Each rule reads only recorded figures; estimates are labelled.  Every
+ * saving comes from the what-if engine (whatif.c); a finding with one
+ * names its change as data.  The rows come largest saving first, then the
+ * facts in the order the rules run, after the verdict, which has no saving
+ * of its own so that the column sums each cost once.
  *
  *-------------------------------------------------------------------------
  */
@@ -48,6 +37,7 @@
 PG_FUNCTION_INFO_V1(walload_diagnose);
 PG_FUNCTION_INFO_V1(walload_diagnose_backend);
 
+/* the transactions in scope, summed */
 typedef struct Totals
 {
 	int			xacts;
@@ -72,15 +62,12 @@ typedef struct Totals
 	int			strategy_acted; /* and set wal_skip_threshold */
 	int			strategy_aside_set_local;	/* stood aside: SET LOCAL */
 	int			strategy_aside_uncalibrated;	/* stood aside: no figures */
-	int			strategy_aside_mispredicted;	/* stood aside: auto's commits
-												 * ran far above its
-												 * predictions (1.10) */
+	int			strategy_aside_mispredicted;	/* stood aside: mispredicted */
 	double		strategy_pred_ms;	/* predicted commits, as chosen */
 	double		strategy_core_ms;	/* and as core would have done them */
 	double		strategy_commit_ms; /* measured */
-	int			standby_commits;	/* committed after waiting for a
-									 * synchronous standby (1.10) */
-	double		standby_ms;		/* their waits (derived, see accumulator.c) */
+	int			standby_commits;	/* waited for a synchronous standby */
+	double		standby_ms;		/* their waits (derived: accumulator.c) */
 	int			standby_sync_commit;	/* the last one's synchronous_commit */
 } Totals;
 
@@ -113,8 +100,7 @@ typedef struct Finding
 	const char *action;			/* the hint's action (NULL: hint) */
 	double		saving_ms;		/* < 0: none (a fact, or not priced) */
 	int			order;			/* the order the rules found it in */
-	/* what to change, as data (1.10): a setting and value, or a shape */
-	const char *setting;
+	const char *setting;		/* the change: a setting and value, or shape */
 	const char *value;
 	const char *shape;
 	bool		verdict;		/* the first row: the verdict in words */
@@ -394,31 +380,23 @@ diagnose_scans(Emitter *em, const Totals *t, const WlWhatIfs *w)
 					 (long long) t->c.scans[WL_SCAN_DROP_REL],
 					 (long long) t->c.scans[WL_SCAN_FLUSH_REL],
 					 (long long) t->c.scans[WL_SCAN_DB]);
+	emit_saving(em, sev, "full scans of shared buffers", ev.data,
+				w->buffers.saving_ms <= 0 ?
+				"Each scan walks every buffer header, so its cost grows with shared_buffers, not with the data. "
+				"The findings below name the causes." :
+				psprintf("Each scan walks every buffer header, so its cost grows with shared_buffers, not with "
+						 "the data. The findings below name the causes. shared_buffers = %s during the load "
+						 "would make these walks cheaper by about %.1f ms (a restart; the load's reads are "
+						 "not priced); %.1f ms of it on walks the other changes leave",
+						 w->buffers.value, w->buffers.saving_ms,
+						 w->buffers.saving_ms - w->buffers.overlap_ms),
+				w->buffers.saving_ms > 0 ? w->buffers.saving_ms : -1);
+	brief(em, psprintf("%lld walk%s of %d buffers, about %.1f ms (%.0f%%)",
+					   (long long) full, plural(full), t->nbuffers, est, share),
+		  w->buffers.saving_ms > 0 ? psprintf("shared_buffers = %s for the load", w->buffers.value) :
+		  "the causes follow");
 	if (w->buffers.saving_ms > 0)
-	{
-		/* the walks no other finding's change removes, at a smaller pool */
-		emit_saving(em, sev, "full scans of shared buffers", ev.data,
-					psprintf("Each scan walks every buffer header, so its cost grows with shared_buffers, not with "
-							 "the data. The findings below name the causes. shared_buffers = %s during the load "
-							 "would make these walks cheaper by about %.1f ms (a restart; the load's reads are "
-							 "not priced); %.1f ms of it on walks the other changes leave",
-							 w->buffers.value, w->buffers.saving_ms,
-							 w->buffers.saving_ms - w->buffers.overlap_ms),
-					w->buffers.saving_ms);
-		brief(em, psprintf("%lld walk%s of %d buffers, about %.1f ms (%.0f%%)",
-						   (long long) full, plural(full), t->nbuffers, est, share),
-			  psprintf("shared_buffers = %s for the load", w->buffers.value));
 		change(em, &w->buffers);
-	}
-	else
-	{
-		emit(em, sev, "full scans of shared buffers", ev.data,
-			 "Each scan walks every buffer header, so its cost grows with shared_buffers, not with the data. "
-			 "The findings below name the causes.");
-		brief(em, psprintf("%lld walk%s of %d buffers, about %.1f ms (%.0f%%)",
-						   (long long) full, plural(full), t->nbuffers, est, share),
-			  "the causes follow");
-	}
 
 	if (t->c.scans[WL_SCAN_FLUSH_PENDING] > 0)
 	{
@@ -627,13 +605,11 @@ diagnose_commit(Emitter *em, const Totals *t, const WlWhatIfs *w)
 						 t->wal_logged_rels);
 		emit(em, "warning", "the commit phase dominates", ev.data,
 			 t->synced_rels > 1 ?
-			 (w->threshold.saving_ms > 0 ?
-			  "Many relation files were fsynced at commit: under wal_level=minimal each new file at or above "
-			  "wal_skip_threshold (and each truncated in place) is fsynced one by one. Load into fewer, larger "
-			  "tables per transaction, or raise wal_skip_threshold so small files are WAL-logged instead." :
-			  "Many relation files were fsynced at commit: under wal_level=minimal each new file at or above "
-			  "wal_skip_threshold (and each truncated in place) is fsynced one by one. Load into fewer, larger "
-			  "tables per transaction; the priced findings name the changes.") :
+			 psprintf("Many relation files were fsynced at commit: under wal_level=minimal each new file at or "
+					  "above wal_skip_threshold (and each truncated in place) is fsynced one by one. Load into "
+					  "fewer, larger tables per transaction%s",
+					  w->threshold.saving_ms > 0 ? ", or raise wal_skip_threshold so small files are WAL-logged "
+					  "instead." : "; the priced findings name the changes.") :
 			 "The commit waited for its WAL flush (and replication, if synchronous), or for file deletion. "
 			 "The priced findings name the changes.");
 		brief(em, psprintf("commits took %.1f of %.1f ms (%.0f%%)",
@@ -751,18 +727,10 @@ diagnose_commit(Emitter *em, const Totals *t, const WlWhatIfs *w)
 }
 
 /*
- * Commits that waited for a synchronous standby (1.10): the wait, derived
- * per commit as its sync part less the local parts (accumulator.c,
- * commit_parts), is no WAL flush of this server's, and neither its storage
- * nor wal_skip_threshold shortens it.  Priced two ways: with
- * synchronous_commit = local for the loading session no commit waits for a
- * standby (SyncRepRequested() is false), so all of the recorded wait goes
- * (the commits still flush WAL locally; a file deletion's commit flushes
- * whatever the setting); one transaction instead of these N waits once, so
- * (N-1)/N of it goes.  The setting's saving is the finding's: the change as
- * data is setting synchronous_commit, value local (shape: batch_commits for
- * the other).  Shown when the wait is at least 5% of the transactions'
- * time, never where no commit waited.
+ * Commits that waited for a synchronous standby: the wait (derived,
+ * accumulator.c) is no local WAL flush, and no storage setting shortens it.
+ * With synchronous_commit = local no commit waits (SyncRepRequested() is
+ * false): the whole wait goes; one transaction instead of N waits once.
  */
 #define WL_STANDBY_MIN_SHARE	5
 
@@ -801,37 +769,13 @@ diagnose_standby(Emitter *em, const Totals *t)
 }
 
 /*
- * Full-page images by cause.
- *
- * A full-page image is written for one of two reasons, and only the first is
- * changed by any setting:
- *
- * - after a checkpoint: the first change of each page after a checkpoint's
- *   redo point logs the whole page (full_page_writes), so that recovery can
- *   repair a torn write.  Fewer checkpoints mean fewer of them.
- * - whole-page logging of new files: some commands build a relation file
- *   page by page outside shared buffers (or copy one) and WAL-log every page
- *   as an XLOG/FPI record, forced whatever full_page_writes and the
- *   checkpoints are.  In PostgreSQL 15: index builds (nbtsort.c
- *   _bt_blwritepage, gininsert.c / gistbuild.c / spginsert.c
- *   log_newpage_range or log_newpages, hashpage.c _hash_init), heap rewrites
- *   by CLUSTER and VACUUM FULL (rewriteheap.c raw_heap_insert), ALTER ...
- *   SET TABLESPACE (storage.c RelationCopyStorage), CREATE DATABASE with the
- *   WAL_LOG strategy (bufmgr.c RelationCopyStorageUsingBuffer), all only
- *   when the new file needs WAL (wal_level=replica or above); and under
- *   wal_level=minimal the commit-time logging of small new files
- *   (storage.c smgrDoPendingSyncs, log_newpage_range), which walload records
- *   per transaction (wal_logged_blocks).
- *
- * walload records no cause per image, so the images of each top-level
- * statement are put by its command tag: those whose images come from
- * whole-page logging (index builds, rewrites, SET TABLESPACE, CREATE
- * DATABASE) and all others, whose images are the first change of a page
- * after a checkpoint (DML, COPY into existing tables, VACUUM, and the
- * catalog pages any DDL changes).  CREATE TABLE AS, SELECT INTO and CREATE
- * MATERIALIZED VIEW write ordinary heap records for the new pages (no
- * images); REFRESH MATERIALIZED VIEW does too, but rebuilds the indexes.
- * What no recorded top-level statement wrote is shown as not attributed.
+ * Full-page images by cause: the first change of a page after a checkpoint
+ * (the only kind a setting changes), or whole-page logging of a new file
+ * (index builds, rewrites, SET TABLESPACE, CREATE DATABASE's WAL_LOG, and
+ * under minimal the commit-time logging of small new files), forced
+ * whatever full_page_writes says.  walload keeps no cause per image, so a
+ * top-level statement's images are put by its command tag; what no recorded
+ * top-level statement wrote is shown as not attributed.
  */
 typedef enum WlFpiCause
 {
@@ -1176,23 +1120,13 @@ diagnose_wal(Emitter *em, const Totals *t, const WlWhatIfs *w, const uint64 *xac
 }
 
 /*
- * What the load's statements say, per transaction in statement order
- * (1.10), from walload_statements' top-level records of the transactions
- * in scope:
- *
- * - under wal_level=replica, the WAL that minimal would not write: of a
- *   transaction that created or truncated a table (CREATE TABLE, CREATE
- *   TABLE AS, SELECT INTO, TRUNCATE), the WAL of the statements after it
- *   that load or index (COPY, INSERT, CREATE INDEX; CREATE TABLE AS and
- *   SELECT INTO their own).  Statement order is the basis: a load into an
- *   older table in the same transaction would be counted too, which the
- *   finding says.
- * - indexes created before a bulk load: a COPY or INSERT of at least
- *   WL_BULK_ROWS rows after a CREATE INDEX in the same transaction.  No
- *   recorded figure separates the load's index maintenance from its heap
- *   work, so the finding names the change (indexes_after_load) unpriced;
- *   its evidence gives the loads' WAL records per row, which an index
- *   raises by one per row where the table's changes are WAL-logged.
+ * What the load's statements say, per transaction in statement order:
+ * under replica, the WAL that minimal would not write (the statements that
+ * load or index after a CREATE TABLE or TRUNCATE in their transaction; a
+ * load into an older table would be counted too, which the finding says);
+ * and bulk loads (WL_BULK_ROWS) after a CREATE INDEX in the same
+ * transaction, unpriced: no recorded figure separates a load's index
+ * maintenance from its heap work.
  */
 #define WL_BULK_ROWS	10000
 
@@ -1330,8 +1264,7 @@ diagnose_indexes(Emitter *em, const LoadScan *ls)
 
 /*
  * VACUUM reads a table that is not in shared buffers through a small ring;
- * each dirtied buffer it reuses must first have its WAL flushed.  Seed 001:
- * a flush every few buffers, 5-8x slower.
+ * each dirtied buffer it reuses must first have its WAL flushed.
  */
 typedef struct VacuumFilter
 {
@@ -1455,20 +1388,12 @@ checked_backend_type(char *name)
 }
 
 /*
- * Background processes (1.10): what the logical replication workers and
- * autovacuum did, from their records (backend_kind): counts and rules, each
- * finding only where its count is not zero.
- *
- *	initial sync at wal_level=minimal with commit-time sync walks: a
- *	  subscriber's copy into files that skip WAL (a table given a new file
- *	  in the copy's transaction) pays a walk of the pool per table at its
- *	  commit;
- *	copy_data of many small tables: each table is a worker, a slot and a
- *	  transaction of its own;
- *	replayed TRUNCATE: the old files' deletion walks the pool at each
- *	  replayed commit;
- *	autovacuum truncation walks: each truncation of a table's empty tail
- *	  walks the pool, the more the larger shared_buffers.
+ * Background processes: what the logical replication workers and
+ * autovacuum did, from their records (backend_kind), each finding only
+ * where its count is not zero: an initial sync into files that skip WAL
+ * pays a commit-time walk per table; each copied table is a worker, a slot
+ * and a transaction; a replayed TRUNCATE and each autovacuum truncation of
+ * a table's tail walk the pool.
  */
 #define WL_SMALL_COPY_ROWS		10000
 #define WL_MANY_COPIES			10
@@ -1876,24 +1801,6 @@ describe_estimate(StringInfo buf, const WlCommitEstimate *e)
 					 e->wal_ns / 1e6, e->drop_ns / 1e6);
 }
 
-/*
- * The same commit with wal_skip_threshold above every synced file that was
- * not truncated in place: each is WAL-logged whole instead; those truncated
- * in place stay synced whatever the threshold (storage.c
- * smgrDoPendingSyncs), and with them the sync scan.  The deletion is
- * unchanged.
- */
-static void
-whatif_threshold_commit(const WlCommitModel *m, WlCommitModel *alt)
-{
-	*alt = *m;
-	alt->wal_logged_rels += m->synced_rels - m->synced_truncated_rels;
-	alt->wal_logged_blocks += m->synced_blocks - m->synced_truncated_blocks;
-	alt->synced_rels = m->synced_truncated_rels;
-	alt->synced_blocks = m->synced_truncated_blocks;
-	alt->sync_scan = alt->synced_rels > 0;
-}
-
 Datum
 walload_diagnose_backend(PG_FUNCTION_ARGS)
 {
@@ -1995,7 +1902,7 @@ walload_diagnose_backend(PG_FUNCTION_ARGS)
 		int64		kb = (a->pred.synced_blocks - a->pred.synced_truncated_blocks) * (BLCKSZ / 1024) +
 			BLCKSZ / 1024;
 
-		whatif_threshold_commit(&a->pred, &alt);
+		wl_whatif_to_wal(&a->pred, false, &alt);
 		wl_commit_est(&alt, &cost, &a->pred_state, &alt_est);
 		appendStringInfo(&ev, "with SET LOCAL wal_skip_threshold = '%lld kB' before COMMIT, the %d synced file(s) would be "
 						 "WAL-logged whole instead: about %.1f MB of WAL, no sync scan; ",

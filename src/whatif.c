@@ -191,6 +191,45 @@ commit_ms(const WlCommitModel *m, const WlScanCost *cost)
 	return est.total_ns / 1e6;
 }
 
+/*
+ * m with synced files moved to the WAL: those truncated in place (truncated)
+ * or the others, which a threshold above them would WAL-log whole at
+ * commit.  The sync's walk goes with the last synced file.
+ */
+void
+wl_whatif_to_wal(const WlCommitModel *m, bool truncated, WlCommitModel *alt)
+{
+	int32		rels = truncated ? m->synced_truncated_rels : m->synced_rels - m->synced_truncated_rels;
+	int64		blocks = truncated ? m->synced_truncated_blocks :
+		m->synced_blocks - m->synced_truncated_blocks;
+
+	*alt = *m;
+	alt->synced_rels -= rels;
+	alt->synced_blocks -= blocks;
+	if (truncated)
+		alt->synced_truncated_rels = alt->synced_truncated_blocks = 0;
+	alt->wal_logged_rels += rels;
+	alt->wal_logged_blocks += blocks;
+	alt->sync_scan = alt->synced_rels > 0;
+}
+
+/* x's commit priced as recorded and with those files WAL-logged instead */
+static void
+price_to_wal(const WlXactRecord *x, bool truncated, const WlScanCost *cost, WlWhatIf *w)
+{
+	WlCommitModel m;
+	WlCommitModel alt;
+
+	recorded_commit(x, &m);
+	wl_whatif_to_wal(&m, truncated, &alt);
+	w->saving_ms += commit_ms(&m, cost) - commit_ms(&alt, cost);
+	if (!alt.sync_scan)
+	{
+		w->walks_saved++;
+		w->walks_ms += walks_ms(x, WL_SCAN_FLUSH_PENDING, true);
+	}
+}
+
 static void
 set_shape(WlWhatIf *w, WlShape shape)
 {
@@ -202,9 +241,8 @@ set_shape(WlWhatIf *w, WlShape shape)
 /*
  * wal_skip_threshold raised above every file that was not truncated in
  * place: those are WAL-logged whole at commit instead; the truncated ones
- * stay synced, and with them the walk.  Each transaction's commit priced
- * both ways; the sum (which may be negative: WAL-logging large files costs
- * more than their fsync) is the saving.
+ * stay synced, and with them the walk.  The sum (which may be negative:
+ * WAL-logging large files costs more than their fsync) is the saving.
  */
 static void
 whatif_threshold(WlXactRecord **in, int n, const WlScanCost *cost, WlWhatIf *w)
@@ -214,31 +252,12 @@ whatif_threshold(WlXactRecord **in, int n, const WlScanCost *cost, WlWhatIf *w)
 	for (int i = 0; i < n; i++)
 	{
 		const WlXactRecord *x = in[i];
-		WlCommitModel m;
-		WlCommitModel alt;
-		int32		rels;
-		int64		blocks;
+		int64		blocks = x->synced_blocks - Min(x->synced_truncated_blocks, x->synced_blocks);
 
-		if (x->outcome != WL_OUTCOME_COMMIT || x->synced_rels <= 0)
-			continue;
-		recorded_commit(x, &m);
-		rels = m.synced_rels - m.synced_truncated_rels;
-		blocks = m.synced_blocks - m.synced_truncated_blocks;
-		if (rels <= 0)
-			continue;			/* every synced file truncated in place */
-		alt = m;
-		alt.synced_rels = m.synced_truncated_rels;
-		alt.synced_blocks = m.synced_truncated_blocks;
-		alt.wal_logged_rels += rels;
-		alt.wal_logged_blocks += blocks;
-		alt.sync_scan = alt.synced_rels > 0;
+		if (x->outcome != WL_OUTCOME_COMMIT || x->synced_rels <= x->synced_truncated_rels)
+			continue;			/* none synced, or all truncated in place */
 		w->xacts++;
-		w->saving_ms += commit_ms(&m, cost) - commit_ms(&alt, cost);
-		if (!alt.sync_scan)
-		{
-			w->walks_saved++;
-			w->walks_ms += walks_ms(x, WL_SCAN_FLUSH_PENDING, true);
-		}
+		price_to_wal(x, false, cost, w);
 		max_blocks = Max(max_blocks, blocks);
 	}
 	w->setting = "wal_skip_threshold";
@@ -249,11 +268,9 @@ whatif_threshold(WlXactRecord **in, int n, const WlScanCost *cost, WlWhatIf *w)
 
 /*
  * No in-place truncation: a table created in the transaction and loaded
- * once, not truncated and loaded again.  Its truncation walks go (heap,
- * indexes, TOAST: one each), and its file follows the threshold as any new
- * file does (WAL-logged below it, at its average size) instead of being
- * synced by force.  The sync's walk goes only where every synced file was
- * a truncated one that is now WAL-logged.
+ * once.  Its truncation walks go (heap, indexes, TOAST: one each), and its
+ * file follows the threshold as any new file does (WAL-logged below it, at
+ * its average size) instead of being synced by force.
  */
 static void
 whatif_truncate(WlXactRecord **in, int n, const WlScanCost *cost, WlWhatIf *w,
@@ -262,42 +279,22 @@ whatif_truncate(WlXactRecord **in, int n, const WlScanCost *cost, WlWhatIf *w,
 	for (int i = 0; i < n; i++)
 	{
 		const WlXactRecord *x = in[i];
-		double		walks;
+		int32		rels = Min(x->synced_truncated_rels, x->synced_rels);
+		int64		avg = Min(x->synced_truncated_blocks, x->synced_blocks) / Max(rels, 1);
 
 		if (x->c.scans[WL_SCAN_DROP_REL] <= 0 || is_vacuum_alone(x))
 			continue;
 		all->truncate_walks += x->c.scans[WL_SCAN_DROP_REL];
-		walks = walks_ms(x, WL_SCAN_DROP_REL, true);
 		w->xacts++;
 		w->walks_saved += x->c.scans[WL_SCAN_DROP_REL];
-		w->walks_ms += walks;
-		w->saving_ms += walks;
-		if (x->outcome == WL_OUTCOME_COMMIT && x->synced_truncated_rels > 0)
-		{
-			WlCommitModel m;
-			WlCommitModel alt;
-			int64		avg;
-
-			recorded_commit(x, &m);
-			all->truncated_synced += m.synced_truncated_rels;
-			avg = m.synced_truncated_blocks / Max(m.synced_truncated_rels, 1);
-			if ((avg + 1) * (BLCKSZ / 1024) > x->wal_skip_threshold_kb)
-				continue;		/* as large as the threshold: synced anyway */
-			alt = m;
-			alt.synced_rels -= m.synced_truncated_rels;
-			alt.synced_blocks -= m.synced_truncated_blocks;
-			alt.synced_truncated_rels = 0;
-			alt.synced_truncated_blocks = 0;
-			alt.wal_logged_rels += m.synced_truncated_rels;
-			alt.wal_logged_blocks += m.synced_truncated_blocks;
-			alt.sync_scan = alt.synced_rels > 0;
-			w->saving_ms += commit_ms(&m, cost) - commit_ms(&alt, cost);
-			if (!alt.sync_scan)
-			{
-				w->walks_saved++;
-				w->walks_ms += walks_ms(x, WL_SCAN_FLUSH_PENDING, true);
-			}
-		}
+		w->walks_ms += walks_ms(x, WL_SCAN_DROP_REL, true);
+		w->saving_ms += walks_ms(x, WL_SCAN_DROP_REL, true);
+		if (x->outcome != WL_OUTCOME_COMMIT || rels <= 0)
+			continue;
+		all->truncated_synced += rels;
+		/* as large as the threshold: synced anyway */
+		if ((avg + 1) * (BLCKSZ / 1024) <= x->wal_skip_threshold_kb)
+			price_to_wal(x, true, cost, w);
 	}
 	set_shape(w, WL_SHAPE_NO_TRUNCATE_RELOAD);
 	w->saving_ms = Max(w->saving_ms, 0);
@@ -324,13 +321,6 @@ one_walk_saving_ms(const WlScanCost *cost, WlScanKind kind, int nxacts, int64 fi
 	elog(DEBUG2, "walload: what-if of one walk of kind %d over %d file(s) for %d: recorded %.3f ms, page faults %.3f ms, one walk %.3f ms: saves %.3f ms",
 		 (int) kind, all, nxacts, recorded_ms, fault_ms, one_ms, saved_ms);
 	return saved_ms;
-}
-
-/* of a transaction's walks of one kind, the first walk's page faults */
-static double
-walk_faults_ms(const WlXactRecord *x, WlScanKind kind)
-{
-	return walks_ms(x, kind, true) - walks_ms(x, kind, false);
 }
 
 /*
@@ -370,6 +360,17 @@ whatif_buffers(WlXactRecord **in, int n, const WlScanCost *cost, int32 load_buff
 	return saved_ms;
 }
 
+/* n transactions as one: all but one commit record and its flush, as measured */
+static void
+all_but_one(WlWhatIf *w, WlShape shape, double sync_ms)
+{
+	set_shape(w, shape);
+	if (w->xacts < 2)
+		return;
+	w->flushes_saved = w->xacts - 1;
+	w->saving_ms = sync_ms * (w->xacts - 1) / w->xacts;
+}
+
 void
 wl_whatif_load(WlXactRecord **in, int n, WlWhatIfs *w)
 {
@@ -382,6 +383,7 @@ wl_whatif_load(WlXactRecord **in, int n, WlWhatIfs *w)
 	double		sync_walks_ms = 0;
 	double		sync_faults_ms = 0;
 	int64		sync_files = 0;
+	int			sync_walked = 0;
 	double		all_walks_ms = 0;
 	double		syncs_each_ms = 0;
 	WlCommitModel one;
@@ -397,6 +399,7 @@ wl_whatif_load(WlXactRecord **in, int n, WlWhatIfs *w)
 	for (int i = 0; i < n; i++)
 	{
 		const WlXactRecord *x = in[i];
+		WlCommitModel m;
 
 		all_walks_ms += x->c.scan_est_ns / 1e6;
 		nbuffers = Max(nbuffers, x->nbuffers);
@@ -410,32 +413,31 @@ wl_whatif_load(WlXactRecord **in, int n, WlWhatIfs *w)
 				w->drops.xacts++;
 				drop_sync_ms += x->commit_sync_ms;
 				drop_walks_ms += walks_ms(x, WL_SCAN_DROP_PENDING, true);
-				drop_faults_ms += walk_faults_ms(x, WL_SCAN_DROP_PENDING);
+				drop_faults_ms += walks_ms(x, WL_SCAN_DROP_PENDING, true) -
+					walks_ms(x, WL_SCAN_DROP_PENDING, false);
 				drop_files += x->dropped_rels;
 				break;
 			case SET_SYNCS:
-				{
-					WlCommitModel m;
-
-					/* each commit as recorded, and all of them as one */
-					recorded_commit(x, &m);
-					syncs_each_ms += commit_ms(&m, &cost);
-					one.wal_skipped_rels += m.wal_skipped_rels;
-					one.synced_rels += m.synced_rels;
-					one.synced_blocks += m.synced_blocks;
-					one.synced_truncated_rels += m.synced_truncated_rels;
-					one.synced_truncated_blocks += m.synced_truncated_blocks;
-					one.wal_logged_rels += m.wal_logged_rels;
-					one.wal_logged_blocks += m.wal_logged_blocks;
-					one.sync_scan = one.sync_scan || m.sync_scan;
-				}
+				/* each commit as recorded, and all of them as one */
+				recorded_commit(x, &m);
+				syncs_each_ms += commit_ms(&m, &cost);
+				one.wal_skipped_rels += m.wal_skipped_rels;
+				one.synced_rels += m.synced_rels;
+				one.synced_blocks += m.synced_blocks;
+				one.synced_truncated_rels += m.synced_truncated_rels;
+				one.synced_truncated_blocks += m.synced_truncated_blocks;
+				one.wal_logged_rels += m.wal_logged_rels;
+				one.wal_logged_blocks += m.wal_logged_blocks;
+				one.sync_scan = one.sync_scan || m.sync_scan;
 				w->syncs.xacts++;
+				sync_walked += x->synced_rels > 0;
 				sync_walks_ms += walks_ms(x, WL_SCAN_FLUSH_PENDING, true);
-				sync_faults_ms += walk_faults_ms(x, WL_SCAN_FLUSH_PENDING);
+				sync_faults_ms += walks_ms(x, WL_SCAN_FLUSH_PENDING, true) -
+					walks_ms(x, WL_SCAN_FLUSH_PENDING, false);
 				sync_files += x->synced_rels;
 				break;
 			case SET_SMALL:
-				w->small_xacts++;
+				w->small.xacts++;
 				w->small_commit_ms += x->commit_sync_ms;
 				w->small_total_ms += x->total_ms;
 				break;
@@ -443,69 +445,43 @@ wl_whatif_load(WlXactRecord **in, int n, WlWhatIfs *w)
 				break;
 		}
 	}
+	w->small_xacts = w->small.xacts;
 
-	/*
-	 * pg_restore's commits as one (--single-transaction): all but one commit
-	 * record and its flush, as measured
-	 */
-	set_shape(&w->restore, WL_SHAPE_SINGLE_TRANSACTION_RESTORE);
-	if (w->restore.xacts >= 2)
-	{
-		w->restore.flushes_saved = w->restore.xacts - 1;
-		w->restore.saving_ms = restore_ms * (w->restore.xacts - 1) / w->restore.xacts;
-	}
+	/* pg_restore's commits as one (--single-transaction); the small ones */
+	all_but_one(&w->restore, WL_SHAPE_SINGLE_TRANSACTION_RESTORE, restore_ms);
+	all_but_one(&w->small, WL_SHAPE_BATCH_COMMITS, w->small_commit_ms);
 
 	/*
 	 * the commits that deleted files as one: all but one commit record and
 	 * flush (always synchronous), and one walk for all their files
 	 */
-	set_shape(&w->drops, WL_SHAPE_DROP_IN_ONE_TRANSACTION);
+	all_but_one(&w->drops, WL_SHAPE_DROP_IN_ONE_TRANSACTION, drop_sync_ms);
 	if (w->drops.xacts >= 2)
 	{
 		w->drops.walks_saved = w->drops.xacts - 1;
-		w->drops.flushes_saved = w->drops.xacts - 1;
 		w->drops.walks_ms = one_walk_saving_ms(&cost, WL_SCAN_DROP_PENDING, w->drops.xacts,
 											   drop_files, drop_walks_ms, drop_faults_ms);
-		w->drops.saving_ms = drop_sync_ms * (w->drops.xacts - 1) / w->drops.xacts +
-			w->drops.walks_ms;
+		w->drops.saving_ms += w->drops.walks_ms;
 	}
 
 	/*
-	 * the commits that synced or WAL-logged new files, as one: their
-	 * commit-time work replayed as one commit (cost.c prices each commit as
-	 * recorded and the one commit over all their files: one walk if any file
-	 * is synced, one commit record and flush; each file keeps its route, as
-	 * core decides it per file).  The walks it removes, as recorded, for
-	 * shared_buffers' account.
+	 * the commits that synced or WAL-logged new files, as one: cost.c prices
+	 * each commit as recorded and the one commit over all their files (one
+	 * walk if any file is synced, one commit record and flush; each file
+	 * keeps its route, as core decides it per file)
 	 */
 	set_shape(&w->syncs, WL_SHAPE_ONE_TRANSACTION);
 	if (w->syncs.xacts >= 2)
 	{
-		int			walked = 0;
-
-		for (int i = 0; i < n; i++)
-			if (xact_set(in[i]) == SET_SYNCS && in[i]->synced_rels > 0)
-				walked++;
-		w->syncs.walks_saved = Max(walked - 1, 0);
+		w->syncs.walks_saved = Max(sync_walked - 1, 0);
 		w->syncs.flushes_saved = w->syncs.xacts - 1;
-		w->syncs.walks_ms = one_walk_saving_ms(&cost, WL_SCAN_FLUSH_PENDING, walked,
+		w->syncs.walks_ms = one_walk_saving_ms(&cost, WL_SCAN_FLUSH_PENDING, sync_walked,
 											   sync_files, sync_walks_ms, sync_faults_ms);
 		w->syncs.saving_ms = Max(syncs_each_ms - commit_ms(&one, &cost), 0);
-		elog(DEBUG2, "walload: what-if of %d commits as one: %.3f ms as recorded, %.3f ms as one",
-			 w->syncs.xacts, syncs_each_ms, commit_ms(&one, &cost));
 	}
 
 	whatif_threshold(in, n, &cost, &w->threshold);
 	whatif_truncate(in, n, &cost, &w->truncate, w);
-
-	/* the small commits batched: all but one of their sync phases */
-	set_shape(&w->small, WL_SHAPE_BATCH_COMMITS);
-	w->small.xacts = w->small_xacts;
-	if (w->small_xacts >= 2)
-	{
-		w->small.flushes_saved = w->small_xacts - 1;
-		w->small.saving_ms = w->small_commit_ms * (w->small_xacts - 1) / w->small_xacts;
-	}
 
 	/*
 	 * shared_buffers alone, as core would run the load at the smaller pool:

@@ -75,5 +75,6 @@ extern void wl_whatif_minimal(WlXactRecord **in, int n, const int32 *new_files,
 							  const uint64 *skip_bytes, bool skip_small, bool skip_restore,
 							  WlWhatIf *w);
 extern bool wl_whatif_minimal_allowed(void);
+extern void wl_whatif_to_wal(const WlCommitModel *m, bool truncated, WlCommitModel *alt);
 
 #endif							/* WALLOAD_WHATIF_H */
