@@ -10,27 +10,14 @@
  *		priced with cost.c's calibrated unit costs.  Every finding's
  *		saving_ms comes from here.
  *
- * It reads only the recorded figures (WlXactRecord) and cost.c; it writes
- * nothing.  Core's rules the replay keeps (PostgreSQL 15; the same in
- * 16-19):
- *
- * - storage.c smgrDoPendingSyncs: a file created in the transaction is
- *   synced at commit (after one walk of the pool for all of them) if it was
- *   truncated in place or is at least wal_skip_threshold large, and
- *   WAL-logged whole otherwise.  So no threshold spares a file truncated in
- *   place: the threshold's replay moves only the others to the WAL, and
- *   keeps the walk wherever a truncated file is still synced.
- * - xact.c RecordTransactionCommit: a commit that deletes files always
- *   flushes its commit record, whatever synchronous_commit says; so the
- *   commits that deleted files are replayed only as one transaction (the
- *   DROPs together), never as small commits to batch or make asynchronous.
- * - bufmgr.c: a walk of the pool visits every buffer header, so its price
- *   is per header times shared_buffers (cost.c wl_scan_timed_ns) and its
- *   first walk's page faults are per header page: both scale with
- *   shared_buffers.
- * - xlog.c / walsender.c: wal_level=minimal cannot run with max_wal_senders
- *   > 0 nor with archive_mode on; it is offered only where nothing streams
- *   or archives WAL (wl_whatif_minimal_allowed).
+ * It reads only the recorded figures and cost.c.  Core's rules kept
+ * (PostgreSQL 15-19): a file created in the transaction is synced at commit,
+ * after one walk for all, if truncated in place or at least
+ * wal_skip_threshold large, else WAL-logged whole (smgrDoPendingSyncs): no
+ * threshold spares a file truncated in place.  A commit that deletes files
+ * always flushes its record (RecordTransactionCommit): such commits are
+ * replayed only as one transaction.  A walk visits every buffer header
+ * (bufmgr.c).  wal_level=minimal cannot stream or archive WAL.
  *
  * Each transaction is replayed by at most one of the shapes (pg_restore's,
  * then the deleting commits, then the ones that synced or WAL-logged new
@@ -507,21 +494,15 @@ wl_whatif_load(WlXactRecord **in, int n, WlWhatIfs *w)
 }
 
 /*
- * wal_level = minimal, priced (1.10), for the transactions that ran under
- * replica: what their statements wrote to WAL into files their transaction
- * created or truncated (skip_bytes, per transaction of in, from
- * diagnose.c's reading of walload_statements) is not written under
- * minimal (storage.c: such a file skips WAL, RelationNeedsWAL), priced as
- * cost.c prices WAL a commit must write and flush, per block; against
- * that, the commit-time work minimal adds (smgrDoPendingSyncs): its new
- * files (new_files, of the skipped bytes' blocks shared equally) each
- * synced after a walk of the pool if at or above wal_skip_threshold, or
- * WAL-logged whole below it, priced by the one cost model.  Offered only
- * where the server could run minimal (wl_whatif_minimal_allowed, by the
- * caller).  Where the small commits' or pg_restore's finding is priced
- * (skip_small, skip_restore: the caller's rules), the transactions that
- * shape replays are left out: its saving, their measured sync phases,
- * includes the flush of that WAL.
+ * wal_level = minimal, for the transactions that ran under replica: the WAL
+ * their statements wrote into files their transaction created or truncated
+ * (skip_bytes, from diagnose.c) is not written under minimal
+ * (RelationNeedsWAL), priced per block as cost.c prices WAL a commit
+ * writes and flushes; against it, the commit-time work minimal adds
+ * (smgrDoPendingSyncs) for new_files files sharing those blocks.  The
+ * transactions of a priced small-commits or pg_restore finding are left
+ * out (skip_small, skip_restore): their measured sync phases include the
+ * flush of that WAL.
  */
 void
 wl_whatif_minimal(WlXactRecord **in, int n, const int32 *new_files,
