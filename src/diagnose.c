@@ -1403,12 +1403,12 @@ diagnose_workers(Emitter *em, WlXactRecord **in, int n)
 {
 	int64		copies = 0,
 				small_copies = 0,
-				copy_rows = 0,
-				minimal_sync_walks = 0,
-				minimal_sync_xacts = 0,
-				truncate_walks = 0,
-				truncate_xacts = 0,
-				av_walks = 0,
+				copy_rows = 0;
+	int64		minimal_sync_walks = 0,
+				minimal_sync_xacts = 0;
+	int64		truncate_walks = 0,
+				truncate_xacts = 0;
+	int64		av_walks = 0,
 				av_xacts = 0;
 	int32		nbuffers = 0;
 
@@ -1421,11 +1421,8 @@ diagnose_workers(Emitter *em, WlXactRecord **in, int n)
 		nbuffers = x->nbuffers;
 		if (x->backend_kind == WL_KIND_AUTOVACUUM)
 		{
-			if (x->c.scans[WL_SCAN_DROP_REL] > 0)
-			{
-				av_xacts++;
-				av_walks += x->c.scans[WL_SCAN_DROP_REL];
-			}
+			av_xacts += x->c.scans[WL_SCAN_DROP_REL] > 0;
+			av_walks += x->c.scans[WL_SCAN_DROP_REL];
 			continue;
 		}
 		if (x->kind_ms[WL_TIME_COPY] > 0 || (x->statements == 1 && x->c.rows > 0 &&
@@ -1442,13 +1439,11 @@ diagnose_workers(Emitter *em, WlXactRecord **in, int n)
 				minimal_sync_walks += x->c.scans[WL_SCAN_FLUSH_PENDING];
 			}
 		}
+		/* a replayed TRUNCATE: its deletion's and in-place truncations' walks */
 		if (x->kind_ms[WL_TIME_TRUNCATE] > 0 || x->c.scans[WL_SCAN_DROP_PENDING] > 0)
 		{
-			if (x->c.scans[WL_SCAN_DROP_PENDING] + x->c.scans[WL_SCAN_DROP_REL] > 0)
-			{
-				truncate_xacts++;
-				truncate_walks += x->c.scans[WL_SCAN_DROP_PENDING] + x->c.scans[WL_SCAN_DROP_REL];
-			}
+			truncate_xacts += x->c.scans[WL_SCAN_DROP_PENDING] + x->c.scans[WL_SCAN_DROP_REL] > 0;
+			truncate_walks += x->c.scans[WL_SCAN_DROP_PENDING] + x->c.scans[WL_SCAN_DROP_REL];
 		}
 	}
 
