@@ -1011,7 +1011,7 @@ def manyfiles(c, tmp):
 # ---------------------------------------------------------------- what-ifs
 
 def hint_of(c, finding_like):
-    r = c.psql("SELECT hint FROM walload_diagnose() WHERE finding LIKE '%s'" % finding_like)
+    r = c.psql("SELECT hint FROM walload_findings() WHERE finding LIKE '%s'" % finding_like)
     return r
 
 

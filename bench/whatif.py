@@ -435,8 +435,11 @@ class Bench:
         return ms
 
     def findings(self, c, load):
-        out = c.psql("SELECT coalesce(json_agg(to_jsonb(d)), '[]') FROM walload_diagnose(application_name => '%s') d"
-                     % load.app)
+        # 1.11: the whole record is walload_findings()'; before, walload_diagnose()'
+        fn = "walload_findings" if c.psql("SELECT to_regproc('walload_findings') IS NOT NULL") == "t" \
+            else "walload_diagnose"
+        out = c.psql("SELECT coalesce(json_agg(to_jsonb(d)), '[]') FROM %s(application_name => '%s') d"
+                     % (fn, load.app))
         return json.loads(out)
 
     def apply_setting(self, c, p, name, value):

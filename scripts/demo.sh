@@ -161,9 +161,9 @@ GROUP BY w.command ORDER BY w.command"
 
 echo
 echo "== walload_diagnose(): findings, the largest avoidable cost first"
-psql -P pager=off -c "SELECT severity, round(saving_ms::numeric, 1) AS saving_ms, finding, evidence, hint FROM walload_diagnose()"
-echo "== the verdict, then the first finding in full (walload_diagnose().detail)"
-psql -P pager=off -At -c "SELECT detail FROM walload_diagnose() LIMIT 2" | fold -s -w 100
+psql -P pager=off -c "SELECT * FROM walload_diagnose()"
+echo "== the verdict, then the first finding in full (walload_findings().detail)"
+psql -P pager=off -At -c "SELECT detail FROM walload_findings() LIMIT 2" | fold -s -w 100
 
 if [ -n "${WALLOAD_DEMO_TIMELINE:-}" ]; then
   echo

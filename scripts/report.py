@@ -35,6 +35,8 @@ SELECT pg_catalog.has_parameter_privilege('walload.track', 'SET') AS walload_may
 \if :walload_may_quiet
 SET walload.track = 'none';
 \endif
+SELECT CASE WHEN pg_catalog.to_regproc('walload_findings') IS NULL THEN 'walload_diagnose'
+            ELSE 'walload_findings' END AS walload_findings_fn \gset
 """
 QUERY = QUIET + r"""
 SELECT pg_catalog.json_build_object(
@@ -43,7 +45,7 @@ SELECT pg_catalog.json_build_object(
   'wal_level', pg_catalog.current_setting('wal_level'),
   'shared_buffers', pg_catalog.current_setting('shared_buffers'),
   'report', (SELECT coalesce(pg_catalog.json_agg(r), '[]') FROM walload_report(%(f)s) r),
-  'findings', (SELECT coalesce(pg_catalog.json_agg(d), '[]') FROM walload_diagnose(%(f)s) d)
+  'findings', (SELECT coalesce(pg_catalog.json_agg(d), '[]') FROM :walload_findings_fn(%(f)s) d)
 )::jsonb::text;  -- on one line
 """ % {"f": FILTERS}
 

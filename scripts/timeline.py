@@ -31,6 +31,8 @@ SELECT pg_catalog.has_parameter_privilege('walload.track', 'SET') AS walload_may
 \if :walload_may_quiet
 SET walload.track = 'none';
 \endif
+SELECT CASE WHEN pg_catalog.to_regproc('walload_findings') IS NULL THEN 'walload_diagnose'
+            ELSE 'walload_findings' END AS walload_findings_fn \gset
 """
 SNAPSHOT_SQL = r"""
 SELECT pg_catalog.json_build_object(
@@ -47,7 +49,7 @@ SELECT pg_catalog.json_build_object(
                   LEFT JOIN pg_catalog.pg_roles r ON r.oid = x.userid) x),
   'statements', (SELECT coalesce(pg_catalog.json_agg(s ORDER BY s.xact_id, s.stmt_no), '[]')
                  FROM walload_statements s),
-  'diagnosis', (SELECT coalesce(pg_catalog.json_agg(d), '[]') FROM walload_diagnose() d))
+  'diagnosis', (SELECT coalesce(pg_catalog.json_agg(d), '[]') FROM :walload_findings_fn() d))
 """
 
 KINDS = [  # (kind, colour, label): the kinds of walload_xacts' *_ms columns

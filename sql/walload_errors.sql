@@ -23,8 +23,8 @@ SELECT * FROM walload_calibrate(0);
 SELECT * FROM walload_calibrate(-1);
 SELECT * FROM walload_calibrate(1001);
 SELECT * FROM walload_calibrate(NULL);
-SELECT * FROM walload_diagnose(0);
-SELECT * FROM walload_diagnose(-5);
+SELECT * FROM walload_findings(0);
+SELECT * FROM walload_findings(-5);
 SELECT severity, finding FROM walload_diagnose(123456789);
 -- the failed calls changed nothing: same calibration, nothing recorded
 SELECT coalesce(calibrated_at::text, 'never') = :'cal_at' AS calibration_time_unchanged,

@@ -117,7 +117,7 @@ SELECT (array_agg(finding))[1] LIKE 'verdict: file deletion%' AS verdict_first,
 FROM walload_diagnose();
 SELECT count(*) = (SELECT count(*) FROM walload_diagnose()) AS same_findings_for_this_backend
 FROM walload_diagnose(pid => pg_backend_pid(), application_name => current_setting('application_name'));
-SELECT severity, finding, evidence, saving_ms FROM walload_diagnose(pid => -1);
+SELECT severity, finding, evidence, saving_ms FROM walload_findings(pid => -1);
 SELECT severity, finding, saving_ms FROM walload_diagnose(xact_id => 1, since => now() + interval '1 hour');
 SELECT count(*) AS findings_of_the_drop_alone
 FROM walload_diagnose(since => (SELECT max(xact_start) FROM walload_xacts))
@@ -171,7 +171,7 @@ SELECT part, xacts FROM walload_report() WHERE part LIKE 'INSERT%';
 -- the part of the load the ring holds
 SELECT severity, finding, evidence LIKE '1000 kept, % overwritten' AS evidence_ok,
        hint = 'raise walload.max_xacts' AS hint_ok
-FROM walload_diagnose() WHERE finding = 'part of the load';
+FROM walload_findings() WHERE finding = 'part of the load';
 \set VERBOSITY default
 -- not for a window the ring still holds whole
 SELECT part, xacts FROM walload_report(since => (SELECT min(xact_start) FROM walload_xacts))

@@ -224,3 +224,19 @@ WHERE pid = pg_backend_pid();
 ROLLBACK;
 SELECT has_table_privilege('public', 'walload_activity', 'SELECT') AS activity_for_everyone;
 SELECT count(*) >= 0 AS report_reads FROM walload_report();
+
+-- 1.10's walload_diagnose() (nine columns) reads with this library; 1.11
+-- gives programs walload_findings() (ten) and people walload_diagnose()
+-- (four, over it), and walload_diagnose_backend() likewise
+ALTER EXTENSION walload UPDATE TO '1.10';
+SELECT count(*) > 0 AS diagnose_1_10_reads, bool_and(detail IS NOT NULL) AS with_detail
+FROM walload_diagnose();
+SELECT count(*) > 0 AS diagnose_backend_1_10_reads FROM walload_diagnose_backend(pg_backend_pid());
+ALTER EXTENSION walload UPDATE TO '1.11';
+SELECT count(*) > 0 AS findings_1_11_reads, bool_and(detail IS NOT NULL) AS with_detail
+FROM walload_findings();
+SELECT (SELECT count(*) FROM walload_diagnose()) = (SELECT count(*) FROM walload_findings()) AS diagnose_1_11_reads;
+SELECT p.proname, array_length(p.proargnames, 1) - p.pronargs AS columns
+FROM pg_proc p WHERE p.proname IN ('walload_diagnose', 'walload_findings', 'walload_diagnose_backend',
+                                   'walload_findings_backend') ORDER BY 1;
+SELECT finding FROM walload_diagnose_backend(pg_backend_pid());

@@ -1,26 +1,15 @@
 /*-------------------------------------------------------------------------
  *
  * diagnose.c
- *		walload_diagnose(): turns the recorded transactions into findings a
- *		DBA can act on -- what cost the time, the evidence, what to change.
+ *		walload_findings() / walload_diagnose(): the recorded transactions
+ *		turned into findings -- what cost the time, the evidence, what to
+ *		change -- and walload_diagnose_backend() for a running one.
  *
- * Scope: one transaction (by xact_id), or the transactions still in the
- * ring of a window, a backend, an application, a role and a database (1.6,
- * as walload_report() selects them).  Each rule reads only recorded
- * figures; estimates are labelled.
- *
- * Ranked (1.6): each finding whose hint a what-if prices carries
- * saving_ms, what following the hint would save; the rows come largest
- * saving first, then the findings of facts (saving_ms NULL) in the order
- * the rules run.  A finding whose saving is at least
- * WL_WARN_SAVING_SHARE of the load's time (as walload_report() counts it)
- * is a warning whatever its own rule says.
- *
- * 1.10: every saving comes from the what-if engine (whatif.c), which
- * replays core's decisions on the recorded figures; each finding with a
- * saving names its change as data (setting and value, or shape), and the
- * first row is the verdict, with no saving of its own so that the column
- * sums each cost once.
+ * Each rule reads only recorded figures; estimates are labelled.  Every
+ * saving comes from the what-if engine (whatif.c); a finding with one
+ * names its change as data.  The rows come largest saving first, then the
+ * facts in the order the rules run, after the verdict, which has no saving
+ * of its own so that the column sums each cost once.
  *
  *-------------------------------------------------------------------------
  */
@@ -48,6 +37,7 @@
 PG_FUNCTION_INFO_V1(walload_diagnose);
 PG_FUNCTION_INFO_V1(walload_diagnose_backend);
 
+/* the transactions in scope, summed */
 typedef struct Totals
 {
 	int			xacts;
@@ -72,35 +62,29 @@ typedef struct Totals
 	int			strategy_acted; /* and set wal_skip_threshold */
 	int			strategy_aside_set_local;	/* stood aside: SET LOCAL */
 	int			strategy_aside_uncalibrated;	/* stood aside: no figures */
-	int			strategy_aside_mispredicted;	/* stood aside: auto's commits
-												 * ran far above its
-												 * predictions (1.10) */
+	int			strategy_aside_mispredicted;	/* stood aside: mispredicted */
 	double		strategy_pred_ms;	/* predicted commits, as chosen */
 	double		strategy_core_ms;	/* and as core would have done them */
 	double		strategy_commit_ms; /* measured */
-	int			standby_commits;	/* committed after waiting for a
-									 * synchronous standby (1.10) */
-	double		standby_ms;		/* their waits (derived, see accumulator.c) */
+	int			standby_commits;	/* waited for a synchronous standby */
+	double		standby_ms;		/* their waits (derived: accumulator.c) */
 	int			standby_sync_commit;	/* the last one's synchronous_commit */
 } Totals;
 
 /*
- * severity, finding, evidence, hint: the SQL definition's columns; 1.6 adds
- * saving_ms (and the filters, WL_DIAGNOSE_ARGS arguments in all); 1.7 puts
- * saving_ms second, makes evidence and hint short enough to read without
- * psql's expanded mode, and gives the full texts in detail, last
+ * The definitions' columns, by version: severity, finding, evidence, hint
+ * (1.3); saving_ms fifth (1.6); 1.7: saving_ms second, short evidence and
+ * hint, detail last (6); 1.10: setting, value, shape before detail (9);
+ * 1.11: walload_findings(), change fourth (10), of which walload_diagnose()
+ * selects the first four
  */
 #define WL_DIAGNOSE_COLS	4
+#define WL_DIAGNOSE_COLS_1_10	9
+#define WL_FINDINGS_COLS	10
 static const int diagnose_cols[] = {WL_DIAGNOSE_COLS, WL_DIAGNOSE_COLS + 1, WL_DIAGNOSE_COLS + 2,
-WL_DIAGNOSE_COLS + 5};
+WL_DIAGNOSE_COLS_1_10, WL_FINDINGS_COLS};
+static const int backend_cols[] = {WL_DIAGNOSE_COLS, WL_FINDINGS_COLS};
 
-/*
- * 1.10: severity, saving_ms (numeric, 1 decimal), finding, evidence, hint,
- * then what to change as data -- setting, value (a GUC and its value as
- * SET writes it) or shape (a change of the load's shape, whatif.h) -- and
- * detail last; the first row is the verdict
- */
-#define WL_DIAGNOSE_COLS_1_10	(WL_DIAGNOSE_COLS + 5)
 #define WL_DIAGNOSE_ARGS	7
 
 /* a saving of this share of the load's time makes a finding a warning */
@@ -116,11 +100,11 @@ typedef struct Finding
 	const char *action;			/* the hint's action (NULL: hint) */
 	double		saving_ms;		/* < 0: none (a fact, or not priced) */
 	int			order;			/* the order the rules found it in */
-	/* what to change, as data (1.10): a setting and value, or a shape */
-	const char *setting;
+	const char *setting;		/* the change: a setting and value, or shape */
 	const char *value;
 	const char *shape;
 	bool		verdict;		/* the first row: the verdict in words */
+	double		overlap_ms;		/* of saving_ms: saved by other rows too */
 } Finding;
 
 typedef struct Emitter
@@ -153,6 +137,7 @@ emit_saving(Emitter *em, const char *severity, const char *finding,
 	f->brief = f->action = NULL;
 	f->setting = f->value = f->shape = NULL;
 	f->verdict = false;
+	f->overlap_ms = 0;
 	f->saving_ms = saving_ms;
 	f->order = em->n++;
 	if (saving_ms > 0 && em->load_ms > 0 && saving_ms >= WL_WARN_SAVING_SHARE * em->load_ms)
@@ -210,6 +195,7 @@ static void
 change(Emitter *em, const WlWhatIf *w)
 {
 	change_to(em, w->setting, w->value, w->shape);
+	em->found[em->n - 1].overlap_ms = w->overlap_ms;
 }
 
 /* largest saving first, then the unpriced ones in the order found */
@@ -245,13 +231,13 @@ verdict(Emitter *em)
 	int			priced = 0;
 	Finding    *f;
 
-	if (em->rsinfo->setDesc->natts != WL_DIAGNOSE_COLS_1_10)
+	if (em->rsinfo->setDesc->natts < WL_DIAGNOSE_COLS_1_10)
 		return;
 	for (int i = 0; i < em->n; i++)
 		if (em->found[i].saving_ms > 0)
 		{
 			priced++;
-			sum += em->found[i].saving_ms;
+			sum += em->found[i].saving_ms - em->found[i].overlap_ms;
 			if (top == NULL || em->found[i].saving_ms > top->saving_ms)
 				top = &em->found[i];
 		}
@@ -283,6 +269,15 @@ verdict(Emitter *em)
 	f->verdict = true;
 }
 
+/* a text column, NULL for NULL */
+static int
+put_text(Datum *values, bool *nulls, int i, const char *s)
+{
+	nulls[i] = s == NULL;
+	values[i] = s ? CStringGetTextDatum(s) : (Datum) 0;
+	return i + 1;
+}
+
 /* the findings, ranked, as rows of the definition's natts columns */
 static void
 emit_all(Emitter *em)
@@ -294,48 +289,48 @@ emit_all(Emitter *em)
 	for (int i = 0; i < em->n; i++)
 	{
 		Finding    *f = &em->found[i];
-		Datum		values[WL_DIAGNOSE_COLS_1_10];
-		bool		nulls[WL_DIAGNOSE_COLS_1_10];
+		Datum		values[WL_FINDINGS_COLS];
+		bool		nulls[WL_FINDINGS_COLS];
 		Datum		saving = Float8GetDatum(f->saving_ms);
-		bool		no_saving = f->saving_ms < 0;
+		const char *brief = f->brief ? f->brief : f->evidence;
+		const char *action = f->action ? f->action : f->hint;
+		char	   *detail = psprintf("%s. %s", f->evidence, f->hint);
+		int			k = 1;
 
 		memset(nulls, 0, sizeof(nulls));
 		values[0] = CStringGetTextDatum(f->severity);
-		if (natts == WL_DIAGNOSE_COLS_1_10)
+		if (natts <= WL_DIAGNOSE_COLS + 1)
 		{
-			/* for reading: 1 decimal, as numeric */
-			values[1] = no_saving ? (Datum) 0 :
-				DirectFunctionCall2(numeric_round,
-									DirectFunctionCall1(float8_numeric, saving),
-									Int32GetDatum(1));
-			nulls[1] = no_saving;
-			values[2] = CStringGetTextDatum(f->finding);
-			values[3] = CStringGetTextDatum(f->brief ? f->brief : f->evidence);
-			values[4] = CStringGetTextDatum(f->action ? f->action : f->hint);
-			values[5] = f->setting ? CStringGetTextDatum(f->setting) : (Datum) 0;
-			nulls[5] = f->setting == NULL;
-			values[6] = f->value ? CStringGetTextDatum(f->value) : (Datum) 0;
-			nulls[6] = f->value == NULL;
-			values[7] = f->shape ? CStringGetTextDatum(f->shape) : (Datum) 0;
-			nulls[7] = f->shape == NULL;
-			values[8] = CStringGetTextDatum(psprintf("%s. %s", f->evidence, f->hint));
-		}
-		else if (natts <= WL_DIAGNOSE_COLS + 1)
-		{
-			values[1] = CStringGetTextDatum(f->finding);
-			values[2] = CStringGetTextDatum(f->evidence);
-			values[3] = CStringGetTextDatum(f->hint);
-			values[4] = saving;
-			nulls[4] = no_saving;
+			/* 1.3, 1.6: the full texts, saving_ms last */
+			k = put_text(values, nulls, k, f->finding);
+			k = put_text(values, nulls, k, f->evidence);
+			k = put_text(values, nulls, k, f->hint);
+			if (natts > k)
+			{
+				values[k] = saving;
+				nulls[k] = f->saving_ms < 0;
+			}
 		}
 		else
 		{
-			values[1] = saving;
-			nulls[1] = no_saving;
-			values[2] = CStringGetTextDatum(f->finding);
-			values[3] = CStringGetTextDatum(f->brief ? f->brief : f->evidence);
-			values[4] = CStringGetTextDatum(f->action ? f->action : f->hint);
-			values[5] = CStringGetTextDatum(psprintf("%s. %s", f->evidence, f->hint));
+			nulls[1] = f->saving_ms < 0;
+			/* 1.10 on: for reading, 1 decimal, as numeric */
+			values[1] = nulls[1] ? (Datum) 0 : natts < WL_DIAGNOSE_COLS_1_10 ? saving :
+				DirectFunctionCall2(numeric_round, DirectFunctionCall1(float8_numeric, saving),
+									Int32GetDatum(1));
+			k = put_text(values, nulls, 2, f->finding);
+			if (natts == WL_FINDINGS_COLS)
+				k = put_text(values, nulls, k, f->setting ?
+							 psprintf("%s = '%s'", f->setting, f->value) : f->shape);
+			k = put_text(values, nulls, k, brief);
+			k = put_text(values, nulls, k, action);
+			if (natts >= WL_DIAGNOSE_COLS_1_10)
+			{
+				k = put_text(values, nulls, k, f->setting);
+				k = put_text(values, nulls, k, f->value);
+				k = put_text(values, nulls, k, f->shape);
+			}
+			k = put_text(values, nulls, k, detail);
 		}
 		tuplestore_putvalues(em->rsinfo->setResult, em->rsinfo->setDesc, values, nulls);
 	}
@@ -385,30 +380,23 @@ diagnose_scans(Emitter *em, const Totals *t, const WlWhatIfs *w)
 					 (long long) t->c.scans[WL_SCAN_DROP_REL],
 					 (long long) t->c.scans[WL_SCAN_FLUSH_REL],
 					 (long long) t->c.scans[WL_SCAN_DB]);
+	emit_saving(em, sev, "full scans of shared buffers", ev.data,
+				w->buffers.saving_ms <= 0 ?
+				"Each scan walks every buffer header, so its cost grows with shared_buffers, not with the data. "
+				"The findings below name the causes." :
+				psprintf("Each scan walks every buffer header, so its cost grows with shared_buffers, not with "
+						 "the data. The findings below name the causes. shared_buffers = %s during the load "
+						 "would make these walks cheaper by about %.1f ms (a restart; the load's reads are "
+						 "not priced); %.1f ms of it on walks the other changes leave",
+						 w->buffers.value, w->buffers.saving_ms,
+						 w->buffers.saving_ms - w->buffers.overlap_ms),
+				w->buffers.saving_ms > 0 ? w->buffers.saving_ms : -1);
+	brief(em, psprintf("%lld walk%s of %d buffers, about %.1f ms (%.0f%%)",
+					   (long long) full, plural(full), t->nbuffers, est, share),
+		  w->buffers.saving_ms > 0 ? psprintf("shared_buffers = %s for the load", w->buffers.value) :
+		  "the causes follow");
 	if (w->buffers.saving_ms > 0)
-	{
-		/* the walks no other finding's change removes, at a smaller pool */
-		emit_saving(em, sev, "full scans of the shared buffer pool", ev.data,
-					psprintf("Each scan walks every buffer header, so its cost grows with shared_buffers, not with "
-							 "the data. The findings below name the causes. shared_buffers = %s during the load "
-							 "would make the %.1f ms of walks the other changes leave cheaper by about %.1f ms "
-							 "(a restart; the load's reads are not priced)",
-							 w->buffers.value, w->walks_left_ms, w->buffers.saving_ms),
-					w->buffers.saving_ms);
-		brief(em, psprintf("%lld walk%s of %d buffers, about %.1f ms (%.0f%%)",
-						   (long long) full, plural(full), t->nbuffers, est, share),
-			  psprintf("shared_buffers = %s for the load", w->buffers.value));
 		change(em, &w->buffers);
-	}
-	else
-	{
-		emit(em, sev, "full scans of the shared buffer pool", ev.data,
-			 "Each scan walks every buffer header, so its cost grows with shared_buffers, not with the data. "
-			 "The findings below name the causes.");
-		brief(em, psprintf("%lld walk%s of %d buffers, about %.1f ms (%.0f%%)",
-						   (long long) full, plural(full), t->nbuffers, est, share),
-			  "the causes follow");
-	}
 
 	if (t->c.scans[WL_SCAN_FLUSH_PENDING] > 0)
 	{
@@ -455,7 +443,7 @@ diagnose_scans(Emitter *em, const Totals *t, const WlWhatIfs *w)
 							 truncated);
 		appendStringInfoChar(&hint, '.');
 		emit_saving(em, share >= 20 ? "warning" : "info",
-					"commit-time sync of WAL-skipped relations (wal_level=minimal)", ev.data, hint.data,
+					"commit-time sync of new files", ev.data, hint.data,
 					best == &w->threshold && best->saving_ms > 0 ? best->saving_ms : -1);
 		brief(em, psprintf("%lld commit%s synced %d file%s, %.1f MB, a walk each",
 						   (long long) t->c.scans[WL_SCAN_FLUSH_PENDING],
@@ -506,7 +494,7 @@ diagnose_scans(Emitter *em, const Totals *t, const WlWhatIfs *w)
 		else
 			appendStringInfoChar(&hint, '.');
 		emit_saving(em, share >= 20 ? "warning" : "info",
-					"file deletion at commit or abort (DROP, TRUNCATE, rewrites, rollback)", ev.data, hint.data,
+					"file deletion at commit/abort", ev.data, hint.data,
 					saving);
 		brief(em, psprintf("%lld walk%s to delete %d file%s%s",
 						   (long long) t->c.scans[WL_SCAN_DROP_PENDING],
@@ -550,7 +538,7 @@ diagnose_scans(Emitter *em, const Totals *t, const WlWhatIfs *w)
 							   ". VACUUM scans once per truncation of a table's empty tail; the vacuum_truncate "
 							   "storage parameter turns that off for a table.");
 		emit_saving(em, share >= 20 ? "warning" : "info",
-					"in-place truncation (TRUNCATE of a table created in the same transaction, VACUUM truncation)",
+					"in-place truncation",
 					ev.data, hint.data, saving);
 		brief(em, psprintf("%lld in-place truncation%s, a walk each%s",
 						   (long long) t->c.scans[WL_SCAN_DROP_REL],
@@ -567,7 +555,7 @@ diagnose_scans(Emitter *em, const Totals *t, const WlWhatIfs *w)
 		resetStringInfo(&ev);
 		appendStringInfo(&ev, "%lld flush(es) of a single relation",
 						 (long long) t->c.scans[WL_SCAN_FLUSH_REL]);
-		emit(em, "info", "flush of one relation (SET TABLESPACE, unlogged sequences)", ev.data,
+		emit(em, "info", "flush of one relation (SET TABLESPACE)", ev.data,
 			 "ALTER ... SET TABLESPACE flushes each moved file (heap, TOAST, TOAST index) with a full scan; "
 			 "unlogged sequences are flushed whenever they are created or reset. Move tables before loading them.");
 		brief(em, ev.data, "move tables before loading them");
@@ -577,7 +565,7 @@ diagnose_scans(Emitter *em, const Totals *t, const WlWhatIfs *w)
 	{
 		resetStringInfo(&ev);
 		appendStringInfo(&ev, "%lld database-wide scan(s)", (long long) t->c.scans[WL_SCAN_DB]);
-		emit(em, "info", "DROP DATABASE / ALTER DATABASE SET TABLESPACE", ev.data,
+		emit(em, "info", "database walks (DROP, SET TABLESPACE)", ev.data,
 			 "Each drops every buffer of the database with a full scan; avoid creating and dropping "
 			 "databases per test or per load.");
 		brief(em, ev.data, "avoid creating and dropping databases per load");
@@ -617,13 +605,11 @@ diagnose_commit(Emitter *em, const Totals *t, const WlWhatIfs *w)
 						 t->wal_logged_rels);
 		emit(em, "warning", "the commit phase dominates", ev.data,
 			 t->synced_rels > 1 ?
-			 (w->threshold.saving_ms > 0 ?
-			  "Many relation files were fsynced at commit: under wal_level=minimal each new file at or above "
-			  "wal_skip_threshold (and each truncated in place) is fsynced one by one. Load into fewer, larger "
-			  "tables per transaction, or raise wal_skip_threshold so small files are WAL-logged instead." :
-			  "Many relation files were fsynced at commit: under wal_level=minimal each new file at or above "
-			  "wal_skip_threshold (and each truncated in place) is fsynced one by one. Load into fewer, larger "
-			  "tables per transaction; the priced findings name the changes.") :
+			 psprintf("Many relation files were fsynced at commit: under wal_level=minimal each new file at or "
+					  "above wal_skip_threshold (and each truncated in place) is fsynced one by one. Load into "
+					  "fewer, larger tables per transaction%s",
+					  w->threshold.saving_ms > 0 ? ", or raise wal_skip_threshold so small files are WAL-logged "
+					  "instead." : "; the priced findings name the changes.") :
 			 "The commit waited for its WAL flush (and replication, if synchronous), or for file deletion. "
 			 "The priced findings name the changes.");
 		brief(em, psprintf("commits took %.1f of %.1f ms (%.0f%%)",
@@ -654,7 +640,7 @@ diagnose_commit(Emitter *em, const Totals *t, const WlWhatIfs *w)
 			appendStringInfo(&ev, "; auto stood aside for %d, its backend's recent commits having taken far "
 							 "longer than it predicted (walload_info.auto_aside_reason)",
 							 t->strategy_aside_mispredicted);
-		emit(em, "info", "walload chose how new files reach the disk at commit", ev.data,
+		emit(em, "info", "walload chose how new files reach disk", ev.data,
 			 "Per commit, walload WAL-logged the new files it predicted cheaper to WAL-log and fsynced the "
 			 "others (walload_xacts.commit_threshold_kb is the wal_skip_threshold core used). Both keep "
 			 "every committed row across a crash. Set walload.commit_strategy = off to let core decide.");
@@ -741,18 +727,10 @@ diagnose_commit(Emitter *em, const Totals *t, const WlWhatIfs *w)
 }
 
 /*
- * Commits that waited for a synchronous standby (1.10): the wait, derived
- * per commit as its sync part less the local parts (accumulator.c,
- * commit_parts), is no WAL flush of this server's, and neither its storage
- * nor wal_skip_threshold shortens it.  Priced two ways: with
- * synchronous_commit = local for the loading session no commit waits for a
- * standby (SyncRepRequested() is false), so all of the recorded wait goes
- * (the commits still flush WAL locally; a file deletion's commit flushes
- * whatever the setting); one transaction instead of these N waits once, so
- * (N-1)/N of it goes.  The setting's saving is the finding's: the change as
- * data is setting synchronous_commit, value local (shape: batch_commits for
- * the other).  Shown when the wait is at least 5% of the transactions'
- * time, never where no commit waited.
+ * Commits that waited for a synchronous standby: the wait (derived,
+ * accumulator.c) is no local WAL flush, and no storage setting shortens it.
+ * With synchronous_commit = local no commit waits (SyncRepRequested() is
+ * false): the whole wait goes; one transaction instead of N waits once.
  */
 #define WL_STANDBY_MIN_SHARE	5
 
@@ -766,7 +744,7 @@ diagnose_standby(Emitter *em, const Totals *t)
 		return;
 	batch_ms = t->standby_ms * (t->standby_commits - 1) / t->standby_commits;
 	emit_saving(em, pct(t->standby_ms, t->total_ms) >= 30 ? "warning" : "info",
-				"commits waited for a synchronous standby",
+				"commits waited for a standby",
 				psprintf("%d commit%s with synchronous_commit = %s waited %.1f ms (%.3f ms each, %.0f%% of "
 						 "the transactions' %.1f ms) for a synchronous standby to confirm their commit "
 						 "records, derived as each commit's sync part less its local WAL flush and file "
@@ -791,37 +769,13 @@ diagnose_standby(Emitter *em, const Totals *t)
 }
 
 /*
- * Full-page images by cause.
- *
- * A full-page image is written for one of two reasons, and only the first is
- * changed by any setting:
- *
- * - after a checkpoint: the first change of each page after a checkpoint's
- *   redo point logs the whole page (full_page_writes), so that recovery can
- *   repair a torn write.  Fewer checkpoints mean fewer of them.
- * - whole-page logging of new files: some commands build a relation file
- *   page by page outside shared buffers (or copy one) and WAL-log every page
- *   as an XLOG/FPI record, forced whatever full_page_writes and the
- *   checkpoints are.  In PostgreSQL 15: index builds (nbtsort.c
- *   _bt_blwritepage, gininsert.c / gistbuild.c / spginsert.c
- *   log_newpage_range or log_newpages, hashpage.c _hash_init), heap rewrites
- *   by CLUSTER and VACUUM FULL (rewriteheap.c raw_heap_insert), ALTER ...
- *   SET TABLESPACE (storage.c RelationCopyStorage), CREATE DATABASE with the
- *   WAL_LOG strategy (bufmgr.c RelationCopyStorageUsingBuffer), all only
- *   when the new file needs WAL (wal_level=replica or above); and under
- *   wal_level=minimal the commit-time logging of small new files
- *   (storage.c smgrDoPendingSyncs, log_newpage_range), which walload records
- *   per transaction (wal_logged_blocks).
- *
- * walload records no cause per image, so the images of each top-level
- * statement are put by its command tag: those whose images come from
- * whole-page logging (index builds, rewrites, SET TABLESPACE, CREATE
- * DATABASE) and all others, whose images are the first change of a page
- * after a checkpoint (DML, COPY into existing tables, VACUUM, and the
- * catalog pages any DDL changes).  CREATE TABLE AS, SELECT INTO and CREATE
- * MATERIALIZED VIEW write ordinary heap records for the new pages (no
- * images); REFRESH MATERIALIZED VIEW does too, but rebuilds the indexes.
- * What no recorded top-level statement wrote is shown as not attributed.
+ * Full-page images by cause: the first change of a page after a checkpoint
+ * (the only kind a setting changes), or whole-page logging of a new file
+ * (index builds, rewrites, SET TABLESPACE, CREATE DATABASE's WAL_LOG, and
+ * under minimal the commit-time logging of small new files), forced
+ * whatever full_page_writes says.  walload keeps no cause per image, so a
+ * top-level statement's images are put by its command tag; what no recorded
+ * top-level statement wrote is shown as not attributed.
  */
 typedef enum WlFpiCause
 {
@@ -1077,7 +1031,7 @@ diagnose_wal(Emitter *em, const Totals *t, const WlWhatIfs *w, const uint64 *xac
 	big = t->c.wal_bytes >= 1024 * 1024;
 	if (big && (double) ckpt_fpi * BLCKSZ >= 0.5 * (double) t->c.wal_bytes)
 	{
-		emit(em, "warning", "full-page images after checkpoints dominate the WAL", ev.data,
+		emit(em, "warning", "full-page images after checkpoints", ev.data,
 			 WL_HAS_STAT_CHECKPOINTER ?
 			 "The first change of each page after a checkpoint logs the whole page. Fewer checkpoints "
 			 "during the load cut this: a larger max_wal_size (num_requested in pg_stat_checkpointer "
@@ -1114,7 +1068,7 @@ diagnose_wal(Emitter *em, const Totals *t, const WlWhatIfs *w, const uint64 *xac
 		if (t->wal_level != WAL_LEVEL_MINIMAL && w->minimal_allowed && w->wal_level.saving_ms > 0)
 			append_minimal_price(&hint, w);
 		appendStringInfoString(&hint, "; wal_compression = on makes each image smaller.");
-		emit_saving(em, "info", "full-page images of new files dominate the WAL", ev.data, hint.data,
+		emit_saving(em, "info", "full-page images of new files", ev.data, hint.data,
 					t->wal_level != WAL_LEVEL_MINIMAL && w->minimal_allowed && w->wal_level.saving_ms > 0 ?
 					w->wal_level.saving_ms : -1);
 		brief(em, psprintf("%.1f MB of WAL, %lld page images of new files",
@@ -1166,23 +1120,13 @@ diagnose_wal(Emitter *em, const Totals *t, const WlWhatIfs *w, const uint64 *xac
 }
 
 /*
- * What the load's statements say, per transaction in statement order
- * (1.10), from walload_statements' top-level records of the transactions
- * in scope:
- *
- * - under wal_level=replica, the WAL that minimal would not write: of a
- *   transaction that created or truncated a table (CREATE TABLE, CREATE
- *   TABLE AS, SELECT INTO, TRUNCATE), the WAL of the statements after it
- *   that load or index (COPY, INSERT, CREATE INDEX; CREATE TABLE AS and
- *   SELECT INTO their own).  Statement order is the basis: a load into an
- *   older table in the same transaction would be counted too, which the
- *   finding says.
- * - indexes created before a bulk load: a COPY or INSERT of at least
- *   WL_BULK_ROWS rows after a CREATE INDEX in the same transaction.  No
- *   recorded figure separates the load's index maintenance from its heap
- *   work, so the finding names the change (indexes_after_load) unpriced;
- *   its evidence gives the loads' WAL records per row, which an index
- *   raises by one per row where the table's changes are WAL-logged.
+ * What the load's statements say, per transaction in statement order:
+ * under replica, the WAL that minimal would not write (the statements that
+ * load or index after a CREATE TABLE or TRUNCATE in their transaction; a
+ * load into an older table would be counted too, which the finding says);
+ * and bulk loads (WL_BULK_ROWS) after a CREATE INDEX in the same
+ * transaction, unpriced: no recorded figure separates a load's index
+ * maintenance from its heap work.
  */
 #define WL_BULK_ROWS	10000
 
@@ -1320,8 +1264,7 @@ diagnose_indexes(Emitter *em, const LoadScan *ls)
 
 /*
  * VACUUM reads a table that is not in shared buffers through a small ring;
- * each dirtied buffer it reuses must first have its WAL flushed.  Seed 001:
- * a flush every few buffers, 5-8x slower.
+ * each dirtied buffer it reuses must first have its WAL flushed.
  */
 typedef struct VacuumFilter
 {
@@ -1381,7 +1324,7 @@ diagnose_vacuum(Emitter *em, bool scoped, const uint64 *xact_ids, int nxacts)
 	else
 		appendStringInfoString(&ev, "; turn on track_wal_io_timing to see their time");
 	emit(em, (sync_ms > 0 && pct(sync_ms, elapsed) < 10) ? "info" : "warning",
-		 "VACUUM forced into WAL flushes by its buffer ring", ev.data,
+		 "VACUUM forced into WAL flushes", ev.data,
 		 WL_HAS_BUFFER_USAGE_LIMIT ?
 		 "VACUUM reads tables that are not in shared buffers through a small ring, and must flush WAL "
 		 "before it can reuse a buffer it dirtied. A larger ring flushes less often: "
@@ -1445,20 +1388,12 @@ checked_backend_type(char *name)
 }
 
 /*
- * Background processes (1.10): what the logical replication workers and
- * autovacuum did, from their records (backend_kind): counts and rules, each
- * finding only where its count is not zero.
- *
- *	initial sync at wal_level=minimal with commit-time sync walks: a
- *	  subscriber's copy into files that skip WAL (a table given a new file
- *	  in the copy's transaction) pays a walk of the pool per table at its
- *	  commit;
- *	copy_data of many small tables: each table is a worker, a slot and a
- *	  transaction of its own;
- *	replayed TRUNCATE: the old files' deletion walks the pool at each
- *	  replayed commit;
- *	autovacuum truncation walks: each truncation of a table's empty tail
- *	  walks the pool, the more the larger shared_buffers.
+ * Background processes: what the logical replication workers and
+ * autovacuum did, from their records (backend_kind), each finding only
+ * where its count is not zero: an initial sync into files that skip WAL
+ * pays a commit-time walk per table; each copied table is a worker, a slot
+ * and a transaction; a replayed TRUNCATE and each autovacuum truncation of
+ * a table's tail walk the pool.
  */
 #define WL_SMALL_COPY_ROWS		10000
 #define WL_MANY_COPIES			10
@@ -1468,12 +1403,12 @@ diagnose_workers(Emitter *em, WlXactRecord **in, int n)
 {
 	int64		copies = 0,
 				small_copies = 0,
-				copy_rows = 0,
-				minimal_sync_walks = 0,
-				minimal_sync_xacts = 0,
-				truncate_walks = 0,
-				truncate_xacts = 0,
-				av_walks = 0,
+				copy_rows = 0;
+	int64		minimal_sync_walks = 0,
+				minimal_sync_xacts = 0;
+	int64		truncate_walks = 0,
+				truncate_xacts = 0;
+	int64		av_walks = 0,
 				av_xacts = 0;
 	int32		nbuffers = 0;
 
@@ -1486,11 +1421,8 @@ diagnose_workers(Emitter *em, WlXactRecord **in, int n)
 		nbuffers = x->nbuffers;
 		if (x->backend_kind == WL_KIND_AUTOVACUUM)
 		{
-			if (x->c.scans[WL_SCAN_DROP_REL] > 0)
-			{
-				av_xacts++;
-				av_walks += x->c.scans[WL_SCAN_DROP_REL];
-			}
+			av_xacts += x->c.scans[WL_SCAN_DROP_REL] > 0;
+			av_walks += x->c.scans[WL_SCAN_DROP_REL];
 			continue;
 		}
 		if (x->kind_ms[WL_TIME_COPY] > 0 || (x->statements == 1 && x->c.rows > 0 &&
@@ -1507,19 +1439,17 @@ diagnose_workers(Emitter *em, WlXactRecord **in, int n)
 				minimal_sync_walks += x->c.scans[WL_SCAN_FLUSH_PENDING];
 			}
 		}
+		/* a replayed TRUNCATE: its deletion's and in-place truncations' walks */
 		if (x->kind_ms[WL_TIME_TRUNCATE] > 0 || x->c.scans[WL_SCAN_DROP_PENDING] > 0)
 		{
-			if (x->c.scans[WL_SCAN_DROP_PENDING] + x->c.scans[WL_SCAN_DROP_REL] > 0)
-			{
-				truncate_xacts++;
-				truncate_walks += x->c.scans[WL_SCAN_DROP_PENDING] + x->c.scans[WL_SCAN_DROP_REL];
-			}
+			truncate_xacts += x->c.scans[WL_SCAN_DROP_PENDING] + x->c.scans[WL_SCAN_DROP_REL] > 0;
+			truncate_walks += x->c.scans[WL_SCAN_DROP_PENDING] + x->c.scans[WL_SCAN_DROP_REL];
 		}
 	}
 
 	if (minimal_sync_walks > 0)
 	{
-		emit(em, "notice", "subscription initial sync walks shared buffers at commit (wal_level=minimal)",
+		emit(em, "notice", "initial sync walks at commit (minimal)",
 			 psprintf("%lld initial cop%s of the subscription's tables skipped WAL and synced their files at commit: "
 					  "%lld walk%s of all %d shared buffers",
 					  (long long) minimal_sync_xacts, minimal_sync_xacts == 1 ? "y" : "ies",
@@ -1557,7 +1487,7 @@ diagnose_workers(Emitter *em, WlXactRecord **in, int n)
 	}
 	if (av_walks > 0)
 	{
-		emit(em, "notice", "autovacuum truncation walks shared buffers",
+		emit(em, "notice", "autovacuum truncation walks",
 			 psprintf("autovacuum truncated a table's empty tail %lld time%s in %lld transaction%s, each a walk "
 					  "of all %d shared buffers",
 					  (long long) av_walks, plural(av_walks), (long long) av_xacts, plural(av_xacts), nbuffers),
@@ -1866,24 +1796,6 @@ describe_estimate(StringInfo buf, const WlCommitEstimate *e)
 					 e->wal_ns / 1e6, e->drop_ns / 1e6);
 }
 
-/*
- * The same commit with wal_skip_threshold above every synced file that was
- * not truncated in place: each is WAL-logged whole instead; those truncated
- * in place stay synced whatever the threshold (storage.c
- * smgrDoPendingSyncs), and with them the sync scan.  The deletion is
- * unchanged.
- */
-static void
-whatif_threshold_commit(const WlCommitModel *m, WlCommitModel *alt)
-{
-	*alt = *m;
-	alt->wal_logged_rels += m->synced_rels - m->synced_truncated_rels;
-	alt->wal_logged_blocks += m->synced_blocks - m->synced_truncated_blocks;
-	alt->synced_rels = m->synced_truncated_rels;
-	alt->synced_blocks = m->synced_truncated_blocks;
-	alt->sync_scan = alt->synced_rels > 0;
-}
-
 Datum
 walload_diagnose_backend(PG_FUNCTION_ARGS)
 {
@@ -1905,7 +1817,7 @@ walload_diagnose_backend(PG_FUNCTION_ARGS)
 				 errmsg("pid must not be null")));
 	pid = PG_GETARG_INT32(0);
 	InitMaterializedSRF(fcinfo, 0);
-	(void) wl_check_columns(rsinfo, diagnose_cols, 1, "walload_diagnose_backend");
+	(void) wl_check_columns(rsinfo, backend_cols, lengthof(backend_cols), "walload_diagnose_backend");
 	memset(&em, 0, sizeof(em));
 	em.rsinfo = rsinfo;
 
@@ -1985,7 +1897,7 @@ walload_diagnose_backend(PG_FUNCTION_ARGS)
 		int64		kb = (a->pred.synced_blocks - a->pred.synced_truncated_blocks) * (BLCKSZ / 1024) +
 			BLCKSZ / 1024;
 
-		whatif_threshold_commit(&a->pred, &alt);
+		wl_whatif_to_wal(&a->pred, false, &alt);
 		wl_commit_est(&alt, &cost, &a->pred_state, &alt_est);
 		appendStringInfo(&ev, "with SET LOCAL wal_skip_threshold = '%lld kB' before COMMIT, the %d synced file(s) would be "
 						 "WAL-logged whole instead: about %.1f MB of WAL, no sync scan; ",
@@ -1994,11 +1906,15 @@ walload_diagnose_backend(PG_FUNCTION_ARGS)
 							WL_LOGGED_BLOCK_BYTES));
 		describe_estimate(&ev, &alt_est);
 		appendStringInfo(&ev, " against %.1f ms", est.total_ns / 1e6);
-		emit(&em, "info", "raise wal_skip_threshold for this transaction", ev.data,
-			 alt_est.total_ns < est.total_ns ?
-			 "Cheaper by this estimate: SET LOCAL changes only how the files reach disk at commit, never what "
-			 "survives a crash. A replica or archive does not need the WAL under wal_level=minimal." :
-			 "Not cheaper by this estimate: writing the files to the WAL costs more than their fsync and one scan.");
+		emit_saving(&em, "info", "wal_skip_threshold for this transaction", ev.data,
+					alt_est.total_ns < est.total_ns ?
+					"Cheaper by this estimate: SET LOCAL changes only how the files reach disk at commit, never "
+					"what survives a crash. A replica or archive does not need the WAL under wal_level=minimal." :
+					"Not cheaper by this estimate: writing the files to the WAL costs more than their fsync and "
+					"one scan.",
+					alt_est.total_ns < est.total_ns ? (est.total_ns - alt_est.total_ns) / 1e6 : -1);
+		if (alt_est.total_ns < est.total_ns)
+			change_to(&em, "wal_skip_threshold", psprintf("%lldkB", (long long) kb), WL_SHAPE_NONE);
 		resetStringInfo(&ev);
 	}
 

@@ -10,36 +10,23 @@
  *		priced with cost.c's calibrated unit costs.  Every finding's
  *		saving_ms comes from here.
  *
- * It reads only the recorded figures (WlXactRecord) and cost.c; it writes
- * nothing.  Core's rules the replay keeps (PostgreSQL 15; the same in
- * 16-19):
- *
- * - storage.c smgrDoPendingSyncs: a file created in the transaction is
- *   synced at commit (after one walk of the pool for all of them) if it was
- *   truncated in place or is at least wal_skip_threshold large, and
- *   WAL-logged whole otherwise.  So no threshold spares a file truncated in
- *   place: the threshold's replay moves only the others to the WAL, and
- *   keeps the walk wherever a truncated file is still synced.
- * - xact.c RecordTransactionCommit: a commit that deletes files always
- *   flushes its commit record, whatever synchronous_commit says; so the
- *   commits that deleted files are replayed only as one transaction (the
- *   DROPs together), never as small commits to batch or make asynchronous.
- * - bufmgr.c: a walk of the pool visits every buffer header, so its price
- *   is per header times shared_buffers (cost.c wl_scan_timed_ns) and its
- *   first walk's page faults are per header page: both scale with
- *   shared_buffers.
- * - xlog.c / walsender.c: wal_level=minimal cannot run with max_wal_senders
- *   > 0 nor with archive_mode on; it is offered only where nothing streams
- *   or archives WAL (wl_whatif_minimal_allowed).
+ * It reads only the recorded figures and cost.c.  Core's rules kept
+ * (PostgreSQL 15-19): a file created in the transaction is synced at commit,
+ * after one walk for all, if truncated in place or at least
+ * wal_skip_threshold large, else WAL-logged whole (smgrDoPendingSyncs): no
+ * threshold spares a file truncated in place.  A commit that deletes files
+ * always flushes its record (RecordTransactionCommit): such commits are
+ * replayed only as one transaction.  A walk visits every buffer header
+ * (bufmgr.c).  wal_level=minimal cannot stream or archive WAL.
  *
  * Each transaction is replayed by at most one of the shapes (pg_restore's,
  * then the deleting commits, then the ones that synced or WAL-logged new
  * files at commit, then small ones), so
  * their savings never count a cost twice; the threshold and one
  * transaction for the syncing commits both remove the same walks, and the
- * diagnosis shows the larger only.  shared_buffers prices the walks no
- * shape removes (walks_left_ms): applying it on top of the shapes adds its
- * saving to theirs.
+ * diagnosis shows the larger only.  shared_buffers prices every walk at
+ * the smaller pool, as the change alone saves; its share on walks a shape
+ * removes (overlap_ms) is left out of the verdict's sum.
  *
  *-------------------------------------------------------------------------
  */
@@ -191,6 +178,45 @@ commit_ms(const WlCommitModel *m, const WlScanCost *cost)
 	return est.total_ns / 1e6;
 }
 
+/*
+ * m with synced files moved to the WAL: those truncated in place (truncated)
+ * or the others, which a threshold above them would WAL-log whole at
+ * commit.  The sync's walk goes with the last synced file.
+ */
+void
+wl_whatif_to_wal(const WlCommitModel *m, bool truncated, WlCommitModel *alt)
+{
+	int32		rels = truncated ? m->synced_truncated_rels : m->synced_rels - m->synced_truncated_rels;
+	int64		blocks = truncated ? m->synced_truncated_blocks :
+		m->synced_blocks - m->synced_truncated_blocks;
+
+	*alt = *m;
+	alt->synced_rels -= rels;
+	alt->synced_blocks -= blocks;
+	if (truncated)
+		alt->synced_truncated_rels = alt->synced_truncated_blocks = 0;
+	alt->wal_logged_rels += rels;
+	alt->wal_logged_blocks += blocks;
+	alt->sync_scan = alt->synced_rels > 0;
+}
+
+/* x's commit priced as recorded and with those files WAL-logged instead */
+static void
+price_to_wal(const WlXactRecord *x, bool truncated, const WlScanCost *cost, WlWhatIf *w)
+{
+	WlCommitModel m;
+	WlCommitModel alt;
+
+	recorded_commit(x, &m);
+	wl_whatif_to_wal(&m, truncated, &alt);
+	w->saving_ms += commit_ms(&m, cost) - commit_ms(&alt, cost);
+	if (!alt.sync_scan)
+	{
+		w->walks_saved++;
+		w->walks_ms += walks_ms(x, WL_SCAN_FLUSH_PENDING, true);
+	}
+}
+
 static void
 set_shape(WlWhatIf *w, WlShape shape)
 {
@@ -202,9 +228,8 @@ set_shape(WlWhatIf *w, WlShape shape)
 /*
  * wal_skip_threshold raised above every file that was not truncated in
  * place: those are WAL-logged whole at commit instead; the truncated ones
- * stay synced, and with them the walk.  Each transaction's commit priced
- * both ways; the sum (which may be negative: WAL-logging large files costs
- * more than their fsync) is the saving.
+ * stay synced, and with them the walk.  The sum (which may be negative:
+ * WAL-logging large files costs more than their fsync) is the saving.
  */
 static void
 whatif_threshold(WlXactRecord **in, int n, const WlScanCost *cost, WlWhatIf *w)
@@ -214,31 +239,12 @@ whatif_threshold(WlXactRecord **in, int n, const WlScanCost *cost, WlWhatIf *w)
 	for (int i = 0; i < n; i++)
 	{
 		const WlXactRecord *x = in[i];
-		WlCommitModel m;
-		WlCommitModel alt;
-		int32		rels;
-		int64		blocks;
+		int64		blocks = x->synced_blocks - Min(x->synced_truncated_blocks, x->synced_blocks);
 
-		if (x->outcome != WL_OUTCOME_COMMIT || x->synced_rels <= 0)
-			continue;
-		recorded_commit(x, &m);
-		rels = m.synced_rels - m.synced_truncated_rels;
-		blocks = m.synced_blocks - m.synced_truncated_blocks;
-		if (rels <= 0)
-			continue;			/* every synced file truncated in place */
-		alt = m;
-		alt.synced_rels = m.synced_truncated_rels;
-		alt.synced_blocks = m.synced_truncated_blocks;
-		alt.wal_logged_rels += rels;
-		alt.wal_logged_blocks += blocks;
-		alt.sync_scan = alt.synced_rels > 0;
+		if (x->outcome != WL_OUTCOME_COMMIT || x->synced_rels <= x->synced_truncated_rels)
+			continue;			/* none synced, or all truncated in place */
 		w->xacts++;
-		w->saving_ms += commit_ms(&m, cost) - commit_ms(&alt, cost);
-		if (!alt.sync_scan)
-		{
-			w->walks_saved++;
-			w->walks_ms += walks_ms(x, WL_SCAN_FLUSH_PENDING, true);
-		}
+		price_to_wal(x, false, cost, w);
 		max_blocks = Max(max_blocks, blocks);
 	}
 	w->setting = "wal_skip_threshold";
@@ -249,11 +255,9 @@ whatif_threshold(WlXactRecord **in, int n, const WlScanCost *cost, WlWhatIf *w)
 
 /*
  * No in-place truncation: a table created in the transaction and loaded
- * once, not truncated and loaded again.  Its truncation walks go (heap,
- * indexes, TOAST: one each), and its file follows the threshold as any new
- * file does (WAL-logged below it, at its average size) instead of being
- * synced by force.  The sync's walk goes only where every synced file was
- * a truncated one that is now WAL-logged.
+ * once.  Its truncation walks go (heap, indexes, TOAST: one each), and its
+ * file follows the threshold as any new file does (WAL-logged below it, at
+ * its average size) instead of being synced by force.
  */
 static void
 whatif_truncate(WlXactRecord **in, int n, const WlScanCost *cost, WlWhatIf *w,
@@ -262,42 +266,22 @@ whatif_truncate(WlXactRecord **in, int n, const WlScanCost *cost, WlWhatIf *w,
 	for (int i = 0; i < n; i++)
 	{
 		const WlXactRecord *x = in[i];
-		double		walks;
+		int32		rels = Min(x->synced_truncated_rels, x->synced_rels);
+		int64		avg = Min(x->synced_truncated_blocks, x->synced_blocks) / Max(rels, 1);
 
 		if (x->c.scans[WL_SCAN_DROP_REL] <= 0 || is_vacuum_alone(x))
 			continue;
 		all->truncate_walks += x->c.scans[WL_SCAN_DROP_REL];
-		walks = walks_ms(x, WL_SCAN_DROP_REL, true);
 		w->xacts++;
 		w->walks_saved += x->c.scans[WL_SCAN_DROP_REL];
-		w->walks_ms += walks;
-		w->saving_ms += walks;
-		if (x->outcome == WL_OUTCOME_COMMIT && x->synced_truncated_rels > 0)
-		{
-			WlCommitModel m;
-			WlCommitModel alt;
-			int64		avg;
-
-			recorded_commit(x, &m);
-			all->truncated_synced += m.synced_truncated_rels;
-			avg = m.synced_truncated_blocks / Max(m.synced_truncated_rels, 1);
-			if ((avg + 1) * (BLCKSZ / 1024) > x->wal_skip_threshold_kb)
-				continue;		/* as large as the threshold: synced anyway */
-			alt = m;
-			alt.synced_rels -= m.synced_truncated_rels;
-			alt.synced_blocks -= m.synced_truncated_blocks;
-			alt.synced_truncated_rels = 0;
-			alt.synced_truncated_blocks = 0;
-			alt.wal_logged_rels += m.synced_truncated_rels;
-			alt.wal_logged_blocks += m.synced_truncated_blocks;
-			alt.sync_scan = alt.synced_rels > 0;
-			w->saving_ms += commit_ms(&m, cost) - commit_ms(&alt, cost);
-			if (!alt.sync_scan)
-			{
-				w->walks_saved++;
-				w->walks_ms += walks_ms(x, WL_SCAN_FLUSH_PENDING, true);
-			}
-		}
+		w->walks_ms += walks_ms(x, WL_SCAN_DROP_REL, true);
+		w->saving_ms += walks_ms(x, WL_SCAN_DROP_REL, true);
+		if (x->outcome != WL_OUTCOME_COMMIT || rels <= 0)
+			continue;
+		all->truncated_synced += rels;
+		/* as large as the threshold: synced anyway */
+		if ((avg + 1) * (BLCKSZ / 1024) <= x->wal_skip_threshold_kb)
+			price_to_wal(x, true, cost, w);
 	}
 	set_shape(w, WL_SHAPE_NO_TRUNCATE_RELOAD);
 	w->saving_ms = Max(w->saving_ms, 0);
@@ -326,11 +310,52 @@ one_walk_saving_ms(const WlScanCost *cost, WlScanKind kind, int nxacts, int64 fi
 	return saved_ms;
 }
 
-/* of a transaction's walks of one kind, the first walk's page faults */
+/*
+ * The load's walks at a pool of load_buffers headers: bufmgr.c's walks
+ * (FlushRelationsAllBuffers, DropRelFileNodesAllBuffers for the deletions
+ * and the in-place truncations, DropRelationBuffers, DropDatabaseBuffers)
+ * each visit NBuffers headers at a price per header (cost.c, by kind and
+ * files compared), and the first walk of a backend maps the header pages:
+ * a smaller pool saves, per walk, (nbuffers - load_buffers) headers at that
+ * price, and that share of the page faults.  The buffers a walk writes or
+ * invalidates are the data's, not the pool's: unchanged.
+ */
 static double
-walk_faults_ms(const WlXactRecord *x, WlScanKind kind)
+whatif_buffers(WlXactRecord **in, int n, const WlScanCost *cost, int32 load_buffers, int *xacts)
 {
-	return walks_ms(x, kind, true) - walks_ms(x, kind, false);
+	double		saved_ms = 0;
+
+	for (int i = 0; i < n; i++)
+	{
+		const WlXactRecord *x = in[i];
+		int64		fewer = (int64) x->nbuffers - load_buffers;
+
+		if (fewer <= 0 || wl_full_scans(&x->c) <= 0)
+			continue;
+		(*xacts)++;
+		for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
+		{
+			int			files = k == WL_SCAN_FLUSH_PENDING ? x->synced_rels :
+				k == WL_SCAN_DROP_PENDING ? x->dropped_rels : 1;
+
+			if (x->c.scans[k] > 0)
+				saved_ms += x->c.scans[k] * fewer *
+					(wl_scan_est_ns(cost, (WlScanKind) k, Max(files, 1), 0) / NBuffers) / 1e6;
+		}
+		saved_ms += Max(x->scan_fault_ms, 0) * fewer / x->nbuffers;
+	}
+	return saved_ms;
+}
+
+/* n transactions as one: all but one commit record and its flush, as measured */
+static void
+all_but_one(WlWhatIf *w, WlShape shape, double sync_ms)
+{
+	set_shape(w, shape);
+	if (w->xacts < 2)
+		return;
+	w->flushes_saved = w->xacts - 1;
+	w->saving_ms = sync_ms * (w->xacts - 1) / w->xacts;
 }
 
 void
@@ -345,6 +370,7 @@ wl_whatif_load(WlXactRecord **in, int n, WlWhatIfs *w)
 	double		sync_walks_ms = 0;
 	double		sync_faults_ms = 0;
 	int64		sync_files = 0;
+	int			sync_walked = 0;
 	double		all_walks_ms = 0;
 	double		syncs_each_ms = 0;
 	WlCommitModel one;
@@ -360,6 +386,7 @@ wl_whatif_load(WlXactRecord **in, int n, WlWhatIfs *w)
 	for (int i = 0; i < n; i++)
 	{
 		const WlXactRecord *x = in[i];
+		WlCommitModel m;
 
 		all_walks_ms += x->c.scan_est_ns / 1e6;
 		nbuffers = Max(nbuffers, x->nbuffers);
@@ -373,32 +400,31 @@ wl_whatif_load(WlXactRecord **in, int n, WlWhatIfs *w)
 				w->drops.xacts++;
 				drop_sync_ms += x->commit_sync_ms;
 				drop_walks_ms += walks_ms(x, WL_SCAN_DROP_PENDING, true);
-				drop_faults_ms += walk_faults_ms(x, WL_SCAN_DROP_PENDING);
+				drop_faults_ms += walks_ms(x, WL_SCAN_DROP_PENDING, true) -
+					walks_ms(x, WL_SCAN_DROP_PENDING, false);
 				drop_files += x->dropped_rels;
 				break;
 			case SET_SYNCS:
-				{
-					WlCommitModel m;
-
-					/* each commit as recorded, and all of them as one */
-					recorded_commit(x, &m);
-					syncs_each_ms += commit_ms(&m, &cost);
-					one.wal_skipped_rels += m.wal_skipped_rels;
-					one.synced_rels += m.synced_rels;
-					one.synced_blocks += m.synced_blocks;
-					one.synced_truncated_rels += m.synced_truncated_rels;
-					one.synced_truncated_blocks += m.synced_truncated_blocks;
-					one.wal_logged_rels += m.wal_logged_rels;
-					one.wal_logged_blocks += m.wal_logged_blocks;
-					one.sync_scan = one.sync_scan || m.sync_scan;
-				}
+				/* each commit as recorded, and all of them as one */
+				recorded_commit(x, &m);
+				syncs_each_ms += commit_ms(&m, &cost);
+				one.wal_skipped_rels += m.wal_skipped_rels;
+				one.synced_rels += m.synced_rels;
+				one.synced_blocks += m.synced_blocks;
+				one.synced_truncated_rels += m.synced_truncated_rels;
+				one.synced_truncated_blocks += m.synced_truncated_blocks;
+				one.wal_logged_rels += m.wal_logged_rels;
+				one.wal_logged_blocks += m.wal_logged_blocks;
+				one.sync_scan = one.sync_scan || m.sync_scan;
 				w->syncs.xacts++;
+				sync_walked += x->synced_rels > 0;
 				sync_walks_ms += walks_ms(x, WL_SCAN_FLUSH_PENDING, true);
-				sync_faults_ms += walk_faults_ms(x, WL_SCAN_FLUSH_PENDING);
+				sync_faults_ms += walks_ms(x, WL_SCAN_FLUSH_PENDING, true) -
+					walks_ms(x, WL_SCAN_FLUSH_PENDING, false);
 				sync_files += x->synced_rels;
 				break;
 			case SET_SMALL:
-				w->small_xacts++;
+				w->small.xacts++;
 				w->small_commit_ms += x->commit_sync_ms;
 				w->small_total_ms += x->total_ms;
 				break;
@@ -406,81 +432,61 @@ wl_whatif_load(WlXactRecord **in, int n, WlWhatIfs *w)
 				break;
 		}
 	}
+	w->small_xacts = w->small.xacts;
 
-	/*
-	 * pg_restore's commits as one (--single-transaction): all but one commit
-	 * record and its flush, as measured
-	 */
-	set_shape(&w->restore, WL_SHAPE_SINGLE_TRANSACTION_RESTORE);
-	if (w->restore.xacts >= 2)
-	{
-		w->restore.flushes_saved = w->restore.xacts - 1;
-		w->restore.saving_ms = restore_ms * (w->restore.xacts - 1) / w->restore.xacts;
-	}
+	/* pg_restore's commits as one (--single-transaction); the small ones */
+	all_but_one(&w->restore, WL_SHAPE_SINGLE_TRANSACTION_RESTORE, restore_ms);
+	all_but_one(&w->small, WL_SHAPE_BATCH_COMMITS, w->small_commit_ms);
 
 	/*
 	 * the commits that deleted files as one: all but one commit record and
 	 * flush (always synchronous), and one walk for all their files
 	 */
-	set_shape(&w->drops, WL_SHAPE_DROP_IN_ONE_TRANSACTION);
+	all_but_one(&w->drops, WL_SHAPE_DROP_IN_ONE_TRANSACTION, drop_sync_ms);
 	if (w->drops.xacts >= 2)
 	{
 		w->drops.walks_saved = w->drops.xacts - 1;
-		w->drops.flushes_saved = w->drops.xacts - 1;
 		w->drops.walks_ms = one_walk_saving_ms(&cost, WL_SCAN_DROP_PENDING, w->drops.xacts,
 											   drop_files, drop_walks_ms, drop_faults_ms);
-		w->drops.saving_ms = drop_sync_ms * (w->drops.xacts - 1) / w->drops.xacts +
-			w->drops.walks_ms;
+		w->drops.saving_ms += w->drops.walks_ms;
 	}
 
 	/*
-	 * the commits that synced or WAL-logged new files, as one: their
-	 * commit-time work replayed as one commit (cost.c prices each commit as
-	 * recorded and the one commit over all their files: one walk if any file
-	 * is synced, one commit record and flush; each file keeps its route, as
-	 * core decides it per file).  The walks it removes, as recorded, for
-	 * shared_buffers' account.
+	 * the commits that synced or WAL-logged new files, as one: cost.c prices
+	 * each commit as recorded and the one commit over all their files (one
+	 * walk if any file is synced, one commit record and flush; each file
+	 * keeps its route, as core decides it per file)
 	 */
 	set_shape(&w->syncs, WL_SHAPE_ONE_TRANSACTION);
 	if (w->syncs.xacts >= 2)
 	{
-		int			walked = 0;
-
-		for (int i = 0; i < n; i++)
-			if (xact_set(in[i]) == SET_SYNCS && in[i]->synced_rels > 0)
-				walked++;
-		w->syncs.walks_saved = Max(walked - 1, 0);
+		w->syncs.walks_saved = Max(sync_walked - 1, 0);
 		w->syncs.flushes_saved = w->syncs.xacts - 1;
-		w->syncs.walks_ms = one_walk_saving_ms(&cost, WL_SCAN_FLUSH_PENDING, walked,
+		w->syncs.walks_ms = one_walk_saving_ms(&cost, WL_SCAN_FLUSH_PENDING, sync_walked,
 											   sync_files, sync_walks_ms, sync_faults_ms);
 		w->syncs.saving_ms = Max(syncs_each_ms - commit_ms(&one, &cost), 0);
-		elog(DEBUG2, "walload: what-if of %d commits as one: %.3f ms as recorded, %.3f ms as one",
-			 w->syncs.xacts, syncs_each_ms, commit_ms(&one, &cost));
 	}
 
 	whatif_threshold(in, n, &cost, &w->threshold);
 	whatif_truncate(in, n, &cost, &w->truncate, w);
 
-	/* the small commits batched: all but one of their sync phases */
-	set_shape(&w->small, WL_SHAPE_BATCH_COMMITS);
-	w->small.xacts = w->small_xacts;
-	if (w->small_xacts >= 2)
-	{
-		w->small.flushes_saved = w->small_xacts - 1;
-		w->small.saving_ms = w->small_commit_ms * (w->small_xacts - 1) / w->small_xacts;
-	}
-
 	/*
-	 * shared_buffers: the walks no shape removes (of the syncing commits'
-	 * two alternatives, the larger's), priced at the smaller pool
+	 * shared_buffers alone, as core would run the load at the smaller pool:
+	 * every walk, of every kind, visits fewer headers (whatif_buffers).  Of
+	 * that, the share of the walks some shape removes (of the syncing
+	 * commits' two alternatives, the larger's) overlaps the shapes'
+	 * savings: the verdict's sum leaves it out.
 	 */
 	removed_ms = w->drops.walks_ms + w->truncate.walks_ms +
 		(w->threshold.saving_ms > w->syncs.saving_ms ? w->threshold.walks_ms : w->syncs.walks_ms);
-	w->walks_left_ms = Max(all_walks_ms - removed_ms, 0);
 	w->buffers.setting = "shared_buffers";
 	snprintf(w->buffers.value, sizeof(w->buffers.value), "%dMB", WL_LOAD_SHARED_BUFFERS_KB / 1024);
 	if (nbuffers >= 2 * load_buffers)
-		w->buffers.saving_ms = w->walks_left_ms * (1.0 - (double) load_buffers / nbuffers);
+	{
+		w->buffers.saving_ms = whatif_buffers(in, n, &cost, load_buffers, &w->buffers.xacts);
+		w->buffers.overlap_ms = all_walks_ms > 0 ?
+			w->buffers.saving_ms * Min(removed_ms / all_walks_ms, 1) : 0;
+	}
 
 	w->minimal_allowed = wl_whatif_minimal_allowed();
 	w->wal_level.setting = "wal_level";
@@ -488,21 +494,15 @@ wl_whatif_load(WlXactRecord **in, int n, WlWhatIfs *w)
 }
 
 /*
- * wal_level = minimal, priced (1.10), for the transactions that ran under
- * replica: what their statements wrote to WAL into files their transaction
- * created or truncated (skip_bytes, per transaction of in, from
- * diagnose.c's reading of walload_statements) is not written under
- * minimal (storage.c: such a file skips WAL, RelationNeedsWAL), priced as
- * cost.c prices WAL a commit must write and flush, per block; against
- * that, the commit-time work minimal adds (smgrDoPendingSyncs): its new
- * files (new_files, of the skipped bytes' blocks shared equally) each
- * synced after a walk of the pool if at or above wal_skip_threshold, or
- * WAL-logged whole below it, priced by the one cost model.  Offered only
- * where the server could run minimal (wl_whatif_minimal_allowed, by the
- * caller).  Where the small commits' or pg_restore's finding is priced
- * (skip_small, skip_restore: the caller's rules), the transactions that
- * shape replays are left out: its saving, their measured sync phases,
- * includes the flush of that WAL.
+ * wal_level = minimal, for the transactions that ran under replica: the WAL
+ * their statements wrote into files their transaction created or truncated
+ * (skip_bytes, from diagnose.c) is not written under minimal
+ * (RelationNeedsWAL), priced per block as cost.c prices WAL a commit
+ * writes and flushes; against it, the commit-time work minimal adds
+ * (smgrDoPendingSyncs) for new_files files sharing those blocks.  The
+ * transactions of a priced small-commits or pg_restore finding are left
+ * out (skip_small, skip_restore): their measured sync phases include the
+ * flush of that WAL.
  */
 void
 wl_whatif_minimal(WlXactRecord **in, int n, const int32 *new_files,

@@ -48,6 +48,7 @@ typedef struct WlWhatIf
 	double		saving_ms;		/* 0: none */
 	uint64		wal_bytes_saved;	/* wal_level: the WAL not written */
 	double		added_ms;		/* wal_level: the commit-time work added */
+	double		overlap_ms;		/* of saving_ms: what other changes save too */
 } WlWhatIf;
 
 /* every alternative the engine replays for one load */
@@ -67,7 +68,6 @@ typedef struct WlWhatIfs
 	double		small_total_ms; /* and whole transactions */
 	int64		truncate_walks; /* in-place truncation walks of the load */
 	int32		truncated_synced;	/* files truncated in place and synced */
-	double		walks_left_ms;	/* walks no shape removes, as recorded */
 } WlWhatIfs;
 
 extern void wl_whatif_load(WlXactRecord **in, int n, WlWhatIfs *w);
@@ -75,5 +75,6 @@ extern void wl_whatif_minimal(WlXactRecord **in, int n, const int32 *new_files,
 							  const uint64 *skip_bytes, bool skip_small, bool skip_restore,
 							  WlWhatIf *w);
 extern bool wl_whatif_minimal_allowed(void);
+extern void wl_whatif_to_wal(const WlCommitModel *m, bool truncated, WlCommitModel *alt);
 
 #endif							/* WALLOAD_WHATIF_H */

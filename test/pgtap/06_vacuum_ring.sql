@@ -35,7 +35,7 @@ FROM walload_statements WHERE command = 'VACUUM' \gset
 SELECT cmp_ok(:wal_syncs::bigint, '>', 10::bigint, 'VACUUM outside shared buffers flushed WAL itself many times: ' || :wal_syncs);
 SELECT cmp_ok(:wal_sync_ms::float8, '>', 0::float8, 'and the flushes were timed (track_wal_io_timing)');
 SELECT is(:vacuum_ring_kb, 256, 'the ring size is reported (256 kB)');
-SELECT is((SELECT count(*) FROM walload_diagnose() WHERE finding = 'VACUUM forced into WAL flushes by its buffer ring'
+SELECT is((SELECT count(*) FROM walload_findings() WHERE finding = 'VACUUM forced into WAL flushes'
            AND evidence LIKE '%flushed WAL ' || :wal_syncs || ' times%'), 1::bigint,
           'the diagnosis names the ring-forced WAL flushes with their count');
 \if :backend_io
@@ -63,7 +63,7 @@ SELECT walload_reset();
 VACUUM vs;
 SELECT coalesce(wal_syncs, -1) AS small_syncs FROM walload_statements WHERE command = 'VACUUM' \gset
 SELECT ok(:small_syncs BETWEEN 0 AND 9, 'VACUUM of a table in shared buffers flushed WAL at most a few times: ' || :small_syncs);
-SELECT is((SELECT count(*) FROM walload_diagnose() WHERE finding LIKE 'VACUUM forced%'), 0::bigint,
+SELECT is((SELECT count(*) FROM walload_findings() WHERE finding LIKE 'VACUUM forced%'), 0::bigint,
           'and is not named as forced into WAL flushes by its ring');
 DROP TABLE vs;
 

@@ -1,5 +1,5 @@
 -- clusters: replica
--- walload_diagnose(): full-page images by cause.  Index builds and other
+-- walload_findings(): full-page images by cause.  Index builds and other
 -- writers of new files log every page whole (XLOG/FPI records) whatever the
 -- checkpoints and full_page_writes: no checkpoint advice for them.  The
 -- first change of a page after a checkpoint does get it.  Never advise
@@ -38,13 +38,13 @@ SELECT * FROM wal_images(:'l0', :'l1') \gset ix_
 SELECT ok(:ix_fpi > 500 AND :ix_fpi_records::numeric BETWEEN 0.95 * :ix_fpi AND :ix_fpi,
           format('pg_walinspect: %s of the %s images walload recorded for CREATE INDEX are XLOG/FPI records, %s in other records',
                  :ix_fpi_records, :ix_fpi, :ix_other));
-SELECT is((SELECT count(*) FROM walload_diagnose(:ix) WHERE finding = 'full-page images of new files dominate the WAL'
+SELECT is((SELECT count(*) FROM walload_findings(:ix) WHERE finding = 'full-page images of new files'
            AND detail LIKE format('%%; %s pages of new files logged whole (CREATE INDEX %s)%%', :ix_fpi, :ix_fpi)),
           1::bigint, 'CREATE INDEX: its images are named as pages of new files logged whole');
-SELECT is((SELECT count(*) FROM walload_diagnose(:ix)
+SELECT is((SELECT count(*) FROM walload_findings(:ix)
            WHERE detail ~ 'max_wal_size|checkpoint_timeout' OR finding ~ 'after checkpoints'),
           0::bigint, 'CREATE INDEX: no checkpoint advice');
-SELECT is((SELECT count(*) FROM walload_diagnose(:ix) WHERE detail ~* 'full_page_writes *= *off'),
+SELECT is((SELECT count(*) FROM walload_findings(:ix) WHERE detail ~* 'full_page_writes *= *off'),
           0::bigint, 'CREATE INDEX: no full_page_writes = off advice');
 
 -- 2. first changes after a checkpoint dominate: UPDATE every row after CHECKPOINT
@@ -63,17 +63,17 @@ SELECT * FROM wal_images(:'l0', :'l1') \gset up_
 SELECT ok(:up_fpi > 1000 AND :up_fpi_records = 0 AND :up_other::numeric BETWEEN 0.95 * :up_fpi AND :up_fpi,
           format('pg_walinspect: the %s images of the UPDATE are in its own records (%s), no XLOG/FPI records (%s)',
                  :up_fpi, :up_other, :up_fpi_records));
-SELECT is((SELECT count(*) FROM walload_diagnose(:up) WHERE severity = 'warning'
-           AND finding = 'full-page images after checkpoints dominate the WAL'
+SELECT is((SELECT count(*) FROM walload_findings(:up) WHERE severity = 'warning'
+           AND finding = 'full-page images after checkpoints'
            AND detail LIKE format('%%; %s first changes of a page after a checkpoint (UPDATE %s)%%', :up_fpi, :up_fpi)),
           1::bigint, 'UPDATE after CHECKPOINT: the checkpoint finding, with the UPDATE''s images');
-SELECT is((SELECT count(*) FROM walload_diagnose(:up) WHERE detail LIKE '%max_wal_size%' AND detail LIKE '%checkpoint_timeout%'),
+SELECT is((SELECT count(*) FROM walload_findings(:up) WHERE detail LIKE '%max_wal_size%' AND detail LIKE '%checkpoint_timeout%'),
           1::bigint, 'UPDATE after CHECKPOINT: the checkpoint advice');
-SELECT is((SELECT count(*) FROM walload_diagnose(:up) WHERE detail ~* 'full_page_writes'),
+SELECT is((SELECT count(*) FROM walload_findings(:up) WHERE detail ~* 'full_page_writes'),
           0::bigint, 'UPDATE after CHECKPOINT: no full_page_writes advice');
 
 -- 3. the whole ring (the UPDATE and the assertions' own transactions)
-SELECT is((SELECT count(*) FROM walload_diagnose() WHERE detail ~* 'full_page_writes *= *off'),
+SELECT is((SELECT count(*) FROM walload_findings() WHERE detail ~* 'full_page_writes *= *off'),
           0::bigint, 'whole ring: no full_page_writes = off advice');
 
 -- 4. rewrites: VACUUM FULL (tag VACUUM) and CLUSTER log the new heap whole
@@ -81,7 +81,7 @@ SELECT walload_reset();
 VACUUM (FULL) fc_u;
 CLUSTER fc_t USING fc_t_g;
 VACUUM fc_t;
-SELECT is((SELECT count(*) FROM walload_diagnose() WHERE finding = 'full-page images of new files dominate the WAL'
+SELECT is((SELECT count(*) FROM walload_findings() WHERE finding = 'full-page images of new files'
            AND detail ~ format('pages of new files logged whole \((VACUUM FULL %s, CLUSTER %s|CLUSTER %s, VACUUM FULL %s)\)',
                                  stmt_fpi('VACUUM (FULL) fc_u'), stmt_fpi('CLUSTER fc_t'),
                                  stmt_fpi('CLUSTER fc_t'), stmt_fpi('VACUUM (FULL) fc_u'))),
@@ -95,7 +95,7 @@ CREATE ROLE fc_reader;
 SET ROLE fc_reader;
 SELECT is((SELECT count(*) FROM walload_statements WHERE query <> '<insufficient privilege>' AND command = 'VACUUM'),
           0::bigint, 'a role without pg_read_all_stats reads no VACUUM text');
-SELECT is((SELECT count(*) FROM walload_diagnose() WHERE finding = 'full-page images of new files dominate the WAL'
+SELECT is((SELECT count(*) FROM walload_findings() WHERE finding = 'full-page images of new files'
            AND detail ~ format('pages of new files logged whole \([^)]*VACUUM FULL %s[,)]', :vf_fpi)
            AND detail !~ 'pages of new files logged whole \([^)]*VACUUM [0-9]'),
           1::bigint, 'without the text: VACUUM FULL told by its deleted files, the plain VACUUM not taken for one');
@@ -121,7 +121,7 @@ SELECT pg_reload_conf() AS reloaded \gset
 SELECT ok(:rx_fpi > 500 AND :rx_fpi_records::numeric BETWEEN 0.95 * :rx_fpi AND :rx_fpi,
           format('full_page_writes = off: REINDEX still wrote %s images, %s of them XLOG/FPI records',
                  :rx_fpi, :rx_fpi_records));
-SELECT is((SELECT count(*) FROM walload_diagnose(:rx)
+SELECT is((SELECT count(*) FROM walload_findings(:rx)
            WHERE detail ~ 'max_wal_size|checkpoint_timeout' OR detail ~* 'full_page_writes *= *off'),
           0::bigint, 'full_page_writes = off: still no checkpoint or full_page_writes advice for the REINDEX');
 

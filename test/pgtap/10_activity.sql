@@ -78,7 +78,7 @@ SELECT ok((SELECT pred_commit_ms > 0 AND pred_scan_ms >= 0 AND pred_scan_ms <= p
 SELECT ok(EXISTS (SELECT 1 FROM walload_diagnose_backend(:load_pid) WHERE finding = 'what COMMIT will cost'),
           'walload_diagnose_backend() prices the commit');
 SELECT is(EXISTS (SELECT 1 FROM walload_diagnose_backend(:load_pid)
-                  WHERE finding = 'raise wal_skip_threshold for this transaction'), :'minimal'::bool,
+                  WHERE finding = 'wal_skip_threshold for this transaction'), :'minimal'::bool,
           CASE WHEN :'minimal'::bool THEN 'minimal: it offers wal_skip_threshold for the synced file'
                ELSE 'replica: nothing is synced, no wal_skip_threshold choice' END);
 SELECT is((SELECT finding FROM walload_diagnose_backend(:idle_pid)), 'no running load',

@@ -44,12 +44,12 @@ SELECT cmp_ok((xact_of('CREATE TABLE cs_wal')).wal_logged_blocks * 8192,
                    ELSE 'wal under replica: nothing WAL-logged at commit' END);
 SELECT is(current_setting('wal_skip_threshold'), :'session_threshold', 'the session''s wal_skip_threshold is unchanged');
 SELECT is((SELECT count(*) FROM cs_wal), 100000::bigint, 'wal: every row is there');
-SELECT ok(EXISTS (SELECT 1 FROM walload_diagnose((xact_of('CREATE TABLE cs_wal')).xact_id)
-                  WHERE finding = 'walload chose how new files reach the disk at commit'
+SELECT ok(EXISTS (SELECT 1 FROM walload_findings((xact_of('CREATE TABLE cs_wal')).xact_id)
+                  WHERE finding = 'walload chose how new files reach disk'
                     AND detail LIKE CASE WHEN :'minimal'::bool THEN '%set wal_skip_threshold for 1 of them:%'
                                            ELSE '%set wal_skip_threshold for 0 of them. %' END),
-          'walload_diagnose() explains what the strategy did');
-SELECT ok(NOT EXISTS (SELECT 1 FROM walload_diagnose((xact_of('CREATE TABLE cs_off')).xact_id)
+          'walload_findings() explains what the strategy did');
+SELECT ok(NOT EXISTS (SELECT 1 FROM walload_findings((xact_of('CREATE TABLE cs_off')).xact_id)
                       WHERE finding LIKE 'walload chose%'),
           'and says nothing of it for a commit with the strategy off');
 

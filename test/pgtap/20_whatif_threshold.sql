@@ -1,5 +1,5 @@
 -- clusters: minimal
--- walload_diagnose(), the commit-time sync's wal_skip_threshold (whatif.c):
+-- walload_findings(), the commit-time sync's wal_skip_threshold (whatif.c):
 -- core syncs a file created in the transaction at commit if it was
 -- truncated in place or is at least wal_skip_threshold large (storage.c
 -- smgrDoPendingSyncs), so a higher threshold can spare the sync and its
@@ -20,7 +20,7 @@ BEGIN; CREATE TABLE th1 (a int); INSERT INTO th1 SELECT g FROM generate_series(1
 BEGIN; CREATE TABLE th2 (a int); INSERT INTO th2 SELECT g FROM generate_series(1, 2000) g; COMMIT;
 BEGIN; CREATE TABLE th3 (a int); INSERT INTO th3 SELECT g FROM generate_series(1, 2000) g; COMMIT;
 RESET wal_skip_threshold;
-CREATE TEMP TABLE d1 AS SELECT * FROM walload_diagnose();
+CREATE TEMP TABLE d1 AS SELECT * FROM walload_findings();
 
 SELECT is((SELECT sum(synced_rels)::int FROM walload_xacts WHERE outcome = 'commit'), 3,
           'three new tables synced at commit');
@@ -40,7 +40,7 @@ BEGIN; CREATE TABLE tr2 (a int); INSERT INTO tr2 SELECT g FROM generate_series(1
 TRUNCATE tr2; INSERT INTO tr2 SELECT g FROM generate_series(1, 2000) g; COMMIT;
 BEGIN; CREATE TABLE tr3 (a int); INSERT INTO tr3 SELECT g FROM generate_series(1, 2000) g;
 TRUNCATE tr3; INSERT INTO tr3 SELECT g FROM generate_series(1, 2000) g; COMMIT;
-CREATE TEMP TABLE d2 AS SELECT * FROM walload_diagnose();
+CREATE TEMP TABLE d2 AS SELECT * FROM walload_findings();
 
 SELECT is((SELECT sum(synced_rels)::int FROM walload_xacts WHERE outcome = 'commit'), 3,
           'three small tables truncated in place: synced at commit, below the default threshold');

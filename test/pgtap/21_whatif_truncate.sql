@@ -1,5 +1,5 @@
 -- clusters: minimal replica
--- walload_diagnose(), TRUNCATE of a table created in the same transaction
+-- walload_findings(), TRUNCATE of a table created in the same transaction
 -- (whatif.c): core truncates it in place, each file with a walk of the
 -- pool, and under wal_level=minimal syncs it at commit whatever its size.
 -- Positive: a table created, loaded, truncated and loaded again: the
@@ -14,7 +14,7 @@ SET walload.unit_costs = 'others=100, fsync_ns_per_file=1e6';
 SELECT walload_reset();
 BEGIN; CREATE TABLE nt1 (a int); INSERT INTO nt1 SELECT g FROM generate_series(1, 2000) g;
 TRUNCATE nt1; INSERT INTO nt1 SELECT g FROM generate_series(1, 2000) g; COMMIT;
-CREATE TEMP TABLE d1 AS SELECT * FROM walload_diagnose();
+CREATE TEMP TABLE d1 AS SELECT * FROM walload_findings();
 
 SELECT ok((SELECT sum(full_scans) >= 1 FROM walload_xacts WHERE outcome = 'commit'), 'the TRUNCATE walked the pool');
 SELECT is((SELECT coalesce(setting, '-') || ' ' || shape FROM d1 WHERE finding LIKE 'in-place truncation%'),
@@ -29,7 +29,7 @@ INSERT INTO vt SELECT g FROM generate_series(1, 20000) g;
 DELETE FROM vt WHERE a > 100;
 SELECT walload_reset();
 VACUUM vt;
-CREATE TEMP TABLE d2 AS SELECT * FROM walload_diagnose();
+CREATE TEMP TABLE d2 AS SELECT * FROM walload_findings();
 SELECT is((SELECT count(*) FROM d2 WHERE finding LIKE 'in-place truncation%'), 1::bigint,
           'VACUUM truncated the table''s tail with a walk: the finding is made');
 SELECT is((SELECT count(*) FROM d2 WHERE shape = 'no_truncate_reload' OR (finding LIKE 'in-place truncation%' AND saving_ms IS NOT NULL)),

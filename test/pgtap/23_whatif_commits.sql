@@ -1,5 +1,5 @@
 -- clusters: replica
--- walload_diagnose(), small commits and file deletion do not overlap
+-- walload_findings(), small commits and file deletion do not overlap
 -- (whatif.c): a commit that deletes files always waits for its WAL flush
 -- (xact.c RecordTransactionCommit), so it is priced with the deletion
 -- (drop_in_one_transaction), never as a small commit to batch.  120
@@ -20,7 +20,7 @@ SELECT format('INSERT INTO sc VALUES (%s)', g) FROM generate_series(1, 120) g \g
 DROP TABLE sd1;
 DROP TABLE sd2;
 DROP TABLE sd3;
-CREATE TEMP TABLE d1 AS SELECT * FROM walload_diagnose();
+CREATE TEMP TABLE d1 AS SELECT * FROM walload_findings();
 
 SELECT is((SELECT count(*) FROM d1 WHERE finding = 'many small synchronous commits'
            AND evidence LIKE '120 small commits%' AND shape = 'batch_commits' AND setting IS NULL),

@@ -1,5 +1,5 @@
 -- clusters: replica
--- walload_diagnose(), a restore in many transactions (whatif.c):
+-- walload_findings(), a restore in many transactions (whatif.c):
 -- pg_restore without --single-transaction commits each object and its
 -- data; as one transaction all commits but one, with their flushes, go.
 -- Positive: ten transactions of a session named pg_restore: the finding
@@ -13,7 +13,7 @@ SET application_name = 'pg_restore';
 SELECT format('CREATE TABLE rs%s (a int)', g) FROM generate_series(1, 5) g \gexec
 SELECT format('INSERT INTO rs%s SELECT generate_series(1, 100)', g) FROM generate_series(1, 5) g \gexec
 RESET application_name;
-CREATE TEMP TABLE d1 AS SELECT * FROM walload_diagnose(application_name => 'pg_restore');
+CREATE TEMP TABLE d1 AS SELECT * FROM walload_findings(application_name => 'pg_restore');
 SELECT is((SELECT count(*) FROM d1 WHERE finding = 'restore without one transaction'
            AND shape = 'single_transaction_restore' AND setting IS NULL AND saving_ms > 0), 1::bigint,
           'pg_restore''s ten commits: --single-transaction offered, priced');
@@ -26,7 +26,7 @@ SELECT format('DROP TABLE rs%s', g) FROM generate_series(1, 5) g \gexec
 SELECT format('CREATE TABLE rs%s (a int)', g) FROM generate_series(1, 5) g \gexec
 SELECT format('INSERT INTO rs%s SELECT generate_series(1, 100)', g) FROM generate_series(1, 5) g \gexec
 RESET application_name;
-CREATE TEMP TABLE d2 AS SELECT * FROM walload_diagnose(application_name => 'loader');
+CREATE TEMP TABLE d2 AS SELECT * FROM walload_findings(application_name => 'loader');
 SELECT is((SELECT count(*) FROM walload_xacts WHERE application_name = 'loader' AND outcome = 'commit'), 15::bigint,
           'the same load from another application: 15 commits');
 SELECT is((SELECT count(*) FROM d2 WHERE shape = 'single_transaction_restore' OR finding LIKE 'restore%'), 0::bigint,

@@ -1,5 +1,5 @@
 -- clusters: replica minimal
--- walload_diagnose(), wal_level=minimal only where the server could run it
+-- walload_findings(), wal_level=minimal only where the server could run it
 -- (whatif.c): not where WAL is streamed or archived.  On the replica
 -- cluster, nothing streams: the WAL finding offers wal_level = minimal as
 -- data.  With a replication slot (a standby configured) it must not; nor
@@ -11,7 +11,7 @@ SELECT current_setting('wal_level') = 'replica' AS replica \gset
 
 SELECT walload_reset();
 INSERT INTO wl SELECT generate_series(1, 1000);
-SELECT is((SELECT count(*) FROM walload_diagnose() WHERE setting = 'wal_level' AND value = 'minimal'
+SELECT is((SELECT count(*) FROM walload_findings() WHERE setting = 'wal_level' AND value = 'minimal'
            AND shape IS NULL),
           CASE WHEN :'replica' THEN 1 ELSE 0 END::bigint,
           CASE WHEN :'replica' THEN 'wal_level = minimal offered where nothing streams or archives WAL'
@@ -21,9 +21,9 @@ SELECT is((SELECT count(*) FROM walload_diagnose() WHERE setting = 'wal_level' A
 SELECT 1 FROM pg_create_physical_replication_slot('whatif_standby') \g /dev/null
 SELECT walload_reset();
 INSERT INTO wl SELECT generate_series(1, 1000);
-SELECT is((SELECT count(*) FROM walload_diagnose() WHERE setting = 'wal_level'), 0::bigint,
+SELECT is((SELECT count(*) FROM walload_findings() WHERE setting = 'wal_level'), 0::bigint,
           'with a replication slot (a standby configured): not offered');
-SELECT is((SELECT count(*) FROM walload_diagnose() WHERE hint LIKE '%minimal would%' OR detail LIKE '%wal_level=minimal (with%'),
+SELECT is((SELECT count(*) FROM walload_findings() WHERE hint LIKE '%minimal would%' OR detail LIKE '%wal_level=minimal (with%'),
           0::bigint, 'nor in the words');
 SELECT pg_drop_replication_slot('whatif_standby') \g /dev/null
 

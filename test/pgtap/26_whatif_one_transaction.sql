@@ -1,5 +1,5 @@
 -- clusters: minimal replica
--- walload_diagnose(), a load of many transactions that are not small ones
+-- walload_findings(), a load of many transactions that are not small ones
 -- (whatif.c): each creates and loads a table, and under wal_level=minimal
 -- its commit WAL-logs (or syncs) the new file, with a commit record and
 -- flush of its own.  Their commit-time work replayed as one commit: the
@@ -22,7 +22,7 @@ BEGIN; CREATE TABLE ot3 (a int, b text); INSERT INTO ot3 SELECT g, 'x' FROM gene
 CREATE INDEX ON ot3 (a); COMMIT;
 BEGIN; CREATE TABLE ot4 (a int, b text); INSERT INTO ot4 SELECT g, 'x' FROM generate_series(1, 2000) g;
 CREATE INDEX ON ot4 (a); COMMIT;
-CREATE TEMP TABLE d1 AS SELECT * FROM walload_diagnose();
+CREATE TEMP TABLE d1 AS SELECT * FROM walload_findings();
 
 SELECT is((SELECT count(*) FROM walload_xacts WHERE outcome = 'commit' AND wal_logged_rels + synced_rels > 0),
           CASE WHEN :'minimal' THEN 4 ELSE 0 END::bigint,
@@ -42,7 +42,7 @@ SELECT is((SELECT count(*) FROM d1 WHERE shape IN ('batch_commits', 'drop_in_one
 SELECT walload_reset();
 BEGIN; CREATE TABLE ot5 (a int, b text); INSERT INTO ot5 SELECT g, 'x' FROM generate_series(1, 2000) g;
 CREATE INDEX ON ot5 (a); COMMIT;
-CREATE TEMP TABLE d2 AS SELECT * FROM walload_diagnose();
+CREATE TEMP TABLE d2 AS SELECT * FROM walload_findings();
 SELECT is((SELECT count(*) FROM d2 WHERE shape = 'one_transaction' OR finding = 'load in many transactions'), 0::bigint,
           'one transaction: nothing to merge, not offered');
 SELECT is((SELECT count(*) FROM d2 WHERE finding LIKE 'verdict:%'), 1::bigint, 'the verdict row is there');

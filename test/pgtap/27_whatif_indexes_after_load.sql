@@ -1,5 +1,5 @@
 -- clusters: minimal replica
--- walload_diagnose(), indexes created before a bulk load (diagnose.c,
+-- walload_findings(), indexes created before a bulk load (diagnose.c,
 -- scan_loads): a COPY or INSERT of at least 10,000 rows after a CREATE
 -- INDEX in the same transaction, by walload_statements' order.  No
 -- recorded figure separates the load's index maintenance from its heap
@@ -14,7 +14,7 @@ SELECT walload_reset();
 CREATE TABLE ia1 (a int, b text);
 BEGIN; CREATE INDEX ia1_a ON ia1 (a);
 INSERT INTO ia1 SELECT g, 'x' FROM generate_series(1, 20000) g; COMMIT;
-CREATE TEMP TABLE d1 AS SELECT * FROM walload_diagnose();
+CREATE TEMP TABLE d1 AS SELECT * FROM walload_findings();
 SELECT is((SELECT count(*) FROM d1 WHERE finding = 'indexes created before a bulk load'
            AND shape = 'indexes_after_load' AND setting IS NULL AND saving_ms IS NULL), 1::bigint,
           'CREATE INDEX, then 20000 rows: indexes_after_load named, unpriced');
@@ -30,14 +30,14 @@ SELECT walload_reset();
 TRUNCATE ia1; DROP INDEX ia1_a;
 BEGIN; INSERT INTO ia1 SELECT g, 'x' FROM generate_series(1, 20000) g;
 CREATE INDEX ia1_a ON ia1 (a); COMMIT;
-CREATE TEMP TABLE d2 AS SELECT * FROM walload_diagnose();
+CREATE TEMP TABLE d2 AS SELECT * FROM walload_findings();
 SELECT is((SELECT count(*) FROM d2 WHERE shape = 'indexes_after_load' OR finding LIKE 'indexes created%'), 0::bigint,
           'the index built after the load: not named');
 
 SELECT walload_reset();
 BEGIN; CREATE INDEX ia1_b ON ia1 (b);
 INSERT INTO ia1 SELECT g, 'x' FROM generate_series(1, 500) g; COMMIT;
-CREATE TEMP TABLE d3 AS SELECT * FROM walload_diagnose();
+CREATE TEMP TABLE d3 AS SELECT * FROM walload_findings();
 SELECT is((SELECT count(*) FROM d3 WHERE shape = 'indexes_after_load'), 0::bigint,
           '500 rows after the index: not a bulk load, not named');
 SELECT is((SELECT count(*) FROM d3 WHERE saving_ms > 0 AND num_nonnulls(setting, shape) <> 1), 0::bigint,

@@ -1,5 +1,5 @@
 -- clusters: replica minimal
--- walload_diagnose(), wal_level = minimal priced (whatif.c,
+-- walload_findings(), wal_level = minimal priced (whatif.c,
 -- wl_whatif_minimal): under replica, the WAL of the statements that load a
 -- table created in their transaction is what minimal would not write,
 -- priced per block; less the commit-time sync (or WAL-logging) of the new
@@ -19,7 +19,7 @@ CREATE TABLE wp0 (a int, b text);
 SELECT walload_reset();
 BEGIN; CREATE TABLE wp1 (a int, b text);
 INSERT INTO wp1 SELECT g, repeat('w', 40) FROM generate_series(1, 100000) g; COMMIT;
-CREATE TEMP TABLE d1 AS SELECT * FROM walload_diagnose();
+CREATE TEMP TABLE d1 AS SELECT * FROM walload_findings();
 SELECT is((SELECT count(*) FROM d1 WHERE setting = 'wal_level' AND value = 'minimal' AND saving_ms > 0
            AND hint LIKE 'wal_level = minimal: %MB of WAL fewer' AND detail LIKE '%would not be written%'),
           CASE WHEN :'replica' THEN 1 ELSE 0 END::bigint,
@@ -28,7 +28,7 @@ SELECT is((SELECT count(*) FROM d1 WHERE setting = 'wal_level' AND value = 'mini
 
 SELECT walload_reset();
 INSERT INTO wp0 SELECT g, repeat('w', 40) FROM generate_series(1, 100000) g;
-CREATE TEMP TABLE d2 AS SELECT * FROM walload_diagnose();
+CREATE TEMP TABLE d2 AS SELECT * FROM walload_findings();
 SELECT is((SELECT count(*) FROM d2 WHERE setting = 'wal_level' AND saving_ms IS NOT NULL), 0::bigint,
           'rows into a table created before: nothing minimal would skip, no saving');
 
@@ -37,7 +37,7 @@ SELECT 1 FROM pg_create_physical_replication_slot('whatif_priced') \g /dev/null
 SELECT walload_reset();
 BEGIN; CREATE TABLE wp2 (a int, b text);
 INSERT INTO wp2 SELECT g, repeat('w', 40) FROM generate_series(1, 100000) g; COMMIT;
-CREATE TEMP TABLE d3 AS SELECT * FROM walload_diagnose();
+CREATE TEMP TABLE d3 AS SELECT * FROM walload_findings();
 SELECT is((SELECT count(*) FROM d3 WHERE setting = 'wal_level'), 0::bigint,
           'with a replication slot (a standby configured): not offered');
 SELECT is((SELECT count(*) FROM d3 WHERE detail LIKE '%would not be written%'), 0::bigint,

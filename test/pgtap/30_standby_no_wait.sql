@@ -26,9 +26,9 @@ SELECT is((SELECT count(*) FROM walload_xacts
 SELECT is((SELECT count(*) FROM walload_report(application_name => 'sb_no_standby')
            WHERE part = 'commit: waiting for sync standbys'),
           0::bigint, 'walload_report() has no part for a standby');
-SELECT is((SELECT count(*) FROM walload_diagnose(application_name => 'sb_no_standby')
-           WHERE finding = 'commits waited for a synchronous standby'),
-          0::bigint, 'walload_diagnose() names no standby');
+SELECT is((SELECT count(*) FROM walload_findings(application_name => 'sb_no_standby')
+           WHERE finding = 'commits waited for a standby'),
+          0::bigint, 'walload_findings() names no standby');
 
 DROP TABLE sb_small;
 SELECT * FROM finish();

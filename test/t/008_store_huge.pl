@@ -37,7 +37,7 @@ like($out, qr{^1/([2-9]|[1-9]\d+)$}, "with the recorded statements (VACUUM/all: 
 
 ($rc, $out, $err) = $node->psql('postgres',
 	q{SELECT count(*) FROM walload_diagnose() WHERE finding IN ('WAL written',
-	  'full-page images of new files dominate the WAL', 'full-page images after checkpoints dominate the WAL')});
+	  'full-page images of new files', 'full-page images after checkpoints')});
 is($rc, 0, 'walload_diagnose() reads') or diag($err);
 is($out, '1', 'and names the WAL written (one of its three WAL findings: which one depends on the version\'s page images)');
 ($rc, $out, $err) = $node->psql('postgres', q{SELECT count(*) FROM walload_xacts});

@@ -181,7 +181,7 @@ my $stdout;
 	"SET walload.unit_costs = 'walk_ns_per_buffer=1, drop_walk_ns_per_buffer_1=2, "
 	  . "drop_walk_ns_per_buffer_8=3, fault_ns_per_page=1000';\n" .
 	join("\n", map { "DROP TABLE f$_;" } 1 .. 5) .
-	"\nSELECT detail FROM walload_diagnose() WHERE finding LIKE 'file deletion%';");
+	"\nSELECT detail FROM walload_findings() WHERE finding LIKE 'file deletion%';");
 my @faults = $stderr =~ /walload: 1 walk\(s\) of kind 3 over 1 file\(s\): [^\n]*, page faults ([\d.]+) ms/g;
 my @est5 = $stderr =~ /walload: 1 walk\(s\) of kind 3 over 1 file\(s\): [^\n]*: ([\d.]+) ms/g;
 is(scalar @faults, 5, 'five walks estimated');

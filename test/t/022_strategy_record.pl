@@ -101,14 +101,14 @@ WHERE xact_id = (SELECT max(xact_id) FROM walload_statements WHERE command = 'VA
 $node->safe_psql('postgres', 'SELECT walload_reset()');
 load("SET walload.commit_strategy = wal;", "SET LOCAL wal_skip_threshold = '64kB';");
 my $ev = $node->safe_psql('postgres', qq{
-SELECT detail FROM walload_diagnose() WHERE finding = 'walload chose how new files reach the disk at commit'});
+SELECT detail FROM walload_findings() WHERE finding = 'walload chose how new files reach disk'});
 like($ev, qr/set wal_skip_threshold for 0 of them/,
 	'diagnose: a commit whose transaction set its own threshold is not counted as the strategy acting');
 like($ev, qr/stood aside for 1 whose transaction set wal_skip_threshold itself/,
 	'diagnose: ... and is counted as the strategy standing aside');
 load("SET walload.commit_strategy = wal;", "");
 $ev = $node->safe_psql('postgres', qq{
-SELECT detail FROM walload_diagnose() WHERE finding = 'walload chose how new files reach the disk at commit'});
+SELECT detail FROM walload_findings() WHERE finding = 'walload chose how new files reach disk'});
 like($ev, qr/set wal_skip_threshold for 1 of them/, 'diagnose: the strategy acting is counted');
 unlike($ev, qr/not timed since/, 'diagnose: no word of a missing calibration while it is done');
 
@@ -152,7 +152,7 @@ is(load("SET walload.commit_strategy = auto;", ""), '2048|2048|stood aside: not 
 like(load("SET walload.commit_strategy = wal;", ""), qr/^2048\|35\d\d\|changed\|1\|0\|1$/,
 	'wal needs no figures: it still acts without a calibration');
 $ev = $node->safe_psql('postgres', qq{
-SELECT detail FROM walload_diagnose() WHERE finding = 'walload chose how new files reach the disk at commit'});
+SELECT detail FROM walload_findings() WHERE finding = 'walload chose how new files reach disk'});
 like($ev, qr/auto stood aside for 1, its figures not timed since/,
 	'diagnose: auto standing aside for want of a calibration is said');
 

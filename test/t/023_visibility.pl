@@ -95,7 +95,7 @@ for my $role ('bob', 'carol', 'erin', undef)
 	is(as($role, $row_sql), $full, "$who: bob's row in full");
 	like(
 		as($role,
-			"SELECT evidence FROM walload_diagnose_backend($bob_pid) WHERE finding = 'what COMMIT will cost'"
+			"SELECT evidence FROM walload_findings_backend($bob_pid) WHERE finding = 'what COMMIT will cost'"
 		),
 		qr/^COMMIT now would fsync 1 relation file\(s\) \(\d+ blocks\)/,
 		"$who: may diagnose bob's backend");

@@ -85,13 +85,13 @@ is($primary->safe_psql('postgres',
 
 # walload_diagnose(): the finding names the standby and prices
 # synchronous_commit = local; nothing calls the wait a WAL flush
-my $finding = "'commits waited for a synchronous standby'";
+my $finding = "'commits waited for a standby'";
 is($primary->safe_psql('postgres', qq{
-SELECT count(*) FROM walload_diagnose(application_name => 'wait_load')
+SELECT count(*) FROM walload_findings(application_name => 'wait_load')
 WHERE finding = $finding AND detail LIKE '%synchronous_commit = local%' AND saving_ms > 0}),
 	'1', 'walload_diagnose() names the standby\'s wait and prices synchronous_commit = local');
 is($primary->safe_psql('postgres', qq{
-SELECT count(*) FROM walload_diagnose(application_name => 'wait_load')
+SELECT count(*) FROM walload_findings(application_name => 'wait_load')
 WHERE finding = 'many small synchronous commits' OR evidence LIKE '%flushing WAL%'
    OR detail LIKE '%pg_test_fsync%'}),
 	'0', 'the standby\'s wait is not called a WAL flush, nor hinted pg_test_fsync');
