@@ -20,14 +20,9 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$here" || exit 1
 . test/oracle/probe_lib.sh "apply calls"
 
-tmp=$(mktemp -d /tmp/walload-apply.XXXXXX) || exit 1
-chmod 755 "$tmp"; chown postgres "$tmp"
-bt_pid=""
-cleanup() { [ -n "$bt_pid" ] && kill -INT "$bt_pid" 2>/dev/null; cluster_stop_all; [ -n "${KEEP:-}" ] || rm -rf "$tmp"; }
-trap cleanup EXIT
+probe_tmp apply
 
 pub=$tmp/pub; sub=$tmp/sub
-psql_on() { local dir=$1; shift; cluster_as_pg "$bindir/psql" -X -q -At -v ON_ERROR_STOP=1 -h "$dir" -p 5432 -U postgres -d postgres "$@"; }
 
 cluster_init "$pub" "wal_level = logical" "max_wal_senders = 4" "max_replication_slots = 4" >/dev/null &&
   cluster_start "$pub" >/dev/null || tap_bail "apply calls: the publisher did not start"

@@ -20,11 +20,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$here" || exit 1
 . test/oracle/probe_lib.sh "pending reads"
 
-tmp=$(mktemp -d /tmp/walload-pending.XXXXXX) || exit 1
-chmod 755 "$tmp"; chown postgres "$tmp"
-bt_pid=""
-cleanup() { [ -n "$bt_pid" ] && kill -INT "$bt_pid" 2>/dev/null; cluster_stop_all; [ -n "${KEEP:-}" ] || rm -rf "$tmp"; }
-trap cleanup EXIT
+probe_tmp pending
 
 cat >"$tmp/load.sql" <<'EOF'
 BEGIN;

@@ -28,14 +28,9 @@ else
   fns="FlushRelationBuffers:flush_rel FlushRelationsAllBuffers:flush_pending DropRelFileNodeBuffers:drop_rel DropRelFileNodesAllBuffers:drop_pending DropDatabaseBuffers:db FlushDatabaseBuffers:db"
 fi
 
-tmp=$(mktemp -d /tmp/walload-pglogical.XXXXXX) || exit 1
-chmod 755 "$tmp"; chown postgres "$tmp"
-bt_pid=""
-cleanup() { [ -n "$bt_pid" ] && kill -INT "$bt_pid" 2>/dev/null; cluster_stop_all; [ -n "${KEEP:-}" ] || rm -rf "$tmp"; }
-trap cleanup EXIT
+probe_tmp pglogical
 
 pub=$tmp/pub; sub=$tmp/sub
-psql_on() { local dir=$1; shift; cluster_as_pg "$bindir/psql" -X -q -At -v ON_ERROR_STOP=1 -h "$dir" -p 5432 -U postgres -d postgres "$@"; }
 wait_for() {
   local dir=$1 q=$2 what=$3 deadline=$((SECONDS + 300))
   until [ "$(psql_on "$dir" -c "$q" 2>/dev/null)" = t ]; do

@@ -6,7 +6,10 @@
 # sources scripts/lib/tap.sh and scripts/lib/cluster.sh, and sets bindir,
 # binary (the server) and lib (walload.so); a script that cannot run here
 # (not root, no bpftrace, no postgres user, walload not installed) prints
-# TAP's skip line for NAME and exits 0.
+# TAP's skip line for NAME and exits 0.  probe_tmp TAG makes tmp (a
+# directory the postgres user can use) and the EXIT trap that stops
+# bpftrace (bt_pid) and the clusters and removes tmp unless KEEP is set;
+# psql_on DIR ARGS... runs psql on the cluster whose socket is in DIR.
 . scripts/lib/tap.sh
 export PG_CONFIG=${PG_CONFIG:-pg_config}
 probe_skip() { tap_skip_all "$1: $2"; exit 0; }
@@ -19,3 +22,11 @@ lib=$("$PG_CONFIG" --pkglibdir)/walload.so
 [ -e "$lib" ] || probe_skip "$1" "walload is not installed"
 . scripts/lib/cluster.sh
 cluster_bindir=$bindir
+probe_tmp() {
+  tmp=$(mktemp -d "/tmp/walload-$1.XXXXXX") || exit 1
+  chmod 755 "$tmp"; chown postgres "$tmp"
+  bt_pid=""
+  trap 'probe_cleanup' EXIT
+}
+probe_cleanup() { [ -n "$bt_pid" ] && kill -INT "$bt_pid" 2>/dev/null; cluster_stop_all; [ -n "${KEEP:-}" ] || rm -rf "$tmp"; }
+psql_on() { local dir=$1; shift; cluster_as_pg "$bindir/psql" -X -q -At -v ON_ERROR_STOP=1 -h "$dir" -p 5432 -U postgres -d postgres "$@"; }
