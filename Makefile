@@ -11,7 +11,8 @@ OBJS = \
 	src/accumulator.o \
 	src/strategy.o \
 	src/observe.o \
-	src/scan_model.o \
+	src/model.o \
+	src/sizing.o \
 	src/calibrate.o \
 	src/cost.o \
 	src/persist.o \

@@ -11,7 +11,7 @@
 #define WALLOAD_ACCUMULATOR_H
 
 #include "observe.h"
-#include "scan_model.h"
+#include "model.h"
 
 #include "executor/execdesc.h"
 #include "portability/instr_time.h"

@@ -37,7 +37,7 @@
 
 #include "accumulator.h"
 #include "observe.h"
-#include "scan_model.h"
+#include "model.h"
 #include "settings.h"
 #include "store.h"
 
