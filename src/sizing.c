@@ -22,6 +22,7 @@
 #include <linux/fs.h>
 #endif
 
+#include "access/htup_details.h"
 #include "catalog/pg_tablespace.h"
 #include "common/pg_prng.h"
 #include "common/relpath.h"
