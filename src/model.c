@@ -5,38 +5,27 @@
  *		files it syncs, WAL-logs and deletes, decided from the state core
  *		decides from.
  *
- * Core does not tell anyone when it walks all NBuffers buffer headers.  It
- * does tell, through exported functions, everything that decides it:
+ * Core does not say when it walks all NBuffers buffer headers, but its
+ * exported functions tell everything that decides it:
  *
- *	file deletion at commit/abort (DropRelFileNodesAllBuffers):
- *		smgrGetPendingDeletes() lists the non-temporary relation files to
- *		delete; the scan runs unless that list is empty, or no fork of any
- *		of them exists on disk (then the per-block path drops nothing).
- *	commit-time sync (FlushRelationsAllBuffers, wal_level=minimal only):
- *		every relation file created in the transaction is in
- *		smgrGetPendingDeletes(false); RelFileNodeSkippingWAL() says which of
- *		them are pending syncs.  Core syncs (and so scans once) if any such
- *		file that is not being deleted was truncated in place, or is at
- *		least wal_skip_threshold large over all its forks; smaller ones are
- *		WAL-logged instead.
- *	truncation in place (DropRelFileNodeBuffers): TRUNCATE of a table
- *		created or given a new file in the current subtransaction truncates
- *		the heap, each index, the TOAST heap and its index in place, one
- *		scan each; VACUUM truncates a heap whose tail is empty, one scan per
- *		round (observed as the relation shrinking).
- *	flush of one relation (FlushRelationBuffers): ALTER ... SET TABLESPACE
- *		copies each relation file; unlogged sequences are flushed whenever
- *		their storage is (re)written.
- *	database (DropDatabaseBuffers): DROP DATABASE, ALTER DATABASE SET
- *		TABLESPACE.
+ * - deletion at commit/abort (DropRelFileNodesAllBuffers): the files
+ *   smgrGetPendingDeletes() lists; a walk unless the list is empty or no
+ *   fork of them exists;
+ * - the sync at commit (FlushRelationsAllBuffers, wal_level=minimal): of
+ *   the files created in the transaction, those RelFileNodeSkippingWAL()
+ *   names and not deleted; one walk if any was truncated in place or is at
+ *   least wal_skip_threshold large, the others WAL-logged;
+ * - truncation in place (DropRelFileNodeBuffers): TRUNCATE of a table new
+ *   in the subtransaction, a walk per file; VACUUM's truncation of a tail;
+ * - one relation's flush (FlushRelationBuffers): SET TABLESPACE, unlogged
+ *   sequences; a database's (DropDatabaseBuffers): DROP DATABASE, ALTER
+ *   DATABASE SET TABLESPACE.
  *
- * Temporary relations use local buffers and never scan the shared pool.
- *
- * The model keeps the state core's decisions depend on (which statement
- * created or scheduled which file, which pending syncs were truncated) and
- * returns its decisions (WlCommitModel, WlEffects); it records nothing and
- * calls no other part of walload but sizing.c (file sizes, buffers).  What a single utility statement did,
- * seen before and after it, is observe.c's.
+ * Temporary relations use local buffers.  The model keeps the state core's
+ * decisions depend on (who created or scheduled which file, which pending
+ * syncs were truncated) and returns its decisions (WlCommitModel,
+ * WlEffects); it records nothing and calls only sizing.c.  What one utility
+ * statement did is observe.c's.
  *
  *-------------------------------------------------------------------------
  */
@@ -63,11 +52,6 @@
 #include "utils/rel.h"
 #include "utils/syscache.h"
 
-
-/* ----------------------------------------------------------------
- * state of the current (real) transaction
- * ----------------------------------------------------------------
- */
 typedef struct FileCreator
 {
 	WlRelFile	file;			/* hash key */
@@ -94,13 +78,10 @@ static HTAB *seen_sizes = NULL; /* pending syncs' forks, as last known */
 static HTAB *created_rels = NULL;	/* relations created in the transaction */
 
 /*
- * The size of each fork of a pending sync as this backend last knew it in
- * the transaction, for the live prediction (file_live_blocks).  Core's
- * storage manager keeps the size it last asked the kernel for and counts
- * the blocks extended since (smgr_cached_nblocks), but forgets it whenever
- * the relation's relcache entry is rebuilt, as DDL on the relation does;
- * this copy outlives that.  A TRUNCATE in place makes it stale: forgotten
- * there (wl_model_note_truncated_in_place).
+ * The size of each fork of a pending sync as this backend last knew it, for
+ * the live prediction: core forgets smgr_cached_nblocks whenever the
+ * relcache entry is rebuilt (DDL); this copy outlives that, until a TRUNCATE
+ * in place.
  */
 typedef struct SeenSize
 {
@@ -116,35 +97,26 @@ typedef struct KnownRel
 
 /*
  * Relations whose catalog entries changed since the last look (relcache
- * invalidations, this backend's own included): the only ones whose files
- * can have been created or scheduled for deletion.  Filled by a callback
- * that may neither fail nor allocate: a fixed array, and a flag for an
- * overflow or a reset of the whole cache.
+ * invalidations): the only ones whose files can have been created or
+ * doomed.  Filled by a callback that may neither fail nor allocate.
  */
 #define WL_CHANGED_RELS		64
 static Oid	changed_rels[WL_CHANGED_RELS];
 static int	n_changed_rels = 0;
 static bool changed_all = false;
 
-/*
- * Maps larger than this at the end of a transaction are given back rather
- * than emptied, so that one huge transaction does not keep its memory.
- */
+/* Maps larger than this at transaction end are freed, not emptied. */
 #define WL_MODEL_KEEP_ENTRIES	1024
 
 /*
- * The size the maps are made for.  Emptying a map at the end of a
- * transaction visits each of its buckets, as many as it was made for or has
- * grown to, and most transactions put one or two entries in each: a map
- * made small grows (a bucket split at a time) only in a transaction that
- * needs it.
+ * The size the maps are made for: emptying visits every bucket, and most
+ * transactions put an entry or two in each.
  */
 #define WL_MODEL_MAP_SIZE		16
 
 /*
- * Below this many files created or doomed in the transaction, a statement
- * that changed relations reads core's pending lists rather than the catalog
- * (wl_model_read_pending_changes).
+ * Below this many files created or doomed, a statement that changed
+ * relations reads core's lists rather than the catalog.
  */
 #define WL_LISTS_CHEAP	64
 
@@ -180,9 +152,9 @@ forget_changes(void)
 }
 
 /*
- * At module start (postmaster): watch relcache invalidations, and make the
- * per-transaction context, kept for good (its first block is the reserve
- * note_ghost_syncs allocates from on the abort path).
+ * At module start: watch relcache invalidations; the per-transaction
+ * context is kept for good (its first block is note_ghost_syncs' reserve on
+ * the abort path).
  */
 void
 wl_model_register(void)
@@ -245,9 +217,8 @@ empty_map(HTAB *map)
 }
 
 /*
- * A top-level transaction has ended: all its pending lists are gone.  The
- * maps are emptied for the next transaction (creating them costs more than
- * emptying them), or freed if they grew large.
+ * A top-level transaction has ended: the maps are emptied (cheaper than
+ * making them), or freed if they grew large.
  */
 void
 wl_model_xact_end(void)
@@ -287,18 +258,11 @@ wl_model_xact_end(void)
 }
 
 /*
- * pg_class.relpages of the relation whose first file this is (a relation
- * created in the transaction has its OID as file number until it is given
- * a new one), or InvalidBlockNumber.  CREATE INDEX sets it exactly for the
- * index it builds and for its table, after which both relcache entries are
- * rebuilt and core's sizes of them forgotten.  Read from the syscache: no
- * file is opened.
- *
- * Only for a file number that is the OID of a relation created in the
- * transaction (wl_model_note_created): any other file number, a new file
- * TRUNCATE, REINDEX or CLUSTER gave a relation among them, is no OID in
- * pg_class, and looking it up as one would leave a negative syscache entry
- * in CacheMemoryContext for the backend's life, one per file.
+ * pg_class.relpages of the relation whose first file this is, or
+ * InvalidBlockNumber; CREATE INDEX sets it exactly, after which core's sizes
+ * are forgotten.  Only for a relation created in the transaction (its OID
+ * is its first file number): looking up another file number as an OID would
+ * leave a negative syscache entry for the backend's life.
  */
 static BlockNumber
 class_pages(WlRelFile file)
@@ -323,12 +287,9 @@ class_pages(WlRelFile file)
 }
 
 /*
- * A statement created relation relid (object access hook, OAT_POST_CREATE:
- * tables, indexes, TOAST tables, sequences, materialized views): its first
- * file, if it has one, is numbered with its OID (class_pages).  Kept until
- * the end of the transaction; a relation of a subtransaction that aborts
- * stays in the set, harmlessly: its file was deleted with it, and no
- * pending sync names it.
+ * A statement created relation relid (OAT_POST_CREATE): its first file is
+ * numbered with its OID (class_pages).  One of an aborted subtransaction
+ * stays, harmlessly: no pending sync names its file.
  */
 void
 wl_model_note_created(Oid relid)
@@ -338,15 +299,11 @@ wl_model_note_created(Oid relid)
 }
 
 /*
- * Blocks over all forks of a pending sync, estimated for the live
- * prediction without a system call: a fork's size as core's storage
- * manager knows it (see wl_sizing_total_blocks), else as this backend last knew
- * it in the transaction (SeenSize), and for the main fork at least
- * pg_class.relpages; a fork of unknown size counts no blocks (a free space
- * map or visibility map never looked at, which a bulk load into a new
- * table does not create).  Asking md.c instead cost an open and a close per
- * fork, an lseek per existing one, and a failed open per missing one, at
- * every statement of the load for every file created so far.
+ * Blocks over all forks of a pending sync for the live prediction, without
+ * a system call: core's cached size, else the size last seen (SeenSize),
+ * and for the main fork at least pg_class.relpages; a fork of unknown size
+ * counts nothing.  Asking md.c cost opens and lseeks per fork at every
+ * statement of a load for every file created so far.
  */
 static uint64
 file_live_blocks(WlRelFile file)
@@ -386,19 +343,11 @@ file_live_blocks(WlRelFile file)
 }
 
 /*
- * Would DropRelFileNodesAllBuffers() scan the pool for these files?  Only
- * non-temporary files are passed.  Outside recovery no fork size is
- * cached, so core scans unless none of the forks exists (then the
- * per-block path runs over zero blocks), and the threshold is above zero.
- * (smgrnblocks_cached() answers only in the startup process, InRecovery,
- * in 15-19: so the threshold, NBuffers/32 blocks, decides nothing in a
- * backend, however few blocks the files have.)
- * live: the live prediction, which asks the file system nothing: a file
- * scheduled for deletion existed when it was scheduled, and only the
- * commit's deletion removes it.  looked: how many of the files, from the
- * first, size_doomed() has already looked for on disk, asking what
- * mdexists() asks (found_fork: a fork of one of them exists); the others
- * are looked for here.
+ * Would DropRelFileNodesAllBuffers() scan the pool for these files?
+ * Outside recovery no fork size is cached (smgrnblocks_cached() answers
+ * only InRecovery), so core scans unless no fork exists.  live: a doomed
+ * file exists until the commit deletes it.  looked: how many files
+ * size_doomed() already looked for (found_fork: one exists).
  */
 static bool
 drop_all_would_scan(WlRelFile *files, int n, bool live, int looked, bool found_fork)
@@ -414,21 +363,12 @@ drop_all_would_scan(WlRelFile *files, int n, bool live, int looked, bool found_f
 }
 
 /*
- * What a commit deletes, sized (the dropped_* sizes of m): core truncates
- * each file's main fork to nothing at once and unlinks its other forks
- * (md.c mdunlinkfork), which costs with the blocks the file system has
- * allocated, and far less for blocks it has not allocated yet (written,
- * still in the page cache); before that, the walk invalidates their blocks
- * in shared buffers.  Per fork of a file, an existence check, an lseek, an
- * open and an ioctl and up to WL_BUFFER_SAMPLE buffer lookups, so in a
- * transaction that drops thousands of files only the first
- * WL_DROP_SIZE_SAMPLE are looked at and the rest estimated from them.
- * live: the live prediction, which asks the file system nothing and takes
- * the sizes noted when the files were scheduled for deletion (WlFileSizes);
- * a file not noted (the old file of a relation rewritten) counts as its
- * main fork, of blocks unknown.  Returns how many of the files, from the
- * first, it looked for on disk (none when live), and *found_fork whether a
- * fork of one of them exists: what drop_all_would_scan() asks first.
+ * What a commit deletes, sized (m's dropped_*): core truncates each main
+ * fork and unlinks the others, at a price per allocated block; the walk
+ * first invalidates their buffers.  Only the first WL_DROP_SIZE_SAMPLE files
+ * are looked at, the rest scaled.  live: the sizes noted when the files were
+ * doomed (a file not noted counts as one fork).  Returns how many files it
+ * looked for on disk, and *found_fork (see drop_all_would_scan).
  */
 #define WL_DROP_SIZE_SAMPLE	64
 
@@ -477,13 +417,9 @@ size_doomed(WlRelFile *files, int n, bool live, WlCommitModel *m, bool *found_fo
 
 /*
  * The sizes of relid's file as this backend knows them now, without a
- * system call, noted for the live prediction (WlFileSizes): each fork's size
- * as core's storage manager knows it, else as the live prediction last saw
- * it (SeenSize), and for the main fork, which always exists, at least
- * pg_class.relpages (as the last VACUUM, ANALYZE or CREATE INDEX counted
- * it).  A fork of unknown size is taken not to exist.  Its blocks are taken
- * to be on disk: whether the file system has allocated them is not known
- * without asking it.
+ * system call, noted for the live prediction: core's cached sizes, else
+ * SeenSize, and for the main fork at least relpages; a fork of unknown size
+ * is taken not to exist, and every block to be on disk.
  */
 static void
 note_doomed_rel(Oid relid)
@@ -531,12 +467,9 @@ note_doomed_rel(Oid relid)
 }
 
 /*
- * A statement is about to schedule the deletion of relid's file: DROP
- * (object access hook, OAT_DROP, once per relation dropped, its indexes and
- * TOAST table included), or TRUNCATE giving the relation new files
- * (OAT_TRUNCATE, with_dependents: also those of its indexes, its TOAST
- * table and the TOAST table's index).  Note their sizes for the live
- * prediction while the relations still tell them.
+ * A statement is about to doom relid's file: DROP (OAT_DROP, once per
+ * relation), or TRUNCATE giving it new files (OAT_TRUNCATE, with_dependents:
+ * its indexes and TOAST too).  Note their sizes while they can be told.
  */
 void
 wl_model_note_doomed(Oid relid, bool with_dependents)
@@ -563,11 +496,6 @@ wl_model_note_doomed(Oid relid, bool with_dependents)
 		note_doomed_rel(lfirst_oid(lc));
 	list_free(indexes);
 }
-
-/* ----------------------------------------------------------------
- * who created or scheduled which file
- * ----------------------------------------------------------------
- */
 
 /*
  * Record the creator of files that appeared in a pending list.  The list
@@ -599,20 +527,13 @@ note_new_files(bool forCommit, HTAB *map, int32 stmt_no, bool *skipping_wal)
 }
 
 /*
- * A relation whose catalog entry changed: can its change have touched the
- * pending lists in a way known_rels does not explain?  A relation created
- * in this transaction that still has its first file is answered here: its
- * file is on the list of files to delete at abort (RelationCreateStorage
- * queued it), and is noted as created by stmt_no.  Anything else that is
- * new (a new file for an existing relation, a relation gone) needs the
- * lists.
- *
- * Only the syscache is read: the relation may be another session's, on
- * which no lock is held (building its relcache entry then can fail midway
- * through a concurrent DROP).  "Created in this transaction, first file":
- * its pg_class row was inserted (not updated: no HEAP_UPDATED) by this
- * transaction, and its file number is still its OID, as heap_create()
- * gives a new relation.
+ * A relation whose catalog entry changed: did it touch the pending lists
+ * in a way known_rels does not explain?  A relation created in this
+ * transaction with its first file is answered here (noted as created by
+ * stmt_no); anything else new needs the lists.  Only the syscache is read:
+ * the relation may be another session's, unlocked.  "Created here, first
+ * file": its row was inserted (no HEAP_UPDATED) by this transaction and its
+ * file number is its OID.
  */
 static bool
 change_needs_lists(Oid relid, int32 stmt_no, bool *created, bool *skipping)
@@ -676,16 +597,11 @@ remember_changed(void)
 }
 
 /*
- * After a utility statement that may create or drop relation files: note
- * which statement did it, so that the scan at commit or abort can be
- * attributed to it.  Sets eff->storage if it created files or scheduled
- * their deletion, eff->wal_skipped if it wrote into a relation file that
- * skips WAL.
- *
- * Core's lists (smgrGetPendingDeletes) are read only when a relation
- * changed in a way known_rels cannot explain: reading them walks every
- * file the transaction created, so a transaction that creates N tables
- * would otherwise pay O(N^2).
+ * After a utility statement that may create or doom relation files: note
+ * which statement did it, for the attribution of the commit's or abort's
+ * walk; sets eff->storage and eff->wal_skipped.  Core's lists are read only
+ * when known_rels cannot explain a change: reading them walks every file
+ * the transaction created (O(N^2) over N CREATE TABLEs).
  */
 void
 wl_model_read_pending_changes(int32 stmt_no, WlEffects *eff)
@@ -698,11 +614,8 @@ wl_model_read_pending_changes(int32 stmt_no, WlEffects *eff)
 	ensure_model_state();
 
 	/*
-	 * While the transaction has few files, reading core's lists costs less
-	 * than the catalog lookups (a relation the statement just created or
-	 * dropped is a syscache miss: an index scan of pg_class).  known_rels is
-	 * then not kept up to date, which later statements only pay for with a
-	 * read of the lists.
+	 * With few files, reading core's lists costs less than the catalog
+	 * lookups; known_rels then goes stale, paid for by a later read.
 	 */
 	if (n_changed_rels > 0 &&
 		hash_get_num_entries(created_files) + hash_get_num_entries(doomed_files) < WL_LISTS_CHEAP)
@@ -743,10 +656,6 @@ min_creator(HTAB *map, WlRelFile *files, int n)
 	return best;
 }
 
-/* ----------------------------------------------------------------
- * commit and abort
- * ----------------------------------------------------------------
- */
 /* sort files and remove duplicates; returns the new count */
 static int
 sort_files(WlRelFile *files, int n)
@@ -770,17 +679,12 @@ file_in_sorted(WlRelFile file, WlRelFile *files, int n)
 }
 
 /*
- * The pending syncs COMMIT will consider (wal_level=minimal only): every
- * file created in the transaction that skips WAL and is not being deleted,
- * those of aborted subtransactions still pending (ghost_syncs), and the
- * files of databases created with WAL_LOG; with their size over all forks
- * as smgrDoPendingSyncs() counts it, whether they were truncated in place,
- * and the statement that created them.  From core's lists as read once by
- * wl_model_read_commit (created: to delete at abort, doomed: at commit).
- * live: for the prediction at a statement's end, the sizes estimated
- * without a system call (file_live_blocks; the files of aborted
- * subtransactions were deleted at the abort: none), where the commit asks
- * the kernel as core then does.  palloc'd; returns how many.
+ * The pending syncs COMMIT will consider (wal_level=minimal): files created
+ * in the transaction that skip WAL and are not doomed, those of aborted
+ * subtransactions (ghost_syncs), and created databases' files; with their
+ * size as smgrDoPendingSyncs() counts it, whether truncated in place, and
+ * their creator.  live: sizes without a system call (file_live_blocks).
+ * palloc'd; returns how many.
  */
 static int
 pending_syncs(const WlRelFile *created_list, int ncreated,
@@ -795,9 +699,8 @@ pending_syncs(const WlRelFile *created_list, int ncreated,
 	WlPendingSync *s = palloc(sizeof(WlPendingSync) * cap);
 
 	/*
-	 * Sorted without duplicates: membership tests stay O(log n) however many
-	 * files the transaction created (core's lists may name a file twice; it
-	 * syncs it once).  Copies: the callers keep core's lists as listed.
+	 * Sorted without duplicates (core may list a file twice and syncs it
+	 * once), in copies: the callers keep core's lists.
 	 */
 	if (ndoomed > 0)
 		memcpy(doomed, doomed_list, sizeof(WlRelFile) * ndoomed);
@@ -858,13 +761,11 @@ pending_syncs(const WlRelFile *created_list, int ncreated,
 }
 
 /*
- * The one reading of core's pending lists for a commit (or PREPARE, or the
- * prediction of a commit at a statement's end): the files COMMIT deletes,
- * the files an abort would delete where they are needed (with_created, and
- * always under wal_level=minimal, whose pending syncs are among them), and
- * the pending syncs built from both.  The strategy, the model, the
- * attribution and the charging all take it: core's lists do not change
- * between them.  live: see pending_syncs.  Free with wl_model_free_commit.
+ * The one reading of core's pending lists for a commit, PREPARE or the
+ * prediction of one: the files COMMIT deletes, those an abort would delete
+ * (with_created, and always under wal_level=minimal), and the pending syncs.
+ * The strategy, the model, the attribution and the charging all take it.
+ * Free with wl_model_free_commit.
  */
 void
 wl_model_read_commit(bool with_created, bool live, WlCommitFiles *cf)
@@ -891,10 +792,9 @@ wl_model_free_commit(WlCommitFiles *cf)
 }
 
 /*
- * What smgrDoPendingSyncs() does with these pending syncs at
- * wal_skip_threshold = threshold_kb: a file is synced (and so the pool
- * scanned, once for all) if it was truncated in place or is at least the
- * threshold large, and WAL-logged whole otherwise.  Pure.
+ * What smgrDoPendingSyncs() does at wal_skip_threshold = threshold_kb: sync
+ * a file truncated in place or at least that large (one walk for all),
+ * WAL-log the others.  Pure.
  */
 void
 wl_model_decide_syncs(const WlPendingSync *s, int n, int threshold_kb, WlCommitModel *m)
@@ -926,11 +826,8 @@ wl_model_decide_syncs(const WlPendingSync *s, int n, int threshold_kb, WlCommitM
 }
 
 /*
- * What COMMIT (or PREPARE) of the current transaction would do now, as
- * core will decide it.  live: for the prediction at a statement's end
- * (walload_activity), which sizes the files without a system call, from
- * what this backend already knows (file_live_blocks, WlFileSizes): an
- * estimate; the commit itself asks the file system, as core then does.
+ * What COMMIT (or PREPARE) would do now, as core will decide it.  live:
+ * the prediction at a statement's end, sized without a system call.
  */
 void
 wl_model_commit(const WlCommitFiles *cf, bool is_prepare, bool live, WlCommitModel *m)
@@ -953,11 +850,8 @@ wl_model_commit(const WlCommitFiles *cf, bool is_prepare, bool live, WlCommitMod
 	m->drop_stmt_no = min_creator(doomed_files, cf->doomed, cf->ndoomed);
 
 	/*
-	 * At PREPARE, also what ROLLBACK PREPARED would delete, sized as the
-	 * commit's deletion is: only the buffers are kept.  Nothing can read
-	 * the files of a prepared transaction (their relations are new, or
-	 * locked by it) until it finishes, so their buffers can only be evicted
-	 * meanwhile: the count is a bound.
+	 * At PREPARE, also the buffers ROLLBACK PREPARED would drop: a bound, since
+	 * nothing else can read those files until it finishes.
 	 */
 	if (is_prepare)
 	{
@@ -972,14 +866,10 @@ wl_model_commit(const WlCommitFiles *cf, bool is_prepare, bool live, WlCommitMod
 }
 
 /*
- * Which statements' files COMMIT (or PREPARE) of the current transaction
- * acts on, one entry per file, -1 where no recorded statement is known:
- * *sync, the creators of the pending syncs it syncs or WAL-logs (the files
- * wl_model_commit counts in wal_skipped_rels; wal_level=minimal only), and
- * *drop, the statements that scheduled the deletion of the files it
- * deletes (those it counts in dropped_rels; none at PREPARE, whose
- * deletion moves to COMMIT PREPARED).  Sizes nothing.  palloc'd; the
- * counts are returned in *nsync and *ndrop.
+ * The statements behind the files COMMIT (or PREPARE) acts on, one entry
+ * per file, -1 where unknown: *sync, the pending syncs' creators
+ * (wal_level=minimal); *drop, who doomed each deleted file (none at
+ * PREPARE).  palloc'd.
  */
 void
 wl_model_commit_creators(const WlCommitFiles *cf, bool is_prepare, int32 **sync, int *nsync,
@@ -1015,32 +905,17 @@ wl_model_commit_creators(const WlCommitFiles *cf, bool is_prepare, int32 **sync,
 }
 
 /*
- * The one reading of core's list for the abort of the current
- * (sub)transaction level: the files it deletes, created at this level and
- * below.  On the abort path: no file I/O, and the only allocation is core's
- * list of the files, in core's TransactionAbortContext.
+ * The one reading of core's list at the abort of this (sub)transaction
+ * level.  On the abort path: no file I/O, and the only allocation is core's
+ * list, in TransactionAbortContext.  Each file was created with its main
+ * fork before it was listed, so core walks iff the list is not empty.
  *
- * Does deleting them scan the pool (ab->scan)?  Every file on that list
- * was created by RelationCreateStorage() (which creates the main fork
- * before it queues the deletion) and is still there until
- * smgrDoPendingDeletes() runs after us, so drop_all_would_scan() would find
- * a fork of each: core scans iff the list is not empty.
- *
- * And the buffers of those files, which the walk invalidates one by one,
- * where max_buffers > 0 (the caller's bound on them): counted as DROP
- * DATABASE's are (owned_buffers: headers read without their locks, as the
- * walk pre-checks them; no lock, no allocation; core's list is sorted in
- * place), at most max_buffers, and ab->pages_mapped the header array's
- * memory pages the count maps if they were not.  Sizing the files instead
- * would be file I/O.
- *
- * ab->first_creator: the first statement that created one of them.  With
- * want_creators, ab->creators: the statement that created each, one entry
- * per file, -1 where no recorded statement is known, written over core's
- * list in place (an int32 per file, smaller than a file's entry: entry i is
- * written after file i is read, over files already read); the caller
- * pfrees it.  subxact: a subtransaction's abort, whose pending syncs are
- * remembered (note_ghost_syncs) from the same list.
+ * Their buffers, where max_buffers > 0: counted without locks or
+ * allocation (sizing.c), at most max_buffers; ab->pages_mapped the header
+ * pages that maps.  ab->first_creator: the first creator; with
+ * want_creators, ab->creators: each file's creator (-1: unknown), written
+ * over core's list in place (entry i after file i is read); the caller
+ * pfrees it.  subxact: the pending syncs are remembered (note_ghost_syncs).
  */
 StaticAssertDecl(sizeof(WlRelFile) >= sizeof(int32),
 				 "a file's creator must fit in its place in core's list");
@@ -1100,13 +975,10 @@ wl_model_note_truncated_in_place(List *files)
 }
 
 /*
- * A subtransaction is aborting: files created in it (core's list, files)
- * are deleted now, but their pending-sync entries stay until commit (core
- * keeps them; with wal_skip_threshold = 0, or if truncated, they are synced
- * at commit as empty files).  Remember them.  On the abort path, under
- * wal_level = minimal only: one small entry per such file, in walload's
- * model context (which keeps an 8 kB block across transactions as its
- * reserve).
+ * A subtransaction is aborting: its files are deleted now, but core keeps
+ * their pending syncs until commit (synced there as empty files if
+ * truncated or at threshold 0).  On the abort path, under wal_level=minimal:
+ * small entries in the model context, whose 8 kB block is the reserve.
  */
 static void
 note_ghost_syncs(WlRelFile *files, int n)
@@ -1136,10 +1008,9 @@ note_ghost_syncs(WlRelFile *files, int n)
 }
 
 /*
- * CREATE DATABASE dbname succeeded: under wal_level = minimal its files
- * (WAL_LOG strategy) are pending syncs at commit, which
- * smgrGetPendingDeletes does not list.  Remember those that skip WAL;
- * returns whether there were any (the statement wrote into them).
+ * CREATE DATABASE dbname succeeded: under wal_level=minimal its files
+ * (WAL_LOG) are pending syncs smgrGetPendingDeletes does not list: remember
+ * those that skip WAL; true if any.
  */
 bool
 wl_model_note_created_database(const char *dbname)
