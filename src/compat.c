@@ -27,17 +27,12 @@
 #endif
 
 /*
- * Query id of a utility statement, computed the way core computes it, for
- * when an extension called before walload zeroed PlannedStmt.queryId
- * (pg_stat_statements does, when it is listed after walload).  Core
- * computes it only at parse analysis: subcommands that ProcessUtilitySlow
- * wraps in PlannedStmts of its own (canSetTag false) get none, here too.
- *
- * 15: a hash of the statement's text (compute_utility_query_id).  16+:
- * JumbleQuery() of the Query that parse analysis wraps around a utility
- * statement (commandType CMD_UTILITY, the statement, its location): only
- * those fields take part in the jumble, and the PlannedStmt carries the
- * same tree.  A zero hash becomes 2, as in core.
+ * Query id of a utility statement, as core computes it at parse analysis,
+ * for when an extension called before walload zeroed PlannedStmt.queryId
+ * (pg_stat_statements listed after walload).  Subcommands (canSetTag false)
+ * get none, as in core.  15: a hash of the text; 16+: JumbleQuery() of the
+ * Query parse analysis wraps around the statement (only the fields set
+ * below take part).  A zero hash becomes 2, as in core.
  */
 uint64
 wl_compute_utility_queryid(PlannedStmt *pstmt, const char *queryString)
@@ -89,13 +84,10 @@ jumble_query_call(Query *query, const char *sourceText)
 
 /*
  * Core's query id for an analysed Query, as parse_analyze_*() computes it
- * with query ids enabled (15 jumbles the text too).  Its working state is
- * left to parse analysis' memory context, as core leaves it.
- *
- * No global state stays changed, also when jumbling errors (a stack depth
- * overflow): query_id_enabled, left set, would make core compute a query
- * id for every later statement.  Its only reader under JumbleQuery() is an
- * assertion (15-19), so it is set only where assertions are compiled in.
+ * with query ids enabled; its working state left to parse analysis' memory.
+ * query_id_enabled, whose only reader under JumbleQuery() is an assertion,
+ * is set only with assertions, and put back also on error: left set, core
+ * would compute an id for every later statement.
  */
 void
 wl_jumble_query(Query *query, const char *sourceText)
@@ -120,29 +112,19 @@ wl_jumble_query(Query *query, const char *sourceText)
 
 #if PG_VERSION_NUM >= 180000
 /*
- * 18+: XLogWrite() and issue_xlog_fsync() count the WAL writes and fsyncs
- * as I/O (pgstat_count_io_op_time, IOOBJECT_WAL), into two backend-local
- * static arrays (PendingIOStats, PendingBackendStats) no extension can
- * read.  What can be read is this backend's shared entry
- * (PGSTAT_KIND_BACKEND, keyed by MyProcNumber) once
- * pgstat_flush_backend(false, PGSTAT_BACKEND_FLUSH_IO) moved the pending
- * backend counts there, as walsenders do.  That leaves PendingIOStats
- * alone (pg_stat_io reports what it would without walload) and adds
- * nothing to the backend's totals, only earlier (each flush truncates the
- * pending nanoseconds of a counter: up to 1 us per counter lost).  The
- * entry is read under its lock directly: pgstat_fetch_stat_backend() would
- * answer from the snapshot under stats_fetch_consistency = cache.
+ * 18+: the WAL writes and fsyncs are counted as I/O into backend-local
+ * static arrays no extension can read.  This backend's shared entry
+ * (PGSTAT_KIND_BACKEND) can be, once pgstat_flush_backend(...FLUSH_IO)
+ * moved the pending counts there, as walsenders do: pg_stat_io is left
+ * alone, the backend's totals only come earlier (a flush may drop up to 1 us
+ * per counter).  Read under its lock: pgstat_fetch_stat_backend() would
+ * answer from a snapshot.
  *
- * A flush costs a pass over every I/O counter, so it is done only when one
- * of ours may have moved: a WAL write or fsync of ours always advances
- * logWriteResult or logFlushResult (only XLogWrite() does, holding
- * WALWriteLock), so with both positions where they were at our last
- * flush, our counts are the ones read then.  During recovery, where
- * GetFlushRecPtr() may not be called, every read flushes.
- *
- * pg_stat_reset_backend_stats() zeroes the entry and sets its reset time:
- * the counts after a reset are added to those before it, so that
- * differences stay whole.  One reader (measure.c): the state is kept once.
+ * A flush passes over every counter, so it is done only when ours may have
+ * moved: a WAL write or fsync always advances logWriteResult or
+ * logFlushResult (XLogWrite() alone).  In recovery every read flushes.
+ * After pg_stat_reset_backend_stats() the counts are added to those before,
+ * so differences stay whole.  One reader (measure.c).
  */
 static bool have_last = false;
 static bool positions_valid = false;
@@ -255,11 +237,9 @@ wl_vacuum_ring_kb(List *options)
 }
 
 /*
- * Whether the current transaction gave the setting name a value of its own
- * with SET LOCAL: such a value sits on the setting's GUC stack until the
- * transaction ends (a released subtransaction's has moved to the
- * transaction's level).  15 has no find_option() outside guc.c: its array
- * is searched.
+ * Whether the current transaction SET LOCAL the setting name: such a value
+ * sits on its GUC stack until the transaction ends.  15 has no find_option()
+ * outside guc.c: its array is searched.
  */
 bool
 wl_guc_set_local(const char *name)
@@ -285,9 +265,9 @@ wl_guc_set_local(const char *name)
 }
 
 /*
- * Whether synchronous standbys are defined, as SyncRepWaitForLSN reads it
- * without a lock: a bit of sync_standbys_status since 15.13, 16.9, 17.5 and
- * 18, a bool before.
+ * Whether synchronous standbys are defined, read without a lock as
+ * SyncRepWaitForLSN does (a bit of sync_standbys_status since 15.13, 16.9,
+ * 17.5 and 18).
  */
 bool
 wl_sync_standbys_defined(void)

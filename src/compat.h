@@ -2,10 +2,10 @@
  *
  * compat.h
  *		Every difference between the PostgreSQL major versions walload
- *		builds against lives here, and nowhere else.
+ *		builds against lives here (macros, types) and in compat.c
+ *		(functions), and nowhere else.
  *
- * The rest of the code is written against PostgreSQL 15's names; the
- * macros below map them onto the running version.
+ * The rest of the code is written against PostgreSQL 15's names.
  *
  *-------------------------------------------------------------------------
  */
@@ -86,10 +86,8 @@ typedef RelFileNode WlRelFile;
 #endif
 
 /*
- * Core's drop of one relation's buffers (DropRelFileNodeBuffers, 16+
- * DropRelationBuffers).  Outside recovery it cannot know the fork sizes, so
- * it walks every buffer header with its unlocked pre-check: the calibration
- * times exactly that walk for a file no buffer holds.
+ * Core's drop of one relation's buffers: outside recovery it walks every
+ * header (the calibration times that walk for a file no buffer holds).
  */
 #if PG_VERSION_NUM >= 170000
 #define WL_INVALID_BACKEND			INVALID_PROC_NUMBER
@@ -109,8 +107,8 @@ typedef RelFileNode WlRelFile;
 #endif
 
 /*
- * This backend's slot among MaxBackends (walload_activity): 17+ numbers the
- * PGPROCs from 0, 15-16 the backends from 1.  -1 where there is none.
+ * This backend's slot among MaxBackends: 17+ numbers PGPROCs from 0, 15-16
+ * backends from 1.  -1 where there is none.
  */
 #if PG_VERSION_NUM >= 170000
 #define WL_MY_BACKEND_SLOT()		((int) MyProcNumber)
@@ -151,9 +149,8 @@ typedef RelFileNode WlRelFile;
 #define WL_NEW_FILE_SUBID(rel)		((rel)->rd_newRelfilenodeSubid)
 #endif
 
-/*
- * --- number of command tags: COMMAND_TAG_NEXTTAG ends the enum up to 16; 17
- * dropped it, so count the entries of cmdtaglist.h (an X-macro list) ---
+/*--- number of command tags: 17 dropped COMMAND_TAG_NEXTTAG, so count the
+ *entries of cmdtaglist.h ---
  */
 #include "tcop/cmdtag.h"
 #if PG_VERSION_NUM >= 170000
@@ -178,10 +175,8 @@ enum
 #endif
 
 /*
- * REPACK (19) rewrites a table as CLUSTER and VACUUM FULL do: its time
- * counts as a rewrite.  (In 19 CLUSTER is a RepackStmt that keeps the tag
- * CLUSTER; VACUUM FULL is still a VacuumStmt, tag VACUUM.)  A case label
- * where the tag exists, nothing before.
+ * REPACK (19) rewrites a table as CLUSTER and VACUUM FULL do (19's CLUSTER
+ * keeps its tag): a case label where the tag exists.
  */
 #if PG_VERSION_NUM >= 190000
 #define WL_CASE_CMDTAG_REPACK		case CMDTAG_REPACK:
@@ -190,10 +185,8 @@ enum
 #endif
 
 /*
- * The rows of an executor statement, as pg_stat_statements counts them at
- * ExecutorEnd: 16 added es_total_processed, the rows of all its ExecutorRun
- * calls (a cursor fetched several times); es_processed holds the last
- * call's only, which is what 15 counts.
+ * An executor statement's rows as pg_stat_statements counts them: 16+ over
+ * all its ExecutorRun calls, 15 the last call's.
  */
 #if PG_VERSION_NUM >= 160000
 #define WlExecutorRows(estate)		((estate)->es_total_processed)
@@ -225,11 +218,9 @@ extern bool wl_sync_standbys_defined(void);
 #endif
 
 /*
- * Counters of the WAL writes and syncs this backend did itself, as
- * cumulative values: walload only ever uses their differences.
- * 15: PendingWalStats (PgStat_WalStats, times in microseconds as counters).
- * 16-17: PendingWalStats (PgStat_PendingWalStats, times as instr_time).
- * 18+: the backend's own I/O statistics (see below).
+ * Counters of the WAL writes and syncs this backend did itself, cumulative
+ * (only differences are used): PendingWalStats up to 17, the backend's own
+ * I/O statistics from 18 (compat.c).
  */
 typedef struct WlWalIo
 {
@@ -242,11 +233,7 @@ typedef struct WlWalIo
 /* read this backend's WAL write/sync counters; false where none exist */
 extern bool wl_wal_io_read(WlWalIo *io);
 
-/*
- * Bytes of full-page images in the WAL written (WalUsage.wal_fpi_bytes, new
- * in 19): the column wal_fpi_bytes is NULL where the version does not count
- * them.
- */
+/* Bytes of full-page images in the WAL (19+; NULL in the views before). */
 #if PG_VERSION_NUM >= 190000
 #define WL_HAVE_WAL_FPI_BYTES		true
 #define WlWalFpiBytes(walusage)		((walusage).wal_fpi_bytes)
@@ -256,10 +243,8 @@ extern bool wl_wal_io_read(WlWalIo *io);
 #endif
 
 /*
- * A shared hash table of at most max_size entries.  19: one size, the
- * maximum, and the whole table is allocated at once (the legacy
- * ShmemInitHash, beside the new ShmemRequestHash); the space is the same
- * hash_estimate_size(max_size, entrysize) that was requested.
+ * A shared hash table of at most max_size entries: 19 takes one size and
+ * allocates it all at once (the same hash_estimate_size as requested).
  */
 #include "storage/shmem.h"
 #if PG_VERSION_NUM >= 190000
@@ -271,23 +256,20 @@ extern bool wl_wal_io_read(WlWalIo *io);
 #endif
 
 /*
- * Full-scan threshold of the per-block buffer drop path (14+): only taken
- * when every fork size is cached, which smgrnblocks_cached() reports only
- * during recovery.  Normal backends always take the full scan.
+ * Full-scan threshold of the per-block drop path: taken only with every fork
+ * size cached, which happens only in recovery.
  */
 #define WL_BUF_DROP_FULL_SCAN_THRESHOLD		((uint64) (NBuffers / 32))
 
 /*
- * What the advice may name: VACUUM's BUFFER_USAGE_LIMIT and
- * vacuum_buffer_usage_limit (16+); pg_stat_checkpointer, which took the
- * checkpoint counts from pg_stat_bgwriter (17+).
+ * What the advice may name: BUFFER_USAGE_LIMIT (16+), pg_stat_checkpointer
+ * (17+).
  */
 #define WL_HAS_BUFFER_USAGE_LIMIT	(PG_VERSION_NUM >= 160000)
 #define WL_HAS_STAT_CHECKPOINTER	(PG_VERSION_NUM >= 170000)
 
-/*
- * --- a GUC check hook's "extra": malloc'd (15), allocated in GUC's memory
- * context (16+), where core frees it with pfree ---
+/*--- a GUC check hook's "extra": malloc'd (15), in GUC's memory context
+ *(16+) ---
  */
 #if PG_VERSION_NUM >= 160000
 #include "utils/guc.h"
@@ -297,10 +279,9 @@ extern bool wl_wal_io_read(WlWalIo *io);
 #endif
 
 /*
- * Whether this backend's WAL write and sync counters (wl_wal_io_read) are a
- * plain read of its own memory: 15-17 (PendingWalStats).  Only then are they
- * read in core's commit callback, after the commit record, where nothing
- * may fail; 18+ reads them from the shared statistics (a flush, a lock).
+ * Whether wl_wal_io_read is a plain read of backend memory (15-17), which
+ * core's commit callback may do where nothing may fail; 18+ flushes and
+ * locks.
  */
 #if PG_VERSION_NUM >= 180000
 #define WL_WAL_IO_PLAIN_READ		false
@@ -308,11 +289,8 @@ extern bool wl_wal_io_read(WlWalIo *io);
 #define WL_WAL_IO_PLAIN_READ		true
 #endif
 
-/*
- * --- background processes that load (observe.c, wl_observe_worker_xact):
- * a relation file's relation, a lock held, and the names pg_stat_activity
- * gives the processes in backend_type (15-16: one bgw_type for both logical
- * replication workers; 17+: apply and tablesync named apart) ---
+/*--- background processes that load (observe.c): a file's relation, a lock
+ *held, and their backend_type (17+ names apply and tablesync apart) ---
  */
 #if PG_VERSION_NUM >= 160000
 #include "utils/relfilenumbermap.h"

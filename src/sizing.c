@@ -52,21 +52,13 @@ wl_sizing_file_exists(WlRelFile file)
 }
 
 /*
- * Blocks over all existing forks of a file whose sync is pending, as
- * smgrDoPendingSyncs() counts them (smgrexists, then smgrnblocks), for the
- * commit.  Where core's storage manager knows the size of a fork
- * (smgr_cached_nblocks: the size it last asked the kernel for, and the
- * blocks it extended the fork by since; no other backend writes a file
- * created in the running transaction), the existence check is answered
- * without asking md.c, which would close and reopen the fork, or fail to
- * open it: a fork known to be empty adds nothing whether it exists or not
- * (the free space map and visibility map code cache 0 for a missing fork),
- * and a fork known to have blocks exists -- core never unlinks one fork of
- * such a file, only the whole file (at commit, or at a subtransaction's
- * abort, which closes it first and so forgets the sizes).  So does a fork
- * this backend has open.  Its size is still asked of the kernel.  And a
- * file that skips WAL belongs to a permanent relation, which has no init
- * fork (core asserts as much when it finds one): not looked for.
+ * Blocks over all existing forks of a pending sync, as smgrDoPendingSyncs()
+ * counts them, for the commit.  Where core caches a fork's size (no other
+ * backend writes a file created in this transaction), existence is not
+ * asked of md.c, which would reopen the fork: a fork known empty adds
+ * nothing, one known to have blocks exists (core unlinks only whole files),
+ * and so does one this backend has open.  No init fork: the relation is
+ * permanent.
  */
 uint64
 wl_sizing_total_blocks(WlRelFile file)
@@ -88,9 +80,8 @@ wl_sizing_total_blocks(WlRelFile file)
 }
 
 /*
- * The relation file of a relation, from its pg_class row (as
- * RelationInitPhysicalAddr computes it).  False for relations without
- * storage and temporary ones.
+ * The relation file of a relation from its pg_class row, as
+ * RelationInitPhysicalAddr computes it.  False for no storage or temporary.
  */
 bool
 wl_sizing_class_file(Oid relid, Form_pg_class cls, WlRelFile *file)
@@ -141,10 +132,8 @@ wl_model_main_fork_blocks(WlRelFile file)
 }
 
 /*
- * Blocks of an open segment file that the file system has allocated on
- * disk, as FS_IOC_FIEMAP reports its extents: extents only in the page
- * cache (delayed allocation) are not counted.  -1 where the file system
- * does not tell (no FIEMAP).
+ * Blocks of an open segment the file system has allocated (FS_IOC_FIEMAP;
+ * delayed allocation not counted); -1 where it does not tell.
  */
 static int64
 segment_stored_blocks(int fd)
@@ -196,18 +185,12 @@ typedef enum ForkOnDisk
 } ForkOnDisk;
 
 /*
- * The size of a fork of a relation file, asked of the file system directly:
- * its blocks over all segments, as mdnblocks() counts them (a segment of
- * RELSEG_SIZE blocks is followed by the next one, if there is one), and
- * those of them stored on disk (segment_stored_blocks; -1 where not known).
- * path: the fork's, in a buffer of WL_FORK_PATH_SIZE, left as it was.
- * FORK_ABSENT where the first segment cannot be opened for want of the file
- * (ENOENT), as mdexists() decides that a fork does not exist; any other
- * failure is no answer (FORK_UNKNOWN): the caller asks md.c then.  An open,
- * an fstat, an ioctl and a close per segment.  md.c's own way, smgrexists()
- * and smgrnblocks(), costs several times the instructions: mdexists()
- * closes the fork and opens it again through a virtual file descriptor,
- * and each fork's path is built anew.
+ * The size of a fork asked of the file system directly: its blocks over all
+ * segments, as mdnblocks() counts them, and those stored (-1: not known).
+ * path: the fork's, in a WL_FORK_PATH_SIZE buffer, left as it was.
+ * FORK_ABSENT on ENOENT for the first segment, as mdexists() decides;
+ * FORK_UNKNOWN on any other failure (the caller asks md.c).  Several times
+ * cheaper than smgrexists() and smgrnblocks(), which reopen the fork.
  */
 static ForkOnDisk
 fork_on_disk(char *path, BlockNumber *nblocks, int64 *stored)
@@ -255,10 +238,9 @@ fork_on_disk(char *path, BlockNumber *nblocks, int64 *stored)
 }
 
 /*
- * How many of a fork's nblocks blocks are in shared buffers, estimated from
- * up to WL_BUFFER_SAMPLE blocks spread over it, each looked up in the
- * buffer mapping table (under its partition's lock, shared, as a reader of
- * a page does).  The walk that deletes the file invalidates each of them.
+ * How many of a fork's blocks are in shared buffers, from up to
+ * WL_BUFFER_SAMPLE blocks spread over it, each looked up in the mapping
+ * table under its partition's shared lock.
  */
 #define WL_BUFFER_SAMPLE	16
 
@@ -293,17 +275,12 @@ wl_sizing_fork_buffers(WlRelFile file, ForkNumber fork, BlockNumber nblocks)
 }
 
 /*
- * Which of a main fork's blocks are in shared buffers, sampled before a
- * VACUUM that may truncate its empty tail: the truncation's walk
- * (DropRelFileNodeBuffers from smgrtruncate) invalidates each cached block
- * of the tail, at the price of an invalidation (a tail of some hundred
- * cached blocks adds a sixth to a first walk at 2GB).  VACUUM reads the tail back to
- * front before truncating, through its ring: what was cached stays, and
- * at most the ring's few dozen buffers are added.  Core truncates a tail of
- * at least 1000 blocks or a sixteenth of the relation, so the sample is
- * spread over three stretches, WL_TAIL_SAMPLE / 3 blocks each: the whole
- * fork, its last quarter and its last sixteenth; a relation of at most
- * WL_TAIL_SAMPLE blocks is looked up block by block.
+ * Which of a main fork's blocks are cached, sampled before a VACUUM that may
+ * truncate its tail: the truncation's walk invalidates each cached block of
+ * it (VACUUM's ring adds at most a few dozen).  Core truncates at least 1000
+ * blocks or a sixteenth, so the sample covers three stretches of
+ * WL_TAIL_SAMPLE / 3 blocks: the whole fork, its last quarter and its last
+ * sixteenth; a small fork is looked up block by block.
  */
 static BlockNumber
 tail_sample_block(BlockNumber nblocks, int i)
@@ -331,9 +308,8 @@ wl_model_sample_tail(WlRelFile file, BlockNumber nblocks, WlTailSample *sample)
 }
 
 /*
- * How many buffers of the blocks from "from" on the truncation invalidates,
- * from the sample taken before: the share of the sampled blocks in that
- * range that were cached, times its length.
+ * The buffers the truncation from "from" on invalidates: the cached share
+ * of the sampled blocks in that range, times its length.
  */
 int64
 wl_model_tail_buffers(const WlTailSample *sample, BlockNumber from)
@@ -357,28 +333,16 @@ wl_model_tail_buffers(const WlTailSample *sample, BlockNumber from)
 }
 
 /*
- * How many buffers of database dboid shared buffers hold: the buffers
- * DropDatabaseBuffers' walk invalidates.  A full count would be a walk of
- * its own, so the pool is sampled first: WL_DB_BUFFER_SAMPLE equal
- * stretches, in each a run of WL_DB_BUFFER_RUN adjacent headers at random,
- * each header read without its lock as DropDatabaseBuffers pre-checks it.
- * Then the stretches where the database can be are counted header by
- * header: from the one before the first stretch the sample found it in to
- * the one after the last, where that range is at most WL_DB_BUFFER_RANGE
- * stretches; else, where it was found in at most WL_DB_BUFFER_REFINE
- * stretches, those and their neighbours; and from a counted stretch that
- * holds its buffers, outward stretch by stretch until one holds none (at
- * most WL_DB_BUFFER_GROW more: the sample can miss the stretches at the
- * range's ends).  A database's buffers lie together, in the part of the
- * pool its creation or its last load took them from, so a sample alone
- * errs by whole stretches, and so do the found stretches' neighbours
- * alone.  Found in more stretches than that, the database is spread over
- * the pool and the sample alone is the figure: its error is that of many
- * stretches' hits.  The sample reads 16384 headers, a kilobyte in order
- * each (1/16 of the pool at 2GB, 1/128 at 16GB), the count at most
- * WL_DB_BUFFER_RANGE stretches, before a statement that waits for a
- * checkpoint anyway; in a backend that had not mapped the header pages the
- * sample maps one in four (observe.c counts them again for the walk).
+ * How many buffers of database dboid shared buffers hold (what
+ * DropDatabaseBuffers invalidates), without a walk of its own: first a
+ * sample, WL_DB_BUFFER_SAMPLE stretches with a run of WL_DB_BUFFER_RUN
+ * headers at random in each, read unlocked as core's pre-check does.  Then
+ * counted header by header: the range of stretches the sample found it in
+ * and one beyond each end, where at most WL_DB_BUFFER_RANGE; else, where
+ * found in at most WL_DB_BUFFER_REFINE stretches, those and their
+ * neighbours; then outward from counted stretches that hold some, at most
+ * WL_DB_BUFFER_GROW more.  A database's buffers lie together, so a sample
+ * alone errs by whole stretches; spread wider, the sample is the figure.
  */
 #define WL_DB_BUFFER_SAMPLE	1024
 #define WL_DB_BUFFER_RUN	16
@@ -395,9 +359,8 @@ stretch_start(int i, int k)
 }
 
 /*
- * What the buffers counted belong to: a database (dboid), or else a set of
- * relation files (files, nfiles of them, sorted by wl_relfile_cmp where there are
- * more than WL_FILES_LINEAR: searched as core's walk searches them).
+ * What the counted buffers belong to: a database, or relation files (sorted
+ * by wl_relfile_cmp beyond WL_FILES_LINEAR, as core's walk searches them).
  */
 typedef struct BufferOwner
 {
@@ -446,11 +409,9 @@ owned_buffers_in(const BufferOwner *owner, int64 from, int64 to)
 }
 
 /*
- * What the kernel maps at a read fault on shared memory: the page and the
- * pages around it in the same window of fault_around_bytes (64 kB, its
- * default since Linux 3.15; not readable without debugfs).  So a count
- * that reads one header page in four maps them all, and the walk after it
- * pays no page fault (the uprobe oracle's traces agree).
+ * A read fault on shared memory maps the pages around it in a window of
+ * fault_around_bytes (64 kB by default): a count that reads one header page
+ * in four maps them all, and the walk after it pays no fault.
  */
 #define WL_FAULT_AROUND_BYTES	(64 * 1024)
 
@@ -473,11 +434,8 @@ count_in_stretch(const BufferOwner *owner, int i, int k, int64 *pages, uintptr_t
 }
 
 /*
- * The sample and the count described above, for any owner; *pages_mapped:
- * the memory pages of the header array that reading them maps in a backend
- * that had not mapped them (its walk will not map them again): all of them
- * where a stretch is at most WL_FAULT_AROUND_BYTES, else a window around
- * each run and the stretches counted whole.
+ * The sample and count above, for any owner; *pages_mapped: the header
+ * pages reading them maps (the walk will not map them again).
  */
 static int64
 owned_buffers(const BufferOwner *owner, int64 *pages_mapped)
@@ -534,10 +492,8 @@ owned_buffers(const BufferOwner *owner, int64 *pages_mapped)
 	}
 
 	/*
-	 * A counted stretch at the edge of what was counted that holds the
-	 * owner's buffers: the sample may have missed the stretch beyond it
-	 * (runs of 16 in stretches where the buffers lie in blocks), so count
-	 * outward until a stretch holds none, at most WL_DB_BUFFER_GROW more.
+	 * The sample can miss the stretch beyond an edge: count outward until a
+	 * stretch holds none, at most WL_DB_BUFFER_GROW more.
 	 */
 	for (bool again = true; again && grown < WL_DB_BUFFER_GROW;)
 	{
@@ -583,9 +539,8 @@ wl_model_database_buffers(Oid dboid, int64 *pages_mapped)
 }
 
 /*
- * One file's sizes for size_doomed (below), at commit; true if a fork of it
- * exists.  Each fork is asked of the file system directly (fork_on_disk),
- * and of md.c only where that gives no answer.
+ * One file's sizes at commit; true if a fork exists.  Each fork asked of the
+ * file system (fork_on_disk), of md.c only where that gives no answer.
  */
 bool
 wl_sizing_file(WlRelFile file, WlFileSizes *one)
