@@ -165,6 +165,24 @@ wl_model_register(void)
 										  8 * 1024, 8 * 1024, 8 * 1024);
 }
 
+/* the maps, made together (ensure_model_state), emptied or freed together */
+static const struct
+{
+	HTAB	  **map;
+	const char *name;
+	Size		keysize;
+	Size		entrysize;
+}			model_maps[] =
+{
+	{&created_files, "walload created files", sizeof(WlRelFile), sizeof(FileCreator)},
+	{&doomed_files, "walload doomed files", sizeof(WlRelFile), sizeof(FileCreator)},
+	{&truncated_files, "walload truncated files", sizeof(WlRelFile), sizeof(FileCreator)},
+	{&doomed_sizes, "walload doomed file sizes", sizeof(WlRelFile), sizeof(WlFileSizes)},
+	{&seen_sizes, "walload pending sync sizes", sizeof(WlRelFile), sizeof(SeenSize)},
+	{&known_rels, "walload known relations", sizeof(Oid), sizeof(KnownRel)},
+	{&created_rels, "walload created relations", sizeof(Oid), sizeof(Oid)},
+};
+
 static void
 ensure_model_state(void)
 {
@@ -172,34 +190,19 @@ ensure_model_state(void)
 
 	if (created_files != NULL)
 		return;
-
 	/* made once per backend (and again after a huge transaction) */
 	if (model_hash_cxt == NULL)
 		model_hash_cxt = AllocSetContextCreate(TopMemoryContext, "walload scan model maps",
 											   ALLOCSET_SMALL_SIZES);
 	memset(&ctl, 0, sizeof(ctl));
-	ctl.keysize = sizeof(WlRelFile);
-	ctl.entrysize = sizeof(FileCreator);
 	ctl.hcxt = model_hash_cxt;
-	created_files = hash_create("walload created files", WL_MODEL_MAP_SIZE, &ctl,
-								HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-	doomed_files = hash_create("walload doomed files", WL_MODEL_MAP_SIZE, &ctl,
-							   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-	truncated_files = hash_create("walload truncated files", WL_MODEL_MAP_SIZE, &ctl,
-								  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-	ctl.entrysize = sizeof(WlFileSizes);
-	doomed_sizes = hash_create("walload doomed file sizes", WL_MODEL_MAP_SIZE, &ctl,
-							   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-	ctl.entrysize = sizeof(SeenSize);
-	seen_sizes = hash_create("walload pending sync sizes", WL_MODEL_MAP_SIZE, &ctl,
-							 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-	ctl.keysize = sizeof(Oid);
-	ctl.entrysize = sizeof(KnownRel);
-	known_rels = hash_create("walload known relations", WL_MODEL_MAP_SIZE, &ctl,
-							 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-	ctl.entrysize = sizeof(Oid);
-	created_rels = hash_create("walload created relations", WL_MODEL_MAP_SIZE, &ctl,
-							   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	for (int i = 0; i < lengthof(model_maps); i++)
+	{
+		ctl.keysize = model_maps[i].keysize;
+		ctl.entrysize = model_maps[i].entrysize;
+		*model_maps[i].map = hash_create(model_maps[i].name, WL_MODEL_MAP_SIZE, &ctl,
+										 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	}
 }
 
 /* remove every entry of map */
@@ -223,6 +226,8 @@ empty_map(HTAB *map)
 void
 wl_model_xact_end(void)
 {
+	bool		large = false;
+
 	if (model_cxt != NULL)
 		MemoryContextReset(model_cxt);
 	ghost_syncs = NIL;
@@ -230,31 +235,17 @@ wl_model_xact_end(void)
 	forget_changes();
 	if (created_files == NULL)
 		return;
-	if (hash_get_num_entries(created_files) > WL_MODEL_KEEP_ENTRIES ||
-		hash_get_num_entries(doomed_files) > WL_MODEL_KEEP_ENTRIES ||
-		hash_get_num_entries(truncated_files) > WL_MODEL_KEEP_ENTRIES ||
-		hash_get_num_entries(doomed_sizes) > WL_MODEL_KEEP_ENTRIES ||
-		hash_get_num_entries(seen_sizes) > WL_MODEL_KEEP_ENTRIES ||
-		hash_get_num_entries(known_rels) > WL_MODEL_KEEP_ENTRIES ||
-		hash_get_num_entries(created_rels) > WL_MODEL_KEEP_ENTRIES)
-	{
+	for (int i = 0; i < lengthof(model_maps); i++)
+		large |= hash_get_num_entries(*model_maps[i].map) > WL_MODEL_KEEP_ENTRIES;
+	if (large)
 		MemoryContextReset(model_hash_cxt);
-		created_files = NULL;
-		doomed_files = NULL;
-		truncated_files = NULL;
-		doomed_sizes = NULL;
-		seen_sizes = NULL;
-		known_rels = NULL;
-		created_rels = NULL;
-		return;
+	for (int i = 0; i < lengthof(model_maps); i++)
+	{
+		if (large)
+			*model_maps[i].map = NULL;
+		else
+			empty_map(*model_maps[i].map);
 	}
-	empty_map(created_files);
-	empty_map(doomed_files);
-	empty_map(truncated_files);
-	empty_map(doomed_sizes);
-	empty_map(seen_sizes);
-	empty_map(known_rels);
-	empty_map(created_rels);
 }
 
 /*
