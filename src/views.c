@@ -44,7 +44,6 @@
 #include "utils/tuplestore.h"
 
 #include "calibrate.h"
-#include "cost.h"
 #include "metrics.h"
 #include "settings.h"
 #include "store.h"
