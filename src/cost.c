@@ -53,9 +53,8 @@ static double faults_priced_ns = 0;
 static bool record_space_ready = false;
 
 /*
- * The figures the model prices with: the calibration's and what the commits
- * taught (the store's), where walload.unit_costs names none in this session
- * (settings.c wl_unit_costs_apply).  A spinlock; no system call.
+ * The figures the model prices with: the store's, where walload.unit_costs
+ * names none (wl_unit_costs_apply).  A spinlock; no system call.
  */
 void
 wl_cost_figures(WlScanCost *cost)
@@ -64,10 +63,7 @@ wl_cost_figures(WlScanCost *cost)
 	wl_unit_costs_apply(cost);
 }
 
-/*
- * The pages that hold the buffer header array: first page address and one
- * past the last (both page-aligned).
- */
+/* The pages that hold the buffer header array: [start, end), page-aligned. */
 void
 wl_header_pages(uintptr_t *start, uintptr_t *end)
 {
@@ -79,9 +75,8 @@ wl_header_pages(uintptr_t *start, uintptr_t *end)
 }
 
 /*
- * ns per buffer header of a walk comparing each header with nfiles files:
- * linear in nfiles up to 20 (core compares one by one), linear in log2
- * beyond (binary search), from the timed points.
+ * ns per header of a walk comparing nfiles files: linear in nfiles up to 20
+ * (one by one), in log2 beyond (binary search), between the timed points.
  */
 static double
 multi_ns_per_header(const double *grid_ns, int nfiles)
@@ -116,10 +111,7 @@ multi_ns_per_header(const double *grid_ns, int nfiles)
 	return Max(grid_ns[g - 1] + (grid_ns[g] - grid_ns[g - 1]) * (x - x0) / (x1 - x0), 0);
 }
 
-/*
- * Of a walk's estimate: mapping the header pages this backend has not
- * mapped yet, as the calibration timed it in a new process.
- */
+/* Mapping the header pages not yet mapped, as timed in a new process. */
 static double
 wl_scan_fault_ns(const WlScanCost *cost, int64 unmapped_pages)
 {
@@ -129,9 +121,8 @@ wl_scan_fault_ns(const WlScanCost *cost, int64 unmapped_pages)
 }
 
 /*
- * One cold walk of the given kind over nfiles files, as the calibration
- * timed it, without page faults: NBuffers headers at the one-file price,
- * or at the many-file price for nfiles (multi_ns_per_header).
+ * One cold walk over nfiles files as timed, without page faults: the
+ * one-file price, or the many-file price for nfiles.
  */
 static double
 wl_scan_timed_ns(const WlScanCost *cost, WlScanKind kind, int nfiles)
@@ -150,10 +141,8 @@ wl_scan_timed_ns(const WlScanCost *cost, WlScanKind kind, int nfiles)
 }
 
 /*
- * The estimated duration, in ns, of one walk of the given kind comparing
- * nfiles relation files (1 for the one-file and database-wide kinds), in a
- * backend with unmapped_pages header pages not yet mapped: the walk as
- * timed (wl_scan_timed_ns) and its page faults (wl_scan_fault_ns).
+ * The estimated ns of one walk of the given kind over nfiles files (1 for
+ * the one-file and database kinds), with unmapped_pages pages to map.
  */
 double
 wl_scan_est_ns(const WlScanCost *cost, WlScanKind kind, int nfiles, int64 unmapped_pages)
@@ -238,9 +227,8 @@ wl_scans_est_ns(WlScanKind kind, int64 n, int nfiles, int64 buffers)
 }
 
 /*
- * The page faults of mapping the header pages that this backend's walk
- * estimates (wl_scans_est_ns) have priced so far, in ns: a running total,
- * which a record takes the difference of.
+ * The page faults this backend's walk estimates have priced so far (ns): a
+ * running total, which a record takes the difference of.
  */
 double
 wl_scan_faults_priced_ns(void)
@@ -249,8 +237,8 @@ wl_scan_faults_priced_ns(void)
 }
 
 /*
- * Dirty page-cache blocks of the whole system (/proc/meminfo "Dirty"), an
- * upper bound of what a commit-time fsync writes; -1 if unknown.
+ * Dirty page-cache blocks of the whole system (/proc/meminfo "Dirty"), a
+ * bound on what a commit's fsync writes; -1 if unknown.
  */
 static int64
 wl_os_dirty_blocks(void)
@@ -305,10 +293,8 @@ read_lately(LiveReading *r, int64 (*reader) (void))
 
 /*
  * What the commit's cost depends on besides core's decisions, as it stands
- * in this backend now (dirty_buffers: see accumulator.c,
- * note_dirtied_by_load).  Reads /proc/meminfo only when files are to be
- * synced; live (the prediction at a statement's end), at most once a
- * second.
+ * now (dirty_buffers: accumulator.c, note_dirtied_by_load).  Reads
+ * /proc/meminfo only when files are to be synced.
  */
 void
 wl_commit_state_now(WlCommitState *st, const WlCommitModel *m, int64 dirty_buffers, bool live)
@@ -324,8 +310,8 @@ wl_commit_state_now(WlCommitState *st, const WlCommitModel *m, int64 dirty_buffe
 }
 
 /*
- * This backend's commit is WAL-logging files whole (called once the commit
- * is predicted): core has grown its WAL record space for 32 blocks.
+ * This backend's commit WAL-logs files whole: core has grown its WAL record
+ * space for 32 blocks.
  */
 void
 wl_note_commit_wal_logged(void)
@@ -334,9 +320,8 @@ wl_note_commit_wal_logged(void)
 }
 
 /*
- * WAL bytes per block that a commit WAL-logs whole besides the block: its
- * block header, image header and file (XLOG_FPI records of up to 32 blocks,
- * log_newpage_range), and the WAL page headers.
+ * WAL bytes per block WAL-logged whole besides the block: headers (XLOG_FPI
+ * of up to 32 blocks) and the WAL page headers.
  */
 #define WL_FPI_OVERHEAD_BYTES	50
 
@@ -390,10 +375,8 @@ wal_logged_unread(const WlCommitModel *m, const WlCommitState *st)
 }
 
 /*
- * Deleting rels relation files with forks forks in all (stored_forks of them
- * with blocks on disk: stored_blocks; blocks in all): asking for each
- * relation's forks, truncating and unlinking them (md.c mdunlinkfork), at
- * the storage's calibrated prices.  Pure.
+ * Deleting rels files with forks forks (stored_forks of them with
+ * stored_blocks on disk; blocks in all), at the storage's prices.  Pure.
  */
 static double
 deleted_files_ns(const WlIoCost *io, int64 rels, int64 forks, int64 stored_forks,
