@@ -347,7 +347,7 @@ wl_model_tail_buffers(const WlTailSample *sample, BlockNumber from)
 #define WL_DB_BUFFER_SAMPLE	1024
 #define WL_DB_BUFFER_RUN	16
 StaticAssertDecl(WL_DB_BUFFER_SAMPLE * WL_DB_BUFFER_RUN == WL_BUFFER_COUNT_SAMPLE_HEADERS,
-				 "the sample's size as scan_model.h gives it");
+				 "the sample's size as sizing.h gives it");
 #define WL_DB_BUFFER_REFINE	64
 #define WL_DB_BUFFER_RANGE	(3 * WL_DB_BUFFER_REFINE)
 #define WL_DB_BUFFER_GROW	WL_DB_BUFFER_REFINE
