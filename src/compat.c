@@ -18,7 +18,6 @@
 #include "executor/instrument.h"
 #include "miscadmin.h"
 #include "pgstat.h"
-#include "replication/walsender_private.h"
 #include "utils/guc.h"
 #include "utils/guc_tables.h"
 #if PG_VERSION_NUM >= 180000
@@ -193,21 +192,6 @@ wl_wal_io_read(WlWalIo *io)
 	io->buffers_full = pgWalUsage.wal_buffers_full;
 	return true;
 }
-#else
-/* 15: times in microseconds as counters; 16-17: as instr_time */
-bool
-wl_wal_io_read(WlWalIo *io)
-{
-	io->writes = PendingWalStats.wal_write;
-	io->syncs = PendingWalStats.wal_sync;
-	io->buffers_full = PendingWalStats.wal_buffers_full;
-#if PG_VERSION_NUM >= 160000
-	io->sync_us = (int64) INSTR_TIME_GET_MICROSEC(PendingWalStats.wal_sync_time);
-#else
-	io->sync_us = (int64) PendingWalStats.wal_sync_time;
-#endif
-	return true;
-}
 #endif
 
 /*
@@ -262,20 +246,4 @@ wl_guc_set_local(const char *name)
 		if (s->state == GUC_LOCAL || s->state == GUC_SET_LOCAL)
 			return true;
 	return false;
-}
-
-/*
- * Whether synchronous standbys are defined, read without a lock as
- * SyncRepWaitForLSN does (a bit of sync_standbys_status since 15.13, 16.9,
- * 17.5 and 18).
- */
-bool
-wl_sync_standbys_defined(void)
-{
-#ifdef SYNC_STANDBY_DEFINED
-	return (((volatile WalSndCtlData *) WalSndCtl)->sync_standbys_status &
-			SYNC_STANDBY_DEFINED) != 0;
-#else
-	return ((volatile WalSndCtlData *) WalSndCtl)->sync_standbys_defined;
-#endif
 }

@@ -206,7 +206,6 @@ extern uint64 wl_compute_utility_queryid(PlannedStmt *pstmt, const char *querySt
 extern void wl_jumble_query(Query *query, const char *sourceText);
 extern int	wl_vacuum_ring_kb(List *options);
 extern bool wl_guc_set_local(const char *name);
-extern bool wl_sync_standbys_defined(void);
 
 /* --- buffer usage counters: block I/O timing fields were renamed in 17 --- */
 #if PG_VERSION_NUM >= 170000
@@ -230,8 +229,45 @@ typedef struct WlWalIo
 	int64		buffers_full;	/* WAL buffers full: had to write to insert */
 } WlWalIo;
 
-/* read this backend's WAL write/sync counters; false where none exist */
+/*
+ * Read this backend's WAL write/sync counters; false where none exist.
+ * 15-17: a plain read, inline (on the statement's path); 18+: compat.c.
+ */
+#if PG_VERSION_NUM >= 180000
 extern bool wl_wal_io_read(WlWalIo *io);
+#else
+#include "pgstat.h"
+static inline bool
+wl_wal_io_read(WlWalIo *io)
+{
+	io->writes = PendingWalStats.wal_write;
+	io->syncs = PendingWalStats.wal_sync;
+	io->buffers_full = PendingWalStats.wal_buffers_full;
+#if PG_VERSION_NUM >= 160000
+	io->sync_us = (int64) INSTR_TIME_GET_MICROSEC(PendingWalStats.wal_sync_time);
+#else
+	io->sync_us = (int64) PendingWalStats.wal_sync_time;
+#endif
+	return true;
+}
+#endif
+
+/*
+ * Whether synchronous standbys are defined, read without a lock as
+ * SyncRepWaitForLSN does (a bit of sync_standbys_status since 15.13, 16.9,
+ * 17.5 and 18), at every commit.
+ */
+#include "replication/walsender_private.h"
+static inline bool
+wl_sync_standbys_defined(void)
+{
+#ifdef SYNC_STANDBY_DEFINED
+	return (((volatile WalSndCtlData *) WalSndCtl)->sync_standbys_status &
+			SYNC_STANDBY_DEFINED) != 0;
+#else
+	return ((volatile WalSndCtlData *) WalSndCtl)->sync_standbys_defined;
+#endif
+}
 
 /* Bytes of full-page images in the WAL (19+; NULL in the views before). */
 #if PG_VERSION_NUM >= 190000
