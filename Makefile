@@ -11,14 +11,16 @@ OBJS = \
 	src/accumulator.o \
 	src/strategy.o \
 	src/observe.o \
-	src/scan_model.o \
+	src/model.o \
+	src/sizing.o \
 	src/calibrate.o \
 	src/cost.o \
 	src/persist.o \
 	src/store.o \
 	src/metrics.o \
 	src/measure.o \
-	src/settings.o
+	src/settings.o \
+	src/compat.o
 
 EXTENSION = walload
 DATA = walload--1.1.sql walload--1.0.sql walload--1.0--1.1.sql walload--1.1--1.2.sql walload--1.2--1.3.sql walload--1.3--1.4.sql walload--1.4--1.5.sql walload--1.5--1.6.sql walload--1.6--1.7.sql walload--1.7--1.8.sql walload--1.8--1.9.sql walload--1.9--1.10.sql walload--1.10--1.11.sql

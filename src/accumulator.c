@@ -1088,7 +1088,7 @@ finish_prepared(const char *gid, bool commit)
 }
 
 /*
- * What the statement running now did (scan_model.c, observe.c); files
+ * What the statement running now did (model.c, observe.c); files
  * created or doomed make the nearest recorded statement a held one.
  */
 void

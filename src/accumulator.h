@@ -11,7 +11,7 @@
 #define WALLOAD_ACCUMULATOR_H
 
 #include "observe.h"
-#include "scan_model.h"
+#include "model.h"
 
 #include "executor/execdesc.h"
 #include "portability/instr_time.h"
@@ -40,7 +40,7 @@ extern void wl_acc_executor_phase_end(QueryDesc *queryDesc, instr_time start,
 									  bool failed, bool resumable);
 extern void wl_acc_executor_done(QueryDesc *queryDesc, uint64 rows, bool wal_skipped);
 
-/* what the statement running now did (scan_model.c, observe.c) */
+/* what the statement running now did (model.c, observe.c) */
 extern void wl_acc_apply_effects(const WlEffects *eff);
 
 /* background processes: their work at a commit, the ends of their transactions */

@@ -2,55 +2,30 @@
  *
  * calibrate.c
  *		The calibration worker: times, on this server, the per-unit costs
- *		that cost.c's model multiplies by counts.
+ *		that cost.c's model multiplies by counts; its request protocol.
  *
- * A walk of shared buffers walks NBuffers buffer headers with an unlocked
- * pre-check of each header's tag.  Timed here:
+ * A walk of shared buffers visits NBuffers headers with an unlocked
+ * pre-check of each tag.  Timed: the one-file pre-check against the
+ * many-file walks at commit or abort (one by one up to 20 files, binary
+ * search above), by calling FlushRelationsAllBuffers for 1, 8, 20, 21 and
+ * 1024 files; each pass after writes that evict the CPU caches (real walks
+ * find the headers in memory); the page faults of a first walk; the
+ * invalidation of a buffer found.  Each pass calls core's function for files
+ * no buffer can hold (tablespace 0): every header compared, nothing locked
+ * or written; wall-clock time less the time spent waiting for a CPU; the
+ * median of the passes is kept.
  *
- * - the pre-check: one relation file (DropRelFileNodeBuffers, 16+
- *   DropRelationBuffers; FlushRelationBuffers and the database-wide walks
- *   compare the same way) against the many-file walks at commit or abort
- *   (FlushRelationsAllBuffers, DropRelFileNodesAllBuffers, 16+
- *   DropRelationsAllBuffers), which compare each header with every file, one
- *   by one up to 20 files and by binary search above that.  Timed by calling
- *   FlushRelationsAllBuffers for 1, 8, 20, 21 and 1024 files;
- * - main memory: a real walk finds the headers in memory, not in the CPU
- *   caches, so every timed pass follows writes to a scratch area twice the
- *   size of the last-level cache;
- * - page faults: a backend starts with none of the shared memory mapped,
- *   and its first walk over the header array maps it, page by page; the
- *   extra cost per page is timed in a new process;
- * - the invalidation of a buffer the walk finds.
+ * The storage, in a scratch file under base/pgsql_tmp (removed at once and
+ * at any start): writing 1024 blocks, their fsync, a one-block fdatasync (a
+ * WAL flush), a new file's fsync and truncation (a deletion at commit, also
+ * of blocks never synced), opening a file that exists and one that does
+ * not, a page image's checksum and copy, and first writes to unmapped
+ * shared memory and to new memory.
  *
- * Each pass times one call of core's function for relation files that no
- * buffer can hold (tablespace 0, which no buffer tag carries: the walk
- * compares every header, finds nothing to lock or invalidate, and writes
- * nothing), in wall-clock time less the time the process waited for a CPU.
- * The figure kept is the median of the passes.
- *
- * The rest of a commit's cost is the storage's: the worker also times, in a
- * scratch file under the data directory (base/pgsql_tmp, removed at once,
- * and at any server start), writing 1024 blocks, their fsync, rewriting one
- * of them with fdatasync (a WAL flush), the fsync of a new one-block file
- * and its truncation, which is what deleting a relation file costs at commit
- * (and the truncation of files written but never synced, whose blocks the
- * file system has not allocated yet), medians of 3 and 5 passes, opening a
- * file that exists and one that does not (core asks for each fork of each
- * file it syncs, WAL-logs or deletes), the checksum and copy of a full-page
- * image, and what a backend's first write somewhere costs: to a page of
- * shared memory it has not mapped yet (the WAL buffers), and to new memory
- * (core's WAL record space for 32 blocks, allocated at a backend's first
- * commit that WAL-logs files whole).
- *
- * One background worker times everything, in a process of its own: the
- * postmaster starts it after every start and crash-restart, it calibrates
- * then, and stays, idle, until walload_calibrate() asks it for another
- * calibration.  The postmaster times nothing (a walk there delayed every
- * start and crash recovery); until the worker is done, the figures are all
- * zero, which every estimate reads as none.  The figures go to the store
- * (store.c), where cost.c reads them.  Requests reach the worker, and its
- * answers the asker, through the store's shared memory (the protocol at
- * the end of this file).
+ * One background worker times everything, at every start and
+ * crash-restart, then waits for walload_calibrate()'s requests; until it is
+ * done the figures are zero, which every estimate reads as none.  The
+ * figures go to the store, where cost.c reads them.
  *
  *-------------------------------------------------------------------------
  */
@@ -93,11 +68,7 @@ PGDLLEXPORT void walload_calibration_main(Datum main_arg);
 /* relation counts at which the many-file walk is timed (cost.c prices by them) */
 static const int cost_grid[WL_COST_GRID] = WL_COST_GRID_FILES;
 
-/*
- * Passes of the calibration at server start (each one walk of all buffer
- * headers, after a cache-evicting write): the median of 9 is stable to a few
- * percent where single walks vary by a third.
- */
+/* Passes at server start: the median of 9 is stable to a few percent. */
 #define WL_STARTUP_CALIBRATION_PASSES 9
 
 /*
@@ -118,12 +89,9 @@ libc_cache_bytes(void)
 }
 
 /*
- * Bytes to write between two timed passes so that the buffer headers are no
- * longer in the CPU caches: twice the last-level cache as the C library
- * tells its size, else 64 MB; at least 16 MB, at most 128 MB.  (Not the
- * kernel's figure: on some virtual machines the kernel says 32 MB and the
- * C library 256 MB; the uprobe oracle checked the estimates with the 128 MB
- * write.)
+ * Bytes to write between two timed passes so that the buffer headers leave
+ * the CPU caches: twice the last-level cache as the C library tells it (not
+ * the kernel, which some virtual machines misreport), else 64 MB; 16-128 MB.
  */
 static Size
 cache_evict_bytes(void)
@@ -198,16 +166,11 @@ run_delay_ns(void)
 }
 
 /*
- * Time one walk of core's over nfiles files (WALK_ONE_FILE: the first).
- * Returns ns for the whole walk.
- *
- * The many-file drop takes its short path (no walk) when it knows each
- * fork's size and the sum is small, which outside recovery it never does,
- * and it asks the file system whether a fork it does not know exists: for
- * files that do not exist it would return without walking.  So for the walk
- * it is told sizes, as in recovery: InRecovery is set for the call (and
- * restored, also on error), and every fork is said to have NBuffers blocks,
- * far above its short-path limit (NBuffers / 32).
+ * Time one walk of core's over nfiles files (WALK_ONE_FILE: the first), in
+ * ns.  The many-file drop skips the walk when it knows each fork's small
+ * size (only in recovery) and returns for files that do not exist: so it is
+ * told sizes as in recovery (InRecovery set, restored also on error), each
+ * fork NBuffers blocks, far above its limit.
  */
 static double
 time_walk(WalkKind walk, int nfiles, SMgrRelationData *files, SMgrRelation *filep,
@@ -257,10 +220,8 @@ time_walk(WalkKind walk, int nfiles, SMgrRelationData *files, SMgrRelation *file
 	INSTR_TIME_SUBTRACT(d, start);
 
 	/*
-	 * Not the time other processes had the CPU while this one waited for it
-	 * (at a busy start, the server's first sessions or a test harness);
-	 * but, as in a real scan, what the hypervisor steals from a running
-	 * walk, which a CPU clock would leave out.
+	 * Less the time other processes had the CPU, but not what the hypervisor
+	 * steals from a running walk, as a real walk pays it.
 	 */
 	if (waited >= 0)
 	{
@@ -287,12 +248,10 @@ median_walk(WalkKind walk, int nfiles, SMgrRelationData *files, SMgrRelation *fi
 }
 
 /*
- * The header pages unmapped in this process only (MADV_DONTNEED on a shared
- * mapping drops this process's page table entries and nothing else: the
- * next access maps the same pages again) and walked, up to passes times
- * (*timed, where given: how many): the median ns a page mapped, over the
- * walk's walk_ns.  -1 where unmapping is refused (huge pages on older
- * kernels).
+ * The header pages unmapped in this process only (MADV_DONTNEED on a
+ * shared mapping) and walked, up to passes times (*timed: how many): the
+ * median ns per page mapped, over walk_ns.  -1 where unmapping is refused
+ * (huge pages on older kernels).
  */
 static double
 remapped_fault_ns(double walk_ns, SMgrRelationData *files, SMgrRelation *filep,
@@ -321,15 +280,11 @@ remapped_fault_ns(double walk_ns, SMgrRelationData *files, SMgrRelation *filep,
 }
 
 /*
- * What mapping one page of buffer headers costs a walk.  The first walk of
- * a new process (first_ns, over unmapped pages) says it once, but a single
- * walk varies by a factor of two; so the header pages are unmapped again in
- * this process only and the walk repeated (remapped_fault_ns).  Mapping
- * them again is cheaper than a new process's first mapping (the page
- * tables themselves stay), so the median of the passes is a floor, and the
- * first walk's figure counts where it is higher.  Where unmapping is refused, the first
- * walk's figure stands.  The worker times the remapping again later
- * (settle_walk_cost).
+ * What mapping one page of headers costs a walk: a new process's first
+ * walk says it once but varies by a factor of two, so the pages are
+ * unmapped again and the walk repeated.  Remapping is cheaper (the page
+ * tables stay): its median is a floor, and the first walk's figure counts
+ * where higher, or alone where unmapping is refused.
  */
 static double
 fault_ns_per_page(double single_ns, int64 first_unmapped, double first_ns,
@@ -350,18 +305,11 @@ fault_ns_per_page(double single_ns, int64 first_unmapped, double first_ns,
 }
 
 /*
- * What invalidating a deleted file's buffer adds to the walk that finds it
- * (core's InvalidateBuffer, for each header whose tag matches): nbuffers
- * buffers of the first nowhere file are made (zero pages, no I/O: their
- * file is in no tablespace), and the one-file walk that drops them is
- * timed against the walk that finds none; ns per buffer.  The buffers are
- * clean, so nothing is written; at server start they come from the free
- * list.  The first pass costs more than the next ones, which find the same
- * buffers and the same entries of the buffer mapping table again, in pages
- * this process has mapped; real walks find buffers nobody touched lately,
- * which cost more still.  So the figure is the higher of the first pass and
- * the median of the others, still low.
- * 0 if no buffer could be made.
+ * What invalidating a deleted file's buffer adds to the walk that finds it:
+ * nbuffers clean zero pages of a nowhere file are made, and the walk that
+ * drops them timed against one that finds none; ns per buffer.  Later passes
+ * find warm entries, real walks cold ones: the higher of the first pass and
+ * the median of the others.  0 if no buffer could be made.
  */
 static double
 invalidate_ns_per_buffer(SMgrRelationData *files, SMgrRelation *filep,
@@ -398,17 +346,11 @@ invalidate_ns_per_buffer(SMgrRelationData *files, SMgrRelation *filep,
 }
 
 /*
- * The many-file walks: each pass times the one-file walk and then, for
- * each number of files of the grid, the flush and the drop, each as a
- * multiple of that pass's one-file walk; a figure is the second lowest of
- * its multiples (the lowest with fewer than three passes) times
- * cost->single_ns.  The files are compared with each header one by one (up
- * to 20), work for the CPU more than for memory, and that varies with what
- * else the host runs, more than from one start to the next.  Taken within
- * one pass, the multiple keeps the moment's speed out, but not all of it:
- * the other processes that start with the server slow the comparisons more
- * than the one-file walk.  What slows a pass only adds to it, so a low pass
- * is the figure.
+ * The many-file walks: each pass times the one-file walk, then for each
+ * grid point the flush and the drop as multiples of it; a figure is the
+ * second lowest multiple (the lowest with fewer than three passes) times
+ * cost->single_ns.  The comparisons are CPU work, which other processes
+ * slow more than the one-file walk: a low pass is the figure.
  */
 static void
 multi_file_walks(SMgrRelationData *files, SMgrRelation *filep, volatile char *evict,
@@ -443,12 +385,10 @@ multi_file_walks(SMgrRelationData *files, SMgrRelation *filep, volatile char *ev
 }
 
 /*
- * Time core's walks, passes times each, and fill cost: always the one-file
- * walk; the many-file walks where the process has a resource owner; the
- * cost of a page fault where measure_faults (the header pages are unmapped
- * from this process first, where they were mapped: its first pass maps
- * them); the invalidation of a buffer where invalidate (it makes buffers:
- * at a start, from the free list; later, they would evict others).
+ * Time core's walks, passes times each, into cost: the one-file walk; the
+ * many-file walks where the process has a resource owner; the page fault
+ * where measure_faults; the invalidation where invalidate (it makes
+ * buffers: at a start from the free list, later they would evict others).
  */
 static void
 wl_scan_cost_calibrate(int passes, bool measure_faults, bool invalidate, WlScanCost *cost)
@@ -559,10 +499,9 @@ written_file(const char *path, int nblocks, const char *block)
 }
 
 /*
- * Deleting a relation file at commit truncates its main fork to nothing at
- * once and leaves the unlink to the next checkpoint (md.c mdunlinkfork):
- * time the truncation of the scratch file fd, then close and remove it.
- * ok: the caller's steps so far succeeded; false if any step failed.
+ * Deleting a relation file at commit truncates its main fork (md.c
+ * mdunlinkfork): time truncating fd, then close and remove it.  ok: the
+ * caller's steps succeeded; false if any failed.
  */
 static bool
 time_truncation(int fd, const char *path, bool ok, double *delete_ns)
@@ -579,16 +518,11 @@ time_truncation(int fd, const char *path, bool ok, double *delete_ns)
 }
 
 /*
- * Extend a new scratch file at path by nblocks blocks, write them again,
- * fsync it, rewrite one block and fdatasync it, truncate it to nothing and
- * unlink it; the nanoseconds of the second write pass, the fsync, the
- * one-block flush and the truncation.  The blocks a commit writes out of
- * shared buffers (and the WAL it writes into segments core preallocated)
- * exist in their files already: core extended the relation when it added
- * the block, so a write overwrites, which costs less than extending (on
- * ext4 here about a third); the file system allocates them at the fsync,
- * as in the file timed.  False if the file could not be made or written
- * (then nothing is left behind).
+ * Extend a new scratch file by nblocks blocks, write them again, fsync,
+ * rewrite one block and fdatasync it, truncate and unlink it: ns of the
+ * rewrite, the fsync, the flush and the truncation.  A commit overwrites
+ * blocks core already extended, which costs less than extending.  False if
+ * the file could not be made or written (nothing is left behind).
  */
 static bool
 time_file(const char *path, int nblocks, const char *block,
@@ -622,10 +556,8 @@ time_file(const char *path, int nblocks, const char *block,
 }
 
 /*
- * Deleting a relation file whose blocks are still only in the page cache
- * (written, not synced: the file system has not allocated them yet, so the
- * truncation only drops pages): ns for a new file of nblocks blocks
- * truncated right after it was written.  False if it could not be made.
+ * Deleting a file whose blocks are only in the page cache (not allocated
+ * yet): ns to truncate a new file of nblocks blocks right after writing it.
  */
 static bool
 time_cached_truncation(const char *path, int nblocks, const char *block, double *ns)
@@ -638,11 +570,9 @@ time_cached_truncation(const char *path, int nblocks, const char *block, double 
 }
 
 /*
- * What core's questions to the file system about a relation file cost
- * (md.c): mdexists closes and reopens each fork, and a relation's free
- * space map, visibility map and init fork are usually missing: a failed
- * open (or unlink) each.  Times 16 opens and closes of path (which exists),
- * then 16 opens of a name next to it that does not; ns for one of each.
+ * What md.c's questions cost: mdexists closes and reopens each fork, and
+ * the other forks are usually missing (a failed open each).  ns for one open
+ * and close of path and one failed open of a name beside it, over 16 each.
  */
 static bool
 time_file_checks(const char *path, double *open_ns, double *missing_ns)
@@ -703,14 +633,10 @@ time_page_images(const char *block)
 }
 
 /*
- * What a backend pays where it writes for the first time (wl_commit_est):
- * a write to a page of shared memory that another process has filled (the
- * WAL buffers) maps it, ns per page; core's WAL record space for 32 blocks
- * (XLogEnsureRecordSpace: a slot of about a block each, allocated and
- * zeroed) costs new memory, ns for all of it.  Timed on mappings of this
- * process's own (a shared one filled, then unmapped from the page tables
- * only, as a new process finds shared memory; a new private one), medians
- * of 3 passes.  False if a mapping failed.
+ * What a backend pays where it writes for the first time: a page of shared
+ * memory another process filled (the WAL buffers), ns per page; core's WAL
+ * record space for 32 blocks (new memory), ns for all of it.  Timed on this
+ * process's own mappings, medians of 3.  False if a mapping failed.
  */
 static bool
 time_first_writes(double *fault_ns, double *space_ns, double *page_bytes)
@@ -762,11 +688,9 @@ time_first_writes(double *fault_ns, double *space_ns, double *page_bytes)
 }
 
 /*
- * Time the storage under the data directory (see the header): fills the
- * storage figures of cost (cost->io), or leaves them invalid with a LOG
- * message.  Returns the bytes it wrote there (all in one scratch file at a
- * time, removed at once): what the calibration costs the storage, a fixed
- * amount: 76 MB at 8 kB blocks.
+ * Time the storage under the data directory (see the header) into
+ * cost->io, or leave it invalid with a LOG message.  Returns the bytes
+ * written (76 MB at 8 kB blocks, one scratch file at a time).
  */
 static int64
 wl_io_cost_calibrate(WlScanCost *cost)
@@ -862,11 +786,9 @@ wl_io_cost_calibrate(WlScanCost *cost)
 #define WL_CALIBRATION_RESTART_S	10
 
 /*
- * Registered from shared_preload_libraries, as pg_prewarm's autoprewarm
- * registers its leader, but to be started again: after a crash-restart the
- * store is made anew, with no figures, and only this worker times them.  It
- * connects to no database, which gives it a row in pg_stat_activity
- * (backend_type "walload calibration").
+ * Registered from shared_preload_libraries, and started again after a
+ * crash-restart (the store is made anew, with no figures).  It connects to
+ * no database (backend_type "walload calibration").
  */
 void
 wl_calibration_register_worker(void)
@@ -912,23 +834,12 @@ one_file_walk_now(int passes, double *fault_ns)
 }
 
 /*
- * The walks' figures of cost, timed at server start, from several moments
- * rather than one.  Server start is the machine's busiest moment for
- * walload's purpose (the other processes start, and so do the clients
- * waiting for it), and a walk timed then can be far slower than the same
- * walk a few seconds later.  So the one-file walk kept is the median of the
- * worker's first figure and WL_SETTLE_ROUNDS medians of WL_SETTLE_PASSES
- * walks, WL_SETTLE_GAP_MS apart, five figures in all (an odd count: the
- * median is one of them): one slow moment among them moves it little.  Not
- * the lowest: real walks come at any moment, and estimates priced from the
- * lowest came out below the traced walks (docs/benchmarks.md).  The
- * many-file walks, timed by the worker against its own one-file walk, are
- * scaled with it.
- *
- * The page faults of a backend's first walk likewise: each round also
- * times mapping the header pages again (remapped_fault_ns), and the figure
- * kept is the median of the worker's first one (fault_ns_per_page) and the
- * rounds': at one moment the figure varies more than the faults do.
+ * The walks' figures, from several moments: server start is the busiest
+ * moment, and a walk timed then can be far slower.  The one-file walk kept
+ * is the median of the first figure and WL_SETTLE_ROUNDS medians of
+ * WL_SETTLE_PASSES walks, WL_SETTLE_GAP_MS apart (five figures); not the
+ * lowest, since real walks come at any moment.  The many-file walks scale
+ * with it; the page faults likewise take the median of the rounds'.
  */
 #define WL_SETTLE_ROUNDS	4
 #define WL_SETTLE_PASSES	3
@@ -1033,14 +944,10 @@ walload_calibration_main(Datum main_arg)
 	int			passes;
 
 	/*
-	 * A shutdown or a restart while the worker runs: not the standard
-	 * handler of background workers, which raises FATAL from within the
-	 * signal handler wherever the worker was (in malloc, holding the store's
-	 * spinlock); a restart during the worker's life once went unanswered for
-	 * 60 s in a TAP test on 18, cause not established.  die() only asks (and
-	 * sets the latch), and the worker exits at its next
-	 * CHECK_FOR_INTERRUPTS: between two timed walks, in the rounds' waits,
-	 * at most about a second later, or at once when idle.
+	 * Not the standard handler of background workers, which raises FATAL
+	 * inside the signal handler (in malloc, holding the store's spinlock).
+	 * die() only asks; the worker exits at its next CHECK_FOR_INTERRUPTS,
+	 * between two walks, at most about a second later.
 	 */
 	pqsignal(SIGTERM, die);
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
@@ -1064,10 +971,9 @@ walload_calibration_main(Datum main_arg)
 	for (;;)
 	{
 		/*
-		 * Told to stop while idle: out without the FATAL message that
-		 * CHECK_FOR_INTERRUPTS would log at every shutdown.  Exit code 1: if
-		 * it was pg_terminate_backend(), the postmaster starts the worker
-		 * again (which then waits for a request).
+		 * Told to stop while idle: out without CHECK_FOR_INTERRUPTS's FATAL
+		 * message.  Exit code 1: after pg_terminate_backend() the postmaster starts
+		 * the worker again.
 		 */
 		if (ProcDiePending)
 		{
@@ -1117,11 +1023,9 @@ worker_detach(int code, Datum arg)
 }
 
 /*
- * The calibration worker starts: it publishes its latch for requests.
- * Returns the state it finds: WL_CALIB_RUNNING where this start has had no
- * calibration yet (the store is new), so it calibrates now; else a worker
- * before it calibrated, or died calibrating (WL_CALIB_FAILED), and this one
- * waits for a request rather than repeat what may fail again.
+ * The worker starts and publishes its latch.  Returns WL_CALIB_RUNNING
+ * where this start has had no calibration yet (so it calibrates now); else
+ * it waits for a request rather than repeat what may fail again.
  */
 WlCalibration
 wl_store_worker_attach(void)
@@ -1216,12 +1120,10 @@ wl_store_request_calibration(int passes)
 
 /*
  * Wait until the worker has answered request, at most timeout_s seconds,
- * cancellable (a query cancel, statement_timeout, a shutdown: the worker
- * goes on with it).  True where a calibration that completed answered it
- * (*passes: the passes it ran); false where none did: the worker died
- * first (its death answers every request, worker_detach), or the
- * calibration that answered it failed; the figures are then the earlier
- * ones.  An ERROR at the timeout.
+ * cancellable (the worker goes on).  True where a completed calibration
+ * answered it (*passes: its passes); false where the worker died first or
+ * the calibration failed (the figures are the earlier ones).  ERROR at the
+ * timeout.
  */
 bool
 wl_store_wait_calibration(uint64 request, int timeout_s, int *passes)

@@ -2,10 +2,10 @@
  *
  * compat.h
  *		Every difference between the PostgreSQL major versions walload
- *		builds against lives here, and nowhere else.
+ *		builds against lives here (macros, types) and in compat.c
+ *		(functions), and nowhere else.
  *
- * The rest of the code is written against PostgreSQL 15's names; the
- * macros below map them onto the running version.
+ * The rest of the code is written against PostgreSQL 15's names.
  *
  *-------------------------------------------------------------------------
  */
@@ -86,10 +86,8 @@ typedef RelFileNode WlRelFile;
 #endif
 
 /*
- * Core's drop of one relation's buffers (DropRelFileNodeBuffers, 16+
- * DropRelationBuffers).  Outside recovery it cannot know the fork sizes, so
- * it walks every buffer header with its unlocked pre-check: the calibration
- * times exactly that walk for a file no buffer holds.
+ * Core's drop of one relation's buffers: outside recovery it walks every
+ * header (the calibration times that walk for a file no buffer holds).
  */
 #if PG_VERSION_NUM >= 170000
 #define WL_INVALID_BACKEND			INVALID_PROC_NUMBER
@@ -109,8 +107,8 @@ typedef RelFileNode WlRelFile;
 #endif
 
 /*
- * This backend's slot among MaxBackends (walload_activity): 17+ numbers the
- * PGPROCs from 0, 15-16 the backends from 1.  -1 where there is none.
+ * This backend's slot among MaxBackends: 17+ numbers PGPROCs from 0, 15-16
+ * backends from 1.  -1 where there is none.
  */
 #if PG_VERSION_NUM >= 170000
 #define WL_MY_BACKEND_SLOT()		((int) MyProcNumber)
@@ -151,9 +149,8 @@ typedef RelFileNode WlRelFile;
 #define WL_NEW_FILE_SUBID(rel)		((rel)->rd_newRelfilenodeSubid)
 #endif
 
-/*
- * --- number of command tags: COMMAND_TAG_NEXTTAG ends the enum up to 16; 17
- * dropped it, so count the entries of cmdtaglist.h (an X-macro list) ---
+/*--- number of command tags: 17 dropped COMMAND_TAG_NEXTTAG, so count the
+ *entries of cmdtaglist.h ---
  */
 #include "tcop/cmdtag.h"
 #if PG_VERSION_NUM >= 170000
@@ -178,10 +175,8 @@ enum
 #endif
 
 /*
- * REPACK (19) rewrites a table as CLUSTER and VACUUM FULL do: its time
- * counts as a rewrite.  (In 19 CLUSTER is a RepackStmt that keeps the tag
- * CLUSTER; VACUUM FULL is still a VacuumStmt, tag VACUUM.)  A case label
- * where the tag exists, nothing before.
+ * REPACK (19) rewrites a table as CLUSTER and VACUUM FULL do (19's CLUSTER
+ * keeps its tag): a case label where the tag exists.
  */
 #if PG_VERSION_NUM >= 190000
 #define WL_CASE_CMDTAG_REPACK		case CMDTAG_REPACK:
@@ -190,73 +185,8 @@ enum
 #endif
 
 /*
- * Query id of a utility statement, computed the way core computes it, for
- * when an extension called before walload zeroed PlannedStmt.queryId
- * (pg_stat_statements does, when it is listed after walload).
- *
- * Core computes it only at parse analysis, for the statements it analyses.
- * Subcommands that ProcessUtilitySlow wraps in PlannedStmts of its own
- * (canSetTag false: the indexes and sequences of a CREATE TABLE, ...) never
- * get one: they stay 0 here too, whatever the load order.
- */
-#if PG_VERSION_NUM < 160000
-/* 15: a hash of the statement's text (queryjumble.c, compute_utility_query_id) */
-#include "common/hashfn.h"
-static inline uint64
-wl_compute_utility_queryid(PlannedStmt *pstmt, const char *queryString)
-{
-	int			loc = pstmt->stmt_location;
-	int			len = pstmt->stmt_len;
-	const char *sql;
-	uint64		id;
-
-	if (!pstmt->canSetTag || queryString == NULL)
-		return UINT64CONST(0);
-	sql = CleanQuerytext(queryString, &loc, &len);
-	id = DatumGetUInt64(hash_any_extended((const unsigned char *) sql, len, 0));
-	return id == UINT64CONST(0) ? UINT64CONST(2) : id;
-}
-#else
-/*
- * 16+: JumbleQuery() of the Query that parse analysis wraps around a utility
- * statement (transformStmt: commandType CMD_UTILITY, the statement itself;
- * transformTopLevelStmt: its location), which is what core does in
- * parse_analyze_*().  Only the statement tree and commandType take part in
- * the jumble (every other field of that Query is zero or ignored), and the
- * PlannedStmt carries that same tree (pg_plan_queries), unchanged before
- * execution.  A zero hash becomes 2, as in core.
- */
-static inline uint64
-wl_compute_utility_queryid(PlannedStmt *pstmt, const char *queryString)
-{
-	Query	   *query;
-	JumbleState *jstate;
-	uint64		id;
-
-	if (!pstmt->canSetTag || pstmt->utilityStmt == NULL)
-		return UINT64CONST(0);
-	query = makeNode(Query);
-	query->commandType = CMD_UTILITY;
-	query->querySource = QSRC_ORIGINAL;
-	query->canSetTag = true;
-	query->utilityStmt = pstmt->utilityStmt;
-	query->stmt_location = pstmt->stmt_location;
-	query->stmt_len = pstmt->stmt_len;
-	jstate = JumbleQuery(query);
-	id = (uint64) query->queryId;
-	pfree(jstate->jumble);
-	pfree(jstate->clocations);
-	pfree(jstate);
-	pfree(query);
-	return id;
-}
-#endif
-
-/*
- * The rows of an executor statement, as pg_stat_statements counts them at
- * ExecutorEnd: 16 added es_total_processed, the rows of all its ExecutorRun
- * calls (a cursor fetched several times); es_processed holds the last
- * call's only, which is what 15 counts.
+ * An executor statement's rows as pg_stat_statements counts them: 16+ over
+ * all its ExecutorRun calls, 15 the last call's.
  */
 #if PG_VERSION_NUM >= 160000
 #define WlExecutorRows(estate)		((estate)->es_total_processed)
@@ -271,52 +201,11 @@ typedef const JumbleState WlHookJumbleState;
 typedef JumbleState WlHookJumbleState;
 #endif
 
-/*
- * Core's query id for an analysed Query, computed as parse_analyze_*() would
- * have computed it had query ids been enabled: JumbleQuery() takes the
- * statement's text on 15 (a utility statement's id is a hash of it) and the
- * tree alone on 16+.  Its working state is left to the memory context of
- * parse analysis, as core leaves it (a plan cache entry copies the analysed
- * tree into a context of its own).
- *
- * It leaves no global state changed, also when jumbling errors (a stack
- * depth overflow: from 16 on core jumbles a utility statement's raw tree,
- * which parse analysis never walked).  query_id_enabled, left set, would
- * make core compute a query id for every statement of the backend from then
- * on.  The only reader of that flag under JumbleQuery() is its assertion that
- * query ids are enabled, on every version from 15 to 19: so the flag is set
- * only where assertions are compiled in, and put back whatever happens.
- */
-static inline void
-wl_jumble_query_call(Query *query, const char *sourceText)
-{
-#if PG_VERSION_NUM >= 160000
-	(void) JumbleQuery(query);
-#else
-	(void) JumbleQuery(query, sourceText);
-#endif
-}
-
-static inline void
-wl_jumble_query(Query *query, const char *sourceText)
-{
-#ifdef USE_ASSERT_CHECKING
-	bool		was_enabled = query_id_enabled;
-
-	query_id_enabled = true;
-	PG_TRY();
-	{
-		wl_jumble_query_call(query, sourceText);
-	}
-	PG_FINALLY();
-	{
-		query_id_enabled = was_enabled;
-	}
-	PG_END_TRY();
-#else
-	wl_jumble_query_call(query, sourceText);
-#endif
-}
+/* compat.c */
+extern uint64 wl_compute_utility_queryid(PlannedStmt *pstmt, const char *queryString);
+extern void wl_jumble_query(Query *query, const char *sourceText);
+extern int	wl_vacuum_ring_kb(List *options);
+extern bool wl_guc_set_local(const char *name);
 
 /* --- buffer usage counters: block I/O timing fields were renamed in 17 --- */
 #if PG_VERSION_NUM >= 170000
@@ -328,11 +217,9 @@ wl_jumble_query(Query *query, const char *sourceText)
 #endif
 
 /*
- * Counters of the WAL writes and syncs this backend did itself, as
- * cumulative values: walload only ever uses their differences.
- * 15: PendingWalStats (PgStat_WalStats, times in microseconds as counters).
- * 16-17: PendingWalStats (PgStat_PendingWalStats, times as instr_time).
- * 18+: the backend's own I/O statistics (see below).
+ * Counters of the WAL writes and syncs this backend did itself, cumulative
+ * (only differences are used): PendingWalStats up to 17, the backend's own
+ * I/O statistics from 18 (compat.c).
  */
 typedef struct WlWalIo
 {
@@ -343,132 +230,11 @@ typedef struct WlWalIo
 } WlWalIo;
 
 /*
- * Bytes of full-page images in the WAL written (WalUsage.wal_fpi_bytes, new
- * in 19): the column wal_fpi_bytes is NULL where the version does not count
- * them.
+ * Read this backend's WAL write/sync counters; false where none exist.
+ * 15-17: a plain read, inline (on the statement's path); 18+: compat.c.
  */
-#if PG_VERSION_NUM >= 190000
-#define WL_HAVE_WAL_FPI_BYTES		true
-#define WlWalFpiBytes(walusage)		((walusage).wal_fpi_bytes)
-#else
-#define WL_HAVE_WAL_FPI_BYTES		false
-#define WlWalFpiBytes(walusage)		((uint64) 0)
-#endif
-
 #if PG_VERSION_NUM >= 180000
-/*
- * 18+: XLogWrite() and issue_xlog_fsync() (xlog.c) count the WAL writes and
- * fsyncs as I/O: pgstat_count_io_op_time(IOOBJECT_WAL, IOCONTEXT_NORMAL,
- * IOOP_WRITE / IOOP_FSYNC), timed with track_wal_io_timing alone.  That adds
- * them to two backend-local arrays, both static: PendingIOStats
- * (pgstat_io.c, flushed to pg_stat_io's per-backend-type totals) and
- * PendingBackendStats (pgstat_backend.c, flushed to this backend's own
- * entry, which pg_stat_get_backend_io() reports).  Neither can be read from
- * an extension.
- *
- * What can be read is this backend's shared entry (PGSTAT_KIND_BACKEND,
- * keyed by MyProcNumber), once the pending backend counts are in it:
- * pgstat_flush_backend(false, PGSTAT_BACKEND_FLUSH_IO) moves them there, as
- * walsenders do to keep their entry current.  It leaves PendingIOStats
- * alone, so pg_stat_io reports exactly what it would without walload, and
- * adds nothing to the backend's own totals: pg_stat_get_backend_io() only
- * sees them earlier.  (Its times are kept in whole microseconds and each
- * flush truncates the pending nanoseconds of each counter that has any: a
- * flush walload forces may drop up to 1 us per such counter that a later
- * flush would have kept.)  The entry is read under its lock, directly:
- * pgstat_fetch_stat_backend() would answer from the statistics snapshot
- * under stats_fetch_consistency = cache or snapshot.
- *
- * Flushing costs a pass over every I/O counter, so it is done only when
- * one of ours may have moved.  A WAL write or fsync of ours always moves
- * the shared WAL positions XLogWrite() publishes at its end: a write
- * advances logWriteResult, and the fsync (in XLogWrite(), with or without
- * a write in the same call) advances logFlushResult, as only XLogWrite()
- * does, holding WALWriteLock.  So when both positions are where they were
- * just before our last flush, our counts are still the ones read then.
- * (During recovery, where GetFlushRecPtr() may not be called, every read
- * flushes.)
- *
- * pg_stat_reset_backend_stats() zeroes the entry and sets its reset time:
- * the counts read after a reset are added to those read before it, so
- * walload's differences stay whole (only counts that core flushed in
- * between, while the backend was idle, are lost).
- */
-#include "access/xlog.h"
-#include "executor/instrument.h"
-#include "miscadmin.h"
-#include "pgstat.h"
-#include "storage/procnumber.h"
-#include "utils/pgstat_internal.h"
-
-/* read this backend's WAL write/sync counters; false where none exist */
-static inline bool
-wl_wal_io_read(WlWalIo *io)
-{
-	/* one reader: measure.c */
-	static bool have_last = false;
-	static bool positions_valid = false;
-	static XLogRecPtr seen_write;
-	static XLogRecPtr seen_flush;
-	static TimestampTz seen_reset;
-	static WlWalIo base;		/* counts of the entry before its resets */
-	static WlWalIo last;
-	bool		recovery;
-	XLogRecPtr	write = InvalidXLogRecPtr;
-	XLogRecPtr	flush = InvalidXLogRecPtr;
-	PgStat_EntryRef *ref;
-	PgStat_Backend *st;
-	TimestampTz reset;
-	int64		writes,
-				syncs,
-				sync_us;
-
-	memset(io, 0, sizeof(*io));
-	if (!pgstat_tracks_backend_bktype(MyBackendType))
-		return false;
-	recovery = RecoveryInProgress();
-	if (!recovery)
-	{
-		flush = GetFlushRecPtr(NULL);
-		write = GetXLogWriteRecPtr();
-		if (positions_valid && write == seen_write && flush == seen_flush)
-		{
-			*io = last;
-			io->buffers_full = pgWalUsage.wal_buffers_full;
-			return true;
-		}
-	}
-
-	(void) pgstat_flush_backend(false, PGSTAT_BACKEND_FLUSH_IO);
-	ref = pgstat_get_entry_ref(PGSTAT_KIND_BACKEND, InvalidOid, MyProcNumber,
-							   false, NULL);
-	if (ref == NULL)
-	{
-		positions_valid = false;
-		return false;
-	}
-	(void) pgstat_lock_entry_shared(ref, false);
-	st = &((PgStatShared_Backend *) ref->shared_stats)->stats;
-	writes = st->io_stats.counts[IOOBJECT_WAL][IOCONTEXT_NORMAL][IOOP_WRITE];
-	syncs = st->io_stats.counts[IOOBJECT_WAL][IOCONTEXT_NORMAL][IOOP_FSYNC];
-	sync_us = st->io_stats.times[IOOBJECT_WAL][IOCONTEXT_NORMAL][IOOP_FSYNC];
-	reset = st->stat_reset_timestamp;
-	pgstat_unlock_entry(ref);
-
-	if (have_last && reset != seen_reset)
-		base = last;
-	last.writes = base.writes + writes;
-	last.syncs = base.syncs + syncs;
-	last.sync_us = base.sync_us + sync_us;
-	seen_reset = reset;
-	seen_write = write;
-	seen_flush = flush;
-	positions_valid = !recovery;
-	have_last = true;
-	*io = last;
-	io->buffers_full = pgWalUsage.wal_buffers_full;
-	return true;
-}
+extern bool wl_wal_io_read(WlWalIo *io);
 #else
 #include "pgstat.h"
 static inline bool
@@ -487,128 +253,9 @@ wl_wal_io_read(WlWalIo *io)
 #endif
 
 /*
- * Size of the ring of buffers VACUUM works through, in kB.
- * 15: fixed at 256 kB.  16+: BUFFER_USAGE_LIMIT option, else the
- * vacuum_buffer_usage_limit setting (0: no ring).
- */
-#if PG_VERSION_NUM >= 160000
-#include "commands/defrem.h"
-#include "miscadmin.h"
-#include "utils/guc.h"
-static inline int
-wl_vacuum_ring_kb(List *options)
-{
-	ListCell   *lc;
-
-	foreach(lc, options)
-	{
-		DefElem    *opt = lfirst(lc);
-		int			kb;
-
-		if (strcmp(opt->defname, "buffer_usage_limit") == 0 &&
-			parse_int(defGetString(opt), &kb, GUC_UNIT_KB, NULL))
-			return kb;
-	}
-	return VacuumBufferUsageLimit;
-}
-#else
-static inline int
-wl_vacuum_ring_kb(List *options)
-{
-	return 256;
-}
-#endif
-
-/*
- * Whether the current transaction gave the setting name a value of its own
- * with SET LOCAL (or SET then SET LOCAL): such a value sits on the
- * setting's GUC stack until the transaction ends.  A value set in a
- * released subtransaction has moved to the transaction's level by then.
- * 15 has no find_option() outside guc.c: its array, searched (only at a
- * commit with pending syncs that the strategy would decide).
- */
-#include "utils/guc_tables.h"
-static inline bool
-wl_guc_set_local(const char *name)
-{
-	struct config_generic *conf = NULL;
-
-#if PG_VERSION_NUM >= 160000
-	conf = find_option(name, false, true, ERROR);
-#else
-	struct config_generic **vars = get_guc_variables();
-	int			n = GetNumConfigOptions();
-
-	for (int i = 0; i < n && conf == NULL; i++)
-		if (pg_strcasecmp(vars[i]->name, name) == 0)
-			conf = vars[i];
-#endif
-	if (conf == NULL)
-		return false;
-	for (GucStack *s = conf->stack; s != NULL; s = s->prev)
-		if (s->state == GUC_LOCAL || s->state == GUC_SET_LOCAL)
-			return true;
-	return false;
-}
-
-/*
- * A shared hash table of at most max_size entries.  19: one size, the
- * maximum, and the whole table is allocated at once (the legacy
- * ShmemInitHash, beside the new ShmemRequestHash); the space is the same
- * hash_estimate_size(max_size, entrysize) that was requested.
- */
-#include "storage/shmem.h"
-#if PG_VERSION_NUM >= 190000
-#define WlShmemInitHash(name, init_size, max_size, info, flags) \
-	ShmemInitHash((name), (max_size), (info), (flags))
-#else
-#define WlShmemInitHash(name, init_size, max_size, info, flags) \
-	ShmemInitHash((name), (init_size), (max_size), (info), (flags))
-#endif
-
-/*
- * Full-scan threshold of the per-block buffer drop path (14+): only taken
- * when every fork size is cached, which smgrnblocks_cached() reports only
- * during recovery.  Normal backends always take the full scan.
- */
-#define WL_BUF_DROP_FULL_SCAN_THRESHOLD		((uint64) (NBuffers / 32))
-
-/*
- * What the advice may name: VACUUM's BUFFER_USAGE_LIMIT and
- * vacuum_buffer_usage_limit (16+); pg_stat_checkpointer, which took the
- * checkpoint counts from pg_stat_bgwriter (17+).
- */
-#define WL_HAS_BUFFER_USAGE_LIMIT	(PG_VERSION_NUM >= 160000)
-#define WL_HAS_STAT_CHECKPOINTER	(PG_VERSION_NUM >= 170000)
-
-/*
- * --- a GUC check hook's "extra": malloc'd (15), allocated in GUC's memory
- * context (16+), where core frees it with pfree ---
- */
-#if PG_VERSION_NUM >= 160000
-#include "utils/guc.h"
-#define WlGucMalloc(size)			guc_malloc(LOG, (size))
-#else
-#define WlGucMalloc(size)			malloc(size)
-#endif
-
-/*
- * Whether this backend's WAL write and sync counters (wl_wal_io_read) are a
- * plain read of its own memory: 15-17 (PendingWalStats).  Only then are they
- * read in core's commit callback, after the commit record, where nothing
- * may fail; 18+ reads them from the shared statistics (a flush, a lock).
- */
-#if PG_VERSION_NUM >= 180000
-#define WL_WAL_IO_PLAIN_READ		false
-#else
-#define WL_WAL_IO_PLAIN_READ		true
-#endif
-
-/*
- * Whether synchronous standbys are defined, as SyncRepWaitForLSN reads it
- * without a lock: WalSndCtl->sync_standbys_status's SYNC_STANDBY_DEFINED
- * bit since 15.13, 16.9, 17.5 and 18 (a flag word that also says whether
- * the checkpointer has read synchronous_standby_names yet), a bool before.
+ * Whether synchronous standbys are defined, read without a lock as
+ * SyncRepWaitForLSN does (a bit of sync_standbys_status since 15.13, 16.9,
+ * 17.5 and 18), at every commit.
  */
 #include "replication/walsender_private.h"
 static inline bool
@@ -622,11 +269,64 @@ wl_sync_standbys_defined(void)
 #endif
 }
 
+/* Bytes of full-page images in the WAL (19+; NULL in the views before). */
+#if PG_VERSION_NUM >= 190000
+#define WL_HAVE_WAL_FPI_BYTES		true
+#define WlWalFpiBytes(walusage)		((walusage).wal_fpi_bytes)
+#else
+#define WL_HAVE_WAL_FPI_BYTES		false
+#define WlWalFpiBytes(walusage)		((uint64) 0)
+#endif
+
 /*
- * --- background processes that load (observe.c, wl_observe_worker_xact):
- * a relation file's relation, a lock held, and the names pg_stat_activity
- * gives the processes in backend_type (15-16: one bgw_type for both logical
- * replication workers; 17+: apply and tablesync named apart) ---
+ * A shared hash table of at most max_size entries: 19 takes one size and
+ * allocates it all at once (the same hash_estimate_size as requested).
+ */
+#include "storage/shmem.h"
+#if PG_VERSION_NUM >= 190000
+#define WlShmemInitHash(name, init_size, max_size, info, flags) \
+	ShmemInitHash((name), (max_size), (info), (flags))
+#else
+#define WlShmemInitHash(name, init_size, max_size, info, flags) \
+	ShmemInitHash((name), (init_size), (max_size), (info), (flags))
+#endif
+
+/*
+ * Full-scan threshold of the per-block drop path: taken only with every fork
+ * size cached, which happens only in recovery.
+ */
+#define WL_BUF_DROP_FULL_SCAN_THRESHOLD		((uint64) (NBuffers / 32))
+
+/*
+ * What the advice may name: BUFFER_USAGE_LIMIT (16+), pg_stat_checkpointer
+ * (17+).
+ */
+#define WL_HAS_BUFFER_USAGE_LIMIT	(PG_VERSION_NUM >= 160000)
+#define WL_HAS_STAT_CHECKPOINTER	(PG_VERSION_NUM >= 170000)
+
+/*--- a GUC check hook's "extra": malloc'd (15), in GUC's memory context
+ *(16+) ---
+ */
+#if PG_VERSION_NUM >= 160000
+#include "utils/guc.h"
+#define WlGucMalloc(size)			guc_malloc(LOG, (size))
+#else
+#define WlGucMalloc(size)			malloc(size)
+#endif
+
+/*
+ * Whether wl_wal_io_read is a plain read of backend memory (15-17), which
+ * core's commit callback may do where nothing may fail; 18+ flushes and
+ * locks.
+ */
+#if PG_VERSION_NUM >= 180000
+#define WL_WAL_IO_PLAIN_READ		false
+#else
+#define WL_WAL_IO_PLAIN_READ		true
+#endif
+
+/*--- background processes that load (observe.c): a file's relation, a lock
+ *held, and their backend_type (17+ names apply and tablesync apart) ---
  */
 #if PG_VERSION_NUM >= 160000
 #include "utils/relfilenumbermap.h"

@@ -5,38 +5,18 @@
  *		cost, as exact counts times per-unit costs that the calibration
  *		worker (calibrate.c) timed on this server.
  *
- * A walk of shared buffers (est_scan_ms; wl_scans_est_ns when it is
- * counted, wl_scan_est_ns for the what-ifs):
+ * A walk (wl_scans_est_ns, wl_scan_est_ns): NBuffers x ns per header (at
+ * the many-file price for the walks that compare every file), + header
+ * pages this backend has not mapped x ns per page fault, + buffers it
+ * invalidates or writes x ns per invalidation.  Every walk is priced cold.
  *
- *	 NBuffers x ns per buffer header (the one-file price; the sync's and the
- *				  file deletion's walks, which compare each header with
- *				  every file, at the many-file price for that many files)
- *	 + header pages this backend has not mapped x ns per page fault (its
- *				  first walk maps them all)
- *	 + buffers the walk invalidates or writes x ns per invalidation
+ * A commit (wl_commit_est), as model.c says core will run it: its walks,
+ * + the synced files' dirty buffers written and the files fsynced, + the
+ * blocks WAL-logged whole, + one WAL flush, the forks looked up and the
+ * files deleted, + core's work per file, as learned (see wl_commit_est).
  *
- * Every walk is priced cold.  The CPU cache a walk soon after another may
- * find warm, a ratio learned from the commits' walks and a count of mapped
- * pages from /proc/self/pagemap were all tried; set beside the uprobe
- * oracle's traces they moved no estimate toward the walks
- * (docs/benchmarks.md, "Ablation").
- *
- * A commit (pred_commit_ms, walload_activity, commit_strategy;
- * wl_commit_est), as scan_model.c says core will run it:
- *
- *	 the walks above (the sync's, the file deletion's)
- *	 + synced files' dirty buffers x ns per block written
- *	 + synced files x ns per file fsynced + dirty blocks x ns per block
- *				  fsynced, times the ratio learned from the commits' fsyncs
- *	 + blocks WAL-logged whole x (ns per block written and fsynced + ns per
- *				  page image), those not in shared buffers read back too,
- *				  and new WAL segments zeroed
- *	 + one WAL flush, the files' forks looked up, and deleted files and
- *				  blocks at their price
- *	 + core's work per file synced or WAL-logged, as learned
- *
- * Nothing here times anything; nothing but wl_commit_state_now reads the
- * system (/proc/meminfo, at most once a second for the live prediction).
+ * Nothing here times anything; only wl_commit_state_now reads the system
+ * (/proc/meminfo).
  *
  *-------------------------------------------------------------------------
  */
@@ -73,9 +53,8 @@ static double faults_priced_ns = 0;
 static bool record_space_ready = false;
 
 /*
- * The figures the model prices with: the calibration's and what the commits
- * taught (the store's), where walload.unit_costs names none in this session
- * (settings.c wl_unit_costs_apply).  A spinlock; no system call.
+ * The figures the model prices with: the store's, where walload.unit_costs
+ * names none (wl_unit_costs_apply).  A spinlock; no system call.
  */
 void
 wl_cost_figures(WlScanCost *cost)
@@ -84,10 +63,7 @@ wl_cost_figures(WlScanCost *cost)
 	wl_unit_costs_apply(cost);
 }
 
-/*
- * The pages that hold the buffer header array: first page address and one
- * past the last (both page-aligned).
- */
+/* The pages that hold the buffer header array: [start, end), page-aligned. */
 void
 wl_header_pages(uintptr_t *start, uintptr_t *end)
 {
@@ -99,9 +75,8 @@ wl_header_pages(uintptr_t *start, uintptr_t *end)
 }
 
 /*
- * ns per buffer header of a walk comparing each header with nfiles files:
- * linear in nfiles up to 20 (core compares one by one), linear in log2
- * beyond (binary search), from the timed points.
+ * ns per header of a walk comparing nfiles files: linear in nfiles up to 20
+ * (one by one), in log2 beyond (binary search), between the timed points.
  */
 static double
 multi_ns_per_header(const double *grid_ns, int nfiles)
@@ -136,10 +111,7 @@ multi_ns_per_header(const double *grid_ns, int nfiles)
 	return Max(grid_ns[g - 1] + (grid_ns[g] - grid_ns[g - 1]) * (x - x0) / (x1 - x0), 0);
 }
 
-/*
- * Of a walk's estimate: mapping the header pages this backend has not
- * mapped yet, as the calibration timed it in a new process.
- */
+/* Mapping the header pages not yet mapped, as timed in a new process. */
 static double
 wl_scan_fault_ns(const WlScanCost *cost, int64 unmapped_pages)
 {
@@ -149,9 +121,8 @@ wl_scan_fault_ns(const WlScanCost *cost, int64 unmapped_pages)
 }
 
 /*
- * One cold walk of the given kind over nfiles files, as the calibration
- * timed it, without page faults: NBuffers headers at the one-file price,
- * or at the many-file price for nfiles (multi_ns_per_header).
+ * One cold walk over nfiles files as timed, without page faults: the
+ * one-file price, or the many-file price for nfiles.
  */
 static double
 wl_scan_timed_ns(const WlScanCost *cost, WlScanKind kind, int nfiles)
@@ -170,10 +141,8 @@ wl_scan_timed_ns(const WlScanCost *cost, WlScanKind kind, int nfiles)
 }
 
 /*
- * The estimated duration, in ns, of one walk of the given kind comparing
- * nfiles relation files (1 for the one-file and database-wide kinds), in a
- * backend with unmapped_pages header pages not yet mapped: the walk as
- * timed (wl_scan_timed_ns) and its page faults (wl_scan_fault_ns).
+ * The estimated ns of one walk of the given kind over nfiles files (1 for
+ * the one-file and database kinds), with unmapped_pages pages to map.
  */
 double
 wl_scan_est_ns(const WlScanCost *cost, WlScanKind kind, int nfiles, int64 unmapped_pages)
@@ -194,12 +163,8 @@ wl_header_page_count(void)
 
 /*
  * The header pages this backend's next walk maps: none once it has walked,
- * else all of them but those mapped before (wl_header_pages_mapped).  No
- * system call beyond sysconf: a process maps a page of shared memory when it
- * first touches it, and a backend touches few header pages before its first
- * walk besides the buffers it pins, which the oracle's scenarios found too
- * few to matter (counting them in /proc/self/pagemap, as walload did until
- * 1.5.2, moved no estimate).
+ * else all but those mapped before (wl_header_pages_mapped).  The few pages
+ * of the buffers it pins before are not counted.
  */
 static int64
 header_pages_unmapped(void)
@@ -210,10 +175,9 @@ header_pages_unmapped(void)
 }
 
 /*
- * Something other than a walk (scan_model.c's count of an abort's buffers)
- * has mapped pages of the header array if this backend had not: the walk
- * that follows does not map them again.  No system call: on the abort
- * path.
+ * Something other than a walk (sizing.c's count of an abort's buffers)
+ * mapped the header pages: the walk that follows does not map them again.
+ * No system call: on the abort path.
  */
 void
 wl_header_pages_mapped(int64 pages)
@@ -223,14 +187,10 @@ wl_header_pages_mapped(int64 pages)
 }
 
 /*
- * What the buffers a walk acts on add to it, each at the calibrated price
- * of an invalidation (invalidate_ns_per_buffer); 0 where the calibration
- * could not time it.  A deleted file's or a dropped database's buffer is
- * invalidated (core's InvalidateBuffer).  A synced file's dirty buffer is
- * written by the sync's walk (FlushRelationsAllBuffers: pin, content lock,
- * I/O flags, the WAL check, FlushBuffer's bookkeeping around the write):
- * besides the write, the uprobe oracle's traces found each to take about as
- * long as an invalidation.
+ * What the buffers a walk acts on add, each at the price of an
+ * invalidation (0 where not calibrated): a deleted file's buffer is
+ * invalidated; a synced file's dirty buffer is written by the sync's walk,
+ * whose bookkeeping besides the write costs about as much.
  */
 static double
 wl_scan_buffers_ns(const WlScanCost *cost, int64 buffers)
@@ -239,12 +199,9 @@ wl_scan_buffers_ns(const WlScanCost *cost, int64 buffers)
 }
 
 /*
- * The estimated duration of n walks of one kind comparing nfiles files, by
- * this backend: the first walk of a backend also maps the header pages.
- * Plus the buffers the walks act on (wl_scan_buffers_ns): those they
- * invalidate (the drops), or those the sync's walk writes (kind
- * WL_SCAN_FLUSH_PENDING).  Reads the calibration from the store (a
- * spinlock); no system call.
+ * The estimated duration of n walks of one kind comparing nfiles files by
+ * this backend (its first also maps the header pages), plus the buffers
+ * they act on (wl_scan_buffers_ns).  A spinlock; no system call.
  */
 double
 wl_scans_est_ns(WlScanKind kind, int64 n, int nfiles, int64 buffers)
@@ -270,9 +227,8 @@ wl_scans_est_ns(WlScanKind kind, int64 n, int nfiles, int64 buffers)
 }
 
 /*
- * The page faults of mapping the header pages that this backend's walk
- * estimates (wl_scans_est_ns) have priced so far, in ns: a running total,
- * which a record takes the difference of.
+ * The page faults this backend's walk estimates have priced so far (ns): a
+ * running total, which a record takes the difference of.
  */
 double
 wl_scan_faults_priced_ns(void)
@@ -281,8 +237,8 @@ wl_scan_faults_priced_ns(void)
 }
 
 /*
- * Dirty page-cache blocks of the whole system (/proc/meminfo "Dirty"), an
- * upper bound of what a commit-time fsync writes; -1 if unknown.
+ * Dirty page-cache blocks of the whole system (/proc/meminfo "Dirty"), a
+ * bound on what a commit's fsync writes; -1 if unknown.
  */
 static int64
 wl_os_dirty_blocks(void)
@@ -308,10 +264,8 @@ wl_os_dirty_blocks(void)
 }
 
 /*
- * The live prediction's read of /proc/meminfo (wl_commit_state_now): at
- * most once a second, as a transaction's statements each predict its
- * commit.  The page cache's dirty blocks are the kernel's.  The commit
- * itself reads it afresh.
+ * The live prediction reads /proc/meminfo at most once a second; the
+ * commit itself reads it afresh.
  */
 #define WL_LIVE_STATE_REREAD_US	1000000
 
@@ -339,10 +293,8 @@ read_lately(LiveReading *r, int64 (*reader) (void))
 
 /*
  * What the commit's cost depends on besides core's decisions, as it stands
- * in this backend now (dirty_buffers: see accumulator.c,
- * note_dirtied_by_load).  Reads /proc/meminfo only when files are to be
- * synced; live (the prediction at a statement's end), at most once a
- * second.
+ * now (dirty_buffers: accumulator.c, note_dirtied_by_load).  Reads
+ * /proc/meminfo only when files are to be synced.
  */
 void
 wl_commit_state_now(WlCommitState *st, const WlCommitModel *m, int64 dirty_buffers, bool live)
@@ -358,8 +310,8 @@ wl_commit_state_now(WlCommitState *st, const WlCommitModel *m, int64 dirty_buffe
 }
 
 /*
- * This backend's commit is WAL-logging files whole (called once the commit
- * is predicted): core has grown its WAL record space for 32 blocks.
+ * This backend's commit WAL-logs files whole: core has grown its WAL record
+ * space for 32 blocks.
  */
 void
 wl_note_commit_wal_logged(void)
@@ -368,20 +320,16 @@ wl_note_commit_wal_logged(void)
 }
 
 /*
- * WAL bytes per block that a commit WAL-logs whole besides the block: its
- * block header, image header and file (XLOG_FPI records of up to 32 blocks,
- * log_newpage_range), and the WAL page headers.
+ * WAL bytes per block WAL-logged whole besides the block: headers (XLOG_FPI
+ * of up to 32 blocks) and the WAL page headers.
  */
 #define WL_FPI_OVERHEAD_BYTES	50
 
 /*
- * Pages of the WAL buffers that the commit's page images are copied into
- * and that this backend has not written since it started, so has not
- * mapped (a process maps a page of shared memory when it first touches it,
- * and then keeps it).  The images go where the WAL buffers' ring was
- * written one turn ago; a backend that has inserted less than a turn of WAL
- * wrote only behind the insert position (one writer at a time is assumed:
- * others' WAL between this backend's records would leave more unmapped).
+ * Pages of the WAL buffers the commit's page images go to that this
+ * backend has not written since it started, so has not mapped: the images go
+ * where the ring was written one turn ago; a backend that inserted less than
+ * a turn wrote only behind the insert position (one writer assumed).
  */
 static double
 wal_pages_unmapped(const WlCommitModel *m, const WlCommitState *st, const WlIoCost *io)
@@ -398,11 +346,9 @@ wal_pages_unmapped(const WlCommitModel *m, const WlCommitState *st, const WlIoCo
 }
 
 /*
- * Of the blocks a commit WAL-logs, those that go to WAL segments made for
- * them: a new segment is written whole with zeros and synced before it is
- * used (wal_init_zero), so such a block is written and synced twice.  The
- * first segment's worth is taken to find one ready: a checkpoint keeps the
- * next segment, and those it recycles, for reuse.
+ * Of the blocks a commit WAL-logs, those that go to new WAL segments,
+ * written whole with zeros and synced first (wal_init_zero): the first
+ * segment's worth is taken to find one ready (a checkpoint recycles them).
  */
 static double
 wal_logged_in_new_segments(const WlCommitModel *m)
@@ -413,12 +359,9 @@ wal_logged_in_new_segments(const WlCommitModel *m)
 }
 
 /*
- * Of the blocks a commit WAL-logs, those it reads from the page cache:
- * log_newpage_range reads every block through shared buffers, and a file a
- * COPY or other bulk write loaded kept only its ring there.  The pending
- * syncs' blocks still in shared buffers (st->dirty_buffers, see
- * accumulator.c note_dirtied_by_load) are taken to be spread over all of
- * them alike.
+ * Of the blocks a commit WAL-logs, those read from the page cache:
+ * log_newpage_range reads every block through shared buffers, where a bulk
+ * write kept only its ring (st->dirty_buffers, spread over all of them).
  */
 static double
 wal_logged_unread(const WlCommitModel *m, const WlCommitState *st)
@@ -432,10 +375,8 @@ wal_logged_unread(const WlCommitModel *m, const WlCommitState *st)
 }
 
 /*
- * Deleting rels relation files with forks forks in all (stored_forks of them
- * with blocks on disk: stored_blocks; blocks in all): asking for each
- * relation's forks, truncating and unlinking them (md.c mdunlinkfork), at
- * the storage's calibrated prices.  Pure.
+ * Deleting rels files with forks forks (stored_forks of them with
+ * stored_blocks on disk; blocks in all), at the storage's prices.  Pure.
  */
 static double
 deleted_files_ns(const WlIoCost *io, int64 rels, int64 forks, int64 stored_forks,
@@ -450,61 +391,30 @@ deleted_files_ns(const WlIoCost *io, int64 rels, int64 forks, int64 stored_forks
 }
 
 /*
- * The predicted duration of a commit that core decides as m, in the state
- * st.  Parts:
+ * The predicted duration of a commit that core decides as m, in state st:
  *
- * - scan: the sync's walk (FlushRelationsAllBuffers, comparing the synced
- *   files) and the deletion's (DropRelFileNodesAllBuffers, the deleted
- *   files), each as scan_cost's one formula gives it, the first one with
- *   the header pages this backend has not mapped yet; and the buffers they
- *   act on besides the comparisons: the deleted files' buffers the second
- *   invalidates, the dirty ones the first writes (the writes themselves
- *   are the sync's);
- * - sync: the synced files' blocks still dirty in shared buffers are
- *   written first (FlushRelationsAllBuffers; at most st->dirty_buffers);
- *   then one fsync per file, for its blocks still dirty in the page cache
- *   (at most st->os_dirty_blocks: written back by the kernel meanwhile, they
- *   cost nothing more);
- * - wal: the commit's WAL flush writes and syncs what no one flushed yet
- *   (st->unflushed_wal_bytes), the blocks of the small files WAL-logged
- *   whole, and the commit record (one flush); a WAL-logged block beyond
- *   the first segment's worth is written and synced twice, first as the
- *   zeros of a new segment (wal_logged_in_new_segments), and read from the
- *   page cache where it is no longer in shared buffers (wal_logged_unread;
- *   a read priced as a write, one copy of a block through the page cache);
- * - drop: deleting the files (truncating the main fork, which md.c
- *   unlinks at the next checkpoint, and unlinking the others that exist:
- *   each costs per fork and per block, far less where the file system has
- *   not allocated the blocks yet, written but only in the page cache);
- * - and the questions to the file system (md.c): before deciding, core asks
- *   whether each fork of each pending file exists (mdexists: a reopen of the
- *   main fork, and a failed open of each of the three others, which a new
- *   table seldom has), and asks again for each synced file before its fsync;
- *   a deleted file's main fork is opened to be truncated, its first
- *   segment's next one and its forks that do not exist looked for in vain;
- *   each WAL-logged block is also checksummed and copied into the WAL
- *   buffers as a full-page image;
- * - and the first writes: the images go to WAL buffer pages this backend
- *   may never have written (wal_pages_unmapped), each mapped at its first
- *   write; a backend's first commit that WAL-logs files also allocates
- *   core's record space for 32 blocks (XLogEnsureRecordSpace): in a new
- *   backend, these page faults can double a small commit's sync part.
+ * - scan: the sync's walk and the deletion's, the first with the header
+ *   pages not yet mapped, and the buffers they invalidate or write;
+ * - sync: the synced files' dirty buffers written (at most
+ *   st->dirty_buffers), then an fsync per file for its blocks still dirty in
+ *   the page cache (at most st->os_dirty_blocks);
+ * - wal: the flush of what no one flushed yet, the blocks WAL-logged whole
+ *   and the commit record; a block beyond the first segment's worth is
+ *   written twice (new segments' zeros), and read from the page cache where
+ *   no longer in shared buffers;
+ * - drop: deleting the files, per fork and per block (far less for blocks the
+ *   file system has not allocated yet);
+ * - md.c's questions: each pending fork's existence, asked again before each
+ *   fsync; each WAL-logged block checksummed and copied as a page image;
+ * - first writes: WAL buffer pages never written by this backend, and
+ *   core's record space for 32 blocks at its first such commit.
  *
- * The fsyncs of the synced files are scaled by io.fsync_time_ratio, what the
- * server's own commits taught (store.c wl_store_note_fsync_time): the
- * device's speed drifts within minutes, and the calibration worker times it
- * once, at start.  Not the WAL's writes and flush: overwriting a
- * preallocated WAL segment is another operation for the file system than
- * allocating a data file's new blocks, and no commit times them apart from
- * its walk and fsyncs.  Nor the deletions: truncating
- * a file is the file system's work more than the device's, and no commit
- * times its deletions apart from its other cleanup.
- *
- * And core's own work per synced or WAL-logged file that the calibration
- * cannot time without doing it (releasing the locks of the statements that
- * created the file, invalidating its cache entries, log_newpage_range's
- * buffer lookups and locks): io.file_commit_ns, learned from commits that
- * WAL-log many small files (store.c wl_store_note_file_commit).
+ * The fsyncs are scaled by io.fsync_time_ratio, learned from the server's
+ * commits (the device drifts; the calibration runs once).  Not the WAL's
+ * writes (overwriting a preallocated segment is another operation) nor the
+ * deletions (the file system's work more than the device's).  Core's own
+ * work per synced or WAL-logged file, which cannot be timed without doing
+ * it, is io.file_commit_ns, learned from commits (store.c).
  *
  * Pure: reads nothing but its arguments.
  */

@@ -8,7 +8,7 @@
  * Every hook is chained.  One gate (tracking_on) decides whether walload
  * observes a statement.  Nesting is counted as pg_stat_statements counts
  * it, restored by PG_FINALLY.  What is seen goes to accumulator.c; what
- * core decided comes from scan_model.c and observe.c as effects.
+ * core decided comes from model.c and observe.c as effects.
  *
  *-------------------------------------------------------------------------
  */
@@ -33,7 +33,7 @@
 
 #include "accumulator.h"
 #include "observe.h"
-#include "scan_model.h"
+#include "model.h"
 #include "settings.h"
 #include "store.h"
 

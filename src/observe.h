@@ -9,7 +9,7 @@
 #ifndef WALLOAD_OBSERVE_H
 #define WALLOAD_OBSERVE_H
 
-#include "scan_model.h"
+#include "model.h"
 
 #include "nodes/nodes.h"
 

@@ -32,9 +32,8 @@ int			wl_commit_strategy = WL_STRATEGY_OFF;
 bool		wl_calibration_on = true;
 
 /*
- * walload.unit_costs: per-unit costs that replace the calibration's figures
- * (see wl_unit_costs_apply).  The string as set, and what its check hook
- * made of it (GUC "extra": NULL where the setting is empty).
+ * walload.unit_costs: the string as set, and its check hook's result (GUC
+ * "extra", NULL where empty).
  */
 char	   *wl_unit_costs_string = NULL;
 static const WlUnitCosts *unit_costs = NULL;
@@ -107,10 +106,9 @@ is_ratio(int i)
 }
 
 /*
- * Parse walload.unit_costs: a comma-separated list of name=value, each name
- * at most once; "others=value" gives every unit cost not named its value
- * (not fsync_time_ratio, a ratio).  Any error rejects the whole setting
- * (and so changes nothing), with a message saying which item is wrong.
+ * Parse walload.unit_costs: name=value, comma-separated, each name once;
+ * "others=value" for every unit cost not named (not fsync_time_ratio).  Any
+ * error rejects the whole setting, naming the wrong item.
  */
 static bool
 check_unit_costs(char **newval, void **extra, GucSource source)
@@ -239,10 +237,7 @@ assign_unit_costs(const char *newval, void *extra)
 	unit_costs_generation++;
 }
 
-/*
- * Counts the changes of walload.unit_costs in this process: a reader that
- * keeps the figures (accumulator.c) reads them again when it moves.
- */
+/* changes of walload.unit_costs here: a reader keeping figures re-reads */
 uint64
 wl_unit_costs_generation(void)
 {
@@ -250,12 +245,9 @@ wl_unit_costs_generation(void)
 }
 
 /*
- * The figures that walload.unit_costs names replace the calibration's in
- * cost (each as if the calibration had timed it, or the commits had taught
- * it); the others stay.  A walk's figure makes the walks priced; a
- * many-file walk's figure makes the many-file walks priced by their grid
- * (those not named: the calibration's, 0 before it); a storage figure makes
- * the storage priced (likewise).  Nothing where the setting is empty.
+ * The figures walload.unit_costs names replace the calibration's (or the
+ * learned) in cost; the others stay.  A walk's, many-file walk's or storage
+ * figure makes that part priced.  Nothing where the setting is empty.
  */
 void
 wl_unit_costs_apply(WlScanCost *cost)
@@ -402,9 +394,8 @@ wl_settings_define(void)
 							 NULL, NULL, NULL);
 
 	/*
-	 * Like wal_skip_threshold, which it sets for one commit, it changes how
-	 * a commit's files reach the disk, never whether they do: any user may
-	 * set it.
+	 * Like wal_skip_threshold, it changes how files reach the disk, never
+	 * whether: any user may set it.
 	 */
 	DefineCustomEnumVariable("walload.commit_strategy",
 							 "Chooses per commit which new files are fsynced and which are WAL-logged (wal_level=minimal).",
@@ -418,10 +409,8 @@ wl_settings_define(void)
 							 NULL, NULL, NULL);
 
 	/*
-	 * The calibration walks shared_buffers and writes some MB under the data
-	 * directory for several seconds after every start: a server that wants
-	 * none of it (and a test that wants no figures) turns it off, and goes
-	 * without estimates.
+	 * The calibration walks shared buffers and writes some MB after every
+	 * start: off goes without estimates.
 	 */
 	DefineCustomBoolVariable("walload.calibration",
 							 "Times the buffer pool's walks and the storage in a background worker after every start.",
@@ -432,10 +421,7 @@ wl_settings_define(void)
 							 0,
 							 NULL, NULL, NULL);
 
-	/*
-	 * Fixes the cost model's figures for tests and what-if checks: only a
-	 * superuser may, as the estimates and what the commits teach follow it.
-	 */
+	/* Superuser only: the estimates and what commits teach follow it. */
 	DefineCustomStringVariable("walload.unit_costs",
 							   "Per-unit costs that replace the calibration's figures in walload's estimates, for tests and what-if checks.",
 							   "A comma-separated list of name=value (ns; fsync_time_ratio a ratio); "

@@ -1,42 +1,27 @@
 /*-------------------------------------------------------------------------
  *
  * strategy.c
- *		walload.commit_strategy: act, not only advise.  Under
- *		wal_level=minimal, core decides per pending sync at commit: a file
- *		smaller than wal_skip_threshold is WAL-logged whole, a larger one
- *		(or one truncated in place) is fsynced after one scan of all shared
- *		buffers, paid once for all synced files.  Both keep every committed
- *		row safe across a crash; they differ only in cost, which depends on
- *		shared_buffers (the scan) and on the storage (fsync, WAL).
+ *		walload.commit_strategy.  Under wal_level=minimal core decides per
+ *		pending sync at commit: a file below wal_skip_threshold is WAL-logged
+ *		whole, a larger one (or one truncated in place) fsynced after one
+ *		walk of shared buffers.  Both are durable; they differ in cost.
  *
- * Right before core decides (XACT_EVENT_PRE_COMMIT, after which
- * smgrDoPendingSyncs reads wal_skip_threshold), walload may set
- * wal_skip_threshold for this transaction only (as SET LOCAL would):
+ * At XACT_EVENT_PRE_COMMIT, before smgrDoPendingSyncs reads it, walload
+ * may set wal_skip_threshold for this transaction only (as SET LOCAL):
  *
- *	off   nothing (the default): core decides as it always does;
- *	auto  the threshold with the lowest predicted cost: WAL-log the k
- *		  smallest files and fsync the rest, for the best k (0 to all),
- *		  by the one cost model of the predictions (cost.c,
- *		  wl_commit_est); ties keep the session's threshold;
- *	wal   WAL-log every file that can be (the threshold above the largest);
- *	sync  fsync every file (threshold 0).
+ *		off   nothing (the default);
+ *		auto  the threshold with the lowest predicted cost (cost.c): WAL-log
+ *			  the k smallest files and fsync the rest, for the best k; ties
+ *			  keep the session's threshold;
+ *		wal   WAL-log every file that can be;
+ *		sync  fsync every file (threshold 0).
  *
- * It never acts under any other wal_level (there are no pending syncs),
- * never for a file truncated in place (core syncs it whatever the
- * threshold), and never changes what survives a crash: WAL-logged or
- * fsynced, a committed file is durable when COMMIT returns.
- *
- * It stands aside, and core decides by the transaction's threshold, where
- *	- the transaction set wal_skip_threshold itself (SET LOCAL): the most
- *	  local explicit choice wins, as PostgreSQL settles such conflicts
- *	  (a session's SET does not: the strategy is as much the session's);
- *	- auto would choose by figures not timed since the server's last start
- *	  or crash-restart (store.c, WlCalibration): a model without the
- *	  storage's figures prices fsyncs at nothing.  wal and sync need none.
- *	- auto's own recent commits ran far above what it predicted for them
- *	  (1.10, see wl_strategy_note_commit): the figures it chooses by are
- *	  not this server's, and its choice may cost more than core's.
- * The record says which (WlStrategyAction); walload_info counts the last.
+ * It stands aside (core decides by the transaction's threshold) where the
+ * transaction SET LOCAL wal_skip_threshold itself (the most local choice
+ * wins); where auto would choose by figures not timed since the last start
+ * (without the storage's figures fsyncs cost nothing); and where auto's
+ * recent commits ran far above their predictions (wl_strategy_note_commit).
+ * The record says which (WlStrategyAction).
  *
  *-------------------------------------------------------------------------
  */
@@ -55,21 +40,14 @@
 #include "store.h"
 
 /*
- * auto checks itself.  Each auto commit that took the path auto chose (it
- * kept or changed the threshold) notes its measured commit time, less any
- * wait for a synchronous standby (no path changes that), against the time
- * the model predicted for the path chosen (accumulator.c, at the end of the
- * commit).  When the median of measured/predicted over the backend's last
- * WL_AUTO_WINDOW such commits is above WL_AUTO_ASIDE_FACTOR, auto stands
- * aside in this backend (core decides, as with off) until walload.unit_costs
- * changes: a model that far off prices the two paths by figures that are
- * not this storage's.  The factor is far above the spread of a right
- * model's predictions (a commit's time varies by a few times on a busy
- * machine, not by an order of magnitude over a median of 16).  A prediction
- * below WL_AUTO_PRED_FLOOR_MS counts as that floor: a commit that creates
- * a file does far more than that (tens of microseconds at the least),
- * and a ratio to nothing says nothing.
- * Backend-local state, no allocation: noted from the commit cleanup.
+ * auto checks itself: each commit that took auto's path notes its measured
+ * time (less any synchronous standby's wait) against the prediction.  When
+ * the median ratio over the backend's last WL_AUTO_WINDOW commits exceeds
+ * WL_AUTO_ASIDE_FACTOR, auto stands aside in this backend until
+ * walload.unit_costs changes: its figures are not this storage's.  The
+ * factor is far above a right model's spread.  Predictions below
+ * WL_AUTO_PRED_FLOOR_MS count as the floor (a ratio to nothing says
+ * nothing).  Backend-local, no allocation: noted from the commit cleanup.
  */
 #define WL_AUTO_WINDOW			16
 #define WL_AUTO_ASIDE_FACTOR	10.0
@@ -168,9 +146,8 @@ threshold_above(int64 blocks)
 }
 
 /*
- * Choose the threshold for the pending syncs s[0..n) (see the header); the
- * files are sorted by size, and moving them one by one from fsync to WAL
- * costs one evaluation each.
+ * Choose the threshold for the pending syncs s[0..n), sorted by size: each
+ * file moved from fsync to WAL costs one evaluation.
  */
 static int
 choose_threshold(int strategy, const WlPendingSync *s, int n, const WlScanCost *cost,
@@ -233,10 +210,8 @@ choose_threshold(int strategy, const WlPendingSync *s, int n, const WlScanCost *
 }
 
 /*
- * At XACT_EVENT_PRE_COMMIT (or PRE_PREPARE): apply walload.commit_strategy
- * to this commit.  dirty_buffers: see accumulator.c, note_dirtied_by_load.
- * s, n: the pending syncs, as the commit's one reading of core's lists
- * found them (wl_model_read_commit).
+ * At XACT_EVENT_PRE_COMMIT (or PRE_PREPARE): apply walload.commit_strategy.
+ * s, n: the pending syncs of the commit's one reading of core's lists.
  */
 void
 wl_strategy_apply(WlStrategyChoice *choice, int64 dirty_buffers,
@@ -275,10 +250,8 @@ wl_strategy_apply(WlStrategyChoice *choice, int64 dirty_buffers,
 	wl_cost_figures(&cost);
 
 	/*
-	 * Decide by the calibration of this start alone, not by the fsync ratio
-	 * the server's commits taught: it moves with every commit, and a
-	 * decision that follows it changed from round to round of one and the
-	 * same load.  Both paths pay core's work per file alike.
+	 * By this start's calibration alone, not the fsync ratio commits teach,
+	 * which moves with each commit and would flip the choice within one load.
 	 */
 	cost.io.fsync_time_ratio = 0;
 

@@ -9,7 +9,7 @@
 #ifndef WALLOAD_STRATEGY_H
 #define WALLOAD_STRATEGY_H
 
-#include "scan_model.h"
+#include "model.h"
 
 /* what the strategy decided for one commit */
 typedef struct WlStrategyChoice

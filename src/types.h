@@ -366,7 +366,7 @@ typedef struct WlScanCost
 
 /*
  * What COMMIT (or PREPARE) of the current transaction will do, as core will
- * decide it (scan_model.c); its cost is cost.c's.
+ * decide it (model.c); its cost is cost.c's.
  */
 typedef struct WlCommitModel
 {

@@ -19,7 +19,7 @@
 #include "hooks.h"
 #include "persist.h"
 #include "calibrate.h"
-#include "scan_model.h"
+#include "model.h"
 #include "settings.h"
 #include "store.h"
 

@@ -12,7 +12,7 @@
 #
 # Reading of the cause (src/hooks.c wl_ProcessUtility): the statement that
 # created a file is noted by wl_model_read_pending_changes()
-# (src/scan_model.c), called only after core's ProcessUtility returned; when
+# (src/model.c), called only after core's ProcessUtility returned; when
 # it throws, the PG_FINALLY branch records the statement as an error
 # (wl_observe_after, wl_acc_utility_done) and notes no file.  At abort,
 # wl_model_abort_statement() -> min_creator() finds no creator (-1), and

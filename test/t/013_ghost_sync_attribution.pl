@@ -16,7 +16,7 @@
 # TABLE gets scans_flush_pending = 1 (it was 0 on every statement, 1 on the
 # transaction).
 #
-# The cause: src/scan_model.c wl_model_subxact_abort() kept the
+# The cause: src/model.c wl_model_subxact_abort() kept the
 # aborted subtransaction's WAL-skipping files as GhostSync entries without
 # the statement that created them (created_files has it), and
 # wl_model_pending_syncs() added them with no creator: with only ghosts

@@ -3,7 +3,7 @@
 # walk invalidates every cached block of the tail: 450-550 ns a buffer as
 # the uprobe oracle measured it, 0.3 ms for a 600-block tail at 2GB, part of
 # est_scan_ms.  walload samples which blocks shared buffers hold before the
-# VACUUM (scan_model.c wl_model_sample_tail) and, once it has truncated,
+# VACUUM (sizing.c wl_model_sample_tail) and, once it has truncated,
 # counts the sampled tail blocks (wl_model_tail_buffers).  This checks the
 # count the estimate is made of, as its DEBUG2 line shows it: every block of
 # a cached tail, and none of a tail that nothing had read since a restart

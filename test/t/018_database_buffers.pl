@@ -2,7 +2,7 @@
 # database, and walload prices each one (cost.c
 # wl_scan_buffers_ns).  It cannot count them without a walk of its
 # own, so it samples the buffer headers before the statement and counts
-# where the sample found the database (scan_model.c
+# where the sample found the database (sizing.c
 # wl_model_database_buffers).  This checks the count its DEBUG2 line gives
 # against pg_buffercache's exact one: for databases made by CREATE DATABASE
 # ... STRATEGY WAL_LOG, whose buffers alternate with the template's in a

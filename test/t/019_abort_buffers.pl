@@ -3,7 +3,7 @@
 # (DropRelFileNodesAllBuffers): a rolled-back load leaves thousands.
 # walload cannot size the files on the abort path (that is file I/O), so it
 # counts their buffers in the pool as it counts a dropped database's
-# (scan_model.c wl_model_abort_drop_scan), when the transaction dirtied or
+# (model.c wl_model_abort_drop_scan), when the transaction dirtied or
 # read enough blocks for them to matter (accumulator.c abort_buffers_bound).
 # This checks the count in the walk's DEBUG2 line against pg_buffercache's
 # exact one, read just before the ROLLBACK: for a transaction and for a
@@ -13,7 +13,7 @@
 #
 # A prepared transaction's files are deleted by COMMIT PREPARED (what it
 # dropped) or ROLLBACK PREPARED (what it created), in another transaction
-# that cannot see them: walload sizes them at PREPARE (scan_model.c
+# that cannot see them: walload sizes them at PREPARE (model.c
 # wl_model_commit) and prices the walk with their buffers then.  Checked the
 # same way for both, and where the finishing deletes nothing (a table
 # dropped, then ROLLBACK PREPARED; a table created, then COMMIT PREPARED),

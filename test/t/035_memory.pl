@@ -7,14 +7,14 @@
 #     bytes, the used bytes over all contexts and their total bytes grow by
 #     at most 2 bytes a transaction (total bytes move by whole blocks, and
 #     miss a growth that fits in free space).  walload 1.8.2 looked each new file number up in the
-#     syscache as a pg_class OID (scan_model.c's class_pages(), under
+#     syscache as a pg_class OID (model.c's class_pages(), under
 #     wal_level = minimal, for the live prediction): a negative catcache
 #     entry per file, about 155 bytes each, kept for the backend's life;
 #   - the instrument can see such growth: 2,000 lookups of relation names
 #     that do not exist (to_regclass(), core's own negative entries) grow
 #     CacheMemoryContext by at least 64 bytes each;
 #   - a transaction of 1,100 REINDEXes (a new file each; more files than
-#     scan_model.c keeps its maps for, WL_MODEL_KEEP_ENTRIES) and then some
+#     model.c keeps its maps for, WL_MODEL_KEEP_ENTRIES) and then some
 #     small ones: the backend's total grows by no more than the same
 #     session does with walload.track = none (core keeps some memory of
 #     its own after such a transaction: its smgr table), plus 32 kB; and

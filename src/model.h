@@ -1,16 +1,16 @@
 /*-------------------------------------------------------------------------
  *
- * scan_model.h
+ * model.h
  *		Mirrors of core's pending-file lists and its commit and abort
- *		decisions (scan_model.c), and the effects a statement had that core
+ *		decisions (model.c), and the effects a statement had that core
  *		does not report, as the model and observe.c return them.
  *
  *-------------------------------------------------------------------------
  */
-#ifndef WALLOAD_SCAN_MODEL_H
-#define WALLOAD_SCAN_MODEL_H
+#ifndef WALLOAD_MODEL_H
+#define WALLOAD_MODEL_H
 
-#include "types.h"
+#include "sizing.h"
 
 #include "access/twophase.h"
 #include "utils/rel.h"
@@ -122,25 +122,6 @@ extern void wl_model_commit_creators(const WlCommitFiles *cf, bool is_prepare,
 extern void wl_model_read_abort(bool subxact, int64 max_buffers, bool want_creators,
 								WlAbortFiles *ab);
 
-/* relation files */
-extern bool wl_model_relation_file(Oid relid, WlRelFile *file, char *relkind,
-								   char *relpersistence);
-extern BlockNumber wl_model_main_fork_blocks(WlRelFile file);
-extern int64 wl_model_database_buffers(Oid dboid, int64 *pages_mapped);
-
-/* the headers a count of buffers (a database's, deleted files') samples first */
-#define WL_BUFFER_COUNT_SAMPLE_HEADERS	(1024 * 16)
-
-/* which blocks of a main fork were cached before a VACUUM (WL_TAIL_SAMPLE <= 64 looked up) */
-#define WL_TAIL_SAMPLE	48
-typedef struct WlTailSample
-{
-	BlockNumber nblocks;		/* the fork's size when sampled */
-	uint64		cached;			/* bit i: sampled block i was in shared buffers */
-} WlTailSample;
-
-extern void wl_model_sample_tail(WlRelFile file, BlockNumber nblocks, WlTailSample *sample);
-extern int64 wl_model_tail_buffers(const WlTailSample *sample, BlockNumber from);
 extern bool wl_model_relation_skips_wal(Relation rel);
 
-#endif							/* WALLOAD_SCAN_MODEL_H */
+#endif							/* WALLOAD_MODEL_H */

@@ -1,0 +1,249 @@
+/*-------------------------------------------------------------------------
+ *
+ * compat.c
+ *		The functions whose code differs between the PostgreSQL major
+ *		versions walload builds against (compat.h holds the macros).
+ *
+ * Calls no other part of walload.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "compat.h"
+
+#include "access/xlog.h"
+#include "commands/defrem.h"
+#include "common/hashfn.h"
+#include "executor/instrument.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "utils/guc.h"
+#include "utils/guc_tables.h"
+#if PG_VERSION_NUM >= 180000
+#include "storage/procnumber.h"
+#include "utils/pgstat_internal.h"
+#endif
+
+/*
+ * Query id of a utility statement, as core computes it at parse analysis,
+ * for when an extension called before walload zeroed PlannedStmt.queryId
+ * (pg_stat_statements listed after walload).  Subcommands (canSetTag false)
+ * get none, as in core.  15: a hash of the text; 16+: JumbleQuery() of the
+ * Query parse analysis wraps around the statement (only the fields set
+ * below take part).  A zero hash becomes 2, as in core.
+ */
+uint64
+wl_compute_utility_queryid(PlannedStmt *pstmt, const char *queryString)
+{
+#if PG_VERSION_NUM < 160000
+	int			loc = pstmt->stmt_location;
+	int			len = pstmt->stmt_len;
+	const char *sql;
+	uint64		id;
+
+	if (!pstmt->canSetTag || queryString == NULL)
+		return UINT64CONST(0);
+	sql = CleanQuerytext(queryString, &loc, &len);
+	id = DatumGetUInt64(hash_any_extended((const unsigned char *) sql, len, 0));
+	return id == UINT64CONST(0) ? UINT64CONST(2) : id;
+#else
+	Query	   *query;
+	JumbleState *jstate;
+	uint64		id;
+
+	if (!pstmt->canSetTag || pstmt->utilityStmt == NULL)
+		return UINT64CONST(0);
+	query = makeNode(Query);
+	query->commandType = CMD_UTILITY;
+	query->querySource = QSRC_ORIGINAL;
+	query->canSetTag = true;
+	query->utilityStmt = pstmt->utilityStmt;
+	query->stmt_location = pstmt->stmt_location;
+	query->stmt_len = pstmt->stmt_len;
+	jstate = JumbleQuery(query);
+	id = (uint64) query->queryId;
+	pfree(jstate->jumble);
+	pfree(jstate->clocations);
+	pfree(jstate);
+	pfree(query);
+	return id;
+#endif
+}
+
+static void
+jumble_query_call(Query *query, const char *sourceText)
+{
+#if PG_VERSION_NUM >= 160000
+	(void) JumbleQuery(query);
+#else
+	(void) JumbleQuery(query, sourceText);
+#endif
+}
+
+/*
+ * Core's query id for an analysed Query, as parse_analyze_*() computes it
+ * with query ids enabled; its working state left to parse analysis' memory.
+ * query_id_enabled, whose only reader under JumbleQuery() is an assertion,
+ * is set only with assertions, and put back also on error: left set, core
+ * would compute an id for every later statement.
+ */
+void
+wl_jumble_query(Query *query, const char *sourceText)
+{
+#ifdef USE_ASSERT_CHECKING
+	bool		was_enabled = query_id_enabled;
+
+	query_id_enabled = true;
+	PG_TRY();
+	{
+		jumble_query_call(query, sourceText);
+	}
+	PG_FINALLY();
+	{
+		query_id_enabled = was_enabled;
+	}
+	PG_END_TRY();
+#else
+	jumble_query_call(query, sourceText);
+#endif
+}
+
+#if PG_VERSION_NUM >= 180000
+/*
+ * 18+: the WAL writes and fsyncs are counted as I/O into backend-local
+ * static arrays no extension can read.  This backend's shared entry
+ * (PGSTAT_KIND_BACKEND) can be, once pgstat_flush_backend(...FLUSH_IO)
+ * moved the pending counts there, as walsenders do: pg_stat_io is left
+ * alone, the backend's totals only come earlier (a flush may drop up to 1 us
+ * per counter).  Read under its lock: pgstat_fetch_stat_backend() would
+ * answer from a snapshot.
+ *
+ * A flush passes over every counter, so it is done only when ours may have
+ * moved: a WAL write or fsync always advances logWriteResult or
+ * logFlushResult (XLogWrite() alone).  In recovery every read flushes.
+ * After pg_stat_reset_backend_stats() the counts are added to those before,
+ * so differences stay whole.  One reader (measure.c).
+ */
+static bool have_last = false;
+static bool positions_valid = false;
+static XLogRecPtr seen_write;
+static XLogRecPtr seen_flush;
+static TimestampTz seen_reset;
+static WlWalIo base;			/* counts of the entry before its resets */
+static WlWalIo last;
+
+bool
+wl_wal_io_read(WlWalIo *io)
+{
+	bool		recovery;
+	XLogRecPtr	write = InvalidXLogRecPtr;
+	XLogRecPtr	flush = InvalidXLogRecPtr;
+	PgStat_EntryRef *ref;
+	PgStat_Backend *st;
+	TimestampTz reset;
+	int64		writes,
+				syncs,
+				sync_us;
+
+	memset(io, 0, sizeof(*io));
+	if (!pgstat_tracks_backend_bktype(MyBackendType))
+		return false;
+	recovery = RecoveryInProgress();
+	if (!recovery)
+	{
+		flush = GetFlushRecPtr(NULL);
+		write = GetXLogWriteRecPtr();
+		if (positions_valid && write == seen_write && flush == seen_flush)
+		{
+			*io = last;
+			io->buffers_full = pgWalUsage.wal_buffers_full;
+			return true;
+		}
+	}
+
+	(void) pgstat_flush_backend(false, PGSTAT_BACKEND_FLUSH_IO);
+	ref = pgstat_get_entry_ref(PGSTAT_KIND_BACKEND, InvalidOid, MyProcNumber,
+							   false, NULL);
+	if (ref == NULL)
+	{
+		positions_valid = false;
+		return false;
+	}
+	(void) pgstat_lock_entry_shared(ref, false);
+	st = &((PgStatShared_Backend *) ref->shared_stats)->stats;
+	writes = st->io_stats.counts[IOOBJECT_WAL][IOCONTEXT_NORMAL][IOOP_WRITE];
+	syncs = st->io_stats.counts[IOOBJECT_WAL][IOCONTEXT_NORMAL][IOOP_FSYNC];
+	sync_us = st->io_stats.times[IOOBJECT_WAL][IOCONTEXT_NORMAL][IOOP_FSYNC];
+	reset = st->stat_reset_timestamp;
+	pgstat_unlock_entry(ref);
+
+	if (have_last && reset != seen_reset)
+		base = last;
+	last.writes = base.writes + writes;
+	last.syncs = base.syncs + syncs;
+	last.sync_us = base.sync_us + sync_us;
+	seen_reset = reset;
+	seen_write = write;
+	seen_flush = flush;
+	positions_valid = !recovery;
+	have_last = true;
+	*io = last;
+	io->buffers_full = pgWalUsage.wal_buffers_full;
+	return true;
+}
+#endif
+
+/*
+ * Size of the ring of buffers VACUUM works through, in kB.  15: 256 kB.
+ * 16+: the BUFFER_USAGE_LIMIT option, else vacuum_buffer_usage_limit (0: no
+ * ring).
+ */
+int
+wl_vacuum_ring_kb(List *options)
+{
+#if PG_VERSION_NUM >= 160000
+	ListCell   *lc;
+
+	foreach(lc, options)
+	{
+		DefElem    *opt = lfirst(lc);
+		int			kb;
+
+		if (strcmp(opt->defname, "buffer_usage_limit") == 0 &&
+			parse_int(defGetString(opt), &kb, GUC_UNIT_KB, NULL))
+			return kb;
+	}
+	return VacuumBufferUsageLimit;
+#else
+	return 256;
+#endif
+}
+
+/*
+ * Whether the current transaction SET LOCAL the setting name: such a value
+ * sits on its GUC stack until the transaction ends.  15 has no find_option()
+ * outside guc.c: its array is searched.
+ */
+bool
+wl_guc_set_local(const char *name)
+{
+	struct config_generic *conf = NULL;
+
+#if PG_VERSION_NUM >= 160000
+	conf = find_option(name, false, true, ERROR);
+#else
+	struct config_generic **vars = get_guc_variables();
+	int			n = GetNumConfigOptions();
+
+	for (int i = 0; i < n && conf == NULL; i++)
+		if (pg_strcasecmp(vars[i]->name, name) == 0)
+			conf = vars[i];
+#endif
+	if (conf == NULL)
+		return false;
+	for (GucStack *s = conf->stack; s != NULL; s = s->prev)
+		if (s->state == GUC_LOCAL || s->state == GUC_SET_LOCAL)
+			return true;
+	return false;
+}

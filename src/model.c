@@ -1,0 +1,1076 @@
+/*-------------------------------------------------------------------------
+ *
+ * model.c
+ *		Which full scans of the shared buffer pool core performs, and which
+ *		files it syncs, WAL-logs and deletes, decided from the state core
+ *		decides from.
+ *
+ * Core does not say when it walks all NBuffers buffer headers, but its
+ * exported functions tell everything that decides it:
+ *
+ * - deletion at commit/abort (DropRelFileNodesAllBuffers): the files
+ *   smgrGetPendingDeletes() lists; a walk unless the list is empty or no
+ *   fork of them exists;
+ * - the sync at commit (FlushRelationsAllBuffers, wal_level=minimal): of
+ *   the files created in the transaction, those RelFileNodeSkippingWAL()
+ *   names and not deleted; one walk if any was truncated in place or is at
+ *   least wal_skip_threshold large, the others WAL-logged;
+ * - truncation in place (DropRelFileNodeBuffers): TRUNCATE of a table new
+ *   in the subtransaction, a walk per file; VACUUM's truncation of a tail;
+ * - one relation's flush (FlushRelationBuffers): SET TABLESPACE, unlogged
+ *   sequences; a database's (DropDatabaseBuffers): DROP DATABASE, ALTER
+ *   DATABASE SET TABLESPACE.
+ *
+ * Temporary relations use local buffers.  The model keeps the state core's
+ * decisions depend on (who created or scheduled which file, which pending
+ * syncs were truncated) and returns its decisions (WlCommitModel,
+ * WlEffects); it records nothing and calls only sizing.c.  What one utility
+ * statement did is observe.c's.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "model.h"
+
+#include "access/heapam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "access/xact.h"
+#include "access/xlog.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_database.h"
+#include "catalog/pg_tablespace.h"
+#include "commands/dbcommands.h"
+#include "common/relpath.h"
+#include "miscadmin.h"
+#include "storage/fd.h"
+#include "utils/hsearch.h"
+#include "utils/inval.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/syscache.h"
+
+typedef struct FileCreator
+{
+	WlRelFile	file;			/* hash key */
+	int32		stmt_no;		/* statement that created or scheduled it */
+} FileCreator;
+
+typedef struct GhostSync
+{
+	WlRelFile	file;
+	bool		truncated;
+	int32		creator;		/* statement that created it, or -1 */
+} GhostSync;
+
+static MemoryContext model_cxt = NULL;	/* per transaction: the lists */
+static MemoryContext model_hash_cxt = NULL; /* the maps, kept across xacts */
+static HTAB *created_files = NULL;	/* files to delete at abort: created */
+static HTAB *doomed_files = NULL;	/* files to delete at commit */
+static HTAB *truncated_files = NULL;	/* pending syncs truncated in place */
+static List *ghost_syncs = NIL; /* pending syncs of aborted subxacts */
+static List *createdb_files = NIL;	/* pending syncs in a new database */
+static HTAB *known_rels = NULL;	/* relid -> its file, as last seen */
+static HTAB *doomed_sizes = NULL;	/* files to delete at commit, sized */
+static HTAB *seen_sizes = NULL; /* pending syncs' forks, as last known */
+static HTAB *created_rels = NULL;	/* relations created in the transaction */
+
+/*
+ * The size of each fork of a pending sync as this backend last knew it, for
+ * the live prediction: core forgets smgr_cached_nblocks whenever the
+ * relcache entry is rebuilt (DDL); this copy outlives that, until a TRUNCATE
+ * in place.
+ */
+typedef struct SeenSize
+{
+	WlRelFile	file;			/* hash key */
+	BlockNumber blocks[MAX_FORKNUM + 1];	/* InvalidBlockNumber: not known */
+} SeenSize;
+
+typedef struct KnownRel
+{
+	Oid			relid;			/* hash key */
+	WlRelFile	file;
+} KnownRel;
+
+/*
+ * Relations whose catalog entries changed since the last look (relcache
+ * invalidations): the only ones whose files can have been created or
+ * doomed.  Filled by a callback that may neither fail nor allocate.
+ */
+#define WL_CHANGED_RELS		64
+static Oid	changed_rels[WL_CHANGED_RELS];
+static int	n_changed_rels = 0;
+static bool changed_all = false;
+
+/* Maps larger than this at transaction end are freed, not emptied. */
+#define WL_MODEL_KEEP_ENTRIES	1024
+
+/*
+ * The size the maps are made for: emptying visits every bucket, and most
+ * transactions put an entry or two in each.
+ */
+#define WL_MODEL_MAP_SIZE		16
+
+/*
+ * Below this many files created or doomed, a statement that changed
+ * relations reads core's lists rather than the catalog.
+ */
+#define WL_LISTS_CHEAP	64
+
+static void
+relcache_changed(Datum arg, Oid relid)
+{
+	if (changed_all)
+		return;
+	if (!OidIsValid(relid))
+	{
+		changed_all = true;
+		return;
+	}
+
+	/*
+	 * A relation is invalidated at every command counter increment of the
+	 * statement that changes it, between others: once in the list.
+	 */
+	for (int i = n_changed_rels - 1; i >= 0; i--)
+		if (changed_rels[i] == relid)
+			return;
+	if (n_changed_rels >= WL_CHANGED_RELS)
+		changed_all = true;
+	else
+		changed_rels[n_changed_rels++] = relid;
+}
+
+static void
+forget_changes(void)
+{
+	n_changed_rels = 0;
+	changed_all = false;
+}
+
+/*
+ * At module start: watch relcache invalidations; the per-transaction
+ * context is kept for good (its first block is note_ghost_syncs' reserve on
+ * the abort path).
+ */
+void
+wl_model_register(void)
+{
+	CacheRegisterRelcacheCallback(relcache_changed, (Datum) 0);
+	if (model_cxt == NULL)
+		model_cxt = AllocSetContextCreate(TopMemoryContext, "walload scan model",
+										  8 * 1024, 8 * 1024, 8 * 1024);
+}
+
+/* the maps, made together (ensure_model_state), emptied or freed together */
+static const struct
+{
+	HTAB	  **map;
+	const char *name;
+	Size		keysize;
+	Size		entrysize;
+}			model_maps[] =
+{
+	{&created_files, "walload created files", sizeof(WlRelFile), sizeof(FileCreator)},
+	{&doomed_files, "walload doomed files", sizeof(WlRelFile), sizeof(FileCreator)},
+	{&truncated_files, "walload truncated files", sizeof(WlRelFile), sizeof(FileCreator)},
+	{&doomed_sizes, "walload doomed file sizes", sizeof(WlRelFile), sizeof(WlFileSizes)},
+	{&seen_sizes, "walload pending sync sizes", sizeof(WlRelFile), sizeof(SeenSize)},
+	{&known_rels, "walload known relations", sizeof(Oid), sizeof(KnownRel)},
+	{&created_rels, "walload created relations", sizeof(Oid), sizeof(Oid)},
+};
+
+static void
+ensure_model_state(void)
+{
+	HASHCTL		ctl;
+
+	if (created_files != NULL)
+		return;
+	/* made once per backend (and again after a huge transaction) */
+	if (model_hash_cxt == NULL)
+		model_hash_cxt = AllocSetContextCreate(TopMemoryContext, "walload scan model maps",
+											   ALLOCSET_SMALL_SIZES);
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.hcxt = model_hash_cxt;
+	for (int i = 0; i < lengthof(model_maps); i++)
+	{
+		ctl.keysize = model_maps[i].keysize;
+		ctl.entrysize = model_maps[i].entrysize;
+		*model_maps[i].map = hash_create(model_maps[i].name, WL_MODEL_MAP_SIZE, &ctl,
+										 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	}
+}
+
+/* remove every entry of map */
+static void
+empty_map(HTAB *map)
+{
+	HASH_SEQ_STATUS hs;
+	void	   *entry;
+
+	if (hash_get_num_entries(map) == 0)
+		return;
+	hash_seq_init(&hs, map);
+	while ((entry = hash_seq_search(&hs)) != NULL)
+		(void) hash_search(map, entry, HASH_REMOVE, NULL);
+}
+
+/*
+ * A top-level transaction has ended: the maps are emptied (cheaper than
+ * making them), or freed if they grew large.
+ */
+void
+wl_model_xact_end(void)
+{
+	bool		large = false;
+
+	if (model_cxt != NULL)
+		MemoryContextReset(model_cxt);
+	ghost_syncs = NIL;
+	createdb_files = NIL;
+	forget_changes();
+	if (created_files == NULL)
+		return;
+	for (int i = 0; i < lengthof(model_maps); i++)
+		large |= hash_get_num_entries(*model_maps[i].map) > WL_MODEL_KEEP_ENTRIES;
+	if (large)
+		MemoryContextReset(model_hash_cxt);
+	for (int i = 0; i < lengthof(model_maps); i++)
+	{
+		if (large)
+			*model_maps[i].map = NULL;
+		else
+			empty_map(*model_maps[i].map);
+	}
+}
+
+/*
+ * pg_class.relpages of the relation whose first file this is, or
+ * InvalidBlockNumber; CREATE INDEX sets it exactly, after which core's sizes
+ * are forgotten.  Only for a relation created in the transaction (its OID
+ * is its first file number): looking up another file number as an OID would
+ * leave a negative syscache entry for the backend's life.
+ */
+static BlockNumber
+class_pages(WlRelFile file)
+{
+	Oid			relid = WL_REL_NUMBER(file);
+	HeapTuple	tup;
+	BlockNumber pages = InvalidBlockNumber;
+	WlRelFile	cur;
+
+	if (WL_REL_DB(file) != MyDatabaseId || created_rels == NULL ||
+		hash_search(created_rels, &relid, HASH_FIND, NULL) == NULL)
+		return InvalidBlockNumber;
+	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	if (!HeapTupleIsValid(tup))
+		return InvalidBlockNumber;
+	if (wl_sizing_class_file(relid, (Form_pg_class) GETSTRUCT(tup), &cur) &&
+		WlRelFileEquals(cur, file) &&
+		((Form_pg_class) GETSTRUCT(tup))->relpages > 0)
+		pages = (BlockNumber) ((Form_pg_class) GETSTRUCT(tup))->relpages;
+	ReleaseSysCache(tup);
+	return pages;
+}
+
+/*
+ * A statement created relation relid (OAT_POST_CREATE): its first file is
+ * numbered with its OID (class_pages).  One of an aborted subtransaction
+ * stays, harmlessly: no pending sync names its file.
+ */
+void
+wl_model_note_created(Oid relid)
+{
+	ensure_model_state();
+	(void) hash_search(created_rels, &relid, HASH_ENTER, NULL);
+}
+
+/*
+ * Blocks over all forks of a pending sync for the live prediction, without
+ * a system call: core's cached size, else the size last seen (SeenSize),
+ * and for the main fork at least pg_class.relpages; a fork of unknown size
+ * counts nothing.  Asking md.c cost opens and lseeks per fork at every
+ * statement of a load for every file created so far.
+ */
+static uint64
+file_live_blocks(WlRelFile file)
+{
+	SMgrRelation srel = WlSmgrOpen(file);
+	SeenSize   *seen;
+	bool		found;
+	uint64		total = 0;
+
+	ensure_model_state();
+	seen = hash_search(seen_sizes, &file, HASH_ENTER, &found);
+	if (!found)
+		for (ForkNumber fork = 0; fork <= MAX_FORKNUM; fork++)
+			seen->blocks[fork] = InvalidBlockNumber;
+	for (ForkNumber fork = 0; fork <= MAX_FORKNUM; fork++)
+	{
+		BlockNumber known = srel->smgr_cached_nblocks[fork];
+
+		if (known != InvalidBlockNumber)
+			seen->blocks[fork] = known;
+		else
+		{
+			known = seen->blocks[fork];
+			if (fork == MAIN_FORKNUM)
+			{
+				BlockNumber pages = class_pages(file);
+
+				if (pages != InvalidBlockNumber &&
+					(known == InvalidBlockNumber || pages > known))
+					known = pages;
+			}
+		}
+		if (known != InvalidBlockNumber)
+			total += known;
+	}
+	return total;
+}
+
+/*
+ * Would DropRelFileNodesAllBuffers() scan the pool for these files?
+ * Outside recovery no fork size is cached (smgrnblocks_cached() answers
+ * only InRecovery), so core scans unless no fork exists.  live: a doomed
+ * file exists until the commit deletes it.  looked: how many files
+ * size_doomed() already looked for (found_fork: one exists).
+ */
+static bool
+drop_all_would_scan(WlRelFile *files, int n, bool live, int looked, bool found_fork)
+{
+	if (n == 0)
+		return false;
+	if (WL_BUF_DROP_FULL_SCAN_THRESHOLD == 0 || live || found_fork)
+		return true;
+	for (int i = looked; i < n; i++)
+		if (wl_sizing_file_exists(files[i]))
+			return true;
+	return false;
+}
+
+/*
+ * What a commit deletes, sized (m's dropped_*): core truncates each main
+ * fork and unlinks the others, at a price per allocated block; the walk
+ * first invalidates their buffers.  Only the first WL_DROP_SIZE_SAMPLE files
+ * are looked at, the rest scaled.  live: the sizes noted when the files were
+ * doomed (a file not noted counts as one fork).  Returns how many files it
+ * looked for on disk, and *found_fork (see drop_all_would_scan).
+ */
+#define WL_DROP_SIZE_SAMPLE	64
+
+static int
+size_doomed(WlRelFile *files, int n, bool live, WlCommitModel *m, bool *found_fork)
+{
+	int			k = Min(n, WL_DROP_SIZE_SAMPLE);
+	WlFileSizes	all;
+	double		scale = k > 0 ? (double) n / k : 0;
+
+	memset(&all, 0, sizeof(all));
+	*found_fork = false;
+	if (live)
+		ensure_model_state();
+	for (int i = 0; i < k; i++)
+	{
+		WlFileSizes	one;
+
+		if (!live)
+			*found_fork |= wl_sizing_file(files[i], &one);
+		else
+		{
+			WlFileSizes *noted = hash_search(doomed_sizes, &files[i], HASH_FIND, NULL);
+
+			if (noted != NULL)
+				one = *noted;
+			else
+			{
+				memset(&one, 0, sizeof(one));
+				one.forks = 1;
+			}
+		}
+		all.blocks += one.blocks;
+		all.forks += one.forks;
+		all.stored_forks += one.stored_forks;
+		all.stored_blocks += one.stored_blocks;
+		all.buffers += one.buffers;
+	}
+	m->dropped_blocks = (int64) (all.blocks * scale);
+	m->dropped_forks = (int32) (all.forks * scale);
+	m->dropped_stored_forks = (int32) (all.stored_forks * scale);
+	m->dropped_stored_blocks = (int64) (all.stored_blocks * scale);
+	m->dropped_buffers = (int64) (all.buffers * scale);
+	return live ? 0 : k;
+}
+
+/*
+ * The sizes of relid's file as this backend knows them now, without a
+ * system call, noted for the live prediction: core's cached sizes, else
+ * SeenSize, and for the main fork at least relpages; a fork of unknown size
+ * is taken not to exist, and every block to be on disk.
+ */
+static void
+note_doomed_rel(Oid relid)
+{
+	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	WlRelFile	file;
+	BlockNumber relpages;
+	bool		has_file;
+	WlFileSizes *d;
+	SeenSize   *seen;
+	SMgrRelation srel;
+
+	if (!HeapTupleIsValid(tup))
+		return;
+	has_file = wl_sizing_class_file(relid, (Form_pg_class) GETSTRUCT(tup), &file);
+	relpages = (BlockNumber) Max(((Form_pg_class) GETSTRUCT(tup))->relpages, 0);
+	ReleaseSysCache(tup);
+	if (!has_file)
+		return;
+
+	d = hash_search(doomed_sizes, &file, HASH_ENTER, NULL);
+	memset(d, 0, sizeof(*d));
+	d->file = file;
+	seen = hash_search(seen_sizes, &file, HASH_FIND, NULL);
+	srel = WlSmgrOpen(file);
+	for (ForkNumber fork = 0; fork <= MAX_FORKNUM; fork++)
+	{
+		BlockNumber nblocks = srel->smgr_cached_nblocks[fork];
+
+		if (nblocks == InvalidBlockNumber && seen != NULL)
+			nblocks = seen->blocks[fork];
+		if (fork == MAIN_FORKNUM)
+		{
+			if (nblocks == InvalidBlockNumber || relpages > nblocks)
+				nblocks = relpages;
+		}
+		else if (nblocks == InvalidBlockNumber || nblocks == 0)
+			continue;
+		d->forks++;
+		d->blocks += nblocks;
+		d->stored_blocks += nblocks;
+		d->stored_forks += nblocks > 0 ? 1 : 0;
+		d->buffers += wl_sizing_fork_buffers(file, fork, nblocks);
+	}
+}
+
+/*
+ * A statement is about to doom relid's file: DROP (OAT_DROP, once per
+ * relation), or TRUNCATE giving it new files (OAT_TRUNCATE, with_dependents:
+ * its indexes and TOAST too).  Note their sizes while they can be told.
+ */
+void
+wl_model_note_doomed(Oid relid, bool with_dependents)
+{
+	Relation	rel;
+	Oid			toastrelid;
+	List	   *indexes;
+	ListCell   *lc;
+
+	ensure_model_state();
+	note_doomed_rel(relid);
+	if (!with_dependents || (rel = RelationIdGetRelation(relid)) == NULL)
+		return;
+	toastrelid = rel->rd_rel->reltoastrelid;
+	indexes = RelationGetIndexList(rel);
+	RelationClose(rel);
+	if (OidIsValid(toastrelid) && (rel = RelationIdGetRelation(toastrelid)) != NULL)
+	{
+		note_doomed_rel(toastrelid);
+		indexes = list_concat(indexes, RelationGetIndexList(rel));
+		RelationClose(rel);
+	}
+	foreach(lc, indexes)
+		note_doomed_rel(lfirst_oid(lc));
+	list_free(indexes);
+}
+
+/*
+ * Record the creator of files that appeared in a pending list.  The list
+ * is newest first; the walk stops at the first file already known.
+ */
+static bool
+note_new_files(bool forCommit, HTAB *map, int32 stmt_no, bool *skipping_wal)
+{
+	WlRelFile  *files;
+	int			n = smgrGetPendingDeletes(forCommit, &files);
+	bool		any = false;
+
+	for (int i = 0; i < n; i++)
+	{
+		bool		found;
+		FileCreator *fc;
+
+		fc = hash_search(map, &files[i], HASH_ENTER, &found);
+		if (found)
+			break;
+		fc->stmt_no = stmt_no;
+		any = true;
+		if (skipping_wal && WlSkippingWAL(files[i]))
+			*skipping_wal = true;
+	}
+	if (files)
+		pfree(files);
+	return any;
+}
+
+/*
+ * A relation whose catalog entry changed: did it touch the pending lists
+ * in a way known_rels does not explain?  A relation created in this
+ * transaction with its first file is answered here (noted as created by
+ * stmt_no); anything else new needs the lists.  Only the syscache is read:
+ * the relation may be another session's, unlocked.  "Created here, first
+ * file": its row was inserted (no HEAP_UPDATED) by this transaction and its
+ * file number is its OID.
+ */
+static bool
+change_needs_lists(Oid relid, int32 stmt_no, bool *created, bool *skipping)
+{
+	KnownRel   *k = hash_search(known_rels, &relid, HASH_FIND, NULL);
+	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	Form_pg_class cls;
+	bool		needs = false;
+	WlRelFile	file;
+
+	if (!HeapTupleIsValid(tup))
+		return true;			/* dropped (or not visible): ask core */
+	cls = (Form_pg_class) GETSTRUCT(tup);
+	if (!RELKIND_HAS_STORAGE(cls->relkind) ||
+		cls->relpersistence == RELPERSISTENCE_TEMP)
+		needs = (k != NULL);	/* had a file, has none now */
+	else if (!wl_sizing_class_file(relid, cls, &file))
+		needs = true;
+	else if (k != NULL)
+		needs = !WlRelFileEquals(k->file, file);
+	else if (cls->relfilenode == relid &&
+			 !(tup->t_data->t_infomask & HEAP_UPDATED) &&
+			 TransactionIdIsCurrentTransactionId(HeapTupleHeaderGetXmin(tup->t_data)))
+	{
+		bool		found;
+		FileCreator *fc = hash_search(created_files, &file, HASH_ENTER, &found);
+
+		if (!found)
+		{
+			fc->stmt_no = stmt_no;
+			*created = true;
+			if (!XLogIsNeeded() && WlSkippingWAL(file))
+				*skipping = true;
+		}
+		k = hash_search(known_rels, &relid, HASH_ENTER, NULL);
+		k->file = file;
+	}
+	else
+		needs = true;
+	ReleaseSysCache(tup);
+	return needs;
+}
+
+/* after reading the lists: remember the changed relations' files */
+static void
+remember_changed(void)
+{
+	for (int i = 0; i < n_changed_rels; i++)
+	{
+		WlRelFile	file;
+
+		if (wl_model_relation_file(changed_rels[i], &file, NULL, NULL))
+		{
+			KnownRel   *k = hash_search(known_rels, &changed_rels[i], HASH_ENTER, NULL);
+
+			k->file = file;
+		}
+		else
+			(void) hash_search(known_rels, &changed_rels[i], HASH_REMOVE, NULL);
+	}
+}
+
+/*
+ * After a utility statement that may create or doom relation files: note
+ * which statement did it, for the attribution of the commit's or abort's
+ * walk; sets eff->storage and eff->wal_skipped.  Core's lists are read only
+ * when known_rels cannot explain a change: reading them walks every file
+ * the transaction created (O(N^2) over N CREATE TABLEs).
+ */
+void
+wl_model_read_pending_changes(int32 stmt_no, WlEffects *eff)
+{
+	bool		created = false,
+				doomed = false,
+				skipping = false,
+				needs_lists = changed_all;
+
+	ensure_model_state();
+
+	/*
+	 * With few files, reading core's lists costs less than the catalog
+	 * lookups; known_rels then goes stale, paid for by a later read.
+	 */
+	if (n_changed_rels > 0 &&
+		hash_get_num_entries(created_files) + hash_get_num_entries(doomed_files) < WL_LISTS_CHEAP)
+	{
+		needs_lists = true;
+		n_changed_rels = 0;		/* nothing to remember */
+	}
+	for (int i = 0; i < n_changed_rels && !needs_lists; i++)
+		needs_lists = change_needs_lists(changed_rels[i], stmt_no, &created, &skipping);
+	if (needs_lists)
+	{
+		created |= note_new_files(false, created_files, stmt_no,
+								  XLogIsNeeded() ? NULL : &skipping);
+		doomed = note_new_files(true, doomed_files, stmt_no, NULL);
+		remember_changed();
+	}
+	forget_changes();
+	if (created || doomed)
+		eff->storage = true;
+	if (skipping)
+		eff->wal_skipped = true;
+}
+
+static int32
+min_creator(HTAB *map, WlRelFile *files, int n)
+{
+	int32		best = -1;
+
+	if (map == NULL)
+		return -1;
+	for (int i = 0; i < n; i++)
+	{
+		FileCreator *fc = hash_search(map, &files[i], HASH_FIND, NULL);
+
+		if (fc && fc->stmt_no >= 0 && (best < 0 || fc->stmt_no < best))
+			best = fc->stmt_no;
+	}
+	return best;
+}
+
+/* sort files and remove duplicates; returns the new count */
+static int
+sort_files(WlRelFile *files, int n)
+{
+	int			k = 0;
+
+	if (n <= 1)
+		return n;
+	qsort(files, n, sizeof(WlRelFile), wl_relfile_cmp);
+	for (int i = 1; i < n; i++)
+		if (wl_relfile_cmp(&files[i], &files[k]) != 0)
+			files[++k] = files[i];
+	return k + 1;
+}
+
+/* is file in a list sorted by sort_files() */
+static bool
+file_in_sorted(WlRelFile file, WlRelFile *files, int n)
+{
+	return n > 0 && bsearch(&file, files, n, sizeof(WlRelFile), wl_relfile_cmp) != NULL;
+}
+
+/*
+ * The pending syncs COMMIT will consider (wal_level=minimal): files created
+ * in the transaction that skip WAL and are not doomed, those of aborted
+ * subtransactions (ghost_syncs), and created databases' files; with their
+ * size as smgrDoPendingSyncs() counts it, whether truncated in place, and
+ * their creator.  live: sizes without a system call (file_live_blocks).
+ * palloc'd; returns how many.
+ */
+static int
+pending_syncs(const WlRelFile *created_list, int ncreated,
+			  const WlRelFile *doomed_list, int ndoomed,
+			  bool live, WlPendingSync **out)
+{
+	WlRelFile  *created = palloc(sizeof(WlRelFile) * Max(ncreated, 1));
+	WlRelFile  *doomed = palloc(sizeof(WlRelFile) * Max(ndoomed, 1));
+	int			n = 0;
+	int			cap = 16;
+	ListCell   *lc;
+	WlPendingSync *s = palloc(sizeof(WlPendingSync) * cap);
+
+	/*
+	 * Sorted without duplicates (core may list a file twice and syncs it
+	 * once), in copies: the callers keep core's lists.
+	 */
+	if (ndoomed > 0)
+		memcpy(doomed, doomed_list, sizeof(WlRelFile) * ndoomed);
+	ndoomed = sort_files(doomed, ndoomed);
+	if (ncreated > 0)
+		memcpy(created, created_list, sizeof(WlRelFile) * ncreated);
+	ncreated = sort_files(created, ncreated);
+
+#define ADD_SYNC(f_, trunc_, creator_, ghost_) \
+	do { \
+		if (n >= cap) \
+			s = repalloc(s, sizeof(WlPendingSync) * (cap *= 2)); \
+		s[n].file = (f_); \
+		s[n].blocks = !live ? (int64) wl_sizing_total_blocks(f_) : \
+			(ghost_) ? 0 : (int64) file_live_blocks(f_); \
+		s[n].truncated = (trunc_); \
+		s[n].creator = (creator_); \
+		n++; \
+	} while (0)
+
+	for (int i = 0; i < ncreated; i++)
+	{
+		FileCreator *fc;
+
+		if (!WlSkippingWAL(created[i]) || file_in_sorted(created[i], doomed, ndoomed))
+			continue;
+		fc = created_files == NULL ? NULL :
+			hash_search(created_files, &created[i], HASH_FIND, NULL);
+		ADD_SYNC(created[i],
+				 truncated_files != NULL &&
+				 hash_search(truncated_files, &created[i], HASH_FIND, NULL) != NULL,
+				 fc ? fc->stmt_no : -1, false);
+	}
+	foreach(lc, ghost_syncs)
+	{
+		GhostSync  *g = lfirst(lc);
+
+		if (!WlSkippingWAL(g->file) ||
+			file_in_sorted(g->file, doomed, ndoomed) ||
+			file_in_sorted(g->file, created, ncreated))
+			continue;
+		ADD_SYNC(g->file, g->truncated, g->creator, true);
+	}
+	foreach(lc, createdb_files)
+	{
+		WlRelFile  *f = lfirst(lc);
+
+		if (!WlSkippingWAL(*f) || file_in_sorted(*f, doomed, ndoomed))
+			continue;
+		ADD_SYNC(*f, false, -1, false);
+	}
+#undef ADD_SYNC
+
+	pfree(created);
+	pfree(doomed);
+	*out = s;
+	return n;
+}
+
+/*
+ * The one reading of core's pending lists for a commit, PREPARE or the
+ * prediction of one: the files COMMIT deletes, those an abort would delete
+ * (with_created, and always under wal_level=minimal), and the pending syncs.
+ * The strategy, the model, the attribution and the charging all take it.
+ * Free with wl_model_free_commit.
+ */
+void
+wl_model_read_commit(bool with_created, bool live, WlCommitFiles *cf)
+{
+	memset(cf, 0, sizeof(*cf));
+	cf->ndoomed = smgrGetPendingDeletes(true, &cf->doomed);
+	if (with_created || !XLogIsNeeded())
+		cf->ncreated = smgrGetPendingDeletes(false, &cf->created);
+	if (!XLogIsNeeded())
+		cf->nsyncs = pending_syncs(cf->created, cf->ncreated, cf->doomed, cf->ndoomed,
+								   live, &cf->syncs);
+}
+
+void
+wl_model_free_commit(WlCommitFiles *cf)
+{
+	if (cf->doomed)
+		pfree(cf->doomed);
+	if (cf->created)
+		pfree(cf->created);
+	if (cf->syncs)
+		pfree(cf->syncs);
+	memset(cf, 0, sizeof(*cf));
+}
+
+/*
+ * What smgrDoPendingSyncs() does at wal_skip_threshold = threshold_kb: sync
+ * a file truncated in place or at least that large (one walk for all),
+ * WAL-log the others.  Pure.
+ */
+void
+wl_model_decide_syncs(const WlPendingSync *s, int n, int threshold_kb, WlCommitModel *m)
+{
+	uint64		threshold_blocks = threshold_kb * (uint64) 1024 / BLCKSZ;
+
+	for (int i = 0; i < n; i++)
+	{
+		m->wal_skipped_rels++;
+		if (s[i].truncated || (uint64) s[i].blocks >= threshold_blocks)
+		{
+			m->synced_rels++;
+			m->synced_blocks += s[i].blocks;
+			if (s[i].truncated)
+			{
+				m->synced_truncated_rels++;
+				m->synced_truncated_blocks += s[i].blocks;
+			}
+			if (s[i].creator >= 0 && (m->sync_stmt_no < 0 || s[i].creator < m->sync_stmt_no))
+				m->sync_stmt_no = s[i].creator;
+		}
+		else
+		{
+			m->wal_logged_rels++;
+			m->wal_logged_blocks += s[i].blocks;
+		}
+	}
+	m->sync_scan = (m->synced_rels > 0);
+}
+
+/*
+ * What COMMIT (or PREPARE) would do now, as core will decide it.  live:
+ * the prediction at a statement's end, sized without a system call.
+ */
+void
+wl_model_commit(const WlCommitFiles *cf, bool is_prepare, bool live, WlCommitModel *m)
+{
+	int			looked;
+	bool		found_fork;
+
+	memset(m, 0, sizeof(*m));
+	m->sync_stmt_no = -1;
+	m->drop_stmt_no = -1;
+
+	/* the sync at commit, wal_level=minimal only */
+	if (!XLogIsNeeded())
+		wl_model_decide_syncs(cf->syncs, cf->nsyncs, wal_skip_threshold, m);
+
+	/* the deletion after commit; at PREPARE it moves to COMMIT PREPARED */
+	m->dropped_rels = cf->ndoomed;
+	looked = size_doomed(cf->doomed, cf->ndoomed, live, m, &found_fork);
+	m->drop_scan = drop_all_would_scan(cf->doomed, cf->ndoomed, live, looked, found_fork);
+	m->drop_stmt_no = min_creator(doomed_files, cf->doomed, cf->ndoomed);
+
+	/*
+	 * At PREPARE, also the buffers ROLLBACK PREPARED would drop: a bound, since
+	 * nothing else can read those files until it finishes.
+	 */
+	if (is_prepare)
+	{
+		WlCommitModel created;
+
+		m->abort_rels = cf->ncreated;
+		memset(&created, 0, sizeof(created));
+		looked = size_doomed(cf->created, cf->ncreated, false, &created, &found_fork);
+		m->abort_drop_scan = drop_all_would_scan(cf->created, cf->ncreated, false, looked, found_fork);
+		m->abort_buffers = created.dropped_buffers;
+	}
+}
+
+/*
+ * The statements behind the files COMMIT (or PREPARE) acts on, one entry
+ * per file, -1 where unknown: *sync, the pending syncs' creators
+ * (wal_level=minimal); *drop, who doomed each deleted file (none at
+ * PREPARE).  palloc'd.
+ */
+void
+wl_model_commit_creators(const WlCommitFiles *cf, bool is_prepare, int32 **sync, int *nsync,
+						 int32 **drop, int *ndrop)
+{
+	int			n;
+
+	*nsync = 0;
+	*sync = NULL;
+	if (!XLogIsNeeded())
+	{
+		n = cf->nsyncs;
+		*sync = palloc(sizeof(int32) * Max(n, 1));
+		for (int i = 0; i < n; i++)
+			(*sync)[i] = cf->syncs[i].creator;
+		*nsync = n;
+	}
+
+	*ndrop = 0;
+	*drop = NULL;
+	if (is_prepare)
+		return;
+	n = cf->ndoomed;
+	*drop = palloc(sizeof(int32) * Max(n, 1));
+	for (int i = 0; i < n; i++)
+	{
+		FileCreator *fc = doomed_files == NULL ? NULL :
+			hash_search(doomed_files, &cf->doomed[i], HASH_FIND, NULL);
+
+		(*drop)[i] = fc ? fc->stmt_no : -1;
+	}
+	*ndrop = n;
+}
+
+/*
+ * The one reading of core's list at the abort of this (sub)transaction
+ * level.  On the abort path: no file I/O, and the only allocation is core's
+ * list, in TransactionAbortContext.  Each file was created with its main
+ * fork before it was listed, so core walks iff the list is not empty.
+ *
+ * Their buffers, where max_buffers > 0: counted without locks or
+ * allocation (sizing.c), at most max_buffers; ab->pages_mapped the header
+ * pages that maps.  ab->first_creator: the first creator; with
+ * want_creators, ab->creators: each file's creator (-1: unknown), written
+ * over core's list in place (entry i after file i is read); the caller
+ * pfrees it.  subxact: the pending syncs are remembered (note_ghost_syncs).
+ */
+StaticAssertDecl(sizeof(WlRelFile) >= sizeof(int32),
+				 "a file's creator must fit in its place in core's list");
+
+static void note_ghost_syncs(WlRelFile *files, int n);
+
+void
+wl_model_read_abort(bool subxact, int64 max_buffers, bool want_creators, WlAbortFiles *ab)
+{
+	WlRelFile  *files;
+	int			n = smgrGetPendingDeletes(false, &files);
+
+	memset(ab, 0, sizeof(*ab));
+	ab->nrels = n;
+	ab->scan = n > 0;
+	if (subxact)
+		note_ghost_syncs(files, n);
+	if (n > 0 && max_buffers > 0)
+		ab->buffers = Min(wl_sizing_files_buffers(files, n, &ab->pages_mapped), max_buffers);
+	ab->first_creator = min_creator(created_files, files, n);
+	if (want_creators && n > 0)
+	{
+		int32	   *out = (int32 *) files;
+
+		for (int i = 0; i < n; i++)
+		{
+			WlRelFile	f = files[i];
+			FileCreator *fc = created_files == NULL ? NULL :
+				hash_search(created_files, &f, HASH_FIND, NULL);
+
+			out[i] = fc ? fc->stmt_no : -1;
+		}
+		ab->creators = out;
+	}
+	else if (files)
+		pfree(files);
+}
+
+/*
+ * TRUNCATE truncated these files in place (a list of WlRelFile *): a pending
+ * sync among them is synced at commit whatever its size.
+ */
+void
+wl_model_note_truncated_in_place(List *files)
+{
+	ListCell   *lc;
+
+	ensure_model_state();
+	foreach(lc, files)
+	{
+		WlRelFile  *f = lfirst(lc);
+
+		if (WlSkippingWAL(*f))
+			(void) hash_search(truncated_files, f, HASH_ENTER, NULL);
+		(void) hash_search(seen_sizes, f, HASH_REMOVE, NULL);
+	}
+}
+
+/*
+ * A subtransaction is aborting: its files are deleted now, but core keeps
+ * their pending syncs until commit (synced there as empty files if
+ * truncated or at threshold 0).  On the abort path, under wal_level=minimal:
+ * small entries in the model context, whose 8 kB block is the reserve.
+ */
+static void
+note_ghost_syncs(WlRelFile *files, int n)
+{
+	MemoryContext old;
+
+	if (XLogIsNeeded())
+		return;
+	old = MemoryContextSwitchTo(model_cxt);
+	for (int i = 0; i < n; i++)
+	{
+		GhostSync  *g;
+		FileCreator *fc;
+
+		if (!WlSkippingWAL(files[i]))
+			continue;
+		g = palloc(sizeof(GhostSync));
+		g->file = files[i];
+		g->truncated = truncated_files != NULL &&
+			hash_search(truncated_files, &files[i], HASH_FIND, NULL) != NULL;
+		fc = created_files == NULL ? NULL :
+			hash_search(created_files, &files[i], HASH_FIND, NULL);
+		g->creator = fc ? fc->stmt_no : -1;
+		ghost_syncs = lappend(ghost_syncs, g);
+	}
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * CREATE DATABASE dbname succeeded: under wal_level=minimal its files
+ * (WAL_LOG) are pending syncs smgrGetPendingDeletes does not list: remember
+ * those that skip WAL; true if any.
+ */
+bool
+wl_model_note_created_database(const char *dbname)
+{
+	Oid			dboid = get_database_oid(dbname, true);
+	Relation	spcrel;
+	TableScanDesc scan;
+	HeapTuple	tup;
+	MemoryContext old;
+	bool		skipping = false;
+
+	if (!OidIsValid(dboid) || XLogIsNeeded())
+		return false;
+	ensure_model_state();
+
+	spcrel = table_open(TableSpaceRelationId, AccessShareLock);
+	scan = table_beginscan_catalog(spcrel, 0, NULL);
+	while ((tup = heap_getnext(scan, ForwardScanDirection)) != NULL)
+	{
+		Oid			spcoid = ((Form_pg_tablespace) GETSTRUCT(tup))->oid;
+		char	   *path;
+		DIR		   *dir;
+		struct dirent *de;
+
+		if (spcoid == GLOBALTABLESPACE_OID)
+			continue;
+		path = GetDatabasePath(dboid, spcoid);
+		dir = AllocateDir(path);
+		while (dir != NULL && (de = ReadDirExtended(dir, path, LOG)) != NULL)
+		{
+			char	   *end;
+			unsigned long num;
+			WlRelFile	file;
+
+			/* main fork files only: "12345" or "12345.1" */
+			if (!isdigit((unsigned char) de->d_name[0]))
+				continue;
+			num = strtoul(de->d_name, &end, 10);
+			if (*end != '\0')
+				continue;
+			WL_REL_SPC(file) = spcoid;
+			WL_REL_DB(file) = dboid;
+			WL_REL_NUMBER(file) = (Oid) num;
+			if (!WlSkippingWAL(file))
+				continue;
+			skipping = true;
+			old = MemoryContextSwitchTo(model_cxt);
+			{
+				WlRelFile  *f = palloc(sizeof(WlRelFile));
+
+				*f = file;
+				createdb_files = lappend(createdb_files, f);
+			}
+			MemoryContextSwitchTo(old);
+		}
+		if (dir)
+			FreeDir(dir);
+		pfree(path);
+	}
+	table_endscan(scan);
+	table_close(spcrel, AccessShareLock);
+	return skipping;
+}
+
+/* Does this relation's current file skip WAL (minimal, new in this xact)? */
+bool
+wl_model_relation_skips_wal(Relation rel)
+{
+	if (XLogIsNeeded() || rel->rd_rel->relpersistence != RELPERSISTENCE_PERMANENT)
+		return false;
+	return WlSkippingWAL(WlRelationFile(rel));
+}

@@ -1,0 +1,606 @@
+/*-------------------------------------------------------------------------
+ *
+ * sizing.c
+ *		The sizes of relation files and how many of their blocks (or a
+ *		database's) shared buffers hold, as the model of core's decisions
+ *		(model.c) and the observations (observe.c) need them.
+ *
+ * Keeps no state and calls no other part of walload.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "sizing.h"
+
+#include <fcntl.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <linux/fiemap.h>
+#include <linux/fs.h>
+#endif
+
+#include "access/htup_details.h"
+#include "catalog/pg_tablespace.h"
+#include "common/pg_prng.h"
+#include "common/relpath.h"
+#include "miscadmin.h"
+#include "storage/buf_internals.h"
+#include "storage/bufmgr.h"
+#include "storage/fd.h"
+#include "utils/relmapper.h"
+#include "utils/syscache.h"
+
+int
+wl_relfile_cmp(const void *a, const void *b)
+{
+	return memcmp(a, b, sizeof(WlRelFile));
+}
+
+/* true if any fork of the file exists on disk */
+bool
+wl_sizing_file_exists(WlRelFile file)
+{
+	SMgrRelation srel = WlSmgrOpen(file);
+
+	for (ForkNumber fork = 0; fork <= MAX_FORKNUM; fork++)
+		if (smgrexists(srel, fork))
+			return true;
+	return false;
+}
+
+/*
+ * Blocks over all existing forks of a pending sync, as smgrDoPendingSyncs()
+ * counts them, for the commit.  Where core caches a fork's size (no other
+ * backend writes a file created in this transaction), existence is not
+ * asked of md.c, which would reopen the fork: a fork known empty adds
+ * nothing, one known to have blocks exists (core unlinks only whole files),
+ * and so does one this backend has open.  No init fork: the relation is
+ * permanent.
+ */
+uint64
+wl_sizing_total_blocks(WlRelFile file)
+{
+	SMgrRelation srel = WlSmgrOpen(file);
+	uint64		total = 0;
+
+	for (ForkNumber fork = 0; fork <= MAX_FORKNUM; fork++)
+	{
+		BlockNumber cached = srel->smgr_cached_nblocks[fork];
+
+		if (cached == 0 || fork == INIT_FORKNUM)
+			continue;
+		if (cached != InvalidBlockNumber || srel->md_num_open_segs[fork] > 0 ||
+			smgrexists(srel, fork))
+			total += smgrnblocks(srel, fork);
+	}
+	return total;
+}
+
+/*
+ * The relation file of a relation from its pg_class row, as
+ * RelationInitPhysicalAddr computes it.  False for no storage or temporary.
+ */
+bool
+wl_sizing_class_file(Oid relid, Form_pg_class cls, WlRelFile *file)
+{
+	Oid			filenumber;
+
+	if (!RELKIND_HAS_STORAGE(cls->relkind) ||
+		cls->relpersistence == RELPERSISTENCE_TEMP)
+		return false;
+	WL_REL_SPC(*file) = OidIsValid(cls->reltablespace) ? cls->reltablespace :
+		(cls->relisshared ? GLOBALTABLESPACE_OID : MyDatabaseTableSpace);
+	WL_REL_DB(*file) = cls->relisshared ? InvalidOid : MyDatabaseId;
+	filenumber = cls->relfilenode;
+	if (!OidIsValid(filenumber))
+		filenumber = WlRelationMapOidToFile(relid, cls->relisshared);
+	WL_REL_NUMBER(*file) = filenumber;
+	return OidIsValid(filenumber);
+}
+
+bool
+wl_model_relation_file(Oid relid, WlRelFile *file, char *relkind, char *relpersistence)
+{
+	HeapTuple	tup;
+	Form_pg_class cls;
+	bool		has_file;
+
+	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	if (!HeapTupleIsValid(tup))
+		return false;
+	cls = (Form_pg_class) GETSTRUCT(tup);
+	if (relkind)
+		*relkind = cls->relkind;
+	if (relpersistence)
+		*relpersistence = cls->relpersistence;
+	has_file = wl_sizing_class_file(relid, cls, file);
+	ReleaseSysCache(tup);
+	return has_file;
+}
+
+BlockNumber
+wl_model_main_fork_blocks(WlRelFile file)
+{
+	SMgrRelation srel = WlSmgrOpen(file);
+
+	if (!smgrexists(srel, MAIN_FORKNUM))
+		return 0;
+	return smgrnblocks(srel, MAIN_FORKNUM);
+}
+
+/*
+ * Blocks of an open segment the file system has allocated (FS_IOC_FIEMAP;
+ * delayed allocation not counted); -1 where it does not tell.
+ */
+static int64
+segment_stored_blocks(int fd)
+{
+#ifdef FS_IOC_FIEMAP
+	int64		stored = 0;
+	uint64		start = 0;
+
+	for (;;)
+	{
+		union
+		{
+			struct fiemap map;
+			char		space[sizeof(struct fiemap) + 16 * sizeof(struct fiemap_extent)];
+		}			buf;
+		bool		last = false;
+
+		memset(&buf, 0, sizeof(buf));
+		buf.map.fm_start = start;
+		buf.map.fm_length = FIEMAP_MAX_OFFSET - start;
+		buf.map.fm_extent_count = 16;
+		if (ioctl(fd, FS_IOC_FIEMAP, &buf.map) != 0)
+			return -1;
+		for (uint32 i = 0; i < buf.map.fm_mapped_extents; i++)
+		{
+			struct fiemap_extent *e = &buf.map.fm_extents[i];
+
+			if ((e->fe_flags & (FIEMAP_EXTENT_DELALLOC | FIEMAP_EXTENT_UNKNOWN)) == 0)
+				stored += (int64) (e->fe_length / BLCKSZ);
+			start = e->fe_logical + e->fe_length;
+			last = last || (e->fe_flags & FIEMAP_EXTENT_LAST) != 0;
+		}
+		if (last || buf.map.fm_mapped_extents < 16)
+			return stored;
+	}
+#else
+	return -1;
+#endif
+}
+
+/* a fork's path: a file's path, "_" and a fork's name, "." and a segment */
+#define WL_FORK_PATH_SIZE	(MAXPGPATH + 1 + FORKNAMECHARS + 12)
+
+typedef enum ForkOnDisk
+{
+	FORK_ABSENT,				/* no such fork */
+	FORK_SIZED,					/* it exists, and is sized */
+	FORK_UNKNOWN				/* the file system did not answer */
+} ForkOnDisk;
+
+/*
+ * The size of a fork asked of the file system directly: its blocks over all
+ * segments, as mdnblocks() counts them, and those stored (-1: not known).
+ * path: the fork's, in a WL_FORK_PATH_SIZE buffer, left as it was.
+ * FORK_ABSENT on ENOENT for the first segment, as mdexists() decides;
+ * FORK_UNKNOWN on any other failure (the caller asks md.c).  Several times
+ * cheaper than smgrexists() and smgrnblocks(), which reopen the fork.
+ */
+static ForkOnDisk
+fork_on_disk(char *path, BlockNumber *nblocks, int64 *stored)
+{
+	size_t		len = strlen(path);
+	ForkOnDisk	result = FORK_SIZED;
+
+	*nblocks = 0;
+	*stored = 0;
+	for (int seg = 0;; seg++)
+	{
+		struct stat st;
+		int64		seg_stored;
+		BlockNumber seg_blocks;
+		int			fd;
+
+		/* path has room for a segment's suffix: see WL_FORK_PATH_SIZE */
+		if (seg > 0)
+			snprintf(path + len, WL_FORK_PATH_SIZE - len, ".%d", seg);
+		fd = BasicOpenFile(path, O_RDONLY | PG_BINARY);
+		if (fd < 0)
+		{
+			if (errno != ENOENT)
+				result = FORK_UNKNOWN;
+			else if (seg == 0)
+				result = FORK_ABSENT;
+			break;
+		}
+		if (fstat(fd, &st) != 0)
+		{
+			close(fd);
+			result = FORK_UNKNOWN;
+			break;
+		}
+		seg_blocks = (BlockNumber) (st.st_size / BLCKSZ);
+		seg_stored = *stored < 0 ? -1 : segment_stored_blocks(fd);
+		close(fd);
+		*nblocks += seg_blocks;
+		*stored = seg_stored < 0 ? -1 : *stored + Min(seg_stored, (int64) seg_blocks);
+		if (seg_blocks < (BlockNumber) RELSEG_SIZE)
+			break;
+	}
+	path[len] = '\0';
+	return result;
+}
+
+/*
+ * How many of a fork's blocks are in shared buffers, from up to
+ * WL_BUFFER_SAMPLE blocks spread over it, each looked up in the mapping
+ * table under its partition's shared lock.
+ */
+#define WL_BUFFER_SAMPLE	16
+
+/* is this block of file's fork in shared buffers now? */
+static bool
+block_cached(WlRelFile file, ForkNumber fork, BlockNumber block)
+{
+	BufferTag	tag;
+	uint32		hash;
+	LWLock	   *lock;
+	bool		found;
+
+	WlInitBufferTag(tag, file, fork, block);
+	hash = BufTableHashCode(&tag);
+	lock = BufMappingPartitionLock(hash);
+	LWLockAcquire(lock, LW_SHARED);
+	found = BufTableLookup(&tag, hash) >= 0;
+	LWLockRelease(lock);
+	return found;
+}
+
+double
+wl_sizing_fork_buffers(WlRelFile file, ForkNumber fork, BlockNumber nblocks)
+{
+	int			k = (int) Min((BlockNumber) WL_BUFFER_SAMPLE, nblocks);
+	int			found = 0;
+
+	for (int i = 0; i < k; i++)
+		found += block_cached(file, fork,
+							  (BlockNumber) (((uint64) nblocks * i) / k)) ? 1 : 0;
+	return k > 0 ? (double) found * nblocks / k : 0;
+}
+
+/*
+ * Which of a main fork's blocks are cached, sampled before a VACUUM that may
+ * truncate its tail: the truncation's walk invalidates each cached block of
+ * it (VACUUM's ring adds at most a few dozen).  Core truncates at least 1000
+ * blocks or a sixteenth, so the sample covers three stretches of
+ * WL_TAIL_SAMPLE / 3 blocks: the whole fork, its last quarter and its last
+ * sixteenth; a small fork is looked up block by block.
+ */
+static BlockNumber
+tail_sample_block(BlockNumber nblocks, int i)
+{
+	int			per = WL_TAIL_SAMPLE / 3;
+	int			stretch = i / per;
+	uint64		len;
+
+	if (nblocks <= WL_TAIL_SAMPLE)
+		return (BlockNumber) i;
+	len = stretch == 0 ? nblocks : stretch == 1 ? nblocks / 4 : nblocks / 16;
+	return (BlockNumber) (nblocks - len + (len * (i % per)) / per);
+}
+
+void
+wl_model_sample_tail(WlRelFile file, BlockNumber nblocks, WlTailSample *sample)
+{
+	int			k = (int) Min((BlockNumber) WL_TAIL_SAMPLE, nblocks);
+
+	sample->nblocks = nblocks;
+	sample->cached = 0;
+	for (int i = 0; i < k; i++)
+		if (block_cached(file, MAIN_FORKNUM, tail_sample_block(nblocks, i)))
+			sample->cached |= UINT64CONST(1) << i;
+}
+
+/*
+ * The buffers the truncation from "from" on invalidates: the cached share
+ * of the sampled blocks in that range, times its length.
+ */
+int64
+wl_model_tail_buffers(const WlTailSample *sample, BlockNumber from)
+{
+	int			k = (int) Min((BlockNumber) WL_TAIL_SAMPLE, sample->nblocks);
+	int			in_tail = 0,
+				found = 0;
+
+	if (from >= sample->nblocks)
+		return 0;
+	for (int i = 0; i < k; i++)
+	{
+		if (tail_sample_block(sample->nblocks, i) < from)
+			continue;
+		in_tail++;
+		found += (sample->cached >> i) & 1;
+	}
+	if (in_tail == 0)
+		return 0;
+	return (int64) ((double) found * (sample->nblocks - from) / in_tail);
+}
+
+/*
+ * How many buffers of database dboid shared buffers hold (what
+ * DropDatabaseBuffers invalidates), without a walk of its own: first a
+ * sample, WL_DB_BUFFER_SAMPLE stretches with a run of WL_DB_BUFFER_RUN
+ * headers at random in each, read unlocked as core's pre-check does.  Then
+ * counted header by header: the range of stretches the sample found it in
+ * and one beyond each end, where at most WL_DB_BUFFER_RANGE; else, where
+ * found in at most WL_DB_BUFFER_REFINE stretches, those and their
+ * neighbours; then outward from counted stretches that hold some, at most
+ * WL_DB_BUFFER_GROW more.  A database's buffers lie together, so a sample
+ * alone errs by whole stretches; spread wider, the sample is the figure.
+ */
+#define WL_DB_BUFFER_SAMPLE	1024
+#define WL_DB_BUFFER_RUN	16
+StaticAssertDecl(WL_DB_BUFFER_SAMPLE * WL_DB_BUFFER_RUN == WL_BUFFER_COUNT_SAMPLE_HEADERS,
+				 "the sample's size as sizing.h gives it");
+#define WL_DB_BUFFER_REFINE	64
+#define WL_DB_BUFFER_RANGE	(3 * WL_DB_BUFFER_REFINE)
+#define WL_DB_BUFFER_GROW	WL_DB_BUFFER_REFINE
+
+static int64
+stretch_start(int i, int k)
+{
+	return ((int64) NBuffers * i) / k;
+}
+
+/*
+ * What the counted buffers belong to: a database, or relation files (sorted
+ * by wl_relfile_cmp beyond WL_FILES_LINEAR, as core's walk searches them).
+ */
+typedef struct BufferOwner
+{
+	Oid			dboid;
+	const WlRelFile *files;
+	int			nfiles;
+} BufferOwner;
+
+#define WL_FILES_LINEAR		20
+
+/* the headers from..to-1 whose tag is the owner's, each read unlocked */
+static int64
+owned_buffers_in(const BufferOwner *owner, int64 from, int64 to)
+{
+	int64		found = 0;
+
+	if (OidIsValid(owner->dboid))
+	{
+		for (int64 b = from; b < to; b++)
+			if (WlBufTagDatabase(GetBufferDescriptor((int) b)) == owner->dboid)
+				found++;
+		return found;
+	}
+	for (int64 b = from; b < to; b++)
+	{
+		BufferDesc *buf = GetBufferDescriptor((int) b);
+
+		if (owner->nfiles <= WL_FILES_LINEAR)
+		{
+			for (int j = 0; j < owner->nfiles; j++)
+				if (WlBufTagMatches(buf, owner->files[j]))
+				{
+					found++;
+					break;
+				}
+		}
+		else
+		{
+			WlRelFile	file = WlBufTagFile(buf);
+
+			if (bsearch(&file, owner->files, owner->nfiles, sizeof(WlRelFile), wl_relfile_cmp))
+				found++;
+		}
+	}
+	return found;
+}
+
+/*
+ * A read fault on shared memory maps the pages around it in a window of
+ * fault_around_bytes (64 kB by default): a count that reads one header page
+ * in four maps them all, and the walk after it pays no fault.
+ */
+#define WL_FAULT_AROUND_BYTES	(64 * 1024)
+
+/* the memory pages that hold the headers from..to-1 */
+static int64
+header_pages_of(int64 from, int64 to, uintptr_t page)
+{
+	return ((uintptr_t) GetBufferDescriptor((int) (to - 1)) + sizeof(BufferDescPadded) - 1) / page -
+		(uintptr_t) GetBufferDescriptor((int) from) / page + 1;
+}
+
+static int64
+count_in_stretch(const BufferOwner *owner, int i, int k, int64 *pages, uintptr_t page)
+{
+	int64		from = stretch_start(i, k);
+	int64		to = stretch_start(i + 1, k);
+
+	*pages += header_pages_of(from, to, page);
+	return owned_buffers_in(owner, from, to);
+}
+
+/*
+ * The sample and count above, for any owner; *pages_mapped: the header
+ * pages reading them maps (the walk will not map them again).
+ */
+static int64
+owned_buffers(const BufferOwner *owner, int64 *pages_mapped)
+{
+	int			run = Min(WL_DB_BUFFER_RUN, NBuffers);
+	int			k = Min(WL_DB_BUFFER_SAMPLE, NBuffers / run);
+	uintptr_t	page = (uintptr_t) sysconf(_SC_PAGESIZE);
+	int64		all_pages = header_pages_of(0, NBuffers, page);
+	int64		pages = 0;
+	uint8		hits[WL_DB_BUFFER_SAMPLE];
+	int32		counted[WL_DB_BUFFER_SAMPLE];	/* -1: not counted */
+	int			stretches_hit = 0;
+	int			first_hit = -1,
+				last_hit = -1;
+	int			grown = 0;
+	double		buffers = 0;
+
+	*pages_mapped = 0;
+	if (k <= 0)
+		return 0;
+	/* k * run <= NBuffers: every stretch holds at least one run */
+	for (int i = 0; i < k; i++)
+	{
+		int			first = (int) pg_prng_uint64_range(&pg_global_prng_state,
+													   stretch_start(i, k),
+													   stretch_start(i + 1, k) - run);
+
+		hits[i] = (uint8) owned_buffers_in(owner, first, first + run);
+		if (hits[i] > 0)
+		{
+			stretches_hit++;
+			if (first_hit < 0)
+				first_hit = i;
+			last_hit = i;
+		}
+	}
+	for (int i = 0; i < k; i++)
+		counted[i] = -1;
+	if (stretches_hit > 0 && last_hit - first_hit + 3 <= WL_DB_BUFFER_RANGE)
+	{
+		for (int i = Max(first_hit - 1, 0); i <= Min(last_hit + 1, k - 1); i++)
+			counted[i] = (int32) count_in_stretch(owner, i, k, &pages, page);
+	}
+	else if (stretches_hit > 0 && stretches_hit <= WL_DB_BUFFER_REFINE)
+	{
+		for (int i = 0; i < k; i++)
+		{
+			bool		near_hit = hits[i] > 0 || (i > 0 && hits[i - 1] > 0) ||
+				(i + 1 < k && hits[i + 1] > 0);
+
+			if (near_hit)
+				counted[i] = (int32) count_in_stretch(owner, i, k, &pages, page);
+		}
+	}
+
+	/*
+	 * The sample can miss the stretch beyond an edge: count outward until a
+	 * stretch holds none, at most WL_DB_BUFFER_GROW more.
+	 */
+	for (bool again = true; again && grown < WL_DB_BUFFER_GROW;)
+	{
+		again = false;
+		for (int i = 0; i < k && grown < WL_DB_BUFFER_GROW; i++)
+		{
+			if (counted[i] <= 0)
+				continue;
+			for (int j = i - 1; j <= i + 1; j += 2)
+			{
+				if (j < 0 || j >= k || counted[j] >= 0 || grown >= WL_DB_BUFFER_GROW)
+					continue;
+				counted[j] = (int32) count_in_stretch(owner, j, k, &pages, page);
+				grown++;
+				again = true;
+			}
+		}
+	}
+
+	for (int i = 0; i < k; i++)
+	{
+		if (counted[i] >= 0)
+			buffers += counted[i];
+		else
+			buffers += (double) hits[i] * (stretch_start(i + 1, k) - stretch_start(i, k)) / run;
+	}
+	if ((double) (NBuffers / k) * sizeof(BufferDescPadded) <= WL_FAULT_AROUND_BYTES)
+		*pages_mapped = all_pages;
+	else
+		*pages_mapped = Min(all_pages, k * (int64) (WL_FAULT_AROUND_BYTES / page) + pages);
+	return (int64) buffers;
+}
+
+int64
+wl_model_database_buffers(Oid dboid, int64 *pages_mapped)
+{
+	BufferOwner owner = {dboid, NULL, 0};
+
+	*pages_mapped = 0;
+	if (!OidIsValid(dboid))
+		return 0;
+	return owned_buffers(&owner, pages_mapped);
+}
+
+/*
+ * One file's sizes at commit; true if a fork exists.  Each fork asked of the
+ * file system (fork_on_disk), of md.c only where that gives no answer.
+ */
+bool
+wl_sizing_file(WlRelFile file, WlFileSizes *one)
+{
+	char		path[WL_FORK_PATH_SIZE];
+	size_t		len;
+
+	memset(one, 0, sizeof(*one));
+	one->file = file;
+	WlForkPath(file, MAIN_FORKNUM, path);
+	len = strlen(path);
+	for (ForkNumber fork = 0; fork <= MAX_FORKNUM; fork++)
+	{
+		BlockNumber nblocks;
+		int64		stored;
+		ForkOnDisk	found;
+
+		/* as GetRelationPath() names the other forks: "_" and the name */
+		if (fork != MAIN_FORKNUM)
+		{
+			path[len] = '_';
+			strcpy(path + len + 1, forkNames[fork]);
+		}
+		found = fork_on_disk(path, &nblocks, &stored);
+		if (found == FORK_ABSENT)
+			continue;
+		if (found == FORK_UNKNOWN)
+		{
+			SMgrRelation srel = WlSmgrOpen(file);
+
+			if (!smgrexists(srel, fork))
+				continue;
+			nblocks = smgrnblocks(srel, fork);
+			stored = -1;
+		}
+		if (stored < 0)
+			stored = nblocks;	/* not known: as if all were on disk */
+		one->forks++;
+		one->blocks += nblocks;
+		one->stored_blocks += stored;
+		one->stored_forks += stored > 0 ? 1 : 0;
+		one->buffers += wl_sizing_fork_buffers(file, fork, nblocks);
+	}
+	return one->forks > 0;
+}
+
+/*
+ * The buffers of these files (core's list at an abort), counted as a
+ * database's are, without a lock or an allocation: files is sorted in
+ * place where it is long.
+ */
+int64
+wl_sizing_files_buffers(WlRelFile *files, int n, int64 *pages_mapped)
+{
+	BufferOwner owner = {InvalidOid, files, n};
+
+	*pages_mapped = 0;
+	if (n <= 0)
+		return 0;
+	if (n > WL_FILES_LINEAR)
+		qsort(files, n, sizeof(WlRelFile), wl_relfile_cmp);
+	return owned_buffers(&owner, pages_mapped);
+}
