@@ -530,9 +530,10 @@ diagnose_scans(Emitter *em, const Totals *t, const WlWhatIfs *w)
 		if (saving > 0)
 			appendStringInfo(&hint,
 							 ": load such a table once instead of truncating and loading it again: %lld walks "
-							 "fewer%s, about %.1f ms",
-							 (long long) w->truncate.walks_saved,
-							 w->truncated_synced > 0 ? " and no forced fsync of small tables" : "",
+							 "fewer, the TRUNCATEs and the loads they discard (%.1f ms as recorded)%s, about "
+							 "%.1f ms",
+							 (long long) w->truncate.walks_saved, w->truncate_reload_ms,
+							 w->truncated_synced > 0 ? ", no forced fsync of small tables" : "",
 							 saving);
 		appendStringInfoString(&hint,
 							   ". VACUUM scans once per truncation of a table's empty tail; the vacuum_truncate "
@@ -1124,9 +1125,10 @@ diagnose_wal(Emitter *em, const Totals *t, const WlWhatIfs *w, const uint64 *xac
  * under replica, the WAL that minimal would not write (the statements that
  * load or index after a CREATE TABLE or TRUNCATE in their transaction; a
  * load into an older table would be counted too, which the finding says);
- * and bulk loads (WL_BULK_ROWS) after a CREATE INDEX in the same
- * transaction, unpriced: no recorded figure separates a load's index
- * maintenance from its heap work.
+ * bulk loads (WL_BULK_ROWS) into indexed tables (index_records), unpriced:
+ * no recorded figure separates a load's index maintenance from its heap
+ * work; and, for no_truncate_reload, the TRUNCATEs after a CREATE TABLE
+ * with the loads between them, whose work loading once discards.
  */
 #define WL_BULK_ROWS	10000
 
@@ -1138,6 +1140,7 @@ typedef struct LoadScan
 	/* out: per transaction of xact_ids */
 	int32	   *new_files;
 	uint64	   *skip_bytes;
+	double	   *reload_ms;		/* TRUNCATEs, and the loads they discard */
 	/* out: loads after CREATE INDEX */
 	int			idx_xacts;
 	int			idx_loads;
@@ -1180,6 +1183,20 @@ stmt_order_cmp(const void *a, const void *b)
 	return (x->stmt_no > y->stmt_no) - (x->stmt_no < y->stmt_no);
 }
 
+/*
+ * Whether a bulk load's WAL shows index entries: a COPY writes its heap
+ * rows a page at a time (heap_multi_insert), an INSERT one record a row,
+ * and each index adds a record a row (btinsert) where the table is
+ * WAL-logged, so that a table indexed in an earlier transaction shows.
+ */
+static bool
+index_records(const WlStmtRecord *s)
+{
+	int64		heap = s->tag == CMDTAG_COPY ? 0 : s->c.rows;
+
+	return (s->c.wal_records - heap) * 2 >= s->c.rows;
+}
+
 static void
 scan_loads(LoadScan *ls)
 {
@@ -1189,6 +1206,7 @@ scan_loads(LoadScan *ls)
 
 	ls->new_files = palloc0(sizeof(int32) * Max(ls->nxacts, 1));
 	ls->skip_bytes = palloc0(sizeof(uint64) * Max(ls->nxacts, 1));
+	ls->reload_ms = palloc0(sizeof(double) * Max(ls->nxacts, 1));
 	n = wl_store_copy_statements_filtered(load_filter, ls, &recs);
 	if (n > 1)
 		qsort(recs, n, sizeof(WlStmtRecord), stmt_order_cmp);
@@ -1199,6 +1217,7 @@ scan_loads(LoadScan *ls)
 		int			k = (int) (at - ls->xact_ids);
 		int			indexes = 0;
 		bool		idx_load = false;
+		double		loaded_ms = 0;
 
 		for (; i < n && recs[i].xact_id == xid; i++)
 		{
@@ -1212,8 +1231,13 @@ scan_loads(LoadScan *ls)
 					ls->skip_bytes[k] += s->c.wal_bytes;
 					ls->new_files[k]++;
 					break;
-				case CMDTAG_CREATE_TABLE:
 				case CMDTAG_TRUNCATE_TABLE:
+					/* the loads since the CREATE TABLE, discarded */
+					if (ls->new_files[k] > 0)
+						ls->reload_ms[k] += loaded_ms + s->elapsed_ms;
+					loaded_ms = 0;
+					/* FALLTHROUGH */
+				case CMDTAG_CREATE_TABLE:
 					ls->new_files[k]++;
 					break;
 				case CMDTAG_CREATE_INDEX:
@@ -1223,8 +1247,11 @@ scan_loads(LoadScan *ls)
 					break;
 				default:		/* COPY, INSERT */
 					if (ls->new_files[k] > 0)
+					{
 						ls->skip_bytes[k] += s->c.wal_bytes;
-					if (indexes > 0 && s->c.rows >= WL_BULK_ROWS)
+						loaded_ms += s->elapsed_ms;
+					}
+					if (s->c.rows >= WL_BULK_ROWS && (indexes > 0 || index_records(s)))
 					{
 						idx_load = true;
 						ls->idx_loads++;
@@ -1247,8 +1274,9 @@ diagnose_indexes(Emitter *em, const LoadScan *ls)
 	if (ls->idx_loads == 0)
 		return;
 	emit(em, "info", "indexes created before a bulk load",
-		 psprintf("%d load%s (COPY, INSERT) of %lld rows in all ran after CREATE INDEX in the same "
-				  "transaction (%d transaction%s), taking %.1f ms and writing %lld WAL records (%.1f a row)",
+		 psprintf("%d load%s (COPY, INSERT) of %lld rows in all ran into indexed tables: after CREATE INDEX "
+				  "in the same transaction, or writing an index entry's WAL record a row (%d transaction%s), "
+				  "taking %.1f ms and writing %lld WAL records (%.1f a row)",
 				  ls->idx_loads, plural(ls->idx_loads), (long long) ls->idx_rows,
 				  ls->idx_xacts, plural(ls->idx_xacts), ls->idx_ms, (long long) ls->idx_records,
 				  ls->idx_rows > 0 ? (double) ls->idx_records / ls->idx_rows : 0),
@@ -1736,16 +1764,15 @@ walload_diagnose(PG_FUNCTION_ARGS)
 	}
 	qsort(xact_ids, t.xacts, sizeof(uint64), xact_id_cmp);
 	qsort(drop_ids, ndrops, sizeof(uint64), xact_id_cmp);
-	wl_whatif_load(in, t.xacts, &whatifs);
 	memset(&loads, 0, sizeof(loads));
 	loads.xact_ids = xact_ids;
 	loads.nxacts = t.xacts;
 	scan_loads(&loads);
-	if (whatifs.minimal_allowed)
 	{
 		/* the statements' figures, in the order of in */
 		int32	   *new_files = palloc0(sizeof(int32) * t.xacts);
 		uint64	   *skip_bytes = palloc0(sizeof(uint64) * t.xacts);
+		double	   *reload_ms = palloc0(sizeof(double) * t.xacts);
 
 		for (int i = 0; i < t.xacts; i++)
 		{
@@ -1755,9 +1782,12 @@ walload_diagnose(PG_FUNCTION_ARGS)
 				continue;
 			new_files[i] = loads.new_files[at - xact_ids];
 			skip_bytes[i] = loads.skip_bytes[at - xact_ids];
+			reload_ms[i] = loads.reload_ms[at - xact_ids];
 		}
-		wl_whatif_minimal(in, t.xacts, new_files, skip_bytes, small_offered(&whatifs),
-						  whatifs.restore.saving_ms > 0, &whatifs.wal_level);
+		wl_whatif_load(in, t.xacts, reload_ms, &whatifs);
+		if (whatifs.minimal_allowed)
+			wl_whatif_minimal(in, t.xacts, new_files, skip_bytes, small_offered(&whatifs),
+							  whatifs.restore.saving_ms > 0, &whatifs.wal_level);
 	}
 	diagnose_scans(&em, &t, &whatifs);
 	diagnose_commit(&em, &t, &whatifs);

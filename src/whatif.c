@@ -255,13 +255,17 @@ whatif_threshold(WlXactRecord **in, int n, const WlScanCost *cost, WlWhatIf *w)
 
 /*
  * No in-place truncation: a table created in the transaction and loaded
- * once.  Its truncation walks go (heap, indexes, TOAST: one each), and its
- * file follows the threshold as any new file does (WAL-logged below it, at
- * its average size) instead of being synced by force.
+ * once.  What goes: the TRUNCATE statements, with their walks (heap,
+ * indexes, TOAST: one each, heap_truncate_one_rel -> RelationTruncate),
+ * and the loads into the new table before them, whose rows the TRUNCATE
+ * discards (reload_ms, their recorded times, from diagnose.c; the walks as
+ * estimated where the statements are no longer in the ring); and the
+ * forced sync: the file follows the threshold as any new file does
+ * (WAL-logged below it, at its average size).
  */
 static void
-whatif_truncate(WlXactRecord **in, int n, const WlScanCost *cost, WlWhatIf *w,
-				WlWhatIfs *all)
+whatif_truncate(WlXactRecord **in, int n, const double *reload_ms, const WlScanCost *cost,
+				WlWhatIf *w, WlWhatIfs *all)
 {
 	for (int i = 0; i < n; i++)
 	{
@@ -275,7 +279,8 @@ whatif_truncate(WlXactRecord **in, int n, const WlScanCost *cost, WlWhatIf *w,
 		w->xacts++;
 		w->walks_saved += x->c.scans[WL_SCAN_DROP_REL];
 		w->walks_ms += walks_ms(x, WL_SCAN_DROP_REL, true);
-		w->saving_ms += walks_ms(x, WL_SCAN_DROP_REL, true);
+		w->saving_ms += Max(walks_ms(x, WL_SCAN_DROP_REL, true), reload_ms ? reload_ms[i] : 0);
+		all->truncate_reload_ms += reload_ms ? reload_ms[i] : 0;
 		if (x->outcome != WL_OUTCOME_COMMIT || rels <= 0)
 			continue;
 		all->truncated_synced += rels;
@@ -359,7 +364,7 @@ all_but_one(WlWhatIf *w, WlShape shape, double sync_ms)
 }
 
 void
-wl_whatif_load(WlXactRecord **in, int n, WlWhatIfs *w)
+wl_whatif_load(WlXactRecord **in, int n, const double *reload_ms, WlWhatIfs *w)
 {
 	WlScanCost	cost;
 	double		restore_ms = 0;
@@ -468,7 +473,7 @@ wl_whatif_load(WlXactRecord **in, int n, WlWhatIfs *w)
 	}
 
 	whatif_threshold(in, n, &cost, &w->threshold);
-	whatif_truncate(in, n, &cost, &w->truncate, w);
+	whatif_truncate(in, n, reload_ms, &cost, &w->truncate, w);
 
 	/*
 	 * shared_buffers alone, as core would run the load at the smaller pool:
