@@ -128,6 +128,17 @@ xact_set(const WlXactRecord *x)
 	return SET_NONE;
 }
 
+/*
+ * A commit's sync part without its wait for a synchronous standby: the
+ * wait is diagnose_standby()'s to price (synchronous_commit = local spares
+ * all of it), so that no other shape counts it again.
+ */
+static double
+local_sync_ms(const WlXactRecord *x)
+{
+	return x->commit_sync_ms - (x->commit_standby_wait ? Max(x->commit_standby_ms, 0) : 0);
+}
+
 /* a transaction's walks of one kind, as estimated when counted, in ms */
 static double
 walks_ms(const WlXactRecord *x, WlScanKind kind, bool with_faults)
@@ -399,11 +410,11 @@ wl_whatif_load(WlXactRecord **in, int n, const double *reload_ms, WlWhatIfs *w)
 		{
 			case SET_RESTORE:
 				w->restore.xacts++;
-				restore_ms += x->commit_sync_ms;
+				restore_ms += local_sync_ms(x);
 				break;
 			case SET_DROPS:
 				w->drops.xacts++;
-				drop_sync_ms += x->commit_sync_ms;
+				drop_sync_ms += local_sync_ms(x);
 				drop_walks_ms += walks_ms(x, WL_SCAN_DROP_PENDING, true);
 				drop_faults_ms += walks_ms(x, WL_SCAN_DROP_PENDING, true) -
 					walks_ms(x, WL_SCAN_DROP_PENDING, false);
