@@ -47,7 +47,7 @@ CREATE TEMP TABLE d3 AS SELECT * FROM walload_findings();
 CREATE TEMP TABLE s3 AS SELECT stmt_no, command, elapsed_ms FROM walload_statements s
   JOIN walload_xacts x USING (xact_id) WHERE x.outcome = 'commit' AND s.toplevel;
 SELECT ok((SELECT saving_ms FROM d3 WHERE finding = 'in-place truncation') >=
-          (SELECT round(sum(elapsed_ms)::numeric, 1) - 0.1 FROM s3 WHERE stmt_no IN (2, 3)),
+          (SELECT round(sum(elapsed_ms)::numeric, 1) - 0.1 FROM s3 WHERE stmt_no IN (2, 3) AND command IN ('INSERT', 'TRUNCATE TABLE')),
           'the saving holds the TRUNCATE and the 100000 rows it discarded, as recorded');
 SELECT ok((SELECT detail LIKE '%the TRUNCATEs and the loads they discard (%' FROM d3
            WHERE finding = 'in-place truncation'), 'and says so');
@@ -59,7 +59,7 @@ CREATE TEMP TABLE d4 AS SELECT * FROM walload_findings();
 CREATE TEMP TABLE s4 AS SELECT stmt_no, command, elapsed_ms FROM walload_statements s
   JOIN walload_xacts x USING (xact_id) WHERE x.outcome = 'commit' AND s.toplevel;
 SELECT ok((SELECT saving_ms FROM d4 WHERE finding = 'in-place truncation') <
-          (SELECT least(min(elapsed_ms), 1e9) FROM s4 WHERE stmt_no IN (1, 4)),
+          (SELECT min(elapsed_ms) FROM s4 WHERE stmt_no IN (1, 4) AND command = 'INSERT'),
           'must not: a load into an older table before the CREATE TABLE, or after the TRUNCATE');
 
 RESET walload.unit_costs;
