@@ -472,7 +472,12 @@ class Bench:
             p = {"no": i + 1, "finding": f.get("finding"), "claimed": f.get("saving_ms"), "change": None,
                  "session": {}, "server": {}, "shape": None, "skip": None}
             if not f.get("saving_ms"):
-                p["skip"] = "no saving claimed"
+                if f.get("shape") in load.shapes:
+                    # named, not priced: measured with no claim beside it
+                    p["shape"] = f["shape"]
+                    p["change"] = "shape: %s (not priced)" % f["shape"]
+                else:
+                    p["skip"] = "no saving claimed"
             elif "setting" not in f and "shape" not in f:
                 p["skip"] = "walload_diagnose() names no change (no setting/value/shape columns: before 1.10)"
             elif f.get("setting"):
