@@ -789,9 +789,7 @@ typedef enum WlFpiCause
 
 typedef struct FpiScope
 {
-	/* in: the transactions in scope, sorted, and those that deleted files */
-	const uint64 *xact_ids;
-	int			nxacts;
+	/* in: the transactions that deleted files, sorted */
 	const uint64 *drop_ids;
 	int			ndrops;
 	/* out: images of the top-level statements, by cause and command */
@@ -909,25 +907,15 @@ fpi_cause(const WlStmtRecord *s, const FpiScope *fs, int *slot)
 	}
 }
 
-/*
- * Adds up the images of the top-level statements of the transactions in
- * scope as the store hands them over; keeps none (nested statements'
- * figures are included in their top-level statement's).
- */
-static bool
-fpi_filter(const WlStmtRecord *s, void *arg)
+/* a top-level statement's images, by cause (nested ones are in its figures) */
+static void
+fpi_add(const WlStmtRecord *s, FpiScope *fs)
 {
-	FpiScope   *fs = arg;
 	int			slot;
-	WlFpiCause	cause;
+	WlFpiCause	cause = fpi_cause(s, fs, &slot);
 
-	if (!s->toplevel || s->c.wal_fpi <= 0 ||
-		bsearch(&s->xact_id, fs->xact_ids, fs->nxacts, sizeof(uint64), xact_id_cmp) == NULL)
-		return false;
-	cause = fpi_cause(s, fs, &slot);
 	fs->by_tag[cause][slot] += s->c.wal_fpi;
 	fs->total[cause] += s->c.wal_fpi;
-	return false;
 }
 
 /* " (CMD n, CMD n, CMD n, ...)": the commands of one cause, most images first */
@@ -975,12 +963,9 @@ append_minimal_price(StringInfo hint, const WlWhatIfs *w)
 }
 
 static void
-diagnose_wal(Emitter *em, const Totals *t, const WlWhatIfs *w, const uint64 *xact_ids, int nxacts,
-			 const uint64 *drop_ids, int ndrops)
+diagnose_wal(Emitter *em, const Totals *t, const WlWhatIfs *w, const FpiScope *fs)
 {
 	StringInfoData ev;
-	FpiScope   *fs;
-	WlStmtRecord *none;
 	int64		commit_fpi = Min(t->wal_logged_blocks, t->c.wal_fpi);
 	int64		ckpt_fpi;
 	int64		new_fpi;
@@ -989,14 +974,6 @@ diagnose_wal(Emitter *em, const Totals *t, const WlWhatIfs *w, const uint64 *xac
 
 	if (t->c.wal_bytes == 0)
 		return;
-
-	fs = palloc0(sizeof(FpiScope));
-	fs->xact_ids = xact_ids;
-	fs->nxacts = nxacts;
-	fs->drop_ids = drop_ids;
-	fs->ndrops = ndrops;
-	if (t->c.wal_fpi > 0)
-		(void) wl_store_copy_statements_filtered(fpi_filter, fs, &none);
 
 	/* never more than the transactions wrote: the statement ring may be ahead */
 	new_fpi = Min(fs->total[WL_FPI_NEW_FILE], t->c.wal_fpi - commit_fpi);
@@ -1132,11 +1109,27 @@ diagnose_wal(Emitter *em, const Totals *t, const WlWhatIfs *w, const uint64 *xac
  */
 #define WL_BULK_ROWS	10000
 
+/* the VACUUM statements' sums (diagnose_vacuum) */
+typedef struct VacuumSums
+{
+	int			nvac;
+	int64		syncs;
+	int64		writes;
+	int64		pages;
+	double		sync_ms;
+	double		elapsed;
+	int			ring_kb;
+} VacuumSums;
+
+/* one pass over the statement ring: what every reading of it needs */
 typedef struct LoadScan
 {
-	/* in: the transactions in scope, sorted */
+	/* in: the transactions in scope, sorted; VACUUM of those only */
 	const uint64 *xact_ids;
 	int			nxacts;
+	bool		scoped;
+	FpiScope	fpi;			/* out: full-page images by cause */
+	VacuumSums	vac;			/* out: VACUUM statements */
 	/* out: per transaction of xact_ids */
 	int32	   *new_files;
 	uint64	   *skip_bytes;
@@ -1153,9 +1146,22 @@ static bool
 load_filter(const WlStmtRecord *s, void *arg)
 {
 	LoadScan   *ls = arg;
+	bool		in = bsearch(&s->xact_id, ls->xact_ids, ls->nxacts, sizeof(uint64), xact_id_cmp) != NULL;
 
-	if (!s->toplevel)
+	if (s->tag == CMDTAG_VACUUM && (in || !ls->scoped))
+	{
+		ls->vac.nvac++;
+		ls->vac.syncs += s->c.wal_syncs;
+		ls->vac.writes += s->c.wal_writes;
+		ls->vac.sync_ms += s->c.wal_sync_us / 1000.0;
+		ls->vac.pages += s->vacuum_pages;
+		ls->vac.elapsed += s->elapsed_ms;
+		ls->vac.ring_kb = s->vacuum_ring_kb;
+	}
+	if (!s->toplevel || !in)
 		return false;
+	if (s->c.wal_fpi > 0)
+		fpi_add(s, &ls->fpi);
 	switch (s->tag)
 	{
 		case CMDTAG_CREATE_TABLE:
@@ -1169,7 +1175,7 @@ load_filter(const WlStmtRecord *s, void *arg)
 		default:
 			return false;
 	}
-	return bsearch(&s->xact_id, ls->xact_ids, ls->nxacts, sizeof(uint64), xact_id_cmp) != NULL;
+	return true;
 }
 
 static int
@@ -1294,51 +1300,15 @@ diagnose_indexes(Emitter *em, const LoadScan *ls)
  * VACUUM reads a table that is not in shared buffers through a small ring;
  * each dirtied buffer it reuses must first have its WAL flushed.
  */
-typedef struct VacuumFilter
-{
-	bool		scoped;			/* only the transactions of xact_ids */
-	const uint64 *xact_ids;		/* sorted */
-	int			nxacts;
-} VacuumFilter;
-
-/* the VACUUM statements (of the transactions in scope): all diagnose_vacuum reads */
-static bool
-vacuum_filter(const WlStmtRecord *s, void *arg)
-{
-	VacuumFilter *vf = arg;
-
-	return s->tag == CMDTAG_VACUUM &&
-		(!vf->scoped || bsearch(&s->xact_id, vf->xact_ids, vf->nxacts, sizeof(uint64), xact_id_cmp) != NULL);
-}
-
 static void
-diagnose_vacuum(Emitter *em, bool scoped, const uint64 *xact_ids, int nxacts)
+diagnose_vacuum(Emitter *em, const VacuumSums *v)
 {
-	WlStmtRecord *recs;
-	VacuumFilter vf = {scoped, xact_ids, nxacts};
-	int			n;
-	int			nvac = 0;
-	int64		syncs = 0;
-	int64		writes = 0;
-	int64		pages = 0;
-	double		sync_ms = 0;
-	double		elapsed = 0;
-	int			ring_kb = 0;
+	int			nvac = v->nvac;
+	int64		syncs = v->syncs;
+	double		sync_ms = v->sync_ms;
+	double		elapsed = v->elapsed;
 	StringInfoData ev;
 
-	n = wl_store_copy_statements_filtered(vacuum_filter, &vf, &recs);
-	for (int i = 0; i < n; i++)
-	{
-		WlStmtRecord *s = &recs[i];
-
-		nvac++;
-		syncs += s->c.wal_syncs;
-		writes += s->c.wal_writes;
-		sync_ms += s->c.wal_sync_us / 1000.0;
-		pages += s->vacuum_pages;
-		elapsed += s->elapsed_ms;
-		ring_kb = s->vacuum_ring_kb;
-	}
 	if (nvac == 0 || syncs < 10)
 		return;
 
@@ -1346,7 +1316,7 @@ diagnose_vacuum(Emitter *em, bool scoped, const uint64 *xact_ids, int nxacts)
 	appendStringInfo(&ev,
 					 "%d VACUUM statement(s) over %lld heap pages took %.1f ms and flushed WAL %lld times "
 					 "(%lld WAL writes) themselves; ring size %d kB",
-					 nvac, (long long) pages, elapsed, (long long) syncs, (long long) writes, ring_kb);
+					 nvac, (long long) v->pages, elapsed, (long long) syncs, (long long) v->writes, v->ring_kb);
 	if (sync_ms > 0)
 		appendStringInfo(&ev, "; the flushes took %.1f ms (%.0f%%)", sync_ms, pct(sync_ms, elapsed));
 	else
@@ -1767,6 +1737,9 @@ walload_diagnose(PG_FUNCTION_ARGS)
 	memset(&loads, 0, sizeof(loads));
 	loads.xact_ids = xact_ids;
 	loads.nxacts = t.xacts;
+	loads.scoped = sc.one || filtered;
+	loads.fpi.drop_ids = drop_ids;
+	loads.fpi.ndrops = ndrops;
 	scan_loads(&loads);
 	{
 		/* the statements' figures, in the order of in */
@@ -1792,8 +1765,8 @@ walload_diagnose(PG_FUNCTION_ARGS)
 	diagnose_scans(&em, &t, &whatifs);
 	diagnose_commit(&em, &t, &whatifs);
 	diagnose_standby(&em, &t);
-	diagnose_vacuum(&em, sc.one || filtered, xact_ids, t.xacts);
-	diagnose_wal(&em, &t, &whatifs, xact_ids, t.xacts, drop_ids, ndrops);
+	diagnose_vacuum(&em, &loads.vac);
+	diagnose_wal(&em, &t, &whatifs, &loads.fpi);
 	diagnose_workers(&em, in, t.xacts);
 	diagnose_indexes(&em, &loads);
 	verdict(&em);
