@@ -1010,15 +1010,11 @@ diagnose_wal(Emitter *em, const Totals *t, const WlWhatIfs *w, const FpiScope *f
 	if (big && (double) ckpt_fpi * BLCKSZ >= 0.5 * (double) t->c.wal_bytes)
 	{
 		emit(em, "warning", "full-page images after checkpoints", ev.data,
-			 WL_HAS_STAT_CHECKPOINTER ?
-			 "The first change of each page after a checkpoint logs the whole page. Fewer checkpoints "
-			 "during the load cut this: a larger max_wal_size (num_requested in pg_stat_checkpointer "
-			 "counts the checkpoints WAL volume forced) and a longer checkpoint_timeout; "
-			 "wal_compression = on makes each image smaller." :
-			 "The first change of each page after a checkpoint logs the whole page. Fewer checkpoints "
-			 "during the load cut this: a larger max_wal_size (checkpoints_req in pg_stat_bgwriter "
-			 "counts the checkpoints WAL volume forced) and a longer checkpoint_timeout; "
-			 "wal_compression = on makes each image smaller.");
+			 psprintf("The first change of each page after a checkpoint logs the whole page. Fewer "
+					  "checkpoints during the load cut this: a larger max_wal_size (%s counts the "
+					  "checkpoints WAL volume forced) and a longer checkpoint_timeout; wal_compression = on "
+					  "makes each image smaller.", WL_HAS_STAT_CHECKPOINTER ?
+					  "num_requested in pg_stat_checkpointer" : "checkpoints_req in pg_stat_bgwriter"));
 		brief(em, psprintf("%.1f MB of WAL, %lld page images after checkpoints",
 						   mb((double) t->c.wal_bytes), (long long) ckpt_fpi),
 			  "a larger max_wal_size and checkpoint_timeout; wal_compression");

@@ -1,32 +1,24 @@
 /*-------------------------------------------------------------------------
  *
  * whatif.c
- *		The what-if engine: for the transactions walload_diagnose() covers,
- *		core's decisions replayed on what walload recorded under one
- *		alternative -- a setting (wal_skip_threshold, shared_buffers,
- *		wal_level) or a shape of the load (one transaction instead of many,
- *		no truncate-and-reload, the DROPs in one transaction, batched
- *		commits, pg_restore --single-transaction) -- and the difference
- *		priced with cost.c's calibrated unit costs.  Every finding's
- *		saving_ms comes from here.
+ *		The what-if engine: core's decisions replayed on what walload
+ *		recorded, for the transactions walload_diagnose() covers, under one
+ *		setting (wal_skip_threshold, shared_buffers, wal_level) or shape of
+ *		the load, priced with cost.c's unit costs.  Every saving_ms is from
+ *		here.
  *
- * It reads only the recorded figures and cost.c.  Core's rules kept
- * (PostgreSQL 15-19): a file created in the transaction is synced at commit,
- * after one walk for all, if truncated in place or at least
- * wal_skip_threshold large, else WAL-logged whole (smgrDoPendingSyncs): no
- * threshold spares a file truncated in place.  A commit that deletes files
- * always flushes its record (RecordTransactionCommit): such commits are
- * replayed only as one transaction.  A walk visits every buffer header
- * (bufmgr.c).  wal_level=minimal cannot stream or archive WAL.
+ * Core's rules kept (15-19): a file created in the transaction is synced at
+ * commit, after one walk for all, if truncated in place or at least
+ * wal_skip_threshold large, else WAL-logged whole (smgrDoPendingSyncs).  A
+ * commit that deletes files always flushes its record
+ * (RecordTransactionCommit).  A walk visits every buffer header.
  *
- * Each transaction is replayed by at most one of the shapes (pg_restore's,
- * then the deleting commits, then the ones that synced or WAL-logged new
- * files at commit, then small ones), so
- * their savings never count a cost twice; the threshold and one
- * transaction for the syncing commits both remove the same walks, and the
- * diagnosis shows the larger only.  shared_buffers prices every walk at
- * the smaller pool, as the change alone saves; its share on walks a shape
- * removes (overlap_ms) is left out of the verdict's sum.
+ * Each transaction is replayed by at most one shape (pg_restore's, the
+ * deleting commits, the syncing ones, the small ones), and a standby's wait
+ * only by the standby finding, so that no cost counts twice; of the
+ * threshold and one transaction, which remove the same walks, the diagnosis
+ * shows the larger; shared_buffers' share on walks a shape removes
+ * (overlap_ms) is left out of the verdict's sum.
  *
  *-------------------------------------------------------------------------
  */
