@@ -530,9 +530,10 @@ diagnose_scans(Emitter *em, const Totals *t, const WlWhatIfs *w)
 		if (saving > 0)
 			appendStringInfo(&hint,
 							 ": load such a table once instead of truncating and loading it again: %lld walks "
-							 "fewer%s, about %.1f ms",
-							 (long long) w->truncate.walks_saved,
-							 w->truncated_synced > 0 ? " and no forced fsync of small tables" : "",
+							 "fewer, the TRUNCATEs and the loads they discard (%.1f ms as recorded)%s, about "
+							 "%.1f ms",
+							 (long long) w->truncate.walks_saved, w->truncate_reload_ms,
+							 w->truncated_synced > 0 ? ", no forced fsync of small tables" : "",
 							 saving);
 		appendStringInfoString(&hint,
 							   ". VACUUM scans once per truncation of a table's empty tail; the vacuum_truncate "
@@ -788,9 +789,7 @@ typedef enum WlFpiCause
 
 typedef struct FpiScope
 {
-	/* in: the transactions in scope, sorted, and those that deleted files */
-	const uint64 *xact_ids;
-	int			nxacts;
+	/* in: the transactions that deleted files, sorted */
 	const uint64 *drop_ids;
 	int			ndrops;
 	/* out: images of the top-level statements, by cause and command */
@@ -908,25 +907,15 @@ fpi_cause(const WlStmtRecord *s, const FpiScope *fs, int *slot)
 	}
 }
 
-/*
- * Adds up the images of the top-level statements of the transactions in
- * scope as the store hands them over; keeps none (nested statements'
- * figures are included in their top-level statement's).
- */
-static bool
-fpi_filter(const WlStmtRecord *s, void *arg)
+/* a top-level statement's images, by cause (nested ones are in its figures) */
+static void
+fpi_add(const WlStmtRecord *s, FpiScope *fs)
 {
-	FpiScope   *fs = arg;
 	int			slot;
-	WlFpiCause	cause;
+	WlFpiCause	cause = fpi_cause(s, fs, &slot);
 
-	if (!s->toplevel || s->c.wal_fpi <= 0 ||
-		bsearch(&s->xact_id, fs->xact_ids, fs->nxacts, sizeof(uint64), xact_id_cmp) == NULL)
-		return false;
-	cause = fpi_cause(s, fs, &slot);
 	fs->by_tag[cause][slot] += s->c.wal_fpi;
 	fs->total[cause] += s->c.wal_fpi;
-	return false;
 }
 
 /* " (CMD n, CMD n, CMD n, ...)": the commands of one cause, most images first */
@@ -974,12 +963,9 @@ append_minimal_price(StringInfo hint, const WlWhatIfs *w)
 }
 
 static void
-diagnose_wal(Emitter *em, const Totals *t, const WlWhatIfs *w, const uint64 *xact_ids, int nxacts,
-			 const uint64 *drop_ids, int ndrops)
+diagnose_wal(Emitter *em, const Totals *t, const WlWhatIfs *w, const FpiScope *fs)
 {
 	StringInfoData ev;
-	FpiScope   *fs;
-	WlStmtRecord *none;
 	int64		commit_fpi = Min(t->wal_logged_blocks, t->c.wal_fpi);
 	int64		ckpt_fpi;
 	int64		new_fpi;
@@ -988,14 +974,6 @@ diagnose_wal(Emitter *em, const Totals *t, const WlWhatIfs *w, const uint64 *xac
 
 	if (t->c.wal_bytes == 0)
 		return;
-
-	fs = palloc0(sizeof(FpiScope));
-	fs->xact_ids = xact_ids;
-	fs->nxacts = nxacts;
-	fs->drop_ids = drop_ids;
-	fs->ndrops = ndrops;
-	if (t->c.wal_fpi > 0)
-		(void) wl_store_copy_statements_filtered(fpi_filter, fs, &none);
 
 	/* never more than the transactions wrote: the statement ring may be ahead */
 	new_fpi = Min(fs->total[WL_FPI_NEW_FILE], t->c.wal_fpi - commit_fpi);
@@ -1032,15 +1010,11 @@ diagnose_wal(Emitter *em, const Totals *t, const WlWhatIfs *w, const uint64 *xac
 	if (big && (double) ckpt_fpi * BLCKSZ >= 0.5 * (double) t->c.wal_bytes)
 	{
 		emit(em, "warning", "full-page images after checkpoints", ev.data,
-			 WL_HAS_STAT_CHECKPOINTER ?
-			 "The first change of each page after a checkpoint logs the whole page. Fewer checkpoints "
-			 "during the load cut this: a larger max_wal_size (num_requested in pg_stat_checkpointer "
-			 "counts the checkpoints WAL volume forced) and a longer checkpoint_timeout; "
-			 "wal_compression = on makes each image smaller." :
-			 "The first change of each page after a checkpoint logs the whole page. Fewer checkpoints "
-			 "during the load cut this: a larger max_wal_size (checkpoints_req in pg_stat_bgwriter "
-			 "counts the checkpoints WAL volume forced) and a longer checkpoint_timeout; "
-			 "wal_compression = on makes each image smaller.");
+			 psprintf("The first change of each page after a checkpoint logs the whole page. Fewer "
+					  "checkpoints during the load cut this: a larger max_wal_size (%s counts the "
+					  "checkpoints WAL volume forced) and a longer checkpoint_timeout; wal_compression = on "
+					  "makes each image smaller.", WL_HAS_STAT_CHECKPOINTER ?
+					  "num_requested in pg_stat_checkpointer" : "checkpoints_req in pg_stat_bgwriter"));
 		brief(em, psprintf("%.1f MB of WAL, %lld page images after checkpoints",
 						   mb((double) t->c.wal_bytes), (long long) ckpt_fpi),
 			  "a larger max_wal_size and checkpoint_timeout; wal_compression");
@@ -1124,20 +1098,38 @@ diagnose_wal(Emitter *em, const Totals *t, const WlWhatIfs *w, const uint64 *xac
  * under replica, the WAL that minimal would not write (the statements that
  * load or index after a CREATE TABLE or TRUNCATE in their transaction; a
  * load into an older table would be counted too, which the finding says);
- * and bulk loads (WL_BULK_ROWS) after a CREATE INDEX in the same
- * transaction, unpriced: no recorded figure separates a load's index
- * maintenance from its heap work.
+ * bulk loads (WL_BULK_ROWS) into indexed tables (index_records), unpriced:
+ * no recorded figure separates a load's index maintenance from its heap
+ * work; and, for no_truncate_reload, the TRUNCATEs after a CREATE TABLE
+ * with the loads between them, whose work loading once discards.
  */
 #define WL_BULK_ROWS	10000
 
+/* the VACUUM statements' sums (diagnose_vacuum) */
+typedef struct VacuumSums
+{
+	int			nvac;
+	int64		syncs;
+	int64		writes;
+	int64		pages;
+	double		sync_ms;
+	double		elapsed;
+	int			ring_kb;
+} VacuumSums;
+
+/* one pass over the statement ring: what every reading of it needs */
 typedef struct LoadScan
 {
-	/* in: the transactions in scope, sorted */
+	/* in: the transactions in scope, sorted; VACUUM of those only */
 	const uint64 *xact_ids;
 	int			nxacts;
+	bool		scoped;
+	FpiScope	fpi;			/* out: full-page images by cause */
+	VacuumSums	vac;			/* out: VACUUM statements */
 	/* out: per transaction of xact_ids */
 	int32	   *new_files;
 	uint64	   *skip_bytes;
+	double	   *reload_ms;		/* TRUNCATEs, and the loads they discard */
 	/* out: loads after CREATE INDEX */
 	int			idx_xacts;
 	int			idx_loads;
@@ -1150,9 +1142,22 @@ static bool
 load_filter(const WlStmtRecord *s, void *arg)
 {
 	LoadScan   *ls = arg;
+	bool		in = bsearch(&s->xact_id, ls->xact_ids, ls->nxacts, sizeof(uint64), xact_id_cmp) != NULL;
 
-	if (!s->toplevel)
+	if (s->tag == CMDTAG_VACUUM && (in || !ls->scoped))
+	{
+		ls->vac.nvac++;
+		ls->vac.syncs += s->c.wal_syncs;
+		ls->vac.writes += s->c.wal_writes;
+		ls->vac.sync_ms += s->c.wal_sync_us / 1000.0;
+		ls->vac.pages += s->vacuum_pages;
+		ls->vac.elapsed += s->elapsed_ms;
+		ls->vac.ring_kb = s->vacuum_ring_kb;
+	}
+	if (!s->toplevel || !in)
 		return false;
+	if (s->c.wal_fpi > 0)
+		fpi_add(s, &ls->fpi);
 	switch (s->tag)
 	{
 		case CMDTAG_CREATE_TABLE:
@@ -1166,7 +1171,7 @@ load_filter(const WlStmtRecord *s, void *arg)
 		default:
 			return false;
 	}
-	return bsearch(&s->xact_id, ls->xact_ids, ls->nxacts, sizeof(uint64), xact_id_cmp) != NULL;
+	return true;
 }
 
 static int
@@ -1180,6 +1185,20 @@ stmt_order_cmp(const void *a, const void *b)
 	return (x->stmt_no > y->stmt_no) - (x->stmt_no < y->stmt_no);
 }
 
+/*
+ * Whether a bulk load's WAL shows index entries: a COPY writes its heap
+ * rows a page at a time (heap_multi_insert), an INSERT one record a row,
+ * and each index adds a record a row (btinsert) where the table is
+ * WAL-logged, so that a table indexed in an earlier transaction shows.
+ */
+static bool
+index_records(const WlStmtRecord *s)
+{
+	int64		heap = s->tag == CMDTAG_COPY ? 0 : s->c.rows;
+
+	return (s->c.wal_records - heap) * 2 >= s->c.rows;
+}
+
 static void
 scan_loads(LoadScan *ls)
 {
@@ -1189,6 +1208,7 @@ scan_loads(LoadScan *ls)
 
 	ls->new_files = palloc0(sizeof(int32) * Max(ls->nxacts, 1));
 	ls->skip_bytes = palloc0(sizeof(uint64) * Max(ls->nxacts, 1));
+	ls->reload_ms = palloc0(sizeof(double) * Max(ls->nxacts, 1));
 	n = wl_store_copy_statements_filtered(load_filter, ls, &recs);
 	if (n > 1)
 		qsort(recs, n, sizeof(WlStmtRecord), stmt_order_cmp);
@@ -1199,6 +1219,7 @@ scan_loads(LoadScan *ls)
 		int			k = (int) (at - ls->xact_ids);
 		int			indexes = 0;
 		bool		idx_load = false;
+		double		loaded_ms = 0;
 
 		for (; i < n && recs[i].xact_id == xid; i++)
 		{
@@ -1212,8 +1233,13 @@ scan_loads(LoadScan *ls)
 					ls->skip_bytes[k] += s->c.wal_bytes;
 					ls->new_files[k]++;
 					break;
-				case CMDTAG_CREATE_TABLE:
 				case CMDTAG_TRUNCATE_TABLE:
+					/* the loads since the CREATE TABLE, discarded */
+					if (ls->new_files[k] > 0)
+						ls->reload_ms[k] += loaded_ms + s->elapsed_ms;
+					loaded_ms = 0;
+					/* FALLTHROUGH */
+				case CMDTAG_CREATE_TABLE:
 					ls->new_files[k]++;
 					break;
 				case CMDTAG_CREATE_INDEX:
@@ -1223,8 +1249,11 @@ scan_loads(LoadScan *ls)
 					break;
 				default:		/* COPY, INSERT */
 					if (ls->new_files[k] > 0)
+					{
 						ls->skip_bytes[k] += s->c.wal_bytes;
-					if (indexes > 0 && s->c.rows >= WL_BULK_ROWS)
+						loaded_ms += s->elapsed_ms;
+					}
+					if (s->c.rows >= WL_BULK_ROWS && (indexes > 0 || index_records(s)))
 					{
 						idx_load = true;
 						ls->idx_loads++;
@@ -1247,8 +1276,9 @@ diagnose_indexes(Emitter *em, const LoadScan *ls)
 	if (ls->idx_loads == 0)
 		return;
 	emit(em, "info", "indexes created before a bulk load",
-		 psprintf("%d load%s (COPY, INSERT) of %lld rows in all ran after CREATE INDEX in the same "
-				  "transaction (%d transaction%s), taking %.1f ms and writing %lld WAL records (%.1f a row)",
+		 psprintf("%d load%s (COPY, INSERT) of %lld rows in all ran into indexed tables: after CREATE INDEX "
+				  "in the same transaction, or writing an index entry's WAL record a row (%d transaction%s), "
+				  "taking %.1f ms and writing %lld WAL records (%.1f a row)",
 				  ls->idx_loads, plural(ls->idx_loads), (long long) ls->idx_rows,
 				  ls->idx_xacts, plural(ls->idx_xacts), ls->idx_ms, (long long) ls->idx_records,
 				  ls->idx_rows > 0 ? (double) ls->idx_records / ls->idx_rows : 0),
@@ -1266,51 +1296,15 @@ diagnose_indexes(Emitter *em, const LoadScan *ls)
  * VACUUM reads a table that is not in shared buffers through a small ring;
  * each dirtied buffer it reuses must first have its WAL flushed.
  */
-typedef struct VacuumFilter
-{
-	bool		scoped;			/* only the transactions of xact_ids */
-	const uint64 *xact_ids;		/* sorted */
-	int			nxacts;
-} VacuumFilter;
-
-/* the VACUUM statements (of the transactions in scope): all diagnose_vacuum reads */
-static bool
-vacuum_filter(const WlStmtRecord *s, void *arg)
-{
-	VacuumFilter *vf = arg;
-
-	return s->tag == CMDTAG_VACUUM &&
-		(!vf->scoped || bsearch(&s->xact_id, vf->xact_ids, vf->nxacts, sizeof(uint64), xact_id_cmp) != NULL);
-}
-
 static void
-diagnose_vacuum(Emitter *em, bool scoped, const uint64 *xact_ids, int nxacts)
+diagnose_vacuum(Emitter *em, const VacuumSums *v)
 {
-	WlStmtRecord *recs;
-	VacuumFilter vf = {scoped, xact_ids, nxacts};
-	int			n;
-	int			nvac = 0;
-	int64		syncs = 0;
-	int64		writes = 0;
-	int64		pages = 0;
-	double		sync_ms = 0;
-	double		elapsed = 0;
-	int			ring_kb = 0;
+	int			nvac = v->nvac;
+	int64		syncs = v->syncs;
+	double		sync_ms = v->sync_ms;
+	double		elapsed = v->elapsed;
 	StringInfoData ev;
 
-	n = wl_store_copy_statements_filtered(vacuum_filter, &vf, &recs);
-	for (int i = 0; i < n; i++)
-	{
-		WlStmtRecord *s = &recs[i];
-
-		nvac++;
-		syncs += s->c.wal_syncs;
-		writes += s->c.wal_writes;
-		sync_ms += s->c.wal_sync_us / 1000.0;
-		pages += s->vacuum_pages;
-		elapsed += s->elapsed_ms;
-		ring_kb = s->vacuum_ring_kb;
-	}
 	if (nvac == 0 || syncs < 10)
 		return;
 
@@ -1318,7 +1312,7 @@ diagnose_vacuum(Emitter *em, bool scoped, const uint64 *xact_ids, int nxacts)
 	appendStringInfo(&ev,
 					 "%d VACUUM statement(s) over %lld heap pages took %.1f ms and flushed WAL %lld times "
 					 "(%lld WAL writes) themselves; ring size %d kB",
-					 nvac, (long long) pages, elapsed, (long long) syncs, (long long) writes, ring_kb);
+					 nvac, (long long) v->pages, elapsed, (long long) syncs, (long long) v->writes, v->ring_kb);
 	if (sync_ms > 0)
 		appendStringInfo(&ev, "; the flushes took %.1f ms (%.0f%%)", sync_ms, pct(sync_ms, elapsed));
 	else
@@ -1736,16 +1730,18 @@ walload_diagnose(PG_FUNCTION_ARGS)
 	}
 	qsort(xact_ids, t.xacts, sizeof(uint64), xact_id_cmp);
 	qsort(drop_ids, ndrops, sizeof(uint64), xact_id_cmp);
-	wl_whatif_load(in, t.xacts, &whatifs);
 	memset(&loads, 0, sizeof(loads));
 	loads.xact_ids = xact_ids;
 	loads.nxacts = t.xacts;
+	loads.scoped = sc.one || filtered;
+	loads.fpi.drop_ids = drop_ids;
+	loads.fpi.ndrops = ndrops;
 	scan_loads(&loads);
-	if (whatifs.minimal_allowed)
 	{
 		/* the statements' figures, in the order of in */
 		int32	   *new_files = palloc0(sizeof(int32) * t.xacts);
 		uint64	   *skip_bytes = palloc0(sizeof(uint64) * t.xacts);
+		double	   *reload_ms = palloc0(sizeof(double) * t.xacts);
 
 		for (int i = 0; i < t.xacts; i++)
 		{
@@ -1755,15 +1751,18 @@ walload_diagnose(PG_FUNCTION_ARGS)
 				continue;
 			new_files[i] = loads.new_files[at - xact_ids];
 			skip_bytes[i] = loads.skip_bytes[at - xact_ids];
+			reload_ms[i] = loads.reload_ms[at - xact_ids];
 		}
-		wl_whatif_minimal(in, t.xacts, new_files, skip_bytes, small_offered(&whatifs),
-						  whatifs.restore.saving_ms > 0, &whatifs.wal_level);
+		wl_whatif_load(in, t.xacts, reload_ms, &whatifs);
+		if (whatifs.minimal_allowed)
+			wl_whatif_minimal(in, t.xacts, new_files, skip_bytes, small_offered(&whatifs),
+							  whatifs.restore.saving_ms > 0, &whatifs.wal_level);
 	}
 	diagnose_scans(&em, &t, &whatifs);
 	diagnose_commit(&em, &t, &whatifs);
 	diagnose_standby(&em, &t);
-	diagnose_vacuum(&em, sc.one || filtered, xact_ids, t.xacts);
-	diagnose_wal(&em, &t, &whatifs, xact_ids, t.xacts, drop_ids, ndrops);
+	diagnose_vacuum(&em, &loads.vac);
+	diagnose_wal(&em, &t, &whatifs, &loads.fpi);
 	diagnose_workers(&em, in, t.xacts);
 	diagnose_indexes(&em, &loads);
 	verdict(&em);

@@ -1,32 +1,24 @@
 /*-------------------------------------------------------------------------
  *
  * whatif.c
- *		The what-if engine: for the transactions walload_diagnose() covers,
- *		core's decisions replayed on what walload recorded under one
- *		alternative -- a setting (wal_skip_threshold, shared_buffers,
- *		wal_level) or a shape of the load (one transaction instead of many,
- *		no truncate-and-reload, the DROPs in one transaction, batched
- *		commits, pg_restore --single-transaction) -- and the difference
- *		priced with cost.c's calibrated unit costs.  Every finding's
- *		saving_ms comes from here.
+ *		The what-if engine: core's decisions replayed on what walload
+ *		recorded, for the transactions walload_diagnose() covers, under one
+ *		setting (wal_skip_threshold, shared_buffers, wal_level) or shape of
+ *		the load, priced with cost.c's unit costs.  Every saving_ms is from
+ *		here.
  *
- * It reads only the recorded figures and cost.c.  Core's rules kept
- * (PostgreSQL 15-19): a file created in the transaction is synced at commit,
- * after one walk for all, if truncated in place or at least
- * wal_skip_threshold large, else WAL-logged whole (smgrDoPendingSyncs): no
- * threshold spares a file truncated in place.  A commit that deletes files
- * always flushes its record (RecordTransactionCommit): such commits are
- * replayed only as one transaction.  A walk visits every buffer header
- * (bufmgr.c).  wal_level=minimal cannot stream or archive WAL.
+ * Core's rules kept (15-19): a file created in the transaction is synced at
+ * commit, after one walk for all, if truncated in place or at least
+ * wal_skip_threshold large, else WAL-logged whole (smgrDoPendingSyncs).  A
+ * commit that deletes files always flushes its record
+ * (RecordTransactionCommit).  A walk visits every buffer header.
  *
- * Each transaction is replayed by at most one of the shapes (pg_restore's,
- * then the deleting commits, then the ones that synced or WAL-logged new
- * files at commit, then small ones), so
- * their savings never count a cost twice; the threshold and one
- * transaction for the syncing commits both remove the same walks, and the
- * diagnosis shows the larger only.  shared_buffers prices every walk at
- * the smaller pool, as the change alone saves; its share on walks a shape
- * removes (overlap_ms) is left out of the verdict's sum.
+ * Each transaction is replayed by at most one shape (pg_restore's, the
+ * deleting commits, the syncing ones, the small ones), and a standby's wait
+ * only by the standby finding, so that no cost counts twice; of the
+ * threshold and one transaction, which remove the same walks, the diagnosis
+ * shows the larger; shared_buffers' share on walks a shape removes
+ * (overlap_ms) is left out of the verdict's sum.
  *
  *-------------------------------------------------------------------------
  */
@@ -126,6 +118,17 @@ xact_set(const WlXactRecord *x)
 		!x->commit_standby_wait)
 		return SET_SMALL;
 	return SET_NONE;
+}
+
+/*
+ * A commit's sync part without its wait for a synchronous standby: the
+ * wait is diagnose_standby()'s to price (synchronous_commit = local spares
+ * all of it), so that no other shape counts it again.
+ */
+static double
+local_sync_ms(const WlXactRecord *x)
+{
+	return x->commit_sync_ms - (x->commit_standby_wait ? Max(x->commit_standby_ms, 0) : 0);
 }
 
 /* a transaction's walks of one kind, as estimated when counted, in ms */
@@ -255,13 +258,17 @@ whatif_threshold(WlXactRecord **in, int n, const WlScanCost *cost, WlWhatIf *w)
 
 /*
  * No in-place truncation: a table created in the transaction and loaded
- * once.  Its truncation walks go (heap, indexes, TOAST: one each), and its
- * file follows the threshold as any new file does (WAL-logged below it, at
- * its average size) instead of being synced by force.
+ * once.  What goes: the TRUNCATE statements, with their walks (heap,
+ * indexes, TOAST: one each, heap_truncate_one_rel -> RelationTruncate),
+ * and the loads into the new table before them, whose rows the TRUNCATE
+ * discards (reload_ms, their recorded times, from diagnose.c; the walks as
+ * estimated where the statements are no longer in the ring); and the
+ * forced sync: the file follows the threshold as any new file does
+ * (WAL-logged below it, at its average size).
  */
 static void
-whatif_truncate(WlXactRecord **in, int n, const WlScanCost *cost, WlWhatIf *w,
-				WlWhatIfs *all)
+whatif_truncate(WlXactRecord **in, int n, const double *reload_ms, const WlScanCost *cost,
+				WlWhatIf *w, WlWhatIfs *all)
 {
 	for (int i = 0; i < n; i++)
 	{
@@ -275,7 +282,8 @@ whatif_truncate(WlXactRecord **in, int n, const WlScanCost *cost, WlWhatIf *w,
 		w->xacts++;
 		w->walks_saved += x->c.scans[WL_SCAN_DROP_REL];
 		w->walks_ms += walks_ms(x, WL_SCAN_DROP_REL, true);
-		w->saving_ms += walks_ms(x, WL_SCAN_DROP_REL, true);
+		w->saving_ms += Max(walks_ms(x, WL_SCAN_DROP_REL, true), reload_ms ? reload_ms[i] : 0);
+		all->truncate_reload_ms += reload_ms ? reload_ms[i] : 0;
 		if (x->outcome != WL_OUTCOME_COMMIT || rels <= 0)
 			continue;
 		all->truncated_synced += rels;
@@ -359,7 +367,7 @@ all_but_one(WlWhatIf *w, WlShape shape, double sync_ms)
 }
 
 void
-wl_whatif_load(WlXactRecord **in, int n, WlWhatIfs *w)
+wl_whatif_load(WlXactRecord **in, int n, const double *reload_ms, WlWhatIfs *w)
 {
 	WlScanCost	cost;
 	double		restore_ms = 0;
@@ -394,11 +402,11 @@ wl_whatif_load(WlXactRecord **in, int n, WlWhatIfs *w)
 		{
 			case SET_RESTORE:
 				w->restore.xacts++;
-				restore_ms += x->commit_sync_ms;
+				restore_ms += local_sync_ms(x);
 				break;
 			case SET_DROPS:
 				w->drops.xacts++;
-				drop_sync_ms += x->commit_sync_ms;
+				drop_sync_ms += local_sync_ms(x);
 				drop_walks_ms += walks_ms(x, WL_SCAN_DROP_PENDING, true);
 				drop_faults_ms += walks_ms(x, WL_SCAN_DROP_PENDING, true) -
 					walks_ms(x, WL_SCAN_DROP_PENDING, false);
@@ -468,7 +476,7 @@ wl_whatif_load(WlXactRecord **in, int n, WlWhatIfs *w)
 	}
 
 	whatif_threshold(in, n, &cost, &w->threshold);
-	whatif_truncate(in, n, &cost, &w->truncate, w);
+	whatif_truncate(in, n, reload_ms, &cost, &w->truncate, w);
 
 	/*
 	 * shared_buffers alone, as core would run the load at the smaller pool:

@@ -7,8 +7,13 @@
 -- indexes_after_load) with no saving.  Must not appear: indexes created
 -- after the load; a table loaded with few rows after its index.  Rules
 -- and counts only.
+-- The common case: the indexes created in an earlier transaction than the
+-- load.  The table is then WAL-logged, and each index adds a WAL record a
+-- row (btinsert) beside the heap's (one a row for INSERT, one a page for
+-- COPY): a load of at least 10,000 rows writing that many is named.  Must
+-- not: the same loads into a table without indexes; a small insert.
 \ir 00_helpers.inc
-SELECT plan(6);
+SELECT plan(10);
 
 SELECT walload_reset();
 CREATE TABLE ia1 (a int, b text);
@@ -43,5 +48,31 @@ SELECT is((SELECT count(*) FROM d3 WHERE shape = 'indexes_after_load'), 0::bigin
 SELECT is((SELECT count(*) FROM d3 WHERE saving_ms > 0 AND num_nonnulls(setting, shape) <> 1), 0::bigint,
           'every finding with a saving carries one change');
 
-DROP TABLE ia1;
+CREATE TABLE ie (a int, b text);
+CREATE INDEX ie_a ON ie (a);
+CREATE TABLE inone (a int, b text);
+SELECT walload_reset();
+INSERT INTO ie SELECT g, 'x' FROM generate_series(1, 20000) g;
+CREATE TEMP TABLE d4 AS SELECT * FROM walload_findings();
+SELECT is((SELECT count(*) FROM d4 WHERE finding = 'indexes created before a bulk load'
+           AND shape = 'indexes_after_load' AND saving_ms IS NULL AND evidence LIKE '1 load, 20000 rows,%'), 1::bigint,
+          'INSERT of 20000 rows into a table indexed in an earlier transaction: named');
+
+SELECT walload_reset();
+COPY ie (a) FROM PROGRAM 'seq 1 20000';
+CREATE TEMP TABLE d5 AS SELECT * FROM walload_findings();
+SELECT is((SELECT count(*) FROM d5 WHERE shape = 'indexes_after_load'), 1::bigint,
+          'COPY of 20000 rows into it: named');
+
+SELECT walload_reset();
+INSERT INTO inone SELECT g, 'x' FROM generate_series(1, 20000) g;
+COPY inone (a) FROM PROGRAM 'seq 1 20000';
+INSERT INTO ie SELECT g, 'x' FROM generate_series(1, 500) g;
+CREATE TEMP TABLE d6 AS SELECT * FROM walload_findings();
+SELECT is((SELECT count(*) FROM d6 WHERE shape = 'indexes_after_load' OR finding LIKE 'indexes created%'), 0::bigint,
+          'must not: INSERT and COPY of 20000 rows into a table without indexes, 500 rows into the indexed one');
+SELECT is((SELECT count(*) FROM walload_statements WHERE toplevel AND rows >= 500), 3::bigint,
+          'the three loads were recorded');
+
+DROP TABLE ia1, ie, inone;
 SELECT * FROM finish();
