@@ -77,6 +77,7 @@ typedef struct WlActiveStmt
 	bool		storage_effects;	/* created or scheduled deletion of files */
 	bool		wal_skipped;
 	bool		has_text;		/* query[] holds the statement's text */
+	int			text_len;		/* its bytes before the NUL */
 	int			running;		/* executor: inside ExecutorRun/Finish */
 	CommandTag	tag;
 	uint64		queryid;
@@ -353,8 +354,12 @@ static void
 take_role_and_application(Oid userid)
 {
 	cur.userid = userid;
+	/* the same name statement after statement: compared, not copied again */
 	if (application_name != NULL)
-		strlcpy(cur.application_name, application_name, NAMEDATALEN);
+	{
+		if (strcmp(cur.application_name, application_name) != 0)
+			strlcpy(cur.application_name, application_name, NAMEDATALEN);
+	}
 	else
 		cur.application_name[0] = '\0';
 }
@@ -456,6 +461,14 @@ flush_finished(bool may_wait, WlKeep keep, bool in_cleanup)
 		WlQueued   *q = &finished[i];
 		bool		open = cur.active && q->rec.xact_id == cur.xact_id;
 
+		/* the open record's statements are the queue's tail: all kept */
+		if (open && keep == WL_KEEP_OPEN)
+		{
+			if (kept < i)
+				memmove(&finished[kept], q, sizeof(WlQueued) * (n_finished - i));
+			kept += n_finished - i;
+			break;
+		}
 		if (!stuck && !(open && (keep == WL_KEEP_OPEN ||
 								 (keep == WL_KEEP_HELD && q->held))))
 		{
@@ -688,18 +701,29 @@ unpublish_activity(void)
 	cur.shown = false;
 }
 
-static void
-statement_done(const WlStmtRecord *rec, bool count_in_xact, bool held)
+/*
+ * The queue's next slot, for a finished statement's record to be built in
+ * place (statement_done queues it); NULL if there is no room.
+ */
+static WlStmtRecord *
+next_finished(void)
 {
-	WlQueued   *q;
-
 	/* capacity was reserved when the statement started */
 	Assert(n_finished < finished_capacity);
 	if (n_finished >= finished_capacity)
-		return;
+		return NULL;
+	return &finished[n_finished].rec;
+}
+
+/* queue the record built in next_finished()'s slot */
+static void
+statement_done(bool count_in_xact, bool held)
+{
+	WlQueued   *q = &finished[n_finished];
+	const WlStmtRecord *rec = &q->rec;
+
 	activate();
-	q = &finished[n_finished++];
-	q->rec = *rec;
+	n_finished++;
 	q->rec.xact_id = cur.xact_id;
 	q->held = held;
 	q->sync_files = q->cleanup_files = 0;
@@ -866,6 +890,7 @@ copy_text(WlActiveStmt *s)
 	clip = len < WL_QUERY_LEN ? len : pg_mbcliplen(q, len, WL_QUERY_LEN - 1);
 	memcpy(s->query, q, clip);
 	s->query[clip] = '\0';
+	s->text_len = clip;
 	s->has_text = true;
 }
 
@@ -1166,9 +1191,10 @@ static void
 finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 {
 	WlActiveStmt *s = &stmt_stack[idx];
-	WlStmtRecord rec;
+	WlStmtRecord *rec;
 	bool		scanned = false;
 	bool		held;
+	bool		toplevel;
 
 	if (!s->tracked)
 	{
@@ -1205,50 +1231,57 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 		}
 	}
 
-	memset(&rec, 0, sizeof(rec));
-	rec.stmt_no = s->stmt_no;
-	rec.pid = MyProcPid;
+	rec = next_finished();
+	if (rec == NULL)
+	{
+		remove_statement(idx);
+		return;
+	}
+	memset(rec, 0, sizeof(*rec));
+	rec->stmt_no = s->stmt_no;
+	rec->pid = MyProcPid;
 
 	/* the role at its start: right too for one the abort ends */
-	rec.userid = s->userid;
-	rec.dbid = MyDatabaseId;
-	rec.queryid = s->queryid;
-	rec.toplevel = (s->nest_level == 0);
-	rec.nest_level = s->nest_level;
-	rec.tag = s->tag;
-	rec.status = status;
-	rec.start = statement_start_ts(s);
-	rec.wal_skipped = s->wal_skipped;
-	rec.nbuffers = NBuffers;
-	rec.backend_kind = cur.backend_kind;
+	rec->userid = s->userid;
+	rec->dbid = MyDatabaseId;
+	rec->queryid = s->queryid;
+	rec->toplevel = (s->nest_level == 0);
+	rec->nest_level = s->nest_level;
+	rec->tag = s->tag;
+	rec->status = status;
+	rec->start = statement_start_ts(s);
+	rec->wal_skipped = s->wal_skipped;
+	rec->nbuffers = NBuffers;
+	rec->backend_kind = cur.backend_kind;
 
 	if (s->is_utility)
 	{
 		if (!s->measured)
 			measure_utility(s);
-		rec.elapsed_ms = s->measured_ms;
-		rec.c = s->measured_usage;
+		rec->elapsed_ms = s->measured_ms;
+		rec->c = s->measured_usage;
 	}
 	else
 	{
-		rec.elapsed_ms = INSTR_TIME_GET_MILLISEC(s->elapsed);
-		rec.c = s->usage.c;
+		rec->elapsed_ms = INSTR_TIME_GET_MILLISEC(s->elapsed);
+		rec->c = s->usage.c;
 	}
-	rec.c.rows = (int64) rows;
-	memcpy(rec.c.scans, s->scans, sizeof(rec.c.scans));
-	rec.c.scan_est_ns = s->scan_est_ns;
-	rec.vacuum_ring_kb = s->vacuum_ring_kb;
-	rec.vacuum_pages = s->vacuum_pages;
-	rec.vacuum_pages_removed = s->vacuum_pages_removed;
+	rec->c.rows = (int64) rows;
+	memcpy(rec->c.scans, s->scans, sizeof(rec->c.scans));
+	rec->c.scan_est_ns = s->scan_est_ns;
+	rec->vacuum_ring_kb = s->vacuum_ring_kb;
+	rec->vacuum_pages = s->vacuum_pages;
+	rec->vacuum_pages_removed = s->vacuum_pages_removed;
 
 	if (source_valid)
 		copy_text(s);
 	if (s->has_text)
-		memcpy(rec.query, s->query, WL_QUERY_LEN);
+		memcpy(rec->query, s->query, s->text_len);	/* the rest is zeroed */
 
 	held = s->storage_effects;
+	toplevel = rec->toplevel;
 	remove_statement(idx);
-	statement_done(&rec, rec.toplevel, held);
+	statement_done(toplevel, held);
 
 	/*
 	 * What it leaves running, and what COMMIT would do now: not after an
@@ -1260,7 +1293,7 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 
 		publish_activity(t >= 0 ? stmt_stack[t].tag : CMDTAG_UNKNOWN,
 						 t >= 0 ? statement_start_ts(&stmt_stack[t]) : 0,
-						 status == WL_STMT_OK && (!rec.toplevel || IsTransactionBlock()));
+						 status == WL_STMT_OK && (!toplevel || IsTransactionBlock()));
 	}
 }
 
