@@ -448,13 +448,15 @@ typedef enum WlKeep
 /*
  * Store the queue but what keep keeps.  may_wait false: only what needs no
  * wait for walload's lock; in_cleanup: nor a new aggregate in a full
- * walload_stats (store.c).  The rest stays queued, in order.
+ * walload_stats (store.c).  The rest stays queued, in order.  The stored
+ * ones take walload's lock once: between them nothing can fail.
  */
 static void
 flush_finished(bool may_wait, WlKeep keep, bool in_cleanup)
 {
 	int			kept = 0;
 	bool		stuck = false;
+	bool		stored = false; /* the store's lock may be held */
 
 	for (int i = 0; i < n_finished; i++)
 	{
@@ -472,14 +474,19 @@ flush_finished(bool may_wait, WlKeep keep, bool in_cleanup)
 		if (!stuck && !(open && (keep == WL_KEEP_OPEN ||
 								 (keep == WL_KEEP_HELD && q->held))))
 		{
-			if (wl_store_statement(&q->rec, may_wait, in_cleanup))
+			if (wl_store_statement(&q->rec, may_wait, in_cleanup, true))
+			{
+				stored = true;
 				continue;
+			}
 			stuck = true;
 		}
 		if (kept < i)
 			finished[kept] = *q;
 		kept++;
 	}
+	if (stored)
+		wl_store_unlock();
 	n_finished = kept;
 }
 

@@ -504,10 +504,13 @@ stats_key_of(const WlStmtRecord *rec, WlStatsKey *key)
  * false, having recorded nothing, when that would mean waiting for
  * walload's lock; with cleanup (the commit cleanup and the abort path:
  * may_wait false too), also when its aggregate is new and walload_stats is
- * full (see the locking note).
+ * full (see the locking note).  keep_lock: a run of statements is stored,
+ * the lock stays held for the next (no lock, nothing that can fail between
+ * them) until wl_store_unlock(); a false return has released it.
  */
 bool
-wl_store_statement(const WlStmtRecord *rec, bool may_wait, bool cleanup)
+wl_store_statement(const WlStmtRecord *rec, bool may_wait, bool cleanup,
+				   bool keep_lock)
 {
 	WlStatsKey	key;
 	WlStatsEntry *e;
@@ -518,7 +521,7 @@ wl_store_statement(const WlStmtRecord *rec, bool may_wait, bool cleanup)
 	if (wl_shared == NULL)
 		return true;
 
-	if (!store_lock(LW_SHARED, may_wait))
+	if (!LWLockHeldByMe(wl_shared->lock) && !store_lock(LW_SHARED, may_wait))
 		return false;
 	stats_key_of(rec, &key);
 	in_cleanup = cleanup;
@@ -563,8 +566,17 @@ wl_store_statement(const WlStmtRecord *rec, bool may_wait, bool cleanup)
 	}
 	(void) put_statement(rec);
 
-	LWLockRelease(wl_shared->lock);
+	if (!keep_lock)
+		LWLockRelease(wl_shared->lock);
 	return true;
+}
+
+/* the end of a run of wl_store_statement(..., keep_lock true) calls */
+void
+wl_store_unlock(void)
+{
+	if (wl_shared != NULL && LWLockHeldByMe(wl_shared->lock))
+		LWLockRelease(wl_shared->lock);
 }
 
 /*
