@@ -975,7 +975,11 @@ push_statement(bool tracked, bool is_utility, bool conditional, CommandTag tag,
 		s->xact_epoch = xact_epoch_now;
 		s->subid = GetCurrentSubTransactionId();
 		s->start_ts = conditional ? 0 : GetCurrentTimestamp();
-		INSTR_TIME_SET_CURRENT(s->start);
+		/* read by a utility's measure and a plain SELECT's start_ts only */
+		if (is_utility || conditional)
+			INSTR_TIME_SET_CURRENT(s->start);
+		else
+			INSTR_TIME_SET_ZERO(s->start);
 	}
 	else
 	{
@@ -1202,6 +1206,7 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 	bool		scanned = false;
 	bool		held;
 	bool		toplevel;
+	int			text_len;
 
 	if (!s->tracked)
 	{
@@ -1244,7 +1249,11 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 		remove_statement(idx);
 		return;
 	}
-	memset(rec, 0, sizeof(*rec));
+	/* zeroed but the counters and the text, written whole below */
+	StaticAssertStmt(offsetof(WlStmtRecord, query) ==
+					 offsetof(WlStmtRecord, c) + sizeof(WlCounters),
+					 "the text follows the counters");
+	memset(rec, 0, offsetof(WlStmtRecord, c));
 	rec->stmt_no = s->stmt_no;
 	rec->pid = MyProcPid;
 
@@ -1282,8 +1291,10 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 
 	if (source_valid)
 		copy_text(s);
-	if (s->has_text)
-		memcpy(rec->query, s->query, s->text_len);	/* the rest is zeroed */
+	text_len = s->has_text ? s->text_len : 0;
+	memcpy(rec->query, s->query, text_len);
+	memset(rec->query + text_len, 0,
+		   sizeof(WlStmtRecord) - offsetof(WlStmtRecord, query) - text_len);
 
 	held = s->storage_effects;
 	toplevel = rec->toplevel;
