@@ -567,6 +567,9 @@ reserve_finished(int more)
 #define WL_PREDICT_BUDGET_FILES		4096
 #define WL_PREDICT_PER_STMT			16
 
+/* current_cost's readings of the calibration: what was derived from one */
+static uint64 cost_readings = 0;
+
 /* the calibration, read again at most once a second */
 static const WlScanCost *
 current_cost(TimestampTz now)
@@ -581,8 +584,28 @@ current_cost(TimestampTz now)
 		wl_cost_figures(&cost);
 		read_at = now;
 		generation = wl_unit_costs_generation();
+		cost_readings++;
 	}
 	return &cost;
+}
+
+/*
+ * A commit with nothing pending, estimated (wl_commit_est is pure): the
+ * same for every transaction until the calibration is read again.
+ */
+static void
+empty_commit_est(const WlCommitModel *m, const WlScanCost *cost,
+				 const WlCommitState *st, WlCommitEstimate *est)
+{
+	static WlCommitEstimate empty;
+	static uint64 of_reading = 0;
+
+	if (of_reading != cost_readings)
+	{
+		wl_commit_est(m, cost, st, &empty);
+		of_reading = cost_readings;
+	}
+	*est = empty;
 }
 
 /*
@@ -652,7 +675,10 @@ predict_commit(WlActivity *a, TimestampTz now)
 		wl_commit_state_now(&a->pred_state, &m, dirty_buffers(), true);
 	else
 		memset(&a->pred_state, 0, sizeof(a->pred_state));
-	wl_commit_est(&m, current_cost(now), &a->pred_state, &est);
+	if (cur.storage_touched)
+		wl_commit_est(&m, current_cost(now), &a->pred_state, &est);
+	else
+		empty_commit_est(&m, current_cost(now), &a->pred_state, &est);
 	a->pred = m;
 	a->pred_commit_ms = est.total_ns / 1e6;
 	a->pred_scan_ms = est.scan_ns / 1e6;
