@@ -988,6 +988,7 @@ push_statement(bool tracked, bool is_utility, bool conditional, CommandTag tag,
 	s->storage_effects = false;
 	s->wal_skipped = false;
 	s->has_text = false;
+	s->text_len = 0;
 	s->running = 0;
 	s->tag = tag;
 	s->queryid = queryid;
@@ -1487,6 +1488,7 @@ wl_acc_worker_statement(const WlWorkerWork *w, const WlEffects *eff)
 	s = &stmt_stack[idx];
 	s->start_ts = start;
 	strlcpy(s->query, w->text, WL_QUERY_LEN);
+	s->text_len = strlen(s->query);
 	s->has_text = true;
 	s->measured = true;
 	s->measured_ms = (double) (now - start) / 1000.0;
