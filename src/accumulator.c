@@ -77,6 +77,7 @@ typedef struct WlActiveStmt
 	bool		storage_effects;	/* created or scheduled deletion of files */
 	bool		wal_skipped;
 	bool		has_text;		/* query[] holds the statement's text */
+	int			text_len;		/* its bytes before the NUL */
 	int			running;		/* executor: inside ExecutorRun/Finish */
 	CommandTag	tag;
 	uint64		queryid;
@@ -353,8 +354,12 @@ static void
 take_role_and_application(Oid userid)
 {
 	cur.userid = userid;
+	/* the same name statement after statement: compared, not copied again */
 	if (application_name != NULL)
-		strlcpy(cur.application_name, application_name, NAMEDATALEN);
+	{
+		if (strcmp(cur.application_name, application_name) != 0)
+			strlcpy(cur.application_name, application_name, NAMEDATALEN);
+	}
 	else
 		cur.application_name[0] = '\0';
 }
@@ -443,30 +448,45 @@ typedef enum WlKeep
 /*
  * Store the queue but what keep keeps.  may_wait false: only what needs no
  * wait for walload's lock; in_cleanup: nor a new aggregate in a full
- * walload_stats (store.c).  The rest stays queued, in order.
+ * walload_stats (store.c).  The rest stays queued, in order.  The stored
+ * ones take walload's lock once: between them nothing can fail.
  */
 static void
 flush_finished(bool may_wait, WlKeep keep, bool in_cleanup)
 {
 	int			kept = 0;
 	bool		stuck = false;
+	bool		stored = false; /* the store's lock may be held */
 
 	for (int i = 0; i < n_finished; i++)
 	{
 		WlQueued   *q = &finished[i];
 		bool		open = cur.active && q->rec.xact_id == cur.xact_id;
 
+		/* the open record's statements are the queue's tail: all kept */
+		if (open && keep == WL_KEEP_OPEN)
+		{
+			if (kept < i)
+				memmove(&finished[kept], q, sizeof(WlQueued) * (n_finished - i));
+			kept += n_finished - i;
+			break;
+		}
 		if (!stuck && !(open && (keep == WL_KEEP_OPEN ||
 								 (keep == WL_KEEP_HELD && q->held))))
 		{
-			if (wl_store_statement(&q->rec, may_wait, in_cleanup))
+			if (wl_store_statement(&q->rec, may_wait, in_cleanup, true))
+			{
+				stored = true;
 				continue;
+			}
 			stuck = true;
 		}
 		if (kept < i)
 			finished[kept] = *q;
 		kept++;
 	}
+	if (stored)
+		wl_store_unlock();
 	n_finished = kept;
 }
 
@@ -547,6 +567,9 @@ reserve_finished(int more)
 #define WL_PREDICT_BUDGET_FILES		4096
 #define WL_PREDICT_PER_STMT			16
 
+/* current_cost's readings of the calibration: what was derived from one */
+static uint64 cost_readings = 0;
+
 /* the calibration, read again at most once a second */
 static const WlScanCost *
 current_cost(TimestampTz now)
@@ -561,8 +584,28 @@ current_cost(TimestampTz now)
 		wl_cost_figures(&cost);
 		read_at = now;
 		generation = wl_unit_costs_generation();
+		cost_readings++;
 	}
 	return &cost;
+}
+
+/*
+ * A commit with nothing pending, estimated (wl_commit_est is pure): the
+ * same for every transaction until the calibration is read again.
+ */
+static void
+empty_commit_est(const WlCommitModel *m, const WlScanCost *cost,
+				 const WlCommitState *st, WlCommitEstimate *est)
+{
+	static WlCommitEstimate empty;
+	static uint64 of_reading = 0;
+
+	if (of_reading != cost_readings)
+	{
+		wl_commit_est(m, cost, st, &empty);
+		of_reading = cost_readings;
+	}
+	*est = empty;
 }
 
 /*
@@ -632,7 +675,10 @@ predict_commit(WlActivity *a, TimestampTz now)
 		wl_commit_state_now(&a->pred_state, &m, dirty_buffers(), true);
 	else
 		memset(&a->pred_state, 0, sizeof(a->pred_state));
-	wl_commit_est(&m, current_cost(now), &a->pred_state, &est);
+	if (cur.storage_touched)
+		wl_commit_est(&m, current_cost(now), &a->pred_state, &est);
+	else
+		empty_commit_est(&m, current_cost(now), &a->pred_state, &est);
 	a->pred = m;
 	a->pred_commit_ms = est.total_ns / 1e6;
 	a->pred_scan_ms = est.scan_ns / 1e6;
@@ -688,18 +734,29 @@ unpublish_activity(void)
 	cur.shown = false;
 }
 
-static void
-statement_done(const WlStmtRecord *rec, bool count_in_xact, bool held)
+/*
+ * The queue's next slot, for a finished statement's record to be built in
+ * place (statement_done queues it); NULL if there is no room.
+ */
+static WlStmtRecord *
+next_finished(void)
 {
-	WlQueued   *q;
-
 	/* capacity was reserved when the statement started */
 	Assert(n_finished < finished_capacity);
 	if (n_finished >= finished_capacity)
-		return;
+		return NULL;
+	return &finished[n_finished].rec;
+}
+
+/* queue the record built in next_finished()'s slot */
+static void
+statement_done(bool count_in_xact, bool held)
+{
+	WlQueued   *q = &finished[n_finished];
+	const WlStmtRecord *rec = &q->rec;
+
 	activate();
-	q = &finished[n_finished++];
-	q->rec = *rec;
+	n_finished++;
 	q->rec.xact_id = cur.xact_id;
 	q->held = held;
 	q->sync_files = q->cleanup_files = 0;
@@ -866,6 +923,7 @@ copy_text(WlActiveStmt *s)
 	clip = len < WL_QUERY_LEN ? len : pg_mbcliplen(q, len, WL_QUERY_LEN - 1);
 	memcpy(s->query, q, clip);
 	s->query[clip] = '\0';
+	s->text_len = clip;
 	s->has_text = true;
 }
 
@@ -930,6 +988,7 @@ push_statement(bool tracked, bool is_utility, bool conditional, CommandTag tag,
 	s->storage_effects = false;
 	s->wal_skipped = false;
 	s->has_text = false;
+	s->text_len = 0;
 	s->running = 0;
 	s->tag = tag;
 	s->queryid = queryid;
@@ -943,7 +1002,11 @@ push_statement(bool tracked, bool is_utility, bool conditional, CommandTag tag,
 		s->xact_epoch = xact_epoch_now;
 		s->subid = GetCurrentSubTransactionId();
 		s->start_ts = conditional ? 0 : GetCurrentTimestamp();
-		INSTR_TIME_SET_CURRENT(s->start);
+		/* read by a utility's measure and a plain SELECT's start_ts only */
+		if (is_utility || conditional)
+			INSTR_TIME_SET_CURRENT(s->start);
+		else
+			INSTR_TIME_SET_ZERO(s->start);
 	}
 	else
 	{
@@ -1166,9 +1229,11 @@ static void
 finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 {
 	WlActiveStmt *s = &stmt_stack[idx];
-	WlStmtRecord rec;
+	WlStmtRecord *rec;
 	bool		scanned = false;
 	bool		held;
+	bool		toplevel;
+	int			text_len;
 
 	if (!s->tracked)
 	{
@@ -1205,50 +1270,63 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 		}
 	}
 
-	memset(&rec, 0, sizeof(rec));
-	rec.stmt_no = s->stmt_no;
-	rec.pid = MyProcPid;
+	rec = next_finished();
+	if (rec == NULL)
+	{
+		remove_statement(idx);
+		return;
+	}
+	/* zeroed but the counters and the text, written whole below */
+	StaticAssertStmt(offsetof(WlStmtRecord, query) ==
+					 offsetof(WlStmtRecord, c) + sizeof(WlCounters),
+					 "the text follows the counters");
+	memset(rec, 0, offsetof(WlStmtRecord, c));
+	rec->stmt_no = s->stmt_no;
+	rec->pid = MyProcPid;
 
 	/* the role at its start: right too for one the abort ends */
-	rec.userid = s->userid;
-	rec.dbid = MyDatabaseId;
-	rec.queryid = s->queryid;
-	rec.toplevel = (s->nest_level == 0);
-	rec.nest_level = s->nest_level;
-	rec.tag = s->tag;
-	rec.status = status;
-	rec.start = statement_start_ts(s);
-	rec.wal_skipped = s->wal_skipped;
-	rec.nbuffers = NBuffers;
-	rec.backend_kind = cur.backend_kind;
+	rec->userid = s->userid;
+	rec->dbid = MyDatabaseId;
+	rec->queryid = s->queryid;
+	rec->toplevel = (s->nest_level == 0);
+	rec->nest_level = s->nest_level;
+	rec->tag = s->tag;
+	rec->status = status;
+	rec->start = statement_start_ts(s);
+	rec->wal_skipped = s->wal_skipped;
+	rec->nbuffers = NBuffers;
+	rec->backend_kind = cur.backend_kind;
 
 	if (s->is_utility)
 	{
 		if (!s->measured)
 			measure_utility(s);
-		rec.elapsed_ms = s->measured_ms;
-		rec.c = s->measured_usage;
+		rec->elapsed_ms = s->measured_ms;
+		rec->c = s->measured_usage;
 	}
 	else
 	{
-		rec.elapsed_ms = INSTR_TIME_GET_MILLISEC(s->elapsed);
-		rec.c = s->usage.c;
+		rec->elapsed_ms = INSTR_TIME_GET_MILLISEC(s->elapsed);
+		rec->c = s->usage.c;
 	}
-	rec.c.rows = (int64) rows;
-	memcpy(rec.c.scans, s->scans, sizeof(rec.c.scans));
-	rec.c.scan_est_ns = s->scan_est_ns;
-	rec.vacuum_ring_kb = s->vacuum_ring_kb;
-	rec.vacuum_pages = s->vacuum_pages;
-	rec.vacuum_pages_removed = s->vacuum_pages_removed;
+	rec->c.rows = (int64) rows;
+	memcpy(rec->c.scans, s->scans, sizeof(rec->c.scans));
+	rec->c.scan_est_ns = s->scan_est_ns;
+	rec->vacuum_ring_kb = s->vacuum_ring_kb;
+	rec->vacuum_pages = s->vacuum_pages;
+	rec->vacuum_pages_removed = s->vacuum_pages_removed;
 
 	if (source_valid)
 		copy_text(s);
-	if (s->has_text)
-		memcpy(rec.query, s->query, WL_QUERY_LEN);
+	text_len = s->has_text ? s->text_len : 0;
+	memcpy(rec->query, s->query, text_len);
+	memset(rec->query + text_len, 0,
+		   sizeof(WlStmtRecord) - offsetof(WlStmtRecord, query) - text_len);
 
 	held = s->storage_effects;
+	toplevel = rec->toplevel;
 	remove_statement(idx);
-	statement_done(&rec, rec.toplevel, held);
+	statement_done(toplevel, held);
 
 	/*
 	 * What it leaves running, and what COMMIT would do now: not after an
@@ -1260,7 +1338,7 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 
 		publish_activity(t >= 0 ? stmt_stack[t].tag : CMDTAG_UNKNOWN,
 						 t >= 0 ? statement_start_ts(&stmt_stack[t]) : 0,
-						 status == WL_STMT_OK && (!rec.toplevel || IsTransactionBlock()));
+						 status == WL_STMT_OK && (!toplevel || IsTransactionBlock()));
 	}
 }
 
@@ -1410,6 +1488,7 @@ wl_acc_worker_statement(const WlWorkerWork *w, const WlEffects *eff)
 	s = &stmt_stack[idx];
 	s->start_ts = start;
 	strlcpy(s->query, w->text, WL_QUERY_LEN);
+	s->text_len = strlen(s->query);
 	s->has_text = true;
 	s->measured = true;
 	s->measured_ms = (double) (now - start) / 1000.0;

@@ -374,10 +374,56 @@ evict_stats(void)
 	for (long v = 0; v < nvictims; v++)
 		hash_search(wl_stats, &all[v].e->key, HASH_REMOVE, NULL);
 	pfree(all);
+	wl_shared->stats_removals++;
 
 	SpinLockAcquire(&wl_shared->mutex);
 	wl_shared->stats_evicted += nvictims;
 	SpinLockRelease(&wl_shared->mutex);
+}
+
+/*
+ * The aggregates this backend found last, one per slot of a few, by key:
+ * found again without hashing while no aggregate has been removed.  Entries
+ * of a shared hash table never move, and removing one takes the lock
+ * exclusive and bumps stats_removals, so under the shared lock a cached
+ * entry with an unchanged count is the key's.
+ */
+#define WL_STATS_CACHE_BITS	4
+#define WL_STATS_CACHE	(1 << WL_STATS_CACHE_BITS)
+typedef struct WlStatsCached
+{
+	WlStatsKey	key;
+	WlStatsEntry *e;
+	uint64		removals;		/* wl_shared->stats_removals when cached */
+} WlStatsCached;
+
+static WlStatsCached stats_cache[WL_STATS_CACHE];
+
+static inline WlStatsCached *
+stats_cache_slot(const WlStatsKey *key)
+{
+	uint64		h = (key->queryid ^ key->tag ^ ((uint64) key->userid << 32)) *
+		UINT64CONST(0x9E3779B97F4A7C15);
+
+	return &stats_cache[h >> (64 - WL_STATS_CACHE_BITS)];
+}
+
+static inline bool
+stats_key_equal(const WlStatsKey *a, const WlStatsKey *b)
+{
+	return a->queryid == b->queryid && a->tag == b->tag &&
+		a->userid == b->userid && a->dbid == b->dbid &&
+		a->toplevel == b->toplevel;
+}
+
+/* under the lock: the removals cannot change meanwhile */
+static inline WlStatsEntry *
+stats_remember(WlStatsCached *c, const WlStatsKey *key, WlStatsEntry *e)
+{
+	c->key = *key;
+	c->e = e;
+	c->removals = wl_shared->stats_removals;
+	return e;
 }
 
 /*
@@ -391,13 +437,17 @@ static WlStatsEntry *
 stats_entry(const WlStatsKey *key, const char *query, bool may_wait,
 			bool *busy)
 {
+	WlStatsCached *c = stats_cache_slot(key);
 	WlStatsEntry *e;
 	bool		found;
 
 	*busy = false;
+	if (c->e != NULL && c->removals == wl_shared->stats_removals &&
+		stats_key_equal(&c->key, key))
+		return c->e;
 	e = hash_search(wl_stats, key, HASH_FIND, NULL);
 	if (e != NULL)
-		return e;
+		return stats_remember(c, key, e);
 
 	if (in_cleanup && hash_get_num_entries(wl_stats) >= wl_max_stats)
 	{
@@ -413,7 +463,7 @@ stats_entry(const WlStatsKey *key, const char *query, bool may_wait,
 	}
 	e = hash_search(wl_stats, key, HASH_FIND, NULL);
 	if (e != NULL)
-		return e;
+		return stats_remember(c, key, e);
 	if (hash_get_num_entries(wl_stats) >= wl_max_stats)
 	{
 		if (in_cleanup)
@@ -434,7 +484,7 @@ stats_entry(const WlStatsKey *key, const char *query, bool may_wait,
 		SpinLockInit(&e->mutex);
 		strlcpy(e->query, query, WL_QUERY_LEN);
 	}
-	return e;
+	return stats_remember(c, key, e);
 }
 
 static void
@@ -454,10 +504,13 @@ stats_key_of(const WlStmtRecord *rec, WlStatsKey *key)
  * false, having recorded nothing, when that would mean waiting for
  * walload's lock; with cleanup (the commit cleanup and the abort path:
  * may_wait false too), also when its aggregate is new and walload_stats is
- * full (see the locking note).
+ * full (see the locking note).  keep_lock: a run of statements is stored,
+ * the lock stays held for the next (no lock, nothing that can fail between
+ * them) until wl_store_unlock(); a false return has released it.
  */
 bool
-wl_store_statement(const WlStmtRecord *rec, bool may_wait, bool cleanup)
+wl_store_statement(const WlStmtRecord *rec, bool may_wait, bool cleanup,
+				   bool keep_lock)
 {
 	WlStatsKey	key;
 	WlStatsEntry *e;
@@ -468,7 +521,7 @@ wl_store_statement(const WlStmtRecord *rec, bool may_wait, bool cleanup)
 	if (wl_shared == NULL)
 		return true;
 
-	if (!store_lock(LW_SHARED, may_wait))
+	if (!LWLockHeldByMe(wl_shared->lock) && !store_lock(LW_SHARED, may_wait))
 		return false;
 	stats_key_of(rec, &key);
 	in_cleanup = cleanup;
@@ -513,8 +566,17 @@ wl_store_statement(const WlStmtRecord *rec, bool may_wait, bool cleanup)
 	}
 	(void) put_statement(rec);
 
-	LWLockRelease(wl_shared->lock);
+	if (!keep_lock)
+		LWLockRelease(wl_shared->lock);
 	return true;
+}
+
+/* the end of a run of wl_store_statement(..., keep_lock true) calls */
+void
+wl_store_unlock(void)
+{
+	if (wl_shared != NULL && LWLockHeldByMe(wl_shared->lock))
+		LWLockRelease(wl_shared->lock);
 }
 
 /*
@@ -1210,6 +1272,7 @@ wl_store_reset(void)
 	hash_seq_init(&hs, wl_stats);
 	while ((e = hash_seq_search(&hs)) != NULL)
 		hash_search(wl_stats, &e->key, HASH_REMOVE, NULL);
+	wl_shared->stats_removals++;
 	for (int r = 0; r < WL_NUM_RINGS; r++)
 		wl_ring_clear(&wl_rings[r]);
 	SpinLockAcquire(&wl_shared->mutex);

@@ -72,6 +72,8 @@ typedef struct WlShared
 	slock_t		mutex;			/* protects the plain fields below */
 	TimestampTz stats_reset;
 	int64		stats_evicted;
+	uint64		stats_removals; /* aggregates removed: bumped with the lock
+								 * held exclusive (store.c, stats_cache) */
 	int64		scans[WL_NUM_SCAN_KINDS];
 	int64		scanned_buffers;
 	TimestampTz calibrated_at;
