@@ -8,6 +8,8 @@
 # copies each table over a libpq connection to the subscriber (COPY FROM
 # STDIN): a client's statement, recorded as such.  An idle subscriber
 # records nothing.  Skipped where pglogical is not installed.
+# matrix: no (pglogical's package is installed on the host's 15 only: scripts/deps.sh)
+# cassert: no (the assert-enabled server is built without pglogical)
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
