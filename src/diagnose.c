@@ -1238,8 +1238,16 @@ scan_loads(LoadScan *ls)
 					if (ls->new_files[k] > 0)
 						ls->reload_ms[k] += loaded_ms + s->elapsed_ms;
 					loaded_ms = 0;
-					/* FALLTHROUGH */
+					ls->new_files[k]++;
+					break;
 				case CMDTAG_CREATE_TABLE:
+					/*
+					 * The record names no table: an index created before
+					 * this one can be another table's (create, load and
+					 * index each table in turn), so a later load is not
+					 * counted for it.
+					 */
+					indexes = 0;
 					ls->new_files[k]++;
 					break;
 				case CMDTAG_CREATE_INDEX:

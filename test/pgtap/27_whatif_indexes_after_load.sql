@@ -5,7 +5,9 @@
 -- recorded figure separates the load's index maintenance from its heap
 -- work, so the finding names the change as data (shape
 -- indexes_after_load) with no saving.  Must not appear: indexes created
--- after the load; a table loaded with few rows after its index.  Rules
+-- after the load; a table loaded with few rows after its index; tables
+-- created, loaded and indexed in turn (the records name no table: a
+-- CREATE TABLE ends what an earlier CREATE INDEX says of later loads).  Rules
 -- and counts only.
 -- The common case: the indexes created in an earlier transaction than the
 -- load.  The table is then WAL-logged, and each index adds a WAL record a
@@ -13,7 +15,7 @@
 -- COPY): a load of at least 10,000 rows writing that many is named.  Must
 -- not: the same loads into a table without indexes; a small insert.
 \ir 00_helpers.inc
-SELECT plan(10);
+SELECT plan(11);
 
 SELECT walload_reset();
 CREATE TABLE ia1 (a int, b text);
@@ -74,5 +76,19 @@ SELECT is((SELECT count(*) FROM d6 WHERE shape = 'indexes_after_load' OR finding
 SELECT is((SELECT count(*) FROM walload_statements WHERE toplevel AND rows >= 500), 3::bigint,
           'the three loads were recorded');
 
-DROP TABLE ia1, ie, inone;
+-- must not: each table created, loaded, then indexed, in turn, in one
+-- transaction (the second load follows the first table's CREATE INDEX)
+SELECT walload_reset();
+BEGIN;
+CREATE TABLE it1 (a int, b text);
+INSERT INTO it1 SELECT g, 'x' FROM generate_series(1, 20000) g;
+CREATE INDEX ON it1 (a);
+CREATE TABLE it2 (a int, b text);
+INSERT INTO it2 SELECT g, 'x' FROM generate_series(1, 20000) g;
+CREATE INDEX ON it2 (a);
+COMMIT;
+SELECT is((SELECT count(*) FROM walload_findings() WHERE shape = 'indexes_after_load'), 0::bigint,
+          'must not: tables created, loaded and indexed in turn in one transaction');
+
+DROP TABLE ia1, ie, inone, it1, it2;
 SELECT * FROM finish();
