@@ -14,6 +14,9 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use WalloadTAP;
 
 my $primary = PostgreSQL::Test::Cluster->new('walload_standby_primary');
 $primary->init(allows_streaming => 1);
@@ -26,20 +29,7 @@ track_wal_io_timing = on
 $primary->start;
 $primary->safe_psql('postgres', 'CREATE EXTENSION walload');
 $primary->safe_psql('postgres', 'CREATE TABLE t (id int)');
-$primary->backup('b');
-
-my $standby = PostgreSQL::Test::Cluster->new('walload_standby_standby');
-$standby->init_from_backup($primary, 'b', has_streaming => 1);
-$standby->append_conf('postgresql.conf', "recovery_min_apply_delay = '20ms'\n");
-$standby->start;
-
-$primary->safe_psql('postgres', qq{
-ALTER SYSTEM SET synchronous_standby_names = '*';
-SELECT pg_reload_conf();
-});
-ok($primary->poll_query_until('postgres',
-		"SELECT count(*) FROM pg_stat_replication WHERE sync_state = 'sync'", '1'),
-	'the standby is synchronous');
+my $standby = sync_standby($primary, 'walload_standby_standby', '20ms');
 
 my $n = 120;
 

@@ -31,7 +31,8 @@ use Exporter 'import';
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 
-our @EXPORT = qw(wait_calibration calibrated_node debug2_session stat_file_with_crc);
+our @EXPORT = qw(wait_calibration calibrated_node debug2_session stat_file_with_crc
+  sync_standby);
 
 # walload's calibration worker times the walks and the storage for some
 # seconds after a start, publishes its figures and stays, idle (its ps title
@@ -104,6 +105,28 @@ sub stat_file_with_crc
 	return $content if length($content) < 8 || unpack('L<', substr($content, 4, 4)) < 9;
 	my $body = substr($content, 0, length($content) - 4);
 	return $body . pack('L<', crc32c($body));
+}
+
+
+# A streaming standby of $primary (from a backup taken now) that applies
+# WAL $delay late (recovery_min_apply_delay), made the primary's one
+# synchronous standby; returns it once pg_stat_replication says 'sync'.
+sub sync_standby
+{
+	my ($primary, $name, $delay) = @_;
+	$primary->backup('b');
+	my $standby = PostgreSQL::Test::Cluster->new($name);
+	$standby->init_from_backup($primary, 'b', has_streaming => 1);
+	$standby->append_conf('postgresql.conf', "recovery_min_apply_delay = '$delay'\n");
+	$standby->start;
+	$primary->safe_psql('postgres', qq{
+ALTER SYSTEM SET synchronous_standby_names = '*';
+SELECT pg_reload_conf();
+});
+	Test::More::ok($primary->poll_query_until('postgres',
+			"SELECT count(*) FROM pg_stat_replication WHERE sync_state = 'sync'", '1'),
+		'the standby is synchronous');
+	return $standby;
 }
 
 1;
