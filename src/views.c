@@ -37,6 +37,7 @@
 #include "lib/stringinfo.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"	/* get_database_name() on 19 */
 #include "utils/numeric.h"
 #include "utils/tuplesort.h"
 #include "utils/tuplestore.h"
