@@ -530,8 +530,12 @@ wl_acc_backend_exit(void)
 static void
 reserve_finished(int more)
 {
-	/* a transaction that held many statements gives the room back */
-	if (n_finished == 0 && finished_capacity > 2 * WL_QUEUE_BOUND)
+	/*
+	 * A transaction that held many statements gives the room back; the room
+	 * an ordinary transaction of over WL_QUEUE_BOUND statements grows to
+	 * (about twice it) is kept, not freed and made again each time.
+	 */
+	if (n_finished == 0 && finished_capacity > 4 * WL_QUEUE_BOUND)
 	{
 		pfree(finished);
 		finished = NULL;
