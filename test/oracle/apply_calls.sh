@@ -35,14 +35,7 @@ psql_on "$sub" -c "CREATE EXTENSION walload" >/dev/null
 psql_on "$sub" -c "CREATE SUBSCRIPTION s CONNECTION 'host=$pub port=5432 user=postgres dbname=postgres' PUBLICATION p WITH (copy_data = false)" >/dev/null 2>&1 ||
   tap_bail "apply calls: CREATE SUBSCRIPTION failed"
 
-# wait, bounded, for SQL on DIR to return "t"
-wait_for() {
-  local dir=$1 q=$2 what=$3 deadline=$((SECONDS + 120))
-  until [ "$(psql_on "$dir" -c "$q" 2>/dev/null)" = t ]; do
-    [ $SECONDS -lt $deadline ] || tap_bail "apply calls: timed out waiting for $what"
-    sleep 0.2
-  done
-}
+probe_wait_seconds=120
 wait_for "$sub" "SELECT count(*) = 1 FROM pg_stat_subscription WHERE relid IS NULL AND pid IS NOT NULL" "the apply worker"
 wait_for "$pub" "SELECT count(*) = 1 FROM pg_stat_replication WHERE state = 'streaming'" "the walsender"
 apply=$(psql_on "$sub" -c "SELECT pid FROM pg_stat_subscription WHERE relid IS NULL")

@@ -31,13 +31,6 @@ fi
 probe_tmp pglogical
 
 pub=$tmp/pub; sub=$tmp/sub
-wait_for() {
-  local dir=$1 q=$2 what=$3 deadline=$((SECONDS + 300))
-  until [ "$(psql_on "$dir" -c "$q" 2>/dev/null)" = t ]; do
-    [ $SECONDS -lt $deadline ] || tap_bail "pglogical: timed out waiting for $what"
-    sleep 0.2
-  done
-}
 
 cluster_init "$pub" "wal_level = logical" "max_wal_senders = 8" "max_replication_slots = 8" \
   "shared_preload_libraries = 'pglogical'" "max_worker_processes = 12" >/dev/null &&

@@ -9,8 +9,11 @@
 # TAP's skip line for NAME and exits 0.  probe_tmp TAG makes tmp (a
 # directory the postgres user can use) and the EXIT trap that stops
 # bpftrace (bt_pid) and the clusters and removes tmp unless KEEP is set;
-# psql_on DIR ARGS... runs psql on the cluster whose socket is in DIR.
+# psql_on DIR ARGS... runs psql on the cluster whose socket is in DIR;
+# wait_for DIR SQL WHAT waits, up to probe_wait_seconds (default 300), for
+# SQL on DIR to return "t", and bails out naming WHAT.
 . scripts/lib/tap.sh
+probe_name=$1
 export PG_CONFIG=${PG_CONFIG:-pg_config}
 probe_skip() { tap_skip_all "$1: $2"; exit 0; }
 [ "$(id -u)" = 0 ] || probe_skip "$1" "needs root (uprobes)"
@@ -30,3 +33,10 @@ probe_tmp() {
 }
 probe_cleanup() { [ -n "$bt_pid" ] && kill -INT "$bt_pid" 2>/dev/null; cluster_stop_all; [ -n "${KEEP:-}" ] || rm -rf "$tmp"; }
 psql_on() { local dir=$1; shift; cluster_as_pg "$bindir/psql" -X -q -At -v ON_ERROR_STOP=1 -h "$dir" -p 5432 -U postgres -d postgres "$@"; }
+wait_for() {
+  local dir=$1 q=$2 what=$3 deadline=$((SECONDS + ${probe_wait_seconds:-300}))
+  until [ "$(psql_on "$dir" -c "$q" 2>/dev/null)" = t ]; do
+    [ $SECONDS -lt $deadline ] || tap_bail "$probe_name: timed out waiting for $what"
+    sleep 0.2
+  done
+}
