@@ -126,6 +126,13 @@ SELECT pg_reload_conf();
 	Test::More::ok($primary->poll_query_until('postgres',
 			"SELECT count(*) FROM pg_stat_replication WHERE sync_state = 'sync'", '1'),
 		'the standby is synchronous');
+
+	# A commit waits only once the checkpointer has processed the reload
+	# (SyncRepUpdateSyncStandbysDefined), which a busy machine delays.  The
+	# postmaster signalled it before forking the session above; a
+	# checkpoint request is served after the checkpointer has handled
+	# that signal.
+	$primary->safe_psql('postgres', 'CHECKPOINT');
 	return $standby;
 }
 
