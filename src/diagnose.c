@@ -17,10 +17,9 @@
 
 #include "types.h"
 
-#include <ctype.h>
-
 #include "access/xact.h"
 #include "access/xlog.h"
+#include "catalog/pg_collation.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "lib/stringinfo.h"
@@ -70,11 +69,9 @@ typedef struct Totals
 } Totals;
 
 /*
- * The definitions' columns, by version: severity, finding, evidence, hint
- * (1.3); saving_ms fifth (1.6); 1.7: saving_ms second, short evidence and
- * hint, detail last (6); 1.10: setting, value, shape before detail (9);
- * 1.11: walload_findings(), change fourth (10), of which walload_diagnose()
- * selects the first four
+ * The definitions' columns: severity, finding, evidence, hint (1.3);
+ * saving_ms fifth (1.6); saving_ms second, brief, action, detail (1.7);
+ * setting, value, shape before detail (1.10); change fourth (1.11)
  */
 #define WL_DIAGNOSE_COLS	4
 #define WL_DIAGNOSE_COLS_1_10	9
@@ -301,11 +298,7 @@ mb(double bytes)
 	return bytes / (1024.0 * 1024.0);
 }
 
-/*
- * Bytes of WAL per block that core writes when it WAL-logs a new file at
- * commit instead of syncing it (storage.c smgrDoPendingSyncs ->
- * log_newpage_range): a full-page image of each block, up to 32 to a record.
- */
+/* WAL a block of a new file logged whole at commit: an image, 32 a record */
 #define WL_LOGGED_BLOCK_BYTES	(BLCKSZ + 24)
 
 static void
@@ -609,10 +602,9 @@ diagnose_commit(Emitter *em, const Totals *t, const WlWhatIfs *w)
 }
 
 /*
- * Commits that waited for a synchronous standby: the wait (derived,
- * accumulator.c) is no local WAL flush, and no storage setting shortens it.
- * With synchronous_commit = local no commit waits (SyncRepRequested() is
- * false): the whole wait goes; one transaction instead of N waits once.
+ * Commits that waited for a synchronous standby: no storage setting
+ * shortens the wait; synchronous_commit = local removes it, one
+ * transaction instead of N waits once.
  */
 #define WL_STANDBY_MIN_SHARE	5
 
@@ -650,12 +642,9 @@ diagnose_standby(Emitter *em, const Totals *t)
 
 /*
  * Full-page images by cause: the first change of a page after a checkpoint
- * (the only kind a setting changes), or whole-page logging of a new file
- * (index builds, rewrites, SET TABLESPACE, CREATE DATABASE's WAL_LOG, and
- * under minimal the commit-time logging of small new files), forced
- * whatever full_page_writes says.  walload keeps no cause per image, so a
- * top-level statement's images are put by its command tag; what no recorded
- * top-level statement wrote is shown as not attributed.
+ * (the only kind a setting changes), or whole-page logging of a new file,
+ * forced whatever full_page_writes says.  walload keeps no cause per image:
+ * a top-level statement's are put by its command tag.
  */
 typedef enum WlFpiCause
 {
@@ -676,59 +665,17 @@ typedef struct FpiScope
 	int64		total[2];
 } FpiScope;
 
-/* the word at *p, case-insensitively, not followed by more of a word */
+/* whether the text matches an ARE, case-insensitively */
 static bool
-word_at(const char *p, const char *word)
+text_matches(const char *q, const char *re)
 {
-	size_t		len = strlen(word);
-
-	return pg_strncasecmp(p, word, len) == 0 &&
-		!(isalnum((unsigned char) p[len]) || p[len] == '_');
+	return DatumGetBool(DirectFunctionCall2Coll(texticregexeq, C_COLLATION_OID,
+												CStringGetTextDatum(q), CStringGetTextDatum(re)));
 }
 
-/*
- * VACUUM FULL, from the statement's text (the command tag is VACUUM either
- * way): "VACUUM FULL ..." or "VACUUM (..., FULL [true|on|1], ...) ...".
- */
-static bool
-vacuum_is_full(const char *q)
-{
-	const char *p = q;
-
-	while (isspace((unsigned char) *p))
-		p++;
-	if (!word_at(p, "vacuum"))
-		return false;
-	p += 6;
-	while (isspace((unsigned char) *p))
-		p++;
-	if (word_at(p, "full"))
-		return true;
-	if (*p != '(')
-		return false;
-	for (p++; *p && *p != ')'; p++)
-	{
-		if ((p[-1] == '(' || p[-1] == ',' || isspace((unsigned char) p[-1])) &&
-			word_at(p, "full"))
-		{
-			p += 4;
-			while (isspace((unsigned char) *p))
-				p++;
-			return !(word_at(p, "false") || word_at(p, "off") || word_at(p, "0"));
-		}
-	}
-	return false;
-}
-
-/* true when the text holds the word CONCURRENTLY */
-static bool
-has_concurrently(const char *q)
-{
-	for (const char *p = q; *p; p++)
-		if ((p == q || !isalnum((unsigned char) p[-1])) && word_at(p, "concurrently"))
-			return true;
-	return false;
-}
+/* VACUUM FULL from its text: "VACUUM FULL ..." or "VACUUM (..., FULL [true|on|1], ...)" */
+#define WL_VACUUM_FULL_RE	"^\\s*vacuum\\M\\s*(full\\M|\\(([^)]*[,\\s])?full\\M(?!\\s*(false|off|0)\\M))"
+#define WL_CONCURRENTLY_RE	"(^|[^[:alnum:]])concurrently\\M"
 
 static int
 xact_id_cmp(const void *a, const void *b)
@@ -740,12 +687,10 @@ xact_id_cmp(const void *a, const void *b)
 }
 
 /*
- * The cause of a statement's full-page images, by command (see above).
- * Where the command tag does not tell, the text does, if the caller may
- * read it (walload_statements' rule); otherwise whether the statement's
- * transaction deleted files: VACUUM FULL and a REFRESH that is not
- * CONCURRENTLY replace their relation's files, and a plain VACUUM, which
- * runs in a transaction of its own, deletes none.
+ * The cause of a statement's full-page images, by command.  Where the tag
+ * does not tell, the text does, if the caller may read it; otherwise
+ * whether its transaction deleted files, as VACUUM FULL and a REFRESH that
+ * is not CONCURRENTLY do and a plain VACUUM never does.
  */
 static WlFpiCause
 fpi_cause(const WlStmtRecord *s, const FpiScope *fs, int *slot)
@@ -768,11 +713,11 @@ fpi_cause(const WlStmtRecord *s, const FpiScope *fs, int *slot)
 			return WL_FPI_NEW_FILE;
 		case CMDTAG_REFRESH_MATERIALIZED_VIEW:
 			/* CONCURRENTLY changes the existing pages with DML */
-			if (text ? has_concurrently(s->query) : !deleted)
+			if (text ? text_matches(s->query, WL_CONCURRENTLY_RE) : !deleted)
 				return WL_FPI_CHECKPOINT;
 			return WL_FPI_NEW_FILE;
 		case CMDTAG_VACUUM:
-			if (text ? vacuum_is_full(s->query) : deleted)
+			if (text ? text_matches(s->query, WL_VACUUM_FULL_RE) : deleted)
 			{
 				*slot = WL_FPI_VACUUM_FULL;
 				return WL_FPI_NEW_FILE;
@@ -961,14 +906,10 @@ diagnose_wal(Emitter *em, const Totals *t, const WlWhatIfs *w, const FpiScope *f
 }
 
 /*
- * What the load's statements say, per transaction in statement order:
- * under replica, the WAL that minimal would not write (the statements that
- * load or index after a CREATE TABLE or TRUNCATE in their transaction; a
- * load into an older table would be counted too, which the finding says);
- * bulk loads (WL_BULK_ROWS) into indexed tables (index_records), unpriced:
- * no recorded figure separates a load's index maintenance from its heap
- * work; and, for no_truncate_reload, the TRUNCATEs after a CREATE TABLE
- * with the loads between them, whose work loading once discards.
+ * What the load's statements say, per transaction in statement order: the
+ * WAL minimal would not write (loads and indexes after a CREATE TABLE or
+ * TRUNCATE in their transaction), bulk loads into indexed tables, and the
+ * TRUNCATEs after a CREATE TABLE with the loads they discard.
  */
 #define WL_BULK_ROWS	10000
 
@@ -1060,10 +1001,8 @@ stmt_order_cmp(const void *a, const void *b)
 }
 
 /*
- * Whether a bulk load's WAL shows index entries: a COPY writes its heap
- * rows a page at a time (heap_multi_insert), an INSERT one record a row,
- * and each index adds a record a row (btinsert) where the table is
- * WAL-logged, so that a table indexed in an earlier transaction shows.
+ * Whether a bulk load's WAL shows index entries: a COPY logs its heap rows
+ * a page at a time, an INSERT a record a row, and each index a record a row.
  */
 static bool
 index_records(const WlStmtRecord *s)
@@ -1235,11 +1174,7 @@ typedef struct Scope
 	char	   *bktype;
 } Scope;
 
-/*
- * The backend_type filter (1.10) names a process kind walload records, as
- * pg_stat_activity spells it: any other name is an error, not an empty
- * result.
- */
+/* backend_type names a kind walload records: any other is an error */
 static char *
 checked_backend_type(char *name)
 {
@@ -1257,12 +1192,9 @@ checked_backend_type(char *name)
 }
 
 /*
- * Background processes: what the logical replication workers and
- * autovacuum did, from their records (backend_kind), each finding only
- * where its count is not zero: an initial sync into files that skip WAL
- * pays a commit-time walk per table; each copied table is a worker, a slot
- * and a transaction; a replayed TRUNCATE and each autovacuum truncation of
- * a table's tail walk the pool.
+ * Background processes: an initial sync into files that skip WAL pays a
+ * commit-time walk per table; each copied table is a worker, a slot and a
+ * transaction; a replayed TRUNCATE and an autovacuum truncation walk the pool.
  */
 #define WL_SMALL_COPY_ROWS		10000
 #define WL_MANY_COPIES			10
@@ -1390,8 +1322,8 @@ session_cmp(const void *a, const void *b)
 
 /*
  * The load's time in ms, as walload_report() counts it: per session, from
- * its first transaction's start (from the session's start, or since, where
- * its first recorded transaction is in scope) to its last one's end.
+ * its first transaction's start (or the session's, or since) to its last
+ * one's end.
  */
 static double
 load_ms(WlXactRecord **in, int n, const Scope *sc)
