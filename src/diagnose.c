@@ -104,8 +104,7 @@ typedef struct Emitter
 {
 	ReturnSetInfo *rsinfo;
 	int			n;
-	Finding    *found;
-	int			cap;
+	Finding		found[32];		/* at most one of each, and the verdict */
 	double		load_ms;		/* the load's time, as walload_report() has it */
 } Emitter;
 
@@ -118,15 +117,10 @@ add(Emitter *em, const char *severity, const char *finding, const char *evidence
 	const char *hint, const char *brief, const char *action, double saving_ms,
 	const WlWhatIf *w)
 {
-	Finding    *f;
+	Finding    *f = &em->found[em->n];
 
-	if (em->n == em->cap)
-	{
-		em->cap = Max(em->cap * 2, 8);
-		em->found = em->found ? repalloc(em->found, sizeof(Finding) * em->cap) :
-			palloc(sizeof(Finding) * em->cap);
-	}
-	f = &em->found[em->n];
+	if (em->n == lengthof(em->found))
+		elog(ERROR, "walload: more findings than %d", em->n);
 	memset(f, 0, sizeof(Finding));
 	f->severity = severity;
 	f->finding = finding;
@@ -326,15 +320,12 @@ diagnose_scans(Emitter *em, const Totals *t, const WlWhatIfs *w)
 					 (long long) scans[WL_SCAN_DROP_REL], (long long) scans[WL_SCAN_FLUSH_REL],
 					 (long long) scans[WL_SCAN_DB]);
 	add(em, sev, "full scans of shared buffers", ev.data,
-		w->buffers.saving_ms <= 0 ?
-		"Each scan walks every buffer header, so its cost grows with shared_buffers, not with the data. "
-		"The findings below name the causes." :
-		psprintf("Each scan walks every buffer header, so its cost grows with shared_buffers, not with "
-				 "the data. The findings below name the causes. shared_buffers = %s during the load "
-				 "would make these walks cheaper by about %.1f ms (a restart; the load's reads are "
-				 "not priced); %.1f ms of it on walks the other changes leave",
-				 w->buffers.value, w->buffers.saving_ms,
-				 w->buffers.saving_ms - w->buffers.overlap_ms),
+		psprintf("Each scan walks every buffer header, so its cost grows with shared_buffers, not with the "
+				 "data. The findings below name the causes.%s", w->buffers.saving_ms <= 0 ? "" :
+				 psprintf(" shared_buffers = %s during the load would make these walks cheaper by about "
+						  "%.1f ms (a restart; the load's reads are not priced); %.1f ms of it on walks the "
+						  "other changes leave", w->buffers.value, w->buffers.saving_ms,
+						  w->buffers.saving_ms - w->buffers.overlap_ms)),
 		psprintf("%lld walk%s of %d buffers, about %.1f ms (%.0f%%)",
 				 (long long) full, plural(full), t->nbuffers, est, share),
 		w->buffers.saving_ms > 0 ? psprintf("shared_buffers = %s for the load", w->buffers.value) :
@@ -973,31 +964,9 @@ load_filter(const WlStmtRecord *s, void *arg)
 		return false;
 	if (s->c.wal_fpi > 0)
 		fpi_add(s, &ls->fpi);
-	switch (s->tag)
-	{
-		case CMDTAG_CREATE_TABLE:
-		case CMDTAG_CREATE_TABLE_AS:
-		case CMDTAG_SELECT_INTO:
-		case CMDTAG_TRUNCATE_TABLE:
-		case CMDTAG_CREATE_INDEX:
-		case CMDTAG_COPY:
-		case CMDTAG_INSERT:
-			break;
-		default:
-			return false;
-	}
-	return true;
-}
-
-static int
-stmt_order_cmp(const void *a, const void *b)
-{
-	const WlStmtRecord *x = a;
-	const WlStmtRecord *y = b;
-
-	if (x->xact_id != y->xact_id)
-		return (x->xact_id > y->xact_id) - (x->xact_id < y->xact_id);
-	return (x->stmt_no > y->stmt_no) - (x->stmt_no < y->stmt_no);
+	return s->tag == CMDTAG_CREATE_TABLE || s->tag == CMDTAG_CREATE_TABLE_AS ||
+		s->tag == CMDTAG_SELECT_INTO || s->tag == CMDTAG_TRUNCATE_TABLE ||
+		s->tag == CMDTAG_CREATE_INDEX || s->tag == CMDTAG_COPY || s->tag == CMDTAG_INSERT;
 }
 
 /*
@@ -1022,9 +991,8 @@ scan_loads(LoadScan *ls)
 	ls->new_files = palloc0(sizeof(int32) * Max(ls->nxacts, 1));
 	ls->skip_bytes = palloc0(sizeof(uint64) * Max(ls->nxacts, 1));
 	ls->reload_ms = palloc0(sizeof(double) * Max(ls->nxacts, 1));
+	/* by transaction and number */
 	n = wl_store_copy_statements_filtered(load_filter, ls, &recs);
-	if (n > 1)
-		qsort(recs, n, sizeof(WlStmtRecord), stmt_order_cmp);
 	while (i < n)
 	{
 		uint64		xid = recs[i].xact_id;
@@ -1535,18 +1503,6 @@ walload_diagnose(PG_FUNCTION_ARGS)
  * ----------------------------------------------------------------
  */
 
-/* "sync 2 file(s), 1280 blocks, after ..." : what a commit decided as m does */
-static void
-describe_commit(StringInfo buf, const WlCommitModel *m, int32 nbuffers)
-{
-	appendStringInfo(buf, "fsync %d relation file(s) (%lld blocks)%s, WAL-log %d small file(s) (%lld blocks), delete %d file(s)%s",
-					 m->synced_rels, (long long) m->synced_blocks,
-					 m->sync_scan ? psprintf(" after one scan of all %d shared buffers", nbuffers) : "",
-					 m->wal_logged_rels, (long long) m->wal_logged_blocks,
-					 m->dropped_rels,
-					 m->drop_scan ? " after one more scan" : "");
-}
-
 static void
 describe_estimate(StringInfo buf, const WlCommitEstimate *e)
 {
@@ -1593,21 +1549,15 @@ walload_diagnose_backend(PG_FUNCTION_ARGS)
 				 errdetail("Only roles with privileges of the role running the load or with privileges of the \"%s\" role may diagnose this backend.",
 						   "pg_read_all_stats")));
 
-	if (a == NULL)
+	if (a == NULL || a->predicted_at == 0)
 	{
-		add(&em, "info", "no running load",
+		add(&em, "info", a ? "no prediction yet" : "no running load",
+			a ? psprintf("backend %d has not finished a recorded statement in this transaction", pid) :
 			psprintf("backend %d has no open transaction with recorded work in walload_activity", pid),
+			a ? "The commit is predicted at the end of each recorded statement." :
 			"A backend shows in walload_activity from its first recorded statement to the end of its "
 			"transaction; after the end, see walload_xacts and walload_diagnose(xact_id).",
 			NULL, NULL, -1, NULL);
-		emit_all(&em);
-		return (Datum) 0;
-	}
-	if (a->predicted_at == 0)
-	{
-		add(&em, "info", "no prediction yet",
-			psprintf("backend %d has not finished a recorded statement in this transaction", pid),
-			"The commit is predicted at the end of each recorded statement.", NULL, NULL, -1, NULL);
 		emit_all(&em);
 		return (Datum) 0;
 	}
@@ -1634,9 +1584,12 @@ walload_diagnose_backend(PG_FUNCTION_ARGS)
 	}
 
 	/* COMMIT now, priced by the same model as walload_activity */
-	appendStringInfoString(&ev, "COMMIT now would ");
-	describe_commit(&ev, &a->pred, a->nbuffers);
-	appendStringInfoString(&ev, ": ");
+	appendStringInfo(&ev, "COMMIT now would fsync %d relation file(s) (%lld blocks)%s, WAL-log %d small file(s) "
+					 "(%lld blocks), delete %d file(s)%s: ",
+					 a->pred.synced_rels, (long long) a->pred.synced_blocks,
+					 a->pred.sync_scan ? psprintf(" after one scan of all %d shared buffers", a->nbuffers) : "",
+					 a->pred.wal_logged_rels, (long long) a->pred.wal_logged_blocks,
+					 a->pred.dropped_rels, a->pred.drop_scan ? " after one more scan" : "");
 	wl_commit_est(&a->pred, &cost, &a->pred_state, &est);
 	describe_estimate(&ev, &est);
 	appendStringInfo(&ev, "; predicted at the end of its last statement, %s",
@@ -1675,17 +1628,14 @@ walload_diagnose_backend(PG_FUNCTION_ARGS)
 			"what survives a crash. A replica or archive does not need the WAL under wal_level=minimal." :
 			"Not cheaper by this estimate: writing the files to the WAL costs more than their fsync and "
 			"one scan.", NULL, NULL, PRICED(&thr));
-		resetStringInfo(&ev);
 	}
 
 	if (a->pred_abort_scans > 0)
-	{
-		appendStringInfo(&ev, "ROLLBACK would delete %d relation file(s) created in this transaction after one scan "
-						 "of all %d shared buffers", a->pred_abort_rels, a->nbuffers);
-		add(&em, "info", "what ROLLBACK will cost", ev.data,
+		add(&em, "info", "what ROLLBACK will cost",
+			psprintf("ROLLBACK would delete %d relation file(s) created in this transaction after one scan "
+					 "of all %d shared buffers", a->pred_abort_rels, a->nbuffers),
 			"An abort deletes the files the transaction created; its scan is the same as a commit's deletion scan.",
 			NULL, NULL, -1, NULL);
-	}
 	emit_all(&em);
 	return (Datum) 0;
 }
