@@ -36,7 +36,6 @@
 PG_FUNCTION_INFO_V1(walload_diagnose);
 PG_FUNCTION_INFO_V1(walload_diagnose_backend);
 
-/* the transactions' figures that are summed as they are */
 #define WL_SUMMED(X) \
 	X(double, total_ms) X(double, commit_ms) X(double, commit_sync_ms) \
 	X(double, commit_cleanup_ms) X(int32, synced_rels) X(int64, synced_blocks) \
@@ -45,7 +44,7 @@ PG_FUNCTION_INFO_V1(walload_diagnose_backend);
 #define WL_SUM_FIELD(type, name) type name;
 #define WL_SUM_ADD(type, name) t.name += x->name;
 
-/* the transactions in scope, summed */
+/* the transactions in scope, summed (WL_SUMMED: as they are) */
 typedef struct Totals
 {
 	int			xacts;
@@ -132,15 +131,13 @@ add(Emitter *em, const char *severity, const char *finding, const char *evidence
 	f->order = em->n++;
 	if (saving_ms > 0 && em->load_ms > 0 && saving_ms >= WL_WARN_SAVING_SHARE * em->load_ms)
 		f->severity = "warning";
-	if (w != NULL && w->setting != NULL)
+	if (w != NULL)
 	{
 		f->setting = w->setting;
-		f->value = pstrdup(w->value);
-	}
-	else if (w != NULL)
-		f->shape = wl_shape_name(w->shape);
-	if (w != NULL)
+		f->value = w->setting ? pstrdup(w->value) : NULL;
+		f->shape = w->setting ? NULL : wl_shape_name(w->shape);
 		f->overlap_ms = w->overlap_ms;
+	}
 	return f;
 }
 
@@ -1146,10 +1143,8 @@ typedef struct Scope
 static char *
 checked_backend_type(char *name)
 {
-	const WlBackendKind kinds[] = {WL_KIND_CLIENT, WL_KIND_APPLY, WL_KIND_TABLESYNC, WL_KIND_AUTOVACUUM};
-
-	for (int i = 0; i < lengthof(kinds); i++)
-		if (strcmp(name, wl_backend_kind_name(kinds[i])) == 0)
+	for (int k = WL_KIND_CLIENT; k <= WL_KIND_AUTOVACUUM; k++)
+		if (strcmp(name, wl_backend_kind_name(k)) == 0)
 			return name;
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -1439,10 +1434,8 @@ walload_diagnose(PG_FUNCTION_ARGS)
 	em.load_ms = load_ms(in, t.xacts, &sc);
 
 	/*
-	 * The findings need each transaction, and so only cover what the ring
-	 * still holds; walload_report() covers more (walload_minutes).  Said
-	 * where the report would read the sums: the ring lost transactions
-	 * since the reset and the window begins before the oldest kept.
+	 * The findings cover what the ring still holds, walload_report() more:
+	 * said where the ring lost some and the window begins before the oldest.
 	 */
 	if (!sc.has[ARG_XACT])
 	{

@@ -31,10 +31,9 @@ typedef enum WlShape
 extern const char *wl_shape_name(WlShape shape);
 
 /*
- * One alternative, replayed: the change (a setting and its value, or a
- * shape), the transactions it covers, what it would save, and of that the
- * walks of shared buffers it removes (so that the walks left can be priced
- * at a smaller shared_buffers without counting any twice).
+ * One alternative, replayed: the change (a setting and value, or a shape),
+ * what it would save, and of that the walks it removes (so that the walks
+ * left are priced at a smaller shared_buffers without counting any twice).
  */
 typedef struct WlWhatIf
 {
