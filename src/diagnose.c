@@ -17,10 +17,9 @@
 
 #include "types.h"
 
-#include <ctype.h>
-
 #include "access/xact.h"
 #include "access/xlog.h"
+#include "catalog/pg_collation.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "lib/stringinfo.h"
@@ -37,22 +36,21 @@
 PG_FUNCTION_INFO_V1(walload_diagnose);
 PG_FUNCTION_INFO_V1(walload_diagnose_backend);
 
-/* the transactions in scope, summed */
+#define WL_SUMMED(X) \
+	X(double, total_ms) X(double, commit_ms) X(double, commit_sync_ms) \
+	X(double, commit_cleanup_ms) X(int32, synced_rels) X(int64, synced_blocks) \
+	X(int32, synced_truncated_rels) X(int32, wal_logged_rels) \
+	X(int64, wal_logged_blocks) X(int32, dropped_rels)
+#define WL_SUM_FIELD(type, name) type name;
+#define WL_SUM_ADD(type, name) t.name += x->name;
+
+/* the transactions in scope, summed (WL_SUMMED: as they are) */
 typedef struct Totals
 {
 	int			xacts;
 	int			commits;
-	double		total_ms;
-	double		commit_ms;
-	double		commit_sync_ms;
-	double		commit_cleanup_ms;
+	WL_SUMMED(WL_SUM_FIELD)
 	WlCounters	c;
-	int32		synced_rels;
-	int64		synced_blocks;
-	int32		synced_truncated_rels;	/* of those, truncated in place */
-	int32		wal_logged_rels;
-	int64		wal_logged_blocks;
-	int32		dropped_rels;
 	int			drop_xacts;		/* committed, with a deletion scan */
 	int			vacuum_full_xacts;	/* of those, a VACUUM alone (not in drop_xacts) */
 	int			nbuffers;
@@ -60,9 +58,7 @@ typedef struct Totals
 	int			wal_level;
 	int			strategy_commits;	/* walload.commit_strategy was not off */
 	int			strategy_acted; /* and set wal_skip_threshold */
-	int			strategy_aside_set_local;	/* stood aside: SET LOCAL */
-	int			strategy_aside_uncalibrated;	/* stood aside: no figures */
-	int			strategy_aside_mispredicted;	/* stood aside: mispredicted */
+	int			strategy_aside[WL_ACTION_ASIDE_MISPREDICTED + 1];	/* by reason */
 	double		strategy_pred_ms;	/* predicted commits, as chosen */
 	double		strategy_core_ms;	/* and as core would have done them */
 	double		strategy_commit_ms; /* measured */
@@ -72,11 +68,9 @@ typedef struct Totals
 } Totals;
 
 /*
- * The definitions' columns, by version: severity, finding, evidence, hint
- * (1.3); saving_ms fifth (1.6); 1.7: saving_ms second, short evidence and
- * hint, detail last (6); 1.10: setting, value, shape before detail (9);
- * 1.11: walload_findings(), change fourth (10), of which walload_diagnose()
- * selects the first four
+ * The definitions' columns: severity, finding, evidence, hint (1.3);
+ * saving_ms fifth (1.6); saving_ms second, brief, action, detail (1.7);
+ * setting, value, shape before detail (1.10); change fourth (1.11)
  */
 #define WL_DIAGNOSE_COLS	4
 #define WL_DIAGNOSE_COLS_1_10	9
@@ -84,8 +78,6 @@ typedef struct Totals
 static const int diagnose_cols[] = {WL_DIAGNOSE_COLS, WL_DIAGNOSE_COLS + 1, WL_DIAGNOSE_COLS + 2,
 WL_DIAGNOSE_COLS_1_10, WL_FINDINGS_COLS};
 static const int backend_cols[] = {WL_DIAGNOSE_COLS, WL_FINDINGS_COLS};
-
-#define WL_DIAGNOSE_ARGS	7
 
 /* a saving of this share of the load's time makes a finding a warning */
 #define WL_WARN_SAVING_SHARE	0.10
@@ -111,46 +103,47 @@ typedef struct Emitter
 {
 	ReturnSetInfo *rsinfo;
 	int			n;
-	Finding    *found;
-	int			cap;
+	Finding		found[32];		/* at most one of each, and the verdict */
 	double		load_ms;		/* the load's time, as walload_report() has it */
 } Emitter;
 
-/* a finding whose saving is priced (saving_ms >= 0) or not (< 0) */
-static void
-emit_saving(Emitter *em, const char *severity, const char *finding,
-			const char *evidence, const char *hint, double saving_ms)
+/*
+ * A finding, in full and in brief (NULL: the full texts), its saving
+ * (< 0: none) and what to change, as data (NULL: nothing).
+ */
+static Finding *
+add(Emitter *em, const char *severity, const char *finding, const char *evidence,
+	const char *hint, const char *brief, const char *action, double saving_ms,
+	const WlWhatIf *w)
 {
-	Finding    *f;
+	Finding    *f = &em->found[em->n];
 
-	if (em->n == em->cap)
-	{
-		em->cap = Max(em->cap * 2, 8);
-		em->found = em->found ? repalloc(em->found, sizeof(Finding) * em->cap) :
-			palloc(sizeof(Finding) * em->cap);
-	}
-	f = &em->found[em->n];
+	if (em->n == lengthof(em->found))
+		elog(ERROR, "walload: more findings than %d", em->n);
+	memset(f, 0, sizeof(Finding));
 	f->severity = severity;
 	f->finding = finding;
 	f->evidence = pstrdup(evidence);
 	f->hint = pstrdup(hint);
-	f->brief = f->action = NULL;
-	f->setting = f->value = f->shape = NULL;
-	f->verdict = false;
-	f->overlap_ms = 0;
+	f->brief = brief ? pstrdup(brief) : NULL;
+	f->action = action;
 	f->saving_ms = saving_ms;
 	f->order = em->n++;
 	if (saving_ms > 0 && em->load_ms > 0 && saving_ms >= WL_WARN_SAVING_SHARE * em->load_ms)
 		f->severity = "warning";
+	if (w != NULL)
+	{
+		f->setting = w->setting;
+		f->value = w->setting ? pstrdup(w->value) : NULL;
+		f->shape = w->setting ? NULL : wl_shape_name(w->shape);
+		f->overlap_ms = w->overlap_ms;
+	}
+	return f;
 }
 
-/* a finding of a fact, or of advice no what-if prices */
-static void
-emit(Emitter *em, const char *severity, const char *finding,
-	 const char *evidence, const char *hint)
-{
-	emit_saving(em, severity, finding, evidence, hint, -1);
-}
+/* a saving and its change, where the what-if found one */
+#define PRICED(w)	((w)->saving_ms > 0 ? (w)->saving_ms : -1), ((w)->saving_ms > 0 ? (w) : NULL)
+static const WlWhatIf unpriced;
 
 /* "s" for a plural, in the short forms */
 static const char *
@@ -159,43 +152,10 @@ plural(int64 n)
 	return n == 1 ? "" : "s";
 }
 
-/* the short forms of the finding emitted last: 1.7's evidence and hint */
-static void
-brief(Emitter *em, const char *evidence, const char *action)
+static double
+pct(double part, double whole)
 {
-	Finding    *f = &em->found[em->n - 1];
-
-	f->brief = pstrdup(evidence);
-	f->action = pstrdup(action);
-}
-
-/*
- * What to change, as data, for the finding emitted last: the what-if's
- * setting and value, or its shape (one change a finding)
- */
-static void
-change_to(Emitter *em, const char *setting, const char *value, WlShape shape)
-{
-	Finding    *f = &em->found[em->n - 1];
-
-	if (setting != NULL)
-	{
-		f->setting = setting;
-		f->value = pstrdup(value);
-		f->shape = NULL;
-	}
-	else
-	{
-		f->setting = f->value = NULL;
-		f->shape = wl_shape_name(shape);
-	}
-}
-
-static void
-change(Emitter *em, const WlWhatIf *w)
-{
-	change_to(em, w->setting, w->value, w->shape);
-	em->found[em->n - 1].overlap_ms = w->overlap_ms;
+	return whole > 0 ? 100.0 * part / whole : 0;
 }
 
 /* largest saving first, then the unpriced ones in the order found */
@@ -215,21 +175,17 @@ finding_cmp(const void *a, const void *b)
 }
 
 /*
- * The first row (1.10): the verdict in words -- the largest avoidable cost,
- * and what all the priced changes together would save (whatif.c keeps
- * their savings apart: each cost is counted in one finding only).  No
- * saving and no change of its own, so that summing saving_ms over the rows
- * counts nothing twice.
+ * The first row: the verdict in words -- the largest avoidable cost, and
+ * what all the priced changes together would save (whatif.c keeps their
+ * savings apart).  No saving and no change of its own, so that summing
+ * saving_ms over the rows counts nothing twice.
  */
-static double pct(double part, double whole);
-
 static void
 verdict(Emitter *em)
 {
 	const Finding *top = NULL;
 	double		sum = 0;
 	int			priced = 0;
-	Finding    *f;
 
 	if (em->rsinfo->setDesc->natts < WL_DIAGNOSE_COLS_1_10)
 		return;
@@ -242,31 +198,25 @@ verdict(Emitter *em)
 				top = &em->found[i];
 		}
 	if (top == NULL)
-	{
-		emit(em, "info", "verdict: nothing avoidable found",
-			 "no change priced by the what-if engine would save time on this load",
-			 "The rows below are facts about where the time went.");
-		brief(em, "no priced change would save time", "see the facts below");
-	}
+		add(em, "info", "verdict: nothing avoidable found",
+			"no change priced by the what-if engine would save time on this load",
+			"The rows below are facts about where the time went.",
+			"no priced change would save time", "see the facts below", -1, NULL)->verdict = true;
 	else
 	{
-		const char *name = top->finding;
 		double		top_ms = top->saving_ms;
 		double		share = pct(top_ms, em->load_ms);
-		const char *sev = top->severity;
 		const char *act = top->action ? top->action : top->hint;
 
-		emit(em, sev, psprintf("verdict: %s", name),
-			 psprintf("the largest avoidable cost: about %.1f ms of the load's %.1f ms (%.0f%%); %d priced "
-					  "change%s together, about %.1f ms",
-					  top_ms, em->load_ms, share, priced, plural(priced), sum),
-			 psprintf("%s.", act));
-		brief(em, psprintf("%.1f ms of %.1f ms (%.0f%%) avoidable; all %d: %.1f ms",
-						   top_ms, em->load_ms, share, priced, sum),
-			  act);
+		add(em, top->severity, psprintf("verdict: %s", top->finding),
+			psprintf("the largest avoidable cost: about %.1f ms of the load's %.1f ms (%.0f%%); %d priced "
+					 "change%s together, about %.1f ms",
+					 top_ms, em->load_ms, share, priced, plural(priced), sum),
+			psprintf("%s.", act),
+			psprintf("%.1f ms of %.1f ms (%.0f%%) avoidable; all %d: %.1f ms",
+					 top_ms, em->load_ms, share, priced, sum),
+			act, -1, NULL)->verdict = true;
 	}
-	f = &em->found[em->n - 1];
-	f->verdict = true;
 }
 
 /* a text column, NULL for NULL */
@@ -292,9 +242,6 @@ emit_all(Emitter *em)
 		Datum		values[WL_FINDINGS_COLS];
 		bool		nulls[WL_FINDINGS_COLS];
 		Datum		saving = Float8GetDatum(f->saving_ms);
-		const char *brief = f->brief ? f->brief : f->evidence;
-		const char *action = f->action ? f->action : f->hint;
-		char	   *detail = psprintf("%s. %s", f->evidence, f->hint);
 		int			k = 1;
 
 		memset(nulls, 0, sizeof(nulls));
@@ -322,24 +269,18 @@ emit_all(Emitter *em)
 			if (natts == WL_FINDINGS_COLS)
 				k = put_text(values, nulls, k, f->setting ?
 							 psprintf("%s = '%s'", f->setting, f->value) : f->shape);
-			k = put_text(values, nulls, k, brief);
-			k = put_text(values, nulls, k, action);
+			k = put_text(values, nulls, k, f->brief ? f->brief : f->evidence);
+			k = put_text(values, nulls, k, f->action ? f->action : f->hint);
 			if (natts >= WL_DIAGNOSE_COLS_1_10)
 			{
 				k = put_text(values, nulls, k, f->setting);
 				k = put_text(values, nulls, k, f->value);
 				k = put_text(values, nulls, k, f->shape);
 			}
-			k = put_text(values, nulls, k, detail);
+			put_text(values, nulls, k, psprintf("%s. %s", f->evidence, f->hint));
 		}
 		tuplestore_putvalues(em->rsinfo->setResult, em->rsinfo->setDesc, values, nulls);
 	}
-}
-
-static double
-pct(double part, double whole)
-{
-	return whole > 0 ? 100.0 * part / whole : 0;
 }
 
 static double
@@ -348,11 +289,7 @@ mb(double bytes)
 	return bytes / (1024.0 * 1024.0);
 }
 
-/*
- * Bytes of WAL per block that core writes when it WAL-logs a new file at
- * commit instead of syncing it (storage.c smgrDoPendingSyncs ->
- * log_newpage_range): a full-page image of each block, up to 32 to a record.
- */
+/* WAL a block of a new file logged whole at commit: an image, 32 a record */
 #define WL_LOGGED_BLOCK_BYTES	(BLCKSZ + 24)
 
 static void
@@ -362,6 +299,7 @@ diagnose_scans(Emitter *em, const Totals *t, const WlWhatIfs *w)
 	double		est = t->c.scan_est_ns / 1e6;
 	double		share = pct(est, t->total_ms);
 	const char *sev = share >= 20 ? "warning" : "info";
+	const int64 *scans = t->c.scans;
 	StringInfoData ev;
 	StringInfoData hint;
 
@@ -375,32 +313,25 @@ diagnose_scans(Emitter *em, const Totals *t, const WlWhatIfs *w)
 					 "commit-time sync %lld, file deletion %lld, truncation %lld, "
 					 "flush of one relation %lld, database %lld",
 					 (long long) full, t->nbuffers, est, share, t->total_ms, t->xacts,
-					 (long long) t->c.scans[WL_SCAN_FLUSH_PENDING],
-					 (long long) t->c.scans[WL_SCAN_DROP_PENDING],
-					 (long long) t->c.scans[WL_SCAN_DROP_REL],
-					 (long long) t->c.scans[WL_SCAN_FLUSH_REL],
-					 (long long) t->c.scans[WL_SCAN_DB]);
-	emit_saving(em, sev, "full scans of shared buffers", ev.data,
-				w->buffers.saving_ms <= 0 ?
-				"Each scan walks every buffer header, so its cost grows with shared_buffers, not with the data. "
-				"The findings below name the causes." :
-				psprintf("Each scan walks every buffer header, so its cost grows with shared_buffers, not with "
-						 "the data. The findings below name the causes. shared_buffers = %s during the load "
-						 "would make these walks cheaper by about %.1f ms (a restart; the load's reads are "
-						 "not priced); %.1f ms of it on walks the other changes leave",
-						 w->buffers.value, w->buffers.saving_ms,
-						 w->buffers.saving_ms - w->buffers.overlap_ms),
-				w->buffers.saving_ms > 0 ? w->buffers.saving_ms : -1);
-	brief(em, psprintf("%lld walk%s of %d buffers, about %.1f ms (%.0f%%)",
-					   (long long) full, plural(full), t->nbuffers, est, share),
-		  w->buffers.saving_ms > 0 ? psprintf("shared_buffers = %s for the load", w->buffers.value) :
-		  "the causes follow");
-	if (w->buffers.saving_ms > 0)
-		change(em, &w->buffers);
+					 (long long) scans[WL_SCAN_FLUSH_PENDING], (long long) scans[WL_SCAN_DROP_PENDING],
+					 (long long) scans[WL_SCAN_DROP_REL], (long long) scans[WL_SCAN_FLUSH_REL],
+					 (long long) scans[WL_SCAN_DB]);
+	add(em, sev, "full scans of shared buffers", ev.data,
+		psprintf("Each scan walks every buffer header, so its cost grows with shared_buffers, not with the "
+				 "data. The findings below name the causes.%s", w->buffers.saving_ms <= 0 ? "" :
+				 psprintf(" shared_buffers = %s during the load would make these walks cheaper by about "
+						  "%.1f ms (a restart; the load's reads are not priced); %.1f ms of it on walks the "
+						  "other changes leave", w->buffers.value, w->buffers.saving_ms,
+						  w->buffers.saving_ms - w->buffers.overlap_ms)),
+		psprintf("%lld walk%s of %d buffers, about %.1f ms (%.0f%%)",
+				 (long long) full, plural(full), t->nbuffers, est, share),
+		w->buffers.saving_ms > 0 ? psprintf("shared_buffers = %s for the load", w->buffers.value) :
+		"the causes follow", PRICED(&w->buffers));
 
-	if (t->c.scans[WL_SCAN_FLUSH_PENDING] > 0)
+	if (scans[WL_SCAN_FLUSH_PENDING] > 0)
 	{
-		const WlWhatIf *best;
+		/* of the two changes that remove these walks, the larger */
+		bool		thr = w->threshold.saving_ms > w->syncs.saving_ms;
 		int32		truncated = t->synced_truncated_rels;
 
 		resetStringInfo(&ev);
@@ -409,7 +340,7 @@ diagnose_scans(Emitter *em, const Totals *t, const WlWhatIfs *w)
 						 "transaction under wal_level=minimal (%d of them truncated in place, synced whatever "
 						 "the threshold); %d smaller file(s) (%lld blocks) were WAL-logged instead; "
 						 "wal_skip_threshold = %d kB",
-						 (long long) t->c.scans[WL_SCAN_FLUSH_PENDING], t->synced_rels,
+						 (long long) scans[WL_SCAN_FLUSH_PENDING], t->synced_rels,
 						 (long long) t->synced_blocks, mb((double) t->synced_blocks * BLCKSZ),
 						 truncated, t->wal_logged_rels, (long long) t->wal_logged_blocks,
 						 t->wal_skip_threshold_kb);
@@ -417,13 +348,6 @@ diagnose_scans(Emitter *em, const Totals *t, const WlWhatIfs *w)
 		appendStringInfoString(&hint,
 							   "Relations created (or truncated) in the loading transaction skip WAL and are fsynced at "
 							   "commit after a scan of all shared buffers");
-
-		/*
-		 * of the two alternatives that remove these walks, the larger: the
-		 * threshold is this finding's change; one transaction is the
-		 * finding "load in many transactions" (diagnose_commit)
-		 */
-		best = w->threshold.saving_ms > w->syncs.saving_ms ? &w->threshold : &w->syncs;
 		if (w->syncs.saving_ms > 0)
 			appendStringInfo(&hint,
 							 ". Loading in one transaction instead of these %d would save %lld walks and %lld "
@@ -442,33 +366,25 @@ diagnose_scans(Emitter *em, const Totals *t, const WlWhatIfs *w)
 							 "syncs those whatever wal_skip_threshold says; load them once instead",
 							 truncated);
 		appendStringInfoChar(&hint, '.');
-		emit_saving(em, share >= 20 ? "warning" : "info",
-					"commit-time sync of new files", ev.data, hint.data,
-					best == &w->threshold && best->saving_ms > 0 ? best->saving_ms : -1);
-		brief(em, psprintf("%lld commit%s synced %d file%s, %.1f MB, a walk each",
-						   (long long) t->c.scans[WL_SCAN_FLUSH_PENDING],
-						   plural(t->c.scans[WL_SCAN_FLUSH_PENDING]),
-						   t->synced_rels, plural(t->synced_rels),
-						   mb((double) t->synced_blocks * BLCKSZ)),
-			  best->saving_ms <= 0 ?
-			  (truncated > 0 ? "load each table once: no TRUNCATE after CREATE" :
-			   "commit after CREATE TABLE, or load more per transaction") :
-			  best == &w->threshold ?
-			  psprintf("wal_skip_threshold = %s", w->threshold.value) :
-			  "load in one transaction (see below)");
-		if (best == &w->threshold && best->saving_ms > 0)
-			change(em, best);
+		add(em, sev, "commit-time sync of new files", ev.data, hint.data,
+			psprintf("%lld commit%s synced %d file%s, %.1f MB, a walk each",
+					 (long long) scans[WL_SCAN_FLUSH_PENDING], plural(scans[WL_SCAN_FLUSH_PENDING]),
+					 t->synced_rels, plural(t->synced_rels), mb((double) t->synced_blocks * BLCKSZ)),
+			Max(w->threshold.saving_ms, w->syncs.saving_ms) <= 0 ?
+			(truncated > 0 ? "load each table once: no TRUNCATE after CREATE" :
+			 "commit after CREATE TABLE, or load more per transaction") :
+			thr ? psprintf("wal_skip_threshold = %s", w->threshold.value) :
+			"load in one transaction (see below)",
+			PRICED(thr ? &w->threshold : &unpriced));
 	}
 
-	if (t->c.scans[WL_SCAN_DROP_PENDING] > 0)
+	if (scans[WL_SCAN_DROP_PENDING] > 0)
 	{
-		double		saving = w->drops.saving_ms > 0 ? w->drops.saving_ms : -1;
-
 		resetStringInfo(&ev);
 		appendStringInfo(&ev,
 						 "%lld scan(s) to delete the files of %d dropped, truncated, rewritten or rolled-back "
 						 "relation(s), one per commit or rollback that deleted any",
-						 (long long) t->c.scans[WL_SCAN_DROP_PENDING], t->dropped_rels);
+						 (long long) scans[WL_SCAN_DROP_PENDING], t->dropped_rels);
 		if (t->vacuum_full_xacts > 0)
 			appendStringInfo(&ev, "; %d of them by VACUUM FULL, one transaction per table", t->vacuum_full_xacts);
 		initStringInfo(&hint);
@@ -481,44 +397,33 @@ diagnose_scans(Emitter *em, const Totals *t, const WlWhatIfs *w)
 								   "one: rewrite only the tables that need it (pgstattuple shows their bloat), or use "
 								   "CLUSTER table or REINDEX TABLE, which can run together in one transaction and share "
 								   "its one scan, holding every table's lock until the commit");
-		if (saving > 0)
+		if (w->drops.saving_ms > 0)
 			appendStringInfo(&hint,
 							 ". Drop or truncate tables in one transaction instead of these %d: %lld walks and "
 							 "%lld WAL flushes fewer, about %.1f ms",
 							 w->drops.xacts, (long long) w->drops.walks_saved,
-							 (long long) w->drops.flushes_saved, saving);
-		if (t->vacuum_full_xacts == 0 || t->drop_xacts > 0)
-			appendStringInfoString(&hint,
-								   "; reuse staging tables instead of dropping and re-creating them, and avoid rolling "
-								   "back transactions that created tables.");
-		else
-			appendStringInfoChar(&hint, '.');
-		emit_saving(em, share >= 20 ? "warning" : "info",
-					"file deletion at commit/abort", ev.data, hint.data,
-					saving);
-		brief(em, psprintf("%lld walk%s to delete %d file%s%s",
-						   (long long) t->c.scans[WL_SCAN_DROP_PENDING],
-						   plural(t->c.scans[WL_SCAN_DROP_PENDING]),
-						   t->dropped_rels, plural(t->dropped_rels),
-						   t->vacuum_full_xacts > 0 ?
-						   psprintf(", %d by VACUUM FULL", t->vacuum_full_xacts) : ""),
-			  saving > 0 ?
-			  psprintf("drop in one transaction: %lld walk%s fewer",
-					   (long long) w->drops.walks_saved, plural(w->drops.walks_saved)) :
-			  t->vacuum_full_xacts > 0 ?
-			  "VACUUM FULL only bloated tables, or CLUSTER them in one transaction" :
-			  "reuse staging tables instead of dropping them");
-		if (saving > 0)
-			change(em, &w->drops);
+							 (long long) w->drops.flushes_saved, w->drops.saving_ms);
+		appendStringInfoString(&hint, t->vacuum_full_xacts == 0 || t->drop_xacts > 0 ?
+							   "; reuse staging tables instead of dropping and re-creating them, and avoid rolling "
+							   "back transactions that created tables." : ".");
+		add(em, sev, "file deletion at commit/abort", ev.data, hint.data,
+			psprintf("%lld walk%s to delete %d file%s%s",
+					 (long long) scans[WL_SCAN_DROP_PENDING], plural(scans[WL_SCAN_DROP_PENDING]),
+					 t->dropped_rels, plural(t->dropped_rels),
+					 t->vacuum_full_xacts > 0 ? psprintf(", %d by VACUUM FULL", t->vacuum_full_xacts) : ""),
+			w->drops.saving_ms > 0 ?
+			psprintf("drop in one transaction: %lld walk%s fewer",
+					 (long long) w->drops.walks_saved, plural(w->drops.walks_saved)) :
+			t->vacuum_full_xacts > 0 ?
+			"VACUUM FULL only bloated tables, or CLUSTER them in one transaction" :
+			"reuse staging tables instead of dropping them", PRICED(&w->drops));
 	}
 
-	if (t->c.scans[WL_SCAN_DROP_REL] > 0)
+	if (scans[WL_SCAN_DROP_REL] > 0)
 	{
-		double		saving = w->truncate.saving_ms > 0 ? w->truncate.saving_ms : -1;
-
 		resetStringInfo(&ev);
 		appendStringInfo(&ev, "%lld in-place truncation(s), one scan each",
-						 (long long) t->c.scans[WL_SCAN_DROP_REL]);
+						 (long long) scans[WL_SCAN_DROP_REL]);
 		if (w->truncated_synced > 0)
 			appendStringInfo(&ev, "; %d truncated file(s) fsynced at commit by force",
 							 w->truncated_synced);
@@ -527,49 +432,42 @@ diagnose_scans(Emitter *em, const Totals *t, const WlWhatIfs *w)
 							   "TRUNCATE of a table created or truncated earlier in the same subtransaction truncates the "
 							   "heap, every index and the TOAST table in place, one scan each, and under "
 							   "wal_level=minimal core then fsyncs the table at commit whatever its size");
-		if (saving > 0)
+		if (w->truncate.saving_ms > 0)
 			appendStringInfo(&hint,
 							 ": load such a table once instead of truncating and loading it again: %lld walks "
 							 "fewer, the TRUNCATEs and the loads they discard (%.1f ms as recorded)%s, about "
 							 "%.1f ms",
 							 (long long) w->truncate.walks_saved, w->truncate_reload_ms,
 							 w->truncated_synced > 0 ? ", no forced fsync of small tables" : "",
-							 saving);
+							 w->truncate.saving_ms);
 		appendStringInfoString(&hint,
 							   ". VACUUM scans once per truncation of a table's empty tail; the vacuum_truncate "
 							   "storage parameter turns that off for a table.");
-		emit_saving(em, share >= 20 ? "warning" : "info",
-					"in-place truncation",
-					ev.data, hint.data, saving);
-		brief(em, psprintf("%lld in-place truncation%s, a walk each%s",
-						   (long long) t->c.scans[WL_SCAN_DROP_REL],
-						   plural(t->c.scans[WL_SCAN_DROP_REL]),
-						   w->truncated_synced > 0 ? ", forced fsyncs" : ""),
-			  saving > 0 ? "load each table once: no TRUNCATE after CREATE" :
-			  "vacuum_truncate = off for the table");
-		if (saving > 0)
-			change(em, &w->truncate);
+		add(em, sev, "in-place truncation", ev.data, hint.data,
+			psprintf("%lld in-place truncation%s, a walk each%s",
+					 (long long) scans[WL_SCAN_DROP_REL], plural(scans[WL_SCAN_DROP_REL]),
+					 w->truncated_synced > 0 ? ", forced fsyncs" : ""),
+			w->truncate.saving_ms > 0 ? "load each table once: no TRUNCATE after CREATE" :
+			"vacuum_truncate = off for the table", PRICED(&w->truncate));
 	}
 
-	if (t->c.scans[WL_SCAN_FLUSH_REL] > 0)
+	if (scans[WL_SCAN_FLUSH_REL] > 0)
 	{
-		resetStringInfo(&ev);
-		appendStringInfo(&ev, "%lld flush(es) of a single relation",
-						 (long long) t->c.scans[WL_SCAN_FLUSH_REL]);
-		emit(em, "info", "flush of one relation (SET TABLESPACE)", ev.data,
-			 "ALTER ... SET TABLESPACE flushes each moved file (heap, TOAST, TOAST index) with a full scan; "
-			 "unlogged sequences are flushed whenever they are created or reset. Move tables before loading them.");
-		brief(em, ev.data, "move tables before loading them");
-	}
+		char	   *e = psprintf("%lld flush(es) of a single relation", (long long) scans[WL_SCAN_FLUSH_REL]);
 
-	if (t->c.scans[WL_SCAN_DB] > 0)
+		add(em, "info", "flush of one relation (SET TABLESPACE)", e,
+			"ALTER ... SET TABLESPACE flushes each moved file (heap, TOAST, TOAST index) with a full scan; "
+			"unlogged sequences are flushed whenever they are created or reset. Move tables before loading them.",
+			e, "move tables before loading them", -1, NULL);
+	}
+	if (scans[WL_SCAN_DB] > 0)
 	{
-		resetStringInfo(&ev);
-		appendStringInfo(&ev, "%lld database-wide scan(s)", (long long) t->c.scans[WL_SCAN_DB]);
-		emit(em, "info", "database walks (DROP, SET TABLESPACE)", ev.data,
-			 "Each drops every buffer of the database with a full scan; avoid creating and dropping "
-			 "databases per test or per load.");
-		brief(em, ev.data, "avoid creating and dropping databases per load");
+		char	   *e = psprintf("%lld database-wide scan(s)", (long long) scans[WL_SCAN_DB]);
+
+		add(em, "info", "database walks (DROP, SET TABLESPACE)", e,
+			"Each drops every buffer of the database with a full scan; avoid creating and dropping "
+			"databases per test or per load.",
+			e, "avoid creating and dropping databases per load", -1, NULL);
 	}
 }
 
@@ -591,36 +489,27 @@ diagnose_commit(Emitter *em, const Totals *t, const WlWhatIfs *w)
 
 	initStringInfo(&ev);
 
-	/*
-	 * The commit's own work: the wait for a synchronous standby is
-	 * diagnose_standby's, and no storage or file hint shortens it.
-	 */
+	/* a standby's wait is diagnose_standby's: no storage hint shortens it */
 	if (t->commit_ms - t->standby_ms >= 10 &&
 		pct(t->commit_ms - t->standby_ms, t->total_ms) >= 50)
-	{
-		appendStringInfo(&ev,
-						 "commit phases took %.1f ms of %.1f ms (%.0f%%): sync part %.1f ms, cleanup part %.1f ms; "
-						 "%d relation file(s) synced, %d WAL-logged",
-						 t->commit_ms, t->total_ms, pct(t->commit_ms, t->total_ms),
-						 t->commit_sync_ms, t->commit_cleanup_ms, t->synced_rels,
-						 t->wal_logged_rels);
-		emit(em, "warning", "the commit phase dominates", ev.data,
-			 t->synced_rels > 1 ?
-			 psprintf("Many relation files were fsynced at commit: under wal_level=minimal each new file at or "
-					  "above wal_skip_threshold (and each truncated in place) is fsynced one by one. Load into "
-					  "fewer, larger tables per transaction%s",
-					  w->threshold.saving_ms > 0 ? ", or raise wal_skip_threshold so small files are WAL-logged "
-					  "instead." : "; the priced findings name the changes.") :
-			 "The commit waited for its WAL flush (and replication, if synchronous), or for file deletion. "
-			 "The priced findings name the changes.");
-		brief(em, psprintf("commits took %.1f of %.1f ms (%.0f%%)",
-						   t->commit_ms, t->total_ms, pct(t->commit_ms, t->total_ms)),
-			  t->synced_rels > 1 ? "fewer, larger tables a transaction" :
-			  "see the priced findings");
-		resetStringInfo(&ev);
-	}
+		add(em, "warning", "the commit phase dominates",
+			psprintf("commit phases took %.1f ms of %.1f ms (%.0f%%): sync part %.1f ms, cleanup part %.1f ms; "
+					 "%d relation file(s) synced, %d WAL-logged",
+					 t->commit_ms, t->total_ms, pct(t->commit_ms, t->total_ms),
+					 t->commit_sync_ms, t->commit_cleanup_ms, t->synced_rels, t->wal_logged_rels),
+			t->synced_rels > 1 ?
+			psprintf("Many relation files were fsynced at commit: under wal_level=minimal each new file at or "
+					 "above wal_skip_threshold (and each truncated in place) is fsynced one by one. Load into "
+					 "fewer, larger tables per transaction%s",
+					 w->threshold.saving_ms > 0 ? ", or raise wal_skip_threshold so small files are WAL-logged "
+					 "instead." : "; the priced findings name the changes.") :
+			"The commit waited for its WAL flush (and replication, if synchronous), or for file deletion. "
+			"The priced findings name the changes.",
+			psprintf("commits took %.1f of %.1f ms (%.0f%%)",
+					 t->commit_ms, t->total_ms, pct(t->commit_ms, t->total_ms)),
+			t->synced_rels > 1 ? "fewer, larger tables a transaction" : "see the priced findings",
+			-1, NULL);
 
-	/* walload.commit_strategy: what it chose, and at what predicted gain */
 	if (t->strategy_commits > 0)
 	{
 		appendStringInfo(&ev,
@@ -630,153 +519,120 @@ diagnose_commit(Emitter *em, const Totals *t, const WlWhatIfs *w)
 			appendStringInfo(&ev, ": their commits were predicted at %.1f ms as chosen against %.1f ms as "
 							 "core would have done them, and took %.1f ms",
 							 t->strategy_pred_ms, t->strategy_core_ms, t->strategy_commit_ms);
-		if (t->strategy_aside_set_local > 0)
+		if (t->strategy_aside[WL_ACTION_ASIDE_SET_LOCAL] > 0)
 			appendStringInfo(&ev, "; it stood aside for %d whose transaction set wal_skip_threshold itself",
-							 t->strategy_aside_set_local);
-		if (t->strategy_aside_uncalibrated > 0)
+							 t->strategy_aside[WL_ACTION_ASIDE_SET_LOCAL]);
+		if (t->strategy_aside[WL_ACTION_ASIDE_UNCALIBRATED] > 0)
 			appendStringInfo(&ev, "; auto stood aside for %d, its figures not timed since the server's last "
 							 "start or crash-restart (walload_info.calibration)",
-							 t->strategy_aside_uncalibrated);
-		if (t->strategy_aside_mispredicted > 0)
+							 t->strategy_aside[WL_ACTION_ASIDE_UNCALIBRATED]);
+		if (t->strategy_aside[WL_ACTION_ASIDE_MISPREDICTED] > 0)
 			appendStringInfo(&ev, "; auto stood aside for %d, its backend's recent commits having taken far "
 							 "longer than it predicted (walload_info.auto_aside_reason)",
-							 t->strategy_aside_mispredicted);
-		emit(em, "info", "walload chose how new files reach disk", ev.data,
-			 "Per commit, walload WAL-logged the new files it predicted cheaper to WAL-log and fsynced the "
-			 "others (walload_xacts.commit_threshold_kb is the wal_skip_threshold core used). Both keep "
-			 "every committed row across a crash. Set walload.commit_strategy = off to let core decide.");
-		brief(em, psprintf("on for %d commit%s, changed the threshold for %d",
-						   t->strategy_commits, plural(t->strategy_commits), t->strategy_acted),
-			  "walload.commit_strategy = off lets core decide");
-		resetStringInfo(&ev);
+							 t->strategy_aside[WL_ACTION_ASIDE_MISPREDICTED]);
+		add(em, "info", "walload chose how new files reach disk", ev.data,
+			"Per commit, walload WAL-logged the new files it predicted cheaper to WAL-log and fsynced the "
+			"others (walload_xacts.commit_threshold_kb is the wal_skip_threshold core used). Both keep "
+			"every committed row across a crash. Set walload.commit_strategy = off to let core decide.",
+			psprintf("on for %d commit%s, changed the threshold for %d",
+					 t->strategy_commits, plural(t->strategy_commits), t->strategy_acted),
+			"walload.commit_strategy = off lets core decide", -1, NULL);
 	}
 
 	/*
-	 * the commit's flush is a real share of each small transaction; the
-	 * commits that deleted files are not among them (always synchronous,
-	 * priced with the deletion)
+	 * the commits that deleted files are not among the small ones: always
+	 * synchronous, priced with the deletion
 	 */
 	if (small_offered(w))
-	{
-		appendStringInfo(&ev,
-						 "%d commits of at most 2 statements that deleted no file, with synchronous_commit on, "
-						 "spent %.1f ms (%.3f ms each, %.0f%% of their %.1f ms) in the commit's WAL flush",
-						 w->small_xacts, w->small_commit_ms,
-						 w->small_commit_ms / w->small_xacts,
-						 pct(w->small_commit_ms, w->small_total_ms), w->small_total_ms);
-		emit_saving(em, pct(w->small_commit_ms, w->small_total_ms) >= 30 ? "warning" : "info",
-					"many small synchronous commits", ev.data,
-					psprintf("Each commit waits for a WAL flush. Batch rows into fewer transactions (or COPY): "
-							 "one transaction instead of these %d would save about %.1f ms; "
-							 "synchronous_commit = off for the loading session spares the same waits (a crash "
-							 "can then lose the last commits, never corrupts data), but not those of commits "
-							 "that delete files, which always wait.",
-							 w->small_xacts, w->small.saving_ms),
-					w->small.saving_ms);
-		brief(em, psprintf("%d small commits spent %.1f ms (%.0f%%) flushing WAL",
-						   w->small_xacts, w->small_commit_ms,
-						   pct(w->small_commit_ms, w->small_total_ms)),
-			  "batch them into fewer transactions");
-		change(em, &w->small);
-		resetStringInfo(&ev);
-	}
+		add(em, pct(w->small_commit_ms, w->small_total_ms) >= 30 ? "warning" : "info",
+			"many small synchronous commits",
+			psprintf("%d commits of at most 2 statements that deleted no file, with synchronous_commit on, "
+					 "spent %.1f ms (%.3f ms each, %.0f%% of their %.1f ms) in the commit's WAL flush",
+					 w->small_xacts, w->small_commit_ms, w->small_commit_ms / w->small_xacts,
+					 pct(w->small_commit_ms, w->small_total_ms), w->small_total_ms),
+			psprintf("Each commit waits for a WAL flush. Batch rows into fewer transactions (or COPY): "
+					 "one transaction instead of these %d would save about %.1f ms; "
+					 "synchronous_commit = off for the loading session spares the same waits (a crash "
+					 "can then lose the last commits, never corrupts data), but not those of commits "
+					 "that delete files, which always wait.",
+					 w->small_xacts, w->small.saving_ms),
+			psprintf("%d small commits spent %.1f ms (%.0f%%) flushing WAL",
+					 w->small_xacts, w->small_commit_ms, pct(w->small_commit_ms, w->small_total_ms)),
+			"batch them into fewer transactions", PRICED(&w->small));
 
-	/*
-	 * Loads of many transactions that are not small ones (1.10): the
-	 * commits that synced or WAL-logged the files they created, replayed as
-	 * one commit (whatif.c); offered where it saves more than the
-	 * threshold, which removes the same walks
-	 */
+	/* offered where it saves more than the threshold, which removes the same walks */
 	if (w->syncs.saving_ms > 0 && w->syncs.saving_ms >= w->threshold.saving_ms)
-	{
-		appendStringInfo(&ev,
-						 "%d commits each synced or WAL-logged the files their transaction created, each "
-						 "with its own commit record and flush",
-						 w->syncs.xacts);
-		emit_saving(em, "info", "load in many transactions", ev.data,
-					psprintf("Their commit-time work, replayed as one commit over all their files (each file "
-							 "synced or WAL-logged as core decides it per file, one walk of the pool if any is "
-							 "synced, one commit record and flush), costs about %.1f ms less: load in one "
-							 "transaction (psql --single-transaction, or BEGIN ... COMMIT around the load); "
-							 "%lld walk%s and %lld commit flush%s fewer.",
-							 w->syncs.saving_ms, (long long) w->syncs.walks_saved, plural(w->syncs.walks_saved),
-							 (long long) w->syncs.flushes_saved, w->syncs.flushes_saved == 1 ? "" : "es"),
-					w->syncs.saving_ms);
-		brief(em, psprintf("%d commits, each syncing or WAL-logging new files", w->syncs.xacts),
-			  psprintf("load in one transaction: %lld walk%s fewer",
-					   (long long) w->syncs.walks_saved, plural(w->syncs.walks_saved)));
-		change(em, &w->syncs);
-		resetStringInfo(&ev);
-	}
+		add(em, "info", "load in many transactions",
+			psprintf("%d commits each synced or WAL-logged the files their transaction created, each "
+					 "with its own commit record and flush", w->syncs.xacts),
+			psprintf("Their commit-time work, replayed as one commit over all their files (each file "
+					 "synced or WAL-logged as core decides it per file, one walk of the pool if any is "
+					 "synced, one commit record and flush), costs about %.1f ms less: load in one "
+					 "transaction (psql --single-transaction, or BEGIN ... COMMIT around the load); "
+					 "%lld walk%s and %lld commit flush%s fewer.",
+					 w->syncs.saving_ms, (long long) w->syncs.walks_saved, plural(w->syncs.walks_saved),
+					 (long long) w->syncs.flushes_saved, w->syncs.flushes_saved == 1 ? "" : "es"),
+			psprintf("%d commits, each syncing or WAL-logging new files", w->syncs.xacts),
+			psprintf("load in one transaction: %lld walk%s fewer",
+					 (long long) w->syncs.walks_saved, plural(w->syncs.walks_saved)),
+			PRICED(&w->syncs));
 
-	/* pg_restore without --single-transaction: a commit per object */
 	if (w->restore.saving_ms > 0)
-	{
-		appendStringInfo(&ev, "pg_restore committed %d transactions; their commits' sync phases took %.1f ms",
-						 w->restore.xacts, w->restore.saving_ms * w->restore.xacts / (w->restore.xacts - 1));
-		emit_saving(em, "info", "restore without one transaction", ev.data,
-					psprintf("pg_restore (or psql) with --single-transaction commits once: %lld commit "
-							 "flushes fewer, about %.1f ms; under wal_level=minimal the restored tables "
-							 "then skip WAL too.",
-							 (long long) w->restore.flushes_saved, w->restore.saving_ms),
-					w->restore.saving_ms);
-		brief(em, psprintf("pg_restore: %d commits", w->restore.xacts),
-			  "pg_restore --single-transaction");
-		change(em, &w->restore);
-		resetStringInfo(&ev);
-	}
+		add(em, "info", "restore without one transaction",
+			psprintf("pg_restore committed %d transactions; their commits' sync phases took %.1f ms",
+					 w->restore.xacts, w->restore.saving_ms * w->restore.xacts / (w->restore.xacts - 1)),
+			psprintf("pg_restore (or psql) with --single-transaction commits once: %lld commit "
+					 "flushes fewer, about %.1f ms; under wal_level=minimal the restored tables "
+					 "then skip WAL too.",
+					 (long long) w->restore.flushes_saved, w->restore.saving_ms),
+			psprintf("pg_restore: %d commits", w->restore.xacts),
+			"pg_restore --single-transaction", PRICED(&w->restore));
 }
 
 /*
- * Commits that waited for a synchronous standby: the wait (derived,
- * accumulator.c) is no local WAL flush, and no storage setting shortens it.
- * With synchronous_commit = local no commit waits (SyncRepRequested() is
- * false): the whole wait goes; one transaction instead of N waits once.
+ * Commits that waited for a synchronous standby: no storage setting
+ * shortens the wait; synchronous_commit = local removes it, one
+ * transaction instead of N waits once.
  */
 #define WL_STANDBY_MIN_SHARE	5
 
 static void
 diagnose_standby(Emitter *em, const Totals *t)
 {
+	static const WlWhatIf local = {.setting = "synchronous_commit",.value = "local"};
 	double		batch_ms;
 
 	if (t->standby_commits == 0 || t->standby_ms <= 0 ||
 		pct(t->standby_ms, t->total_ms) < WL_STANDBY_MIN_SHARE)
 		return;
 	batch_ms = t->standby_ms * (t->standby_commits - 1) / t->standby_commits;
-	emit_saving(em, pct(t->standby_ms, t->total_ms) >= 30 ? "warning" : "info",
-				"commits waited for a standby",
-				psprintf("%d commit%s with synchronous_commit = %s waited %.1f ms (%.3f ms each, %.0f%% of "
-						 "the transactions' %.1f ms) for a synchronous standby to confirm their commit "
-						 "records, derived as each commit's sync part less its local WAL flush and file "
-						 "work: not a local WAL flush, and no storage setting shortens it",
-						 t->standby_commits, plural(t->standby_commits),
-						 wl_sync_commit_name(t->standby_sync_commit), t->standby_ms,
-						 t->standby_ms / t->standby_commits, pct(t->standby_ms, t->total_ms),
-						 t->total_ms),
-				psprintf("Set synchronous_commit = local for the loading session (SET synchronous_commit = "
-						 "local): its commits then wait for the local WAL flush only, saving about %.1f ms; "
-						 "a failover before the standby catches up can lose its last commits (the primary "
-						 "keeps them). Or batch the rows into fewer transactions: one instead of these %d "
-						 "would wait once, saving about %.1f ms.",
-						 t->standby_ms, t->standby_commits, batch_ms),
-				t->standby_ms);
-	change_to(em, "synchronous_commit", "local", WL_SHAPE_NONE);
-	brief(em, psprintf("%d commit%s waited %.1f ms (%.0f%%) for a standby",
-					   t->standby_commits, plural(t->standby_commits), t->standby_ms,
-					   pct(t->standby_ms, t->total_ms)),
-		  psprintf("synchronous_commit = local: about %.1f ms; or batch: %.1f ms",
-				   t->standby_ms, batch_ms));
+	add(em, pct(t->standby_ms, t->total_ms) >= 30 ? "warning" : "info",
+		"commits waited for a standby",
+		psprintf("%d commit%s with synchronous_commit = %s waited %.1f ms (%.3f ms each, %.0f%% of "
+				 "the transactions' %.1f ms) for a synchronous standby to confirm their commit "
+				 "records, derived as each commit's sync part less its local WAL flush and file "
+				 "work: not a local WAL flush, and no storage setting shortens it",
+				 t->standby_commits, plural(t->standby_commits),
+				 wl_sync_commit_name(t->standby_sync_commit), t->standby_ms,
+				 t->standby_ms / t->standby_commits, pct(t->standby_ms, t->total_ms), t->total_ms),
+		psprintf("Set synchronous_commit = local for the loading session (SET synchronous_commit = "
+				 "local): its commits then wait for the local WAL flush only, saving about %.1f ms; "
+				 "a failover before the standby catches up can lose its last commits (the primary "
+				 "keeps them). Or batch the rows into fewer transactions: one instead of these %d "
+				 "would wait once, saving about %.1f ms.",
+				 t->standby_ms, t->standby_commits, batch_ms),
+		psprintf("%d commit%s waited %.1f ms (%.0f%%) for a standby",
+				 t->standby_commits, plural(t->standby_commits), t->standby_ms,
+				 pct(t->standby_ms, t->total_ms)),
+		psprintf("synchronous_commit = local: about %.1f ms; or batch: %.1f ms", t->standby_ms, batch_ms),
+		t->standby_ms, &local);
 }
 
 /*
  * Full-page images by cause: the first change of a page after a checkpoint
- * (the only kind a setting changes), or whole-page logging of a new file
- * (index builds, rewrites, SET TABLESPACE, CREATE DATABASE's WAL_LOG, and
- * under minimal the commit-time logging of small new files), forced
- * whatever full_page_writes says.  walload keeps no cause per image, so a
- * top-level statement's images are put by its command tag; what no recorded
- * top-level statement wrote is shown as not attributed.
+ * (the only kind a setting changes), or whole-page logging of a new file,
+ * forced whatever full_page_writes says.  walload keeps no cause per image:
+ * a top-level statement's are put by its command tag.
  */
 typedef enum WlFpiCause
 {
@@ -797,59 +653,17 @@ typedef struct FpiScope
 	int64		total[2];
 } FpiScope;
 
-/* the word at *p, case-insensitively, not followed by more of a word */
+/* whether the text matches an ARE, case-insensitively */
 static bool
-word_at(const char *p, const char *word)
+text_matches(const char *q, const char *re)
 {
-	size_t		len = strlen(word);
-
-	return pg_strncasecmp(p, word, len) == 0 &&
-		!(isalnum((unsigned char) p[len]) || p[len] == '_');
+	return DatumGetBool(DirectFunctionCall2Coll(texticregexeq, C_COLLATION_OID,
+												CStringGetTextDatum(q), CStringGetTextDatum(re)));
 }
 
-/*
- * VACUUM FULL, from the statement's text (the command tag is VACUUM either
- * way): "VACUUM FULL ..." or "VACUUM (..., FULL [true|on|1], ...) ...".
- */
-static bool
-vacuum_is_full(const char *q)
-{
-	const char *p = q;
-
-	while (isspace((unsigned char) *p))
-		p++;
-	if (!word_at(p, "vacuum"))
-		return false;
-	p += 6;
-	while (isspace((unsigned char) *p))
-		p++;
-	if (word_at(p, "full"))
-		return true;
-	if (*p != '(')
-		return false;
-	for (p++; *p && *p != ')'; p++)
-	{
-		if ((p[-1] == '(' || p[-1] == ',' || isspace((unsigned char) p[-1])) &&
-			word_at(p, "full"))
-		{
-			p += 4;
-			while (isspace((unsigned char) *p))
-				p++;
-			return !(word_at(p, "false") || word_at(p, "off") || word_at(p, "0"));
-		}
-	}
-	return false;
-}
-
-/* true when the text holds the word CONCURRENTLY */
-static bool
-has_concurrently(const char *q)
-{
-	for (const char *p = q; *p; p++)
-		if ((p == q || !isalnum((unsigned char) p[-1])) && word_at(p, "concurrently"))
-			return true;
-	return false;
-}
+/* VACUUM FULL from its text: "VACUUM FULL ..." or "VACUUM (..., FULL [true|on|1], ...)" */
+#define WL_VACUUM_FULL_RE	"^\\s*vacuum\\M\\s*(full\\M|\\(([^)]*[,\\s])?full\\M(?!\\s*(false|off|0)\\M))"
+#define WL_CONCURRENTLY_RE	"(^|[^[:alnum:]])concurrently\\M"
 
 static int
 xact_id_cmp(const void *a, const void *b)
@@ -861,12 +675,10 @@ xact_id_cmp(const void *a, const void *b)
 }
 
 /*
- * The cause of a statement's full-page images, by command (see above).
- * Where the command tag does not tell, the text does, if the caller may
- * read it (walload_statements' rule); otherwise whether the statement's
- * transaction deleted files: VACUUM FULL and a REFRESH that is not
- * CONCURRENTLY replace their relation's files, and a plain VACUUM, which
- * runs in a transaction of its own, deletes none.
+ * The cause of a statement's full-page images, by command.  Where the tag
+ * does not tell, the text does, if the caller may read it; otherwise
+ * whether its transaction deleted files, as VACUUM FULL and a REFRESH that
+ * is not CONCURRENTLY do and a plain VACUUM never does.
  */
 static WlFpiCause
 fpi_cause(const WlStmtRecord *s, const FpiScope *fs, int *slot)
@@ -889,11 +701,11 @@ fpi_cause(const WlStmtRecord *s, const FpiScope *fs, int *slot)
 			return WL_FPI_NEW_FILE;
 		case CMDTAG_REFRESH_MATERIALIZED_VIEW:
 			/* CONCURRENTLY changes the existing pages with DML */
-			if (text ? has_concurrently(s->query) : !deleted)
+			if (text ? text_matches(s->query, WL_CONCURRENTLY_RE) : !deleted)
 				return WL_FPI_CHECKPOINT;
 			return WL_FPI_NEW_FILE;
 		case CMDTAG_VACUUM:
-			if (text ? vacuum_is_full(s->query) : deleted)
+			if (text ? text_matches(s->query, WL_VACUUM_FULL_RE) : deleted)
 			{
 				*slot = WL_FPI_VACUUM_FULL;
 				return WL_FPI_NEW_FILE;
@@ -966,11 +778,14 @@ static void
 diagnose_wal(Emitter *em, const Totals *t, const WlWhatIfs *w, const FpiScope *fs)
 {
 	StringInfoData ev;
+	StringInfoData hint;
 	int64		commit_fpi = Min(t->wal_logged_blocks, t->c.wal_fpi);
 	int64		ckpt_fpi;
 	int64		new_fpi;
 	int64		other_fpi;
-	bool		big;
+	bool		big = t->c.wal_bytes >= 1024 * 1024;
+	bool		offer = t->wal_level != WAL_LEVEL_MINIMAL && w->minimal_allowed;
+	bool		priced = offer && w->wal_level.saving_ms > 0;
 
 	if (t->c.wal_bytes == 0)
 		return;
@@ -1006,24 +821,22 @@ diagnose_wal(Emitter *em, const Totals *t, const WlWhatIfs *w, const FpiScope *f
 						 (long long) other_fpi);
 
 	/* images count at most BLCKSZ each: "dominate" is an upper bound */
-	big = t->c.wal_bytes >= 1024 * 1024;
 	if (big && (double) ckpt_fpi * BLCKSZ >= 0.5 * (double) t->c.wal_bytes)
 	{
-		emit(em, "warning", "full-page images after checkpoints", ev.data,
-			 psprintf("The first change of each page after a checkpoint logs the whole page. Fewer "
-					  "checkpoints during the load cut this: a larger max_wal_size (%s counts the "
-					  "checkpoints WAL volume forced) and a longer checkpoint_timeout; wal_compression = on "
-					  "makes each image smaller.", WL_HAS_STAT_CHECKPOINTER ?
-					  "num_requested in pg_stat_checkpointer" : "checkpoints_req in pg_stat_bgwriter"));
-		brief(em, psprintf("%.1f MB of WAL, %lld page images after checkpoints",
-						   mb((double) t->c.wal_bytes), (long long) ckpt_fpi),
-			  "a larger max_wal_size and checkpoint_timeout; wal_compression");
+		add(em, "warning", "full-page images after checkpoints", ev.data,
+			psprintf("The first change of each page after a checkpoint logs the whole page. Fewer "
+					 "checkpoints during the load cut this: a larger max_wal_size (%s counts the "
+					 "checkpoints WAL volume forced) and a longer checkpoint_timeout; wal_compression = on "
+					 "makes each image smaller.", WL_HAS_STAT_CHECKPOINTER ?
+					 "num_requested in pg_stat_checkpointer" : "checkpoints_req in pg_stat_bgwriter"),
+			psprintf("%.1f MB of WAL, %lld page images after checkpoints",
+					 mb((double) t->c.wal_bytes), (long long) ckpt_fpi),
+			"a larger max_wal_size and checkpoint_timeout; wal_compression", -1, NULL);
+		return;
 	}
-	else if (big && (double) (new_fpi + commit_fpi) * BLCKSZ >= 0.5 * (double) t->c.wal_bytes)
+	initStringInfo(&hint);
+	if (big && (double) (new_fpi + commit_fpi) * BLCKSZ >= 0.5 * (double) t->c.wal_bytes)
 	{
-		StringInfoData hint;
-
-		initStringInfo(&hint);
 		appendStringInfoString(&hint,
 							   "Index builds, CLUSTER and VACUUM FULL, REFRESH MATERIALIZED VIEW, ALTER ... SET "
 							   "TABLESPACE and CREATE DATABASE write every page of the new file to WAL as an image, "
@@ -1039,69 +852,52 @@ diagnose_wal(Emitter *em, const Totals *t, const WlWhatIfs *w, const FpiScope *f
 			appendStringInfoString(&hint,
 								   "; this server neither streams nor archives WAL: under wal_level=minimal (with "
 								   "max_wal_senders = 0) files created in the transaction skip WAL");
-		if (t->wal_level != WAL_LEVEL_MINIMAL && w->minimal_allowed && w->wal_level.saving_ms > 0)
+		if (priced)
 			append_minimal_price(&hint, w);
 		appendStringInfoString(&hint, "; wal_compression = on makes each image smaller.");
-		emit_saving(em, "info", "full-page images of new files", ev.data, hint.data,
-					t->wal_level != WAL_LEVEL_MINIMAL && w->minimal_allowed && w->wal_level.saving_ms > 0 ?
-					w->wal_level.saving_ms : -1);
-		brief(em, psprintf("%.1f MB of WAL, %lld page images of new files",
-						   mb((double) t->c.wal_bytes), (long long) (new_fpi + commit_fpi)),
-			  "build indexes once, after loading; avoid rewrites");
-		if (t->wal_level != WAL_LEVEL_MINIMAL && w->minimal_allowed && w->wal_level.saving_ms > 0)
-			change(em, &w->wal_level);
+		add(em, "info", "full-page images of new files", ev.data, hint.data,
+			psprintf("%.1f MB of WAL, %lld page images of new files",
+					 mb((double) t->c.wal_bytes), (long long) (new_fpi + commit_fpi)),
+			"build indexes once, after loading; avoid rewrites", PRICED(priced ? &w->wal_level : &unpriced));
+		return;
 	}
-	else
-	{
-		bool		offer = t->wal_level != WAL_LEVEL_MINIMAL && w->minimal_allowed;
-		StringInfoData hint;
 
-		/*
-		 * wal_level=minimal only where this server could run it: nothing
-		 * streams or archives its WAL (whatif.c); priced where the load
-		 * wrote WAL into tables its transactions created or truncated
-		 */
-		initStringInfo(&hint);
-		appendStringInfoString(&hint,
-							   t->wal_level == WAL_LEVEL_MINIMAL ?
-							   "Under wal_level=minimal, tables created or truncated in the loading transaction skip WAL; "
-							   "at commit, files below wal_skip_threshold are WAL-logged whole and larger ones are "
-							   "fsynced after a full scan of shared_buffers." :
-							   offer ?
-							   "Every loaded row is WAL-logged. This server neither streams nor archives WAL: "
-							   "wal_level=minimal (with max_wal_senders = 0, a restart) would skip WAL for tables created "
-							   "or truncated in the loading transaction, at the price of a commit-time sync and a full "
-							   "scan of shared_buffers" :
-							   "Every loaded row is WAL-logged; this server streams or archives its WAL, which needs it.");
-		if (offer && w->wal_level.saving_ms > 0)
-			append_minimal_price(&hint, w);
-		if (offer)
-			appendStringInfoChar(&hint, '.');
-		emit_saving(em, "info", "WAL written", ev.data, hint.data,
-					offer && w->wal_level.saving_ms > 0 ? w->wal_level.saving_ms : -1);
-		brief(em, psprintf("%.1f MB of WAL in %lld records, %lld page images",
-						   mb((double) t->c.wal_bytes), (long long) t->c.wal_records,
-						   (long long) t->c.wal_fpi),
-			  t->wal_level == WAL_LEVEL_MINIMAL ?
-			  "a fact: tables created in the loading transaction skip WAL" :
-			  offer && w->wal_level.saving_ms > 0 ?
-			  psprintf("wal_level = minimal: %.1f MB of WAL fewer", mb((double) w->wal_level.wal_bytes_saved)) :
-			  offer ? "wal_level = minimal would skip WAL for new tables" :
-			  "a fact: replication or archiving needs this WAL");
-		if (offer)
-			change(em, &w->wal_level);
-	}
+	/*
+	 * wal_level=minimal only where this server could run it: nothing
+	 * streams or archives its WAL (whatif.c)
+	 */
+	appendStringInfoString(&hint,
+						   t->wal_level == WAL_LEVEL_MINIMAL ?
+						   "Under wal_level=minimal, tables created or truncated in the loading transaction skip WAL; "
+						   "at commit, files below wal_skip_threshold are WAL-logged whole and larger ones are "
+						   "fsynced after a full scan of shared_buffers." :
+						   offer ?
+						   "Every loaded row is WAL-logged. This server neither streams nor archives WAL: "
+						   "wal_level=minimal (with max_wal_senders = 0, a restart) would skip WAL for tables created "
+						   "or truncated in the loading transaction, at the price of a commit-time sync and a full "
+						   "scan of shared_buffers" :
+						   "Every loaded row is WAL-logged; this server streams or archives its WAL, which needs it.");
+	if (priced)
+		append_minimal_price(&hint, w);
+	if (offer)
+		appendStringInfoChar(&hint, '.');
+	add(em, "info", "WAL written", ev.data, hint.data,
+		psprintf("%.1f MB of WAL in %lld records, %lld page images",
+				 mb((double) t->c.wal_bytes), (long long) t->c.wal_records, (long long) t->c.wal_fpi),
+		t->wal_level == WAL_LEVEL_MINIMAL ?
+		"a fact: tables created in the loading transaction skip WAL" :
+		priced ?
+		psprintf("wal_level = minimal: %.1f MB of WAL fewer", mb((double) w->wal_level.wal_bytes_saved)) :
+		offer ? "wal_level = minimal would skip WAL for new tables" :
+		"a fact: replication or archiving needs this WAL",
+		priced ? w->wal_level.saving_ms : -1, offer ? &w->wal_level : NULL);
 }
 
 /*
- * What the load's statements say, per transaction in statement order:
- * under replica, the WAL that minimal would not write (the statements that
- * load or index after a CREATE TABLE or TRUNCATE in their transaction; a
- * load into an older table would be counted too, which the finding says);
- * bulk loads (WL_BULK_ROWS) into indexed tables (index_records), unpriced:
- * no recorded figure separates a load's index maintenance from its heap
- * work; and, for no_truncate_reload, the TRUNCATEs after a CREATE TABLE
- * with the loads between them, whose work loading once discards.
+ * What the load's statements say, per transaction in statement order: the
+ * WAL minimal would not write (loads and indexes after a CREATE TABLE or
+ * TRUNCATE in their transaction), bulk loads into indexed tables, and the
+ * TRUNCATEs after a CREATE TABLE with the loads they discard.
  */
 #define WL_BULK_ROWS	10000
 
@@ -1117,16 +913,23 @@ typedef struct VacuumSums
 	int			ring_kb;
 } VacuumSums;
 
+/* a transaction in scope, by xact_id, and its place in the caller's order */
+typedef struct XactIndex
+{
+	uint64		xact_id;		/* first: xact_id_cmp compares it */
+	int			i;
+} XactIndex;
+
 /* one pass over the statement ring: what every reading of it needs */
 typedef struct LoadScan
 {
 	/* in: the transactions in scope, sorted; VACUUM of those only */
-	const uint64 *xact_ids;
+	const XactIndex *ids;
 	int			nxacts;
 	bool		scoped;
 	FpiScope	fpi;			/* out: full-page images by cause */
 	VacuumSums	vac;			/* out: VACUUM statements */
-	/* out: per transaction of xact_ids */
+	/* out: per transaction, in the caller's order */
 	int32	   *new_files;
 	uint64	   *skip_bytes;
 	double	   *reload_ms;		/* TRUNCATEs, and the loads they discard */
@@ -1142,7 +945,7 @@ static bool
 load_filter(const WlStmtRecord *s, void *arg)
 {
 	LoadScan   *ls = arg;
-	bool		in = bsearch(&s->xact_id, ls->xact_ids, ls->nxacts, sizeof(uint64), xact_id_cmp) != NULL;
+	bool		in = bsearch(&s->xact_id, ls->ids, ls->nxacts, sizeof(XactIndex), xact_id_cmp) != NULL;
 
 	if (s->tag == CMDTAG_VACUUM && (in || !ls->scoped))
 	{
@@ -1158,38 +961,14 @@ load_filter(const WlStmtRecord *s, void *arg)
 		return false;
 	if (s->c.wal_fpi > 0)
 		fpi_add(s, &ls->fpi);
-	switch (s->tag)
-	{
-		case CMDTAG_CREATE_TABLE:
-		case CMDTAG_CREATE_TABLE_AS:
-		case CMDTAG_SELECT_INTO:
-		case CMDTAG_TRUNCATE_TABLE:
-		case CMDTAG_CREATE_INDEX:
-		case CMDTAG_COPY:
-		case CMDTAG_INSERT:
-			break;
-		default:
-			return false;
-	}
-	return true;
-}
-
-static int
-stmt_order_cmp(const void *a, const void *b)
-{
-	const WlStmtRecord *x = a;
-	const WlStmtRecord *y = b;
-
-	if (x->xact_id != y->xact_id)
-		return (x->xact_id > y->xact_id) - (x->xact_id < y->xact_id);
-	return (x->stmt_no > y->stmt_no) - (x->stmt_no < y->stmt_no);
+	return s->tag == CMDTAG_CREATE_TABLE || s->tag == CMDTAG_CREATE_TABLE_AS ||
+		s->tag == CMDTAG_SELECT_INTO || s->tag == CMDTAG_TRUNCATE_TABLE ||
+		s->tag == CMDTAG_CREATE_INDEX || s->tag == CMDTAG_COPY || s->tag == CMDTAG_INSERT;
 }
 
 /*
- * Whether a bulk load's WAL shows index entries: a COPY writes its heap
- * rows a page at a time (heap_multi_insert), an INSERT one record a row,
- * and each index adds a record a row (btinsert) where the table is
- * WAL-logged, so that a table indexed in an earlier transaction shows.
+ * Whether a bulk load's WAL shows index entries: a COPY logs its heap rows
+ * a page at a time, an INSERT a record a row, and each index a record a row.
  */
 static bool
 index_records(const WlStmtRecord *s)
@@ -1209,14 +988,13 @@ scan_loads(LoadScan *ls)
 	ls->new_files = palloc0(sizeof(int32) * Max(ls->nxacts, 1));
 	ls->skip_bytes = palloc0(sizeof(uint64) * Max(ls->nxacts, 1));
 	ls->reload_ms = palloc0(sizeof(double) * Max(ls->nxacts, 1));
+	/* by transaction and number */
 	n = wl_store_copy_statements_filtered(load_filter, ls, &recs);
-	if (n > 1)
-		qsort(recs, n, sizeof(WlStmtRecord), stmt_order_cmp);
 	while (i < n)
 	{
 		uint64		xid = recs[i].xact_id;
-		const uint64 *at = bsearch(&xid, ls->xact_ids, ls->nxacts, sizeof(uint64), xact_id_cmp);
-		int			k = (int) (at - ls->xact_ids);
+		const XactIndex *at = bsearch(&xid, ls->ids, ls->nxacts, sizeof(XactIndex), xact_id_cmp);
+		int			k = at->i;
 		int			indexes = 0;
 		bool		idx_load = false;
 		double		loaded_ms = 0;
@@ -1281,23 +1059,24 @@ scan_loads(LoadScan *ls)
 static void
 diagnose_indexes(Emitter *em, const LoadScan *ls)
 {
+	static const WlWhatIf after = {.shape = WL_SHAPE_INDEXES_AFTER_LOAD};
+
 	if (ls->idx_loads == 0)
 		return;
-	emit(em, "info", "indexes created before a bulk load",
-		 psprintf("%d load%s (COPY, INSERT) of %lld rows in all ran into indexed tables: after CREATE INDEX "
-				  "in the same transaction, or writing an index entry's WAL record a row (%d transaction%s), "
-				  "taking %.1f ms and writing %lld WAL records (%.1f a row)",
-				  ls->idx_loads, plural(ls->idx_loads), (long long) ls->idx_rows,
-				  ls->idx_xacts, plural(ls->idx_xacts), ls->idx_ms, (long long) ls->idx_records,
-				  ls->idx_rows > 0 ? (double) ls->idx_records / ls->idx_rows : 0),
-		 "Each row loaded into an indexed table is also inserted into every index, one entry at a time, "
-		 "and where the table's changes are WAL-logged each index adds a WAL record a row; an index built "
-		 "after the data sorts it once. Create indexes and constraints after loading. Not priced: no "
-		 "recorded figure separates a load's index maintenance from its heap work.");
-	brief(em, psprintf("%d load%s, %lld rows, after CREATE INDEX", ls->idx_loads, plural(ls->idx_loads),
-					   (long long) ls->idx_rows),
-		  "create indexes after loading (not priced)");
-	change_to(em, NULL, NULL, WL_SHAPE_INDEXES_AFTER_LOAD);
+	add(em, "info", "indexes created before a bulk load",
+		psprintf("%d load%s (COPY, INSERT) of %lld rows in all ran into indexed tables: after CREATE INDEX "
+				 "in the same transaction, or writing an index entry's WAL record a row (%d transaction%s), "
+				 "taking %.1f ms and writing %lld WAL records (%.1f a row)",
+				 ls->idx_loads, plural(ls->idx_loads), (long long) ls->idx_rows,
+				 ls->idx_xacts, plural(ls->idx_xacts), ls->idx_ms, (long long) ls->idx_records,
+				 ls->idx_rows > 0 ? (double) ls->idx_records / ls->idx_rows : 0),
+		"Each row loaded into an indexed table is also inserted into every index, one entry at a time, "
+		"and where the table's changes are WAL-logged each index adds a WAL record a row; an index built "
+		"after the data sorts it once. Create indexes and constraints after loading. Not priced: no "
+		"recorded figure separates a load's index maintenance from its heap work.",
+		psprintf("%d load%s, %lld rows, after CREATE INDEX", ls->idx_loads, plural(ls->idx_loads),
+				 (long long) ls->idx_rows),
+		"create indexes after loading (not priced)", -1, &after);
 }
 
 /*
@@ -1307,58 +1086,50 @@ diagnose_indexes(Emitter *em, const LoadScan *ls)
 static void
 diagnose_vacuum(Emitter *em, const VacuumSums *v)
 {
-	int			nvac = v->nvac;
-	int64		syncs = v->syncs;
-	double		sync_ms = v->sync_ms;
-	double		elapsed = v->elapsed;
 	StringInfoData ev;
 
-	if (nvac == 0 || syncs < 10)
+	if (v->nvac == 0 || v->syncs < 10)
 		return;
 
 	initStringInfo(&ev);
 	appendStringInfo(&ev,
 					 "%d VACUUM statement(s) over %lld heap pages took %.1f ms and flushed WAL %lld times "
 					 "(%lld WAL writes) themselves; ring size %d kB",
-					 nvac, (long long) v->pages, elapsed, (long long) syncs, (long long) v->writes, v->ring_kb);
-	if (sync_ms > 0)
-		appendStringInfo(&ev, "; the flushes took %.1f ms (%.0f%%)", sync_ms, pct(sync_ms, elapsed));
+					 v->nvac, (long long) v->pages, v->elapsed, (long long) v->syncs,
+					 (long long) v->writes, v->ring_kb);
+	if (v->sync_ms > 0)
+		appendStringInfo(&ev, "; the flushes took %.1f ms (%.0f%%)", v->sync_ms, pct(v->sync_ms, v->elapsed));
 	else
 		appendStringInfoString(&ev, "; turn on track_wal_io_timing to see their time");
-	emit(em, (sync_ms > 0 && pct(sync_ms, elapsed) < 10) ? "info" : "warning",
-		 "VACUUM forced into WAL flushes", ev.data,
-		 WL_HAS_BUFFER_USAGE_LIMIT ?
-		 "VACUUM reads tables that are not in shared buffers through a small ring, and must flush WAL "
-		 "before it can reuse a buffer it dirtied. A larger ring flushes less often: "
-		 "VACUUM (BUFFER_USAGE_LIMIT '256MB') for one run, or vacuum_buffer_usage_limit for the session "
-		 "(0 disables the ring); loading the table into shared buffers first (pg_prewarm) avoids the ring." :
-		 "VACUUM reads tables that are not in shared buffers through a fixed 256 kB ring, and must flush "
-		 "WAL before it can reuse a buffer it dirtied, every few buffers. Loading the table into shared "
-		 "buffers first (pg_prewarm) avoids the ring; PostgreSQL 16 adds BUFFER_USAGE_LIMIT / "
-		 "vacuum_buffer_usage_limit to enlarge it.");
-	brief(em, psprintf("%d VACUUM%s flushed WAL %lld times%s",
-					   nvac, plural(nvac), (long long) syncs,
-					   sync_ms > 0 ? psprintf(", %.1f ms (%.0f%%)", sync_ms, pct(sync_ms, elapsed)) : ""),
-		  WL_HAS_BUFFER_USAGE_LIMIT ?
-		  "a larger ring (BUFFER_USAGE_LIMIT), or pg_prewarm the table first" :
-		  "pg_prewarm the table first");
+	add(em, (v->sync_ms > 0 && pct(v->sync_ms, v->elapsed) < 10) ? "info" : "warning",
+		"VACUUM forced into WAL flushes", ev.data,
+		WL_HAS_BUFFER_USAGE_LIMIT ?
+		"VACUUM reads tables that are not in shared buffers through a small ring, and must flush WAL "
+		"before it can reuse a buffer it dirtied. A larger ring flushes less often: "
+		"VACUUM (BUFFER_USAGE_LIMIT '256MB') for one run, or vacuum_buffer_usage_limit for the session "
+		"(0 disables the ring); loading the table into shared buffers first (pg_prewarm) avoids the ring." :
+		"VACUUM reads tables that are not in shared buffers through a fixed 256 kB ring, and must flush "
+		"WAL before it can reuse a buffer it dirtied, every few buffers. Loading the table into shared "
+		"buffers first (pg_prewarm) avoids the ring; PostgreSQL 16 adds BUFFER_USAGE_LIMIT / "
+		"vacuum_buffer_usage_limit to enlarge it.",
+		psprintf("%d VACUUM%s flushed WAL %lld times%s", v->nvac, plural(v->nvac), (long long) v->syncs,
+				 v->sync_ms > 0 ? psprintf(", %.1f ms (%.0f%%)", v->sync_ms, pct(v->sync_ms, v->elapsed)) : ""),
+		WL_HAS_BUFFER_USAGE_LIMIT ?
+		"a larger ring (BUFFER_USAGE_LIMIT), or pg_prewarm the table first" :
+		"pg_prewarm the table first", -1, NULL);
 }
 
-/*
- * The filters of walload_diagnose() (1.6), as walload_report() applies
- * them: NULL is any.
- */
+/* walload_diagnose()'s arguments: xact_id, then the filters (NULL: any) */
+enum
+{
+	ARG_XACT, ARG_SINCE, ARG_UNTIL, ARG_PID, ARG_APP, ARG_USERID, ARG_DBID, ARG_BKTYPE, NUM_ARGS
+};
+
 typedef struct Scope
 {
-	bool		one;
-	int64		want;			/* xact_id, if one */
-	bool		has_since,
-				has_until,
-				has_pid,
-				has_app,
-				has_userid,
-				has_dbid,
-				has_bktype;		/* 1.10: backend_type */
+	bool		has[NUM_ARGS];	/* the argument given, not NULL */
+	bool		filtered;		/* by any but xact_id */
+	int64		want;
 	TimestampTz since;
 	TimestampTz until;
 	int32		pid;
@@ -1368,18 +1139,12 @@ typedef struct Scope
 	char	   *bktype;
 } Scope;
 
-/*
- * The backend_type filter (1.10) names a process kind walload records, as
- * pg_stat_activity spells it: any other name is an error, not an empty
- * result.
- */
+/* backend_type names a kind walload records: any other is an error */
 static char *
 checked_backend_type(char *name)
 {
-	const WlBackendKind kinds[] = {WL_KIND_CLIENT, WL_KIND_APPLY, WL_KIND_TABLESYNC, WL_KIND_AUTOVACUUM};
-
-	for (int i = 0; i < lengthof(kinds); i++)
-		if (strcmp(name, wl_backend_kind_name(kinds[i])) == 0)
+	for (int k = WL_KIND_CLIENT; k <= WL_KIND_AUTOVACUUM; k++)
+		if (strcmp(name, wl_backend_kind_name(k)) == 0)
 			return name;
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -1390,12 +1155,9 @@ checked_backend_type(char *name)
 }
 
 /*
- * Background processes: what the logical replication workers and
- * autovacuum did, from their records (backend_kind), each finding only
- * where its count is not zero: an initial sync into files that skip WAL
- * pays a commit-time walk per table; each copied table is a worker, a slot
- * and a transaction; a replayed TRUNCATE and each autovacuum truncation of
- * a table's tail walk the pool.
+ * Background processes: an initial sync into files that skip WAL pays a
+ * commit-time walk per table; each copied table is a worker, a slot and a
+ * transaction; a replayed TRUNCATE and an autovacuum truncation walk the pool.
  */
 #define WL_SMALL_COPY_ROWS		10000
 #define WL_MANY_COPIES			10
@@ -1450,67 +1212,59 @@ diagnose_workers(Emitter *em, WlXactRecord **in, int n)
 	}
 
 	if (minimal_sync_walks > 0)
-	{
-		emit(em, "notice", "initial sync walks at commit (minimal)",
-			 psprintf("%lld initial cop%s of the subscription's tables skipped WAL and synced their files at commit: "
-					  "%lld walk%s of all %d shared buffers",
-					  (long long) minimal_sync_xacts, minimal_sync_xacts == 1 ? "y" : "ies",
-					  (long long) minimal_sync_walks, plural(minimal_sync_walks), nbuffers),
-			 "Under wal_level=minimal each table whose copy writes a new file pays a commit-time walk of the "
-			 "pool. Set wal_level=replica on the subscriber for the initial sync, or raise wal_skip_threshold "
-			 "so that small tables are WAL-logged instead of synced.");
-		brief(em, psprintf("%lld commit walk%s in initial sync", (long long) minimal_sync_walks,
-						   plural(minimal_sync_walks)),
-			  "wal_level=replica for the sync, or a larger wal_skip_threshold");
-	}
+		add(em, "notice", "initial sync walks at commit (minimal)",
+			psprintf("%lld initial cop%s of the subscription's tables skipped WAL and synced their files at commit: "
+					 "%lld walk%s of all %d shared buffers",
+					 (long long) minimal_sync_xacts, minimal_sync_xacts == 1 ? "y" : "ies",
+					 (long long) minimal_sync_walks, plural(minimal_sync_walks), nbuffers),
+			"Under wal_level=minimal each table whose copy writes a new file pays a commit-time walk of the "
+			"pool. Set wal_level=replica on the subscriber for the initial sync, or raise wal_skip_threshold "
+			"so that small tables are WAL-logged instead of synced.",
+			psprintf("%lld commit walk%s in initial sync", (long long) minimal_sync_walks,
+					 plural(minimal_sync_walks)),
+			"wal_level=replica for the sync, or a larger wal_skip_threshold", -1, NULL);
 	if (copies >= WL_MANY_COPIES && small_copies * 2 > copies)
-	{
-		emit(em, "info", "copy_data of many small tables",
-			 psprintf("%lld of the subscription's %lld initial copies loaded fewer than %d rows "
-					  "(%lld rows in all); each is a tablesync worker, a replication slot and a transaction of its own",
-					  (long long) small_copies, (long long) copies, WL_SMALL_COPY_ROWS, (long long) copy_rows),
-			 "Copy the small tables before subscribing (pg_dump --data-only of them) and create the subscription "
-			 "WITH (copy_data = false), or raise max_sync_workers_per_subscription to run more copies at once.");
-		brief(em, psprintf("%lld small initial copies", (long long) small_copies),
-			  "copy small tables beforehand, copy_data = false");
-	}
+		add(em, "info", "copy_data of many small tables",
+			psprintf("%lld of the subscription's %lld initial copies loaded fewer than %d rows "
+					 "(%lld rows in all); each is a tablesync worker, a replication slot and a transaction of its own",
+					 (long long) small_copies, (long long) copies, WL_SMALL_COPY_ROWS, (long long) copy_rows),
+			"Copy the small tables before subscribing (pg_dump --data-only of them) and create the subscription "
+			"WITH (copy_data = false), or raise max_sync_workers_per_subscription to run more copies at once.",
+			psprintf("%lld small initial copies", (long long) small_copies),
+			"copy small tables beforehand, copy_data = false", -1, NULL);
 	if (truncate_walks > 0)
-	{
-		emit(em, "notice", "replayed TRUNCATE walks shared buffers",
-			 psprintf("%lld replayed transaction%s walked all %d shared buffers %lld time%s to drop the "
-					  "truncated tables' old files",
-					  (long long) truncate_xacts, plural(truncate_xacts), nbuffers,
-					  (long long) truncate_walks, plural(truncate_walks)),
-			 "Each replayed TRUNCATE deletes the old files at commit, one walk of the pool per transaction. "
-			 "Publish without truncate (WITH (publish = 'insert, update, delete')) and delete the rows "
-			 "instead, or batch truncations into fewer transactions on the publisher.");
-		brief(em, psprintf("%lld walk%s by replayed TRUNCATE", (long long) truncate_walks, plural(truncate_walks)),
-			  "publish without truncate, or batch them");
-	}
+		add(em, "notice", "replayed TRUNCATE walks shared buffers",
+			psprintf("%lld replayed transaction%s walked all %d shared buffers %lld time%s to drop the "
+					 "truncated tables' old files",
+					 (long long) truncate_xacts, plural(truncate_xacts), nbuffers,
+					 (long long) truncate_walks, plural(truncate_walks)),
+			"Each replayed TRUNCATE deletes the old files at commit, one walk of the pool per transaction. "
+			"Publish without truncate (WITH (publish = 'insert, update, delete')) and delete the rows "
+			"instead, or batch truncations into fewer transactions on the publisher.",
+			psprintf("%lld walk%s by replayed TRUNCATE", (long long) truncate_walks, plural(truncate_walks)),
+			"publish without truncate, or batch them", -1, NULL);
 	if (av_walks > 0)
-	{
-		emit(em, "notice", "autovacuum truncation walks",
-			 psprintf("autovacuum truncated a table's empty tail %lld time%s in %lld transaction%s, each a walk "
-					  "of all %d shared buffers",
-					  (long long) av_walks, plural(av_walks), (long long) av_xacts, plural(av_xacts), nbuffers),
-			 "Truncating a table's tail walks the whole pool, the longer the larger shared_buffers. For tables "
-			 "whose tail is emptied and refilled, ALTER TABLE ... SET (vacuum_truncate = false).");
-		brief(em, psprintf("%lld autovacuum truncation walk%s", (long long) av_walks, plural(av_walks)),
-			  "vacuum_truncate = false on those tables");
-	}
+		add(em, "notice", "autovacuum truncation walks",
+			psprintf("autovacuum truncated a table's empty tail %lld time%s in %lld transaction%s, each a walk "
+					 "of all %d shared buffers",
+					 (long long) av_walks, plural(av_walks), (long long) av_xacts, plural(av_xacts), nbuffers),
+			"Truncating a table's tail walks the whole pool, the longer the larger shared_buffers. For tables "
+			"whose tail is emptied and refilled, ALTER TABLE ... SET (vacuum_truncate = false).",
+			psprintf("%lld autovacuum truncation walk%s", (long long) av_walks, plural(av_walks)),
+			"vacuum_truncate = false on those tables", -1, NULL);
 }
 
 static bool
 in_scope(const Scope *sc, const WlXactRecord *x)
 {
-	return (!sc->one || (int64) x->xact_id == sc->want) &&
-		(!sc->has_since || x->start >= sc->since) &&
-		(!sc->has_until || x->end <= sc->until) &&
-		(!sc->has_pid || x->pid == sc->pid) &&
-		(!sc->has_app || strcmp(x->application_name, sc->app) == 0) &&
-		(!sc->has_userid || x->userid == sc->userid) &&
-		(!sc->has_dbid || x->dbid == sc->dbid) &&
-		(!sc->has_bktype || strcmp(wl_backend_kind_name(x->backend_kind), sc->bktype) == 0);
+	return (!sc->has[ARG_XACT] || (int64) x->xact_id == sc->want) &&
+		(!sc->has[ARG_SINCE] || x->start >= sc->since) &&
+		(!sc->has[ARG_UNTIL] || x->end <= sc->until) &&
+		(!sc->has[ARG_PID] || x->pid == sc->pid) &&
+		(!sc->has[ARG_APP] || strcmp(x->application_name, sc->app) == 0) &&
+		(!sc->has[ARG_USERID] || x->userid == sc->userid) &&
+		(!sc->has[ARG_DBID] || x->dbid == sc->dbid) &&
+		(!sc->has[ARG_BKTYPE] || strcmp(wl_backend_kind_name(x->backend_kind), sc->bktype) == 0);
 }
 
 /* by session (pid, backend start), then start */
@@ -1531,8 +1285,8 @@ session_cmp(const void *a, const void *b)
 
 /*
  * The load's time in ms, as walload_report() counts it: per session, from
- * its first transaction's start (from the session's start, or since, where
- * its first recorded transaction is in scope) to its last one's end.
+ * its first transaction's start (or the session's, or since) to its last
+ * one's end.
  */
 static double
 load_ms(WlXactRecord **in, int n, const Scope *sc)
@@ -1558,7 +1312,7 @@ load_ms(WlXactRecord **in, int n, const Scope *sc)
 			j++;
 		}
 		if (has_first)
-			first = sc->has_since ? Max(in[i]->backend_start, sc->since) : in[i]->backend_start;
+			first = sc->has[ARG_SINCE] ? Max(in[i]->backend_start, sc->since) : in[i]->backend_start;
 		ms += (double) (last - first) / 1000.0;
 		i = j;
 	}
@@ -1577,42 +1331,31 @@ walload_diagnose(PG_FUNCTION_ARGS)
 	Emitter		em;
 	WlWhatIfs	whatifs;
 	LoadScan	loads;
-	uint64	   *xact_ids;
+	XactIndex  *ids;
 	uint64	   *drop_ids;
 	int			ndrops = 0;
-	bool		filtered;
 
 	wl_store_require();
 	memset(&sc, 0, sizeof(sc));
-	sc.one = !PG_ARGISNULL(0);
-	sc.want = sc.one ? PG_GETARG_INT64(0) : 0;
-	if (sc.one && sc.want <= 0)
+	for (int k = 0; k < NUM_ARGS && k < PG_NARGS(); k++)
+		sc.filtered |= (sc.has[k] = !PG_ARGISNULL(k)) && k != ARG_XACT;
+	sc.want = sc.has[ARG_XACT] ? PG_GETARG_INT64(ARG_XACT) : 0;
+	if (sc.has[ARG_XACT] && sc.want <= 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("xact_id must be positive, not " INT64_FORMAT, sc.want)));
-	if (PG_NARGS() >= WL_DIAGNOSE_ARGS)
-	{
-		if ((sc.has_since = !PG_ARGISNULL(1)))
-			sc.since = PG_GETARG_TIMESTAMPTZ(1);
-		if ((sc.has_until = !PG_ARGISNULL(2)))
-			sc.until = PG_GETARG_TIMESTAMPTZ(2);
-		if ((sc.has_pid = !PG_ARGISNULL(3)))
-			sc.pid = PG_GETARG_INT32(3);
-		if ((sc.has_app = !PG_ARGISNULL(4)))
-			sc.app = text_to_cstring(PG_GETARG_TEXT_PP(4));
-		if ((sc.has_userid = !PG_ARGISNULL(5)))
-			sc.userid = PG_GETARG_OID(5);
-		if ((sc.has_dbid = !PG_ARGISNULL(6)))
-			sc.dbid = PG_GETARG_OID(6);
-		if (PG_NARGS() > WL_DIAGNOSE_ARGS && (sc.has_bktype = !PG_ARGISNULL(WL_DIAGNOSE_ARGS)))
-			sc.bktype = checked_backend_type(text_to_cstring(PG_GETARG_TEXT_PP(WL_DIAGNOSE_ARGS)));
-		if (sc.has_since && sc.has_until && sc.since > sc.until)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("since must not be later than until")));
-	}
-	filtered = sc.has_since || sc.has_until || sc.has_pid || sc.has_app || sc.has_userid ||
-		sc.has_dbid || sc.has_bktype;
+	sc.since = sc.has[ARG_SINCE] ? PG_GETARG_TIMESTAMPTZ(ARG_SINCE) : 0;
+	sc.until = sc.has[ARG_UNTIL] ? PG_GETARG_TIMESTAMPTZ(ARG_UNTIL) : 0;
+	sc.pid = sc.has[ARG_PID] ? PG_GETARG_INT32(ARG_PID) : 0;
+	sc.app = sc.has[ARG_APP] ? text_to_cstring(PG_GETARG_TEXT_PP(ARG_APP)) : NULL;
+	sc.userid = sc.has[ARG_USERID] ? PG_GETARG_OID(ARG_USERID) : InvalidOid;
+	sc.dbid = sc.has[ARG_DBID] ? PG_GETARG_OID(ARG_DBID) : InvalidOid;
+	if (sc.has[ARG_BKTYPE])
+		sc.bktype = checked_backend_type(text_to_cstring(PG_GETARG_TEXT_PP(ARG_BKTYPE)));
+	if (sc.has[ARG_SINCE] && sc.has[ARG_UNTIL] && sc.since > sc.until)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("since must not be later than until")));
 
 	InitMaterializedSRF(fcinfo, 0);
 	(void) wl_check_columns(rsinfo, diagnose_cols, lengthof(diagnose_cols), "walload_diagnose");
@@ -1621,45 +1364,27 @@ walload_diagnose(PG_FUNCTION_ARGS)
 	n = wl_store_copy_xacts(&recs);
 	memset(&t, 0, sizeof(t));
 	t.wal_level = -1;
-	xact_ids = palloc(sizeof(uint64) * Max(n, 1));
-	drop_ids = palloc(sizeof(uint64) * Max(n, 1));
 	in = palloc(sizeof(WlXactRecord *) * Max(n, 1));
 	for (int i = 0; i < n; i++)
 	{
 		WlXactRecord *x = &recs[i];
+		bool		committed = x->outcome == WL_OUTCOME_COMMIT;
 
 		if (!in_scope(&sc, x))
 			continue;
-		in[t.xacts] = x;
-		xact_ids[t.xacts++] = x->xact_id;
-		if (x->c.scans[WL_SCAN_DROP_PENDING] > 0)
-			drop_ids[ndrops++] = x->xact_id;
-		if (x->outcome == WL_OUTCOME_COMMIT)
-			t.commits++;
-		t.total_ms += x->total_ms;
-		t.commit_ms += x->commit_ms;
-		t.commit_sync_ms += x->commit_sync_ms;
-		t.commit_cleanup_ms += x->commit_cleanup_ms;
+		in[t.xacts++] = x;
+		t.commits += committed;
+		WL_SUMMED(WL_SUM_ADD);
 		wl_counters_add(&t.c, &x->c);
-		t.synced_rels += x->synced_rels;
-		t.synced_blocks += x->synced_blocks;
-		t.synced_truncated_rels += x->synced_truncated_rels;
-		t.wal_logged_rels += x->wal_logged_rels;
-		t.wal_logged_blocks += x->wal_logged_blocks;
-		t.dropped_rels += x->dropped_rels;
-		/*
-		 * A VACUUM that deleted files is a VACUUM FULL, which runs in a
-		 * transaction of its own per table and cannot share one (whatif.c
-		 * replays none of them as one transaction).
-		 */
-		if (x->outcome == WL_OUTCOME_COMMIT && x->c.scans[WL_SCAN_DROP_PENDING] > 0)
+		/* a VACUUM that deleted files is a VACUUM FULL: one transaction a table */
+		if (committed && x->c.scans[WL_SCAN_DROP_PENDING] > 0)
 		{
 			if (x->statements == 1 && x->kind_ms[WL_TIME_VACUUM] > 0)
 				t.vacuum_full_xacts++;
 			else
 				t.drop_xacts++;
 		}
-		if (x->outcome == WL_OUTCOME_COMMIT && x->commit_standby_wait)
+		if (committed && x->commit_standby_wait)
 		{
 			t.standby_commits++;
 			t.standby_ms += x->commit_standby_ms;
@@ -1669,12 +1394,8 @@ walload_diagnose(PG_FUNCTION_ARGS)
 		{
 			t.strategy_commits++;
 			/* what the commit recorded it did, not a comparison of settings */
-			if (x->strategy_action == WL_ACTION_ASIDE_SET_LOCAL)
-				t.strategy_aside_set_local++;
-			else if (x->strategy_action == WL_ACTION_ASIDE_UNCALIBRATED)
-				t.strategy_aside_uncalibrated++;
-			else if (x->strategy_action == WL_ACTION_ASIDE_MISPREDICTED)
-				t.strategy_aside_mispredicted++;
+			if (x->strategy_action >= 0 && x->strategy_action <= WL_ACTION_ASIDE_MISPREDICTED)
+				t.strategy_aside[x->strategy_action]++;
 			if (x->strategy_changed > 0)
 			{
 				t.strategy_acted++;
@@ -1690,20 +1411,22 @@ walload_diagnose(PG_FUNCTION_ARGS)
 
 	if (t.xacts == 0)
 	{
-		if (sc.one)
-			emit(&em, "info", "transaction not found",
-				 psprintf("no transaction with xact_id " INT64_FORMAT " is kept in walload_xacts%s", sc.want,
-						  filtered ? " within the filters" : ""),
-				 "Only the last walload.max_xacts transactions are kept; raise it to keep more.");
-		else if (filtered)
-			emit(&em, "info", "nothing recorded",
-				 "no transaction kept in walload_xacts is within the filters",
-				 "Only the last walload.max_xacts transactions are kept; widen the filters, or raise "
-				 "walload.max_xacts to keep more.");
+		if (sc.has[ARG_XACT])
+			add(&em, "info", "transaction not found",
+				psprintf("no transaction with xact_id " INT64_FORMAT " is kept in walload_xacts%s", sc.want,
+						 sc.filtered ? " within the filters" : ""),
+				"Only the last walload.max_xacts transactions are kept; raise it to keep more.",
+				NULL, NULL, -1, NULL);
+		else if (sc.filtered)
+			add(&em, "info", "nothing recorded",
+				"no transaction kept in walload_xacts is within the filters",
+				"Only the last walload.max_xacts transactions are kept; widen the filters, or raise "
+				"walload.max_xacts to keep more.", NULL, NULL, -1, NULL);
 		else
-			emit(&em, "info", "nothing recorded",
-				 "walload_xacts is empty",
-				 "Run the load with walload preloaded, then call walload_diagnose() again.");
+			add(&em, "info", "nothing recorded",
+				"walload_xacts is empty",
+				"Run the load with walload preloaded, then call walload_diagnose() again.",
+				NULL, NULL, -1, NULL);
 		emit_all(&em);
 		return (Datum) 0;
 	}
@@ -1711,12 +1434,10 @@ walload_diagnose(PG_FUNCTION_ARGS)
 	em.load_ms = load_ms(in, t.xacts, &sc);
 
 	/*
-	 * The findings need each transaction, and so only cover what the ring
-	 * still holds; walload_report() covers more (walload_minutes).  Said
-	 * where the report would read the sums: the ring lost transactions
-	 * since the reset and the window begins before the oldest kept.
+	 * The findings cover what the ring still holds, walload_report() more:
+	 * said where the ring lost some and the window begins before the oldest.
 	 */
-	if (!sc.one)
+	if (!sc.has[ARG_XACT])
 	{
 		WlInfo		info;
 		TimestampTz oldest = recs[0].start;
@@ -1724,48 +1445,40 @@ walload_diagnose(PG_FUNCTION_ARGS)
 		for (int i = 1; i < n; i++)
 			oldest = Min(oldest, recs[i].start);
 		wl_store_info(&info);
-		if (info.xacts_overwritten > 0 && (!sc.has_since || sc.since < oldest))
-		{
-			emit(&em, "info", "part of the load",
-				 psprintf("the findings cover the %d transaction%s of the load that walload_xacts still holds; "
-						  "its ring overwrote " UINT64_FORMAT " since the last reset",
-						  t.xacts, plural(t.xacts), info.xacts_overwritten),
-				 "walload_report() covers the whole load (from walload_minutes). To diagnose all of "
-				 "it, raise walload.max_xacts (a restart) above the load's transactions.");
-			brief(&em, psprintf("%d kept, " UINT64_FORMAT " overwritten", t.xacts, info.xacts_overwritten),
-				  "raise walload.max_xacts");
-		}
+		if (info.xacts_overwritten > 0 && (!sc.has[ARG_SINCE] || sc.since < oldest))
+			add(&em, "info", "part of the load",
+				psprintf("the findings cover the %d transaction%s of the load that walload_xacts still holds; "
+						 "its ring overwrote " UINT64_FORMAT " since the last reset",
+						 t.xacts, plural(t.xacts), info.xacts_overwritten),
+				"walload_report() covers the whole load (from walload_minutes). To diagnose all of "
+				"it, raise walload.max_xacts (a restart) above the load's transactions.",
+				psprintf("%d kept, " UINT64_FORMAT " overwritten", t.xacts, info.xacts_overwritten),
+				"raise walload.max_xacts", -1, NULL);
 	}
-	qsort(xact_ids, t.xacts, sizeof(uint64), xact_id_cmp);
+
+	/* the transactions by xact_id, each with its place in in */
+	ids = palloc(sizeof(XactIndex) * t.xacts);
+	drop_ids = palloc(sizeof(uint64) * t.xacts);
+	for (int i = 0; i < t.xacts; i++)
+	{
+		ids[i].xact_id = in[i]->xact_id;
+		ids[i].i = i;
+		if (in[i]->c.scans[WL_SCAN_DROP_PENDING] > 0)
+			drop_ids[ndrops++] = in[i]->xact_id;
+	}
+	qsort(ids, t.xacts, sizeof(XactIndex), xact_id_cmp);
 	qsort(drop_ids, ndrops, sizeof(uint64), xact_id_cmp);
 	memset(&loads, 0, sizeof(loads));
-	loads.xact_ids = xact_ids;
+	loads.ids = ids;
 	loads.nxacts = t.xacts;
-	loads.scoped = sc.one || filtered;
+	loads.scoped = sc.has[ARG_XACT] || sc.filtered;
 	loads.fpi.drop_ids = drop_ids;
 	loads.fpi.ndrops = ndrops;
 	scan_loads(&loads);
-	{
-		/* the statements' figures, in the order of in */
-		int32	   *new_files = palloc0(sizeof(int32) * t.xacts);
-		uint64	   *skip_bytes = palloc0(sizeof(uint64) * t.xacts);
-		double	   *reload_ms = palloc0(sizeof(double) * t.xacts);
-
-		for (int i = 0; i < t.xacts; i++)
-		{
-			uint64	   *at = bsearch(&in[i]->xact_id, xact_ids, t.xacts, sizeof(uint64), xact_id_cmp);
-
-			if (at == NULL)
-				continue;
-			new_files[i] = loads.new_files[at - xact_ids];
-			skip_bytes[i] = loads.skip_bytes[at - xact_ids];
-			reload_ms[i] = loads.reload_ms[at - xact_ids];
-		}
-		wl_whatif_load(in, t.xacts, reload_ms, &whatifs);
-		if (whatifs.minimal_allowed)
-			wl_whatif_minimal(in, t.xacts, new_files, skip_bytes, small_offered(&whatifs),
-							  whatifs.restore.saving_ms > 0, &whatifs.wal_level);
-	}
+	wl_whatif_load(in, t.xacts, loads.reload_ms, &whatifs);
+	if (whatifs.minimal_allowed)
+		wl_whatif_minimal(in, t.xacts, loads.new_files, loads.skip_bytes, small_offered(&whatifs),
+						  whatifs.restore.saving_ms > 0, &whatifs.wal_level);
 	diagnose_scans(&em, &t, &whatifs);
 	diagnose_commit(&em, &t, &whatifs);
 	diagnose_standby(&em, &t);
@@ -1782,18 +1495,6 @@ walload_diagnose(PG_FUNCTION_ARGS)
  * a running load: walload_diagnose_backend(pid)
  * ----------------------------------------------------------------
  */
-
-/* "sync 2 file(s), 1280 blocks, after ..." : what a commit decided as m does */
-static void
-describe_commit(StringInfo buf, const WlCommitModel *m, int32 nbuffers)
-{
-	appendStringInfo(buf, "fsync %d relation file(s) (%lld blocks)%s, WAL-log %d small file(s) (%lld blocks), delete %d file(s)%s",
-					 m->synced_rels, (long long) m->synced_blocks,
-					 m->sync_scan ? psprintf(" after one scan of all %d shared buffers", nbuffers) : "",
-					 m->wal_logged_rels, (long long) m->wal_logged_blocks,
-					 m->dropped_rels,
-					 m->drop_scan ? " after one more scan" : "");
-}
 
 static void
 describe_estimate(StringInfo buf, const WlCommitEstimate *e)
@@ -1841,20 +1542,15 @@ walload_diagnose_backend(PG_FUNCTION_ARGS)
 				 errdetail("Only roles with privileges of the role running the load or with privileges of the \"%s\" role may diagnose this backend.",
 						   "pg_read_all_stats")));
 
-	if (a == NULL)
+	if (a == NULL || a->predicted_at == 0)
 	{
-		emit(&em, "info", "no running load",
-			 psprintf("backend %d has no open transaction with recorded work in walload_activity", pid),
-			 "A backend shows in walload_activity from its first recorded statement to the end of its "
-			 "transaction; after the end, see walload_xacts and walload_diagnose(xact_id).");
-		emit_all(&em);
-		return (Datum) 0;
-	}
-	if (a->predicted_at == 0)
-	{
-		emit(&em, "info", "no prediction yet",
-			 psprintf("backend %d has not finished a recorded statement in this transaction", pid),
-			 "The commit is predicted at the end of each recorded statement.");
+		add(&em, "info", a ? "no prediction yet" : "no running load",
+			a ? psprintf("backend %d has not finished a recorded statement in this transaction", pid) :
+			psprintf("backend %d has no open transaction with recorded work in walload_activity", pid),
+			a ? "The commit is predicted at the end of each recorded statement." :
+			"A backend shows in walload_activity from its first recorded statement to the end of its "
+			"transaction; after the end, see walload_xacts and walload_diagnose(xact_id).",
+			NULL, NULL, -1, NULL);
 		emit_all(&em);
 		return (Datum) 0;
 	}
@@ -1874,26 +1570,29 @@ walload_diagnose_backend(PG_FUNCTION_ARGS)
 						 (long long) a->scans[WL_SCAN_DROP_REL],
 						 (long long) a->scans[WL_SCAN_DROP_PENDING],
 						 (long long) a->scans[WL_SCAN_DB]);
-		emit(&em, "info", "full scans so far", ev.data,
-			 "Each walk costs the same whatever the size of the data: it grows with shared_buffers. "
-			 "docs/scans.md names the command behind each kind.");
+		add(&em, "info", "full scans so far", ev.data,
+			"Each walk costs the same whatever the size of the data: it grows with shared_buffers. "
+			"docs/scans.md names the command behind each kind.", NULL, NULL, -1, NULL);
 		resetStringInfo(&ev);
 	}
 
 	/* COMMIT now, priced by the same model as walload_activity */
-	appendStringInfoString(&ev, "COMMIT now would ");
-	describe_commit(&ev, &a->pred, a->nbuffers);
-	appendStringInfoString(&ev, ": ");
+	appendStringInfo(&ev, "COMMIT now would fsync %d relation file(s) (%lld blocks)%s, WAL-log %d small file(s) "
+					 "(%lld blocks), delete %d file(s)%s: ",
+					 a->pred.synced_rels, (long long) a->pred.synced_blocks,
+					 a->pred.sync_scan ? psprintf(" after one scan of all %d shared buffers", a->nbuffers) : "",
+					 a->pred.wal_logged_rels, (long long) a->pred.wal_logged_blocks,
+					 a->pred.dropped_rels, a->pred.drop_scan ? " after one more scan" : "");
 	wl_commit_est(&a->pred, &cost, &a->pred_state, &est);
 	describe_estimate(&ev, &est);
 	appendStringInfo(&ev, "; predicted at the end of its last statement, %s",
 					 timestamptz_to_str(a->predicted_at));
-	emit(&em, a->pred.sync_scan || a->pred.drop_scan ? "warning" : "info",
-		 "what COMMIT will cost", ev.data,
-		 a->pred.synced_rels > 0 ?
-		 "Under wal_level=minimal the new files at or above wal_skip_threshold are fsynced at commit after "
-		 "a scan of all shared buffers; more statements that load into them add fsync time, not scans." :
-		 "Nothing pending makes this commit costly beyond its WAL flush.");
+	add(&em, a->pred.sync_scan || a->pred.drop_scan ? "warning" : "info",
+		"what COMMIT will cost", ev.data,
+		a->pred.synced_rels > 0 ?
+		"Under wal_level=minimal the new files at or above wal_skip_threshold are fsynced at commit after "
+		"a scan of all shared buffers; more statements that load into them add fsync time, not scans." :
+		"Nothing pending makes this commit costly beyond its WAL flush.", NULL, NULL, -1, NULL);
 	resetStringInfo(&ev);
 
 	/* the choice: wal_skip_threshold for this transaction */
@@ -1901,6 +1600,7 @@ walload_diagnose_backend(PG_FUNCTION_ARGS)
 	{
 		WlCommitModel alt;
 		WlCommitEstimate alt_est;
+		WlWhatIf	thr = {.setting = "wal_skip_threshold"};
 		int64		kb = (a->pred.synced_blocks - a->pred.synced_truncated_blocks) * (BLCKSZ / 1024) +
 			BLCKSZ / 1024;
 
@@ -1913,25 +1613,22 @@ walload_diagnose_backend(PG_FUNCTION_ARGS)
 							WL_LOGGED_BLOCK_BYTES));
 		describe_estimate(&ev, &alt_est);
 		appendStringInfo(&ev, " against %.1f ms", est.total_ns / 1e6);
-		emit_saving(&em, "info", "wal_skip_threshold for this transaction", ev.data,
-					alt_est.total_ns < est.total_ns ?
-					"Cheaper by this estimate: SET LOCAL changes only how the files reach disk at commit, never "
-					"what survives a crash. A replica or archive does not need the WAL under wal_level=minimal." :
-					"Not cheaper by this estimate: writing the files to the WAL costs more than their fsync and "
-					"one scan.",
-					alt_est.total_ns < est.total_ns ? (est.total_ns - alt_est.total_ns) / 1e6 : -1);
-		if (alt_est.total_ns < est.total_ns)
-			change_to(&em, "wal_skip_threshold", psprintf("%lldkB", (long long) kb), WL_SHAPE_NONE);
-		resetStringInfo(&ev);
+		snprintf(thr.value, sizeof(thr.value), "%lldkB", (long long) kb);
+		thr.saving_ms = (est.total_ns - alt_est.total_ns) / 1e6;
+		add(&em, "info", "wal_skip_threshold for this transaction", ev.data,
+			thr.saving_ms > 0 ?
+			"Cheaper by this estimate: SET LOCAL changes only how the files reach disk at commit, never "
+			"what survives a crash. A replica or archive does not need the WAL under wal_level=minimal." :
+			"Not cheaper by this estimate: writing the files to the WAL costs more than their fsync and "
+			"one scan.", NULL, NULL, PRICED(&thr));
 	}
 
 	if (a->pred_abort_scans > 0)
-	{
-		appendStringInfo(&ev, "ROLLBACK would delete %d relation file(s) created in this transaction after one scan "
-						 "of all %d shared buffers", a->pred_abort_rels, a->nbuffers);
-		emit(&em, "info", "what ROLLBACK will cost", ev.data,
-			 "An abort deletes the files the transaction created; its scan is the same as a commit's deletion scan.");
-	}
+		add(&em, "info", "what ROLLBACK will cost",
+			psprintf("ROLLBACK would delete %d relation file(s) created in this transaction after one scan "
+					 "of all %d shared buffers", a->pred_abort_rels, a->nbuffers),
+			"An abort deletes the files the transaction created; its scan is the same as a commit's deletion scan.",
+			NULL, NULL, -1, NULL);
 	emit_all(&em);
 	return (Datum) 0;
 }

@@ -77,11 +77,9 @@ is_vacuum_alone(const WlXactRecord *x)
 }
 
 /*
- * Whether loading the transaction's tables once (no in-place truncation)
- * removes its sync, walk and all: every file it synced was truncated in
- * place and, at their average size, is below the threshold, so core would
- * WAL-log them instead.  Its walk is then no_truncate_reload's to save, and
- * no other shape's.
+ * Whether loading the transaction's tables once removes its sync and walk
+ * (no_truncate_reload's to save, no other shape's): every file it synced
+ * was truncated in place and, at their average size, is below the threshold.
  */
 static bool
 reload_removes_sync(const WlXactRecord *x)
@@ -120,11 +118,7 @@ xact_set(const WlXactRecord *x)
 	return SET_NONE;
 }
 
-/*
- * A commit's sync part without its wait for a synchronous standby: the
- * wait is diagnose_standby()'s to price (synchronous_commit = local spares
- * all of it), so that no other shape counts it again.
- */
+/* a commit's sync part without a standby's wait, diagnose_standby()'s */
 static double
 local_sync_ms(const WlXactRecord *x)
 {
@@ -163,10 +157,9 @@ recorded_commit(const WlXactRecord *x, WlCommitModel *m)
 }
 
 /*
- * A commit's price by the one cost model: the files' syncs or WAL-logging,
- * the sync's walk, the flush.  The state is neutral (every header page
- * mapped, no dirty buffer left to write, WAL record space allocated): what
- * the alternatives change is the files' route and the walk, not these.
+ * A commit's price by the one cost model, in a neutral state (header pages
+ * mapped, no dirty buffer, WAL space allocated): the alternatives change
+ * the files' route and the walk, not these.
  */
 static double
 commit_ms(const WlCommitModel *m, const WlScanCost *cost)
@@ -182,9 +175,8 @@ commit_ms(const WlCommitModel *m, const WlScanCost *cost)
 }
 
 /*
- * m with synced files moved to the WAL: those truncated in place (truncated)
- * or the others, which a threshold above them would WAL-log whole at
- * commit.  The sync's walk goes with the last synced file.
+ * m with synced files WAL-logged instead: those truncated in place
+ * (truncated) or the others; the walk goes with the last synced file.
  */
 void
 wl_whatif_to_wal(const WlCommitModel *m, bool truncated, WlCommitModel *alt)
@@ -229,10 +221,8 @@ set_shape(WlWhatIf *w, WlShape shape)
 }
 
 /*
- * wal_skip_threshold raised above every file that was not truncated in
- * place: those are WAL-logged whole at commit instead; the truncated ones
- * stay synced, and with them the walk.  The sum (which may be negative:
- * WAL-logging large files costs more than their fsync) is the saving.
+ * wal_skip_threshold above every file not truncated in place: those are
+ * WAL-logged whole at commit; the truncated ones stay synced, and the walk.
  */
 static void
 whatif_threshold(WlXactRecord **in, int n, const WlScanCost *cost, WlWhatIf *w)
@@ -258,13 +248,10 @@ whatif_threshold(WlXactRecord **in, int n, const WlScanCost *cost, WlWhatIf *w)
 
 /*
  * No in-place truncation: a table created in the transaction and loaded
- * once.  What goes: the TRUNCATE statements, with their walks (heap,
- * indexes, TOAST: one each, heap_truncate_one_rel -> RelationTruncate),
- * and the loads into the new table before them, whose rows the TRUNCATE
- * discards (reload_ms, their recorded times, from diagnose.c; the walks as
- * estimated where the statements are no longer in the ring); and the
- * forced sync: the file follows the threshold as any new file does
- * (WAL-logged below it, at its average size).
+ * once.  The TRUNCATEs go, with their walks (heap, indexes, TOAST: one
+ * each) and the loads before them whose rows they discard (reload_ms, or
+ * the walks where the statements left the ring); and the forced sync: the
+ * file follows the threshold at its average size.
  */
 static void
 whatif_truncate(WlXactRecord **in, int n, const double *reload_ms, const WlScanCost *cost,
@@ -278,7 +265,6 @@ whatif_truncate(WlXactRecord **in, int n, const double *reload_ms, const WlScanC
 
 		if (x->c.scans[WL_SCAN_DROP_REL] <= 0 || is_vacuum_alone(x))
 			continue;
-		all->truncate_walks += x->c.scans[WL_SCAN_DROP_REL];
 		w->xacts++;
 		w->walks_saved += x->c.scans[WL_SCAN_DROP_REL];
 		w->walks_ms += walks_ms(x, WL_SCAN_DROP_REL, true);
@@ -296,10 +282,9 @@ whatif_truncate(WlXactRecord **in, int n, const double *reload_ms, const WlScanC
 }
 
 /*
- * The scans of one kind of n transactions done in one instead: core walks
- * once, comparing all their files.  The walks as recorded less their page
- * faults (which the one walk pays too if it is its backend's first, and
- * none of which is paid again if not) less that one walk.
+ * The walks of one kind of n transactions done in one: as recorded, less
+ * their page faults (the one walk pays them if it is its backend's first),
+ * less that one walk over all their files.
  */
 static double
 one_walk_saving_ms(const WlScanCost *cost, WlScanKind kind, int nxacts, int64 files,
@@ -319,14 +304,11 @@ one_walk_saving_ms(const WlScanCost *cost, WlScanKind kind, int nxacts, int64 fi
 }
 
 /*
- * The load's walks at a pool of load_buffers headers: bufmgr.c's walks
- * (FlushRelationsAllBuffers, DropRelFileNodesAllBuffers for the deletions
- * and the in-place truncations, DropRelationBuffers, DropDatabaseBuffers)
- * each visit NBuffers headers at a price per header (cost.c, by kind and
- * files compared), and the first walk of a backend maps the header pages:
- * a smaller pool saves, per walk, (nbuffers - load_buffers) headers at that
- * price, and that share of the page faults.  The buffers a walk writes or
- * invalidates are the data's, not the pool's: unchanged.
+ * The load's walks at a pool of load_buffers headers: each walk visits
+ * NBuffers headers at a price per header (cost.c, by kind and files
+ * compared), so a smaller pool saves (nbuffers - load_buffers) headers a
+ * walk and that share of the page faults; the buffers a walk writes or
+ * invalidates are the data's, unchanged.
  */
 static double
 whatif_buffers(WlXactRecord **in, int n, const WlScanCost *cost, int32 load_buffers, int *xacts)
@@ -353,6 +335,48 @@ whatif_buffers(WlXactRecord **in, int n, const WlScanCost *cost, int32 load_buff
 		saved_ms += Max(x->scan_fault_ms, 0) * fewer / x->nbuffers;
 	}
 	return saved_ms;
+}
+
+/*
+ * Could this server run wal_level = minimal?  Not with archive_mode on, nor
+ * where WAL is streamed: a walsender, a replication slot or
+ * synchronous_standby_names (max_wal_senders = 0 the hint says).
+ */
+static bool
+minimal_allowed(void)
+{
+	if (wal_level == WAL_LEVEL_MINIMAL)
+		return false;			/* already */
+	if (XLogArchiveMode != ARCHIVE_MODE_OFF)
+		return false;
+	if (SyncRepStandbyNames != NULL && SyncRepStandbyNames[0] != '\0')
+		return false;
+	if (WalSndCtl != NULL)
+	{
+		for (int i = 0; i < max_wal_senders; i++)
+		{
+			WalSnd	   *ws = &WalSndCtl->walsnds[i];
+			pid_t		pid;
+
+			SpinLockAcquire(&ws->mutex);
+			pid = ws->pid;
+			SpinLockRelease(&ws->mutex);
+			if (pid != 0)
+				return false;
+		}
+	}
+	if (ReplicationSlotCtl != NULL)
+	{
+		bool		any = false;
+
+		LWLockAcquire(ReplicationSlotControlLock, LW_SHARED);
+		for (int i = 0; i < max_replication_slots && !any; i++)
+			any = ReplicationSlotCtl->replication_slots[i].in_use;
+		LWLockRelease(ReplicationSlotControlLock);
+		if (any)
+			return false;
+	}
+	return true;
 }
 
 /* n transactions as one: all but one commit record and its flush, as measured */
@@ -446,10 +470,7 @@ wl_whatif_load(WlXactRecord **in, int n, const double *reload_ms, WlWhatIfs *w)
 	all_but_one(&w->restore, WL_SHAPE_SINGLE_TRANSACTION_RESTORE, restore_ms);
 	all_but_one(&w->small, WL_SHAPE_BATCH_COMMITS, w->small_commit_ms);
 
-	/*
-	 * the commits that deleted files as one: all but one commit record and
-	 * flush (always synchronous), and one walk for all their files
-	 */
+	/* the deleting commits as one: one record, flush and walk for all */
 	all_but_one(&w->drops, WL_SHAPE_DROP_IN_ONE_TRANSACTION, drop_sync_ms);
 	if (w->drops.xacts >= 2)
 	{
@@ -460,10 +481,8 @@ wl_whatif_load(WlXactRecord **in, int n, const double *reload_ms, WlWhatIfs *w)
 	}
 
 	/*
-	 * the commits that synced or WAL-logged new files, as one: cost.c prices
-	 * each commit as recorded and the one commit over all their files (one
-	 * walk if any file is synced, one commit record and flush; each file
-	 * keeps its route, as core decides it per file)
+	 * the syncing commits as one: one walk if any file is synced, one record
+	 * and flush; each file keeps its route
 	 */
 	set_shape(&w->syncs, WL_SHAPE_ONE_TRANSACTION);
 	if (w->syncs.xacts >= 2)
@@ -479,11 +498,9 @@ wl_whatif_load(WlXactRecord **in, int n, const double *reload_ms, WlWhatIfs *w)
 	whatif_truncate(in, n, reload_ms, &cost, &w->truncate, w);
 
 	/*
-	 * shared_buffers alone, as core would run the load at the smaller pool:
-	 * every walk, of every kind, visits fewer headers (whatif_buffers).  Of
-	 * that, the share of the walks some shape removes (of the syncing
-	 * commits' two alternatives, the larger's) overlaps the shapes'
-	 * savings: the verdict's sum leaves it out.
+	 * shared_buffers alone: every walk visits fewer headers.  The share on
+	 * walks some shape removes (of the syncing commits' two alternatives,
+	 * the larger's) overlaps the shapes' savings: the verdict leaves it out.
 	 */
 	removed_ms = w->drops.walks_ms + w->truncate.walks_ms +
 		(w->threshold.saving_ms > w->syncs.saving_ms ? w->threshold.walks_ms : w->syncs.walks_ms);
@@ -496,21 +513,18 @@ wl_whatif_load(WlXactRecord **in, int n, const double *reload_ms, WlWhatIfs *w)
 			w->buffers.saving_ms * Min(removed_ms / all_walks_ms, 1) : 0;
 	}
 
-	w->minimal_allowed = wl_whatif_minimal_allowed();
+	w->minimal_allowed = minimal_allowed();
 	w->wal_level.setting = "wal_level";
 	strlcpy(w->wal_level.value, "minimal", sizeof(w->wal_level.value));
 }
 
 /*
  * wal_level = minimal, for the transactions that ran under replica: the WAL
- * their statements wrote into files their transaction created or truncated
- * (skip_bytes, from diagnose.c) is not written under minimal
- * (RelationNeedsWAL), priced per block as cost.c prices WAL a commit
- * writes and flushes; against it, the commit-time work minimal adds
- * (smgrDoPendingSyncs) for new_files files sharing those blocks.  The
- * transactions of a priced small-commits or pg_restore finding are left
- * out (skip_small, skip_restore): their measured sync phases include the
- * flush of that WAL.
+ * written into files their transaction created or truncated (skip_bytes)
+ * is not written (RelationNeedsWAL), priced per block as cost.c prices a
+ * commit's WAL; against it, the commit-time work minimal adds for
+ * new_files files.  A priced small or pg_restore commit's measured sync
+ * phase includes that WAL's flush: left out (skip_small, skip_restore).
  */
 void
 wl_whatif_minimal(WlXactRecord **in, int n, const int32 *new_files,
@@ -541,11 +555,6 @@ wl_whatif_minimal(WlXactRecord **in, int n, const int32 *new_files,
 			new_files[i] <= 0 || skip_bytes[i] == 0)
 			continue;
 
-		/*
-		 * a small commit's or pg_restore's saving (their measured sync
-		 * phases) includes flushing the WAL its statements wrote: not
-		 * priced again here
-		 */
 		if ((skip_small && xact_set(x) == SET_SMALL) ||
 			(skip_restore && xact_set(x) == SET_RESTORE))
 			continue;
@@ -570,48 +579,4 @@ wl_whatif_minimal(WlXactRecord **in, int n, const int32 *new_files,
 		w->saving_ms += blocks * wal_ns_per_block / 1e6 - added;
 	}
 	w->saving_ms = Max(w->saving_ms, 0);
-}
-
-/*
- * Could this server run wal_level = minimal?  Not with archive_mode on, nor
- * where WAL is streamed: a walsender running, a replication slot (a
- * standby or a logical consumer configured), or synchronous_standby_names
- * set.  (max_wal_senders = 0 is needed too, which the hint says; a server
- * with senders allowed but none used or configured could set it.)
- */
-bool
-wl_whatif_minimal_allowed(void)
-{
-	if (wal_level == WAL_LEVEL_MINIMAL)
-		return false;			/* already */
-	if (XLogArchiveMode != ARCHIVE_MODE_OFF)
-		return false;
-	if (SyncRepStandbyNames != NULL && SyncRepStandbyNames[0] != '\0')
-		return false;
-	if (WalSndCtl != NULL)
-	{
-		for (int i = 0; i < max_wal_senders; i++)
-		{
-			WalSnd	   *ws = &WalSndCtl->walsnds[i];
-			pid_t		pid;
-
-			SpinLockAcquire(&ws->mutex);
-			pid = ws->pid;
-			SpinLockRelease(&ws->mutex);
-			if (pid != 0)
-				return false;
-		}
-	}
-	if (ReplicationSlotCtl != NULL)
-	{
-		bool		any = false;
-
-		LWLockAcquire(ReplicationSlotControlLock, LW_SHARED);
-		for (int i = 0; i < max_replication_slots && !any; i++)
-			any = ReplicationSlotCtl->replication_slots[i].in_use;
-		LWLockRelease(ReplicationSlotControlLock);
-		if (any)
-			return false;
-	}
-	return true;
 }

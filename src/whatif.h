@@ -31,10 +31,9 @@ typedef enum WlShape
 extern const char *wl_shape_name(WlShape shape);
 
 /*
- * One alternative, replayed: the change (a setting and its value, or a
- * shape), the transactions it covers, what it would save, and of that the
- * walks of shared buffers it removes (so that the walks left can be priced
- * at a smaller shared_buffers without counting any twice).
+ * One alternative, replayed: the change (a setting and value, or a shape),
+ * what it would save, and of that the walks it removes (so that the walks
+ * left are priced at a smaller shared_buffers without counting any twice).
  */
 typedef struct WlWhatIf
 {
@@ -66,7 +65,6 @@ typedef struct WlWhatIfs
 	int			small_xacts;	/* small commits considered, and their */
 	double		small_commit_ms;	/* commits' sync phases */
 	double		small_total_ms; /* and whole transactions */
-	int64		truncate_walks; /* in-place truncation walks of the load */
 	double		truncate_reload_ms; /* TRUNCATEs and the loads they discard */
 	int32		truncated_synced;	/* files truncated in place and synced */
 } WlWhatIfs;
@@ -75,7 +73,6 @@ extern void wl_whatif_load(WlXactRecord **in, int n, const double *reload_ms, Wl
 extern void wl_whatif_minimal(WlXactRecord **in, int n, const int32 *new_files,
 							  const uint64 *skip_bytes, bool skip_small, bool skip_restore,
 							  WlWhatIf *w);
-extern bool wl_whatif_minimal_allowed(void);
 extern void wl_whatif_to_wal(const WlCommitModel *m, bool truncated, WlCommitModel *alt);
 
 #endif							/* WALLOAD_WHATIF_H */
