@@ -29,11 +29,6 @@ double		wl_warn_scan_ms = -1;
 int			wl_commit_strategy = WL_STRATEGY_OFF;
 bool		wl_calibration_on = true;
 
-/* walload.unit_costs as set, and its check hook's result (NULL if empty) */
-char	   *wl_unit_costs_string = NULL;
-static const WlUnitCosts *unit_costs = NULL;
-static uint64 unit_costs_generation = 0;
-
 /* the figures walload.unit_costs may name, where they go in WlScanCost */
 typedef struct UnitCostName
 {
@@ -47,9 +42,6 @@ typedef struct UnitCostName
 #define WL_UNIT_COST_MAX_NS		1e14
 
 #define WL_UC(name, field) {name, offsetof(WlScanCost, field), 0, WL_UNIT_COST_MAX_NS}
-
-/* the last is no figure: "others" sets every cost not named */
-#define WL_UC_OTHERS	WL_UNIT_COSTS
 
 static const UnitCostName unit_cost_names[] = {
 	WL_UC("walk_ns_per_buffer", single_ns),
@@ -84,8 +76,21 @@ static const UnitCostName unit_cost_names[] = {
 	{"others", 0, 0, WL_UNIT_COST_MAX_NS},
 };
 
-StaticAssertDecl(lengthof(unit_cost_names) == WL_UNIT_COSTS + 1,
-				 "WL_UNIT_COSTS must count the names of walload.unit_costs");
+/* the last name is no figure: "others" sets every cost not named */
+#define WL_UC_OTHERS	((int) lengthof(unit_cost_names) - 1)
+
+/* walload.unit_costs as set, and its check hook's result (NULL if empty) */
+typedef struct WlUnitCosts
+{
+	bool		set[lengthof(unit_cost_names)];
+	double		value[lengthof(unit_cost_names)];
+} WlUnitCosts;
+
+char	   *wl_unit_costs_string = NULL;
+static const WlUnitCosts *unit_costs = NULL;
+static uint64 unit_costs_generation = 0;
+
+#define BAD_ITEM(...) do { GUC_check_errdetail(__VA_ARGS__); goto bad; } while (0)
 
 /*
  * Parse walload.unit_costs: name=value, comma-separated, each name once;
@@ -95,8 +100,7 @@ StaticAssertDecl(lengthof(unit_cost_names) == WL_UNIT_COSTS + 1,
 static bool
 check_unit_costs(char **newval, void **extra, GucSource source)
 {
-	bool		set[WL_UNIT_COSTS + 1] = {0};
-	double		value[WL_UNIT_COSTS + 1];
+	WlUnitCosts uc = {0};
 	char	   *copy;
 	char	   *next;
 	WlUnitCosts *result;
@@ -109,7 +113,7 @@ check_unit_costs(char **newval, void **extra, GucSource source)
 	{
 		char	   *eq;
 		char	   *name = item;
-		char	   *value_str;
+		char	   *value;
 		char	   *end;
 		double		v;
 		int			i;
@@ -119,54 +123,44 @@ check_unit_costs(char **newval, void **extra, GucSource source)
 			*next++ = '\0';
 		eq = strchr(item, '=');
 		if (item[strspn(item, " \t\n\r")] == '\0')
-		{
-			GUC_check_errdetail("An item of the list is empty.");
-			goto bad;
-		}
+			BAD_ITEM("An item of the list is empty.");
 		if (eq == NULL)
-		{
-			GUC_check_errdetail("Item \"%s\" is not of the form name=value.", item);
-			goto bad;
-		}
+			BAD_ITEM("Item \"%s\" is not of the form name=value.", item);
 		*eq = '\0';
-		value_str = eq + 1;
+		value = eq + 1;
 		while (isspace((unsigned char) *name))
 			name++;
 		for (end = name + strlen(name); end > name && isspace((unsigned char) end[-1]); end--)
 			end[-1] = '\0';
 		errno = 0;
-		v = strtod(value_str, &end);
+		v = strtod(value, &end);
 		while (isspace((unsigned char) *end))
 			end++;
-		if (end == value_str || *end != '\0' || errno != 0 || isnan(v) || isinf(v))
-		{
-			GUC_check_errdetail("The value of \"%s\" is not a number: \"%s\".", name, value_str);
-			goto bad;
-		}
+		if (end == value || *end != '\0' || errno != 0 || isnan(v) || isinf(v))
+			BAD_ITEM("The value of \"%s\" is not a number: \"%s\".", name, value);
 		for (i = 0; i <= WL_UC_OTHERS; i++)
 			if (strcmp(unit_cost_names[i].name, name) == 0)
 				break;
 		if (i > WL_UC_OTHERS)
 		{
-			GUC_check_errdetail("\"%s\" is not one of walload's unit costs.", name);
 			GUC_check_errhint("The unit costs are listed in walload's docs/reference.md, with the setting.");
-			goto bad;
+			BAD_ITEM("\"%s\" is not one of walload's unit costs.", name);
 		}
-		if (set[i])
-		{
-			GUC_check_errdetail("\"%s\" is given more than once.", name);
-			goto bad;
-		}
+		if (uc.set[i])
+			BAD_ITEM("\"%s\" is given more than once.", name);
 		if (v < unit_cost_names[i].min || v > unit_cost_names[i].max)
-		{
-			GUC_check_errdetail("\"%s\" must be between %g and %g.", name,
-								unit_cost_names[i].min, unit_cost_names[i].max);
-			goto bad;
-		}
-		set[i] = true;
-		value[i] = v;
+			BAD_ITEM("\"%s\" must be between %g and %g.", name,
+					 unit_cost_names[i].min, unit_cost_names[i].max);
+		uc.set[i] = true;
+		uc.value[i] = v;
 	}
 	pfree(copy);
+	for (int j = 0; j < WL_UC_OTHERS; j++)
+		if (!uc.set[j] && uc.set[WL_UC_OTHERS] && unit_cost_names[j].min == 0)
+		{
+			uc.set[j] = true;
+			uc.value[j] = Min(uc.value[WL_UC_OTHERS], unit_cost_names[j].max);
+		}
 	/* GUC "extra", which the GUC machinery frees (compat.h) */
 	result = (WlUnitCosts *) WlGucMalloc(sizeof(WlUnitCosts));
 	if (result == NULL)
@@ -175,14 +169,7 @@ check_unit_costs(char **newval, void **extra, GucSource source)
 		GUC_check_errmsg("out of memory");
 		return false;
 	}
-	for (int j = 0; j < WL_UNIT_COSTS; j++)
-	{
-		bool		others = !set[j] && set[WL_UC_OTHERS] && unit_cost_names[j].min == 0;
-
-		result->set[j] = set[j] || others;
-		result->value[j] = set[j] ? value[j] :
-			others ? Min(value[WL_UC_OTHERS], unit_cost_names[j].max) : 0;
-	}
+	*result = uc;
 	*extra = result;
 	return true;
 
@@ -215,7 +202,7 @@ wl_unit_costs_apply(WlScanCost *cost)
 {
 	if (unit_costs == NULL)
 		return;
-	for (int i = 0; i < WL_UNIT_COSTS; i++)
+	for (int i = 0; i < WL_UC_OTHERS; i++)
 	{
 		if (!unit_costs->set[i])
 			continue;
@@ -254,26 +241,21 @@ wl_settings_define(void)
 							 "Selects which statements walload records.",
 							 "top: statements sent by clients; all: also statements "
 							 "nested in functions and DO blocks; none: nothing.",
-							 &wl_track, WL_TRACK_TOP, track_options,
-							 PGC_SUSET, 0, NULL, NULL, NULL);
+							 &wl_track, WL_TRACK_TOP, track_options, PGC_SUSET, 0, NULL, NULL, NULL);
 	DefineCustomBoolVariable("walload.track_utility",
 							 "Records utility commands (CREATE, COPY, VACUUM, DROP, ...).",
-							 NULL, &wl_track_utility, true,
-							 PGC_SUSET, 0, NULL, NULL, NULL);
+							 NULL, &wl_track_utility, true, PGC_SUSET, 0, NULL, NULL, NULL);
 	DefineCustomBoolVariable("walload.track_dml",
 							 "Records INSERT, UPDATE, DELETE, MERGE and data-modifying SELECT.",
-							 NULL, &wl_track_dml, true,
-							 PGC_SUSET, 0, NULL, NULL, NULL);
+							 NULL, &wl_track_dml, true, PGC_SUSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("walload.max_stats",
 							"Number of (user, database, query, command) aggregates kept.",
 							"When full, the least recently used 10% are evicted.",
-							&wl_max_stats, 5000, 100, 1000000,
-							PGC_POSTMASTER, 0, NULL, NULL, NULL);
+							&wl_max_stats, 5000, 100, 1000000, PGC_POSTMASTER, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("walload.max_xacts",
 							"Number of recent transactions kept in walload_xacts.",
 							"A ring: the oldest transaction is overwritten first.",
-							&wl_max_xacts, 1000, 10, 1000000,
-							PGC_POSTMASTER, 0, NULL, NULL, NULL);
+							&wl_max_xacts, 1000, 10, 1000000, PGC_POSTMASTER, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("walload.max_minutes",
 							"Number of per-session, per-minute sums of transactions kept in walload_minutes.",
 							"A ring: the sum begun longest ago is overwritten first.",
@@ -286,8 +268,7 @@ wl_settings_define(void)
 							PGC_POSTMASTER, 0, NULL, NULL, NULL);
 	DefineCustomBoolVariable("walload.save",
 							 "Saves walload_stats across server shutdowns.",
-							 NULL, &wl_save, true,
-							 PGC_SIGHUP, 0, NULL, NULL, NULL);
+							 NULL, &wl_save, true, PGC_SIGHUP, 0, NULL, NULL, NULL);
 	DefineCustomRealVariable("walload.warn_scan_ms",
 							 "Warns at commit when the transaction's full shared-buffer "
 							 "scans are estimated to have cost more than this many milliseconds.",
@@ -298,8 +279,7 @@ wl_settings_define(void)
 							 "Computes core's query id for the statements walload records, when core does not.",
 							 "Core computes them for every statement when compute_query_id = on, or "
 							 "auto with pg_stat_statements loaded; with compute_query_id = off there are none.",
-							 &wl_compute_query_id, true,
-							 PGC_SUSET, 0, NULL, NULL, NULL);
+							 &wl_compute_query_id, true, PGC_SUSET, 0, NULL, NULL, NULL);
 	/* like wal_skip_threshold: how files reach the disk, never whether */
 	DefineCustomEnumVariable("walload.commit_strategy",
 							 "Chooses per commit which new files are fsynced and which are WAL-logged (wal_level=minimal).",
@@ -311,15 +291,13 @@ wl_settings_define(void)
 	DefineCustomBoolVariable("walload.calibration",
 							 "Times the buffer pool's walks and the storage in a background worker after every start.",
 							 "off: no worker, no estimates, and walload.commit_strategy = auto stands aside.",
-							 &wl_calibration_on, true,
-							 PGC_POSTMASTER, 0, NULL, NULL, NULL);
+							 &wl_calibration_on, true, PGC_POSTMASTER, 0, NULL, NULL, NULL);
 	/* superuser only: the estimates and what commits teach follow it */
 	DefineCustomStringVariable("walload.unit_costs",
 							   "Per-unit costs that replace the calibration's figures in walload's estimates, for tests and what-if checks.",
 							   "A comma-separated list of name=value (ns; fsync_time_ratio a ratio); "
 							   "others=value sets every unit cost not named. Empty: the calibration's figures.",
-							   &wl_unit_costs_string, "",
-							   PGC_SUSET, GUC_NOT_IN_SAMPLE,
+							   &wl_unit_costs_string, "", PGC_SUSET, GUC_NOT_IN_SAMPLE,
 							   check_unit_costs, assign_unit_costs, NULL);
 	MarkGUCPrefixReserved("walload");
 }
