@@ -41,19 +41,44 @@
 #include "utils/rel.h"
 #include "utils/syscache.h"
 
-/* TRUNCATE */
-typedef struct TruncateObservation
+typedef struct RelSize
 {
-	List	   *relids;			/* every relation TRUNCATE checked */
+	Oid			relid;
+	WlRelFile	file;
+	BlockNumber blocks;			/* not for sequences */
+	WlTailSample cached;		/* VACUUM: which blocks shared buffers held */
+} RelSize;
+
+struct WlObservation
+{
+	NodeTag		tag;			/* the statement's */
+	MemoryContext cxt;
+	/* VACUUM: sizes before; COPY FROM: WAL-skipping partitions; sequences */
+	RelSize    *sizes;
+	int			nsizes;
+	int			cap;
+	int			ring_kb;
+	/* TRUNCATE */
+	List	   *relids;			/* every relation it checked */
 	int64		inplace_scans;	/* RelationTruncate calls to come */
 	List	   *inplace_files;	/* their files (for is_truncated) */
-} TruncateObservation;
+	WlObservation *saved_truncate;
+	bool		restart_seqs;
+	char	   *dbname;			/* databases */
+	Oid			dboid;
+	Oid			dbtablespace;
+	int64		db_buffers;		/* DROP DATABASE: its buffers, sampled */
+	RangeVar   *copy_rel;		/* COPY FROM */
+	char	   *gid;			/* COMMIT / ROLLBACK PREPARED */
+	bool		commit_prepared;
+};
 
-static TruncateObservation *current_truncate = NULL;
+/* the TRUNCATE whose object access events come */
+static WlObservation *current_truncate = NULL;
 
 /* a relation truncated in place, and its indexes if with_indexes */
 static void
-add_inplace(TruncateObservation *t, Oid relid, bool with_indexes)
+add_inplace(WlObservation *t, Oid relid, bool with_indexes)
 {
 	Relation	rel = RelationIdGetRelation(relid);
 	WlRelFile  *f;
@@ -84,14 +109,13 @@ add_inplace(TruncateObservation *t, Oid relid, bool with_indexes)
 void
 wl_observe_truncate(Oid relid)
 {
-	TruncateObservation *t = current_truncate;
+	WlObservation *t = current_truncate;
 	Relation	rel;
 	SubTransactionId mysubid = GetCurrentSubTransactionId();
 
 	if (t == NULL || list_member_oid(t->relids, relid))
 		return;
 	t->relids = lappend_oid(t->relids, relid);
-
 	rel = RelationIdGetRelation(relid);
 	if (rel == NULL)
 		return;
@@ -150,40 +174,6 @@ wl_observe_altered_relation(Oid relid, WlEffects *eff)
 	RelationClose(rel);
 }
 
-/* before / after observations of utility statements */
-typedef struct RelSize
-{
-	Oid			relid;
-	WlRelFile	file;
-	BlockNumber blocks;			/* not for sequences */
-	WlTailSample cached;		/* VACUUM: which blocks shared buffers held */
-} RelSize;
-
-struct WlObservation
-{
-	NodeTag		tag;			/* the statement's */
-	MemoryContext cxt;
-	/* VACUUM: sizes before; COPY FROM: WAL-skipping partitions; sequences */
-	RelSize    *sizes;
-	int			nsizes;
-	int			cap;
-	int			ring_kb;
-	/* TRUNCATE */
-	TruncateObservation truncate;
-	TruncateObservation *saved_truncate;
-	bool		restart_seqs;
-	/* databases */
-	char	   *dbname;
-	Oid			dboid;
-	Oid			dbtablespace;
-	int64		db_buffers;		/* DROP DATABASE: its buffers, sampled */
-	/* COPY FROM */
-	RangeVar   *copy_rel;
-	/* COMMIT / ROLLBACK PREPARED */
-	char	   *gid;
-	bool		commit_prepared;
-};
-
 /* what add_rel notes of a relation */
 typedef enum RelNote
 {
@@ -219,9 +209,18 @@ add_rel(WlObservation *obs, Oid relid, RelNote note)
 		wl_model_sample_tail(file, rs->blocks, &rs->cached);
 }
 
-/* a relation and its TOAST table */
+static bool
+skips_wal(Oid relid)
+{
+	WlRelFile	file;
+
+	return OidIsValid(relid) && wl_model_relation_file(relid, &file, NULL, NULL) &&
+		WlSkippingWAL(file);
+}
+
+/* VACUUM: a relation and its TOAST table */
 static void
-add_with_toast(WlObservation *obs, Oid relid, RelNote note)
+add_with_toast(WlObservation *obs, Oid relid)
 {
 	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
 	Oid			toast = InvalidOid;
@@ -231,9 +230,9 @@ add_with_toast(WlObservation *obs, Oid relid, RelNote note)
 		toast = ((Form_pg_class) GETSTRUCT(tup))->reltoastrelid;
 		ReleaseSysCache(tup);
 	}
-	add_rel(obs, relid, note);
+	add_rel(obs, relid, NOTE_VACUUM);
 	if (OidIsValid(toast))
-		add_rel(obs, toast, note);
+		add_rel(obs, toast, NOTE_VACUUM);
 }
 
 /* the relations a (non-FULL) VACUUM will process, with their sizes now */
@@ -265,24 +264,20 @@ observe_vacuum_targets(WlObservation *obs, VacuumStmt *stmt)
 	{
 		VacuumRelation *vrel = lfirst_node(VacuumRelation, lc);
 		Oid			relid = vrel->oid;
+		List	   *rels;
+		ListCell   *lc2;
 
 		if (!OidIsValid(relid) && vrel->relation)
 			relid = RangeVarGetRelid(vrel->relation, NoLock, true);
 		if (!OidIsValid(relid))
 			continue;
-		if (get_rel_relkind(relid) == RELKIND_PARTITIONED_TABLE)
-		{
-			ListCell   *lc2;
-
-			foreach(lc2, find_all_inheritors(relid, NoLock, NULL))
-				add_with_toast(obs, lfirst_oid(lc2), NOTE_VACUUM);
-		}
-		else
-			add_with_toast(obs, relid, NOTE_VACUUM);
+		rels = get_rel_relkind(relid) == RELKIND_PARTITIONED_TABLE ?
+			find_all_inheritors(relid, NoLock, NULL) : list_make1_oid(relid);
+		foreach(lc2, rels)
+			add_with_toast(obs, lfirst_oid(lc2));
 	}
 }
 
-/* the option of that name in a list of DefElem, or NULL */
 static DefElem *
 find_option(List *options, const char *name)
 {
@@ -292,21 +287,6 @@ find_option(List *options, const char *name)
 		if (strcmp(lfirst_node(DefElem, lc)->defname, name) == 0)
 			return lfirst_node(DefElem, lc);
 	return NULL;
-}
-
-static bool
-alter_table_changes_persistence(AlterTableStmt *stmt)
-{
-	ListCell   *lc;
-
-	foreach(lc, stmt->cmds)
-	{
-		AlterTableCmd *cmd = lfirst_node(AlterTableCmd, lc);
-
-		if (cmd->subtype == AT_SetLogged || cmd->subtype == AT_SetUnLogged)
-			return true;
-	}
-	return false;
 }
 
 /* a database's tablespace; InvalidOid if it is gone */
@@ -324,21 +304,18 @@ database_tablespace(Oid dboid)
 	return spcoid;
 }
 
-/* is parsetree a utility statement to watch */
 static bool
 watched(Node *parsetree)
 {
+	ListCell   *lc;
+
 	switch (nodeTag(parsetree))
 	{
 		case T_VacuumStmt:
 			{
-				VacuumStmt *stmt = (VacuumStmt *) parsetree;
-				DefElem    *full;
+				DefElem    *full = find_option(((VacuumStmt *) parsetree)->options, "full");
 
-				if (!stmt->is_vacuumcmd)
-					return false;
-				full = find_option(stmt->options, "full");
-				return full == NULL || !defGetBoolean(full);
+				return ((VacuumStmt *) parsetree)->is_vacuumcmd && !(full && defGetBoolean(full));
 			}
 		case T_TruncateStmt:
 		case T_DropdbStmt:
@@ -348,7 +325,11 @@ watched(Node *parsetree)
 		case T_AlterDatabaseStmt:
 			return find_option(((AlterDatabaseStmt *) parsetree)->options, "tablespace") != NULL;
 		case T_AlterTableStmt:
-			return alter_table_changes_persistence((AlterTableStmt *) parsetree);
+			foreach(lc, ((AlterTableStmt *) parsetree)->cmds)
+				if (lfirst_node(AlterTableCmd, lc)->subtype == AT_SetLogged ||
+					lfirst_node(AlterTableCmd, lc)->subtype == AT_SetUnLogged)
+					return true;
+			return false;
 		case T_TransactionStmt:
 			return ((TransactionStmt *) parsetree)->kind == TRANS_STMT_COMMIT_PREPARED ||
 				((TransactionStmt *) parsetree)->kind == TRANS_STMT_ROLLBACK_PREPARED;
@@ -374,7 +355,7 @@ observe_before(WlObservation *obs, Node *parsetree)
 		case T_TruncateStmt:
 			obs->restart_seqs = ((TruncateStmt *) parsetree)->restart_seqs;
 			obs->saved_truncate = current_truncate;
-			current_truncate = &obs->truncate;
+			current_truncate = obs;
 			break;
 		case T_DropdbStmt:
 			obs->dbname = pstrdup(((DropdbStmt *) parsetree)->dbname);
@@ -446,15 +427,12 @@ wl_observe_before_walk(WlObservation *obs)
 }
 
 /*
- * The outermost observation reuses one context whose first block stays: one
- * made and deleted per COPY moved the heap's top across glibc's trim
- * threshold, and core's COPY faulted its pages in again.
+ * The outermost observation reuses one context that keeps its first block:
+ * one made per COPY let glibc trim the heap, which COPY faulted in again.
  */
-#define KEPT_CXT_BLOCK (32 * 1024)
 static MemoryContext kept_cxt = NULL;
 static bool kept_cxt_in_use = false;
 
-/* an observation's context given back: the kept one reset, others deleted */
 static void
 release_context(MemoryContext cxt)
 {
@@ -468,10 +446,9 @@ release_context(MemoryContext cxt)
 }
 
 /*
- * Before a utility statement to watch: what it will change, measured now;
- * NULL for others.  Lives in its own context under TopMemoryContext (VACUUM
- * and DROP DATABASE commit transactions), freed by wl_observe_after or on
- * an error in here.
+ * Before a utility statement to watch: what it will change, measured now
+ * (NULL for others), in a context of its own under TopMemoryContext (VACUUM
+ * and DROP DATABASE commit transactions) that wl_observe_after frees.
  */
 WlObservation *
 wl_observe_before(Node *parsetree)
@@ -485,10 +462,8 @@ wl_observe_before(Node *parsetree)
 	if (!kept_cxt_in_use)
 	{
 		if (kept_cxt == NULL)
-			kept_cxt = AllocSetContextCreate(TopMemoryContext,
-											 "walload observation",
-											 0, KEPT_CXT_BLOCK,
-											 ALLOCSET_DEFAULT_MAXSIZE);
+			kept_cxt = AllocSetContextCreate(TopMemoryContext, "walload observation",
+											 0, 32 * 1024, ALLOCSET_DEFAULT_MAXSIZE);
 		cxt = kept_cxt;
 		kept_cxt_in_use = true;
 	}
@@ -507,7 +482,7 @@ wl_observe_before(Node *parsetree)
 	PG_CATCH();
 	{
 		MemoryContextSwitchTo(old);
-		if (current_truncate == &obs->truncate)
+		if (current_truncate == obs)
 			current_truncate = obs->saved_truncate;
 		release_context(cxt);
 		PG_RE_THROW();
@@ -553,15 +528,15 @@ observe_after(WlObservation *obs, WlEffects *eff)
 				break;
 			}
 		case T_TruncateStmt:
-			wl_effects_add_scans(eff, WL_SCAN_DROP_REL, obs->truncate.inplace_scans, 1);
-			wl_model_note_truncated_in_place(obs->truncate.inplace_files);
+			wl_effects_add_scans(eff, WL_SCAN_DROP_REL, obs->inplace_scans, 1);
+			wl_model_note_truncated_in_place(obs->inplace_files);
 			/* RESTART IDENTITY rewrites owned sequences */
 			if (obs->restart_seqs)
 			{
 				List	   *seqs = NIL;
 				ListCell   *lc;
 
-				foreach(lc, obs->truncate.relids)
+				foreach(lc, obs->relids)
 					seqs = list_concat_unique_oid(seqs, getOwnedSequences(lfirst_oid(lc)));
 				foreach(lc, seqs)
 					if (get_rel_persistence(lfirst_oid(lc)) == RELPERSISTENCE_UNLOGGED)
@@ -607,18 +582,13 @@ observe_after(WlObservation *obs, WlEffects *eff)
 			strlcpy(eff->gid, obs->gid, GIDSIZE);
 			break;
 		case T_CopyStmt:
-			{
-				Oid			relid = RangeVarGetRelid(obs->copy_rel, NoLock, true);
-
-				if (OidIsValid(relid) && wl_model_relation_file(relid, &file, NULL, NULL) &&
-					WlSkippingWAL(file))
+			if (skips_wal(RangeVarGetRelid(obs->copy_rel, NoLock, true)))
+				eff->wal_skipped = true;
+			/* a partitioned table: one of its partitions grew */
+			for (int i = 0; i < obs->nsizes && !eff->wal_skipped; i++)
+				if (wl_model_main_fork_blocks(obs->sizes[i].file) > obs->sizes[i].blocks)
 					eff->wal_skipped = true;
-				/* a partitioned table: one of its partitions grew */
-				for (int i = 0; i < obs->nsizes && !eff->wal_skipped; i++)
-					if (wl_model_main_fork_blocks(obs->sizes[i].file) > obs->sizes[i].blocks)
-						eff->wal_skipped = true;
-				break;
-			}
+			break;
 		default:
 			break;
 	}
@@ -644,12 +614,6 @@ wl_observe_after(WlObservation *obs, bool success, WlEffects *eff)
 	}
 	PG_END_TRY();
 }
-
-/*
- * Background processes that load without a hooked statement: the logical
- * replication workers (CopyFrom, their own executor calls,
- * ExecuteTruncateGuts) and autovacuum; looked at once, at PRE_COMMIT.
- */
 
 /* the relation the tablesync worker has recorded the initial copy of */
 static Oid	copied_relid = InvalidOid;
@@ -685,11 +649,10 @@ static char *
 qualified_name(Oid relid)
 {
 	char	   *rel = get_rel_name(relid);
-	char	   *nsp = rel ? get_namespace_name(get_rel_namespace(relid)) : NULL;
 
 	if (rel == NULL)
 		return psprintf("%u", relid);
-	return quote_qualified_identifier(nsp, rel);
+	return quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)), rel);
 }
 
 /* how many tables got a new file in this transaction (replayed TRUNCATEs) */
@@ -722,9 +685,8 @@ static Oid
 autovacuum_table(void)
 {
 	LockData   *ld = GetLockStatusData();
-	Oid			relid = InvalidOid;
 
-	for (int i = 0; i < ld->nelements && !OidIsValid(relid); i++)
+	for (int i = 0; i < ld->nelements; i++)
 	{
 		LockInstanceData *li = &ld->locks[i];
 
@@ -732,20 +694,20 @@ autovacuum_table(void)
 			li->locktag.locktag_type == LOCKTAG_RELATION &&
 			li->locktag.locktag_field1 == MyDatabaseId &&
 			(li->holdMask & LOCKBIT_ON(ShareUpdateExclusiveLock)))
-			relid = li->locktag.locktag_field2;
+			return li->locktag.locktag_field2;
 	}
-	return relid;
+	return InvalidOid;
 }
 
 /*
- * At PRE_COMMIT of a background process's transaction: what it did, as one
+ * At PRE_COMMIT of a background process's transaction, which loads without
+ * a hooked statement (logical replication workers: CopyFrom, their own
+ * executor calls, ExecuteTruncateGuts; autovacuum): what it did, as one
  * statement, with the walks core's lists do not show; false if nothing.
  */
 bool
 wl_observe_worker_xact(WlBackendKind kind, WlWorkerWork *w, WlEffects *eff)
 {
-	bool		has_xid = TransactionIdIsValid(GetTopTransactionIdIfAny());
-
 	w->kind = kind;
 	w->rows = 0;
 	w->text[0] = '\0';
@@ -760,15 +722,13 @@ wl_observe_worker_xact(WlBackendKind kind, WlWorkerWork *w, WlEffects *eff)
 		if (MyLogicalRepWorker->relstate == SUBREL_STATE_DATASYNC &&
 			copied_relid != relid && WlLockHeldByMe(&tag, RowExclusiveLock))
 		{
-			WlRelFile	file;
-
 			copied_relid = relid;
 			w->tag = CMDTAG_COPY;
 			if (MyBEEntry != NULL)
 				w->rows = (uint64) Max(MyBEEntry->st_progress_param[PROGRESS_COPY_TUPLES_PROCESSED], 0);
 			snprintf(w->text, WL_QUERY_LEN, "initial copy of %s (subscription %s)",
 					 qualified_name(relid), MySubscription ? MySubscription->name : "?");
-			if (wl_model_relation_file(relid, &file, NULL, NULL) && WlSkippingWAL(file))
+			if (skips_wal(relid))
 				eff->wal_skipped = true;
 			return true;
 		}
@@ -781,7 +741,8 @@ wl_observe_worker_xact(WlBackendKind kind, WlWorkerWork *w, WlEffects *eff)
 		char		sub[NAMEDATALEN + BGW_MAXLEN];
 
 		/* a replayed transaction: a new origin LSN (bookkeeping keeps the old) */
-		if (!has_xid || WlReplayedOriginLsn() == InvalidXLogRecPtr ||
+		if (!TransactionIdIsValid(GetTopTransactionIdIfAny()) ||
+			WlReplayedOriginLsn() == InvalidXLogRecPtr ||
 			WlReplayedOriginLsn() == replayed_lsn)
 			return false;
 		replayed_lsn = WlReplayedOriginLsn();
@@ -793,10 +754,8 @@ wl_observe_worker_xact(WlBackendKind kind, WlWorkerWork *w, WlEffects *eff)
 		initStringInfo(&names);
 		ntables = truncated_tables(&names);
 		w->tag = ntables > 0 ? CMDTAG_TRUNCATE_TABLE : CMDTAG_UNKNOWN;
-		if (ntables > 0)
-			snprintf(w->text, WL_QUERY_LEN, "replayed transaction with TRUNCATE of %s (%s)", names.data, sub);
-		else
-			snprintf(w->text, WL_QUERY_LEN, "replayed transaction (%s)", sub);
+		snprintf(w->text, WL_QUERY_LEN, "replayed transaction%s%s (%s)",
+				 ntables > 0 ? " with TRUNCATE of " : "", names.data, sub);
 		pfree(names.data);
 		return true;
 	}
