@@ -2,12 +2,9 @@
  *
  * measure.c
  *		Usage marks: the backend's buffer, WAL and WAL I/O counters at a
- *		point, the usage since a mark, and usage accumulated over several
- *		intervals (an executor statement's ExecutorRun / ExecutorFinish
- *		calls).  Reads core's counters; keeps no state of its own (on 18+
- *		reading the WAL I/O counters flushes this backend's pending I/O
- *		statistics into its shared entry and remembers what it read: see
- *		wl_wal_io_read in compat.h).
+ *		point, and the usage since a mark or summed over several intervals
+ *		(a statement's ExecutorRun / ExecutorFinish calls).  No state of its
+ *		own (on 18+ reading WAL I/O flushes pending statistics: compat.h).
  *
  *-------------------------------------------------------------------------
  */

@@ -1,32 +1,24 @@
 /*-------------------------------------------------------------------------
  *
  * metrics.c
- *		What exporters read as counters: totals per database, role and
- *		command kind (walload_command_totals), and histograms of a
- *		transaction's commit time and walk time (walload_histograms).
+ *		Counters for exporters that only rise until walload_reset() (see
+ *		metrics.h): walload_command_totals and walload_histograms.
  *
- * walload_stats evicts, and a sum over it goes down when an aggregate goes,
- * which Prometheus reads as a counter reset.  These totals are kept per
- * command kind (tag), never per text, in a fixed table that nothing
- * evicts: they only rise until walload_reset().  When all but the last
- * WL_METRICS_OTHER_RESERVE entries are used, a new (database, role,
- * command) is counted under command 'other' of its database and role, and
- * when those are used too, in the row of database 0, role 0 and 'other':
- * counts are folded, never dropped.  The histograms count every
- * transaction record as it is stored, in cumulative Prometheus buckets,
- * with the sum and the largest value since the reset.
+ * A sum over walload_stats goes down when it evicts, which Prometheus reads
+ * as a counter reset: these totals live in a fixed table that nothing
+ * evicts.  When all but WL_METRICS_OTHER_RESERVE entries are used, a new
+ * (database, role, command) is counted under 'other' of its database and
+ * role, and when those are used too, in the row of database 0, role 0 and
+ * 'other': counts are folded, never dropped.
  *
- * Locking: a spinlock for the command table and one for the histograms,
- * taken from the commit cleanup and the abort path too: under them nothing
- * allocates or can error (a lookup is a bounded probe of the fixed table).
- * Nothing is kept across a restart: stats_reset says when they started.
+ * The spinlocks are taken in commit cleanup and abort too: under them
+ * nothing allocates or can error.  Nothing is kept across a restart.
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include "metrics.h"
-
 
 #include "storage/spin.h"
 #include "utils/float.h"
@@ -51,7 +43,10 @@ typedef struct WlMetricsShared
 
 static WlMetricsShared *wl_metrics = NULL;
 
-static const double bounds[WL_HIST_BUCKETS] = WL_HIST_BOUNDS;
+/* the buckets' upper bounds in seconds; -1: +Infinity */
+static const double bounds[WL_HIST_BUCKETS] = {
+	0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, -1
+};
 
 Size
 wl_metrics_shmem_size(void)
@@ -128,11 +123,8 @@ command_totals(Oid dbid, Oid userid, CommandTag tag)
 	if (s == NULL)
 	{
 		s = &wl_metrics->overflow;
-		if (!s->used)
-		{
-			s->used = true;
-			s->t.tag = CMDTAG_UNKNOWN;
-		}
+		s->used = true;
+		s->t.tag = CMDTAG_UNKNOWN;
 	}
 	return &s->t;
 }
@@ -231,12 +223,10 @@ wl_metrics_copy_commands(WlCommandTotals **out, TimestampTz *stats_reset)
 void
 wl_metrics_copy_histograms(WlHistogram *out, TimestampTz *stats_reset)
 {
+	memset(out, 0, sizeof(WlHistogram) * WL_NUM_HIST);
+	*stats_reset = 0;
 	if (wl_metrics == NULL)
-	{
-		memset(out, 0, sizeof(WlHistogram) * WL_NUM_HIST);
-		*stats_reset = 0;
 		return;
-	}
 	SpinLockAcquire(&wl_metrics->hist_mutex);
 	memcpy(out, wl_metrics->hist, sizeof(WlHistogram) * WL_NUM_HIST);
 	*stats_reset = wl_metrics->stats_reset;

@@ -17,11 +17,8 @@
 /* of them, kept for the 'other' rows of (database, role) (metrics.c) */
 #define WL_METRICS_OTHER_RESERVE	64
 
-/* the histograms' upper bounds in seconds; the last is +Infinity */
+/* the histograms' buckets (their bounds: metrics.c) */
 #define WL_HIST_BUCKETS			18
-#define WL_HIST_BOUNDS \
-	{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, \
-	 30, 60, 120, 300, -1 /* +Infinity */ }
 
 typedef enum WlHistMetric
 {
@@ -55,12 +52,11 @@ typedef struct WlHistogram
 extern Size wl_metrics_shmem_size(void);
 extern void wl_metrics_shmem_init(void *mem, bool found);
 
-/* the store's hooks */
 extern void wl_metrics_statement(const WlStmtRecord *rec, int64 walks);
 extern void wl_metrics_xact(const WlXactRecord *rec);
 extern void wl_metrics_reset(void);
 
-/* readers: palloc'd copies */
+/* readers: copies */
 extern int	wl_metrics_copy_commands(WlCommandTotals **out, TimestampTz *stats_reset);
 extern void wl_metrics_copy_histograms(WlHistogram *out, TimestampTz *stats_reset);
 extern double wl_metrics_bound(int bucket);

@@ -8,14 +8,12 @@
  */
 #include "postgres.h"
 
-#include "settings.h"
-
-#include "types.h"
-
 #include <ctype.h>
 #include <math.h>
 #include <unistd.h>
 
+#include "settings.h"
+#include "types.h"
 #include "utils/guc.h"
 
 int			wl_track = WL_TRACK_TOP;
@@ -31,26 +29,19 @@ double		wl_warn_scan_ms = -1;
 int			wl_commit_strategy = WL_STRATEGY_OFF;
 bool		wl_calibration_on = true;
 
-/*
- * walload.unit_costs: the string as set, and its check hook's result (GUC
- * "extra", NULL where empty).
- */
-char	   *wl_unit_costs_string = NULL;
-static const WlUnitCosts *unit_costs = NULL;
-static uint64 unit_costs_generation = 0;
-
-/* the figures walload.unit_costs may name, and where they go in WlScanCost */
+/* the figures walload.unit_costs may name, where they go in WlScanCost */
 typedef struct UnitCostName
 {
 	const char *name;
 	size_t		offset;
+	double		min;
 	double		max;
 } UnitCostName;
 
 /* at most about a day, in ns: beyond it no commit is priced meaningfully */
 #define WL_UNIT_COST_MAX_NS		1e14
 
-#define WL_UC(name, field) {name, offsetof(WlScanCost, field), WL_UNIT_COST_MAX_NS}
+#define WL_UC(name, field) {name, offsetof(WlScanCost, field), 0, WL_UNIT_COST_MAX_NS}
 
 static const UnitCostName unit_cost_names[] = {
 	WL_UC("walk_ns_per_buffer", single_ns),
@@ -79,31 +70,27 @@ static const UnitCostName unit_cost_names[] = {
 	WL_UC("fpi_ns_per_block", io.fpi_ns_per_block),
 	WL_UC("wal_fault_ns_per_page", io.wal_fault_ns_per_page),
 	WL_UC("record_space_ns", io.record_space_ns),
-	{"file_commit_ns", offsetof(WlScanCost, io.file_commit_ns), WL_FILE_COMMIT_MAX_NS},
-	{"fsync_time_ratio", offsetof(WlScanCost, io.fsync_time_ratio), WL_LEARNED_BOUND},
+	{"file_commit_ns", offsetof(WlScanCost, io.file_commit_ns), 0, WL_FILE_COMMIT_MAX_NS},
+	/* a ratio, not a cost: "others" leaves it (its min is not 0) */
+	{"fsync_time_ratio", offsetof(WlScanCost, io.fsync_time_ratio), 1.0 / WL_LEARNED_BOUND, WL_LEARNED_BOUND},
+	{"others", 0, 0, WL_UNIT_COST_MAX_NS},
 };
 
-StaticAssertDecl(lengthof(unit_cost_names) == WL_UNIT_COSTS,
-				 "WL_UNIT_COSTS must count the names of walload.unit_costs");
+/* the last name is no figure: "others" sets every cost not named */
+#define WL_UC_OTHERS	((int) lengthof(unit_cost_names) - 1)
 
-/* the one name that is no figure: every figure not named otherwise */
-#define WL_UNIT_COSTS_OTHERS	"others"
-
-/* the index of the figure of that name in unit_cost_names, or -1 */
-static int
-unit_cost_index(const char *name)
+/* walload.unit_costs as set, and its check hook's result (NULL if empty) */
+typedef struct WlUnitCosts
 {
-	for (int i = 0; i < WL_UNIT_COSTS; i++)
-		if (strcmp(unit_cost_names[i].name, name) == 0)
-			return i;
-	return -1;
-}
+	bool		set[lengthof(unit_cost_names)];
+	double		value[lengthof(unit_cost_names)];
+} WlUnitCosts;
 
-static bool
-is_ratio(int i)
-{
-	return strcmp(unit_cost_names[i].name, "fsync_time_ratio") == 0;
-}
+char	   *wl_unit_costs_string = NULL;
+static const WlUnitCosts *unit_costs = NULL;
+static uint64 unit_costs_generation = 0;
+
+#define BAD_ITEM(...) do { GUC_check_errdetail(__VA_ARGS__); goto bad; } while (0)
 
 /*
  * Parse walload.unit_costs: name=value, comma-separated, each name once;
@@ -113,22 +100,16 @@ is_ratio(int i)
 static bool
 check_unit_costs(char **newval, void **extra, GucSource source)
 {
-	WlUnitCosts uc;
+	WlUnitCosts uc = {0};
 	char	   *copy;
-	char	   *item;
 	char	   *next;
-	bool		others_set = false;
-	double		others = 0;
 	WlUnitCosts *result;
 
-	memset(&uc, 0, sizeof(uc));
+	*extra = NULL;
 	if (*newval == NULL || (*newval)[strspn(*newval, " \t\n\r")] == '\0')
-	{
-		*extra = NULL;
 		return true;
-	}
 	copy = pstrdup(*newval);
-	for (item = copy; item != NULL; item = next)
+	for (char *item = copy; item != NULL; item = next)
 	{
 		char	   *eq;
 		char	   *name = item;
@@ -142,15 +123,9 @@ check_unit_costs(char **newval, void **extra, GucSource source)
 			*next++ = '\0';
 		eq = strchr(item, '=');
 		if (item[strspn(item, " \t\n\r")] == '\0')
-		{
-			GUC_check_errdetail("An item of the list is empty.");
-			goto bad;
-		}
+			BAD_ITEM("An item of the list is empty.");
 		if (eq == NULL)
-		{
-			GUC_check_errdetail("Item \"%s\" is not of the form name=value.", item);
-			goto bad;
-		}
+			BAD_ITEM("Item \"%s\" is not of the form name=value.", item);
 		*eq = '\0';
 		value = eq + 1;
 		while (isspace((unsigned char) *name))
@@ -162,57 +137,30 @@ check_unit_costs(char **newval, void **extra, GucSource source)
 		while (isspace((unsigned char) *end))
 			end++;
 		if (end == value || *end != '\0' || errno != 0 || isnan(v) || isinf(v))
+			BAD_ITEM("The value of \"%s\" is not a number: \"%s\".", name, value);
+		for (i = 0; i <= WL_UC_OTHERS; i++)
+			if (strcmp(unit_cost_names[i].name, name) == 0)
+				break;
+		if (i > WL_UC_OTHERS)
 		{
-			GUC_check_errdetail("The value of \"%s\" is not a number: \"%s\".", name, value);
-			goto bad;
-		}
-		if (strcmp(name, WL_UNIT_COSTS_OTHERS) == 0)
-		{
-			if (others_set)
-			{
-				GUC_check_errdetail("\"%s\" is given more than once.", name);
-				goto bad;
-			}
-			if (v < 0 || v > WL_UNIT_COST_MAX_NS)
-			{
-				GUC_check_errdetail("\"%s\" must be between 0 and %g.", name, WL_UNIT_COST_MAX_NS);
-				goto bad;
-			}
-			others_set = true;
-			others = v;
-			continue;
-		}
-		i = unit_cost_index(name);
-		if (i < 0)
-		{
-			GUC_check_errdetail("\"%s\" is not one of walload's unit costs.", name);
 			GUC_check_errhint("The unit costs are listed in walload's docs/reference.md, with the setting.");
-			goto bad;
+			BAD_ITEM("\"%s\" is not one of walload's unit costs.", name);
 		}
 		if (uc.set[i])
-		{
-			GUC_check_errdetail("\"%s\" is given more than once.", name);
-			goto bad;
-		}
-		if (is_ratio(i) ? (v < 1.0 / WL_LEARNED_BOUND || v > WL_LEARNED_BOUND) :
-			(v < 0 || v > unit_cost_names[i].max))
-		{
-			GUC_check_errdetail("\"%s\" must be between %g and %g.", name,
-								is_ratio(i) ? 1.0 / WL_LEARNED_BOUND : 0.0,
-								unit_cost_names[i].max);
-			goto bad;
-		}
+			BAD_ITEM("\"%s\" is given more than once.", name);
+		if (v < unit_cost_names[i].min || v > unit_cost_names[i].max)
+			BAD_ITEM("\"%s\" must be between %g and %g.", name,
+					 unit_cost_names[i].min, unit_cost_names[i].max);
 		uc.set[i] = true;
 		uc.value[i] = v;
 	}
 	pfree(copy);
-	if (others_set)
-		for (int i = 0; i < WL_UNIT_COSTS; i++)
-			if (!uc.set[i] && !is_ratio(i))
-			{
-				uc.set[i] = true;
-				uc.value[i] = Min(others, unit_cost_names[i].max);
-			}
+	for (int j = 0; j < WL_UC_OTHERS; j++)
+		if (!uc.set[j] && uc.set[WL_UC_OTHERS] && unit_cost_names[j].min == 0)
+		{
+			uc.set[j] = true;
+			uc.value[j] = Min(uc.value[WL_UC_OTHERS], unit_cost_names[j].max);
+		}
 	/* GUC "extra", which the GUC machinery frees (compat.h) */
 	result = (WlUnitCosts *) WlGucMalloc(sizeof(WlUnitCosts));
 	if (result == NULL)
@@ -254,7 +202,7 @@ wl_unit_costs_apply(WlScanCost *cost)
 {
 	if (unit_costs == NULL)
 		return;
-	for (int i = 0; i < WL_UNIT_COSTS; i++)
+	for (int i = 0; i < WL_UC_OTHERS; i++)
 	{
 		if (!unit_costs->set[i])
 			continue;
@@ -293,144 +241,63 @@ wl_settings_define(void)
 							 "Selects which statements walload records.",
 							 "top: statements sent by clients; all: also statements "
 							 "nested in functions and DO blocks; none: nothing.",
-							 &wl_track,
-							 WL_TRACK_TOP,
-							 track_options,
-							 PGC_SUSET,
-							 0,
-							 NULL, NULL, NULL);
-
+							 &wl_track, WL_TRACK_TOP, track_options, PGC_SUSET, 0, NULL, NULL, NULL);
 	DefineCustomBoolVariable("walload.track_utility",
 							 "Records utility commands (CREATE, COPY, VACUUM, DROP, ...).",
-							 NULL,
-							 &wl_track_utility,
-							 true,
-							 PGC_SUSET,
-							 0,
-							 NULL, NULL, NULL);
-
+							 NULL, &wl_track_utility, true, PGC_SUSET, 0, NULL, NULL, NULL);
 	DefineCustomBoolVariable("walload.track_dml",
 							 "Records INSERT, UPDATE, DELETE, MERGE and data-modifying SELECT.",
-							 NULL,
-							 &wl_track_dml,
-							 true,
-							 PGC_SUSET,
-							 0,
-							 NULL, NULL, NULL);
-
+							 NULL, &wl_track_dml, true, PGC_SUSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("walload.max_stats",
 							"Number of (user, database, query, command) aggregates kept.",
 							"When full, the least recently used 10% are evicted.",
-							&wl_max_stats,
-							5000,
-							100,
-							1000000,
-							PGC_POSTMASTER,
-							0,
-							NULL, NULL, NULL);
-
+							&wl_max_stats, 5000, 100, 1000000, PGC_POSTMASTER, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("walload.max_xacts",
 							"Number of recent transactions kept in walload_xacts.",
 							"A ring: the oldest transaction is overwritten first.",
-							&wl_max_xacts,
-							1000,
-							10,
-							1000000,
-							PGC_POSTMASTER,
-							0,
-							NULL, NULL, NULL);
-
+							&wl_max_xacts, 1000, 10, 1000000, PGC_POSTMASTER, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("walload.max_minutes",
 							"Number of per-session, per-minute sums of transactions kept in walload_minutes.",
 							"A ring: the sum begun longest ago is overwritten first.",
-							&wl_max_minutes,
-							5000,
-							100,
-							1000000,
-							PGC_POSTMASTER,
-							0,
-							NULL, NULL, NULL);
-
+							&wl_max_minutes, 5000, 100, 1000000,
+							PGC_POSTMASTER, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("walload.max_statements",
 							"Number of recent statements kept in walload_statements.",
 							"A ring: the oldest statement is overwritten first.",
-							&wl_max_statements,
-							5000,
-							100,
-							10000000,
-							PGC_POSTMASTER,
-							0,
-							NULL, NULL, NULL);
-
+							&wl_max_statements, 5000, 100, 10000000,
+							PGC_POSTMASTER, 0, NULL, NULL, NULL);
 	DefineCustomBoolVariable("walload.save",
 							 "Saves walload_stats across server shutdowns.",
-							 NULL,
-							 &wl_save,
-							 true,
-							 PGC_SIGHUP,
-							 0,
-							 NULL, NULL, NULL);
-
+							 NULL, &wl_save, true, PGC_SIGHUP, 0, NULL, NULL, NULL);
 	DefineCustomRealVariable("walload.warn_scan_ms",
 							 "Warns at commit when the transaction's full shared-buffer "
 							 "scans are estimated to have cost more than this many milliseconds.",
 							 "-1 disables the warning.",
-							 &wl_warn_scan_ms,
-							 -1,
-							 -1,
-							 1e9,
-							 PGC_USERSET,
-							 GUC_UNIT_MS,
-							 NULL, NULL, NULL);
-
+							 &wl_warn_scan_ms, -1, -1, 1e9,
+							 PGC_USERSET, GUC_UNIT_MS, NULL, NULL, NULL);
 	DefineCustomBoolVariable("walload.compute_query_id",
 							 "Computes core's query id for the statements walload records, when core does not.",
 							 "Core computes them for every statement when compute_query_id = on, or "
 							 "auto with pg_stat_statements loaded; with compute_query_id = off there are none.",
-							 &wl_compute_query_id,
-							 true,
-							 PGC_SUSET,
-							 0,
-							 NULL, NULL, NULL);
-
-	/*
-	 * Like wal_skip_threshold, it changes how files reach the disk, never
-	 * whether: any user may set it.
-	 */
+							 &wl_compute_query_id, true, PGC_SUSET, 0, NULL, NULL, NULL);
+	/* like wal_skip_threshold: how files reach the disk, never whether */
 	DefineCustomEnumVariable("walload.commit_strategy",
 							 "Chooses per commit which new files are fsynced and which are WAL-logged (wal_level=minimal).",
 							 "off: core decides by wal_skip_threshold; auto: the cheaper by walload's "
 							 "predicted cost; wal: WAL-log them; sync: fsync them.",
-							 &wl_commit_strategy,
-							 WL_STRATEGY_OFF,
-							 commit_strategy_options,
-							 PGC_USERSET,
-							 0,
-							 NULL, NULL, NULL);
-
-	/*
-	 * The calibration walks shared buffers and writes some MB after every
-	 * start: off goes without estimates.
-	 */
+							 &wl_commit_strategy, WL_STRATEGY_OFF, commit_strategy_options,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	/* the calibration walks shared buffers and writes some MB per start */
 	DefineCustomBoolVariable("walload.calibration",
 							 "Times the buffer pool's walks and the storage in a background worker after every start.",
 							 "off: no worker, no estimates, and walload.commit_strategy = auto stands aside.",
-							 &wl_calibration_on,
-							 true,
-							 PGC_POSTMASTER,
-							 0,
-							 NULL, NULL, NULL);
-
-	/* Superuser only: the estimates and what commits teach follow it. */
+							 &wl_calibration_on, true, PGC_POSTMASTER, 0, NULL, NULL, NULL);
+	/* superuser only: the estimates and what commits teach follow it */
 	DefineCustomStringVariable("walload.unit_costs",
 							   "Per-unit costs that replace the calibration's figures in walload's estimates, for tests and what-if checks.",
 							   "A comma-separated list of name=value (ns; fsync_time_ratio a ratio); "
 							   "others=value sets every unit cost not named. Empty: the calibration's figures.",
-							   &wl_unit_costs_string,
-							   "",
-							   PGC_SUSET,
-							   GUC_NOT_IN_SAMPLE,
+							   &wl_unit_costs_string, "", PGC_SUSET, GUC_NOT_IN_SAMPLE,
 							   check_unit_costs, assign_unit_costs, NULL);
-
 	MarkGUCPrefixReserved("walload");
 }

@@ -8,7 +8,6 @@
 #ifndef WALLOAD_SETTINGS_H
 #define WALLOAD_SETTINGS_H
 
-
 typedef enum WlTrackLevel
 {
 	WL_TRACK_NONE = 0,
@@ -37,14 +36,6 @@ extern bool wl_compute_query_id;
 extern double wl_warn_scan_ms;
 extern bool wl_calibration_on;
 extern char *wl_unit_costs_string;
-
-/* walload.unit_costs: the figures it names (see settings.c) */
-#define WL_UNIT_COSTS	28
-typedef struct WlUnitCosts
-{
-	bool		set[WL_UNIT_COSTS];
-	double		value[WL_UNIT_COSTS];
-} WlUnitCosts;
 
 struct WlScanCost;
 extern void wl_unit_costs_apply(struct WlScanCost *cost);

@@ -49,33 +49,17 @@ walload_shmem_startup(void)
 void
 _PG_init(void)
 {
-	/*
-	 * Shared memory and hooks only make sense when loaded at server start.
-	 * Otherwise stay inert; the SQL functions will say what to do.
-	 */
 	if (!process_shared_preload_libraries_in_progress)
 		return;
-
 	wl_settings_define();
-
-	/*
-	 * Times the scans and the storage in a process of its own, after every
-	 * start and crash-restart: nothing in the postmaster.
-	 */
+	/* after every start and crash-restart, in a process of its own */
 	if (wl_calibration_on)
 		wl_calibration_register_worker();
-
-	/*
-	 * No EnableQueryId(): that would make core compute a query id for every
-	 * statement.  walload computes them only for the statements it may
-	 * record (hooks.c, post_parse_analyze).
-	 */
-
+	/* no EnableQueryId(): hooks.c computes ids only for what it may record */
 	prev_shmem_request_hook = shmem_request_hook;
 	shmem_request_hook = walload_shmem_request;
 	prev_shmem_startup_hook = shmem_startup_hook;
 	shmem_startup_hook = walload_shmem_startup;
-
 	wl_install_hooks();
 	wl_model_register();
 }
