@@ -223,30 +223,31 @@ static WlQueued *finished = NULL;
 static int	n_finished = 0;
 static int	finished_capacity = 0;
 
+/*
+ * The open transaction: its record, filled in place (finish_record adds
+ * what only its end knows), and what it takes to fill it.
+ */
 typedef struct WlOpenXact
 {
+	WlXactRecord rec;
 	bool		observed;		/* a statement started with tracking on */
 	bool		active;			/* there is something to record */
 	uint64		xact_id;
 	TimestampTz start_ts;
 	int32		statements;
-	int32		inner_xacts;
-	int32		next_stmt_no;
 	double		kind_ms[WL_NUM_TIME_KINDS];
 	int64		rows;
 	int64		scans[WL_NUM_SCAN_KINDS];
 	int64		scan_est_ns;
+	int8		backend_kind;
+	int32		next_stmt_no;
 	double		faults_mark;	/* wl_scan_faults_priced_ns() when observed */
 
 	/*
-	 * The role and application_name of its last recorded statement (a
+	 * rec.userid, rec.application_name: its last recorded statement's (a
 	 * top-level one if any), as it ran: at the end core has undone SET LOCAL.
 	 */
-	Oid			userid;
-	bool		role_from_toplevel; /* userid is a top-level statement's */
-	char		application_name[NAMEDATALEN];
-	uint64		commit_wal_bytes;
-	WlCommitModel model;
+	bool		role_from_toplevel; /* rec.userid is a top-level statement's */
 	bool		usage_baseline_set;
 	WlUsageMark usage_baseline;
 
@@ -257,17 +258,11 @@ typedef struct WlOpenXact
 	int64		dirty_load_blocks;	/* see note_dirtied_by_load */
 	int32		failed_stmt_no; /* the last recorded statement that failed */
 	WlActivity	act;			/* as last published */
-	double		pred_commit_ms; /* predicted at the last PRE_COMMIT */
-	double		pred_core_commit_ms;	/* the same, as core would have done it */
-	/* that prediction, for what the commit teaches (learn_from_commit) */
+
+	/* the last PRE_COMMIT's prediction, for learn_from_commit */
 	WlCommitEstimate pred_est;
 	int32		pred_small_files;	/* files WAL-logged, if nothing else */
-	int8		commit_strategy;	/* walload.commit_strategy at that commit */
-	int32		commit_threshold_kb;	/* the wal_skip_threshold it used */
-	bool		threshold_read; /* at a commit: xact_threshold_kb is set */
-	int32		xact_threshold_kb;	/* the transaction's, before the strategy */
-	int8		strategy_action;	/* the strongest WlStrategyAction so far */
-	int16		strategy_changed;	/* commits the strategy changed */
+	bool		threshold_read; /* rec's thresholds were read at a commit */
 
 	/* PREPARE TRANSACTION in progress: what it will leave to finish */
 	bool		prepare_pending;
@@ -282,31 +277,19 @@ typedef struct WlOpenXact
 	instr_time	phase_mid;
 	instr_time	phase_afterlocks;
 	uint64		phase_wal_start;
-	double		commit_ms;
-	double		sync_ms;
-	double		cleanup_ms;
-	bool		ended_commit;	/* outcome of the transaction that ended */
 
 	/* the sync part's own parts (commit_parts) */
-	bool		phase_has_xid;	/* the commit has an xid and wrote WAL: core
-								 * may wait on a standby for its record */
+	bool		phase_has_xid;	/* core may wait on a standby for its record */
 	bool		phase_io_valid; /* phase_io read at the phase's start */
 	WlWalIo		phase_io;
-	double		pred_files_ns;	/* predicted before the commit record: the
-								 * walk, the syncs, the WAL-logging */
+	double		pred_files_ns;	/* the walk, the syncs, the WAL-logging */
 	double		wal_flush_price_ns; /* a WAL flush as calibrated */
 	int8		commit_action;	/* this commit's WlStrategyAction */
-	bool		standby_wait;	/* it waited for a synchronous standby */
-	double		local_wal_ms;	/* its local WAL flush */
-	double		standby_ms;		/* its wait for the standby (derived) */
 
 	/* the files the phase in progress acts on (charge_commit_phase) */
 	int32		charge_sync_files;
 	int32		charge_cleanup_files;
-
-	/* a background process's record: its kind, its work's statement */
-	int8		backend_kind;
-	int32		worker_stmt_no;
+	int32		worker_stmt_no; /* a background process's work's statement */
 } WlOpenXact;
 
 static WlOpenXact cur;
@@ -353,15 +336,15 @@ wl_acc_observed(void)
 static void
 take_role_and_application(Oid userid)
 {
-	cur.userid = userid;
+	cur.rec.userid = userid;
 	/* the same name statement after statement: compared, not copied again */
 	if (application_name != NULL)
 	{
-		if (strcmp(cur.application_name, application_name) != 0)
-			strlcpy(cur.application_name, application_name, NAMEDATALEN);
+		if (strcmp(cur.rec.application_name, application_name) != 0)
+			strlcpy(cur.rec.application_name, application_name, NAMEDATALEN);
 	}
 	else
-		cur.application_name[0] = '\0';
+		cur.rec.application_name[0] = '\0';
 }
 
 static void
@@ -894,9 +877,9 @@ charge_commit_phase(void)
 		WlQueued   *q = &finished[i];
 
 		if (q->sync_files > 0)
-			q->rec.commit_ms += cur.sync_ms * q->sync_files / cur.charge_sync_files;
+			q->rec.commit_ms += cur.rec.commit_sync_ms * q->sync_files / cur.charge_sync_files;
 		if (q->cleanup_files > 0)
-			q->rec.commit_ms += cur.cleanup_ms * q->cleanup_files / cur.charge_cleanup_files;
+			q->rec.commit_ms += cur.rec.commit_cleanup_ms * q->cleanup_files / cur.charge_cleanup_files;
 	}
 	clear_commit_charges();
 }
@@ -1147,7 +1130,7 @@ finish_prepared(const char *gid, bool commit)
 	if (del.scan)
 		add_scans_to_current(WL_SCAN_DROP_PENDING, 1,
 							 wl_scans_est_ns(WL_SCAN_DROP_PENDING, 1, del.rels, del.buffers));
-	cur.model.dropped_rels += del.rels;
+	cur.rec.dropped_rels += del.rels;
 	if (!known)
 		ereport(DEBUG1,
 				(errmsg("walload: prepared transaction \"%s\" was prepared before walload's state was set up; its file deletion is not counted",
@@ -1730,9 +1713,9 @@ begin_phase(bool is_abort, bool is_prepare)
 	cur.phase_mid = cur.phase_start;
 	INSTR_TIME_SET_ZERO(cur.phase_afterlocks);
 	cur.phase_wal_start = pgWalUsage.wal_bytes;
-	cur.standby_wait = false;
-	cur.local_wal_ms = 0;
-	cur.standby_ms = 0;
+	cur.rec.commit_standby_wait = false;
+	cur.rec.commit_wal_ms = 0;
+	cur.rec.commit_standby_ms = 0;
 	cur.phase_io_valid = !is_abort && wl_wal_io_plain(&cur.phase_io);
 }
 
@@ -1821,24 +1804,24 @@ pre_commit_record(bool is_prepare, bool has_xid)
 		 * end.  walload.commit_strategy may set one for this commit.
 		 */
 		cur.threshold_read = true;
-		cur.xact_threshold_kb = wal_skip_threshold;
+		cur.rec.wal_skip_threshold_kb = wal_skip_threshold;
 		wl_model_read_commit(is_prepare, false, &cf);
 		wl_strategy_apply(&choice, dirty_buffers(), cf.syncs, cf.nsyncs);
-		cur.commit_strategy = (int8) wl_commit_strategy;
-		cur.commit_threshold_kb = choice.threshold_kb;
-		if (choice.action > cur.strategy_action)
-			cur.strategy_action = (int8) choice.action;
+		cur.rec.commit_strategy = (int8) wl_commit_strategy;
+		cur.rec.commit_threshold_kb = choice.threshold_kb;
+		if (choice.action > cur.rec.strategy_action)
+			cur.rec.strategy_action = (int8) choice.action;
 		cur.commit_action = (int8) choice.action;
-		if (choice.action == WL_ACTION_CHANGED && cur.strategy_changed < PG_INT16_MAX)
-			cur.strategy_changed++;
+		if (choice.action == WL_ACTION_CHANGED && cur.rec.strategy_changed < PG_INT16_MAX)
+			cur.rec.strategy_changed++;
 
 		wl_model_commit(&cf, is_prepare, false, &model);
 
 		/* predicted before the scans are counted (which maps the pages) */
 		wl_commit_state_now(&st, &model, dirty_buffers(), false);
 		wl_commit_est(&model, current_cost(now), &st, &est);
-		cur.pred_commit_ms = est.total_ns / 1e6;
-		cur.pred_core_commit_ms = (est.total_ns - choice.chosen_ns + choice.core_ns) / 1e6;
+		cur.rec.pred_commit_ms = est.total_ns / 1e6;
+		cur.rec.pred_core_commit_ms = (est.total_ns - choice.chosen_ns + choice.core_ns) / 1e6;
 		{
 			const WlScanCost *cost = current_cost(now);
 
@@ -1883,15 +1866,16 @@ pre_commit_record(bool is_prepare, bool has_xid)
 				pfree(drop);
 		}
 		wl_model_free_commit(&cf);
-		cur.model.wal_skipped_rels += model.wal_skipped_rels;
-		cur.model.synced_rels += model.synced_rels;
-		cur.model.synced_blocks += model.synced_blocks;
-		cur.model.synced_truncated_rels += model.synced_truncated_rels;
-		cur.model.synced_truncated_blocks += model.synced_truncated_blocks;
-		cur.model.wal_logged_rels += model.wal_logged_rels;
-		cur.model.wal_logged_blocks += model.wal_logged_blocks;
+		cur.rec.wal_skipped_rels += model.wal_skipped_rels;
+		cur.rec.synced_rels += model.synced_rels;
+		cur.rec.synced_blocks += model.synced_blocks;
+		cur.rec.synced_truncated_rels += model.synced_truncated_rels;
+		cur.rec.synced_truncated_blocks = (int32)
+			Min(cur.rec.synced_truncated_blocks + model.synced_truncated_blocks, PG_INT32_MAX);
+		cur.rec.wal_logged_rels += model.wal_logged_rels;
+		cur.rec.wal_logged_blocks += model.wal_logged_blocks;
 		if (!is_prepare)
-			cur.model.dropped_rels += model.dropped_rels;
+			cur.rec.dropped_rels += model.dropped_rels;
 		else
 		{
 			/* kept at XACT_EVENT_PREPARE, once core has accepted it */
@@ -1946,7 +1930,7 @@ attribute_abort_walk(const WlAbortFiles *ab)
 	if (ab->scan)
 	{
 		wl_header_pages_mapped(ab->pages_mapped);
-		cur.model.dropped_rels += ab->nrels;
+		cur.rec.dropped_rels += ab->nrels;
 		add_attributed_scan(WL_SCAN_DROP_PENDING, ab->first_creator, ab->nrels,
 							ab->buffers, true);
 	}
@@ -2003,15 +1987,15 @@ commit_parts(void)
 	if (cur.phase_io_valid && wl_wal_io_plain(&io))
 	{
 		if (track_wal_io_timing)
-			cur.local_wal_ms = Max(io.sync_us - cur.phase_io.sync_us, 0) / 1000.0;
+			cur.rec.commit_wal_ms = Max(io.sync_us - cur.phase_io.sync_us, 0) / 1000.0;
 		else
-			cur.local_wal_ms = Max(io.syncs - cur.phase_io.syncs, 0) * cur.wal_flush_price_ns / 1e6;
+			cur.rec.commit_wal_ms = Max(io.syncs - cur.phase_io.syncs, 0) * cur.wal_flush_price_ns / 1e6;
 	}
 	else if (cur.phase_has_xid && synchronous_commit > SYNCHRONOUS_COMMIT_OFF)
-		cur.local_wal_ms = cur.wal_flush_price_ns / 1e6;
+		cur.rec.commit_wal_ms = cur.wal_flush_price_ns / 1e6;
 	else
-		cur.local_wal_ms = 0;
-	cur.standby_wait = !cur.phase_is_prepare && cur.phase_has_xid &&
+		cur.rec.commit_wal_ms = 0;
+	cur.rec.commit_standby_wait = !cur.phase_is_prepare && cur.phase_has_xid &&
 		SyncRepRequested() && wl_sync_standbys_defined();
 }
 
@@ -2075,65 +2059,38 @@ wl_acc_locks_released(void)
  * end of a top-level transaction
  * ----------------------------------------------------------------
  */
+/* the record is over: what only its end knows, then into the ring */
 static void
 finish_record(void)
 {
-	WlXactRecord rec;
+	WlXactRecord *rec = &cur.rec;
 
-	memset(&rec, 0, sizeof(rec));
-	rec.xact_id = cur.xact_id;
-	rec.pid = MyProcPid;
-	rec.userid = cur.userid;
-	rec.dbid = MyDatabaseId;
-	rec.start = cur.start_ts;
-	rec.end = GetCurrentTimestamp();
-	rec.outcome = cur.ended_commit ? WL_OUTCOME_COMMIT : WL_OUTCOME_ABORT;
-	if (cur.phase_is_prepare && cur.ended_commit)
-		rec.outcome = WL_OUTCOME_PREPARE;
-	rec.wal_level = wal_level;
-	rec.synchronous_commit = synchronous_commit;
-	rec.backend_kind = cur.backend_kind;
-	rec.total_ms = (double) (rec.end - rec.start) / 1000.0;
-	rec.commit_ms = cur.commit_ms;
-	rec.commit_sync_ms = cur.sync_ms;
-	rec.commit_cleanup_ms = cur.cleanup_ms;
-	rec.commit_standby_wait = cur.standby_wait;
-	rec.commit_wal_ms = cur.local_wal_ms;
-	rec.commit_standby_ms = cur.standby_ms;
-	rec.statements = cur.statements;
-	rec.inner_xacts = cur.inner_xacts;
-	memcpy(rec.kind_ms, cur.kind_ms, sizeof(rec.kind_ms));
-	rec.backend_start = MyStartTimestamp;
-	rec.first_in_session = !recorded_before;
+	rec->xact_id = cur.xact_id;
+	rec->pid = MyProcPid;
+	rec->dbid = MyDatabaseId;
+	rec->start = cur.start_ts;
+	rec->end = GetCurrentTimestamp();
+	rec->wal_level = wal_level;
+	rec->synchronous_commit = synchronous_commit;
+	rec->backend_kind = cur.backend_kind;
+	rec->total_ms = (double) (rec->end - rec->start) / 1000.0;
+	rec->statements = cur.statements;
+	memcpy(rec->kind_ms, cur.kind_ms, sizeof(rec->kind_ms));
+	rec->backend_start = MyStartTimestamp;
+	rec->first_in_session = !recorded_before;
 	recorded_before = true;
-	memcpy(rec.application_name, cur.application_name, NAMEDATALEN);
-
 	if (cur.usage_baseline_set)
-		wl_usage_since(&cur.usage_baseline, &rec.c);
-	rec.c.rows = cur.rows;
-	memcpy(rec.c.scans, cur.scans, sizeof(rec.c.scans));
-	rec.c.scan_est_ns = cur.scan_est_ns;
-	rec.scan_fault_ms = (float4) ((wl_scan_faults_priced_ns() - cur.faults_mark) / 1e6);
-	rec.commit_wal_bytes = cur.commit_wal_bytes;
-	rec.wal_skipped_rels = cur.model.wal_skipped_rels;
-	rec.synced_rels = cur.model.synced_rels;
-	rec.synced_blocks = cur.model.synced_blocks;
-	rec.synced_truncated_rels = cur.model.synced_truncated_rels;
-	rec.synced_truncated_blocks = (int32) Min(cur.model.synced_truncated_blocks, PG_INT32_MAX);
-	rec.wal_logged_rels = cur.model.wal_logged_rels;
-	rec.wal_logged_blocks = cur.model.wal_logged_blocks;
-	rec.dropped_rels = cur.model.dropped_rels;
-	rec.nbuffers = NBuffers;
-	rec.wal_skip_threshold_kb = cur.threshold_read ? cur.xact_threshold_kb : wal_skip_threshold;
-	rec.pred_commit_ms = cur.pred_commit_ms;
-	rec.pred_core_commit_ms = cur.pred_core_commit_ms;
-	rec.commit_strategy = cur.commit_strategy;
-	rec.commit_threshold_kb = cur.threshold_read ? cur.commit_threshold_kb : wal_skip_threshold;
-	rec.strategy_action = cur.strategy_action;
-	rec.strategy_changed = cur.strategy_changed;
+		wl_usage_since(&cur.usage_baseline, &rec->c);
+	rec->c.rows = cur.rows;
+	memcpy(rec->c.scans, cur.scans, sizeof(rec->c.scans));
+	rec->c.scan_est_ns = cur.scan_est_ns;
+	rec->scan_fault_ms = (float4) ((wl_scan_faults_priced_ns() - cur.faults_mark) / 1e6);
+	rec->nbuffers = NBuffers;
+	if (!cur.threshold_read)
+		rec->wal_skip_threshold_kb = rec->commit_threshold_kb = wal_skip_threshold;
 
 	/* into the ring without walload's lock (store.c) */
-	wl_store_xact(&rec);
+	wl_store_xact(rec);
 }
 
 static void
@@ -2163,11 +2120,11 @@ learn_from_commit(void)
 	const WlCommitEstimate *e = &cur.pred_est;
 
 	if (e->fsync_timed_ns >= WL_FSYNC_TIME_MIN_NS && e->fsync_ns >= e->sync_phase_ns / 2)
-		wl_store_note_fsync_time(part_of_phase(cur.sync_ms, e->sync_phase_ns, e->fsync_ns,
+		wl_store_note_fsync_time(part_of_phase(cur.rec.commit_sync_ms, e->sync_phase_ns, e->fsync_ns,
 											   e->fsync_timed_ns));
 	/* without the storage's figures (wal_ns 0) the commit is all unpriced */
 	if (cur.pred_small_files >= WL_FILE_COMMIT_MIN && e->wal_ns > 0)
-		wl_store_note_file_commit(part_of_phase(cur.commit_ms, e->total_ns, e->files_ns,
+		wl_store_note_file_commit(part_of_phase(cur.rec.commit_ms, e->total_ns, e->files_ns,
 												cur.pred_small_files));
 }
 
@@ -2186,31 +2143,32 @@ wl_acc_xact_end(void)
 		end = cur.phase_afterlocks;
 
 	cur.in_phase = false;
-	cur.ended_commit = !was_abort;
-	cur.commit_wal_bytes += pgWalUsage.wal_bytes - cur.phase_wal_start;
+	cur.rec.outcome = was_abort ? WL_OUTCOME_ABORT :
+		cur.phase_is_prepare ? WL_OUTCOME_PREPARE : WL_OUTCOME_COMMIT;
+	cur.rec.commit_wal_bytes += pgWalUsage.wal_bytes - cur.phase_wal_start;
 
-	cur.commit_ms = ms_between(cur.phase_start, end);
+	cur.rec.commit_ms = ms_between(cur.phase_start, end);
 	if (was_abort)
 	{
-		cur.sync_ms = 0;
-		cur.cleanup_ms = cur.commit_ms;
+		cur.rec.commit_sync_ms = 0;
+		cur.rec.commit_cleanup_ms = cur.rec.commit_ms;
 	}
 	else
 	{
-		cur.sync_ms = ms_between(cur.phase_start, cur.phase_mid);
-		cur.cleanup_ms = ms_between(cur.phase_mid, end);
+		cur.rec.commit_sync_ms = ms_between(cur.phase_start, cur.phase_mid);
+		cur.rec.commit_cleanup_ms = ms_between(cur.phase_mid, end);
 		/* the wait for a standby: the rest of the sync part (commit_parts) */
-		if (cur.standby_wait)
-			cur.standby_ms = Max(cur.sync_ms - cur.pred_files_ns / 1e6 - cur.local_wal_ms, 0);
-		cur.local_wal_ms = Min(cur.local_wal_ms, cur.sync_ms);
+		if (cur.rec.commit_standby_wait)
+			cur.rec.commit_standby_ms = Max(cur.rec.commit_sync_ms - cur.pred_files_ns / 1e6 - cur.rec.commit_wal_ms, 0);
+		cur.rec.commit_wal_ms = Min(cur.rec.commit_wal_ms, cur.rec.commit_sync_ms);
 		/* aborts and PREPAREs teach nothing */
 		if (!cur.phase_is_prepare)
 		{
 			learn_from_commit();
 			/* auto checks itself, on the path it chose (strategy.c) */
-			if (cur.commit_strategy == WL_STRATEGY_AUTO &&
+			if (cur.rec.commit_strategy == WL_STRATEGY_AUTO &&
 				(cur.commit_action == WL_ACTION_KEPT || cur.commit_action == WL_ACTION_CHANGED))
-				wl_strategy_note_commit(cur.commit_ms - cur.standby_ms, cur.pred_commit_ms);
+				wl_strategy_note_commit(cur.rec.commit_ms - cur.rec.commit_standby_ms, cur.rec.pred_commit_ms);
 		}
 	}
 
@@ -2219,7 +2177,7 @@ wl_acc_xact_end(void)
 	/* a statement still running ended a transaction: fold it into the record */
 	if (statement_in_progress())
 	{
-		cur.inner_xacts++;
+		cur.rec.inner_xacts++;
 		clear_commit_charges();
 		return;
 	}
