@@ -7,11 +7,10 @@
  *		of finished records on their way to the store, and what a PREPARE
  *		leaves for its COMMIT PREPARED.
  *
- * The statement stack lives in TopMemoryContext: VACUUM, a procedure that
- * commits or CREATE INDEX CONCURRENTLY runs several transactions, which are
- * folded into the record of the transaction that ends the statement
- * (inner_xacts).  Nesting is counted by hooks.c as pg_stat_statements
- * counts it, so `toplevel` means the same in both.
+ * The statement stack lives in TopMemoryContext: a statement that runs
+ * several transactions (VACUUM, a procedure that commits, CREATE INDEX
+ * CONCURRENTLY) is folded into the record of the one that ends it
+ * (inner_xacts).  hooks.c counts nesting as pg_stat_statements does.
  *
  * The phases, as core's xact.c runs them:
  *
@@ -24,23 +23,18 @@
  *			   the client's ROLLBACK (an error in a transaction block)
  *	subtransaction abort: ABORT_SUB ... its walk counted
  *
- * A walk's estimate is made once, when it is counted; a record is stored
- * once, final.  A FATAL exit unwinds nothing: walload's first exit
- * callback ends the statements in progress as errors (wl_acc_exit_begins),
- * core's abort records the transaction, walload's last exit callback
- * stores what waits.
- *
- * A transaction is observed if a statement started in it with tracking
- * on; an observed one is closed and recorded whatever walload.track says
- * by its end, an unobserved one is not looked at.
+ * A walk's estimate is made once, when it is counted.  A FATAL exit
+ * unwinds nothing: walload's first exit callback ends the statements in
+ * progress as errors (wl_acc_exit_begins), core's abort records the
+ * transaction, walload's last exit callback stores what waits.  A
+ * transaction is observed (and then recorded whatever walload.track says
+ * by its end) if a statement started in it with tracking on.
  *
  * The abort path and the commit cleanup (an error there is a PANIC): no
- * allocation but core's lists of files to delete in its
- * TransactionAbortContext; no read of memory core may have freed
- * (statement texts: copy_text); no file I/O; no wait on walload's lock and
- * no eviction from walload_stats (what cannot be stored waits in the
- * queue for the next safe point); no ERROR or WARNING
- * (docs/guarantees.md).
+ * allocation but core's file lists in its TransactionAbortContext; no read
+ * of memory core may have freed (copy_text); no file I/O; no wait on
+ * walload's lock, no eviction from walload_stats (what cannot be stored
+ * waits for the next safe point); no ERROR or WARNING (docs/guarantees.md).
  *
  *-------------------------------------------------------------------------
  */
@@ -206,10 +200,9 @@ static bool recorded_before = false;
 
 /*
  * Finished statements waiting to be stored, in the order they ended.  A
- * held one (of the open record, it created files or doomed them) waits for
- * the record's end: the commit's walks and share of the phase go into its
- * record, which is then stored once, final.  sync_files, cleanup_files:
- * its files the phase in progress acts on.
+ * held one (it created or doomed files of the open record) waits for the
+ * record's end, which charges it its share of the commit.  sync_files,
+ * cleanup_files: its files the phase in progress acts on.
  */
 typedef struct WlQueued
 {
@@ -332,19 +325,16 @@ wl_acc_observed(void)
 	return cur.observed;
 }
 
-/* the record is the role's and application's (see WlOpenXact.userid) */
+/* the record is the role's and application's (see WlOpenXact) */
 static void
 take_role_and_application(Oid userid)
 {
+	const char *name = application_name ? application_name : "";
+
 	cur.rec.userid = userid;
 	/* the same name statement after statement: compared, not copied again */
-	if (application_name != NULL)
-	{
-		if (strcmp(cur.rec.application_name, application_name) != 0)
-			strlcpy(cur.rec.application_name, application_name, NAMEDATALEN);
-	}
-	else
-		cur.rec.application_name[0] = '\0';
+	if (strcmp(cur.rec.application_name, name) != 0)
+		strlcpy(cur.rec.application_name, name, NAMEDATALEN);
 }
 
 static void
@@ -419,7 +409,6 @@ holds_statements(void)
  * handing over to the store
  * ----------------------------------------------------------------
  */
-
 /* which of the open record's queued statements flush_finished leaves queued */
 typedef enum WlKeep
 {
@@ -474,14 +463,11 @@ flush_finished(bool may_wait, WlKeep keep, bool in_cleanup)
 }
 
 /*
- * A point where walload may store (a statement starts, a commit begins):
- * store what waits if walload's lock can be had at once -- at a statement's
- * start what ended records left, at the commit all but the held statements.
- * Past WL_QUEUE_BOUND queued statements, wait for the lock and store all
- * but the held ones; past WL_HELD_BOUND held ones (a restore's or a
- * cleanup's DROPs in one transaction), store those too, without what their
- * record's end would have charged them.  The held bound is larger because
- * every held statement shares the commit phase it waits for.
+ * A statement starts or a commit begins: store what waits if walload's lock
+ * can be had at once (at a commit, all but the held statements).  Past
+ * WL_QUEUE_BOUND queued, wait for the lock and store all but the held
+ * ones; past WL_HELD_BOUND (a restore's DROPs in one transaction), those
+ * too, uncharged.  Held ones get more room: they share the commit's phase.
  */
 #define WL_QUEUE_BOUND	64
 #define WL_HELD_BOUND	1024
@@ -513,11 +499,7 @@ wl_acc_backend_exit(void)
 static void
 reserve_finished(int more)
 {
-	/*
-	 * A transaction that held many statements gives the room back; the room
-	 * an ordinary transaction of over WL_QUEUE_BOUND statements grows to
-	 * (about twice it) is kept, not freed and made again each time.
-	 */
+	/* room beyond what an ordinary transaction grows to is given back */
 	if (n_finished == 0 && finished_capacity > 4 * WL_QUEUE_BOUND)
 	{
 		pfree(finished);
@@ -545,11 +527,10 @@ reserve_finished(int more)
  */
 
 /*
- * A prediction reads every pending file: predicting at every statement of
- * a transaction of thousands of files would be quadratic.  A transaction's
- * predictions go over at most WL_PREDICT_BUDGET_FILES files plus
- * WL_PREDICT_PER_STMT per statement; then the last one stays.  In files,
- * not time, so that it does not depend on the machine's load.
+ * A prediction reads every pending file: at every statement of thousands of
+ * files that is quadratic.  A transaction's predictions go over at most
+ * WL_PREDICT_BUDGET_FILES files plus WL_PREDICT_PER_STMT per statement
+ * (files, not time: independent of the machine's load); then the last stays.
  */
 #define WL_PREDICT_BUDGET_FILES		4096
 #define WL_PREDICT_PER_STMT			16
@@ -626,56 +607,48 @@ predict_commit(WlActivity *a, TimestampTz now)
 	WlCommitModel m;
 	WlCommitEstimate est;
 	int32		abort_rels = 0;
-	bool		abort_scan = false;
 
 	if (!IsTransactionState())
 		return;
-
-	/* nothing pending since the record began: the first prediction holds */
-	if (!cur.storage_touched && a->predicted_at != 0)
+	if (cur.storage_touched)
 	{
-		a->predicted_at = now;
-		a->pred_statements = cur.statements;
-		return;
+		WlCommitFiles cf;
+
+		if (cur.pred_work > WL_PREDICT_BUDGET_FILES +
+			WL_PREDICT_PER_STMT * (int64) cur.statements)
+			return;
+		wl_model_read_commit(true, true, &cf);
+		wl_model_commit(&cf, false, true, &m);
+		abort_rels = cf.ncreated;
+		wl_model_free_commit(&cf);
+		/* the state takes the WAL insert spinlock: only where files are pending */
+		wl_commit_state_now(&a->pred_state, &m, dirty_buffers(), true);
+		wl_commit_est(&m, current_cost(now), &a->pred_state, &est);
+		cur.pred_work += 1 + m.synced_rels + m.wal_logged_rels + m.dropped_rels +
+			abort_rels;
 	}
-	if (!cur.storage_touched)
+	else if (a->predicted_at == 0)
 	{
 		/* no file was created, deleted or written past WAL: nothing pending */
 		memset(&m, 0, sizeof(m));
 		m.sync_stmt_no = m.drop_stmt_no = -1;
+		memset(&a->pred_state, 0, sizeof(a->pred_state));
+		empty_commit_est(&m, current_cost(now), &a->pred_state, &est);
 	}
-	else if (cur.pred_work > WL_PREDICT_BUDGET_FILES +
-			 WL_PREDICT_PER_STMT * (int64) cur.statements)
-		return;
 	else
 	{
-		WlCommitFiles cf;
-
-		wl_model_read_commit(true, true, &cf);
-		wl_model_commit(&cf, false, true, &m);
-		abort_scan = cf.ncreated > 0;
-		abort_rels = cf.ncreated;
-		wl_model_free_commit(&cf);
+		/* nothing pending since the record began: the first prediction holds */
+		a->predicted_at = now;
+		a->pred_statements = cur.statements;
+		return;
 	}
-	/* the state takes the WAL insert spinlock: only where files are pending */
-	if (cur.storage_touched)
-		wl_commit_state_now(&a->pred_state, &m, dirty_buffers(), true);
-	else
-		memset(&a->pred_state, 0, sizeof(a->pred_state));
-	if (cur.storage_touched)
-		wl_commit_est(&m, current_cost(now), &a->pred_state, &est);
-	else
-		empty_commit_est(&m, current_cost(now), &a->pred_state, &est);
 	a->pred = m;
 	a->pred_commit_ms = est.total_ns / 1e6;
 	a->pred_scan_ms = est.scan_ns / 1e6;
-	a->pred_abort_scans = abort_scan ? 1 : 0;
+	a->pred_abort_scans = abort_rels > 0 ? 1 : 0;
 	a->pred_abort_rels = abort_rels;
 	a->predicted_at = now;
 	a->pred_statements = cur.statements;
-	if (cur.storage_touched)
-		cur.pred_work += 1 + m.synced_rels + m.wal_logged_rels + m.dropped_rels +
-			abort_rels;
 }
 
 /*
@@ -1719,15 +1692,16 @@ begin_phase(bool is_abort, bool is_prepare)
 	cur.phase_io_valid = !is_abort && wl_wal_io_plain(&cur.phase_io);
 }
 
+/* walload.warn_scan_ms: the record's walks, all known at its last commit */
 static void
-maybe_warn(int64 scans)
+maybe_warn(void)
 {
-	double		est;
+	double		est = cur.scan_est_ns / 1e6;
+	int64		scans = 0;
 
-	if (wl_warn_scan_ms < 0 || scans == 0)
-		return;
-	est = cur.scan_est_ns / 1e6;
-	if (est < wl_warn_scan_ms)
+	for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
+		scans += cur.scans[k];
+	if (wl_warn_scan_ms < 0 || scans == 0 || est < wl_warn_scan_ms)
 		return;
 	ereport(WARNING,
 			(errmsg("this transaction scanned all %d shared buffers %lld times, an estimated %.1f ms",
@@ -1797,12 +1771,9 @@ pre_commit_record(bool is_prepare, bool has_xid)
 		WlCommitState st;
 		WlStrategyChoice choice;
 		WlCommitFiles cf;
-		TimestampTz now = GetCurrentTimestamp();
+		const WlScanCost *cost = current_cost(GetCurrentTimestamp());
 
-		/*
-		 * The thresholds are read here: a SET LOCAL is undone by the record's
-		 * end.  walload.commit_strategy may set one for this commit.
-		 */
+		/* read here: the record's end has undone a SET LOCAL */
 		cur.threshold_read = true;
 		cur.rec.wal_skip_threshold_kb = wal_skip_threshold;
 		wl_model_read_commit(is_prepare, false, &cf);
@@ -1819,15 +1790,11 @@ pre_commit_record(bool is_prepare, bool has_xid)
 
 		/* predicted before the scans are counted (which maps the pages) */
 		wl_commit_state_now(&st, &model, dirty_buffers(), false);
-		wl_commit_est(&model, current_cost(now), &st, &est);
+		wl_commit_est(&model, cost, &st, &est);
 		cur.rec.pred_commit_ms = est.total_ns / 1e6;
 		cur.rec.pred_core_commit_ms = (est.total_ns - choice.chosen_ns + choice.core_ns) / 1e6;
-		{
-			const WlScanCost *cost = current_cost(now);
-
-			cur.wal_flush_price_ns = cost->io.valid ? cost->io.wal_flush_ns : 0;
-			cur.pred_files_ns = Max(est.sync_phase_ns - cur.wal_flush_price_ns, 0);
-		}
+		cur.wal_flush_price_ns = cost->io.valid ? cost->io.wal_flush_ns : 0;
+		cur.pred_files_ns = Max(est.sync_phase_ns - cur.wal_flush_price_ns, 0);
 		if (!is_prepare)
 		{
 			cur.pred_est = est;
@@ -1887,15 +1854,8 @@ pre_commit_record(bool is_prepare, bool has_xid)
 	/* store what waits, but the statements the phase may be charged to */
 	flush_at_safe_point(0, true);
 
-	/* the last transaction of the record: its scans are all known now */
 	if (!is_prepare && cur.active && !statement_in_progress())
-	{
-		int64		scans = 0;
-
-		for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
-			scans += cur.scans[k];
-		maybe_warn(scans);
-	}
+		maybe_warn();
 
 	begin_phase(false, is_prepare);
 }
@@ -1993,8 +1953,6 @@ commit_parts(void)
 	}
 	else if (cur.phase_has_xid && synchronous_commit > SYNCHRONOUS_COMMIT_OFF)
 		cur.rec.commit_wal_ms = cur.wal_flush_price_ns / 1e6;
-	else
-		cur.rec.commit_wal_ms = 0;
 	cur.rec.commit_standby_wait = !cur.phase_is_prepare && cur.phase_has_xid &&
 		SyncRepRequested() && wl_sync_standbys_defined();
 }
@@ -2093,12 +2051,6 @@ finish_record(void)
 	wl_store_xact(rec);
 }
 
-static void
-reset_open_record(void)
-{
-	memset(&cur, 0, sizeof(cur));
-}
-
 /* one part of a phase: the phase less the prediction's other parts, per `per` */
 static double
 part_of_phase(double phase_ms, double pred_ns, double part_ns, double per)
@@ -2132,6 +2084,7 @@ learn_from_commit(void)
 void
 wl_acc_xact_end(void)
 {
+	WlXactRecord *rec = &cur.rec;
 	instr_time	end;
 	bool		was_abort = cur.phase_is_abort;
 
@@ -2143,32 +2096,27 @@ wl_acc_xact_end(void)
 		end = cur.phase_afterlocks;
 
 	cur.in_phase = false;
-	cur.rec.outcome = was_abort ? WL_OUTCOME_ABORT :
+	rec->outcome = was_abort ? WL_OUTCOME_ABORT :
 		cur.phase_is_prepare ? WL_OUTCOME_PREPARE : WL_OUTCOME_COMMIT;
-	cur.rec.commit_wal_bytes += pgWalUsage.wal_bytes - cur.phase_wal_start;
-
-	cur.rec.commit_ms = ms_between(cur.phase_start, end);
-	if (was_abort)
+	rec->commit_wal_bytes += pgWalUsage.wal_bytes - cur.phase_wal_start;
+	rec->commit_ms = ms_between(cur.phase_start, end);
+	rec->commit_sync_ms = was_abort ? 0 : ms_between(cur.phase_start, cur.phase_mid);
+	rec->commit_cleanup_ms = was_abort ? rec->commit_ms : ms_between(cur.phase_mid, end);
+	if (!was_abort)
 	{
-		cur.rec.commit_sync_ms = 0;
-		cur.rec.commit_cleanup_ms = cur.rec.commit_ms;
-	}
-	else
-	{
-		cur.rec.commit_sync_ms = ms_between(cur.phase_start, cur.phase_mid);
-		cur.rec.commit_cleanup_ms = ms_between(cur.phase_mid, end);
 		/* the wait for a standby: the rest of the sync part (commit_parts) */
-		if (cur.rec.commit_standby_wait)
-			cur.rec.commit_standby_ms = Max(cur.rec.commit_sync_ms - cur.pred_files_ns / 1e6 - cur.rec.commit_wal_ms, 0);
-		cur.rec.commit_wal_ms = Min(cur.rec.commit_wal_ms, cur.rec.commit_sync_ms);
-		/* aborts and PREPAREs teach nothing */
+		if (rec->commit_standby_wait)
+			rec->commit_standby_ms = Max(rec->commit_sync_ms - cur.pred_files_ns / 1e6 -
+										 rec->commit_wal_ms, 0);
+		rec->commit_wal_ms = Min(rec->commit_wal_ms, rec->commit_sync_ms);
+		/* aborts and PREPAREs teach nothing; auto checks itself (strategy.c) */
 		if (!cur.phase_is_prepare)
 		{
 			learn_from_commit();
-			/* auto checks itself, on the path it chose (strategy.c) */
-			if (cur.rec.commit_strategy == WL_STRATEGY_AUTO &&
+			if (rec->commit_strategy == WL_STRATEGY_AUTO &&
 				(cur.commit_action == WL_ACTION_KEPT || cur.commit_action == WL_ACTION_CHANGED))
-				wl_strategy_note_commit(cur.rec.commit_ms - cur.rec.commit_standby_ms, cur.rec.pred_commit_ms);
+				wl_strategy_note_commit(rec->commit_ms - rec->commit_standby_ms,
+										rec->pred_commit_ms);
 		}
 	}
 
@@ -2177,7 +2125,7 @@ wl_acc_xact_end(void)
 	/* a statement still running ended a transaction: fold it into the record */
 	if (statement_in_progress())
 	{
-		cur.rec.inner_xacts++;
+		rec->inner_xacts++;
 		clear_commit_charges();
 		return;
 	}
@@ -2191,5 +2139,5 @@ wl_acc_xact_end(void)
 		flush_finished(false, WL_KEEP_NONE, true);
 		finish_record();
 	}
-	reset_open_record();
+	memset(&cur, 0, sizeof(cur));
 }
