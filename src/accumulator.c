@@ -42,8 +42,6 @@
 
 #include "accumulator.h"
 
-#include "access/parallel.h"
-#include "access/twophase.h"
 #include "access/xact.h"
 #include "access/xlog.h"
 #include "mb/pg_wchar.h"
@@ -1736,22 +1734,8 @@ forget_quiet_transaction(bool has_xid, bool is_prepare)
 
 /*
  * Before the commit record: the commit's walks as core will do them, the
- * strategy, the prediction.  Returns whether the transaction's end is to
- * be watched (wl_acc_xact_end).
+ * strategy, the prediction.
  */
-static pg_noinline void pre_commit_record(bool is_prepare, bool has_xid);
-
-bool
-wl_acc_pre_commit(bool is_prepare)
-{
-	bool		has_xid = TransactionIdIsValid(GetTopTransactionIdIfAny());
-
-	if (forget_quiet_transaction(has_xid, is_prepare))
-		return false;
-	pre_commit_record(is_prepare, has_xid);
-	return true;
-}
-
 static pg_noinline void
 pre_commit_record(bool is_prepare, bool has_xid)
 {
@@ -1858,6 +1842,18 @@ pre_commit_record(bool is_prepare, bool has_xid)
 		maybe_warn();
 
 	begin_phase(false, is_prepare);
+}
+
+/* returns whether the transaction's end is to be watched (wl_acc_xact_end) */
+bool
+wl_acc_pre_commit(bool is_prepare)
+{
+	bool		has_xid = TransactionIdIsValid(GetTopTransactionIdIfAny());
+
+	if (forget_quiet_transaction(has_xid, is_prepare))
+		return false;
+	pre_commit_record(is_prepare, has_xid);
+	return true;
 }
 
 /*
@@ -1977,15 +1973,11 @@ wl_acc_prepare_done(void)
 	if (cur.prepare_pending)
 	{
 		const WlCommitModel *m = &cur.prepare_model;
-		WlPreparedDeletion at_commit;
-		WlPreparedDeletion at_rollback;
+		WlPreparedDeletion at_commit = {.scan = m->drop_scan,
+			.rels = m->dropped_rels, .buffers = m->dropped_buffers};
+		WlPreparedDeletion at_rollback = {.scan = m->abort_drop_scan,
+			.rels = m->abort_rels, .buffers = m->abort_buffers};
 
-		at_commit.scan = m->drop_scan;
-		at_commit.rels = m->dropped_rels;
-		at_commit.buffers = m->dropped_buffers;
-		at_rollback.scan = m->abort_drop_scan;
-		at_rollback.rels = m->abort_rels;
-		at_rollback.buffers = m->abort_buffers;
 		wl_store_remember_prepared(prepare_gid, &at_commit, &at_rollback);
 	}
 	cur.prepare_pending = false;
