@@ -1879,10 +1879,24 @@ abort_buffers_bound(void)
 	return bound;
 }
 
-/* the abort's walk, if it deletes files, to their first creator; the abort path */
-static void
-attribute_abort_walk(const WlAbortFiles *ab)
+/*
+ * The abort path (see the rules in the header comment) of the transaction
+ * or of subtransaction subid: the statements the error interrupted, the
+ * walk of the files it deletes, to their first creator.  Returns whether
+ * the abort is charged to the record's held statements (ab->creators).
+ */
+static bool
+abort_walk(SubTransactionId subid, WlAbortFiles *ab)
 {
+	bool		is_sub = subid != InvalidSubTransactionId;
+	bool		charge;
+
+	/* the exit's statements, if core aborts before walload's exit callback */
+	if (proc_exit_inprogress)
+		wl_acc_exit_begins();
+	stack_abort(subid);
+	charge = !is_sub && !statement_in_progress() && holds_statements();
+	wl_model_read_abort(is_sub, abort_buffers_bound(), charge, ab);
 	if (ab->scan)
 	{
 		wl_header_pages_mapped(ab->pages_mapped);
@@ -1890,28 +1904,24 @@ attribute_abort_walk(const WlAbortFiles *ab)
 		add_attributed_scan(WL_SCAN_DROP_PENDING, ab->first_creator, ab->nrels,
 							ab->buffers, true);
 	}
+	return charge;
 }
 
-/* The abort path: see the rules in the header comment. */
+void
+wl_acc_subxact_abort(SubTransactionId subid)
+{
+	WlAbortFiles ab;
+
+	abort_walk(subid, &ab);
+}
+
 void
 wl_acc_abort(void)
 {
 	WlAbortFiles ab;
-	bool		charge;
+	bool		charge = abort_walk(InvalidSubTransactionId, &ab);
 
-	/* the exit's statements, if core aborts before walload's exit callback */
-	if (proc_exit_inprogress)
-		wl_acc_exit_begins();
-
-	/* statements interrupted by the error */
-	stack_abort(InvalidSubTransactionId);
-
-	/* the files whose creators the abort is charged to */
-	charge = !statement_in_progress() && holds_statements();
-	wl_model_read_abort(false, abort_buffers_bound(), charge, &ab);
-	attribute_abort_walk(&ab);
 	cur.prepare_pending = false;
-
 	clear_commit_charges();
 	if (charge)
 	{
@@ -1919,9 +1929,7 @@ wl_acc_abort(void)
 		if (ab.creators)
 			pfree(ab.creators);
 	}
-
 	begin_phase(true, false);
-
 	/* in a failed transaction block core cleans up only at ROLLBACK */
 	cur.abort_deferred = (TransactionBlockStatusCode() == 'T');
 }
@@ -1981,20 +1989,6 @@ wl_acc_prepare_done(void)
 		wl_store_remember_prepared(prepare_gid, &at_commit, &at_rollback);
 	}
 	cur.prepare_pending = false;
-}
-
-/* The abort path of a subtransaction: see the rules in the header. */
-void
-wl_acc_subxact_abort(SubTransactionId subid)
-{
-	WlAbortFiles ab;
-
-	if (proc_exit_inprogress)
-		wl_acc_exit_begins();
-	stack_abort(subid);
-
-	wl_model_read_abort(true, abort_buffers_bound(), false, &ab);
-	attribute_abort_walk(&ab);
 }
 
 /* the top-level transaction's locks are released: just before file deletion */
