@@ -226,12 +226,11 @@ typedef struct WlOpenXact
 	uint64		xact_id;
 	TimestampTz start_ts;
 	int32		statements;
+	int32		next_stmt_no;
 	double		kind_ms[WL_NUM_TIME_KINDS];
 	int64		rows;
 	int64		scans[WL_NUM_SCAN_KINDS];
 	int64		scan_est_ns;
-	int8		backend_kind;
-	int32		next_stmt_no;
 	double		faults_mark;	/* wl_scan_faults_priced_ns() when observed */
 
 	/*
@@ -280,7 +279,10 @@ typedef struct WlOpenXact
 	/* the files the phase in progress acts on (charge_commit_phase) */
 	int32		charge_sync_files;
 	int32		charge_cleanup_files;
-	int32		worker_stmt_no; /* a background process's work's statement */
+
+	/* a background process's record: its kind, its work's statement */
+	int8		backend_kind;
+	int32		worker_stmt_no;
 } WlOpenXact;
 
 static WlOpenXact cur;
