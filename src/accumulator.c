@@ -7,11 +7,10 @@
  *		of finished records on their way to the store, and what a PREPARE
  *		leaves for its COMMIT PREPARED.
  *
- * The statement stack lives in TopMemoryContext: VACUUM, a procedure that
- * commits or CREATE INDEX CONCURRENTLY runs several transactions, which are
- * folded into the record of the transaction that ends the statement
- * (inner_xacts).  Nesting is counted by hooks.c as pg_stat_statements
- * counts it, so `toplevel` means the same in both.
+ * The statement stack lives in TopMemoryContext: a statement that runs
+ * several transactions (VACUUM, a procedure that commits, CREATE INDEX
+ * CONCURRENTLY) is folded into the record of the one that ends it
+ * (inner_xacts).  hooks.c counts nesting as pg_stat_statements does.
  *
  * The phases, as core's xact.c runs them:
  *
@@ -24,23 +23,18 @@
  *			   the client's ROLLBACK (an error in a transaction block)
  *	subtransaction abort: ABORT_SUB ... its walk counted
  *
- * A walk's estimate is made once, when it is counted; a record is stored
- * once, final.  A FATAL exit unwinds nothing: walload's first exit
- * callback ends the statements in progress as errors (wl_acc_exit_begins),
- * core's abort records the transaction, walload's last exit callback
- * stores what waits.
- *
- * A transaction is observed if a statement started in it with tracking
- * on; an observed one is closed and recorded whatever walload.track says
- * by its end, an unobserved one is not looked at.
+ * A walk's estimate is made once, when it is counted.  A FATAL exit
+ * unwinds nothing: walload's first exit callback ends the statements in
+ * progress as errors (wl_acc_exit_begins), core's abort records the
+ * transaction, walload's last exit callback stores what waits.  A
+ * transaction is observed (and then recorded whatever walload.track says
+ * by its end) if a statement started in it with tracking on.
  *
  * The abort path and the commit cleanup (an error there is a PANIC): no
- * allocation but core's lists of files to delete in its
- * TransactionAbortContext; no read of memory core may have freed
- * (statement texts: copy_text); no file I/O; no wait on walload's lock and
- * no eviction from walload_stats (what cannot be stored waits in the
- * queue for the next safe point); no ERROR or WARNING
- * (docs/guarantees.md).
+ * allocation but core's file lists in its TransactionAbortContext; no read
+ * of memory core may have freed (copy_text); no file I/O; no wait on
+ * walload's lock, no eviction from walload_stats (what cannot be stored
+ * waits for the next safe point); no ERROR or WARNING (docs/guarantees.md).
  *
  *-------------------------------------------------------------------------
  */
@@ -48,8 +42,6 @@
 
 #include "accumulator.h"
 
-#include "access/parallel.h"
-#include "access/twophase.h"
 #include "access/xact.h"
 #include "access/xlog.h"
 #include "mb/pg_wchar.h"
@@ -206,10 +198,9 @@ static bool recorded_before = false;
 
 /*
  * Finished statements waiting to be stored, in the order they ended.  A
- * held one (of the open record, it created files or doomed them) waits for
- * the record's end: the commit's walks and share of the phase go into its
- * record, which is then stored once, final.  sync_files, cleanup_files:
- * its files the phase in progress acts on.
+ * held one (it created or doomed files of the open record) waits for the
+ * record's end, which charges it its share of the commit.  sync_files,
+ * cleanup_files: its files the phase in progress acts on.
  */
 typedef struct WlQueued
 {
@@ -223,14 +214,18 @@ static WlQueued *finished = NULL;
 static int	n_finished = 0;
 static int	finished_capacity = 0;
 
+/*
+ * The open transaction: its record, filled in place (finish_record adds
+ * what only its end knows), and what it takes to fill it.
+ */
 typedef struct WlOpenXact
 {
+	WlXactRecord rec;
 	bool		observed;		/* a statement started with tracking on */
 	bool		active;			/* there is something to record */
 	uint64		xact_id;
 	TimestampTz start_ts;
 	int32		statements;
-	int32		inner_xacts;
 	int32		next_stmt_no;
 	double		kind_ms[WL_NUM_TIME_KINDS];
 	int64		rows;
@@ -239,14 +234,10 @@ typedef struct WlOpenXact
 	double		faults_mark;	/* wl_scan_faults_priced_ns() when observed */
 
 	/*
-	 * The role and application_name of its last recorded statement (a
+	 * rec.userid, rec.application_name: its last recorded statement's (a
 	 * top-level one if any), as it ran: at the end core has undone SET LOCAL.
 	 */
-	Oid			userid;
-	bool		role_from_toplevel; /* userid is a top-level statement's */
-	char		application_name[NAMEDATALEN];
-	uint64		commit_wal_bytes;
-	WlCommitModel model;
+	bool		role_from_toplevel; /* rec.userid is a top-level statement's */
 	bool		usage_baseline_set;
 	WlUsageMark usage_baseline;
 
@@ -257,17 +248,11 @@ typedef struct WlOpenXact
 	int64		dirty_load_blocks;	/* see note_dirtied_by_load */
 	int32		failed_stmt_no; /* the last recorded statement that failed */
 	WlActivity	act;			/* as last published */
-	double		pred_commit_ms; /* predicted at the last PRE_COMMIT */
-	double		pred_core_commit_ms;	/* the same, as core would have done it */
-	/* that prediction, for what the commit teaches (learn_from_commit) */
+
+	/* the last PRE_COMMIT's prediction, for learn_from_commit */
 	WlCommitEstimate pred_est;
 	int32		pred_small_files;	/* files WAL-logged, if nothing else */
-	int8		commit_strategy;	/* walload.commit_strategy at that commit */
-	int32		commit_threshold_kb;	/* the wal_skip_threshold it used */
-	bool		threshold_read; /* at a commit: xact_threshold_kb is set */
-	int32		xact_threshold_kb;	/* the transaction's, before the strategy */
-	int8		strategy_action;	/* the strongest WlStrategyAction so far */
-	int16		strategy_changed;	/* commits the strategy changed */
+	bool		threshold_read; /* rec's thresholds were read at a commit */
 
 	/* PREPARE TRANSACTION in progress: what it will leave to finish */
 	bool		prepare_pending;
@@ -282,23 +267,14 @@ typedef struct WlOpenXact
 	instr_time	phase_mid;
 	instr_time	phase_afterlocks;
 	uint64		phase_wal_start;
-	double		commit_ms;
-	double		sync_ms;
-	double		cleanup_ms;
-	bool		ended_commit;	/* outcome of the transaction that ended */
 
 	/* the sync part's own parts (commit_parts) */
-	bool		phase_has_xid;	/* the commit has an xid and wrote WAL: core
-								 * may wait on a standby for its record */
+	bool		phase_has_xid;	/* core may wait on a standby for its record */
 	bool		phase_io_valid; /* phase_io read at the phase's start */
 	WlWalIo		phase_io;
-	double		pred_files_ns;	/* predicted before the commit record: the
-								 * walk, the syncs, the WAL-logging */
+	double		pred_files_ns;	/* the walk, the syncs, the WAL-logging */
 	double		wal_flush_price_ns; /* a WAL flush as calibrated */
 	int8		commit_action;	/* this commit's WlStrategyAction */
-	bool		standby_wait;	/* it waited for a synchronous standby */
-	double		local_wal_ms;	/* its local WAL flush */
-	double		standby_ms;		/* its wait for the standby (derived) */
 
 	/* the files the phase in progress acts on (charge_commit_phase) */
 	int32		charge_sync_files;
@@ -349,19 +325,16 @@ wl_acc_observed(void)
 	return cur.observed;
 }
 
-/* the record is the role's and application's (see WlOpenXact.userid) */
+/* the record is the role's and application's (see WlOpenXact) */
 static void
 take_role_and_application(Oid userid)
 {
-	cur.userid = userid;
+	const char *name = application_name ? application_name : "";
+
+	cur.rec.userid = userid;
 	/* the same name statement after statement: compared, not copied again */
-	if (application_name != NULL)
-	{
-		if (strcmp(cur.application_name, application_name) != 0)
-			strlcpy(cur.application_name, application_name, NAMEDATALEN);
-	}
-	else
-		cur.application_name[0] = '\0';
+	if (strcmp(cur.rec.application_name, name) != 0)
+		strlcpy(cur.rec.application_name, name, NAMEDATALEN);
 }
 
 static void
@@ -436,7 +409,6 @@ holds_statements(void)
  * handing over to the store
  * ----------------------------------------------------------------
  */
-
 /* which of the open record's queued statements flush_finished leaves queued */
 typedef enum WlKeep
 {
@@ -491,14 +463,11 @@ flush_finished(bool may_wait, WlKeep keep, bool in_cleanup)
 }
 
 /*
- * A point where walload may store (a statement starts, a commit begins):
- * store what waits if walload's lock can be had at once -- at a statement's
- * start what ended records left, at the commit all but the held statements.
- * Past WL_QUEUE_BOUND queued statements, wait for the lock and store all
- * but the held ones; past WL_HELD_BOUND held ones (a restore's or a
- * cleanup's DROPs in one transaction), store those too, without what their
- * record's end would have charged them.  The held bound is larger because
- * every held statement shares the commit phase it waits for.
+ * A statement starts or a commit begins: store what waits if walload's lock
+ * can be had at once (at a commit, all but the held statements).  Past
+ * WL_QUEUE_BOUND queued, wait for the lock and store all but the held
+ * ones; past WL_HELD_BOUND (a restore's DROPs in one transaction), those
+ * too, uncharged.  Held ones get more room: they share the commit's phase.
  */
 #define WL_QUEUE_BOUND	64
 #define WL_HELD_BOUND	1024
@@ -530,11 +499,7 @@ wl_acc_backend_exit(void)
 static void
 reserve_finished(int more)
 {
-	/*
-	 * A transaction that held many statements gives the room back; the room
-	 * an ordinary transaction of over WL_QUEUE_BOUND statements grows to
-	 * (about twice it) is kept, not freed and made again each time.
-	 */
+	/* room beyond what an ordinary transaction grows to is given back */
 	if (n_finished == 0 && finished_capacity > 4 * WL_QUEUE_BOUND)
 	{
 		pfree(finished);
@@ -562,11 +527,10 @@ reserve_finished(int more)
  */
 
 /*
- * A prediction reads every pending file: predicting at every statement of
- * a transaction of thousands of files would be quadratic.  A transaction's
- * predictions go over at most WL_PREDICT_BUDGET_FILES files plus
- * WL_PREDICT_PER_STMT per statement; then the last one stays.  In files,
- * not time, so that it does not depend on the machine's load.
+ * A prediction reads every pending file: at every statement of thousands of
+ * files that is quadratic.  A transaction's predictions go over at most
+ * WL_PREDICT_BUDGET_FILES files plus WL_PREDICT_PER_STMT per statement
+ * (files, not time: independent of the machine's load); then the last stays.
  */
 #define WL_PREDICT_BUDGET_FILES		4096
 #define WL_PREDICT_PER_STMT			16
@@ -643,56 +607,48 @@ predict_commit(WlActivity *a, TimestampTz now)
 	WlCommitModel m;
 	WlCommitEstimate est;
 	int32		abort_rels = 0;
-	bool		abort_scan = false;
 
 	if (!IsTransactionState())
 		return;
-
-	/* nothing pending since the record began: the first prediction holds */
-	if (!cur.storage_touched && a->predicted_at != 0)
+	if (cur.storage_touched)
 	{
-		a->predicted_at = now;
-		a->pred_statements = cur.statements;
-		return;
+		WlCommitFiles cf;
+
+		if (cur.pred_work > WL_PREDICT_BUDGET_FILES +
+			WL_PREDICT_PER_STMT * (int64) cur.statements)
+			return;
+		wl_model_read_commit(true, true, &cf);
+		wl_model_commit(&cf, false, true, &m);
+		abort_rels = cf.ncreated;
+		wl_model_free_commit(&cf);
+		/* the state takes the WAL insert spinlock: only where files are pending */
+		wl_commit_state_now(&a->pred_state, &m, dirty_buffers(), true);
+		wl_commit_est(&m, current_cost(now), &a->pred_state, &est);
+		cur.pred_work += 1 + m.synced_rels + m.wal_logged_rels + m.dropped_rels +
+			abort_rels;
 	}
-	if (!cur.storage_touched)
+	else if (a->predicted_at == 0)
 	{
 		/* no file was created, deleted or written past WAL: nothing pending */
 		memset(&m, 0, sizeof(m));
 		m.sync_stmt_no = m.drop_stmt_no = -1;
+		memset(&a->pred_state, 0, sizeof(a->pred_state));
+		empty_commit_est(&m, current_cost(now), &a->pred_state, &est);
 	}
-	else if (cur.pred_work > WL_PREDICT_BUDGET_FILES +
-			 WL_PREDICT_PER_STMT * (int64) cur.statements)
-		return;
 	else
 	{
-		WlCommitFiles cf;
-
-		wl_model_read_commit(true, true, &cf);
-		wl_model_commit(&cf, false, true, &m);
-		abort_scan = cf.ncreated > 0;
-		abort_rels = cf.ncreated;
-		wl_model_free_commit(&cf);
+		/* nothing pending since the record began: the first prediction holds */
+		a->predicted_at = now;
+		a->pred_statements = cur.statements;
+		return;
 	}
-	/* the state takes the WAL insert spinlock: only where files are pending */
-	if (cur.storage_touched)
-		wl_commit_state_now(&a->pred_state, &m, dirty_buffers(), true);
-	else
-		memset(&a->pred_state, 0, sizeof(a->pred_state));
-	if (cur.storage_touched)
-		wl_commit_est(&m, current_cost(now), &a->pred_state, &est);
-	else
-		empty_commit_est(&m, current_cost(now), &a->pred_state, &est);
 	a->pred = m;
 	a->pred_commit_ms = est.total_ns / 1e6;
 	a->pred_scan_ms = est.scan_ns / 1e6;
-	a->pred_abort_scans = abort_scan ? 1 : 0;
+	a->pred_abort_scans = abort_rels > 0 ? 1 : 0;
 	a->pred_abort_rels = abort_rels;
 	a->predicted_at = now;
 	a->pred_statements = cur.statements;
-	if (cur.storage_touched)
-		cur.pred_work += 1 + m.synced_rels + m.wal_logged_rels + m.dropped_rels +
-			abort_rels;
 }
 
 /*
@@ -894,9 +850,9 @@ charge_commit_phase(void)
 		WlQueued   *q = &finished[i];
 
 		if (q->sync_files > 0)
-			q->rec.commit_ms += cur.sync_ms * q->sync_files / cur.charge_sync_files;
+			q->rec.commit_ms += cur.rec.commit_sync_ms * q->sync_files / cur.charge_sync_files;
 		if (q->cleanup_files > 0)
-			q->rec.commit_ms += cur.cleanup_ms * q->cleanup_files / cur.charge_cleanup_files;
+			q->rec.commit_ms += cur.rec.commit_cleanup_ms * q->cleanup_files / cur.charge_cleanup_files;
 	}
 	clear_commit_charges();
 }
@@ -1147,7 +1103,7 @@ finish_prepared(const char *gid, bool commit)
 	if (del.scan)
 		add_scans_to_current(WL_SCAN_DROP_PENDING, 1,
 							 wl_scans_est_ns(WL_SCAN_DROP_PENDING, 1, del.rels, del.buffers));
-	cur.model.dropped_rels += del.rels;
+	cur.rec.dropped_rels += del.rels;
 	if (!known)
 		ereport(DEBUG1,
 				(errmsg("walload: prepared transaction \"%s\" was prepared before walload's state was set up; its file deletion is not counted",
@@ -1730,21 +1686,22 @@ begin_phase(bool is_abort, bool is_prepare)
 	cur.phase_mid = cur.phase_start;
 	INSTR_TIME_SET_ZERO(cur.phase_afterlocks);
 	cur.phase_wal_start = pgWalUsage.wal_bytes;
-	cur.standby_wait = false;
-	cur.local_wal_ms = 0;
-	cur.standby_ms = 0;
+	cur.rec.commit_standby_wait = false;
+	cur.rec.commit_wal_ms = 0;
+	cur.rec.commit_standby_ms = 0;
 	cur.phase_io_valid = !is_abort && wl_wal_io_plain(&cur.phase_io);
 }
 
+/* walload.warn_scan_ms: the record's walks, all known at its last commit */
 static void
-maybe_warn(int64 scans)
+maybe_warn(void)
 {
-	double		est;
+	double		est = cur.scan_est_ns / 1e6;
+	int64		scans = 0;
 
-	if (wl_warn_scan_ms < 0 || scans == 0)
-		return;
-	est = cur.scan_est_ns / 1e6;
-	if (est < wl_warn_scan_ms)
+	for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
+		scans += cur.scans[k];
+	if (wl_warn_scan_ms < 0 || scans == 0 || est < wl_warn_scan_ms)
 		return;
 	ereport(WARNING,
 			(errmsg("this transaction scanned all %d shared buffers %lld times, an estimated %.1f ms",
@@ -1779,22 +1736,8 @@ forget_quiet_transaction(bool has_xid, bool is_prepare)
 
 /*
  * Before the commit record: the commit's walks as core will do them, the
- * strategy, the prediction.  Returns whether the transaction's end is to
- * be watched (wl_acc_xact_end).
+ * strategy, the prediction.
  */
-static pg_noinline void pre_commit_record(bool is_prepare, bool has_xid);
-
-bool
-wl_acc_pre_commit(bool is_prepare)
-{
-	bool		has_xid = TransactionIdIsValid(GetTopTransactionIdIfAny());
-
-	if (forget_quiet_transaction(has_xid, is_prepare))
-		return false;
-	pre_commit_record(is_prepare, has_xid);
-	return true;
-}
-
 static pg_noinline void
 pre_commit_record(bool is_prepare, bool has_xid)
 {
@@ -1814,37 +1757,30 @@ pre_commit_record(bool is_prepare, bool has_xid)
 		WlCommitState st;
 		WlStrategyChoice choice;
 		WlCommitFiles cf;
-		TimestampTz now = GetCurrentTimestamp();
+		const WlScanCost *cost = current_cost(GetCurrentTimestamp());
 
-		/*
-		 * The thresholds are read here: a SET LOCAL is undone by the record's
-		 * end.  walload.commit_strategy may set one for this commit.
-		 */
+		/* read here: the record's end has undone a SET LOCAL */
 		cur.threshold_read = true;
-		cur.xact_threshold_kb = wal_skip_threshold;
+		cur.rec.wal_skip_threshold_kb = wal_skip_threshold;
 		wl_model_read_commit(is_prepare, false, &cf);
 		wl_strategy_apply(&choice, dirty_buffers(), cf.syncs, cf.nsyncs);
-		cur.commit_strategy = (int8) wl_commit_strategy;
-		cur.commit_threshold_kb = choice.threshold_kb;
-		if (choice.action > cur.strategy_action)
-			cur.strategy_action = (int8) choice.action;
+		cur.rec.commit_strategy = (int8) wl_commit_strategy;
+		cur.rec.commit_threshold_kb = choice.threshold_kb;
+		if (choice.action > cur.rec.strategy_action)
+			cur.rec.strategy_action = (int8) choice.action;
 		cur.commit_action = (int8) choice.action;
-		if (choice.action == WL_ACTION_CHANGED && cur.strategy_changed < PG_INT16_MAX)
-			cur.strategy_changed++;
+		if (choice.action == WL_ACTION_CHANGED && cur.rec.strategy_changed < PG_INT16_MAX)
+			cur.rec.strategy_changed++;
 
 		wl_model_commit(&cf, is_prepare, false, &model);
 
 		/* predicted before the scans are counted (which maps the pages) */
 		wl_commit_state_now(&st, &model, dirty_buffers(), false);
-		wl_commit_est(&model, current_cost(now), &st, &est);
-		cur.pred_commit_ms = est.total_ns / 1e6;
-		cur.pred_core_commit_ms = (est.total_ns - choice.chosen_ns + choice.core_ns) / 1e6;
-		{
-			const WlScanCost *cost = current_cost(now);
-
-			cur.wal_flush_price_ns = cost->io.valid ? cost->io.wal_flush_ns : 0;
-			cur.pred_files_ns = Max(est.sync_phase_ns - cur.wal_flush_price_ns, 0);
-		}
+		wl_commit_est(&model, cost, &st, &est);
+		cur.rec.pred_commit_ms = est.total_ns / 1e6;
+		cur.rec.pred_core_commit_ms = (est.total_ns - choice.chosen_ns + choice.core_ns) / 1e6;
+		cur.wal_flush_price_ns = cost->io.valid ? cost->io.wal_flush_ns : 0;
+		cur.pred_files_ns = Max(est.sync_phase_ns - cur.wal_flush_price_ns, 0);
 		if (!is_prepare)
 		{
 			cur.pred_est = est;
@@ -1883,15 +1819,16 @@ pre_commit_record(bool is_prepare, bool has_xid)
 				pfree(drop);
 		}
 		wl_model_free_commit(&cf);
-		cur.model.wal_skipped_rels += model.wal_skipped_rels;
-		cur.model.synced_rels += model.synced_rels;
-		cur.model.synced_blocks += model.synced_blocks;
-		cur.model.synced_truncated_rels += model.synced_truncated_rels;
-		cur.model.synced_truncated_blocks += model.synced_truncated_blocks;
-		cur.model.wal_logged_rels += model.wal_logged_rels;
-		cur.model.wal_logged_blocks += model.wal_logged_blocks;
+		cur.rec.wal_skipped_rels += model.wal_skipped_rels;
+		cur.rec.synced_rels += model.synced_rels;
+		cur.rec.synced_blocks += model.synced_blocks;
+		cur.rec.synced_truncated_rels += model.synced_truncated_rels;
+		cur.rec.synced_truncated_blocks = (int32)
+			Min(cur.rec.synced_truncated_blocks + model.synced_truncated_blocks, PG_INT32_MAX);
+		cur.rec.wal_logged_rels += model.wal_logged_rels;
+		cur.rec.wal_logged_blocks += model.wal_logged_blocks;
 		if (!is_prepare)
-			cur.model.dropped_rels += model.dropped_rels;
+			cur.rec.dropped_rels += model.dropped_rels;
 		else
 		{
 			/* kept at XACT_EVENT_PREPARE, once core has accepted it */
@@ -1903,17 +1840,22 @@ pre_commit_record(bool is_prepare, bool has_xid)
 	/* store what waits, but the statements the phase may be charged to */
 	flush_at_safe_point(0, true);
 
-	/* the last transaction of the record: its scans are all known now */
 	if (!is_prepare && cur.active && !statement_in_progress())
-	{
-		int64		scans = 0;
-
-		for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
-			scans += cur.scans[k];
-		maybe_warn(scans);
-	}
+		maybe_warn();
 
 	begin_phase(false, is_prepare);
+}
+
+/* returns whether the transaction's end is to be watched (wl_acc_xact_end) */
+bool
+wl_acc_pre_commit(bool is_prepare)
+{
+	bool		has_xid = TransactionIdIsValid(GetTopTransactionIdIfAny());
+
+	if (forget_quiet_transaction(has_xid, is_prepare))
+		return false;
+	pre_commit_record(is_prepare, has_xid);
+	return true;
 }
 
 /*
@@ -1939,39 +1881,49 @@ abort_buffers_bound(void)
 	return bound;
 }
 
-/* the abort's walk, if it deletes files, to their first creator; the abort path */
-static void
-attribute_abort_walk(const WlAbortFiles *ab)
+/*
+ * The abort path (see the rules in the header comment) of the transaction
+ * or of subtransaction subid: the statements the error interrupted, the
+ * walk of the files it deletes, to their first creator.  Returns whether
+ * the abort is charged to the record's held statements (ab->creators).
+ */
+static bool
+abort_walk(SubTransactionId subid, WlAbortFiles *ab)
 {
-	if (ab->scan)
-	{
-		wl_header_pages_mapped(ab->pages_mapped);
-		cur.model.dropped_rels += ab->nrels;
-		add_attributed_scan(WL_SCAN_DROP_PENDING, ab->first_creator, ab->nrels,
-							ab->buffers, true);
-	}
-}
-
-/* The abort path: see the rules in the header comment. */
-void
-wl_acc_abort(void)
-{
-	WlAbortFiles ab;
+	bool		is_sub = subid != InvalidSubTransactionId;
 	bool		charge;
 
 	/* the exit's statements, if core aborts before walload's exit callback */
 	if (proc_exit_inprogress)
 		wl_acc_exit_begins();
+	stack_abort(subid);
+	charge = !is_sub && !statement_in_progress() && holds_statements();
+	wl_model_read_abort(is_sub, abort_buffers_bound(), charge, ab);
+	if (ab->scan)
+	{
+		wl_header_pages_mapped(ab->pages_mapped);
+		cur.rec.dropped_rels += ab->nrels;
+		add_attributed_scan(WL_SCAN_DROP_PENDING, ab->first_creator, ab->nrels,
+							ab->buffers, true);
+	}
+	return charge;
+}
 
-	/* statements interrupted by the error */
-	stack_abort(InvalidSubTransactionId);
+void
+wl_acc_subxact_abort(SubTransactionId subid)
+{
+	WlAbortFiles ab;
 
-	/* the files whose creators the abort is charged to */
-	charge = !statement_in_progress() && holds_statements();
-	wl_model_read_abort(false, abort_buffers_bound(), charge, &ab);
-	attribute_abort_walk(&ab);
+	abort_walk(subid, &ab);
+}
+
+void
+wl_acc_abort(void)
+{
+	WlAbortFiles ab;
+	bool		charge = abort_walk(InvalidSubTransactionId, &ab);
+
 	cur.prepare_pending = false;
-
 	clear_commit_charges();
 	if (charge)
 	{
@@ -1979,9 +1931,7 @@ wl_acc_abort(void)
 		if (ab.creators)
 			pfree(ab.creators);
 	}
-
 	begin_phase(true, false);
-
 	/* in a failed transaction block core cleans up only at ROLLBACK */
 	cur.abort_deferred = (TransactionBlockStatusCode() == 'T');
 }
@@ -2003,15 +1953,13 @@ commit_parts(void)
 	if (cur.phase_io_valid && wl_wal_io_plain(&io))
 	{
 		if (track_wal_io_timing)
-			cur.local_wal_ms = Max(io.sync_us - cur.phase_io.sync_us, 0) / 1000.0;
+			cur.rec.commit_wal_ms = Max(io.sync_us - cur.phase_io.sync_us, 0) / 1000.0;
 		else
-			cur.local_wal_ms = Max(io.syncs - cur.phase_io.syncs, 0) * cur.wal_flush_price_ns / 1e6;
+			cur.rec.commit_wal_ms = Max(io.syncs - cur.phase_io.syncs, 0) * cur.wal_flush_price_ns / 1e6;
 	}
 	else if (cur.phase_has_xid && synchronous_commit > SYNCHRONOUS_COMMIT_OFF)
-		cur.local_wal_ms = cur.wal_flush_price_ns / 1e6;
-	else
-		cur.local_wal_ms = 0;
-	cur.standby_wait = !cur.phase_is_prepare && cur.phase_has_xid &&
+		cur.rec.commit_wal_ms = cur.wal_flush_price_ns / 1e6;
+	cur.rec.commit_standby_wait = !cur.phase_is_prepare && cur.phase_has_xid &&
 		SyncRepRequested() && wl_sync_standbys_defined();
 }
 
@@ -2035,32 +1983,14 @@ wl_acc_prepare_done(void)
 	if (cur.prepare_pending)
 	{
 		const WlCommitModel *m = &cur.prepare_model;
-		WlPreparedDeletion at_commit;
-		WlPreparedDeletion at_rollback;
+		WlPreparedDeletion at_commit = {.scan = m->drop_scan,
+			.rels = m->dropped_rels, .buffers = m->dropped_buffers};
+		WlPreparedDeletion at_rollback = {.scan = m->abort_drop_scan,
+			.rels = m->abort_rels, .buffers = m->abort_buffers};
 
-		at_commit.scan = m->drop_scan;
-		at_commit.rels = m->dropped_rels;
-		at_commit.buffers = m->dropped_buffers;
-		at_rollback.scan = m->abort_drop_scan;
-		at_rollback.rels = m->abort_rels;
-		at_rollback.buffers = m->abort_buffers;
 		wl_store_remember_prepared(prepare_gid, &at_commit, &at_rollback);
 	}
 	cur.prepare_pending = false;
-}
-
-/* The abort path of a subtransaction: see the rules in the header. */
-void
-wl_acc_subxact_abort(SubTransactionId subid)
-{
-	WlAbortFiles ab;
-
-	if (proc_exit_inprogress)
-		wl_acc_exit_begins();
-	stack_abort(subid);
-
-	wl_model_read_abort(true, abort_buffers_bound(), false, &ab);
-	attribute_abort_walk(&ab);
 }
 
 /* the top-level transaction's locks are released: just before file deletion */
@@ -2075,71 +2005,38 @@ wl_acc_locks_released(void)
  * end of a top-level transaction
  * ----------------------------------------------------------------
  */
+/* the record is over: what only its end knows, then into the ring */
 static void
 finish_record(void)
 {
-	WlXactRecord rec;
+	WlXactRecord *rec = &cur.rec;
 
-	memset(&rec, 0, sizeof(rec));
-	rec.xact_id = cur.xact_id;
-	rec.pid = MyProcPid;
-	rec.userid = cur.userid;
-	rec.dbid = MyDatabaseId;
-	rec.start = cur.start_ts;
-	rec.end = GetCurrentTimestamp();
-	rec.outcome = cur.ended_commit ? WL_OUTCOME_COMMIT : WL_OUTCOME_ABORT;
-	if (cur.phase_is_prepare && cur.ended_commit)
-		rec.outcome = WL_OUTCOME_PREPARE;
-	rec.wal_level = wal_level;
-	rec.synchronous_commit = synchronous_commit;
-	rec.backend_kind = cur.backend_kind;
-	rec.total_ms = (double) (rec.end - rec.start) / 1000.0;
-	rec.commit_ms = cur.commit_ms;
-	rec.commit_sync_ms = cur.sync_ms;
-	rec.commit_cleanup_ms = cur.cleanup_ms;
-	rec.commit_standby_wait = cur.standby_wait;
-	rec.commit_wal_ms = cur.local_wal_ms;
-	rec.commit_standby_ms = cur.standby_ms;
-	rec.statements = cur.statements;
-	rec.inner_xacts = cur.inner_xacts;
-	memcpy(rec.kind_ms, cur.kind_ms, sizeof(rec.kind_ms));
-	rec.backend_start = MyStartTimestamp;
-	rec.first_in_session = !recorded_before;
+	rec->xact_id = cur.xact_id;
+	rec->pid = MyProcPid;
+	rec->dbid = MyDatabaseId;
+	rec->start = cur.start_ts;
+	rec->end = GetCurrentTimestamp();
+	rec->wal_level = wal_level;
+	rec->synchronous_commit = synchronous_commit;
+	rec->backend_kind = cur.backend_kind;
+	rec->total_ms = (double) (rec->end - rec->start) / 1000.0;
+	rec->statements = cur.statements;
+	memcpy(rec->kind_ms, cur.kind_ms, sizeof(rec->kind_ms));
+	rec->backend_start = MyStartTimestamp;
+	rec->first_in_session = !recorded_before;
 	recorded_before = true;
-	memcpy(rec.application_name, cur.application_name, NAMEDATALEN);
-
 	if (cur.usage_baseline_set)
-		wl_usage_since(&cur.usage_baseline, &rec.c);
-	rec.c.rows = cur.rows;
-	memcpy(rec.c.scans, cur.scans, sizeof(rec.c.scans));
-	rec.c.scan_est_ns = cur.scan_est_ns;
-	rec.scan_fault_ms = (float4) ((wl_scan_faults_priced_ns() - cur.faults_mark) / 1e6);
-	rec.commit_wal_bytes = cur.commit_wal_bytes;
-	rec.wal_skipped_rels = cur.model.wal_skipped_rels;
-	rec.synced_rels = cur.model.synced_rels;
-	rec.synced_blocks = cur.model.synced_blocks;
-	rec.synced_truncated_rels = cur.model.synced_truncated_rels;
-	rec.synced_truncated_blocks = (int32) Min(cur.model.synced_truncated_blocks, PG_INT32_MAX);
-	rec.wal_logged_rels = cur.model.wal_logged_rels;
-	rec.wal_logged_blocks = cur.model.wal_logged_blocks;
-	rec.dropped_rels = cur.model.dropped_rels;
-	rec.nbuffers = NBuffers;
-	rec.wal_skip_threshold_kb = cur.threshold_read ? cur.xact_threshold_kb : wal_skip_threshold;
-	rec.pred_commit_ms = cur.pred_commit_ms;
-	rec.pred_core_commit_ms = cur.pred_core_commit_ms;
-	rec.commit_strategy = cur.commit_strategy;
-	rec.commit_threshold_kb = cur.threshold_read ? cur.commit_threshold_kb : wal_skip_threshold;
-	rec.strategy_action = cur.strategy_action;
-	rec.strategy_changed = cur.strategy_changed;
+		wl_usage_since(&cur.usage_baseline, &rec->c);
+	rec->c.rows = cur.rows;
+	memcpy(rec->c.scans, cur.scans, sizeof(rec->c.scans));
+	rec->c.scan_est_ns = cur.scan_est_ns;
+	rec->scan_fault_ms = (float4) ((wl_scan_faults_priced_ns() - cur.faults_mark) / 1e6);
+	rec->nbuffers = NBuffers;
+	if (!cur.threshold_read)
+		rec->wal_skip_threshold_kb = rec->commit_threshold_kb = wal_skip_threshold;
 
 	/* into the ring without walload's lock (store.c) */
-	wl_store_xact(&rec);
-}
-
-static void
-reset_open_record(void)
-{
-	memset(&cur, 0, sizeof(cur));
+	wl_store_xact(rec);
 }
 
 /* one part of a phase: the phase less the prediction's other parts, per `per` */
@@ -2163,11 +2060,11 @@ learn_from_commit(void)
 	const WlCommitEstimate *e = &cur.pred_est;
 
 	if (e->fsync_timed_ns >= WL_FSYNC_TIME_MIN_NS && e->fsync_ns >= e->sync_phase_ns / 2)
-		wl_store_note_fsync_time(part_of_phase(cur.sync_ms, e->sync_phase_ns, e->fsync_ns,
+		wl_store_note_fsync_time(part_of_phase(cur.rec.commit_sync_ms, e->sync_phase_ns, e->fsync_ns,
 											   e->fsync_timed_ns));
 	/* without the storage's figures (wal_ns 0) the commit is all unpriced */
 	if (cur.pred_small_files >= WL_FILE_COMMIT_MIN && e->wal_ns > 0)
-		wl_store_note_file_commit(part_of_phase(cur.commit_ms, e->total_ns, e->files_ns,
+		wl_store_note_file_commit(part_of_phase(cur.rec.commit_ms, e->total_ns, e->files_ns,
 												cur.pred_small_files));
 }
 
@@ -2175,6 +2072,7 @@ learn_from_commit(void)
 void
 wl_acc_xact_end(void)
 {
+	WlXactRecord *rec = &cur.rec;
 	instr_time	end;
 	bool		was_abort = cur.phase_is_abort;
 
@@ -2186,31 +2084,27 @@ wl_acc_xact_end(void)
 		end = cur.phase_afterlocks;
 
 	cur.in_phase = false;
-	cur.ended_commit = !was_abort;
-	cur.commit_wal_bytes += pgWalUsage.wal_bytes - cur.phase_wal_start;
-
-	cur.commit_ms = ms_between(cur.phase_start, end);
-	if (was_abort)
+	rec->outcome = was_abort ? WL_OUTCOME_ABORT :
+		cur.phase_is_prepare ? WL_OUTCOME_PREPARE : WL_OUTCOME_COMMIT;
+	rec->commit_wal_bytes += pgWalUsage.wal_bytes - cur.phase_wal_start;
+	rec->commit_ms = ms_between(cur.phase_start, end);
+	rec->commit_sync_ms = was_abort ? 0 : ms_between(cur.phase_start, cur.phase_mid);
+	rec->commit_cleanup_ms = was_abort ? rec->commit_ms : ms_between(cur.phase_mid, end);
+	if (!was_abort)
 	{
-		cur.sync_ms = 0;
-		cur.cleanup_ms = cur.commit_ms;
-	}
-	else
-	{
-		cur.sync_ms = ms_between(cur.phase_start, cur.phase_mid);
-		cur.cleanup_ms = ms_between(cur.phase_mid, end);
 		/* the wait for a standby: the rest of the sync part (commit_parts) */
-		if (cur.standby_wait)
-			cur.standby_ms = Max(cur.sync_ms - cur.pred_files_ns / 1e6 - cur.local_wal_ms, 0);
-		cur.local_wal_ms = Min(cur.local_wal_ms, cur.sync_ms);
-		/* aborts and PREPAREs teach nothing */
+		if (rec->commit_standby_wait)
+			rec->commit_standby_ms = Max(rec->commit_sync_ms - cur.pred_files_ns / 1e6 -
+										 rec->commit_wal_ms, 0);
+		rec->commit_wal_ms = Min(rec->commit_wal_ms, rec->commit_sync_ms);
+		/* aborts and PREPAREs teach nothing; auto checks itself (strategy.c) */
 		if (!cur.phase_is_prepare)
 		{
 			learn_from_commit();
-			/* auto checks itself, on the path it chose (strategy.c) */
-			if (cur.commit_strategy == WL_STRATEGY_AUTO &&
+			if (rec->commit_strategy == WL_STRATEGY_AUTO &&
 				(cur.commit_action == WL_ACTION_KEPT || cur.commit_action == WL_ACTION_CHANGED))
-				wl_strategy_note_commit(cur.commit_ms - cur.standby_ms, cur.pred_commit_ms);
+				wl_strategy_note_commit(rec->commit_ms - rec->commit_standby_ms,
+										rec->pred_commit_ms);
 		}
 	}
 
@@ -2219,7 +2113,7 @@ wl_acc_xact_end(void)
 	/* a statement still running ended a transaction: fold it into the record */
 	if (statement_in_progress())
 	{
-		cur.inner_xacts++;
+		rec->inner_xacts++;
 		clear_commit_charges();
 		return;
 	}
@@ -2233,5 +2127,5 @@ wl_acc_xact_end(void)
 		flush_finished(false, WL_KEEP_NONE, true);
 		finish_record();
 	}
-	reset_open_record();
+	memset(&cur, 0, sizeof(cur));
 }
