@@ -434,7 +434,9 @@ note_doomed_rel(Oid relid)
 	d = hash_search(doomed_sizes, &file, HASH_ENTER, NULL);
 	memset(d, 0, sizeof(*d));
 	d->file = file;
-	seen = hash_search(seen_sizes, &file, HASH_FIND, NULL);
+	/* filled only under wal_level=minimal (file_live_blocks) */
+	seen = hash_get_num_entries(seen_sizes) == 0 ? NULL :
+		hash_search(seen_sizes, &file, HASH_FIND, NULL);
 	srel = WlSmgrOpen(file);
 	for (ForkNumber fork = 0; fork <= MAX_FORKNUM; fork++)
 	{
