@@ -76,6 +76,7 @@ static HTAB *known_rels = NULL;	/* relid -> its file, as last seen */
 static HTAB *doomed_sizes = NULL;	/* files to delete at commit, sized */
 static HTAB *seen_sizes = NULL; /* pending syncs' forks, as last known */
 static HTAB *created_rels = NULL;	/* relations created in the transaction */
+static bool model_dirty = false;	/* the maps were used in this transaction */
 
 /*
  * The size of each fork of a pending sync as this backend last knew it, for
@@ -188,6 +189,7 @@ ensure_model_state(void)
 {
 	HASHCTL		ctl;
 
+	model_dirty = true;
 	if (created_files != NULL)
 		return;
 	/* made once per backend (and again after a huge transaction) */
@@ -205,18 +207,60 @@ ensure_model_state(void)
 	}
 }
 
-/* remove every entry of map */
+/*
+ * The files note_new_files() and note_doomed_rel() entered last, for
+ * empty_map(): removing an entry by its key costs less than finding it by
+ * a walk of the buckets.  A hint may be stale (its entry gone, its map
+ * freed and another made at that address): removing any key a map holds is
+ * right when emptying it.
+ */
+#define WL_EMPTY_HINTS	4
+static struct
+{
+	HTAB	   *map;
+	WlRelFile	key;
+}			empty_hints[WL_EMPTY_HINTS];
+static int	next_empty_hint = 0;
+
+static void
+hint_entered(HTAB *map, WlRelFile key)
+{
+	empty_hints[next_empty_hint].map = map;
+	empty_hints[next_empty_hint].key = key;
+	next_empty_hint = (next_empty_hint + 1) % WL_EMPTY_HINTS;
+}
+
+/*
+ * Remove every entry of map: first those hinted, then by a walk that stops
+ * at the last one rather than visiting the remaining buckets.
+ */
 static void
 empty_map(HTAB *map)
 {
 	HASH_SEQ_STATUS hs;
+	long		left = hash_get_num_entries(map);
 	void	   *entry;
 
-	if (hash_get_num_entries(map) == 0)
+	for (int i = 0; i < WL_EMPTY_HINTS && left > 0; i++)
+	{
+		if (empty_hints[i].map != map)
+			continue;
+		empty_hints[i].map = NULL;
+		if (hash_search(map, &empty_hints[i].key, HASH_REMOVE, NULL) != NULL)
+			left--;
+	}
+	if (left == 0)
 		return;
 	hash_seq_init(&hs, map);
 	while ((entry = hash_seq_search(&hs)) != NULL)
+	{
 		(void) hash_search(map, entry, HASH_REMOVE, NULL);
+		if (--left == 0)
+		{
+			hash_seq_term(&hs);
+			break;
+		}
+	}
 }
 
 /*
@@ -233,8 +277,10 @@ wl_model_xact_end(void)
 	ghost_syncs = NIL;
 	createdb_files = NIL;
 	forget_changes();
-	if (created_files == NULL)
+	/* every use of the maps begins with ensure_model_state() */
+	if (created_files == NULL || !model_dirty)
 		return;
+	model_dirty = false;
 	for (int i = 0; i < lengthof(model_maps); i++)
 		large |= hash_get_num_entries(*model_maps[i].map) > WL_MODEL_KEEP_ENTRIES;
 	if (large)
@@ -434,7 +480,10 @@ note_doomed_rel(Oid relid)
 	d = hash_search(doomed_sizes, &file, HASH_ENTER, NULL);
 	memset(d, 0, sizeof(*d));
 	d->file = file;
-	seen = hash_search(seen_sizes, &file, HASH_FIND, NULL);
+	hint_entered(doomed_sizes, file);
+	/* filled only under wal_level=minimal (file_live_blocks) */
+	seen = hash_get_num_entries(seen_sizes) == 0 ? NULL :
+		hash_search(seen_sizes, &file, HASH_FIND, NULL);
 	srel = WlSmgrOpen(file);
 	for (ForkNumber fork = 0; fork <= MAX_FORKNUM; fork++)
 	{
@@ -508,6 +557,7 @@ note_new_files(bool forCommit, HTAB *map, int32 stmt_no, bool *skipping_wal)
 		if (found)
 			break;
 		fc->stmt_no = stmt_no;
+		hint_entered(map, files[i]);
 		any = true;
 		if (skipping_wal && WlSkippingWAL(files[i]))
 			*skipping_wal = true;

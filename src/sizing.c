@@ -30,6 +30,7 @@
 #include "storage/buf_internals.h"
 #include "storage/bufmgr.h"
 #include "storage/fd.h"
+#include "utils/builtins.h"
 #include "utils/relmapper.h"
 #include "utils/syscache.h"
 
@@ -539,6 +540,37 @@ wl_model_database_buffers(Oid dboid, int64 *pages_mapped)
 }
 
 /*
+ * The main fork's path, as GetRelationPath() names it, and its length.  In
+ * the default tablespace it is written here: core's psprintf() costs
+ * several times more, at every commit that deletes a file.
+ */
+static size_t
+main_fork_path(WlRelFile file, char *path)
+{
+	char	   *p = path;
+
+	if (WL_REL_SPC(file) != DEFAULTTABLESPACE_OID)
+	{
+		WlForkPath(file, MAIN_FORKNUM, path);
+		return strlen(path);
+	}
+	memcpy(p, "base/", 5);
+	p = pg_ultostr(p + 5, WL_REL_DB(file));
+	*p++ = '/';
+	p = pg_ultostr(p, WL_REL_NUMBER(file));
+	*p = '\0';
+#ifdef USE_ASSERT_CHECKING
+	{
+		char		core[WL_FORK_PATH_SIZE];
+
+		WlForkPath(file, MAIN_FORKNUM, core);
+		Assert(strcmp(core, path) == 0);
+	}
+#endif
+	return p - path;
+}
+
+/*
  * One file's sizes at commit; true if a fork exists.  Each fork asked of the
  * file system (fork_on_disk), of md.c only where that gives no answer.
  */
@@ -550,8 +582,7 @@ wl_sizing_file(WlRelFile file, WlFileSizes *one)
 
 	memset(one, 0, sizeof(*one));
 	one->file = file;
-	WlForkPath(file, MAIN_FORKNUM, path);
-	len = strlen(path);
+	len = main_fork_path(file, path);
 	for (ForkNumber fork = 0; fork <= MAX_FORKNUM; fork++)
 	{
 		BlockNumber nblocks;
