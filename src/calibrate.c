@@ -4,28 +4,23 @@
  *		The calibration worker: times, on this server, the per-unit costs
  *		that cost.c's model multiplies by counts; its request protocol.
  *
- * A walk of shared buffers visits NBuffers headers with an unlocked
- * pre-check of each tag.  Timed: the one-file pre-check against the
- * many-file walks at commit or abort (one by one up to 20 files, binary
- * search above), by calling FlushRelationsAllBuffers for 1, 8, 20, 21 and
- * 1024 files; each pass after writes that evict the CPU caches (real walks
- * find the headers in memory); the page faults of a first walk; the
- * invalidation of a buffer found.  Each pass calls core's function for files
- * no buffer can hold (tablespace 0): every header compared, nothing locked
- * or written; wall-clock time less the time spent waiting for a CPU; the
- * median of the passes is kept.
+ * The walks are core's own functions called for files no buffer can hold
+ * (tablespace 0): every header compared, nothing locked or written.  Timed:
+ * the one-file walk; the many-file walks at commit or abort (one by one up
+ * to 20 files, binary search above) at 1, 8, 20, 21 and 1024 files; the
+ * page faults of a first walk; the invalidation of a buffer found.  Each
+ * pass follows writes that evict the CPU caches (real walks find the
+ * headers in memory) and counts wall-clock time less the time spent
+ * waiting for a CPU.
  *
- * The storage, in a scratch file under base/pgsql_tmp (removed at once and
- * at any start): writing 1024 blocks, their fsync, a one-block fdatasync (a
- * WAL flush), a new file's fsync and truncation (a deletion at commit, also
- * of blocks never synced), opening a file that exists and one that does
- * not, a page image's checksum and copy, and first writes to unmapped
- * shared memory and to new memory.
+ * The storage, in a scratch file under base/pgsql_tmp (removed at once,
+ * and by core at any start): writes, fsyncs, a WAL flush, the deletion of
+ * a file, opening files, a page image's checksum and copy, first writes to
+ * memory.
  *
- * One background worker times everything, at every start and
- * crash-restart, then waits for walload_calibrate()'s requests; until it is
- * done the figures are zero, which every estimate reads as none.  The
- * figures go to the store, where cost.c reads them.
+ * One background worker times everything at every start and crash-restart,
+ * then waits for walload_calibrate()'s requests; until it is done the
+ * figures in the store are zero, which every estimate reads as none.
  *
  *-------------------------------------------------------------------------
  */
@@ -38,11 +33,9 @@
 #include "store_shm.h"
 
 #include <fcntl.h>
-#include <math.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "access/xlog.h"
 #include "access/xlogrecord.h"
 #include "access/xlogutils.h"
 #include "executor/instrument.h"
@@ -51,12 +44,10 @@
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
 #include "postmaster/interrupt.h"
-#include "storage/buf_internals.h"
 #include "storage/bufmgr.h"
 #include "storage/fd.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
-#include "storage/pmsignal.h"
 #include "tcop/tcopprot.h"
 #include "utils/guc.h"
 #include "utils/memutils.h"
@@ -65,28 +56,10 @@
 
 PGDLLEXPORT void walload_calibration_main(Datum main_arg);
 
-/* relation counts at which the many-file walk is timed (cost.c prices by them) */
 static const int cost_grid[WL_COST_GRID] = WL_COST_GRID_FILES;
 
-/* Passes at server start: the median of 9 is stable to a few percent. */
+/* passes at server start: the median of 9 is stable to a few percent */
 #define WL_STARTUP_CALIBRATION_PASSES 9
-
-/*
- * The size of the last-level CPU cache in bytes as the C library tells it
- * (level 3, else level 2), else 32 MB.
- */
-static long
-libc_cache_bytes(void)
-{
-	long		llc = -1;
-
-#ifdef _SC_LEVEL3_CACHE_SIZE
-	llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
-	if (llc <= 0)
-		llc = sysconf(_SC_LEVEL2_CACHE_SIZE);
-#endif
-	return llc > 0 ? llc : 32L * 1024 * 1024;
-}
 
 /*
  * Bytes to write between two timed passes so that the buffer headers leave
@@ -96,7 +69,16 @@ libc_cache_bytes(void)
 static Size
 cache_evict_bytes(void)
 {
-	return (Size) Min(Max(2 * libc_cache_bytes(), 16L * 1024 * 1024), 128L * 1024 * 1024);
+	long		llc = -1;
+
+#ifdef _SC_LEVEL3_CACHE_SIZE
+	llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+	if (llc <= 0)
+		llc = sysconf(_SC_LEVEL2_CACHE_SIZE);
+#endif
+	if (llc <= 0)
+		llc = 32L * 1024 * 1024;
+	return (Size) Min(Max(2 * llc, 16L * 1024 * 1024), 128L * 1024 * 1024);
 }
 
 static int
@@ -124,25 +106,54 @@ second_lowest(double *v, int n)
 	return v[n >= 3 ? 1 : 0];
 }
 
-/* a relation file that no buffer holds: tablespace 0, file number 2^32-1 */
-static void
-init_nowhere(SMgrRelationData *srel, Oid filenumber)
-{
-	memset(srel, 0, sizeof(*srel));
-	WL_REL_SPC(WlSmgrFile(srel)) = InvalidOid;
-	WL_REL_DB(WlSmgrFile(srel)) = InvalidOid;
-	WL_REL_NUMBER(WlSmgrFile(srel)) = filenumber;
-	WlSmgrBackend(srel) = WL_INVALID_BACKEND;
-	for (int f = 0; f <= MAX_FORKNUM; f++)
-		srel->smgr_cached_nblocks[f] = InvalidBlockNumber;
-}
-
 typedef enum WalkKind
 {
 	WALK_ONE_FILE,				/* DropRelFileNodeBuffers / DropRelationBuffers */
 	WALK_FLUSH_ALL,				/* FlushRelationsAllBuffers */
 	WALK_DROP_ALL				/* DropRelFileNodesAllBuffers / DropRelationsAllBuffers */
 } WalkKind;
+
+/* what timed walks work on */
+typedef struct Walker
+{
+	SMgrRelationData *files;	/* files no buffer holds: tablespace 0 */
+	SMgrRelation *filep;
+	volatile char *evict;		/* NULL: passes timed warm, an underestimate */
+	Size		evict_len;
+	double	   *ns;				/* a figure per pass */
+} Walker;
+
+static void
+walker_init(Walker *w, int nfiles, int passes)
+{
+	w->files = palloc0(sizeof(SMgrRelationData) * nfiles);
+	w->filep = palloc(sizeof(SMgrRelation) * nfiles);
+	for (int i = 0; i < nfiles; i++)
+	{
+		SMgrRelationData *srel = &w->files[i];
+
+		WL_REL_SPC(WlSmgrFile(srel)) = InvalidOid;
+		WL_REL_DB(WlSmgrFile(srel)) = InvalidOid;
+		WL_REL_NUMBER(WlSmgrFile(srel)) = PG_UINT32_MAX - i;
+		WlSmgrBackend(srel) = WL_INVALID_BACKEND;
+		for (int f = 0; f <= MAX_FORKNUM; f++)
+			srel->smgr_cached_nblocks[f] = InvalidBlockNumber;
+		w->filep[i] = srel;
+	}
+	w->ns = palloc(sizeof(double) * passes);
+	w->evict_len = cache_evict_bytes();
+	w->evict = palloc_extended(w->evict_len, MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
+}
+
+static void
+walker_free(Walker *w)
+{
+	if (w->evict != NULL)
+		pfree((void *) w->evict);
+	pfree(w->ns);
+	pfree(w->filep);
+	pfree(w->files);
+}
 
 /*
  * The time this thread has spent waiting for a CPU while runnable, in ns
@@ -165,25 +176,32 @@ run_delay_ns(void)
 	return ns;
 }
 
+static void
+set_cached_nblocks(const Walker *w, int nfiles, BlockNumber nblocks)
+{
+	for (int i = 0; i < nfiles; i++)
+		for (int f = 0; f <= MAX_FORKNUM; f++)
+			w->files[i].smgr_cached_nblocks[f] = nblocks;
+}
+
 /*
  * Time one walk of core's over nfiles files (WALK_ONE_FILE: the first), in
  * ns.  The many-file drop skips the walk when it knows each fork's small
- * size (only in recovery) and returns for files that do not exist: so it is
- * told sizes as in recovery (InRecovery set, restored also on error), each
- * fork NBuffers blocks, far above its limit.
+ * size (only in recovery): it is told sizes as in recovery, NBuffers blocks
+ * a fork, far above its limit.
  */
 static double
-time_walk(WalkKind walk, int nfiles, SMgrRelationData *files, SMgrRelation *filep,
-		  volatile char *evict, Size evict_len, int pass)
+time_walk(const Walker *w, WalkKind walk, int nfiles, int pass)
 {
 	instr_time	start,
 				d;
-	double		waited;
+	double		waited,
+				now;
 
 	CHECK_FOR_INTERRUPTS();
-	if (evict != NULL)
-		for (Size off = 0; off < evict_len; off += 64)
-			evict[off] = (char) (pass + off);
+	if (w->evict != NULL)
+		for (Size off = 0; off < w->evict_len; off += 64)
+			w->evict[off] = (char) (pass + off);
 	waited = run_delay_ns();
 	INSTR_TIME_SET_CURRENT(start);
 	if (walk == WALK_ONE_FILE)
@@ -191,28 +209,24 @@ time_walk(WalkKind walk, int nfiles, SMgrRelationData *files, SMgrRelation *file
 		ForkNumber	fork = MAIN_FORKNUM;
 		BlockNumber first_block = 0;
 
-		WlDropRelationBuffers(&files[0], &fork, 1, &first_block);
+		WlDropRelationBuffers(&w->files[0], &fork, 1, &first_block);
 	}
 	else if (walk == WALK_FLUSH_ALL)
-		FlushRelationsAllBuffers(filep, nfiles);
+		FlushRelationsAllBuffers(w->filep, nfiles);
 	else
 	{
 		bool		was_in_recovery = InRecovery;
 
-		for (int i = 0; i < nfiles; i++)
-			for (int f = 0; f <= MAX_FORKNUM; f++)
-				files[i].smgr_cached_nblocks[f] = (BlockNumber) NBuffers;
+		set_cached_nblocks(w, nfiles, (BlockNumber) NBuffers);
 		InRecovery = true;
 		PG_TRY();
 		{
-			WlDropRelationsAllBuffers(filep, nfiles);
+			WlDropRelationsAllBuffers(w->filep, nfiles);
 		}
 		PG_FINALLY();
 		{
 			InRecovery = was_in_recovery;
-			for (int i = 0; i < nfiles; i++)
-				for (int f = 0; f <= MAX_FORKNUM; f++)
-					files[i].smgr_cached_nblocks[f] = InvalidBlockNumber;
+			set_cached_nblocks(w, nfiles, InvalidBlockNumber);
 		}
 		PG_END_TRY();
 	}
@@ -223,28 +237,21 @@ time_walk(WalkKind walk, int nfiles, SMgrRelationData *files, SMgrRelation *file
 	 * Less the time other processes had the CPU, but not what the hypervisor
 	 * steals from a running walk, as a real walk pays it.
 	 */
-	if (waited >= 0)
-	{
-		double		now = run_delay_ns();
-
-		waited = now >= waited ? now - waited : 0;
-	}
-	else
-		waited = 0;
+	now = waited >= 0 ? run_delay_ns() : -1;
+	waited = waited >= 0 && now >= waited ? now - waited : 0;
 	return Max(INSTR_TIME_GET_DOUBLE(d) * 1e9 - waited, 0);
 }
 
 /* the median of passes walks, in ns per buffer header */
 static double
-median_walk(WalkKind walk, int nfiles, SMgrRelationData *files, SMgrRelation *filep,
-			volatile char *evict, Size evict_len, int passes, double *ns)
+median_walk(const Walker *w, WalkKind walk, int nfiles, int passes)
 {
 	for (int p = 0; p < passes; p++)
 	{
 		CHECK_FOR_INTERRUPTS();
-		ns[p] = time_walk(walk, nfiles, files, filep, evict, evict_len, p);
+		w->ns[p] = time_walk(w, walk, nfiles, p);
 	}
-	return median_of(ns, passes) / Max(NBuffers, 1);
+	return median_of(w->ns, passes) / Max(NBuffers, 1);
 }
 
 /*
@@ -254,9 +261,7 @@ median_walk(WalkKind walk, int nfiles, SMgrRelationData *files, SMgrRelation *fi
  * (huge pages on older kernels).
  */
 static double
-remapped_fault_ns(double walk_ns, SMgrRelationData *files, SMgrRelation *filep,
-				  volatile char *evict, Size evict_len, int passes, double *ns,
-				  int *timed)
+remapped_fault_ns(const Walker *w, double walk_ns, int passes, int *timed)
 {
 	uintptr_t	start,
 				end;
@@ -271,12 +276,12 @@ remapped_fault_ns(double walk_ns, SMgrRelationData *files, SMgrRelation *filep,
 		if (madvise((void *) start, end - start, MADV_DONTNEED) != 0)
 			break;
 		unmapped = wl_header_page_count();
-		t = time_walk(WALK_ONE_FILE, 1, files, filep, evict, evict_len, p);
-		ns[n++] = Max(t - walk_ns, 0) / unmapped;
+		t = time_walk(w, WALK_ONE_FILE, 1, p);
+		w->ns[n++] = Max(t - walk_ns, 0) / unmapped;
 	}
 	if (timed != NULL)
 		*timed = n;
-	return n > 0 ? median_of(ns, n) : -1;
+	return n > 0 ? median_of(w->ns, n) : -1;
 }
 
 /*
@@ -287,15 +292,13 @@ remapped_fault_ns(double walk_ns, SMgrRelationData *files, SMgrRelation *filep,
  * where higher, or alone where unmapping is refused.
  */
 static double
-fault_ns_per_page(double single_ns, int64 first_unmapped, double first_ns,
-				  SMgrRelationData *files, SMgrRelation *filep,
-				  volatile char *evict, Size evict_len, int passes, double *ns)
+fault_ns_per_page(const Walker *w, double single_ns, int64 first_unmapped, double first_ns,
+				  int passes)
 {
 	double		walk_ns = single_ns * NBuffers;
 	double		first_walk = Max(first_ns - walk_ns, 0) / first_unmapped;
 	int			timed;
-	double		remapped = remapped_fault_ns(walk_ns, files, filep, evict, evict_len,
-											 passes, ns, &timed);
+	double		remapped = remapped_fault_ns(w, walk_ns, passes, &timed);
 
 	if (remapped < 0)
 		return first_walk;
@@ -312,8 +315,7 @@ fault_ns_per_page(double single_ns, int64 first_unmapped, double first_ns,
  * the median of the others.  0 if no buffer could be made.
  */
 static double
-invalidate_ns_per_buffer(SMgrRelationData *files, SMgrRelation *filep,
-						 volatile char *evict, Size evict_len, int passes, double *ns)
+invalidate_ns_per_buffer(const Walker *w, int passes)
 {
 	int			nbuffers = Min(1024, NBuffers / 16);
 	double		walk_ns;
@@ -323,63 +325,56 @@ invalidate_ns_per_buffer(SMgrRelationData *files, SMgrRelation *filep,
 	if (nbuffers < 64)
 		return 0;
 	for (int p = 0; p < passes; p++)
-		ns[p] = time_walk(WALK_ONE_FILE, 1, files, filep, evict, evict_len, p);
-	walk_ns = median_of(ns, passes);
+		w->ns[p] = time_walk(w, WALK_ONE_FILE, 1, p);
+	walk_ns = median_of(w->ns, passes);
 	for (int p = 0; p < passes; p++)
 	{
 		double		t;
 
 		for (int b = 0; b < nbuffers; b++)
 		{
-			Buffer		buf = ReadBufferWithoutRelcache(WlSmgrFile(&files[0]), MAIN_FORKNUM,
+			Buffer		buf = ReadBufferWithoutRelcache(WlSmgrFile(&w->files[0]), MAIN_FORKNUM,
 														(BlockNumber) b, RBM_ZERO_AND_LOCK,
 														NULL, true);
 
 			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 			ReleaseBuffer(buf);
 		}
-		t = time_walk(WALK_ONE_FILE, 1, files, filep, evict, evict_len, p);
-		ns[n++] = Max(t - walk_ns, 0) / nbuffers;
+		t = time_walk(w, WALK_ONE_FILE, 1, p);
+		w->ns[n++] = Max(t - walk_ns, 0) / nbuffers;
 	}
-	first = ns[0];
-	return Max(median_of(ns, n), first);
+	first = w->ns[0];
+	return Max(median_of(w->ns, n), first);
 }
 
 /*
  * The many-file walks: each pass times the one-file walk, then for each
  * grid point the flush and the drop as multiples of it; a figure is the
- * second lowest multiple (the lowest with fewer than three passes) times
- * cost->single_ns.  The comparisons are CPU work, which other processes
- * slow more than the one-file walk: a low pass is the figure.
+ * second lowest multiple times cost->single_ns.  The comparisons are CPU
+ * work, which other processes slow more than the one-file walk: a low pass
+ * is the figure.
  */
 static void
-multi_file_walks(SMgrRelationData *files, SMgrRelation *filep, volatile char *evict,
-				 Size evict_len, int passes, WlScanCost *cost)
+multi_file_walks(const Walker *w, int passes, WlScanCost *cost)
 {
 	double	   *flush = palloc(sizeof(double) * passes * WL_COST_GRID);
 	double	   *drop = palloc(sizeof(double) * passes * WL_COST_GRID);
-	double	   *ns = palloc(sizeof(double) * passes);
 
 	for (int p = 0; p < passes; p++)
 	{
-		double		one = Max(time_walk(WALK_ONE_FILE, 1, files, filep, evict, evict_len, p), 1);
+		double		one = Max(time_walk(w, WALK_ONE_FILE, 1, p), 1);
 
 		for (int g = 0; g < WL_COST_GRID; g++)
 		{
-			flush[g * passes + p] = time_walk(WALK_FLUSH_ALL, cost_grid[g], files, filep,
-											  evict, evict_len, p) / one;
-			drop[g * passes + p] = time_walk(WALK_DROP_ALL, cost_grid[g], files, filep,
-											 evict, evict_len, p) / one;
+			flush[g * passes + p] = time_walk(w, WALK_FLUSH_ALL, cost_grid[g], p) / one;
+			drop[g * passes + p] = time_walk(w, WALK_DROP_ALL, cost_grid[g], p) / one;
 		}
 	}
 	for (int g = 0; g < WL_COST_GRID; g++)
 	{
-		memcpy(ns, &flush[g * passes], sizeof(double) * passes);
-		cost->flush_ns[g] = cost->single_ns * second_lowest(ns, passes);
-		memcpy(ns, &drop[g * passes], sizeof(double) * passes);
-		cost->drop_ns[g] = cost->single_ns * second_lowest(ns, passes);
+		cost->flush_ns[g] = cost->single_ns * second_lowest(&flush[g * passes], passes);
+		cost->drop_ns[g] = cost->single_ns * second_lowest(&drop[g * passes], passes);
 	}
-	pfree(ns);
 	pfree(drop);
 	pfree(flush);
 }
@@ -393,27 +388,12 @@ multi_file_walks(SMgrRelationData *files, SMgrRelation *filep, volatile char *ev
 static void
 wl_scan_cost_calibrate(int passes, bool measure_faults, bool invalidate, WlScanCost *cost)
 {
-	int			maxfiles = cost_grid[WL_COST_GRID - 1];
-	SMgrRelationData *files;
-	SMgrRelation *filep;
-	double	   *ns;
-	Size		evict_len = cache_evict_bytes();
-	volatile char *evict;
+	Walker		w;
 	int64		unmapped = 0;
 	double		first_ns = 0;
 
 	memset(cost, 0, sizeof(*cost));
-	files = palloc(sizeof(SMgrRelationData) * maxfiles);
-	filep = palloc(sizeof(SMgrRelation) * maxfiles);
-	for (int i = 0; i < maxfiles; i++)
-	{
-		init_nowhere(&files[i], PG_UINT32_MAX - i);
-		filep[i] = &files[i];
-	}
-	ns = palloc(sizeof(double) * passes);
-	/* without the scratch area the passes are timed warm: an underestimate */
-	evict = palloc_extended(evict_len, MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
-
+	walker_init(&w, cost_grid[WL_COST_GRID - 1], passes);
 	if (measure_faults)
 	{
 		uintptr_t	start,
@@ -423,28 +403,20 @@ wl_scan_cost_calibrate(int passes, bool measure_faults, bool invalidate, WlScanC
 		wl_header_pages(&start, &end);
 		if (madvise((void *) start, end - start, MADV_DONTNEED) == 0)
 			unmapped = wl_header_page_count();
-		first_ns = time_walk(WALK_ONE_FILE, 1, files, filep, evict, evict_len, 0);
+		first_ns = time_walk(&w, WALK_ONE_FILE, 1, 0);
 	}
-	cost->single_ns = median_walk(WALK_ONE_FILE, 1, files, filep, evict, evict_len, passes, ns);
+	cost->single_ns = median_walk(&w, WALK_ONE_FILE, 1, passes);
 	if (measure_faults && unmapped > 0)
-		cost->fault_ns_per_page = fault_ns_per_page(cost->single_ns, unmapped, first_ns,
-													files, filep, evict, evict_len,
-													passes, ns);
-
+		cost->fault_ns_per_page = fault_ns_per_page(&w, cost->single_ns, unmapped, first_ns,
+													passes);
 	if (CurrentResourceOwner != NULL)
 	{
-		multi_file_walks(files, filep, evict, evict_len, passes, cost);
+		multi_file_walks(&w, passes, cost);
 		cost->multi_valid = true;
 		if (invalidate)
-			cost->invalidate_ns_per_buffer = invalidate_ns_per_buffer(files, filep, evict,
-																	  evict_len, passes, ns);
+			cost->invalidate_ns_per_buffer = invalidate_ns_per_buffer(&w, passes);
 	}
-
-	if (evict != NULL)
-		pfree((void *) evict);
-	pfree(ns);
-	pfree(filep);
-	pfree(files);
+	walker_free(&w);
 	elog(DEBUG1, "walload calibration: %d passes, ns per buffer header: one file %.3f, "
 		 "flush of 1/8/20/21/1024 files %.3f/%.3f/%.3f/%.3f/%.3f, "
 		 "drop of 1/8/20/21/1024 files %.3f/%.3f/%.3f/%.3f/%.3f; %.0f ns per unmapped page (%lld pages); "
@@ -455,10 +427,7 @@ wl_scan_cost_calibrate(int passes, bool measure_faults, bool invalidate, WlScanC
 		 cost->fault_ns_per_page, (long long) unmapped, cost->invalidate_ns_per_buffer);
 }
 
-/* ----------------------------------------------------------------
- * the storage: writes, fsyncs, file deletion
- * ----------------------------------------------------------------
- */
+/* ---------------- the storage: writes, fsyncs, file deletion ---------------- */
 #define WL_IO_BLOCKS	1024	/* blocks written and synced per pass */
 
 /* bytes the storage's timing has written under the data directory */
@@ -500,8 +469,8 @@ written_file(const char *path, int nblocks, const char *block)
 
 /*
  * Deleting a relation file at commit truncates its main fork (md.c
- * mdunlinkfork): time truncating fd, then close and remove it.  ok: the
- * caller's steps succeeded; false if any failed.
+ * mdunlinkfork): time truncating fd, then close and remove it.  False if
+ * this or the caller's steps (ok) failed.
  */
 static bool
 time_truncation(int fd, const char *path, bool ok, double *delete_ns)
@@ -518,11 +487,11 @@ time_truncation(int fd, const char *path, bool ok, double *delete_ns)
 }
 
 /*
- * Extend a new scratch file by nblocks blocks, write them again, fsync,
+ * Extend a new scratch file by nblocks blocks, write them again (a commit
+ * overwrites blocks core already extended, which costs less), fsync,
  * rewrite one block and fdatasync it, truncate and unlink it: ns of the
- * rewrite, the fsync, the flush and the truncation.  A commit overwrites
- * blocks core already extended, which costs less than extending.  False if
- * the file could not be made or written (nothing is left behind).
+ * rewrite, the fsync, the flush and the truncation.  False if the file
+ * could not be made or written (nothing is left behind).
  */
 static bool
 time_file(const char *path, int nblocks, const char *block,
@@ -543,10 +512,7 @@ time_file(const char *path, int nblocks, const char *block,
 	ok = ok && pg_fsync(fd) == 0;
 	*fsync_ns = ns_since(start);
 
-	/*
-	 * A WAL flush: one block rewritten in a file that exists, and its data
-	 * synced (no metadata to journal, as in a WAL segment core preallocated).
-	 */
+	/* a WAL flush: a block rewritten in a preallocated file, data synced */
 	INSTR_TIME_SET_CURRENT(start);
 	ok = ok && pg_pwrite(fd, block, BLCKSZ, 0) == BLCKSZ && pg_fdatasync(fd) == 0;
 	*flush_ns = ns_since(start);
@@ -555,18 +521,13 @@ time_file(const char *path, int nblocks, const char *block,
 	return time_truncation(fd, path, ok, delete_ns);
 }
 
-/*
- * Deleting a file whose blocks are only in the page cache (not allocated
- * yet): ns to truncate a new file of nblocks blocks right after writing it.
- */
+/* deleting a file whose blocks are only in the page cache, not allocated */
 static bool
 time_cached_truncation(const char *path, int nblocks, const char *block, double *ns)
 {
 	int			fd = written_file(path, nblocks, block);
 
-	if (fd < 0)
-		return false;
-	return time_truncation(fd, path, true, ns);
+	return fd >= 0 && time_truncation(fd, path, true, ns);
 }
 
 /*
@@ -606,9 +567,8 @@ time_file_checks(const char *path, double *open_ns, double *missing_ns)
 }
 
 /*
- * What putting a full-page image of a block into the WAL costs the backend
- * besides writing the WAL: its CRC-32C and its copy into the WAL buffers
- * (xloginsert.c, xlog.c), ns per block over 64 blocks.
+ * A full-page image's cost to the backend besides writing the WAL: its
+ * CRC-32C and its copy into the WAL buffers, ns per block over 64 blocks.
  */
 static double
 time_page_images(const char *block)
@@ -633,10 +593,10 @@ time_page_images(const char *block)
 }
 
 /*
- * What a backend pays where it writes for the first time: a page of shared
- * memory another process filled (the WAL buffers), ns per page; core's WAL
- * record space for 32 blocks (new memory), ns for all of it.  Timed on this
- * process's own mappings, medians of 3.  False if a mapping failed.
+ * A backend's first writes: to a page of shared memory another process
+ * filled (the WAL buffers), ns per page; to core's WAL record space for 32
+ * blocks (new memory), ns for all of it.  Medians of 3 on this process's
+ * own mappings.  False if a mapping failed.
  */
 static bool
 time_first_writes(double *fault_ns, double *space_ns, double *page_bytes)
@@ -688,9 +648,8 @@ time_first_writes(double *fault_ns, double *space_ns, double *page_bytes)
 }
 
 /*
- * Time the storage under the data directory (see the header) into
- * cost->io, or leave it invalid with a LOG message.  Returns the bytes
- * written (76 MB at 8 kB blocks, one scratch file at a time).
+ * Time the storage into cost->io, or leave it invalid with a LOG message.
+ * Returns the bytes written (76 MB at 8 kB blocks, one file at a time).
  */
 static int64
 wl_io_cost_calibrate(WlScanCost *cost)
@@ -774,22 +733,15 @@ wl_io_cost_calibrate(WlScanCost *cost)
 	return io_bytes_written;
 }
 
-/* ----------------------------------------------------------------
- * the calibration worker
- * ----------------------------------------------------------------
- */
+/* ---------------- the calibration worker ---------------- */
 
 /*
- * After it died (an error, pg_terminate_backend()), the postmaster starts
- * the worker again this much later; after a crash-restart, at once.
+ * Registered from shared_preload_libraries; it connects to no database.
+ * After it died (an error, pg_terminate_backend()) the postmaster starts it
+ * again this much later, after a crash-restart at once.
  */
 #define WL_CALIBRATION_RESTART_S	10
 
-/*
- * Registered from shared_preload_libraries, and started again after a
- * crash-restart (the store is made anew, with no figures).  It connects to
- * no database (backend_type "walload calibration").
- */
 void
 wl_calibration_register_worker(void)
 {
@@ -809,37 +761,28 @@ wl_calibration_register_worker(void)
 /*
  * The one-file walk, cold, timed now: median of passes, ns per header.
  * Where *fault_ns is given, also what mapping a header page costs it now
- * (remapped_fault_ns, passes times; -1 where unmapping is refused).
+ * (remapped_fault_ns; -1 where unmapping is refused).
  */
 static double
 one_file_walk_now(int passes, double *fault_ns)
 {
-	SMgrRelationData file;
-	SMgrRelation filep = &file;
-	Size		evict_len = cache_evict_bytes();
-	volatile char *evict;
-	double	   *ns = palloc(sizeof(double) * passes);
+	Walker		w;
 	double		median;
 
-	init_nowhere(&file, PG_UINT32_MAX);
-	evict = palloc_extended(evict_len, MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
-	median = median_walk(WALK_ONE_FILE, 1, &file, &filep, evict, evict_len, passes, ns);
+	walker_init(&w, 1, passes);
+	median = median_walk(&w, WALK_ONE_FILE, 1, passes);
 	if (fault_ns != NULL)
-		*fault_ns = remapped_fault_ns(median * NBuffers, &file, &filep, evict, evict_len,
-									  passes, ns, NULL);
-	if (evict != NULL)
-		pfree((void *) evict);
-	pfree(ns);
+		*fault_ns = remapped_fault_ns(&w, median * NBuffers, passes, NULL);
+	walker_free(&w);
 	return median;
 }
 
 /*
- * The walks' figures, from several moments: server start is the busiest
- * moment, and a walk timed then can be far slower.  The one-file walk kept
- * is the median of the first figure and WL_SETTLE_ROUNDS medians of
- * WL_SETTLE_PASSES walks, WL_SETTLE_GAP_MS apart (five figures); not the
- * lowest, since real walks come at any moment.  The many-file walks scale
- * with it; the page faults likewise take the median of the rounds'.
+ * Server start is the busiest moment, and a walk timed then can be far
+ * slower: the one-file walk kept is the median of the first figure and
+ * WL_SETTLE_ROUNDS medians of WL_SETTLE_PASSES walks, WL_SETTLE_GAP_MS
+ * apart; not the lowest, since real walks come at any moment.  The
+ * many-file walks scale with it; the page faults take the rounds' median.
  */
 #define WL_SETTLE_ROUNDS	4
 #define WL_SETTLE_PASSES	3
@@ -894,12 +837,18 @@ settle_walk_cost(WlScanCost *cost)
 	cost->single_ns = best;
 }
 
+static void
+report_idle(void)
+{
+	set_ps_display("idle");
+	pgstat_report_activity(STATE_IDLE, NULL);
+}
+
 /*
- * One calibration, of passes passes (0: WL_STARTUP_CALIBRATION_PASSES),
- * answering the requests up to request: everything timed anew, in this
- * process, kept in the store at once when it is done.  at_start: the first
- * of this start; later ones keep the invalidation's figure (timing it makes
- * buffers, which would evict others once the server has run).
+ * One calibration of passes passes (0: WL_STARTUP_CALIBRATION_PASSES),
+ * answering the requests up to request, kept in the store when done.
+ * at_start: the first of this start; later ones keep the invalidation's
+ * figure (timing it makes buffers, which would evict others by then).
  */
 static void
 calibrate(int passes, uint64 request, bool at_start, MemoryContext cxt)
@@ -926,22 +875,19 @@ calibrate(int passes, uint64 request, bool at_start, MemoryContext cxt)
 	wl_store_calibration_ended(cost.io.valid, request, ns_since(start) / 1e6, io_bytes);
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(cxt);
-	set_ps_display("idle");
-	pgstat_report_activity(STATE_IDLE, NULL);
+	report_idle();
 }
 
 /*
  * The worker: calibrates at its start (the store is new: a start or a
  * crash-restart), then waits on its latch for walload_calibrate()'s
- * requests.  No timeout: a request or a signal sets the latch, and the
- * postmaster's death ends the wait.
+ * requests, without a timeout.
  */
 void
 walload_calibration_main(Datum main_arg)
 {
 	MemoryContext cxt;
 	uint64		request;
-	int			passes;
 
 	/*
 	 * Not the standard handler of background workers, which raises FATAL
@@ -958,22 +904,16 @@ walload_calibration_main(Datum main_arg)
 								ALLOCSET_DEFAULT_SIZES);
 
 	if (wl_store_worker_attach() == WL_CALIB_RUNNING)
-	{
-		passes = wl_store_calibration_begins(&request);
-		calibrate(passes, request, true, cxt);
-	}
+		calibrate(wl_store_calibration_begins(&request), request, true, cxt);
 	else
-	{
-		set_ps_display("idle");
-		pgstat_report_activity(STATE_IDLE, NULL);
-	}
+		report_idle();
 
 	for (;;)
 	{
 		/*
 		 * Told to stop while idle: out without CHECK_FOR_INTERRUPTS's FATAL
-		 * message.  Exit code 1: after pg_terminate_backend() the postmaster starts
-		 * the worker again.
+		 * message.  Exit code 1: after pg_terminate_backend() the postmaster
+		 * starts the worker again.
 		 */
 		if (ProcDiePending)
 		{
@@ -988,8 +928,7 @@ walload_calibration_main(Datum main_arg)
 		}
 		if (wl_store_calibration_wanted())
 		{
-			passes = wl_store_calibration_begins(&request);
-			calibrate(passes, request, false, cxt);
+			calibrate(wl_store_calibration_begins(&request), request, false, cxt);
 			continue;
 		}
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_EXIT_ON_PM_DEATH, -1L,
@@ -998,15 +937,12 @@ walload_calibration_main(Datum main_arg)
 	}
 }
 
-/* ----------------------------------------------------------------
- * the request protocol: the worker's side and walload_calibrate()'s, in
- * the store's shared memory (store_shm.h)
- * ----------------------------------------------------------------
- */
+/* ---------------- the request protocol, in the store (store_shm.h) ---------------- */
+
 /*
- * The calibration worker has died (before_shmem_exit): no one answers
- * requests until the postmaster starts it again, and a calibration it was
- * running failed.  The askers wake up and see it.
+ * The worker has died (before_shmem_exit): a calibration it was running
+ * failed, and the requests so far are answered (the next worker does not
+ * take them up again).  The askers wake up and see it.
  */
 static void
 worker_detach(int code, Datum arg)
@@ -1016,7 +952,6 @@ worker_detach(int code, Datum arg)
 	wl_shared->worker_latch = NULL;
 	if (wl_shared->calibration == WL_CALIB_RUNNING)
 		wl_shared->calibration = WL_CALIB_FAILED;
-	/* told it died: the next worker does not take them up again */
 	wl_shared->calib_answered = wl_shared->calib_requested;
 	SpinLockRelease(&wl_shared->mutex);
 	ConditionVariableBroadcast(&wl_shared->calib_cv);
@@ -1024,8 +959,8 @@ worker_detach(int code, Datum arg)
 
 /*
  * The worker starts and publishes its latch.  Returns WL_CALIB_RUNNING
- * where this start has had no calibration yet (so it calibrates now); else
- * it waits for a request rather than repeat what may fail again.
+ * where this start has had no calibration yet; else it waits for a request
+ * rather than repeat what may fail again.
  */
 WlCalibration
 wl_store_worker_attach(void)
@@ -1041,7 +976,6 @@ wl_store_worker_attach(void)
 	return state;
 }
 
-/* a request is waiting for the worker */
 bool
 wl_store_calibration_wanted(void)
 {
@@ -1054,9 +988,8 @@ wl_store_calibration_wanted(void)
 }
 
 /*
- * The worker begins a calibration: it answers the requests made so far
- * (*request: the last of them, which wl_store_calibration_ended marks
- * answered).  Returns the passes the last request asked for, 0 if none.
+ * The worker begins a calibration that answers the requests made so far
+ * (*request: the last).  Returns the passes it asked for, 0 if none.
  */
 int
 wl_store_calibration_begins(uint64 *request)
@@ -1072,10 +1005,8 @@ wl_store_calibration_begins(uint64 *request)
 }
 
 /*
- * The worker's calibration has ended: done (every figure timed, kept by
- * wl_store_set_scan_cost) or not, in ms of wall-clock time, having written
- * io_bytes under the data directory; the requests up to request are
- * answered.
+ * The worker's calibration has ended, done or not, after ms of wall-clock
+ * time, having written io_bytes under the data directory.
  */
 void
 wl_store_calibration_ended(bool done, uint64 request, double ms, int64 io_bytes)
@@ -1094,9 +1025,9 @@ wl_store_calibration_ended(bool done, uint64 request, double ms, int64 io_bytes)
 }
 
 /*
- * Ask the calibration worker for a calibration of passes passes: the
- * request's number, or 0 where no worker runs (walload.calibration = off,
- * or it died and the postmaster has not started it again yet).
+ * Ask the worker for a calibration of passes passes: the request's number,
+ * or 0 where no worker runs (walload.calibration = off, or it died and has
+ * not been started again yet).
  */
 uint64
 wl_store_request_calibration(int passes)
@@ -1119,11 +1050,10 @@ wl_store_request_calibration(int passes)
 }
 
 /*
- * Wait until the worker has answered request, at most timeout_s seconds,
- * cancellable (the worker goes on).  True where a completed calibration
- * answered it (*passes: its passes); false where the worker died first or
- * the calibration failed (the figures are the earlier ones).  ERROR at the
- * timeout.
+ * Wait until the worker has answered request, at most timeout_s seconds
+ * (ERROR then), cancellable (the worker goes on).  True where a completed
+ * calibration answered it (*passes: its passes); false where the worker
+ * died first or the calibration failed.
  */
 bool
 wl_store_wait_calibration(uint64 request, int timeout_s, int *passes)
@@ -1164,16 +1094,12 @@ wl_store_wait_calibration(uint64 request, int timeout_s, int *passes)
 const char *
 wl_calibration_name(WlCalibration state)
 {
-	switch (state)
-	{
-		case WL_CALIB_RUNNING:
-			return "running";
-		case WL_CALIB_DONE:
-			return "done";
-		case WL_CALIB_FAILED:
-			return "failed";
-		case WL_CALIB_OFF:
-			return "off";
-	}
-	return "unknown";
+	static const char *const names[] = {
+		[WL_CALIB_RUNNING] = "running",
+		[WL_CALIB_DONE] = "done",
+		[WL_CALIB_FAILED] = "failed",
+		[WL_CALIB_OFF] = "off",
+	};
+
+	return (int) state >= 0 && (int) state < lengthof(names) ? names[state] : "unknown";
 }
