@@ -74,11 +74,7 @@ static HTAB *doomed_sizes = NULL;	/* files to delete at commit, sized */
 static HTAB *seen_sizes = NULL; /* pending syncs' forks, as last known */
 static HTAB *created_rels = NULL;	/* relations created in the transaction */
 
-/*
- * A pending sync's fork sizes as this backend last knew them: core forgets
- * smgr_cached_nblocks whenever the relcache entry is rebuilt (DDL); this
- * copy lasts until a TRUNCATE in place.
- */
+/* pending syncs' fork sizes: core forgets its own at each relcache rebuild */
 typedef struct SeenSize
 {
 	WlRelFile	file;			/* hash key */
@@ -92,9 +88,8 @@ typedef struct KnownRel
 } KnownRel;
 
 /*
- * Relations whose catalog entries changed since the last look (relcache
- * invalidations): the only ones whose files can have been created or
- * doomed.  Filled by a callback that may neither fail nor allocate.
+ * Relations invalidated since the last look, the only ones whose files can
+ * have been created or doomed; by a callback that may not fail or allocate.
  */
 #define WL_CHANGED_RELS		64
 static Oid	changed_rels[WL_CHANGED_RELS];
@@ -135,10 +130,7 @@ forget_changes(void)
 	changed_all = false;
 }
 
-/*
- * At module start.  The per-transaction context is kept for good: its
- * first block is note_ghost_syncs' reserve on the abort path.
- */
+/* the per-transaction context's first block is note_ghost_syncs' reserve */
 void
 wl_model_register(void)
 {
@@ -229,10 +221,8 @@ wl_model_xact_end(void)
 
 /*
  * pg_class.relpages of the relation whose first file this is, or
- * InvalidBlockNumber (CREATE INDEX sets it exactly, then core's sizes are
- * forgotten).  Only for a relation created in the transaction, whose OID is
- * its first file number: looking up another file number as an OID would
- * leave a negative syscache entry for the backend's life.
+ * InvalidBlockNumber.  Only for one created in the transaction: another
+ * file number looked up as an OID leaves a negative syscache entry.
  */
 static BlockNumber
 class_pages(WlRelFile file)
@@ -256,10 +246,7 @@ class_pages(WlRelFile file)
 	return pages;
 }
 
-/*
- * A statement created relation relid (OAT_POST_CREATE).  One of an aborted
- * subtransaction stays, harmlessly: no pending sync names its file.
- */
+/* OAT_POST_CREATE; one of an aborted subtransaction stays, harmlessly */
 void
 wl_model_note_created(Oid relid)
 {
@@ -268,10 +255,9 @@ wl_model_note_created(Oid relid)
 }
 
 /*
- * Blocks over all forks of a pending sync for the live prediction, without
- * a system call (md.c would open and lseek every fork of every file created
- * so far at every statement of a load): core's cached size, else SeenSize,
- * and for the main fork at least relpages; an unknown fork counts nothing.
+ * A pending sync's blocks for the live prediction without a system call
+ * (md.c would open every fork of every new file at every statement): core's
+ * cached sizes, else SeenSize, for the main fork at least relpages.
  */
 static uint64
 file_live_blocks(WlRelFile file)
@@ -311,10 +297,8 @@ file_live_blocks(WlRelFile file)
 }
 
 /*
- * Would DropRelFileNodesAllBuffers() walk the pool for these files?
- * Outside recovery no fork size is cached, so it walks unless no fork
- * exists.  live: a doomed file exists until the commit deletes it.
- * looked, found_fork: what size_doomed() already found.
+ * Would DropRelFileNodesAllBuffers() walk?  Outside recovery, unless no
+ * fork exists.  looked, found_fork: what size_doomed() already found.
  */
 static bool
 drop_all_would_scan(WlRelFile *files, int n, bool live, int looked, bool found_fork)
@@ -331,9 +315,8 @@ drop_all_would_scan(WlRelFile *files, int n, bool live, int looked, bool found_f
 
 /*
  * What a commit deletes, sized into m's dropped_*: the first
- * WL_DROP_SIZE_SAMPLE files, the rest scaled.  live: the sizes noted when
- * the files were doomed (a file not noted counts as one fork).  Returns how
- * many files it looked for on disk, and *found_fork: whether one exists.
+ * WL_DROP_SIZE_SAMPLE files, the rest scaled; live: as noted when doomed.
+ * Returns how many files it looked for on disk; *found_fork: one exists.
  */
 #define WL_DROP_SIZE_SAMPLE	64
 
@@ -488,12 +471,10 @@ note_new_files(bool forCommit, HTAB *map, int32 stmt_no, bool *skipping_wal)
 }
 
 /*
- * A relation whose catalog entry changed: did it touch the pending lists
- * in a way known_rels does not explain?  One created in this transaction
- * with its first file (its row inserted, not updated, by this transaction,
- * its file number its OID) is noted here as created by stmt_no; anything
- * else new needs the lists.  Only the syscache is read: the relation may
- * be another session's, unlocked.
+ * Did a changed relation touch the pending lists in a way known_rels does
+ * not explain?  One created here with its first file (row inserted by this
+ * transaction, file number = OID) is noted at once.  Only the syscache is
+ * read: the relation may be another session's, unlocked.
  */
 static bool
 change_needs_lists(Oid relid, int32 stmt_no, bool *created, bool *skipping)
@@ -557,11 +538,10 @@ remember_changed(void)
 }
 
 /*
- * After a utility statement that may create or doom relation files: note
- * which statement did it, for the attribution of the commit's or abort's
- * walk; sets eff->storage and eff->wal_skipped.  Core's lists are read only
- * when known_rels cannot explain a change: reading them walks every file
- * the transaction created (O(N^2) over N CREATE TABLEs).
+ * After a utility statement: note which statement created or doomed files,
+ * for the attribution of the commit's or abort's walk.  Core's lists are
+ * read only when known_rels cannot explain a change (O(N^2) over N CREATE
+ * TABLEs).
  */
 void
 wl_model_read_pending_changes(int32 stmt_no, WlEffects *eff)
@@ -660,10 +640,8 @@ sorted_copy(const WlRelFile *list, int *n)
 
 /*
  * The pending syncs COMMIT will consider (wal_level=minimal): files created
- * in the transaction that skip WAL and are not doomed, those of aborted
- * subtransactions (ghost_syncs), and created databases' files; with their
- * size as smgrDoPendingSyncs() counts it (live: file_live_blocks), whether
- * truncated in place, and their creator.  palloc'd; returns how many.
+ * in the transaction that skip WAL and are not doomed, ghost_syncs and
+ * created databases' files, sized as smgrDoPendingSyncs() counts.
  */
 static int
 pending_syncs(const WlRelFile *created_list, int ncreated,
@@ -723,10 +701,8 @@ pending_syncs(const WlRelFile *created_list, int ncreated,
 }
 
 /*
- * The one reading of core's pending lists for a commit, PREPARE or the
- * prediction of one, which the strategy, the model, the attribution and the
- * charging all take: the files COMMIT deletes, those an abort would delete
- * (with_created, and always under wal_level=minimal), the pending syncs.
+ * The one reading of core's pending lists for a commit, PREPARE or its
+ * prediction; the abort's list with_created or under wal_level=minimal.
  */
 void
 wl_model_read_commit(bool with_created, bool live, WlCommitFiles *cf)
@@ -752,11 +728,7 @@ wl_model_free_commit(WlCommitFiles *cf)
 	memset(cf, 0, sizeof(*cf));
 }
 
-/*
- * What smgrDoPendingSyncs() does at wal_skip_threshold = threshold_kb: sync
- * a file truncated in place or at least that large (one walk for all),
- * WAL-log the others.  Pure.
- */
+/* smgrDoPendingSyncs() at wal_skip_threshold = threshold_kb.  Pure. */
 void
 wl_model_decide_syncs(const WlPendingSync *s, int n, int threshold_kb, WlCommitModel *m)
 {
@@ -786,10 +758,7 @@ wl_model_decide_syncs(const WlPendingSync *s, int n, int threshold_kb, WlCommitM
 	m->sync_scan = (m->synced_rels > 0);
 }
 
-/*
- * What COMMIT (or PREPARE) would do now, as core will decide it.  live:
- * the prediction at a statement's end, sized without a system call.
- */
+/* what COMMIT (or PREPARE) would do now; live: without a system call */
 void
 wl_model_commit(const WlCommitFiles *cf, bool is_prepare, bool live, WlCommitModel *m)
 {
@@ -825,10 +794,8 @@ wl_model_commit(const WlCommitFiles *cf, bool is_prepare, bool live, WlCommitMod
 }
 
 /*
- * The statements behind the files COMMIT (or PREPARE) acts on, one entry
- * per file, -1 where unknown: *sync, the pending syncs' creators
- * (wal_level=minimal); *drop, who doomed each deleted file (none at
- * PREPARE).  palloc'd.
+ * The statement behind each file COMMIT (or PREPARE) acts on, -1 where
+ * unknown: *sync, the pending syncs'; *drop, the deleted (none at PREPARE).
  */
 void
 wl_model_commit_creators(const WlCommitFiles *cf, bool is_prepare, int32 **sync, int *nsync,
@@ -856,15 +823,10 @@ wl_model_commit_creators(const WlCommitFiles *cf, bool is_prepare, int32 **sync,
 /*
  * The one reading of core's list at the abort of this (sub)transaction
  * level.  On the abort path: no file I/O, and the only allocation is core's
- * list, in TransactionAbortContext.  Each file was created with its main
- * fork before it was listed, so core walks iff the list is not empty.
- *
- * Their buffers, where max_buffers > 0: counted without locks or
- * allocation (sizing.c), at most max_buffers; ab->pages_mapped the header
- * pages that maps.  With want_creators, ab->creators: each file's creator
- * (-1: unknown), written over core's list in place (entry i after file i
- * is read); the caller pfrees it.  subxact: the pending syncs are
- * remembered (note_ghost_syncs).
+ * list.  Each file was created with its main fork before it was listed, so
+ * core walks iff the list is not empty.  Buffers counted where max_buffers
+ * > 0.  ab->creators (want_creators) is written over core's list in place,
+ * entry i after file i is read; the caller pfrees it.
  */
 StaticAssertDecl(sizeof(WlRelFile) >= sizeof(int32),
 				 "a file's creator must fit in its place in core's list");
@@ -901,10 +863,7 @@ wl_model_read_abort(bool subxact, int64 max_buffers, bool want_creators, WlAbort
 		pfree(files);
 }
 
-/*
- * TRUNCATE truncated these files in place (a list of WlRelFile *): a pending
- * sync among them is synced at commit whatever its size.
- */
+/* TRUNCATE in place: such a pending sync is synced whatever its size */
 void
 wl_model_note_truncated_in_place(List *files)
 {
@@ -922,10 +881,9 @@ wl_model_note_truncated_in_place(List *files)
 }
 
 /*
- * A subtransaction is aborting: its files are deleted now, but core keeps
- * their pending syncs until commit (synced there as empty files if
- * truncated or at threshold 0).  On the abort path, under wal_level=minimal:
- * small entries in the model context, whose 8 kB block is the reserve.
+ * A subtransaction's files are deleted at its abort, but core keeps their
+ * pending syncs until commit.  On the abort path: small entries in the
+ * model context, whose 8 kB block is the reserve.
  */
 static void
 note_ghost_syncs(WlRelFile *files, int n)
@@ -951,9 +909,8 @@ note_ghost_syncs(WlRelFile *files, int n)
 }
 
 /*
- * CREATE DATABASE dbname succeeded: under wal_level=minimal its files
- * (WAL_LOG) are pending syncs smgrGetPendingDeletes does not list: remember
- * those that skip WAL; true if any.
+ * CREATE DATABASE under wal_level=minimal: its files are pending syncs core
+ * does not list.  True if any skips WAL.
  */
 bool
 wl_model_note_created_database(const char *dbname)
