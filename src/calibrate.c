@@ -62,9 +62,8 @@ static const int cost_grid[WL_COST_GRID] = WL_COST_GRID_FILES;
 #define WL_STARTUP_CALIBRATION_PASSES 9
 
 /*
- * Bytes to write between two timed passes so that the buffer headers leave
- * the CPU caches: twice the last-level cache as the C library tells it (not
- * the kernel, which some virtual machines misreport), else 64 MB; 16-128 MB.
+ * Bytes written between passes so that the headers leave the CPU caches:
+ * twice the last-level cache as libc tells it (some VMs' kernels misreport).
  */
 static Size
 cache_evict_bytes(void)
@@ -155,11 +154,7 @@ walker_free(Walker *w)
 	pfree(w->files);
 }
 
-/*
- * The time this thread has spent waiting for a CPU while runnable, in ns
- * (/proc/thread-self/schedstat, second field); -1 if unknown.  Plain stdio:
- * the postmaster calls it too.
- */
+/* ns this thread waited for a CPU while runnable; -1 if unknown */
 static double
 run_delay_ns(void)
 {
@@ -185,10 +180,9 @@ set_cached_nblocks(const Walker *w, int nfiles, BlockNumber nblocks)
 }
 
 /*
- * Time one walk of core's over nfiles files (WALK_ONE_FILE: the first), in
- * ns.  The many-file drop skips the walk when it knows each fork's small
- * size (only in recovery): it is told sizes as in recovery, NBuffers blocks
- * a fork, far above its limit.
+ * ns of one walk of core's over nfiles files.  The many-file drop skips the
+ * walk where it knows each fork is small (in recovery): it is told sizes
+ * as in recovery, far above its limit.
  */
 static double
 time_walk(const Walker *w, WalkKind walk, int nfiles, int pass)
@@ -255,10 +249,9 @@ median_walk(const Walker *w, WalkKind walk, int nfiles, int passes)
 }
 
 /*
- * The header pages unmapped in this process only (MADV_DONTNEED on a
- * shared mapping) and walked, up to passes times (*timed: how many): the
- * median ns per page mapped, over walk_ns.  -1 where unmapping is refused
- * (huge pages on older kernels).
+ * The header pages unmapped in this process only and walked, up to passes
+ * times: the median ns per page mapped, over walk_ns; -1 where unmapping
+ * is refused (huge pages on older kernels).
  */
 static double
 remapped_fault_ns(const Walker *w, double walk_ns, int passes, int *timed)
@@ -285,11 +278,9 @@ remapped_fault_ns(const Walker *w, double walk_ns, int passes, int *timed)
 }
 
 /*
- * What mapping one page of headers costs a walk: a new process's first
- * walk says it once but varies by a factor of two, so the pages are
- * unmapped again and the walk repeated.  Remapping is cheaper (the page
- * tables stay): its median is a floor, and the first walk's figure counts
- * where higher, or alone where unmapping is refused.
+ * What mapping a page of headers costs a walk: a new process's first walk
+ * varies by a factor of two, so the walk is repeated after unmapping, which
+ * is cheaper (the page tables stay): a floor to the first walk's figure.
  */
 static double
 fault_ns_per_page(const Walker *w, double single_ns, int64 first_unmapped, double first_ns,
@@ -308,11 +299,9 @@ fault_ns_per_page(const Walker *w, double single_ns, int64 first_unmapped, doubl
 }
 
 /*
- * What invalidating a deleted file's buffer adds to the walk that finds it:
- * nbuffers clean zero pages of a nowhere file are made, and the walk that
- * drops them timed against one that finds none; ns per buffer.  Later passes
- * find warm entries, real walks cold ones: the higher of the first pass and
- * the median of the others.  0 if no buffer could be made.
+ * What invalidating a buffer adds to the walk that finds it, ns per buffer:
+ * clean zero pages of a nowhere file are made and dropped.  Later passes
+ * find warm entries, real walks cold ones: the first pass is a floor.
  */
 static double
 invalidate_ns_per_buffer(const Walker *w, int passes)
@@ -348,11 +337,9 @@ invalidate_ns_per_buffer(const Walker *w, int passes)
 }
 
 /*
- * The many-file walks: each pass times the one-file walk, then for each
- * grid point the flush and the drop as multiples of it; a figure is the
- * second lowest multiple times cost->single_ns.  The comparisons are CPU
- * work, which other processes slow more than the one-file walk: a low pass
- * is the figure.
+ * The many-file walks, as multiples of the one-file walk timed in the same
+ * pass: other processes slow their comparisons more, so a low pass (the
+ * second lowest) is the figure.
  */
 static void
 multi_file_walks(const Walker *w, int passes, WlScanCost *cost)
@@ -380,10 +367,9 @@ multi_file_walks(const Walker *w, int passes, WlScanCost *cost)
 }
 
 /*
- * Time core's walks, passes times each, into cost: the one-file walk; the
- * many-file walks where the process has a resource owner; the page fault
- * where measure_faults; the invalidation where invalidate (it makes
- * buffers: at a start from the free list, later they would evict others).
+ * Time core's walks, passes times each; the many-file walks need a
+ * resource owner; the invalidation makes buffers (at a start from the free
+ * list, later they would evict others).
  */
 static void
 wl_scan_cost_calibrate(int passes, bool measure_faults, bool invalidate, WlScanCost *cost)
@@ -443,10 +429,7 @@ ns_since(instr_time start)
 	return INSTR_TIME_GET_DOUBLE(now) * 1e9;
 }
 
-/*
- * A new scratch file at path with nblocks blocks written into it (in the
- * page cache, not synced): its descriptor, or -1 with nothing left behind.
- */
+/* a new scratch file with nblocks blocks in the page cache, or -1 */
 static int
 written_file(const char *path, int nblocks, const char *block)
 {
@@ -467,11 +450,7 @@ written_file(const char *path, int nblocks, const char *block)
 	return fd;
 }
 
-/*
- * Deleting a relation file at commit truncates its main fork (md.c
- * mdunlinkfork): time truncating fd, then close and remove it.  False if
- * this or the caller's steps (ok) failed.
- */
+/* deleting a relation file truncates its main fork (mdunlinkfork) */
 static bool
 time_truncation(int fd, const char *path, bool ok, double *delete_ns)
 {
@@ -487,11 +466,8 @@ time_truncation(int fd, const char *path, bool ok, double *delete_ns)
 }
 
 /*
- * Extend a new scratch file by nblocks blocks, write them again (a commit
- * overwrites blocks core already extended, which costs less), fsync,
- * rewrite one block and fdatasync it, truncate and unlink it: ns of the
- * rewrite, the fsync, the flush and the truncation.  False if the file
- * could not be made or written (nothing is left behind).
+ * ns to rewrite nblocks blocks of a new file (a commit overwrites blocks
+ * core extended, which costs less), fsync them, flush one, truncate it.
  */
 static bool
 time_file(const char *path, int nblocks, const char *block,
@@ -531,9 +507,8 @@ time_cached_truncation(const char *path, int nblocks, const char *block, double 
 }
 
 /*
- * What md.c's questions cost: mdexists closes and reopens each fork, and
- * the other forks are usually missing (a failed open each).  ns for one open
- * and close of path and one failed open of a name beside it, over 16 each.
+ * md.c's questions: mdexists reopens each fork, and the other forks are
+ * usually missing.  ns of an open and close, and of a failed open.
  */
 static bool
 time_file_checks(const char *path, double *open_ns, double *missing_ns)
@@ -566,10 +541,7 @@ time_file_checks(const char *path, double *open_ns, double *missing_ns)
 	return true;
 }
 
-/*
- * A full-page image's cost to the backend besides writing the WAL: its
- * CRC-32C and its copy into the WAL buffers, ns per block over 64 blocks.
- */
+/* a full-page image's CRC-32C and copy into the WAL buffers, ns */
 static double
 time_page_images(const char *block)
 {
@@ -594,9 +566,8 @@ time_page_images(const char *block)
 
 /*
  * A backend's first writes: to a page of shared memory another process
- * filled (the WAL buffers), ns per page; to core's WAL record space for 32
- * blocks (new memory), ns for all of it.  Medians of 3 on this process's
- * own mappings.  False if a mapping failed.
+ * filled (the WAL buffers), and to core's WAL record space for 32 blocks
+ * (new memory).  Medians of 3.
  */
 static bool
 time_first_writes(double *fault_ns, double *space_ns, double *page_bytes)
@@ -647,10 +618,7 @@ time_first_writes(double *fault_ns, double *space_ns, double *page_bytes)
 	return true;
 }
 
-/*
- * Time the storage into cost->io, or leave it invalid with a LOG message.
- * Returns the bytes written (76 MB at 8 kB blocks, one file at a time).
- */
+/* time the storage into cost->io; returns the bytes written (76 MB at 8 kB) */
 static int64
 wl_io_cost_calibrate(WlScanCost *cost)
 {
@@ -758,11 +726,7 @@ wl_calibration_register_worker(void)
 	RegisterBackgroundWorker(&worker);
 }
 
-/*
- * The one-file walk, cold, timed now: median of passes, ns per header.
- * Where *fault_ns is given, also what mapping a header page costs it now
- * (remapped_fault_ns; -1 where unmapping is refused).
- */
+/* the one-file walk now, ns per header; and what mapping a page costs it */
 static double
 one_file_walk_now(int passes, double *fault_ns)
 {
@@ -845,10 +809,8 @@ report_idle(void)
 }
 
 /*
- * One calibration of passes passes (0: WL_STARTUP_CALIBRATION_PASSES),
- * answering the requests up to request, kept in the store when done.
- * at_start: the first of this start; later ones keep the invalidation's
- * figure (timing it makes buffers, which would evict others by then).
+ * One calibration, answering the requests up to request.  Later ones than
+ * the start's keep the invalidation's figure (its timing makes buffers).
  */
 static void
 calibrate(int passes, uint64 request, bool at_start, MemoryContext cxt)
@@ -878,11 +840,7 @@ calibrate(int passes, uint64 request, bool at_start, MemoryContext cxt)
 	report_idle();
 }
 
-/*
- * The worker: calibrates at its start (the store is new: a start or a
- * crash-restart), then waits on its latch for walload_calibrate()'s
- * requests, without a timeout.
- */
+/* calibrates at its start (the store is new), then waits for requests */
 void
 walload_calibration_main(Datum main_arg)
 {
@@ -940,9 +898,8 @@ walload_calibration_main(Datum main_arg)
 /* ---------------- the request protocol, in the store (store_shm.h) ---------------- */
 
 /*
- * The worker has died (before_shmem_exit): a calibration it was running
- * failed, and the requests so far are answered (the next worker does not
- * take them up again).  The askers wake up and see it.
+ * The worker died: a calibration running failed, the requests so far are
+ * answered (the next worker does not take them up), the askers woken.
  */
 static void
 worker_detach(int code, Datum arg)
@@ -957,11 +914,7 @@ worker_detach(int code, Datum arg)
 	ConditionVariableBroadcast(&wl_shared->calib_cv);
 }
 
-/*
- * The worker starts and publishes its latch.  Returns WL_CALIB_RUNNING
- * where this start has had no calibration yet; else it waits for a request
- * rather than repeat what may fail again.
- */
+/* WL_CALIB_RUNNING where this start has had no calibration yet */
 WlCalibration
 wl_store_worker_attach(void)
 {
@@ -987,10 +940,7 @@ wl_store_calibration_wanted(void)
 	return wanted;
 }
 
-/*
- * The worker begins a calibration that answers the requests made so far
- * (*request: the last).  Returns the passes it asked for, 0 if none.
- */
+/* *request: the last request so far; returns its passes, 0 if none */
 int
 wl_store_calibration_begins(uint64 *request)
 {
@@ -1004,10 +954,6 @@ wl_store_calibration_begins(uint64 *request)
 	return passes;
 }
 
-/*
- * The worker's calibration has ended, done or not, after ms of wall-clock
- * time, having written io_bytes under the data directory.
- */
 void
 wl_store_calibration_ended(bool done, uint64 request, double ms, int64 io_bytes)
 {
@@ -1024,11 +970,7 @@ wl_store_calibration_ended(bool done, uint64 request, double ms, int64 io_bytes)
 	ConditionVariableBroadcast(&wl_shared->calib_cv);
 }
 
-/*
- * Ask the worker for a calibration of passes passes: the request's number,
- * or 0 where no worker runs (walload.calibration = off, or it died and has
- * not been started again yet).
- */
+/* the request's number, or 0 where no worker runs */
 uint64
 wl_store_request_calibration(int passes)
 {
@@ -1050,9 +992,8 @@ wl_store_request_calibration(int passes)
 }
 
 /*
- * Wait until the worker has answered request, at most timeout_s seconds
- * (ERROR then), cancellable (the worker goes on).  True where a completed
- * calibration answered it (*passes: its passes); false where the worker
+ * Wait until the worker has answered request, at most timeout_s seconds.
+ * True where a completed calibration answered it; false where the worker
  * died first or the calibration failed.
  */
 bool
