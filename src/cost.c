@@ -138,11 +138,7 @@ wl_header_page_count(void)
 	return (int64) ((end - start) / (uintptr_t) sysconf(_SC_PAGESIZE));
 }
 
-/*
- * The header pages this backend's next walk maps: none once it has walked,
- * else all but those mapped before (the few of buffers it pinned are not
- * counted).
- */
+/* the header pages this backend's next walk maps: none once it has walked */
 static int64
 header_pages_unmapped(void)
 {
@@ -151,10 +147,7 @@ header_pages_unmapped(void)
 	return Max(wl_header_page_count() - mapped_before_walk, 0);
 }
 
-/*
- * sizing.c's count of an abort's buffers mapped header pages, which the walk
- * that follows does not map again.  No system call: on the abort path.
- */
+/* sizing.c's count at an abort mapped pages.  No system call: abort path. */
 void
 wl_header_pages_mapped(int64 pages)
 {
@@ -173,11 +166,7 @@ wl_scan_buffers_ns(const WlScanCost *cost, int64 buffers)
 	return Max(buffers, 0) * Max(cost->invalidate_ns_per_buffer, 0);
 }
 
-/*
- * n walks of one kind comparing nfiles files by this backend (its first also
- * maps the header pages), plus the buffers they act on.  A spinlock; no
- * system call.
- */
+/* n walks by this backend, its first mapping the pages.  No system call. */
 double
 wl_scans_est_ns(WlScanKind kind, int64 n, int nfiles, int64 buffers)
 {
@@ -208,10 +197,7 @@ wl_scan_faults_priced_ns(void)
 	return faults_priced_ns;
 }
 
-/*
- * Dirty page-cache blocks of the whole system (/proc/meminfo "Dirty"), a
- * bound on what a commit's fsync writes; -1 if unknown.
- */
+/* the system's dirty page cache, a bound on what an fsync writes; -1: unknown */
 static int64
 wl_os_dirty_blocks(void)
 {
@@ -253,11 +239,7 @@ os_dirty_blocks_lately(void)
 	return value;
 }
 
-/*
- * What the commit's cost depends on besides core's decisions, as it stands
- * now (dirty_buffers: accumulator.c's).  Reads /proc/meminfo only when
- * files are to be synced, and afresh for the commit itself.
- */
+/* what the commit's cost depends on besides core's decisions, now */
 void
 wl_commit_state_now(WlCommitState *st, const WlCommitModel *m, int64 dirty_buffers, bool live)
 {
@@ -282,9 +264,8 @@ wl_note_commit_wal_logged(void)
 #define WL_FPI_OVERHEAD_BYTES	50
 
 /*
- * Pages of the WAL buffers the commit's page images go to that this backend
- * has not written, so not mapped: the images go where the ring was written
- * one turn ago; a backend that inserted less than a turn wrote only behind
+ * WAL buffer pages the page images go to that this backend has not mapped:
+ * a backend that inserted less than a turn of the ring wrote only behind
  * the insert position (one writer assumed).
  */
 static double
@@ -313,11 +294,7 @@ wal_logged_in_new_segments(const WlCommitModel *m)
 	return Max((double) m->wal_logged_blocks - per_segment, 0);
 }
 
-/*
- * Blocks WAL-logged read from the page cache: log_newpage_range reads every
- * block through shared buffers, where a bulk write kept only its ring
- * (st->dirty_buffers, spread over all of them).
- */
+/* log_newpage_range reads blocks a bulk write's ring no longer holds */
 static double
 wal_logged_unread(const WlCommitModel *m, const WlCommitState *st)
 {
@@ -344,25 +321,15 @@ deleted_files_ns(const WlIoCost *io, int64 rels, int64 forks, int64 stored_forks
 
 /*
  * The predicted duration of a commit that core decides as m, in state st:
- *
- * - scan: the sync's walk and the deletion's, the first with the header
- *   pages not yet mapped, and the buffers they invalidate or write;
- * - sync: the synced files' dirty buffers written (at most
- *   st->dirty_buffers), then an fsync per file for its blocks still dirty in
- *   the page cache (at most st->os_dirty_blocks), each fork's existence
- *   asked before;
- * - wal: the flush of what no one flushed yet, the blocks WAL-logged whole
- *   (checksummed and copied; written twice beyond the first segment; read
- *   from the page cache where no longer in shared buffers), WAL buffer pages
- *   never written by this backend, its first record space for 32 blocks;
- * - drop: deleting the files, per fork and per block (far less for blocks the
- *   file system has not allocated yet).
- *
- * The fsyncs are scaled by io.fsync_time_ratio, learned from commits (the
- * device drifts; the calibration runs once); not the WAL's writes nor the
- * deletions, other operations.  Core's own work per synced or WAL-logged
- * file, which cannot be timed without doing it, is io.file_commit_ns,
- * learned (store.c).  Pure.
+ * scan, the walks with the pages they map and the buffers they act on;
+ * sync, the dirty buffers written, then an fsync per file of its blocks
+ * still dirty in the page cache; wal, the flush of what is unflushed and
+ * the blocks WAL-logged whole (written twice beyond the first segment, read
+ * from the page cache where no longer in shared buffers); drop, deleting
+ * the files.  The fsyncs are scaled by io.fsync_time_ratio, learned from
+ * commits (the device drifts; the calibration runs once).  Core's own work
+ * per file, which cannot be timed without doing it, is io.file_commit_ns,
+ * learned too.  Pure.
  */
 void
 wl_commit_est(const WlCommitModel *m, const WlScanCost *cost, const WlCommitState *st,

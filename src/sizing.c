@@ -438,6 +438,8 @@ owned_buffers(const BufferOwner *owner, int64 *pages_mapped)
 	int			first_hit = -1,
 				last_hit = -1;
 	int			grown = 0;
+	bool		range,
+				refine;
 	double		buffers = 0;
 
 	*pages_mapped = 0;
@@ -459,23 +461,16 @@ owned_buffers(const BufferOwner *owner, int64 *pages_mapped)
 			last_hit = i;
 		}
 	}
+	range = stretches_hit > 0 && last_hit - first_hit + 3 <= WL_DB_BUFFER_RANGE;
+	refine = !range && stretches_hit > 0 && stretches_hit <= WL_DB_BUFFER_REFINE;
 	for (int i = 0; i < k; i++)
-		counted[i] = -1;
-	if (stretches_hit > 0 && last_hit - first_hit + 3 <= WL_DB_BUFFER_RANGE)
 	{
-		for (int i = Max(first_hit - 1, 0); i <= Min(last_hit + 1, k - 1); i++)
-			counted[i] = (int32) count_in_stretch(owner, i, k, &pages, page);
-	}
-	else if (stretches_hit > 0 && stretches_hit <= WL_DB_BUFFER_REFINE)
-	{
-		for (int i = 0; i < k; i++)
-		{
-			bool		near_hit = hits[i] > 0 || (i > 0 && hits[i - 1] > 0) ||
-				(i + 1 < k && hits[i + 1] > 0);
+		bool		near_hit = hits[i] > 0 || (i > 0 && hits[i - 1] > 0) ||
+			(i + 1 < k && hits[i + 1] > 0);
 
-			if (near_hit)
-				counted[i] = (int32) count_in_stretch(owner, i, k, &pages, page);
-		}
+		counted[i] = -1;
+		if (range ? i >= first_hit - 1 && i <= last_hit + 1 : refine && near_hit)
+			counted[i] = (int32) count_in_stretch(owner, i, k, &pages, page);
 	}
 
 	/* the sample can miss the stretch beyond an edge */
