@@ -5,22 +5,12 @@
  *		that cost.c's model multiplies by counts; its request protocol.
  *
  * The walks are core's own functions called for files no buffer can hold
- * (tablespace 0): every header compared, nothing locked or written.  Timed:
- * the one-file walk; the many-file walks at commit or abort (one by one up
- * to 20 files, binary search above) at 1, 8, 20, 21 and 1024 files; the
- * page faults of a first walk; the invalidation of a buffer found.  Each
- * pass follows writes that evict the CPU caches (real walks find the
- * headers in memory) and counts wall-clock time less the time spent
- * waiting for a CPU.
- *
- * The storage, in a scratch file under base/pgsql_tmp (removed at once,
- * and by core at any start): writes, fsyncs, a WAL flush, the deletion of
- * a file, opening files, a page image's checksum and copy, first writes to
- * memory.
- *
- * One background worker times everything at every start and crash-restart,
- * then waits for walload_calibrate()'s requests; until it is done the
- * figures in the store are zero, which every estimate reads as none.
+ * (tablespace 0): every header compared, nothing locked or written; each
+ * pass after writes that evict the CPU caches (real walks find the headers
+ * in memory), less the time spent waiting for a CPU.  The storage is timed
+ * in a scratch file under base/pgsql_tmp.  The worker times everything at
+ * every start and crash-restart; until it is done the figures are zero,
+ * which every estimate reads as none.
  *
  *-------------------------------------------------------------------------
  */

@@ -3,26 +3,19 @@
  * model.c
  *		Which full scans of the shared buffer pool core performs, and which
  *		files it syncs, WAL-logs and deletes, decided from the state core
- *		decides from.
- *
- * Core does not say when it walks all NBuffers buffer headers, but its
- * exported functions tell everything that decides it:
+ *		decides from (its exported functions tell it all):
  *
  * - deletion at commit/abort (DropRelFileNodesAllBuffers): the files
  *   smgrGetPendingDeletes() lists; a walk unless none or no fork exists;
  * - the sync at commit (FlushRelationsAllBuffers, wal_level=minimal): the
- *   files created in the transaction that RelFileNodeSkippingWAL() names
- *   and that are not deleted; one walk if any was truncated in place or is
- *   at least wal_skip_threshold large, the others WAL-logged;
+ *   new files RelFileNodeSkippingWAL() names, not deleted; one walk if any
+ *   was truncated in place or is at least wal_skip_threshold large;
  * - truncation in place (DropRelFileNodeBuffers): TRUNCATE of a table new
  *   in the subtransaction, a walk per file; VACUUM's truncation of a tail;
- * - one relation's flush (FlushRelationBuffers): SET TABLESPACE, unlogged
- *   sequences; a database's (DropDatabaseBuffers): DROP DATABASE, ALTER
- *   DATABASE SET TABLESPACE.
+ * - FlushRelationBuffers (SET TABLESPACE, unlogged sequences) and
+ *   DropDatabaseBuffers (DROP DATABASE, ALTER DATABASE SET TABLESPACE).
  *
- * Temporary relations use local buffers.  The model keeps the state these
- * decisions depend on and returns them (WlCommitModel, WlEffects); it
- * records nothing and calls only sizing.c.
+ * It records nothing and calls only sizing.c.
  *
  *-------------------------------------------------------------------------
  */
