@@ -794,23 +794,14 @@ void
 wl_model_commit_creators(const WlCommitFiles *cf, bool is_prepare, int32 **sync, int *nsync,
 						 int32 **drop, int *ndrop)
 {
-	*nsync = 0;
-	*sync = NULL;
-	if (!XLogIsNeeded())
-	{
-		*sync = palloc(sizeof(int32) * Max(cf->nsyncs, 1));
-		for (int i = 0; i < cf->nsyncs; i++)
-			(*sync)[i] = cf->syncs[i].creator;
-		*nsync = cf->nsyncs;
-	}
-	*ndrop = 0;
-	*drop = NULL;
-	if (is_prepare)
-		return;
-	*drop = palloc(sizeof(int32) * Max(cf->ndoomed, 1));
-	for (int i = 0; i < cf->ndoomed; i++)
+	*nsync = XLogIsNeeded() ? 0 : cf->nsyncs;
+	*sync = XLogIsNeeded() ? NULL : palloc(sizeof(int32) * Max(cf->nsyncs, 1));
+	for (int i = 0; i < *nsync; i++)
+		(*sync)[i] = cf->syncs[i].creator;
+	*ndrop = is_prepare ? 0 : cf->ndoomed;
+	*drop = is_prepare ? NULL : palloc(sizeof(int32) * Max(cf->ndoomed, 1));
+	for (int i = 0; i < *ndrop; i++)
 		(*drop)[i] = creator_in(doomed_files, &cf->doomed[i]);
-	*ndrop = cf->ndoomed;
 }
 
 /*
@@ -845,11 +836,7 @@ wl_model_read_abort(bool subxact, int64 max_buffers, bool want_creators, WlAbort
 		int32	   *out = (int32 *) files;
 
 		for (int i = 0; i < n; i++)
-		{
-			WlRelFile	f = files[i];
-
-			out[i] = creator_in(created_files, &f);
-		}
+			out[i] = creator_in(created_files, &files[i]);
 		ab->creators = out;
 	}
 	else if (files)

@@ -123,6 +123,18 @@ sync_part_ns(const WlCommitModel *m, const WlScanCost *cost, const WlCommitState
 	return est.total_ns;
 }
 
+/* a commit at threshold kb */
+static double
+threshold_ns(const WlPendingSync *s, int n, int kb, const WlScanCost *cost,
+			 const WlCommitState *st)
+{
+	WlCommitModel m;
+
+	memset(&m, 0, sizeof(m));
+	wl_model_decide_syncs(s, n, kb, &m);
+	return sync_part_ns(&m, cost, st);
+}
+
 /* the threshold, in kB, below which a file of blocks blocks is WAL-logged */
 static int
 threshold_above(int64 blocks)
@@ -146,10 +158,7 @@ choose_threshold(int strategy, const WlPendingSync *s, int n, const WlScanCost *
 	int			best_kb = session_kb;
 	double		best_ns;
 
-	memset(&m, 0, sizeof(m));
-	m.sync_stmt_no = m.drop_stmt_no = -1;
-	wl_model_decide_syncs(s, n, session_kb, &m);
-	*core_ns = best_ns = sync_part_ns(&m, cost, st);
+	*core_ns = best_ns = threshold_ns(s, n, session_kb, cost, st);
 
 	for (int i = 0; i < n; i++)
 		if (!s[i].truncated)
@@ -188,10 +197,7 @@ choose_threshold(int strategy, const WlPendingSync *s, int n, const WlScanCost *
 			}
 		}
 	}
-
-	memset(&m, 0, sizeof(m));
-	wl_model_decide_syncs(s, n, best_kb, &m);
-	*chosen_ns = sync_part_ns(&m, cost, st);
+	*chosen_ns = threshold_ns(s, n, best_kb, cost, st);
 	pfree(sizes);
 	return best_kb;
 }
