@@ -67,15 +67,11 @@ wl_compute_utility_queryid(PlannedStmt *pstmt, const char *queryString)
 #endif
 }
 
-static void
-jumble_query_call(Query *query, const char *sourceText)
-{
 #if PG_VERSION_NUM >= 160000
-	(void) JumbleQuery(query);
+#define jumble_query_call(query, sourceText)	((void) JumbleQuery(query))
 #else
-	(void) JumbleQuery(query, sourceText);
+#define jumble_query_call(query, sourceText)	((void) JumbleQuery((query), (sourceText)))
 #endif
-}
 
 /*
  * Core's query id for an analysed Query, as parse_analyze_*() computes it.

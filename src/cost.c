@@ -100,9 +100,7 @@ multi_ns_per_header(const double *grid_ns, int nfiles)
 static double
 wl_scan_fault_ns(const WlScanCost *cost, int64 unmapped_pages)
 {
-	if (cost->single_ns <= 0)
-		return 0;
-	return cost->fault_ns_per_page * Max(unmapped_pages, 0);
+	return cost->single_ns <= 0 ? 0 : cost->fault_ns_per_page * Max(unmapped_pages, 0);
 }
 
 /* one cold walk over nfiles files, without page faults */
@@ -142,9 +140,7 @@ wl_header_page_count(void)
 static int64
 header_pages_unmapped(void)
 {
-	if (headers_mapped)
-		return 0;
-	return Max(wl_header_page_count() - mapped_before_walk, 0);
+	return headers_mapped ? 0 : Max(wl_header_page_count() - mapped_before_walk, 0);
 }
 
 /* sizing.c's count at an abort mapped pages.  No system call: abort path. */

@@ -493,12 +493,8 @@ owned_buffers(const BufferOwner *owner, int64 *pages_mapped)
 	}
 
 	for (int i = 0; i < k; i++)
-	{
-		if (counted[i] >= 0)
-			buffers += counted[i];
-		else
-			buffers += (double) hits[i] * (stretch_start(i + 1, k) - stretch_start(i, k)) / run;
-	}
+		buffers += counted[i] >= 0 ? counted[i] :
+			(double) hits[i] * (stretch_start(i + 1, k) - stretch_start(i, k)) / run;
 	if ((double) (NBuffers / k) * sizeof(BufferDescPadded) <= WL_FAULT_AROUND_BYTES)
 		*pages_mapped = all_pages;
 	else
