@@ -70,6 +70,16 @@ cache_evict_bytes(void)
 	return (Size) Min(Max(2 * llc, 16L * 1024 * 1024), 128L * 1024 * 1024);
 }
 
+static double
+ns_since(instr_time start)
+{
+	instr_time	now;
+
+	INSTR_TIME_SET_CURRENT(now);
+	INSTR_TIME_SUBTRACT(now, start);
+	return INSTR_TIME_GET_DOUBLE(now) * 1e9;
+}
+
 static int
 cmp_double(const void *a, const void *b)
 {
@@ -177,10 +187,10 @@ set_cached_nblocks(const Walker *w, int nfiles, BlockNumber nblocks)
 static double
 time_walk(const Walker *w, WalkKind walk, int nfiles, int pass)
 {
-	instr_time	start,
-				d;
+	instr_time	start;
 	double		waited,
-				now;
+				now,
+				ns;
 
 	CHECK_FOR_INTERRUPTS();
 	if (w->evict != NULL)
@@ -214,8 +224,7 @@ time_walk(const Walker *w, WalkKind walk, int nfiles, int pass)
 		}
 		PG_END_TRY();
 	}
-	INSTR_TIME_SET_CURRENT(d);
-	INSTR_TIME_SUBTRACT(d, start);
+	ns = ns_since(start);
 
 	/*
 	 * Less the time other processes had the CPU, but not what the hypervisor
@@ -223,7 +232,7 @@ time_walk(const Walker *w, WalkKind walk, int nfiles, int pass)
 	 */
 	now = waited >= 0 ? run_delay_ns() : -1;
 	waited = waited >= 0 && now >= waited ? now - waited : 0;
-	return Max(INSTR_TIME_GET_DOUBLE(d) * 1e9 - waited, 0);
+	return Max(ns - waited, 0);
 }
 
 /* the median of passes walks, in ns per buffer header */
@@ -408,16 +417,6 @@ wl_scan_cost_calibrate(int passes, bool measure_faults, bool invalidate, WlScanC
 
 /* bytes the storage's timing has written under the data directory */
 static int64 io_bytes_written = 0;
-
-static double
-ns_since(instr_time start)
-{
-	instr_time	now;
-
-	INSTR_TIME_SET_CURRENT(now);
-	INSTR_TIME_SUBTRACT(now, start);
-	return INSTR_TIME_GET_DOUBLE(now) * 1e9;
-}
 
 /* a new scratch file with nblocks blocks in the page cache, or -1 */
 static int
