@@ -101,16 +101,11 @@ relcache_changed(Datum arg, Oid relid)
 {
 	if (changed_all)
 		return;
-	if (!OidIsValid(relid))
-	{
-		changed_all = true;
-		return;
-	}
 	/* invalidated at each command counter increment of its statement */
 	for (int i = n_changed_rels - 1; i >= 0; i--)
 		if (changed_rels[i] == relid)
 			return;
-	if (n_changed_rels >= WL_CHANGED_RELS)
+	if (!OidIsValid(relid) || n_changed_rels >= WL_CHANGED_RELS)
 		changed_all = true;
 	else
 		changed_rels[n_changed_rels++] = relid;
@@ -562,10 +557,8 @@ wl_model_read_pending_changes(int32 stmt_no, WlEffects *eff)
 		remember_changed();
 	}
 	forget_changes();
-	if (created || doomed)
-		eff->storage = true;
-	if (skipping)
-		eff->wal_skipped = true;
+	eff->storage |= created || doomed;
+	eff->wal_skipped |= skipping;
 }
 
 /* the statement a creator map names for file, or -1 */
