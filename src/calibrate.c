@@ -835,6 +835,7 @@ walload_calibration_main(Datum main_arg)
 {
 	MemoryContext cxt;
 	uint64		request;
+	int			passes;
 
 	/*
 	 * Not the standard handler of background workers, which raises FATAL
@@ -851,7 +852,10 @@ walload_calibration_main(Datum main_arg)
 								ALLOCSET_DEFAULT_SIZES);
 
 	if (wl_store_worker_attach() == WL_CALIB_RUNNING)
-		calibrate(wl_store_calibration_begins(&request), request, true, cxt);
+	{
+		passes = wl_store_calibration_begins(&request);
+		calibrate(passes, request, true, cxt);
+	}
 	else
 		report_idle();
 
@@ -875,7 +879,8 @@ walload_calibration_main(Datum main_arg)
 		}
 		if (wl_store_calibration_wanted())
 		{
-			calibrate(wl_store_calibration_begins(&request), request, false, cxt);
+			passes = wl_store_calibration_begins(&request);
+			calibrate(passes, request, false, cxt);
 			continue;
 		}
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_EXIT_ON_PM_DEATH, -1L,
