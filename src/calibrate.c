@@ -180,9 +180,8 @@ set_cached_nblocks(const Walker *w, int nfiles, BlockNumber nblocks)
 }
 
 /*
- * ns of one walk of core's over nfiles files.  The many-file drop skips the
- * walk where it knows each fork is small (in recovery): it is told sizes
- * as in recovery, far above its limit.
+ * ns of one walk over nfiles files.  The many-file drop skips the walk where
+ * it knows each fork is small (in recovery): told sizes as then, far above.
  */
 static double
 time_walk(const Walker *w, WalkKind walk, int nfiles, int pass)
@@ -248,9 +247,8 @@ median_walk(const Walker *w, WalkKind walk, int nfiles, int passes)
 }
 
 /*
- * The header pages unmapped in this process only and walked, up to passes
- * times: the median ns per page mapped, over walk_ns; -1 where unmapping
- * is refused (huge pages on older kernels).
+ * The median ns per header page unmapped in this process and walked, over
+ * walk_ns; -1 where unmapping is refused (huge pages on older kernels).
  */
 static double
 remapped_fault_ns(const Walker *w, double walk_ns, int passes, int *timed)
@@ -366,9 +364,8 @@ multi_file_walks(const Walker *w, int passes, WlScanCost *cost)
 }
 
 /*
- * Time core's walks, passes times each; the many-file walks need a
- * resource owner; the invalidation makes buffers (at a start from the free
- * list, later they would evict others).
+ * The many-file walks need a resource owner; the invalidation makes buffers
+ * (at a start from the free list, later they would evict others).
  */
 static void
 wl_scan_cost_calibrate(int passes, bool measure_faults, bool invalidate, WlScanCost *cost)
@@ -412,7 +409,7 @@ wl_scan_cost_calibrate(int passes, bool measure_faults, bool invalidate, WlScanC
 		 cost->fault_ns_per_page, (long long) unmapped, cost->invalidate_ns_per_buffer);
 }
 
-/* ---------------- the storage: writes, fsyncs, file deletion ---------------- */
+/* ---------------- the storage: writes, fsyncs, file deletion ---------- */
 #define WL_IO_BLOCKS	1024	/* blocks written and synced per pass */
 
 /* bytes the storage's timing has written under the data directory */
@@ -554,9 +551,8 @@ time_page_images(const char *block)
 }
 
 /*
- * A backend's first writes: to a page of shared memory another process
- * filled (the WAL buffers), and to core's WAL record space for 32 blocks
- * (new memory).  Medians of 3.
+ * A backend's first writes: to shared memory another process filled (the
+ * WAL buffers), and to core's WAL record space for 32 blocks (new memory).
  */
 static bool
 time_first_writes(double *fault_ns, double *space_ns, double *page_bytes)
@@ -693,9 +689,8 @@ wl_io_cost_calibrate(WlScanCost *cost)
 /* ---------------- the calibration worker ---------------- */
 
 /*
- * Registered from shared_preload_libraries; it connects to no database.
- * After it died (an error, pg_terminate_backend()) the postmaster starts it
- * again this much later, after a crash-restart at once.
+ * Started again this long after it died (an error, pg_terminate_backend()),
+ * at once after a crash-restart.  It connects to no database.
  */
 #define WL_CALIBRATION_RESTART_S	10
 
@@ -731,11 +726,10 @@ one_file_walk_now(int passes, double *fault_ns)
 }
 
 /*
- * Server start is the busiest moment, and a walk timed then can be far
- * slower: the one-file walk kept is the median of the first figure and
- * WL_SETTLE_ROUNDS medians of WL_SETTLE_PASSES walks, WL_SETTLE_GAP_MS
- * apart; not the lowest, since real walks come at any moment.  The
- * many-file walks scale with it; the page faults take the rounds' median.
+ * A walk timed at server start, the busiest moment, can be far slower: the
+ * one-file walk kept is the median of the first figure and later rounds
+ * (not the lowest: real walks come at any moment), which the many-file
+ * walks scale with; the page faults take the rounds' median too.
  */
 #define WL_SETTLE_ROUNDS	4
 #define WL_SETTLE_PASSES	3
@@ -838,10 +832,8 @@ walload_calibration_main(Datum main_arg)
 	int			passes;
 
 	/*
-	 * Not the standard handler of background workers, which raises FATAL
-	 * inside the signal handler (in malloc, holding the store's spinlock).
-	 * die() only asks; the worker exits at its next CHECK_FOR_INTERRUPTS,
-	 * between two walks, at most about a second later.
+	 * Not the standard handler, which raises FATAL inside the signal handler
+	 * (in malloc, holding the store's spinlock): die() only asks.
 	 */
 	pqsignal(SIGTERM, die);
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
@@ -889,7 +881,7 @@ walload_calibration_main(Datum main_arg)
 	}
 }
 
-/* ---------------- the request protocol, in the store (store_shm.h) ---------------- */
+/* ---------------- the request protocol, in the store (store_shm.h) ----- */
 
 /*
  * The worker died: a calibration running failed, the requests so far are
@@ -986,9 +978,8 @@ wl_store_request_calibration(int passes)
 }
 
 /*
- * Wait until the worker has answered request, at most timeout_s seconds.
- * True where a completed calibration answered it; false where the worker
- * died first or the calibration failed.
+ * Wait at most timeout_s for the answer: true where a completed calibration
+ * answered; false where the worker died first or the calibration failed.
  */
 bool
 wl_store_wait_calibration(uint64 request, int timeout_s, int *passes)

@@ -102,13 +102,11 @@ wl_jumble_query(Query *query, const char *sourceText)
 
 #if PG_VERSION_NUM >= 180000
 /*
- * 18+ counts the WAL writes and fsyncs in backend-local arrays no extension
- * can read; this backend's shared entry (PGSTAT_KIND_BACKEND) can be read,
- * under its lock, once pgstat_flush_backend() moved them there (pg_stat_io
- * is left alone).  A flush passes over every counter, so it is done only
- * when a WAL write or fsync may have happened, which always advances the
- * write or flush position; in recovery at every read.  Counts before
- * pg_stat_reset_backend_stats() are added on, so differences stay whole.
+ * 18+ counts WAL I/O in backend-local arrays; this backend's shared entry
+ * is read under its lock once pgstat_flush_backend() moved them there.  A
+ * flush passes over every counter: only when the WAL write or flush
+ * position moved (every read in recovery).  Counts before a reset of the
+ * entry are added on, so differences stay whole.
  */
 static bool have_last = false;
 static bool positions_valid = false;
@@ -179,7 +177,7 @@ wl_wal_io_read(WlWalIo *io)
 }
 #endif
 
-/* VACUUM's ring of buffers in kB: 15 256; 16+ BUFFER_USAGE_LIMIT, else the GUC */
+/* VACUUM's ring in kB: 15 256; 16+ BUFFER_USAGE_LIMIT, else the GUC */
 int
 wl_vacuum_ring_kb(List *options)
 {

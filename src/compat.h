@@ -28,7 +28,7 @@
 #include "storage/smgr.h"
 #include "tcop/cmdtag.h"
 #include "tcop/utility.h"
-/* the directory of temporary files (base/pgsql_tmp): 17+ name it in file_utils.h */
+/* base/pgsql_tmp's name: 17+ give it in file_utils.h */
 #include "storage/fd.h"
 #ifndef PG_TEMP_FILES_DIR
 #include "common/file_utils.h"
@@ -123,17 +123,14 @@ enum
 #define WL_BKTYPE_AUTOVACUUM		"autovacuum worker"
 #define WL_BKTYPE_CLIENT			"client backend"
 
-/* what the advice may name: BUFFER_USAGE_LIMIT (16+), pg_stat_checkpointer (17+) */
+/* the advice may name BUFFER_USAGE_LIMIT (16+), pg_stat_checkpointer (17+) */
 #define WL_HAS_BUFFER_USAGE_LIMIT	(PG_VERSION_NUM >= 160000)
 #define WL_HAS_STAT_CHECKPOINTER	(PG_VERSION_NUM >= 170000)
 
 /*
- * Counters of the WAL writes and syncs this backend did itself, cumulative
- * (only differences are used): PendingWalStats up to 17, the backend's own
- * I/O statistics from 18 (compat.c).  wl_wal_io_read: false where none
- * exist.  WL_WAL_IO_PLAIN_READ: it is a plain read of backend memory, which
- * core's commit callback may do where nothing may fail; 18+ flushes and
- * locks.
+ * This backend's own WAL writes and syncs, cumulative: PendingWalStats up to
+ * 17, a plain read core's commit callback may do (WL_WAL_IO_PLAIN_READ);
+ * the backend's I/O statistics from 18, which flushes and locks.
  */
 typedef struct WlWalIo
 {
@@ -178,11 +175,9 @@ wl_wal_io_read(WlWalIo *io)
 #endif
 
 /*
- * 19: REPACK rewrites a table as CLUSTER and VACUUM FULL do (a case label
- * where the tag exists); post_parse_analyze_hook's JumbleState is const;
- * full-page image bytes are counted (NULL in the views before); a shared
- * hash table is allocated whole, at its maximum size; the replaying
- * worker's origin LSN moved.
+ * 19: REPACK rewrites as CLUSTER does; JumbleState is const in the hook;
+ * full-page image bytes are counted; a shared hash table is allocated at
+ * its maximum size; the replaying worker's origin LSN moved.
  */
 #if PG_VERSION_NUM >= 190000
 #define WL_CASE_CMDTAG_REPACK		case CMDTAG_REPACK:

@@ -193,7 +193,7 @@ wl_scan_faults_priced_ns(void)
 	return faults_priced_ns;
 }
 
-/* the system's dirty page cache, a bound on what an fsync writes; -1: unknown */
+/* the system's dirty page cache, a bound on what fsyncs write; -1: unknown */
 static int64
 wl_os_dirty_blocks(void)
 {
@@ -302,7 +302,7 @@ wal_logged_unread(const WlCommitModel *m, const WlCommitState *st)
 		(1 - Min((double) Max(st->dirty_buffers, 0) / pending, 1));
 }
 
-/* deleting rels files with forks forks, stored_forks with stored_blocks on disk */
+/* deleting rels files, forks forks, stored_forks with stored_blocks on disk */
 static double
 deleted_files_ns(const WlIoCost *io, int64 rels, int64 forks, int64 stored_forks,
 				 int64 stored_blocks, int64 blocks)

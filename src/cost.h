@@ -28,13 +28,13 @@ typedef struct WlCommitEstimate
 	double		wal_ns;
 	double		drop_ns;
 	double		total_ns;
-	/* of scan, sync and wal: before core's COMMIT callback (all but the deletion's walk) */
+	/* of scan, sync and wal: before core's COMMIT callback (not drop_scan_ns) */
 	double		sync_phase_ns;
 	double		fsync_timed_ns; /* the fsyncs as the calibration timed them */
 	double		fsync_ns;		/* the same scaled by fsync_time_ratio (in sync_ns) */
 	double		files_ns;		/* of total_ns: io.file_commit_ns per file */
 	double		drop_ondisk_ns; /* drop_ns with every block on disk (bench only) */
-	/* of scan_ns: the first walk's page faults, the sync's walk, the deletion's */
+	/* of scan_ns: the first walk's faults, the sync's walk, the deletion's */
 	double		fault_ns;
 	double		sync_scan_ns;
 	double		drop_scan_ns;

@@ -93,7 +93,7 @@ static bool changed_all = false;
 #define WL_MODEL_KEEP_ENTRIES	1024
 /* emptying visits every bucket, and most transactions add an entry or two */
 #define WL_MODEL_MAP_SIZE		16
-/* below this many files created or doomed, core's lists cost less than the catalog */
+/* below this many files created or doomed, core's lists are cheaper */
 #define WL_LISTS_CHEAP	64
 
 static void
@@ -181,7 +181,7 @@ empty_map(HTAB *map)
 		(void) hash_search(map, entry, HASH_REMOVE, NULL);
 }
 
-/* A top-level transaction has ended: the maps are emptied, or freed if large. */
+/* at a top-level transaction's end the maps are emptied, or freed if large */
 void
 wl_model_xact_end(void)
 {
@@ -208,9 +208,8 @@ wl_model_xact_end(void)
 }
 
 /*
- * pg_class.relpages of the relation whose first file this is, or
- * InvalidBlockNumber.  Only for one created in the transaction: another
- * file number looked up as an OID leaves a negative syscache entry.
+ * relpages of the relation created in the transaction whose first file this
+ * is: another file number looked up as an OID leaves a negative entry.
  */
 static BlockNumber
 class_pages(WlRelFile file)
@@ -243,9 +242,8 @@ wl_model_note_created(Oid relid)
 }
 
 /*
- * A pending sync's blocks for the live prediction without a system call
- * (md.c would open every fork of every new file at every statement): core's
- * cached sizes, else SeenSize, for the main fork at least relpages.
+ * A pending sync's blocks without a system call (md.c would open every fork
+ * of every new file at every statement): core's, else SeenSize, relpages.
  */
 static uint64
 file_live_blocks(WlRelFile file)
@@ -302,9 +300,8 @@ drop_all_would_scan(WlRelFile *files, int n, bool live, int looked, bool found_f
 }
 
 /*
- * What a commit deletes, sized into m's dropped_*: the first
- * WL_DROP_SIZE_SAMPLE files, the rest scaled; live: as noted when doomed.
- * Returns how many files it looked for on disk; *found_fork: one exists.
+ * The first WL_DROP_SIZE_SAMPLE files a commit deletes, the rest scaled;
+ * live: as noted.  Returns how many it looked for on disk.
  */
 #define WL_DROP_SIZE_SAMPLE	64
 
@@ -460,9 +457,8 @@ note_new_files(bool forCommit, HTAB *map, int32 stmt_no, bool *skipping_wal)
 
 /*
  * Did a changed relation touch the pending lists in a way known_rels does
- * not explain?  One created here with its first file (row inserted by this
- * transaction, file number = OID) is noted at once.  Only the syscache is
- * read: the relation may be another session's, unlocked.
+ * not explain?  One created here with its first file is noted at once.  Only
+ * the syscache is read: the relation may be another session's, unlocked.
  */
 static bool
 change_needs_lists(Oid relid, int32 stmt_no, bool *created, bool *skipping)
@@ -526,10 +522,8 @@ remember_changed(void)
 }
 
 /*
- * After a utility statement: note which statement created or doomed files,
- * for the attribution of the commit's or abort's walk.  Core's lists are
- * read only when known_rels cannot explain a change (O(N^2) over N CREATE
- * TABLEs).
+ * Note which statement created or doomed files.  Core's lists are read only
+ * when known_rels cannot explain a change (O(N^2) over N CREATE TABLEs).
  */
 void
 wl_model_read_pending_changes(int32 stmt_no, WlEffects *eff)
@@ -612,7 +606,7 @@ file_in_sorted(WlRelFile file, WlRelFile *files, int n)
 	return n > 0 && bsearch(&file, files, n, sizeof(WlRelFile), wl_relfile_cmp) != NULL;
 }
 
-/* a sorted copy of list without duplicates (core syncs a file listed twice once) */
+/* a sorted copy without duplicates (core syncs a file listed twice once) */
 static WlRelFile *
 sorted_copy(const WlRelFile *list, int *n)
 {
@@ -798,12 +792,10 @@ wl_model_commit_creators(const WlCommitFiles *cf, bool is_prepare, int32 **sync,
 }
 
 /*
- * The one reading of core's list at the abort of this (sub)transaction
- * level.  On the abort path: no file I/O, and the only allocation is core's
- * list.  Each file was created with its main fork before it was listed, so
- * core walks iff the list is not empty.  Buffers counted where max_buffers
- * > 0.  ab->creators (want_creators) is written over core's list in place,
- * entry i after file i is read; the caller pfrees it.
+ * The one reading of core's list at an abort: no file I/O, no allocation but
+ * core's list.  Each file has its main fork, so core walks iff it is not
+ * empty.  ab->creators is written over core's list, entry i after file i is
+ * read; the caller pfrees it.
  */
 StaticAssertDecl(sizeof(WlRelFile) >= sizeof(int32),
 				 "a file's creator must fit in its place in core's list");

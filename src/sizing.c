@@ -328,15 +328,11 @@ wl_model_tail_buffers(const WlTailSample *sample, BlockNumber from)
 }
 
 /*
- * How many buffers a database or some files hold, without a walk: first a
- * sample, a run of WL_DB_BUFFER_RUN headers at random in each of
- * WL_DB_BUFFER_SAMPLE stretches, read unlocked as core's pre-check does.
- * Then counted header by header: the range of stretches the sample found
- * them in and one beyond each end, where at most WL_DB_BUFFER_RANGE; else,
- * where found in at most WL_DB_BUFFER_REFINE stretches, those and their
- * neighbours; then outward from counted stretches that hold some, at most
- * WL_DB_BUFFER_GROW more.  Buffers of one owner lie together, so a sample
- * alone errs by whole stretches; spread wider, the sample is the figure.
+ * How many buffers a database or some files hold, without a walk: a run of
+ * headers at random in each stretch, read unlocked as core's pre-check does;
+ * then counted header by header where the sample found them (their range,
+ * else their stretches) and outward.  Buffers of one owner lie together, so
+ * a sample alone errs by whole stretches; spread wider, it is the figure.
  */
 #define WL_DB_BUFFER_SAMPLE	1024
 #define WL_DB_BUFFER_RUN	16
@@ -352,7 +348,7 @@ stretch_start(int i, int k)
 	return ((int64) NBuffers * i) / k;
 }
 
-/* a database, or relation files (sorted beyond WL_FILES_LINEAR, as core's walk) */
+/* a database, or files (sorted beyond WL_FILES_LINEAR, as core's walk) */
 typedef struct BufferOwner
 {
 	Oid			dboid;

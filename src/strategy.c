@@ -34,13 +34,10 @@
 #include "store.h"
 
 /*
- * auto checks itself: each commit that took its path notes its measured
- * time (less any synchronous standby's wait) over the prediction.  When the
- * median over the backend's last WL_AUTO_WINDOW commits exceeds
- * WL_AUTO_ASIDE_FACTOR (far above a right model's spread), auto stands
- * aside in this backend until walload.unit_costs changes.  A prediction
- * counts at least WL_AUTO_PRED_FLOOR_MS.  No allocation: noted from the
- * commit cleanup.
+ * auto checks itself: when the median of measured over predicted times of
+ * the backend's last WL_AUTO_WINDOW commits exceeds WL_AUTO_ASIDE_FACTOR
+ * (far above a right model's spread), it stands aside until
+ * walload.unit_costs changes.  No allocation: noted from commit cleanup.
  */
 #define WL_AUTO_WINDOW			16
 #define WL_AUTO_ASIDE_FACTOR	10.0
@@ -240,7 +237,7 @@ wl_strategy_apply(WlStrategyChoice *choice, int64 dirty_buffers,
 	wl_commit_state_now(&st, &all, dirty_buffers, false);
 	wl_cost_figures(&cost);
 
-	/* not by the fsync ratio commits teach: it would flip the choice within a load */
+	/* not by the fsync ratio commits teach: it would flip within a load */
 	cost.io.fsync_time_ratio = 0;
 
 	choice->threshold_kb = choose_threshold(wl_commit_strategy, s, n, &cost, &st,
