@@ -4,28 +4,13 @@
  *		The calibration worker: times, on this server, the per-unit costs
  *		that cost.c's model multiplies by counts; its request protocol.
  *
- * A walk of shared buffers visits NBuffers headers with an unlocked
- * pre-check of each tag.  Timed: the one-file pre-check against the
- * many-file walks at commit or abort (one by one up to 20 files, binary
- * search above), by calling FlushRelationsAllBuffers for 1, 8, 20, 21 and
- * 1024 files; each pass after writes that evict the CPU caches (real walks
- * find the headers in memory); the page faults of a first walk; the
- * invalidation of a buffer found.  Each pass calls core's function for files
- * no buffer can hold (tablespace 0): every header compared, nothing locked
- * or written; wall-clock time less the time spent waiting for a CPU; the
- * median of the passes is kept.
- *
- * The storage, in a scratch file under base/pgsql_tmp (removed at once and
- * at any start): writing 1024 blocks, their fsync, a one-block fdatasync (a
- * WAL flush), a new file's fsync and truncation (a deletion at commit, also
- * of blocks never synced), opening a file that exists and one that does
- * not, a page image's checksum and copy, and first writes to unmapped
- * shared memory and to new memory.
- *
- * One background worker times everything, at every start and
- * crash-restart, then waits for walload_calibrate()'s requests; until it is
- * done the figures are zero, which every estimate reads as none.  The
- * figures go to the store, where cost.c reads them.
+ * The walks are core's own functions called for files no buffer can hold
+ * (tablespace 0): every header compared, nothing locked or written; each
+ * pass after writes that evict the CPU caches (real walks find the headers
+ * in memory), less the time spent waiting for a CPU.  The storage is timed
+ * in a scratch file under base/pgsql_tmp.  The worker times everything at
+ * every start and crash-restart; until it is done the figures are zero,
+ * which every estimate reads as none.
  *
  *-------------------------------------------------------------------------
  */
@@ -38,11 +23,9 @@
 #include "store_shm.h"
 
 #include <fcntl.h>
-#include <math.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "access/xlog.h"
 #include "access/xlogrecord.h"
 #include "access/xlogutils.h"
 #include "executor/instrument.h"
@@ -51,12 +34,10 @@
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
 #include "postmaster/interrupt.h"
-#include "storage/buf_internals.h"
 #include "storage/bufmgr.h"
 #include "storage/fd.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
-#include "storage/pmsignal.h"
 #include "tcop/tcopprot.h"
 #include "utils/guc.h"
 #include "utils/memutils.h"
@@ -65,18 +46,17 @@
 
 PGDLLEXPORT void walload_calibration_main(Datum main_arg);
 
-/* relation counts at which the many-file walk is timed (cost.c prices by them) */
 static const int cost_grid[WL_COST_GRID] = WL_COST_GRID_FILES;
 
-/* Passes at server start: the median of 9 is stable to a few percent. */
+/* passes at server start: the median of 9 is stable to a few percent */
 #define WL_STARTUP_CALIBRATION_PASSES 9
 
 /*
- * The size of the last-level CPU cache in bytes as the C library tells it
- * (level 3, else level 2), else 32 MB.
+ * Bytes written between passes so that the headers leave the CPU caches:
+ * twice the last-level cache as libc tells it (some VMs' kernels misreport).
  */
-static long
-libc_cache_bytes(void)
+static Size
+cache_evict_bytes(void)
 {
 	long		llc = -1;
 
@@ -85,18 +65,19 @@ libc_cache_bytes(void)
 	if (llc <= 0)
 		llc = sysconf(_SC_LEVEL2_CACHE_SIZE);
 #endif
-	return llc > 0 ? llc : 32L * 1024 * 1024;
+	if (llc <= 0)
+		llc = 32L * 1024 * 1024;
+	return (Size) Min(Max(2 * llc, 16L * 1024 * 1024), 128L * 1024 * 1024);
 }
 
-/*
- * Bytes to write between two timed passes so that the buffer headers leave
- * the CPU caches: twice the last-level cache as the C library tells it (not
- * the kernel, which some virtual machines misreport), else 64 MB; 16-128 MB.
- */
-static Size
-cache_evict_bytes(void)
+static double
+ns_since(instr_time start)
 {
-	return (Size) Min(Max(2 * libc_cache_bytes(), 16L * 1024 * 1024), 128L * 1024 * 1024);
+	instr_time	now;
+
+	INSTR_TIME_SET_CURRENT(now);
+	INSTR_TIME_SUBTRACT(now, start);
+	return INSTR_TIME_GET_DOUBLE(now) * 1e9;
 }
 
 static int
@@ -124,19 +105,6 @@ second_lowest(double *v, int n)
 	return v[n >= 3 ? 1 : 0];
 }
 
-/* a relation file that no buffer holds: tablespace 0, file number 2^32-1 */
-static void
-init_nowhere(SMgrRelationData *srel, Oid filenumber)
-{
-	memset(srel, 0, sizeof(*srel));
-	WL_REL_SPC(WlSmgrFile(srel)) = InvalidOid;
-	WL_REL_DB(WlSmgrFile(srel)) = InvalidOid;
-	WL_REL_NUMBER(WlSmgrFile(srel)) = filenumber;
-	WlSmgrBackend(srel) = WL_INVALID_BACKEND;
-	for (int f = 0; f <= MAX_FORKNUM; f++)
-		srel->smgr_cached_nblocks[f] = InvalidBlockNumber;
-}
-
 typedef enum WalkKind
 {
 	WALK_ONE_FILE,				/* DropRelFileNodeBuffers / DropRelationBuffers */
@@ -144,11 +112,49 @@ typedef enum WalkKind
 	WALK_DROP_ALL				/* DropRelFileNodesAllBuffers / DropRelationsAllBuffers */
 } WalkKind;
 
-/*
- * The time this thread has spent waiting for a CPU while runnable, in ns
- * (/proc/thread-self/schedstat, second field); -1 if unknown.  Plain stdio:
- * the postmaster calls it too.
- */
+/* what timed walks work on */
+typedef struct Walker
+{
+	SMgrRelationData *files;	/* files no buffer holds: tablespace 0 */
+	SMgrRelation *filep;
+	volatile char *evict;		/* NULL: passes timed warm, an underestimate */
+	Size		evict_len;
+	double	   *ns;				/* a figure per pass */
+} Walker;
+
+static void
+walker_init(Walker *w, int nfiles, int passes)
+{
+	w->files = palloc0(sizeof(SMgrRelationData) * nfiles);
+	w->filep = palloc(sizeof(SMgrRelation) * nfiles);
+	for (int i = 0; i < nfiles; i++)
+	{
+		SMgrRelationData *srel = &w->files[i];
+
+		WL_REL_SPC(WlSmgrFile(srel)) = InvalidOid;
+		WL_REL_DB(WlSmgrFile(srel)) = InvalidOid;
+		WL_REL_NUMBER(WlSmgrFile(srel)) = PG_UINT32_MAX - i;
+		WlSmgrBackend(srel) = WL_INVALID_BACKEND;
+		for (int f = 0; f <= MAX_FORKNUM; f++)
+			srel->smgr_cached_nblocks[f] = InvalidBlockNumber;
+		w->filep[i] = srel;
+	}
+	w->ns = palloc(sizeof(double) * passes);
+	w->evict_len = cache_evict_bytes();
+	w->evict = palloc_extended(w->evict_len, MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
+}
+
+static void
+walker_free(Walker *w)
+{
+	if (w->evict != NULL)
+		pfree((void *) w->evict);
+	pfree(w->ns);
+	pfree(w->filep);
+	pfree(w->files);
+}
+
+/* ns this thread waited for a CPU while runnable; -1 if unknown */
 static double
 run_delay_ns(void)
 {
@@ -165,25 +171,30 @@ run_delay_ns(void)
 	return ns;
 }
 
+static void
+set_cached_nblocks(const Walker *w, int nfiles, BlockNumber nblocks)
+{
+	for (int i = 0; i < nfiles; i++)
+		for (int f = 0; f <= MAX_FORKNUM; f++)
+			w->files[i].smgr_cached_nblocks[f] = nblocks;
+}
+
 /*
- * Time one walk of core's over nfiles files (WALK_ONE_FILE: the first), in
- * ns.  The many-file drop skips the walk when it knows each fork's small
- * size (only in recovery) and returns for files that do not exist: so it is
- * told sizes as in recovery (InRecovery set, restored also on error), each
- * fork NBuffers blocks, far above its limit.
+ * ns of one walk over nfiles files.  The many-file drop skips the walk where
+ * it knows each fork is small (in recovery): told sizes as then, far above.
  */
 static double
-time_walk(WalkKind walk, int nfiles, SMgrRelationData *files, SMgrRelation *filep,
-		  volatile char *evict, Size evict_len, int pass)
+time_walk(const Walker *w, WalkKind walk, int nfiles, int pass)
 {
-	instr_time	start,
-				d;
-	double		waited;
+	instr_time	start;
+	double		waited,
+				now,
+				ns;
 
 	CHECK_FOR_INTERRUPTS();
-	if (evict != NULL)
-		for (Size off = 0; off < evict_len; off += 64)
-			evict[off] = (char) (pass + off);
+	if (w->evict != NULL)
+		for (Size off = 0; off < w->evict_len; off += 64)
+			w->evict[off] = (char) (pass + off);
 	waited = run_delay_ns();
 	INSTR_TIME_SET_CURRENT(start);
 	if (walk == WALK_ONE_FILE)
@@ -191,72 +202,56 @@ time_walk(WalkKind walk, int nfiles, SMgrRelationData *files, SMgrRelation *file
 		ForkNumber	fork = MAIN_FORKNUM;
 		BlockNumber first_block = 0;
 
-		WlDropRelationBuffers(&files[0], &fork, 1, &first_block);
+		WlDropRelationBuffers(&w->files[0], &fork, 1, &first_block);
 	}
 	else if (walk == WALK_FLUSH_ALL)
-		FlushRelationsAllBuffers(filep, nfiles);
+		FlushRelationsAllBuffers(w->filep, nfiles);
 	else
 	{
 		bool		was_in_recovery = InRecovery;
 
-		for (int i = 0; i < nfiles; i++)
-			for (int f = 0; f <= MAX_FORKNUM; f++)
-				files[i].smgr_cached_nblocks[f] = (BlockNumber) NBuffers;
+		set_cached_nblocks(w, nfiles, (BlockNumber) NBuffers);
 		InRecovery = true;
 		PG_TRY();
 		{
-			WlDropRelationsAllBuffers(filep, nfiles);
+			WlDropRelationsAllBuffers(w->filep, nfiles);
 		}
 		PG_FINALLY();
 		{
 			InRecovery = was_in_recovery;
-			for (int i = 0; i < nfiles; i++)
-				for (int f = 0; f <= MAX_FORKNUM; f++)
-					files[i].smgr_cached_nblocks[f] = InvalidBlockNumber;
+			set_cached_nblocks(w, nfiles, InvalidBlockNumber);
 		}
 		PG_END_TRY();
 	}
-	INSTR_TIME_SET_CURRENT(d);
-	INSTR_TIME_SUBTRACT(d, start);
+	ns = ns_since(start);
 
 	/*
 	 * Less the time other processes had the CPU, but not what the hypervisor
 	 * steals from a running walk, as a real walk pays it.
 	 */
-	if (waited >= 0)
-	{
-		double		now = run_delay_ns();
-
-		waited = now >= waited ? now - waited : 0;
-	}
-	else
-		waited = 0;
-	return Max(INSTR_TIME_GET_DOUBLE(d) * 1e9 - waited, 0);
+	now = waited >= 0 ? run_delay_ns() : -1;
+	waited = waited >= 0 && now >= waited ? now - waited : 0;
+	return Max(ns - waited, 0);
 }
 
 /* the median of passes walks, in ns per buffer header */
 static double
-median_walk(WalkKind walk, int nfiles, SMgrRelationData *files, SMgrRelation *filep,
-			volatile char *evict, Size evict_len, int passes, double *ns)
+median_walk(const Walker *w, WalkKind walk, int nfiles, int passes)
 {
 	for (int p = 0; p < passes; p++)
 	{
 		CHECK_FOR_INTERRUPTS();
-		ns[p] = time_walk(walk, nfiles, files, filep, evict, evict_len, p);
+		w->ns[p] = time_walk(w, walk, nfiles, p);
 	}
-	return median_of(ns, passes) / Max(NBuffers, 1);
+	return median_of(w->ns, passes) / Max(NBuffers, 1);
 }
 
 /*
- * The header pages unmapped in this process only (MADV_DONTNEED on a
- * shared mapping) and walked, up to passes times (*timed: how many): the
- * median ns per page mapped, over walk_ns.  -1 where unmapping is refused
- * (huge pages on older kernels).
+ * The median ns per header page unmapped in this process and walked, over
+ * walk_ns; -1 where unmapping is refused (huge pages on older kernels).
  */
 static double
-remapped_fault_ns(double walk_ns, SMgrRelationData *files, SMgrRelation *filep,
-				  volatile char *evict, Size evict_len, int passes, double *ns,
-				  int *timed)
+remapped_fault_ns(const Walker *w, double walk_ns, int passes, int *timed)
 {
 	uintptr_t	start,
 				end;
@@ -271,31 +266,27 @@ remapped_fault_ns(double walk_ns, SMgrRelationData *files, SMgrRelation *filep,
 		if (madvise((void *) start, end - start, MADV_DONTNEED) != 0)
 			break;
 		unmapped = wl_header_page_count();
-		t = time_walk(WALK_ONE_FILE, 1, files, filep, evict, evict_len, p);
-		ns[n++] = Max(t - walk_ns, 0) / unmapped;
+		t = time_walk(w, WALK_ONE_FILE, 1, p);
+		w->ns[n++] = Max(t - walk_ns, 0) / unmapped;
 	}
 	if (timed != NULL)
 		*timed = n;
-	return n > 0 ? median_of(ns, n) : -1;
+	return n > 0 ? median_of(w->ns, n) : -1;
 }
 
 /*
- * What mapping one page of headers costs a walk: a new process's first
- * walk says it once but varies by a factor of two, so the pages are
- * unmapped again and the walk repeated.  Remapping is cheaper (the page
- * tables stay): its median is a floor, and the first walk's figure counts
- * where higher, or alone where unmapping is refused.
+ * What mapping a page of headers costs a walk: a new process's first walk
+ * varies by a factor of two, so the walk is repeated after unmapping, which
+ * is cheaper (the page tables stay): a floor to the first walk's figure.
  */
 static double
-fault_ns_per_page(double single_ns, int64 first_unmapped, double first_ns,
-				  SMgrRelationData *files, SMgrRelation *filep,
-				  volatile char *evict, Size evict_len, int passes, double *ns)
+fault_ns_per_page(const Walker *w, double single_ns, int64 first_unmapped, double first_ns,
+				  int passes)
 {
 	double		walk_ns = single_ns * NBuffers;
 	double		first_walk = Max(first_ns - walk_ns, 0) / first_unmapped;
 	int			timed;
-	double		remapped = remapped_fault_ns(walk_ns, files, filep, evict, evict_len,
-											 passes, ns, &timed);
+	double		remapped = remapped_fault_ns(w, walk_ns, passes, &timed);
 
 	if (remapped < 0)
 		return first_walk;
@@ -305,15 +296,12 @@ fault_ns_per_page(double single_ns, int64 first_unmapped, double first_ns,
 }
 
 /*
- * What invalidating a deleted file's buffer adds to the walk that finds it:
- * nbuffers clean zero pages of a nowhere file are made, and the walk that
- * drops them timed against one that finds none; ns per buffer.  Later passes
- * find warm entries, real walks cold ones: the higher of the first pass and
- * the median of the others.  0 if no buffer could be made.
+ * What invalidating a buffer adds to the walk that finds it, ns per buffer:
+ * clean zero pages of a nowhere file are made and dropped.  Later passes
+ * find warm entries, real walks cold ones: the first pass is a floor.
  */
 static double
-invalidate_ns_per_buffer(SMgrRelationData *files, SMgrRelation *filep,
-						 volatile char *evict, Size evict_len, int passes, double *ns)
+invalidate_ns_per_buffer(const Walker *w, int passes)
 {
 	int			nbuffers = Min(1024, NBuffers / 16);
 	double		walk_ns;
@@ -323,97 +311,71 @@ invalidate_ns_per_buffer(SMgrRelationData *files, SMgrRelation *filep,
 	if (nbuffers < 64)
 		return 0;
 	for (int p = 0; p < passes; p++)
-		ns[p] = time_walk(WALK_ONE_FILE, 1, files, filep, evict, evict_len, p);
-	walk_ns = median_of(ns, passes);
+		w->ns[p] = time_walk(w, WALK_ONE_FILE, 1, p);
+	walk_ns = median_of(w->ns, passes);
 	for (int p = 0; p < passes; p++)
 	{
 		double		t;
 
 		for (int b = 0; b < nbuffers; b++)
 		{
-			Buffer		buf = ReadBufferWithoutRelcache(WlSmgrFile(&files[0]), MAIN_FORKNUM,
+			Buffer		buf = ReadBufferWithoutRelcache(WlSmgrFile(&w->files[0]), MAIN_FORKNUM,
 														(BlockNumber) b, RBM_ZERO_AND_LOCK,
 														NULL, true);
 
 			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 			ReleaseBuffer(buf);
 		}
-		t = time_walk(WALK_ONE_FILE, 1, files, filep, evict, evict_len, p);
-		ns[n++] = Max(t - walk_ns, 0) / nbuffers;
+		t = time_walk(w, WALK_ONE_FILE, 1, p);
+		w->ns[n++] = Max(t - walk_ns, 0) / nbuffers;
 	}
-	first = ns[0];
-	return Max(median_of(ns, n), first);
+	first = w->ns[0];
+	return Max(median_of(w->ns, n), first);
 }
 
 /*
- * The many-file walks: each pass times the one-file walk, then for each
- * grid point the flush and the drop as multiples of it; a figure is the
- * second lowest multiple (the lowest with fewer than three passes) times
- * cost->single_ns.  The comparisons are CPU work, which other processes
- * slow more than the one-file walk: a low pass is the figure.
+ * The many-file walks, as multiples of the one-file walk timed in the same
+ * pass: other processes slow their comparisons more, so a low pass (the
+ * second lowest) is the figure.
  */
 static void
-multi_file_walks(SMgrRelationData *files, SMgrRelation *filep, volatile char *evict,
-				 Size evict_len, int passes, WlScanCost *cost)
+multi_file_walks(const Walker *w, int passes, WlScanCost *cost)
 {
 	double	   *flush = palloc(sizeof(double) * passes * WL_COST_GRID);
 	double	   *drop = palloc(sizeof(double) * passes * WL_COST_GRID);
-	double	   *ns = palloc(sizeof(double) * passes);
 
 	for (int p = 0; p < passes; p++)
 	{
-		double		one = Max(time_walk(WALK_ONE_FILE, 1, files, filep, evict, evict_len, p), 1);
+		double		one = Max(time_walk(w, WALK_ONE_FILE, 1, p), 1);
 
 		for (int g = 0; g < WL_COST_GRID; g++)
 		{
-			flush[g * passes + p] = time_walk(WALK_FLUSH_ALL, cost_grid[g], files, filep,
-											  evict, evict_len, p) / one;
-			drop[g * passes + p] = time_walk(WALK_DROP_ALL, cost_grid[g], files, filep,
-											 evict, evict_len, p) / one;
+			flush[g * passes + p] = time_walk(w, WALK_FLUSH_ALL, cost_grid[g], p) / one;
+			drop[g * passes + p] = time_walk(w, WALK_DROP_ALL, cost_grid[g], p) / one;
 		}
 	}
 	for (int g = 0; g < WL_COST_GRID; g++)
 	{
-		memcpy(ns, &flush[g * passes], sizeof(double) * passes);
-		cost->flush_ns[g] = cost->single_ns * second_lowest(ns, passes);
-		memcpy(ns, &drop[g * passes], sizeof(double) * passes);
-		cost->drop_ns[g] = cost->single_ns * second_lowest(ns, passes);
+		cost->flush_ns[g] = cost->single_ns * second_lowest(&flush[g * passes], passes);
+		cost->drop_ns[g] = cost->single_ns * second_lowest(&drop[g * passes], passes);
 	}
-	pfree(ns);
 	pfree(drop);
 	pfree(flush);
 }
 
 /*
- * Time core's walks, passes times each, into cost: the one-file walk; the
- * many-file walks where the process has a resource owner; the page fault
- * where measure_faults; the invalidation where invalidate (it makes
- * buffers: at a start from the free list, later they would evict others).
+ * The many-file walks need a resource owner; the invalidation makes buffers
+ * (at a start from the free list, later they would evict others).
  */
 static void
 wl_scan_cost_calibrate(int passes, bool measure_faults, bool invalidate, WlScanCost *cost)
 {
-	int			maxfiles = cost_grid[WL_COST_GRID - 1];
-	SMgrRelationData *files;
-	SMgrRelation *filep;
-	double	   *ns;
-	Size		evict_len = cache_evict_bytes();
-	volatile char *evict;
+	Walker		w;
 	int64		unmapped = 0;
 	double		first_ns = 0;
 
 	memset(cost, 0, sizeof(*cost));
-	files = palloc(sizeof(SMgrRelationData) * maxfiles);
-	filep = palloc(sizeof(SMgrRelation) * maxfiles);
-	for (int i = 0; i < maxfiles; i++)
-	{
-		init_nowhere(&files[i], PG_UINT32_MAX - i);
-		filep[i] = &files[i];
-	}
-	ns = palloc(sizeof(double) * passes);
-	/* without the scratch area the passes are timed warm: an underestimate */
-	evict = palloc_extended(evict_len, MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
-
+	walker_init(&w, cost_grid[WL_COST_GRID - 1], passes);
 	if (measure_faults)
 	{
 		uintptr_t	start,
@@ -423,28 +385,20 @@ wl_scan_cost_calibrate(int passes, bool measure_faults, bool invalidate, WlScanC
 		wl_header_pages(&start, &end);
 		if (madvise((void *) start, end - start, MADV_DONTNEED) == 0)
 			unmapped = wl_header_page_count();
-		first_ns = time_walk(WALK_ONE_FILE, 1, files, filep, evict, evict_len, 0);
+		first_ns = time_walk(&w, WALK_ONE_FILE, 1, 0);
 	}
-	cost->single_ns = median_walk(WALK_ONE_FILE, 1, files, filep, evict, evict_len, passes, ns);
+	cost->single_ns = median_walk(&w, WALK_ONE_FILE, 1, passes);
 	if (measure_faults && unmapped > 0)
-		cost->fault_ns_per_page = fault_ns_per_page(cost->single_ns, unmapped, first_ns,
-													files, filep, evict, evict_len,
-													passes, ns);
-
+		cost->fault_ns_per_page = fault_ns_per_page(&w, cost->single_ns, unmapped, first_ns,
+													passes);
 	if (CurrentResourceOwner != NULL)
 	{
-		multi_file_walks(files, filep, evict, evict_len, passes, cost);
+		multi_file_walks(&w, passes, cost);
 		cost->multi_valid = true;
 		if (invalidate)
-			cost->invalidate_ns_per_buffer = invalidate_ns_per_buffer(files, filep, evict,
-																	  evict_len, passes, ns);
+			cost->invalidate_ns_per_buffer = invalidate_ns_per_buffer(&w, passes);
 	}
-
-	if (evict != NULL)
-		pfree((void *) evict);
-	pfree(ns);
-	pfree(filep);
-	pfree(files);
+	walker_free(&w);
 	elog(DEBUG1, "walload calibration: %d passes, ns per buffer header: one file %.3f, "
 		 "flush of 1/8/20/21/1024 files %.3f/%.3f/%.3f/%.3f/%.3f, "
 		 "drop of 1/8/20/21/1024 files %.3f/%.3f/%.3f/%.3f/%.3f; %.0f ns per unmapped page (%lld pages); "
@@ -455,29 +409,13 @@ wl_scan_cost_calibrate(int passes, bool measure_faults, bool invalidate, WlScanC
 		 cost->fault_ns_per_page, (long long) unmapped, cost->invalidate_ns_per_buffer);
 }
 
-/* ----------------------------------------------------------------
- * the storage: writes, fsyncs, file deletion
- * ----------------------------------------------------------------
- */
+/* ---------------- the storage: writes, fsyncs, file deletion ---------- */
 #define WL_IO_BLOCKS	1024	/* blocks written and synced per pass */
 
 /* bytes the storage's timing has written under the data directory */
 static int64 io_bytes_written = 0;
 
-static double
-ns_since(instr_time start)
-{
-	instr_time	now;
-
-	INSTR_TIME_SET_CURRENT(now);
-	INSTR_TIME_SUBTRACT(now, start);
-	return INSTR_TIME_GET_DOUBLE(now) * 1e9;
-}
-
-/*
- * A new scratch file at path with nblocks blocks written into it (in the
- * page cache, not synced): its descriptor, or -1 with nothing left behind.
- */
+/* a new scratch file with nblocks blocks in the page cache, or -1 */
 static int
 written_file(const char *path, int nblocks, const char *block)
 {
@@ -498,11 +436,7 @@ written_file(const char *path, int nblocks, const char *block)
 	return fd;
 }
 
-/*
- * Deleting a relation file at commit truncates its main fork (md.c
- * mdunlinkfork): time truncating fd, then close and remove it.  ok: the
- * caller's steps succeeded; false if any failed.
- */
+/* deleting a relation file truncates its main fork (mdunlinkfork) */
 static bool
 time_truncation(int fd, const char *path, bool ok, double *delete_ns)
 {
@@ -518,11 +452,8 @@ time_truncation(int fd, const char *path, bool ok, double *delete_ns)
 }
 
 /*
- * Extend a new scratch file by nblocks blocks, write them again, fsync,
- * rewrite one block and fdatasync it, truncate and unlink it: ns of the
- * rewrite, the fsync, the flush and the truncation.  A commit overwrites
- * blocks core already extended, which costs less than extending.  False if
- * the file could not be made or written (nothing is left behind).
+ * ns to rewrite nblocks blocks of a new file (a commit overwrites blocks
+ * core extended, which costs less), fsync them, flush one, truncate it.
  */
 static bool
 time_file(const char *path, int nblocks, const char *block,
@@ -543,10 +474,7 @@ time_file(const char *path, int nblocks, const char *block,
 	ok = ok && pg_fsync(fd) == 0;
 	*fsync_ns = ns_since(start);
 
-	/*
-	 * A WAL flush: one block rewritten in a file that exists, and its data
-	 * synced (no metadata to journal, as in a WAL segment core preallocated).
-	 */
+	/* a WAL flush: a block rewritten in a preallocated file, data synced */
 	INSTR_TIME_SET_CURRENT(start);
 	ok = ok && pg_pwrite(fd, block, BLCKSZ, 0) == BLCKSZ && pg_fdatasync(fd) == 0;
 	*flush_ns = ns_since(start);
@@ -555,24 +483,18 @@ time_file(const char *path, int nblocks, const char *block,
 	return time_truncation(fd, path, ok, delete_ns);
 }
 
-/*
- * Deleting a file whose blocks are only in the page cache (not allocated
- * yet): ns to truncate a new file of nblocks blocks right after writing it.
- */
+/* deleting a file whose blocks are only in the page cache, not allocated */
 static bool
 time_cached_truncation(const char *path, int nblocks, const char *block, double *ns)
 {
 	int			fd = written_file(path, nblocks, block);
 
-	if (fd < 0)
-		return false;
-	return time_truncation(fd, path, true, ns);
+	return fd >= 0 && time_truncation(fd, path, true, ns);
 }
 
 /*
- * What md.c's questions cost: mdexists closes and reopens each fork, and
- * the other forks are usually missing (a failed open each).  ns for one open
- * and close of path and one failed open of a name beside it, over 16 each.
+ * md.c's questions: mdexists reopens each fork, and the other forks are
+ * usually missing.  ns of an open and close, and of a failed open.
  */
 static bool
 time_file_checks(const char *path, double *open_ns, double *missing_ns)
@@ -605,11 +527,7 @@ time_file_checks(const char *path, double *open_ns, double *missing_ns)
 	return true;
 }
 
-/*
- * What putting a full-page image of a block into the WAL costs the backend
- * besides writing the WAL: its CRC-32C and its copy into the WAL buffers
- * (xloginsert.c, xlog.c), ns per block over 64 blocks.
- */
+/* a full-page image's CRC-32C and copy into the WAL buffers, ns */
 static double
 time_page_images(const char *block)
 {
@@ -633,10 +551,8 @@ time_page_images(const char *block)
 }
 
 /*
- * What a backend pays where it writes for the first time: a page of shared
- * memory another process filled (the WAL buffers), ns per page; core's WAL
- * record space for 32 blocks (new memory), ns for all of it.  Timed on this
- * process's own mappings, medians of 3.  False if a mapping failed.
+ * A backend's first writes: to shared memory another process filled (the
+ * WAL buffers), and to core's WAL record space for 32 blocks (new memory).
  */
 static bool
 time_first_writes(double *fault_ns, double *space_ns, double *page_bytes)
@@ -687,11 +603,7 @@ time_first_writes(double *fault_ns, double *space_ns, double *page_bytes)
 	return true;
 }
 
-/*
- * Time the storage under the data directory (see the header) into
- * cost->io, or leave it invalid with a LOG message.  Returns the bytes
- * written (76 MB at 8 kB blocks, one scratch file at a time).
- */
+/* time the storage into cost->io; returns the bytes written (76 MB at 8 kB) */
 static int64
 wl_io_cost_calibrate(WlScanCost *cost)
 {
@@ -774,22 +686,14 @@ wl_io_cost_calibrate(WlScanCost *cost)
 	return io_bytes_written;
 }
 
-/* ----------------------------------------------------------------
- * the calibration worker
- * ----------------------------------------------------------------
- */
+/* ---------------- the calibration worker ---------------- */
 
 /*
- * After it died (an error, pg_terminate_backend()), the postmaster starts
- * the worker again this much later; after a crash-restart, at once.
+ * Started again this long after it died (an error, pg_terminate_backend()),
+ * at once after a crash-restart.  It connects to no database.
  */
 #define WL_CALIBRATION_RESTART_S	10
 
-/*
- * Registered from shared_preload_libraries, and started again after a
- * crash-restart (the store is made anew, with no figures).  It connects to
- * no database (backend_type "walload calibration").
- */
 void
 wl_calibration_register_worker(void)
 {
@@ -806,40 +710,26 @@ wl_calibration_register_worker(void)
 	RegisterBackgroundWorker(&worker);
 }
 
-/*
- * The one-file walk, cold, timed now: median of passes, ns per header.
- * Where *fault_ns is given, also what mapping a header page costs it now
- * (remapped_fault_ns, passes times; -1 where unmapping is refused).
- */
+/* the one-file walk now, ns per header; and what mapping a page costs it */
 static double
 one_file_walk_now(int passes, double *fault_ns)
 {
-	SMgrRelationData file;
-	SMgrRelation filep = &file;
-	Size		evict_len = cache_evict_bytes();
-	volatile char *evict;
-	double	   *ns = palloc(sizeof(double) * passes);
+	Walker		w;
 	double		median;
 
-	init_nowhere(&file, PG_UINT32_MAX);
-	evict = palloc_extended(evict_len, MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
-	median = median_walk(WALK_ONE_FILE, 1, &file, &filep, evict, evict_len, passes, ns);
+	walker_init(&w, 1, passes);
+	median = median_walk(&w, WALK_ONE_FILE, 1, passes);
 	if (fault_ns != NULL)
-		*fault_ns = remapped_fault_ns(median * NBuffers, &file, &filep, evict, evict_len,
-									  passes, ns, NULL);
-	if (evict != NULL)
-		pfree((void *) evict);
-	pfree(ns);
+		*fault_ns = remapped_fault_ns(&w, median * NBuffers, passes, NULL);
+	walker_free(&w);
 	return median;
 }
 
 /*
- * The walks' figures, from several moments: server start is the busiest
- * moment, and a walk timed then can be far slower.  The one-file walk kept
- * is the median of the first figure and WL_SETTLE_ROUNDS medians of
- * WL_SETTLE_PASSES walks, WL_SETTLE_GAP_MS apart (five figures); not the
- * lowest, since real walks come at any moment.  The many-file walks scale
- * with it; the page faults likewise take the median of the rounds'.
+ * A walk timed at server start, the busiest moment, can be far slower: the
+ * one-file walk kept is the median of the first figure and later rounds
+ * (not the lowest: real walks come at any moment), which the many-file
+ * walks scale with; the page faults take the rounds' median too.
  */
 #define WL_SETTLE_ROUNDS	4
 #define WL_SETTLE_PASSES	3
@@ -894,12 +784,16 @@ settle_walk_cost(WlScanCost *cost)
 	cost->single_ns = best;
 }
 
+static void
+report_idle(void)
+{
+	set_ps_display("idle");
+	pgstat_report_activity(STATE_IDLE, NULL);
+}
+
 /*
- * One calibration, of passes passes (0: WL_STARTUP_CALIBRATION_PASSES),
- * answering the requests up to request: everything timed anew, in this
- * process, kept in the store at once when it is done.  at_start: the first
- * of this start; later ones keep the invalidation's figure (timing it makes
- * buffers, which would evict others once the server has run).
+ * One calibration, answering the requests up to request.  Later ones than
+ * the start's keep the invalidation's figure (its timing makes buffers).
  */
 static void
 calibrate(int passes, uint64 request, bool at_start, MemoryContext cxt)
@@ -926,16 +820,10 @@ calibrate(int passes, uint64 request, bool at_start, MemoryContext cxt)
 	wl_store_calibration_ended(cost.io.valid, request, ns_since(start) / 1e6, io_bytes);
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(cxt);
-	set_ps_display("idle");
-	pgstat_report_activity(STATE_IDLE, NULL);
+	report_idle();
 }
 
-/*
- * The worker: calibrates at its start (the store is new: a start or a
- * crash-restart), then waits on its latch for walload_calibrate()'s
- * requests.  No timeout: a request or a signal sets the latch, and the
- * postmaster's death ends the wait.
- */
+/* calibrates at its start (the store is new), then waits for requests */
 void
 walload_calibration_main(Datum main_arg)
 {
@@ -944,10 +832,8 @@ walload_calibration_main(Datum main_arg)
 	int			passes;
 
 	/*
-	 * Not the standard handler of background workers, which raises FATAL
-	 * inside the signal handler (in malloc, holding the store's spinlock).
-	 * die() only asks; the worker exits at its next CHECK_FOR_INTERRUPTS,
-	 * between two walks, at most about a second later.
+	 * Not the standard handler, which raises FATAL inside the signal handler
+	 * (in malloc, holding the store's spinlock): die() only asks.
 	 */
 	pqsignal(SIGTERM, die);
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
@@ -963,17 +849,14 @@ walload_calibration_main(Datum main_arg)
 		calibrate(passes, request, true, cxt);
 	}
 	else
-	{
-		set_ps_display("idle");
-		pgstat_report_activity(STATE_IDLE, NULL);
-	}
+		report_idle();
 
 	for (;;)
 	{
 		/*
 		 * Told to stop while idle: out without CHECK_FOR_INTERRUPTS's FATAL
-		 * message.  Exit code 1: after pg_terminate_backend() the postmaster starts
-		 * the worker again.
+		 * message.  Exit code 1: after pg_terminate_backend() the postmaster
+		 * starts the worker again.
 		 */
 		if (ProcDiePending)
 		{
@@ -998,15 +881,11 @@ walload_calibration_main(Datum main_arg)
 	}
 }
 
-/* ----------------------------------------------------------------
- * the request protocol: the worker's side and walload_calibrate()'s, in
- * the store's shared memory (store_shm.h)
- * ----------------------------------------------------------------
- */
+/* ---------------- the request protocol, in the store (store_shm.h) ----- */
+
 /*
- * The calibration worker has died (before_shmem_exit): no one answers
- * requests until the postmaster starts it again, and a calibration it was
- * running failed.  The askers wake up and see it.
+ * The worker died: a calibration running failed, the requests so far are
+ * answered (the next worker does not take them up), the askers woken.
  */
 static void
 worker_detach(int code, Datum arg)
@@ -1016,17 +895,12 @@ worker_detach(int code, Datum arg)
 	wl_shared->worker_latch = NULL;
 	if (wl_shared->calibration == WL_CALIB_RUNNING)
 		wl_shared->calibration = WL_CALIB_FAILED;
-	/* told it died: the next worker does not take them up again */
 	wl_shared->calib_answered = wl_shared->calib_requested;
 	SpinLockRelease(&wl_shared->mutex);
 	ConditionVariableBroadcast(&wl_shared->calib_cv);
 }
 
-/*
- * The worker starts and publishes its latch.  Returns WL_CALIB_RUNNING
- * where this start has had no calibration yet (so it calibrates now); else
- * it waits for a request rather than repeat what may fail again.
- */
+/* WL_CALIB_RUNNING where this start has had no calibration yet */
 WlCalibration
 wl_store_worker_attach(void)
 {
@@ -1041,7 +915,6 @@ wl_store_worker_attach(void)
 	return state;
 }
 
-/* a request is waiting for the worker */
 bool
 wl_store_calibration_wanted(void)
 {
@@ -1053,11 +926,7 @@ wl_store_calibration_wanted(void)
 	return wanted;
 }
 
-/*
- * The worker begins a calibration: it answers the requests made so far
- * (*request: the last of them, which wl_store_calibration_ended marks
- * answered).  Returns the passes the last request asked for, 0 if none.
- */
+/* *request: the last request so far; returns its passes, 0 if none */
 int
 wl_store_calibration_begins(uint64 *request)
 {
@@ -1071,12 +940,6 @@ wl_store_calibration_begins(uint64 *request)
 	return passes;
 }
 
-/*
- * The worker's calibration has ended: done (every figure timed, kept by
- * wl_store_set_scan_cost) or not, in ms of wall-clock time, having written
- * io_bytes under the data directory; the requests up to request are
- * answered.
- */
 void
 wl_store_calibration_ended(bool done, uint64 request, double ms, int64 io_bytes)
 {
@@ -1093,11 +956,7 @@ wl_store_calibration_ended(bool done, uint64 request, double ms, int64 io_bytes)
 	ConditionVariableBroadcast(&wl_shared->calib_cv);
 }
 
-/*
- * Ask the calibration worker for a calibration of passes passes: the
- * request's number, or 0 where no worker runs (walload.calibration = off,
- * or it died and the postmaster has not started it again yet).
- */
+/* the request's number, or 0 where no worker runs */
 uint64
 wl_store_request_calibration(int passes)
 {
@@ -1119,11 +978,8 @@ wl_store_request_calibration(int passes)
 }
 
 /*
- * Wait until the worker has answered request, at most timeout_s seconds,
- * cancellable (the worker goes on).  True where a completed calibration
- * answered it (*passes: its passes); false where the worker died first or
- * the calibration failed (the figures are the earlier ones).  ERROR at the
- * timeout.
+ * Wait at most timeout_s for the answer: true where a completed calibration
+ * answered; false where the worker died first or the calibration failed.
  */
 bool
 wl_store_wait_calibration(uint64 request, int timeout_s, int *passes)
@@ -1164,16 +1020,12 @@ wl_store_wait_calibration(uint64 request, int timeout_s, int *passes)
 const char *
 wl_calibration_name(WlCalibration state)
 {
-	switch (state)
-	{
-		case WL_CALIB_RUNNING:
-			return "running";
-		case WL_CALIB_DONE:
-			return "done";
-		case WL_CALIB_FAILED:
-			return "failed";
-		case WL_CALIB_OFF:
-			return "off";
-	}
-	return "unknown";
+	static const char *const names[] = {
+		[WL_CALIB_RUNNING] = "running",
+		[WL_CALIB_DONE] = "done",
+		[WL_CALIB_FAILED] = "failed",
+		[WL_CALIB_OFF] = "off",
+	};
+
+	return (int) state >= 0 && (int) state < lengthof(names) ? names[state] : "unknown";
 }

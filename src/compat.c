@@ -4,8 +4,6 @@
  *		The functions whose code differs between the PostgreSQL major
  *		versions walload builds against (compat.h holds the macros).
  *
- * Calls no other part of walload.
- *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -26,12 +24,10 @@
 #endif
 
 /*
- * Query id of a utility statement, as core computes it at parse analysis,
- * for when an extension called before walload zeroed PlannedStmt.queryId
- * (pg_stat_statements listed after walload).  Subcommands (canSetTag false)
- * get none, as in core.  15: a hash of the text; 16+: JumbleQuery() of the
- * Query parse analysis wraps around the statement (only the fields set
- * below take part).  A zero hash becomes 2, as in core.
+ * Query id of a utility statement as core computes it at parse analysis,
+ * for when an extension called before walload zeroed PlannedStmt.queryId.
+ * Subcommands get none, as in core.  15: a hash of the text (0 becomes 2);
+ * 16+: JumbleQuery() of the Query parse analysis wraps around it.
  */
 uint64
 wl_compute_utility_queryid(PlannedStmt *pstmt, const char *queryString)
@@ -71,22 +67,17 @@ wl_compute_utility_queryid(PlannedStmt *pstmt, const char *queryString)
 #endif
 }
 
-static void
-jumble_query_call(Query *query, const char *sourceText)
-{
 #if PG_VERSION_NUM >= 160000
-	(void) JumbleQuery(query);
+#define jumble_query_call(query, sourceText)	((void) JumbleQuery(query))
 #else
-	(void) JumbleQuery(query, sourceText);
+#define jumble_query_call(query, sourceText)	((void) JumbleQuery((query), (sourceText)))
 #endif
-}
 
 /*
- * Core's query id for an analysed Query, as parse_analyze_*() computes it
- * with query ids enabled; its working state left to parse analysis' memory.
- * query_id_enabled, whose only reader under JumbleQuery() is an assertion,
- * is set only with assertions, and put back also on error: left set, core
- * would compute an id for every later statement.
+ * Core's query id for an analysed Query, as parse_analyze_*() computes it.
+ * query_id_enabled, read under JumbleQuery() only by an assertion, is set
+ * only with assertions, and put back also on error: left set, core would
+ * compute an id for every later statement.
  */
 void
 wl_jumble_query(Query *query, const char *sourceText)
@@ -111,19 +102,11 @@ wl_jumble_query(Query *query, const char *sourceText)
 
 #if PG_VERSION_NUM >= 180000
 /*
- * 18+: the WAL writes and fsyncs are counted as I/O into backend-local
- * static arrays no extension can read.  This backend's shared entry
- * (PGSTAT_KIND_BACKEND) can be, once pgstat_flush_backend(...FLUSH_IO)
- * moved the pending counts there, as walsenders do: pg_stat_io is left
- * alone, the backend's totals only come earlier (a flush may drop up to 1 us
- * per counter).  Read under its lock: pgstat_fetch_stat_backend() would
- * answer from a snapshot.
- *
- * A flush passes over every counter, so it is done only when ours may have
- * moved: a WAL write or fsync always advances logWriteResult or
- * logFlushResult (XLogWrite() alone).  In recovery every read flushes.
- * After pg_stat_reset_backend_stats() the counts are added to those before,
- * so differences stay whole.  One reader (measure.c).
+ * 18+ counts WAL I/O in backend-local arrays; this backend's shared entry
+ * is read under its lock once pgstat_flush_backend() moved them there.  A
+ * flush passes over every counter: only when the WAL write or flush
+ * position moved (every read in recovery).  Counts before a reset of the
+ * entry are added on, so differences stay whole.
  */
 static bool have_last = false;
 static bool positions_valid = false;
@@ -194,11 +177,7 @@ wl_wal_io_read(WlWalIo *io)
 }
 #endif
 
-/*
- * Size of the ring of buffers VACUUM works through, in kB.  15: 256 kB.
- * 16+: the BUFFER_USAGE_LIMIT option, else vacuum_buffer_usage_limit (0: no
- * ring).
- */
+/* VACUUM's ring in kB: 15 256; 16+ BUFFER_USAGE_LIMIT, else the GUC */
 int
 wl_vacuum_ring_kb(List *options)
 {
@@ -221,9 +200,8 @@ wl_vacuum_ring_kb(List *options)
 }
 
 /*
- * Whether the current transaction SET LOCAL the setting name: such a value
- * sits on its GUC stack until the transaction ends.  15 has no find_option()
- * outside guc.c: its array is searched.
+ * Whether the current transaction SET LOCAL the setting name (a value on its
+ * GUC stack).  15 has no find_option() outside guc.c: its array is searched.
  */
 bool
 wl_guc_set_local(const char *name)

@@ -5,18 +5,11 @@
  *		cost, as exact counts times per-unit costs that the calibration
  *		worker (calibrate.c) timed on this server.
  *
- * A walk (wl_scans_est_ns, wl_scan_est_ns): NBuffers x ns per header (at
- * the many-file price for the walks that compare every file), + header
- * pages this backend has not mapped x ns per page fault, + buffers it
- * invalidates or writes x ns per invalidation.  Every walk is priced cold.
- *
- * A commit (wl_commit_est), as model.c says core will run it: its walks,
- * + the synced files' dirty buffers written and the files fsynced, + the
- * blocks WAL-logged whole, + one WAL flush, the forks looked up and the
- * files deleted, + core's work per file, as learned (see wl_commit_est).
- *
- * Nothing here times anything; only wl_commit_state_now reads the system
- * (/proc/meminfo).
+ * A walk: NBuffers x ns per header (at the many-file price for walks that
+ * compare every file), + header pages this backend has not mapped x ns per
+ * page fault, + buffers it invalidates or writes x ns per invalidation.
+ * Every walk is priced cold.  A commit: see wl_commit_est.  Nothing here
+ * times anything; only wl_commit_state_now reads the system.
  *
  *-------------------------------------------------------------------------
  */
@@ -37,25 +30,18 @@
 #include "storage/fd.h"
 #include "utils/timestamp.h"
 
-/* relation counts at which the many-file walk is timed (calibrate.c) */
 static const int cost_grid[WL_COST_GRID] = WL_COST_GRID_FILES;
 
 /* this backend's header pages are all mapped (it has walked them) */
 static bool headers_mapped = false;
-
 /* header pages mapped before this backend's first walk (an abort's count) */
 static int64 mapped_before_walk = 0;
-
 /* the page faults this backend's walk estimates have priced so far (ns) */
 static double faults_priced_ns = 0;
-
 /* this backend has WAL-logged files at a commit (see wl_commit_est) */
 static bool record_space_ready = false;
 
-/*
- * The figures the model prices with: the store's, where walload.unit_costs
- * names none (wl_unit_costs_apply).  A spinlock; no system call.
- */
+/* the store's figures, or walload.unit_costs'; a spinlock, no system call */
 void
 wl_cost_figures(WlScanCost *cost)
 {
@@ -111,19 +97,13 @@ multi_ns_per_header(const double *grid_ns, int nfiles)
 	return Max(grid_ns[g - 1] + (grid_ns[g] - grid_ns[g - 1]) * (x - x0) / (x1 - x0), 0);
 }
 
-/* Mapping the header pages not yet mapped, as timed in a new process. */
 static double
 wl_scan_fault_ns(const WlScanCost *cost, int64 unmapped_pages)
 {
-	if (cost->single_ns <= 0)
-		return 0;
-	return cost->fault_ns_per_page * Max(unmapped_pages, 0);
+	return cost->single_ns <= 0 ? 0 : cost->fault_ns_per_page * Max(unmapped_pages, 0);
 }
 
-/*
- * One cold walk over nfiles files as timed, without page faults: the
- * one-file price, or the many-file price for nfiles.
- */
+/* one cold walk over nfiles files, without page faults */
 static double
 wl_scan_timed_ns(const WlScanCost *cost, WlScanKind kind, int nfiles)
 {
@@ -140,17 +120,12 @@ wl_scan_timed_ns(const WlScanCost *cost, WlScanKind kind, int nfiles)
 	return per_header * NBuffers;
 }
 
-/*
- * The estimated ns of one walk of the given kind over nfiles files (1 for
- * the one-file and database kinds), with unmapped_pages pages to map.
- */
 double
 wl_scan_est_ns(const WlScanCost *cost, WlScanKind kind, int nfiles, int64 unmapped_pages)
 {
 	return wl_scan_timed_ns(cost, kind, nfiles) + wl_scan_fault_ns(cost, unmapped_pages);
 }
 
-/* the number of pages that hold the buffer header array */
 int64
 wl_header_page_count(void)
 {
@@ -161,24 +136,14 @@ wl_header_page_count(void)
 	return (int64) ((end - start) / (uintptr_t) sysconf(_SC_PAGESIZE));
 }
 
-/*
- * The header pages this backend's next walk maps: none once it has walked,
- * else all but those mapped before (wl_header_pages_mapped).  The few pages
- * of the buffers it pins before are not counted.
- */
+/* the header pages this backend's next walk maps: none once it has walked */
 static int64
 header_pages_unmapped(void)
 {
-	if (headers_mapped)
-		return 0;
-	return Max(wl_header_page_count() - mapped_before_walk, 0);
+	return headers_mapped ? 0 : Max(wl_header_page_count() - mapped_before_walk, 0);
 }
 
-/*
- * Something other than a walk (sizing.c's count of an abort's buffers)
- * mapped the header pages: the walk that follows does not map them again.
- * No system call: on the abort path.
- */
+/* sizing.c's count at an abort mapped pages.  No system call: abort path. */
 void
 wl_header_pages_mapped(int64 pages)
 {
@@ -187,10 +152,9 @@ wl_header_pages_mapped(int64 pages)
 }
 
 /*
- * What the buffers a walk acts on add, each at the price of an
- * invalidation (0 where not calibrated): a deleted file's buffer is
- * invalidated; a synced file's dirty buffer is written by the sync's walk,
- * whose bookkeeping besides the write costs about as much.
+ * What the buffers a walk acts on add, at the price of an invalidation: a
+ * deleted file's buffer is invalidated; a synced file's dirty buffer is
+ * written, whose bookkeeping besides the write costs about as much.
  */
 static double
 wl_scan_buffers_ns(const WlScanCost *cost, int64 buffers)
@@ -198,11 +162,7 @@ wl_scan_buffers_ns(const WlScanCost *cost, int64 buffers)
 	return Max(buffers, 0) * Max(cost->invalidate_ns_per_buffer, 0);
 }
 
-/*
- * The estimated duration of n walks of one kind comparing nfiles files by
- * this backend (its first also maps the header pages), plus the buffers
- * they act on (wl_scan_buffers_ns).  A spinlock; no system call.
- */
+/* n walks by this backend, its first mapping the pages.  No system call. */
 double
 wl_scans_est_ns(WlScanKind kind, int64 n, int nfiles, int64 buffers)
 {
@@ -226,20 +186,14 @@ wl_scans_est_ns(WlScanKind kind, int64 n, int nfiles, int64 buffers)
 	return est;
 }
 
-/*
- * The page faults this backend's walk estimates have priced so far (ns): a
- * running total, which a record takes the difference of.
- */
+/* a running total, which a record takes the difference of */
 double
 wl_scan_faults_priced_ns(void)
 {
 	return faults_priced_ns;
 }
 
-/*
- * Dirty page-cache blocks of the whole system (/proc/meminfo "Dirty"), a
- * bound on what a commit's fsync writes; -1 if unknown.
- */
+/* the system's dirty page cache, a bound on what fsyncs write; -1: unknown */
 static int64
 wl_os_dirty_blocks(void)
 {
@@ -263,45 +217,31 @@ wl_os_dirty_blocks(void)
 	return kb < 0 ? -1 : kb * 1024 / BLCKSZ;
 }
 
-/*
- * The live prediction reads /proc/meminfo at most once a second; the
- * commit itself reads it afresh.
- */
+/* the live prediction reads /proc/meminfo at most once a second */
 #define WL_LIVE_STATE_REREAD_US	1000000
 
-typedef struct LiveReading
-{
-	int64		value;
-	TimestampTz read_at;		/* 0: never read */
-} LiveReading;
-
-static LiveReading live_os_dirty;
-
-/* r's value, read again with reader() if it is a second old */
 static int64
-read_lately(LiveReading *r, int64 (*reader) (void))
+os_dirty_blocks_lately(void)
 {
+	static int64 value;
+	static TimestampTz read_at = 0; /* 0: never read */
 	TimestampTz now = GetCurrentTimestamp();
 
-	if (r->read_at == 0 || now - r->read_at >= WL_LIVE_STATE_REREAD_US)
+	if (read_at == 0 || now - read_at >= WL_LIVE_STATE_REREAD_US)
 	{
-		r->value = reader();
-		r->read_at = now;
+		value = wl_os_dirty_blocks();
+		read_at = now;
 	}
-	return r->value;
+	return value;
 }
 
-/*
- * What the commit's cost depends on besides core's decisions, as it stands
- * now (dirty_buffers: accumulator.c, note_dirtied_by_load).  Reads
- * /proc/meminfo only when files are to be synced.
- */
+/* what the commit's cost depends on besides core's decisions, now */
 void
 wl_commit_state_now(WlCommitState *st, const WlCommitModel *m, int64 dirty_buffers, bool live)
 {
 	st->unmapped_pages = m->sync_scan || m->drop_scan ? header_pages_unmapped() : 0;
 	st->os_dirty_blocks = m->synced_blocks <= 0 ? -1 :
-		live ? read_lately(&live_os_dirty, wl_os_dirty_blocks) : wl_os_dirty_blocks();
+		live ? os_dirty_blocks_lately() : wl_os_dirty_blocks();
 	st->dirty_buffers = dirty_buffers;
 	st->unflushed_wal_bytes = (int64) (GetXLogInsertRecPtr() - GetFlushRecPtr(NULL));
 	st->wal_own_bytes = (int64) pgWalUsage.wal_bytes;
@@ -309,27 +249,20 @@ wl_commit_state_now(WlCommitState *st, const WlCommitModel *m, int64 dirty_buffe
 	st->record_space_ready = record_space_ready;
 }
 
-/*
- * This backend's commit WAL-logs files whole: core has grown its WAL record
- * space for 32 blocks.
- */
+/* core has grown this backend's WAL record space for 32 blocks */
 void
 wl_note_commit_wal_logged(void)
 {
 	record_space_ready = true;
 }
 
-/*
- * WAL bytes per block WAL-logged whole besides the block: headers (XLOG_FPI
- * of up to 32 blocks) and the WAL page headers.
- */
+/* WAL bytes per whole block logged besides it: XLOG_FPI and page headers */
 #define WL_FPI_OVERHEAD_BYTES	50
 
 /*
- * Pages of the WAL buffers the commit's page images go to that this
- * backend has not written since it started, so has not mapped: the images go
- * where the ring was written one turn ago; a backend that inserted less than
- * a turn wrote only behind the insert position (one writer assumed).
+ * WAL buffer pages the page images go to that this backend has not mapped:
+ * a backend that inserted less than a turn of the ring wrote only behind
+ * the insert position (one writer assumed).
  */
 static double
 wal_pages_unmapped(const WlCommitModel *m, const WlCommitState *st, const WlIoCost *io)
@@ -346,9 +279,8 @@ wal_pages_unmapped(const WlCommitModel *m, const WlCommitState *st, const WlIoCo
 }
 
 /*
- * Of the blocks a commit WAL-logs, those that go to new WAL segments,
- * written whole with zeros and synced first (wal_init_zero): the first
- * segment's worth is taken to find one ready (a checkpoint recycles them).
+ * Blocks WAL-logged into new segments, written whole with zeros and synced
+ * first (wal_init_zero): the first segment's worth finds one recycled.
  */
 static double
 wal_logged_in_new_segments(const WlCommitModel *m)
@@ -358,11 +290,7 @@ wal_logged_in_new_segments(const WlCommitModel *m)
 	return Max((double) m->wal_logged_blocks - per_segment, 0);
 }
 
-/*
- * Of the blocks a commit WAL-logs, those read from the page cache:
- * log_newpage_range reads every block through shared buffers, where a bulk
- * write kept only its ring (st->dirty_buffers, spread over all of them).
- */
+/* log_newpage_range reads blocks a bulk write's ring no longer holds */
 static double
 wal_logged_unread(const WlCommitModel *m, const WlCommitState *st)
 {
@@ -374,10 +302,7 @@ wal_logged_unread(const WlCommitModel *m, const WlCommitState *st)
 		(1 - Min((double) Max(st->dirty_buffers, 0) / pending, 1));
 }
 
-/*
- * Deleting rels files with forks forks (stored_forks of them with
- * stored_blocks on disk; blocks in all), at the storage's prices.  Pure.
- */
+/* deleting rels files, forks forks, stored_forks with stored_blocks on disk */
 static double
 deleted_files_ns(const WlIoCost *io, int64 rels, int64 forks, int64 stored_forks,
 				 int64 stored_blocks, int64 blocks)
@@ -392,31 +317,15 @@ deleted_files_ns(const WlIoCost *io, int64 rels, int64 forks, int64 stored_forks
 
 /*
  * The predicted duration of a commit that core decides as m, in state st:
- *
- * - scan: the sync's walk and the deletion's, the first with the header
- *   pages not yet mapped, and the buffers they invalidate or write;
- * - sync: the synced files' dirty buffers written (at most
- *   st->dirty_buffers), then an fsync per file for its blocks still dirty in
- *   the page cache (at most st->os_dirty_blocks);
- * - wal: the flush of what no one flushed yet, the blocks WAL-logged whole
- *   and the commit record; a block beyond the first segment's worth is
- *   written twice (new segments' zeros), and read from the page cache where
- *   no longer in shared buffers;
- * - drop: deleting the files, per fork and per block (far less for blocks the
- *   file system has not allocated yet);
- * - md.c's questions: each pending fork's existence, asked again before each
- *   fsync; each WAL-logged block checksummed and copied as a page image;
- * - first writes: WAL buffer pages never written by this backend, and
- *   core's record space for 32 blocks at its first such commit.
- *
- * The fsyncs are scaled by io.fsync_time_ratio, learned from the server's
- * commits (the device drifts; the calibration runs once).  Not the WAL's
- * writes (overwriting a preallocated segment is another operation) nor the
- * deletions (the file system's work more than the device's).  Core's own
- * work per synced or WAL-logged file, which cannot be timed without doing
- * it, is io.file_commit_ns, learned from commits (store.c).
- *
- * Pure: reads nothing but its arguments.
+ * scan, the walks with the pages they map and the buffers they act on;
+ * sync, the dirty buffers written, then an fsync per file of its blocks
+ * still dirty in the page cache; wal, the flush of what is unflushed and
+ * the blocks WAL-logged whole (written twice beyond the first segment, read
+ * from the page cache where no longer in shared buffers); drop, deleting
+ * the files.  The fsyncs are scaled by io.fsync_time_ratio, learned from
+ * commits (the device drifts; the calibration runs once).  Core's own work
+ * per file, which cannot be timed without doing it, is io.file_commit_ns,
+ * learned too.  Pure.
  */
 void
 wl_commit_est(const WlCommitModel *m, const WlScanCost *cost, const WlCommitState *st,
@@ -428,7 +337,6 @@ wl_commit_est(const WlCommitModel *m, const WlScanCost *cost, const WlCommitStat
 		(double) Max(st->unflushed_wal_bytes, 0) / BLCKSZ;
 
 	memset(est, 0, sizeof(*est));
-	/* the first walk maps the header pages this backend has not mapped */
 	if (m->sync_scan || m->drop_scan)
 		est->fault_ns = wl_scan_fault_ns(cost, st->unmapped_pages);
 	if (m->sync_scan)

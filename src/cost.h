@@ -28,41 +28,17 @@ typedef struct WlCommitEstimate
 	double		wal_ns;
 	double		drop_ns;
 	double		total_ns;
-
-	/*
-	 * Of scan, sync and wal: what happens before core's COMMIT callback (all
-	 * but the deletion's walk), and in it the fsyncs of the synced files as
-	 * the calibration timed them and as scaled by the learned
-	 * fsync_time_ratio (the latter is what sync_ns holds).
-	 */
+	/* of scan, sync and wal: before core's COMMIT callback (not drop_scan_ns) */
 	double		sync_phase_ns;
-	double		fsync_timed_ns;
-	double		fsync_ns;
-
-	/* of total_ns: the learned io.file_commit_ns for each file */
-	double		files_ns;
-
-	/*
-	 * drop_ns as if every block deleted were on disk (what is priced where
-	 * the file system does not say which it has allocated); for the bench's
-	 * ablation only, not part of total_ns
-	 */
-	double		drop_ondisk_ns;
-
-	/*
-	 * Of scan_ns: the sync's walk and the deletion's walk, without the first
-	 * walk's page faults: fault_ns (in the sync phase when the sync walks,
-	 * else after core's COMMIT callback).
-	 */
+	double		fsync_timed_ns; /* the fsyncs as the calibration timed them */
+	double		fsync_ns;		/* the same scaled by fsync_time_ratio (in sync_ns) */
+	double		files_ns;		/* of total_ns: io.file_commit_ns per file */
+	double		drop_ondisk_ns; /* drop_ns with every block on disk (bench only) */
+	/* of scan_ns: the first walk's faults, the sync's walk, the deletion's */
 	double		fault_ns;
 	double		sync_scan_ns;
 	double		drop_scan_ns;
-
-	/*
-	 * Of scan_ns and sync_phase_ns: the synced files' dirty buffers the
-	 * sync's walk writes, and its work on them besides the writes
-	 * (wl_scan_buffers_ns; not part of sync_scan_ns)
-	 */
+	/* of scan_ns and sync_phase_ns: the synced files' dirty buffers written */
 	int64		sync_written;
 	double		sync_buffers_ns;
 } WlCommitEstimate;

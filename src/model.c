@@ -3,29 +3,19 @@
  * model.c
  *		Which full scans of the shared buffer pool core performs, and which
  *		files it syncs, WAL-logs and deletes, decided from the state core
- *		decides from.
- *
- * Core does not say when it walks all NBuffers buffer headers, but its
- * exported functions tell everything that decides it:
+ *		decides from (its exported functions tell it all):
  *
  * - deletion at commit/abort (DropRelFileNodesAllBuffers): the files
- *   smgrGetPendingDeletes() lists; a walk unless the list is empty or no
- *   fork of them exists;
- * - the sync at commit (FlushRelationsAllBuffers, wal_level=minimal): of
- *   the files created in the transaction, those RelFileNodeSkippingWAL()
- *   names and not deleted; one walk if any was truncated in place or is at
- *   least wal_skip_threshold large, the others WAL-logged;
+ *   smgrGetPendingDeletes() lists; a walk unless none or no fork exists;
+ * - the sync at commit (FlushRelationsAllBuffers, wal_level=minimal): the
+ *   new files RelFileNodeSkippingWAL() names, not deleted; one walk if any
+ *   was truncated in place or is at least wal_skip_threshold large;
  * - truncation in place (DropRelFileNodeBuffers): TRUNCATE of a table new
  *   in the subtransaction, a walk per file; VACUUM's truncation of a tail;
- * - one relation's flush (FlushRelationBuffers): SET TABLESPACE, unlogged
- *   sequences; a database's (DropDatabaseBuffers): DROP DATABASE, ALTER
- *   DATABASE SET TABLESPACE.
+ * - FlushRelationBuffers (SET TABLESPACE, unlogged sequences) and
+ *   DropDatabaseBuffers (DROP DATABASE, ALTER DATABASE SET TABLESPACE).
  *
- * Temporary relations use local buffers.  The model keeps the state core's
- * decisions depend on (who created or scheduled which file, which pending
- * syncs were truncated) and returns its decisions (WlCommitModel,
- * WlEffects); it records nothing and calls only sizing.c.  What one utility
- * statement did is observe.c's.
+ * It records nothing and calls only sizing.c.
  *
  *-------------------------------------------------------------------------
  */
@@ -78,12 +68,7 @@ static HTAB *seen_sizes = NULL; /* pending syncs' forks, as last known */
 static HTAB *created_rels = NULL;	/* relations created in the transaction */
 static bool model_dirty = false;	/* the maps were used in this transaction */
 
-/*
- * The size of each fork of a pending sync as this backend last knew it, for
- * the live prediction: core forgets smgr_cached_nblocks whenever the
- * relcache entry is rebuilt (DDL); this copy outlives that, until a TRUNCATE
- * in place.
- */
+/* pending syncs' fork sizes: core forgets its own at each relcache rebuild */
 typedef struct SeenSize
 {
 	WlRelFile	file;			/* hash key */
@@ -97,28 +82,19 @@ typedef struct KnownRel
 } KnownRel;
 
 /*
- * Relations whose catalog entries changed since the last look (relcache
- * invalidations): the only ones whose files can have been created or
- * doomed.  Filled by a callback that may neither fail nor allocate.
+ * Relations invalidated since the last look, the only ones whose files can
+ * have been created or doomed; by a callback that may not fail or allocate.
  */
 #define WL_CHANGED_RELS		64
 static Oid	changed_rels[WL_CHANGED_RELS];
 static int	n_changed_rels = 0;
 static bool changed_all = false;
 
-/* Maps larger than this at transaction end are freed, not emptied. */
+/* maps larger than this at transaction end are freed, not emptied */
 #define WL_MODEL_KEEP_ENTRIES	1024
-
-/*
- * The size the maps are made for: emptying visits every bucket, and most
- * transactions put an entry or two in each.
- */
+/* emptying visits every bucket, and most transactions add an entry or two */
 #define WL_MODEL_MAP_SIZE		16
-
-/*
- * Below this many files created or doomed, a statement that changed
- * relations reads core's lists rather than the catalog.
- */
+/* below this many files created or doomed, core's lists are cheaper */
 #define WL_LISTS_CHEAP	64
 
 static void
@@ -126,20 +102,11 @@ relcache_changed(Datum arg, Oid relid)
 {
 	if (changed_all)
 		return;
-	if (!OidIsValid(relid))
-	{
-		changed_all = true;
-		return;
-	}
-
-	/*
-	 * A relation is invalidated at every command counter increment of the
-	 * statement that changes it, between others: once in the list.
-	 */
+	/* invalidated at each command counter increment of its statement */
 	for (int i = n_changed_rels - 1; i >= 0; i--)
 		if (changed_rels[i] == relid)
 			return;
-	if (n_changed_rels >= WL_CHANGED_RELS)
+	if (!OidIsValid(relid) || n_changed_rels >= WL_CHANGED_RELS)
 		changed_all = true;
 	else
 		changed_rels[n_changed_rels++] = relid;
@@ -152,11 +119,7 @@ forget_changes(void)
 	changed_all = false;
 }
 
-/*
- * At module start: watch relcache invalidations; the per-transaction
- * context is kept for good (its first block is note_ghost_syncs' reserve on
- * the abort path).
- */
+/* the per-transaction context's first block is note_ghost_syncs' reserve */
 void
 wl_model_register(void)
 {
@@ -192,7 +155,6 @@ ensure_model_state(void)
 	model_dirty = true;
 	if (created_files != NULL)
 		return;
-	/* made once per backend (and again after a huge transaction) */
 	if (model_hash_cxt == NULL)
 		model_hash_cxt = AllocSetContextCreate(TopMemoryContext, "walload scan model maps",
 											   ALLOCSET_SMALL_SIZES);
@@ -263,10 +225,7 @@ empty_map(HTAB *map)
 	}
 }
 
-/*
- * A top-level transaction has ended: the maps are emptied (cheaper than
- * making them), or freed if they grew large.
- */
+/* at a top-level transaction's end the maps are emptied, or freed if large */
 void
 wl_model_xact_end(void)
 {
@@ -295,11 +254,8 @@ wl_model_xact_end(void)
 }
 
 /*
- * pg_class.relpages of the relation whose first file this is, or
- * InvalidBlockNumber; CREATE INDEX sets it exactly, after which core's sizes
- * are forgotten.  Only for a relation created in the transaction (its OID
- * is its first file number): looking up another file number as an OID would
- * leave a negative syscache entry for the backend's life.
+ * relpages of the relation created in the transaction whose first file this
+ * is: another file number looked up as an OID leaves a negative entry.
  */
 static BlockNumber
 class_pages(WlRelFile file)
@@ -323,11 +279,7 @@ class_pages(WlRelFile file)
 	return pages;
 }
 
-/*
- * A statement created relation relid (OAT_POST_CREATE): its first file is
- * numbered with its OID (class_pages).  One of an aborted subtransaction
- * stays, harmlessly: no pending sync names its file.
- */
+/* OAT_POST_CREATE; one of an aborted subtransaction stays, harmlessly */
 void
 wl_model_note_created(Oid relid)
 {
@@ -336,11 +288,8 @@ wl_model_note_created(Oid relid)
 }
 
 /*
- * Blocks over all forks of a pending sync for the live prediction, without
- * a system call: core's cached size, else the size last seen (SeenSize),
- * and for the main fork at least pg_class.relpages; a fork of unknown size
- * counts nothing.  Asking md.c cost opens and lseeks per fork at every
- * statement of a load for every file created so far.
+ * A pending sync's blocks without a system call (md.c would open every fork
+ * of every new file at every statement): core's, else SeenSize, relpages.
  */
 static uint64
 file_live_blocks(WlRelFile file)
@@ -380,11 +329,8 @@ file_live_blocks(WlRelFile file)
 }
 
 /*
- * Would DropRelFileNodesAllBuffers() scan the pool for these files?
- * Outside recovery no fork size is cached (smgrnblocks_cached() answers
- * only InRecovery), so core scans unless no fork exists.  live: a doomed
- * file exists until the commit deletes it.  looked: how many files
- * size_doomed() already looked for (found_fork: one exists).
+ * Would DropRelFileNodesAllBuffers() walk?  Outside recovery, unless no
+ * fork exists.  looked, found_fork: what size_doomed() already found.
  */
 static bool
 drop_all_would_scan(WlRelFile *files, int n, bool live, int looked, bool found_fork)
@@ -400,12 +346,8 @@ drop_all_would_scan(WlRelFile *files, int n, bool live, int looked, bool found_f
 }
 
 /*
- * What a commit deletes, sized (m's dropped_*): core truncates each main
- * fork and unlinks the others, at a price per allocated block; the walk
- * first invalidates their buffers.  Only the first WL_DROP_SIZE_SAMPLE files
- * are looked at, the rest scaled.  live: the sizes noted when the files were
- * doomed (a file not noted counts as one fork).  Returns how many files it
- * looked for on disk, and *found_fork (see drop_all_would_scan).
+ * The first WL_DROP_SIZE_SAMPLE files a commit deletes, the rest scaled;
+ * live: as noted.  Returns how many it looked for on disk.
  */
 #define WL_DROP_SIZE_SAMPLE	64
 
@@ -423,20 +365,16 @@ size_doomed(WlRelFile *files, int n, bool live, WlCommitModel *m, bool *found_fo
 	for (int i = 0; i < k; i++)
 	{
 		WlFileSizes	one;
+		WlFileSizes *noted = NULL;
 
 		if (!live)
 			*found_fork |= wl_sizing_file(files[i], &one);
+		else if ((noted = hash_search(doomed_sizes, &files[i], HASH_FIND, NULL)) != NULL)
+			one = *noted;
 		else
 		{
-			WlFileSizes *noted = hash_search(doomed_sizes, &files[i], HASH_FIND, NULL);
-
-			if (noted != NULL)
-				one = *noted;
-			else
-			{
-				memset(&one, 0, sizeof(one));
-				one.forks = 1;
-			}
+			memset(&one, 0, sizeof(one));
+			one.forks = 1;
 		}
 		all.blocks += one.blocks;
 		all.forks += one.forks;
@@ -568,13 +506,9 @@ note_new_files(bool forCommit, HTAB *map, int32 stmt_no, bool *skipping_wal)
 }
 
 /*
- * A relation whose catalog entry changed: did it touch the pending lists
- * in a way known_rels does not explain?  A relation created in this
- * transaction with its first file is answered here (noted as created by
- * stmt_no); anything else new needs the lists.  Only the syscache is read:
- * the relation may be another session's, unlocked.  "Created here, first
- * file": its row was inserted (no HEAP_UPDATED) by this transaction and its
- * file number is its OID.
+ * Did a changed relation touch the pending lists in a way known_rels does
+ * not explain?  One created here with its first file is noted at once.  Only
+ * the syscache is read: the relation may be another session's, unlocked.
  */
 static bool
 change_needs_lists(Oid relid, int32 stmt_no, bool *created, bool *skipping)
@@ -638,11 +572,8 @@ remember_changed(void)
 }
 
 /*
- * After a utility statement that may create or doom relation files: note
- * which statement did it, for the attribution of the commit's or abort's
- * walk; sets eff->storage and eff->wal_skipped.  Core's lists are read only
- * when known_rels cannot explain a change: reading them walks every file
- * the transaction created (O(N^2) over N CREATE TABLEs).
+ * Note which statement created or doomed files.  Core's lists are read only
+ * when known_rels cannot explain a change (O(N^2) over N CREATE TABLEs).
  */
 void
 wl_model_read_pending_changes(int32 stmt_no, WlEffects *eff)
@@ -653,11 +584,7 @@ wl_model_read_pending_changes(int32 stmt_no, WlEffects *eff)
 				needs_lists = changed_all;
 
 	ensure_model_state();
-
-	/*
-	 * With few files, reading core's lists costs less than the catalog
-	 * lookups; known_rels then goes stale, paid for by a later read.
-	 */
+	/* with few files the lists cost less; known_rels is caught up later */
 	if (n_changed_rels > 0 &&
 		hash_get_num_entries(created_files) + hash_get_num_entries(doomed_files) < WL_LISTS_CHEAP)
 	{
@@ -674,10 +601,23 @@ wl_model_read_pending_changes(int32 stmt_no, WlEffects *eff)
 		remember_changed();
 	}
 	forget_changes();
-	if (created || doomed)
-		eff->storage = true;
-	if (skipping)
-		eff->wal_skipped = true;
+	eff->storage |= created || doomed;
+	eff->wal_skipped |= skipping;
+}
+
+/* the statement a creator map names for file, or -1 */
+static int32
+creator_in(HTAB *map, const WlRelFile *file)
+{
+	FileCreator *fc = map == NULL ? NULL : hash_search(map, file, HASH_FIND, NULL);
+
+	return fc ? fc->stmt_no : -1;
+}
+
+static bool
+in_map(HTAB *map, const WlRelFile *file)
+{
+	return map != NULL && hash_search(map, file, HASH_FIND, NULL) != NULL;
 }
 
 static int32
@@ -685,14 +625,12 @@ min_creator(HTAB *map, WlRelFile *files, int n)
 {
 	int32		best = -1;
 
-	if (map == NULL)
-		return -1;
 	for (int i = 0; i < n; i++)
 	{
-		FileCreator *fc = hash_search(map, &files[i], HASH_FIND, NULL);
+		int32		c = creator_in(map, &files[i]);
 
-		if (fc && fc->stmt_no >= 0 && (best < 0 || fc->stmt_no < best))
-			best = fc->stmt_no;
+		if (c >= 0 && (best < 0 || c < best))
+			best = c;
 	}
 	return best;
 }
@@ -712,43 +650,40 @@ sort_files(WlRelFile *files, int n)
 	return k + 1;
 }
 
-/* is file in a list sorted by sort_files() */
 static bool
 file_in_sorted(WlRelFile file, WlRelFile *files, int n)
 {
 	return n > 0 && bsearch(&file, files, n, sizeof(WlRelFile), wl_relfile_cmp) != NULL;
 }
 
+/* a sorted copy without duplicates (core syncs a file listed twice once) */
+static WlRelFile *
+sorted_copy(const WlRelFile *list, int *n)
+{
+	WlRelFile  *copy = palloc(sizeof(WlRelFile) * Max(*n, 1));
+
+	if (*n > 0)
+		memcpy(copy, list, sizeof(WlRelFile) * *n);
+	*n = sort_files(copy, *n);
+	return copy;
+}
+
 /*
  * The pending syncs COMMIT will consider (wal_level=minimal): files created
- * in the transaction that skip WAL and are not doomed, those of aborted
- * subtransactions (ghost_syncs), and created databases' files; with their
- * size as smgrDoPendingSyncs() counts it, whether truncated in place, and
- * their creator.  live: sizes without a system call (file_live_blocks).
- * palloc'd; returns how many.
+ * in the transaction that skip WAL and are not doomed, ghost_syncs and
+ * created databases' files, sized as smgrDoPendingSyncs() counts.
  */
 static int
 pending_syncs(const WlRelFile *created_list, int ncreated,
 			  const WlRelFile *doomed_list, int ndoomed,
 			  bool live, WlPendingSync **out)
 {
-	WlRelFile  *created = palloc(sizeof(WlRelFile) * Max(ncreated, 1));
-	WlRelFile  *doomed = palloc(sizeof(WlRelFile) * Max(ndoomed, 1));
+	WlRelFile  *doomed = sorted_copy(doomed_list, &ndoomed);
+	WlRelFile  *created = sorted_copy(created_list, &ncreated);
 	int			n = 0;
 	int			cap = 16;
 	ListCell   *lc;
 	WlPendingSync *s = palloc(sizeof(WlPendingSync) * cap);
-
-	/*
-	 * Sorted without duplicates (core may list a file twice and syncs it
-	 * once), in copies: the callers keep core's lists.
-	 */
-	if (ndoomed > 0)
-		memcpy(doomed, doomed_list, sizeof(WlRelFile) * ndoomed);
-	ndoomed = sort_files(doomed, ndoomed);
-	if (ncreated > 0)
-		memcpy(created, created_list, sizeof(WlRelFile) * ncreated);
-	ncreated = sort_files(created, ncreated);
 
 #define ADD_SYNC(f_, trunc_, creator_, ghost_) \
 	do { \
@@ -764,16 +699,10 @@ pending_syncs(const WlRelFile *created_list, int ncreated,
 
 	for (int i = 0; i < ncreated; i++)
 	{
-		FileCreator *fc;
-
 		if (!WlSkippingWAL(created[i]) || file_in_sorted(created[i], doomed, ndoomed))
 			continue;
-		fc = created_files == NULL ? NULL :
-			hash_search(created_files, &created[i], HASH_FIND, NULL);
-		ADD_SYNC(created[i],
-				 truncated_files != NULL &&
-				 hash_search(truncated_files, &created[i], HASH_FIND, NULL) != NULL,
-				 fc ? fc->stmt_no : -1, false);
+		ADD_SYNC(created[i], in_map(truncated_files, &created[i]),
+				 creator_in(created_files, &created[i]), false);
 	}
 	foreach(lc, ghost_syncs)
 	{
@@ -802,11 +731,8 @@ pending_syncs(const WlRelFile *created_list, int ncreated,
 }
 
 /*
- * The one reading of core's pending lists for a commit, PREPARE or the
- * prediction of one: the files COMMIT deletes, those an abort would delete
- * (with_created, and always under wal_level=minimal), and the pending syncs.
- * The strategy, the model, the attribution and the charging all take it.
- * Free with wl_model_free_commit.
+ * The one reading of core's pending lists for a commit, PREPARE or its
+ * prediction; the abort's list with_created or under wal_level=minimal.
  */
 void
 wl_model_read_commit(bool with_created, bool live, WlCommitFiles *cf)
@@ -832,11 +758,7 @@ wl_model_free_commit(WlCommitFiles *cf)
 	memset(cf, 0, sizeof(*cf));
 }
 
-/*
- * What smgrDoPendingSyncs() does at wal_skip_threshold = threshold_kb: sync
- * a file truncated in place or at least that large (one walk for all),
- * WAL-log the others.  Pure.
- */
+/* smgrDoPendingSyncs() at wal_skip_threshold = threshold_kb.  Pure. */
 void
 wl_model_decide_syncs(const WlPendingSync *s, int n, int threshold_kb, WlCommitModel *m)
 {
@@ -866,10 +788,7 @@ wl_model_decide_syncs(const WlPendingSync *s, int n, int threshold_kb, WlCommitM
 	m->sync_scan = (m->synced_rels > 0);
 }
 
-/*
- * What COMMIT (or PREPARE) would do now, as core will decide it.  live:
- * the prediction at a statement's end, sized without a system call.
- */
+/* what COMMIT (or PREPARE) would do now; live: without a system call */
 void
 wl_model_commit(const WlCommitFiles *cf, bool is_prepare, bool live, WlCommitModel *m)
 {
@@ -879,8 +798,6 @@ wl_model_commit(const WlCommitFiles *cf, bool is_prepare, bool live, WlCommitMod
 	memset(m, 0, sizeof(*m));
 	m->sync_stmt_no = -1;
 	m->drop_stmt_no = -1;
-
-	/* the sync at commit, wal_level=minimal only */
 	if (!XLogIsNeeded())
 		wl_model_decide_syncs(cf->syncs, cf->nsyncs, wal_skip_threshold, m);
 
@@ -907,56 +824,28 @@ wl_model_commit(const WlCommitFiles *cf, bool is_prepare, bool live, WlCommitMod
 }
 
 /*
- * The statements behind the files COMMIT (or PREPARE) acts on, one entry
- * per file, -1 where unknown: *sync, the pending syncs' creators
- * (wal_level=minimal); *drop, who doomed each deleted file (none at
- * PREPARE).  palloc'd.
+ * The statement behind each file COMMIT (or PREPARE) acts on, -1 where
+ * unknown: *sync, the pending syncs'; *drop, the deleted (none at PREPARE).
  */
 void
 wl_model_commit_creators(const WlCommitFiles *cf, bool is_prepare, int32 **sync, int *nsync,
 						 int32 **drop, int *ndrop)
 {
-	int			n;
-
-	*nsync = 0;
-	*sync = NULL;
-	if (!XLogIsNeeded())
-	{
-		n = cf->nsyncs;
-		*sync = palloc(sizeof(int32) * Max(n, 1));
-		for (int i = 0; i < n; i++)
-			(*sync)[i] = cf->syncs[i].creator;
-		*nsync = n;
-	}
-
-	*ndrop = 0;
-	*drop = NULL;
-	if (is_prepare)
-		return;
-	n = cf->ndoomed;
-	*drop = palloc(sizeof(int32) * Max(n, 1));
-	for (int i = 0; i < n; i++)
-	{
-		FileCreator *fc = doomed_files == NULL ? NULL :
-			hash_search(doomed_files, &cf->doomed[i], HASH_FIND, NULL);
-
-		(*drop)[i] = fc ? fc->stmt_no : -1;
-	}
-	*ndrop = n;
+	*nsync = XLogIsNeeded() ? 0 : cf->nsyncs;
+	*sync = XLogIsNeeded() ? NULL : palloc(sizeof(int32) * Max(cf->nsyncs, 1));
+	for (int i = 0; i < *nsync; i++)
+		(*sync)[i] = cf->syncs[i].creator;
+	*ndrop = is_prepare ? 0 : cf->ndoomed;
+	*drop = is_prepare ? NULL : palloc(sizeof(int32) * Max(cf->ndoomed, 1));
+	for (int i = 0; i < *ndrop; i++)
+		(*drop)[i] = creator_in(doomed_files, &cf->doomed[i]);
 }
 
 /*
- * The one reading of core's list at the abort of this (sub)transaction
- * level.  On the abort path: no file I/O, and the only allocation is core's
- * list, in TransactionAbortContext.  Each file was created with its main
- * fork before it was listed, so core walks iff the list is not empty.
- *
- * Their buffers, where max_buffers > 0: counted without locks or
- * allocation (sizing.c), at most max_buffers; ab->pages_mapped the header
- * pages that maps.  ab->first_creator: the first creator; with
- * want_creators, ab->creators: each file's creator (-1: unknown), written
- * over core's list in place (entry i after file i is read); the caller
- * pfrees it.  subxact: the pending syncs are remembered (note_ghost_syncs).
+ * The one reading of core's list at an abort: no file I/O, no allocation but
+ * core's list.  Each file has its main fork, so core walks iff it is not
+ * empty.  ab->creators is written over core's list, entry i after file i is
+ * read; the caller pfrees it.
  */
 StaticAssertDecl(sizeof(WlRelFile) >= sizeof(int32),
 				 "a file's creator must fit in its place in core's list");
@@ -982,23 +871,14 @@ wl_model_read_abort(bool subxact, int64 max_buffers, bool want_creators, WlAbort
 		int32	   *out = (int32 *) files;
 
 		for (int i = 0; i < n; i++)
-		{
-			WlRelFile	f = files[i];
-			FileCreator *fc = created_files == NULL ? NULL :
-				hash_search(created_files, &f, HASH_FIND, NULL);
-
-			out[i] = fc ? fc->stmt_no : -1;
-		}
+			out[i] = creator_in(created_files, &files[i]);
 		ab->creators = out;
 	}
 	else if (files)
 		pfree(files);
 }
 
-/*
- * TRUNCATE truncated these files in place (a list of WlRelFile *): a pending
- * sync among them is synced at commit whatever its size.
- */
+/* TRUNCATE in place: such a pending sync is synced whatever its size */
 void
 wl_model_note_truncated_in_place(List *files)
 {
@@ -1016,10 +896,9 @@ wl_model_note_truncated_in_place(List *files)
 }
 
 /*
- * A subtransaction is aborting: its files are deleted now, but core keeps
- * their pending syncs until commit (synced there as empty files if
- * truncated or at threshold 0).  On the abort path, under wal_level=minimal:
- * small entries in the model context, whose 8 kB block is the reserve.
+ * A subtransaction's files are deleted at its abort, but core keeps their
+ * pending syncs until commit.  On the abort path: small entries in the
+ * model context, whose 8 kB block is the reserve.
  */
 static void
 note_ghost_syncs(WlRelFile *files, int n)
@@ -1032,26 +911,21 @@ note_ghost_syncs(WlRelFile *files, int n)
 	for (int i = 0; i < n; i++)
 	{
 		GhostSync  *g;
-		FileCreator *fc;
 
 		if (!WlSkippingWAL(files[i]))
 			continue;
 		g = palloc(sizeof(GhostSync));
 		g->file = files[i];
-		g->truncated = truncated_files != NULL &&
-			hash_search(truncated_files, &files[i], HASH_FIND, NULL) != NULL;
-		fc = created_files == NULL ? NULL :
-			hash_search(created_files, &files[i], HASH_FIND, NULL);
-		g->creator = fc ? fc->stmt_no : -1;
+		g->truncated = in_map(truncated_files, &files[i]);
+		g->creator = creator_in(created_files, &files[i]);
 		ghost_syncs = lappend(ghost_syncs, g);
 	}
 	MemoryContextSwitchTo(old);
 }
 
 /*
- * CREATE DATABASE dbname succeeded: under wal_level=minimal its files
- * (WAL_LOG) are pending syncs smgrGetPendingDeletes does not list: remember
- * those that skip WAL; true if any.
+ * CREATE DATABASE under wal_level=minimal: its files are pending syncs core
+ * does not list.  True if any skips WAL.
  */
 bool
 wl_model_note_created_database(const char *dbname)
@@ -1099,12 +973,8 @@ wl_model_note_created_database(const char *dbname)
 				continue;
 			skipping = true;
 			old = MemoryContextSwitchTo(model_cxt);
-			{
-				WlRelFile  *f = palloc(sizeof(WlRelFile));
-
-				*f = file;
-				createdb_files = lappend(createdb_files, f);
-			}
+			createdb_files = lappend(createdb_files, palloc(sizeof(WlRelFile)));
+			*(WlRelFile *) llast(createdb_files) = file;
 			MemoryContextSwitchTo(old);
 		}
 		if (dir)

@@ -15,11 +15,7 @@
 #include "access/twophase.h"
 #include "utils/rel.h"
 
-/*
- * Scans of one kind that a statement did while it ran: n scans, each
- * comparing nfiles relation files (TRUNCATE of a new table truncates heap,
- * TOAST and indexes one after the other, a walk each).
- */
+/* n walks of one kind by a statement, each comparing nfiles files */
 typedef struct WlScanBatch
 {
 	int64		n;
@@ -27,11 +23,7 @@ typedef struct WlScanBatch
 	int64		invalidated;	/* buffers the walks find and invalidate */
 } WlScanBatch;
 
-/*
- * What a statement did that core does not report, as the model and the
- * observations return it.  Applied to the statement running now and its
- * transaction by the accumulator; the model keeps no record.
- */
+/* what a statement did that core does not report; the accumulator applies it */
 typedef struct WlEffects
 {
 	WlScanBatch scans[WL_NUM_SCAN_KINDS];
@@ -85,10 +77,7 @@ typedef struct WlPendingSync
 	int32		creator;		/* statement that created it, or -1 */
 } WlPendingSync;
 
-/*
- * One reading of core's pending lists at a commit (wl_model_read_commit):
- * what the strategy, the model, the attribution and the charging share.
- */
+/* one reading of core's pending lists at a commit (wl_model_read_commit) */
 typedef struct WlCommitFiles
 {
 	WlRelFile  *doomed;			/* files COMMIT deletes, as core lists them */
@@ -99,7 +88,7 @@ typedef struct WlCommitFiles
 	int			nsyncs;
 } WlCommitFiles;
 
-/* One reading of core's list at an abort (wl_model_read_abort) */
+/* one reading of core's list at an abort (wl_model_read_abort) */
 typedef struct WlAbortFiles
 {
 	int32		nrels;			/* files deleted */

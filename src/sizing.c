@@ -276,12 +276,10 @@ wl_sizing_fork_buffers(WlRelFile file, ForkNumber fork, BlockNumber nblocks)
 }
 
 /*
- * Which of a main fork's blocks are cached, sampled before a VACUUM that may
- * truncate its tail: the truncation's walk invalidates each cached block of
- * it (VACUUM's ring adds at most a few dozen).  Core truncates at least 1000
- * blocks or a sixteenth, so the sample covers three stretches of
- * WL_TAIL_SAMPLE / 3 blocks: the whole fork, its last quarter and its last
- * sixteenth; a small fork is looked up block by block.
+ * Which of a main fork's blocks are cached before a VACUUM that may truncate
+ * its tail, whose walk invalidates each.  Core truncates at least 1000
+ * blocks or a sixteenth: WL_TAIL_SAMPLE / 3 blocks each of the whole fork,
+ * its last quarter and its last sixteenth; a small fork block by block.
  */
 static BlockNumber
 tail_sample_block(BlockNumber nblocks, int i)
@@ -308,10 +306,7 @@ wl_model_sample_tail(WlRelFile file, BlockNumber nblocks, WlTailSample *sample)
 			sample->cached |= UINT64CONST(1) << i;
 }
 
-/*
- * The buffers the truncation from "from" on invalidates: the cached share
- * of the sampled blocks in that range, times its length.
- */
+/* the buffers the truncation from "from" on invalidates, from the sample */
 int64
 wl_model_tail_buffers(const WlTailSample *sample, BlockNumber from)
 {
@@ -334,16 +329,11 @@ wl_model_tail_buffers(const WlTailSample *sample, BlockNumber from)
 }
 
 /*
- * How many buffers of database dboid shared buffers hold (what
- * DropDatabaseBuffers invalidates), without a walk of its own: first a
- * sample, WL_DB_BUFFER_SAMPLE stretches with a run of WL_DB_BUFFER_RUN
- * headers at random in each, read unlocked as core's pre-check does.  Then
- * counted header by header: the range of stretches the sample found it in
- * and one beyond each end, where at most WL_DB_BUFFER_RANGE; else, where
- * found in at most WL_DB_BUFFER_REFINE stretches, those and their
- * neighbours; then outward from counted stretches that hold some, at most
- * WL_DB_BUFFER_GROW more.  A database's buffers lie together, so a sample
- * alone errs by whole stretches; spread wider, the sample is the figure.
+ * How many buffers a database or some files hold, without a walk: a run of
+ * headers at random in each stretch, read unlocked as core's pre-check does;
+ * then counted header by header where the sample found them (their range,
+ * else their stretches) and outward.  Buffers of one owner lie together, so
+ * a sample alone errs by whole stretches; spread wider, it is the figure.
  */
 #define WL_DB_BUFFER_SAMPLE	1024
 #define WL_DB_BUFFER_RUN	16
@@ -359,10 +349,7 @@ stretch_start(int i, int k)
 	return ((int64) NBuffers * i) / k;
 }
 
-/*
- * What the counted buffers belong to: a database, or relation files (sorted
- * by wl_relfile_cmp beyond WL_FILES_LINEAR, as core's walk searches them).
- */
+/* a database, or files (sorted beyond WL_FILES_LINEAR, as core's walk) */
 typedef struct BufferOwner
 {
 	Oid			dboid;
@@ -410,9 +397,8 @@ owned_buffers_in(const BufferOwner *owner, int64 from, int64 to)
 }
 
 /*
- * A read fault on shared memory maps the pages around it in a window of
- * fault_around_bytes (64 kB by default): a count that reads one header page
- * in four maps them all, and the walk after it pays no fault.
+ * A read fault maps the pages around it (fault_around_bytes, 64 kB by
+ * default): a count that reads one header page in four maps them all.
  */
 #define WL_FAULT_AROUND_BYTES	(64 * 1024)
 
@@ -434,10 +420,7 @@ count_in_stretch(const BufferOwner *owner, int i, int k, int64 *pages, uintptr_t
 	return owned_buffers_in(owner, from, to);
 }
 
-/*
- * The sample and count above, for any owner; *pages_mapped: the header
- * pages reading them maps (the walk will not map them again).
- */
+/* *pages_mapped: the header pages the count maps (the walk will not again) */
 static int64
 owned_buffers(const BufferOwner *owner, int64 *pages_mapped)
 {
@@ -452,6 +435,8 @@ owned_buffers(const BufferOwner *owner, int64 *pages_mapped)
 	int			first_hit = -1,
 				last_hit = -1;
 	int			grown = 0;
+	bool		range,
+				refine;
 	double		buffers = 0;
 
 	*pages_mapped = 0;
@@ -473,29 +458,19 @@ owned_buffers(const BufferOwner *owner, int64 *pages_mapped)
 			last_hit = i;
 		}
 	}
+	range = stretches_hit > 0 && last_hit - first_hit + 3 <= WL_DB_BUFFER_RANGE;
+	refine = !range && stretches_hit > 0 && stretches_hit <= WL_DB_BUFFER_REFINE;
 	for (int i = 0; i < k; i++)
-		counted[i] = -1;
-	if (stretches_hit > 0 && last_hit - first_hit + 3 <= WL_DB_BUFFER_RANGE)
 	{
-		for (int i = Max(first_hit - 1, 0); i <= Min(last_hit + 1, k - 1); i++)
+		bool		near_hit = hits[i] > 0 || (i > 0 && hits[i - 1] > 0) ||
+			(i + 1 < k && hits[i + 1] > 0);
+
+		counted[i] = -1;
+		if (range ? i >= first_hit - 1 && i <= last_hit + 1 : refine && near_hit)
 			counted[i] = (int32) count_in_stretch(owner, i, k, &pages, page);
 	}
-	else if (stretches_hit > 0 && stretches_hit <= WL_DB_BUFFER_REFINE)
-	{
-		for (int i = 0; i < k; i++)
-		{
-			bool		near_hit = hits[i] > 0 || (i > 0 && hits[i - 1] > 0) ||
-				(i + 1 < k && hits[i + 1] > 0);
 
-			if (near_hit)
-				counted[i] = (int32) count_in_stretch(owner, i, k, &pages, page);
-		}
-	}
-
-	/*
-	 * The sample can miss the stretch beyond an edge: count outward until a
-	 * stretch holds none, at most WL_DB_BUFFER_GROW more.
-	 */
+	/* the sample can miss the stretch beyond an edge */
 	for (bool again = true; again && grown < WL_DB_BUFFER_GROW;)
 	{
 		again = false;
@@ -515,12 +490,8 @@ owned_buffers(const BufferOwner *owner, int64 *pages_mapped)
 	}
 
 	for (int i = 0; i < k; i++)
-	{
-		if (counted[i] >= 0)
-			buffers += counted[i];
-		else
-			buffers += (double) hits[i] * (stretch_start(i + 1, k) - stretch_start(i, k)) / run;
-	}
+		buffers += counted[i] >= 0 ? counted[i] :
+			(double) hits[i] * (stretch_start(i + 1, k) - stretch_start(i, k)) / run;
 	if ((double) (NBuffers / k) * sizeof(BufferDescPadded) <= WL_FAULT_AROUND_BYTES)
 		*pages_mapped = all_pages;
 	else
@@ -619,9 +590,8 @@ wl_sizing_file(WlRelFile file, WlFileSizes *one)
 }
 
 /*
- * The buffers of these files (core's list at an abort), counted as a
- * database's are, without a lock or an allocation: files is sorted in
- * place where it is long.
+ * The buffers of core's list at an abort, without a lock or an allocation:
+ * files is sorted in place where it is long.
  */
 int64
 wl_sizing_files_buffers(WlRelFile *files, int n, int64 *pages_mapped)

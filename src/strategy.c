@@ -8,20 +8,14 @@
  *
  * At XACT_EVENT_PRE_COMMIT, before smgrDoPendingSyncs reads it, walload
  * may set wal_skip_threshold for this transaction only (as SET LOCAL):
+ * off, nothing; auto, the threshold with the lowest predicted cost (WAL-log
+ * the k smallest files, fsync the rest, for the best k; ties keep the
+ * session's); wal, WAL-log every file that can be; sync, threshold 0.
  *
- *		off   nothing (the default);
- *		auto  the threshold with the lowest predicted cost (cost.c): WAL-log
- *			  the k smallest files and fsync the rest, for the best k; ties
- *			  keep the session's threshold;
- *		wal   WAL-log every file that can be;
- *		sync  fsync every file (threshold 0).
- *
- * It stands aside (core decides by the transaction's threshold) where the
- * transaction SET LOCAL wal_skip_threshold itself (the most local choice
- * wins); where auto would choose by figures not timed since the last start
- * (without the storage's figures fsyncs cost nothing); and where auto's
- * recent commits ran far above their predictions (wl_strategy_note_commit).
- * The record says which (WlStrategyAction).
+ * It stands aside where the transaction SET LOCAL wal_skip_threshold itself
+ * (the most local choice wins); where auto would choose by figures not
+ * timed since the last start; and where auto's recent commits ran far
+ * above their predictions.  The record says which (WlStrategyAction).
  *
  *-------------------------------------------------------------------------
  */
@@ -40,25 +34,39 @@
 #include "store.h"
 
 /*
- * auto checks itself: each commit that took auto's path notes its measured
- * time (less any synchronous standby's wait) against the prediction.  When
- * the median ratio over the backend's last WL_AUTO_WINDOW commits exceeds
- * WL_AUTO_ASIDE_FACTOR, auto stands aside in this backend until
- * walload.unit_costs changes: its figures are not this storage's.  The
- * factor is far above a right model's spread.  Predictions below
- * WL_AUTO_PRED_FLOOR_MS count as the floor (a ratio to nothing says
- * nothing).  Backend-local, no allocation: noted from the commit cleanup.
+ * auto checks itself: when the median of measured over predicted times of
+ * the backend's last WL_AUTO_WINDOW commits exceeds WL_AUTO_ASIDE_FACTOR
+ * (far above a right model's spread), it stands aside until
+ * walload.unit_costs changes.  No allocation: noted from commit cleanup.
  */
 #define WL_AUTO_WINDOW			16
 #define WL_AUTO_ASIDE_FACTOR	10.0
 #define WL_AUTO_PRED_FLOOR_MS	0.0001
 
 static double auto_ratios[WL_AUTO_WINDOW];
-static int	auto_samples = 0;	/* in auto_ratios, at most WL_AUTO_WINDOW */
+static int	auto_samples = 0;
 static int	auto_next = 0;
 static bool auto_aside = false;
 static double auto_aside_median = 0;
 static uint64 auto_generation = 0;
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double		x = *(const double *) a;
+	double		y = *(const double *) b;
+
+	return x < y ? -1 : x > y ? 1 : 0;
+}
+
+static int
+cmp_int64(const void *a, const void *b)
+{
+	int64		x = *(const int64 *) a;
+	int64		y = *(const int64 *) b;
+
+	return x < y ? -1 : x > y ? 1 : 0;
+}
 
 /* new unit costs (walload.unit_costs): a new model, a new window */
 static void
@@ -91,19 +99,9 @@ wl_strategy_note_commit(double measured_ms, double predicted_ms)
 	if (auto_samples < WL_AUTO_WINDOW)
 		return;
 
-	/* the window's median (insertion sort: 16 values, no allocation) */
-	for (int i = 0; i < WL_AUTO_WINDOW; i++)
-	{
-		double		v = auto_ratios[i];
-		int			j = i;
-
-		while (j > 0 && sorted[j - 1] > v)
-		{
-			sorted[j] = sorted[j - 1];
-			j--;
-		}
-		sorted[j] = v;
-	}
+	/* pg_qsort sorts in place, without allocating */
+	memcpy(sorted, auto_ratios, sizeof(sorted));
+	qsort(sorted, WL_AUTO_WINDOW, sizeof(double), cmp_double);
 	median = (sorted[WL_AUTO_WINDOW / 2 - 1] + sorted[WL_AUTO_WINDOW / 2]) / 2;
 	if (median > WL_AUTO_ASIDE_FACTOR)
 	{
@@ -112,21 +110,7 @@ wl_strategy_note_commit(double measured_ms, double predicted_ms)
 	}
 }
 
-typedef struct SyncSize
-{
-	int64		blocks;
-} SyncSize;
-
-static int
-cmp_blocks(const void *a, const void *b)
-{
-	int64		x = ((const SyncSize *) a)->blocks;
-	int64		y = ((const SyncSize *) b)->blocks;
-
-	return x < y ? -1 : x > y ? 1 : 0;
-}
-
-/* the sync and WAL part of a commit decided as m (the rest is the same) */
+/* a commit decided as m (only its sync and WAL parts differ) */
 static double
 sync_part_ns(const WlCommitModel *m, const WlScanCost *cost, const WlCommitState *st)
 {
@@ -134,6 +118,18 @@ sync_part_ns(const WlCommitModel *m, const WlScanCost *cost, const WlCommitState
 
 	wl_commit_est(m, cost, st, &est);
 	return est.total_ns;
+}
+
+/* a commit at threshold kb */
+static double
+threshold_ns(const WlPendingSync *s, int n, int kb, const WlScanCost *cost,
+			 const WlCommitState *st)
+{
+	WlCommitModel m;
+
+	memset(&m, 0, sizeof(m));
+	wl_model_decide_syncs(s, n, kb, &m);
+	return sync_part_ns(&m, cost, st);
 }
 
 /* the threshold, in kB, below which a file of blocks blocks is WAL-logged */
@@ -154,25 +150,22 @@ choose_threshold(int strategy, const WlPendingSync *s, int n, const WlScanCost *
 				 const WlCommitState *st, int session_kb, double *core_ns, double *chosen_ns)
 {
 	WlCommitModel m;
-	SyncSize   *sizes = palloc(sizeof(SyncSize) * Max(n, 1));
+	int64	   *sizes = palloc(sizeof(int64) * Max(n, 1));
 	int			nsizes = 0;
 	int			best_kb = session_kb;
 	double		best_ns;
 
-	memset(&m, 0, sizeof(m));
-	m.sync_stmt_no = m.drop_stmt_no = -1;
-	wl_model_decide_syncs(s, n, session_kb, &m);
-	*core_ns = best_ns = sync_part_ns(&m, cost, st);
+	*core_ns = best_ns = threshold_ns(s, n, session_kb, cost, st);
 
 	for (int i = 0; i < n; i++)
 		if (!s[i].truncated)
-			sizes[nsizes++].blocks = s[i].blocks;
-	qsort(sizes, nsizes, sizeof(SyncSize), cmp_blocks);
+			sizes[nsizes++] = s[i].blocks;
+	qsort(sizes, nsizes, sizeof(int64), cmp_int64);
 
 	if (strategy == WL_STRATEGY_SYNC)
 		best_kb = 0;
 	else if (strategy == WL_STRATEGY_WAL)
-		best_kb = nsizes > 0 ? threshold_above(sizes[nsizes - 1].blocks) : session_kb;
+		best_kb = nsizes > 0 ? threshold_above(sizes[nsizes - 1]) : session_kb;
 	else
 	{
 		/* all synced, then the k smallest WAL-logged, k = 1 .. nsizes */
@@ -185,26 +178,23 @@ choose_threshold(int strategy, const WlPendingSync *s, int n, const WlScanCost *
 			if (k > 0)
 			{
 				m.synced_rels--;
-				m.synced_blocks -= sizes[k - 1].blocks;
+				m.synced_blocks -= sizes[k - 1];
 				m.wal_logged_rels++;
-				m.wal_logged_blocks += sizes[k - 1].blocks;
+				m.wal_logged_blocks += sizes[k - 1];
 				m.sync_scan = m.synced_rels > 0;
 				/* files of the same size go together */
-				if (k < nsizes && sizes[k].blocks == sizes[k - 1].blocks)
+				if (k < nsizes && sizes[k] == sizes[k - 1])
 					continue;
 			}
 			ns = sync_part_ns(&m, cost, st);
 			if (ns < best_ns)
 			{
 				best_ns = ns;
-				best_kb = k == 0 ? 0 : threshold_above(sizes[k - 1].blocks);
+				best_kb = k == 0 ? 0 : threshold_above(sizes[k - 1]);
 			}
 		}
 	}
-
-	memset(&m, 0, sizeof(m));
-	wl_model_decide_syncs(s, n, best_kb, &m);
-	*chosen_ns = sync_part_ns(&m, cost, st);
+	*chosen_ns = threshold_ns(s, n, best_kb, cost, st);
 	pfree(sizes);
 	return best_kb;
 }
@@ -224,9 +214,7 @@ wl_strategy_apply(WlStrategyChoice *choice, int64 dirty_buffers,
 	memset(choice, 0, sizeof(*choice));
 	choice->action = WL_ACTION_NONE;
 	choice->threshold_kb = choice->core_threshold_kb = wal_skip_threshold;
-	if (wl_commit_strategy == WL_STRATEGY_OFF || XLogIsNeeded())
-		return;
-	if (n == 0)
+	if (wl_commit_strategy == WL_STRATEGY_OFF || XLogIsNeeded() || n == 0)
 		return;
 	if (wl_guc_set_local("wal_skip_threshold"))
 		choice->action = WL_ACTION_ASIDE_SET_LOCAL;
@@ -249,10 +237,7 @@ wl_strategy_apply(WlStrategyChoice *choice, int64 dirty_buffers,
 	wl_commit_state_now(&st, &all, dirty_buffers, false);
 	wl_cost_figures(&cost);
 
-	/*
-	 * By this start's calibration alone, not the fsync ratio commits teach,
-	 * which moves with each commit and would flip the choice within one load.
-	 */
+	/* not by the fsync ratio commits teach: it would flip within a load */
 	cost.io.fsync_time_ratio = 0;
 
 	choice->threshold_kb = choose_threshold(wl_commit_strategy, s, n, &cost, &st,
