@@ -513,6 +513,42 @@ wl_ExecutorRun(WL_EXECUTOR_RUN_ARGS)
 	PG_END_TRY();
 }
 
+/* has one of these result relations (ResultRelInfo *) triggers? */
+static bool
+any_has_triggers(List *result_rels)
+{
+	ListCell   *lc;
+
+	foreach(lc, result_rels)
+		if (((ResultRelInfo *) lfirst(lc))->ri_TrigDesc != NULL)
+			return true;
+	return false;
+}
+
+/*
+ * ExecutorFinish runs the writable CTEs' ModifyTable nodes to completion
+ * and the AFTER triggers the query queued (foreign keys' too): with
+ * neither it reads no buffer, writes no WAL and nests nothing, and a
+ * recorded statement's figures lose nothing when it is not measured.
+ */
+static bool
+finish_runs_nothing(QueryDesc *queryDesc)
+{
+	EState	   *estate = queryDesc->estate;
+
+	if (queryDesc->plannedstmt->hasModifyingCTE)
+		return false;
+	if (queryDesc->operation == CMD_SELECT)
+		return true;
+	if (estate == NULL || estate->es_auxmodifytables != NIL)
+		return false;
+	if (estate->es_top_eflags & EXEC_FLAG_SKIP_TRIGGERS)
+		return true;
+	return !any_has_triggers(estate->es_opened_result_relations) &&
+		!any_has_triggers(estate->es_tuple_routing_result_relations) &&
+		!any_has_triggers(estate->es_trig_target_relations);
+}
+
 static void
 wl_ExecutorFinish(QueryDesc *queryDesc)
 {
@@ -521,9 +557,8 @@ wl_ExecutorFinish(QueryDesc *queryDesc)
 	bool		mine;
 	volatile bool ran = false;
 
-	/* a plain SELECT's Finish runs nothing: passed on unmeasured */
-	if (queryDesc->operation == CMD_SELECT &&
-		!queryDesc->plannedstmt->hasModifyingCTE)
+	/* a plain SELECT's Finish, or one without triggers: passed on unmeasured */
+	if (finish_runs_nothing(queryDesc))
 	{
 		if (prev_ExecutorFinish)
 			prev_ExecutorFinish(queryDesc);
