@@ -703,10 +703,19 @@ static void
 publish_activity(CommandTag command, TimestampTz command_start, bool predict)
 {
 	WlActivity *a = &cur.act;
-	TimestampTz now = GetCurrentTimestamp();
+	TimestampTz now;
+	bool		whole;
 
 	if (!cur.observed)
 		return;
+	now = GetCurrentTimestamp();
+
+	/*
+	 * The slot shows cur.act as last published; a prediction with nothing
+	 * pending since the first only dates itself (predict_commit).
+	 */
+	whole = !cur.shown ||
+		(predict && (cur.storage_touched || a->predicted_at == 0));
 	a->pid = MyProcPid;
 	a->userid = GetUserId();
 	a->dbid = MyDatabaseId;
@@ -725,7 +734,7 @@ publish_activity(CommandTag command, TimestampTz command_start, bool predict)
 	a->wal_skip_threshold_kb = wal_skip_threshold;
 	if (predict)
 		predict_commit(a, now);
-	wl_store_publish_activity(a);
+	wl_store_publish_activity(a, whole);
 	cur.shown = true;
 }
 
