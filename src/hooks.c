@@ -549,25 +549,14 @@ finish_runs_nothing(QueryDesc *queryDesc)
 		!any_has_triggers(estate->es_trig_target_relations);
 }
 
-static void
-wl_ExecutorFinish(QueryDesc *queryDesc)
+static pg_noinline void
+measured_ExecutorFinish(QueryDesc *queryDesc)
 {
 	instr_time	start;
 	int			saved_level = wl_nested_level;
-	bool		mine;
+	bool		mine = wl_acc_executor_phase_begin(queryDesc, &start);
 	volatile bool ran = false;
 
-	/* a plain SELECT's Finish, or one without triggers: passed on unmeasured */
-	if (finish_runs_nothing(queryDesc))
-	{
-		if (prev_ExecutorFinish)
-			prev_ExecutorFinish(queryDesc);
-		else
-			standard_ExecutorFinish(queryDesc);
-		return;
-	}
-
-	mine = wl_acc_executor_phase_begin(queryDesc, &start);
 	wl_nested_level++;
 	PG_TRY();
 	{
@@ -584,6 +573,18 @@ wl_ExecutorFinish(QueryDesc *queryDesc)
 			wl_acc_executor_phase_end(queryDesc, start, !ran, false);
 	}
 	PG_END_TRY();
+}
+
+static void
+wl_ExecutorFinish(QueryDesc *queryDesc)
+{
+	/* a plain SELECT's Finish, or one without triggers: passed on unmeasured */
+	if (!finish_runs_nothing(queryDesc))
+		measured_ExecutorFinish(queryDesc);
+	else if (prev_ExecutorFinish)
+		prev_ExecutorFinish(queryDesc);
+	else
+		standard_ExecutorFinish(queryDesc);
 }
 
 /* does one of these result relations (ResultRelInfo *) skip WAL? */
