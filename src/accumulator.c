@@ -659,10 +659,19 @@ static void
 publish_activity(CommandTag command, TimestampTz command_start, bool predict)
 {
 	WlActivity *a = &cur.act;
-	TimestampTz now = GetCurrentTimestamp();
+	TimestampTz now;
+	bool		whole;
 
 	if (!cur.observed)
 		return;
+	now = GetCurrentTimestamp();
+
+	/*
+	 * The slot shows cur.act as last published; a prediction with nothing
+	 * pending since the first only dates itself (predict_commit).
+	 */
+	whole = !cur.shown ||
+		(predict && (cur.storage_touched || a->predicted_at == 0));
 	a->pid = MyProcPid;
 	a->userid = GetUserId();
 	a->dbid = MyDatabaseId;
@@ -681,7 +690,7 @@ publish_activity(CommandTag command, TimestampTz command_start, bool predict)
 	a->wal_skip_threshold_kb = wal_skip_threshold;
 	if (predict)
 		predict_commit(a, now);
-	wl_store_publish_activity(a);
+	wl_store_publish_activity(a, whole);
 	cur.shown = true;
 }
 
@@ -868,17 +877,15 @@ ms_between(instr_time from, instr_time to)
 	return INSTR_TIME_GET_MILLISEC(to);
 }
 
-/* copy the statement's text into the entry; its source must be valid */
-static void
-copy_text(WlActiveStmt *s)
+/* copy_text's work, out of line: most calls find the text copied */
+static pg_noinline void
+copy_text_now(WlActiveStmt *s)
 {
 	int			loc = s->query_location;
 	int			len = s->query_len;
 	const char *q;
 	int			clip;
 
-	if (s->has_text || s->source_text == NULL)
-		return;
 	q = CleanQuerytext(s->source_text, &loc, &len);
 	clip = len < WL_QUERY_LEN ? len : pg_mbcliplen(q, len, WL_QUERY_LEN - 1);
 	memcpy(s->query, q, clip);
@@ -887,19 +894,31 @@ copy_text(WlActiveStmt *s)
 	s->has_text = true;
 }
 
-/* its start by the wall clock; a plain SELECT's derived when needed */
-static TimestampTz
+/* copy the statement's text into the entry; its source must be valid */
+static inline void
+copy_text(WlActiveStmt *s)
+{
+	if (!s->has_text && s->source_text != NULL)
+		copy_text_now(s);
+}
+
+/* a plain SELECT's start by the wall clock, derived when needed */
+static pg_noinline TimestampTz
+derive_start_ts(WlActiveStmt *s)
+{
+	instr_time	since;
+
+	INSTR_TIME_SET_CURRENT(since);
+	INSTR_TIME_SUBTRACT(since, s->start);
+	s->start_ts = GetCurrentTimestamp() - (TimestampTz) INSTR_TIME_GET_MICROSEC(since);
+	return s->start_ts;
+}
+
+/* its start by the wall clock */
+static inline TimestampTz
 statement_start_ts(WlActiveStmt *s)
 {
-	if (s->start_ts == 0)
-	{
-		instr_time	since;
-
-		INSTR_TIME_SET_CURRENT(since);
-		INSTR_TIME_SUBTRACT(since, s->start);
-		s->start_ts = GetCurrentTimestamp() - (TimestampTz) INSTR_TIME_GET_MICROSEC(since);
-	}
-	return s->start_ts;
+	return s->start_ts != 0 ? s->start_ts : derive_start_ts(s);
 }
 
 static void promote_light(void);

@@ -513,26 +513,50 @@ wl_ExecutorRun(WL_EXECUTOR_RUN_ARGS)
 	PG_END_TRY();
 }
 
-static void
-wl_ExecutorFinish(QueryDesc *queryDesc)
+/* has one of these result relations (ResultRelInfo *) triggers? */
+static bool
+any_has_triggers(List *result_rels)
+{
+	ListCell   *lc;
+
+	foreach(lc, result_rels)
+		if (((ResultRelInfo *) lfirst(lc))->ri_TrigDesc != NULL)
+			return true;
+	return false;
+}
+
+/*
+ * ExecutorFinish runs the writable CTEs' ModifyTable nodes to completion
+ * and the AFTER triggers the query queued (foreign keys' too): with
+ * neither it reads no buffer, writes no WAL and nests nothing, and a
+ * recorded statement's figures lose nothing when it is not measured.
+ */
+static bool
+finish_runs_nothing(QueryDesc *queryDesc)
+{
+	EState	   *estate = queryDesc->estate;
+
+	if (queryDesc->plannedstmt->hasModifyingCTE)
+		return false;
+	if (queryDesc->operation == CMD_SELECT)
+		return true;
+	if (estate == NULL || estate->es_auxmodifytables != NIL)
+		return false;
+	if (estate->es_top_eflags & EXEC_FLAG_SKIP_TRIGGERS)
+		return true;
+	return !any_has_triggers(estate->es_opened_result_relations) &&
+		!any_has_triggers(estate->es_tuple_routing_result_relations) &&
+		!any_has_triggers(estate->es_trig_target_relations);
+}
+
+static pg_noinline void
+measured_ExecutorFinish(QueryDesc *queryDesc)
 {
 	instr_time	start;
 	int			saved_level = wl_nested_level;
-	bool		mine;
+	bool		mine = wl_acc_executor_phase_begin(queryDesc, &start);
 	volatile bool ran = false;
 
-	/* a plain SELECT's Finish runs nothing: passed on unmeasured */
-	if (queryDesc->operation == CMD_SELECT &&
-		!queryDesc->plannedstmt->hasModifyingCTE)
-	{
-		if (prev_ExecutorFinish)
-			prev_ExecutorFinish(queryDesc);
-		else
-			standard_ExecutorFinish(queryDesc);
-		return;
-	}
-
-	mine = wl_acc_executor_phase_begin(queryDesc, &start);
 	wl_nested_level++;
 	PG_TRY();
 	{
@@ -549,6 +573,18 @@ wl_ExecutorFinish(QueryDesc *queryDesc)
 			wl_acc_executor_phase_end(queryDesc, start, !ran, false);
 	}
 	PG_END_TRY();
+}
+
+static void
+wl_ExecutorFinish(QueryDesc *queryDesc)
+{
+	/* a plain SELECT's Finish, or one without triggers: passed on unmeasured */
+	if (!finish_runs_nothing(queryDesc))
+		measured_ExecutorFinish(queryDesc);
+	else if (prev_ExecutorFinish)
+		prev_ExecutorFinish(queryDesc);
+	else
+		standard_ExecutorFinish(queryDesc);
 }
 
 /* does one of these result relations (ResultRelInfo *) skip WAL? */

@@ -941,14 +941,24 @@ my_activity_slot(void)
 		(slot)->changecount++; \
 	} while (0)
 
-/* publish this backend's running load (a->pid 0: none) */
+/*
+ * Publish this backend's running load (a->pid 0: none).  whole false: the
+ * slot already holds a's prediction (pred to pred_abort_rels), which is
+ * not written again.  The slot is the backend's for its life.
+ */
 void
-wl_store_publish_activity(const WlActivity *a)
+wl_store_publish_activity(const WlActivity *a, bool whole)
 {
-	WlActivitySlot *slot = my_activity_slot();
+	static WlActivitySlot *slot = NULL;
 
-	if (slot != NULL)
+	if (slot == NULL && (slot = my_activity_slot()) == NULL)
+		return;
+	if (whole)
 		ACTIVITY_WRITE(slot, slot->a = *a);
+	else
+		ACTIVITY_WRITE(slot, (memcpy(&slot->a, a, offsetof(WlActivity, pred)),
+							  slot->a.nbuffers = a->nbuffers,
+							  slot->a.wal_skip_threshold_kb = a->wal_skip_threshold_kb));
 }
 
 /*

@@ -34,7 +34,7 @@ extern void wl_store_note_fsync_time(double ratio);
 extern void wl_store_note_file_commit(double ns);
 extern void wl_store_remember_prepared(const char *gid, const WlPreparedDeletion *at_commit,
 									   const WlPreparedDeletion *at_rollback);
-extern void wl_store_publish_activity(const WlActivity *a);
+extern void wl_store_publish_activity(const WlActivity *a, bool whole);
 extern void wl_store_publish_command(CommandTag command, TimestampTz start);
 extern void wl_store_clear_activity(void);
 extern int	wl_store_copy_activity(WlActivity **out);
