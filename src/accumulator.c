@@ -223,11 +223,7 @@ typedef struct WlOpenXact
 	WlXactRecord rec;
 	bool		observed;		/* a statement started with tracking on */
 	bool		active;			/* there is something to record */
-	uint64		xact_id;
-	TimestampTz start_ts;
-	int32		statements;
 	int32		next_stmt_no;
-	double		kind_ms[WL_NUM_TIME_KINDS];
 	int64		rows;
 	int64		scans[WL_NUM_SCAN_KINDS];
 	int64		scan_est_ns;
@@ -280,8 +276,7 @@ typedef struct WlOpenXact
 	int32		charge_sync_files;
 	int32		charge_cleanup_files;
 
-	/* a background process's record: its kind, its work's statement */
-	int8		backend_kind;
+	/* a background process's record: its work's statement */
 	int32		worker_stmt_no;
 } WlOpenXact;
 
@@ -315,7 +310,7 @@ wl_acc_observe(void)
 		return;
 	cur.observed = true;
 	cur.faults_mark = wl_scan_faults_priced_ns();
-	cur.start_ts = IsTransactionState() ?
+	cur.rec.start = IsTransactionState() ?
 		GetCurrentTransactionStartTimestamp() : GetCurrentTimestamp();
 }
 
@@ -343,7 +338,7 @@ activate(void)
 	if (cur.active)
 		return;
 	cur.active = true;
-	cur.xact_id = wl_store_next_xact_id();
+	cur.rec.xact_id = wl_store_next_xact_id();
 	take_role_and_application(GetUserId());
 	if (!cur.observed)
 		wl_acc_observe();
@@ -388,7 +383,7 @@ queued(int32 stmt_no, bool held_only)
 	{
 		WlQueued   *q = &finished[i];
 
-		if (q->rec.xact_id == cur.xact_id && q->rec.stmt_no == stmt_no &&
+		if (q->rec.xact_id == cur.rec.xact_id && q->rec.stmt_no == stmt_no &&
 			(q->held || !held_only))
 			return q;
 	}
@@ -400,7 +395,7 @@ static bool
 holds_statements(void)
 {
 	for (int i = 0; i < n_finished; i++)
-		if (finished[i].held && finished[i].rec.xact_id == cur.xact_id)
+		if (finished[i].held && finished[i].rec.xact_id == cur.rec.xact_id)
 			return true;
 	return false;
 }
@@ -433,7 +428,7 @@ flush_finished(bool may_wait, WlKeep keep, bool in_cleanup)
 	for (int i = 0; i < n_finished; i++)
 	{
 		WlQueued   *q = &finished[i];
-		bool		open = cur.active && q->rec.xact_id == cur.xact_id;
+		bool		open = cur.active && q->rec.xact_id == cur.rec.xact_id;
 
 		/* the open record's statements are the queue's tail: all kept */
 		if (open && keep == WL_KEEP_OPEN)
@@ -615,7 +610,7 @@ predict_commit(WlActivity *a, TimestampTz now)
 		WlCommitFiles cf;
 
 		if (cur.pred_work > WL_PREDICT_BUDGET_FILES +
-			WL_PREDICT_PER_STMT * (int64) cur.statements)
+			WL_PREDICT_PER_STMT * (int64) cur.rec.statements)
 			return;
 		wl_model_read_commit(true, true, &cf);
 		wl_model_commit(&cf, false, true, &m);
@@ -639,7 +634,7 @@ predict_commit(WlActivity *a, TimestampTz now)
 	{
 		/* nothing pending since the record began: the first prediction holds */
 		a->predicted_at = now;
-		a->pred_statements = cur.statements;
+		a->pred_statements = cur.rec.statements;
 		return;
 	}
 	a->pred = m;
@@ -648,7 +643,7 @@ predict_commit(WlActivity *a, TimestampTz now)
 	a->pred_abort_scans = abort_rels > 0 ? 1 : 0;
 	a->pred_abort_rels = abort_rels;
 	a->predicted_at = now;
-	a->pred_statements = cur.statements;
+	a->pred_statements = cur.rec.statements;
 }
 
 /*
@@ -675,12 +670,12 @@ publish_activity(CommandTag command, TimestampTz command_start, bool predict)
 	a->pid = MyProcPid;
 	a->userid = GetUserId();
 	a->dbid = MyDatabaseId;
-	a->xact_start = cur.start_ts;
+	a->xact_start = cur.rec.start;
 	a->state_change = now;
-	a->statements = cur.statements;
+	a->statements = cur.rec.statements;
 	a->current_command = command;
 	a->current_stmt_start = command_start;
-	memcpy(a->kind_ms, cur.kind_ms, sizeof(a->kind_ms));
+	memcpy(a->kind_ms, cur.rec.kind_ms, sizeof(a->kind_ms));
 	a->rows = cur.rows;
 	a->wal_bytes = cur.usage_baseline_set ?
 		pgWalUsage.wal_bytes - cur.usage_baseline.c.wal_bytes : 0;
@@ -726,7 +721,7 @@ statement_done(bool count_in_xact, bool held)
 
 	activate();
 	n_finished++;
-	q->rec.xact_id = cur.xact_id;
+	q->rec.xact_id = cur.rec.xact_id;
 	q->held = held;
 	q->sync_files = q->cleanup_files = 0;
 
@@ -742,8 +737,8 @@ statement_done(bool count_in_xact, bool held)
 	if (count_in_xact)
 	{
 		note_dirtied_by_load(rec);
-		cur.statements++;
-		cur.kind_ms[time_kind(rec->tag)] += rec->elapsed_ms;
+		cur.rec.statements++;
+		cur.rec.kind_ms[time_kind(rec->tag)] += rec->elapsed_ms;
 		cur.rows += rec->c.rows;
 	}
 }
@@ -1274,7 +1269,7 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 	rec->start = statement_start_ts(s);
 	rec->wal_skipped = s->wal_skipped;
 	rec->nbuffers = NBuffers;
-	rec->backend_kind = cur.backend_kind;
+	rec->backend_kind = cur.rec.backend_kind;
 
 	if (s->is_utility)
 	{
@@ -1451,8 +1446,8 @@ wl_acc_worker_statement(const WlWorkerWork *w, const WlEffects *eff)
 		start = now;
 
 	wl_acc_observe();
-	cur.start_ts = start;
-	cur.backend_kind = (int8) w->kind;
+	cur.rec.start = start;
+	cur.rec.backend_kind = (int8) w->kind;
 	if (!cur.usage_baseline_set)
 	{
 		/* before the first boundary: the process's usage so far */
@@ -1732,7 +1727,7 @@ maybe_warn(void)
 					   (long long) cur.scans[WL_SCAN_DROP_PENDING],
 					   (long long) cur.scans[WL_SCAN_DB]),
 			 errhint("Run SELECT * FROM walload_diagnose(%llu) for the causes and what to change.",
-					 (unsigned long long) cur.xact_id)));
+					 (unsigned long long) cur.rec.xact_id)));
 }
 
 /*
@@ -2030,17 +2025,12 @@ finish_record(void)
 {
 	WlXactRecord *rec = &cur.rec;
 
-	rec->xact_id = cur.xact_id;
 	rec->pid = MyProcPid;
 	rec->dbid = MyDatabaseId;
-	rec->start = cur.start_ts;
 	rec->end = GetCurrentTimestamp();
 	rec->wal_level = wal_level;
 	rec->synchronous_commit = synchronous_commit;
-	rec->backend_kind = cur.backend_kind;
 	rec->total_ms = (double) (rec->end - rec->start) / 1000.0;
-	rec->statements = cur.statements;
-	memcpy(rec->kind_ms, cur.kind_ms, sizeof(rec->kind_ms));
 	rec->backend_start = MyStartTimestamp;
 	rec->first_in_session = !recorded_before;
 	recorded_before = true;
