@@ -1213,52 +1213,28 @@ wl_store_copy_stats(WlStatsEntryCopy **out)
 	return n;
 }
 
+static inline uint64
+overwritten(uint64 recorded, int size)
+{
+	return recorded > (uint64) size ? recorded - size : 0;
+}
+
 void
 wl_store_info(WlInfo *info)
 {
-	uint64		xpos,
-				mpos,
-				spos;
+	WlShared   *s = wl_shared;
 
 	wl_store_require();
 	memset(info, 0, sizeof(*info));
 	store_lock(LW_SHARED, true);
-	xpos = pg_atomic_read_u64(&wl_shared->xact_pos);
-	mpos = pg_atomic_read_u64(&wl_shared->minute_pos);
-	spos = pg_atomic_read_u64(&wl_shared->stmt_pos);
-	SpinLockAcquire(&wl_shared->mutex);
-	info->stats_reset = wl_shared->stats_reset;
-	info->xacts_recorded = xpos - wl_shared->xact_base;
-	info->minutes_recorded = mpos - wl_shared->minute_base;
-	info->statements_recorded = spos - wl_shared->stmt_base;
-	info->stats_evicted = wl_shared->stats_evicted;
-	memcpy(info->scans, wl_shared->scans, sizeof(info->scans));
-	info->scanned_buffers = wl_shared->scanned_buffers;
-	info->calibrated_at = wl_shared->calibrated_at;
-	info->ns_per_buffer = wl_shared->scan_cost.single_ns;
-	info->fsync_time_ratio = wl_learned_ratio(wl_shared->scan_cost.io.fsync_time_ratio);
-	info->fsync_time_commits = wl_shared->scan_cost.io.fsync_time_samples;
-	info->file_commit_us = Max(wl_shared->scan_cost.io.file_commit_ns, 0) / 1000;
-	info->file_commit_commits = wl_shared->scan_cost.io.file_commit_samples;
-	info->calibration = wl_shared->calibration;
-	info->calibration_ms = wl_shared->calibration_ms;
-	info->calibration_io_bytes = wl_shared->calibration_io_bytes;
-	SpinLockRelease(&wl_shared->mutex);
-	info->xacts_overwritten = info->xacts_recorded > (uint64) wl_shared->max_xacts ?
-		info->xacts_recorded - wl_shared->max_xacts : 0;
-	info->minutes_overwritten = info->minutes_recorded > (uint64) wl_shared->max_minutes ?
-		info->minutes_recorded - wl_shared->max_minutes : 0;
-	info->statements_overwritten = info->statements_recorded > (uint64) wl_shared->max_statements ?
-		info->statements_recorded - wl_shared->max_statements : 0;
-	info->stats_entries = (int32) hash_get_num_entries(wl_stats);
-	info->shmem_bytes = wl_shared->total_bytes;
-	info->lock_waits = (int64) pg_atomic_read_u64(&wl_shared->lock_waits);
-	info->lock_wait_ms = pg_atomic_read_u64(&wl_shared->lock_wait_us) / 1000.0;
-	info->commit_sync_ms = pg_atomic_read_u64(&wl_shared->commit_sync_us) / 1000.0;
-	info->commit_cleanup_ms = pg_atomic_read_u64(&wl_shared->commit_cleanup_us) / 1000.0;
-	info->auto_aside_commits = (int64) pg_atomic_read_u64(&wl_shared->auto_aside_commits);
-	info->auto_aside_ratio = pg_atomic_read_u64(&wl_shared->auto_aside_ratio) / 1000.0;
-	LWLockRelease(wl_shared->lock);
+	SpinLockAcquire(&s->mutex);
+#define FILL(kind, type, name, dims, source) \
+	for (int k = 0; k < (int) (sizeof(info->name) / sizeof(type)); k++) \
+		((type *) &info->name)[k] = (source);
+	WL_INFO_FIELDS(FILL)
+#undef FILL
+	SpinLockRelease(&s->mutex);
+	LWLockRelease(s->lock);
 }
 
 void

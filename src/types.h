@@ -474,13 +474,15 @@ wl_learned_ratio(double ratio)
 }
 
 static inline int64
-wl_full_scans(const WlCounters *c)
+wl_sum_scans(const int64 *scans)
 {
 	int64		n = 0;
 
 	for (int i = 0; i < WL_NUM_SCAN_KINDS; i++)
-		n += c->scans[i];
+		n += scans[i];
 	return n;
 }
+
+#define wl_full_scans(c)	wl_sum_scans((c)->scans)
 
 #endif							/* WALLOAD_TYPES_H */

@@ -558,6 +558,28 @@ walload_stats(PG_FUNCTION_ARGS)
 #define WL_INFO_COLS_1_8	32
 #define WL_INFO_COLS_1_10	35
 
+/*
+ * walload_info's columns by kind (store.h), NULL where there is no figure:
+ * no calibration published (calibrated_at 0) or ended (calibration_ms -1),
+ * auto never stood aside.
+ */
+#define INFO_COL(isnull, datum) \
+	(nulls[i] = (isnull), values[i] = nulls[i] ? (Datum) 0 : (datum))
+#define INFO_ts(v)				INFO_COL(false, TimestampTzGetDatum(v))
+#define INFO_int32(v)			INFO_COL(false, Int32GetDatum(v))
+#define INFO_int64(v)			INFO_COL(false, Int64GetDatum((int64) (v)))
+#define INFO_float8(v)			INFO_COL(false, Float8GetDatum(v))
+#define INFO_calibrated_at(v)	INFO_COL((v) == 0, TimestampTzGetDatum(v))
+#define INFO_calibration(v)		INFO_COL(false, CStringGetTextDatum(wl_calibration_name(v)))
+#define INFO_calibration_ms(v)	INFO_COL((v) < 0, Float8GetDatum(v))
+#define INFO_calibration_io(v)	INFO_COL(info.calibration_ms < 0, Int64GetDatum(v))
+#define INFO_auto_aside(v) \
+	INFO_COL(info.auto_aside_commits <= 0, \
+			 CStringGetTextDatum(psprintf("walload.commit_strategy = auto stood aside: a backend's last " \
+										  "auto commits took %.0f times their predicted time (median); " \
+										  "it acts like off there until walload.unit_costs changes " \
+										  "or the session ends", v)))
+
 #ifndef WALLOAD_VERSION
 #error "WALLOAD_VERSION is not defined: the Makefile passes META.json's version"
 #endif
@@ -567,7 +589,6 @@ info_row(FunctionCallInfo fcinfo, int ncols)
 {
 	TupleDesc	tupdesc;
 	WlInfo		info;
-	WlCounters	c;
 	Datum		values[WL_INFO_COLS_1_10];
 	bool		nulls[WL_INFO_COLS_1_10];
 	int			i = 0;
@@ -583,61 +604,11 @@ info_row(FunctionCallInfo fcinfo, int ncols)
 				 errhint("Run ALTER EXTENSION walload UPDATE.")));
 
 	wl_store_info(&info);
-	memset(&c, 0, sizeof(c));
-	memcpy(c.scans, info.scans, sizeof(c.scans));
-	memset(nulls, 0, sizeof(nulls));
-	values[i++] = TimestampTzGetDatum(info.stats_reset);
-	values[i++] = Int64GetDatum((int64) info.xacts_recorded);
-	values[i++] = Int64GetDatum((int64) info.xacts_overwritten);
-	values[i++] = Int64GetDatum((int64) info.statements_recorded);
-	values[i++] = Int64GetDatum((int64) info.statements_overwritten);
-	values[i++] = Int32GetDatum(info.stats_entries);
-	values[i++] = Int64GetDatum(info.stats_evicted);
-	for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
-		values[i++] = Int64GetDatum(info.scans[k]);
-	values[i++] = Int64GetDatum(wl_full_scans(&c));
-	values[i++] = Int64GetDatum(info.scanned_buffers);
-	/* 0, the shared memory's first value, until a calibration is published */
-	if (info.calibrated_at != 0)
-		values[i++] = TimestampTzGetDatum(info.calibrated_at);
-	else
-		nulls[i++] = true;
-	values[i++] = Float8GetDatum(info.ns_per_buffer);
-	values[i++] = Int64GetDatum((int64) info.shmem_bytes);
-	values[i++] = Int64GetDatum(info.lock_waits);
-	values[i++] = Float8GetDatum(info.lock_wait_ms);
-	values[i++] = Float8GetDatum(info.fsync_time_ratio);
-	values[i++] = Int64GetDatum(info.fsync_time_commits);
-	values[i++] = Float8GetDatum(info.file_commit_us);
-	values[i++] = Int64GetDatum(info.file_commit_commits);
-	/* walks are priced as calibrated since 1.5.2: nothing is learned */
-	values[i++] = Float8GetDatum(1.0);
-	values[i++] = Int64GetDatum(0);
-	values[i++] = CStringGetTextDatum(wl_calibration_name(info.calibration));
-	if (info.calibration_ms >= 0)
-	{
-		values[i++] = Float8GetDatum(info.calibration_ms);
-		values[i++] = Int64GetDatum(info.calibration_io_bytes);
-	}
-	else
-	{
-		nulls[i++] = true;
-		nulls[i++] = true;
-	}
-	values[i++] = Float8GetDatum(info.commit_sync_ms);
-	values[i++] = Float8GetDatum(info.commit_cleanup_ms);
-	values[i++] = Int64GetDatum((int64) info.minutes_recorded);
-	values[i++] = Int64GetDatum((int64) info.minutes_overwritten);
-	/* why auto stood aside, the last time it did (strategy.c) */
-	values[i++] = Int64GetDatum(info.auto_aside_commits);
-	if (info.auto_aside_commits > 0)
-		values[i++] = CStringGetTextDatum(psprintf("walload.commit_strategy = auto stood aside: a backend's last "
-												   "auto commits took %.0f times their predicted time (median); "
-												   "it acts like off there until walload.unit_costs changes "
-												   "or the session ends",
-												   info.auto_aside_ratio));
-	else
-		nulls[i++] = true;
+#define EMIT_INFO(kind, type, name, dims, source) \
+	for (int k = 0; k < (int) (sizeof(info.name) / sizeof(type)); k++, i++) \
+		INFO_##kind(((type *) &info.name)[k]);
+	WL_INFO_FIELDS(EMIT_INFO)
+	nulls[i] = false;
 	values[i++] = CStringGetTextDatum(WALLOAD_VERSION);
 	Assert(i == lengthof(values));
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
@@ -890,13 +861,7 @@ walload_activity(PG_FUNCTION_ARGS)
 			values[i++] = Float8GetDatum(a->kind_ms[k]);
 		values[i++] = Int64GetDatum(a->rows);
 		values[i++] = uint64_numeric(a->wal_bytes);
-		{
-			int64		full = 0;
-
-			for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
-				full += a->scans[k];
-			values[i++] = Int64GetDatum(full);
-		}
+		values[i++] = Int64GetDatum(wl_sum_scans(a->scans));
 		values[i++] = Float8GetDatum(a->scan_est_ns / 1e6);
 		if (predicted)
 		{
