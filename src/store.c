@@ -181,17 +181,9 @@ wl_store_shmem_startup(void)
 		wl_shared->lock = &(GetNamedLWLockTranche("walload"))->lock;
 		SpinLockInit(&wl_shared->mutex);
 		wl_shared->stats_reset = GetCurrentTimestamp();
-		pg_atomic_init_u64(&wl_shared->next_xact_id, 1);
-		pg_atomic_init_u64(&wl_shared->xact_pos, 0);
-		pg_atomic_init_u64(&wl_shared->minute_pos, 0);
-		pg_atomic_init_u64(&wl_shared->stmt_pos, 0);
-		pg_atomic_init_u64(&wl_shared->lru_clock, 1);
-		pg_atomic_init_u64(&wl_shared->lock_waits, 0);
-		pg_atomic_init_u64(&wl_shared->lock_wait_us, 0);
-		pg_atomic_init_u64(&wl_shared->commit_sync_us, 0);
-		pg_atomic_init_u64(&wl_shared->commit_cleanup_us, 0);
-		pg_atomic_init_u64(&wl_shared->auto_aside_commits, 0);
-		pg_atomic_init_u64(&wl_shared->auto_aside_ratio, 0);
+#define INIT(name, start, reset) pg_atomic_init_u64(&wl_shared->name, start);
+		WL_SHARED_ATOMICS(INIT)
+#undef INIT
 		wl_shared->max_xacts = wl_max_xacts;
 		wl_shared->max_minutes = wl_max_minutes;
 		wl_shared->max_statements = wl_max_statements;
@@ -709,86 +701,64 @@ wl_store_add_scan_totals(WlScanKind kind, int64 n, int32 nbuffers)
 }
 
 /*
- * Keep a calibration, all of it, as of now (the calibration worker).
+ * Keep a calibration as of now (the calibration worker).  What the commits
+ * taught of the storage, WlIoCost's tail from fsync_time_ratio on, stays:
+ * it is no calibration's to replace.
  */
 void
 wl_store_set_scan_cost(const WlScanCost *cost)
 {
 	TimestampTz now = GetCurrentTimestamp();
-	WlIoCost	learned;
+	WlScanCost	c = *cost;
+	Size		off = offsetof(WlIoCost, fsync_time_ratio);
 
-	/*
-	 * What the commits taught of the storage stays: it is no calibration's
-	 * to replace.
-	 */
 	SpinLockAcquire(&wl_shared->mutex);
-	learned = wl_shared->scan_cost.io;
-	wl_shared->scan_cost = *cost;
+	memcpy((char *) &c.io + off, (char *) &wl_shared->scan_cost.io + off, sizeof(WlIoCost) - off);
+	wl_shared->scan_cost = c;
 	wl_shared->calibrated_at = now;
-	wl_shared->scan_cost.io.fsync_time_ratio = learned.fsync_time_ratio;
-	wl_shared->scan_cost.io.fsync_time_samples = learned.fsync_time_samples;
-	wl_shared->scan_cost.io.file_commit_ns = learned.file_commit_ns;
-	wl_shared->scan_cost.io.file_commit_samples = learned.file_commit_samples;
 	SpinLockRelease(&wl_shared->mutex);
 }
 
 /*
- * A commit's walk or fsyncs took ratio times what the calibration predicts
- * for them (the caller decides which commits say enough): learn it into
- * *learned, a running geometric mean, and count it in *samples.  The
- * calibration counts as one commit that took 1, and the k-th commit to teach
- * weighs 1/(k+1), at least WL_LEARNED_MIN_WEIGHT, so the last few commits
- * rule.  Each ratio is first bounded to [1/WL_LEARNED_BOUND,
- * WL_LEARNED_BOUND].  The caller holds the spinlock.
+ * What a commit teaches (the caller decides which commits say enough), under
+ * the spinlock only: with ratio, that its fsyncs of synced files took x
+ * times what the calibration predicts (a running geometric mean, the
+ * calibration counting as one commit that took 1); else that it spent x ns
+ * per file it synced or WAL-logged beyond the rest of its prediction (a
+ * running mean).  The k-th commit to teach weighs 1/(k+1) (1/k), at least
+ * WL_LEARNED_MIN_WEIGHT, so that the last few rule; x is first bounded
+ * (types.h).
  */
 static void
-learn_ratio(double *learned, int64 *samples, double ratio)
+learn(double *learned, int64 *samples, double x, bool ratio)
 {
-	double		old = wl_learned_ratio(*learned);
-	double		weight = Max(1.0 / (*samples + 2), WL_LEARNED_MIN_WEIGHT);
+	double		w;
 
-	ratio = Min(Max(ratio, 1.0 / WL_LEARNED_BOUND), WL_LEARNED_BOUND);
-	*learned = exp((1 - weight) * log(old) + weight * log(ratio));
+	SpinLockAcquire(&wl_shared->mutex);
+	w = Max(1.0 / (*samples + (ratio ? 2 : 1)), WL_LEARNED_MIN_WEIGHT);
+	if (ratio)
+		*learned = exp((1 - w) * log(wl_learned_ratio(*learned)) +
+					   w * log(Min(Max(x, 1.0 / WL_LEARNED_BOUND), WL_LEARNED_BOUND)));
+	else
+		*learned = (1 - w) * Max(*learned, 0) + w * Min(x, WL_FILE_COMMIT_MAX_NS);
 	(*samples)++;
+	SpinLockRelease(&wl_shared->mutex);
 }
 
-/*
- * A commit's fsyncs of synced files took ratio times what the calibration
- * predicts for them (wl_commit_est's fsync_timed_ns).  Takes the spinlock
- * only.
- */
 void
 wl_store_note_fsync_time(double ratio)
 {
-	if (wl_shared == NULL || !(ratio >= 0))
-		return;
-	SpinLockAcquire(&wl_shared->mutex);
-	learn_ratio(&wl_shared->scan_cost.io.fsync_time_ratio,
-				&wl_shared->scan_cost.io.fsync_time_samples, ratio);
-	SpinLockRelease(&wl_shared->mutex);
+	if (wl_shared != NULL && ratio >= 0)
+		learn(&wl_shared->scan_cost.io.fsync_time_ratio,
+			  &wl_shared->scan_cost.io.fsync_time_samples, ratio, true);
 }
 
-/*
- * A commit spent ns per file it synced or WAL-logged beyond what the rest
- * of its prediction accounts for (the caller decides which commits say
- * enough).  The learned figure is a running mean: the k-th commit to teach
- * weighs 1/k, at least WL_LEARNED_MIN_WEIGHT.  Each figure is first bounded
- * to [0, WL_FILE_COMMIT_MAX_NS].  Takes the spinlock only.
- */
 void
 wl_store_note_file_commit(double ns)
 {
-	double		weight;
-
-	if (wl_shared == NULL || !(ns >= 0))
-		return;
-	ns = Min(ns, WL_FILE_COMMIT_MAX_NS);
-	SpinLockAcquire(&wl_shared->mutex);
-	weight = Max(1.0 / (wl_shared->scan_cost.io.file_commit_samples + 1), WL_LEARNED_MIN_WEIGHT);
-	wl_shared->scan_cost.io.file_commit_ns =
-		(1 - weight) * Max(wl_shared->scan_cost.io.file_commit_ns, 0) + weight * ns;
-	wl_shared->scan_cost.io.file_commit_samples++;
-	SpinLockRelease(&wl_shared->mutex);
+	if (wl_shared != NULL && ns >= 0)
+		learn(&wl_shared->scan_cost.io.file_commit_ns,
+			  &wl_shared->scan_cost.io.file_commit_samples, ns, false);
 }
 
 /* the calibration; all zero (no estimate) before there is one */
@@ -1260,12 +1230,11 @@ wl_store_reset(void)
 	wl_shared->minute_base = pg_atomic_read_u64(&wl_shared->minute_pos);
 	wl_shared->stmt_base = pg_atomic_read_u64(&wl_shared->stmt_pos);
 	SpinLockRelease(&wl_shared->mutex);
-	pg_atomic_write_u64(&wl_shared->lock_waits, 0);
-	pg_atomic_write_u64(&wl_shared->lock_wait_us, 0);
-	pg_atomic_write_u64(&wl_shared->commit_sync_us, 0);
-	pg_atomic_write_u64(&wl_shared->commit_cleanup_us, 0);
+#define RESET(name, start, reset) \
+	if (reset) \
+		pg_atomic_write_u64(&wl_shared->name, 0);
+	WL_SHARED_ATOMICS(RESET)
+#undef RESET
 	wl_metrics_reset();
-	pg_atomic_write_u64(&wl_shared->auto_aside_commits, 0);
-	pg_atomic_write_u64(&wl_shared->auto_aside_ratio, 0);
 	LWLockRelease(wl_shared->lock);
 }

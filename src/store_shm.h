@@ -66,6 +66,26 @@ typedef struct WlRing
 #define WL_RING_SLOT(r, p)	((WlSlotHead *) ((r)->slots + ((p) % (r)->size) * (r)->slot_size))
 #define WL_RING_REC(r, p)	((char *) WL_RING_SLOT(r, p) + (r)->rec_off)
 
+/*
+ * WlShared's atomics: X(name, value at start, zeroed by walload_reset()).
+ * commit_*_us: the recorded transactions' commit (or abort) phases;
+ * auto_aside_*: the auto commits that stood aside, mispredicted, and the
+ * last backend's median ratio x 1000 (neither kept on disk).
+ */
+#define WL_SHARED_ATOMICS(X) \
+	X(next_xact_id, 1, false) \
+	X(xact_pos, 0, false) /* the next positions to write */ \
+	X(minute_pos, 0, false) \
+	X(stmt_pos, 0, false) \
+	X(lru_clock, 1, false) \
+	X(lock_waits, 0, true) /* acquisitions that had to wait */ \
+	X(lock_wait_us, 0, true) /* and how long they waited */ \
+	X(commit_sync_us, 0, true) \
+	X(commit_cleanup_us, 0, true) \
+	X(auto_aside_commits, 0, true) \
+	X(auto_aside_ratio, 0, true)
+#define WL_ATOMIC_FIELD(name, start, reset) pg_atomic_uint64 name;
+
 typedef struct WlShared
 {
 	LWLock	   *lock;
@@ -100,19 +120,7 @@ typedef struct WlShared
 	uint64		xact_base;		/* positions before the last reset */
 	uint64		stmt_base;
 	uint64		minute_base;
-	pg_atomic_uint64 next_xact_id;
-	pg_atomic_uint64 xact_pos;
-	pg_atomic_uint64 minute_pos;
-	pg_atomic_uint64 stmt_pos;
-	pg_atomic_uint64 lru_clock;
-	pg_atomic_uint64 lock_waits;	/* acquisitions that had to wait */
-	pg_atomic_uint64 lock_wait_us;	/* and how long they waited */
-	/* the recorded transactions' commit (or abort) phases, in microseconds */
-	pg_atomic_uint64 commit_sync_us;
-	pg_atomic_uint64 commit_cleanup_us;
-	/* auto commits that stood aside, mispredicted (1.10; not kept on disk) */
-	pg_atomic_uint64 auto_aside_commits;
-	pg_atomic_uint64 auto_aside_ratio;	/* the last backend's median, x 1000 */
+	WL_SHARED_ATOMICS(WL_ATOMIC_FIELD)
 	int			max_xacts;
 	int			max_minutes;
 	int			max_statements;
