@@ -71,30 +71,34 @@ dump_rec_size(const WlRing *r, uint32 format)
 	return MAXALIGN(offsetof(WlMinuteRecord, commit_standby_ms));
 }
 
+/* the header, checked by kind as the records (types.h; any: below) */
+#define WL_DUMP_HEADER(X) \
+	X(any, uint32, magic, , ) \
+	X(any, uint32, format, , ) \
+	X(any, uint32, pg_version, , ) \
+	X(any, uint32, sizeof_header, , ) \
+	X(any, uint32, sizeof_entry, , ) \
+	X(any, uint32, sizeof_xact, , ) \
+	X(any, uint32, sizeof_stmt, , ) \
+	X(any, uint32, sizeof_minute, , ) \
+	X(count, int32, nentries, , ) \
+	X(any, int32, nxacts, , ) \
+	X(any, int32, nminutes, , ) \
+	X(any, int32, nstmts, , ) \
+	X(ts, TimestampTz, stats_reset, , ) \
+	X(count, int64, stats_evicted, , ) \
+	X(count, int64, scans, [WL_NUM_SCAN_KINDS], ) \
+	X(count, int64, scanned_buffers, , ) \
+	X(any, uint64, next_xact_id, , ) \
+	X(any, uint64, xacts_recorded, , ) /* since the last reset */ \
+	X(any, uint64, statements_recorded, , ) \
+	X(any, uint64, minutes_recorded, , ) \
+	X(bytes, uint64, commit_sync_us, , ) \
+	X(bytes, uint64, commit_cleanup_us, , )
+
 typedef struct WlDumpHeader
 {
-	uint32		magic;
-	uint32		format;			/* WL_DUMP_FORMAT */
-	uint32		pg_version;
-	uint32		sizeof_header;
-	uint32		sizeof_entry;
-	uint32		sizeof_xact;
-	uint32		sizeof_stmt;
-	uint32		sizeof_minute;
-	int32		nentries;
-	int32		nxacts;
-	int32		nminutes;
-	int32		nstmts;
-	TimestampTz stats_reset;
-	int64		stats_evicted;
-	int64		scans[WL_NUM_SCAN_KINDS];
-	int64		scanned_buffers;
-	uint64		next_xact_id;
-	uint64		xacts_recorded; /* since the last reset */
-	uint64		statements_recorded;
-	uint64		minutes_recorded;
-	uint64		commit_sync_us;
-	uint64		commit_cleanup_us;
+	WL_DUMP_HEADER(WL_FIELD)
 } WlDumpHeader;
 
 /* the header's figures of each ring, in WlRingId's order */
@@ -382,6 +386,7 @@ check_header(const WlDumpHeader *h, off_t file_size)
 	const int32 *ring_n[] = RING_N(h);
 	const uint64 *recorded[] = RING_RECORDED(h);
 	const uint32 *sizes[] = RING_SIZEOF(h);
+	const WlDumpHeader *r = h;
 	const char *p = NULL;
 	uint64		expected = sizeof(WlDumpHeader) + (uint64) h->nentries * sizeof(WlStatsEntry);
 
@@ -390,23 +395,17 @@ check_header(const WlDumpHeader *h, off_t file_size)
 		h->sizeof_header != sizeof(WlDumpHeader) ||
 		h->sizeof_entry != sizeof(WlStatsEntry))
 		return "it was not written by this version of walload and PostgreSQL";
-	for (int r = 0; r < WL_NUM_RINGS; r++)
+	for (int i = 0; i < WL_NUM_RINGS; i++)
 	{
-		if (*sizes[r] != dump_rec_size(&wl_rings[r], h->format))
+		if (*sizes[i] != dump_rec_size(&wl_rings[i], h->format))
 			return "it was not written by this version of walload and PostgreSQL";
-		if (*ring_n[r] < 0 || (uint64) *ring_n[r] > *recorded[r] ||
-			*recorded[r] > PG_INT64_MAX)
+		if (*ring_n[i] < 0 || (uint64) *ring_n[i] > *recorded[i] ||
+			*recorded[i] > PG_INT64_MAX)
 			return "the numbers of records kept and recorded disagree";
-		expected += (uint64) *ring_n[r] * *sizes[r];
+		expected += (uint64) *ring_n[i] * *sizes[i];
 	}
-	for (int k = 0; p == NULL && k < WL_NUM_SCAN_KINDS; k++)
-		p = check_int("scans", h->scans[k], WL_MAX_COUNT);
-	if (p || (p = check_int("nentries", h->nentries, PG_INT32_MAX)) ||
-		(p = check_ts("stats_reset", &h->stats_reset)) ||
-		(p = check_int("stats_evicted", h->stats_evicted, WL_MAX_COUNT)) ||
-		(p = check_int("scanned_buffers", h->scanned_buffers, WL_MAX_COUNT)) ||
-		(p = check_bytes("commit_sync_us", &h->commit_sync_us)) ||
-		(p = check_bytes("commit_cleanup_us", &h->commit_cleanup_us)))
+	WL_DUMP_HEADER(CHECK_FIELD)
+	if (p != NULL)
 		return p;
 	if (h->next_xact_id == 0 || h->next_xact_id > PG_INT64_MAX)
 		return "next_xact_id is out of range";
