@@ -2,40 +2,25 @@
  *
  * store.c
  *		walload's shared memory: the statistics hash, the rings of recent
- *		transactions and statements, the totals since reset.  Their
- *		persistence across a clean shutdown is persist.c's.
+ *		transactions, per-minute sums and statements, the totals since
+ *		reset, sized at server start (walload.max_*).  persist.c keeps them
+ *		across a clean shutdown.
  *
- * Sizes are fixed at server start by walload.max_stats, walload.max_xacts,
- * walload.max_minutes and walload.max_statements; nothing grows afterwards.
- *
- * Eviction rules:
- *	- walload_xacts / walload_statements are rings: a new record overwrites
- *	  the oldest one.
- *	- walload_minutes is a ring too: a session's first transaction to end in
- *	  a minute (under a role, database and application_name) claims a new
- *	  sum, overwriting the one claimed longest ago; the session's later
- *	  transactions of that minute are added to it.
- *	- walload_stats: when an aggregate must be added to a full table, the
- *	  10% least recently updated aggregates (at least one) are removed first.
+ * The rings overwrite their oldest record; a session's transactions that
+ * end in one minute (under one role, database and application_name) add
+ * to one sum.  A full walload_stats first loses its 10% least recently
+ * updated aggregates.
  *
  * Locking: one LWLock, for the statistics hash: recording a statement
  * takes it shared (aggregates are updated under a per-entry spinlock);
  * adding an aggregate, eviction and reset take it exclusive.  Ring slots
- * are claimed with an atomic counter and written and read under per-slot
- * spinlocks, without the LWLock, as are the prepared-transaction slots
- * (they are written from the commit cleanup and from PREPARE's point of no
- * return).  Every acquisition first tries without waiting; one that waits
- * is counted and timed (walload_info.lock_waits, lock_wait_ms); callers on
- * the abort path and the commit cleanup only try (may_wait = false) and
- * keep what could not be stored for later.
- *
- * Nothing allocates or can error while the lock is held in the commit
- * cleanup or on the abort path (an error there is a PANIC, and would leave
- * the lock to be released by a cleanup already past).  Eviction, which
- * allocates (evict_stats), is not done there (in_cleanup): a new aggregate
- * that needs room in a full walload_stats waits in its backend for the
- * next safe point (a statement's start, a commit's start, the backend's
- * exit), as when the lock is busy.
+ * and prepared-transaction slots are claimed with an atomic counter and
+ * written and read under per-slot spinlocks.  Every acquisition first tries
+ * without waiting; a wait is counted and timed (walload_info.lock_waits).
+ * The abort path and the commit cleanup only try (may_wait = false), and
+ * there nothing allocates or can error under the lock (an error would be a
+ * PANIC): eviction, which allocates, waits for the backend's next safe
+ * point (in_cleanup), as when the lock is busy.
  *
  *-------------------------------------------------------------------------
  */
@@ -59,10 +44,7 @@
 /* a wl_store_statement() of the commit cleanup or the abort path is running */
 static bool in_cleanup = false;
 
-/*
- * What a prepared transaction will delete at COMMIT / ROLLBACK PREPARED,
- * decided at PREPARE.  One slot per max_prepared_transactions.
- */
+/* what a prepared transaction's COMMIT / ROLLBACK PREPARED will delete */
 typedef struct WlPreparedSlot
 {
 	slock_t		mutex;
@@ -74,11 +56,10 @@ typedef struct WlPreparedSlot
 } WlPreparedSlot;
 
 /*
- * A backend's running load (walload_activity), one slot per backend.  Only
- * the backend itself writes its slot, without any lock: it bumps
- * changecount before and after (odd while it writes), and a reader copies
- * the slot until it sees the same even count before and after, as core's
- * backend status array is read (pgstat_begin_write_activity).
+ * A backend's running load (walload_activity).  Only the backend writes its
+ * slot, without a lock, bumping changecount before and after; a reader
+ * copies it until it sees the same even count on both sides, as core's
+ * pgstat_begin_write_activity.
  */
 typedef struct WlActivitySlot
 {
@@ -100,10 +81,7 @@ static WlPreparedSlot *prepared = NULL;
 /* the slot (position + 1) of this backend's latest per-minute sum; 0: none */
 static uint64 my_minute = 0;
 
-/*
- * The one layout of the fixed part of shared memory: its size, and with
- * base (the part's start) where each array begins.
- */
+/* the fixed part's size, and with base (its start) where each array is */
 static Size
 layout(char *base)
 {
@@ -125,15 +103,9 @@ layout(char *base)
 }
 
 static Size
-fixed_size(void)
-{
-	return layout(NULL);
-}
-
-static Size
 total_size(void)
 {
-	return add_size(add_size(fixed_size(),
+	return add_size(add_size(layout(NULL),
 							 hash_estimate_size(wl_max_stats, sizeof(WlStatsEntry))),
 					wl_metrics_shmem_size());
 }
@@ -146,10 +118,9 @@ wl_store_shmem_request(void)
 }
 
 /*
- * Attach to (or, in the postmaster, create) the store; returns whether it
- * was created (then persist.c loads the stats file into it).  The
- * postmaster times nothing: the calibration is the worker's (calibrate.c),
- * and until it is done the figures are all zero.
+ * Attach to (in the postmaster, create) the store; returns whether it was
+ * created (persist.c then loads the stats file).  The figures stay zero
+ * until the calibration worker (calibrate.c) has timed them.
  */
 bool
 wl_store_shmem_startup(void)
@@ -164,7 +135,7 @@ wl_store_shmem_startup(void)
 	metrics = ShmemInitStruct("walload metrics", wl_metrics_shmem_size(), &metrics_found);
 	wl_metrics_shmem_init(metrics, metrics_found);
 
-	wl_shared = ShmemInitStruct("walload", fixed_size(), &found);
+	wl_shared = ShmemInitStruct("walload", layout(NULL), &found);
 	(void) layout((char *) wl_shared);
 	n_activity = MaxBackends;
 #define RING(id, what, ring, type, max) \
@@ -177,7 +148,7 @@ wl_store_shmem_startup(void)
 
 	if (!found)
 	{
-		memset(wl_shared, 0, fixed_size());
+		memset(wl_shared, 0, layout(NULL));
 		wl_shared->lock = &(GetNamedLWLockTranche("walload"))->lock;
 		SpinLockInit(&wl_shared->mutex);
 		wl_shared->stats_reset = GetCurrentTimestamp();
@@ -189,7 +160,6 @@ wl_store_shmem_startup(void)
 		wl_shared->max_statements = wl_max_statements;
 		wl_shared->max_prepared = max_prepared_xacts;
 		wl_shared->total_bytes = total_size();
-		/* the worker, started after every start and crash-restart, will */
 		wl_shared->calibration = wl_calibration_on ? WL_CALIB_RUNNING : WL_CALIB_OFF;
 		wl_shared->calibration_ms = -1;
 		ConditionVariableInit(&wl_shared->calib_cv);
@@ -234,10 +204,7 @@ wl_store_next_xact_id(void)
 	return pg_atomic_fetch_add_u64(&wl_shared->next_xact_id, 1);
 }
 
-/*
- * Take walload's lock.  Uncontended, this costs what LWLockAcquire costs;
- * contended, the wait is counted and timed.
- */
+/* take walload's lock; a wait is counted and timed */
 static bool
 store_lock(LWLockMode mode, bool may_wait)
 {
@@ -279,8 +246,7 @@ typedef struct WlLruItem
 
 /*
  * Rearrange a[0 .. n-1] so that a[0 .. k-1] hold the k least recently used
- * (k <= n): Hoare's selection, linear on average, instead of sorting all
- * n.  Ties at the boundary go either way.
+ * (k <= n): Hoare's selection, linear on average.
  */
 static void
 lru_select(WlLruItem *a, long n, long k)
@@ -327,13 +293,10 @@ lru_select(WlLruItem *a, long n, long k)
 }
 
 /*
- * Remove the 10% least recently used aggregates (at least one).  Lock held
- * exclusive, so every recorder waits: a selection, not a sort.  Each walk
- * of the whole table is paid for by the new aggregates that take the room
- * it frees: a load whose every statement has a text of its own (a schema
- * of thousands of tables) pays a walk per tenth of the table, half of what
- * evicting a twentieth (pg_stat_statements' share) would, and a full table
- * still holds 90-100% of walload.max_stats.
+ * Remove the 10% least recently used aggregates (at least one), the lock
+ * held exclusive (every recorder waits: a selection, not a sort).  A tenth,
+ * not pg_stat_statements' twentieth: a load of ever new texts pays a walk
+ * of the table per tenth of it, and a full table keeps 90% of max_stats.
  */
 static void
 evict_stats(void)
@@ -345,7 +308,6 @@ evict_stats(void)
 	long		i = 0;
 	long		nvictims;
 
-	/* never in the commit cleanup or on the abort path (locking note) */
 	Assert(!in_cleanup);
 	all = palloc(sizeof(WlLruItem) * Max(n, 1));
 	hash_seq_init(&hs, wl_stats);
@@ -374,11 +336,10 @@ evict_stats(void)
 }
 
 /*
- * The aggregates this backend found last, one per slot of a few, by key:
- * found again without hashing while no aggregate has been removed.  Entries
- * of a shared hash table never move, and removing one takes the lock
- * exclusive and bumps stats_removals, so under the shared lock a cached
- * entry with an unchanged count is the key's.
+ * The aggregates this backend found last, a few by key, found again without
+ * hashing: entries of a shared hash table never move, and removing one
+ * takes the lock exclusive and bumps stats_removals, so under the shared
+ * lock a cached entry with an unchanged count is still the key's.
  */
 #define WL_STATS_CACHE_BITS	4
 #define WL_STATS_CACHE	(1 << WL_STATS_CACHE_BITS)
@@ -611,12 +572,10 @@ wl_ring_clear(WlRing *r)
 
 /*
  * Add a transaction record to its session's sum for the minute it ended in.
- * Each sum has one writer, the backend whose session it is (a prepared
- * transaction's record is written by whichever backend finishes it, and
- * goes to that backend's sum only if the key matches): it remembers its
- * latest slot, and claims a new one when the key changes or the ring has
- * overwritten the slot.  A record's end only grows within a session, so a
- * minute once left is not come back to.
+ * Each sum has one writer, the backend that recorded it (a prepared
+ * transaction's record goes to the finishing backend's): it claims a new
+ * slot when the key changes or the ring overwrote its last.  A session's
+ * ends only grow, so a minute once left is not come back to.
  */
 static void
 add_minute(const WlXactRecord *rec)
@@ -670,9 +629,8 @@ add_minute(const WlXactRecord *rec)
 }
 
 /*
- * Record a finished transaction.  Takes no LWLock (it is called from the
- * commit cleanup): a record written while walload_reset() runs may survive
- * the reset.
+ * Record a finished transaction, without the LWLock (the commit cleanup
+ * calls it): one written while walload_reset() runs may survive the reset.
  */
 void
 wl_store_xact(const WlXactRecord *rec)
@@ -682,7 +640,7 @@ wl_store_xact(const WlXactRecord *rec)
 	(void) wl_ring_put(&wl_rings[WL_RING_XACTS], rec);
 	add_minute(rec);
 	wl_metrics_xact(rec);
-	/* running totals, for counters that survive the ring (exporters' rate()) */
+	/* totals that survive the ring (exporters' rate()) */
 	pg_atomic_fetch_add_u64(&wl_shared->commit_sync_us,
 							(uint64) Max(rec->commit_sync_ms * 1000.0, 0));
 	pg_atomic_fetch_add_u64(&wl_shared->commit_cleanup_us,
@@ -776,11 +734,9 @@ wl_store_get_scan_cost(WlScanCost *cost)
 }
 
 /*
- * Whether the figures in the store, all of them (the storage's too), were
- * timed since the server's last start or crash-restart.
- * walload.commit_strategy = auto acts only on those.  A calibration that
- * walload_calibrate() asked for leaves them standing while it runs: it
- * replaces them at once when it is done.
+ * Whether all the figures were timed since the server's last start or
+ * crash-restart (auto acts only on those; walload_calibrate() replaces
+ * them at once when done).
  */
 bool
 wl_store_calibrated(void)
@@ -796,10 +752,8 @@ wl_store_calibrated(void)
 }
 
 /*
- * walload.commit_strategy = auto stood aside at a commit because its recent
- * commits in the backend took ratio times what it predicted (strategy.c):
- * counted, and the ratio kept for walload_info.  Atomics only: no lock, no
- * allocation (a commit's PRE_COMMIT may call it).  Not kept across a restart.
+ * auto stood aside at a commit: the backend's recent commits took ratio
+ * times what it predicted (strategy.c).  Atomics only (PRE_COMMIT calls it).
  */
 void
 wl_store_note_auto_aside(double ratio)
@@ -811,18 +765,12 @@ wl_store_note_auto_aside(double ratio)
 						(uint64) Min(Max(ratio, 0) * 1000.0, 1e15));
 }
 
-/* ----------------------------------------------------------------
- * prepared transactions
- * ----------------------------------------------------------------
- */
 /*
- * A PREPARE TRANSACTION was accepted by core (XACT_EVENT_PREPARE, after its
- * state file is durable, where an error would be too late): remember what
- * its COMMIT / ROLLBACK PREPARED will delete.  Takes only the slots'
- * spinlocks.  A GID is unique among prepared transactions, and there are
- * as many slots as core allows prepared transactions, so a free slot
- * exists unless one was left by a transaction finished while walload was
- * not observing (then this one is not remembered: see take_prepared).
+ * Core accepted a PREPARE TRANSACTION (XACT_EVENT_PREPARE, where an error
+ * would be too late): remember what its COMMIT / ROLLBACK PREPARED will
+ * delete, under the slots' spinlocks only.  There are as many slots as
+ * prepared transactions, so one is free unless a transaction finished
+ * while walload was not observing left it.
  */
 void
 wl_store_remember_prepared(const char *gid, const WlPreparedDeletion *at_commit,
@@ -852,10 +800,8 @@ wl_store_remember_prepared(const char *gid, const WlPreparedDeletion *at_commit,
 }
 
 /*
- * COMMIT / ROLLBACK PREPARED of gid succeeded: what did it delete?  Returns
- * false (and an empty *deletion) for a transaction prepared before
- * walload's shared memory was set up (e.g. before a restart), or while
- * walload was not observing.
+ * COMMIT / ROLLBACK PREPARED of gid succeeded: what did it delete?  False
+ * (and an empty *deletion) if walload did not see it prepared.
  */
 bool
 wl_store_take_prepared(const char *gid, bool commit, WlPreparedDeletion *deletion)
@@ -881,12 +827,7 @@ wl_store_take_prepared(const char *gid, bool commit, WlPreparedDeletion *deletio
 	return known;
 }
 
-/* ----------------------------------------------------------------
- * running loads (walload_activity)
- * ----------------------------------------------------------------
- */
-
-/* this backend's slot, or NULL (no store, or a process without one) */
+/* this backend's walload_activity slot, or NULL */
 static WlActivitySlot *
 my_activity_slot(void)
 {
@@ -897,11 +838,7 @@ my_activity_slot(void)
 	return &activity[i];
 }
 
-/*
- * The backend's writes of its slot, bracketed by changecount (see
- * WlActivitySlot).  No lock, no wait, nothing that can fail: callable from
- * the commit cleanup.
- */
+/* a write of the backend's slot (see WlActivitySlot): the commit cleanup's too */
 #define ACTIVITY_WRITE(slot, stmts) \
 	do { \
 		(slot)->changecount++; \
@@ -921,10 +858,7 @@ wl_store_publish_activity(const WlActivity *a)
 		ACTIVITY_WRITE(slot, slot->a = *a);
 }
 
-/*
- * A recorded statement starts in the load this backend already shows: only
- * its command and the times change (the rest changes at statement ends).
- */
+/* a recorded statement starts: its command and times (the rest, at its end) */
 void
 wl_store_publish_command(CommandTag command, TimestampTz start)
 {
@@ -936,7 +870,7 @@ wl_store_publish_command(CommandTag command, TimestampTz start)
 							  slot->a.state_change = start));
 }
 
-/* no running load in this backend (its transaction ended, or it exits) */
+/* no running load in this backend */
 void
 wl_store_clear_activity(void)
 {
@@ -981,23 +915,13 @@ wl_store_copy_activity(WlActivity **out)
 	return n;
 }
 
-/* ----------------------------------------------------------------
- * readers
- * ----------------------------------------------------------------
- */
 /*
- * The ring readers copy the records at positions [lo, hi) as they were
- * when the copy started (lo no older than the last reset nor than the
- * ring's size), which may exceed 1 GB (walload.max_statements goes up to
- * 10 million).  A record overwritten while the copy is under way is left
- * out; one written after the copy started is not included.
- *
- * The slots are copied without walload's lock: each under its own
- * spinlock, which every writer of a slot takes (reset included), and the
- * positions filter out what a reset cleared.  Taking the shared lock per
- * chunk would let the reader re-take it ahead of a waiting exclusive locker
- * time and again (LWLocks do not queue shared lockers behind exclusive
- * waiters).
+ * The ring readers copy the records at positions [lo, hi) as of the copy's
+ * start (no older than the last reset or the ring's size), leaving out
+ * those overwritten meanwhile.  Each slot is copied under its spinlock, not
+ * walload's lock: a reader re-taking the shared lock per chunk would pass
+ * a waiting exclusive locker time and again (LWLocks do not queue shared
+ * lockers behind exclusive waiters).  A copy may exceed 1 GB.
  */
 #define WL_COPY_CHUNK		4096
 
@@ -1029,11 +953,7 @@ ring_get(WlRing *r, uint64 p, void *out)
 	return held;
 }
 
-/*
- * Copy the records of a ring into a palloc'd array, oldest first; with a
- * filter (of statements), only those it keeps (and only their memory).
- * Returns how many.
- */
+/* a ring's records (those filter keeps) palloc'd, oldest first; how many */
 static int
 ring_copy(WlRing *r, WlStmtFilter filter, void *arg,
 		  char **out)
@@ -1112,10 +1032,8 @@ wl_store_copy_statements_filtered(WlStmtFilter filter, void *arg, WlStmtRecord *
 }
 
 /*
- * walload_statements' read: the statements of positions [lo, hi) as of
- * wl_store_scan_statements(), copied a chunk at a time into the caller's
- * buffer, so that what one read holds does not grow with the ring.  The
- * same consistency as ring_copy.
+ * walload_statements' read: as ring_copy, a chunk at a time into the
+ * caller's buffer, so that what it holds does not grow with the ring.
  */
 void
 wl_store_scan_statements(WlStmtScan *scan)
@@ -1125,9 +1043,8 @@ wl_store_scan_statements(WlStmtScan *scan)
 }
 
 /*
- * Reads the next max positions (fewer at the end) into buf; returns how
- * many records they still held.  0 with positions left means all of them
- * were overwritten: go on while wl_store_scan_statements_more().
+ * The records still held at the next max positions, into buf; how many (0
+ * if all were overwritten: go on while wl_store_scan_statements_more()).
  */
 int
 wl_store_scan_statements_next(WlStmtScan *scan, WlStmtRecord *buf, int max)

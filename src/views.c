@@ -38,7 +38,6 @@
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"	/* get_database_name() on 19 */
-#include "utils/numeric.h"
 #include "utils/tuplesort.h"
 #include "utils/tuplestore.h"
 
