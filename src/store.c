@@ -74,7 +74,7 @@ static int	n_activity = 0;
 HTAB	   *wl_stats = NULL;
 static WlXactSlot *xact_ring = NULL;
 static WlMinuteSlot *minute_ring = NULL;
-WlStmtSlot *stmt_ring = NULL;
+static WlStmtSlot *stmt_ring = NULL;
 WlRing		wl_rings[WL_NUM_RINGS];
 static WlPreparedSlot *prepared = NULL;
 

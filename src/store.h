@@ -25,11 +25,7 @@ extern void wl_store_add_scan_totals(WlScanKind kind, int64 n, int32 nbuffers);
 extern void wl_store_set_scan_cost(const WlScanCost *cost);
 extern void wl_store_get_scan_cost(WlScanCost *cost);
 
-/*
- * what the server's commits teach (see wl_commit_est; the bounds are
- * types.h's)
- */
-#define WL_LEARNED_MIN_WEIGHT	0.25
+#define WL_LEARNED_MIN_WEIGHT	0.25	/* of a commit that teaches (store.c) */
 extern void wl_store_note_fsync_time(double ratio);
 extern void wl_store_note_file_commit(double ns);
 extern void wl_store_remember_prepared(const char *gid, const WlPreparedDeletion *at_commit,
@@ -40,7 +36,7 @@ extern void wl_store_clear_activity(void);
 extern int	wl_store_copy_activity(WlActivity **out);
 extern bool wl_store_take_prepared(const char *gid, bool commit, WlPreparedDeletion *deletion);
 
-/* accessors used by views.c and diagnose.c; return palloc'd copies */
+/* for views.c and diagnose.c: palloc'd copies */
 extern int	wl_store_copy_xacts(WlXactRecord **out);
 extern int	wl_store_copy_minutes(WlMinuteRecord **out);
 /* walload_statements reads the ring a chunk at a time (store.c) */
@@ -57,10 +53,8 @@ extern int	wl_store_copy_statements_filtered(WlStmtFilter filter, void *arg,
 											  WlStmtRecord **out);
 
 /*
- * An aggregate's figures (walload_stats), declared once (as the records in
- * types.h): the store's entry (store_shm.h, WlStatsEntry; in this order in
- * the stats file) and the copy its readers get are made of this list.
- * commit_ms: the commit phases charged (WlStmtRecord).
+ * An aggregate's figures (walload_stats), a list as the records (types.h):
+ * the store's entry (in the stats file's order) and its readers' copy.
  */
 #define WL_STATS_FIELDS(X) \
 	X(count, int64, calls, , ) \
@@ -85,12 +79,9 @@ typedef struct WlStatsEntryCopy
 extern int	wl_store_copy_stats(WlStatsEntryCopy **out);
 
 /*
- * How far the calibration of the server's current start has come.  The
- * store is made anew at every start and every crash-restart, and the
- * calibration worker (calibrate.c), which the postmaster starts again after
- * each, calibrates then; walload_calibrate() asks it for another.  Only the
- * worker times anything: until it has, the figures are all zero (no
- * estimate).
+ * How far the calibration of this start (or crash-restart) has come: the
+ * worker (calibrate.c) calibrates then and when walload_calibrate() asks;
+ * until it has, the figures are all zero (no estimate).
  */
 typedef enum WlCalibration
 {

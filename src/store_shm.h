@@ -1,9 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * store_shm.h
- *		The layout of walload's shared memory (store.c), for the one other
- *		file that reads and fills it whole: the stats file (persist.c).
- *		Every other part goes through store.h's functions.
+ *		The layout of walload's shared memory (store.c), for the files that
+ *		read or fill it whole (persist.c, calibrate.c's worker state); the
+ *		other parts use store.h's functions.
  *
  *-------------------------------------------------------------------------
  */
@@ -28,10 +28,7 @@ typedef struct WlStatsEntry
 	WlQuery		query;
 } WlStatsEntry;
 
-/*
- * A ring's slot: its spinlock, its position + 1 (0: empty), its record.
- * The three rings share their code (store.c, persist.c) through WlRing.
- */
+/* a ring's slot: its spinlock, its position + 1 (0: empty), its record */
 typedef struct WlSlotHead
 {
 	slock_t		mutex;
@@ -92,8 +89,7 @@ typedef struct WlShared
 	slock_t		mutex;			/* protects the plain fields below */
 	TimestampTz stats_reset;
 	int64		stats_evicted;
-	uint64		stats_removals; /* aggregates removed: bumped with the lock
-								 * held exclusive (store.c, stats_cache) */
+	uint64		stats_removals; /* removals (exclusive lock; stats_cache) */
 	int64		scans[WL_NUM_SCAN_KINDS];
 	int64		scanned_buffers;
 	TimestampTz calibrated_at;
@@ -104,11 +100,10 @@ typedef struct WlShared
 	WlScanCost	scan_cost;		/* calibrate.c's calibration */
 
 	/*
-	 * The calibration worker, while it runs (pid 0 otherwise): the latch a
-	 * request sets, the requests made (walload_calibrate()) and answered,
-	 * those of them answered by a calibration that completed (not by the
-	 * worker's death, nor by a calibration that failed), the passes of the
-	 * last one, and where the askers wait.
+	 * The calibration worker while it runs (pid 0 otherwise): the latch a
+	 * request sets, the requests (walload_calibrate()) made, answered, and
+	 * answered by a calibration that completed, the last one's passes, and
+	 * where the askers wait.
 	 */
 	int			worker_pid;
 	Latch	   *worker_latch;
@@ -130,7 +125,6 @@ typedef struct WlShared
 
 extern WlShared *wl_shared;
 extern HTAB *wl_stats;
-extern WlStmtSlot *stmt_ring;
 extern WlRing wl_rings[WL_NUM_RINGS];
 
 /* store.c's, for persist.c */
