@@ -49,7 +49,6 @@ typedef struct WlPreparedSlot
 {
 	slock_t		mutex;
 	bool		used;
-	Oid			dbid;
 	char		gid[GIDSIZE];
 	WlPreparedDeletion at_commit;
 	WlPreparedDeletion at_rollback;
@@ -225,10 +224,6 @@ store_lock(LWLockMode mode, bool may_wait)
 	return true;
 }
 
-/* ----------------------------------------------------------------
- * statistics hash
- * ----------------------------------------------------------------
- */
 int
 lru_cmp(const void *a, const void *b)
 {
@@ -787,7 +782,6 @@ wl_store_remember_prepared(const char *gid, const WlPreparedDeletion *at_commit,
 		if (!slot->used)
 		{
 			slot->used = true;
-			slot->dbid = MyDatabaseId;
 			strlcpy(slot->gid, gid, GIDSIZE);
 			slot->at_commit = *at_commit;
 			slot->at_rollback = *at_rollback;

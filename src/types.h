@@ -14,10 +14,8 @@
 #include "compat.h"
 
 #include "executor/instrument.h"
-#include "nodes/execnodes.h"
 #include "portability/instr_time.h"
 #include "tcop/cmdtag.h"
-#include "utils/rel.h"
 #include "utils/timestamp.h"
 
 /* ---------- kinds of full shared-buffer scans ---------- */
