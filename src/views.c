@@ -132,32 +132,20 @@ wl_can_see_backend(Oid userid)
 		has_privs_of_role(me, ROLE_PG_READ_ALL_STATS);
 }
 
-/* append the five scan kinds, their sum, buffers walked and the estimate */
-static int
-put_scans(Datum *values, int i, const WlCounters *c, int32 nbuffers,
-		  int64 scanned_buffers_or_neg)
-{
-	int64		full = wl_full_scans(c);
-	int64		scanned = scanned_buffers_or_neg >= 0 ?
-		scanned_buffers_or_neg : full * nbuffers;
-
-	for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
-		values[i++] = Int64GetDatum(c->scans[k]);
-	values[i++] = Int64GetDatum(full);
-	values[i++] = Int64GetDatum(scanned);
-	values[i++] = Float8GetDatum(c->scan_est_ns / 1e6);
-	return i;
-}
+/* the five scan kinds, their sum, the buffers walked and the estimate */
+#define PUT_SCANS(c, scanned) \
+	do { \
+		for (int k = 0; k < WL_NUM_SCAN_KINDS; k++) \
+			values[i++] = Int64GetDatum((c)->scans[k]); \
+		values[i++] = Int64GetDatum(wl_full_scans(c)); \
+		values[i++] = Int64GetDatum(scanned); \
+		values[i++] = Float8GetDatum((c)->scan_est_ns / 1e6); \
+	} while (0)
 
 /* the backend's own WAL writes and flushes */
-static int
-put_wal_io(Datum *values, int i, const WlCounters *c)
-{
-	values[i++] = Int64GetDatum(c->wal_writes);
-	values[i++] = Int64GetDatum(c->wal_syncs);
-	values[i++] = Float8GetDatum(c->wal_sync_us / 1000.0);
-	return i;
-}
+#define PUT_WAL_IO(c) \
+	(values[i++] = Int64GetDatum((c)->wal_writes), values[i++] = Int64GetDatum((c)->wal_syncs), \
+	 values[i++] = Float8GetDatum((c)->wal_sync_us / 1000.0))
 
 static int
 put_buffers(Datum *values, int i, const WlCounters *c)
@@ -215,6 +203,11 @@ wl_check_columns(ReturnSetInfo *rsinfo, const int *counts, int ncounts, const ch
 	return -1;					/* keep the compiler quiet */
 }
 
+/* start a set-returning function fn: which of the column counts cols it has */
+#define BEGIN_SRF(cols, fn) \
+	(wl_store_require(), InitMaterializedSRF(fcinfo, 0), \
+	 wl_check_columns(rsinfo, cols, lengthof(cols), fn))
+
 /* the next column of values and nulls: datum, or NULL (datum unevaluated) */
 #define PUT_COL(isnull, datum) \
 	(nulls[i] = (isnull), values[i] = nulls[i] ? (Datum) 0 : (datum), i++)
@@ -233,9 +226,7 @@ walload_xacts(PG_FUNCTION_ARGS)
 	WlXactRecord *recs;
 	int			n;
 
-	wl_store_require();
-	InitMaterializedSRF(fcinfo, 0);
-	(void) wl_check_columns(rsinfo, xacts_cols, lengthof(xacts_cols), "walload_xacts");
+	(void) BEGIN_SRF(xacts_cols, "walload_xacts");
 	n = wl_store_copy_xacts(&recs);
 
 	for (int r = 0; r < n; r++)
@@ -260,12 +251,12 @@ walload_xacts(PG_FUNCTION_ARGS)
 		values[i++] = Int64GetDatum(x->c.rows);
 		i = put_buffers(values, i, &x->c);
 		WL_XACT_FILES(EMIT)
-		i = put_scans(values, i, &x->c, x->nbuffers, -1);
+		PUT_SCANS(&x->c, wl_full_scans(&x->c) * x->nbuffers);
 		values[i++] = CStringGetTextDatum(wl_wal_level_name(x->wal_level));
 		values[i++] = CStringGetTextDatum(wl_sync_commit_name(x->synchronous_commit));
 		values[i++] = Int32GetDatum(x->nbuffers);
 		values[i++] = Int32GetDatum(x->wal_skip_threshold_kb);
-		i = put_wal_io(values, i, &x->c);
+		PUT_WAL_IO(&x->c);
 		PUT_FPI_BYTES(&x->c);
 		/* an abort has no commit to predict or choose for */
 		PUT_COL(aborted, Float8GetDatum(x->pred_commit_ms));
@@ -297,9 +288,7 @@ walload_minutes(PG_FUNCTION_ARGS)
 	WlMinuteRecord *recs;
 	int			n;
 
-	wl_store_require();
-	InitMaterializedSRF(fcinfo, 0);
-	(void) wl_check_columns(rsinfo, minutes_cols, lengthof(minutes_cols), "walload_minutes");
+	(void) BEGIN_SRF(minutes_cols, "walload_minutes");
 	n = wl_store_copy_minutes(&recs);
 
 	for (int r = 0; r < n; r++)
@@ -350,10 +339,7 @@ walload_statements(PG_FUNCTION_ARGS)
 	TupleTableSlot *sorted;
 	MemoryContext rowcxt;
 
-	wl_store_require();
-	InitMaterializedSRF(fcinfo, 0);
-	with_fpi = wl_check_columns(rsinfo, statements_cols, lengthof(statements_cols),
-								"walload_statements") >= WL_VERSION_1_2;
+	with_fpi = BEGIN_SRF(statements_cols, "walload_statements") >= WL_VERSION_1_2;
 	sort = tuplesort_begin_heap(rsinfo->setDesc, 2, keys, ops, colls, nulls_first,
 								work_mem, NULL, TUPLESORT_NONE);
 	row = MakeSingleTupleTableSlot(rsinfo->setDesc, &TTSOpsVirtual);
@@ -394,9 +380,9 @@ walload_statements(PG_FUNCTION_ARGS)
 			values[i++] = Int64GetDatum(s->c.rows);
 			i = put_buffers(values, i, &s->c);
 			values[i++] = BoolGetDatum(s->wal_skipped);
-			i = put_scans(values, i, &s->c, s->nbuffers, -1);
+			PUT_SCANS(&s->c, wl_full_scans(&s->c) * s->nbuffers);
 			values[i++] = CStringGetTextDatum(visible ? s->query : "<insufficient privilege>");
-			i = put_wal_io(values, i, &s->c);
+			PUT_WAL_IO(&s->c);
 			PUT_COL(s->tag != CMDTAG_VACUUM, Int32GetDatum(s->vacuum_ring_kb));
 			PUT_COL(s->tag != CMDTAG_VACUUM, Int64GetDatum(s->vacuum_pages));
 			PUT_COL(s->tag != CMDTAG_VACUUM, Int64GetDatum(s->vacuum_pages_removed));
@@ -429,9 +415,7 @@ walload_stats(PG_FUNCTION_ARGS)
 	WlStatsEntryCopy *recs;
 	int			n;
 
-	wl_store_require();
-	InitMaterializedSRF(fcinfo, 0);
-	(void) wl_check_columns(rsinfo, stats_cols, lengthof(stats_cols), "walload_stats");
+	(void) BEGIN_SRF(stats_cols, "walload_stats");
 	n = wl_store_copy_stats(&recs);
 
 	for (int r = 0; r < n; r++)
@@ -458,9 +442,9 @@ walload_stats(PG_FUNCTION_ARGS)
 		values[i++] = Int64GetDatum(e->c.rows);
 		i = put_buffers(values, i, &e->c);
 		values[i++] = Int64GetDatum(e->wal_skipped_calls);
-		i = put_scans(values, i, &e->c, 0, e->scanned_buffers);
+		PUT_SCANS(&e->c, e->scanned_buffers);
 		values[i++] = CStringGetTextDatum(visible ? e->query : "<insufficient privilege>");
-		i = put_wal_io(values, i, &e->c);
+		PUT_WAL_IO(&e->c);
 		PUT_FPI_BYTES(&e->c);
 		values[i++] = Float8GetDatum(e->commit_ms);
 		Assert(i == lengthof(values));
@@ -566,9 +550,7 @@ walload_command_totals(PG_FUNCTION_ARGS)
 	TimestampTz reset;
 	int			n;
 
-	wl_store_require();
-	InitMaterializedSRF(fcinfo, 0);
-	(void) wl_check_columns(rsinfo, cols, lengthof(cols), "walload_command_totals");
+	(void) BEGIN_SRF(cols, "walload_command_totals");
 	n = wl_metrics_copy_commands(&t, &reset);
 	for (int r = 0; r < n; r++)
 	{
@@ -612,9 +594,7 @@ walload_histograms(PG_FUNCTION_ARGS)
 	WlHistogram h[WL_NUM_HIST];
 	TimestampTz reset;
 
-	wl_store_require();
-	InitMaterializedSRF(fcinfo, 0);
-	(void) wl_check_columns(rsinfo, cols, lengthof(cols), "walload_histograms");
+	(void) BEGIN_SRF(cols, "walload_histograms");
 	wl_metrics_copy_histograms(h, &reset);
 	for (int m = 0; m < WL_NUM_HIST; m++)
 	{
@@ -712,9 +692,7 @@ walload_activity(PG_FUNCTION_ARGS)
 	int			n;
 	TimestampTz now = GetCurrentTimestamp();
 
-	wl_store_require();
-	InitMaterializedSRF(fcinfo, 0);
-	(void) wl_check_columns(rsinfo, activity_cols, lengthof(activity_cols), "walload_activity");
+	(void) BEGIN_SRF(activity_cols, "walload_activity");
 	n = wl_store_copy_activity(&acts);
 
 	for (int r = 0; r < n; r++)
