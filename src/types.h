@@ -153,17 +153,23 @@ typedef enum WlOutcome
 } WlOutcome;
 
 /*
- * A finished transaction; walload_xacts shows the runs WL_XACT_TIMES and
- * WL_XACT_FILES as they are.  synced_truncated_*: of synced_rels, files
- * truncated in the transaction that created them, which core syncs
- * whatever wal_skip_threshold says (whatif.c).  scan_fault_ms: of
- * c.scan_est_ns, the first walk's page faults (cost.c).
- * wal_skip_threshold_kb: the transaction's at its last commit, before the
- * strategy acts; commit_threshold_kb, the one core used.  pred_*: predicted
- * at PRE_COMMIT, with and without commit_strategy.  strategy_action: the
- * strongest of its commits'.  application_name: as its last recorded
- * statement ran.  commit_standby_*, commit_wal_ms: the last commit's sync
- * part (accumulator.c commit_parts).
+ * One finished transaction, as kept in the transaction ring, in the runs
+ * walload_xacts shows as they are (WL_XACT_TIMES, WL_XACT_FILES).
+ *
+ * synced_truncated_rels, _blocks: of synced_rels, the files truncated in
+ * place in the transaction that created them, which core syncs whatever
+ * wal_skip_threshold says (whatif.c); blocks at most PG_INT32_MAX.
+ * scan_fault_ms: of c.scan_est_ns, the page faults of the backend's first
+ * walk as priced (cost.c wl_scan_fault_ns).  wal_skip_threshold_kb: the
+ * transaction's, read at its (last) commit before the strategy acts;
+ * commit_threshold_kb, the one core used.  pred_commit_ms: predicted at
+ * PRE_COMMIT (cost.c); pred_core_commit_ms, the same without
+ * commit_strategy.  strategy_action: the strongest WlStrategyAction of the
+ * record's commits, strategy_changed how many it changed the threshold
+ * for.  The session: its backend's start, whether this is its first
+ * record, its application_name as the last recorded statement ran.  The
+ * last commit's sync part (accumulator.c commit_parts): whether it waited
+ * for a synchronous standby, its local WAL flush, the standby's wait.
  */
 #define WL_XACT_TIMES(X) \
 	X(signed_ms, double, total_ms, , ) \
