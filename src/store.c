@@ -1038,7 +1038,7 @@ wl_store_scan_statements(WlStmtScan *scan)
 
 /*
  * The records still held at the next max positions, into buf; how many (0
- * if all were overwritten: go on while wl_store_scan_statements_more()).
+ * if all were overwritten: go on while scan->next < scan->hi).
  */
 int
 wl_store_scan_statements_next(WlStmtScan *scan, WlStmtRecord *buf, int max)
@@ -1049,12 +1049,6 @@ wl_store_scan_statements_next(WlStmtScan *scan, WlStmtRecord *buf, int max)
 	for (; scan->next < end; scan->next++)
 		n += ring_get(&wl_rings[WL_RING_STMTS], scan->next, &buf[n]);
 	return n;
-}
-
-bool
-wl_store_scan_statements_more(const WlStmtScan *scan)
-{
-	return scan->next < scan->hi;
 }
 
 int

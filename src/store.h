@@ -47,7 +47,6 @@ typedef struct WlStmtScan
 } WlStmtScan;
 extern void wl_store_scan_statements(WlStmtScan *scan);
 extern int	wl_store_scan_statements_next(WlStmtScan *scan, WlStmtRecord *buf, int max);
-extern bool wl_store_scan_statements_more(const WlStmtScan *scan);
 typedef bool (*WlStmtFilter) (const WlStmtRecord *rec, void *arg);
 extern int	wl_store_copy_statements_filtered(WlStmtFilter filter, void *arg,
 											  WlStmtRecord **out);

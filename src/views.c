@@ -350,7 +350,7 @@ walload_statements(PG_FUNCTION_ARGS)
 	recs = palloc(sizeof(WlStmtRecord) * WL_STMT_CHUNK);
 
 	wl_store_scan_statements(&scan);
-	while (wl_store_scan_statements_more(&scan))
+	while (scan.next < scan.hi)
 	{
 		int			n = wl_store_scan_statements_next(&scan, recs, WL_STMT_CHUNK);
 
