@@ -1,12 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * persist.c
- *		walload's shared memory across a clean shutdown: at the
- *		postmaster's exit everything is written to pg_stat/walload.stat;
- *		at start the file is read back and removed.  A file that is
- *		unreadable, truncated, from another walload or PostgreSQL version,
- *		whose CRC-32C does not match, or that holds any value walload could
- *		not have written is ignored as a whole with a LOG message.
+ *		walload's shared memory across a clean shutdown: written to
+ *		pg_stat/walload.stat at the postmaster's exit, read back (or
+ *		ignored whole, with a LOG line) and removed at start.
  *
  *-------------------------------------------------------------------------
  */

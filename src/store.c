@@ -1078,7 +1078,6 @@ wl_store_copy_stats(WlStatsEntryCopy **out)
 #define COPY(kind, type, name, dims, add) c->name = e->name;
 		WL_STATS_FIELDS(COPY)
 #undef COPY
-		c->est_scan_ms = e->c.scan_est_ns / 1e6;
 		memcpy(c->query, e->query, WL_QUERY_LEN);
 		SpinLockRelease(&e->mutex);
 		if (c->calls > 0)

@@ -72,7 +72,6 @@ typedef struct WlStatsEntryCopy
 {
 	WlStatsKey	key;
 	WL_STATS_FIELDS(WL_FIELD)
-	double		est_scan_ms;
 	WlQuery		query;
 } WlStatsEntryCopy;
 extern int	wl_store_copy_stats(WlStatsEntryCopy **out);
