@@ -100,7 +100,10 @@ typedef struct WlDumpHeader
 static int
 lru_cmp_desc(const void *a, const void *b)
 {
-	return lru_cmp(b, a);
+	uint64		la = (*(WlStatsEntry *const *) a)->last_used;
+	uint64		lb = (*(WlStatsEntry *const *) b)->last_used;
+
+	return (la < lb) - (la > lb);
 }
 
 /* write a part of the file, adding it to the file's CRC */

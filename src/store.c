@@ -224,15 +224,6 @@ store_lock(LWLockMode mode, bool may_wait)
 	return true;
 }
 
-int
-lru_cmp(const void *a, const void *b)
-{
-	uint64		la = (*(WlStatsEntry *const *) a)->last_used;
-	uint64		lb = (*(WlStatsEntry *const *) b)->last_used;
-
-	return (la > lb) - (la < lb);
-}
-
 typedef struct WlLruItem
 {
 	uint64		last_used;

@@ -131,6 +131,5 @@ extern WlRing wl_rings[WL_NUM_RINGS];
 extern uint64 wl_ring_put(WlRing *r, const void *rec);
 extern void wl_ring_clear(WlRing *r);
 extern uint64 put_statement(const WlStmtRecord *rec);
-extern int	lru_cmp(const void *a, const void *b);
 
 #endif							/* WALLOAD_STORE_SHM_H */
