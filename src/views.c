@@ -454,12 +454,6 @@ walload_stats(PG_FUNCTION_ARGS)
 }
 
 /* walload_info: one row of totals, its columns per version as above */
-#define WL_INFO_COLS_1_0	17
-#define WL_INFO_COLS_1_1	19
-#define WL_INFO_COLS_1_4	25
-#define WL_INFO_COLS_1_5	28
-#define WL_INFO_COLS_1_7	30
-#define WL_INFO_COLS_1_8	32
 #define WL_INFO_COLS_1_10	35
 
 /*
@@ -519,12 +513,12 @@ info_row(FunctionCallInfo fcinfo, int ncols)
 /* walload_info of each extension version */
 #define INFO_FN(fn, ncols) \
 	Datum fn(PG_FUNCTION_ARGS) { return info_row(fcinfo, ncols); }
-INFO_FN(walload_info, WL_INFO_COLS_1_0)
-INFO_FN(walload_info_1_1, WL_INFO_COLS_1_1)
-INFO_FN(walload_info_1_4, WL_INFO_COLS_1_4)
-INFO_FN(walload_info_1_5, WL_INFO_COLS_1_5)
-INFO_FN(walload_info_1_7, WL_INFO_COLS_1_7)
-INFO_FN(walload_info_1_8, WL_INFO_COLS_1_8)
+INFO_FN(walload_info, 17)
+INFO_FN(walload_info_1_1, 19)
+INFO_FN(walload_info_1_4, 25)
+INFO_FN(walload_info_1_5, 28)
+INFO_FN(walload_info_1_7, 30)
+INFO_FN(walload_info_1_8, 32)
 INFO_FN(walload_info_1_10, WL_INFO_COLS_1_10)
 
 /* walload_build_info (1.10): the library's version; needs no shared memory */
