@@ -290,7 +290,6 @@ typedef struct WlStatsKey
 	bool		toplevel;
 } WlStatsKey;
 
-
 /* ---------- a scan's cost: calibrate.c times it, store.c keeps it, cost.c reads it ---------- */
 #define WL_COST_GRID	5		/* relation counts the many-file walk is timed at */
 #define WL_COST_GRID_FILES	{1, 8, 20, 21, 1024}
