@@ -1,12 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * persist.c
- *		walload's shared memory across a clean shutdown: at the
- *		postmaster's exit everything is written to pg_stat/walload.stat;
- *		at start the file is read back and removed.  A file that is
- *		unreadable, truncated, from another walload or PostgreSQL version,
- *		whose CRC-32C does not match, or that holds any value walload could
- *		not have written is ignored as a whole with a LOG message.
+ *		walload's shared memory across a clean shutdown: written to
+ *		pg_stat/walload.stat at the postmaster's exit, read back (or
+ *		ignored whole, with a LOG line) and removed at start.
  *
  *-------------------------------------------------------------------------
  */
@@ -34,10 +31,7 @@
 static void store_shutdown(int code, Datum arg);
 static void load_dump(void);
 
-/*
- * In the postmaster, once the store is made: load the saved state into a
- * store just created, and arrange to save it at exit.
- */
+/* in the postmaster: load a store just created, and save it at exit */
 void
 wl_persist_startup(bool created)
 {
@@ -49,13 +43,10 @@ wl_persist_startup(bool created)
 }
 
 /*
- * pg_stat/walload.stat: a header, the aggregates (most recently used
- * first), the transaction ring, the per-minute sums and the statement ring
- * (oldest first), each record its struct whole, then a CRC-32C of all of
- * it.  WL_DUMP_FORMAT is the layout's version: bump it with any change to
- * what is written.  Files of formats 9 (1.9) and 8 (1.8, without the CRC)
- * are still read: their transaction records and per-minute sums end before
- * 1.10's fields, and are read into zeroed ones of today's.
+ * The file: a header, the aggregates (most recently used first), the rings
+ * (oldest first), each record its struct whole, a CRC-32C of it all.  Bump
+ * WL_DUMP_FORMAT with any change to it.  Formats 9 and 8 (no CRC) are still
+ * read: their transaction records and per-minute sums lack 1.10's fields.
  */
 #define WL_DUMP_FORMAT		10
 #define WL_DUMP_FORMAT_NO_CRC	8
@@ -71,30 +62,34 @@ dump_rec_size(const WlRing *r, uint32 format)
 	return MAXALIGN(offsetof(WlMinuteRecord, commit_standby_ms));
 }
 
+/* the header, checked by kind as the records (types.h; any: below) */
+#define WL_DUMP_HEADER(X) \
+	X(any, uint32, magic, , ) \
+	X(any, uint32, format, , ) \
+	X(any, uint32, pg_version, , ) \
+	X(any, uint32, sizeof_header, , ) \
+	X(any, uint32, sizeof_entry, , ) \
+	X(any, uint32, sizeof_xact, , ) \
+	X(any, uint32, sizeof_stmt, , ) \
+	X(any, uint32, sizeof_minute, , ) \
+	X(count, int32, nentries, , ) \
+	X(any, int32, nxacts, , ) \
+	X(any, int32, nminutes, , ) \
+	X(any, int32, nstmts, , ) \
+	X(ts, TimestampTz, stats_reset, , ) \
+	X(count, int64, stats_evicted, , ) \
+	X(count, int64, scans, [WL_NUM_SCAN_KINDS], ) \
+	X(count, int64, scanned_buffers, , ) \
+	X(any, uint64, next_xact_id, , ) \
+	X(any, uint64, xacts_recorded, , ) /* since the last reset */ \
+	X(any, uint64, statements_recorded, , ) \
+	X(any, uint64, minutes_recorded, , ) \
+	X(bytes, uint64, commit_sync_us, , ) \
+	X(bytes, uint64, commit_cleanup_us, , )
+
 typedef struct WlDumpHeader
 {
-	uint32		magic;
-	uint32		format;			/* WL_DUMP_FORMAT */
-	uint32		pg_version;
-	uint32		sizeof_header;
-	uint32		sizeof_entry;
-	uint32		sizeof_xact;
-	uint32		sizeof_stmt;
-	uint32		sizeof_minute;
-	int32		nentries;
-	int32		nxacts;
-	int32		nminutes;
-	int32		nstmts;
-	TimestampTz stats_reset;
-	int64		stats_evicted;
-	int64		scans[WL_NUM_SCAN_KINDS];
-	int64		scanned_buffers;
-	uint64		next_xact_id;
-	uint64		xacts_recorded; /* since the last reset */
-	uint64		statements_recorded;
-	uint64		minutes_recorded;
-	uint64		commit_sync_us;
-	uint64		commit_cleanup_us;
+	WL_DUMP_HEADER(WL_FIELD)
 } WlDumpHeader;
 
 /* the header's figures of each ring, in WlRingId's order */
@@ -105,7 +100,10 @@ typedef struct WlDumpHeader
 static int
 lru_cmp_desc(const void *a, const void *b)
 {
-	return lru_cmp(b, a);
+	uint64		la = (*(WlStatsEntry *const *) a)->last_used;
+	uint64		lb = (*(WlStatsEntry *const *) b)->last_used;
+
+	return (la < lb) - (la > lb);
 }
 
 /* write a part of the file, adding it to the file's CRC */
@@ -140,7 +138,6 @@ store_shutdown(int code, Datum arg)
 	uint32	   *sizes[] = RING_SIZEOF(&h);
 	pg_crc32c	crc;
 
-	/* don't save after a crash, or when not asked to */
 	if (code != 0 || wl_shared == NULL || !wl_save)
 		return;
 
@@ -221,22 +218,13 @@ error:
 }
 
 /*
- * The checks of what is read back, each NULL when the value is one walload
- * could have written, else what is wrong with it (which makes load_dump()
- * ignore the whole file).  The values used as indexes or texts first:
- * command tags index core's table of names, enums select names, texts must
- * end.  Then, generated from each record's field list by kind (types.h),
- * what walload's arithmetic can make, so that no reader's arithmetic fails
- * on what it loaded (a subnormal time in walload_xacts made
- * walload_report() fail with "value out of range: underflow"):
- *	- a count grows from 0: never negative, and no server counts 2^62 of
- *	  anything (WL_MAX_COUNT), bytes included;
- *	- a time is a finite number of ms, not negative but for a wall-clock
- *	  difference or a prediction's; 0 or of a magnitude of at least
- *	  WL_MIN_MS (the least walload makes: a nanosecond split among 2^31
- *	  statements, about 5e-16 ms); a record's at most WL_MAX_MS, a sum's at
- *	  most WL_MAX_SUM_MS;
- *	- a timestamp lies between 1970 and a day after the file is read.
+ * The checks of what is read back, by kind (types.h): NULL for a value
+ * walload could have written, else what is wrong (the whole file is then
+ * ignored), so that no reader indexes by, or computes with, what walload
+ * cannot make (a subnormal time made walload_report() underflow).  A count
+ * is below 2^62; a time is finite, negative only if signed, 0 or at least
+ * WL_MIN_MS (a nanosecond split among 2^31 statements is 5e-16 ms); a
+ * timestamp lies between 1970 and a day after the file is read.
  */
 #define WL_MAX_COUNT	(INT64CONST(1) << 62)
 #define WL_MIN_MS		1e-30
@@ -382,6 +370,7 @@ check_header(const WlDumpHeader *h, off_t file_size)
 	const int32 *ring_n[] = RING_N(h);
 	const uint64 *recorded[] = RING_RECORDED(h);
 	const uint32 *sizes[] = RING_SIZEOF(h);
+	const WlDumpHeader *r = h;
 	const char *p = NULL;
 	uint64		expected = sizeof(WlDumpHeader) + (uint64) h->nentries * sizeof(WlStatsEntry);
 
@@ -390,23 +379,17 @@ check_header(const WlDumpHeader *h, off_t file_size)
 		h->sizeof_header != sizeof(WlDumpHeader) ||
 		h->sizeof_entry != sizeof(WlStatsEntry))
 		return "it was not written by this version of walload and PostgreSQL";
-	for (int r = 0; r < WL_NUM_RINGS; r++)
+	for (int i = 0; i < WL_NUM_RINGS; i++)
 	{
-		if (*sizes[r] != dump_rec_size(&wl_rings[r], h->format))
+		if (*sizes[i] != dump_rec_size(&wl_rings[i], h->format))
 			return "it was not written by this version of walload and PostgreSQL";
-		if (*ring_n[r] < 0 || (uint64) *ring_n[r] > *recorded[r] ||
-			*recorded[r] > PG_INT64_MAX)
+		if (*ring_n[i] < 0 || (uint64) *ring_n[i] > *recorded[i] ||
+			*recorded[i] > PG_INT64_MAX)
 			return "the numbers of records kept and recorded disagree";
-		expected += (uint64) *ring_n[r] * *sizes[r];
+		expected += (uint64) *ring_n[i] * *sizes[i];
 	}
-	for (int k = 0; p == NULL && k < WL_NUM_SCAN_KINDS; k++)
-		p = check_int("scans", h->scans[k], WL_MAX_COUNT);
-	if (p || (p = check_int("nentries", h->nentries, PG_INT32_MAX)) ||
-		(p = check_ts("stats_reset", &h->stats_reset)) ||
-		(p = check_int("stats_evicted", h->stats_evicted, WL_MAX_COUNT)) ||
-		(p = check_int("scanned_buffers", h->scanned_buffers, WL_MAX_COUNT)) ||
-		(p = check_bytes("commit_sync_us", &h->commit_sync_us)) ||
-		(p = check_bytes("commit_cleanup_us", &h->commit_cleanup_us)))
+	WL_DUMP_HEADER(CHECK_FIELD)
+	if (p != NULL)
 		return p;
 	if (h->next_xact_id == 0 || h->next_xact_id > PG_INT64_MAX)
 		return "next_xact_id is out of range";
@@ -421,20 +404,13 @@ check_header(const WlDumpHeader *h, off_t file_size)
 }
 
 /*
- * Read the file a clean shutdown wrote, check every field, and put its
- * contents back.  Anything invalid, or a CRC that does not match, and the
- * whole file is ignored, with a LOG line naming the problem.  The CRC finds
- * bytes changed since the shutdown; the checks, values that were written
- * wrong (or by a walload with a bug), which no CRC can.
- *
- * The aggregates come most recently used first; they are renumbered on the
- * way in (the first gets the highest stamp, nentries) and the clock is set
- * after the last of them, so that the eviction order survives the restart
- * and new aggregates count as newer than every loaded one.  When
- * walload.max_stats was lowered, the most recently used are kept.  The
- * rings go back to the positions they had (as counted since the last
- * reset), so that walload_info's recorded and overwritten counts survive;
- * when a ring was made smaller, its newest records are kept.
+ * Read the file a clean shutdown wrote and put it back, or, at a CRC that
+ * does not match (bytes changed since) or any invalid value (written wrong,
+ * which no CRC finds), ignore it whole with a LOG line naming the problem.
+ * The aggregates, most recently used first, are renumbered so that the
+ * eviction order survives and new ones count as newer; the rings go back
+ * to their positions, so that walload_info's counts survive.  Smaller
+ * sizes keep the most recent.
  */
 static void
 load_dump(void)
@@ -450,7 +426,6 @@ load_dump(void)
 	pg_crc32c	crc;
 	pg_crc32c	file_crc;
 
-	/* a day's leeway for a clock set back since the shutdown */
 	latest_time = GetCurrentTimestamp() + USECS_PER_DAY;
 	INIT_CRC32C(crc);
 	f = AllocateFile(WL_DUMP_FILE, PG_BINARY_R);

@@ -2,40 +2,25 @@
  *
  * store.c
  *		walload's shared memory: the statistics hash, the rings of recent
- *		transactions and statements, the totals since reset.  Their
- *		persistence across a clean shutdown is persist.c's.
+ *		transactions, per-minute sums and statements, the totals since
+ *		reset, sized at server start (walload.max_*).  persist.c keeps them
+ *		across a clean shutdown.
  *
- * Sizes are fixed at server start by walload.max_stats, walload.max_xacts,
- * walload.max_minutes and walload.max_statements; nothing grows afterwards.
- *
- * Eviction rules:
- *	- walload_xacts / walload_statements are rings: a new record overwrites
- *	  the oldest one.
- *	- walload_minutes is a ring too: a session's first transaction to end in
- *	  a minute (under a role, database and application_name) claims a new
- *	  sum, overwriting the one claimed longest ago; the session's later
- *	  transactions of that minute are added to it.
- *	- walload_stats: when an aggregate must be added to a full table, the
- *	  10% least recently updated aggregates (at least one) are removed first.
+ * The rings overwrite their oldest record; a session's transactions that
+ * end in one minute (under one role, database and application_name) add
+ * to one sum.  A full walload_stats first loses its 10% least recently
+ * updated aggregates.
  *
  * Locking: one LWLock, for the statistics hash: recording a statement
  * takes it shared (aggregates are updated under a per-entry spinlock);
  * adding an aggregate, eviction and reset take it exclusive.  Ring slots
- * are claimed with an atomic counter and written and read under per-slot
- * spinlocks, without the LWLock, as are the prepared-transaction slots
- * (they are written from the commit cleanup and from PREPARE's point of no
- * return).  Every acquisition first tries without waiting; one that waits
- * is counted and timed (walload_info.lock_waits, lock_wait_ms); callers on
- * the abort path and the commit cleanup only try (may_wait = false) and
- * keep what could not be stored for later.
- *
- * Nothing allocates or can error while the lock is held in the commit
- * cleanup or on the abort path (an error there is a PANIC, and would leave
- * the lock to be released by a cleanup already past).  Eviction, which
- * allocates (evict_stats), is not done there (in_cleanup): a new aggregate
- * that needs room in a full walload_stats waits in its backend for the
- * next safe point (a statement's start, a commit's start, the backend's
- * exit), as when the lock is busy.
+ * and prepared-transaction slots are claimed with an atomic counter and
+ * written and read under per-slot spinlocks.  Every acquisition first tries
+ * without waiting; a wait is counted and timed (walload_info.lock_waits).
+ * The abort path and the commit cleanup only try (may_wait = false), and
+ * there nothing allocates or can error under the lock (an error would be a
+ * PANIC): eviction, which allocates, waits for the backend's next safe
+ * point (in_cleanup), as when the lock is busy.
  *
  *-------------------------------------------------------------------------
  */
@@ -59,26 +44,21 @@
 /* a wl_store_statement() of the commit cleanup or the abort path is running */
 static bool in_cleanup = false;
 
-/*
- * What a prepared transaction will delete at COMMIT / ROLLBACK PREPARED,
- * decided at PREPARE.  One slot per max_prepared_transactions.
- */
+/* what a prepared transaction's COMMIT / ROLLBACK PREPARED will delete */
 typedef struct WlPreparedSlot
 {
 	slock_t		mutex;
 	bool		used;
-	Oid			dbid;
 	char		gid[GIDSIZE];
 	WlPreparedDeletion at_commit;
 	WlPreparedDeletion at_rollback;
 } WlPreparedSlot;
 
 /*
- * A backend's running load (walload_activity), one slot per backend.  Only
- * the backend itself writes its slot, without any lock: it bumps
- * changecount before and after (odd while it writes), and a reader copies
- * the slot until it sees the same even count before and after, as core's
- * backend status array is read (pgstat_begin_write_activity).
+ * A backend's running load (walload_activity).  Only the backend writes its
+ * slot, without a lock, bumping changecount before and after; a reader
+ * copies it until it sees the same even count on both sides, as core's
+ * pgstat_begin_write_activity.
  */
 typedef struct WlActivitySlot
 {
@@ -93,17 +73,14 @@ static int	n_activity = 0;
 HTAB	   *wl_stats = NULL;
 static WlXactSlot *xact_ring = NULL;
 static WlMinuteSlot *minute_ring = NULL;
-WlStmtSlot *stmt_ring = NULL;
+static WlStmtSlot *stmt_ring = NULL;
 WlRing		wl_rings[WL_NUM_RINGS];
 static WlPreparedSlot *prepared = NULL;
 
 /* the slot (position + 1) of this backend's latest per-minute sum; 0: none */
 static uint64 my_minute = 0;
 
-/*
- * The one layout of the fixed part of shared memory: its size, and with
- * base (the part's start) where each array begins.
- */
+/* the fixed part's size, and with base (its start) where each array is */
 static Size
 layout(char *base)
 {
@@ -125,15 +102,9 @@ layout(char *base)
 }
 
 static Size
-fixed_size(void)
-{
-	return layout(NULL);
-}
-
-static Size
 total_size(void)
 {
-	return add_size(add_size(fixed_size(),
+	return add_size(add_size(layout(NULL),
 							 hash_estimate_size(wl_max_stats, sizeof(WlStatsEntry))),
 					wl_metrics_shmem_size());
 }
@@ -146,10 +117,9 @@ wl_store_shmem_request(void)
 }
 
 /*
- * Attach to (or, in the postmaster, create) the store; returns whether it
- * was created (then persist.c loads the stats file into it).  The
- * postmaster times nothing: the calibration is the worker's (calibrate.c),
- * and until it is done the figures are all zero.
+ * Attach to (in the postmaster, create) the store; returns whether it was
+ * created (persist.c then loads the stats file).  The figures stay zero
+ * until the calibration worker (calibrate.c) has timed them.
  */
 bool
 wl_store_shmem_startup(void)
@@ -164,7 +134,7 @@ wl_store_shmem_startup(void)
 	metrics = ShmemInitStruct("walload metrics", wl_metrics_shmem_size(), &metrics_found);
 	wl_metrics_shmem_init(metrics, metrics_found);
 
-	wl_shared = ShmemInitStruct("walload", fixed_size(), &found);
+	wl_shared = ShmemInitStruct("walload", layout(NULL), &found);
 	(void) layout((char *) wl_shared);
 	n_activity = MaxBackends;
 #define RING(id, what, ring, type, max) \
@@ -177,27 +147,18 @@ wl_store_shmem_startup(void)
 
 	if (!found)
 	{
-		memset(wl_shared, 0, fixed_size());
+		memset(wl_shared, 0, layout(NULL));
 		wl_shared->lock = &(GetNamedLWLockTranche("walload"))->lock;
 		SpinLockInit(&wl_shared->mutex);
 		wl_shared->stats_reset = GetCurrentTimestamp();
-		pg_atomic_init_u64(&wl_shared->next_xact_id, 1);
-		pg_atomic_init_u64(&wl_shared->xact_pos, 0);
-		pg_atomic_init_u64(&wl_shared->minute_pos, 0);
-		pg_atomic_init_u64(&wl_shared->stmt_pos, 0);
-		pg_atomic_init_u64(&wl_shared->lru_clock, 1);
-		pg_atomic_init_u64(&wl_shared->lock_waits, 0);
-		pg_atomic_init_u64(&wl_shared->lock_wait_us, 0);
-		pg_atomic_init_u64(&wl_shared->commit_sync_us, 0);
-		pg_atomic_init_u64(&wl_shared->commit_cleanup_us, 0);
-		pg_atomic_init_u64(&wl_shared->auto_aside_commits, 0);
-		pg_atomic_init_u64(&wl_shared->auto_aside_ratio, 0);
+#define INIT(name, start, reset) pg_atomic_init_u64(&wl_shared->name, start);
+		WL_SHARED_ATOMICS(INIT)
+#undef INIT
 		wl_shared->max_xacts = wl_max_xacts;
 		wl_shared->max_minutes = wl_max_minutes;
 		wl_shared->max_statements = wl_max_statements;
 		wl_shared->max_prepared = max_prepared_xacts;
 		wl_shared->total_bytes = total_size();
-		/* the worker, started after every start and crash-restart, will */
 		wl_shared->calibration = wl_calibration_on ? WL_CALIB_RUNNING : WL_CALIB_OFF;
 		wl_shared->calibration_ms = -1;
 		ConditionVariableInit(&wl_shared->calib_cv);
@@ -242,10 +203,7 @@ wl_store_next_xact_id(void)
 	return pg_atomic_fetch_add_u64(&wl_shared->next_xact_id, 1);
 }
 
-/*
- * Take walload's lock.  Uncontended, this costs what LWLockAcquire costs;
- * contended, the wait is counted and timed.
- */
+/* take walload's lock; a wait is counted and timed */
 static bool
 store_lock(LWLockMode mode, bool may_wait)
 {
@@ -266,19 +224,6 @@ store_lock(LWLockMode mode, bool may_wait)
 	return true;
 }
 
-/* ----------------------------------------------------------------
- * statistics hash
- * ----------------------------------------------------------------
- */
-int
-lru_cmp(const void *a, const void *b)
-{
-	uint64		la = (*(WlStatsEntry *const *) a)->last_used;
-	uint64		lb = (*(WlStatsEntry *const *) b)->last_used;
-
-	return (la > lb) - (la < lb);
-}
-
 typedef struct WlLruItem
 {
 	uint64		last_used;
@@ -287,8 +232,7 @@ typedef struct WlLruItem
 
 /*
  * Rearrange a[0 .. n-1] so that a[0 .. k-1] hold the k least recently used
- * (k <= n): Hoare's selection, linear on average, instead of sorting all
- * n.  Ties at the boundary go either way.
+ * (k <= n): Hoare's selection, linear on average.
  */
 static void
 lru_select(WlLruItem *a, long n, long k)
@@ -335,13 +279,10 @@ lru_select(WlLruItem *a, long n, long k)
 }
 
 /*
- * Remove the 10% least recently used aggregates (at least one).  Lock held
- * exclusive, so every recorder waits: a selection, not a sort.  Each walk
- * of the whole table is paid for by the new aggregates that take the room
- * it frees: a load whose every statement has a text of its own (a schema
- * of thousands of tables) pays a walk per tenth of the table, half of what
- * evicting a twentieth (pg_stat_statements' share) would, and a full table
- * still holds 90-100% of walload.max_stats.
+ * Remove the 10% least recently used aggregates (at least one), the lock
+ * held exclusive (every recorder waits: a selection, not a sort).  A tenth,
+ * not pg_stat_statements' twentieth: a load of ever new texts pays a walk
+ * of the table per tenth of it, and a full table keeps 90% of max_stats.
  */
 static void
 evict_stats(void)
@@ -353,7 +294,6 @@ evict_stats(void)
 	long		i = 0;
 	long		nvictims;
 
-	/* never in the commit cleanup or on the abort path (locking note) */
 	Assert(!in_cleanup);
 	all = palloc(sizeof(WlLruItem) * Max(n, 1));
 	hash_seq_init(&hs, wl_stats);
@@ -382,11 +322,10 @@ evict_stats(void)
 }
 
 /*
- * The aggregates this backend found last, one per slot of a few, by key:
- * found again without hashing while no aggregate has been removed.  Entries
- * of a shared hash table never move, and removing one takes the lock
- * exclusive and bumps stats_removals, so under the shared lock a cached
- * entry with an unchanged count is the key's.
+ * The aggregates this backend found last, a few by key, found again without
+ * hashing: entries of a shared hash table never move, and removing one
+ * takes the lock exclusive and bumps stats_removals, so under the shared
+ * lock a cached entry with an unchanged count is still the key's.
  */
 #define WL_STATS_CACHE_BITS	4
 #define WL_STATS_CACHE	(1 << WL_STATS_CACHE_BITS)
@@ -619,12 +558,10 @@ wl_ring_clear(WlRing *r)
 
 /*
  * Add a transaction record to its session's sum for the minute it ended in.
- * Each sum has one writer, the backend whose session it is (a prepared
- * transaction's record is written by whichever backend finishes it, and
- * goes to that backend's sum only if the key matches): it remembers its
- * latest slot, and claims a new one when the key changes or the ring has
- * overwritten the slot.  A record's end only grows within a session, so a
- * minute once left is not come back to.
+ * Each sum has one writer, the backend that recorded it (a prepared
+ * transaction's record goes to the finishing backend's): it claims a new
+ * slot when the key changes or the ring overwrote its last.  A session's
+ * ends only grow, so a minute once left is not come back to.
  */
 static void
 add_minute(const WlXactRecord *rec)
@@ -678,9 +615,8 @@ add_minute(const WlXactRecord *rec)
 }
 
 /*
- * Record a finished transaction.  Takes no LWLock (it is called from the
- * commit cleanup): a record written while walload_reset() runs may survive
- * the reset.
+ * Record a finished transaction, without the LWLock (the commit cleanup
+ * calls it): one written while walload_reset() runs may survive the reset.
  */
 void
 wl_store_xact(const WlXactRecord *rec)
@@ -690,7 +626,7 @@ wl_store_xact(const WlXactRecord *rec)
 	(void) wl_ring_put(&wl_rings[WL_RING_XACTS], rec);
 	add_minute(rec);
 	wl_metrics_xact(rec);
-	/* running totals, for counters that survive the ring (exporters' rate()) */
+	/* totals that survive the ring (exporters' rate()) */
 	pg_atomic_fetch_add_u64(&wl_shared->commit_sync_us,
 							(uint64) Max(rec->commit_sync_ms * 1000.0, 0));
 	pg_atomic_fetch_add_u64(&wl_shared->commit_cleanup_us,
@@ -709,86 +645,64 @@ wl_store_add_scan_totals(WlScanKind kind, int64 n, int32 nbuffers)
 }
 
 /*
- * Keep a calibration, all of it, as of now (the calibration worker).
+ * Keep a calibration as of now (the calibration worker).  What the commits
+ * taught of the storage, WlIoCost's tail from fsync_time_ratio on, stays:
+ * it is no calibration's to replace.
  */
 void
 wl_store_set_scan_cost(const WlScanCost *cost)
 {
 	TimestampTz now = GetCurrentTimestamp();
-	WlIoCost	learned;
+	WlScanCost	c = *cost;
+	Size		off = offsetof(WlIoCost, fsync_time_ratio);
 
-	/*
-	 * What the commits taught of the storage stays: it is no calibration's
-	 * to replace.
-	 */
 	SpinLockAcquire(&wl_shared->mutex);
-	learned = wl_shared->scan_cost.io;
-	wl_shared->scan_cost = *cost;
+	memcpy((char *) &c.io + off, (char *) &wl_shared->scan_cost.io + off, sizeof(WlIoCost) - off);
+	wl_shared->scan_cost = c;
 	wl_shared->calibrated_at = now;
-	wl_shared->scan_cost.io.fsync_time_ratio = learned.fsync_time_ratio;
-	wl_shared->scan_cost.io.fsync_time_samples = learned.fsync_time_samples;
-	wl_shared->scan_cost.io.file_commit_ns = learned.file_commit_ns;
-	wl_shared->scan_cost.io.file_commit_samples = learned.file_commit_samples;
 	SpinLockRelease(&wl_shared->mutex);
 }
 
 /*
- * A commit's walk or fsyncs took ratio times what the calibration predicts
- * for them (the caller decides which commits say enough): learn it into
- * *learned, a running geometric mean, and count it in *samples.  The
- * calibration counts as one commit that took 1, and the k-th commit to teach
- * weighs 1/(k+1), at least WL_LEARNED_MIN_WEIGHT, so the last few commits
- * rule.  Each ratio is first bounded to [1/WL_LEARNED_BOUND,
- * WL_LEARNED_BOUND].  The caller holds the spinlock.
+ * What a commit teaches (the caller decides which commits say enough), under
+ * the spinlock only: with ratio, that its fsyncs of synced files took x
+ * times what the calibration predicts (a running geometric mean, the
+ * calibration counting as one commit that took 1); else that it spent x ns
+ * per file it synced or WAL-logged beyond the rest of its prediction (a
+ * running mean).  The k-th commit to teach weighs 1/(k+1) (1/k), at least
+ * WL_LEARNED_MIN_WEIGHT, so that the last few rule; x is first bounded
+ * (types.h).
  */
 static void
-learn_ratio(double *learned, int64 *samples, double ratio)
+learn(double *learned, int64 *samples, double x, bool ratio)
 {
-	double		old = wl_learned_ratio(*learned);
-	double		weight = Max(1.0 / (*samples + 2), WL_LEARNED_MIN_WEIGHT);
+	double		w;
 
-	ratio = Min(Max(ratio, 1.0 / WL_LEARNED_BOUND), WL_LEARNED_BOUND);
-	*learned = exp((1 - weight) * log(old) + weight * log(ratio));
+	SpinLockAcquire(&wl_shared->mutex);
+	w = Max(1.0 / (*samples + (ratio ? 2 : 1)), WL_LEARNED_MIN_WEIGHT);
+	if (ratio)
+		*learned = exp((1 - w) * log(wl_learned_ratio(*learned)) +
+					   w * log(Min(Max(x, 1.0 / WL_LEARNED_BOUND), WL_LEARNED_BOUND)));
+	else
+		*learned = (1 - w) * Max(*learned, 0) + w * Min(x, WL_FILE_COMMIT_MAX_NS);
 	(*samples)++;
+	SpinLockRelease(&wl_shared->mutex);
 }
 
-/*
- * A commit's fsyncs of synced files took ratio times what the calibration
- * predicts for them (wl_commit_est's fsync_timed_ns).  Takes the spinlock
- * only.
- */
 void
 wl_store_note_fsync_time(double ratio)
 {
-	if (wl_shared == NULL || !(ratio >= 0))
-		return;
-	SpinLockAcquire(&wl_shared->mutex);
-	learn_ratio(&wl_shared->scan_cost.io.fsync_time_ratio,
-				&wl_shared->scan_cost.io.fsync_time_samples, ratio);
-	SpinLockRelease(&wl_shared->mutex);
+	if (wl_shared != NULL && ratio >= 0)
+		learn(&wl_shared->scan_cost.io.fsync_time_ratio,
+			  &wl_shared->scan_cost.io.fsync_time_samples, ratio, true);
 }
 
-/*
- * A commit spent ns per file it synced or WAL-logged beyond what the rest
- * of its prediction accounts for (the caller decides which commits say
- * enough).  The learned figure is a running mean: the k-th commit to teach
- * weighs 1/k, at least WL_LEARNED_MIN_WEIGHT.  Each figure is first bounded
- * to [0, WL_FILE_COMMIT_MAX_NS].  Takes the spinlock only.
- */
 void
 wl_store_note_file_commit(double ns)
 {
-	double		weight;
-
-	if (wl_shared == NULL || !(ns >= 0))
-		return;
-	ns = Min(ns, WL_FILE_COMMIT_MAX_NS);
-	SpinLockAcquire(&wl_shared->mutex);
-	weight = Max(1.0 / (wl_shared->scan_cost.io.file_commit_samples + 1), WL_LEARNED_MIN_WEIGHT);
-	wl_shared->scan_cost.io.file_commit_ns =
-		(1 - weight) * Max(wl_shared->scan_cost.io.file_commit_ns, 0) + weight * ns;
-	wl_shared->scan_cost.io.file_commit_samples++;
-	SpinLockRelease(&wl_shared->mutex);
+	if (wl_shared != NULL && ns >= 0)
+		learn(&wl_shared->scan_cost.io.file_commit_ns,
+			  &wl_shared->scan_cost.io.file_commit_samples, ns, false);
 }
 
 /* the calibration; all zero (no estimate) before there is one */
@@ -806,11 +720,9 @@ wl_store_get_scan_cost(WlScanCost *cost)
 }
 
 /*
- * Whether the figures in the store, all of them (the storage's too), were
- * timed since the server's last start or crash-restart.
- * walload.commit_strategy = auto acts only on those.  A calibration that
- * walload_calibrate() asked for leaves them standing while it runs: it
- * replaces them at once when it is done.
+ * Whether all the figures were timed since the server's last start or
+ * crash-restart (auto acts only on those; walload_calibrate() replaces
+ * them at once when done).
  */
 bool
 wl_store_calibrated(void)
@@ -826,10 +738,8 @@ wl_store_calibrated(void)
 }
 
 /*
- * walload.commit_strategy = auto stood aside at a commit because its recent
- * commits in the backend took ratio times what it predicted (strategy.c):
- * counted, and the ratio kept for walload_info.  Atomics only: no lock, no
- * allocation (a commit's PRE_COMMIT may call it).  Not kept across a restart.
+ * auto stood aside at a commit: the backend's recent commits took ratio
+ * times what it predicted (strategy.c).  Atomics only (PRE_COMMIT calls it).
  */
 void
 wl_store_note_auto_aside(double ratio)
@@ -841,18 +751,12 @@ wl_store_note_auto_aside(double ratio)
 						(uint64) Min(Max(ratio, 0) * 1000.0, 1e15));
 }
 
-/* ----------------------------------------------------------------
- * prepared transactions
- * ----------------------------------------------------------------
- */
 /*
- * A PREPARE TRANSACTION was accepted by core (XACT_EVENT_PREPARE, after its
- * state file is durable, where an error would be too late): remember what
- * its COMMIT / ROLLBACK PREPARED will delete.  Takes only the slots'
- * spinlocks.  A GID is unique among prepared transactions, and there are
- * as many slots as core allows prepared transactions, so a free slot
- * exists unless one was left by a transaction finished while walload was
- * not observing (then this one is not remembered: see take_prepared).
+ * Core accepted a PREPARE TRANSACTION (XACT_EVENT_PREPARE, where an error
+ * would be too late): remember what its COMMIT / ROLLBACK PREPARED will
+ * delete, under the slots' spinlocks only.  There are as many slots as
+ * prepared transactions, so one is free unless a transaction finished
+ * while walload was not observing left it.
  */
 void
 wl_store_remember_prepared(const char *gid, const WlPreparedDeletion *at_commit,
@@ -869,7 +773,6 @@ wl_store_remember_prepared(const char *gid, const WlPreparedDeletion *at_commit,
 		if (!slot->used)
 		{
 			slot->used = true;
-			slot->dbid = MyDatabaseId;
 			strlcpy(slot->gid, gid, GIDSIZE);
 			slot->at_commit = *at_commit;
 			slot->at_rollback = *at_rollback;
@@ -882,10 +785,8 @@ wl_store_remember_prepared(const char *gid, const WlPreparedDeletion *at_commit,
 }
 
 /*
- * COMMIT / ROLLBACK PREPARED of gid succeeded: what did it delete?  Returns
- * false (and an empty *deletion) for a transaction prepared before
- * walload's shared memory was set up (e.g. before a restart), or while
- * walload was not observing.
+ * COMMIT / ROLLBACK PREPARED of gid succeeded: what did it delete?  False
+ * (and an empty *deletion) if walload did not see it prepared.
  */
 bool
 wl_store_take_prepared(const char *gid, bool commit, WlPreparedDeletion *deletion)
@@ -911,12 +812,7 @@ wl_store_take_prepared(const char *gid, bool commit, WlPreparedDeletion *deletio
 	return known;
 }
 
-/* ----------------------------------------------------------------
- * running loads (walload_activity)
- * ----------------------------------------------------------------
- */
-
-/* this backend's slot, or NULL (no store, or a process without one) */
+/* this backend's walload_activity slot, or NULL */
 static WlActivitySlot *
 my_activity_slot(void)
 {
@@ -927,11 +823,7 @@ my_activity_slot(void)
 	return &activity[i];
 }
 
-/*
- * The backend's writes of its slot, bracketed by changecount (see
- * WlActivitySlot).  No lock, no wait, nothing that can fail: callable from
- * the commit cleanup.
- */
+/* a write of the backend's slot (see WlActivitySlot): the commit cleanup's too */
 #define ACTIVITY_WRITE(slot, stmts) \
 	do { \
 		(slot)->changecount++; \
@@ -961,10 +853,7 @@ wl_store_publish_activity(const WlActivity *a, bool whole)
 							  slot->a.wal_skip_threshold_kb = a->wal_skip_threshold_kb));
 }
 
-/*
- * A recorded statement starts in the load this backend already shows: only
- * its command and the times change (the rest changes at statement ends).
- */
+/* a recorded statement starts: its command and times (the rest, at its end) */
 void
 wl_store_publish_command(CommandTag command, TimestampTz start)
 {
@@ -976,7 +865,7 @@ wl_store_publish_command(CommandTag command, TimestampTz start)
 							  slot->a.state_change = start));
 }
 
-/* no running load in this backend (its transaction ended, or it exits) */
+/* no running load in this backend */
 void
 wl_store_clear_activity(void)
 {
@@ -1021,23 +910,13 @@ wl_store_copy_activity(WlActivity **out)
 	return n;
 }
 
-/* ----------------------------------------------------------------
- * readers
- * ----------------------------------------------------------------
- */
 /*
- * The ring readers copy the records at positions [lo, hi) as they were
- * when the copy started (lo no older than the last reset nor than the
- * ring's size), which may exceed 1 GB (walload.max_statements goes up to
- * 10 million).  A record overwritten while the copy is under way is left
- * out; one written after the copy started is not included.
- *
- * The slots are copied without walload's lock: each under its own
- * spinlock, which every writer of a slot takes (reset included), and the
- * positions filter out what a reset cleared.  Taking the shared lock per
- * chunk would let the reader re-take it ahead of a waiting exclusive locker
- * time and again (LWLocks do not queue shared lockers behind exclusive
- * waiters).
+ * The ring readers copy the records at positions [lo, hi) as of the copy's
+ * start (no older than the last reset or the ring's size), leaving out
+ * those overwritten meanwhile.  Each slot is copied under its spinlock, not
+ * walload's lock: a reader re-taking the shared lock per chunk would pass
+ * a waiting exclusive locker time and again (LWLocks do not queue shared
+ * lockers behind exclusive waiters).  A copy may exceed 1 GB.
  */
 #define WL_COPY_CHUNK		4096
 
@@ -1069,11 +948,7 @@ ring_get(WlRing *r, uint64 p, void *out)
 	return held;
 }
 
-/*
- * Copy the records of a ring into a palloc'd array, oldest first; with a
- * filter (of statements), only those it keeps (and only their memory).
- * Returns how many.
- */
+/* a ring's records (those filter keeps) palloc'd, oldest first; how many */
 static int
 ring_copy(WlRing *r, WlStmtFilter filter, void *arg,
 		  char **out)
@@ -1152,10 +1027,8 @@ wl_store_copy_statements_filtered(WlStmtFilter filter, void *arg, WlStmtRecord *
 }
 
 /*
- * walload_statements' read: the statements of positions [lo, hi) as of
- * wl_store_scan_statements(), copied a chunk at a time into the caller's
- * buffer, so that what one read holds does not grow with the ring.  The
- * same consistency as ring_copy.
+ * walload_statements' read: as ring_copy, a chunk at a time into the
+ * caller's buffer, so that what it holds does not grow with the ring.
  */
 void
 wl_store_scan_statements(WlStmtScan *scan)
@@ -1165,9 +1038,8 @@ wl_store_scan_statements(WlStmtScan *scan)
 }
 
 /*
- * Reads the next max positions (fewer at the end) into buf; returns how
- * many records they still held.  0 with positions left means all of them
- * were overwritten: go on while wl_store_scan_statements_more().
+ * The records still held at the next max positions, into buf; how many (0
+ * if all were overwritten: go on while scan->next < scan->hi).
  */
 int
 wl_store_scan_statements_next(WlStmtScan *scan, WlStmtRecord *buf, int max)
@@ -1178,12 +1050,6 @@ wl_store_scan_statements_next(WlStmtScan *scan, WlStmtRecord *buf, int max)
 	for (; scan->next < end; scan->next++)
 		n += ring_get(&wl_rings[WL_RING_STMTS], scan->next, &buf[n]);
 	return n;
-}
-
-bool
-wl_store_scan_statements_more(const WlStmtScan *scan)
-{
-	return scan->next < scan->hi;
 }
 
 int
@@ -1213,7 +1079,6 @@ wl_store_copy_stats(WlStatsEntryCopy **out)
 #define COPY(kind, type, name, dims, add) c->name = e->name;
 		WL_STATS_FIELDS(COPY)
 #undef COPY
-		c->est_scan_ms = e->c.scan_est_ns / 1e6;
 		memcpy(c->query, e->query, WL_QUERY_LEN);
 		SpinLockRelease(&e->mutex);
 		if (c->calls > 0)
@@ -1223,52 +1088,28 @@ wl_store_copy_stats(WlStatsEntryCopy **out)
 	return n;
 }
 
+static inline uint64
+overwritten(uint64 recorded, int size)
+{
+	return recorded > (uint64) size ? recorded - size : 0;
+}
+
 void
 wl_store_info(WlInfo *info)
 {
-	uint64		xpos,
-				mpos,
-				spos;
+	WlShared   *s = wl_shared;
 
 	wl_store_require();
 	memset(info, 0, sizeof(*info));
 	store_lock(LW_SHARED, true);
-	xpos = pg_atomic_read_u64(&wl_shared->xact_pos);
-	mpos = pg_atomic_read_u64(&wl_shared->minute_pos);
-	spos = pg_atomic_read_u64(&wl_shared->stmt_pos);
-	SpinLockAcquire(&wl_shared->mutex);
-	info->stats_reset = wl_shared->stats_reset;
-	info->xacts_recorded = xpos - wl_shared->xact_base;
-	info->minutes_recorded = mpos - wl_shared->minute_base;
-	info->statements_recorded = spos - wl_shared->stmt_base;
-	info->stats_evicted = wl_shared->stats_evicted;
-	memcpy(info->scans, wl_shared->scans, sizeof(info->scans));
-	info->scanned_buffers = wl_shared->scanned_buffers;
-	info->calibrated_at = wl_shared->calibrated_at;
-	info->ns_per_buffer = wl_shared->scan_cost.single_ns;
-	info->fsync_time_ratio = wl_learned_ratio(wl_shared->scan_cost.io.fsync_time_ratio);
-	info->fsync_time_commits = wl_shared->scan_cost.io.fsync_time_samples;
-	info->file_commit_us = Max(wl_shared->scan_cost.io.file_commit_ns, 0) / 1000;
-	info->file_commit_commits = wl_shared->scan_cost.io.file_commit_samples;
-	info->calibration = wl_shared->calibration;
-	info->calibration_ms = wl_shared->calibration_ms;
-	info->calibration_io_bytes = wl_shared->calibration_io_bytes;
-	SpinLockRelease(&wl_shared->mutex);
-	info->xacts_overwritten = info->xacts_recorded > (uint64) wl_shared->max_xacts ?
-		info->xacts_recorded - wl_shared->max_xacts : 0;
-	info->minutes_overwritten = info->minutes_recorded > (uint64) wl_shared->max_minutes ?
-		info->minutes_recorded - wl_shared->max_minutes : 0;
-	info->statements_overwritten = info->statements_recorded > (uint64) wl_shared->max_statements ?
-		info->statements_recorded - wl_shared->max_statements : 0;
-	info->stats_entries = (int32) hash_get_num_entries(wl_stats);
-	info->shmem_bytes = wl_shared->total_bytes;
-	info->lock_waits = (int64) pg_atomic_read_u64(&wl_shared->lock_waits);
-	info->lock_wait_ms = pg_atomic_read_u64(&wl_shared->lock_wait_us) / 1000.0;
-	info->commit_sync_ms = pg_atomic_read_u64(&wl_shared->commit_sync_us) / 1000.0;
-	info->commit_cleanup_ms = pg_atomic_read_u64(&wl_shared->commit_cleanup_us) / 1000.0;
-	info->auto_aside_commits = (int64) pg_atomic_read_u64(&wl_shared->auto_aside_commits);
-	info->auto_aside_ratio = pg_atomic_read_u64(&wl_shared->auto_aside_ratio) / 1000.0;
-	LWLockRelease(wl_shared->lock);
+	SpinLockAcquire(&s->mutex);
+#define FILL(kind, type, name, dims, source) \
+	for (int k = 0; k < (int) (sizeof(info->name) / sizeof(type)); k++) \
+		((type *) &info->name)[k] = (source);
+	WL_INFO_FIELDS(FILL)
+#undef FILL
+	SpinLockRelease(&s->mutex);
+	LWLockRelease(s->lock);
 }
 
 void
@@ -1294,12 +1135,11 @@ wl_store_reset(void)
 	wl_shared->minute_base = pg_atomic_read_u64(&wl_shared->minute_pos);
 	wl_shared->stmt_base = pg_atomic_read_u64(&wl_shared->stmt_pos);
 	SpinLockRelease(&wl_shared->mutex);
-	pg_atomic_write_u64(&wl_shared->lock_waits, 0);
-	pg_atomic_write_u64(&wl_shared->lock_wait_us, 0);
-	pg_atomic_write_u64(&wl_shared->commit_sync_us, 0);
-	pg_atomic_write_u64(&wl_shared->commit_cleanup_us, 0);
+#define RESET(name, start, reset) \
+	if (reset) \
+		pg_atomic_write_u64(&wl_shared->name, 0);
+	WL_SHARED_ATOMICS(RESET)
+#undef RESET
 	wl_metrics_reset();
-	pg_atomic_write_u64(&wl_shared->auto_aside_commits, 0);
-	pg_atomic_write_u64(&wl_shared->auto_aside_ratio, 0);
 	LWLockRelease(wl_shared->lock);
 }

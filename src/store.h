@@ -25,11 +25,7 @@ extern void wl_store_add_scan_totals(WlScanKind kind, int64 n, int32 nbuffers);
 extern void wl_store_set_scan_cost(const WlScanCost *cost);
 extern void wl_store_get_scan_cost(WlScanCost *cost);
 
-/*
- * what the server's commits teach (see wl_commit_est; the bounds are
- * types.h's)
- */
-#define WL_LEARNED_MIN_WEIGHT	0.25
+#define WL_LEARNED_MIN_WEIGHT	0.25	/* of a commit that teaches (store.c) */
 extern void wl_store_note_fsync_time(double ratio);
 extern void wl_store_note_file_commit(double ns);
 extern void wl_store_remember_prepared(const char *gid, const WlPreparedDeletion *at_commit,
@@ -40,7 +36,7 @@ extern void wl_store_clear_activity(void);
 extern int	wl_store_copy_activity(WlActivity **out);
 extern bool wl_store_take_prepared(const char *gid, bool commit, WlPreparedDeletion *deletion);
 
-/* accessors used by views.c and diagnose.c; return palloc'd copies */
+/* for views.c and diagnose.c: palloc'd copies */
 extern int	wl_store_copy_xacts(WlXactRecord **out);
 extern int	wl_store_copy_minutes(WlMinuteRecord **out);
 /* walload_statements reads the ring a chunk at a time (store.c) */
@@ -51,16 +47,13 @@ typedef struct WlStmtScan
 } WlStmtScan;
 extern void wl_store_scan_statements(WlStmtScan *scan);
 extern int	wl_store_scan_statements_next(WlStmtScan *scan, WlStmtRecord *buf, int max);
-extern bool wl_store_scan_statements_more(const WlStmtScan *scan);
 typedef bool (*WlStmtFilter) (const WlStmtRecord *rec, void *arg);
 extern int	wl_store_copy_statements_filtered(WlStmtFilter filter, void *arg,
 											  WlStmtRecord **out);
 
 /*
- * An aggregate's figures (walload_stats), declared once (as the records in
- * types.h): the store's entry (store_shm.h, WlStatsEntry; in this order in
- * the stats file) and the copy its readers get are made of this list.
- * commit_ms: the commit phases charged (WlStmtRecord).
+ * An aggregate's figures (walload_stats), a list as the records (types.h):
+ * the store's entry (in the stats file's order) and its readers' copy.
  */
 #define WL_STATS_FIELDS(X) \
 	X(count, int64, calls, , ) \
@@ -79,18 +72,14 @@ typedef struct WlStatsEntryCopy
 {
 	WlStatsKey	key;
 	WL_STATS_FIELDS(WL_FIELD)
-	double		est_scan_ms;
 	WlQuery		query;
 } WlStatsEntryCopy;
 extern int	wl_store_copy_stats(WlStatsEntryCopy **out);
 
 /*
- * How far the calibration of the server's current start has come.  The
- * store is made anew at every start and every crash-restart, and the
- * calibration worker (calibrate.c), which the postmaster starts again after
- * each, calibrates then; walload_calibrate() asks it for another.  Only the
- * worker times anything: until it has, the figures are all zero (no
- * estimate).
+ * How far the calibration of this start (or crash-restart) has come: the
+ * worker (calibrate.c) calibrates then and when walload_calibrate() asks;
+ * until it has, the figures are all zero (no estimate).
  */
 typedef enum WlCalibration
 {
@@ -101,35 +90,48 @@ typedef enum WlCalibration
 } WlCalibration;
 extern bool wl_store_calibrated(void);
 
+/*
+ * walload_info's figures, in its columns' order: X(kind, type, name, dims,
+ * source).  wl_store_info() fills each from source (s, the store; info, the
+ * figures before it; k, the index in an array) under the store's locks;
+ * views.c shows it by kind.  The walks are priced as calibrated: nothing
+ * is learned of them (scan_time_*).
+ */
+#define WL_INFO_FIELDS(X) \
+	X(ts, TimestampTz, stats_reset, , s->stats_reset) \
+	X(int64, uint64, xacts_recorded, , pg_atomic_read_u64(&s->xact_pos) - s->xact_base) \
+	X(int64, uint64, xacts_overwritten, , overwritten(info->xacts_recorded, s->max_xacts)) \
+	X(int64, uint64, statements_recorded, , pg_atomic_read_u64(&s->stmt_pos) - s->stmt_base) \
+	X(int64, uint64, statements_overwritten, , overwritten(info->statements_recorded, s->max_statements)) \
+	X(int32, int32, stats_entries, , (int32) hash_get_num_entries(wl_stats)) \
+	X(int64, int64, stats_evicted, , s->stats_evicted) \
+	X(int64, int64, scans, [WL_NUM_SCAN_KINDS], s->scans[k]) \
+	X(int64, int64, full_scans, , wl_sum_scans(s->scans)) \
+	X(int64, int64, scanned_buffers, , s->scanned_buffers) \
+	X(calibrated_at, TimestampTz, calibrated_at, , s->calibrated_at) \
+	X(float8, double, ns_per_buffer, , s->scan_cost.single_ns) \
+	X(int64, Size, shmem_bytes, , s->total_bytes) \
+	X(int64, int64, lock_waits, , pg_atomic_read_u64(&s->lock_waits)) \
+	X(float8, double, lock_wait_ms, , pg_atomic_read_u64(&s->lock_wait_us) / 1000.0) \
+	X(float8, double, fsync_time_ratio, , wl_learned_ratio(s->scan_cost.io.fsync_time_ratio)) \
+	X(int64, int64, fsync_time_commits, , s->scan_cost.io.fsync_time_samples) \
+	X(float8, double, file_commit_us, , Max(s->scan_cost.io.file_commit_ns, 0) / 1000) \
+	X(int64, int64, file_commit_commits, , s->scan_cost.io.file_commit_samples) \
+	X(float8, double, scan_time_ratio, , 1.0) \
+	X(int64, int64, scan_time_commits, , 0) \
+	X(calibration, WlCalibration, calibration, , s->calibration) \
+	X(calibration_ms, double, calibration_ms, , s->calibration_ms) \
+	X(calibration_io, int64, calibration_io_bytes, , s->calibration_io_bytes) \
+	X(float8, double, commit_sync_ms, , pg_atomic_read_u64(&s->commit_sync_us) / 1000.0) \
+	X(float8, double, commit_cleanup_ms, , pg_atomic_read_u64(&s->commit_cleanup_us) / 1000.0) \
+	X(int64, uint64, minutes_recorded, , pg_atomic_read_u64(&s->minute_pos) - s->minute_base) \
+	X(int64, uint64, minutes_overwritten, , overwritten(info->minutes_recorded, s->max_minutes)) \
+	X(int64, int64, auto_aside_commits, , pg_atomic_read_u64(&s->auto_aside_commits)) \
+	X(auto_aside, double, auto_aside_ratio, , pg_atomic_read_u64(&s->auto_aside_ratio) / 1000.0)
+
 typedef struct WlInfo
 {
-	TimestampTz stats_reset;
-	uint64		xacts_recorded;
-	uint64		xacts_overwritten;
-	uint64		minutes_recorded;
-	uint64		minutes_overwritten;
-	uint64		statements_recorded;
-	uint64		statements_overwritten;
-	int32		stats_entries;
-	int64		stats_evicted;
-	int64		scans[WL_NUM_SCAN_KINDS];
-	int64		scanned_buffers;
-	TimestampTz calibrated_at;
-	double		ns_per_buffer;
-	Size		shmem_bytes;
-	int64		lock_waits;
-	double		lock_wait_ms;
-	double		commit_sync_ms; /* the recorded transactions', since the reset */
-	double		commit_cleanup_ms;
-	double		fsync_time_ratio;	/* see wl_store_note_fsync_time */
-	int64		fsync_time_commits;
-	double		file_commit_us; /* see wl_store_note_file_commit */
-	int64		file_commit_commits;
-	WlCalibration calibration;
-	double		calibration_ms; /* the last calibration's; -1: none yet */
-	int64		calibration_io_bytes;
-	int64		auto_aside_commits; /* 1.10: see wl_store_note_auto_aside */
-	double		auto_aside_ratio;
+	WL_INFO_FIELDS(WL_FIELD)
 } WlInfo;
 extern void wl_store_info(WlInfo *info);
 extern void wl_store_note_auto_aside(double ratio);

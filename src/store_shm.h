@@ -1,9 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * store_shm.h
- *		The layout of walload's shared memory (store.c), for the one other
- *		file that reads and fills it whole: the stats file (persist.c).
- *		Every other part goes through store.h's functions.
+ *		The layout of walload's shared memory (store.c), for the files that
+ *		read or fill it whole (persist.c, calibrate.c's worker state); the
+ *		other parts use store.h's functions.
  *
  *-------------------------------------------------------------------------
  */
@@ -28,10 +28,7 @@ typedef struct WlStatsEntry
 	WlQuery		query;
 } WlStatsEntry;
 
-/*
- * A ring's slot: its spinlock, its position + 1 (0: empty), its record.
- * The three rings share their code (store.c, persist.c) through WlRing.
- */
+/* a ring's slot: its spinlock, its position + 1 (0: empty), its record */
 typedef struct WlSlotHead
 {
 	slock_t		mutex;
@@ -66,14 +63,33 @@ typedef struct WlRing
 #define WL_RING_SLOT(r, p)	((WlSlotHead *) ((r)->slots + ((p) % (r)->size) * (r)->slot_size))
 #define WL_RING_REC(r, p)	((char *) WL_RING_SLOT(r, p) + (r)->rec_off)
 
+/*
+ * WlShared's atomics: X(name, value at start, zeroed by walload_reset()).
+ * commit_*_us: the recorded transactions' commit (or abort) phases;
+ * auto_aside_*: the auto commits that stood aside, mispredicted, and the
+ * last backend's median ratio x 1000 (neither kept on disk).
+ */
+#define WL_SHARED_ATOMICS(X) \
+	X(next_xact_id, 1, false) \
+	X(xact_pos, 0, false) /* the next positions to write */ \
+	X(minute_pos, 0, false) \
+	X(stmt_pos, 0, false) \
+	X(lru_clock, 1, false) \
+	X(lock_waits, 0, true) /* acquisitions that had to wait */ \
+	X(lock_wait_us, 0, true) /* and how long they waited */ \
+	X(commit_sync_us, 0, true) \
+	X(commit_cleanup_us, 0, true) \
+	X(auto_aside_commits, 0, true) \
+	X(auto_aside_ratio, 0, true)
+#define WL_ATOMIC_FIELD(name, start, reset) pg_atomic_uint64 name;
+
 typedef struct WlShared
 {
 	LWLock	   *lock;
 	slock_t		mutex;			/* protects the plain fields below */
 	TimestampTz stats_reset;
 	int64		stats_evicted;
-	uint64		stats_removals; /* aggregates removed: bumped with the lock
-								 * held exclusive (store.c, stats_cache) */
+	uint64		stats_removals; /* removals (exclusive lock; stats_cache) */
 	int64		scans[WL_NUM_SCAN_KINDS];
 	int64		scanned_buffers;
 	TimestampTz calibrated_at;
@@ -84,11 +100,10 @@ typedef struct WlShared
 	WlScanCost	scan_cost;		/* calibrate.c's calibration */
 
 	/*
-	 * The calibration worker, while it runs (pid 0 otherwise): the latch a
-	 * request sets, the requests made (walload_calibrate()) and answered,
-	 * those of them answered by a calibration that completed (not by the
-	 * worker's death, nor by a calibration that failed), the passes of the
-	 * last one, and where the askers wait.
+	 * The calibration worker while it runs (pid 0 otherwise): the latch a
+	 * request sets, the requests (walload_calibrate()) made, answered, and
+	 * answered by a calibration that completed, the last one's passes, and
+	 * where the askers wait.
 	 */
 	int			worker_pid;
 	Latch	   *worker_latch;
@@ -100,19 +115,7 @@ typedef struct WlShared
 	uint64		xact_base;		/* positions before the last reset */
 	uint64		stmt_base;
 	uint64		minute_base;
-	pg_atomic_uint64 next_xact_id;
-	pg_atomic_uint64 xact_pos;
-	pg_atomic_uint64 minute_pos;
-	pg_atomic_uint64 stmt_pos;
-	pg_atomic_uint64 lru_clock;
-	pg_atomic_uint64 lock_waits;	/* acquisitions that had to wait */
-	pg_atomic_uint64 lock_wait_us;	/* and how long they waited */
-	/* the recorded transactions' commit (or abort) phases, in microseconds */
-	pg_atomic_uint64 commit_sync_us;
-	pg_atomic_uint64 commit_cleanup_us;
-	/* auto commits that stood aside, mispredicted (1.10; not kept on disk) */
-	pg_atomic_uint64 auto_aside_commits;
-	pg_atomic_uint64 auto_aside_ratio;	/* the last backend's median, x 1000 */
+	WL_SHARED_ATOMICS(WL_ATOMIC_FIELD)
 	int			max_xacts;
 	int			max_minutes;
 	int			max_statements;
@@ -122,13 +125,11 @@ typedef struct WlShared
 
 extern WlShared *wl_shared;
 extern HTAB *wl_stats;
-extern WlStmtSlot *stmt_ring;
 extern WlRing wl_rings[WL_NUM_RINGS];
 
 /* store.c's, for persist.c */
 extern uint64 wl_ring_put(WlRing *r, const void *rec);
 extern void wl_ring_clear(WlRing *r);
 extern uint64 put_statement(const WlStmtRecord *rec);
-extern int	lru_cmp(const void *a, const void *b);
 
 #endif							/* WALLOAD_STORE_SHM_H */

@@ -2,12 +2,9 @@
  *
  * types.h
  *		The types every part of walload shares: kinds of scans and of time,
- *		the work counters, the records of statements and transactions, the
- *		scan-cost calibration.  No functions: each part has a header of its
- *		own (src/<part>.h), so that an #include names a dependency.
- *
- * The parts, each calling only those after it in the Makefile's order
- * (scripts/check-layers.sh enforces it, docs/architecture.md draws it).
+ *		the work counters, the records, the scan-cost calibration.  Each
+ *		part's functions are in its own header, so that an #include names a
+ *		dependency (scripts/check-layers.sh).
  *
  *-------------------------------------------------------------------------
  */
@@ -17,10 +14,8 @@
 #include "compat.h"
 
 #include "executor/instrument.h"
-#include "nodes/execnodes.h"
 #include "portability/instr_time.h"
 #include "tcop/cmdtag.h"
-#include "utils/rel.h"
 #include "utils/timestamp.h"
 
 /* ---------- kinds of full shared-buffer scans ---------- */
@@ -52,11 +47,9 @@ typedef enum WlTimeKind
 #define WL_QUERY_LEN		256		/* bytes of query text kept, incl. NUL */
 
 /*
- * Work counters shared by statements, transactions and aggregates: the
- * struct, the usage marks (measure.c), their sum, the stats file's check
- * and the views' columns are generated from these lists.  X(type, name,
- * source): source, the core counter a usage mark reads, or for the WAL I/O
- * counters the field of WlWalIo (compat.h).
+ * Work counters of statements, transactions and aggregates, X(type, name,
+ * source): source, the core counter a usage mark (measure.c) reads, or
+ * WlWalIo's field (compat.h).
  */
 #define WL_BUFFER_WAL_COUNTERS(X) \
 	X(int64, shared_blks_hit, pgBufferUsage.shared_blks_hit) \
@@ -90,28 +83,21 @@ typedef struct WlCounters
 } WlCounters;
 
 /*
- * The records, each declared once as a list X(kind, type, name, dims, add):
- * the struct is made of it (in this order, so the stats file's), the stats
- * file's check (persist.c) from kind, the views' straight columns
- * (views.c) from type, and the per-minute sums (store.c add_minute) from
- * add, an expression of the transaction record rec (and k, the index in
- * an array).  kind: count (>= 0), bytes (uint64), ms (a time of one
- * record, >= 0), sum_ms (a sum of times, >= 0), signed_ms (a wall-clock
- * difference or a prediction's), finite, ts (a timestamp), bool, text, an
+ * The records, each a list X(kind, type, name, dims, add): the struct (in
+ * the stats file's order), the file's checks by kind (persist.c), the
+ * views' straight columns by type and the per-minute sums by add (of the
+ * transaction record rec, k the index in an array).  kind: count (>= 0),
+ * bytes (uint64), ms (one record's, >= 0), sum_ms (>= 0), signed_ms (a
+ * wall-clock difference or a prediction), finite, ts, bool, text, an
  * enumeration's name (tag, status, outcome, bkind, wal_level, sync_commit,
- * strategy, action), counters (WlCounters), or any (not checked).  A record
- * that grows does so at its end: a record of an older stats file is read
- * into a zeroed one (persist.c).
+ * strategy, action), counters, or any (not checked).  A record grows at
+ * its end only: an older file's is read into a zeroed one.
  */
 typedef char WlQuery[WL_QUERY_LEN];
 typedef char WlName[NAMEDATALEN];
 #define WL_FIELD(kind, type, name, dims, add) type name dims;
 
-/*
- * The process that did a record's work: a client's backend, or a
- * background process walload records at its transactions' boundaries
- * (hooks.c, observe.c wl_observe_worker_xact).
- */
+/* the process that did a record's work (hooks.c, observe.c) */
 typedef enum WlBackendKind
 {
 	WL_KIND_CLIENT = 0,
@@ -127,10 +113,9 @@ typedef enum WlStmtStatus
 } WlStmtStatus;
 
 /*
- * One finished statement, as kept in the statement ring.  vacuum_*: of a
- * VACUUM, its ring size, its tables' heap pages before and the pages
- * truncated away.  commit_ms: its transaction's commit (or abort) phase
- * charged to it (accumulator.c).
+ * A finished statement.  vacuum_*: a VACUUM's ring size, its tables' heap
+ * pages before and those truncated away.  commit_ms: its transaction's
+ * commit (or abort) phase charged to it (accumulator.c).
  */
 #define WL_STMT_FIELDS(X) \
 	X(any, uint64, xact_id, , ) \
@@ -240,12 +225,10 @@ typedef struct WlXactRecord
 } WlXactRecord;
 
 /*
- * A session's recorded transactions summed per minute (walload_minutes):
- * the transactions of one backend (pid and backend_start), role, database
- * and application_name that ended in one minute, in the units of
- * WlXactRecord.  What walload_report() needs of them, kept when the
- * transaction ring has long overwritten them.  The sums, each added as its
- * add says, are walload_minutes' columns in this order.
+ * A session's (backend, role, database, application_name) transactions
+ * that ended in one minute, summed (walload_minutes): what walload_report()
+ * needs of them once the transaction ring has overwritten them.  The sums
+ * are walload_minutes' columns in this order.
  */
 #define WL_MINUTE_SUMS(X) \
 	X(count, int64, xacts, , 1) \
@@ -283,11 +266,9 @@ typedef struct WlMinuteRecord
 } WlMinuteRecord;
 
 /*
- * What walload.commit_strategy did at a commit, strongest last: it was off
- * or had nothing to decide; it kept the transaction's threshold; it stood
- * aside because the transaction set wal_skip_threshold itself (SET LOCAL
- * wins), or because auto's figures were not timed since the server's last
- * start or crash-restart (core decides then); it changed the threshold.
+ * What walload.commit_strategy did at a commit, strongest last: nothing to
+ * decide; kept the threshold; stood aside (SET LOCAL wins; auto's figures
+ * not timed since the last start; auto mispredicted); changed it.
  */
 typedef enum WlStrategyAction
 {
@@ -296,8 +277,7 @@ typedef enum WlStrategyAction
 	WL_ACTION_ASIDE_SET_LOCAL,
 	WL_ACTION_ASIDE_UNCALIBRATED,
 	WL_ACTION_CHANGED,
-	WL_ACTION_ASIDE_MISPREDICTED	/* auto stood aside: its recent commits
-									 * took far longer than it predicted */
+	WL_ACTION_ASIDE_MISPREDICTED
 } WlStrategyAction;
 
 /* Key of an aggregate in walload_stats */
@@ -310,16 +290,11 @@ typedef struct WlStatsKey
 	bool		toplevel;
 } WlStatsKey;
 
-
-/* ---------- the calibration of a scan's cost (calibrate.c, kept by store.c, read by cost.c) ---------- */
+/* ---------- a scan's cost: calibrate.c times it, store.c keeps it, cost.c reads it ---------- */
 #define WL_COST_GRID	5		/* relation counts the many-file walk is timed at */
 #define WL_COST_GRID_FILES	{1, 8, 20, 21, 1024}
 
-/*
- * The storage under the data directory, as the calibration worker timed it
- * (see calibrate.c): what a commit's syncs, WAL and file deletions cost
- * besides the scans.
- */
+/* the storage under the data directory: a commit's syncs, WAL and deletions */
 typedef struct WlIoCost
 {
 	bool		valid;			/* the figures below timed */
@@ -336,15 +311,13 @@ typedef struct WlIoCost
 	double		fpi_ns_per_block;	/* checksum and copy of a full-page image */
 	double		page_bytes;		/* the OS page size */
 	double		wal_fault_ns_per_page;	/* first write to an unmapped page */
-	double		record_space_ns;	/* a backend's first WAL record of many
-									 * blocks: its block slots allocated */
+	double		record_space_ns;	/* a first WAL record of many blocks */
 
 	/*
-	 * Learned from the server's own commits (store.c), with how many commits
-	 * taught each: the storage's syncs over what the figures above predict
-	 * (0 is read as 1), and core's work at commit per file it fsyncs or
-	 * WAL-logs that nothing above times (locks, relcache invalidation,
-	 * log_newpage_range's buffer lookups), ns.
+	 * Learned from the server's commits (store.c; last, which a calibration
+	 * keeps), with how many taught each: the syncs over what the figures
+	 * above predict (0 is 1), and core's work per file it fsyncs or
+	 * WAL-logs at commit that nothing above times, ns.
 	 */
 	double		fsync_time_ratio;
 	int64		fsync_time_samples;
@@ -359,15 +332,11 @@ typedef struct WlScanCost
 	double		drop_ns[WL_COST_GRID];	/* at commit, and at commit or abort */
 	bool		multi_valid;	/* flush_ns and drop_ns timed */
 	double		fault_ns_per_page;	/* a header page mapped by the walk */
-	double		invalidate_ns_per_buffer;	/* a deleted file's buffer the walk
-											 * finds and invalidates */
+	double		invalidate_ns_per_buffer;	/* a deleted file's buffer */
 	WlIoCost	io;				/* the storage */
 } WlScanCost;
 
-/*
- * What COMMIT (or PREPARE) of the current transaction will do, as core will
- * decide it (model.c); its cost is cost.c's.
- */
+/* what COMMIT (or PREPARE) will do, as core will decide it (model.c) */
 typedef struct WlCommitModel
 {
 	/* at PREPARE: what ROLLBACK PREPARED will delete (COMMIT PREPARED: drop_*) */
@@ -375,8 +344,7 @@ typedef struct WlCommitModel
 	int32		abort_rels;
 	int64		abort_buffers;	/* their buffers, as dropped_buffers */
 	bool		sync_scan;		/* FlushRelationsAllBuffers will run */
-	int32		sync_stmt_no;	/* first statement that created a synced
-								 * file, or -1 */
+	int32		sync_stmt_no;	/* first creator of a synced file, or -1 */
 	int32		wal_skipped_rels;	/* pending syncs considered */
 	int32		synced_rels;
 	int64		synced_blocks;
@@ -385,23 +353,19 @@ typedef struct WlCommitModel
 	int32		wal_logged_rels;
 	int64		wal_logged_blocks;
 	bool		drop_scan;		/* DropRelFileNodesAllBuffers will scan */
-	int32		drop_stmt_no;	/* first statement that scheduled a deleted
-								 * file, or -1 */
+	int32		drop_stmt_no;	/* first to schedule a deletion, or -1 */
 	int32		dropped_rels;
 	int64		dropped_blocks; /* blocks of their forks */
 	int32		dropped_forks;	/* forks of those that exist */
 	int32		dropped_stored_forks;	/* of those, with blocks on disk */
 	int64		dropped_stored_blocks;	/* and those blocks */
-	int64		dropped_buffers;	/* their blocks in shared buffers (the
-									 * five sizes estimated from the first
-									 * WL_DROP_SIZE_SAMPLE files) */
+	int64		dropped_buffers;	/* in shared buffers (from a sample) */
 } WlCommitModel;
 
 /*
- * What COMMIT PREPARED or ROLLBACK PREPARED will delete, as PREPARE left it
- * (the 2PC state file keeps the file lists; core does not export them):
- * whether deleting them walks the pool, how many files, and how many of
- * their buffers the walk invalidates, as counted at PREPARE.
+ * What COMMIT / ROLLBACK PREPARED will delete, as counted at PREPARE (core
+ * does not export the 2PC state file's lists): whether it walks the pool,
+ * the files, their buffers.
  */
 typedef struct WlPreparedDeletion
 {
@@ -422,11 +386,7 @@ typedef struct WlCommitState
 	bool		record_space_ready; /* it WAL-logged a file at commit before */
 } WlCommitState;
 
-/*
- * A backend's running load, as walload_activity shows it: published by the
- * backend at every recorded statement's start and end (accumulator.c), in
- * a slot of its own (store.c).
- */
+/* a backend's running load (walload_activity), published at statements' ends */
 typedef struct WlActivity
 {
 	int32		pid;			/* 0: the slot is empty */
@@ -455,13 +415,9 @@ typedef struct WlActivity
 	int32		wal_skip_threshold_kb;
 } WlActivity;
 
-/* helpers */
-
 /*
- * The bounds of what the server's commits teach (store.c), which
- * walload.unit_costs keeps to as well (settings.c): a learned ratio within
- * [1/WL_LEARNED_BOUND, WL_LEARNED_BOUND], core's work per file at most
- * WL_FILE_COMMIT_MAX_NS.
+ * The bounds of what the commits teach (store.c) and walload.unit_costs
+ * sets (settings.c): a ratio within [1/WL_LEARNED_BOUND, WL_LEARNED_BOUND].
  */
 #define WL_LEARNED_BOUND	4.0
 #define WL_FILE_COMMIT_MAX_NS	1e5
@@ -474,13 +430,15 @@ wl_learned_ratio(double ratio)
 }
 
 static inline int64
-wl_full_scans(const WlCounters *c)
+wl_sum_scans(const int64 *scans)
 {
 	int64		n = 0;
 
 	for (int i = 0; i < WL_NUM_SCAN_KINDS; i++)
-		n += c->scans[i];
+		n += scans[i];
 	return n;
 }
+
+#define wl_full_scans(c)	wl_sum_scans((c)->scans)
 
 #endif							/* WALLOAD_TYPES_H */

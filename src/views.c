@@ -1,20 +1,13 @@
 /*-------------------------------------------------------------------------
  *
  * views.c
- *		SQL-callable functions behind walload_xacts, walload_minutes,
- *		walload_statements, walload_stats, walload_info and
- *		walload_activity; walload_reset();
+ *		The SQL functions behind walload's views, walload_reset() and
  *		walload_calibrate().
  *
- * Who sees what follows core's views.  walload_statements and walload_stats
- * show every row, but the query text and query id of other users' rows only
- * to roles with the privileges of pg_read_all_stats, as pg_stat_statements;
- * walload_xacts, walload_minutes and walload_info hold no text and show
- * everything but a session's start, which follows pg_stat_activity.  A
- * running load is another backend's activity: walload_activity shows it
- * whole only to roles with the privileges of its role or of
- * pg_read_all_stats, as pg_stat_activity, and to others its pid, userid and
- * dbid alone; walload_diagnose_backend() refuses it to them.
+ * Who sees what follows core's views: other users' query texts and ids as
+ * pg_stat_statements shows them (wl_can_see_text), a session's start and a
+ * running load as pg_stat_activity does (wl_can_see_backend: to others
+ * walload_activity shows pid, userid and dbid alone).
  *
  *-------------------------------------------------------------------------
  */
@@ -38,7 +31,6 @@
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"	/* get_database_name() on 19 */
-#include "utils/numeric.h"
 #include "utils/tuplesort.h"
 #include "utils/tuplestore.h"
 
@@ -114,11 +106,9 @@ static const char *const action_names[] = {
 };
 
 /*
- * May the caller see the query text and query id of a row of userid?  As
- * pg_stat_statements decides: its own rows, or with the privileges of
- * pg_read_all_stats (superusers have them).  The same test on every
- * version: from 15 on, pg_stat_statements shows no other user's text to a
- * member of pg_read_all_stats that does not inherit its privileges.
+ * May the caller see the query text and id of a row of userid?  As
+ * pg_stat_statements decides from 15 on: its own, or with the privileges
+ * of pg_read_all_stats (a member that does not inherit them may not).
  */
 bool
 wl_can_see_text(Oid userid)
@@ -129,11 +119,9 @@ wl_can_see_text(Oid userid)
 }
 
 /*
- * May the caller see what a backend's load is?  As pg_stat_activity decides
- * (pgstatfuncs.c, HAS_PGSTAT_PERMISSIONS): with the privileges of the role
- * the load runs as, or of pg_read_all_stats.  Its figures (rows, sizes,
- * files to fsync, times) tell what another role is loading as plainly as
- * its query would.
+ * May the caller see a backend's load?  As pg_stat_activity decides
+ * (HAS_PGSTAT_PERMISSIONS): its figures tell what another role loads as
+ * plainly as its query would.
  */
 bool
 wl_can_see_backend(Oid userid)
@@ -144,32 +132,20 @@ wl_can_see_backend(Oid userid)
 		has_privs_of_role(me, ROLE_PG_READ_ALL_STATS);
 }
 
-/* append the five scan kinds, their sum, buffers walked and the estimate */
-static int
-put_scans(Datum *values, int i, const WlCounters *c, int32 nbuffers,
-		  int64 scanned_buffers_or_neg)
-{
-	int64		full = wl_full_scans(c);
-	int64		scanned = scanned_buffers_or_neg >= 0 ?
-		scanned_buffers_or_neg : full * nbuffers;
+/* the five scan kinds, their sum, the buffers walked and the estimate */
+#define PUT_SCANS(c, scanned) \
+	do { \
+		for (int k = 0; k < WL_NUM_SCAN_KINDS; k++) \
+			values[i++] = Int64GetDatum((c)->scans[k]); \
+		values[i++] = Int64GetDatum(wl_full_scans(c)); \
+		values[i++] = Int64GetDatum(scanned); \
+		values[i++] = Float8GetDatum((c)->scan_est_ns / 1e6); \
+	} while (0)
 
-	for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
-		values[i++] = Int64GetDatum(c->scans[k]);
-	values[i++] = Int64GetDatum(full);
-	values[i++] = Int64GetDatum(scanned);
-	values[i++] = Float8GetDatum(c->scan_est_ns / 1e6);
-	return i;
-}
-
-/* WAL writes and flushes this backend did itself (compat.h, every version) */
-static int
-put_wal_io(Datum *values, int i, const WlCounters *c)
-{
-	values[i++] = Int64GetDatum(c->wal_writes);
-	values[i++] = Int64GetDatum(c->wal_syncs);
-	values[i++] = Float8GetDatum(c->wal_sync_us / 1000.0);
-	return i;
-}
+/* the backend's own WAL writes and flushes */
+#define PUT_WAL_IO(c) \
+	(values[i++] = Int64GetDatum((c)->wal_writes), values[i++] = Int64GetDatum((c)->wal_syncs), \
+	 values[i++] = Float8GetDatum((c)->wal_sync_us / 1000.0))
 
 static int
 put_buffers(Datum *values, int i, const WlCounters *c)
@@ -186,13 +162,10 @@ put_buffers(Datum *values, int i, const WlCounters *c)
 		values[i++] = DATUM_##type(((const type *) &rec->name)[k]);
 
 /*
- * The column counts of the SQL definitions each set-returning function
- * serves, one per extension version that changed it (the update scripts
- * say which columns each added, always at the end).  The library serves
- * every version, so that a server running it keeps working before ALTER
- * EXTENSION walload UPDATE; the count is checked before any row is built,
- * so that a definition of another shape gets an error, never a row built
- * for other columns.
+ * The column counts each set-returning function serves, one per extension
+ * version that added columns (at the end): the library serves every
+ * version until ALTER EXTENSION walload UPDATE, and any other shape gets an
+ * error before a row is built.
  */
 #define WL_XACTS_COLS		52
 #define WL_STATEMENTS_COLS	36
@@ -208,11 +181,7 @@ static const int stats_cols[] = {WL_STATS_COLS, WL_STATS_COLS + 1, WL_STATS_COLS
 /* walload_activity: 1.3 to 1.6; 1.7 adds prediction_behind */
 static const int activity_cols[] = {WL_ACTIVITY_COLS, WL_ACTIVITY_COLS + 1};
 
-/*
- * The SQL definition fn() serves must have one of the ncounts column
- * counts: returns which (its index).  Any other count is an error.  Also
- * used by walload_diagnose().
- */
+/* which of the ncounts column counts fn()'s definition has; else an error */
 int
 wl_check_columns(ReturnSetInfo *rsinfo, const int *counts, int ncounts, const char *fn)
 {
@@ -234,27 +203,30 @@ wl_check_columns(ReturnSetInfo *rsinfo, const int *counts, int ncounts, const ch
 	return -1;					/* keep the compiler quiet */
 }
 
-/* the 1.2 column: full-page image bytes, NULL where the version has none */
-static int
-put_fpi_bytes(Datum *values, bool *nulls, int i, const WlCounters *c)
-{
-	if (WL_HAVE_WAL_FPI_BYTES)
-		values[i++] = uint64_numeric(c->wal_fpi_bytes);
-	else
-		nulls[i++] = true;
-	return i;
-}
+/* start a set-returning function fn: which of the column counts cols it has */
+#define BEGIN_SRF(cols, fn) \
+	(wl_store_require(), InitMaterializedSRF(fcinfo, 0), \
+	 wl_check_columns(rsinfo, cols, lengthof(cols), fn))
+
+/* the next column of values and nulls: datum, or NULL (datum unevaluated) */
+#define PUT_COL(isnull, datum) \
+	(nulls[i] = (isnull), values[i] = nulls[i] ? (Datum) 0 : (datum), i++)
+/* full-page image bytes (1.2), NULL where the version has none */
+#define PUT_FPI_BYTES(c)	PUT_COL(!WL_HAVE_WAL_FPI_BYTES, uint64_numeric((c)->wal_fpi_bytes))
+/* a session's start (and whether this holds its first record), as pg_stat_activity shows it */
+#define PUT_SESSION(r) \
+	(PUT_COL(!wl_can_see_backend((r)->userid), TimestampTzGetDatum((r)->backend_start)), \
+	 PUT_COL(nulls[i - 1], BoolGetDatum((r)->first_in_session)))
 
 Datum
 walload_xacts(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	static const char *const strategies[] = {"off", "auto", "wal", "sync"};
 	WlXactRecord *recs;
 	int			n;
 
-	wl_store_require();
-	InitMaterializedSRF(fcinfo, 0);
-	(void) wl_check_columns(rsinfo, xacts_cols, lengthof(xacts_cols), "walload_xacts");
+	(void) BEGIN_SRF(xacts_cols, "walload_xacts");
 	n = wl_store_copy_xacts(&recs);
 
 	for (int r = 0; r < n; r++)
@@ -264,6 +236,7 @@ walload_xacts(PG_FUNCTION_ARGS)
 		Datum		values[WL_XACTS_COLS + 13];
 		bool		nulls[WL_XACTS_COLS + 13];
 		int			i = 0;
+		bool		aborted = x->outcome == WL_OUTCOME_ABORT;
 
 		memset(nulls, 0, sizeof(nulls));
 		values[i++] = Int64GetDatum((int64) x->xact_id);
@@ -278,51 +251,23 @@ walload_xacts(PG_FUNCTION_ARGS)
 		values[i++] = Int64GetDatum(x->c.rows);
 		i = put_buffers(values, i, &x->c);
 		WL_XACT_FILES(EMIT)
-		i = put_scans(values, i, &x->c, x->nbuffers, -1);
+		PUT_SCANS(&x->c, wl_full_scans(&x->c) * x->nbuffers);
 		values[i++] = CStringGetTextDatum(wl_wal_level_name(x->wal_level));
 		values[i++] = CStringGetTextDatum(wl_sync_commit_name(x->synchronous_commit));
 		values[i++] = Int32GetDatum(x->nbuffers);
 		values[i++] = Int32GetDatum(x->wal_skip_threshold_kb);
-		i = put_wal_io(values, i, &x->c);
-		i = put_fpi_bytes(values, nulls, i, &x->c);
+		PUT_WAL_IO(&x->c);
+		PUT_FPI_BYTES(&x->c);
 		/* an abort has no commit to predict or choose for */
-		if (x->outcome == WL_OUTCOME_ABORT)
-		{
-			for (int k = 0; k < 4; k++)
-				nulls[i++] = true;
-		}
-		else
-		{
-			static const char *const strategies[] = {"off", "auto", "wal", "sync"};
-
-			values[i++] = Float8GetDatum(x->pred_commit_ms);
-			values[i++] = CStringGetTextDatum(strategies[x->commit_strategy]);
-			values[i++] = Int32GetDatum(x->commit_threshold_kb);
-			values[i++] = Float8GetDatum(x->pred_core_commit_ms);
-		}
-		/* NULL where the strategy had nothing to do */
-		if (x->strategy_action == WL_ACTION_NONE)
-			nulls[i++] = true;
-		else
-			values[i++] = CStringGetTextDatum(name_of(action_names, lengthof(action_names),
-													  x->strategy_action));
+		PUT_COL(aborted, Float8GetDatum(x->pred_commit_ms));
+		PUT_COL(aborted, CStringGetTextDatum(strategies[x->commit_strategy]));
+		PUT_COL(aborted, Int32GetDatum(x->commit_threshold_kb));
+		PUT_COL(aborted, Float8GetDatum(x->pred_core_commit_ms));
+		PUT_COL(x->strategy_action == WL_ACTION_NONE,
+				CStringGetTextDatum(name_of(action_names, lengthof(action_names),
+											x->strategy_action)));
 		values[i++] = Int32GetDatum(x->strategy_changed);
-
-		/*
-		 * The session, as pg_stat_activity shows it: its backend's start
-		 * (and so whether this was its first record) only to the roles that
-		 * may see that backend there; its application_name to everyone.
-		 */
-		if (wl_can_see_backend(x->userid))
-		{
-			values[i++] = TimestampTzGetDatum(x->backend_start);
-			values[i++] = BoolGetDatum(x->first_in_session);
-		}
-		else
-		{
-			nulls[i++] = true;
-			nulls[i++] = true;
-		}
+		PUT_SESSION(x);
 		values[i++] = CStringGetTextDatum(x->application_name);
 		values[i++] = Float8GetDatum(x->commit_wal_ms);
 		values[i++] = Float8GetDatum(x->commit_standby_ms);
@@ -333,13 +278,7 @@ walload_xacts(PG_FUNCTION_ARGS)
 	return (Datum) 0;
 }
 
-/*
- * walload_minutes (1.8): the per-session, per-minute sums, oldest first.
- * The session's start, and so whether it holds the session's first record,
- * as walload_xacts shows them.
- */
-#define WL_MINUTES_COLS		38	/* 1.8; 1.10 adds commit_standby_ms and
-									 * commit_standby_xacts */
+#define WL_MINUTES_COLS		38	/* 1.8; 1.10 adds two */
 
 Datum
 walload_minutes(PG_FUNCTION_ARGS)
@@ -349,9 +288,7 @@ walload_minutes(PG_FUNCTION_ARGS)
 	WlMinuteRecord *recs;
 	int			n;
 
-	wl_store_require();
-	InitMaterializedSRF(fcinfo, 0);
-	(void) wl_check_columns(rsinfo, minutes_cols, lengthof(minutes_cols), "walload_minutes");
+	(void) BEGIN_SRF(minutes_cols, "walload_minutes");
 	n = wl_store_copy_minutes(&recs);
 
 	for (int r = 0; r < n; r++)
@@ -366,16 +303,7 @@ walload_minutes(PG_FUNCTION_ARGS)
 		values[i++] = Int32GetDatum(m->pid);
 		values[i++] = ObjectIdGetDatum(m->userid);
 		values[i++] = ObjectIdGetDatum(m->dbid);
-		if (wl_can_see_backend(m->userid))
-		{
-			values[i++] = TimestampTzGetDatum(m->backend_start);
-			values[i++] = BoolGetDatum(m->first_in_session);
-		}
-		else
-		{
-			nulls[i++] = true;
-			nulls[i++] = true;
-		}
+		PUT_SESSION(m);
 		values[i++] = CStringGetTextDatum(m->application_name);
 		values[i++] = TimestampTzGetDatum(m->minute);
 		values[i++] = TimestampTzGetDatum(m->first_start);
@@ -389,13 +317,9 @@ walload_minutes(PG_FUNCTION_ARGS)
 }
 
 /*
- * walload_statements reads the ring a chunk of WL_STMT_CHUNK records at a
- * time and sorts the rows by (xact_id, stmt_no) in a tuplesort, so that
- * what one read holds is bounded by work_mem twice (the sort, then the
- * tuplestore it hands back; both spill to temporary files beyond it) and a
- * chunk, whatever walload.max_statements is.  A copy of the whole ring, as
- * the other rings are read, would be about 615 MB at a million statements,
- * for any role (the view is PUBLIC's).
+ * walload_statements reads the ring a chunk at a time and sorts the rows
+ * in a tuplesort, so that what one read holds (any role's: the view is
+ * PUBLIC's) is bounded by work_mem twice and a chunk, not the ring's size.
  */
 #define WL_STMT_CHUNK	1024
 
@@ -415,10 +339,7 @@ walload_statements(PG_FUNCTION_ARGS)
 	TupleTableSlot *sorted;
 	MemoryContext rowcxt;
 
-	wl_store_require();
-	InitMaterializedSRF(fcinfo, 0);
-	with_fpi = wl_check_columns(rsinfo, statements_cols, lengthof(statements_cols),
-								"walload_statements") >= WL_VERSION_1_2;
+	with_fpi = BEGIN_SRF(statements_cols, "walload_statements") >= WL_VERSION_1_2;
 	sort = tuplesort_begin_heap(rsinfo->setDesc, 2, keys, ops, colls, nulls_first,
 								work_mem, NULL, TUPLESORT_NONE);
 	row = MakeSingleTupleTableSlot(rsinfo->setDesc, &TTSOpsVirtual);
@@ -429,7 +350,7 @@ walload_statements(PG_FUNCTION_ARGS)
 	recs = palloc(sizeof(WlStmtRecord) * WL_STMT_CHUNK);
 
 	wl_store_scan_statements(&scan);
-	while (wl_store_scan_statements_more(&scan))
+	while (scan.next < scan.hi)
 	{
 		int			n = wl_store_scan_statements_next(&scan, recs, WL_STMT_CHUNK);
 
@@ -449,10 +370,7 @@ walload_statements(PG_FUNCTION_ARGS)
 			values[i++] = Int32GetDatum(s->pid);
 			values[i++] = ObjectIdGetDatum(s->userid);
 			values[i++] = ObjectIdGetDatum(s->dbid);
-			if (visible)
-				values[i++] = Int64GetDatum((int64) s->queryid);
-			else
-				nulls[i++] = true;
+			PUT_COL(!visible, Int64GetDatum((int64) s->queryid));
 			values[i++] = BoolGetDatum(s->toplevel);
 			values[i++] = Int32GetDatum(s->nest_level);
 			values[i++] = CStringGetTextDatum(GetCommandTagName(s->tag));
@@ -462,23 +380,14 @@ walload_statements(PG_FUNCTION_ARGS)
 			values[i++] = Int64GetDatum(s->c.rows);
 			i = put_buffers(values, i, &s->c);
 			values[i++] = BoolGetDatum(s->wal_skipped);
-			i = put_scans(values, i, &s->c, s->nbuffers, -1);
+			PUT_SCANS(&s->c, wl_full_scans(&s->c) * s->nbuffers);
 			values[i++] = CStringGetTextDatum(visible ? s->query : "<insufficient privilege>");
-			i = put_wal_io(values, i, &s->c);
-			if (s->tag == CMDTAG_VACUUM)
-			{
-				values[i++] = Int32GetDatum(s->vacuum_ring_kb);
-				values[i++] = Int64GetDatum(s->vacuum_pages);
-				values[i++] = Int64GetDatum(s->vacuum_pages_removed);
-			}
-			else
-			{
-				nulls[i++] = true;
-				nulls[i++] = true;
-				nulls[i++] = true;
-			}
+			PUT_WAL_IO(&s->c);
+			PUT_COL(s->tag != CMDTAG_VACUUM, Int32GetDatum(s->vacuum_ring_kb));
+			PUT_COL(s->tag != CMDTAG_VACUUM, Int64GetDatum(s->vacuum_pages));
+			PUT_COL(s->tag != CMDTAG_VACUUM, Int64GetDatum(s->vacuum_pages_removed));
 			if (with_fpi)
-				i = put_fpi_bytes(values, nulls, i, &s->c);
+				PUT_FPI_BYTES(&s->c);
 			Assert(i == rsinfo->setDesc->natts);
 			ExecStoreVirtualTuple(row);
 			tuplesort_puttupleslot(sort, row);
@@ -506,9 +415,7 @@ walload_stats(PG_FUNCTION_ARGS)
 	WlStatsEntryCopy *recs;
 	int			n;
 
-	wl_store_require();
-	InitMaterializedSRF(fcinfo, 0);
-	(void) wl_check_columns(rsinfo, stats_cols, lengthof(stats_cols), "walload_stats");
+	(void) BEGIN_SRF(stats_cols, "walload_stats");
 	n = wl_store_copy_stats(&recs);
 
 	for (int r = 0; r < n; r++)
@@ -522,10 +429,7 @@ walload_stats(PG_FUNCTION_ARGS)
 		memset(nulls, 0, sizeof(nulls));
 		values[i++] = ObjectIdGetDatum(e->key.userid);
 		values[i++] = ObjectIdGetDatum(e->key.dbid);
-		if (visible)
-			values[i++] = Int64GetDatum((int64) e->key.queryid);
-		else
-			nulls[i++] = true;
+		PUT_COL(!visible, Int64GetDatum((int64) e->key.queryid));
 		values[i++] = BoolGetDatum(e->key.toplevel);
 		values[i++] = CStringGetTextDatum(GetCommandTagName(e->key.tag));
 		values[i++] = Int64GetDatum(e->calls);
@@ -538,10 +442,10 @@ walload_stats(PG_FUNCTION_ARGS)
 		values[i++] = Int64GetDatum(e->c.rows);
 		i = put_buffers(values, i, &e->c);
 		values[i++] = Int64GetDatum(e->wal_skipped_calls);
-		i = put_scans(values, i, &e->c, 0, e->scanned_buffers);
+		PUT_SCANS(&e->c, e->scanned_buffers);
 		values[i++] = CStringGetTextDatum(visible ? e->query : "<insufficient privilege>");
-		i = put_wal_io(values, i, &e->c);
-		i = put_fpi_bytes(values, nulls, i, &e->c);
+		PUT_WAL_IO(&e->c);
+		PUT_FPI_BYTES(&e->c);
 		values[i++] = Float8GetDatum(e->commit_ms);
 		Assert(i == lengthof(values));
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
@@ -550,13 +454,27 @@ walload_stats(PG_FUNCTION_ARGS)
 }
 
 /* walload_info: one row of totals, its columns per version as above */
-#define WL_INFO_COLS_1_0	17
-#define WL_INFO_COLS_1_1	19
-#define WL_INFO_COLS_1_4	25
-#define WL_INFO_COLS_1_5	28
-#define WL_INFO_COLS_1_7	30
-#define WL_INFO_COLS_1_8	32
 #define WL_INFO_COLS_1_10	35
+
+/*
+ * walload_info's columns by kind (store.h), NULL where there is no figure:
+ * no calibration published (calibrated_at 0) or ended (calibration_ms -1),
+ * auto never stood aside.
+ */
+#define INFO_ts(v)				PUT_COL(false, TimestampTzGetDatum(v))
+#define INFO_int32(v)			PUT_COL(false, Int32GetDatum(v))
+#define INFO_int64(v)			PUT_COL(false, Int64GetDatum((int64) (v)))
+#define INFO_float8(v)			PUT_COL(false, Float8GetDatum(v))
+#define INFO_calibrated_at(v)	PUT_COL((v) == 0, TimestampTzGetDatum(v))
+#define INFO_calibration(v)		PUT_COL(false, CStringGetTextDatum(wl_calibration_name(v)))
+#define INFO_calibration_ms(v)	PUT_COL((v) < 0, Float8GetDatum(v))
+#define INFO_calibration_io(v)	PUT_COL(info.calibration_ms < 0, Int64GetDatum(v))
+#define INFO_auto_aside(v) \
+	PUT_COL(info.auto_aside_commits <= 0, \
+			 CStringGetTextDatum(psprintf("walload.commit_strategy = auto stood aside: a backend's last " \
+										  "auto commits took %.0f times their predicted time (median); " \
+										  "it acts like off there until walload.unit_costs changes " \
+										  "or the session ends", v)))
 
 #ifndef WALLOAD_VERSION
 #error "WALLOAD_VERSION is not defined: the Makefile passes META.json's version"
@@ -567,7 +485,6 @@ info_row(FunctionCallInfo fcinfo, int ncols)
 {
 	TupleDesc	tupdesc;
 	WlInfo		info;
-	WlCounters	c;
 	Datum		values[WL_INFO_COLS_1_10];
 	bool		nulls[WL_INFO_COLS_1_10];
 	int			i = 0;
@@ -583,61 +500,11 @@ info_row(FunctionCallInfo fcinfo, int ncols)
 				 errhint("Run ALTER EXTENSION walload UPDATE.")));
 
 	wl_store_info(&info);
-	memset(&c, 0, sizeof(c));
-	memcpy(c.scans, info.scans, sizeof(c.scans));
-	memset(nulls, 0, sizeof(nulls));
-	values[i++] = TimestampTzGetDatum(info.stats_reset);
-	values[i++] = Int64GetDatum((int64) info.xacts_recorded);
-	values[i++] = Int64GetDatum((int64) info.xacts_overwritten);
-	values[i++] = Int64GetDatum((int64) info.statements_recorded);
-	values[i++] = Int64GetDatum((int64) info.statements_overwritten);
-	values[i++] = Int32GetDatum(info.stats_entries);
-	values[i++] = Int64GetDatum(info.stats_evicted);
-	for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
-		values[i++] = Int64GetDatum(info.scans[k]);
-	values[i++] = Int64GetDatum(wl_full_scans(&c));
-	values[i++] = Int64GetDatum(info.scanned_buffers);
-	/* 0, the shared memory's first value, until a calibration is published */
-	if (info.calibrated_at != 0)
-		values[i++] = TimestampTzGetDatum(info.calibrated_at);
-	else
-		nulls[i++] = true;
-	values[i++] = Float8GetDatum(info.ns_per_buffer);
-	values[i++] = Int64GetDatum((int64) info.shmem_bytes);
-	values[i++] = Int64GetDatum(info.lock_waits);
-	values[i++] = Float8GetDatum(info.lock_wait_ms);
-	values[i++] = Float8GetDatum(info.fsync_time_ratio);
-	values[i++] = Int64GetDatum(info.fsync_time_commits);
-	values[i++] = Float8GetDatum(info.file_commit_us);
-	values[i++] = Int64GetDatum(info.file_commit_commits);
-	/* walks are priced as calibrated since 1.5.2: nothing is learned */
-	values[i++] = Float8GetDatum(1.0);
-	values[i++] = Int64GetDatum(0);
-	values[i++] = CStringGetTextDatum(wl_calibration_name(info.calibration));
-	if (info.calibration_ms >= 0)
-	{
-		values[i++] = Float8GetDatum(info.calibration_ms);
-		values[i++] = Int64GetDatum(info.calibration_io_bytes);
-	}
-	else
-	{
-		nulls[i++] = true;
-		nulls[i++] = true;
-	}
-	values[i++] = Float8GetDatum(info.commit_sync_ms);
-	values[i++] = Float8GetDatum(info.commit_cleanup_ms);
-	values[i++] = Int64GetDatum((int64) info.minutes_recorded);
-	values[i++] = Int64GetDatum((int64) info.minutes_overwritten);
-	/* why auto stood aside, the last time it did (strategy.c) */
-	values[i++] = Int64GetDatum(info.auto_aside_commits);
-	if (info.auto_aside_commits > 0)
-		values[i++] = CStringGetTextDatum(psprintf("walload.commit_strategy = auto stood aside: a backend's last "
-												   "auto commits took %.0f times their predicted time (median); "
-												   "it acts like off there until walload.unit_costs changes "
-												   "or the session ends",
-												   info.auto_aside_ratio));
-	else
-		nulls[i++] = true;
+#define EMIT_INFO(kind, type, name, dims, source) \
+	for (int k = 0; k < (int) (sizeof(info.name) / sizeof(type)); k++) \
+		INFO_##kind(((type *) &info.name)[k]);
+	WL_INFO_FIELDS(EMIT_INFO)
+	nulls[i] = false;
 	values[i++] = CStringGetTextDatum(WALLOAD_VERSION);
 	Assert(i == lengthof(values));
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
@@ -646,19 +513,15 @@ info_row(FunctionCallInfo fcinfo, int ncols)
 /* walload_info of each extension version */
 #define INFO_FN(fn, ncols) \
 	Datum fn(PG_FUNCTION_ARGS) { return info_row(fcinfo, ncols); }
-INFO_FN(walload_info, WL_INFO_COLS_1_0)
-INFO_FN(walload_info_1_1, WL_INFO_COLS_1_1)
-INFO_FN(walload_info_1_4, WL_INFO_COLS_1_4)
-INFO_FN(walload_info_1_5, WL_INFO_COLS_1_5)
-INFO_FN(walload_info_1_7, WL_INFO_COLS_1_7)
-INFO_FN(walload_info_1_8, WL_INFO_COLS_1_8)
+INFO_FN(walload_info, 17)
+INFO_FN(walload_info_1_1, 19)
+INFO_FN(walload_info_1_4, 25)
+INFO_FN(walload_info_1_5, 28)
+INFO_FN(walload_info_1_7, 30)
+INFO_FN(walload_info_1_8, 32)
 INFO_FN(walload_info_1_10, WL_INFO_COLS_1_10)
 
-/*
- * walload_build_info (1.10): the version of the library this backend runs,
- * META.json's (the Makefile passes it).  Needs no shared memory: it
- * answers wherever the library loads.
- */
+/* walload_build_info (1.10): the library's version; needs no shared memory */
 Datum
 walload_library_version(PG_FUNCTION_ARGS)
 {
@@ -667,9 +530,8 @@ walload_library_version(PG_FUNCTION_ARGS)
 
 /*
  * walload_command_totals (1.10): metrics.c's totals per database, role and
- * command kind.  No query text, so every row to everyone, as walload_stats
- * shows its rows.  No column is NULL: a dropped database or role shows its
- * oid as text, the row that overflows fold into '0', and command 'other'.
+ * command, to everyone (no text).  No NULL: a dropped database or role
+ * shows its oid, the overflow row '0' and command 'other'.
  */
 #define WL_COMMAND_TOTALS_COLS	10
 
@@ -682,9 +544,7 @@ walload_command_totals(PG_FUNCTION_ARGS)
 	TimestampTz reset;
 	int			n;
 
-	wl_store_require();
-	InitMaterializedSRF(fcinfo, 0);
-	(void) wl_check_columns(rsinfo, cols, lengthof(cols), "walload_command_totals");
+	(void) BEGIN_SRF(cols, "walload_command_totals");
 	n = wl_metrics_copy_commands(&t, &reset);
 	for (int r = 0; r < n; r++)
 	{
@@ -716,11 +576,7 @@ walload_command_totals(PG_FUNCTION_ARGS)
 	return (Datum) 0;
 }
 
-/*
- * walload_histograms (1.10): per metric, one row per bucket, upper bounds
- * ascending to +Infinity, counts cumulative as Prometheus' le buckets; the
- * sum and the largest value since the reset on every row.
- */
+/* walload_histograms (1.10): cumulative buckets, as Prometheus' le */
 #define WL_HISTOGRAMS_COLS	6
 
 Datum
@@ -732,9 +588,7 @@ walload_histograms(PG_FUNCTION_ARGS)
 	WlHistogram h[WL_NUM_HIST];
 	TimestampTz reset;
 
-	wl_store_require();
-	InitMaterializedSRF(fcinfo, 0);
-	(void) wl_check_columns(rsinfo, cols, lengthof(cols), "walload_histograms");
+	(void) BEGIN_SRF(cols, "walload_histograms");
 	wl_metrics_copy_histograms(h, &reset);
 	for (int m = 0; m < WL_NUM_HIST; m++)
 	{
@@ -768,19 +622,10 @@ walload_reset(PG_FUNCTION_ARGS)
 	PG_RETURN_VOID();
 }
 
-/*
- * How long walload_calibrate() waits for the worker at most: a calibration
- * takes some seconds (its waits between rounds alone are 4 s), more with
- * many passes at a large shared_buffers.
- */
+/* a calibration takes seconds, more with many passes at a large pool */
 #define WL_CALIBRATE_WAIT_S		600
 
-/*
- * walload_calibrate(passes): asks the calibration worker (calibrate.c) for
- * a calibration and waits for it, cancellably and at most
- * WL_CALIBRATE_WAIT_S.  The worker times everything in its own process, as
- * at a start, with passes passes of each walk.
- */
+/* walload_calibrate(passes): asks the worker (calibrate.c), and waits */
 Datum
 walload_calibrate(PG_FUNCTION_ARGS)
 {
@@ -817,7 +662,6 @@ walload_calibrate(PG_FUNCTION_ARGS)
 				 errmsg("walload's calibration worker is not running"),
 				 errhint("The postmaster starts it again some seconds after it ended; "
 						 "the server log says why it ended.")));
-	/* not success with the figures of before: the worker died or failed */
 	if (!wl_store_wait_calibration(request, WL_CALIBRATE_WAIT_S, &passes_run))
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
@@ -833,12 +677,7 @@ walload_calibrate(PG_FUNCTION_ARGS)
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
 
-/*
- * walload_activity: the running loads, one row per backend whose open
- * transaction did recorded work, with what its COMMIT would do now.  Read
- * from each backend's slot without walload's lock (store.c).  Another
- * role's load shows only to the roles wl_can_see_backend() allows.
- */
+/* walload_activity: the running loads, with what COMMIT would do now */
 Datum
 walload_activity(PG_FUNCTION_ARGS)
 {
@@ -847,9 +686,7 @@ walload_activity(PG_FUNCTION_ARGS)
 	int			n;
 	TimestampTz now = GetCurrentTimestamp();
 
-	wl_store_require();
-	InitMaterializedSRF(fcinfo, 0);
-	(void) wl_check_columns(rsinfo, activity_cols, lengthof(activity_cols), "walload_activity");
+	(void) BEGIN_SRF(activity_cols, "walload_activity");
 	n = wl_store_copy_activity(&acts);
 
 	for (int r = 0; r < n; r++)
@@ -875,56 +712,32 @@ walload_activity(PG_FUNCTION_ARGS)
 		values[i++] = TimestampTzGetDatum(a->xact_start);
 		values[i++] = TimestampTzGetDatum(a->state_change);
 		values[i++] = Int32GetDatum(a->statements);
-		if (a->current_command != CMDTAG_UNKNOWN)
-		{
-			values[i++] = CStringGetTextDatum(GetCommandTagName(a->current_command));
-			values[i++] = TimestampTzGetDatum(a->current_stmt_start);
-		}
-		else
-		{
-			nulls[i++] = true;
-			nulls[i++] = true;
-		}
+		PUT_COL(a->current_command == CMDTAG_UNKNOWN,
+				CStringGetTextDatum(GetCommandTagName(a->current_command)));
+		PUT_COL(a->current_command == CMDTAG_UNKNOWN, TimestampTzGetDatum(a->current_stmt_start));
 		values[i++] = Float8GetDatum(Max(now - a->xact_start, 0) / 1000.0);
 		for (int k = 0; k < WL_NUM_TIME_KINDS; k++)
 			values[i++] = Float8GetDatum(a->kind_ms[k]);
 		values[i++] = Int64GetDatum(a->rows);
 		values[i++] = uint64_numeric(a->wal_bytes);
-		{
-			int64		full = 0;
-
-			for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
-				full += a->scans[k];
-			values[i++] = Int64GetDatum(full);
-		}
+		values[i++] = Int64GetDatum(wl_sum_scans(a->scans));
 		values[i++] = Float8GetDatum(a->scan_est_ns / 1e6);
-		if (predicted)
-		{
-			values[i++] = TimestampTzGetDatum(a->predicted_at);
-			values[i++] = Int32GetDatum(a->pred.wal_skipped_rels);
-			values[i++] = Int32GetDatum((a->pred.sync_scan ? 1 : 0) + (a->pred.drop_scan ? 1 : 0));
-			values[i++] = Int32GetDatum(a->pred.synced_rels);
-			values[i++] = Int64GetDatum(a->pred.synced_blocks);
-			values[i++] = Int32GetDatum(a->pred.wal_logged_rels);
-			values[i++] = Int64GetDatum(a->pred.wal_logged_blocks);
-			values[i++] = Int32GetDatum(a->pred.dropped_rels);
-			values[i++] = Float8GetDatum(a->pred_scan_ms);
-			values[i++] = Float8GetDatum(a->pred_commit_ms);
-			values[i++] = Int32GetDatum(a->pred_abort_scans);
-			values[i++] = Int32GetDatum(a->pred_abort_rels);
-		}
-		else
-		{
-			for (int k = 0; k < 12; k++)
-				nulls[i++] = true;
-		}
+		PUT_COL(!predicted, TimestampTzGetDatum(a->predicted_at));
+		PUT_COL(!predicted, Int32GetDatum(a->pred.wal_skipped_rels));
+		PUT_COL(!predicted, Int32GetDatum((a->pred.sync_scan ? 1 : 0) + (a->pred.drop_scan ? 1 : 0)));
+		PUT_COL(!predicted, Int32GetDatum(a->pred.synced_rels));
+		PUT_COL(!predicted, Int64GetDatum(a->pred.synced_blocks));
+		PUT_COL(!predicted, Int32GetDatum(a->pred.wal_logged_rels));
+		PUT_COL(!predicted, Int64GetDatum(a->pred.wal_logged_blocks));
+		PUT_COL(!predicted, Int32GetDatum(a->pred.dropped_rels));
+		PUT_COL(!predicted, Float8GetDatum(a->pred_scan_ms));
+		PUT_COL(!predicted, Float8GetDatum(a->pred_commit_ms));
+		PUT_COL(!predicted, Int32GetDatum(a->pred_abort_scans));
+		PUT_COL(!predicted, Int32GetDatum(a->pred_abort_rels));
 		values[i++] = Int32GetDatum(a->nbuffers);
 		values[i++] = Int32GetDatum(a->wal_skip_threshold_kb);
 		/* recorded statements ended since the prediction: 0, it is current */
-		if (predicted)
-			values[i++] = Int32GetDatum(a->statements - a->pred_statements);
-		else
-			nulls[i++] = true;
+		PUT_COL(!predicted, Int32GetDatum(a->statements - a->pred_statements));
 		Assert(i == lengthof(values));
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
@@ -933,10 +746,8 @@ walload_activity(PG_FUNCTION_ARGS)
 
 /*
  * walload_xact_backend_types (1.10): the process each recorded transaction
- * ran in, as pg_stat_activity.backend_type names it ('client backend', or a
- * background process walload records at its commits: hooks.c), to join
- * walload_xacts and walload_statements on xact_id.  A function of its own,
- * so that walload_xacts keeps its columns.
+ * ran in, as pg_stat_activity.backend_type names it (a function of its own:
+ * walload_xacts keeps its columns).
  */
 const char *
 wl_backend_kind_name(int kind)
