@@ -283,8 +283,14 @@ class_pages(WlRelFile file)
 void
 wl_model_note_created(Oid relid)
 {
+	WlRelFile	hint;
+
 	ensure_model_state();
 	(void) hash_search(created_rels, &relid, HASH_ENTER, NULL);
+	/* the map's key is the hint's first bytes */
+	memset(&hint, 0, sizeof(hint));
+	memcpy(&hint, &relid, sizeof(relid));
+	hint_entered(created_rels, hint);
 }
 
 /*
@@ -755,6 +761,8 @@ wl_model_free_commit(WlCommitFiles *cf)
 		pfree(cf->created);
 	if (cf->syncs)
 		pfree(cf->syncs);
+	if (cf->drop_creators)
+		pfree(cf->drop_creators);
 	memset(cf, 0, sizeof(*cf));
 }
 
@@ -788,9 +796,32 @@ wl_model_decide_syncs(const WlPendingSync *s, int n, int threshold_kb, WlCommitM
 	m->sync_scan = (m->synced_rels > 0);
 }
 
+/*
+ * The first statement behind a doomed file, or -1; keep: also each file's,
+ * in cf->drop_creators for wl_model_commit_creators (one lookup per file).
+ */
+static int32
+doomed_creators(WlCommitFiles *cf, bool keep)
+{
+	int32		best = -1;
+
+	if (!keep)
+		return min_creator(doomed_files, cf->doomed, cf->ndoomed);
+	cf->drop_creators = palloc(sizeof(int32) * cf->ndoomed);
+	for (int i = 0; i < cf->ndoomed; i++)
+	{
+		int32		c = creator_in(doomed_files, &cf->doomed[i]);
+
+		cf->drop_creators[i] = c;
+		if (c >= 0 && (best < 0 || c < best))
+			best = c;
+	}
+	return best;
+}
+
 /* what COMMIT (or PREPARE) would do now; live: without a system call */
 void
-wl_model_commit(const WlCommitFiles *cf, bool is_prepare, bool live, WlCommitModel *m)
+wl_model_commit(WlCommitFiles *cf, bool is_prepare, bool live, WlCommitModel *m)
 {
 	int			looked;
 	bool		found_fork;
@@ -803,9 +834,12 @@ wl_model_commit(const WlCommitFiles *cf, bool is_prepare, bool live, WlCommitMod
 
 	/* the deletion after commit; at PREPARE it moves to COMMIT PREPARED */
 	m->dropped_rels = cf->ndoomed;
-	looked = size_doomed(cf->doomed, cf->ndoomed, live, m, &found_fork);
-	m->drop_scan = drop_all_would_scan(cf->doomed, cf->ndoomed, live, looked, found_fork);
-	m->drop_stmt_no = min_creator(doomed_files, cf->doomed, cf->ndoomed);
+	if (cf->ndoomed > 0)
+	{
+		looked = size_doomed(cf->doomed, cf->ndoomed, live, m, &found_fork);
+		m->drop_scan = drop_all_would_scan(cf->doomed, cf->ndoomed, live, looked, found_fork);
+		m->drop_stmt_no = doomed_creators(cf, !live && !is_prepare);
+	}
 
 	/*
 	 * At PREPARE, also the buffers ROLLBACK PREPARED would drop: a bound, since
@@ -826,19 +860,25 @@ wl_model_commit(const WlCommitFiles *cf, bool is_prepare, bool live, WlCommitMod
 /*
  * The statement behind each file COMMIT (or PREPARE) acts on, -1 where
  * unknown: *sync, the pending syncs'; *drop, the deleted (none at PREPARE).
+ * NULL where there are none.
  */
 void
-wl_model_commit_creators(const WlCommitFiles *cf, bool is_prepare, int32 **sync, int *nsync,
+wl_model_commit_creators(WlCommitFiles *cf, bool is_prepare, int32 **sync, int *nsync,
 						 int32 **drop, int *ndrop)
 {
 	*nsync = XLogIsNeeded() ? 0 : cf->nsyncs;
-	*sync = XLogIsNeeded() ? NULL : palloc(sizeof(int32) * Max(cf->nsyncs, 1));
+	*sync = *nsync > 0 ? palloc(sizeof(int32) * *nsync) : NULL;
 	for (int i = 0; i < *nsync; i++)
 		(*sync)[i] = cf->syncs[i].creator;
 	*ndrop = is_prepare ? 0 : cf->ndoomed;
-	*drop = is_prepare ? NULL : palloc(sizeof(int32) * Max(cf->ndoomed, 1));
-	for (int i = 0; i < *ndrop; i++)
-		(*drop)[i] = creator_in(doomed_files, &cf->doomed[i]);
+	*drop = NULL;
+	if (*ndrop == 0)
+		return;
+	if (cf->drop_creators == NULL)
+		(void) doomed_creators(cf, true);
+	/* the caller's now */
+	*drop = cf->drop_creators;
+	cf->drop_creators = NULL;
 }
 
 /*
