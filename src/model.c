@@ -626,8 +626,12 @@ in_map(HTAB *map, const WlRelFile *file)
 	return map != NULL && hash_search(map, file, HASH_FIND, NULL) != NULL;
 }
 
+/*
+ * The first statement map names for files, or -1; each file's into out
+ * unless NULL (out may overlay files: entry i is written after file i is read).
+ */
 static int32
-min_creator(HTAB *map, WlRelFile *files, int n)
+min_creator(HTAB *map, WlRelFile *files, int n, int32 *out)
 {
 	int32		best = -1;
 
@@ -635,6 +639,8 @@ min_creator(HTAB *map, WlRelFile *files, int n)
 	{
 		int32		c = creator_in(map, &files[i]);
 
+		if (out)
+			out[i] = c;
 		if (c >= 0 && (best < 0 || c < best))
 			best = c;
 	}
@@ -796,29 +802,6 @@ wl_model_decide_syncs(const WlPendingSync *s, int n, int threshold_kb, WlCommitM
 	m->sync_scan = (m->synced_rels > 0);
 }
 
-/*
- * The first statement behind a doomed file, or -1; keep: also each file's,
- * in cf->drop_creators for wl_model_commit_creators (one lookup per file).
- */
-static int32
-doomed_creators(WlCommitFiles *cf, bool keep)
-{
-	int32		best = -1;
-
-	if (!keep)
-		return min_creator(doomed_files, cf->doomed, cf->ndoomed);
-	cf->drop_creators = palloc(sizeof(int32) * cf->ndoomed);
-	for (int i = 0; i < cf->ndoomed; i++)
-	{
-		int32		c = creator_in(doomed_files, &cf->doomed[i]);
-
-		cf->drop_creators[i] = c;
-		if (c >= 0 && (best < 0 || c < best))
-			best = c;
-	}
-	return best;
-}
-
 /* what COMMIT (or PREPARE) would do now; live: without a system call */
 void
 wl_model_commit(WlCommitFiles *cf, bool is_prepare, bool live, WlCommitModel *m)
@@ -838,7 +821,11 @@ wl_model_commit(WlCommitFiles *cf, bool is_prepare, bool live, WlCommitModel *m)
 	{
 		looked = size_doomed(cf->doomed, cf->ndoomed, live, m, &found_fork);
 		m->drop_scan = drop_all_would_scan(cf->doomed, cf->ndoomed, live, looked, found_fork);
-		m->drop_stmt_no = doomed_creators(cf, !live && !is_prepare);
+		/* each file's for wl_model_commit_creators: one lookup */
+		if (!live && !is_prepare && cf->drop_creators == NULL)
+			cf->drop_creators = palloc(sizeof(int32) * cf->ndoomed);
+		m->drop_stmt_no = min_creator(doomed_files, cf->doomed, cf->ndoomed,
+									  cf->drop_creators);
 	}
 
 	/*
@@ -875,7 +862,10 @@ wl_model_commit_creators(WlCommitFiles *cf, bool is_prepare, int32 **sync, int *
 	if (*ndrop == 0)
 		return;
 	if (cf->drop_creators == NULL)
-		(void) doomed_creators(cf, true);
+	{
+		cf->drop_creators = palloc(sizeof(int32) * *ndrop);
+		(void) min_creator(doomed_files, cf->doomed, *ndrop, cf->drop_creators);
+	}
 	/* the caller's now */
 	*drop = cf->drop_creators;
 	cf->drop_creators = NULL;
@@ -905,16 +895,10 @@ wl_model_read_abort(bool subxact, int64 max_buffers, bool want_creators, WlAbort
 		note_ghost_syncs(files, n);
 	if (n > 0 && max_buffers > 0)
 		ab->buffers = Min(wl_sizing_files_buffers(files, n, &ab->pages_mapped), max_buffers);
-	ab->first_creator = min_creator(created_files, files, n);
 	if (want_creators && n > 0)
-	{
-		int32	   *out = (int32 *) files;
-
-		for (int i = 0; i < n; i++)
-			out[i] = creator_in(created_files, &files[i]);
-		ab->creators = out;
-	}
-	else if (files)
+		ab->creators = (int32 *) files;
+	ab->first_creator = min_creator(created_files, files, n, ab->creators);
+	if (ab->creators == NULL && files)
 		pfree(files);
 }
 
