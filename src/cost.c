@@ -316,6 +316,20 @@ deleted_files_ns(const WlIoCost *io, int64 rels, int64 forks, int64 stored_forks
 }
 
 /*
+ * Nothing pending: every term of wl_commit_est but the WAL flush is a
+ * product with a zero count (unit costs are finite), so is zero.
+ */
+static bool
+nothing_pending(const WlCommitModel *m)
+{
+	return !m->sync_scan && !m->drop_scan && m->synced_rels == 0 &&
+		m->synced_blocks == 0 && m->wal_logged_rels == 0 &&
+		m->wal_logged_blocks == 0 && m->dropped_rels == 0 &&
+		m->dropped_blocks == 0 && m->dropped_forks == 0 &&
+		m->dropped_stored_forks == 0 && m->dropped_stored_blocks == 0;
+}
+
+/*
  * The predicted duration of a commit that core decides as m, in state st:
  * scan, the walks with the pages they map and the buffers they act on;
  * sync, the dirty buffers written, then an fsync per file of its blocks
@@ -337,6 +351,16 @@ wl_commit_est(const WlCommitModel *m, const WlScanCost *cost, const WlCommitStat
 		(double) Max(st->unflushed_wal_bytes, 0) / BLCKSZ;
 
 	memset(est, 0, sizeof(*est));
+	if (nothing_pending(m))
+	{
+		if (cost->io.valid)
+			est->wal_ns = wal_blocks * (cost->io.write_ns_per_block +
+										cost->io.fsync_ns_per_block) +
+				cost->io.wal_flush_ns;
+		est->sync_phase_ns = est->wal_ns;
+		est->total_ns = est->wal_ns;
+		return;
+	}
 	if (m->sync_scan || m->drop_scan)
 		est->fault_ns = wl_scan_fault_ns(cost, st->unmapped_pages);
 	if (m->sync_scan)

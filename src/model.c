@@ -283,8 +283,14 @@ class_pages(WlRelFile file)
 void
 wl_model_note_created(Oid relid)
 {
+	WlRelFile	hint;
+
 	ensure_model_state();
 	(void) hash_search(created_rels, &relid, HASH_ENTER, NULL);
+	/* the map's key is the hint's first bytes */
+	memset(&hint, 0, sizeof(hint));
+	memcpy(&hint, &relid, sizeof(relid));
+	hint_entered(created_rels, hint);
 }
 
 /*
@@ -620,8 +626,12 @@ in_map(HTAB *map, const WlRelFile *file)
 	return map != NULL && hash_search(map, file, HASH_FIND, NULL) != NULL;
 }
 
+/*
+ * The first statement map names for files, or -1; each file's into out
+ * unless NULL (out may overlay files: entry i is written after file i is read).
+ */
 static int32
-min_creator(HTAB *map, WlRelFile *files, int n)
+min_creator(HTAB *map, WlRelFile *files, int n, int32 *out)
 {
 	int32		best = -1;
 
@@ -629,6 +639,8 @@ min_creator(HTAB *map, WlRelFile *files, int n)
 	{
 		int32		c = creator_in(map, &files[i]);
 
+		if (out)
+			out[i] = c;
 		if (c >= 0 && (best < 0 || c < best))
 			best = c;
 	}
@@ -755,6 +767,8 @@ wl_model_free_commit(WlCommitFiles *cf)
 		pfree(cf->created);
 	if (cf->syncs)
 		pfree(cf->syncs);
+	if (cf->drop_creators)
+		pfree(cf->drop_creators);
 	memset(cf, 0, sizeof(*cf));
 }
 
@@ -790,7 +804,7 @@ wl_model_decide_syncs(const WlPendingSync *s, int n, int threshold_kb, WlCommitM
 
 /* what COMMIT (or PREPARE) would do now; live: without a system call */
 void
-wl_model_commit(const WlCommitFiles *cf, bool is_prepare, bool live, WlCommitModel *m)
+wl_model_commit(WlCommitFiles *cf, bool is_prepare, bool live, WlCommitModel *m)
 {
 	int			looked;
 	bool		found_fork;
@@ -803,9 +817,16 @@ wl_model_commit(const WlCommitFiles *cf, bool is_prepare, bool live, WlCommitMod
 
 	/* the deletion after commit; at PREPARE it moves to COMMIT PREPARED */
 	m->dropped_rels = cf->ndoomed;
-	looked = size_doomed(cf->doomed, cf->ndoomed, live, m, &found_fork);
-	m->drop_scan = drop_all_would_scan(cf->doomed, cf->ndoomed, live, looked, found_fork);
-	m->drop_stmt_no = min_creator(doomed_files, cf->doomed, cf->ndoomed);
+	if (cf->ndoomed > 0)
+	{
+		looked = size_doomed(cf->doomed, cf->ndoomed, live, m, &found_fork);
+		m->drop_scan = drop_all_would_scan(cf->doomed, cf->ndoomed, live, looked, found_fork);
+		/* each file's for wl_model_commit_creators: one lookup */
+		if (!live && !is_prepare && cf->drop_creators == NULL)
+			cf->drop_creators = palloc(sizeof(int32) * cf->ndoomed);
+		m->drop_stmt_no = min_creator(doomed_files, cf->doomed, cf->ndoomed,
+									  cf->drop_creators);
+	}
 
 	/*
 	 * At PREPARE, also the buffers ROLLBACK PREPARED would drop: a bound, since
@@ -826,19 +847,28 @@ wl_model_commit(const WlCommitFiles *cf, bool is_prepare, bool live, WlCommitMod
 /*
  * The statement behind each file COMMIT (or PREPARE) acts on, -1 where
  * unknown: *sync, the pending syncs'; *drop, the deleted (none at PREPARE).
+ * NULL where there are none.
  */
 void
-wl_model_commit_creators(const WlCommitFiles *cf, bool is_prepare, int32 **sync, int *nsync,
+wl_model_commit_creators(WlCommitFiles *cf, bool is_prepare, int32 **sync, int *nsync,
 						 int32 **drop, int *ndrop)
 {
 	*nsync = XLogIsNeeded() ? 0 : cf->nsyncs;
-	*sync = XLogIsNeeded() ? NULL : palloc(sizeof(int32) * Max(cf->nsyncs, 1));
+	*sync = *nsync > 0 ? palloc(sizeof(int32) * *nsync) : NULL;
 	for (int i = 0; i < *nsync; i++)
 		(*sync)[i] = cf->syncs[i].creator;
 	*ndrop = is_prepare ? 0 : cf->ndoomed;
-	*drop = is_prepare ? NULL : palloc(sizeof(int32) * Max(cf->ndoomed, 1));
-	for (int i = 0; i < *ndrop; i++)
-		(*drop)[i] = creator_in(doomed_files, &cf->doomed[i]);
+	*drop = NULL;
+	if (*ndrop == 0)
+		return;
+	if (cf->drop_creators == NULL)
+	{
+		cf->drop_creators = palloc(sizeof(int32) * *ndrop);
+		(void) min_creator(doomed_files, cf->doomed, *ndrop, cf->drop_creators);
+	}
+	/* the caller's now */
+	*drop = cf->drop_creators;
+	cf->drop_creators = NULL;
 }
 
 /*
@@ -865,16 +895,10 @@ wl_model_read_abort(bool subxact, int64 max_buffers, bool want_creators, WlAbort
 		note_ghost_syncs(files, n);
 	if (n > 0 && max_buffers > 0)
 		ab->buffers = Min(wl_sizing_files_buffers(files, n, &ab->pages_mapped), max_buffers);
-	ab->first_creator = min_creator(created_files, files, n);
 	if (want_creators && n > 0)
-	{
-		int32	   *out = (int32 *) files;
-
-		for (int i = 0; i < n; i++)
-			out[i] = creator_in(created_files, &files[i]);
-		ab->creators = out;
-	}
-	else if (files)
+		ab->creators = (int32 *) files;
+	ab->first_creator = min_creator(created_files, files, n, ab->creators);
+	if (ab->creators == NULL && files)
 		pfree(files);
 }
 

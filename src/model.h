@@ -86,6 +86,7 @@ typedef struct WlCommitFiles
 	int			ncreated;
 	WlPendingSync *syncs;		/* pending syncs (wal_level=minimal) */
 	int			nsyncs;
+	int32	   *drop_creators;	/* per doomed file (wl_model_commit), or NULL */
 } WlCommitFiles;
 
 /* one reading of core's list at an abort (wl_model_read_abort) */
@@ -104,9 +105,9 @@ extern void wl_model_read_commit(bool with_created, bool live, WlCommitFiles *cf
 extern void wl_model_free_commit(WlCommitFiles *cf);
 extern void wl_model_decide_syncs(const WlPendingSync *s, int n, int threshold_kb,
 								  WlCommitModel *m);
-extern void wl_model_commit(const WlCommitFiles *cf, bool is_prepare, bool live,
+extern void wl_model_commit(WlCommitFiles *cf, bool is_prepare, bool live,
 							WlCommitModel *model);
-extern void wl_model_commit_creators(const WlCommitFiles *cf, bool is_prepare,
+extern void wl_model_commit_creators(WlCommitFiles *cf, bool is_prepare,
 									 int32 **sync, int *nsync, int32 **drop, int *ndrop);
 extern void wl_model_read_abort(bool subxact, int64 max_buffers, bool want_creators,
 								WlAbortFiles *ab);
