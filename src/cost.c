@@ -329,6 +329,13 @@ nothing_pending(const WlCommitModel *m)
 		m->dropped_stored_forks == 0 && m->dropped_stored_blocks == 0;
 }
 
+/* writing and flushing wal_blocks of WAL, and the flush's own cost */
+static double
+wal_flush_ns(const WlIoCost *io, double wal_blocks)
+{
+	return wal_blocks * (io->write_ns_per_block + io->fsync_ns_per_block) + io->wal_flush_ns;
+}
+
 /*
  * The predicted duration of a commit that core decides as m, in state st:
  * scan, the walks with the pages they map and the buffers they act on;
@@ -354,9 +361,7 @@ wl_commit_est(const WlCommitModel *m, const WlScanCost *cost, const WlCommitStat
 	if (nothing_pending(m))
 	{
 		if (cost->io.valid)
-			est->wal_ns = wal_blocks * (cost->io.write_ns_per_block +
-										cost->io.fsync_ns_per_block) +
-				cost->io.wal_flush_ns;
+			est->wal_ns = wal_flush_ns(&cost->io, wal_blocks);
 		est->sync_phase_ns = est->wal_ns;
 		est->total_ns = est->wal_ns;
 		return;
@@ -387,14 +392,13 @@ wl_commit_est(const WlCommitModel *m, const WlScanCost *cost, const WlCommitStat
 		est->fsync_ns = est->fsync_timed_ns * ratio;
 		est->sync_ns = to_write * io->write_ns_per_block +
 			m->synced_rels * 2 * forks_ns + est->fsync_ns;
-		est->wal_ns = wal_blocks * (io->write_ns_per_block + io->fsync_ns_per_block) +
+		est->wal_ns = wal_flush_ns(io, wal_blocks) +
 			m->wal_logged_blocks * io->fpi_ns_per_block +
 			wal_logged_in_new_segments(m) * (io->write_ns_per_block + io->fsync_ns_per_block) +
 			wal_logged_unread(m, st) * io->write_ns_per_block +
 			m->wal_logged_rels * forks_ns +
 			wal_pages_unmapped(m, st, io) * io->wal_fault_ns_per_page +
-			(m->wal_logged_rels > 0 && !st->record_space_ready ? io->record_space_ns : 0) +
-			io->wal_flush_ns;
+			(m->wal_logged_rels > 0 && !st->record_space_ready ? io->record_space_ns : 0);
 		est->sync_phase_ns += est->sync_ns + est->wal_ns;
 		est->drop_ns = deleted_files_ns(io, m->dropped_rels, m->dropped_forks,
 										m->dropped_stored_forks, m->dropped_stored_blocks,

@@ -4,8 +4,9 @@
  *		The what-if engine: core's decisions replayed on what walload
  *		recorded, for the transactions walload_diagnose() covers, under one
  *		setting (wal_skip_threshold, shared_buffers, wal_level) or shape of
- *		the load, priced with cost.c's unit costs.  Every saving_ms is from
- *		here.
+ *		the load, priced with cost.c's unit costs (indexes after the load:
+ *		with the statement's own time, by its page visits).  Every saving_ms
+ *		is from here.
  *
  * Core's rules kept (15-19): a file created in the transaction is synced at
  * commit, after one walk for all, if truncated in place or at least
@@ -579,4 +580,32 @@ wl_whatif_minimal(WlXactRecord **in, int n, const int32 *new_files,
 		w->saving_ms += blocks * wal_ns_per_block / 1e6 - added;
 	}
 	w->saving_ms = Max(w->saving_ms, 0);
+}
+
+/*
+ * Indexes built after a load instead of before it: what the load statement
+ * s spent on its index entries, less the sorted build that replaces them.
+ * Each row inserted into an index descends it, one page visit a level,
+ * while the heap takes a row with no visit of its own (COPY's bulk insert
+ * visits each heap page about twice; an INSERT visits the target page a
+ * row): the visits beyond the heap's are the indexes'.  A row's own work
+ * (parsing, forming and placing the tuple) weighs about WL_ROW_VISITS of
+ * those visits, so the indexes' share of the statement's time is their
+ * visits' share of the weighted sum; a build after the load sorts the same
+ * entries and writes its pages once, for about WL_BUILD_SHARE of inserting
+ * them one at a time.  Priced only for a table the load created (the
+ * caller's rule): a rebuild of a table that held rows sorts those too.
+ */
+#define WL_ROW_VISITS	1.2
+#define WL_BUILD_SHARE	0.45
+
+double
+wl_whatif_index_load(const WlStmtRecord *s)
+{
+	double		heap = 2.0 * s->c.shared_blks_dirtied + (s->tag == CMDTAG_COPY ? 0 : s->c.rows);
+	double		visits = s->c.shared_blks_hit + s->c.shared_blks_read - heap;
+
+	if (visits <= 0 || s->c.rows <= 0 || s->elapsed_ms <= 0)
+		return 0;
+	return s->elapsed_ms * visits / (visits + WL_ROW_VISITS * s->c.rows) * (1 - WL_BUILD_SHARE);
 }

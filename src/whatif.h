@@ -73,6 +73,7 @@ extern void wl_whatif_load(WlXactRecord **in, int n, const double *reload_ms, Wl
 extern void wl_whatif_minimal(WlXactRecord **in, int n, const int32 *new_files,
 							  const uint64 *skip_bytes, bool skip_small, bool skip_restore,
 							  WlWhatIf *w);
+extern double wl_whatif_index_load(const WlStmtRecord *s);
 extern void wl_whatif_to_wal(const WlCommitModel *m, bool truncated, WlCommitModel *alt);
 
 #endif							/* WALLOAD_WHATIF_H */
