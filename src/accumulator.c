@@ -59,9 +59,33 @@
 #include "store.h"
 #include "strategy.h"
 
+/*
+ * What a statement takes at its start: the whole of a held plain SELECT
+ * (WlLightStmt), the head of a stack entry, so that promoting the one to
+ * the other is one assignment.
+ */
+typedef struct WlStmtStart
+{
+	CommandTag	tag;
+	uint64		queryid;
+	Oid			userid;			/* the role at its start (finish_statement) */
+	int			nest_level;
+	QueryDesc  *queryDesc;		/* executor only; compared, not dereferenced */
+	int32		stmt_no;
+	uint64		xact_epoch;		/* transaction it started in */
+	SubTransactionId subid;
+	/* the text: core's, readable only while the statement's hook runs */
+	const char *source_text;
+	int			query_location;
+	int			query_len;
+	instr_time	start;			/* utility: start; executor: start of Run */
+	WlUsageMark usage_start;	/* utility: start; executor: start of phase */
+} WlStmtStart;
+
 /* One statement in progress */
 typedef struct WlActiveStmt
 {
+	WlStmtStart st;
 	uint64		serial;			/* unique in this backend: finds the entry */
 	bool		tracked;		/* else kept for its nested work only */
 	bool		is_utility;
@@ -71,16 +95,7 @@ typedef struct WlActiveStmt
 	bool		has_text;		/* query[] holds the statement's text */
 	int			text_len;		/* its bytes before the NUL */
 	int			running;		/* executor: inside ExecutorRun/Finish */
-	CommandTag	tag;
-	uint64		queryid;
-	Oid			userid;			/* the role at its start (finish_statement) */
-	int			nest_level;
-	QueryDesc  *queryDesc;		/* executor only; compared, not dereferenced */
-	int32		stmt_no;
-	uint64		xact_epoch;		/* transaction it started in */
-	SubTransactionId subid;
 	TimestampTz start_ts;		/* plain SELECT: 0 until needed */
-	instr_time	start;			/* utility: start; executor: start of Run */
 	instr_time	elapsed;		/* executor: accumulated Run/Finish time */
 	instr_time	phase_start;	/* executor: start of the phase running now */
 
@@ -94,14 +109,8 @@ typedef struct WlActiveStmt
 	int64		vacuum_pages;
 	int64		vacuum_pages_removed;
 
-	/* push_statement sets the fields above usage, zeroes usage to here */
-	WlUsageMark usage_start;	/* utility: start; executor: start of phase */
+	/* init_entry zeroes usage to here */
 	WlCounters	measured_usage; /* utility: set when measured */
-
-	/* the text: core's, readable only while the statement's hook runs */
-	const char *source_text;
-	int			query_location;
-	int			query_len;
 	char		query[WL_QUERY_LEN];
 } WlActiveStmt;
 
@@ -125,19 +134,7 @@ typedef struct WlLightStmt
 	bool		active;
 	bool		running;		/* inside its ExecutorRun */
 	bool		ran;			/* its one phase ended, nothing written */
-	CommandTag	tag;
-	uint64		queryid;
-	Oid			userid;
-	int			nest_level;
-	QueryDesc  *queryDesc;		/* compared, never dereferenced */
-	int32		stmt_no;
-	uint64		xact_epoch;
-	SubTransactionId subid;
-	const char *source_text;
-	int			query_location;
-	int			query_len;
-	instr_time	start;			/* start of its phase */
-	WlUsageMark usage_start;	/* at the start of its phase */
+	WlStmtStart st;				/* start: of its phase */
 } WlLightStmt;
 
 static WlLightStmt light;
@@ -369,7 +366,7 @@ static void
 note_storage_statement(int32 stmt_no)
 {
 	for (int i = stmt_depth - 1; i >= 0; i--)
-		if (stmt_stack[i].stmt_no == stmt_no)
+		if (stmt_stack[i].st.stmt_no == stmt_no)
 			stmt_stack[i].storage_effects = true;
 }
 
@@ -785,7 +782,7 @@ add_attributed_scan(WlScanKind kind, int32 stmt_no, int nfiles, int64 buffers,
 		return;
 	}
 	for (int i = stmt_depth - 1; i >= 0 && stmt_no >= 0; i--)
-		if (stmt_stack[i].stmt_no == stmt_no && stmt_stack[i].storage_effects)
+		if (stmt_stack[i].st.stmt_no == stmt_no && stmt_stack[i].storage_effects)
 		{
 			xact_add_scans(kind, 1, est_ns);
 			stmt_stack[i].scans[kind]++;
@@ -876,12 +873,12 @@ ms_between(instr_time from, instr_time to)
 static pg_noinline void
 copy_text_now(WlActiveStmt *s)
 {
-	int			loc = s->query_location;
-	int			len = s->query_len;
+	int			loc = s->st.query_location;
+	int			len = s->st.query_len;
 	const char *q;
 	int			clip;
 
-	q = CleanQuerytext(s->source_text, &loc, &len);
+	q = CleanQuerytext(s->st.source_text, &loc, &len);
 	clip = len < WL_QUERY_LEN ? len : pg_mbcliplen(q, len, WL_QUERY_LEN - 1);
 	memcpy(s->query, q, clip);
 	s->query[clip] = '\0';
@@ -893,7 +890,7 @@ copy_text_now(WlActiveStmt *s)
 static inline void
 copy_text(WlActiveStmt *s)
 {
-	if (!s->has_text && s->source_text != NULL)
+	if (!s->has_text && s->st.source_text != NULL)
 		copy_text_now(s);
 }
 
@@ -904,7 +901,7 @@ derive_start_ts(WlActiveStmt *s)
 	instr_time	since;
 
 	INSTR_TIME_SET_CURRENT(since);
-	INSTR_TIME_SUBTRACT(since, s->start);
+	INSTR_TIME_SUBTRACT(since, s->st.start);
 	s->start_ts = GetCurrentTimestamp() - (TimestampTz) INSTR_TIME_GET_MICROSEC(since);
 	return s->start_ts;
 }
@@ -931,29 +928,37 @@ grow_stack(void)
 	stmt_capacity = newcap;
 }
 
-static int
-push_statement(bool tracked, bool is_utility, bool conditional, CommandTag tag,
-			   uint64 queryid, int nest_level, QueryDesc *queryDesc,
-			   const char *source_text, int query_location, int query_len,
-			   const WlLightStmt *from)
+/* what every statement takes at its start, but the clocks */
+static inline void
+start_statement(WlStmtStart *st, bool tracked, CommandTag tag, uint64 queryid,
+				int nest_level, QueryDesc *queryDesc, const char *source_text,
+				int query_location, int query_len)
+{
+	st->tag = tag;
+	st->queryid = queryid;
+	st->userid = GetUserId();
+	st->nest_level = nest_level;
+	st->queryDesc = queryDesc;
+	st->stmt_no = tracked ? next_stmt_no() : -1;
+	st->xact_epoch = xact_epoch_now;
+	st->subid = GetCurrentSubTransactionId();
+	st->source_text = source_text;
+	st->query_location = query_location;
+	st->query_len = query_len;
+}
+
+/* the stack's next entry, all but its WlStmtStart and start_ts set */
+static WlActiveStmt *
+new_entry(bool tracked, bool is_utility, bool conditional)
 {
 	WlActiveStmt *s;
 
-	/* a statement starts inside the held plain SELECT: it is their parent */
-	if (light.active && light.running)
-		promote_light();
-
 	if (stmt_depth >= stmt_capacity)
 		grow_stack();
-
-	/* room to queue every statement on the stack without allocating */
-	if (from == NULL)
-		reserve_finished(stmt_depth + 1);
 	note_activity();
-
 	s = &stmt_stack[stmt_depth];
 	memset(&s->usage, 0,
-		   offsetof(WlActiveStmt, usage_start) - offsetof(WlActiveStmt, usage));
+		   offsetof(WlActiveStmt, measured_usage) - offsetof(WlActiveStmt, usage));
 	s->query[0] = '\0';
 	s->serial = next_serial++;
 	s->tracked = tracked;
@@ -964,45 +969,33 @@ push_statement(bool tracked, bool is_utility, bool conditional, CommandTag tag,
 	s->has_text = false;
 	s->text_len = 0;
 	s->running = 0;
-	s->tag = tag;
-	s->queryid = queryid;
-	s->nest_level = nest_level;
-	s->queryDesc = queryDesc;
 	INSTR_TIME_SET_ZERO(s->elapsed);
-	if (from == NULL)
-	{
-		s->stmt_no = tracked ? next_stmt_no() : -1;
-		s->userid = GetUserId();
-		s->xact_epoch = xact_epoch_now;
-		s->subid = GetCurrentSubTransactionId();
-		s->start_ts = conditional ? 0 : GetCurrentTimestamp();
-		/* read by a utility's measure and a plain SELECT's start_ts only */
-		if (is_utility || conditional)
-			INSTR_TIME_SET_CURRENT(s->start);
-		else
-			INSTR_TIME_SET_ZERO(s->start);
-	}
+	return s;
+}
+
+static int
+push_statement(bool tracked, bool is_utility, bool conditional, CommandTag tag,
+			   uint64 queryid, int nest_level, QueryDesc *queryDesc,
+			   const char *source_text, int query_location, int query_len)
+{
+	WlActiveStmt *s;
+
+	/* a statement starts inside the held plain SELECT: it is their parent */
+	if (light.active && light.running)
+		promote_light();
+	/* room to queue every statement on the stack without allocating */
+	reserve_finished(stmt_depth + 1);
+	s = new_entry(tracked, is_utility, conditional);
+	start_statement(&s->st, tracked, tag, queryid, nest_level, queryDesc,
+					source_text, query_location, query_len);
+	s->start_ts = conditional ? 0 : GetCurrentTimestamp();
+	/* read by a utility's measure and a plain SELECT's start_ts only */
+	if (is_utility || conditional)
+		INSTR_TIME_SET_CURRENT(s->st.start);
 	else
-	{
-		/* the held plain SELECT: what it took at its start and its phase's */
-		s->stmt_no = from->stmt_no;
-		s->userid = from->userid;
-		s->xact_epoch = from->xact_epoch;
-		s->subid = from->subid;
-		s->start_ts = 0;
-		s->start = from->start;
-		if (from->running)
-		{
-			s->running = 1;
-			s->usage_start = from->usage_start;
-			s->phase_start = from->start;
-		}
-	}
+		INSTR_TIME_SET_ZERO(s->st.start);
 	if (is_utility)
-		wl_usage_mark(&s->usage_start);	/* again right before the call */
-	s->source_text = source_text;
-	s->query_location = query_location;
-	s->query_len = query_len;
+		wl_usage_mark(&s->st.usage_start);	/* again right before the call */
 	if (tracked && !conditional)
 	{
 		copy_text(s);
@@ -1104,7 +1097,7 @@ wl_acc_current_statement_no(void)
 {
 	int			idx = current_tracked_statement();
 
-	return idx >= 0 ? stmt_stack[idx].stmt_no : -1;
+	return idx >= 0 ? stmt_stack[idx].st.stmt_no : -1;
 }
 
 /* COMMIT / ROLLBACK PREPARED: what its PREPARE left to delete, and the walk */
@@ -1171,8 +1164,8 @@ wl_acc_utility_measure_from_now(uint64 serial)
 
 	if (i < 0)
 		return;
-	INSTR_TIME_SET_CURRENT(stmt_stack[i].start);
-	wl_usage_mark(&stmt_stack[i].usage_start);
+	INSTR_TIME_SET_CURRENT(stmt_stack[i].st.start);
+	wl_usage_mark(&stmt_stack[i].st.usage_start);
 }
 
 static void
@@ -1181,8 +1174,8 @@ measure_utility(WlActiveStmt *s)
 	instr_time	now;
 
 	INSTR_TIME_SET_CURRENT(now);
-	s->measured_ms = ms_between(s->start, now);
-	wl_usage_since(&s->usage_start, &s->measured_usage);
+	s->measured_ms = ms_between(s->st.start, now);
+	wl_usage_since(&s->st.usage_start, &s->measured_usage);
 	s->measured = true;
 }
 
@@ -1255,16 +1248,16 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 					 offsetof(WlStmtRecord, c) + sizeof(WlCounters),
 					 "the text follows the counters");
 	memset(rec, 0, offsetof(WlStmtRecord, c));
-	rec->stmt_no = s->stmt_no;
+	rec->stmt_no = s->st.stmt_no;
 	rec->pid = MyProcPid;
 
 	/* the role at its start: right too for one the abort ends */
-	rec->userid = s->userid;
+	rec->userid = s->st.userid;
 	rec->dbid = MyDatabaseId;
-	rec->queryid = s->queryid;
-	rec->toplevel = (s->nest_level == 0);
-	rec->nest_level = s->nest_level;
-	rec->tag = s->tag;
+	rec->queryid = s->st.queryid;
+	rec->toplevel = (s->st.nest_level == 0);
+	rec->nest_level = s->st.nest_level;
+	rec->tag = s->st.tag;
 	rec->status = status;
 	rec->start = statement_start_ts(s);
 	rec->wal_skipped = s->wal_skipped;
@@ -1310,7 +1303,7 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 	{
 		int			t = current_tracked_statement();
 
-		publish_activity(t >= 0 ? stmt_stack[t].tag : CMDTAG_UNKNOWN,
+		publish_activity(t >= 0 ? stmt_stack[t].st.tag : CMDTAG_UNKNOWN,
 						 t >= 0 ? statement_start_ts(&stmt_stack[t]) : 0,
 						 status == WL_STMT_OK && (!toplevel || IsTransactionBlock()));
 	}
@@ -1324,7 +1317,7 @@ end_phase(WlActiveStmt *s, instr_time start, instr_time now)
 	INSTR_TIME_ADD(s->elapsed, now);
 	if (--s->running > 0)
 		return false;
-	wl_usage_accum(&s->usage, &s->usage_start);
+	wl_usage_accum(&s->usage, &s->st.usage_start);
 	return true;
 }
 
@@ -1337,15 +1330,15 @@ static void
 stack_abort(SubTransactionId subid)
 {
 	/* a held plain SELECT that has not ended wrote nothing: forgotten */
-	if (light.active && !light.running && light.xact_epoch == xact_epoch_now &&
-		(subid == InvalidSubTransactionId || light.subid >= subid))
+	if (light.active && !light.running && light.st.xact_epoch == xact_epoch_now &&
+		(subid == InvalidSubTransactionId || light.st.subid >= subid))
 		light.active = false;
 	for (int i = stmt_depth - 1; i >= 0; i--)
 	{
 		WlActiveStmt *s = &stmt_stack[i];
 
-		if (!s->is_utility && s->xact_epoch == xact_epoch_now &&
-			(subid == InvalidSubTransactionId || s->subid >= subid))
+		if (!s->is_utility && s->st.xact_epoch == xact_epoch_now &&
+			(subid == InvalidSubTransactionId || s->st.subid >= subid))
 			finish_statement(i, WL_STMT_ERROR, 0, false);
 	}
 }
@@ -1382,7 +1375,7 @@ wl_acc_exit_begins(void)
 	if (light.active)
 	{
 		if (light.running &&
-			pgWalUsage.wal_records != light.usage_start.c.wal_records &&
+			pgWalUsage.wal_records != light.st.usage_start.c.wal_records &&
 			stmt_depth < stmt_capacity &&
 			n_finished + stmt_depth + 1 <= finished_capacity)
 			promote_light();
@@ -1458,7 +1451,7 @@ wl_acc_worker_statement(const WlWorkerWork *w, const WlEffects *eff)
 		cur.usage_baseline_set = true;
 	}
 
-	idx = push_statement(true, true, false, w->tag, 0, 0, NULL, NULL, 0, 0, NULL);
+	idx = push_statement(true, true, false, w->tag, 0, 0, NULL, NULL, 0, 0);
 	s = &stmt_stack[idx];
 	s->start_ts = start;
 	strlcpy(s->query, w->text, WL_QUERY_LEN);
@@ -1468,8 +1461,8 @@ wl_acc_worker_statement(const WlWorkerWork *w, const WlEffects *eff)
 	s->measured_ms = (double) (now - start) / 1000.0;
 	wl_usage_since(&cur.usage_baseline, &s->measured_usage);
 	wl_acc_apply_effects(eff);
-	note_storage_statement(s->stmt_no);
-	cur.worker_stmt_no = s->stmt_no;
+	note_storage_statement(s->st.stmt_no);
+	cur.worker_stmt_no = s->st.stmt_no;
 	finish_statement(idx, WL_STMT_OK, w->rows, true);
 }
 
@@ -1479,8 +1472,7 @@ wl_acc_utility_start(bool tracked, CommandTag tag, uint64 queryid, int nest_leve
 					 const char *source_text, int query_location, int query_len)
 {
 	int			idx = push_statement(tracked, true, false, tag, queryid, nest_level,
-									 NULL, source_text, query_location, query_len,
-									 NULL);
+									 NULL, source_text, query_location, query_len);
 
 	return stmt_stack[idx].serial;
 }
@@ -1501,34 +1493,43 @@ wl_acc_innermost_is_utility_at(int nest_level)
 {
 	return stmt_depth > 0 &&
 		stmt_stack[stmt_depth - 1].is_utility &&
-		stmt_stack[stmt_depth - 1].nest_level == nest_level;
+		stmt_stack[stmt_depth - 1].st.nest_level == nest_level;
 }
 
 static int
 find_executor_entry(QueryDesc *queryDesc)
 {
 	for (int i = stmt_depth - 1; i >= 0; i--)
-		if (!stmt_stack[i].is_utility && stmt_stack[i].queryDesc == queryDesc)
+		if (!stmt_stack[i].is_utility && stmt_stack[i].st.queryDesc == queryDesc)
 			return i;
 	return -1;
 }
 
-/* the held plain SELECT becomes a stack entry, as if pushed at its start */
+/*
+ * The held plain SELECT becomes a stack entry, as if pushed at its start
+ * (whose room its start reserved), in its phase if it runs.
+ */
 static void
 promote_light(void)
 {
-	WlLightStmt from = light;
+	WlActiveStmt *s;
 
 	light.active = false;
-	(void) push_statement(true, false, true, from.tag, from.queryid,
-						  from.nest_level, from.queryDesc, from.source_text,
-						  from.query_location, from.query_len, &from);
+	s = new_entry(true, false, true);
+	s->st = light.st;
+	s->start_ts = 0;
+	if (light.running)
+	{
+		s->running = 1;
+		s->phase_start = light.st.start;
+	}
+	stmt_depth++;
 }
 
 static inline bool
 is_light(QueryDesc *queryDesc)
 {
-	return light.active && light.queryDesc == queryDesc;
+	return light.active && light.st.queryDesc == queryDesc;
 }
 
 /* a query starts: a held SELECT at its QueryDesc's address ended unseen */
@@ -1556,22 +1557,13 @@ wl_acc_executor_start(bool conditional, bool may_be_light, CommandTag tag,
 		light.active = true;
 		light.running = false;
 		light.ran = false;
-		light.tag = tag;
-		light.queryid = queryid;
-		light.nest_level = nest_level;
-		light.queryDesc = queryDesc;
-		light.stmt_no = next_stmt_no();
-		light.userid = GetUserId();
-		light.xact_epoch = xact_epoch_now;
-		light.subid = GetCurrentSubTransactionId();
-		light.source_text = queryDesc->sourceText;
-		light.query_location = ps->stmt_location;
-		light.query_len = ps->stmt_len;
+		start_statement(&light.st, true, tag, queryid, nest_level, queryDesc,
+						queryDesc->sourceText, ps->stmt_location, ps->stmt_len);
 		return;
 	}
 	(void) push_statement(true, false, conditional, tag, queryid, nest_level,
 						  queryDesc, queryDesc->sourceText,
-						  ps->stmt_location, ps->stmt_len, NULL);
+						  ps->stmt_location, ps->stmt_len);
 }
 
 bool
@@ -1599,9 +1591,9 @@ wl_acc_executor_phase_begin(QueryDesc *queryDesc, instr_time *start)
 		else
 		{
 			light.running = true;
-			wl_usage_mark(&light.usage_start);
-			INSTR_TIME_SET_CURRENT(light.start);
-			*start = light.start;
+			wl_usage_mark(&light.st.usage_start);
+			INSTR_TIME_SET_CURRENT(light.st.start);
+			*start = light.st.start;
 			return true;
 		}
 	}
@@ -1610,7 +1602,7 @@ wl_acc_executor_phase_begin(QueryDesc *queryDesc, instr_time *start)
 		return false;
 	if (stmt_stack[idx].running++ == 0)
 	{
-		wl_usage_mark(&stmt_stack[idx].usage_start);
+		wl_usage_mark(&stmt_stack[idx].st.usage_start);
 		INSTR_TIME_SET_CURRENT(*start);
 		stmt_stack[idx].phase_start = *start;
 	}
@@ -1632,7 +1624,7 @@ wl_acc_executor_phase_end(QueryDesc *queryDesc, instr_time start, bool failed,
 	if (is_light(queryDesc))
 	{
 		light.running = false;
-		if (pgWalUsage.wal_records == light.usage_start.c.wal_records)
+		if (pgWalUsage.wal_records == light.st.usage_start.c.wal_records)
 		{
 			/* it wrote nothing: no record, no clock */
 			if (failed)
