@@ -361,15 +361,6 @@ next_stmt_no(void)
 	return cur.next_stmt_no;
 }
 
-/* statement stmt_no, on the stack, will be held (WlQueued) */
-static void
-note_storage_statement(int32 stmt_no)
-{
-	for (int i = stmt_depth - 1; i >= 0; i--)
-		if (stmt_stack[i].st.stmt_no == stmt_no)
-			stmt_stack[i].storage_effects = true;
-}
-
 /* the queued record of statement stmt_no of the open record, or NULL */
 static WlQueued *
 queued(int32 stmt_no, bool held_only)
@@ -695,21 +686,7 @@ unpublish_activity(void)
 	cur.shown = false;
 }
 
-/*
- * The queue's next slot, for a finished statement's record to be built in
- * place (statement_done queues it); NULL if there is no room.
- */
-static WlStmtRecord *
-next_finished(void)
-{
-	/* capacity was reserved when the statement started */
-	Assert(n_finished < finished_capacity);
-	if (n_finished >= finished_capacity)
-		return NULL;
-	return &finished[n_finished].rec;
-}
-
-/* queue the record built in next_finished()'s slot */
+/* queue the record finish_statement built in the queue's next slot */
 static void
 statement_done(bool count_in_xact, bool held)
 {
@@ -821,25 +798,20 @@ clear_commit_charges(void)
 	cur.charge_cleanup_files = 0;
 }
 
-/* one file per entry of creators (a statement number, or -1) */
+/* one file per entry of creators (a statement number, or -1); frees it */
 static void
-count_charged_files(const int32 *creators, int n, bool sync)
+count_charged_files(int32 *creators, int n, bool sync)
 {
 	for (int i = 0; i < n; i++)
 	{
 		WlQueued   *q = queued(creators[i], true);
 
-		if (q == NULL)
-			continue;
-		if (sync)
-			q->sync_files++;
-		else
-			q->cleanup_files++;
+		if (q != NULL)
+			*(sync ? &q->sync_files : &q->cleanup_files) += 1;
 	}
-	if (sync)
-		cur.charge_sync_files = n;
-	else
-		cur.charge_cleanup_files = n;
+	*(sync ? &cur.charge_sync_files : &cur.charge_cleanup_files) = n;
+	if (creators)
+		pfree(creators);
 }
 
 /* The phase is over and timed: each held statement's share, into its record. */
@@ -862,6 +834,17 @@ charge_commit_phase(void)
  * the statement stack
  * ----------------------------------------------------------------
  */
+/* the walks counted in scans[] */
+static int64
+scan_count(const int64 *scans)
+{
+	int64		n = 0;
+
+	for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
+		n += scans[k];
+	return n;
+}
+
 static double
 ms_between(instr_time from, instr_time to)
 {
@@ -1045,12 +1028,6 @@ current_statement(void)
 	return -1;
 }
 
-static bool
-statement_in_progress(void)
-{
-	return current_statement() >= 0;
-}
-
 /* is any statement on the stack (running, or a cursor's, between FETCHes) */
 bool
 wl_acc_statement_on_stack(void)
@@ -1128,15 +1105,15 @@ wl_acc_apply_effects(const WlEffects *eff)
 
 	for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
 		if (eff->scans[k].n > 0)
+		{
 			add_scans_to_current((WlScanKind) k, eff->scans[k].n,
 								 wl_scans_est_ns((WlScanKind) k, eff->scans[k].n,
 												 eff->scans[k].nfiles,
 												 eff->scans[k].invalidated));
+			cur.storage_touched = true;
+		}
 	if (idx >= 0 && eff->wal_skipped)
 		stmt_stack[idx].wal_skipped = true;
-	for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
-		if (eff->scans[k].n > 0)
-			cur.storage_touched = true;
 	if (eff->wal_skipped || eff->storage || eff->finish_prepared)
 		cur.storage_touched = true;
 	if (idx >= 0 && eff->vacuum)
@@ -1197,52 +1174,31 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 {
 	WlActiveStmt *s = &stmt_stack[idx];
 	WlStmtRecord *rec;
-	bool		scanned = false;
 	bool		held;
 	bool		toplevel;
 	int			text_len;
 
-	if (!s->tracked)
-	{
-		/* untracked: scans and WAL-skipping go to the nearest tracked parent */
-		int64		scans[WL_NUM_SCAN_KINDS];
-		int64		scan_est_ns = s->scan_est_ns;
-		bool		wal_skipped = s->wal_skipped;
-
-		memcpy(scans, s->scans, sizeof(scans));
-		remove_statement(idx);
-		for (int j = Min(idx, stmt_depth) - 1; j >= 0; j--)
+	/* untracked: its scans and WAL-skipping go to the nearest tracked parent */
+	for (int j = idx - 1; j >= 0 && !s->tracked; j--)
+		if (stmt_stack[j].tracked)
 		{
-			if (stmt_stack[j].tracked)
-			{
-				for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
-					stmt_stack[j].scans[k] += scans[k];
-				stmt_stack[j].scan_est_ns += scan_est_ns;
-				stmt_stack[j].wal_skipped |= wal_skipped;
-				break;
-			}
+			for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
+				stmt_stack[j].scans[k] += s->scans[k];
+			stmt_stack[j].scan_est_ns += s->scan_est_ns;
+			stmt_stack[j].wal_skipped |= s->wal_skipped;
+			break;
 		}
-		return;
-	}
-
-	/* a plain SELECT only if it wrote WAL, touched storage or walked */
-	if (s->conditional && !s->storage_effects && s->usage.c.wal_records == 0)
-	{
-		for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
-			scanned |= (s->scans[k] != 0);
-		if (!scanned)
-		{
-			remove_statement(idx);
-			return;
-		}
-	}
-
-	rec = next_finished();
-	if (rec == NULL)
+	/* room in the queue was reserved when the statement started */
+	Assert(!s->tracked || n_finished < finished_capacity);
+	/* a plain SELECT is recorded only if it wrote WAL, touched storage or walked */
+	if (!s->tracked || n_finished >= finished_capacity ||
+		(s->conditional && !s->storage_effects && s->usage.c.wal_records == 0 &&
+		 scan_count(s->scans) == 0))
 	{
 		remove_statement(idx);
 		return;
 	}
+	rec = &finished[n_finished].rec;
 	/* zeroed but the counters and the text, written whole below */
 	StaticAssertStmt(offsetof(WlStmtRecord, query) ==
 					 offsetof(WlStmtRecord, c) + sizeof(WlCounters),
@@ -1461,7 +1417,7 @@ wl_acc_worker_statement(const WlWorkerWork *w, const WlEffects *eff)
 	s->measured_ms = (double) (now - start) / 1000.0;
 	wl_usage_since(&cur.usage_baseline, &s->measured_usage);
 	wl_acc_apply_effects(eff);
-	note_storage_statement(s->st.stmt_no);
+	s->storage_effects = true;	/* held (WlQueued) */
 	cur.worker_stmt_no = s->st.stmt_no;
 	finish_statement(idx, WL_STMT_OK, w->rows, true);
 }
@@ -1703,10 +1659,8 @@ static void
 maybe_warn(void)
 {
 	double		est = cur.scan_est_ns / 1e6;
-	int64		scans = 0;
+	int64		scans = scan_count(cur.scans);
 
-	for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
-		scans += cur.scans[k];
 	if (wl_warn_scan_ms < 0 || scans == 0 || est < wl_warn_scan_ms)
 		return;
 	ereport(WARNING,
@@ -1809,7 +1763,7 @@ pre_commit_record(bool is_prepare, bool has_xid)
 
 		/* the files whose statements the phase will be charged to */
 		clear_commit_charges();
-		if (!statement_in_progress() && holds_statements())
+		if (current_statement() < 0 && holds_statements())
 		{
 			int32	   *sync;
 			int32	   *drop;
@@ -1819,10 +1773,6 @@ pre_commit_record(bool is_prepare, bool has_xid)
 			wl_model_commit_creators(&cf, is_prepare, &sync, &nsync, &drop, &ndrop);
 			count_charged_files(sync, nsync, true);
 			count_charged_files(drop, ndrop, false);
-			if (sync)
-				pfree(sync);
-			if (drop)
-				pfree(drop);
 		}
 		wl_model_free_commit(&cf);
 		cur.rec.wal_skipped_rels += model.wal_skipped_rels;
@@ -1846,7 +1796,7 @@ pre_commit_record(bool is_prepare, bool has_xid)
 	/* store what waits, but the statements the phase may be charged to */
 	flush_at_safe_point(0, true);
 
-	if (!is_prepare && cur.active && !statement_in_progress())
+	if (!is_prepare && cur.active && current_statement() < 0)
 		maybe_warn();
 
 	begin_phase(false, is_prepare);
@@ -1903,7 +1853,7 @@ abort_walk(SubTransactionId subid, WlAbortFiles *ab)
 	if (proc_exit_inprogress)
 		wl_acc_exit_begins();
 	stack_abort(subid);
-	charge = !is_sub && !statement_in_progress() && holds_statements();
+	charge = !is_sub && current_statement() < 0 && holds_statements();
 	wl_model_read_abort(is_sub, abort_buffers_bound(), charge, ab);
 	if (ab->scan)
 	{
@@ -1932,11 +1882,7 @@ wl_acc_abort(void)
 	cur.prepare_pending = false;
 	clear_commit_charges();
 	if (charge)
-	{
 		count_charged_files(ab.creators, ab.nrels, false);
-		if (ab.creators)
-			pfree(ab.creators);
-	}
 	begin_phase(true, false);
 	/* in a failed transaction block core cleans up only at ROLLBACK */
 	cur.abort_deferred = (TransactionBlockStatusCode() == 'T');
@@ -2112,7 +2058,7 @@ wl_acc_xact_end(void)
 	wl_model_xact_end();
 
 	/* a statement still running ended a transaction: fold it into the record */
-	if (statement_in_progress())
+	if (current_statement() >= 0)
 	{
 		rec->inner_xacts++;
 		clear_commit_charges();
