@@ -1014,15 +1014,15 @@ find_serial(uint64 serial)
 	return -1;
 }
 
-/* innermost statement that is running now, or -1 */
+/* the innermost statement running now (tracked_only: recorded one), or -1 */
 static int
-current_statement(void)
+current_statement(bool tracked_only)
 {
 	for (int i = stmt_depth - 1; i >= 0; i--)
 	{
 		WlActiveStmt *s = &stmt_stack[i];
 
-		if (s->is_utility || s->running > 0)
+		if ((s->is_utility || s->running > 0) && (s->tracked || !tracked_only))
 			return i;
 	}
 	return -1;
@@ -1046,7 +1046,7 @@ add_scans_to_current(WlScanKind kind, int64 n, double est_ns)
 
 	if (n < 0 || (n == 0 && est_ns == 0) || !cur.observed)
 		return;
-	idx = current_statement();
+	idx = current_statement(false);
 	if (idx >= 0)
 	{
 		stmt_stack[idx].scans[kind] += n;
@@ -1055,24 +1055,11 @@ add_scans_to_current(WlScanKind kind, int64 n, double est_ns)
 	xact_add_scans(kind, n, est_ns);
 }
 
-/* the nearest recorded statement running now, or -1 */
-static int
-current_tracked_statement(void)
-{
-	for (int idx = current_statement(); idx >= 0; idx--)
-	{
-		if (stmt_stack[idx].tracked &&
-			(stmt_stack[idx].is_utility || stmt_stack[idx].running > 0))
-			return idx;
-	}
-	return -1;
-}
-
 /* stmt_no of the statement that takes the attribution of work done now */
 int32
 wl_acc_current_statement_no(void)
 {
-	int			idx = current_tracked_statement();
+	int			idx = current_statement(true);
 
 	return idx >= 0 ? stmt_stack[idx].st.stmt_no : -1;
 }
@@ -1101,7 +1088,7 @@ finish_prepared(const char *gid, bool commit)
 void
 wl_acc_apply_effects(const WlEffects *eff)
 {
-	int			idx = current_statement();
+	int			idx = current_statement(false);
 
 	for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
 		if (eff->scans[k].n > 0)
@@ -1124,7 +1111,7 @@ wl_acc_apply_effects(const WlEffects *eff)
 	}
 	if (eff->storage)
 	{
-		int			t = current_tracked_statement();
+		int			t = current_statement(true);
 
 		if (t >= 0)
 			stmt_stack[t].storage_effects = true;
@@ -1257,7 +1244,7 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 	 */
 	if (source_valid)
 	{
-		int			t = current_tracked_statement();
+		int			t = current_statement(true);
 
 		publish_activity(t >= 0 ? stmt_stack[t].st.tag : CMDTAG_UNKNOWN,
 						 t >= 0 ? statement_start_ts(&stmt_stack[t]) : 0,
@@ -1539,31 +1526,25 @@ wl_acc_executor_phase_begin(QueryDesc *queryDesc, instr_time *start)
 {
 	int			idx;
 
-	if (is_light(queryDesc))
+	if (is_light(queryDesc) && !light.ran)
 	{
-		/* a second phase (ExecutorRewind) needs an entry */
-		if (light.ran)
-			promote_light();
-		else
-		{
-			light.running = true;
-			wl_usage_mark(&light.st.usage_start);
-			INSTR_TIME_SET_CURRENT(light.st.start);
-			*start = light.st.start;
-			return true;
-		}
+		light.running = true;
+		wl_usage_mark(&light.st.usage_start);
+		INSTR_TIME_SET_CURRENT(light.st.start);
+		*start = light.st.start;
+		return true;
 	}
+	/* a second phase (ExecutorRewind) needs an entry */
+	if (is_light(queryDesc))
+		promote_light();
 	idx = stmt_depth > 0 ? find_executor_entry(queryDesc) : -1;
 	if (idx < 0)
 		return false;
-	if (stmt_stack[idx].running++ == 0)
-	{
+	if (stmt_stack[idx].running == 0)
 		wl_usage_mark(&stmt_stack[idx].st.usage_start);
-		INSTR_TIME_SET_CURRENT(*start);
+	INSTR_TIME_SET_CURRENT(*start);
+	if (stmt_stack[idx].running++ == 0)
 		stmt_stack[idx].phase_start = *start;
-	}
-	else
-		INSTR_TIME_SET_CURRENT(*start);
 	return true;
 }
 
@@ -1579,22 +1560,16 @@ wl_acc_executor_phase_end(QueryDesc *queryDesc, instr_time start, bool failed,
 
 	if (is_light(queryDesc))
 	{
-		light.running = false;
-		if (pgWalUsage.wal_records == light.st.usage_start.c.wal_records)
+		/* it wrote nothing, and failed or may not resume: no record, no clock */
+		if (pgWalUsage.wal_records == light.st.usage_start.c.wal_records &&
+			(failed || !resumable))
 		{
-			/* it wrote nothing: no record, no clock */
-			if (failed)
-			{
-				light.active = false;
-				return;
-			}
-			if (!resumable)
-			{
-				light.ran = true;
-				return;
-			}
+			light.running = false;
+			light.active = !failed;
+			light.ran = true;
+			return;
 		}
-		light.running = true;
+		light.running = true;	/* its phase ends on the entry */
 		promote_light();
 	}
 	idx = find_executor_entry(queryDesc);
@@ -1624,7 +1599,6 @@ wl_acc_executor_done(QueryDesc *queryDesc, uint64 rows, bool wal_skipped)
 		return;
 	}
 	idx = find_executor_entry(queryDesc);
-
 	if (idx < 0)
 		return;
 	stmt_stack[idx].wal_skipped |= wal_skipped;
@@ -1763,7 +1737,7 @@ pre_commit_record(bool is_prepare, bool has_xid)
 
 		/* the files whose statements the phase will be charged to */
 		clear_commit_charges();
-		if (current_statement() < 0 && holds_statements())
+		if (current_statement(false) < 0 && holds_statements())
 		{
 			int32	   *sync;
 			int32	   *drop;
@@ -1796,7 +1770,7 @@ pre_commit_record(bool is_prepare, bool has_xid)
 	/* store what waits, but the statements the phase may be charged to */
 	flush_at_safe_point(0, true);
 
-	if (!is_prepare && cur.active && current_statement() < 0)
+	if (!is_prepare && cur.active && current_statement(false) < 0)
 		maybe_warn();
 
 	begin_phase(false, is_prepare);
@@ -1853,7 +1827,7 @@ abort_walk(SubTransactionId subid, WlAbortFiles *ab)
 	if (proc_exit_inprogress)
 		wl_acc_exit_begins();
 	stack_abort(subid);
-	charge = !is_sub && current_statement() < 0 && holds_statements();
+	charge = !is_sub && current_statement(false) < 0 && holds_statements();
 	wl_model_read_abort(is_sub, abort_buffers_bound(), charge, ab);
 	if (ab->scan)
 	{
@@ -2058,7 +2032,7 @@ wl_acc_xact_end(void)
 	wl_model_xact_end();
 
 	/* a statement still running ended a transaction: fold it into the record */
-	if (current_statement() >= 0)
+	if (current_statement(false) >= 0)
 	{
 		rec->inner_xacts++;
 		clear_commit_charges();
