@@ -90,15 +90,16 @@ typedef struct WlActiveStmt
 	bool		tracked;		/* else kept for its nested work only */
 	bool		is_utility;
 	bool		conditional;	/* plain SELECT: recorded only if it wrote */
+	TimestampTz start_ts;		/* plain SELECT: 0 until needed */
+	instr_time	phase_start;	/* executor: start of the phase running now */
+
+	/* new_entry zeroes from here to measured_usage */
 	bool		storage_effects;	/* created or scheduled deletion of files */
 	bool		wal_skipped;
 	bool		has_text;		/* query[] holds the statement's text */
 	int			text_len;		/* its bytes before the NUL */
 	int			running;		/* executor: inside ExecutorRun/Finish */
-	TimestampTz start_ts;		/* plain SELECT: 0 until needed */
 	instr_time	elapsed;		/* executor: accumulated Run/Finish time */
-	instr_time	phase_start;	/* executor: start of the phase running now */
-
 	/* utility: measured start to end; executor: inside Run and Finish */
 	WlUsageMark usage;			/* executor: accumulated over its phases */
 	bool		measured;		/* utility: measured (time, usage) */
@@ -109,7 +110,6 @@ typedef struct WlActiveStmt
 	int64		vacuum_pages;
 	int64		vacuum_pages_removed;
 
-	/* init_entry zeroes usage to here */
 	WlCounters	measured_usage; /* utility: set when measured */
 	char		query[WL_QUERY_LEN];
 } WlActiveStmt;
@@ -426,8 +426,7 @@ flush_finished(bool may_wait, WlKeep keep, bool in_cleanup)
 			kept += n_finished - i;
 			break;
 		}
-		if (!stuck && !(open && (keep == WL_KEEP_OPEN ||
-								 (keep == WL_KEEP_HELD && q->held))))
+		if (!stuck && !(open && keep == WL_KEEP_HELD && q->held))
 		{
 			if (wl_store_statement(&q->rec, may_wait, in_cleanup, true))
 			{
@@ -940,19 +939,13 @@ new_entry(bool tracked, bool is_utility, bool conditional)
 		grow_stack();
 	note_activity();
 	s = &stmt_stack[stmt_depth];
-	memset(&s->usage, 0,
-		   offsetof(WlActiveStmt, measured_usage) - offsetof(WlActiveStmt, usage));
+	memset(&s->storage_effects, 0, offsetof(WlActiveStmt, measured_usage) -
+		   offsetof(WlActiveStmt, storage_effects));
 	s->query[0] = '\0';
 	s->serial = next_serial++;
 	s->tracked = tracked;
 	s->is_utility = is_utility;
 	s->conditional = conditional;
-	s->storage_effects = false;
-	s->wal_skipped = false;
-	s->has_text = false;
-	s->text_len = 0;
-	s->running = 0;
-	INSTR_TIME_SET_ZERO(s->elapsed);
 	return s;
 }
 
@@ -1137,6 +1130,8 @@ measure_utility(WlActiveStmt *s)
 {
 	instr_time	now;
 
+	if (s->measured)
+		return;
 	INSTR_TIME_SET_CURRENT(now);
 	s->measured_ms = ms_between(s->st.start, now);
 	wl_usage_since(&s->st.usage_start, &s->measured_usage);
@@ -1148,7 +1143,7 @@ wl_acc_utility_measured(uint64 serial)
 {
 	int			i = find_serial(serial);
 
-	if (i >= 0 && !stmt_stack[i].measured)
+	if (i >= 0)
 		measure_utility(&stmt_stack[i]);
 }
 
@@ -1165,6 +1160,11 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 	bool		toplevel;
 	int			text_len;
 
+	/* a plain SELECT is recorded only if it wrote WAL, touched storage or walked */
+	bool		record = s->tracked &&
+		!(s->conditional && !s->storage_effects && s->usage.c.wal_records == 0 &&
+		  scan_count(s->scans) == 0);
+
 	/* untracked: its scans and WAL-skipping go to the nearest tracked parent */
 	for (int j = idx - 1; j >= 0 && !s->tracked; j--)
 		if (stmt_stack[j].tracked)
@@ -1176,11 +1176,8 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 			break;
 		}
 	/* room in the queue was reserved when the statement started */
-	Assert(!s->tracked || n_finished < finished_capacity);
-	/* a plain SELECT is recorded only if it wrote WAL, touched storage or walked */
-	if (!s->tracked || n_finished >= finished_capacity ||
-		(s->conditional && !s->storage_effects && s->usage.c.wal_records == 0 &&
-		 scan_count(s->scans) == 0))
+	Assert(!record || n_finished < finished_capacity);
+	if (!record || n_finished >= finished_capacity)
 	{
 		remove_statement(idx);
 		return;
@@ -1209,8 +1206,7 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 
 	if (s->is_utility)
 	{
-		if (!s->measured)
-			measure_utility(s);
+		measure_utility(s);
 		rec->elapsed_ms = s->measured_ms;
 		rec->c = s->measured_usage;
 	}
