@@ -540,25 +540,6 @@ current_cost(TimestampTz now)
 }
 
 /*
- * A commit with nothing pending, estimated (wl_commit_est is pure): the
- * same for every transaction until the calibration is read again.
- */
-static void
-empty_commit_est(const WlCommitModel *m, const WlScanCost *cost,
-				 const WlCommitState *st, WlCommitEstimate *est)
-{
-	static WlCommitEstimate empty;
-	static uint64 of_reading = 0;
-
-	if (of_reading != cost_readings)
-	{
-		wl_commit_est(m, cost, st, &empty);
-		of_reading = cost_readings;
-	}
-	*est = empty;
-}
-
-/*
  * Blocks of WAL-skipping files the commit's sync will find dirty: those the
  * statements dirtied, but a utility statement loads through core's 16 MB
  * bulk-write ring and leaves at most the ring dirty.
@@ -611,11 +592,23 @@ predict_commit(WlActivity *a, TimestampTz now)
 	}
 	else if (a->predicted_at == 0)
 	{
-		/* no file was created, deleted or written past WAL: nothing pending */
+		/*
+		 * No file was created, deleted or written past WAL: nothing pending.
+		 * wl_commit_est is pure: the same until the calibration is read again.
+		 */
+		static WlCommitEstimate empty;
+		static uint64 of_reading = 0;
+		const WlScanCost *cost = current_cost(now);
+
 		memset(&m, 0, sizeof(m));
 		m.sync_stmt_no = m.drop_stmt_no = -1;
 		memset(&a->pred_state, 0, sizeof(a->pred_state));
-		empty_commit_est(&m, current_cost(now), &a->pred_state, &est);
+		if (of_reading != cost_readings)
+		{
+			wl_commit_est(&m, cost, &a->pred_state, &empty);
+			of_reading = cost_readings;
+		}
+		est = empty;
 	}
 	else
 	{
@@ -720,16 +713,18 @@ statement_done(bool count_in_xact, bool held)
  * scans
  * ----------------------------------------------------------------
  */
-static void
+/* returns whether the scans count: something, in an observed transaction */
+static bool
 xact_add_scans(WlScanKind kind, int64 n, double est_ns)
 {
 	if (n < 0 || (n == 0 && est_ns == 0) || !cur.observed)
-		return;
+		return false;
 	activate();
 	cur.scans[kind] += n;
 	cur.scan_est_ns += (int64) est_ns;
 	if (n > 0)
 		wl_store_add_scan_totals(kind, n, NBuffers);
+	return true;
 }
 
 /*
@@ -1035,17 +1030,13 @@ wl_acc_statement_on_stack(void)
 static void
 add_scans_to_current(WlScanKind kind, int64 n, double est_ns)
 {
-	int			idx;
+	int			idx = current_statement(false);
 
-	if (n < 0 || (n == 0 && est_ns == 0) || !cur.observed)
-		return;
-	idx = current_statement(false);
-	if (idx >= 0)
+	if (xact_add_scans(kind, n, est_ns) && idx >= 0)
 	{
 		stmt_stack[idx].scans[kind] += n;
 		stmt_stack[idx].scan_est_ns += (int64) est_ns;
 	}
-	xact_add_scans(kind, n, est_ns);
 }
 
 /* stmt_no of the statement that takes the attribution of work done now */
@@ -1293,7 +1284,6 @@ stack_xact_end(void)
 		if (!stmt_stack[i].is_utility && stmt_stack[i].running == 0)
 			remove_statement(i);
 }
-
 
 /*
  * The backend's exit begins (a FATAL, a client gone), before core aborts
