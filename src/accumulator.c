@@ -925,7 +925,7 @@ start_statement(WlStmtStart *st, bool tracked, CommandTag tag, uint64 queryid,
 }
 
 /* the stack's next entry, all but its WlStmtStart and start_ts set */
-static WlActiveStmt *
+static pg_attribute_always_inline WlActiveStmt *
 new_entry(bool tracked, bool is_utility, bool conditional)
 {
 	WlActiveStmt *s;
@@ -1512,25 +1512,31 @@ wl_acc_executor_phase_begin(QueryDesc *queryDesc, instr_time *start)
 {
 	int			idx;
 
-	if (is_light(queryDesc) && !light.ran)
-	{
-		light.running = true;
-		wl_usage_mark(&light.st.usage_start);
-		INSTR_TIME_SET_CURRENT(light.st.start);
-		*start = light.st.start;
-		return true;
-	}
-	/* a second phase (ExecutorRewind) needs an entry */
 	if (is_light(queryDesc))
-		promote_light();
+	{
+		/* a second phase (ExecutorRewind) needs an entry */
+		if (light.ran)
+			promote_light();
+		else
+		{
+			light.running = true;
+			wl_usage_mark(&light.st.usage_start);
+			INSTR_TIME_SET_CURRENT(light.st.start);
+			*start = light.st.start;
+			return true;
+		}
+	}
 	idx = stmt_depth > 0 ? find_executor_entry(queryDesc) : -1;
 	if (idx < 0)
 		return false;
-	if (stmt_stack[idx].running == 0)
-		wl_usage_mark(&stmt_stack[idx].st.usage_start);
-	INSTR_TIME_SET_CURRENT(*start);
 	if (stmt_stack[idx].running++ == 0)
+	{
+		wl_usage_mark(&stmt_stack[idx].st.usage_start);
+		INSTR_TIME_SET_CURRENT(*start);
 		stmt_stack[idx].phase_start = *start;
+	}
+	else
+		INSTR_TIME_SET_CURRENT(*start);
 	return true;
 }
 
