@@ -1073,6 +1073,7 @@ void
 wl_acc_apply_effects(const WlEffects *eff)
 {
 	int			idx = current_statement(false);
+	int			held = eff->storage ? current_statement(true) : -1;
 
 	for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
 		if (eff->scans[k].n > 0)
@@ -1093,13 +1094,8 @@ wl_acc_apply_effects(const WlEffects *eff)
 		stmt_stack[idx].vacuum_pages += eff->vacuum_pages;
 		stmt_stack[idx].vacuum_pages_removed += eff->vacuum_pages_removed;
 	}
-	if (eff->storage)
-	{
-		int			t = current_statement(true);
-
-		if (t >= 0)
-			stmt_stack[t].storage_effects = true;
-	}
+	if (held >= 0)
+		stmt_stack[held].storage_effects = true;
 	if (eff->finish_prepared)
 		finish_prepared(eff->gid, eff->commit_prepared);
 }
@@ -1147,8 +1143,6 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 {
 	WlActiveStmt *s = &stmt_stack[idx];
 	WlStmtRecord *rec;
-	bool		held;
-	bool		toplevel;
 	int			text_len;
 
 	/* a plain SELECT is recorded only if it wrote WAL, touched storage or walked */
@@ -1220,10 +1214,8 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 	memset(rec->query + text_len, 0,
 		   sizeof(WlStmtRecord) - offsetof(WlStmtRecord, query) - text_len);
 
-	held = s->storage_effects;
-	toplevel = rec->toplevel;
+	statement_done(rec->toplevel, s->storage_effects);
 	remove_statement(idx);
-	statement_done(toplevel, held);
 
 	/*
 	 * What it leaves running, and what COMMIT would do now: not after an
@@ -1235,7 +1227,7 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 
 		publish_activity(t >= 0 ? stmt_stack[t].st.tag : CMDTAG_UNKNOWN,
 						 t >= 0 ? statement_start_ts(&stmt_stack[t]) : 0,
-						 status == WL_STMT_OK && (!toplevel || IsTransactionBlock()));
+						 status == WL_STMT_OK && (!rec->toplevel || IsTransactionBlock()));
 	}
 }
 
@@ -1301,15 +1293,12 @@ wl_acc_exit_begins(void)
 	instr_time	now;
 
 	INSTR_TIME_SET_CURRENT(now);
-	if (light.active)
-	{
-		if (light.running &&
-			pgWalUsage.wal_records != light.st.usage_start.c.wal_records &&
-			stmt_depth < stmt_capacity &&
-			n_finished + stmt_depth + 1 <= finished_capacity)
-			promote_light();
-		light.active = false;
-	}
+	if (light.active && light.running &&
+		pgWalUsage.wal_records != light.st.usage_start.c.wal_records &&
+		stmt_depth < stmt_capacity &&
+		n_finished + stmt_depth + 1 <= finished_capacity)
+		promote_light();
+	light.active = false;
 	for (int i = stmt_depth - 1; i >= 0; i--)
 	{
 		WlActiveStmt *s = &stmt_stack[i];
