@@ -913,15 +913,16 @@ start_statement(WlStmtStart *st, bool tracked, CommandTag tag, uint64 queryid,
 {
 	st->tag = tag;
 	st->queryid = queryid;
-	st->userid = GetUserId();
 	st->nest_level = nest_level;
 	st->queryDesc = queryDesc;
-	st->stmt_no = tracked ? next_stmt_no() : -1;
-	st->xact_epoch = xact_epoch_now;
-	st->subid = GetCurrentSubTransactionId();
 	st->source_text = source_text;
 	st->query_location = query_location;
 	st->query_len = query_len;
+	/* after the stores of the arguments: no register is kept over a call */
+	st->stmt_no = tracked ? next_stmt_no() : -1;
+	st->userid = GetUserId();
+	st->xact_epoch = xact_epoch_now;
+	st->subid = GetCurrentSubTransactionId();
 }
 
 /* the stack's next entry, all but its WlStmtStart and start_ts set */
