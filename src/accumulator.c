@@ -59,18 +59,13 @@
 #include "store.h"
 #include "strategy.h"
 
-/* One statement in progress */
-typedef struct WlActiveStmt
+/*
+ * What a statement takes at its start: the whole of a held plain SELECT
+ * (WlLightStmt), the head of a stack entry, so that promoting the one to
+ * the other is one assignment.
+ */
+typedef struct WlStmtStart
 {
-	uint64		serial;			/* unique in this backend: finds the entry */
-	bool		tracked;		/* else kept for its nested work only */
-	bool		is_utility;
-	bool		conditional;	/* plain SELECT: recorded only if it wrote */
-	bool		storage_effects;	/* created or scheduled deletion of files */
-	bool		wal_skipped;
-	bool		has_text;		/* query[] holds the statement's text */
-	int			text_len;		/* its bytes before the NUL */
-	int			running;		/* executor: inside ExecutorRun/Finish */
 	CommandTag	tag;
 	uint64		queryid;
 	Oid			userid;			/* the role at its start (finish_statement) */
@@ -79,11 +74,32 @@ typedef struct WlActiveStmt
 	int32		stmt_no;
 	uint64		xact_epoch;		/* transaction it started in */
 	SubTransactionId subid;
-	TimestampTz start_ts;		/* plain SELECT: 0 until needed */
+	/* the text: core's, readable only while the statement's hook runs */
+	const char *source_text;
+	int			query_location;
+	int			query_len;
 	instr_time	start;			/* utility: start; executor: start of Run */
-	instr_time	elapsed;		/* executor: accumulated Run/Finish time */
+	WlUsageMark usage_start;	/* utility: start; executor: start of phase */
+} WlStmtStart;
+
+/* One statement in progress */
+typedef struct WlActiveStmt
+{
+	WlStmtStart st;
+	uint64		serial;			/* unique in this backend: finds the entry */
+	bool		tracked;		/* else kept for its nested work only */
+	bool		is_utility;
+	bool		conditional;	/* plain SELECT: recorded only if it wrote */
+	TimestampTz start_ts;		/* plain SELECT: 0 until needed */
 	instr_time	phase_start;	/* executor: start of the phase running now */
 
+	/* new_entry zeroes from here to measured_usage */
+	bool		storage_effects;	/* created or scheduled deletion of files */
+	bool		wal_skipped;
+	bool		has_text;		/* query[] holds the statement's text */
+	int			text_len;		/* its bytes before the NUL */
+	int			running;		/* executor: inside ExecutorRun/Finish */
+	instr_time	elapsed;		/* executor: accumulated Run/Finish time */
 	/* utility: measured start to end; executor: inside Run and Finish */
 	WlUsageMark usage;			/* executor: accumulated over its phases */
 	bool		measured;		/* utility: measured (time, usage) */
@@ -94,14 +110,7 @@ typedef struct WlActiveStmt
 	int64		vacuum_pages;
 	int64		vacuum_pages_removed;
 
-	/* push_statement sets the fields above usage, zeroes usage to here */
-	WlUsageMark usage_start;	/* utility: start; executor: start of phase */
 	WlCounters	measured_usage; /* utility: set when measured */
-
-	/* the text: core's, readable only while the statement's hook runs */
-	const char *source_text;
-	int			query_location;
-	int			query_len;
 	char		query[WL_QUERY_LEN];
 } WlActiveStmt;
 
@@ -125,19 +134,7 @@ typedef struct WlLightStmt
 	bool		active;
 	bool		running;		/* inside its ExecutorRun */
 	bool		ran;			/* its one phase ended, nothing written */
-	CommandTag	tag;
-	uint64		queryid;
-	Oid			userid;
-	int			nest_level;
-	QueryDesc  *queryDesc;		/* compared, never dereferenced */
-	int32		stmt_no;
-	uint64		xact_epoch;
-	SubTransactionId subid;
-	const char *source_text;
-	int			query_location;
-	int			query_len;
-	instr_time	start;			/* start of its phase */
-	WlUsageMark usage_start;	/* at the start of its phase */
+	WlStmtStart st;				/* start: of its phase */
 } WlLightStmt;
 
 static WlLightStmt light;
@@ -364,15 +361,6 @@ next_stmt_no(void)
 	return cur.next_stmt_no;
 }
 
-/* statement stmt_no, on the stack, will be held (WlQueued) */
-static void
-note_storage_statement(int32 stmt_no)
-{
-	for (int i = stmt_depth - 1; i >= 0; i--)
-		if (stmt_stack[i].stmt_no == stmt_no)
-			stmt_stack[i].storage_effects = true;
-}
-
 /* the queued record of statement stmt_no of the open record, or NULL */
 static WlQueued *
 queued(int32 stmt_no, bool held_only)
@@ -438,8 +426,7 @@ flush_finished(bool may_wait, WlKeep keep, bool in_cleanup)
 			kept += n_finished - i;
 			break;
 		}
-		if (!stuck && !(open && (keep == WL_KEEP_OPEN ||
-								 (keep == WL_KEEP_HELD && q->held))))
+		if (!stuck && !(open && keep == WL_KEEP_HELD && q->held))
 		{
 			if (wl_store_statement(&q->rec, may_wait, in_cleanup, true))
 			{
@@ -553,25 +540,6 @@ current_cost(TimestampTz now)
 }
 
 /*
- * A commit with nothing pending, estimated (wl_commit_est is pure): the
- * same for every transaction until the calibration is read again.
- */
-static void
-empty_commit_est(const WlCommitModel *m, const WlScanCost *cost,
-				 const WlCommitState *st, WlCommitEstimate *est)
-{
-	static WlCommitEstimate empty;
-	static uint64 of_reading = 0;
-
-	if (of_reading != cost_readings)
-	{
-		wl_commit_est(m, cost, st, &empty);
-		of_reading = cost_readings;
-	}
-	*est = empty;
-}
-
-/*
  * Blocks of WAL-skipping files the commit's sync will find dirty: those the
  * statements dirtied, but a utility statement loads through core's 16 MB
  * bulk-write ring and leaves at most the ring dirty.
@@ -624,11 +592,23 @@ predict_commit(WlActivity *a, TimestampTz now)
 	}
 	else if (a->predicted_at == 0)
 	{
-		/* no file was created, deleted or written past WAL: nothing pending */
+		/*
+		 * No file was created, deleted or written past WAL: nothing pending.
+		 * wl_commit_est is pure: the same until the calibration is read again.
+		 */
+		static WlCommitEstimate empty;
+		static uint64 of_reading = 0;
+		const WlScanCost *cost = current_cost(now);
+
 		memset(&m, 0, sizeof(m));
 		m.sync_stmt_no = m.drop_stmt_no = -1;
 		memset(&a->pred_state, 0, sizeof(a->pred_state));
-		empty_commit_est(&m, current_cost(now), &a->pred_state, &est);
+		if (of_reading != cost_readings)
+		{
+			wl_commit_est(&m, cost, &a->pred_state, &empty);
+			of_reading = cost_readings;
+		}
+		est = empty;
 	}
 	else
 	{
@@ -698,21 +678,7 @@ unpublish_activity(void)
 	cur.shown = false;
 }
 
-/*
- * The queue's next slot, for a finished statement's record to be built in
- * place (statement_done queues it); NULL if there is no room.
- */
-static WlStmtRecord *
-next_finished(void)
-{
-	/* capacity was reserved when the statement started */
-	Assert(n_finished < finished_capacity);
-	if (n_finished >= finished_capacity)
-		return NULL;
-	return &finished[n_finished].rec;
-}
-
-/* queue the record built in next_finished()'s slot */
+/* queue the record finish_statement built in the queue's next slot */
 static void
 statement_done(bool count_in_xact, bool held)
 {
@@ -747,16 +713,18 @@ statement_done(bool count_in_xact, bool held)
  * scans
  * ----------------------------------------------------------------
  */
-static void
+/* returns whether the scans count: something, in an observed transaction */
+static bool
 xact_add_scans(WlScanKind kind, int64 n, double est_ns)
 {
 	if (n < 0 || (n == 0 && est_ns == 0) || !cur.observed)
-		return;
+		return false;
 	activate();
 	cur.scans[kind] += n;
 	cur.scan_est_ns += (int64) est_ns;
 	if (n > 0)
 		wl_store_add_scan_totals(kind, n, NBuffers);
+	return true;
 }
 
 /*
@@ -785,7 +753,7 @@ add_attributed_scan(WlScanKind kind, int32 stmt_no, int nfiles, int64 buffers,
 		return;
 	}
 	for (int i = stmt_depth - 1; i >= 0 && stmt_no >= 0; i--)
-		if (stmt_stack[i].stmt_no == stmt_no && stmt_stack[i].storage_effects)
+		if (stmt_stack[i].st.stmt_no == stmt_no && stmt_stack[i].storage_effects)
 		{
 			xact_add_scans(kind, 1, est_ns);
 			stmt_stack[i].scans[kind]++;
@@ -824,25 +792,20 @@ clear_commit_charges(void)
 	cur.charge_cleanup_files = 0;
 }
 
-/* one file per entry of creators (a statement number, or -1) */
+/* one file per entry of creators (a statement number, or -1); frees it */
 static void
-count_charged_files(const int32 *creators, int n, bool sync)
+count_charged_files(int32 *creators, int n, bool sync)
 {
 	for (int i = 0; i < n; i++)
 	{
 		WlQueued   *q = queued(creators[i], true);
 
-		if (q == NULL)
-			continue;
-		if (sync)
-			q->sync_files++;
-		else
-			q->cleanup_files++;
+		if (q != NULL)
+			*(sync ? &q->sync_files : &q->cleanup_files) += 1;
 	}
-	if (sync)
-		cur.charge_sync_files = n;
-	else
-		cur.charge_cleanup_files = n;
+	*(sync ? &cur.charge_sync_files : &cur.charge_cleanup_files) = n;
+	if (creators)
+		pfree(creators);
 }
 
 /* The phase is over and timed: each held statement's share, into its record. */
@@ -865,6 +828,17 @@ charge_commit_phase(void)
  * the statement stack
  * ----------------------------------------------------------------
  */
+/* the walks counted in scans[] */
+static int64
+scan_count(const int64 *scans)
+{
+	int64		n = 0;
+
+	for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
+		n += scans[k];
+	return n;
+}
+
 static double
 ms_between(instr_time from, instr_time to)
 {
@@ -876,12 +850,12 @@ ms_between(instr_time from, instr_time to)
 static pg_noinline void
 copy_text_now(WlActiveStmt *s)
 {
-	int			loc = s->query_location;
-	int			len = s->query_len;
+	int			loc = s->st.query_location;
+	int			len = s->st.query_len;
 	const char *q;
 	int			clip;
 
-	q = CleanQuerytext(s->source_text, &loc, &len);
+	q = CleanQuerytext(s->st.source_text, &loc, &len);
 	clip = len < WL_QUERY_LEN ? len : pg_mbcliplen(q, len, WL_QUERY_LEN - 1);
 	memcpy(s->query, q, clip);
 	s->query[clip] = '\0';
@@ -893,7 +867,7 @@ copy_text_now(WlActiveStmt *s)
 static inline void
 copy_text(WlActiveStmt *s)
 {
-	if (!s->has_text && s->source_text != NULL)
+	if (!s->has_text && s->st.source_text != NULL)
 		copy_text_now(s);
 }
 
@@ -904,7 +878,7 @@ derive_start_ts(WlActiveStmt *s)
 	instr_time	since;
 
 	INSTR_TIME_SET_CURRENT(since);
-	INSTR_TIME_SUBTRACT(since, s->start);
+	INSTR_TIME_SUBTRACT(since, s->st.start);
 	s->start_ts = GetCurrentTimestamp() - (TimestampTz) INSTR_TIME_GET_MICROSEC(since);
 	return s->start_ts;
 }
@@ -931,78 +905,69 @@ grow_stack(void)
 	stmt_capacity = newcap;
 }
 
+/* what every statement takes at its start, but the clocks */
+static inline void
+start_statement(WlStmtStart *st, bool tracked, CommandTag tag, uint64 queryid,
+				int nest_level, QueryDesc *queryDesc, const char *source_text,
+				int query_location, int query_len)
+{
+	st->tag = tag;
+	st->queryid = queryid;
+	st->nest_level = nest_level;
+	st->queryDesc = queryDesc;
+	st->source_text = source_text;
+	st->query_location = query_location;
+	st->query_len = query_len;
+	/* after the stores of the arguments: no register is kept over a call */
+	st->stmt_no = tracked ? next_stmt_no() : -1;
+	st->userid = GetUserId();
+	st->xact_epoch = xact_epoch_now;
+	st->subid = GetCurrentSubTransactionId();
+}
+
+/* the stack's next entry, all but its WlStmtStart and start_ts set */
+static pg_attribute_always_inline WlActiveStmt *
+new_entry(bool tracked, bool is_utility, bool conditional)
+{
+	WlActiveStmt *s;
+
+	if (stmt_depth >= stmt_capacity)
+		grow_stack();
+	note_activity();
+	s = &stmt_stack[stmt_depth];
+	memset(&s->storage_effects, 0, offsetof(WlActiveStmt, measured_usage) -
+		   offsetof(WlActiveStmt, storage_effects));
+	s->query[0] = '\0';
+	s->serial = next_serial++;
+	s->tracked = tracked;
+	s->is_utility = is_utility;
+	s->conditional = conditional;
+	return s;
+}
+
 static int
 push_statement(bool tracked, bool is_utility, bool conditional, CommandTag tag,
 			   uint64 queryid, int nest_level, QueryDesc *queryDesc,
-			   const char *source_text, int query_location, int query_len,
-			   const WlLightStmt *from)
+			   const char *source_text, int query_location, int query_len)
 {
 	WlActiveStmt *s;
 
 	/* a statement starts inside the held plain SELECT: it is their parent */
 	if (light.active && light.running)
 		promote_light();
-
-	if (stmt_depth >= stmt_capacity)
-		grow_stack();
-
 	/* room to queue every statement on the stack without allocating */
-	if (from == NULL)
-		reserve_finished(stmt_depth + 1);
-	note_activity();
-
-	s = &stmt_stack[stmt_depth];
-	memset(&s->usage, 0,
-		   offsetof(WlActiveStmt, usage_start) - offsetof(WlActiveStmt, usage));
-	s->query[0] = '\0';
-	s->serial = next_serial++;
-	s->tracked = tracked;
-	s->is_utility = is_utility;
-	s->conditional = conditional;
-	s->storage_effects = false;
-	s->wal_skipped = false;
-	s->has_text = false;
-	s->text_len = 0;
-	s->running = 0;
-	s->tag = tag;
-	s->queryid = queryid;
-	s->nest_level = nest_level;
-	s->queryDesc = queryDesc;
-	INSTR_TIME_SET_ZERO(s->elapsed);
-	if (from == NULL)
-	{
-		s->stmt_no = tracked ? next_stmt_no() : -1;
-		s->userid = GetUserId();
-		s->xact_epoch = xact_epoch_now;
-		s->subid = GetCurrentSubTransactionId();
-		s->start_ts = conditional ? 0 : GetCurrentTimestamp();
-		/* read by a utility's measure and a plain SELECT's start_ts only */
-		if (is_utility || conditional)
-			INSTR_TIME_SET_CURRENT(s->start);
-		else
-			INSTR_TIME_SET_ZERO(s->start);
-	}
+	reserve_finished(stmt_depth + 1);
+	s = new_entry(tracked, is_utility, conditional);
+	start_statement(&s->st, tracked, tag, queryid, nest_level, queryDesc,
+					source_text, query_location, query_len);
+	s->start_ts = conditional ? 0 : GetCurrentTimestamp();
+	/* read by a utility's measure and a plain SELECT's start_ts only */
+	if (is_utility || conditional)
+		INSTR_TIME_SET_CURRENT(s->st.start);
 	else
-	{
-		/* the held plain SELECT: what it took at its start and its phase's */
-		s->stmt_no = from->stmt_no;
-		s->userid = from->userid;
-		s->xact_epoch = from->xact_epoch;
-		s->subid = from->subid;
-		s->start_ts = 0;
-		s->start = from->start;
-		if (from->running)
-		{
-			s->running = 1;
-			s->usage_start = from->usage_start;
-			s->phase_start = from->start;
-		}
-	}
+		INSTR_TIME_SET_ZERO(s->st.start);
 	if (is_utility)
-		wl_usage_mark(&s->usage_start);	/* again right before the call */
-	s->source_text = source_text;
-	s->query_location = query_location;
-	s->query_len = query_len;
+		wl_usage_mark(&s->st.usage_start);	/* again right before the call */
 	if (tracked && !conditional)
 	{
 		copy_text(s);
@@ -1038,24 +1003,18 @@ find_serial(uint64 serial)
 	return -1;
 }
 
-/* innermost statement that is running now, or -1 */
+/* the innermost statement running now (tracked_only: recorded one), or -1 */
 static int
-current_statement(void)
+current_statement(bool tracked_only)
 {
 	for (int i = stmt_depth - 1; i >= 0; i--)
 	{
 		WlActiveStmt *s = &stmt_stack[i];
 
-		if (s->is_utility || s->running > 0)
+		if ((s->is_utility || s->running > 0) && (s->tracked || !tracked_only))
 			return i;
 	}
 	return -1;
-}
-
-static bool
-statement_in_progress(void)
-{
-	return current_statement() >= 0;
 }
 
 /* is any statement on the stack (running, or a cursor's, between FETCHes) */
@@ -1072,39 +1031,22 @@ wl_acc_statement_on_stack(void)
 static void
 add_scans_to_current(WlScanKind kind, int64 n, double est_ns)
 {
-	int			idx;
+	int			idx = current_statement(false);
 
-	if (n < 0 || (n == 0 && est_ns == 0) || !cur.observed)
-		return;
-	idx = current_statement();
-	if (idx >= 0)
+	if (xact_add_scans(kind, n, est_ns) && idx >= 0)
 	{
 		stmt_stack[idx].scans[kind] += n;
 		stmt_stack[idx].scan_est_ns += (int64) est_ns;
 	}
-	xact_add_scans(kind, n, est_ns);
-}
-
-/* the nearest recorded statement running now, or -1 */
-static int
-current_tracked_statement(void)
-{
-	for (int idx = current_statement(); idx >= 0; idx--)
-	{
-		if (stmt_stack[idx].tracked &&
-			(stmt_stack[idx].is_utility || stmt_stack[idx].running > 0))
-			return idx;
-	}
-	return -1;
 }
 
 /* stmt_no of the statement that takes the attribution of work done now */
 int32
 wl_acc_current_statement_no(void)
 {
-	int			idx = current_tracked_statement();
+	int			idx = current_statement(true);
 
-	return idx >= 0 ? stmt_stack[idx].stmt_no : -1;
+	return idx >= 0 ? stmt_stack[idx].st.stmt_no : -1;
 }
 
 /* COMMIT / ROLLBACK PREPARED: what its PREPARE left to delete, and the walk */
@@ -1131,19 +1073,20 @@ finish_prepared(const char *gid, bool commit)
 void
 wl_acc_apply_effects(const WlEffects *eff)
 {
-	int			idx = current_statement();
+	int			idx = current_statement(false);
+	int			held = eff->storage ? current_statement(true) : -1;
 
 	for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
 		if (eff->scans[k].n > 0)
+		{
 			add_scans_to_current((WlScanKind) k, eff->scans[k].n,
 								 wl_scans_est_ns((WlScanKind) k, eff->scans[k].n,
 												 eff->scans[k].nfiles,
 												 eff->scans[k].invalidated));
+			cur.storage_touched = true;
+		}
 	if (idx >= 0 && eff->wal_skipped)
 		stmt_stack[idx].wal_skipped = true;
-	for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
-		if (eff->scans[k].n > 0)
-			cur.storage_touched = true;
 	if (eff->wal_skipped || eff->storage || eff->finish_prepared)
 		cur.storage_touched = true;
 	if (idx >= 0 && eff->vacuum)
@@ -1152,13 +1095,8 @@ wl_acc_apply_effects(const WlEffects *eff)
 		stmt_stack[idx].vacuum_pages += eff->vacuum_pages;
 		stmt_stack[idx].vacuum_pages_removed += eff->vacuum_pages_removed;
 	}
-	if (eff->storage)
-	{
-		int			t = current_tracked_statement();
-
-		if (t >= 0)
-			stmt_stack[t].storage_effects = true;
-	}
+	if (held >= 0)
+		stmt_stack[held].storage_effects = true;
 	if (eff->finish_prepared)
 		finish_prepared(eff->gid, eff->commit_prepared);
 }
@@ -1171,8 +1109,8 @@ wl_acc_utility_measure_from_now(uint64 serial)
 
 	if (i < 0)
 		return;
-	INSTR_TIME_SET_CURRENT(stmt_stack[i].start);
-	wl_usage_mark(&stmt_stack[i].usage_start);
+	INSTR_TIME_SET_CURRENT(stmt_stack[i].st.start);
+	wl_usage_mark(&stmt_stack[i].st.usage_start);
 }
 
 static void
@@ -1180,9 +1118,11 @@ measure_utility(WlActiveStmt *s)
 {
 	instr_time	now;
 
+	if (s->measured)
+		return;
 	INSTR_TIME_SET_CURRENT(now);
-	s->measured_ms = ms_between(s->start, now);
-	wl_usage_since(&s->usage_start, &s->measured_usage);
+	s->measured_ms = ms_between(s->st.start, now);
+	wl_usage_since(&s->st.usage_start, &s->measured_usage);
 	s->measured = true;
 }
 
@@ -1191,7 +1131,7 @@ wl_acc_utility_measured(uint64 serial)
 {
 	int			i = find_serial(serial);
 
-	if (i >= 0 && !stmt_stack[i].measured)
+	if (i >= 0)
 		measure_utility(&stmt_stack[i]);
 }
 
@@ -1204,67 +1144,46 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 {
 	WlActiveStmt *s = &stmt_stack[idx];
 	WlStmtRecord *rec;
-	bool		scanned = false;
-	bool		held;
-	bool		toplevel;
 	int			text_len;
 
-	if (!s->tracked)
-	{
-		/* untracked: scans and WAL-skipping go to the nearest tracked parent */
-		int64		scans[WL_NUM_SCAN_KINDS];
-		int64		scan_est_ns = s->scan_est_ns;
-		bool		wal_skipped = s->wal_skipped;
+	/* a plain SELECT is recorded only if it wrote WAL, touched storage or walked */
+	bool		record = s->tracked &&
+		!(s->conditional && !s->storage_effects && s->usage.c.wal_records == 0 &&
+		  scan_count(s->scans) == 0);
 
-		memcpy(scans, s->scans, sizeof(scans));
-		remove_statement(idx);
-		for (int j = Min(idx, stmt_depth) - 1; j >= 0; j--)
+	/* untracked: its scans and WAL-skipping go to the nearest tracked parent */
+	for (int j = idx - 1; j >= 0 && !s->tracked; j--)
+		if (stmt_stack[j].tracked)
 		{
-			if (stmt_stack[j].tracked)
-			{
-				for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
-					stmt_stack[j].scans[k] += scans[k];
-				stmt_stack[j].scan_est_ns += scan_est_ns;
-				stmt_stack[j].wal_skipped |= wal_skipped;
-				break;
-			}
+			for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
+				stmt_stack[j].scans[k] += s->scans[k];
+			stmt_stack[j].scan_est_ns += s->scan_est_ns;
+			stmt_stack[j].wal_skipped |= s->wal_skipped;
+			break;
 		}
-		return;
-	}
-
-	/* a plain SELECT only if it wrote WAL, touched storage or walked */
-	if (s->conditional && !s->storage_effects && s->usage.c.wal_records == 0)
-	{
-		for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
-			scanned |= (s->scans[k] != 0);
-		if (!scanned)
-		{
-			remove_statement(idx);
-			return;
-		}
-	}
-
-	rec = next_finished();
-	if (rec == NULL)
+	/* room in the queue was reserved when the statement started */
+	Assert(!record || n_finished < finished_capacity);
+	if (!record || n_finished >= finished_capacity)
 	{
 		remove_statement(idx);
 		return;
 	}
+	rec = &finished[n_finished].rec;
 	/* zeroed but the counters and the text, written whole below */
 	StaticAssertStmt(offsetof(WlStmtRecord, query) ==
 					 offsetof(WlStmtRecord, c) + sizeof(WlCounters),
 					 "the text follows the counters");
 	memset(rec, 0, offsetof(WlStmtRecord, c));
-	rec->stmt_no = s->stmt_no;
+	rec->stmt_no = s->st.stmt_no;
 	rec->pid = MyProcPid;
 
 	/* the role at its start: right too for one the abort ends */
-	rec->userid = s->userid;
+	rec->userid = s->st.userid;
 	rec->dbid = MyDatabaseId;
-	rec->queryid = s->queryid;
-	rec->toplevel = (s->nest_level == 0);
-	rec->nest_level = s->nest_level;
-	rec->tag = s->tag;
+	rec->queryid = s->st.queryid;
+	rec->toplevel = (s->st.nest_level == 0);
+	rec->nest_level = s->st.nest_level;
+	rec->tag = s->st.tag;
 	rec->status = status;
 	rec->start = statement_start_ts(s);
 	rec->wal_skipped = s->wal_skipped;
@@ -1273,8 +1192,7 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 
 	if (s->is_utility)
 	{
-		if (!s->measured)
-			measure_utility(s);
+		measure_utility(s);
 		rec->elapsed_ms = s->measured_ms;
 		rec->c = s->measured_usage;
 	}
@@ -1297,10 +1215,8 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 	memset(rec->query + text_len, 0,
 		   sizeof(WlStmtRecord) - offsetof(WlStmtRecord, query) - text_len);
 
-	held = s->storage_effects;
-	toplevel = rec->toplevel;
+	statement_done(rec->toplevel, s->storage_effects);
 	remove_statement(idx);
-	statement_done(toplevel, held);
 
 	/*
 	 * What it leaves running, and what COMMIT would do now: not after an
@@ -1308,11 +1224,11 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 	 */
 	if (source_valid)
 	{
-		int			t = current_tracked_statement();
+		int			t = current_statement(true);
 
-		publish_activity(t >= 0 ? stmt_stack[t].tag : CMDTAG_UNKNOWN,
+		publish_activity(t >= 0 ? stmt_stack[t].st.tag : CMDTAG_UNKNOWN,
 						 t >= 0 ? statement_start_ts(&stmt_stack[t]) : 0,
-						 status == WL_STMT_OK && (!toplevel || IsTransactionBlock()));
+						 status == WL_STMT_OK && (!rec->toplevel || IsTransactionBlock()));
 	}
 }
 
@@ -1324,7 +1240,7 @@ end_phase(WlActiveStmt *s, instr_time start, instr_time now)
 	INSTR_TIME_ADD(s->elapsed, now);
 	if (--s->running > 0)
 		return false;
-	wl_usage_accum(&s->usage, &s->usage_start);
+	wl_usage_accum(&s->usage, &s->st.usage_start);
 	return true;
 }
 
@@ -1337,15 +1253,15 @@ static void
 stack_abort(SubTransactionId subid)
 {
 	/* a held plain SELECT that has not ended wrote nothing: forgotten */
-	if (light.active && !light.running && light.xact_epoch == xact_epoch_now &&
-		(subid == InvalidSubTransactionId || light.subid >= subid))
+	if (light.active && !light.running && light.st.xact_epoch == xact_epoch_now &&
+		(subid == InvalidSubTransactionId || light.st.subid >= subid))
 		light.active = false;
 	for (int i = stmt_depth - 1; i >= 0; i--)
 	{
 		WlActiveStmt *s = &stmt_stack[i];
 
-		if (!s->is_utility && s->xact_epoch == xact_epoch_now &&
-			(subid == InvalidSubTransactionId || s->subid >= subid))
+		if (!s->is_utility && s->st.xact_epoch == xact_epoch_now &&
+			(subid == InvalidSubTransactionId || s->st.subid >= subid))
 			finish_statement(i, WL_STMT_ERROR, 0, false);
 	}
 }
@@ -1361,7 +1277,6 @@ stack_xact_end(void)
 		if (!stmt_stack[i].is_utility && stmt_stack[i].running == 0)
 			remove_statement(i);
 }
-
 
 /*
  * The backend's exit begins (a FATAL, a client gone), before core aborts
@@ -1379,15 +1294,12 @@ wl_acc_exit_begins(void)
 	instr_time	now;
 
 	INSTR_TIME_SET_CURRENT(now);
-	if (light.active)
-	{
-		if (light.running &&
-			pgWalUsage.wal_records != light.usage_start.c.wal_records &&
-			stmt_depth < stmt_capacity &&
-			n_finished + stmt_depth + 1 <= finished_capacity)
-			promote_light();
-		light.active = false;
-	}
+	if (light.active && light.running &&
+		pgWalUsage.wal_records != light.st.usage_start.c.wal_records &&
+		stmt_depth < stmt_capacity &&
+		n_finished + stmt_depth + 1 <= finished_capacity)
+		promote_light();
+	light.active = false;
 	for (int i = stmt_depth - 1; i >= 0; i--)
 	{
 		WlActiveStmt *s = &stmt_stack[i];
@@ -1458,7 +1370,7 @@ wl_acc_worker_statement(const WlWorkerWork *w, const WlEffects *eff)
 		cur.usage_baseline_set = true;
 	}
 
-	idx = push_statement(true, true, false, w->tag, 0, 0, NULL, NULL, 0, 0, NULL);
+	idx = push_statement(true, true, false, w->tag, 0, 0, NULL, NULL, 0, 0);
 	s = &stmt_stack[idx];
 	s->start_ts = start;
 	strlcpy(s->query, w->text, WL_QUERY_LEN);
@@ -1468,8 +1380,8 @@ wl_acc_worker_statement(const WlWorkerWork *w, const WlEffects *eff)
 	s->measured_ms = (double) (now - start) / 1000.0;
 	wl_usage_since(&cur.usage_baseline, &s->measured_usage);
 	wl_acc_apply_effects(eff);
-	note_storage_statement(s->stmt_no);
-	cur.worker_stmt_no = s->stmt_no;
+	s->storage_effects = true;	/* held (WlQueued) */
+	cur.worker_stmt_no = s->st.stmt_no;
 	finish_statement(idx, WL_STMT_OK, w->rows, true);
 }
 
@@ -1479,8 +1391,7 @@ wl_acc_utility_start(bool tracked, CommandTag tag, uint64 queryid, int nest_leve
 					 const char *source_text, int query_location, int query_len)
 {
 	int			idx = push_statement(tracked, true, false, tag, queryid, nest_level,
-									 NULL, source_text, query_location, query_len,
-									 NULL);
+									 NULL, source_text, query_location, query_len);
 
 	return stmt_stack[idx].serial;
 }
@@ -1501,34 +1412,43 @@ wl_acc_innermost_is_utility_at(int nest_level)
 {
 	return stmt_depth > 0 &&
 		stmt_stack[stmt_depth - 1].is_utility &&
-		stmt_stack[stmt_depth - 1].nest_level == nest_level;
+		stmt_stack[stmt_depth - 1].st.nest_level == nest_level;
 }
 
 static int
 find_executor_entry(QueryDesc *queryDesc)
 {
 	for (int i = stmt_depth - 1; i >= 0; i--)
-		if (!stmt_stack[i].is_utility && stmt_stack[i].queryDesc == queryDesc)
+		if (!stmt_stack[i].is_utility && stmt_stack[i].st.queryDesc == queryDesc)
 			return i;
 	return -1;
 }
 
-/* the held plain SELECT becomes a stack entry, as if pushed at its start */
+/*
+ * The held plain SELECT becomes a stack entry, as if pushed at its start
+ * (whose room its start reserved), in its phase if it runs.
+ */
 static void
 promote_light(void)
 {
-	WlLightStmt from = light;
+	WlActiveStmt *s;
 
 	light.active = false;
-	(void) push_statement(true, false, true, from.tag, from.queryid,
-						  from.nest_level, from.queryDesc, from.source_text,
-						  from.query_location, from.query_len, &from);
+	s = new_entry(true, false, true);
+	s->st = light.st;
+	s->start_ts = 0;
+	if (light.running)
+	{
+		s->running = 1;
+		s->phase_start = light.st.start;
+	}
+	stmt_depth++;
 }
 
 static inline bool
 is_light(QueryDesc *queryDesc)
 {
-	return light.active && light.queryDesc == queryDesc;
+	return light.active && light.st.queryDesc == queryDesc;
 }
 
 /* a query starts: a held SELECT at its QueryDesc's address ended unseen */
@@ -1556,22 +1476,13 @@ wl_acc_executor_start(bool conditional, bool may_be_light, CommandTag tag,
 		light.active = true;
 		light.running = false;
 		light.ran = false;
-		light.tag = tag;
-		light.queryid = queryid;
-		light.nest_level = nest_level;
-		light.queryDesc = queryDesc;
-		light.stmt_no = next_stmt_no();
-		light.userid = GetUserId();
-		light.xact_epoch = xact_epoch_now;
-		light.subid = GetCurrentSubTransactionId();
-		light.source_text = queryDesc->sourceText;
-		light.query_location = ps->stmt_location;
-		light.query_len = ps->stmt_len;
+		start_statement(&light.st, true, tag, queryid, nest_level, queryDesc,
+						queryDesc->sourceText, ps->stmt_location, ps->stmt_len);
 		return;
 	}
 	(void) push_statement(true, false, conditional, tag, queryid, nest_level,
 						  queryDesc, queryDesc->sourceText,
-						  ps->stmt_location, ps->stmt_len, NULL);
+						  ps->stmt_location, ps->stmt_len);
 }
 
 bool
@@ -1599,9 +1510,9 @@ wl_acc_executor_phase_begin(QueryDesc *queryDesc, instr_time *start)
 		else
 		{
 			light.running = true;
-			wl_usage_mark(&light.usage_start);
-			INSTR_TIME_SET_CURRENT(light.start);
-			*start = light.start;
+			wl_usage_mark(&light.st.usage_start);
+			INSTR_TIME_SET_CURRENT(light.st.start);
+			*start = light.st.start;
 			return true;
 		}
 	}
@@ -1610,7 +1521,7 @@ wl_acc_executor_phase_begin(QueryDesc *queryDesc, instr_time *start)
 		return false;
 	if (stmt_stack[idx].running++ == 0)
 	{
-		wl_usage_mark(&stmt_stack[idx].usage_start);
+		wl_usage_mark(&stmt_stack[idx].st.usage_start);
 		INSTR_TIME_SET_CURRENT(*start);
 		stmt_stack[idx].phase_start = *start;
 	}
@@ -1631,22 +1542,16 @@ wl_acc_executor_phase_end(QueryDesc *queryDesc, instr_time start, bool failed,
 
 	if (is_light(queryDesc))
 	{
-		light.running = false;
-		if (pgWalUsage.wal_records == light.usage_start.c.wal_records)
+		/* it wrote nothing, and failed or may not resume: no record, no clock */
+		if (pgWalUsage.wal_records == light.st.usage_start.c.wal_records &&
+			(failed || !resumable))
 		{
-			/* it wrote nothing: no record, no clock */
-			if (failed)
-			{
-				light.active = false;
-				return;
-			}
-			if (!resumable)
-			{
-				light.ran = true;
-				return;
-			}
+			light.running = false;
+			light.active = !failed;
+			light.ran = true;
+			return;
 		}
-		light.running = true;
+		light.running = true;	/* its phase ends on the entry */
 		promote_light();
 	}
 	idx = find_executor_entry(queryDesc);
@@ -1676,7 +1581,6 @@ wl_acc_executor_done(QueryDesc *queryDesc, uint64 rows, bool wal_skipped)
 		return;
 	}
 	idx = find_executor_entry(queryDesc);
-
 	if (idx < 0)
 		return;
 	stmt_stack[idx].wal_skipped |= wal_skipped;
@@ -1711,10 +1615,8 @@ static void
 maybe_warn(void)
 {
 	double		est = cur.scan_est_ns / 1e6;
-	int64		scans = 0;
+	int64		scans = scan_count(cur.scans);
 
-	for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
-		scans += cur.scans[k];
 	if (wl_warn_scan_ms < 0 || scans == 0 || est < wl_warn_scan_ms)
 		return;
 	ereport(WARNING,
@@ -1817,7 +1719,7 @@ pre_commit_record(bool is_prepare, bool has_xid)
 
 		/* the files whose statements the phase will be charged to */
 		clear_commit_charges();
-		if (!statement_in_progress() && holds_statements())
+		if (current_statement(false) < 0 && holds_statements())
 		{
 			int32	   *sync;
 			int32	   *drop;
@@ -1827,10 +1729,6 @@ pre_commit_record(bool is_prepare, bool has_xid)
 			wl_model_commit_creators(&cf, is_prepare, &sync, &nsync, &drop, &ndrop);
 			count_charged_files(sync, nsync, true);
 			count_charged_files(drop, ndrop, false);
-			if (sync)
-				pfree(sync);
-			if (drop)
-				pfree(drop);
 		}
 		wl_model_free_commit(&cf);
 		cur.rec.wal_skipped_rels += model.wal_skipped_rels;
@@ -1854,7 +1752,7 @@ pre_commit_record(bool is_prepare, bool has_xid)
 	/* store what waits, but the statements the phase may be charged to */
 	flush_at_safe_point(0, true);
 
-	if (!is_prepare && cur.active && !statement_in_progress())
+	if (!is_prepare && cur.active && current_statement(false) < 0)
 		maybe_warn();
 
 	begin_phase(false, is_prepare);
@@ -1911,7 +1809,7 @@ abort_walk(SubTransactionId subid, WlAbortFiles *ab)
 	if (proc_exit_inprogress)
 		wl_acc_exit_begins();
 	stack_abort(subid);
-	charge = !is_sub && !statement_in_progress() && holds_statements();
+	charge = !is_sub && current_statement(false) < 0 && holds_statements();
 	wl_model_read_abort(is_sub, abort_buffers_bound(), charge, ab);
 	if (ab->scan)
 	{
@@ -1940,11 +1838,7 @@ wl_acc_abort(void)
 	cur.prepare_pending = false;
 	clear_commit_charges();
 	if (charge)
-	{
 		count_charged_files(ab.creators, ab.nrels, false);
-		if (ab.creators)
-			pfree(ab.creators);
-	}
 	begin_phase(true, false);
 	/* in a failed transaction block core cleans up only at ROLLBACK */
 	cur.abort_deferred = (TransactionBlockStatusCode() == 'T');
@@ -2120,7 +2014,7 @@ wl_acc_xact_end(void)
 	wl_model_xact_end();
 
 	/* a statement still running ended a transaction: fold it into the record */
-	if (statement_in_progress())
+	if (current_statement(false) >= 0)
 	{
 		rec->inner_xacts++;
 		clear_commit_charges();
