@@ -628,18 +628,15 @@ wl_ExecutorEnd(QueryDesc *queryDesc)
  * object access: facts the scan model needs at the moment they happen
  * ----------------------------------------------------------------
  */
-static void
-wl_object_access(ObjectAccessType access, Oid classId, Oid objectId,
-				 int subId, void *arg)
+/*
+ * A relation's access while a statement is on the stack.  Out of line:
+ * core calls the hook on every function an expression runs, and the
+ * common return then costs no frame for eff.
+ */
+static pg_noinline void
+relation_access(ObjectAccessType access, Oid objectId)
 {
 	WlEffects	eff;
-
-	if (prev_object_access_hook)
-		prev_object_access_hook(access, classId, objectId, subId, arg);
-
-	if (classId != RelationRelationId || subId != 0 ||
-		!wl_acc_statement_on_stack() || !wl_acc_observed())
-		return;
 
 	switch (access)
 	{
@@ -668,6 +665,18 @@ wl_object_access(ObjectAccessType access, Oid classId, Oid objectId,
 		default:
 			break;
 	}
+}
+
+static void
+wl_object_access(ObjectAccessType access, Oid classId, Oid objectId,
+				 int subId, void *arg)
+{
+	if (prev_object_access_hook)
+		prev_object_access_hook(access, classId, objectId, subId, arg);
+
+	if (classId == RelationRelationId && subId == 0 &&
+		wl_acc_statement_on_stack() && wl_acc_observed())
+		relation_access(access, objectId);
 }
 
 /* ----------------------------------------------------------------
