@@ -629,14 +629,21 @@ wl_ExecutorEnd(QueryDesc *queryDesc)
  * ----------------------------------------------------------------
  */
 /*
- * A relation's access while a statement is on the stack.  Out of line:
- * core calls the hook on every function an expression runs, and the
- * common return then costs no frame for eff.
+ * A relation's access (prev_object_access_hook called first, as for any
+ * object).  Out of line: core calls the hook on every function an
+ * expression runs, which only passes on.
  */
 static pg_noinline void
-relation_access(ObjectAccessType access, Oid objectId)
+relation_access(ObjectAccessType access, Oid classId, Oid objectId,
+				int subId, void *arg)
 {
 	WlEffects	eff;
+
+	if (prev_object_access_hook)
+		prev_object_access_hook(access, classId, objectId, subId, arg);
+
+	if (!wl_acc_statement_on_stack() || !wl_acc_observed())
+		return;
 
 	switch (access)
 	{
@@ -671,12 +678,10 @@ static void
 wl_object_access(ObjectAccessType access, Oid classId, Oid objectId,
 				 int subId, void *arg)
 {
-	if (prev_object_access_hook)
+	if (classId == RelationRelationId && subId == 0)
+		relation_access(access, classId, objectId, subId, arg);
+	else if (prev_object_access_hook)
 		prev_object_access_hook(access, classId, objectId, subId, arg);
-
-	if (classId == RelationRelationId && subId == 0 &&
-		wl_acc_statement_on_stack() && wl_acc_observed())
-		relation_access(access, objectId);
 }
 
 /* ----------------------------------------------------------------
