@@ -64,9 +64,8 @@ wl_usage_since(const WlUsageMark *mark, WlCounters *c)
 
 /*
  * Every counter is 8 bytes wide (checked below): added as one array, a
- * loop the compiler vectorizes and unrolls (a statement's record goes
- * into its aggregate so).  Signed overflow wraps (-fwrapv) as the
- * fields' own additions did.
+ * loop the compiler vectorizes and unrolls (every stored statement goes
+ * through here).  Signed overflow wraps (-fwrapv), as before.
  */
 void
 wl_counters_add(WlCounters *pg_restrict dst, const WlCounters *pg_restrict src)
