@@ -628,17 +628,21 @@ wl_ExecutorEnd(QueryDesc *queryDesc)
  * object access: facts the scan model needs at the moment they happen
  * ----------------------------------------------------------------
  */
-static void
-wl_object_access(ObjectAccessType access, Oid classId, Oid objectId,
-				 int subId, void *arg)
+/*
+ * A relation's access (prev_object_access_hook called first, as for any
+ * object).  Out of line: core calls the hook on every function an
+ * expression runs, which only passes on.
+ */
+static pg_noinline void
+relation_access(ObjectAccessType access, Oid classId, Oid objectId,
+				int subId, void *arg)
 {
 	WlEffects	eff;
 
 	if (prev_object_access_hook)
 		prev_object_access_hook(access, classId, objectId, subId, arg);
 
-	if (classId != RelationRelationId || subId != 0 ||
-		!wl_acc_statement_on_stack() || !wl_acc_observed())
+	if (!wl_acc_statement_on_stack() || !wl_acc_observed())
 		return;
 
 	switch (access)
@@ -668,6 +672,16 @@ wl_object_access(ObjectAccessType access, Oid classId, Oid objectId,
 		default:
 			break;
 	}
+}
+
+static void
+wl_object_access(ObjectAccessType access, Oid classId, Oid objectId,
+				 int subId, void *arg)
+{
+	if (classId == RelationRelationId && subId == 0)
+		relation_access(access, classId, objectId, subId, arg);
+	else if (prev_object_access_hook)
+		prev_object_access_hook(access, classId, objectId, subId, arg);
 }
 
 /* ----------------------------------------------------------------

@@ -25,7 +25,8 @@ typedef struct WlUsageMark
 extern void wl_usage_mark(WlUsageMark *mark);
 extern void wl_usage_accum(WlUsageMark *acc, const WlUsageMark *mark);
 extern void wl_usage_since(const WlUsageMark *mark, WlCounters *c);
-extern void wl_counters_add(WlCounters *dst, const WlCounters *src);
+extern void wl_counters_add(WlCounters *pg_restrict dst,
+							const WlCounters *pg_restrict src);
 extern bool wl_wal_io_plain(WlWalIo *io);
 
 #endif							/* WALLOAD_MEASURE_H */

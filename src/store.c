@@ -523,8 +523,8 @@ wl_store_unlock(void)
  * position.  Needs no lock but the slot's spinlock: rings are written
  * without walload's lock.
  */
-uint64
-wl_ring_put(WlRing *r, const void *rec)
+static inline uint64
+ring_put(WlRing *r, const void *rec)
 {
 	uint64		pos = pg_atomic_fetch_add_u64(r->pos, 1);
 	WlSlotHead *slot = WL_RING_SLOT(r, pos);
@@ -537,9 +537,15 @@ wl_ring_put(WlRing *r, const void *rec)
 }
 
 uint64
+wl_ring_put(WlRing *r, const void *rec)
+{
+	return ring_put(r, rec);
+}
+
+uint64
 put_statement(const WlStmtRecord *rec)
 {
-	return wl_ring_put(&wl_rings[WL_RING_STMTS], rec);
+	return ring_put(&wl_rings[WL_RING_STMTS], rec);
 }
 
 /* empty every slot (under its spinlock: readers copy without the lock) */
