@@ -63,7 +63,7 @@ wl_usage_since(const WlUsageMark *mark, WlCounters *c)
 }
 
 /*
- * Every counter is 8 bytes wide (checked below): added as one array, a
+ * Every counter is an 8-byte integer (checked below): added as one array, a
  * loop the compiler vectorizes and unrolls (every stored statement goes
  * through here).  Signed overflow wraps (-fwrapv), as before.
  */
@@ -79,6 +79,12 @@ wl_counters_add(WlCounters *pg_restrict dst, const WlCounters *pg_restrict src)
 					  WL_FPI_BYTES_COUNTERS(ONE) WL_WAL_IO_COUNTERS(ONE)),
 					 "WlCounters is rows, the lists, scans and scan_est_ns, 8 bytes each");
 #undef ONE
+#define INTEGER(type, name, source) \
+	StaticAssertStmt((type) 1 / 2 == 0, "counter " #name " is not an integer");
+	WL_BUFFER_WAL_COUNTERS(INTEGER)
+	WL_FPI_BYTES_COUNTERS(INTEGER)
+	WL_WAL_IO_COUNTERS(INTEGER)
+#undef INTEGER
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC unroll 32
 #endif
