@@ -126,13 +126,39 @@ static bool changed_all = false;
 /* maps of more buckets than this at transaction end are freed, not emptied */
 #define WL_MODEL_KEEP_BUCKETS	1024
 /* emptying clears every bucket, and most transactions add an entry or two */
-#define WL_MODEL_MAP_SIZE		8
+#define WL_MODEL_MAP_SIZE		4
 /* below this many files created or doomed, core's lists are cheaper */
 #define WL_LISTS_CHEAP	64
+
+/*
+ * Core's lists as a statement's end read them (note_new_files), for the
+ * commit prediction that follows: reused while no relation was invalidated
+ * (no file can be created or doomed without), in the same transaction and
+ * subtransaction.  In their own context, emptied at transaction end.
+ */
+static MemoryContext kept_cxt = NULL;
+static struct
+{
+	WlRelFile  *files[2];		/* [forCommit] */
+	int			n[2];
+	bool		valid;			/* no invalidation since */
+	SubTransactionId subxact;
+	TimestampTz xact_start;
+}			kept;
+
+static void
+drop_kept(void)
+{
+	for (int i = 0; i < 2; i++)
+		if (kept.files[i])
+			pfree(kept.files[i]);
+	memset(&kept, 0, sizeof(kept));
+}
 
 static void
 relcache_changed(Datum arg, Oid relid)
 {
+	kept.valid = false;
 	if (changed_all)
 		return;
 	/* invalidated at each command counter increment of its statement */
@@ -195,6 +221,9 @@ wl_model_xact_end(void)
 	ghost_syncs = NIL;
 	createdb_files = NIL;
 	forget_changes();
+	if (kept_cxt != NULL)
+		MemoryContextReset(kept_cxt);
+	memset(&kept, 0, sizeof(kept));
 	/* every use of the maps begins with ensure_model_state() */
 	if (created_files == NULL || !model_dirty)
 		return;
@@ -452,8 +481,16 @@ static bool
 note_new_files(bool forCommit, wl_files_hash *map, int32 stmt_no, bool *skipping_wal)
 {
 	WlRelFile  *files;
-	int			n = smgrGetPendingDeletes(forCommit, &files);
+	int			n;
 	bool		any = false;
+	MemoryContext old;
+
+	if (kept_cxt == NULL)
+		kept_cxt = AllocSetContextCreate(TopMemoryContext, "walload pending lists",
+										 ALLOCSET_SMALL_SIZES);
+	old = MemoryContextSwitchTo(kept_cxt);
+	n = smgrGetPendingDeletes(forCommit, &files);
+	MemoryContextSwitchTo(old);
 
 	for (int i = 0; i < n; i++)
 	{
@@ -467,8 +504,8 @@ note_new_files(bool forCommit, wl_files_hash *map, int32 stmt_no, bool *skipping
 		if (skipping_wal && WlSkippingWAL(files[i]))
 			*skipping_wal = true;
 	}
-	if (files)
-		pfree(files);
+	kept.files[forCommit] = files;
+	kept.n[forCommit] = n;
 	return any;
 }
 
@@ -558,6 +595,11 @@ wl_model_read_pending_changes(int32 stmt_no, WlEffects *eff)
 		needs_lists = change_needs_lists(changed_rels[i], stmt_no, &created, &skipping);
 	if (needs_lists)
 	{
+		/* an invalidation while they are read leaves them not kept */
+		drop_kept();
+		kept.valid = true;
+		kept.subxact = GetCurrentSubTransactionId();
+		kept.xact_start = GetCurrentTransactionStartTimestamp();
 		created |= note_new_files(false, created_files, stmt_no,
 								  XLogIsNeeded() ? NULL : &skipping);
 		doomed = note_new_files(true, doomed_files, stmt_no, NULL);
@@ -706,10 +748,31 @@ pending_syncs(const WlRelFile *created_list, int ncreated,
 void
 wl_model_read_commit(bool with_created, bool live, WlCommitFiles *cf)
 {
+	bool		reuse = live && kept.valid &&
+		kept.subxact == GetCurrentSubTransactionId() &&
+		kept.xact_start == GetCurrentTransactionStartTimestamp();
+
 	memset(cf, 0, sizeof(*cf));
-	cf->ndoomed = smgrGetPendingDeletes(true, &cf->doomed);
-	if (with_created || !XLogIsNeeded())
-		cf->ncreated = smgrGetPendingDeletes(false, &cf->created);
+	if (reuse)
+	{
+		/* the caller's now */
+		cf->doomed = kept.files[true];
+		cf->ndoomed = kept.n[true];
+		kept.files[true] = NULL;
+		if (with_created || !XLogIsNeeded())
+		{
+			cf->created = kept.files[false];
+			cf->ncreated = kept.n[false];
+			kept.files[false] = NULL;
+		}
+		drop_kept();
+	}
+	else
+	{
+		cf->ndoomed = smgrGetPendingDeletes(true, &cf->doomed);
+		if (with_created || !XLogIsNeeded())
+			cf->ncreated = smgrGetPendingDeletes(false, &cf->created);
+	}
 	if (!XLogIsNeeded())
 		cf->nsyncs = pending_syncs(cf->created, cf->ncreated, cf->doomed, cf->ndoomed,
 								   live, &cf->syncs);
