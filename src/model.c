@@ -132,7 +132,7 @@ static bool changed_all = false;
 
 /*
  * Core's lists as a statement's end read them (note_new_files), for the
- * commit prediction that follows: reused while no relation was invalidated
+ * commit predictions that follow: reused while no relation was invalidated
  * (no file can be created or doomed without), in the same transaction and
  * subtransaction.  In their own context, emptied at transaction end.
  */
@@ -755,17 +755,15 @@ wl_model_read_commit(bool with_created, bool live, WlCommitFiles *cf)
 	memset(cf, 0, sizeof(*cf));
 	if (reuse)
 	{
-		/* the caller's now */
+		/* still the model's: kept for the next statement's prediction */
+		cf->kept = true;
 		cf->doomed = kept.files[true];
 		cf->ndoomed = kept.n[true];
-		kept.files[true] = NULL;
 		if (with_created || !XLogIsNeeded())
 		{
 			cf->created = kept.files[false];
 			cf->ncreated = kept.n[false];
-			kept.files[false] = NULL;
 		}
-		drop_kept();
 	}
 	else
 	{
@@ -781,9 +779,9 @@ wl_model_read_commit(bool with_created, bool live, WlCommitFiles *cf)
 void
 wl_model_free_commit(WlCommitFiles *cf)
 {
-	if (cf->doomed)
+	if (cf->doomed && !cf->kept)
 		pfree(cf->doomed);
-	if (cf->created)
+	if (cf->created && !cf->kept)
 		pfree(cf->created);
 	if (cf->syncs)
 		pfree(cf->syncs);
