@@ -54,8 +54,7 @@ typedef struct FileEntry
 	{
 		int32		stmt_no;	/* statement that created or scheduled it */
 		WlFileSizes sizes;		/* doomed_sizes */
-		BlockNumber blocks[MAX_FORKNUM + 1];	/* seen_sizes; Invalid: not
-												 * known */
+		BlockNumber blocks[MAX_FORKNUM + 1];	/* seen_sizes (or Invalid) */
 	}			v;
 } FileEntry;
 
@@ -98,20 +97,15 @@ typedef struct GhostSync
 
 static MemoryContext model_cxt = NULL;	/* per transaction: the lists */
 static MemoryContext model_hash_cxt = NULL; /* the maps, kept across xacts */
-static wl_files_hash *created_files = NULL;	/* files to delete at abort:
-											 * created */
-static wl_files_hash *doomed_files = NULL;	/* files to delete at commit */
-static wl_files_hash *truncated_files = NULL;	/* pending syncs truncated in
-												 * place */
+static wl_files_hash *created_files = NULL;	/* deleted at abort: created */
+static wl_files_hash *doomed_files = NULL;	/* deleted at commit */
+static wl_files_hash *truncated_files = NULL;	/* syncs truncated in place */
 static List *ghost_syncs = NIL; /* pending syncs of aborted subxacts */
 static List *createdb_files = NIL;	/* pending syncs in a new database */
 static wl_rels_hash *known_rels = NULL; /* relid -> its file, as last seen */
-static wl_files_hash *doomed_sizes = NULL;	/* files to delete at commit,
-											 * sized */
-static wl_files_hash *seen_sizes = NULL;	/* pending syncs' forks, as last
-											 * known */
-static wl_rels_hash *created_rels = NULL;	/* relations created in the
-											 * transaction */
+static wl_files_hash *doomed_sizes = NULL;	/* deleted at commit, sized */
+static wl_files_hash *seen_sizes = NULL;	/* syncs' forks, as last known */
+static wl_rels_hash *created_rels = NULL;	/* created in the transaction */
 static bool model_dirty = false;	/* the maps were used in this transaction */
 
 /*
