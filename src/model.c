@@ -126,17 +126,18 @@ static bool changed_all = false;
 
 /*
  * Core's lists as a statement's end read them (note_new_files), for the
- * commit predictions that follow: reused while no relation was invalidated
- * (no file can be created or doomed without), in the same transaction and
- * subtransaction.  In their own context, emptied at transaction end.
+ * predictions and the commit that follow: reused while no relation was
+ * invalidated (no file is created or doomed without), in the same
+ * transaction and subtransaction.  In TopMemoryContext, freed when replaced
+ * and at transaction end; owned from the moment they are read.
  */
-static MemoryContext kept_cxt = NULL;
 static struct
 {
 	WlRelFile  *files[2];		/* [forCommit] */
 	int			n[2];
 	bool		valid;			/* no invalidation since */
 	SubTransactionId subxact;
+	TransactionId xid;
 	TimestampTz xact_start;
 }			kept;
 
@@ -215,9 +216,9 @@ wl_model_xact_end(void)
 	ghost_syncs = NIL;
 	createdb_files = NIL;
 	forget_changes();
-	if (kept_cxt != NULL)
-		MemoryContextReset(kept_cxt);
-	memset(&kept, 0, sizeof(kept));
+	if (kept.files[false] || kept.files[true])
+		drop_kept();
+	kept.valid = false;
 	/* every use of the maps begins with ensure_model_state() */
 	if (created_files == NULL || !model_dirty)
 		return;
@@ -479,12 +480,11 @@ note_new_files(bool forCommit, wl_files_hash *map, int32 stmt_no, bool *skipping
 	bool		any = false;
 	MemoryContext old;
 
-	if (kept_cxt == NULL)
-		kept_cxt = AllocSetContextCreate(TopMemoryContext, "walload pending lists",
-										 ALLOCSET_SMALL_SIZES);
-	old = MemoryContextSwitchTo(kept_cxt);
+	old = MemoryContextSwitchTo(TopMemoryContext);
 	n = smgrGetPendingDeletes(forCommit, &files);
 	MemoryContextSwitchTo(old);
+	kept.files[forCommit] = files;
+	kept.n[forCommit] = n;
 
 	for (int i = 0; i < n; i++)
 	{
@@ -498,8 +498,6 @@ note_new_files(bool forCommit, wl_files_hash *map, int32 stmt_no, bool *skipping
 		if (skipping_wal && WlSkippingWAL(files[i]))
 			*skipping_wal = true;
 	}
-	kept.files[forCommit] = files;
-	kept.n[forCommit] = n;
 	return any;
 }
 
@@ -593,6 +591,7 @@ wl_model_read_pending_changes(int32 stmt_no, WlEffects *eff)
 		drop_kept();
 		kept.valid = true;
 		kept.subxact = GetCurrentSubTransactionId();
+		kept.xid = GetTopTransactionIdIfAny();
 		kept.xact_start = GetCurrentTransactionStartTimestamp();
 		created |= note_new_files(false, created_files, stmt_no,
 								  XLogIsNeeded() ? NULL : &skipping);
@@ -737,19 +736,21 @@ pending_syncs(const WlRelFile *created_list, int ncreated,
 
 /*
  * The one reading of core's pending lists for a commit, PREPARE or its
- * prediction; the abort's list with_created or under wal_level=minimal.
+ * prediction (the statement's, if nothing changed since); the abort's list
+ * with_created or under wal_level=minimal.
  */
 void
 wl_model_read_commit(bool with_created, bool live, WlCommitFiles *cf)
 {
-	bool		reuse = live && kept.valid &&
+	bool		reuse = kept.valid &&
 		kept.subxact == GetCurrentSubTransactionId() &&
+		kept.xid == GetTopTransactionIdIfAny() &&
 		kept.xact_start == GetCurrentTransactionStartTimestamp();
 
 	memset(cf, 0, sizeof(*cf));
 	if (reuse)
 	{
-		/* still the model's: kept for the next statement's prediction */
+		/* still the model's: kept for the next reading */
 		cf->kept = true;
 		cf->doomed = kept.files[true];
 		cf->ndoomed = kept.n[true];
