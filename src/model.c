@@ -128,9 +128,12 @@ static bool changed_all = false;
  * Core's lists as a statement's end read them (note_new_files), for the
  * predictions and the commit that follow: reused while no relation was
  * invalidated (no file is created or doomed without), in the same
- * transaction and subtransaction.  In TopMemoryContext, freed when replaced
- * and at transaction end; owned from the moment they are read.
+ * transaction and subtransaction.  In a context of their own, emptied at
+ * transaction end (if used): lists of growing sizes freed one by one would
+ * leave their chunks in a context never reset.
  */
+static MemoryContext kept_cxt = NULL;
+static bool kept_used = false;
 static struct
 {
 	WlRelFile  *files[2];		/* [forCommit] */
@@ -216,9 +219,10 @@ wl_model_xact_end(void)
 	ghost_syncs = NIL;
 	createdb_files = NIL;
 	forget_changes();
-	if (kept.files[false] || kept.files[true])
-		drop_kept();
-	kept.valid = false;
+	if (kept_used)
+		MemoryContextReset(kept_cxt);
+	kept_used = false;
+	memset(&kept, 0, sizeof(kept));
 	/* every use of the maps begins with ensure_model_state() */
 	if (created_files == NULL || !model_dirty)
 		return;
@@ -480,7 +484,11 @@ note_new_files(bool forCommit, wl_files_hash *map, int32 stmt_no, bool *skipping
 	bool		any = false;
 	MemoryContext old;
 
-	old = MemoryContextSwitchTo(TopMemoryContext);
+	if (kept_cxt == NULL)
+		kept_cxt = AllocSetContextCreate(TopMemoryContext, "walload pending lists",
+										 ALLOCSET_SMALL_SIZES);
+	kept_used = true;
+	old = MemoryContextSwitchTo(kept_cxt);
 	n = smgrGetPendingDeletes(forCommit, &files);
 	MemoryContextSwitchTo(old);
 	kept.files[forCommit] = files;
