@@ -33,20 +33,60 @@
 #include "catalog/pg_database.h"
 #include "catalog/pg_tablespace.h"
 #include "commands/dbcommands.h"
+#include "common/hashfn.h"
 #include "common/relpath.h"
 #include "miscadmin.h"
 #include "storage/fd.h"
-#include "utils/hsearch.h"
 #include "utils/inval.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/syscache.h"
 
-typedef struct FileCreator
+/*
+ * The maps of files, simplehash's: no indirect calls, and emptied by one
+ * memset.  An entry moves when another is entered: no pointer is kept.
+ */
+typedef struct FileEntry
 {
 	WlRelFile	file;			/* hash key */
-	int32		stmt_no;		/* statement that created or scheduled it */
-} FileCreator;
+	char		status;
+	union
+	{
+		int32		stmt_no;	/* statement that created or scheduled it */
+		WlFileSizes sizes;		/* doomed_sizes */
+		BlockNumber blocks[MAX_FORKNUM + 1];	/* seen_sizes (or Invalid) */
+	}			v;
+} FileEntry;
+
+#define SH_PREFIX		wl_files
+#define SH_ELEMENT_TYPE	FileEntry
+#define SH_KEY_TYPE		WlRelFile
+#define SH_KEY			file
+#define SH_HASH_KEY(tb, key)	murmurhash32(WL_REL_NUMBER(key))
+#define SH_EQUAL(tb, a, b)		WlRelFileEquals(a, b)
+#define SH_SCOPE		static inline
+#define SH_DECLARE
+#define SH_DEFINE
+#include "lib/simplehash.h"
+
+/* the maps of relations: known_rels' file, created_rels' nothing */
+typedef struct RelEntry
+{
+	Oid			relid;			/* hash key */
+	char		status;
+	WlRelFile	file;
+} RelEntry;
+
+#define SH_PREFIX		wl_rels
+#define SH_ELEMENT_TYPE	RelEntry
+#define SH_KEY_TYPE		Oid
+#define SH_KEY			relid
+#define SH_HASH_KEY(tb, key)	murmurhash32(key)
+#define SH_EQUAL(tb, a, b)		((a) == (b))
+#define SH_SCOPE		static inline
+#define SH_DECLARE
+#define SH_DEFINE
+#include "lib/simplehash.h"
 
 typedef struct GhostSync
 {
@@ -57,29 +97,16 @@ typedef struct GhostSync
 
 static MemoryContext model_cxt = NULL;	/* per transaction: the lists */
 static MemoryContext model_hash_cxt = NULL; /* the maps, kept across xacts */
-static HTAB *created_files = NULL;	/* files to delete at abort: created */
-static HTAB *doomed_files = NULL;	/* files to delete at commit */
-static HTAB *truncated_files = NULL;	/* pending syncs truncated in place */
+static wl_files_hash *created_files = NULL;	/* deleted at abort: created */
+static wl_files_hash *doomed_files = NULL;	/* deleted at commit */
+static wl_files_hash *truncated_files = NULL;	/* syncs truncated in place */
 static List *ghost_syncs = NIL; /* pending syncs of aborted subxacts */
 static List *createdb_files = NIL;	/* pending syncs in a new database */
-static HTAB *known_rels = NULL;	/* relid -> its file, as last seen */
-static HTAB *doomed_sizes = NULL;	/* files to delete at commit, sized */
-static HTAB *seen_sizes = NULL; /* pending syncs' forks, as last known */
-static HTAB *created_rels = NULL;	/* relations created in the transaction */
+static wl_rels_hash *known_rels = NULL; /* relid -> its file, as last seen */
+static wl_files_hash *doomed_sizes = NULL;	/* deleted at commit, sized */
+static wl_files_hash *seen_sizes = NULL;	/* syncs' forks, as last known */
+static wl_rels_hash *created_rels = NULL;	/* created in the transaction */
 static bool model_dirty = false;	/* the maps were used in this transaction */
-
-/* pending syncs' fork sizes: core forgets its own at each relcache rebuild */
-typedef struct SeenSize
-{
-	WlRelFile	file;			/* hash key */
-	BlockNumber blocks[MAX_FORKNUM + 1];	/* InvalidBlockNumber: not known */
-} SeenSize;
-
-typedef struct KnownRel
-{
-	Oid			relid;			/* hash key */
-	WlRelFile	file;
-} KnownRel;
 
 /*
  * Relations invalidated since the last look, the only ones whose files can
@@ -90,16 +117,46 @@ static Oid	changed_rels[WL_CHANGED_RELS];
 static int	n_changed_rels = 0;
 static bool changed_all = false;
 
-/* maps larger than this at transaction end are freed, not emptied */
-#define WL_MODEL_KEEP_ENTRIES	1024
-/* emptying visits every bucket, and most transactions add an entry or two */
-#define WL_MODEL_MAP_SIZE		16
+/* maps of more buckets than this at transaction end are freed, not emptied */
+#define WL_MODEL_KEEP_BUCKETS	1024
+/* emptying clears every bucket, and most transactions add an entry or two */
+#define WL_MODEL_MAP_SIZE		4
 /* below this many files created or doomed, core's lists are cheaper */
 #define WL_LISTS_CHEAP	64
+
+/*
+ * Core's lists as a statement's end read them (note_new_files), for the
+ * predictions and the commit that follow: reused while no relation was
+ * invalidated (no file is created or doomed without), in the same
+ * transaction and subtransaction.  In a context of their own, emptied at
+ * transaction end (if used): lists of growing sizes freed one by one would
+ * leave their chunks in a context never reset.
+ */
+static MemoryContext kept_cxt = NULL;
+static bool kept_used = false;
+static struct
+{
+	WlRelFile  *files[2];		/* [forCommit] */
+	int			n[2];
+	bool		valid;			/* no invalidation since */
+	SubTransactionId subxact;
+	TransactionId xid;
+	TimestampTz xact_start;
+}			kept;
+
+static void
+drop_kept(void)
+{
+	for (int i = 0; i < 2; i++)
+		if (kept.files[i])
+			pfree(kept.files[i]);
+	memset(&kept, 0, sizeof(kept));
+}
 
 static void
 relcache_changed(Datum arg, Oid relid)
 {
+	kept.valid = false;
 	if (changed_all)
 		return;
 	/* invalidated at each command counter increment of its statement */
@@ -130,99 +187,25 @@ wl_model_register(void)
 }
 
 /* the maps, made together (ensure_model_state), emptied or freed together */
-static const struct
+static wl_files_hash **const file_maps[] =
 {
-	HTAB	  **map;
-	const char *name;
-	Size		keysize;
-	Size		entrysize;
-}			model_maps[] =
-{
-	{&created_files, "walload created files", sizeof(WlRelFile), sizeof(FileCreator)},
-	{&doomed_files, "walload doomed files", sizeof(WlRelFile), sizeof(FileCreator)},
-	{&truncated_files, "walload truncated files", sizeof(WlRelFile), sizeof(FileCreator)},
-	{&doomed_sizes, "walload doomed file sizes", sizeof(WlRelFile), sizeof(WlFileSizes)},
-	{&seen_sizes, "walload pending sync sizes", sizeof(WlRelFile), sizeof(SeenSize)},
-	{&known_rels, "walload known relations", sizeof(Oid), sizeof(KnownRel)},
-	{&created_rels, "walload created relations", sizeof(Oid), sizeof(Oid)},
+	&created_files, &doomed_files, &truncated_files, &doomed_sizes, &seen_sizes
 };
+static wl_rels_hash **const rel_maps[] = {&known_rels, &created_rels};
 
 static void
 ensure_model_state(void)
 {
-	HASHCTL		ctl;
-
 	model_dirty = true;
 	if (created_files != NULL)
 		return;
 	if (model_hash_cxt == NULL)
 		model_hash_cxt = AllocSetContextCreate(TopMemoryContext, "walload scan model maps",
 											   ALLOCSET_SMALL_SIZES);
-	memset(&ctl, 0, sizeof(ctl));
-	ctl.hcxt = model_hash_cxt;
-	for (int i = 0; i < lengthof(model_maps); i++)
-	{
-		ctl.keysize = model_maps[i].keysize;
-		ctl.entrysize = model_maps[i].entrysize;
-		*model_maps[i].map = hash_create(model_maps[i].name, WL_MODEL_MAP_SIZE, &ctl,
-										 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-	}
-}
-
-/*
- * The files note_new_files() and note_doomed_rel() entered last, for
- * empty_map(): removing an entry by its key costs less than finding it by
- * a walk of the buckets.  A hint may be stale (its entry gone, its map
- * freed and another made at that address): removing any key a map holds is
- * right when emptying it.
- */
-#define WL_EMPTY_HINTS	4
-static struct
-{
-	HTAB	   *map;
-	WlRelFile	key;
-}			empty_hints[WL_EMPTY_HINTS];
-static int	next_empty_hint = 0;
-
-static void
-hint_entered(HTAB *map, WlRelFile key)
-{
-	empty_hints[next_empty_hint].map = map;
-	empty_hints[next_empty_hint].key = key;
-	next_empty_hint = (next_empty_hint + 1) % WL_EMPTY_HINTS;
-}
-
-/*
- * Remove every entry of map: first those hinted, then by a walk that stops
- * at the last one rather than visiting the remaining buckets.
- */
-static void
-empty_map(HTAB *map)
-{
-	HASH_SEQ_STATUS hs;
-	long		left = hash_get_num_entries(map);
-	void	   *entry;
-
-	for (int i = 0; i < WL_EMPTY_HINTS && left > 0; i++)
-	{
-		if (empty_hints[i].map != map)
-			continue;
-		empty_hints[i].map = NULL;
-		if (hash_search(map, &empty_hints[i].key, HASH_REMOVE, NULL) != NULL)
-			left--;
-	}
-	if (left == 0)
-		return;
-	hash_seq_init(&hs, map);
-	while ((entry = hash_seq_search(&hs)) != NULL)
-	{
-		(void) hash_search(map, entry, HASH_REMOVE, NULL);
-		if (--left == 0)
-		{
-			hash_seq_term(&hs);
-			break;
-		}
-	}
+	for (int i = 0; i < lengthof(file_maps); i++)
+		*file_maps[i] = wl_files_create(model_hash_cxt, WL_MODEL_MAP_SIZE, NULL);
+	for (int i = 0; i < lengthof(rel_maps); i++)
+		*rel_maps[i] = wl_rels_create(model_hash_cxt, WL_MODEL_MAP_SIZE, NULL);
 }
 
 /* at a top-level transaction's end the maps are emptied, or freed if large */
@@ -236,21 +219,33 @@ wl_model_xact_end(void)
 	ghost_syncs = NIL;
 	createdb_files = NIL;
 	forget_changes();
+	if (kept_used)
+		MemoryContextReset(kept_cxt);
+	kept_used = false;
+	memset(&kept, 0, sizeof(kept));
 	/* every use of the maps begins with ensure_model_state() */
 	if (created_files == NULL || !model_dirty)
 		return;
 	model_dirty = false;
-	for (int i = 0; i < lengthof(model_maps); i++)
-		large |= hash_get_num_entries(*model_maps[i].map) > WL_MODEL_KEEP_ENTRIES;
+	for (int i = 0; i < lengthof(file_maps); i++)
+		large |= (*file_maps[i])->size > WL_MODEL_KEEP_BUCKETS;
+	for (int i = 0; i < lengthof(rel_maps); i++)
+		large |= (*rel_maps[i])->size > WL_MODEL_KEEP_BUCKETS;
 	if (large)
-		MemoryContextReset(model_hash_cxt);
-	for (int i = 0; i < lengthof(model_maps); i++)
 	{
-		if (large)
-			*model_maps[i].map = NULL;
-		else
-			empty_map(*model_maps[i].map);
+		MemoryContextReset(model_hash_cxt);
+		for (int i = 0; i < lengthof(file_maps); i++)
+			*file_maps[i] = NULL;
+		for (int i = 0; i < lengthof(rel_maps); i++)
+			*rel_maps[i] = NULL;
+		return;
 	}
+	for (int i = 0; i < lengthof(file_maps); i++)
+		if ((*file_maps[i])->members > 0)
+			wl_files_reset(*file_maps[i]);
+	for (int i = 0; i < lengthof(rel_maps); i++)
+		if ((*rel_maps[i])->members > 0)
+			wl_rels_reset(*rel_maps[i]);
 }
 
 /*
@@ -266,7 +261,7 @@ class_pages(WlRelFile file)
 	WlRelFile	cur;
 
 	if (WL_REL_DB(file) != MyDatabaseId || created_rels == NULL ||
-		hash_search(created_rels, &relid, HASH_FIND, NULL) == NULL)
+		wl_rels_lookup(created_rels, relid) == NULL)
 		return InvalidBlockNumber;
 	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
 	if (!HeapTupleIsValid(tup))
@@ -283,42 +278,39 @@ class_pages(WlRelFile file)
 void
 wl_model_note_created(Oid relid)
 {
-	WlRelFile	hint;
+	bool		found;
 
 	ensure_model_state();
-	(void) hash_search(created_rels, &relid, HASH_ENTER, NULL);
-	/* the map's key is the hint's first bytes */
-	memset(&hint, 0, sizeof(hint));
-	memcpy(&hint, &relid, sizeof(relid));
-	hint_entered(created_rels, hint);
+	(void) wl_rels_insert(created_rels, relid, &found);
 }
 
 /*
  * A pending sync's blocks without a system call (md.c would open every fork
- * of every new file at every statement): core's, else SeenSize, relpages.
+ * of every new file at every statement): core's, else seen_sizes', relpages;
+ * core forgets its own at each relcache rebuild.
  */
 static uint64
 file_live_blocks(WlRelFile file)
 {
 	SMgrRelation srel = WlSmgrOpen(file);
-	SeenSize   *seen;
+	FileEntry  *seen;
 	bool		found;
 	uint64		total = 0;
 
 	ensure_model_state();
-	seen = hash_search(seen_sizes, &file, HASH_ENTER, &found);
+	seen = wl_files_insert(seen_sizes, file, &found);
 	if (!found)
 		for (ForkNumber fork = 0; fork <= MAX_FORKNUM; fork++)
-			seen->blocks[fork] = InvalidBlockNumber;
+			seen->v.blocks[fork] = InvalidBlockNumber;
 	for (ForkNumber fork = 0; fork <= MAX_FORKNUM; fork++)
 	{
 		BlockNumber known = srel->smgr_cached_nblocks[fork];
 
 		if (known != InvalidBlockNumber)
-			seen->blocks[fork] = known;
+			seen->v.blocks[fork] = known;
 		else
 		{
-			known = seen->blocks[fork];
+			known = seen->v.blocks[fork];
 			if (fork == MAIN_FORKNUM)
 			{
 				BlockNumber pages = class_pages(file);
@@ -371,12 +363,12 @@ size_doomed(WlRelFile *files, int n, bool live, WlCommitModel *m, bool *found_fo
 	for (int i = 0; i < k; i++)
 	{
 		WlFileSizes	one;
-		WlFileSizes *noted = NULL;
+		FileEntry  *noted = NULL;
 
 		if (!live)
 			*found_fork |= wl_sizing_file(files[i], &one);
-		else if ((noted = hash_search(doomed_sizes, &files[i], HASH_FIND, NULL)) != NULL)
-			one = *noted;
+		else if ((noted = wl_files_lookup(doomed_sizes, files[i])) != NULL)
+			one = noted->v.sizes;
 		else
 		{
 			memset(&one, 0, sizeof(one));
@@ -399,7 +391,7 @@ size_doomed(WlRelFile *files, int n, bool live, WlCommitModel *m, bool *found_fo
 /*
  * The sizes of relid's file as this backend knows them now, without a
  * system call, noted for the live prediction: core's cached sizes, else
- * SeenSize, and for the main fork at least relpages; a fork of unknown size
+ * seen_sizes', and for the main fork at least relpages; a fork of unknown size
  * is taken not to exist, and every block to be on disk.
  */
 static void
@@ -410,7 +402,8 @@ note_doomed_rel(Oid relid)
 	BlockNumber relpages;
 	bool		has_file;
 	WlFileSizes *d;
-	SeenSize   *seen;
+	FileEntry  *seen;
+	bool		found;
 	SMgrRelation srel;
 
 	if (!HeapTupleIsValid(tup))
@@ -421,20 +414,18 @@ note_doomed_rel(Oid relid)
 	if (!has_file)
 		return;
 
-	d = hash_search(doomed_sizes, &file, HASH_ENTER, NULL);
+	/* seen_sizes is filled only under wal_level=minimal (file_live_blocks) */
+	seen = seen_sizes->members == 0 ? NULL : wl_files_lookup(seen_sizes, file);
+	d = &wl_files_insert(doomed_sizes, file, &found)->v.sizes;
 	memset(d, 0, sizeof(*d));
 	d->file = file;
-	hint_entered(doomed_sizes, file);
-	/* filled only under wal_level=minimal (file_live_blocks) */
-	seen = hash_get_num_entries(seen_sizes) == 0 ? NULL :
-		hash_search(seen_sizes, &file, HASH_FIND, NULL);
 	srel = WlSmgrOpen(file);
 	for (ForkNumber fork = 0; fork <= MAX_FORKNUM; fork++)
 	{
 		BlockNumber nblocks = srel->smgr_cached_nblocks[fork];
 
 		if (nblocks == InvalidBlockNumber && seen != NULL)
-			nblocks = seen->blocks[fork];
+			nblocks = seen->v.blocks[fork];
 		if (fork == MAIN_FORKNUM)
 		{
 			if (nblocks == InvalidBlockNumber || relpages > nblocks)
@@ -486,28 +477,35 @@ wl_model_note_doomed(Oid relid, bool with_dependents)
  * is newest first; the walk stops at the first file already known.
  */
 static bool
-note_new_files(bool forCommit, HTAB *map, int32 stmt_no, bool *skipping_wal)
+note_new_files(bool forCommit, wl_files_hash *map, int32 stmt_no, bool *skipping_wal)
 {
 	WlRelFile  *files;
-	int			n = smgrGetPendingDeletes(forCommit, &files);
+	int			n;
 	bool		any = false;
+	MemoryContext old;
+
+	if (kept_cxt == NULL)
+		kept_cxt = AllocSetContextCreate(TopMemoryContext, "walload pending lists",
+										 ALLOCSET_SMALL_SIZES);
+	kept_used = true;
+	old = MemoryContextSwitchTo(kept_cxt);
+	n = smgrGetPendingDeletes(forCommit, &files);
+	MemoryContextSwitchTo(old);
+	kept.files[forCommit] = files;
+	kept.n[forCommit] = n;
 
 	for (int i = 0; i < n; i++)
 	{
 		bool		found;
-		FileCreator *fc;
+		FileEntry  *fc = wl_files_insert(map, files[i], &found);
 
-		fc = hash_search(map, &files[i], HASH_ENTER, &found);
 		if (found)
 			break;
-		fc->stmt_no = stmt_no;
-		hint_entered(map, files[i]);
+		fc->v.stmt_no = stmt_no;
 		any = true;
 		if (skipping_wal && WlSkippingWAL(files[i]))
 			*skipping_wal = true;
 	}
-	if (files)
-		pfree(files);
 	return any;
 }
 
@@ -519,7 +517,7 @@ note_new_files(bool forCommit, HTAB *map, int32 stmt_no, bool *skipping_wal)
 static bool
 change_needs_lists(Oid relid, int32 stmt_no, bool *created, bool *skipping)
 {
-	KnownRel   *k = hash_search(known_rels, &relid, HASH_FIND, NULL);
+	RelEntry   *k = wl_rels_lookup(known_rels, relid);
 	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
 	Form_pg_class cls;
 	bool		needs = false;
@@ -540,17 +538,16 @@ change_needs_lists(Oid relid, int32 stmt_no, bool *created, bool *skipping)
 			 TransactionIdIsCurrentTransactionId(HeapTupleHeaderGetXmin(tup->t_data)))
 	{
 		bool		found;
-		FileCreator *fc = hash_search(created_files, &file, HASH_ENTER, &found);
+		FileEntry  *fc = wl_files_insert(created_files, file, &found);
 
 		if (!found)
 		{
-			fc->stmt_no = stmt_no;
+			fc->v.stmt_no = stmt_no;
 			*created = true;
 			if (!XLogIsNeeded() && WlSkippingWAL(file))
 				*skipping = true;
 		}
-		k = hash_search(known_rels, &relid, HASH_ENTER, NULL);
-		k->file = file;
+		wl_rels_insert(known_rels, relid, &found)->file = file;
 	}
 	else
 		needs = true;
@@ -565,15 +562,12 @@ remember_changed(void)
 	for (int i = 0; i < n_changed_rels; i++)
 	{
 		WlRelFile	file;
+		bool		found;
 
 		if (wl_model_relation_file(changed_rels[i], &file, NULL, NULL))
-		{
-			KnownRel   *k = hash_search(known_rels, &changed_rels[i], HASH_ENTER, NULL);
-
-			k->file = file;
-		}
+			wl_rels_insert(known_rels, changed_rels[i], &found)->file = file;
 		else
-			(void) hash_search(known_rels, &changed_rels[i], HASH_REMOVE, NULL);
+			(void) wl_rels_delete(known_rels, changed_rels[i]);
 	}
 }
 
@@ -592,7 +586,7 @@ wl_model_read_pending_changes(int32 stmt_no, WlEffects *eff)
 	ensure_model_state();
 	/* with few files the lists cost less; known_rels is caught up later */
 	if (n_changed_rels > 0 &&
-		hash_get_num_entries(created_files) + hash_get_num_entries(doomed_files) < WL_LISTS_CHEAP)
+		created_files->members + doomed_files->members < WL_LISTS_CHEAP)
 	{
 		needs_lists = true;
 		n_changed_rels = 0;		/* nothing to remember */
@@ -601,6 +595,12 @@ wl_model_read_pending_changes(int32 stmt_no, WlEffects *eff)
 		needs_lists = change_needs_lists(changed_rels[i], stmt_no, &created, &skipping);
 	if (needs_lists)
 	{
+		/* an invalidation while they are read leaves them not kept */
+		drop_kept();
+		kept.valid = true;
+		kept.subxact = GetCurrentSubTransactionId();
+		kept.xid = GetTopTransactionIdIfAny();
+		kept.xact_start = GetCurrentTransactionStartTimestamp();
 		created |= note_new_files(false, created_files, stmt_no,
 								  XLogIsNeeded() ? NULL : &skipping);
 		doomed = note_new_files(true, doomed_files, stmt_no, NULL);
@@ -613,17 +613,17 @@ wl_model_read_pending_changes(int32 stmt_no, WlEffects *eff)
 
 /* the statement a creator map names for file, or -1 */
 static int32
-creator_in(HTAB *map, const WlRelFile *file)
+creator_in(wl_files_hash *map, const WlRelFile *file)
 {
-	FileCreator *fc = map == NULL ? NULL : hash_search(map, file, HASH_FIND, NULL);
+	FileEntry  *fc = map == NULL ? NULL : wl_files_lookup(map, *file);
 
-	return fc ? fc->stmt_no : -1;
+	return fc ? fc->v.stmt_no : -1;
 }
 
 static bool
-in_map(HTAB *map, const WlRelFile *file)
+in_map(wl_files_hash *map, const WlRelFile *file)
 {
-	return map != NULL && hash_search(map, file, HASH_FIND, NULL) != NULL;
+	return map != NULL && wl_files_lookup(map, *file) != NULL;
 }
 
 /*
@@ -631,7 +631,7 @@ in_map(HTAB *map, const WlRelFile *file)
  * unless NULL (out may overlay files: entry i is written after file i is read).
  */
 static int32
-min_creator(HTAB *map, WlRelFile *files, int n, int32 *out)
+min_creator(wl_files_hash *map, WlRelFile *files, int n, int32 *out)
 {
 	int32		best = -1;
 
@@ -744,15 +744,36 @@ pending_syncs(const WlRelFile *created_list, int ncreated,
 
 /*
  * The one reading of core's pending lists for a commit, PREPARE or its
- * prediction; the abort's list with_created or under wal_level=minimal.
+ * prediction (the statement's, if nothing changed since); the abort's list
+ * with_created or under wal_level=minimal.
  */
 void
 wl_model_read_commit(bool with_created, bool live, WlCommitFiles *cf)
 {
+	bool		reuse = kept.valid &&
+		kept.subxact == GetCurrentSubTransactionId() &&
+		kept.xid == GetTopTransactionIdIfAny() &&
+		kept.xact_start == GetCurrentTransactionStartTimestamp();
+
 	memset(cf, 0, sizeof(*cf));
-	cf->ndoomed = smgrGetPendingDeletes(true, &cf->doomed);
-	if (with_created || !XLogIsNeeded())
-		cf->ncreated = smgrGetPendingDeletes(false, &cf->created);
+	if (reuse)
+	{
+		/* still the model's: kept for the next reading */
+		cf->kept = true;
+		cf->doomed = kept.files[true];
+		cf->ndoomed = kept.n[true];
+		if (with_created || !XLogIsNeeded())
+		{
+			cf->created = kept.files[false];
+			cf->ncreated = kept.n[false];
+		}
+	}
+	else
+	{
+		cf->ndoomed = smgrGetPendingDeletes(true, &cf->doomed);
+		if (with_created || !XLogIsNeeded())
+			cf->ncreated = smgrGetPendingDeletes(false, &cf->created);
+	}
 	if (!XLogIsNeeded())
 		cf->nsyncs = pending_syncs(cf->created, cf->ncreated, cf->doomed, cf->ndoomed,
 								   live, &cf->syncs);
@@ -761,9 +782,9 @@ wl_model_read_commit(bool with_created, bool live, WlCommitFiles *cf)
 void
 wl_model_free_commit(WlCommitFiles *cf)
 {
-	if (cf->doomed)
+	if (cf->doomed && !cf->kept)
 		pfree(cf->doomed);
-	if (cf->created)
+	if (cf->created && !cf->kept)
 		pfree(cf->created);
 	if (cf->syncs)
 		pfree(cf->syncs);
@@ -912,10 +933,11 @@ wl_model_note_truncated_in_place(List *files)
 	foreach(lc, files)
 	{
 		WlRelFile  *f = lfirst(lc);
+		bool		found;
 
 		if (WlSkippingWAL(*f))
-			(void) hash_search(truncated_files, f, HASH_ENTER, NULL);
-		(void) hash_search(seen_sizes, f, HASH_REMOVE, NULL);
+			(void) wl_files_insert(truncated_files, *f, &found);
+		(void) wl_files_delete(seen_sizes, *f);
 	}
 }
 

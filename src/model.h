@@ -87,6 +87,7 @@ typedef struct WlCommitFiles
 	WlPendingSync *syncs;		/* pending syncs (wal_level=minimal) */
 	int			nsyncs;
 	int32	   *drop_creators;	/* per doomed file (wl_model_commit), or NULL */
+	bool		kept;			/* doomed and created are the model's */
 } WlCommitFiles;
 
 /* one reading of core's list at an abort (wl_model_read_abort) */
