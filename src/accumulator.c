@@ -317,6 +317,13 @@ wl_acc_observed(void)
 	return cur.observed;
 }
 
+/*
+ * The record's application_name, kept from record to record: the same name
+ * transaction after transaction is compared, not copied again; finish_record
+ * puts it in the record.
+ */
+static WlName record_app;
+
 /* the record is the role's and application's (see WlOpenXact) */
 static void
 take_role_and_application(Oid userid)
@@ -324,9 +331,8 @@ take_role_and_application(Oid userid)
 	const char *name = application_name ? application_name : "";
 
 	cur.rec.userid = userid;
-	/* the same name statement after statement: compared, not copied again */
-	if (strcmp(cur.rec.application_name, name) != 0)
-		strlcpy(cur.rec.application_name, name, NAMEDATALEN);
+	if (strcmp(record_app, name) != 0)
+		strncpy(record_app, name, NAMEDATALEN - 1);
 }
 
 static void
@@ -489,6 +495,10 @@ reserve_finished(int more)
 		finished_capacity = 0;
 	}
 	if (n_finished == 0 && more <= finished_capacity)
+		return;
+	/* only the open record's statements queued: flush_at_safe_point keeps all */
+	if (cur.active && finished[0].rec.xact_id == cur.rec.xact_id &&
+		n_finished + more <= Min(finished_capacity, WL_QUEUE_BOUND))
 		return;
 	flush_at_safe_point(more, false);
 	if (n_finished + more > finished_capacity)
@@ -1937,6 +1947,7 @@ finish_record(void)
 	rec->nbuffers = NBuffers;
 	if (!cur.threshold_read)
 		rec->wal_skip_threshold_kb = rec->commit_threshold_kb = wal_skip_threshold;
+	memcpy(rec->application_name, record_app, sizeof(WlName));
 
 	/* into the ring without walload's lock (store.c) */
 	wl_store_xact(rec);
