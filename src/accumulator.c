@@ -579,6 +579,8 @@ predict_commit(WlActivity *a, TimestampTz now)
 {
 	WlCommitModel m;
 	WlCommitEstimate est;
+	const WlCommitModel *pm = &m;	/* the prediction: m and est, or the empty */
+	const WlCommitEstimate *pe = &est;
 	int32		abort_rels = 0;
 
 	if (!IsTransactionState())
@@ -606,19 +608,19 @@ predict_commit(WlActivity *a, TimestampTz now)
 		 * No file was created, deleted or written past WAL: nothing pending.
 		 * wl_commit_est is pure: the same until the calibration is read again.
 		 */
-		static WlCommitEstimate empty;
+		static WlCommitModel empty = {.sync_stmt_no = -1,.drop_stmt_no = -1};
+		static WlCommitEstimate empty_est;
 		static uint64 of_reading = 0;
 		const WlScanCost *cost = current_cost(now);
 
-		memset(&m, 0, sizeof(m));
-		m.sync_stmt_no = m.drop_stmt_no = -1;
 		memset(&a->pred_state, 0, sizeof(a->pred_state));
 		if (of_reading != cost_readings)
 		{
-			wl_commit_est(&m, cost, &a->pred_state, &empty);
+			wl_commit_est(&empty, cost, &a->pred_state, &empty_est);
 			of_reading = cost_readings;
 		}
-		est = empty;
+		pm = &empty;
+		pe = &empty_est;
 	}
 	else
 	{
@@ -627,9 +629,9 @@ predict_commit(WlActivity *a, TimestampTz now)
 		a->pred_statements = cur.rec.statements;
 		return;
 	}
-	a->pred = m;
-	a->pred_commit_ms = est.total_ns / 1e6;
-	a->pred_scan_ms = est.scan_ns / 1e6;
+	a->pred = *pm;
+	a->pred_commit_ms = pe->total_ns / 1e6;
+	a->pred_scan_ms = pe->scan_ns / 1e6;
 	a->pred_abort_scans = abort_rels > 0 ? 1 : 0;
 	a->pred_abort_rels = abort_rels;
 	a->predicted_at = now;
