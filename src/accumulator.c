@@ -317,11 +317,7 @@ wl_acc_observed(void)
 	return cur.observed;
 }
 
-/*
- * The record's application_name, kept from record to record: the same name
- * transaction after transaction is compared, not copied again; finish_record
- * puts it in the record.
- */
+/* the record's, kept across records: copied only when it changed */
 static WlName record_app;
 
 /* the record is the role's and application's (see WlOpenXact) */
