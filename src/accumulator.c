@@ -317,6 +317,9 @@ wl_acc_observed(void)
 	return cur.observed;
 }
 
+/* the record's, kept across records: copied only when it changed */
+static WlName record_app;
+
 /* the record is the role's and application's (see WlOpenXact) */
 static void
 take_role_and_application(Oid userid)
@@ -324,9 +327,8 @@ take_role_and_application(Oid userid)
 	const char *name = application_name ? application_name : "";
 
 	cur.rec.userid = userid;
-	/* the same name statement after statement: compared, not copied again */
-	if (strcmp(cur.rec.application_name, name) != 0)
-		strlcpy(cur.rec.application_name, name, NAMEDATALEN);
+	if (strcmp(record_app, name) != 0)
+		strncpy(record_app, name, NAMEDATALEN - 1);
 }
 
 static void
@@ -490,6 +492,10 @@ reserve_finished(int more)
 	}
 	if (n_finished == 0 && more <= finished_capacity)
 		return;
+	/* only the open record's statements queued: flush_at_safe_point keeps all */
+	if (cur.active && finished[0].rec.xact_id == cur.rec.xact_id &&
+		n_finished + more <= Min(finished_capacity, WL_QUEUE_BOUND))
+		return;
 	flush_at_safe_point(more, false);
 	if (n_finished + more > finished_capacity)
 	{
@@ -569,6 +575,8 @@ predict_commit(WlActivity *a, TimestampTz now)
 {
 	WlCommitModel m;
 	WlCommitEstimate est;
+	const WlCommitModel *pm = &m;	/* the prediction: m and est, or the empty */
+	const WlCommitEstimate *pe = &est;
 	int32		abort_rels = 0;
 
 	if (!IsTransactionState())
@@ -596,19 +604,19 @@ predict_commit(WlActivity *a, TimestampTz now)
 		 * No file was created, deleted or written past WAL: nothing pending.
 		 * wl_commit_est is pure: the same until the calibration is read again.
 		 */
-		static WlCommitEstimate empty;
+		static WlCommitModel empty = {.sync_stmt_no = -1,.drop_stmt_no = -1};
+		static WlCommitEstimate empty_est;
 		static uint64 of_reading = 0;
 		const WlScanCost *cost = current_cost(now);
 
-		memset(&m, 0, sizeof(m));
-		m.sync_stmt_no = m.drop_stmt_no = -1;
 		memset(&a->pred_state, 0, sizeof(a->pred_state));
 		if (of_reading != cost_readings)
 		{
-			wl_commit_est(&m, cost, &a->pred_state, &empty);
+			wl_commit_est(&empty, cost, &a->pred_state, &empty_est);
 			of_reading = cost_readings;
 		}
-		est = empty;
+		pm = &empty;
+		pe = &empty_est;
 	}
 	else
 	{
@@ -617,9 +625,9 @@ predict_commit(WlActivity *a, TimestampTz now)
 		a->pred_statements = cur.rec.statements;
 		return;
 	}
-	a->pred = m;
-	a->pred_commit_ms = est.total_ns / 1e6;
-	a->pred_scan_ms = est.scan_ns / 1e6;
+	a->pred = *pm;
+	a->pred_commit_ms = pe->total_ns / 1e6;
+	a->pred_scan_ms = pe->scan_ns / 1e6;
 	a->pred_abort_scans = abort_rels > 0 ? 1 : 0;
 	a->pred_abort_rels = abort_rels;
 	a->predicted_at = now;
@@ -1937,6 +1945,7 @@ finish_record(void)
 	rec->nbuffers = NBuffers;
 	if (!cur.threshold_read)
 		rec->wal_skip_threshold_kb = rec->commit_threshold_kb = wal_skip_threshold;
+	memcpy(rec->application_name, record_app, sizeof(WlName));
 
 	/* into the ring without walload's lock (store.c) */
 	wl_store_xact(rec);
