@@ -493,7 +493,7 @@ reserve_finished(int more)
 	if (n_finished == 0 && more <= finished_capacity)
 		return;
 	/* only the open record's statements queued: flush_at_safe_point keeps all */
-	if (cur.active && finished[0].rec.xact_id == cur.rec.xact_id &&
+	if (n_finished > 0 && cur.active && finished[0].rec.xact_id == cur.rec.xact_id &&
 		n_finished + more <= Min(finished_capacity, WL_QUEUE_BOUND))
 		return;
 	flush_at_safe_point(more, false);

@@ -115,6 +115,18 @@ FROM (SELECT sum(commit_ms) AS charged FROM walload_stats) s, walload_xacts x
 WHERE x.pid = $pid AND x.statements = 1030}),
 	't', 'and they are charged their 6 shares of the 1030 files deleted, not the whole phase');
 
+# the bound crossed by a statement with subcommands (CREATE TABLE with a
+# serial column runs CREATE SEQUENCE inside): the store empties the queue
+# at its start, and its subcommands start with the queue empty and the
+# record open
+$node->safe_psql('postgres', 'SELECT walload_reset()');
+$b->query_safe("BEGIN;\n"
+	  . join('', map { "CREATE TABLE s$_ (a serial);\n" } 1 .. 1030)
+	  . "COMMIT;\n");
+is($node->safe_psql('postgres', q{
+SELECT count(*) FROM walload_stats WHERE command = 'CREATE TABLE' AND query ~ '^CREATE TABLE s[0-9]+ '}),
+	'1030', 'the 1030 CREATE TABLEs with a serial column in one transaction are all recorded');
+
 $b->quit;
 $node->stop;
 done_testing();
