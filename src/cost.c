@@ -337,6 +337,21 @@ wal_flush_ns(const WlIoCost *io, double wal_blocks)
 }
 
 /*
+ * The WAL statements wrote, wal_bytes, written and flushed; the segments it
+ * filled beyond a recycled one's worth were first written whole with zeros
+ * and synced (as wal_logged_in_new_segments).  What forming the records
+ * cost the backend is not timed: the estimate is the I/O.
+ */
+double
+wl_wal_written_ns(const WlIoCost *io, double wal_bytes)
+{
+	double		blocks = wal_bytes / XLOG_BLCKSZ;
+	double		new_blocks = Max(wal_bytes - wal_segment_size, 0) / XLOG_BLCKSZ;
+
+	return (blocks + new_blocks) * (Max(io->write_ns_per_block, 0) + Max(io->fsync_ns_per_block, 0));
+}
+
+/*
  * The predicted duration of a commit that core decides as m, in state st:
  * scan, the walks with the pages they map and the buffers they act on;
  * sync, the dirty buffers written, then an fsync per file of its blocks

@@ -12,6 +12,7 @@
 #include "types.h"
 
 extern void wl_cost_figures(WlScanCost *cost);
+extern double wl_wal_written_ns(const WlIoCost *io, double wal_bytes);
 extern double wl_scan_est_ns(const WlScanCost *cost, WlScanKind kind, int nfiles,
 							 int64 unmapped_pages);
 extern double wl_scans_est_ns(WlScanKind kind, int64 n, int nfiles, int64 buffers);

@@ -563,16 +563,27 @@ diagnose_commit(Emitter *em, const Totals *t, const WlWhatIfs *w)
 	/* offered where it saves more than the threshold, which removes the same walks */
 	if (w->syncs.saving_ms > 0 && w->syncs.saving_ms >= w->threshold.saving_ms)
 		add(em, "info", "load in many transactions",
-			psprintf("%d commits each synced or WAL-logged the files their transaction created, each "
-					 "with its own commit record and flush", w->syncs.xacts),
+			psprintf("%d commit%s synced or WAL-logged the files %s transaction created, each "
+					 "with its own commit record and flush%s", w->syncs.xacts - w->later_xacts,
+					 w->syncs.xacts - w->later_xacts == 1 ? "" : "s each",
+					 w->syncs.xacts - w->later_xacts == 1 ? "its" : "their",
+					 w->later_xacts == 0 ? "" :
+					 psprintf("; %d more loaded a table created in an earlier transaction, writing "
+							  "%.1f MB of WAL under wal_level=minimal", w->later_xacts,
+							  w->syncs.wal_bytes_saved / 1048576.0)),
 			psprintf("Their commit-time work, replayed as one commit over all their files (each file "
 					 "synced or WAL-logged as core decides it per file, one walk of the pool if any is "
-					 "synced, one commit record and flush), costs about %.1f ms less: load in one "
+					 "synced, one commit record and flush)%s, costs about %.1f ms less: load in one "
 					 "transaction (psql --single-transaction, or BEGIN ... COMMIT around the load); "
 					 "%lld walk%s and %lld commit flush%s fewer.",
+					 w->later_xacts == 0 ? "" :
+					 ", with the loads into tables created in the same transaction skipping their WAL "
+					 "and their files synced or WAL-logged at that commit instead",
 					 w->syncs.saving_ms, (long long) w->syncs.walks_saved, plural(w->syncs.walks_saved),
 					 (long long) w->syncs.flushes_saved, w->syncs.flushes_saved == 1 ? "" : "es"),
-			psprintf("%d commits, each syncing or WAL-logging new files", w->syncs.xacts),
+			psprintf("%d commits, each syncing or WAL-logging new files or loading them", w->syncs.xacts),
+			w->later_xacts > 0 ?
+			psprintf("load in one transaction: %.1f MB of WAL fewer", w->syncs.wal_bytes_saved / 1048576.0) :
 			psprintf("load in one transaction: %lld walk%s fewer",
 					 (long long) w->syncs.walks_saved, plural(w->syncs.walks_saved)),
 			PRICED(&w->syncs));
@@ -932,6 +943,7 @@ typedef struct LoadScan
 	/* out: per transaction, in the caller's order */
 	int32	   *new_files;
 	uint64	   *skip_bytes;
+	uint64	   *later_bytes;	/* bulk loads' WAL, tables made before */
 	double	   *reload_ms;		/* TRUNCATEs, and the loads they discard */
 	/* out: loads after CREATE INDEX; of those, into a table made in scope */
 	int			idx_xacts;
@@ -1000,6 +1012,7 @@ scan_loads(LoadScan *ls)
 
 	ls->new_files = palloc0(sizeof(int32) * Max(ls->nxacts, 1));
 	ls->skip_bytes = palloc0(sizeof(uint64) * Max(ls->nxacts, 1));
+	ls->later_bytes = palloc0(sizeof(uint64) * Max(ls->nxacts, 1));
 	ls->reload_ms = palloc0(sizeof(double) * Max(ls->nxacts, 1));
 	ls->idx_after.shape = WL_SHAPE_INDEXES_AFTER_LOAD;
 	/* by transaction and number */
@@ -1056,6 +1069,15 @@ scan_loads(LoadScan *ls)
 					{
 						ls->skip_bytes[k] += s->c.wal_bytes;
 						loaded_ms += s->elapsed_ms;
+					}
+					else if (s->c.rows >= WL_BULK_ROWS && pid_in(creators, ncreators, s->pid))
+					{
+						/*
+						 * a bulk load by a session that created a table in
+						 * an earlier transaction: into that table, as far as
+						 * the records tell
+						 */
+						ls->later_bytes[k] += s->c.wal_bytes;
 					}
 					if (s->c.rows >= WL_BULK_ROWS && (indexes > 0 || index_records(s)))
 					{
@@ -1517,7 +1539,7 @@ walload_diagnose(PG_FUNCTION_ARGS)
 	loads.fpi.drop_ids = drop_ids;
 	loads.fpi.ndrops = ndrops;
 	scan_loads(&loads);
-	wl_whatif_load(in, t.xacts, loads.reload_ms, &whatifs);
+	wl_whatif_load(in, t.xacts, loads.reload_ms, loads.later_bytes, &whatifs);
 	if (whatifs.minimal_allowed)
 		wl_whatif_minimal(in, t.xacts, loads.new_files, loads.skip_bytes, small_offered(&whatifs),
 						  whatifs.restore.saving_ms > 0, &whatifs.wal_level);

@@ -391,8 +391,16 @@ all_but_one(WlWhatIf *w, WlShape shape, double sync_ms)
 	w->saving_ms = sync_ms * (w->xacts - 1) / w->xacts;
 }
 
+/*
+ * later_bytes: per transaction, the WAL of bulk loads into tables created in
+ * an earlier transaction of the load.  Under wal_level = minimal, one
+ * transaction around the creation and the load skips that WAL
+ * (RelationNeedsWAL), as wl_whatif_minimal prices it, and syncs or
+ * WAL-logs the files at its commit instead.
+ */
 void
-wl_whatif_load(WlXactRecord **in, int n, const double *reload_ms, WlWhatIfs *w)
+wl_whatif_load(WlXactRecord **in, int n, const double *reload_ms,
+			   const uint64 *later_bytes, WlWhatIfs *w)
 {
 	WlScanCost	cost;
 	double		restore_ms = 0;
@@ -410,6 +418,8 @@ wl_whatif_load(WlXactRecord **in, int n, const double *reload_ms, WlWhatIfs *w)
 	double		removed_ms;
 	int32		nbuffers = 0;
 	int32		load_buffers = WL_LOAD_SHARED_BUFFERS_KB / (BLCKSZ / 1024);
+	double		later_ms = 0;
+	int			later_xacts = 0;
 
 	memset(w, 0, sizeof(*w));
 	wl_cost_figures(&cost);
@@ -423,6 +433,27 @@ wl_whatif_load(WlXactRecord **in, int n, const double *reload_ms, WlWhatIfs *w)
 
 		all_walks_ms += x->c.scan_est_ns / 1e6;
 		nbuffers = Max(nbuffers, x->nbuffers);
+		if (later_bytes[i] > 0 && x->outcome == WL_OUTCOME_COMMIT &&
+			x->wal_level == WAL_LEVEL_MINIMAL && cost.io.valid)
+		{
+			/* its WAL and commit flush, against its files at the one commit */
+			int64		blocks = (int64) ((later_bytes[i] + BLCKSZ - 1) / BLCKSZ);
+
+			later_xacts++;
+			w->syncs.wal_bytes_saved += later_bytes[i];
+			if ((blocks + 1) * (BLCKSZ / 1024) > x->wal_skip_threshold_kb)
+			{
+				one.synced_rels++;
+				one.synced_blocks += blocks;
+				one.sync_scan = true;
+			}
+			else
+			{
+				one.wal_logged_rels++;
+				one.wal_logged_blocks += blocks;
+			}
+			continue;
+		}
 		switch (xact_set(x))
 		{
 			case SET_RESTORE:
@@ -486,14 +517,21 @@ wl_whatif_load(WlXactRecord **in, int n, const double *reload_ms, WlWhatIfs *w)
 	 * and flush; each file keeps its route
 	 */
 	set_shape(&w->syncs, WL_SHAPE_ONE_TRANSACTION);
+	w->later_xacts = later_xacts;
+	w->syncs.xacts += later_xacts;
+	if (later_xacts > 0)
+		later_ms = (later_xacts * Max(cost.io.wal_flush_ns, 0) +
+					wl_wal_written_ns(&cost.io, w->syncs.wal_bytes_saved)) / 1e6;
 	if (w->syncs.xacts >= 2)
 	{
 		w->syncs.walks_saved = Max(sync_walked - 1, 0);
 		w->syncs.flushes_saved = w->syncs.xacts - 1;
 		w->syncs.walks_ms = one_walk_saving_ms(&cost, WL_SCAN_FLUSH_PENDING, sync_walked,
 											   sync_files, sync_walks_ms, sync_faults_ms);
-		w->syncs.saving_ms = Max(syncs_each_ms - commit_ms(&one, &cost), 0);
+		w->syncs.saving_ms = Max(syncs_each_ms + later_ms - commit_ms(&one, &cost), 0);
 	}
+	else
+		w->syncs.wal_bytes_saved = 0;
 
 	whatif_threshold(in, n, &cost, &w->threshold);
 	whatif_truncate(in, n, reload_ms, &cost, &w->truncate, w);
@@ -522,8 +560,8 @@ wl_whatif_load(WlXactRecord **in, int n, const double *reload_ms, WlWhatIfs *w)
 /*
  * wal_level = minimal, for the transactions that ran under replica: the WAL
  * written into files their transaction created or truncated (skip_bytes)
- * is not written (RelationNeedsWAL), priced per block as cost.c prices a
- * commit's WAL; against it, the commit-time work minimal adds for
+ * is not written (RelationNeedsWAL), priced as cost.c prices written WAL
+ * (wl_wal_written_ns); against it, the commit-time work minimal adds for
  * new_files files.  A priced small or pg_restore commit's measured sync
  * phase includes that WAL's flush: left out (skip_small, skip_restore).
  */
@@ -532,7 +570,6 @@ wl_whatif_minimal(WlXactRecord **in, int n, const int32 *new_files,
 				  const uint64 *skip_bytes, bool skip_small, bool skip_restore, WlWhatIf *w)
 {
 	WlScanCost	cost;
-	double		wal_ns_per_block;
 	WlCommitModel none;
 
 	wl_cost_figures(&cost);
@@ -541,7 +578,6 @@ wl_whatif_minimal(WlXactRecord **in, int n, const int32 *new_files,
 	w->wal_bytes_saved = 0;
 	if (!cost.io.valid)
 		return;
-	wal_ns_per_block = Max(cost.io.write_ns_per_block, 0) + Max(cost.io.fsync_ns_per_block, 0);
 	memset(&none, 0, sizeof(none));
 	none.sync_stmt_no = none.drop_stmt_no = -1;
 	for (int i = 0; i < n; i++)
@@ -577,9 +613,9 @@ wl_whatif_minimal(WlXactRecord **in, int n, const int32 *new_files,
 		w->xacts++;
 		w->wal_bytes_saved += skip_bytes[i];
 		w->added_ms += added;
-		w->saving_ms += blocks * wal_ns_per_block / 1e6 - added;
+		w->saving_ms -= added;
 	}
-	w->saving_ms = Max(w->saving_ms, 0);
+	w->saving_ms = Max(w->saving_ms + wl_wal_written_ns(&cost.io, w->wal_bytes_saved) / 1e6, 0);
 }
 
 /*

@@ -67,9 +67,11 @@ typedef struct WlWhatIfs
 	double		small_total_ms; /* and whole transactions */
 	double		truncate_reload_ms; /* TRUNCATEs and the loads they discard */
 	int32		truncated_synced;	/* files truncated in place and synced */
+	int			later_xacts;	/* of syncs: loads into tables made before */
 } WlWhatIfs;
 
-extern void wl_whatif_load(WlXactRecord **in, int n, const double *reload_ms, WlWhatIfs *w);
+extern void wl_whatif_load(WlXactRecord **in, int n, const double *reload_ms,
+						   const uint64 *later_bytes, WlWhatIfs *w);
 extern void wl_whatif_minimal(WlXactRecord **in, int n, const int32 *new_files,
 							  const uint64 *skip_bytes, bool skip_small, bool skip_restore,
 							  WlWhatIf *w);
