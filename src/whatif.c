@@ -18,8 +18,10 @@
  * deleting commits, the syncing ones, the small ones), and a standby's wait
  * only by the standby finding, so that no cost counts twice; of the
  * threshold and one transaction, which remove the same walks, the diagnosis
- * shows the larger; shared_buffers' share on walks a shape removes
- * (overlap_ms) is left out of the verdict's sum.
+ * shows the larger; shared_buffers' share on walks a shape removes, and
+ * one transaction's share on index WAL that indexes after the load also
+ * spare (overlap_ms, set by the diagnosis), are left out of the verdict's
+ * sum.
  *
  *-------------------------------------------------------------------------
  */
@@ -419,7 +421,6 @@ wl_whatif_load(WlXactRecord **in, int n, const double *reload_ms,
 	int32		nbuffers = 0;
 	int32		load_buffers = WL_LOAD_SHARED_BUFFERS_KB / (BLCKSZ / 1024);
 	double		later_ms = 0;
-	int			later_xacts = 0;
 
 	memset(w, 0, sizeof(*w));
 	wl_cost_figures(&cost);
@@ -430,16 +431,19 @@ wl_whatif_load(WlXactRecord **in, int n, const double *reload_ms,
 	{
 		const WlXactRecord *x = in[i];
 		WlCommitModel m;
+		XactSet		set;
 
 		all_walks_ms += x->c.scan_est_ns / 1e6;
 		nbuffers = Max(nbuffers, x->nbuffers);
+		set = xact_set(x);
 		if (later_bytes[i] > 0 && x->outcome == WL_OUTCOME_COMMIT &&
-			x->wal_level == WAL_LEVEL_MINIMAL && cost.io.valid)
+			x->wal_level == WAL_LEVEL_MINIMAL && cost.io.valid &&
+			(set == SET_NONE || set == SET_SMALL || set == SET_SYNCS))
 		{
-			/* its WAL and commit flush, against its files at the one commit */
+			/* its WAL, against its files at the one commit */
 			int64		blocks = (int64) ((later_bytes[i] + BLCKSZ - 1) / BLCKSZ);
 
-			later_xacts++;
+			w->later_xacts++;
 			w->syncs.wal_bytes_saved += later_bytes[i];
 			if ((blocks + 1) * (BLCKSZ / 1024) > x->wal_skip_threshold_kb)
 			{
@@ -452,9 +456,14 @@ wl_whatif_load(WlXactRecord **in, int n, const double *reload_ms,
 				one.wal_logged_rels++;
 				one.wal_logged_blocks += blocks;
 			}
-			continue;
+			/* and its commit flush, unless replayed as a syncing commit */
+			if (set != SET_SYNCS)
+			{
+				w->later_only++;
+				continue;
+			}
 		}
-		switch (xact_set(x))
+		switch (set)
 		{
 			case SET_RESTORE:
 				w->restore.xacts++;
@@ -513,14 +522,14 @@ wl_whatif_load(WlXactRecord **in, int n, const double *reload_ms,
 	}
 
 	/*
-	 * the syncing commits as one: one walk if any file is synced, one record
-	 * and flush; each file keeps its route
+	 * the syncing commits, and the loads into tables made before, as one:
+	 * one walk if any file is synced, one record and flush; each file keeps
+	 * its route, the loads' WAL is not written
 	 */
 	set_shape(&w->syncs, WL_SHAPE_ONE_TRANSACTION);
-	w->later_xacts = later_xacts;
-	w->syncs.xacts += later_xacts;
-	if (later_xacts > 0)
-		later_ms = (later_xacts * Max(cost.io.wal_flush_ns, 0) +
+	w->syncs.xacts += w->later_only;
+	if (w->later_xacts > 0)
+		later_ms = (w->later_only * Max(cost.io.wal_flush_ns, 0) +
 					wl_wal_written_ns(&cost.io, w->syncs.wal_bytes_saved)) / 1e6;
 	if (w->syncs.xacts >= 2)
 	{
@@ -531,7 +540,10 @@ wl_whatif_load(WlXactRecord **in, int n, const double *reload_ms,
 		w->syncs.saving_ms = Max(syncs_each_ms + later_ms - commit_ms(&one, &cost), 0);
 	}
 	else
+	{
 		w->syncs.wal_bytes_saved = 0;
+		w->later_xacts = w->later_only = 0;
+	}
 
 	whatif_threshold(in, n, &cost, &w->threshold);
 	whatif_truncate(in, n, reload_ms, &cost, &w->truncate, w);

@@ -67,7 +67,8 @@ typedef struct WlWhatIfs
 	double		small_total_ms; /* and whole transactions */
 	double		truncate_reload_ms; /* TRUNCATEs and the loads they discard */
 	int32		truncated_synced;	/* files truncated in place and synced */
-	int			later_xacts;	/* of syncs: loads into tables made before */
+	int			later_xacts;	/* of syncs: loaded tables made before */
+	int			later_only;		/* of those, replayed for that alone */
 } WlWhatIfs;
 
 extern void wl_whatif_load(WlXactRecord **in, int n, const double *reload_ms,
