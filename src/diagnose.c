@@ -1005,7 +1005,11 @@ index_records(const WlStmtRecord *s)
 	return (s->c.wal_records - heap) * 2 >= s->c.rows;
 }
 
-/* the index entries' share of a load's WAL records, as index_records counts them */
+/*
+ * The index entries' share of a load's WAL records: beyond the heap's, a
+ * record a row for an INSERT, about one a page for COPY's bulk insert
+ * (index_records, which only asks whether there are any, takes COPY's as none)
+ */
 static double
 index_share(const WlStmtRecord *s)
 {

@@ -80,6 +80,34 @@ is_vacuum_alone(const WlXactRecord *x)
 }
 
 /*
+ * Core's route at commit for a file the transaction created, of blocks
+ * blocks: synced (after a walk) from wal_skip_threshold up, WAL-logged whole
+ * below it (smgrDoPendingSyncs)
+ */
+static bool
+synced_at_commit(int64 blocks, int threshold_kb)
+{
+	return (blocks + 1) * (BLCKSZ / 1024) > threshold_kb;
+}
+
+/* rels new files of blocks blocks in all, routed at their average size */
+static void
+route_new_files(WlCommitModel *m, int rels, int64 blocks, int threshold_kb)
+{
+	if (synced_at_commit((blocks + rels - 1) / rels, threshold_kb))
+	{
+		m->synced_rels += rels;
+		m->synced_blocks += blocks;
+		m->sync_scan = true;
+	}
+	else
+	{
+		m->wal_logged_rels += rels;
+		m->wal_logged_blocks += blocks;
+	}
+}
+
+/*
  * Whether loading the transaction's tables once removes its sync and walk
  * (no_truncate_reload's to save, no other shape's): every file it synced
  * was truncated in place and, at their average size, is below the threshold.
@@ -94,7 +122,7 @@ reload_removes_sync(const WlXactRecord *x)
 		x->c.scans[WL_SCAN_DROP_REL] <= 0 || is_vacuum_alone(x))
 		return false;
 	avg = x->synced_truncated_blocks / Max(x->synced_truncated_rels, 1);
-	return (avg + 1) * (BLCKSZ / 1024) <= x->wal_skip_threshold_kb;
+	return !synced_at_commit(avg, x->wal_skip_threshold_kb);
 }
 
 static XactSet
@@ -277,7 +305,7 @@ whatif_truncate(WlXactRecord **in, int n, const double *reload_ms, const WlScanC
 			continue;
 		all->truncated_synced += rels;
 		/* as large as the threshold: synced anyway */
-		if ((avg + 1) * (BLCKSZ / 1024) <= x->wal_skip_threshold_kb)
+		if (!synced_at_commit(avg, x->wal_skip_threshold_kb))
 			price_to_wal(x, true, cost, w);
 	}
 	set_shape(w, WL_SHAPE_NO_TRUNCATE_RELOAD);
@@ -445,17 +473,7 @@ wl_whatif_load(WlXactRecord **in, int n, const double *reload_ms,
 
 			w->later_xacts++;
 			w->syncs.wal_bytes_saved += later_bytes[i];
-			if ((blocks + 1) * (BLCKSZ / 1024) > x->wal_skip_threshold_kb)
-			{
-				one.synced_rels++;
-				one.synced_blocks += blocks;
-				one.sync_scan = true;
-			}
-			else
-			{
-				one.wal_logged_rels++;
-				one.wal_logged_blocks += blocks;
-			}
+			route_new_files(&one, 1, blocks, x->wal_skip_threshold_kb);
 			/* and its commit flush, unless replayed as a syncing commit */
 			if (set != SET_SYNCS)
 			{
@@ -597,7 +615,6 @@ wl_whatif_minimal(WlXactRecord **in, int n, const int32 *new_files,
 		const WlXactRecord *x = in[i];
 		WlCommitModel alt = none;
 		int64		blocks;
-		int64		per_file;
 		double		added;
 
 		if (x->outcome != WL_OUTCOME_COMMIT || x->wal_level == WAL_LEVEL_MINIMAL ||
@@ -608,19 +625,8 @@ wl_whatif_minimal(WlXactRecord **in, int n, const int32 *new_files,
 			(skip_restore && xact_set(x) == SET_RESTORE))
 			continue;
 		blocks = (int64) ((skip_bytes[i] + BLCKSZ - 1) / BLCKSZ);
-		per_file = (blocks + new_files[i] - 1) / new_files[i];
 		alt.wal_skipped_rels = new_files[i];
-		if ((per_file + 1) * (BLCKSZ / 1024) > x->wal_skip_threshold_kb)
-		{
-			alt.synced_rels = new_files[i];
-			alt.synced_blocks = blocks;
-			alt.sync_scan = true;
-		}
-		else
-		{
-			alt.wal_logged_rels = new_files[i];
-			alt.wal_logged_blocks = blocks;
-		}
+		route_new_files(&alt, new_files[i], blocks, x->wal_skip_threshold_kb);
 		added = commit_ms(&alt, &cost) - commit_ms(&none, &cost);
 		w->xacts++;
 		w->wal_bytes_saved += skip_bytes[i];
