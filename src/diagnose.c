@@ -475,7 +475,7 @@ diagnose_scans(Emitter *em, const Totals *t, const WlWhatIfs *w)
 static bool
 small_offered(const WlWhatIfs *w)
 {
-	return w->small_xacts >= 100 && w->small.saving_ms > 0 &&
+	return w->small.xacts >= 100 && w->small.saving_ms > 0 &&
 		pct(w->small_commit_ms, w->small_total_ms) >= 10;
 }
 
@@ -567,16 +567,16 @@ diagnose_commit(Emitter *em, const Totals *t, const WlWhatIfs *w)
 			"many small synchronous commits",
 			psprintf("%d commits of at most 2 statements that deleted no file, with synchronous_commit on, "
 					 "spent %.1f ms (%.3f ms each, %.0f%% of their %.1f ms) in the commit's WAL flush",
-					 w->small_xacts, w->small_commit_ms, w->small_commit_ms / w->small_xacts,
+					 w->small.xacts, w->small_commit_ms, w->small_commit_ms / w->small.xacts,
 					 pct(w->small_commit_ms, w->small_total_ms), w->small_total_ms),
 			psprintf("Each commit waits for a WAL flush. Batch rows into fewer transactions (or COPY): "
 					 "one transaction instead of these %d would save about %.1f ms; "
 					 "synchronous_commit = off for the loading session spares the same waits (a crash "
 					 "can then lose the last commits, never corrupts data), but not those of commits "
 					 "that delete files, which always wait.",
-					 w->small_xacts, w->small.saving_ms),
+					 w->small.xacts, w->small.saving_ms),
 			psprintf("%d small commits spent %.1f ms (%.0f%%) flushing WAL",
-					 w->small_xacts, w->small_commit_ms, pct(w->small_commit_ms, w->small_total_ms)),
+					 w->small.xacts, w->small_commit_ms, pct(w->small_commit_ms, w->small_total_ms)),
 			"batch them into fewer transactions", PRICED(&w->small));
 
 	/* offered where it saves more than the threshold, which removes the same walks */

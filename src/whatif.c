@@ -1,27 +1,16 @@
 /*-------------------------------------------------------------------------
  *
  * whatif.c
- *		The what-if engine: core's decisions replayed on what walload
- *		recorded, for the transactions walload_diagnose() covers, under one
- *		setting (wal_skip_threshold, shared_buffers, wal_level) or shape of
- *		the load, priced with cost.c's unit costs (indexes after the load:
- *		with the statement's own time, by its page visits).  Every saving_ms
- *		is from here.
+ *		The what-if engine: core's decisions (15-19) replayed on what
+ *		walload recorded under one changed setting or shape of the load,
+ *		priced with cost.c's unit costs.  Every saving_ms is from here.
  *
- * Core's rules kept (15-19): a file created in the transaction is synced at
- * commit, after one walk for all, if truncated in place or at least
- * wal_skip_threshold large, else WAL-logged whole (smgrDoPendingSyncs).  A
- * commit that deletes files always flushes its record
- * (RecordTransactionCommit).  A walk visits every buffer header.
- *
- * Each transaction is replayed by at most one shape (pg_restore's, the
- * deleting commits, the syncing ones, the small ones), and a standby's wait
- * only by the standby finding, so that no cost counts twice; of the
- * threshold and one transaction, which remove the same walks, the diagnosis
- * shows the larger; shared_buffers' share on walks a shape removes, and
- * one transaction's share on index WAL that indexes after the load also
- * spare (overlap_ms, set by the diagnosis), are left out of the verdict's
- * sum.
+ * No cost counts twice: each transaction is replayed by at most one shape,
+ * a standby's wait only by the standby finding; of the threshold and one
+ * transaction (the same walks) the diagnosis shows the larger; what other
+ * changes also save is overlap_ms, left out of the verdict's sum.
+ * Core's rules kept: smgrDoPendingSyncs routes new files at commit; a
+ * commit that deletes files always flushes (RecordTransactionCommit).
  *
  *-------------------------------------------------------------------------
  */
@@ -79,11 +68,7 @@ is_vacuum_alone(const WlXactRecord *x)
 	return x->statements == 1 && x->kind_ms[WL_TIME_VACUUM] > 0;
 }
 
-/*
- * Core's route at commit for a file the transaction created, of blocks
- * blocks: synced (after a walk) from wal_skip_threshold up, WAL-logged whole
- * below it (smgrDoPendingSyncs)
- */
+/* core's route at commit for a new file: synced from wal_skip_threshold up, else WAL-logged (smgrDoPendingSyncs) */
 static bool
 synced_at_commit(int64 blocks, int threshold_kb)
 {
@@ -107,11 +92,7 @@ route_new_files(WlCommitModel *m, int rels, int64 blocks, int threshold_kb)
 	}
 }
 
-/*
- * Whether loading the transaction's tables once removes its sync and walk
- * (no_truncate_reload's to save, no other shape's): every file it synced
- * was truncated in place and, at their average size, is below the threshold.
- */
+/* whether loading its tables once removes the sync (no_truncate_reload's to save) */
 static bool
 reload_removes_sync(const WlXactRecord *x)
 {
@@ -171,27 +152,28 @@ walks_ms(const WlXactRecord *x, WlScanKind kind, bool with_faults)
 	return Max(ms, 0);
 }
 
-/* the commit as the record has it: its syncs and WAL-logged files */
 static void
-recorded_commit(const WlXactRecord *x, WlCommitModel *m)
+empty_commit(WlCommitModel *m)
 {
 	memset(m, 0, sizeof(*m));
 	m->sync_stmt_no = m->drop_stmt_no = -1;
-	m->wal_skipped_rels = x->wal_skipped_rels;
-	m->synced_rels = x->synced_rels;
-	m->synced_blocks = x->synced_blocks;
-	m->synced_truncated_rels = Min(x->synced_truncated_rels, x->synced_rels);
-	m->synced_truncated_blocks = Min(x->synced_truncated_blocks, x->synced_blocks);
-	m->wal_logged_rels = x->wal_logged_rels;
-	m->wal_logged_blocks = x->wal_logged_blocks;
-	m->sync_scan = x->synced_rels > 0;
 }
 
-/*
- * A commit's price by the one cost model, in a neutral state (header pages
- * mapped, no dirty buffer, WAL space allocated): the alternatives change
- * the files' route and the walk, not these.
- */
+/* the commit as the record has it (its syncs and WAL-logged files), added to m */
+static void
+add_recorded(const WlXactRecord *x, WlCommitModel *m)
+{
+	m->wal_skipped_rels += x->wal_skipped_rels;
+	m->synced_rels += x->synced_rels;
+	m->synced_blocks += x->synced_blocks;
+	m->synced_truncated_rels += Min(x->synced_truncated_rels, x->synced_rels);
+	m->synced_truncated_blocks += Min(x->synced_truncated_blocks, x->synced_blocks);
+	m->wal_logged_rels += x->wal_logged_rels;
+	m->wal_logged_blocks += x->wal_logged_blocks;
+	m->sync_scan |= x->synced_rels > 0;
+}
+
+/* a commit's price in a neutral state: the alternatives change routes and walks, not it */
 static double
 commit_ms(const WlCommitModel *m, const WlScanCost *cost)
 {
@@ -205,10 +187,7 @@ commit_ms(const WlCommitModel *m, const WlScanCost *cost)
 	return est.total_ns / 1e6;
 }
 
-/*
- * m with synced files WAL-logged instead: those truncated in place
- * (truncated) or the others; the walk goes with the last synced file.
- */
+/* m with the synced files truncated in place (or the others) WAL-logged instead */
 void
 wl_whatif_to_wal(const WlCommitModel *m, bool truncated, WlCommitModel *alt)
 {
@@ -233,7 +212,8 @@ price_to_wal(const WlXactRecord *x, bool truncated, const WlScanCost *cost, WlWh
 	WlCommitModel m;
 	WlCommitModel alt;
 
-	recorded_commit(x, &m);
+	empty_commit(&m);
+	add_recorded(x, &m);
 	wl_whatif_to_wal(&m, truncated, &alt);
 	w->saving_ms += commit_ms(&m, cost) - commit_ms(&alt, cost);
 	if (!alt.sync_scan)
@@ -251,10 +231,7 @@ set_shape(WlWhatIf *w, WlShape shape)
 	w->shape = shape;
 }
 
-/*
- * wal_skip_threshold above every file not truncated in place: those are
- * WAL-logged whole at commit; the truncated ones stay synced, and the walk.
- */
+/* wal_skip_threshold above every file not truncated in place (those stay synced) */
 static void
 whatif_threshold(WlXactRecord **in, int n, const WlScanCost *cost, WlWhatIf *w)
 {
@@ -278,11 +255,8 @@ whatif_threshold(WlXactRecord **in, int n, const WlScanCost *cost, WlWhatIf *w)
 }
 
 /*
- * No in-place truncation: a table created in the transaction and loaded
- * once.  The TRUNCATEs go, with their walks (heap, indexes, TOAST: one
- * each) and the loads before them whose rows they discard (reload_ms, or
- * the walks where the statements left the ring); and the forced sync: the
- * file follows the threshold at its average size.
+ * No in-place truncation: the TRUNCATEs go with their walks and the loads
+ * they discard (reload_ms), and the forced sync (the threshold decides).
  */
 static void
 whatif_truncate(WlXactRecord **in, int n, const double *reload_ms, const WlScanCost *cost,
@@ -312,11 +286,7 @@ whatif_truncate(WlXactRecord **in, int n, const double *reload_ms, const WlScanC
 	w->saving_ms = Max(w->saving_ms, 0);
 }
 
-/*
- * The walks of one kind of n transactions done in one: as recorded, less
- * their page faults (the one walk pays them if it is its backend's first),
- * less that one walk over all their files.
- */
+/* n transactions' walks of a kind as one: recorded, less faults, less one walk over all files */
 static double
 one_walk_saving_ms(const WlScanCost *cost, WlScanKind kind, int nxacts, int64 files,
 				   double recorded_ms, double fault_ms)
@@ -334,13 +304,7 @@ one_walk_saving_ms(const WlScanCost *cost, WlScanKind kind, int nxacts, int64 fi
 	return saved_ms;
 }
 
-/*
- * The load's walks at a pool of load_buffers headers: each walk visits
- * NBuffers headers at a price per header (cost.c, by kind and files
- * compared), so a smaller pool saves (nbuffers - load_buffers) headers a
- * walk and that share of the page faults; the buffers a walk writes or
- * invalidates are the data's, unchanged.
- */
+/* the walks at a pool of load_buffers headers: fewer headers and faults, the same buffers */
 static double
 whatif_buffers(WlXactRecord **in, int n, const WlScanCost *cost, int32 load_buffers, int *xacts)
 {
@@ -368,11 +332,7 @@ whatif_buffers(WlXactRecord **in, int n, const WlScanCost *cost, int32 load_buff
 	return saved_ms;
 }
 
-/*
- * Could this server run wal_level = minimal?  Not with archive_mode on, nor
- * where WAL is streamed: a walsender, a replication slot or
- * synchronous_standby_names (max_wal_senders = 0 the hint says).
- */
+/* could this server run wal_level = minimal: nothing archives or streams its WAL */
 static bool
 minimal_allowed(void)
 {
@@ -422,11 +382,8 @@ all_but_one(WlWhatIf *w, WlShape shape, double sync_ms)
 }
 
 /*
- * later_bytes: per transaction, the WAL of bulk loads into tables created in
- * an earlier transaction of the load.  Under wal_level = minimal, one
- * transaction around the creation and the load skips that WAL
- * (RelationNeedsWAL), as wl_whatif_minimal prices it, and syncs or
- * WAL-logs the files at its commit instead.
+ * later_bytes: per transaction, the WAL of bulk loads into tables created
+ * earlier, which one transaction skips under minimal (RelationNeedsWAL).
  */
 void
 wl_whatif_load(WlXactRecord **in, int n, const double *reload_ms,
@@ -453,8 +410,7 @@ wl_whatif_load(WlXactRecord **in, int n, const double *reload_ms,
 	memset(w, 0, sizeof(*w));
 	wl_cost_figures(&cost);
 
-	memset(&one, 0, sizeof(one));
-	one.sync_stmt_no = one.drop_stmt_no = -1;
+	empty_commit(&one);
 	for (int i = 0; i < n; i++)
 	{
 		const WlXactRecord *x = in[i];
@@ -497,16 +453,10 @@ wl_whatif_load(WlXactRecord **in, int n, const double *reload_ms,
 				break;
 			case SET_SYNCS:
 				/* each commit as recorded, and all of them as one */
-				recorded_commit(x, &m);
+				empty_commit(&m);
+				add_recorded(x, &m);
 				syncs_each_ms += commit_ms(&m, &cost);
-				one.wal_skipped_rels += m.wal_skipped_rels;
-				one.synced_rels += m.synced_rels;
-				one.synced_blocks += m.synced_blocks;
-				one.synced_truncated_rels += m.synced_truncated_rels;
-				one.synced_truncated_blocks += m.synced_truncated_blocks;
-				one.wal_logged_rels += m.wal_logged_rels;
-				one.wal_logged_blocks += m.wal_logged_blocks;
-				one.sync_scan = one.sync_scan || m.sync_scan;
+				add_recorded(x, &one);
 				w->syncs.xacts++;
 				sync_walked += x->synced_rels > 0;
 				sync_walks_ms += walks_ms(x, WL_SCAN_FLUSH_PENDING, true);
@@ -523,7 +473,6 @@ wl_whatif_load(WlXactRecord **in, int n, const double *reload_ms,
 				break;
 		}
 	}
-	w->small_xacts = w->small.xacts;
 
 	/* pg_restore's commits as one (--single-transaction); the small ones */
 	all_but_one(&w->restore, WL_SHAPE_SINGLE_TRANSACTION_RESTORE, restore_ms);
@@ -588,12 +537,9 @@ wl_whatif_load(WlXactRecord **in, int n, const double *reload_ms,
 }
 
 /*
- * wal_level = minimal, for the transactions that ran under replica: the WAL
- * written into files their transaction created or truncated (skip_bytes)
- * is not written (RelationNeedsWAL), priced as cost.c prices written WAL
- * (wl_wal_written_ns); against it, the commit-time work minimal adds for
- * new_files files.  A priced small or pg_restore commit's measured sync
- * phase includes that WAL's flush: left out (skip_small, skip_restore).
+ * wal_level = minimal: the WAL into files created or truncated in the
+ * transaction (skip_bytes) not written, less the commit work it adds; a
+ * priced small or pg_restore commit's sync already counts its flush.
  */
 void
 wl_whatif_minimal(WlXactRecord **in, int n, const int32 *new_files,
@@ -608,8 +554,7 @@ wl_whatif_minimal(WlXactRecord **in, int n, const int32 *new_files,
 	w->wal_bytes_saved = 0;
 	if (!cost.io.valid)
 		return;
-	memset(&none, 0, sizeof(none));
-	none.sync_stmt_no = none.drop_stmt_no = -1;
+	empty_commit(&none);
 	for (int i = 0; i < n; i++)
 	{
 		const WlXactRecord *x = in[i];
@@ -637,18 +582,9 @@ wl_whatif_minimal(WlXactRecord **in, int n, const int32 *new_files,
 }
 
 /*
- * Indexes built after a load instead of before it: what the load statement
- * s spent on its index entries, less the sorted build that replaces them.
- * Each row inserted into an index descends it, one page visit a level,
- * while the heap takes a row with no visit of its own (COPY's bulk insert
- * visits each heap page about twice; an INSERT visits the target page a
- * row): the visits beyond the heap's are the indexes'.  A row's own work
- * (parsing, forming and placing the tuple) weighs about WL_ROW_VISITS of
- * those visits, so the indexes' share of the statement's time is their
- * visits' share of the weighted sum; a build after the load sorts the same
- * entries and writes its pages once, for about WL_BUILD_SHARE of inserting
- * them one at a time.  Priced only for a table the load created (the
- * caller's rule): a rebuild of a table that held rows sorts those too.
+ * Indexes built after a load: s's time on index entries (page visits
+ * beyond the heap's, against WL_ROW_VISITS a row for its own work), less a
+ * sorted build at WL_BUILD_SHARE of inserting them one at a time.
  */
 #define WL_ROW_VISITS	1.2
 #define WL_BUILD_SHARE	0.45

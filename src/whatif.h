@@ -12,10 +12,7 @@
 
 #include "types.h"
 
-/*
- * The changes of shape a finding may name (walload_diagnose().shape, 1.10):
- * the names are the SQL interface, bench/ applies them.
- */
+/* the changes of shape a finding may name: SQL interface (shape), bench/ applies them */
 typedef enum WlShape
 {
 	WL_SHAPE_NONE = 0,
@@ -30,11 +27,7 @@ typedef enum WlShape
 
 extern const char *wl_shape_name(WlShape shape);
 
-/*
- * One alternative, replayed: the change (a setting and value, or a shape),
- * what it would save, and of that the walks it removes (so that the walks
- * left are priced at a smaller shared_buffers without counting any twice).
- */
+/* one alternative replayed: the change (a setting and value, or a shape) and its saving */
 typedef struct WlWhatIf
 {
 	const char *setting;		/* a GUC, or NULL for a shape */
@@ -62,8 +55,7 @@ typedef struct WlWhatIfs
 	WlWhatIf	buffers;		/* shared_buffers for the load */
 	WlWhatIf	wal_level;		/* wal_level = minimal, where allowed */
 	bool		minimal_allowed;	/* this server could run wal_level=minimal */
-	int			small_xacts;	/* small commits considered, and their */
-	double		small_commit_ms;	/* commits' sync phases */
+	double		small_commit_ms;	/* small commits' sync phases */
 	double		small_total_ms; /* and whole transactions */
 	double		truncate_reload_ms; /* TRUNCATEs and the loads they discard */
 	int32		truncated_synced;	/* files truncated in place and synced */
