@@ -5,11 +5,9 @@
  *		cost, as exact counts times per-unit costs that the calibration
  *		worker (calibrate.c) timed on this server.
  *
- * A walk: NBuffers x ns per header (at the many-file price for walks that
- * compare every file), + header pages this backend has not mapped x ns per
- * page fault, + buffers it invalidates or writes x ns per invalidation.
- * Every walk is priced cold.  A commit: see wl_commit_est.  Nothing here
- * times anything; only wl_commit_state_now reads the system.
+ * A walk, priced cold: NBuffers x ns per header (by files compared), +
+ * unmapped header pages x ns per fault, + buffers it acts on x ns per
+ * invalidation.  Nothing here times; only wl_commit_state_now reads the system.
  *
  *-------------------------------------------------------------------------
  */
@@ -32,14 +30,10 @@
 
 static const int cost_grid[WL_COST_GRID] = WL_COST_GRID_FILES;
 
-/* this backend's header pages are all mapped (it has walked them) */
-static bool headers_mapped = false;
-/* header pages mapped before this backend's first walk (an abort's count) */
-static int64 mapped_before_walk = 0;
-/* the page faults this backend's walk estimates have priced so far (ns) */
-static double faults_priced_ns = 0;
-/* this backend has WAL-logged files at a commit (see wl_commit_est) */
-static bool record_space_ready = false;
+static bool headers_mapped = false;	/* this backend has walked them */
+static int64 mapped_before_walk = 0;	/* before its first walk (an abort's) */
+static double faults_priced_ns = 0; /* its walk estimates' faults so far */
+static bool record_space_ready = false; /* it WAL-logged files at a commit */
 
 /* the store's figures, or walload.unit_costs'; a spinlock, no system call */
 void
@@ -60,14 +54,12 @@ wl_header_pages(uintptr_t *start, uintptr_t *end)
 					 sizeof(BufferDescPadded));
 }
 
-/*
- * ns per header of a walk comparing nfiles files: linear in nfiles up to 20
- * (one by one), in log2 beyond (binary search), between the timed points.
- */
+/* ns per header comparing nfiles files: linear up to 20 (one by one), log2 beyond (bsearch) */
 static double
 multi_ns_per_header(const double *grid_ns, int nfiles)
 {
 	int			g;
+	bool		logs;
 	double		x0,
 				x1,
 				x;
@@ -77,23 +69,12 @@ multi_ns_per_header(const double *grid_ns, int nfiles)
 	for (g = 1; g < WL_COST_GRID - 1 && nfiles > cost_grid[g]; g++)
 		;
 	/* points g-1 and g bracket nfiles (or g is the last one: extrapolate) */
-	if (cost_grid[g - 1] > 20)
-	{
-		x0 = log2(cost_grid[g - 1]);
-		x1 = log2(cost_grid[g]);
-		x = log2(nfiles);
-	}
-	else if (cost_grid[g] > 20)
-	{
-		/* 20 -> 21 is the switch to binary search: no interpolation */
-		return nfiles <= 20 ? grid_ns[g - 1] : grid_ns[g];
-	}
-	else
-	{
-		x0 = cost_grid[g - 1];
-		x1 = cost_grid[g];
-		x = nfiles;
-	}
+	if (cost_grid[g - 1] <= 20 && cost_grid[g] > 20)
+		return nfiles <= 20 ? grid_ns[g - 1] : grid_ns[g];	/* the switch to bsearch */
+	logs = cost_grid[g - 1] > 20;
+	x0 = logs ? log2(cost_grid[g - 1]) : cost_grid[g - 1];
+	x1 = logs ? log2(cost_grid[g]) : cost_grid[g];
+	x = logs ? log2(nfiles) : nfiles;
 	return Max(grid_ns[g - 1] + (grid_ns[g] - grid_ns[g - 1]) * (x - x0) / (x1 - x0), 0);
 }
 
@@ -107,17 +88,12 @@ wl_scan_fault_ns(const WlScanCost *cost, int64 unmapped_pages)
 static double
 wl_scan_timed_ns(const WlScanCost *cost, WlScanKind kind, int nfiles)
 {
-	double		per_header;
+	const double *grid = !cost->multi_valid ? NULL :
+		kind == WL_SCAN_FLUSH_PENDING ? cost->flush_ns : kind == WL_SCAN_DROP_PENDING ? cost->drop_ns : NULL;
 
 	if (cost->single_ns <= 0)
 		return 0;
-	if (kind == WL_SCAN_FLUSH_PENDING && cost->multi_valid)
-		per_header = multi_ns_per_header(cost->flush_ns, nfiles);
-	else if (kind == WL_SCAN_DROP_PENDING && cost->multi_valid)
-		per_header = multi_ns_per_header(cost->drop_ns, nfiles);
-	else
-		per_header = cost->single_ns;
-	return per_header * NBuffers;
+	return (grid ? multi_ns_per_header(grid, nfiles) : cost->single_ns) * NBuffers;
 }
 
 double
@@ -151,11 +127,7 @@ wl_header_pages_mapped(int64 pages)
 		mapped_before_walk += Max(pages, 0);
 }
 
-/*
- * What the buffers a walk acts on add, at the price of an invalidation: a
- * deleted file's buffer is invalidated; a synced file's dirty buffer is
- * written, whose bookkeeping besides the write costs about as much.
- */
+/* buffers a walk invalidates or writes (bookkeeping about as much), per invalidation */
 static double
 wl_scan_buffers_ns(const WlScanCost *cost, int64 buffers)
 {
@@ -199,20 +171,13 @@ wl_os_dirty_blocks(void)
 {
 	FILE	   *f = AllocateFile("/proc/meminfo", "r");
 	char		line[128];
-	int64		kb = -1;
+	long long	kb = -1;
 
 	if (f == NULL)
 		return -1;
-	while (fgets(line, sizeof(line), f) != NULL)
-	{
-		long long	v;
-
-		if (sscanf(line, "Dirty: %lld kB", &v) == 1)
-		{
-			kb = v;
-			break;
-		}
-	}
+	/* sscanf sets kb only on the Dirty line */
+	while (kb < 0 && fgets(line, sizeof(line), f) != NULL)
+		(void) sscanf(line, "Dirty: %lld kB", &kb);
 	FreeFile(f);
 	return kb < 0 ? -1 : kb * 1024 / BLCKSZ;
 }
@@ -259,11 +224,7 @@ wl_note_commit_wal_logged(void)
 /* WAL bytes per whole block logged besides it: XLOG_FPI and page headers */
 #define WL_FPI_OVERHEAD_BYTES	50
 
-/*
- * WAL buffer pages the page images go to that this backend has not mapped:
- * a backend that inserted less than a turn of the ring wrote only behind
- * the insert position (one writer assumed).
- */
+/* WAL buffer pages the images go to that this backend has not mapped (one writer) */
 static double
 wal_pages_unmapped(const WlCommitModel *m, const WlCommitState *st, const WlIoCost *io)
 {
@@ -278,10 +239,7 @@ wal_pages_unmapped(const WlCommitModel *m, const WlCommitState *st, const WlIoCo
 	return (images - written_ahead) / io->page_bytes;
 }
 
-/*
- * Blocks WAL-logged into new segments, written whole with zeros and synced
- * first (wal_init_zero): the first segment's worth finds one recycled.
- */
+/* blocks WAL-logged into new, zero-filled segments (the first finds one recycled) */
 static double
 wal_logged_in_new_segments(const WlCommitModel *m)
 {
@@ -315,10 +273,7 @@ deleted_files_ns(const WlIoCost *io, int64 rels, int64 forks, int64 stored_forks
 		Max(blocks - stored_blocks, 0) * io->delete_cached_ns_per_block;
 }
 
-/*
- * Nothing pending: every term of wl_commit_est but the WAL flush is a
- * product with a zero count (unit costs are finite), so is zero.
- */
+/* nothing pending: every term but the WAL flush has a zero count (the fast path) */
 static bool
 nothing_pending(const WlCommitModel *m)
 {
@@ -336,12 +291,7 @@ wal_flush_ns(const WlIoCost *io, double wal_blocks)
 	return wal_blocks * (io->write_ns_per_block + io->fsync_ns_per_block) + io->wal_flush_ns;
 }
 
-/*
- * The WAL statements wrote, wal_bytes, written and flushed; the segments it
- * filled beyond a recycled one's worth were first written whole with zeros
- * and synced (as wal_logged_in_new_segments).  What forming the records
- * cost the backend is not timed: the estimate is the I/O.
- */
+/* wal_bytes written and flushed, the new segments zero-filled first: the I/O alone */
 double
 wl_wal_written_ns(const WlIoCost *io, double wal_bytes)
 {
@@ -352,16 +302,10 @@ wl_wal_written_ns(const WlIoCost *io, double wal_bytes)
 }
 
 /*
- * The predicted duration of a commit that core decides as m, in state st:
- * scan, the walks with the pages they map and the buffers they act on;
- * sync, the dirty buffers written, then an fsync per file of its blocks
- * still dirty in the page cache; wal, the flush of what is unflushed and
- * the blocks WAL-logged whole (written twice beyond the first segment, read
- * from the page cache where no longer in shared buffers); drop, deleting
- * the files.  The fsyncs are scaled by io.fsync_time_ratio, learned from
- * commits (the device drifts; the calibration runs once).  Core's own work
- * per file, which cannot be timed without doing it, is io.file_commit_ns,
- * learned too.  Pure.
+ * A commit core decides as m, in state st: scan (walks, faults, buffers);
+ * sync (dirty buffers written, fsyncs scaled by the learned
+ * io.fsync_time_ratio); wal (the flush and whole blocks); drop (deleting
+ * files); io.file_commit_ns per file, learned.  Pure.
  */
 void
 wl_commit_est(const WlCommitModel *m, const WlScanCost *cost, const WlCommitState *st,
@@ -371,6 +315,10 @@ wl_commit_est(const WlCommitModel *m, const WlScanCost *cost, const WlCommitStat
 	int64		dirty = m->synced_blocks;
 	double		wal_blocks = m->wal_logged_blocks +
 		(double) Max(st->unflushed_wal_bytes, 0) / BLCKSZ;
+	double		fault_ns = 0,
+				sync_scan_ns = 0,
+				drop_scan_ns = 0,
+				sync_buffers_ns;
 
 	memset(est, 0, sizeof(*est));
 	if (nothing_pending(m))
@@ -382,18 +330,16 @@ wl_commit_est(const WlCommitModel *m, const WlScanCost *cost, const WlCommitStat
 		return;
 	}
 	if (m->sync_scan || m->drop_scan)
-		est->fault_ns = wl_scan_fault_ns(cost, st->unmapped_pages);
+		fault_ns = wl_scan_fault_ns(cost, st->unmapped_pages);
 	if (m->sync_scan)
-		est->sync_scan_ns = wl_scan_timed_ns(cost, WL_SCAN_FLUSH_PENDING, m->synced_rels);
+		sync_scan_ns = wl_scan_timed_ns(cost, WL_SCAN_FLUSH_PENDING, m->synced_rels);
 	if (m->drop_scan)
-		est->drop_scan_ns = wl_scan_timed_ns(cost, WL_SCAN_DROP_PENDING, m->dropped_rels);
+		drop_scan_ns = wl_scan_timed_ns(cost, WL_SCAN_DROP_PENDING, m->dropped_rels);
 	est->sync_written = m->sync_scan ? to_write : 0;
-	est->sync_buffers_ns = wl_scan_buffers_ns(cost, est->sync_written);
-	est->scan_ns = est->sync_scan_ns + est->drop_scan_ns + est->fault_ns +
-		(m->drop_scan ? wl_scan_buffers_ns(cost, m->dropped_buffers) : 0) +
-		est->sync_buffers_ns;
-	est->sync_phase_ns = est->sync_scan_ns + est->sync_buffers_ns +
-		(m->sync_scan ? est->fault_ns : 0);
+	sync_buffers_ns = wl_scan_buffers_ns(cost, est->sync_written);
+	est->scan_ns = sync_scan_ns + drop_scan_ns + fault_ns +
+		(m->drop_scan ? wl_scan_buffers_ns(cost, m->dropped_buffers) : 0) + sync_buffers_ns;
+	est->sync_phase_ns = sync_scan_ns + sync_buffers_ns + (m->sync_scan ? fault_ns : 0);
 	if (cost->io.valid)
 	{
 		const WlIoCost *io = &cost->io;

@@ -35,13 +35,7 @@ typedef struct WlCommitEstimate
 	double		fsync_ns;		/* the same scaled by fsync_time_ratio (in sync_ns) */
 	double		files_ns;		/* of total_ns: io.file_commit_ns per file */
 	double		drop_ondisk_ns; /* drop_ns with every block on disk (bench only) */
-	/* of scan_ns: the first walk's faults, the sync's walk, the deletion's */
-	double		fault_ns;
-	double		sync_scan_ns;
-	double		drop_scan_ns;
-	/* of scan_ns and sync_phase_ns: the synced files' dirty buffers written */
-	int64		sync_written;
-	double		sync_buffers_ns;
+	int64		sync_written;	/* the synced files' dirty buffers written */
 } WlCommitEstimate;
 
 extern void wl_commit_state_now(WlCommitState *st, const WlCommitModel *m,

@@ -5,11 +5,9 @@
  *		turned into findings -- what cost the time, the evidence, what to
  *		change -- and walload_diagnose_backend() for a running one.
  *
- * Each rule reads only recorded figures; estimates are labelled.  Every
- * saving comes from the what-if engine (whatif.c); a finding with one
- * names its change as data.  The rows come largest saving first, then the
- * facts in the order the rules run, after the verdict, which has no saving
- * of its own so that the column sums each cost once.
+ * Each rule reads only recorded figures; every saving is the what-if
+ * engine's (whatif.c), with its change as data.  Rows: the verdict, then
+ * largest saving first, then the facts in the order the rules run.
  *
  *-------------------------------------------------------------------------
  */
@@ -107,10 +105,7 @@ typedef struct Emitter
 	double		load_ms;		/* the load's time, as walload_report() has it */
 } Emitter;
 
-/*
- * A finding, in full and in brief (NULL: the full texts), its saving
- * (< 0: none) and what to change, as data (NULL: nothing).
- */
+/* a finding, in full and in brief (NULL: the full texts), its saving (< 0: none), its change */
 static Finding *
 add(Emitter *em, const char *severity, const char *finding, const char *evidence,
 	const char *hint, const char *brief, const char *action, double saving_ms,
@@ -175,10 +170,8 @@ finding_cmp(const void *a, const void *b)
 }
 
 /*
- * The first row: the verdict in words -- the largest avoidable cost, and
- * what all the priced changes together would save (whatif.c keeps their
- * savings apart).  No saving and no change of its own, so that summing
- * saving_ms over the rows counts nothing twice.
+ * The first row: the largest avoidable cost and all priced changes' sum;
+ * no saving of its own, so that summing saving_ms counts nothing twice.
  */
 static void
 verdict(Emitter *em)
@@ -452,23 +445,17 @@ diagnose_scans(Emitter *em, const Totals *t, const WlWhatIfs *w)
 	}
 
 	if (scans[WL_SCAN_FLUSH_REL] > 0)
-	{
-		char	   *e = psprintf("%lld flush(es) of a single relation", (long long) scans[WL_SCAN_FLUSH_REL]);
-
-		add(em, "info", "flush of one relation (SET TABLESPACE)", e,
+		add(em, "info", "flush of one relation (SET TABLESPACE)",
+			psprintf("%lld flush(es) of a single relation", (long long) scans[WL_SCAN_FLUSH_REL]),
 			"ALTER ... SET TABLESPACE flushes each moved file (heap, TOAST, TOAST index) with a full scan; "
 			"unlogged sequences are flushed whenever they are created or reset. Move tables before loading them.",
-			e, "move tables before loading them", -1, NULL);
-	}
+			NULL, "move tables before loading them", -1, NULL);
 	if (scans[WL_SCAN_DB] > 0)
-	{
-		char	   *e = psprintf("%lld database-wide scan(s)", (long long) scans[WL_SCAN_DB]);
-
-		add(em, "info", "database walks (DROP, SET TABLESPACE)", e,
+		add(em, "info", "database walks (DROP, SET TABLESPACE)",
+			psprintf("%lld database-wide scan(s)", (long long) scans[WL_SCAN_DB]),
 			"Each drops every buffer of the database with a full scan; avoid creating and dropping "
 			"databases per test or per load.",
-			e, "avoid creating and dropping databases per load", -1, NULL);
-	}
+			NULL, "avoid creating and dropping databases per load", -1, NULL);
 }
 
 /* whether the small commits' finding is made, with its saving */
