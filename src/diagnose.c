@@ -652,12 +652,9 @@ typedef enum WlFpiCause
 #define WL_FPI_TAGS		((int) WL_NUM_COMMAND_TAGS + 1)
 #define WL_FPI_VACUUM_FULL	((int) WL_NUM_COMMAND_TAGS) /* its own slot */
 
+/* images of the top-level statements, by cause and command */
 typedef struct FpiScope
 {
-	/* in: the transactions that deleted files, sorted */
-	const uint64 *drop_ids;
-	int			ndrops;
-	/* out: images of the top-level statements, by cause and command */
 	int64		by_tag[2][WL_FPI_TAGS];
 	int64		total[2];
 } FpiScope;
@@ -684,17 +681,16 @@ xact_id_cmp(const void *a, const void *b)
 }
 
 /*
- * The cause of a statement's full-page images, by command.  Where the tag
- * does not tell, the text does, if the caller may read it; otherwise
- * whether its transaction deleted files, as VACUUM FULL and a REFRESH that
- * is not CONCURRENTLY do and a plain VACUUM never does.
+ * The cause of a statement's images, by command; where the tag does not
+ * tell, its text if the caller may read it, else whether its transaction
+ * deleted files (xact_deleted), as VACUUM FULL and a REFRESH that is not
+ * CONCURRENTLY do.
  */
 static WlFpiCause
-fpi_cause(const WlStmtRecord *s, const FpiScope *fs, int *slot)
+fpi_cause(const WlStmtRecord *s, bool xact_deleted, int *slot)
 {
 	bool		text = wl_can_see_text(s->userid);
-	bool		deleted = !text &&
-		bsearch(&s->xact_id, fs->drop_ids, fs->ndrops, sizeof(uint64), xact_id_cmp) != NULL;
+	bool		deleted = !text && xact_deleted;
 
 	*slot = (int) s->tag;
 	switch (s->tag)
@@ -730,10 +726,10 @@ fpi_cause(const WlStmtRecord *s, const FpiScope *fs, int *slot)
 
 /* a top-level statement's images, by cause (nested ones are in its figures) */
 static void
-fpi_add(const WlStmtRecord *s, FpiScope *fs)
+fpi_add(const WlStmtRecord *s, bool xact_deleted, FpiScope *fs)
 {
 	int			slot;
-	WlFpiCause	cause = fpi_cause(s, fs, &slot);
+	WlFpiCause	cause = fpi_cause(s, xact_deleted, &slot);
 
 	fs->by_tag[cause][slot] += s->c.wal_fpi;
 	fs->total[cause] += s->c.wal_fpi;
@@ -746,28 +742,23 @@ append_fpi_commands(StringInfo buf, const int64 *by_tag)
 	bool		used[WL_FPI_TAGS] = {false};
 
 	appendStringInfoString(buf, " (");
-	for (int k = 0; k < 3; k++)
+	for (int k = 0;; k++)
 	{
 		int			best = -1;
 
 		for (int i = 0; i < WL_FPI_TAGS; i++)
 			if (!used[i] && by_tag[i] > 0 && (best < 0 || by_tag[i] > by_tag[best]))
 				best = i;
-		if (best < 0)
-			break;
+		if (best < 0 || k == 3)
+		{
+			appendStringInfoString(buf, best < 0 ? ")" : ", ...)");
+			return;
+		}
 		used[best] = true;
 		appendStringInfo(buf, "%s%s %lld", k > 0 ? ", " : "",
-						 best == WL_FPI_VACUUM_FULL ? "VACUUM FULL" :
-						 GetCommandTagName((CommandTag) best),
+						 best == WL_FPI_VACUUM_FULL ? "VACUUM FULL" : GetCommandTagName((CommandTag) best),
 						 (long long) by_tag[best]);
 	}
-	for (int i = 0; i < WL_FPI_TAGS; i++)
-		if (!used[i] && by_tag[i] > 0)
-		{
-			appendStringInfoString(buf, ", ...");
-			break;
-		}
-	appendStringInfoChar(buf, ')');
 }
 
 /* the price of wal_level = minimal, in a hint (whatif.c wl_whatif_minimal) */
@@ -932,7 +923,8 @@ typedef struct XactIndex
 /* one pass over the statement ring: what every reading of it needs */
 typedef struct LoadScan
 {
-	/* in: the transactions in scope, sorted; VACUUM of those only */
+	/* in: the transactions in scope, and sorted; VACUUM of those only */
+	WlXactRecord **in;
 	const XactIndex *ids;
 	int			nxacts;
 	bool		scoped;
@@ -959,9 +951,9 @@ static bool
 load_filter(const WlStmtRecord *s, void *arg)
 {
 	LoadScan   *ls = arg;
-	bool		in = bsearch(&s->xact_id, ls->ids, ls->nxacts, sizeof(XactIndex), xact_id_cmp) != NULL;
+	const XactIndex *at = bsearch(&s->xact_id, ls->ids, ls->nxacts, sizeof(XactIndex), xact_id_cmp);
 
-	if (s->tag == CMDTAG_VACUUM && (in || !ls->scoped))
+	if (s->tag == CMDTAG_VACUUM && (at != NULL || !ls->scoped))
 	{
 		ls->vac.nvac++;
 		ls->vac.syncs += s->c.wal_syncs;
@@ -971,10 +963,10 @@ load_filter(const WlStmtRecord *s, void *arg)
 		ls->vac.elapsed += s->elapsed_ms;
 		ls->vac.ring_kb = s->vacuum_ring_kb;
 	}
-	if (!s->toplevel || !in)
+	if (!s->toplevel || at == NULL)
 		return false;
 	if (s->c.wal_fpi > 0)
-		fpi_add(s, &ls->fpi);
+		fpi_add(s, ls->in[at->i]->c.scans[WL_SCAN_DROP_PENDING] > 0, &ls->fpi);
 	return s->tag == CMDTAG_CREATE_TABLE || s->tag == CMDTAG_CREATE_TABLE_AS ||
 		s->tag == CMDTAG_SELECT_INTO || s->tag == CMDTAG_TRUNCATE_TABLE ||
 		s->tag == CMDTAG_CREATE_INDEX || s->tag == CMDTAG_COPY || s->tag == CMDTAG_INSERT;
@@ -1415,8 +1407,6 @@ walload_diagnose(PG_FUNCTION_ARGS)
 	WlWhatIfs	whatifs;
 	LoadScan	loads;
 	XactIndex  *ids;
-	uint64	   *drop_ids;
-	int			ndrops = 0;
 
 	wl_store_require();
 	memset(&sc, 0, sizeof(sc));
@@ -1494,22 +1484,14 @@ walload_diagnose(PG_FUNCTION_ARGS)
 
 	if (t.xacts == 0)
 	{
-		if (sc.has[ARG_XACT])
-			add(&em, "info", "transaction not found",
-				psprintf("no transaction with xact_id " INT64_FORMAT " is kept in walload_xacts%s", sc.want,
-						 sc.filtered ? " within the filters" : ""),
-				"Only the last walload.max_xacts transactions are kept; raise it to keep more.",
-				NULL, NULL, -1, NULL);
-		else if (sc.filtered)
-			add(&em, "info", "nothing recorded",
-				"no transaction kept in walload_xacts is within the filters",
-				"Only the last walload.max_xacts transactions are kept; widen the filters, or raise "
-				"walload.max_xacts to keep more.", NULL, NULL, -1, NULL);
-		else
-			add(&em, "info", "nothing recorded",
-				"walload_xacts is empty",
-				"Run the load with walload preloaded, then call walload_diagnose() again.",
-				NULL, NULL, -1, NULL);
+		add(&em, "info", sc.has[ARG_XACT] ? "transaction not found" : "nothing recorded",
+			sc.has[ARG_XACT] ? psprintf("no transaction with xact_id " INT64_FORMAT " is kept in walload_xacts%s",
+										sc.want, sc.filtered ? " within the filters" : "") :
+			sc.filtered ? "no transaction kept in walload_xacts is within the filters" : "walload_xacts is empty",
+			sc.has[ARG_XACT] ? "Only the last walload.max_xacts transactions are kept; raise it to keep more." :
+			sc.filtered ? "Only the last walload.max_xacts transactions are kept; widen the filters, or raise "
+			"walload.max_xacts to keep more." :
+			"Run the load with walload preloaded, then call walload_diagnose() again.", NULL, NULL, -1, NULL);
 		emit_all(&em);
 		return (Datum) 0;
 	}
@@ -1541,22 +1523,17 @@ walload_diagnose(PG_FUNCTION_ARGS)
 
 	/* the transactions by xact_id, each with its place in in */
 	ids = palloc(sizeof(XactIndex) * t.xacts);
-	drop_ids = palloc(sizeof(uint64) * t.xacts);
 	for (int i = 0; i < t.xacts; i++)
 	{
 		ids[i].xact_id = in[i]->xact_id;
 		ids[i].i = i;
-		if (in[i]->c.scans[WL_SCAN_DROP_PENDING] > 0)
-			drop_ids[ndrops++] = in[i]->xact_id;
 	}
 	qsort(ids, t.xacts, sizeof(XactIndex), xact_id_cmp);
-	qsort(drop_ids, ndrops, sizeof(uint64), xact_id_cmp);
 	memset(&loads, 0, sizeof(loads));
+	loads.in = in;
 	loads.ids = ids;
 	loads.nxacts = t.xacts;
 	loads.scoped = sc.has[ARG_XACT] || sc.filtered;
-	loads.fpi.drop_ids = drop_ids;
-	loads.fpi.ndrops = ndrops;
 	scan_loads(&loads);
 	wl_whatif_load(in, t.xacts, loads.reload_ms, loads.later_bytes, &whatifs);
 

@@ -68,7 +68,7 @@ is_vacuum_alone(const WlXactRecord *x)
 	return x->statements == 1 && x->kind_ms[WL_TIME_VACUUM] > 0;
 }
 
-/* core's route at commit for a new file: synced from wal_skip_threshold up, else WAL-logged (smgrDoPendingSyncs) */
+/* a new file at commit: synced from wal_skip_threshold up, else WAL-logged (smgrDoPendingSyncs) */
 static bool
 synced_at_commit(int64 blocks, int threshold_kb)
 {
@@ -336,38 +336,30 @@ whatif_buffers(WlXactRecord **in, int n, const WlScanCost *cost, int32 load_buff
 static bool
 minimal_allowed(void)
 {
-	if (wal_level == WAL_LEVEL_MINIMAL)
-		return false;			/* already */
-	if (XLogArchiveMode != ARCHIVE_MODE_OFF)
-		return false;
-	if (SyncRepStandbyNames != NULL && SyncRepStandbyNames[0] != '\0')
-		return false;
-	if (WalSndCtl != NULL)
-	{
-		for (int i = 0; i < max_wal_senders; i++)
-		{
-			WalSnd	   *ws = &WalSndCtl->walsnds[i];
-			pid_t		pid;
+	bool		any = false;
 
-			SpinLockAcquire(&ws->mutex);
-			pid = ws->pid;
-			SpinLockRelease(&ws->mutex);
-			if (pid != 0)
-				return false;
-		}
+	if (wal_level == WAL_LEVEL_MINIMAL || XLogArchiveMode != ARCHIVE_MODE_OFF ||
+		(SyncRepStandbyNames != NULL && SyncRepStandbyNames[0] != '\0'))
+		return false;
+	for (int i = 0; WalSndCtl != NULL && i < max_wal_senders; i++)
+	{
+		WalSnd	   *ws = &WalSndCtl->walsnds[i];
+		pid_t		pid;
+
+		SpinLockAcquire(&ws->mutex);
+		pid = ws->pid;
+		SpinLockRelease(&ws->mutex);
+		if (pid != 0)
+			return false;
 	}
 	if (ReplicationSlotCtl != NULL)
 	{
-		bool		any = false;
-
 		LWLockAcquire(ReplicationSlotControlLock, LW_SHARED);
 		for (int i = 0; i < max_replication_slots && !any; i++)
 			any = ReplicationSlotCtl->replication_slots[i].in_use;
 		LWLockRelease(ReplicationSlotControlLock);
-		if (any)
-			return false;
 	}
-	return true;
+	return !any;
 }
 
 /* n transactions as one: all but one commit record and its flush, as measured */
