@@ -66,9 +66,8 @@ typedef struct Totals
 } Totals;
 
 /*
- * The definitions' columns: severity, finding, evidence, hint (1.3);
- * saving_ms fifth (1.6); saving_ms second, brief, action, detail (1.7);
- * setting, value, shape before detail (1.10); change fourth (1.11)
+ * Columns: 1.3 severity, finding, evidence, hint; 1.6 saving_ms fifth; 1.7 saving_ms second,
+ * brief, action, detail; 1.10 setting, value, shape before detail; 1.11 change fourth
  */
 #define WL_DIAGNOSE_COLS	4
 #define WL_DIAGNOSE_COLS_1_10	9
@@ -545,10 +544,7 @@ diagnose_commit(Emitter *em, const Totals *t, const WlWhatIfs *w)
 			"walload.commit_strategy = off lets core decide", -1, NULL);
 	}
 
-	/*
-	 * the commits that deleted files are not among the small ones: always
-	 * synchronous, priced with the deletion
-	 */
+	/* commits that deleted files are not small ones: they always wait, priced with the deletion */
 	if (small_offered(w))
 		add(em, pct(w->small_commit_ms, w->small_total_ms) >= 30 ? "warning" : "info",
 			"many small synchronous commits",
@@ -598,11 +594,7 @@ diagnose_commit(Emitter *em, const Totals *t, const WlWhatIfs *w)
 			"pg_restore --single-transaction", PRICED(&w->restore));
 }
 
-/*
- * Commits that waited for a synchronous standby: no storage setting
- * shortens the wait; synchronous_commit = local removes it, one
- * transaction instead of N waits once.
- */
+/* a synchronous standby's wait: synchronous_commit = local removes it, no storage setting */
 #define WL_STANDBY_MIN_SHARE	5
 
 static void
@@ -638,10 +630,8 @@ diagnose_standby(Emitter *em, const Totals *t)
 }
 
 /*
- * Full-page images by cause: the first change of a page after a checkpoint
- * (the only kind a setting changes), or whole-page logging of a new file,
- * forced whatever full_page_writes says.  walload keeps no cause per image:
- * a top-level statement's are put by its command tag.
+ * Full-page images by cause (only the first a setting changes); walload
+ * keeps no cause per image: a top-level statement's go by its command tag.
  */
 typedef enum WlFpiCause
 {
@@ -862,10 +852,7 @@ diagnose_wal(Emitter *em, const Totals *t, const WlWhatIfs *w, const FpiScope *f
 		return;
 	}
 
-	/*
-	 * wal_level=minimal only where this server could run it: nothing
-	 * streams or archives its WAL (whatif.c)
-	 */
+	/* minimal offered only where nothing streams or archives the WAL (whatif.c) */
 	appendStringInfoString(&hint,
 						   t->wal_level == WAL_LEVEL_MINIMAL ?
 						   "Under wal_level=minimal, tables created or truncated in the loading transaction skip WAL; "
@@ -893,12 +880,7 @@ diagnose_wal(Emitter *em, const Totals *t, const WlWhatIfs *w, const FpiScope *f
 		priced ? w->wal_level.saving_ms : -1, offer ? &w->wal_level : NULL);
 }
 
-/*
- * What the load's statements say, per transaction in statement order: the
- * WAL minimal would not write (loads and indexes after a CREATE TABLE or
- * TRUNCATE in their transaction), bulk loads into indexed tables, and the
- * TRUNCATEs after a CREATE TABLE with the loads they discard.
- */
+/* a bulk load: what the statement ring says of it (scan_loads) */
 #define WL_BULK_ROWS	10000
 
 /* the VACUUM statements' sums (diagnose_vacuum) */
@@ -972,10 +954,7 @@ load_filter(const WlStmtRecord *s, void *arg)
 		s->tag == CMDTAG_CREATE_INDEX || s->tag == CMDTAG_COPY || s->tag == CMDTAG_INSERT;
 }
 
-/*
- * Whether a bulk load's WAL shows index entries: a COPY logs its heap rows
- * a page at a time, an INSERT a record a row, and each index a record a row.
- */
+/* whether a load's WAL shows index entries: a record a row each (COPY's heap: a page) */
 static bool
 index_records(const WlStmtRecord *s)
 {
@@ -984,11 +963,7 @@ index_records(const WlStmtRecord *s)
 	return (s->c.wal_records - heap) * 2 >= s->c.rows;
 }
 
-/*
- * The index entries' share of a load's WAL records: beyond the heap's, a
- * record a row for an INSERT, about one a page for COPY's bulk insert
- * (index_records, which only asks whether there are any, takes COPY's as none)
- */
+/* the index entries' share of a load's WAL records: beyond the heap's (COPY's: a page) */
 static double
 index_share(const WlStmtRecord *s)
 {
@@ -1056,12 +1031,7 @@ scan_loads(LoadScan *ls)
 					ls->new_files[k]++;
 					break;
 				case CMDTAG_CREATE_TABLE:
-					/*
-					 * The record names no table: an index created before
-					 * this one can be another table's (create, load and
-					 * index each table in turn), so a later load is not
-					 * counted for it.
-					 */
+					/* an earlier index can be another table's: not counted for later loads */
 					indexes = 0;
 					ls->new_files[k]++;
 					if (!pid_in(creators, ncreators, s->pid))
@@ -1080,11 +1050,7 @@ scan_loads(LoadScan *ls)
 					}
 					else if (s->c.rows >= WL_BULK_ROWS && pid_in(creators, ncreators, s->pid))
 					{
-						/*
-						 * a bulk load by a session that created a table in
-						 * an earlier transaction: into that table, as far as
-						 * the records tell
-						 */
+						/* by a session that created a table earlier: into it, as told */
 						ls->later_bytes[k] += s->c.wal_bytes;
 						later = true;
 					}
@@ -1111,11 +1077,7 @@ scan_loads(LoadScan *ls)
 	}
 }
 
-/*
- * indexes created before a bulk load: priced (whatif.c) for the loads of
- * sessions that created a table in scope, the load's own table as far as
- * the records tell; a table that held rows before would be rebuilt whole
- */
+/* indexes before a bulk load: priced only into tables the load's sessions created */
 static void
 diagnose_indexes(Emitter *em, const LoadScan *ls)
 {
@@ -1154,10 +1116,7 @@ diagnose_indexes(Emitter *em, const LoadScan *ls)
 		w->saving_ms > 0 ? w->saving_ms : -1, w);
 }
 
-/*
- * VACUUM reads a table that is not in shared buffers through a small ring;
- * each dirtied buffer it reuses must first have its WAL flushed.
- */
+/* VACUUM's small ring: each dirtied buffer it reuses must first have its WAL flushed */
 static void
 diagnose_vacuum(Emitter *em, const VacuumSums *v)
 {
@@ -1229,11 +1188,7 @@ checked_backend_type(char *name)
 	return NULL;				/* not reached */
 }
 
-/*
- * Background processes: an initial sync into files that skip WAL pays a
- * commit-time walk per table; each copied table is a worker, a slot and a
- * transaction; a replayed TRUNCATE and an autovacuum truncation walk the pool.
- */
+/* background processes: initial syncs, their copies, replayed TRUNCATEs, autovacuum's */
 #define WL_SMALL_COPY_ROWS		10000
 #define WL_MANY_COPIES			10
 
@@ -1358,11 +1313,7 @@ session_cmp(const void *a, const void *b)
 	return 0;
 }
 
-/*
- * The load's time in ms, as walload_report() counts it: per session, from
- * its first transaction's start (or the session's, or since) to its last
- * one's end.
- */
+/* the load's ms as walload_report() counts it: per session, first start to last end */
 static double
 load_ms(WlXactRecord **in, int n, const Scope *sc)
 {
@@ -1498,10 +1449,7 @@ walload_diagnose(PG_FUNCTION_ARGS)
 
 	em.load_ms = load_ms(in, t.xacts, &sc);
 
-	/*
-	 * The findings cover what the ring still holds, walload_report() more:
-	 * said where the ring lost some and the window begins before the oldest.
-	 */
+	/* said where the ring lost transactions of the window: walload_report() has them */
 	if (!sc.has[ARG_XACT])
 	{
 		WlInfo		info;
@@ -1537,11 +1485,7 @@ walload_diagnose(PG_FUNCTION_ARGS)
 	scan_loads(&loads);
 	wl_whatif_load(in, t.xacts, loads.reload_ms, loads.later_bytes, &whatifs);
 
-	/*
-	 * indexes built after a load write no index WAL: one transaction's
-	 * saving on it (at the index records' share of the WAL it spares),
-	 * which indexes_after_load's saving includes, counts once in the verdict
-	 */
+	/* one transaction's saving on index WAL, which indexes_after_load's includes, counts once */
 	if (whatifs.syncs.wal_bytes_saved > 0 && loads.idx_after.saving_ms > 0)
 		whatifs.syncs.overlap_ms =
 			Min(whatifs.syncs.saving_ms * Min(loads.later_idx_bytes / whatifs.syncs.wal_bytes_saved, 1),
@@ -1566,12 +1510,11 @@ walload_diagnose(PG_FUNCTION_ARGS)
  * ----------------------------------------------------------------
  */
 
-static void
-describe_estimate(StringInfo buf, const WlCommitEstimate *e)
+static char *
+estimate(const WlCommitEstimate *e)
 {
-	appendStringInfo(buf, "about %.1f ms (scans %.1f, fsync %.1f, WAL %.1f, file deletion %.1f)",
-					 e->total_ns / 1e6, e->scan_ns / 1e6, e->sync_ns / 1e6,
-					 e->wal_ns / 1e6, e->drop_ns / 1e6);
+	return psprintf("about %.1f ms (scans %.1f, fsync %.1f, WAL %.1f, file deletion %.1f)",
+					e->total_ns / 1e6, e->scan_ns / 1e6, e->sync_ns / 1e6, e->wal_ns / 1e6, e->drop_ns / 1e6);
 }
 
 Datum
@@ -1585,7 +1528,6 @@ walload_diagnose_backend(PG_FUNCTION_ARGS)
 	Emitter		em;
 	WlScanCost	cost;
 	WlCommitEstimate est;
-	StringInfoData ev;
 	int64		full = 0;
 
 	wl_store_require();
@@ -1625,45 +1567,34 @@ walload_diagnose_backend(PG_FUNCTION_ARGS)
 		return (Datum) 0;
 	}
 
-	wl_cost_figures(&cost);
-	initStringInfo(&ev);
-
 	/* what it did so far */
 	for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
 		full += a->scans[k];
 	if (full > 0)
-	{
-		appendStringInfo(&ev, "the transaction has walked all %d shared buffers %lld time(s) so far, about %.1f ms "
-						 "(flush of one relation: %lld, truncation: %lld, file deletion: %lld, database: %lld)",
-						 a->nbuffers, (long long) full, a->scan_est_ns / 1e6,
-						 (long long) a->scans[WL_SCAN_FLUSH_REL],
-						 (long long) a->scans[WL_SCAN_DROP_REL],
-						 (long long) a->scans[WL_SCAN_DROP_PENDING],
-						 (long long) a->scans[WL_SCAN_DB]);
-		add(&em, "info", "full scans so far", ev.data,
+		add(&em, "info", "full scans so far",
+			psprintf("the transaction has walked all %d shared buffers %lld time(s) so far, about %.1f ms "
+					 "(flush of one relation: %lld, truncation: %lld, file deletion: %lld, database: %lld)",
+					 a->nbuffers, (long long) full, a->scan_est_ns / 1e6,
+					 (long long) a->scans[WL_SCAN_FLUSH_REL], (long long) a->scans[WL_SCAN_DROP_REL],
+					 (long long) a->scans[WL_SCAN_DROP_PENDING], (long long) a->scans[WL_SCAN_DB]),
 			"Each walk costs the same whatever the size of the data: it grows with shared_buffers. "
 			"docs/scans.md names the command behind each kind.", NULL, NULL, -1, NULL);
-		resetStringInfo(&ev);
-	}
 
 	/* COMMIT now, priced by the same model as walload_activity */
-	appendStringInfo(&ev, "COMMIT now would fsync %d relation file(s) (%lld blocks)%s, WAL-log %d small file(s) "
-					 "(%lld blocks), delete %d file(s)%s: ",
-					 a->pred.synced_rels, (long long) a->pred.synced_blocks,
-					 a->pred.sync_scan ? psprintf(" after one scan of all %d shared buffers", a->nbuffers) : "",
-					 a->pred.wal_logged_rels, (long long) a->pred.wal_logged_blocks,
-					 a->pred.dropped_rels, a->pred.drop_scan ? " after one more scan" : "");
+	wl_cost_figures(&cost);
 	wl_commit_est(&a->pred, &cost, &a->pred_state, &est);
-	describe_estimate(&ev, &est);
-	appendStringInfo(&ev, "; predicted at the end of its last statement, %s",
-					 timestamptz_to_str(a->predicted_at));
-	add(&em, a->pred.sync_scan || a->pred.drop_scan ? "warning" : "info",
-		"what COMMIT will cost", ev.data,
+	add(&em, a->pred.sync_scan || a->pred.drop_scan ? "warning" : "info", "what COMMIT will cost",
+		psprintf("COMMIT now would fsync %d relation file(s) (%lld blocks)%s, WAL-log %d small file(s) "
+				 "(%lld blocks), delete %d file(s)%s: %s; predicted at the end of its last statement, %s",
+				 a->pred.synced_rels, (long long) a->pred.synced_blocks,
+				 a->pred.sync_scan ? psprintf(" after one scan of all %d shared buffers", a->nbuffers) : "",
+				 a->pred.wal_logged_rels, (long long) a->pred.wal_logged_blocks, a->pred.dropped_rels,
+				 a->pred.drop_scan ? " after one more scan" : "", estimate(&est),
+				 timestamptz_to_str(a->predicted_at)),
 		a->pred.synced_rels > 0 ?
 		"Under wal_level=minimal the new files at or above wal_skip_threshold are fsynced at commit after "
 		"a scan of all shared buffers; more statements that load into them add fsync time, not scans." :
 		"Nothing pending makes this commit costly beyond its WAL flush.", NULL, NULL, -1, NULL);
-	resetStringInfo(&ev);
 
 	/* the choice: wal_skip_threshold for this transaction */
 	if (a->pred.synced_rels > a->pred.synced_truncated_rels)
@@ -1676,16 +1607,14 @@ walload_diagnose_backend(PG_FUNCTION_ARGS)
 
 		wl_whatif_to_wal(&a->pred, false, &alt);
 		wl_commit_est(&alt, &cost, &a->pred_state, &alt_est);
-		appendStringInfo(&ev, "with SET LOCAL wal_skip_threshold = '%lld kB' before COMMIT, the %d synced file(s) would be "
-						 "WAL-logged whole instead: about %.1f MB of WAL, no sync scan; ",
-						 (long long) kb, a->pred.synced_rels - a->pred.synced_truncated_rels,
-						 mb((double) (a->pred.synced_blocks - a->pred.synced_truncated_blocks) *
-							WL_LOGGED_BLOCK_BYTES));
-		describe_estimate(&ev, &alt_est);
-		appendStringInfo(&ev, " against %.1f ms", est.total_ns / 1e6);
 		snprintf(thr.value, sizeof(thr.value), "%lldkB", (long long) kb);
 		thr.saving_ms = (est.total_ns - alt_est.total_ns) / 1e6;
-		add(&em, "info", "wal_skip_threshold for this transaction", ev.data,
+		add(&em, "info", "wal_skip_threshold for this transaction",
+			psprintf("with SET LOCAL wal_skip_threshold = '%lld kB' before COMMIT, the %d synced file(s) would be "
+					 "WAL-logged whole instead: about %.1f MB of WAL, no sync scan; %s against %.1f ms",
+					 (long long) kb, a->pred.synced_rels - a->pred.synced_truncated_rels,
+					 mb((double) (a->pred.synced_blocks - a->pred.synced_truncated_blocks) * WL_LOGGED_BLOCK_BYTES),
+					 estimate(&alt_est), est.total_ns / 1e6),
 			thr.saving_ms > 0 ?
 			"Cheaper by this estimate: SET LOCAL changes only how the files reach disk at commit, never "
 			"what survives a crash. A replica or archive does not need the WAL under wal_level=minimal." :
