@@ -292,23 +292,20 @@ diagnose_scans(Emitter *em, const Totals *t, const WlWhatIfs *w)
 	double		share = pct(est, t->total_ms);
 	const char *sev = share >= 20 ? "warning" : "info";
 	const int64 *scans = t->c.scans;
-	StringInfoData ev;
 	StringInfoData hint;
 
 	if (full == 0)
 		return;
 
-	initStringInfo(&ev);
-	appendStringInfo(&ev,
-					 "%lld full scans of shared_buffers (%d buffers each), an estimated %.1f ms "
-					 "= %.0f%% of %.1f ms in %d transaction(s); "
-					 "commit-time sync %lld, file deletion %lld, truncation %lld, "
-					 "flush of one relation %lld, database %lld",
-					 (long long) full, t->nbuffers, est, share, t->total_ms, t->xacts,
-					 (long long) scans[WL_SCAN_FLUSH_PENDING], (long long) scans[WL_SCAN_DROP_PENDING],
-					 (long long) scans[WL_SCAN_DROP_REL], (long long) scans[WL_SCAN_FLUSH_REL],
-					 (long long) scans[WL_SCAN_DB]);
-	add(em, sev, "full scans of shared buffers", ev.data,
+	add(em, sev, "full scans of shared buffers",
+		psprintf("%lld full scans of shared_buffers (%d buffers each), an estimated %.1f ms "
+				 "= %.0f%% of %.1f ms in %d transaction(s); "
+				 "commit-time sync %lld, file deletion %lld, truncation %lld, "
+				 "flush of one relation %lld, database %lld",
+				 (long long) full, t->nbuffers, est, share, t->total_ms, t->xacts,
+				 (long long) scans[WL_SCAN_FLUSH_PENDING], (long long) scans[WL_SCAN_DROP_PENDING],
+				 (long long) scans[WL_SCAN_DROP_REL], (long long) scans[WL_SCAN_FLUSH_REL],
+				 (long long) scans[WL_SCAN_DB]),
 		psprintf("Each scan walks every buffer header, so its cost grows with shared_buffers, not with the "
 				 "data. The findings below name the causes.%s", w->buffers.saving_ms <= 0 ? "" :
 				 psprintf(" shared_buffers = %s during the load would make these walks cheaper by about "
@@ -326,16 +323,6 @@ diagnose_scans(Emitter *em, const Totals *t, const WlWhatIfs *w)
 		bool		thr = w->threshold.saving_ms > w->syncs.saving_ms;
 		int32		truncated = t->synced_truncated_rels;
 
-		resetStringInfo(&ev);
-		appendStringInfo(&ev,
-						 "%lld commit(s) synced %d relation file(s) of %lld blocks (%.1f MB) created in the same "
-						 "transaction under wal_level=minimal (%d of them truncated in place, synced whatever "
-						 "the threshold); %d smaller file(s) (%lld blocks) were WAL-logged instead; "
-						 "wal_skip_threshold = %d kB",
-						 (long long) scans[WL_SCAN_FLUSH_PENDING], t->synced_rels,
-						 (long long) t->synced_blocks, mb((double) t->synced_blocks * BLCKSZ),
-						 truncated, t->wal_logged_rels, (long long) t->wal_logged_blocks,
-						 t->wal_skip_threshold_kb);
 		initStringInfo(&hint);
 		appendStringInfoString(&hint,
 							   "Relations created (or truncated) in the loading transaction skip WAL and are fsynced at "
@@ -358,7 +345,15 @@ diagnose_scans(Emitter *em, const Totals *t, const WlWhatIfs *w)
 							 "syncs those whatever wal_skip_threshold says; load them once instead",
 							 truncated);
 		appendStringInfoChar(&hint, '.');
-		add(em, sev, "commit-time sync of new files", ev.data, hint.data,
+		add(em, sev, "commit-time sync of new files",
+			psprintf("%lld commit(s) synced %d relation file(s) of %lld blocks (%.1f MB) created in the same "
+					 "transaction under wal_level=minimal (%d of them truncated in place, synced whatever "
+					 "the threshold); %d smaller file(s) (%lld blocks) were WAL-logged instead; "
+					 "wal_skip_threshold = %d kB",
+					 (long long) scans[WL_SCAN_FLUSH_PENDING], t->synced_rels,
+					 (long long) t->synced_blocks, mb((double) t->synced_blocks * BLCKSZ),
+					 truncated, t->wal_logged_rels, (long long) t->wal_logged_blocks,
+					 t->wal_skip_threshold_kb), hint.data,
 			psprintf("%lld commit%s synced %d file%s, %.1f MB, a walk each",
 					 (long long) scans[WL_SCAN_FLUSH_PENDING], plural(scans[WL_SCAN_FLUSH_PENDING]),
 					 t->synced_rels, plural(t->synced_rels), mb((double) t->synced_blocks * BLCKSZ)),
@@ -372,13 +367,6 @@ diagnose_scans(Emitter *em, const Totals *t, const WlWhatIfs *w)
 
 	if (scans[WL_SCAN_DROP_PENDING] > 0)
 	{
-		resetStringInfo(&ev);
-		appendStringInfo(&ev,
-						 "%lld scan(s) to delete the files of %d dropped, truncated, rewritten or rolled-back "
-						 "relation(s), one per commit or rollback that deleted any",
-						 (long long) scans[WL_SCAN_DROP_PENDING], t->dropped_rels);
-		if (t->vacuum_full_xacts > 0)
-			appendStringInfo(&ev, "; %d of them by VACUUM FULL, one transaction per table", t->vacuum_full_xacts);
 		initStringInfo(&hint);
 		appendStringInfoString(&hint,
 							   "Every transaction that deletes relation files scans all shared buffers once, however many "
@@ -398,7 +386,12 @@ diagnose_scans(Emitter *em, const Totals *t, const WlWhatIfs *w)
 		appendStringInfoString(&hint, t->vacuum_full_xacts == 0 || t->drop_xacts > 0 ?
 							   "; reuse staging tables instead of dropping and re-creating them, and avoid rolling "
 							   "back transactions that created tables." : ".");
-		add(em, sev, "file deletion at commit/abort", ev.data, hint.data,
+		add(em, sev, "file deletion at commit/abort",
+			psprintf("%lld scan(s) to delete the files of %d dropped, truncated, rewritten or rolled-back "
+					 "relation(s), one per commit or rollback that deleted any%s",
+					 (long long) scans[WL_SCAN_DROP_PENDING], t->dropped_rels, t->vacuum_full_xacts <= 0 ? "" :
+					 psprintf("; %d of them by VACUUM FULL, one transaction per table", t->vacuum_full_xacts)),
+			hint.data,
 			psprintf("%lld walk%s to delete %d file%s%s",
 					 (long long) scans[WL_SCAN_DROP_PENDING], plural(scans[WL_SCAN_DROP_PENDING]),
 					 t->dropped_rels, plural(t->dropped_rels),
@@ -413,29 +406,21 @@ diagnose_scans(Emitter *em, const Totals *t, const WlWhatIfs *w)
 
 	if (scans[WL_SCAN_DROP_REL] > 0)
 	{
-		resetStringInfo(&ev);
-		appendStringInfo(&ev, "%lld in-place truncation(s), one scan each",
-						 (long long) scans[WL_SCAN_DROP_REL]);
-		if (w->truncated_synced > 0)
-			appendStringInfo(&ev, "; %d truncated file(s) fsynced at commit by force",
-							 w->truncated_synced);
-		initStringInfo(&hint);
-		appendStringInfoString(&hint,
-							   "TRUNCATE of a table created or truncated earlier in the same subtransaction truncates the "
-							   "heap, every index and the TOAST table in place, one scan each, and under "
-							   "wal_level=minimal core then fsyncs the table at commit whatever its size");
-		if (w->truncate.saving_ms > 0)
-			appendStringInfo(&hint,
-							 ": load such a table once instead of truncating and loading it again: %lld walks "
-							 "fewer, the TRUNCATEs and the loads they discard (%.1f ms as recorded)%s, about "
-							 "%.1f ms",
-							 (long long) w->truncate.walks_saved, w->truncate_reload_ms,
-							 w->truncated_synced > 0 ? ", no forced fsync of small tables" : "",
-							 w->truncate.saving_ms);
-		appendStringInfoString(&hint,
-							   ". VACUUM scans once per truncation of a table's empty tail; the vacuum_truncate "
-							   "storage parameter turns that off for a table.");
-		add(em, sev, "in-place truncation", ev.data, hint.data,
+		add(em, sev, "in-place truncation",
+			psprintf("%lld in-place truncation(s), one scan each%s", (long long) scans[WL_SCAN_DROP_REL],
+					 w->truncated_synced <= 0 ? "" :
+					 psprintf("; %d truncated file(s) fsynced at commit by force", w->truncated_synced)),
+			psprintf("TRUNCATE of a table created or truncated earlier in the same subtransaction truncates the "
+					 "heap, every index and the TOAST table in place, one scan each, and under "
+					 "wal_level=minimal core then fsyncs the table at commit whatever its size%s. VACUUM "
+					 "scans once per truncation of a table's empty tail; the vacuum_truncate storage "
+					 "parameter turns that off for a table.", w->truncate.saving_ms <= 0 ? "" :
+					 psprintf(": load such a table once instead of truncating and loading it again: %lld walks "
+							  "fewer, the TRUNCATEs and the loads they discard (%.1f ms as recorded)%s, about "
+							  "%.1f ms",
+							  (long long) w->truncate.walks_saved, w->truncate_reload_ms,
+							  w->truncated_synced > 0 ? ", no forced fsync of small tables" : "",
+							  w->truncate.saving_ms)),
 			psprintf("%lld in-place truncation%s, a walk each%s",
 					 (long long) scans[WL_SCAN_DROP_REL], plural(scans[WL_SCAN_DROP_REL]),
 					 w->truncated_synced > 0 ? ", forced fsyncs" : ""),
@@ -725,13 +710,15 @@ fpi_add(const WlStmtRecord *s, bool xact_deleted, FpiScope *fs)
 	fs->total[cause] += s->c.wal_fpi;
 }
 
-/* " (CMD n, CMD n, CMD n, ...)": the commands of one cause, most images first */
+/* "; n what (CMD n, CMD n, CMD n, ...)": the commands of one cause, most images first */
 static void
-append_fpi_commands(StringInfo buf, const int64 *by_tag)
+append_fpi_commands(StringInfo buf, int64 n, const char *what, const int64 *by_tag)
 {
 	bool		used[WL_FPI_TAGS] = {false};
 
-	appendStringInfoString(buf, " (");
+	if (n <= 0)
+		return;
+	appendStringInfo(buf, "; %lld %s (", (long long) n, what);
 	for (int k = 0;; k++)
 	{
 		int			best = -1;
@@ -789,18 +776,9 @@ diagnose_wal(Emitter *em, const Totals *t, const WlWhatIfs *w, const FpiScope *f
 	appendStringInfo(&ev, "%.1f MB of WAL in %lld records with %lld full-page images",
 					 mb((double) t->c.wal_bytes), (long long) t->c.wal_records,
 					 (long long) t->c.wal_fpi);
-	if (ckpt_fpi > 0)
-	{
-		appendStringInfo(&ev, "; %lld first changes of a page after a checkpoint",
-						 (long long) ckpt_fpi);
-		append_fpi_commands(&ev, fs->by_tag[WL_FPI_CHECKPOINT]);
-	}
-	if (new_fpi > 0)
-	{
-		appendStringInfo(&ev, "; %lld pages of new files logged whole",
-						 (long long) new_fpi);
-		append_fpi_commands(&ev, fs->by_tag[WL_FPI_NEW_FILE]);
-	}
+	append_fpi_commands(&ev, ckpt_fpi, "first changes of a page after a checkpoint",
+						fs->by_tag[WL_FPI_CHECKPOINT]);
+	append_fpi_commands(&ev, new_fpi, "pages of new files logged whole", fs->by_tag[WL_FPI_NEW_FILE]);
 	if (commit_fpi > 0)
 		appendStringInfo(&ev, "; %lld (%.1f MB) logged at commit the %d new file(s) "
 						 "below wal_skip_threshold (%d kB)",
@@ -1082,26 +1060,9 @@ static void
 diagnose_indexes(Emitter *em, const LoadScan *ls)
 {
 	const WlWhatIf *w = &ls->idx_after;
-	StringInfoData hint;
 
 	if (ls->idx_loads == 0)
 		return;
-	initStringInfo(&hint);
-	appendStringInfoString(&hint,
-						   "Each row loaded into an indexed table is also inserted into every index, one entry at a "
-						   "time, and where the table's changes are WAL-logged each index adds a WAL record a row; an "
-						   "index built after the data sorts it once. Create indexes and constraints after loading.");
-	if (w->saving_ms > 0)
-		appendStringInfo(&hint,
-						 " For the %d load%s into a table created in the same session%s: about %.1f ms (estimated: "
-						 "the loads' index page visits' share of their time, less a sorted build).",
-						 ls->idx_priced, plural(ls->idx_priced),
-						 ls->idx_priced < ls->idx_loads ? " (the others' tables held rows before: not priced)" : "",
-						 w->saving_ms);
-	else
-		appendStringInfoString(&hint,
-							   " Not priced: the tables were not created in the load, so a rebuild after it would "
-							   "also sort the rows they held.");
 	add(em, "info", "indexes created before a bulk load",
 		psprintf("%d load%s (COPY, INSERT) of %lld rows in all ran into indexed tables: after CREATE INDEX "
 				 "in the same transaction, or writing an index entry's WAL record a row (%d transaction%s), "
@@ -1109,7 +1070,17 @@ diagnose_indexes(Emitter *em, const LoadScan *ls)
 				 ls->idx_loads, plural(ls->idx_loads), (long long) ls->idx_rows,
 				 ls->idx_xacts, plural(ls->idx_xacts), ls->idx_ms, (long long) ls->idx_records,
 				 ls->idx_rows > 0 ? (double) ls->idx_records / ls->idx_rows : 0),
-		hint.data,
+		psprintf("Each row loaded into an indexed table is also inserted into every index, one entry at a "
+				 "time, and where the table's changes are WAL-logged each index adds a WAL record a row; an "
+				 "index built after the data sorts it once. Create indexes and constraints after loading.%s",
+				 w->saving_ms > 0 ?
+				 psprintf(" For the %d load%s into a table created in the same session%s: about %.1f ms "
+						  "(estimated: the loads' index page visits' share of their time, less a sorted build).",
+						  ls->idx_priced, plural(ls->idx_priced),
+						  ls->idx_priced < ls->idx_loads ? " (the others' tables held rows before: not priced)" : "",
+						  w->saving_ms) :
+				 " Not priced: the tables were not created in the load, so a rebuild after it would "
+				 "also sort the rows they held."),
 		psprintf("%d load%s, %lld rows, after CREATE INDEX", ls->idx_loads, plural(ls->idx_loads),
 				 (long long) ls->idx_rows),
 		w->saving_ms > 0 ? "create indexes after loading" : "create indexes after loading (not priced)",
@@ -1120,23 +1091,15 @@ diagnose_indexes(Emitter *em, const LoadScan *ls)
 static void
 diagnose_vacuum(Emitter *em, const VacuumSums *v)
 {
-	StringInfoData ev;
-
 	if (v->nvac == 0 || v->syncs < 10)
 		return;
-
-	initStringInfo(&ev);
-	appendStringInfo(&ev,
-					 "%d VACUUM statement(s) over %lld heap pages took %.1f ms and flushed WAL %lld times "
-					 "(%lld WAL writes) themselves; ring size %d kB",
-					 v->nvac, (long long) v->pages, v->elapsed, (long long) v->syncs,
-					 (long long) v->writes, v->ring_kb);
-	if (v->sync_ms > 0)
-		appendStringInfo(&ev, "; the flushes took %.1f ms (%.0f%%)", v->sync_ms, pct(v->sync_ms, v->elapsed));
-	else
-		appendStringInfoString(&ev, "; turn on track_wal_io_timing to see their time");
 	add(em, (v->sync_ms > 0 && pct(v->sync_ms, v->elapsed) < 10) ? "info" : "warning",
-		"VACUUM forced into WAL flushes", ev.data,
+		"VACUUM forced into WAL flushes",
+		psprintf("%d VACUUM statement(s) over %lld heap pages took %.1f ms and flushed WAL %lld times "
+				 "(%lld WAL writes) themselves; ring size %d kB%s",
+				 v->nvac, (long long) v->pages, v->elapsed, (long long) v->syncs, (long long) v->writes,
+				 v->ring_kb, v->sync_ms <= 0 ? "; turn on track_wal_io_timing to see their time" :
+				 psprintf("; the flushes took %.1f ms (%.0f%%)", v->sync_ms, pct(v->sync_ms, v->elapsed))),
 		WL_HAS_BUFFER_USAGE_LIMIT ?
 		"VACUUM reads tables that are not in shared buffers through a small ring, and must flush WAL "
 		"before it can reuse a buffer it dirtied. A larger ring flushes less often: "

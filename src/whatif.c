@@ -223,14 +223,6 @@ price_to_wal(const WlXactRecord *x, bool truncated, const WlScanCost *cost, WlWh
 	}
 }
 
-static void
-set_shape(WlWhatIf *w, WlShape shape)
-{
-	w->setting = NULL;
-	w->value[0] = '\0';
-	w->shape = shape;
-}
-
 /* wal_skip_threshold above every file not truncated in place (those stay synced) */
 static void
 whatif_threshold(WlXactRecord **in, int n, const WlScanCost *cost, WlWhatIf *w)
@@ -260,8 +252,10 @@ whatif_threshold(WlXactRecord **in, int n, const WlScanCost *cost, WlWhatIf *w)
  */
 static void
 whatif_truncate(WlXactRecord **in, int n, const double *reload_ms, const WlScanCost *cost,
-				WlWhatIf *w, WlWhatIfs *all)
+				WlWhatIfs *all)
 {
+	WlWhatIf   *w = &all->truncate;
+
 	for (int i = 0; i < n; i++)
 	{
 		const WlXactRecord *x = in[i];
@@ -273,8 +267,8 @@ whatif_truncate(WlXactRecord **in, int n, const double *reload_ms, const WlScanC
 		w->xacts++;
 		w->walks_saved += x->c.scans[WL_SCAN_DROP_REL];
 		w->walks_ms += walks_ms(x, WL_SCAN_DROP_REL, true);
-		w->saving_ms += Max(walks_ms(x, WL_SCAN_DROP_REL, true), reload_ms ? reload_ms[i] : 0);
-		all->truncate_reload_ms += reload_ms ? reload_ms[i] : 0;
+		w->saving_ms += Max(walks_ms(x, WL_SCAN_DROP_REL, true), reload_ms[i]);
+		all->truncate_reload_ms += reload_ms[i];
 		if (x->outcome != WL_OUTCOME_COMMIT || rels <= 0)
 			continue;
 		all->truncated_synced += rels;
@@ -282,7 +276,7 @@ whatif_truncate(WlXactRecord **in, int n, const double *reload_ms, const WlScanC
 		if (!synced_at_commit(avg, x->wal_skip_threshold_kb))
 			price_to_wal(x, true, cost, w);
 	}
-	set_shape(w, WL_SHAPE_NO_TRUNCATE_RELOAD);
+	w->shape = WL_SHAPE_NO_TRUNCATE_RELOAD;
 	w->saving_ms = Max(w->saving_ms, 0);
 }
 
@@ -366,7 +360,7 @@ minimal_allowed(void)
 static void
 all_but_one(WlWhatIf *w, WlShape shape, double sync_ms)
 {
-	set_shape(w, shape);
+	w->shape = shape;
 	if (w->xacts < 2)
 		return;
 	w->flushes_saved = w->xacts - 1;
@@ -485,7 +479,7 @@ wl_whatif_load(WlXactRecord **in, int n, const double *reload_ms,
 	 * one walk if any file is synced, one record and flush; each file keeps
 	 * its route, the loads' WAL is not written
 	 */
-	set_shape(&w->syncs, WL_SHAPE_ONE_TRANSACTION);
+	w->syncs.shape = WL_SHAPE_ONE_TRANSACTION;
 	w->syncs.xacts += w->later_only;
 	if (w->later_xacts > 0)
 		later_ms = (w->later_only * Max(cost.io.wal_flush_ns, 0) +
@@ -505,7 +499,7 @@ wl_whatif_load(WlXactRecord **in, int n, const double *reload_ms,
 	}
 
 	whatif_threshold(in, n, &cost, &w->threshold);
-	whatif_truncate(in, n, reload_ms, &cost, &w->truncate, w);
+	whatif_truncate(in, n, reload_ms, &cost, w);
 
 	/*
 	 * shared_buffers alone: every walk visits fewer headers.  The share on
@@ -531,7 +525,8 @@ wl_whatif_load(WlXactRecord **in, int n, const double *reload_ms,
 /*
  * wal_level = minimal: the WAL into files created or truncated in the
  * transaction (skip_bytes) not written, less the commit work it adds; a
- * priced small or pg_restore commit's sync already counts its flush.
+ * priced small or pg_restore commit's sync already counts its flush.  w:
+ * as wl_whatif_load left it, nothing summed.
  */
 void
 wl_whatif_minimal(WlXactRecord **in, int n, const int32 *new_files,
@@ -541,9 +536,6 @@ wl_whatif_minimal(WlXactRecord **in, int n, const int32 *new_files,
 	WlCommitModel none;
 
 	wl_cost_figures(&cost);
-	w->xacts = 0;
-	w->saving_ms = w->added_ms = 0;
-	w->wal_bytes_saved = 0;
 	if (!cost.io.valid)
 		return;
 	empty_commit(&none);
@@ -551,26 +543,19 @@ wl_whatif_minimal(WlXactRecord **in, int n, const int32 *new_files,
 	{
 		const WlXactRecord *x = in[i];
 		WlCommitModel alt = none;
-		int64		blocks;
-		double		added;
 
 		if (x->outcome != WL_OUTCOME_COMMIT || x->wal_level == WAL_LEVEL_MINIMAL ||
-			new_files[i] <= 0 || skip_bytes[i] == 0)
+			new_files[i] <= 0 || skip_bytes[i] == 0 ||
+			(skip_small && xact_set(x) == SET_SMALL) || (skip_restore && xact_set(x) == SET_RESTORE))
 			continue;
-
-		if ((skip_small && xact_set(x) == SET_SMALL) ||
-			(skip_restore && xact_set(x) == SET_RESTORE))
-			continue;
-		blocks = (int64) ((skip_bytes[i] + BLCKSZ - 1) / BLCKSZ);
 		alt.wal_skipped_rels = new_files[i];
-		route_new_files(&alt, new_files[i], blocks, x->wal_skip_threshold_kb);
-		added = commit_ms(&alt, &cost) - commit_ms(&none, &cost);
+		route_new_files(&alt, new_files[i], (int64) ((skip_bytes[i] + BLCKSZ - 1) / BLCKSZ),
+						x->wal_skip_threshold_kb);
 		w->xacts++;
 		w->wal_bytes_saved += skip_bytes[i];
-		w->added_ms += added;
-		w->saving_ms -= added;
+		w->added_ms += commit_ms(&alt, &cost) - commit_ms(&none, &cost);
 	}
-	w->saving_ms = Max(w->saving_ms + wl_wal_written_ns(&cost.io, w->wal_bytes_saved) / 1e6, 0);
+	w->saving_ms = Max(-w->added_ms + wl_wal_written_ns(&cost.io, w->wal_bytes_saved) / 1e6, 0);
 }
 
 /*

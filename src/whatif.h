@@ -1,9 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * whatif.h
- *		The what-if engine (whatif.c): core's decisions replayed on what
- *		walload recorded, under a changed setting or shape of the load,
- *		priced with cost.c's calibrated unit costs.
+ *		The what-if engine (whatif.c): recorded loads replayed, changed.
  *
  *-------------------------------------------------------------------------
  */
