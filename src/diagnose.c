@@ -454,19 +454,15 @@ small_offered(const WlWhatIfs *w)
 static char *
 syncs_evidence(const WlWhatIfs *w)
 {
-	StringInfoData ev;
 	int			n = w->syncs.xacts - w->later_only;
 
-	initStringInfo(&ev);
-	if (n > 0)
-		appendStringInfo(&ev, "%d commit%s synced or WAL-logged the files %s transaction created, "
-						 "each with its own commit record and flush", n, n == 1 ? "" : "s",
-						 n == 1 ? "its" : "their");
-	if (w->later_xacts > 0)
-		appendStringInfo(&ev, "%s%d transaction%s loaded a table created in an earlier transaction, "
-						 "writing %.1f MB of WAL under wal_level=minimal", n > 0 ? "; " : "",
-						 w->later_xacts, plural(w->later_xacts), w->syncs.wal_bytes_saved / 1048576.0);
-	return ev.data;
+	return psprintf("%s%s", n <= 0 ? "" :
+					psprintf("%d commit%s synced or WAL-logged the files %s transaction created, each with its "
+							 "own commit record and flush", n, plural(n), n == 1 ? "its" : "their"),
+					w->later_xacts <= 0 ? "" :
+					psprintf("%s%d transaction%s loaded a table created in an earlier transaction, writing "
+							 "%.1f MB of WAL under wal_level=minimal", n > 0 ? "; " : "",
+							 w->later_xacts, plural(w->later_xacts), w->syncs.wal_bytes_saved / 1048576.0));
 }
 
 static void
@@ -476,8 +472,6 @@ diagnose_commit(Emitter *em, const Totals *t, const WlWhatIfs *w)
 
 	if (t->commits == 0)
 		return;
-
-	initStringInfo(&ev);
 
 	/* a standby's wait is diagnose_standby's: no storage hint shortens it */
 	if (t->commit_ms - t->standby_ms >= 10 &&
@@ -502,6 +496,7 @@ diagnose_commit(Emitter *em, const Totals *t, const WlWhatIfs *w)
 
 	if (t->strategy_commits > 0)
 	{
+		initStringInfo(&ev);
 		appendStringInfo(&ev,
 						 "walload.commit_strategy was on for %d commit(s) and set wal_skip_threshold for %d of them",
 						 t->strategy_commits, t->strategy_acted);
@@ -656,10 +651,8 @@ xact_id_cmp(const void *a, const void *b)
 }
 
 /*
- * The cause of a statement's images, by command; where the tag does not
- * tell, its text if the caller may read it, else whether its transaction
- * deleted files (xact_deleted), as VACUUM FULL and a REFRESH that is not
- * CONCURRENTLY do.
+ * A statement's images' cause, by command; else by its text if the caller
+ * may read it, else by whether its transaction deleted files (VACUUM FULL, REFRESH).
  */
 static WlFpiCause
 fpi_cause(const WlStmtRecord *s, bool xact_deleted, int *slot)
@@ -738,24 +731,24 @@ append_fpi_commands(StringInfo buf, int64 n, const char *what, const int64 *by_t
 	}
 }
 
-/* the price of wal_level = minimal, in a hint (whatif.c wl_whatif_minimal) */
-static void
-append_minimal_price(StringInfo hint, const WlWhatIfs *w)
+/* the price of wal_level = minimal, in a hint (whatif.c wl_whatif_minimal), where priced */
+static const char *
+minimal_price(const WlWhatIfs *w, bool priced)
 {
-	appendStringInfo(hint,
-					 ": %.1f MB of this load's WAL, written in %d transaction%s into tables each created or "
-					 "truncated, would not be written, about %.1f ms net of the %.1f ms of commit-time syncs "
-					 "or WAL-logging of the new files minimal adds (the statements after a CREATE TABLE or "
-					 "TRUNCATE in their transaction counted, by their order)",
-					 mb((double) w->wal_level.wal_bytes_saved), w->wal_level.xacts, plural(w->wal_level.xacts),
-					 w->wal_level.saving_ms, w->wal_level.added_ms);
+	if (!priced)
+		return "";
+	return psprintf(": %.1f MB of this load's WAL, written in %d transaction%s into tables each created or "
+					"truncated, would not be written, about %.1f ms net of the %.1f ms of commit-time syncs "
+					"or WAL-logging of the new files minimal adds (the statements after a CREATE TABLE or "
+					"TRUNCATE in their transaction counted, by their order)",
+					mb((double) w->wal_level.wal_bytes_saved), w->wal_level.xacts, plural(w->wal_level.xacts),
+					w->wal_level.saving_ms, w->wal_level.added_ms);
 }
 
 static void
 diagnose_wal(Emitter *em, const Totals *t, const WlWhatIfs *w, const FpiScope *fs)
 {
 	StringInfoData ev;
-	StringInfoData hint;
 	int64		commit_fpi = Min(t->wal_logged_blocks, t->c.wal_fpi);
 	int64		ckpt_fpi;
 	int64		new_fpi;
@@ -802,28 +795,20 @@ diagnose_wal(Emitter *em, const Totals *t, const WlWhatIfs *w, const FpiScope *f
 			"a larger max_wal_size and checkpoint_timeout; wal_compression", -1, NULL);
 		return;
 	}
-	initStringInfo(&hint);
 	if (big && (double) (new_fpi + commit_fpi) * BLCKSZ >= 0.5 * (double) t->c.wal_bytes)
 	{
-		appendStringInfoString(&hint,
-							   "Index builds, CLUSTER and VACUUM FULL, REFRESH MATERIALIZED VIEW, ALTER ... SET "
-							   "TABLESPACE and CREATE DATABASE write every page of the new file to WAL as an image, "
-							   "and so does the commit of small files created under wal_level=minimal. These images "
-							   "are the new data itself: no checkpoint setting, nor full_page_writes, changes them. "
-							   "To write less, build indexes once after loading rather than rebuilding them, and "
-							   "avoid rewrites");
-		if (t->wal_level == WAL_LEVEL_MINIMAL)
-			appendStringInfoString(&hint,
-								   "; under wal_level=minimal a file at or above wal_skip_threshold is fsynced at "
-								   "commit instead of WAL-logged");
-		else if (w->minimal_allowed)
-			appendStringInfoString(&hint,
-								   "; this server neither streams nor archives WAL: under wal_level=minimal (with "
-								   "max_wal_senders = 0) files created in the transaction skip WAL");
-		if (priced)
-			append_minimal_price(&hint, w);
-		appendStringInfoString(&hint, "; wal_compression = on makes each image smaller.");
-		add(em, "info", "full-page images of new files", ev.data, hint.data,
+		add(em, "info", "full-page images of new files", ev.data,
+			psprintf("Index builds, CLUSTER and VACUUM FULL, REFRESH MATERIALIZED VIEW, ALTER ... SET "
+					 "TABLESPACE and CREATE DATABASE write every page of the new file to WAL as an image, "
+					 "and so does the commit of small files created under wal_level=minimal. These images "
+					 "are the new data itself: no checkpoint setting, nor full_page_writes, changes them. "
+					 "To write less, build indexes once after loading rather than rebuilding them, and "
+					 "avoid rewrites%s%s; wal_compression = on makes each image smaller.",
+					 t->wal_level == WAL_LEVEL_MINIMAL ?
+					 "; under wal_level=minimal a file at or above wal_skip_threshold is fsynced at "
+					 "commit instead of WAL-logged" : !w->minimal_allowed ? "" :
+					 "; this server neither streams nor archives WAL: under wal_level=minimal (with "
+					 "max_wal_senders = 0) files created in the transaction skip WAL", minimal_price(w, priced)),
 			psprintf("%.1f MB of WAL, %lld page images of new files",
 					 mb((double) t->c.wal_bytes), (long long) (new_fpi + commit_fpi)),
 			"build indexes once, after loading; avoid rewrites", PRICED(priced ? &w->wal_level : &unpriced));
@@ -831,22 +816,18 @@ diagnose_wal(Emitter *em, const Totals *t, const WlWhatIfs *w, const FpiScope *f
 	}
 
 	/* minimal offered only where nothing streams or archives the WAL (whatif.c) */
-	appendStringInfoString(&hint,
-						   t->wal_level == WAL_LEVEL_MINIMAL ?
-						   "Under wal_level=minimal, tables created or truncated in the loading transaction skip WAL; "
-						   "at commit, files below wal_skip_threshold are WAL-logged whole and larger ones are "
-						   "fsynced after a full scan of shared_buffers." :
-						   offer ?
-						   "Every loaded row is WAL-logged. This server neither streams nor archives WAL: "
-						   "wal_level=minimal (with max_wal_senders = 0, a restart) would skip WAL for tables created "
-						   "or truncated in the loading transaction, at the price of a commit-time sync and a full "
-						   "scan of shared_buffers" :
-						   "Every loaded row is WAL-logged; this server streams or archives its WAL, which needs it.");
-	if (priced)
-		append_minimal_price(&hint, w);
-	if (offer)
-		appendStringInfoChar(&hint, '.');
-	add(em, "info", "WAL written", ev.data, hint.data,
+	add(em, "info", "WAL written", ev.data,
+		psprintf("%s%s%s", t->wal_level == WAL_LEVEL_MINIMAL ?
+				 "Under wal_level=minimal, tables created or truncated in the loading transaction skip WAL; "
+				 "at commit, files below wal_skip_threshold are WAL-logged whole and larger ones are "
+				 "fsynced after a full scan of shared_buffers." :
+				 offer ?
+				 "Every loaded row is WAL-logged. This server neither streams nor archives WAL: "
+				 "wal_level=minimal (with max_wal_senders = 0, a restart) would skip WAL for tables created "
+				 "or truncated in the loading transaction, at the price of a commit-time sync and a full "
+				 "scan of shared_buffers" :
+				 "Every loaded row is WAL-logged; this server streams or archives its WAL, which needs it.",
+				 minimal_price(w, priced), offer ? "." : ""),
 		psprintf("%.1f MB of WAL in %lld records, %lld page images",
 				 mb((double) t->c.wal_bytes), (long long) t->c.wal_records, (long long) t->c.wal_fpi),
 		t->wal_level == WAL_LEVEL_MINIMAL ?
@@ -894,8 +875,7 @@ typedef struct LoadScan
 	int32	   *new_files;
 	uint64	   *skip_bytes;
 	uint64	   *later_bytes;	/* bulk loads' WAL, tables made before */
-	double		later_idx_bytes;	/* of those, index entries' in loads
-									 * indexes_after_load prices */
+	double		later_idx_bytes;	/* of those, priced indexes' entries */
 	double	   *reload_ms;		/* TRUNCATEs, and the loads they discard */
 	/* out: loads after CREATE INDEX; of those, into a table made in scope */
 	int			idx_xacts;
@@ -1190,11 +1170,9 @@ diagnose_workers(Emitter *em, WlXactRecord **in, int n)
 			copy_rows += x->c.rows;
 			if (x->c.rows < WL_SMALL_COPY_ROWS)
 				small_copies++;
-			if (x->wal_level == WAL_LEVEL_MINIMAL && x->c.scans[WL_SCAN_FLUSH_PENDING] > 0)
-			{
-				minimal_sync_xacts++;
-				minimal_sync_walks += x->c.scans[WL_SCAN_FLUSH_PENDING];
-			}
+			/* an initial sync's new files synced at commit under minimal */
+			minimal_sync_xacts += x->wal_level == WAL_LEVEL_MINIMAL && x->c.scans[WL_SCAN_FLUSH_PENDING] > 0;
+			minimal_sync_walks += x->wal_level == WAL_LEVEL_MINIMAL ? x->c.scans[WL_SCAN_FLUSH_PENDING] : 0;
 		}
 		/* a replayed TRUNCATE: its deletion's and in-place truncations' walks */
 		if (x->kind_ms[WL_TIME_TRUNCATE] > 0 || x->c.scans[WL_SCAN_DROP_PENDING] > 0)
@@ -1312,18 +1290,18 @@ Datum
 walload_diagnose(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	Scope		sc;
+	Scope		sc = {0};
 	WlXactRecord *recs;
 	WlXactRecord **in;
 	int			n;
-	Totals		t;
-	Emitter		em;
+	Totals		t = {.wal_level = -1};
+	Emitter		em = {.rsinfo = rsinfo};
 	WlWhatIfs	whatifs;
 	LoadScan	loads;
 	XactIndex  *ids;
+	TimestampTz oldest = PG_INT64_MAX;	/* of all kept, in scope or not */
 
 	wl_store_require();
-	memset(&sc, 0, sizeof(sc));
 	for (int k = 0; k < NUM_ARGS && k < PG_NARGS(); k++)
 		sc.filtered |= (sc.has[k] = !PG_ARGISNULL(k)) && k != ARG_XACT;
 	sc.want = sc.has[ARG_XACT] ? PG_GETARG_INT64(ARG_XACT) : 0;
@@ -1346,17 +1324,14 @@ walload_diagnose(PG_FUNCTION_ARGS)
 
 	InitMaterializedSRF(fcinfo, 0);
 	(void) wl_check_columns(rsinfo, diagnose_cols, lengthof(diagnose_cols), "walload_diagnose");
-	memset(&em, 0, sizeof(em));
-	em.rsinfo = rsinfo;
 	n = wl_store_copy_xacts(&recs);
-	memset(&t, 0, sizeof(t));
-	t.wal_level = -1;
 	in = palloc(sizeof(WlXactRecord *) * Max(n, 1));
 	for (int i = 0; i < n; i++)
 	{
 		WlXactRecord *x = &recs[i];
 		bool		committed = x->outcome == WL_OUTCOME_COMMIT;
 
+		oldest = Min(oldest, x->start);
 		if (!in_scope(&sc, x))
 			continue;
 		in[t.xacts++] = x;
@@ -1365,12 +1340,7 @@ walload_diagnose(PG_FUNCTION_ARGS)
 		wl_counters_add(&t.c, &x->c);
 		/* a VACUUM that deleted files is a VACUUM FULL: one transaction a table */
 		if (committed && x->c.scans[WL_SCAN_DROP_PENDING] > 0)
-		{
-			if (x->statements == 1 && x->kind_ms[WL_TIME_VACUUM] > 0)
-				t.vacuum_full_xacts++;
-			else
-				t.drop_xacts++;
-		}
+			*(x->statements == 1 && x->kind_ms[WL_TIME_VACUUM] > 0 ? &t.vacuum_full_xacts : &t.drop_xacts) += 1;
 		if (committed && x->commit_standby_wait)
 		{
 			t.standby_commits++;
@@ -1416,10 +1386,7 @@ walload_diagnose(PG_FUNCTION_ARGS)
 	if (!sc.has[ARG_XACT])
 	{
 		WlInfo		info;
-		TimestampTz oldest = recs[0].start;
 
-		for (int i = 1; i < n; i++)
-			oldest = Min(oldest, recs[i].start);
 		wl_store_info(&info);
 		if (info.xacts_overwritten > 0 && (!sc.has[ARG_SINCE] || sc.since < oldest))
 			add(&em, "info", "part of the load",
@@ -1435,10 +1402,7 @@ walload_diagnose(PG_FUNCTION_ARGS)
 	/* the transactions by xact_id, each with its place in in */
 	ids = palloc(sizeof(XactIndex) * t.xacts);
 	for (int i = 0; i < t.xacts; i++)
-	{
-		ids[i].xact_id = in[i]->xact_id;
-		ids[i].i = i;
-	}
+		ids[i] = (XactIndex) {.xact_id = in[i]->xact_id,.i = i};
 	qsort(ids, t.xacts, sizeof(XactIndex), xact_id_cmp);
 	memset(&loads, 0, sizeof(loads));
 	loads.in = in;
@@ -1488,7 +1452,7 @@ walload_diagnose_backend(PG_FUNCTION_ARGS)
 	WlActivity *acts;
 	WlActivity *a = NULL;
 	int			n;
-	Emitter		em;
+	Emitter		em = {.rsinfo = rsinfo};
 	WlScanCost	cost;
 	WlCommitEstimate est;
 	int64		full = 0;
@@ -1501,8 +1465,6 @@ walload_diagnose_backend(PG_FUNCTION_ARGS)
 	pid = PG_GETARG_INT32(0);
 	InitMaterializedSRF(fcinfo, 0);
 	(void) wl_check_columns(rsinfo, backend_cols, lengthof(backend_cols), "walload_diagnose_backend");
-	memset(&em, 0, sizeof(em));
-	em.rsinfo = rsinfo;
 
 	n = wl_store_copy_activity(&acts);
 	for (int i = 0; i < n && a == NULL; i++)

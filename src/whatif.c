@@ -35,7 +35,6 @@
 #define WL_LOAD_SHARED_BUFFERS_KB	(128 * 1024)
 
 static const char *const shape_names[] = {
-	[WL_SHAPE_NONE] = NULL,
 	[WL_SHAPE_ONE_TRANSACTION] = "one_transaction",
 	[WL_SHAPE_BATCH_COMMITS] = "batch_commits",
 	[WL_SHAPE_INDEXES_AFTER_LOAD] = "indexes_after_load",
@@ -79,17 +78,11 @@ synced_at_commit(int64 blocks, int threshold_kb)
 static void
 route_new_files(WlCommitModel *m, int rels, int64 blocks, int threshold_kb)
 {
-	if (synced_at_commit((blocks + rels - 1) / rels, threshold_kb))
-	{
-		m->synced_rels += rels;
-		m->synced_blocks += blocks;
-		m->sync_scan = true;
-	}
-	else
-	{
-		m->wal_logged_rels += rels;
-		m->wal_logged_blocks += blocks;
-	}
+	bool		synced = synced_at_commit((blocks + rels - 1) / rels, threshold_kb);
+
+	*(synced ? &m->synced_rels : &m->wal_logged_rels) += rels;
+	*(synced ? &m->synced_blocks : &m->wal_logged_blocks) += blocks;
+	m->sync_scan |= synced;
 }
 
 /* whether loading its tables once removes the sync (no_truncate_reload's to save) */
@@ -155,8 +148,7 @@ walks_ms(const WlXactRecord *x, WlScanKind kind, bool with_faults)
 static void
 empty_commit(WlCommitModel *m)
 {
-	memset(m, 0, sizeof(*m));
-	m->sync_stmt_no = m->drop_stmt_no = -1;
+	*m = (WlCommitModel) {.sync_stmt_no = -1,.drop_stmt_no = -1};
 }
 
 /* the commit as the record has it (its syncs and WAL-logged files), added to m */
@@ -177,12 +169,9 @@ add_recorded(const WlXactRecord *x, WlCommitModel *m)
 static double
 commit_ms(const WlCommitModel *m, const WlScanCost *cost)
 {
-	WlCommitState st;
+	WlCommitState st = {.os_dirty_blocks = -1,.record_space_ready = true};
 	WlCommitEstimate est;
 
-	memset(&st, 0, sizeof(st));
-	st.os_dirty_blocks = -1;
-	st.record_space_ready = true;
 	wl_commit_est(m, cost, &st, &est);
 	return est.total_ns / 1e6;
 }
