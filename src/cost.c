@@ -88,8 +88,8 @@ wl_scan_fault_ns(const WlScanCost *cost, int64 unmapped_pages)
 static double
 wl_scan_timed_ns(const WlScanCost *cost, WlScanKind kind, int nfiles)
 {
-	const double *grid = !cost->multi_valid ? NULL :
-		kind == WL_SCAN_FLUSH_PENDING ? cost->flush_ns : kind == WL_SCAN_DROP_PENDING ? cost->drop_ns : NULL;
+	const double *grid = !cost->multi_valid ? NULL : kind == WL_SCAN_FLUSH_PENDING ? cost->flush_ns :
+		kind == WL_SCAN_DROP_PENDING ? cost->drop_ns : NULL;
 
 	if (cost->single_ns <= 0)
 		return 0;

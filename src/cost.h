@@ -29,7 +29,7 @@ typedef struct WlCommitEstimate
 	double		wal_ns;
 	double		drop_ns;
 	double		total_ns;
-	/* of scan, sync and wal: before core's COMMIT callback (not drop_scan_ns) */
+	/* of scan, sync and wal: before core's COMMIT callback (not the deletion's walk) */
 	double		sync_phase_ns;
 	double		fsync_timed_ns; /* the fsyncs as the calibration timed them */
 	double		fsync_ns;		/* the same scaled by fsync_time_ratio (in sync_ns) */

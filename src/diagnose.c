@@ -226,8 +226,7 @@ emit_all(Emitter *em)
 {
 	int			natts = em->rsinfo->setDesc->natts;
 
-	if (em->n > 1)
-		qsort(em->found, em->n, sizeof(Finding), finding_cmp);
+	qsort(em->found, em->n, sizeof(Finding), finding_cmp);
 	for (int i = 0; i < em->n; i++)
 	{
 		Finding    *f = &em->found[i];
@@ -1249,9 +1248,7 @@ session_cmp(const void *a, const void *b)
 		return x->pid < y->pid ? -1 : 1;
 	if (x->backend_start != y->backend_start)
 		return x->backend_start < y->backend_start ? -1 : 1;
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return 0;
+	return (x->start > y->start) - (x->start < y->start);
 }
 
 /* the load's ms as walload_report() counts it: per session, first start to last end */
@@ -1261,8 +1258,7 @@ load_ms(WlXactRecord **in, int n, const Scope *sc)
 	double		ms = 0;
 	int			i = 0;
 
-	if (n > 1)
-		qsort(in, n, sizeof(WlXactRecord *), session_cmp);
+	qsort(in, n, sizeof(WlXactRecord *), session_cmp);
 	while (i < n)
 	{
 		int			j = i;
