@@ -23,8 +23,6 @@
 #include "catalog/pg_authid.h"
 #include "commands/dbcommands.h"
 #include "catalog/pg_operator_d.h"
-#include "executor/tuptable.h"
-#include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "lib/stringinfo.h"
@@ -43,13 +41,6 @@ PG_FUNCTION_INFO_V1(walload_xacts);
 PG_FUNCTION_INFO_V1(walload_minutes);
 PG_FUNCTION_INFO_V1(walload_statements);
 PG_FUNCTION_INFO_V1(walload_stats);
-PG_FUNCTION_INFO_V1(walload_info);
-PG_FUNCTION_INFO_V1(walload_info_1_1);
-PG_FUNCTION_INFO_V1(walload_info_1_4);
-PG_FUNCTION_INFO_V1(walload_info_1_5);
-PG_FUNCTION_INFO_V1(walload_info_1_7);
-PG_FUNCTION_INFO_V1(walload_info_1_8);
-PG_FUNCTION_INFO_V1(walload_info_1_10);
 PG_FUNCTION_INFO_V1(walload_library_version);
 PG_FUNCTION_INFO_V1(walload_command_totals);
 PG_FUNCTION_INFO_V1(walload_histograms);
@@ -147,14 +138,19 @@ wl_can_see_backend(Oid userid)
 	(values[i++] = Int64GetDatum((c)->wal_writes), values[i++] = Int64GetDatum((c)->wal_syncs), \
 	 values[i++] = Float8GetDatum((c)->wal_sync_us / 1000.0))
 
-static int
-put_buffers(Datum *values, int i, const WlCounters *c)
-{
-#define PUT(type, name, source) values[i++] = DATUM_##type(c->name);
-	WL_BUFFER_WAL_COUNTERS(PUT)
-#undef PUT
-	return i;
-}
+/* rows and the buffer and WAL counters (types.h) */
+#define PUT_BUFFER(type, name, source) values[i++] = DATUM_##type(c->name);
+#define PUT_COUNTERS(counters) \
+	do { \
+		const WlCounters *c = (counters); \
+		values[i++] = Int64GetDatum(c->rows); \
+		WL_BUFFER_WAL_COUNTERS(PUT_BUFFER) \
+	} while (0)
+
+/* who: the backend, its role and database */
+#define PUT_WHO(r) \
+	(values[i++] = Int32GetDatum((r)->pid), values[i++] = ObjectIdGetDatum((r)->userid), \
+	 values[i++] = ObjectIdGetDatum((r)->dbid))
 
 /* the columns of a run of fields of rec (types.h), as they are */
 #define EMIT(kind, type, name, dims, add) \
@@ -217,6 +213,10 @@ wl_check_columns(ReturnSetInfo *rsinfo, const int *counts, int ncounts, const ch
 #define PUT_SESSION(r) \
 	(PUT_COL(!wl_can_see_backend((r)->userid), TimestampTzGetDatum((r)->backend_start)), \
 	 PUT_COL(nulls[i - 1], BoolGetDatum((r)->first_in_session)))
+/* the row built, every column of the function's largest shape put */
+#define PUT_ROW() \
+	(AssertMacro(i == lengthof(values)), \
+	 tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls))
 
 Datum
 walload_xacts(PG_FUNCTION_ARGS)
@@ -231,25 +231,21 @@ walload_xacts(PG_FUNCTION_ARGS)
 
 	for (int r = 0; r < n; r++)
 	{
-		WlXactRecord *x = &recs[r],
-				   *rec = x;
+		WlXactRecord *rec = &recs[r],
+				   *x = rec;
 		Datum		values[WL_XACTS_COLS + 13];
-		bool		nulls[WL_XACTS_COLS + 13];
+		bool		nulls[WL_XACTS_COLS + 13] = {0};
 		int			i = 0;
 		bool		aborted = x->outcome == WL_OUTCOME_ABORT;
 
-		memset(nulls, 0, sizeof(nulls));
 		values[i++] = Int64GetDatum((int64) x->xact_id);
-		values[i++] = Int32GetDatum(x->pid);
-		values[i++] = ObjectIdGetDatum(x->userid);
-		values[i++] = ObjectIdGetDatum(x->dbid);
+		PUT_WHO(x);
 		values[i++] = TimestampTzGetDatum(x->start);
 		values[i++] = TimestampTzGetDatum(x->end);
 		values[i++] = CStringGetTextDatum(x->outcome == WL_OUTCOME_COMMIT ? "commit" :
 										  x->outcome == WL_OUTCOME_PREPARE ? "prepare" : "abort");
 		WL_XACT_TIMES(EMIT)
-		values[i++] = Int64GetDatum(x->c.rows);
-		i = put_buffers(values, i, &x->c);
+		PUT_COUNTERS(&x->c);
 		WL_XACT_FILES(EMIT)
 		PUT_SCANS(&x->c, wl_full_scans(&x->c) * x->nbuffers);
 		values[i++] = CStringGetTextDatum(wl_wal_level_name(x->wal_level));
@@ -272,8 +268,7 @@ walload_xacts(PG_FUNCTION_ARGS)
 		values[i++] = Float8GetDatum(x->commit_wal_ms);
 		values[i++] = Float8GetDatum(x->commit_standby_ms);
 		values[i++] = BoolGetDatum(x->commit_standby_wait);
-		Assert(i == lengthof(values));
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		PUT_ROW();
 	}
 	return (Datum) 0;
 }
@@ -293,25 +288,20 @@ walload_minutes(PG_FUNCTION_ARGS)
 
 	for (int r = 0; r < n; r++)
 	{
-		WlMinuteRecord *m = &recs[r],
-				   *rec = m;
+		WlMinuteRecord *rec = &recs[r];
 		Datum		values[WL_MINUTES_COLS + 2];
-		bool		nulls[WL_MINUTES_COLS + 2];
+		bool		nulls[WL_MINUTES_COLS + 2] = {0};
 		int			i = 0;
 
-		memset(nulls, 0, sizeof(nulls));
-		values[i++] = Int32GetDatum(m->pid);
-		values[i++] = ObjectIdGetDatum(m->userid);
-		values[i++] = ObjectIdGetDatum(m->dbid);
-		PUT_SESSION(m);
-		values[i++] = CStringGetTextDatum(m->application_name);
-		values[i++] = TimestampTzGetDatum(m->minute);
-		values[i++] = TimestampTzGetDatum(m->first_start);
-		values[i++] = TimestampTzGetDatum(m->last_end);
+		PUT_WHO(rec);
+		PUT_SESSION(rec);
+		values[i++] = CStringGetTextDatum(rec->application_name);
+		values[i++] = TimestampTzGetDatum(rec->minute);
+		values[i++] = TimestampTzGetDatum(rec->first_start);
+		values[i++] = TimestampTzGetDatum(rec->last_end);
 		WL_MINUTE_SUMS(EMIT)
 		WL_MINUTE_SUMS_1_10(EMIT)
-		Assert(i == lengthof(values));
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		PUT_ROW();
 	}
 	return (Datum) 0;
 }
@@ -367,9 +357,7 @@ walload_statements(PG_FUNCTION_ARGS)
 			memset(nulls, 0, sizeof(bool) * rsinfo->setDesc->natts);
 			values[i++] = Int64GetDatum((int64) s->xact_id);
 			values[i++] = Int32GetDatum(s->stmt_no);
-			values[i++] = Int32GetDatum(s->pid);
-			values[i++] = ObjectIdGetDatum(s->userid);
-			values[i++] = ObjectIdGetDatum(s->dbid);
+			PUT_WHO(s);
 			PUT_COL(!visible, Int64GetDatum((int64) s->queryid));
 			values[i++] = BoolGetDatum(s->toplevel);
 			values[i++] = Int32GetDatum(s->nest_level);
@@ -377,8 +365,7 @@ walload_statements(PG_FUNCTION_ARGS)
 			values[i++] = CStringGetTextDatum(s->status == WL_STMT_OK ? "ok" : "error");
 			values[i++] = TimestampTzGetDatum(s->start);
 			values[i++] = Float8GetDatum(s->elapsed_ms);
-			values[i++] = Int64GetDatum(s->c.rows);
-			i = put_buffers(values, i, &s->c);
+			PUT_COUNTERS(&s->c);
 			values[i++] = BoolGetDatum(s->wal_skipped);
 			PUT_SCANS(&s->c, wl_full_scans(&s->c) * s->nbuffers);
 			values[i++] = CStringGetTextDatum(visible ? s->query : "<insufficient privilege>");
@@ -422,11 +409,10 @@ walload_stats(PG_FUNCTION_ARGS)
 	{
 		WlStatsEntryCopy *e = &recs[r];
 		Datum		values[WL_STATS_COLS + 2];
-		bool		nulls[WL_STATS_COLS + 2];
+		bool		nulls[WL_STATS_COLS + 2] = {0};
 		int			i = 0;
 		bool		visible = wl_can_see_text(e->key.userid);
 
-		memset(nulls, 0, sizeof(nulls));
 		values[i++] = ObjectIdGetDatum(e->key.userid);
 		values[i++] = ObjectIdGetDatum(e->key.dbid);
 		PUT_COL(!visible, Int64GetDatum((int64) e->key.queryid));
@@ -439,16 +425,14 @@ walload_stats(PG_FUNCTION_ARGS)
 		values[i++] = Float8GetDatum(e->max_ms);
 		values[i++] = Float8GetDatum(e->mean_ms);
 		values[i++] = Float8GetDatum(e->calls > 1 ? sqrt(e->sum_var_ms / e->calls) : 0.0);
-		values[i++] = Int64GetDatum(e->c.rows);
-		i = put_buffers(values, i, &e->c);
+		PUT_COUNTERS(&e->c);
 		values[i++] = Int64GetDatum(e->wal_skipped_calls);
 		PUT_SCANS(&e->c, e->scanned_buffers);
 		values[i++] = CStringGetTextDatum(visible ? e->query : "<insufficient privilege>");
 		PUT_WAL_IO(&e->c);
 		PUT_FPI_BYTES(&e->c);
 		values[i++] = Float8GetDatum(e->commit_ms);
-		Assert(i == lengthof(values));
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		PUT_ROW();
 	}
 	return (Datum) 0;
 }
@@ -512,6 +496,7 @@ info_row(FunctionCallInfo fcinfo, int ncols)
 
 /* walload_info of each extension version */
 #define INFO_FN(fn, ncols) \
+	PG_FUNCTION_INFO_V1(fn); \
 	Datum fn(PG_FUNCTION_ARGS) { return info_row(fcinfo, ncols); }
 INFO_FN(walload_info, 17)
 INFO_FN(walload_info_1_1, 19)
@@ -549,14 +534,13 @@ walload_command_totals(PG_FUNCTION_ARGS)
 	for (int r = 0; r < n; r++)
 	{
 		Datum		values[WL_COMMAND_TOTALS_COLS];
-		bool		nulls[WL_COMMAND_TOTALS_COLS];
+		bool		nulls[WL_COMMAND_TOTALS_COLS] = {0};
 		char	   *db = OidIsValid(t[r].dbid) ? get_database_name(t[r].dbid) : NULL;
 		char	   *role = OidIsValid(t[r].userid) ? GetUserNameFromId(t[r].userid, true) : NULL;
 		NameData	dbname;
 		NameData	rolname;
 		int			i = 0;
 
-		memset(nulls, 0, sizeof(nulls));
 		namestrcpy(&dbname, db ? db : psprintf("%u", t[r].dbid));
 		namestrcpy(&rolname, role ? role : psprintf("%u", t[r].userid));
 		values[i++] = NameGetDatum(&dbname);
@@ -570,8 +554,7 @@ walload_command_totals(PG_FUNCTION_ARGS)
 		values[i++] = Int64GetDatum(t[r].walks);
 		values[i++] = uint64_numeric(t[r].wal_bytes);
 		values[i++] = TimestampTzGetDatum(reset);
-		Assert(i == WL_COMMAND_TOTALS_COLS);
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		PUT_ROW();
 	}
 	return (Datum) 0;
 }
@@ -597,19 +580,17 @@ walload_histograms(PG_FUNCTION_ARGS)
 		for (int b = 0; b < WL_HIST_BUCKETS; b++)
 		{
 			Datum		values[WL_HISTOGRAMS_COLS];
-			bool		nulls[WL_HISTOGRAMS_COLS];
+			bool		nulls[WL_HISTOGRAMS_COLS] = {0};
 			int			i = 0;
 
 			cumulative += h[m].count[b];
-			memset(nulls, 0, sizeof(nulls));
 			values[i++] = CStringGetTextDatum(names[m]);
 			values[i++] = Float8GetDatum(wl_metrics_bound(b));
 			values[i++] = Int64GetDatum(cumulative);
 			values[i++] = Float8GetDatum(h[m].sum_s);
 			values[i++] = Float8GetDatum(h[m].max_s);
 			values[i++] = TimestampTzGetDatum(reset);
-			Assert(i == WL_HISTOGRAMS_COLS);
-			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+			PUT_ROW();
 		}
 	}
 	return (Datum) 0;
@@ -693,20 +674,17 @@ walload_activity(PG_FUNCTION_ARGS)
 	{
 		WlActivity *a = &acts[r];
 		Datum		values[WL_ACTIVITY_COLS + 1];
-		bool		nulls[WL_ACTIVITY_COLS + 1];
+		bool		nulls[WL_ACTIVITY_COLS + 1] = {0};
 		int			i = 0;
 		bool		predicted = a->predicted_at != 0;
 
-		memset(nulls, 0, sizeof(nulls));
-		values[i++] = Int32GetDatum(a->pid);
-		values[i++] = ObjectIdGetDatum(a->userid);
-		values[i++] = ObjectIdGetDatum(a->dbid);
+		PUT_WHO(a);
 		if (!wl_can_see_backend(a->userid))
 		{
 			/* the row stays, as in pg_stat_activity: who and where, no more */
 			while (i < lengthof(nulls))
 				nulls[i++] = true;
-			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+			PUT_ROW();
 			continue;
 		}
 		values[i++] = TimestampTzGetDatum(a->xact_start);
@@ -738,8 +716,7 @@ walload_activity(PG_FUNCTION_ARGS)
 		values[i++] = Int32GetDatum(a->wal_skip_threshold_kb);
 		/* recorded statements ended since the prediction: 0, it is current */
 		PUT_COL(!predicted, Int32GetDatum(a->statements - a->pred_statements));
-		Assert(i == lengthof(values));
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		PUT_ROW();
 	}
 	return (Datum) 0;
 }
@@ -763,26 +740,22 @@ Datum
 walload_xact_backend_types(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	static const int cols[] = {3};
 	WlXactRecord *recs;
 	int			n;
 
-	wl_store_require();
-	InitMaterializedSRF(fcinfo, 0);
-	if (rsinfo->setDesc->natts != 3)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("walload_xact_backend_types must return 3 columns, not %d",
-						rsinfo->setDesc->natts)));
+	(void) BEGIN_SRF(cols, "walload_xact_backend_types");
 	n = wl_store_copy_xacts(&recs);
 	for (int r = 0; r < n; r++)
 	{
 		Datum		values[3];
-		bool		nulls[3] = {false, false, false};
+		bool		nulls[3] = {0};
+		int			i = 0;
 
-		values[0] = Int64GetDatum((int64) recs[r].xact_id);
-		values[1] = Int32GetDatum(recs[r].pid);
-		values[2] = CStringGetTextDatum(wl_backend_kind_name(recs[r].backend_kind));
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		values[i++] = Int64GetDatum((int64) recs[r].xact_id);
+		values[i++] = Int32GetDatum(recs[r].pid);
+		values[i++] = CStringGetTextDatum(wl_backend_kind_name(recs[r].backend_kind));
+		PUT_ROW();
 	}
 	return (Datum) 0;
 }
