@@ -53,10 +53,8 @@ struct WlObservation
 {
 	NodeTag		tag;			/* the statement's */
 	MemoryContext cxt;
-	/* VACUUM: sizes before; COPY FROM: WAL-skipping partitions; sequences */
-	RelSize    *sizes;
-	int			nsizes;
-	int			cap;
+	/* of RelSize: VACUUM's sizes before; COPY's WAL-skipping partitions; sequences */
+	List	   *sizes;
 	int			ring_kb;
 	/* TRUNCATE */
 	List	   *relids;			/* every relation it checked */
@@ -193,14 +191,8 @@ add_rel(WlObservation *obs, Oid relid, RelNote note)
 		(note == NOTE_WAL_SKIPPING && !WlSkippingWAL(file)) ||
 		(note == NOTE_SEQUENCE && relkind != RELKIND_SEQUENCE))
 		return;
-	if (obs->nsizes == obs->cap)
-	{
-		obs->cap = Max(obs->cap * 2, 16);
-		obs->sizes = obs->sizes ? repalloc(obs->sizes, sizeof(RelSize) * obs->cap) :
-			palloc(sizeof(RelSize) * obs->cap);
-	}
-	rs = &obs->sizes[obs->nsizes++];
-	memset(rs, 0, sizeof(*rs));
+	rs = palloc0(sizeof(RelSize));
+	obs->sizes = lappend(obs->sizes, rs);
 	rs->relid = relid;
 	rs->file = file;
 	if (note != NOTE_SEQUENCE)
@@ -218,18 +210,26 @@ skips_wal(Oid relid)
 		WlSkippingWAL(file);
 }
 
+/* a relation's TOAST table (RELOID) or a database's tablespace; InvalidOid if gone */
+static Oid
+catalog_oid(int cacheid, Oid oid)
+{
+	HeapTuple	tup = SearchSysCache1(cacheid, ObjectIdGetDatum(oid));
+
+	if (!HeapTupleIsValid(tup))
+		return InvalidOid;
+	oid = cacheid == RELOID ? ((Form_pg_class) GETSTRUCT(tup))->reltoastrelid :
+		((Form_pg_database) GETSTRUCT(tup))->dattablespace;
+	ReleaseSysCache(tup);
+	return oid;
+}
+
 /* VACUUM: a relation and its TOAST table */
 static void
 add_with_toast(WlObservation *obs, Oid relid)
 {
-	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
-	Oid			toast = InvalidOid;
+	Oid			toast = catalog_oid(RELOID, relid);
 
-	if (HeapTupleIsValid(tup))
-	{
-		toast = ((Form_pg_class) GETSTRUCT(tup))->reltoastrelid;
-		ReleaseSysCache(tup);
-	}
 	add_rel(obs, relid, NOTE_VACUUM);
 	if (OidIsValid(toast))
 		add_rel(obs, toast, NOTE_VACUUM);
@@ -287,21 +287,6 @@ find_option(List *options, const char *name)
 		if (strcmp(lfirst_node(DefElem, lc)->defname, name) == 0)
 			return lfirst_node(DefElem, lc);
 	return NULL;
-}
-
-/* a database's tablespace; InvalidOid if it is gone */
-static Oid
-database_tablespace(Oid dboid)
-{
-	HeapTuple	tup = SearchSysCache1(DATABASEOID, ObjectIdGetDatum(dboid));
-	Oid			spcoid = InvalidOid;
-
-	if (HeapTupleIsValid(tup))
-	{
-		spcoid = ((Form_pg_database) GETSTRUCT(tup))->dattablespace;
-		ReleaseSysCache(tup);
-	}
-	return spcoid;
 }
 
 static bool
@@ -364,7 +349,7 @@ observe_before(WlObservation *obs, Node *parsetree)
 		case T_AlterDatabaseStmt:
 			obs->dbname = pstrdup(((AlterDatabaseStmt *) parsetree)->dbname);
 			obs->dboid = get_database_oid(obs->dbname, true);
-			obs->dbtablespace = database_tablespace(obs->dboid);
+			obs->dbtablespace = catalog_oid(DATABASEOID, obs->dboid);
 			break;
 		case T_CreatedbStmt:
 			obs->dbname = pstrdup(((CreatedbStmt *) parsetree)->dbname);
@@ -497,36 +482,31 @@ static void
 observe_after(WlObservation *obs, WlEffects *eff)
 {
 	WlRelFile	file;
+	ListCell   *lc;
 
 	switch (obs->tag)
 	{
 		case T_VacuumStmt:
+			foreach(lc, obs->sizes)
 			{
-				int64		pages = 0;
-				int64		removed = 0;
+				RelSize    *rs = lfirst(lc);
+				BlockNumber after;
 
-				for (int i = 0; i < obs->nsizes; i++)
+				eff->vacuum_pages += rs->blocks;
+				/* same file, fewer blocks: truncated (one scan per round) */
+				if (wl_model_relation_file(rs->relid, &file, NULL, NULL) &&
+					WlRelFileEquals(file, rs->file) &&
+					(after = wl_model_main_fork_blocks(file)) < rs->blocks)
 				{
-					BlockNumber after;
-
-					pages += obs->sizes[i].blocks;
-					/* same file, fewer blocks: truncated (one scan per round) */
-					if (wl_model_relation_file(obs->sizes[i].relid, &file, NULL, NULL) &&
-						WlRelFileEquals(file, obs->sizes[i].file) &&
-						(after = wl_model_main_fork_blocks(file)) < obs->sizes[i].blocks)
-					{
-						wl_effects_add_scans(eff, WL_SCAN_DROP_REL, 1, 1);
-						wl_effects_add_invalidated(eff, WL_SCAN_DROP_REL,
-												   wl_model_tail_buffers(&obs->sizes[i].cached, after));
-						removed += obs->sizes[i].blocks - after;
-					}
+					wl_effects_add_scans(eff, WL_SCAN_DROP_REL, 1, 1);
+					wl_effects_add_invalidated(eff, WL_SCAN_DROP_REL,
+											   wl_model_tail_buffers(&rs->cached, after));
+					eff->vacuum_pages_removed += rs->blocks - after;
 				}
-				eff->vacuum = true;
-				eff->vacuum_ring_kb = obs->ring_kb;
-				eff->vacuum_pages += pages;
-				eff->vacuum_pages_removed += removed;
-				break;
 			}
+			eff->vacuum = true;
+			eff->vacuum_ring_kb = obs->ring_kb;
+			break;
 		case T_TruncateStmt:
 			wl_effects_add_scans(eff, WL_SCAN_DROP_REL, obs->inplace_scans, 1);
 			wl_model_note_truncated_in_place(obs->inplace_files);
@@ -534,7 +514,6 @@ observe_after(WlObservation *obs, WlEffects *eff)
 			if (obs->restart_seqs)
 			{
 				List	   *seqs = NIL;
-				ListCell   *lc;
 
 				foreach(lc, obs->relids)
 					seqs = list_concat_unique_oid(seqs, getOwnedSequences(lfirst_oid(lc)));
@@ -552,7 +531,7 @@ observe_after(WlObservation *obs, WlEffects *eff)
 			break;
 		case T_AlterDatabaseStmt:
 			{
-				Oid			spcoid = database_tablespace(obs->dboid);
+				Oid			spcoid = catalog_oid(DATABASEOID, obs->dboid);
 
 				if (OidIsValid(spcoid) && spcoid != obs->dbtablespace)
 					wl_effects_add_scans(eff, WL_SCAN_DB, 1, 1);
@@ -565,13 +544,13 @@ observe_after(WlObservation *obs, WlEffects *eff)
 			break;
 		case T_AlterSeqStmt:
 		case T_AlterTableStmt:
-			for (int i = 0; i < obs->nsizes; i++)
+			foreach(lc, obs->sizes)
 			{
+				RelSize    *rs = lfirst(lc);
 				char		persistence;
 
-				if (wl_model_relation_file(obs->sizes[i].relid, &file, NULL, &persistence) &&
-					!WlRelFileEquals(file, obs->sizes[i].file) &&
-					persistence == RELPERSISTENCE_UNLOGGED)
+				if (wl_model_relation_file(rs->relid, &file, NULL, &persistence) &&
+					!WlRelFileEquals(file, rs->file) && persistence == RELPERSISTENCE_UNLOGGED)
 					wl_effects_add_scans(eff, WL_SCAN_FLUSH_REL, 1, 1);
 			}
 			break;
@@ -585,8 +564,10 @@ observe_after(WlObservation *obs, WlEffects *eff)
 			if (skips_wal(RangeVarGetRelid(obs->copy_rel, NoLock, true)))
 				eff->wal_skipped = true;
 			/* a partitioned table: one of its partitions grew */
-			for (int i = 0; i < obs->nsizes && !eff->wal_skipped; i++)
-				if (wl_model_main_fork_blocks(obs->sizes[i].file) > obs->sizes[i].blocks)
+			foreach(lc, obs->sizes)
+				if (!eff->wal_skipped &&
+					wl_model_main_fork_blocks(((RelSize *) lfirst(lc))->file) >
+					((RelSize *) lfirst(lc))->blocks)
 					eff->wal_skipped = true;
 			break;
 		default:
