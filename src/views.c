@@ -2,12 +2,9 @@
  *
  * views.c
  *		The SQL functions behind walload's views, walload_reset() and
- *		walload_calibrate().
- *
- * Who sees what follows core's views: other users' query texts and ids as
- * pg_stat_statements shows them (wl_can_see_text), a session's start and a
- * running load as pg_stat_activity does (wl_can_see_backend: to others
- * walload_activity shows pid, userid and dbid alone).
+ *		walload_calibrate().  Who sees what follows core: query texts and ids
+ *		as pg_stat_statements (wl_can_see_text), a session's start and a
+ *		running load as pg_stat_activity (wl_can_see_backend).
  *
  *-------------------------------------------------------------------------
  */
@@ -96,11 +93,7 @@ static const char *const action_names[] = {
 	"stood aside: commits took far longer than predicted"
 };
 
-/*
- * May the caller see the query text and id of a row of userid?  As
- * pg_stat_statements decides from 15 on: its own, or with the privileges
- * of pg_read_all_stats (a member that does not inherit them may not).
- */
+/* userid's query text and id: its own, or with pg_read_all_stats' privileges */
 bool
 wl_can_see_text(Oid userid)
 {
@@ -109,11 +102,7 @@ wl_can_see_text(Oid userid)
 	return userid == me || has_privs_of_role(me, ROLE_PG_READ_ALL_STATS);
 }
 
-/*
- * May the caller see a backend's load?  As pg_stat_activity decides
- * (HAS_PGSTAT_PERMISSIONS): its figures tell what another role loads as
- * plainly as its query would.
- */
+/* a backend's load, as HAS_PGSTAT_PERMISSIONS: it tells as much as its query */
 bool
 wl_can_see_backend(Oid userid)
 {
@@ -158,24 +147,12 @@ wl_can_see_backend(Oid userid)
 		values[i++] = DATUM_##type(((const type *) &rec->name)[k]);
 
 /*
- * The column counts each set-returning function serves, one per extension
- * version that added columns (at the end): the library serves every
- * version until ALTER EXTENSION walload UPDATE, and any other shape gets an
- * error before a row is built.
+ * The column counts each function serves, one per extension version that
+ * added columns (at the end), until ALTER EXTENSION walload UPDATE; any
+ * other shape is an error before a row is built.
  */
-#define WL_XACTS_COLS		52
-#define WL_STATEMENTS_COLS	36
-#define WL_STATS_COLS		33
-static const int xacts_cols[] = {
-	WL_XACTS_COLS, WL_XACTS_COLS + 1, WL_XACTS_COLS + 5, WL_XACTS_COLS + 7, WL_XACTS_COLS + 10,
-	WL_XACTS_COLS + 13
-};
-static const int statements_cols[] = {WL_STATEMENTS_COLS, WL_STATEMENTS_COLS + 1};
-static const int stats_cols[] = {WL_STATS_COLS, WL_STATS_COLS + 1, WL_STATS_COLS + 2};
-#define WL_VERSION_1_2		1	/* walload_statements: wal_fpi_bytes */
-#define WL_ACTIVITY_COLS	36
-/* walload_activity: 1.3 to 1.6; 1.7 adds prediction_behind */
-static const int activity_cols[] = {WL_ACTIVITY_COLS, WL_ACTIVITY_COLS + 1};
+#define WL_MAX_COLS		65		/* walload_xacts' */
+#define ROW_COLS	(cols[lengthof(cols) - 1])	/* a function's widest row */
 
 /* which of the ncounts column counts fn()'s definition has; else an error */
 int
@@ -200,8 +177,8 @@ wl_check_columns(ReturnSetInfo *rsinfo, const int *counts, int ncounts, const ch
 }
 
 /* start a set-returning function fn: which of the column counts cols it has */
-#define BEGIN_SRF(cols, fn) \
-	(wl_store_require(), InitMaterializedSRF(fcinfo, 0), \
+#define BEGIN_SRF(fn) \
+	(AssertMacro(ROW_COLS <= WL_MAX_COLS), wl_store_require(), InitMaterializedSRF(fcinfo, 0), \
 	 wl_check_columns(rsinfo, cols, lengthof(cols), fn))
 
 /* the next column of values and nulls: datum, or NULL (datum unevaluated) */
@@ -215,82 +192,80 @@ wl_check_columns(ReturnSetInfo *rsinfo, const int *counts, int ncounts, const ch
 	 PUT_COL(nulls[i - 1], BoolGetDatum((r)->first_in_session)))
 /* the row built, every column of the function's largest shape put */
 #define PUT_ROW() \
-	(AssertMacro(i == lengthof(values)), \
+	(AssertMacro(i == ROW_COLS), \
 	 tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls))
 
 Datum
 walload_xacts(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	static const int cols[] = {52, 53, 57, 59, 62, 65};
 	static const char *const strategies[] = {"off", "auto", "wal", "sync"};
 	WlXactRecord *recs;
 	int			n;
 
-	(void) BEGIN_SRF(xacts_cols, "walload_xacts");
+	(void) BEGIN_SRF("walload_xacts");
 	n = wl_store_copy_xacts(&recs);
 
 	for (int r = 0; r < n; r++)
 	{
-		WlXactRecord *rec = &recs[r],
-				   *x = rec;
-		Datum		values[WL_XACTS_COLS + 13];
-		bool		nulls[WL_XACTS_COLS + 13] = {0};
+		WlXactRecord *rec = &recs[r];
+		Datum		values[WL_MAX_COLS];
+		bool		nulls[WL_MAX_COLS] = {0};
 		int			i = 0;
-		bool		aborted = x->outcome == WL_OUTCOME_ABORT;
+		bool		aborted = rec->outcome == WL_OUTCOME_ABORT;
 
-		values[i++] = Int64GetDatum((int64) x->xact_id);
-		PUT_WHO(x);
-		values[i++] = TimestampTzGetDatum(x->start);
-		values[i++] = TimestampTzGetDatum(x->end);
-		values[i++] = CStringGetTextDatum(x->outcome == WL_OUTCOME_COMMIT ? "commit" :
-										  x->outcome == WL_OUTCOME_PREPARE ? "prepare" : "abort");
+		values[i++] = Int64GetDatum((int64) rec->xact_id);
+		PUT_WHO(rec);
+		values[i++] = TimestampTzGetDatum(rec->start);
+		values[i++] = TimestampTzGetDatum(rec->end);
+		values[i++] = CStringGetTextDatum(rec->outcome == WL_OUTCOME_COMMIT ? "commit" :
+										  rec->outcome == WL_OUTCOME_PREPARE ? "prepare" : "abort");
 		WL_XACT_TIMES(EMIT)
-		PUT_COUNTERS(&x->c);
+		PUT_COUNTERS(&rec->c);
 		WL_XACT_FILES(EMIT)
-		PUT_SCANS(&x->c, wl_full_scans(&x->c) * x->nbuffers);
-		values[i++] = CStringGetTextDatum(wl_wal_level_name(x->wal_level));
-		values[i++] = CStringGetTextDatum(wl_sync_commit_name(x->synchronous_commit));
-		values[i++] = Int32GetDatum(x->nbuffers);
-		values[i++] = Int32GetDatum(x->wal_skip_threshold_kb);
-		PUT_WAL_IO(&x->c);
-		PUT_FPI_BYTES(&x->c);
+		PUT_SCANS(&rec->c, wl_full_scans(&rec->c) * rec->nbuffers);
+		values[i++] = CStringGetTextDatum(wl_wal_level_name(rec->wal_level));
+		values[i++] = CStringGetTextDatum(wl_sync_commit_name(rec->synchronous_commit));
+		values[i++] = Int32GetDatum(rec->nbuffers);
+		values[i++] = Int32GetDatum(rec->wal_skip_threshold_kb);
+		PUT_WAL_IO(&rec->c);
+		PUT_FPI_BYTES(&rec->c);
 		/* an abort has no commit to predict or choose for */
-		PUT_COL(aborted, Float8GetDatum(x->pred_commit_ms));
-		PUT_COL(aborted, CStringGetTextDatum(strategies[x->commit_strategy]));
-		PUT_COL(aborted, Int32GetDatum(x->commit_threshold_kb));
-		PUT_COL(aborted, Float8GetDatum(x->pred_core_commit_ms));
-		PUT_COL(x->strategy_action == WL_ACTION_NONE,
+		PUT_COL(aborted, Float8GetDatum(rec->pred_commit_ms));
+		PUT_COL(aborted, CStringGetTextDatum(strategies[rec->commit_strategy]));
+		PUT_COL(aborted, Int32GetDatum(rec->commit_threshold_kb));
+		PUT_COL(aborted, Float8GetDatum(rec->pred_core_commit_ms));
+		PUT_COL(rec->strategy_action == WL_ACTION_NONE,
 				CStringGetTextDatum(name_of(action_names, lengthof(action_names),
-											x->strategy_action)));
-		values[i++] = Int32GetDatum(x->strategy_changed);
-		PUT_SESSION(x);
-		values[i++] = CStringGetTextDatum(x->application_name);
-		values[i++] = Float8GetDatum(x->commit_wal_ms);
-		values[i++] = Float8GetDatum(x->commit_standby_ms);
-		values[i++] = BoolGetDatum(x->commit_standby_wait);
+											rec->strategy_action)));
+		values[i++] = Int32GetDatum(rec->strategy_changed);
+		PUT_SESSION(rec);
+		values[i++] = CStringGetTextDatum(rec->application_name);
+		values[i++] = Float8GetDatum(rec->commit_wal_ms);
+		values[i++] = Float8GetDatum(rec->commit_standby_ms);
+		values[i++] = BoolGetDatum(rec->commit_standby_wait);
 		PUT_ROW();
 	}
 	return (Datum) 0;
 }
 
-#define WL_MINUTES_COLS		38	/* 1.8; 1.10 adds two */
-
 Datum
 walload_minutes(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	static const int minutes_cols[] = {WL_MINUTES_COLS, WL_MINUTES_COLS + 2};
+	static const int cols[] = {38, 40};
 	WlMinuteRecord *recs;
 	int			n;
 
-	(void) BEGIN_SRF(minutes_cols, "walload_minutes");
+	(void) BEGIN_SRF("walload_minutes");
 	n = wl_store_copy_minutes(&recs);
 
 	for (int r = 0; r < n; r++)
 	{
 		WlMinuteRecord *rec = &recs[r];
-		Datum		values[WL_MINUTES_COLS + 2];
-		bool		nulls[WL_MINUTES_COLS + 2] = {0};
+		Datum		values[WL_MAX_COLS];
+		bool		nulls[WL_MAX_COLS] = {0};
 		int			i = 0;
 
 		PUT_WHO(rec);
@@ -306,17 +281,14 @@ walload_minutes(PG_FUNCTION_ARGS)
 	return (Datum) 0;
 }
 
-/*
- * walload_statements reads the ring a chunk at a time and sorts the rows
- * in a tuplesort, so that what one read holds (any role's: the view is
- * PUBLIC's) is bounded by work_mem twice and a chunk, not the ring's size.
- */
+/* a chunk of the ring at a time, sorted: memory bounded by work_mem, not the ring */
 #define WL_STMT_CHUNK	1024
 
 Datum
 walload_statements(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	static const int cols[] = {36, 37};
 	WlStmtScan	scan;
 	WlStmtRecord *recs;
 	bool		with_fpi;
@@ -329,7 +301,7 @@ walload_statements(PG_FUNCTION_ARGS)
 	TupleTableSlot *sorted;
 	MemoryContext rowcxt;
 
-	with_fpi = BEGIN_SRF(statements_cols, "walload_statements") >= WL_VERSION_1_2;
+	with_fpi = BEGIN_SRF("walload_statements") >= 1;	/* 1.2: wal_fpi_bytes */
 	sort = tuplesort_begin_heap(rsinfo->setDesc, 2, keys, ops, colls, nulls_first,
 								work_mem, NULL, TUPLESORT_NONE);
 	row = MakeSingleTupleTableSlot(rsinfo->setDesc, &TTSOpsVirtual);
@@ -399,17 +371,18 @@ Datum
 walload_stats(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	static const int cols[] = {33, 34, 35};
 	WlStatsEntryCopy *recs;
 	int			n;
 
-	(void) BEGIN_SRF(stats_cols, "walload_stats");
+	(void) BEGIN_SRF("walload_stats");
 	n = wl_store_copy_stats(&recs);
 
 	for (int r = 0; r < n; r++)
 	{
 		WlStatsEntryCopy *e = &recs[r];
-		Datum		values[WL_STATS_COLS + 2];
-		bool		nulls[WL_STATS_COLS + 2] = {0};
+		Datum		values[WL_MAX_COLS];
+		bool		nulls[WL_MAX_COLS] = {0};
 		int			i = 0;
 		bool		visible = wl_can_see_text(e->key.userid);
 
@@ -440,11 +413,7 @@ walload_stats(PG_FUNCTION_ARGS)
 /* walload_info: one row of totals, its columns per version as above */
 #define WL_INFO_COLS_1_10	35
 
-/*
- * walload_info's columns by kind (store.h), NULL where there is no figure:
- * no calibration published (calibrated_at 0) or ended (calibration_ms -1),
- * auto never stood aside.
- */
+/* walload_info's columns by kind (store.h), NULL where there is no figure */
 #define INFO_ts(v)				PUT_COL(false, TimestampTzGetDatum(v))
 #define INFO_int32(v)			PUT_COL(false, Int32GetDatum(v))
 #define INFO_int64(v)			PUT_COL(false, Int64GetDatum((int64) (v)))
@@ -513,28 +482,22 @@ walload_library_version(PG_FUNCTION_ARGS)
 	PG_RETURN_TEXT_P(cstring_to_text(WALLOAD_VERSION));
 }
 
-/*
- * walload_command_totals (1.10): metrics.c's totals per database, role and
- * command, to everyone (no text).  No NULL: a dropped database or role
- * shows its oid, the overflow row '0' and command 'other'.
- */
-#define WL_COMMAND_TOTALS_COLS	10
-
+/* walload_command_totals (1.10), to everyone; a dropped database or role shows its oid */
 Datum
 walload_command_totals(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	static const int cols[] = {WL_COMMAND_TOTALS_COLS};
+	static const int cols[] = {10};
 	WlCommandTotals *t;
 	TimestampTz reset;
 	int			n;
 
-	(void) BEGIN_SRF(cols, "walload_command_totals");
+	(void) BEGIN_SRF("walload_command_totals");
 	n = wl_metrics_copy_commands(&t, &reset);
 	for (int r = 0; r < n; r++)
 	{
-		Datum		values[WL_COMMAND_TOTALS_COLS];
-		bool		nulls[WL_COMMAND_TOTALS_COLS] = {0};
+		Datum		values[WL_MAX_COLS];
+		bool		nulls[WL_MAX_COLS] = {0};
 		char	   *db = OidIsValid(t[r].dbid) ? get_database_name(t[r].dbid) : NULL;
 		char	   *role = OidIsValid(t[r].userid) ? GetUserNameFromId(t[r].userid, true) : NULL;
 		NameData	dbname;
@@ -560,18 +523,16 @@ walload_command_totals(PG_FUNCTION_ARGS)
 }
 
 /* walload_histograms (1.10): cumulative buckets, as Prometheus' le */
-#define WL_HISTOGRAMS_COLS	6
-
 Datum
 walload_histograms(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	static const int cols[] = {WL_HISTOGRAMS_COLS};
+	static const int cols[] = {6};
 	static const char *const names[WL_NUM_HIST] = {"commit_seconds", "walk_seconds"};
 	WlHistogram h[WL_NUM_HIST];
 	TimestampTz reset;
 
-	(void) BEGIN_SRF(cols, "walload_histograms");
+	(void) BEGIN_SRF("walload_histograms");
 	wl_metrics_copy_histograms(h, &reset);
 	for (int m = 0; m < WL_NUM_HIST; m++)
 	{
@@ -579,8 +540,8 @@ walload_histograms(PG_FUNCTION_ARGS)
 
 		for (int b = 0; b < WL_HIST_BUCKETS; b++)
 		{
-			Datum		values[WL_HISTOGRAMS_COLS];
-			bool		nulls[WL_HISTOGRAMS_COLS] = {0};
+			Datum		values[WL_MAX_COLS];
+			bool		nulls[WL_MAX_COLS] = {0};
 			int			i = 0;
 
 			cumulative += h[m].count[b];
@@ -663,18 +624,19 @@ Datum
 walload_activity(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	static const int cols[] = {36, 37};	/* 1.3 to 1.6; 1.7 */
 	WlActivity *acts;
 	int			n;
 	TimestampTz now = GetCurrentTimestamp();
 
-	(void) BEGIN_SRF(activity_cols, "walload_activity");
+	(void) BEGIN_SRF("walload_activity");
 	n = wl_store_copy_activity(&acts);
 
 	for (int r = 0; r < n; r++)
 	{
 		WlActivity *a = &acts[r];
-		Datum		values[WL_ACTIVITY_COLS + 1];
-		bool		nulls[WL_ACTIVITY_COLS + 1] = {0};
+		Datum		values[WL_MAX_COLS];
+		bool		nulls[WL_MAX_COLS] = {0};
 		int			i = 0;
 		bool		predicted = a->predicted_at != 0;
 
@@ -682,7 +644,7 @@ walload_activity(PG_FUNCTION_ARGS)
 		if (!wl_can_see_backend(a->userid))
 		{
 			/* the row stays, as in pg_stat_activity: who and where, no more */
-			while (i < lengthof(nulls))
+			while (i < ROW_COLS)
 				nulls[i++] = true;
 			PUT_ROW();
 			continue;
@@ -721,11 +683,7 @@ walload_activity(PG_FUNCTION_ARGS)
 	return (Datum) 0;
 }
 
-/*
- * walload_xact_backend_types (1.10): the process each recorded transaction
- * ran in, as pg_stat_activity.backend_type names it (a function of its own:
- * walload_xacts keeps its columns).
- */
+/* walload_xact_backend_types (1.10): as pg_stat_activity.backend_type names it */
 const char *
 wl_backend_kind_name(int kind)
 {
@@ -744,12 +702,12 @@ walload_xact_backend_types(PG_FUNCTION_ARGS)
 	WlXactRecord *recs;
 	int			n;
 
-	(void) BEGIN_SRF(cols, "walload_xact_backend_types");
+	(void) BEGIN_SRF("walload_xact_backend_types");
 	n = wl_store_copy_xacts(&recs);
 	for (int r = 0; r < n; r++)
 	{
-		Datum		values[3];
-		bool		nulls[3] = {0};
+		Datum		values[WL_MAX_COLS];
+		bool		nulls[WL_MAX_COLS] = {0};
 		int			i = 0;
 
 		values[i++] = Int64GetDatum((int64) recs[r].xact_id);
