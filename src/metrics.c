@@ -1,18 +1,15 @@
 /*-------------------------------------------------------------------------
  *
  * metrics.c
- *		Counters for exporters that only rise until walload_reset() (see
- *		metrics.h): walload_command_totals and walload_histograms.
+ *		Counters for exporters that only rise until walload_reset():
+ *		walload_command_totals and walload_histograms.
  *
- * A sum over walload_stats goes down when it evicts, which Prometheus reads
- * as a counter reset: these totals live in a fixed table that nothing
- * evicts.  When all but WL_METRICS_OTHER_RESERVE entries are used, a new
- * (database, role, command) is counted under 'other' of its database and
- * role, and when those are used too, in the row of database 0, role 0 and
- * 'other': counts are folded, never dropped.
- *
- * The spinlocks are taken in commit cleanup and abort too: under them
- * nothing allocates or can error.  Nothing is kept across a restart.
+ * A sum over walload_stats falls when it evicts (to Prometheus, a reset):
+ * these live in a fixed table.  A (database, role, command) that finds it
+ * full folds into its database's and role's 'other', then into database 0,
+ * role 0, 'other': never dropped.  The spinlocks are taken in commit cleanup
+ * and abort: nothing under them allocates or can error.  Not kept across a
+ * restart.
  *
  *-------------------------------------------------------------------------
  */
@@ -74,11 +71,7 @@ wl_metrics_bound(int bucket)
 	return bounds[bucket] < 0 ? get_float8_infinity() : bounds[bucket];
 }
 
-/*
- * The entry of (dbid, userid, tag), claimed if new and fewer than limit
- * entries are used; NULL otherwise.  Caller holds cmd_mutex: a linear probe
- * of at most WL_METRICS_COMMANDS entries, nothing else.
- */
+/* the entry of (dbid, userid, tag), claimed if new and fewer than limit used; else NULL */
 static WlCommandSlot *
 command_slot(Oid dbid, Oid userid, CommandTag tag, int limit)
 {
@@ -107,11 +100,7 @@ command_slot(Oid dbid, Oid userid, CommandTag tag, int limit)
 	return NULL;
 }
 
-/*
- * where (dbid, userid, tag) is counted: its entry, or where it folds.  The
- * last WL_METRICS_OTHER_RESERVE entries are kept for the 'other' rows of
- * databases and roles that come after the kinds filled the rest.
- */
+/* where (dbid, userid, tag) is counted: the last entries are kept for 'other' rows */
 static WlCommandTotals *
 command_totals(Oid dbid, Oid userid, CommandTag tag)
 {
