@@ -100,9 +100,9 @@ add_inplace(WlObservation *t, Oid relid, bool with_indexes)
 }
 
 /*
- * OAT_TRUNCATE, per relation, before any is truncated: as
- * ExecuteTruncateGuts decides, one with a file new in this subtransaction
- * is truncated in place, one walk per heap, index, TOAST heap and index.
+ * OAT_TRUNCATE, per relation, before any is truncated: ExecuteTruncateGuts
+ * truncates one whose file is new in this subtransaction in place, one walk
+ * per heap, index, TOAST heap and index.
  */
 void
 wl_observe_truncate(Oid relid)
@@ -143,11 +143,7 @@ wl_observe_created_relation(Oid relid, WlEffects *eff)
 	RelationClose(rel);
 }
 
-/*
- * OAT_POST_ALTER in ALTER TABLE: only ATExecSetTableSpace fires it with the
- * relation's current file doomed, after a copy that began with
- * FlushRelationBuffers.
- */
+/* OAT_POST_ALTER with the current file doomed: ATExecSetTableSpace, which flushed it */
 void
 wl_observe_altered_relation(Oid relid, WlEffects *eff)
 {
@@ -431,9 +427,8 @@ release_context(MemoryContext cxt)
 }
 
 /*
- * Before a utility statement to watch: what it will change, measured now
- * (NULL for others), in a context of its own under TopMemoryContext (VACUUM
- * and DROP DATABASE commit transactions) that wl_observe_after frees.
+ * Before a utility statement to watch (else NULL): what it will change, in a
+ * context under TopMemoryContext (VACUUM and DROP DATABASE commit) freed after.
  */
 WlObservation *
 wl_observe_before(Node *parsetree)
@@ -613,9 +608,8 @@ wl_observe_worker_kind(void)
 		return am_tablesync_worker() ? WL_KIND_TABLESYNC : WL_KIND_APPLY;
 
 	/*
-	 * pglogical's apply and sync workers, without core's MyLogicalRepWorker,
-	 * replay with a replication origin as core's apply worker does (the sync
-	 * worker's initial copy is a COPY FROM STDIN over libpq, a client's).
+	 * pglogical's apply and sync workers replay with a replication origin as
+	 * core's does (the sync worker's initial copy is a client's COPY).
 	 */
 	if (MyBgworkerEntry != NULL &&
 		strcmp(MyBgworkerEntry->bgw_library_name, "pglogical") == 0 &&
@@ -682,8 +676,7 @@ autovacuum_table(void)
 
 /*
  * At PRE_COMMIT of a background process's transaction, which loads without
- * a hooked statement (logical replication workers: CopyFrom, their own
- * executor calls, ExecuteTruncateGuts; autovacuum): what it did, as one
+ * a hooked statement (replication workers, autovacuum): what it did, as one
  * statement, with the walks core's lists do not show; false if nothing.
  */
 bool

@@ -289,14 +289,10 @@ typedef struct WlIoCost
 	double		page_bytes;		/* the OS page size */
 	double		wal_fault_ns_per_page;	/* first write to an unmapped page */
 	double		record_space_ns;	/* a first WAL record of many blocks */
-
-	/*
-	 * Learned from commits (kept by a calibration), with how many taught
-	 * each: syncs over their prediction (0 is 1), core's untimed ns per file.
-	 */
-	double		fsync_time_ratio;
+	/* learned from commits (a calibration keeps them), with how many taught each */
+	double		fsync_time_ratio;	/* syncs over their prediction (0 is 1) */
 	int64		fsync_time_samples;
-	double		file_commit_ns;
+	double		file_commit_ns; /* core's untimed work per file at commit */
 	int64		file_commit_samples;
 } WlIoCost;
 

@@ -410,10 +410,8 @@ walload_stats(PG_FUNCTION_ARGS)
 	return (Datum) 0;
 }
 
-/* walload_info: one row of totals, its columns per version as above */
+/* walload_info: one row, its columns by kind (store.h), NULL where there is no figure */
 #define WL_INFO_COLS_1_10	35
-
-/* walload_info's columns by kind (store.h), NULL where there is no figure */
 #define INFO_ts(v)				PUT_COL(false, TimestampTzGetDatum(v))
 #define INFO_int32(v)			PUT_COL(false, Int32GetDatum(v))
 #define INFO_int64(v)			PUT_COL(false, Int64GetDatum((int64) (v)))
