@@ -9,7 +9,7 @@
  * full folds into its database's and role's 'other', then into database 0,
  * role 0, 'other': never dropped.  The spinlocks are taken in commit cleanup
  * and abort: nothing under them allocates or can error.  Not kept across a
- * restart.
+ * restart.  Every caller has the store, which attaches these first.
  *
  *-------------------------------------------------------------------------
  */
@@ -124,8 +124,6 @@ wl_metrics_statement(const WlStmtRecord *rec, int64 walks)
 {
 	WlCommandTotals *t;
 
-	if (wl_metrics == NULL)
-		return;
 	SpinLockAcquire(&wl_metrics->cmd_mutex);
 	t = command_totals(rec->dbid, rec->userid, rec->tag);
 	t->calls++;
@@ -155,8 +153,6 @@ observe(WlHistogram *h, double s)
 void
 wl_metrics_xact(const WlXactRecord *rec)
 {
-	if (wl_metrics == NULL)
-		return;
 	SpinLockAcquire(&wl_metrics->hist_mutex);
 	observe(&wl_metrics->hist[WL_HIST_COMMIT], rec->commit_ms / 1000.0);
 	observe(&wl_metrics->hist[WL_HIST_WALK], rec->c.scan_est_ns / 1e9);
@@ -169,8 +165,6 @@ wl_metrics_reset(void)
 {
 	TimestampTz now = GetCurrentTimestamp();
 
-	if (wl_metrics == NULL)
-		return;
 	SpinLockAcquire(&wl_metrics->cmd_mutex);
 	memset(wl_metrics->cmd, 0, sizeof(wl_metrics->cmd));
 	memset(&wl_metrics->overflow, 0, sizeof(wl_metrics->overflow));
@@ -189,9 +183,6 @@ wl_metrics_copy_commands(WlCommandTotals **out, TimestampTz *stats_reset)
 	int			n = 0;
 
 	*out = palloc(sizeof(WlCommandTotals) * (WL_METRICS_COMMANDS + 1));
-	*stats_reset = 0;
-	if (wl_metrics == NULL)
-		return 0;
 	/* a part at a time: the spinlock is held for a short copy only */
 	for (int lo = 0; lo < WL_METRICS_COMMANDS; lo += 64)
 	{
@@ -212,10 +203,6 @@ wl_metrics_copy_commands(WlCommandTotals **out, TimestampTz *stats_reset)
 void
 wl_metrics_copy_histograms(WlHistogram *out, TimestampTz *stats_reset)
 {
-	memset(out, 0, sizeof(WlHistogram) * WL_NUM_HIST);
-	*stats_reset = 0;
-	if (wl_metrics == NULL)
-		return;
 	SpinLockAcquire(&wl_metrics->hist_mutex);
 	memcpy(out, wl_metrics->hist, sizeof(WlHistogram) * WL_NUM_HIST);
 	*stats_reset = wl_metrics->stats_reset;
