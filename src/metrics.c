@@ -21,20 +21,15 @@
 #include "utils/float.h"
 #include "utils/timestamp.h"
 
-typedef struct WlCommandSlot
-{
-	bool		used;
-	WlCommandTotals t;
-} WlCommandSlot;
-
 typedef struct WlMetricsShared
 {
 	slock_t		cmd_mutex;		/* the command table and overflow */
 	slock_t		hist_mutex;		/* the histograms */
 	TimestampTz stats_reset;	/* written under cmd_mutex */
 	int			used;
-	WlCommandSlot overflow;		/* database 0, role 0, 'other' */
-	WlCommandSlot cmd[WL_METRICS_COMMANDS];
+	/* an entry is used once it counts a call (command_totals' caller) */
+	WlCommandTotals overflow;	/* database 0, role 0, 'other' */
+	WlCommandTotals cmd[WL_METRICS_COMMANDS];
 	WlHistogram hist[WL_NUM_HIST];
 } WlMetricsShared;
 
@@ -72,7 +67,7 @@ wl_metrics_bound(int bucket)
 }
 
 /* the entry of (dbid, userid, tag), claimed if new and fewer than limit used; else NULL */
-static WlCommandSlot *
+static WlCommandTotals *
 command_slot(Oid dbid, Oid userid, CommandTag tag, int limit)
 {
 	uint32		h = (uint32) dbid * 0x9E3779B1u ^ (uint32) userid * 0x85EBCA77u ^
@@ -80,22 +75,20 @@ command_slot(Oid dbid, Oid userid, CommandTag tag, int limit)
 
 	for (int n = 0; n < WL_METRICS_COMMANDS; n++)
 	{
-		WlCommandSlot *s = &wl_metrics->cmd[(h + n) % WL_METRICS_COMMANDS];
+		WlCommandTotals *t = &wl_metrics->cmd[(h + n) % WL_METRICS_COMMANDS];
 
-		if (!s->used)
+		if (t->calls == 0)
 		{
 			if (wl_metrics->used >= limit)
 				return NULL;
-			memset(s, 0, sizeof(*s));
-			s->used = true;
-			s->t.dbid = dbid;
-			s->t.userid = userid;
-			s->t.tag = tag;
+			t->dbid = dbid;
+			t->userid = userid;
+			t->tag = tag;
 			wl_metrics->used++;
-			return s;
+			return t;
 		}
-		if (s->t.dbid == dbid && s->t.userid == userid && s->t.tag == tag)
-			return s;
+		if (t->dbid == dbid && t->userid == userid && t->tag == tag)
+			return t;
 	}
 	return NULL;
 }
@@ -104,18 +97,17 @@ command_slot(Oid dbid, Oid userid, CommandTag tag, int limit)
 static WlCommandTotals *
 command_totals(Oid dbid, Oid userid, CommandTag tag)
 {
-	WlCommandSlot *s = command_slot(dbid, userid, tag,
-									WL_METRICS_COMMANDS - WL_METRICS_OTHER_RESERVE);
+	WlCommandTotals *t = command_slot(dbid, userid, tag,
+									  WL_METRICS_COMMANDS - WL_METRICS_OTHER_RESERVE);
 
-	if (s == NULL && tag != CMDTAG_UNKNOWN)
-		s = command_slot(dbid, userid, CMDTAG_UNKNOWN, WL_METRICS_COMMANDS);
-	if (s == NULL)
+	if (t == NULL && tag != CMDTAG_UNKNOWN)
+		t = command_slot(dbid, userid, CMDTAG_UNKNOWN, WL_METRICS_COMMANDS);
+	if (t == NULL)
 	{
-		s = &wl_metrics->overflow;
-		s->used = true;
-		s->t.tag = CMDTAG_UNKNOWN;
+		t = &wl_metrics->overflow;
+		t->tag = CMDTAG_UNKNOWN;
 	}
-	return &s->t;
+	return t;
 }
 
 /* a statement stored (store.c, wl_store_statement); walks: its full scans */
@@ -188,13 +180,13 @@ wl_metrics_copy_commands(WlCommandTotals **out, TimestampTz *stats_reset)
 	{
 		SpinLockAcquire(&wl_metrics->cmd_mutex);
 		for (int i = lo; i < Min(lo + 64, WL_METRICS_COMMANDS); i++)
-			if (wl_metrics->cmd[i].used)
-				(*out)[n++] = wl_metrics->cmd[i].t;
+			if (wl_metrics->cmd[i].calls > 0)
+				(*out)[n++] = wl_metrics->cmd[i];
 		SpinLockRelease(&wl_metrics->cmd_mutex);
 	}
 	SpinLockAcquire(&wl_metrics->cmd_mutex);
-	if (wl_metrics->overflow.used)
-		(*out)[n++] = wl_metrics->overflow.t;
+	if (wl_metrics->overflow.calls > 0)
+		(*out)[n++] = wl_metrics->overflow;
 	*stats_reset = wl_metrics->stats_reset;
 	SpinLockRelease(&wl_metrics->cmd_mutex);
 	return n;
