@@ -289,15 +289,13 @@ static bool
 watched(Node *parsetree)
 {
 	ListCell   *lc;
+	DefElem    *full;
 
 	switch (nodeTag(parsetree))
 	{
 		case T_VacuumStmt:
-			{
-				DefElem    *full = find_option(((VacuumStmt *) parsetree)->options, "full");
-
-				return ((VacuumStmt *) parsetree)->is_vacuumcmd && !(full && defGetBoolean(full));
-			}
+			full = find_option(((VacuumStmt *) parsetree)->options, "full");
+			return ((VacuumStmt *) parsetree)->is_vacuumcmd && !(full && defGetBoolean(full));
 		case T_TruncateStmt:
 		case T_DropdbStmt:
 		case T_CreatedbStmt:
@@ -326,6 +324,10 @@ watched(Node *parsetree)
 static void
 observe_before(WlObservation *obs, Node *parsetree)
 {
+	bool		seq = IsA(parsetree, AlterSeqStmt);
+	Oid			relid;
+	ListCell   *lc;
+
 	obs->tag = nodeTag(parsetree);
 	switch (obs->tag)
 	{
@@ -352,39 +354,23 @@ observe_before(WlObservation *obs, Node *parsetree)
 			break;
 		case T_AlterSeqStmt:
 		case T_AlterTableStmt:
-			{
-				bool		seq = IsA(parsetree, AlterSeqStmt);
-				Oid			relid = RangeVarGetRelid(seq ? ((AlterSeqStmt *) parsetree)->sequence :
-													 ((AlterTableStmt *) parsetree)->relation,
-													 NoLock, true);
-				ListCell   *lc;
-
-				if (!OidIsValid(relid))
-					break;
-				add_rel(obs, relid, NOTE_SEQUENCE);
-				if (!seq)
-					foreach(lc, getOwnedSequences(relid))
-						add_rel(obs, lfirst_oid(lc), NOTE_SEQUENCE);
+			relid = RangeVarGetRelid(seq ? ((AlterSeqStmt *) parsetree)->sequence :
+									 ((AlterTableStmt *) parsetree)->relation, NoLock, true);
+			if (!OidIsValid(relid))
 				break;
-			}
+			add_rel(obs, relid, NOTE_SEQUENCE);
+			if (!seq)
+				foreach(lc, getOwnedSequences(relid))
+					add_rel(obs, lfirst_oid(lc), NOTE_SEQUENCE);
+			break;
 		case T_CopyStmt:
-			{
-				Oid			relid;
-				ListCell   *lc;
-
-				obs->copy_rel = copyObject(((CopyStmt *) parsetree)->relation);
-				relid = RangeVarGetRelid(obs->copy_rel, NoLock, true);
-
-				/*
-				 * A partitioned table: no hook tells which partitions its
-				 * rows went to, so one that skips WAL and grew was written
-				 * (rows that fit its free space are missed).
-				 */
-				if (OidIsValid(relid) && get_rel_relkind(relid) == RELKIND_PARTITIONED_TABLE)
-					foreach(lc, find_all_inheritors(relid, NoLock, NULL))
-						add_rel(obs, lfirst_oid(lc), NOTE_WAL_SKIPPING);
-				break;
-			}
+			obs->copy_rel = copyObject(((CopyStmt *) parsetree)->relation);
+			relid = RangeVarGetRelid(obs->copy_rel, NoLock, true);
+			/* partitioned: no hook tells where rows went; one that skips WAL and grew was written */
+			if (OidIsValid(relid) && get_rel_relkind(relid) == RELKIND_PARTITIONED_TABLE)
+				foreach(lc, find_all_inheritors(relid, NoLock, NULL))
+					add_rel(obs, lfirst_oid(lc), NOTE_WAL_SKIPPING);
+			break;
 		case T_TransactionStmt:
 			obs->gid = pstrdup(((TransactionStmt *) parsetree)->gid);
 			obs->commit_prepared =
@@ -478,15 +464,18 @@ observe_after(WlObservation *obs, WlEffects *eff)
 {
 	WlRelFile	file;
 	ListCell   *lc;
+	RelSize    *rs;
+	BlockNumber after;
+	List	   *seqs = NIL;
+	Oid			spcoid;
+	char		persistence;
 
 	switch (obs->tag)
 	{
 		case T_VacuumStmt:
 			foreach(lc, obs->sizes)
 			{
-				RelSize    *rs = lfirst(lc);
-				BlockNumber after;
-
+				rs = lfirst(lc);
 				eff->vacuum_pages += rs->blocks;
 				/* same file, fewer blocks: truncated (one scan per round) */
 				if (wl_model_relation_file(rs->relid, &file, NULL, NULL) &&
@@ -506,16 +495,11 @@ observe_after(WlObservation *obs, WlEffects *eff)
 			wl_effects_add_scans(eff, WL_SCAN_DROP_REL, obs->inplace_scans, 1);
 			wl_model_note_truncated_in_place(obs->inplace_files);
 			/* RESTART IDENTITY rewrites owned sequences */
-			if (obs->restart_seqs)
-			{
-				List	   *seqs = NIL;
-
-				foreach(lc, obs->relids)
-					seqs = list_concat_unique_oid(seqs, getOwnedSequences(lfirst_oid(lc)));
-				foreach(lc, seqs)
-					if (get_rel_persistence(lfirst_oid(lc)) == RELPERSISTENCE_UNLOGGED)
-						wl_effects_add_scans(eff, WL_SCAN_FLUSH_REL, 1, 1);
-			}
+			foreach(lc, obs->restart_seqs ? obs->relids : NIL)
+				seqs = list_concat_unique_oid(seqs, getOwnedSequences(lfirst_oid(lc)));
+			foreach(lc, seqs)
+				if (get_rel_persistence(lfirst_oid(lc)) == RELPERSISTENCE_UNLOGGED)
+					wl_effects_add_scans(eff, WL_SCAN_FLUSH_REL, 1, 1);
 			break;
 		case T_DropdbStmt:
 			if (OidIsValid(obs->dboid) && !OidIsValid(get_database_oid(obs->dbname, true)))
@@ -525,13 +509,10 @@ observe_after(WlObservation *obs, WlEffects *eff)
 			}
 			break;
 		case T_AlterDatabaseStmt:
-			{
-				Oid			spcoid = catalog_oid(DATABASEOID, obs->dboid);
-
-				if (OidIsValid(spcoid) && spcoid != obs->dbtablespace)
-					wl_effects_add_scans(eff, WL_SCAN_DB, 1, 1);
-				break;
-			}
+			spcoid = catalog_oid(DATABASEOID, obs->dboid);
+			if (OidIsValid(spcoid) && spcoid != obs->dbtablespace)
+				wl_effects_add_scans(eff, WL_SCAN_DB, 1, 1);
+			break;
 		case T_CreatedbStmt:
 			/* WAL_LOG under minimal: the copies skip WAL */
 			if (wl_model_note_created_database(obs->dbname))
@@ -541,9 +522,7 @@ observe_after(WlObservation *obs, WlEffects *eff)
 		case T_AlterTableStmt:
 			foreach(lc, obs->sizes)
 			{
-				RelSize    *rs = lfirst(lc);
-				char		persistence;
-
+				rs = lfirst(lc);
 				if (wl_model_relation_file(rs->relid, &file, NULL, &persistence) &&
 					!WlRelFileEquals(file, rs->file) && persistence == RELPERSISTENCE_UNLOGGED)
 					wl_effects_add_scans(eff, WL_SCAN_FLUSH_REL, 1, 1);
@@ -560,10 +539,11 @@ observe_after(WlObservation *obs, WlEffects *eff)
 				eff->wal_skipped = true;
 			/* a partitioned table: one of its partitions grew */
 			foreach(lc, obs->sizes)
-				if (!eff->wal_skipped &&
-					wl_model_main_fork_blocks(((RelSize *) lfirst(lc))->file) >
-					((RelSize *) lfirst(lc))->blocks)
+			{
+				rs = lfirst(lc);
+				if (!eff->wal_skipped && wl_model_main_fork_blocks(rs->file) > rs->blocks)
 					eff->wal_skipped = true;
+			}
 			break;
 		default:
 			break;
