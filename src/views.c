@@ -498,14 +498,10 @@ walload_command_totals(PG_FUNCTION_ARGS)
 		bool		nulls[WL_MAX_COLS] = {0};
 		char	   *db = OidIsValid(t[r].dbid) ? get_database_name(t[r].dbid) : NULL;
 		char	   *role = OidIsValid(t[r].userid) ? GetUserNameFromId(t[r].userid, true) : NULL;
-		NameData	dbname;
-		NameData	rolname;
 		int			i = 0;
 
-		namestrcpy(&dbname, db ? db : psprintf("%u", t[r].dbid));
-		namestrcpy(&rolname, role ? role : psprintf("%u", t[r].userid));
-		values[i++] = NameGetDatum(&dbname);
-		values[i++] = NameGetDatum(&rolname);
+		values[i++] = DirectFunctionCall1(namein, CStringGetDatum(db ? db : psprintf("%u", t[r].dbid)));
+		values[i++] = DirectFunctionCall1(namein, CStringGetDatum(role ? role : psprintf("%u", t[r].userid)));
 		values[i++] = CStringGetTextDatum(t[r].tag == CMDTAG_UNKNOWN ? "other" :
 										  GetCommandTagName(t[r].tag));
 		values[i++] = Int64GetDatum(t[r].calls);
