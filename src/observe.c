@@ -168,32 +168,26 @@ wl_observe_altered_relation(Oid relid, WlEffects *eff)
 	RelationClose(rel);
 }
 
-/* what add_rel notes of a relation */
-typedef enum RelNote
-{
-	NOTE_VACUUM,				/* its size and cached tail */
-	NOTE_WAL_SKIPPING,			/* its size, if its file skips WAL */
-	NOTE_SEQUENCE				/* its file, if a sequence */
-} RelNote;
-
+/* a relation: VACUUM's size and cached tail, COPY's size if it skips WAL, ALTER's sequence */
 static void
-add_rel(WlObservation *obs, Oid relid, RelNote note)
+add_rel(WlObservation *obs, Oid relid)
 {
 	WlRelFile	file;
 	char		relkind;
 	RelSize    *rs;
+	bool		vacuum = obs->tag == T_VacuumStmt;
+	bool		copy = obs->tag == T_CopyStmt;
 
 	if (!wl_model_relation_file(relid, &file, &relkind, NULL) ||
-		(note == NOTE_WAL_SKIPPING && !WlSkippingWAL(file)) ||
-		(note == NOTE_SEQUENCE && relkind != RELKIND_SEQUENCE))
+		(copy && !WlSkippingWAL(file)) || (!vacuum && !copy && relkind != RELKIND_SEQUENCE))
 		return;
 	rs = palloc0(sizeof(RelSize));
 	obs->sizes = lappend(obs->sizes, rs);
 	rs->relid = relid;
 	rs->file = file;
-	if (note != NOTE_SEQUENCE)
+	if (vacuum || copy)
 		rs->blocks = wl_model_main_fork_blocks(file);
-	if (note == NOTE_VACUUM)
+	if (vacuum)
 		wl_model_sample_tail(file, rs->blocks, &rs->cached);
 }
 
@@ -226,9 +220,9 @@ add_with_toast(WlObservation *obs, Oid relid)
 {
 	Oid			toast = catalog_oid(RELOID, relid);
 
-	add_rel(obs, relid, NOTE_VACUUM);
+	add_rel(obs, relid);
 	if (OidIsValid(toast))
-		add_rel(obs, toast, NOTE_VACUUM);
+		add_rel(obs, toast);
 }
 
 /* the relations a (non-FULL) VACUUM will process, with their sizes now */
@@ -250,7 +244,7 @@ observe_vacuum_targets(WlObservation *obs, VacuumStmt *stmt)
 			if (cls->relkind == RELKIND_RELATION ||
 				cls->relkind == RELKIND_MATVIEW ||
 				cls->relkind == RELKIND_TOASTVALUE)
-				add_rel(obs, cls->oid, NOTE_VACUUM);
+				add_rel(obs, cls->oid);
 		}
 		table_endscan(scan);
 		table_close(pgclass, AccessShareLock);
@@ -358,10 +352,10 @@ observe_before(WlObservation *obs, Node *parsetree)
 									 ((AlterTableStmt *) parsetree)->relation, NoLock, true);
 			if (!OidIsValid(relid))
 				break;
-			add_rel(obs, relid, NOTE_SEQUENCE);
+			add_rel(obs, relid);
 			if (!seq)
 				foreach(lc, getOwnedSequences(relid))
-					add_rel(obs, lfirst_oid(lc), NOTE_SEQUENCE);
+					add_rel(obs, lfirst_oid(lc));
 			break;
 		case T_CopyStmt:
 			obs->copy_rel = copyObject(((CopyStmt *) parsetree)->relation);
@@ -369,7 +363,7 @@ observe_before(WlObservation *obs, Node *parsetree)
 			/* partitioned: no hook tells where rows went; one that skips WAL and grew was written */
 			if (OidIsValid(relid) && get_rel_relkind(relid) == RELKIND_PARTITIONED_TABLE)
 				foreach(lc, find_all_inheritors(relid, NoLock, NULL))
-					add_rel(obs, lfirst_oid(lc), NOTE_WAL_SKIPPING);
+					add_rel(obs, lfirst_oid(lc));
 			break;
 		case T_TransactionStmt:
 			obs->gid = pstrdup(((TransactionStmt *) parsetree)->gid);
