@@ -12,7 +12,7 @@
 
 #define WL_METRICS_COMMANDS		1024	/* the command table's entries */
 #define WL_METRICS_OTHER_RESERVE	64	/* of them, for 'other' rows */
-#define WL_HIST_BUCKETS			18	/* their bounds: metrics.c */
+#define WL_HIST_BUCKETS			18	/* histogram buckets (bounds: metrics.c) */
 
 typedef enum WlHistMetric
 {
