@@ -173,7 +173,6 @@ wl_check_columns(ReturnSetInfo *rsinfo, const int *counts, int ncounts, const ch
 			 errmsg("%s() is defined with %d columns, the installed library returns %s",
 					fn, natts, expected.data),
 			 errhint("Run ALTER EXTENSION walload UPDATE, or reinstall the extension.")));
-	return -1;					/* keep the compiler quiet */
 }
 
 /* start a set-returning function fn: which of the column counts cols it has */
@@ -455,8 +454,7 @@ info_row(FunctionCallInfo fcinfo, int ncols)
 	for (int k = 0; k < (int) (sizeof(info.name) / sizeof(type)); k++) \
 		INFO_##kind(((type *) &info.name)[k]);
 	WL_INFO_FIELDS(EMIT_INFO)
-	nulls[i] = false;
-	values[i++] = CStringGetTextDatum(WALLOAD_VERSION);
+	PUT_COL(false, CStringGetTextDatum(WALLOAD_VERSION));
 	Assert(i == lengthof(values));
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
