@@ -1,18 +1,15 @@
 /*-------------------------------------------------------------------------
  *
  * metrics.c
- *		Counters for exporters that only rise until walload_reset() (see
- *		metrics.h): walload_command_totals and walload_histograms.
+ *		Counters for exporters that only rise until walload_reset():
+ *		walload_command_totals and walload_histograms.
  *
- * A sum over walload_stats goes down when it evicts, which Prometheus reads
- * as a counter reset: these totals live in a fixed table that nothing
- * evicts.  When all but WL_METRICS_OTHER_RESERVE entries are used, a new
- * (database, role, command) is counted under 'other' of its database and
- * role, and when those are used too, in the row of database 0, role 0 and
- * 'other': counts are folded, never dropped.
- *
- * The spinlocks are taken in commit cleanup and abort too: under them
- * nothing allocates or can error.  Nothing is kept across a restart.
+ * A sum over walload_stats falls when it evicts (to Prometheus, a reset):
+ * these live in a fixed table.  A (database, role, command) that finds it
+ * full folds into its database's and role's 'other', then into database 0,
+ * role 0, 'other': never dropped.  The spinlocks are taken in commit cleanup
+ * and abort: nothing under them allocates or can error.  Not kept across a
+ * restart.  Every caller has the store, which attaches these first.
  *
  *-------------------------------------------------------------------------
  */
@@ -24,20 +21,15 @@
 #include "utils/float.h"
 #include "utils/timestamp.h"
 
-typedef struct WlCommandSlot
-{
-	bool		used;
-	WlCommandTotals t;
-} WlCommandSlot;
-
 typedef struct WlMetricsShared
 {
 	slock_t		cmd_mutex;		/* the command table and overflow */
 	slock_t		hist_mutex;		/* the histograms */
 	TimestampTz stats_reset;	/* written under cmd_mutex */
 	int			used;
-	WlCommandSlot overflow;		/* database 0, role 0, 'other' */
-	WlCommandSlot cmd[WL_METRICS_COMMANDS];
+	/* an entry is used once it counts a call (command_totals' caller) */
+	WlCommandTotals overflow;	/* database 0, role 0, 'other' */
+	WlCommandTotals cmd[WL_METRICS_COMMANDS];
 	WlHistogram hist[WL_NUM_HIST];
 } WlMetricsShared;
 
@@ -74,12 +66,8 @@ wl_metrics_bound(int bucket)
 	return bounds[bucket] < 0 ? get_float8_infinity() : bounds[bucket];
 }
 
-/*
- * The entry of (dbid, userid, tag), claimed if new and fewer than limit
- * entries are used; NULL otherwise.  Caller holds cmd_mutex: a linear probe
- * of at most WL_METRICS_COMMANDS entries, nothing else.
- */
-static WlCommandSlot *
+/* the entry of (dbid, userid, tag), claimed if new and fewer than limit used; else NULL */
+static WlCommandTotals *
 command_slot(Oid dbid, Oid userid, CommandTag tag, int limit)
 {
 	uint32		h = (uint32) dbid * 0x9E3779B1u ^ (uint32) userid * 0x85EBCA77u ^
@@ -87,46 +75,39 @@ command_slot(Oid dbid, Oid userid, CommandTag tag, int limit)
 
 	for (int n = 0; n < WL_METRICS_COMMANDS; n++)
 	{
-		WlCommandSlot *s = &wl_metrics->cmd[(h + n) % WL_METRICS_COMMANDS];
+		WlCommandTotals *t = &wl_metrics->cmd[(h + n) % WL_METRICS_COMMANDS];
 
-		if (!s->used)
+		if (t->calls == 0)
 		{
 			if (wl_metrics->used >= limit)
 				return NULL;
-			memset(s, 0, sizeof(*s));
-			s->used = true;
-			s->t.dbid = dbid;
-			s->t.userid = userid;
-			s->t.tag = tag;
+			t->dbid = dbid;
+			t->userid = userid;
+			t->tag = tag;
 			wl_metrics->used++;
-			return s;
+			return t;
 		}
-		if (s->t.dbid == dbid && s->t.userid == userid && s->t.tag == tag)
-			return s;
+		if (t->dbid == dbid && t->userid == userid && t->tag == tag)
+			return t;
 	}
 	return NULL;
 }
 
-/*
- * where (dbid, userid, tag) is counted: its entry, or where it folds.  The
- * last WL_METRICS_OTHER_RESERVE entries are kept for the 'other' rows of
- * databases and roles that come after the kinds filled the rest.
- */
+/* where (dbid, userid, tag) is counted: the last entries are kept for 'other' rows */
 static WlCommandTotals *
 command_totals(Oid dbid, Oid userid, CommandTag tag)
 {
-	WlCommandSlot *s = command_slot(dbid, userid, tag,
-									WL_METRICS_COMMANDS - WL_METRICS_OTHER_RESERVE);
+	WlCommandTotals *t = command_slot(dbid, userid, tag,
+									  WL_METRICS_COMMANDS - WL_METRICS_OTHER_RESERVE);
 
-	if (s == NULL && tag != CMDTAG_UNKNOWN)
-		s = command_slot(dbid, userid, CMDTAG_UNKNOWN, WL_METRICS_COMMANDS);
-	if (s == NULL)
+	if (t == NULL && tag != CMDTAG_UNKNOWN)
+		t = command_slot(dbid, userid, CMDTAG_UNKNOWN, WL_METRICS_COMMANDS);
+	if (t == NULL)
 	{
-		s = &wl_metrics->overflow;
-		s->used = true;
-		s->t.tag = CMDTAG_UNKNOWN;
+		t = &wl_metrics->overflow;
+		t->tag = CMDTAG_UNKNOWN;
 	}
-	return &s->t;
+	return t;
 }
 
 /* a statement stored (store.c, wl_store_statement); walks: its full scans */
@@ -135,8 +116,6 @@ wl_metrics_statement(const WlStmtRecord *rec, int64 walks)
 {
 	WlCommandTotals *t;
 
-	if (wl_metrics == NULL)
-		return;
 	SpinLockAcquire(&wl_metrics->cmd_mutex);
 	t = command_totals(rec->dbid, rec->userid, rec->tag);
 	t->calls++;
@@ -166,8 +145,6 @@ observe(WlHistogram *h, double s)
 void
 wl_metrics_xact(const WlXactRecord *rec)
 {
-	if (wl_metrics == NULL)
-		return;
 	SpinLockAcquire(&wl_metrics->hist_mutex);
 	observe(&wl_metrics->hist[WL_HIST_COMMIT], rec->commit_ms / 1000.0);
 	observe(&wl_metrics->hist[WL_HIST_WALK], rec->c.scan_est_ns / 1e9);
@@ -180,8 +157,6 @@ wl_metrics_reset(void)
 {
 	TimestampTz now = GetCurrentTimestamp();
 
-	if (wl_metrics == NULL)
-		return;
 	SpinLockAcquire(&wl_metrics->cmd_mutex);
 	memset(wl_metrics->cmd, 0, sizeof(wl_metrics->cmd));
 	memset(&wl_metrics->overflow, 0, sizeof(wl_metrics->overflow));
@@ -200,21 +175,18 @@ wl_metrics_copy_commands(WlCommandTotals **out, TimestampTz *stats_reset)
 	int			n = 0;
 
 	*out = palloc(sizeof(WlCommandTotals) * (WL_METRICS_COMMANDS + 1));
-	*stats_reset = 0;
-	if (wl_metrics == NULL)
-		return 0;
 	/* a part at a time: the spinlock is held for a short copy only */
 	for (int lo = 0; lo < WL_METRICS_COMMANDS; lo += 64)
 	{
 		SpinLockAcquire(&wl_metrics->cmd_mutex);
 		for (int i = lo; i < Min(lo + 64, WL_METRICS_COMMANDS); i++)
-			if (wl_metrics->cmd[i].used)
-				(*out)[n++] = wl_metrics->cmd[i].t;
+			if (wl_metrics->cmd[i].calls > 0)
+				(*out)[n++] = wl_metrics->cmd[i];
 		SpinLockRelease(&wl_metrics->cmd_mutex);
 	}
 	SpinLockAcquire(&wl_metrics->cmd_mutex);
-	if (wl_metrics->overflow.used)
-		(*out)[n++] = wl_metrics->overflow.t;
+	if (wl_metrics->overflow.calls > 0)
+		(*out)[n++] = wl_metrics->overflow;
 	*stats_reset = wl_metrics->stats_reset;
 	SpinLockRelease(&wl_metrics->cmd_mutex);
 	return n;
@@ -223,10 +195,6 @@ wl_metrics_copy_commands(WlCommandTotals **out, TimestampTz *stats_reset)
 void
 wl_metrics_copy_histograms(WlHistogram *out, TimestampTz *stats_reset)
 {
-	memset(out, 0, sizeof(WlHistogram) * WL_NUM_HIST);
-	*stats_reset = 0;
-	if (wl_metrics == NULL)
-		return;
 	SpinLockAcquire(&wl_metrics->hist_mutex);
 	memcpy(out, wl_metrics->hist, sizeof(WlHistogram) * WL_NUM_HIST);
 	*stats_reset = wl_metrics->stats_reset;

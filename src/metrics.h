@@ -1,9 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * metrics.h
- *		Counters for exporters that only rise between resets: totals per
- *		database, role and command kind, and histograms of a transaction's
- *		commit and walk time (metrics.c).
+ *		Counters for exporters that only rise between resets (metrics.c).
  *
  *-------------------------------------------------------------------------
  */
@@ -12,13 +10,9 @@
 
 #include "types.h"
 
-/* entries of the command-kind table; fixed, no setting sizes it */
-#define WL_METRICS_COMMANDS		1024
-/* of them, kept for the 'other' rows of (database, role) (metrics.c) */
-#define WL_METRICS_OTHER_RESERVE	64
-
-/* the histograms' buckets (their bounds: metrics.c) */
-#define WL_HIST_BUCKETS			18
+#define WL_METRICS_COMMANDS		1024	/* the command table's entries */
+#define WL_METRICS_OTHER_RESERVE	64	/* of them, for 'other' rows */
+#define WL_HIST_BUCKETS			18	/* histogram buckets (bounds: metrics.c) */
 
 typedef enum WlHistMetric
 {

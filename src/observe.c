@@ -53,10 +53,8 @@ struct WlObservation
 {
 	NodeTag		tag;			/* the statement's */
 	MemoryContext cxt;
-	/* VACUUM: sizes before; COPY FROM: WAL-skipping partitions; sequences */
-	RelSize    *sizes;
-	int			nsizes;
-	int			cap;
+	/* of RelSize: VACUUM's sizes before; COPY's WAL-skipping partitions; sequences */
+	List	   *sizes;
 	int			ring_kb;
 	/* TRUNCATE */
 	List	   *relids;			/* every relation it checked */
@@ -102,9 +100,9 @@ add_inplace(WlObservation *t, Oid relid, bool with_indexes)
 }
 
 /*
- * OAT_TRUNCATE, per relation, before any is truncated: as
- * ExecuteTruncateGuts decides, one with a file new in this subtransaction
- * is truncated in place, one walk per heap, index, TOAST heap and index.
+ * OAT_TRUNCATE, per relation, before any is truncated: ExecuteTruncateGuts
+ * truncates one whose file is new in this subtransaction in place, one walk
+ * per heap, index, TOAST heap and index.
  */
 void
 wl_observe_truncate(Oid relid)
@@ -145,11 +143,7 @@ wl_observe_created_relation(Oid relid, WlEffects *eff)
 	RelationClose(rel);
 }
 
-/*
- * OAT_POST_ALTER in ALTER TABLE: only ATExecSetTableSpace fires it with the
- * relation's current file doomed, after a copy that began with
- * FlushRelationBuffers.
- */
+/* OAT_POST_ALTER with the current file doomed: ATExecSetTableSpace, which flushed it */
 void
 wl_observe_altered_relation(Oid relid, WlEffects *eff)
 {
@@ -174,38 +168,26 @@ wl_observe_altered_relation(Oid relid, WlEffects *eff)
 	RelationClose(rel);
 }
 
-/* what add_rel notes of a relation */
-typedef enum RelNote
-{
-	NOTE_VACUUM,				/* its size and cached tail */
-	NOTE_WAL_SKIPPING,			/* its size, if its file skips WAL */
-	NOTE_SEQUENCE				/* its file, if a sequence */
-} RelNote;
-
+/* a relation: VACUUM's size and cached tail, COPY's size if it skips WAL, ALTER's sequence */
 static void
-add_rel(WlObservation *obs, Oid relid, RelNote note)
+add_rel(WlObservation *obs, Oid relid)
 {
 	WlRelFile	file;
 	char		relkind;
 	RelSize    *rs;
+	bool		vacuum = obs->tag == T_VacuumStmt;
+	bool		copy = obs->tag == T_CopyStmt;
 
 	if (!wl_model_relation_file(relid, &file, &relkind, NULL) ||
-		(note == NOTE_WAL_SKIPPING && !WlSkippingWAL(file)) ||
-		(note == NOTE_SEQUENCE && relkind != RELKIND_SEQUENCE))
+		(copy && !WlSkippingWAL(file)) || (!vacuum && !copy && relkind != RELKIND_SEQUENCE))
 		return;
-	if (obs->nsizes == obs->cap)
-	{
-		obs->cap = Max(obs->cap * 2, 16);
-		obs->sizes = obs->sizes ? repalloc(obs->sizes, sizeof(RelSize) * obs->cap) :
-			palloc(sizeof(RelSize) * obs->cap);
-	}
-	rs = &obs->sizes[obs->nsizes++];
-	memset(rs, 0, sizeof(*rs));
+	rs = palloc0(sizeof(RelSize));
+	obs->sizes = lappend(obs->sizes, rs);
 	rs->relid = relid;
 	rs->file = file;
-	if (note != NOTE_SEQUENCE)
+	if (vacuum || copy)
 		rs->blocks = wl_model_main_fork_blocks(file);
-	if (note == NOTE_VACUUM)
+	if (vacuum)
 		wl_model_sample_tail(file, rs->blocks, &rs->cached);
 }
 
@@ -218,21 +200,29 @@ skips_wal(Oid relid)
 		WlSkippingWAL(file);
 }
 
+/* a relation's TOAST table (RELOID) or a database's tablespace; InvalidOid if gone */
+static Oid
+catalog_oid(int cacheid, Oid oid)
+{
+	HeapTuple	tup = SearchSysCache1(cacheid, ObjectIdGetDatum(oid));
+
+	if (!HeapTupleIsValid(tup))
+		return InvalidOid;
+	oid = cacheid == RELOID ? ((Form_pg_class) GETSTRUCT(tup))->reltoastrelid :
+		((Form_pg_database) GETSTRUCT(tup))->dattablespace;
+	ReleaseSysCache(tup);
+	return oid;
+}
+
 /* VACUUM: a relation and its TOAST table */
 static void
 add_with_toast(WlObservation *obs, Oid relid)
 {
-	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
-	Oid			toast = InvalidOid;
+	Oid			toast = catalog_oid(RELOID, relid);
 
-	if (HeapTupleIsValid(tup))
-	{
-		toast = ((Form_pg_class) GETSTRUCT(tup))->reltoastrelid;
-		ReleaseSysCache(tup);
-	}
-	add_rel(obs, relid, NOTE_VACUUM);
+	add_rel(obs, relid);
 	if (OidIsValid(toast))
-		add_rel(obs, toast, NOTE_VACUUM);
+		add_rel(obs, toast);
 }
 
 /* the relations a (non-FULL) VACUUM will process, with their sizes now */
@@ -254,7 +244,7 @@ observe_vacuum_targets(WlObservation *obs, VacuumStmt *stmt)
 			if (cls->relkind == RELKIND_RELATION ||
 				cls->relkind == RELKIND_MATVIEW ||
 				cls->relkind == RELKIND_TOASTVALUE)
-				add_rel(obs, cls->oid, NOTE_VACUUM);
+				add_rel(obs, cls->oid);
 		}
 		table_endscan(scan);
 		table_close(pgclass, AccessShareLock);
@@ -289,34 +279,17 @@ find_option(List *options, const char *name)
 	return NULL;
 }
 
-/* a database's tablespace; InvalidOid if it is gone */
-static Oid
-database_tablespace(Oid dboid)
-{
-	HeapTuple	tup = SearchSysCache1(DATABASEOID, ObjectIdGetDatum(dboid));
-	Oid			spcoid = InvalidOid;
-
-	if (HeapTupleIsValid(tup))
-	{
-		spcoid = ((Form_pg_database) GETSTRUCT(tup))->dattablespace;
-		ReleaseSysCache(tup);
-	}
-	return spcoid;
-}
-
 static bool
 watched(Node *parsetree)
 {
 	ListCell   *lc;
+	DefElem    *full;
 
 	switch (nodeTag(parsetree))
 	{
 		case T_VacuumStmt:
-			{
-				DefElem    *full = find_option(((VacuumStmt *) parsetree)->options, "full");
-
-				return ((VacuumStmt *) parsetree)->is_vacuumcmd && !(full && defGetBoolean(full));
-			}
+			full = find_option(((VacuumStmt *) parsetree)->options, "full");
+			return ((VacuumStmt *) parsetree)->is_vacuumcmd && !(full && defGetBoolean(full));
 		case T_TruncateStmt:
 		case T_DropdbStmt:
 		case T_CreatedbStmt:
@@ -345,6 +318,10 @@ watched(Node *parsetree)
 static void
 observe_before(WlObservation *obs, Node *parsetree)
 {
+	bool		seq = IsA(parsetree, AlterSeqStmt);
+	Oid			relid;
+	ListCell   *lc;
+
 	obs->tag = nodeTag(parsetree);
 	switch (obs->tag)
 	{
@@ -364,46 +341,30 @@ observe_before(WlObservation *obs, Node *parsetree)
 		case T_AlterDatabaseStmt:
 			obs->dbname = pstrdup(((AlterDatabaseStmt *) parsetree)->dbname);
 			obs->dboid = get_database_oid(obs->dbname, true);
-			obs->dbtablespace = database_tablespace(obs->dboid);
+			obs->dbtablespace = catalog_oid(DATABASEOID, obs->dboid);
 			break;
 		case T_CreatedbStmt:
 			obs->dbname = pstrdup(((CreatedbStmt *) parsetree)->dbname);
 			break;
 		case T_AlterSeqStmt:
 		case T_AlterTableStmt:
-			{
-				bool		seq = IsA(parsetree, AlterSeqStmt);
-				Oid			relid = RangeVarGetRelid(seq ? ((AlterSeqStmt *) parsetree)->sequence :
-													 ((AlterTableStmt *) parsetree)->relation,
-													 NoLock, true);
-				ListCell   *lc;
-
-				if (!OidIsValid(relid))
-					break;
-				add_rel(obs, relid, NOTE_SEQUENCE);
-				if (!seq)
-					foreach(lc, getOwnedSequences(relid))
-						add_rel(obs, lfirst_oid(lc), NOTE_SEQUENCE);
+			relid = RangeVarGetRelid(seq ? ((AlterSeqStmt *) parsetree)->sequence :
+									 ((AlterTableStmt *) parsetree)->relation, NoLock, true);
+			if (!OidIsValid(relid))
 				break;
-			}
+			add_rel(obs, relid);
+			if (!seq)
+				foreach(lc, getOwnedSequences(relid))
+					add_rel(obs, lfirst_oid(lc));
+			break;
 		case T_CopyStmt:
-			{
-				Oid			relid;
-				ListCell   *lc;
-
-				obs->copy_rel = copyObject(((CopyStmt *) parsetree)->relation);
-				relid = RangeVarGetRelid(obs->copy_rel, NoLock, true);
-
-				/*
-				 * A partitioned table: no hook tells which partitions its
-				 * rows went to, so one that skips WAL and grew was written
-				 * (rows that fit its free space are missed).
-				 */
-				if (OidIsValid(relid) && get_rel_relkind(relid) == RELKIND_PARTITIONED_TABLE)
-					foreach(lc, find_all_inheritors(relid, NoLock, NULL))
-						add_rel(obs, lfirst_oid(lc), NOTE_WAL_SKIPPING);
-				break;
-			}
+			obs->copy_rel = copyObject(((CopyStmt *) parsetree)->relation);
+			relid = RangeVarGetRelid(obs->copy_rel, NoLock, true);
+			/* partitioned: no hook tells where rows went; one that skips WAL and grew was written */
+			if (OidIsValid(relid) && get_rel_relkind(relid) == RELKIND_PARTITIONED_TABLE)
+				foreach(lc, find_all_inheritors(relid, NoLock, NULL))
+					add_rel(obs, lfirst_oid(lc));
+			break;
 		case T_TransactionStmt:
 			obs->gid = pstrdup(((TransactionStmt *) parsetree)->gid);
 			obs->commit_prepared =
@@ -446,9 +407,8 @@ release_context(MemoryContext cxt)
 }
 
 /*
- * Before a utility statement to watch: what it will change, measured now
- * (NULL for others), in a context of its own under TopMemoryContext (VACUUM
- * and DROP DATABASE commit transactions) that wl_observe_after frees.
+ * Before a utility statement to watch (else NULL): what it will change, in a
+ * context under TopMemoryContext (VACUUM and DROP DATABASE commit) freed after.
  */
 WlObservation *
 wl_observe_before(Node *parsetree)
@@ -497,51 +457,43 @@ static void
 observe_after(WlObservation *obs, WlEffects *eff)
 {
 	WlRelFile	file;
+	ListCell   *lc;
+	RelSize    *rs;
+	BlockNumber after;
+	List	   *seqs = NIL;
+	Oid			spcoid;
+	char		persistence;
 
 	switch (obs->tag)
 	{
 		case T_VacuumStmt:
+			foreach(lc, obs->sizes)
 			{
-				int64		pages = 0;
-				int64		removed = 0;
-
-				for (int i = 0; i < obs->nsizes; i++)
+				rs = lfirst(lc);
+				eff->vacuum_pages += rs->blocks;
+				/* same file, fewer blocks: truncated (one scan per round) */
+				if (wl_model_relation_file(rs->relid, &file, NULL, NULL) &&
+					WlRelFileEquals(file, rs->file) &&
+					(after = wl_model_main_fork_blocks(file)) < rs->blocks)
 				{
-					BlockNumber after;
-
-					pages += obs->sizes[i].blocks;
-					/* same file, fewer blocks: truncated (one scan per round) */
-					if (wl_model_relation_file(obs->sizes[i].relid, &file, NULL, NULL) &&
-						WlRelFileEquals(file, obs->sizes[i].file) &&
-						(after = wl_model_main_fork_blocks(file)) < obs->sizes[i].blocks)
-					{
-						wl_effects_add_scans(eff, WL_SCAN_DROP_REL, 1, 1);
-						wl_effects_add_invalidated(eff, WL_SCAN_DROP_REL,
-												   wl_model_tail_buffers(&obs->sizes[i].cached, after));
-						removed += obs->sizes[i].blocks - after;
-					}
+					wl_effects_add_scans(eff, WL_SCAN_DROP_REL, 1, 1);
+					wl_effects_add_invalidated(eff, WL_SCAN_DROP_REL,
+											   wl_model_tail_buffers(&rs->cached, after));
+					eff->vacuum_pages_removed += rs->blocks - after;
 				}
-				eff->vacuum = true;
-				eff->vacuum_ring_kb = obs->ring_kb;
-				eff->vacuum_pages += pages;
-				eff->vacuum_pages_removed += removed;
-				break;
 			}
+			eff->vacuum = true;
+			eff->vacuum_ring_kb = obs->ring_kb;
+			break;
 		case T_TruncateStmt:
 			wl_effects_add_scans(eff, WL_SCAN_DROP_REL, obs->inplace_scans, 1);
 			wl_model_note_truncated_in_place(obs->inplace_files);
 			/* RESTART IDENTITY rewrites owned sequences */
-			if (obs->restart_seqs)
-			{
-				List	   *seqs = NIL;
-				ListCell   *lc;
-
-				foreach(lc, obs->relids)
-					seqs = list_concat_unique_oid(seqs, getOwnedSequences(lfirst_oid(lc)));
-				foreach(lc, seqs)
-					if (get_rel_persistence(lfirst_oid(lc)) == RELPERSISTENCE_UNLOGGED)
-						wl_effects_add_scans(eff, WL_SCAN_FLUSH_REL, 1, 1);
-			}
+			foreach(lc, obs->restart_seqs ? obs->relids : NIL)
+				seqs = list_concat_unique_oid(seqs, getOwnedSequences(lfirst_oid(lc)));
+			foreach(lc, seqs)
+				if (get_rel_persistence(lfirst_oid(lc)) == RELPERSISTENCE_UNLOGGED)
+					wl_effects_add_scans(eff, WL_SCAN_FLUSH_REL, 1, 1);
 			break;
 		case T_DropdbStmt:
 			if (OidIsValid(obs->dboid) && !OidIsValid(get_database_oid(obs->dbname, true)))
@@ -551,13 +503,10 @@ observe_after(WlObservation *obs, WlEffects *eff)
 			}
 			break;
 		case T_AlterDatabaseStmt:
-			{
-				Oid			spcoid = database_tablespace(obs->dboid);
-
-				if (OidIsValid(spcoid) && spcoid != obs->dbtablespace)
-					wl_effects_add_scans(eff, WL_SCAN_DB, 1, 1);
-				break;
-			}
+			spcoid = catalog_oid(DATABASEOID, obs->dboid);
+			if (OidIsValid(spcoid) && spcoid != obs->dbtablespace)
+				wl_effects_add_scans(eff, WL_SCAN_DB, 1, 1);
+			break;
 		case T_CreatedbStmt:
 			/* WAL_LOG under minimal: the copies skip WAL */
 			if (wl_model_note_created_database(obs->dbname))
@@ -565,13 +514,11 @@ observe_after(WlObservation *obs, WlEffects *eff)
 			break;
 		case T_AlterSeqStmt:
 		case T_AlterTableStmt:
-			for (int i = 0; i < obs->nsizes; i++)
+			foreach(lc, obs->sizes)
 			{
-				char		persistence;
-
-				if (wl_model_relation_file(obs->sizes[i].relid, &file, NULL, &persistence) &&
-					!WlRelFileEquals(file, obs->sizes[i].file) &&
-					persistence == RELPERSISTENCE_UNLOGGED)
+				rs = lfirst(lc);
+				if (wl_model_relation_file(rs->relid, &file, NULL, &persistence) &&
+					!WlRelFileEquals(file, rs->file) && persistence == RELPERSISTENCE_UNLOGGED)
 					wl_effects_add_scans(eff, WL_SCAN_FLUSH_REL, 1, 1);
 			}
 			break;
@@ -585,9 +532,12 @@ observe_after(WlObservation *obs, WlEffects *eff)
 			if (skips_wal(RangeVarGetRelid(obs->copy_rel, NoLock, true)))
 				eff->wal_skipped = true;
 			/* a partitioned table: one of its partitions grew */
-			for (int i = 0; i < obs->nsizes && !eff->wal_skipped; i++)
-				if (wl_model_main_fork_blocks(obs->sizes[i].file) > obs->sizes[i].blocks)
+			foreach(lc, obs->sizes)
+			{
+				rs = lfirst(lc);
+				if (!eff->wal_skipped && wl_model_main_fork_blocks(rs->file) > rs->blocks)
 					eff->wal_skipped = true;
+			}
 			break;
 		default:
 			break;
@@ -632,9 +582,8 @@ wl_observe_worker_kind(void)
 		return am_tablesync_worker() ? WL_KIND_TABLESYNC : WL_KIND_APPLY;
 
 	/*
-	 * pglogical's apply and sync workers, without core's MyLogicalRepWorker,
-	 * replay with a replication origin as core's apply worker does (the sync
-	 * worker's initial copy is a COPY FROM STDIN over libpq, a client's).
+	 * pglogical's apply and sync workers replay with a replication origin as
+	 * core's does (the sync worker's initial copy is a client's COPY).
 	 */
 	if (MyBgworkerEntry != NULL &&
 		strcmp(MyBgworkerEntry->bgw_library_name, "pglogical") == 0 &&
@@ -701,8 +650,7 @@ autovacuum_table(void)
 
 /*
  * At PRE_COMMIT of a background process's transaction, which loads without
- * a hooked statement (logical replication workers: CopyFrom, their own
- * executor calls, ExecuteTruncateGuts; autovacuum): what it did, as one
+ * a hooked statement (replication workers, autovacuum): what it did, as one
  * statement, with the walks core's lists do not show; false if nothing.
  */
 bool

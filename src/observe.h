@@ -25,11 +25,7 @@ extern void wl_observe_truncate(Oid relid);
 extern void wl_observe_created_relation(Oid relid, WlEffects *eff);
 extern void wl_observe_altered_relation(Oid relid, WlEffects *eff);
 
-/*
- * What a background process's transaction did (wl_observe_worker_xact):
- * the statement-level entry walload records for it, since no hooked
- * statement ran.
- */
+/* what a background process's transaction did, recorded as one statement */
 typedef struct WlWorkerWork
 {
 	WlBackendKind kind;

@@ -1,10 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * types.h
- *		The types every part of walload shares: kinds of scans and of time,
- *		the work counters, the records, the scan-cost calibration.  Each
- *		part's functions are in its own header, so that an #include names a
- *		dependency (scripts/check-layers.sh).
+ *		The types every part of walload shares; each part's functions are in
+ *		its own header, so that an #include names a dependency.
  *
  *-------------------------------------------------------------------------
  */
@@ -46,11 +44,7 @@ typedef enum WlTimeKind
 
 #define WL_QUERY_LEN		256		/* bytes of query text kept, incl. NUL */
 
-/*
- * Work counters of statements, transactions and aggregates, X(type, name,
- * source): source, the core counter a usage mark (measure.c) reads, or
- * WlWalIo's field (compat.h).
- */
+/* work counters, X(type, name, source): core's counter (measure.c) or WlWalIo's field */
 #define WL_BUFFER_WAL_COUNTERS(X) \
 	X(int64, shared_blks_hit, pgBufferUsage.shared_blks_hit) \
 	X(int64, shared_blks_read, pgBufferUsage.shared_blks_read) \
@@ -84,14 +78,11 @@ typedef struct WlCounters
 
 /*
  * The records, each a list X(kind, type, name, dims, add): the struct (in
- * the stats file's order), the file's checks by kind (persist.c), the
- * views' straight columns by type and the per-minute sums by add (of the
- * transaction record rec, k the index in an array).  kind: count (>= 0),
- * bytes (uint64), ms (one record's, >= 0), sum_ms (>= 0), signed_ms (a
- * wall-clock difference or a prediction), finite, ts, bool, text, an
- * enumeration's name (tag, status, outcome, bkind, wal_level, sync_commit,
- * strategy, action), counters, or any (not checked).  A record grows at
- * its end only: an older file's is read into a zeroed one.
+ * the stats file's order), persist.c's checks by kind, the views' columns
+ * by type, the per-minute sums by add (of the transaction record rec, k an
+ * array's index).  kind: count (>= 0), bytes, ms, sum_ms (>= 0), signed_ms,
+ * finite, ts, bool, text, an enumeration's name, counters, any (unchecked).
+ * A record grows at its end only: an older file's is read into a zeroed one.
  */
 typedef char WlQuery[WL_QUERY_LEN];
 typedef char WlName[NAMEDATALEN];
@@ -113,9 +104,8 @@ typedef enum WlStmtStatus
 } WlStmtStatus;
 
 /*
- * A finished statement.  vacuum_*: a VACUUM's ring size, its tables' heap
- * pages before and those truncated away.  commit_ms: its transaction's
- * commit (or abort) phase charged to it (accumulator.c).
+ * A finished statement.  vacuum_*: a VACUUM's ring, heap pages before and
+ * truncated away; commit_ms: its transaction's commit charged to it.
  */
 #define WL_STMT_FIELDS(X) \
 	X(any, uint64, xact_id, , ) \
@@ -153,23 +143,15 @@ typedef enum WlOutcome
 } WlOutcome;
 
 /*
- * One finished transaction, as kept in the transaction ring, in the runs
- * walload_xacts shows as they are (WL_XACT_TIMES, WL_XACT_FILES).
- *
- * synced_truncated_rels, _blocks: of synced_rels, the files truncated in
- * place in the transaction that created them, which core syncs whatever
- * wal_skip_threshold says (whatif.c); blocks at most PG_INT32_MAX.
- * scan_fault_ms: of c.scan_est_ns, the page faults of the backend's first
- * walk as priced (cost.c wl_scan_fault_ns).  wal_skip_threshold_kb: the
- * transaction's, read at its (last) commit before the strategy acts;
- * commit_threshold_kb, the one core used.  pred_commit_ms: predicted at
- * PRE_COMMIT (cost.c); pred_core_commit_ms, the same without
- * commit_strategy.  strategy_action: the strongest WlStrategyAction of the
- * record's commits, strategy_changed how many it changed the threshold
- * for.  The session: its backend's start, whether this is its first
- * record, its application_name as the last recorded statement ran.  The
- * last commit's sync part (accumulator.c commit_parts): whether it waited
- * for a synchronous standby, its local WAL flush, the standby's wait.
+ * One finished transaction; walload_xacts shows WL_XACT_TIMES and
+ * WL_XACT_FILES as they are.  synced_truncated_*: of synced_rels, files
+ * truncated in place where created, which core syncs whatever
+ * wal_skip_threshold says (blocks at most PG_INT32_MAX).  scan_fault_ms:
+ * of c.scan_est_ns, the first walk's page faults.  wal_skip_threshold_kb:
+ * read at the last commit before the strategy acts; commit_threshold_kb,
+ * the one core used.  pred_core_commit_ms: pred_commit_ms without
+ * commit_strategy.  strategy_action: the strongest of its commits.  The
+ * last commit's sync part: its standby wait, local WAL flush, standby's.
  */
 #define WL_XACT_TIMES(X) \
 	X(signed_ms, double, total_ms, , ) \
@@ -225,10 +207,9 @@ typedef struct WlXactRecord
 } WlXactRecord;
 
 /*
- * A session's (backend, role, database, application_name) transactions
- * that ended in one minute, summed (walload_minutes): what walload_report()
- * needs of them once the transaction ring has overwritten them.  The sums
- * are walload_minutes' columns in this order.
+ * A session's transactions that ended in one minute, summed: what
+ * walload_report() needs once the ring has overwritten them (the sums are
+ * walload_minutes' columns in this order).
  */
 #define WL_MINUTE_SUMS(X) \
 	X(count, int64, xacts, , 1) \
@@ -265,11 +246,7 @@ typedef struct WlMinuteRecord
 	WL_MINUTE_FIELDS(WL_FIELD)
 } WlMinuteRecord;
 
-/*
- * What walload.commit_strategy did at a commit, strongest last: nothing to
- * decide; kept the threshold; stood aside (SET LOCAL wins; auto's figures
- * not timed since the last start; auto mispredicted); changed it.
- */
+/* what walload.commit_strategy did at a commit, strongest last */
 typedef enum WlStrategyAction
 {
 	WL_ACTION_NONE = 0,
@@ -312,16 +289,10 @@ typedef struct WlIoCost
 	double		page_bytes;		/* the OS page size */
 	double		wal_fault_ns_per_page;	/* first write to an unmapped page */
 	double		record_space_ns;	/* a first WAL record of many blocks */
-
-	/*
-	 * Learned from the server's commits (store.c; last, which a calibration
-	 * keeps), with how many taught each: the syncs over what the figures
-	 * above predict (0 is 1), and core's work per file it fsyncs or
-	 * WAL-logs at commit that nothing above times, ns.
-	 */
-	double		fsync_time_ratio;
+	/* learned from commits (a calibration keeps them), with how many taught each */
+	double		fsync_time_ratio;	/* syncs over their prediction (0 is 1) */
 	int64		fsync_time_samples;
-	double		file_commit_ns;
+	double		file_commit_ns; /* core's untimed work per file at commit */
 	int64		file_commit_samples;
 } WlIoCost;
 
@@ -362,11 +333,7 @@ typedef struct WlCommitModel
 	int64		dropped_buffers;	/* in shared buffers (from a sample) */
 } WlCommitModel;
 
-/*
- * What COMMIT / ROLLBACK PREPARED will delete, as counted at PREPARE (core
- * does not export the 2PC state file's lists): whether it walks the pool,
- * the files, their buffers.
- */
+/* what COMMIT / ROLLBACK PREPARED will delete, counted at PREPARE (core does not say) */
 typedef struct WlPreparedDeletion
 {
 	bool		scan;
@@ -415,10 +382,7 @@ typedef struct WlActivity
 	int32		wal_skip_threshold_kb;
 } WlActivity;
 
-/*
- * The bounds of what the commits teach (store.c) and walload.unit_costs
- * sets (settings.c): a ratio within [1/WL_LEARNED_BOUND, WL_LEARNED_BOUND].
- */
+/* what commits teach and unit_costs sets: ratios in [1/WL_LEARNED_BOUND, WL_LEARNED_BOUND] */
 #define WL_LEARNED_BOUND	4.0
 #define WL_FILE_COMMIT_MAX_NS	1e5
 

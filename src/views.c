@@ -2,12 +2,9 @@
  *
  * views.c
  *		The SQL functions behind walload's views, walload_reset() and
- *		walload_calibrate().
- *
- * Who sees what follows core's views: other users' query texts and ids as
- * pg_stat_statements shows them (wl_can_see_text), a session's start and a
- * running load as pg_stat_activity does (wl_can_see_backend: to others
- * walload_activity shows pid, userid and dbid alone).
+ *		walload_calibrate().  Who sees what follows core: query texts and ids
+ *		as pg_stat_statements (wl_can_see_text), a session's start and a
+ *		running load as pg_stat_activity (wl_can_see_backend).
  *
  *-------------------------------------------------------------------------
  */
@@ -23,8 +20,6 @@
 #include "catalog/pg_authid.h"
 #include "commands/dbcommands.h"
 #include "catalog/pg_operator_d.h"
-#include "executor/tuptable.h"
-#include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "lib/stringinfo.h"
@@ -43,13 +38,6 @@ PG_FUNCTION_INFO_V1(walload_xacts);
 PG_FUNCTION_INFO_V1(walload_minutes);
 PG_FUNCTION_INFO_V1(walload_statements);
 PG_FUNCTION_INFO_V1(walload_stats);
-PG_FUNCTION_INFO_V1(walload_info);
-PG_FUNCTION_INFO_V1(walload_info_1_1);
-PG_FUNCTION_INFO_V1(walload_info_1_4);
-PG_FUNCTION_INFO_V1(walload_info_1_5);
-PG_FUNCTION_INFO_V1(walload_info_1_7);
-PG_FUNCTION_INFO_V1(walload_info_1_8);
-PG_FUNCTION_INFO_V1(walload_info_1_10);
 PG_FUNCTION_INFO_V1(walload_library_version);
 PG_FUNCTION_INFO_V1(walload_command_totals);
 PG_FUNCTION_INFO_V1(walload_histograms);
@@ -105,11 +93,7 @@ static const char *const action_names[] = {
 	"stood aside: commits took far longer than predicted"
 };
 
-/*
- * May the caller see the query text and id of a row of userid?  As
- * pg_stat_statements decides from 15 on: its own, or with the privileges
- * of pg_read_all_stats (a member that does not inherit them may not).
- */
+/* userid's query text and id: its own, or with pg_read_all_stats' privileges */
 bool
 wl_can_see_text(Oid userid)
 {
@@ -118,11 +102,7 @@ wl_can_see_text(Oid userid)
 	return userid == me || has_privs_of_role(me, ROLE_PG_READ_ALL_STATS);
 }
 
-/*
- * May the caller see a backend's load?  As pg_stat_activity decides
- * (HAS_PGSTAT_PERMISSIONS): its figures tell what another role loads as
- * plainly as its query would.
- */
+/* a backend's load, as HAS_PGSTAT_PERMISSIONS: it tells as much as its query */
 bool
 wl_can_see_backend(Oid userid)
 {
@@ -147,14 +127,19 @@ wl_can_see_backend(Oid userid)
 	(values[i++] = Int64GetDatum((c)->wal_writes), values[i++] = Int64GetDatum((c)->wal_syncs), \
 	 values[i++] = Float8GetDatum((c)->wal_sync_us / 1000.0))
 
-static int
-put_buffers(Datum *values, int i, const WlCounters *c)
-{
-#define PUT(type, name, source) values[i++] = DATUM_##type(c->name);
-	WL_BUFFER_WAL_COUNTERS(PUT)
-#undef PUT
-	return i;
-}
+/* rows and the buffer and WAL counters (types.h) */
+#define PUT_BUFFER(type, name, source) values[i++] = DATUM_##type(c->name);
+#define PUT_COUNTERS(counters) \
+	do { \
+		const WlCounters *c = (counters); \
+		values[i++] = Int64GetDatum(c->rows); \
+		WL_BUFFER_WAL_COUNTERS(PUT_BUFFER) \
+	} while (0)
+
+/* who: the backend, its role and database */
+#define PUT_WHO(r) \
+	(values[i++] = Int32GetDatum((r)->pid), values[i++] = ObjectIdGetDatum((r)->userid), \
+	 values[i++] = ObjectIdGetDatum((r)->dbid))
 
 /* the columns of a run of fields of rec (types.h), as they are */
 #define EMIT(kind, type, name, dims, add) \
@@ -162,24 +147,12 @@ put_buffers(Datum *values, int i, const WlCounters *c)
 		values[i++] = DATUM_##type(((const type *) &rec->name)[k]);
 
 /*
- * The column counts each set-returning function serves, one per extension
- * version that added columns (at the end): the library serves every
- * version until ALTER EXTENSION walload UPDATE, and any other shape gets an
- * error before a row is built.
+ * The column counts each function serves, one per extension version that
+ * added columns (at the end), until ALTER EXTENSION walload UPDATE; any
+ * other shape is an error before a row is built.
  */
-#define WL_XACTS_COLS		52
-#define WL_STATEMENTS_COLS	36
-#define WL_STATS_COLS		33
-static const int xacts_cols[] = {
-	WL_XACTS_COLS, WL_XACTS_COLS + 1, WL_XACTS_COLS + 5, WL_XACTS_COLS + 7, WL_XACTS_COLS + 10,
-	WL_XACTS_COLS + 13
-};
-static const int statements_cols[] = {WL_STATEMENTS_COLS, WL_STATEMENTS_COLS + 1};
-static const int stats_cols[] = {WL_STATS_COLS, WL_STATS_COLS + 1, WL_STATS_COLS + 2};
-#define WL_VERSION_1_2		1	/* walload_statements: wal_fpi_bytes */
-#define WL_ACTIVITY_COLS	36
-/* walload_activity: 1.3 to 1.6; 1.7 adds prediction_behind */
-static const int activity_cols[] = {WL_ACTIVITY_COLS, WL_ACTIVITY_COLS + 1};
+#define WL_MAX_COLS		65		/* walload_xacts' */
+#define ROW_COLS	(cols[lengthof(cols) - 1])	/* a function's widest row */
 
 /* which of the ncounts column counts fn()'s definition has; else an error */
 int
@@ -200,12 +173,11 @@ wl_check_columns(ReturnSetInfo *rsinfo, const int *counts, int ncounts, const ch
 			 errmsg("%s() is defined with %d columns, the installed library returns %s",
 					fn, natts, expected.data),
 			 errhint("Run ALTER EXTENSION walload UPDATE, or reinstall the extension.")));
-	return -1;					/* keep the compiler quiet */
 }
 
 /* start a set-returning function fn: which of the column counts cols it has */
-#define BEGIN_SRF(cols, fn) \
-	(wl_store_require(), InitMaterializedSRF(fcinfo, 0), \
+#define BEGIN_SRF(fn) \
+	(AssertMacro(ROW_COLS <= WL_MAX_COLS), wl_store_require(), InitMaterializedSRF(fcinfo, 0), \
 	 wl_check_columns(rsinfo, cols, lengthof(cols), fn))
 
 /* the next column of values and nulls: datum, or NULL (datum unevaluated) */
@@ -217,116 +189,105 @@ wl_check_columns(ReturnSetInfo *rsinfo, const int *counts, int ncounts, const ch
 #define PUT_SESSION(r) \
 	(PUT_COL(!wl_can_see_backend((r)->userid), TimestampTzGetDatum((r)->backend_start)), \
 	 PUT_COL(nulls[i - 1], BoolGetDatum((r)->first_in_session)))
+/* the row built, every column of the function's largest shape put */
+#define PUT_ROW() \
+	(AssertMacro(i == ROW_COLS), \
+	 tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls))
 
 Datum
 walload_xacts(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	static const int cols[] = {52, 53, 57, 59, 62, 65};
 	static const char *const strategies[] = {"off", "auto", "wal", "sync"};
 	WlXactRecord *recs;
 	int			n;
 
-	(void) BEGIN_SRF(xacts_cols, "walload_xacts");
+	(void) BEGIN_SRF("walload_xacts");
 	n = wl_store_copy_xacts(&recs);
 
 	for (int r = 0; r < n; r++)
 	{
-		WlXactRecord *x = &recs[r],
-				   *rec = x;
-		Datum		values[WL_XACTS_COLS + 13];
-		bool		nulls[WL_XACTS_COLS + 13];
+		WlXactRecord *rec = &recs[r];
+		Datum		values[WL_MAX_COLS];
+		bool		nulls[WL_MAX_COLS] = {0};
 		int			i = 0;
-		bool		aborted = x->outcome == WL_OUTCOME_ABORT;
+		bool		aborted = rec->outcome == WL_OUTCOME_ABORT;
 
-		memset(nulls, 0, sizeof(nulls));
-		values[i++] = Int64GetDatum((int64) x->xact_id);
-		values[i++] = Int32GetDatum(x->pid);
-		values[i++] = ObjectIdGetDatum(x->userid);
-		values[i++] = ObjectIdGetDatum(x->dbid);
-		values[i++] = TimestampTzGetDatum(x->start);
-		values[i++] = TimestampTzGetDatum(x->end);
-		values[i++] = CStringGetTextDatum(x->outcome == WL_OUTCOME_COMMIT ? "commit" :
-										  x->outcome == WL_OUTCOME_PREPARE ? "prepare" : "abort");
+		values[i++] = Int64GetDatum((int64) rec->xact_id);
+		PUT_WHO(rec);
+		values[i++] = TimestampTzGetDatum(rec->start);
+		values[i++] = TimestampTzGetDatum(rec->end);
+		values[i++] = CStringGetTextDatum(rec->outcome == WL_OUTCOME_COMMIT ? "commit" :
+										  rec->outcome == WL_OUTCOME_PREPARE ? "prepare" : "abort");
 		WL_XACT_TIMES(EMIT)
-		values[i++] = Int64GetDatum(x->c.rows);
-		i = put_buffers(values, i, &x->c);
+		PUT_COUNTERS(&rec->c);
 		WL_XACT_FILES(EMIT)
-		PUT_SCANS(&x->c, wl_full_scans(&x->c) * x->nbuffers);
-		values[i++] = CStringGetTextDatum(wl_wal_level_name(x->wal_level));
-		values[i++] = CStringGetTextDatum(wl_sync_commit_name(x->synchronous_commit));
-		values[i++] = Int32GetDatum(x->nbuffers);
-		values[i++] = Int32GetDatum(x->wal_skip_threshold_kb);
-		PUT_WAL_IO(&x->c);
-		PUT_FPI_BYTES(&x->c);
+		PUT_SCANS(&rec->c, wl_full_scans(&rec->c) * rec->nbuffers);
+		values[i++] = CStringGetTextDatum(wl_wal_level_name(rec->wal_level));
+		values[i++] = CStringGetTextDatum(wl_sync_commit_name(rec->synchronous_commit));
+		values[i++] = Int32GetDatum(rec->nbuffers);
+		values[i++] = Int32GetDatum(rec->wal_skip_threshold_kb);
+		PUT_WAL_IO(&rec->c);
+		PUT_FPI_BYTES(&rec->c);
 		/* an abort has no commit to predict or choose for */
-		PUT_COL(aborted, Float8GetDatum(x->pred_commit_ms));
-		PUT_COL(aborted, CStringGetTextDatum(strategies[x->commit_strategy]));
-		PUT_COL(aborted, Int32GetDatum(x->commit_threshold_kb));
-		PUT_COL(aborted, Float8GetDatum(x->pred_core_commit_ms));
-		PUT_COL(x->strategy_action == WL_ACTION_NONE,
+		PUT_COL(aborted, Float8GetDatum(rec->pred_commit_ms));
+		PUT_COL(aborted, CStringGetTextDatum(strategies[rec->commit_strategy]));
+		PUT_COL(aborted, Int32GetDatum(rec->commit_threshold_kb));
+		PUT_COL(aborted, Float8GetDatum(rec->pred_core_commit_ms));
+		PUT_COL(rec->strategy_action == WL_ACTION_NONE,
 				CStringGetTextDatum(name_of(action_names, lengthof(action_names),
-											x->strategy_action)));
-		values[i++] = Int32GetDatum(x->strategy_changed);
-		PUT_SESSION(x);
-		values[i++] = CStringGetTextDatum(x->application_name);
-		values[i++] = Float8GetDatum(x->commit_wal_ms);
-		values[i++] = Float8GetDatum(x->commit_standby_ms);
-		values[i++] = BoolGetDatum(x->commit_standby_wait);
-		Assert(i == lengthof(values));
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+											rec->strategy_action)));
+		values[i++] = Int32GetDatum(rec->strategy_changed);
+		PUT_SESSION(rec);
+		values[i++] = CStringGetTextDatum(rec->application_name);
+		values[i++] = Float8GetDatum(rec->commit_wal_ms);
+		values[i++] = Float8GetDatum(rec->commit_standby_ms);
+		values[i++] = BoolGetDatum(rec->commit_standby_wait);
+		PUT_ROW();
 	}
 	return (Datum) 0;
 }
-
-#define WL_MINUTES_COLS		38	/* 1.8; 1.10 adds two */
 
 Datum
 walload_minutes(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	static const int minutes_cols[] = {WL_MINUTES_COLS, WL_MINUTES_COLS + 2};
+	static const int cols[] = {38, 40};
 	WlMinuteRecord *recs;
 	int			n;
 
-	(void) BEGIN_SRF(minutes_cols, "walload_minutes");
+	(void) BEGIN_SRF("walload_minutes");
 	n = wl_store_copy_minutes(&recs);
 
 	for (int r = 0; r < n; r++)
 	{
-		WlMinuteRecord *m = &recs[r],
-				   *rec = m;
-		Datum		values[WL_MINUTES_COLS + 2];
-		bool		nulls[WL_MINUTES_COLS + 2];
+		WlMinuteRecord *rec = &recs[r];
+		Datum		values[WL_MAX_COLS];
+		bool		nulls[WL_MAX_COLS] = {0};
 		int			i = 0;
 
-		memset(nulls, 0, sizeof(nulls));
-		values[i++] = Int32GetDatum(m->pid);
-		values[i++] = ObjectIdGetDatum(m->userid);
-		values[i++] = ObjectIdGetDatum(m->dbid);
-		PUT_SESSION(m);
-		values[i++] = CStringGetTextDatum(m->application_name);
-		values[i++] = TimestampTzGetDatum(m->minute);
-		values[i++] = TimestampTzGetDatum(m->first_start);
-		values[i++] = TimestampTzGetDatum(m->last_end);
+		PUT_WHO(rec);
+		PUT_SESSION(rec);
+		values[i++] = CStringGetTextDatum(rec->application_name);
+		values[i++] = TimestampTzGetDatum(rec->minute);
+		values[i++] = TimestampTzGetDatum(rec->first_start);
+		values[i++] = TimestampTzGetDatum(rec->last_end);
 		WL_MINUTE_SUMS(EMIT)
 		WL_MINUTE_SUMS_1_10(EMIT)
-		Assert(i == lengthof(values));
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		PUT_ROW();
 	}
 	return (Datum) 0;
 }
 
-/*
- * walload_statements reads the ring a chunk at a time and sorts the rows
- * in a tuplesort, so that what one read holds (any role's: the view is
- * PUBLIC's) is bounded by work_mem twice and a chunk, not the ring's size.
- */
+/* a chunk of the ring at a time, sorted: memory bounded by work_mem, not the ring */
 #define WL_STMT_CHUNK	1024
 
 Datum
 walload_statements(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	static const int cols[] = {36, 37};
 	WlStmtScan	scan;
 	WlStmtRecord *recs;
 	bool		with_fpi;
@@ -339,7 +300,7 @@ walload_statements(PG_FUNCTION_ARGS)
 	TupleTableSlot *sorted;
 	MemoryContext rowcxt;
 
-	with_fpi = BEGIN_SRF(statements_cols, "walload_statements") >= WL_VERSION_1_2;
+	with_fpi = BEGIN_SRF("walload_statements") >= 1;	/* 1.2: wal_fpi_bytes */
 	sort = tuplesort_begin_heap(rsinfo->setDesc, 2, keys, ops, colls, nulls_first,
 								work_mem, NULL, TUPLESORT_NONE);
 	row = MakeSingleTupleTableSlot(rsinfo->setDesc, &TTSOpsVirtual);
@@ -367,9 +328,7 @@ walload_statements(PG_FUNCTION_ARGS)
 			memset(nulls, 0, sizeof(bool) * rsinfo->setDesc->natts);
 			values[i++] = Int64GetDatum((int64) s->xact_id);
 			values[i++] = Int32GetDatum(s->stmt_no);
-			values[i++] = Int32GetDatum(s->pid);
-			values[i++] = ObjectIdGetDatum(s->userid);
-			values[i++] = ObjectIdGetDatum(s->dbid);
+			PUT_WHO(s);
 			PUT_COL(!visible, Int64GetDatum((int64) s->queryid));
 			values[i++] = BoolGetDatum(s->toplevel);
 			values[i++] = Int32GetDatum(s->nest_level);
@@ -377,8 +336,7 @@ walload_statements(PG_FUNCTION_ARGS)
 			values[i++] = CStringGetTextDatum(s->status == WL_STMT_OK ? "ok" : "error");
 			values[i++] = TimestampTzGetDatum(s->start);
 			values[i++] = Float8GetDatum(s->elapsed_ms);
-			values[i++] = Int64GetDatum(s->c.rows);
-			i = put_buffers(values, i, &s->c);
+			PUT_COUNTERS(&s->c);
 			values[i++] = BoolGetDatum(s->wal_skipped);
 			PUT_SCANS(&s->c, wl_full_scans(&s->c) * s->nbuffers);
 			values[i++] = CStringGetTextDatum(visible ? s->query : "<insufficient privilege>");
@@ -412,21 +370,21 @@ Datum
 walload_stats(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	static const int cols[] = {33, 34, 35};
 	WlStatsEntryCopy *recs;
 	int			n;
 
-	(void) BEGIN_SRF(stats_cols, "walload_stats");
+	(void) BEGIN_SRF("walload_stats");
 	n = wl_store_copy_stats(&recs);
 
 	for (int r = 0; r < n; r++)
 	{
 		WlStatsEntryCopy *e = &recs[r];
-		Datum		values[WL_STATS_COLS + 2];
-		bool		nulls[WL_STATS_COLS + 2];
+		Datum		values[WL_MAX_COLS];
+		bool		nulls[WL_MAX_COLS] = {0};
 		int			i = 0;
 		bool		visible = wl_can_see_text(e->key.userid);
 
-		memset(nulls, 0, sizeof(nulls));
 		values[i++] = ObjectIdGetDatum(e->key.userid);
 		values[i++] = ObjectIdGetDatum(e->key.dbid);
 		PUT_COL(!visible, Int64GetDatum((int64) e->key.queryid));
@@ -439,28 +397,20 @@ walload_stats(PG_FUNCTION_ARGS)
 		values[i++] = Float8GetDatum(e->max_ms);
 		values[i++] = Float8GetDatum(e->mean_ms);
 		values[i++] = Float8GetDatum(e->calls > 1 ? sqrt(e->sum_var_ms / e->calls) : 0.0);
-		values[i++] = Int64GetDatum(e->c.rows);
-		i = put_buffers(values, i, &e->c);
+		PUT_COUNTERS(&e->c);
 		values[i++] = Int64GetDatum(e->wal_skipped_calls);
 		PUT_SCANS(&e->c, e->scanned_buffers);
 		values[i++] = CStringGetTextDatum(visible ? e->query : "<insufficient privilege>");
 		PUT_WAL_IO(&e->c);
 		PUT_FPI_BYTES(&e->c);
 		values[i++] = Float8GetDatum(e->commit_ms);
-		Assert(i == lengthof(values));
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		PUT_ROW();
 	}
 	return (Datum) 0;
 }
 
-/* walload_info: one row of totals, its columns per version as above */
+/* walload_info: one row, its columns by kind (store.h), NULL where there is no figure */
 #define WL_INFO_COLS_1_10	35
-
-/*
- * walload_info's columns by kind (store.h), NULL where there is no figure:
- * no calibration published (calibrated_at 0) or ended (calibration_ms -1),
- * auto never stood aside.
- */
 #define INFO_ts(v)				PUT_COL(false, TimestampTzGetDatum(v))
 #define INFO_int32(v)			PUT_COL(false, Int32GetDatum(v))
 #define INFO_int64(v)			PUT_COL(false, Int64GetDatum((int64) (v)))
@@ -504,14 +454,14 @@ info_row(FunctionCallInfo fcinfo, int ncols)
 	for (int k = 0; k < (int) (sizeof(info.name) / sizeof(type)); k++) \
 		INFO_##kind(((type *) &info.name)[k]);
 	WL_INFO_FIELDS(EMIT_INFO)
-	nulls[i] = false;
-	values[i++] = CStringGetTextDatum(WALLOAD_VERSION);
+	PUT_COL(false, CStringGetTextDatum(WALLOAD_VERSION));
 	Assert(i == lengthof(values));
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
 
 /* walload_info of each extension version */
 #define INFO_FN(fn, ncols) \
+	PG_FUNCTION_INFO_V1(fn); \
 	Datum fn(PG_FUNCTION_ARGS) { return info_row(fcinfo, ncols); }
 INFO_FN(walload_info, 17)
 INFO_FN(walload_info_1_1, 19)
@@ -528,39 +478,28 @@ walload_library_version(PG_FUNCTION_ARGS)
 	PG_RETURN_TEXT_P(cstring_to_text(WALLOAD_VERSION));
 }
 
-/*
- * walload_command_totals (1.10): metrics.c's totals per database, role and
- * command, to everyone (no text).  No NULL: a dropped database or role
- * shows its oid, the overflow row '0' and command 'other'.
- */
-#define WL_COMMAND_TOTALS_COLS	10
-
+/* walload_command_totals (1.10), to everyone; a dropped database or role shows its oid */
 Datum
 walload_command_totals(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	static const int cols[] = {WL_COMMAND_TOTALS_COLS};
+	static const int cols[] = {10};
 	WlCommandTotals *t;
 	TimestampTz reset;
 	int			n;
 
-	(void) BEGIN_SRF(cols, "walload_command_totals");
+	(void) BEGIN_SRF("walload_command_totals");
 	n = wl_metrics_copy_commands(&t, &reset);
 	for (int r = 0; r < n; r++)
 	{
-		Datum		values[WL_COMMAND_TOTALS_COLS];
-		bool		nulls[WL_COMMAND_TOTALS_COLS];
+		Datum		values[WL_MAX_COLS];
+		bool		nulls[WL_MAX_COLS] = {0};
 		char	   *db = OidIsValid(t[r].dbid) ? get_database_name(t[r].dbid) : NULL;
 		char	   *role = OidIsValid(t[r].userid) ? GetUserNameFromId(t[r].userid, true) : NULL;
-		NameData	dbname;
-		NameData	rolname;
 		int			i = 0;
 
-		memset(nulls, 0, sizeof(nulls));
-		namestrcpy(&dbname, db ? db : psprintf("%u", t[r].dbid));
-		namestrcpy(&rolname, role ? role : psprintf("%u", t[r].userid));
-		values[i++] = NameGetDatum(&dbname);
-		values[i++] = NameGetDatum(&rolname);
+		values[i++] = DirectFunctionCall1(namein, CStringGetDatum(db ? db : psprintf("%u", t[r].dbid)));
+		values[i++] = DirectFunctionCall1(namein, CStringGetDatum(role ? role : psprintf("%u", t[r].userid)));
 		values[i++] = CStringGetTextDatum(t[r].tag == CMDTAG_UNKNOWN ? "other" :
 										  GetCommandTagName(t[r].tag));
 		values[i++] = Int64GetDatum(t[r].calls);
@@ -570,25 +509,22 @@ walload_command_totals(PG_FUNCTION_ARGS)
 		values[i++] = Int64GetDatum(t[r].walks);
 		values[i++] = uint64_numeric(t[r].wal_bytes);
 		values[i++] = TimestampTzGetDatum(reset);
-		Assert(i == WL_COMMAND_TOTALS_COLS);
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		PUT_ROW();
 	}
 	return (Datum) 0;
 }
 
 /* walload_histograms (1.10): cumulative buckets, as Prometheus' le */
-#define WL_HISTOGRAMS_COLS	6
-
 Datum
 walload_histograms(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	static const int cols[] = {WL_HISTOGRAMS_COLS};
+	static const int cols[] = {6};
 	static const char *const names[WL_NUM_HIST] = {"commit_seconds", "walk_seconds"};
 	WlHistogram h[WL_NUM_HIST];
 	TimestampTz reset;
 
-	(void) BEGIN_SRF(cols, "walload_histograms");
+	(void) BEGIN_SRF("walload_histograms");
 	wl_metrics_copy_histograms(h, &reset);
 	for (int m = 0; m < WL_NUM_HIST; m++)
 	{
@@ -596,20 +532,18 @@ walload_histograms(PG_FUNCTION_ARGS)
 
 		for (int b = 0; b < WL_HIST_BUCKETS; b++)
 		{
-			Datum		values[WL_HISTOGRAMS_COLS];
-			bool		nulls[WL_HISTOGRAMS_COLS];
+			Datum		values[WL_MAX_COLS];
+			bool		nulls[WL_MAX_COLS] = {0};
 			int			i = 0;
 
 			cumulative += h[m].count[b];
-			memset(nulls, 0, sizeof(nulls));
 			values[i++] = CStringGetTextDatum(names[m]);
 			values[i++] = Float8GetDatum(wl_metrics_bound(b));
 			values[i++] = Int64GetDatum(cumulative);
 			values[i++] = Float8GetDatum(h[m].sum_s);
 			values[i++] = Float8GetDatum(h[m].max_s);
 			values[i++] = TimestampTzGetDatum(reset);
-			Assert(i == WL_HISTOGRAMS_COLS);
-			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+			PUT_ROW();
 		}
 	}
 	return (Datum) 0;
@@ -682,31 +616,29 @@ Datum
 walload_activity(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	static const int cols[] = {36, 37};	/* 1.3 to 1.6; 1.7 */
 	WlActivity *acts;
 	int			n;
 	TimestampTz now = GetCurrentTimestamp();
 
-	(void) BEGIN_SRF(activity_cols, "walload_activity");
+	(void) BEGIN_SRF("walload_activity");
 	n = wl_store_copy_activity(&acts);
 
 	for (int r = 0; r < n; r++)
 	{
 		WlActivity *a = &acts[r];
-		Datum		values[WL_ACTIVITY_COLS + 1];
-		bool		nulls[WL_ACTIVITY_COLS + 1];
+		Datum		values[WL_MAX_COLS];
+		bool		nulls[WL_MAX_COLS] = {0};
 		int			i = 0;
 		bool		predicted = a->predicted_at != 0;
 
-		memset(nulls, 0, sizeof(nulls));
-		values[i++] = Int32GetDatum(a->pid);
-		values[i++] = ObjectIdGetDatum(a->userid);
-		values[i++] = ObjectIdGetDatum(a->dbid);
+		PUT_WHO(a);
 		if (!wl_can_see_backend(a->userid))
 		{
 			/* the row stays, as in pg_stat_activity: who and where, no more */
-			while (i < lengthof(nulls))
+			while (i < ROW_COLS)
 				nulls[i++] = true;
-			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+			PUT_ROW();
 			continue;
 		}
 		values[i++] = TimestampTzGetDatum(a->xact_start);
@@ -738,17 +670,12 @@ walload_activity(PG_FUNCTION_ARGS)
 		values[i++] = Int32GetDatum(a->wal_skip_threshold_kb);
 		/* recorded statements ended since the prediction: 0, it is current */
 		PUT_COL(!predicted, Int32GetDatum(a->statements - a->pred_statements));
-		Assert(i == lengthof(values));
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		PUT_ROW();
 	}
 	return (Datum) 0;
 }
 
-/*
- * walload_xact_backend_types (1.10): the process each recorded transaction
- * ran in, as pg_stat_activity.backend_type names it (a function of its own:
- * walload_xacts keeps its columns).
- */
+/* walload_xact_backend_types (1.10): as pg_stat_activity.backend_type names it */
 const char *
 wl_backend_kind_name(int kind)
 {
@@ -763,26 +690,22 @@ Datum
 walload_xact_backend_types(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	static const int cols[] = {3};
 	WlXactRecord *recs;
 	int			n;
 
-	wl_store_require();
-	InitMaterializedSRF(fcinfo, 0);
-	if (rsinfo->setDesc->natts != 3)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("walload_xact_backend_types must return 3 columns, not %d",
-						rsinfo->setDesc->natts)));
+	(void) BEGIN_SRF("walload_xact_backend_types");
 	n = wl_store_copy_xacts(&recs);
 	for (int r = 0; r < n; r++)
 	{
-		Datum		values[3];
-		bool		nulls[3] = {false, false, false};
+		Datum		values[WL_MAX_COLS];
+		bool		nulls[WL_MAX_COLS] = {0};
+		int			i = 0;
 
-		values[0] = Int64GetDatum((int64) recs[r].xact_id);
-		values[1] = Int32GetDatum(recs[r].pid);
-		values[2] = CStringGetTextDatum(wl_backend_kind_name(recs[r].backend_kind));
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		values[i++] = Int64GetDatum((int64) recs[r].xact_id);
+		values[i++] = Int32GetDatum(recs[r].pid);
+		values[i++] = CStringGetTextDatum(wl_backend_kind_name(recs[r].backend_kind));
+		PUT_ROW();
 	}
 	return (Datum) 0;
 }

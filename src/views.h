@@ -1,9 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * views.h
- *		What views.c lends diagnose.c: names of settings' values, the
- *		column-count check of a set-returning function, and who may see a
- *		running load.
+ *		What views.c lends diagnose.c: value names, the column-count check,
+ *		who may see what.
  *
  *-------------------------------------------------------------------------
  */

@@ -1,12 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * walload.c
- *		Module start-up: the settings, shared memory, the calibration
- *		worker, and walload's hooks into core.
- *
- * walload must be loaded with shared_preload_libraries: its shared memory
- * is sized at server start.  Loaded any other way, it installs nothing and
- * its SQL functions report an error with a hint.
+ *		Module start-up.  Only from shared_preload_libraries (shared memory
+ *		is sized at start); else it installs nothing and its SQL functions
+ *		report an error with a hint.
  *
  *-------------------------------------------------------------------------
  */
