@@ -116,6 +116,14 @@ typedef struct Walker
 } Walker;
 
 static void
+set_cached_nblocks(const Walker *w, int nfiles, BlockNumber nblocks)
+{
+	for (int i = 0; i < nfiles; i++)
+		for (int f = 0; f <= MAX_FORKNUM; f++)
+			w->files[i].smgr_cached_nblocks[f] = nblocks;
+}
+
+static void
 walker_init(Walker *w, int nfiles, int passes)
 {
 	w->files = palloc0(sizeof(SMgrRelationData) * nfiles);
@@ -128,10 +136,9 @@ walker_init(Walker *w, int nfiles, int passes)
 		WL_REL_DB(WlSmgrFile(srel)) = InvalidOid;
 		WL_REL_NUMBER(WlSmgrFile(srel)) = PG_UINT32_MAX - i;
 		WlSmgrBackend(srel) = WL_INVALID_BACKEND;
-		for (int f = 0; f <= MAX_FORKNUM; f++)
-			srel->smgr_cached_nblocks[f] = InvalidBlockNumber;
 		w->filep[i] = srel;
 	}
+	set_cached_nblocks(w, nfiles, InvalidBlockNumber);
 	w->ns = palloc(sizeof(double) * passes);
 	w->evict_len = cache_evict_bytes();
 	w->evict = palloc_extended(w->evict_len, MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
@@ -162,14 +169,6 @@ run_delay_ns(void)
 		ns = (double) waited;
 	fclose(f);
 	return ns;
-}
-
-static void
-set_cached_nblocks(const Walker *w, int nfiles, BlockNumber nblocks)
-{
-	for (int i = 0; i < nfiles; i++)
-		for (int f = 0; f <= MAX_FORKNUM; f++)
-			w->files[i].smgr_cached_nblocks[f] = nblocks;
 }
 
 /*
@@ -236,53 +235,37 @@ median_walk(const Walker *w, WalkKind walk, int nfiles, int passes)
 	return median_of(w->ns, passes) / Max(NBuffers, 1);
 }
 
-/*
- * The median ns per header page unmapped in this process and walked, over
- * walk_ns; -1 where unmapping is refused (huge pages on older kernels).
- */
-static double
-remapped_fault_ns(const Walker *w, double walk_ns, int passes, int *timed)
+/* unmap the buffer headers' pages in this process: how many, -1 if refused */
+static int64
+unmap_headers(void)
 {
 	uintptr_t	start,
 				end;
-	int			n = 0;
 
 	wl_header_pages(&start, &end);
-	for (int p = 0; p < passes; p++)
-	{
-		int64		unmapped;
-		double		t;
-
-		if (madvise((void *) start, end - start, MADV_DONTNEED) != 0)
-			break;
-		unmapped = wl_header_page_count();
-		t = time_walk(w, WALK_ONE_FILE, 1, p);
-		w->ns[n++] = Max(t - walk_ns, 0) / unmapped;
-	}
-	if (timed != NULL)
-		*timed = n;
-	return n > 0 ? median_of(w->ns, n) : -1;
+	if (madvise((void *) start, end - start, MADV_DONTNEED) != 0)
+		return -1;
+	return wl_header_page_count();
 }
 
 /*
- * What mapping a page of headers costs a walk: a new process's first walk
- * varies by a factor of two, so the walk is repeated after unmapping, which
- * is cheaper (the page tables stay): a floor to the first walk's figure.
+ * The median ns per header page unmapped and walked, over walk_ns; -1 where
+ * unmapping is refused (huge pages on older kernels).
  */
 static double
-fault_ns_per_page(const Walker *w, double single_ns, int64 first_unmapped, double first_ns,
-				  int passes)
+remapped_fault_ns(const Walker *w, double walk_ns, int passes)
 {
-	double		walk_ns = single_ns * NBuffers;
-	double		first_walk = Max(first_ns - walk_ns, 0) / first_unmapped;
-	int			timed;
-	double		remapped = remapped_fault_ns(w, walk_ns, passes, &timed);
+	int			n = 0;
 
-	if (remapped < 0)
-		return first_walk;
-	elog(DEBUG1, "walload calibration: page faults: %.0f ns a page mapped again (median of %d passes), %.0f in this process's first walk",
-		 remapped, timed, first_walk);
-	return Max(remapped, first_walk);
+	for (int p = 0; p < passes; p++)
+	{
+		int64		unmapped = unmap_headers();
+
+		if (unmapped <= 0)
+			break;
+		w->ns[n++] = Max(time_walk(w, WALK_ONE_FILE, 1, p) - walk_ns, 0) / unmapped;
+	}
+	return n > 0 ? median_of(w->ns, n) : -1;
 }
 
 /*
@@ -359,22 +342,31 @@ static void
 wl_scan_cost_calibrate(int passes, bool invalidate, WlScanCost *cost)
 {
 	Walker		w;
-	int64		unmapped = 0;
+	int64		unmapped;
 	double		first_ns;
-	uintptr_t	start,
-				end;
 
 	memset(cost, 0, sizeof(*cost));
 	walker_init(&w, cost_grid[WL_COST_GRID - 1], passes);
 	/* a calibration after this process's first one maps them again */
-	wl_header_pages(&start, &end);
-	if (madvise((void *) start, end - start, MADV_DONTNEED) == 0)
-		unmapped = wl_header_page_count();
+	unmapped = unmap_headers();
 	first_ns = time_walk(&w, WALK_ONE_FILE, 1, 0);
 	cost->single_ns = median_walk(&w, WALK_ONE_FILE, 1, passes);
+
+	/*
+	 * A new process's first walk varies by a factor of two, so the walk is
+	 * repeated after unmapping, which is cheaper (the page tables stay): a
+	 * floor to the first walk's figure.
+	 */
 	if (unmapped > 0)
-		cost->fault_ns_per_page = fault_ns_per_page(&w, cost->single_ns, unmapped, first_ns,
-													passes);
+	{
+		double		walk_ns = cost->single_ns * NBuffers;
+		double		first = Max(first_ns - walk_ns, 0) / unmapped;
+		double		remapped = remapped_fault_ns(&w, walk_ns, passes);
+
+		elog(DEBUG1, "walload calibration: page faults: %.0f ns a page mapped again, %.0f in this process's first walk",
+			 remapped, first);
+		cost->fault_ns_per_page = Max(remapped, first);
+	}
 	if (CurrentResourceOwner != NULL)
 	{
 		multi_file_walks(&w, passes, cost);
@@ -659,7 +651,7 @@ one_file_walk_now(int passes, double *fault_ns)
 	walker_init(&w, 1, passes);
 	median = median_walk(&w, WALK_ONE_FILE, 1, passes);
 	if (fault_ns != NULL)
-		*fault_ns = remapped_fault_ns(&w, median * NBuffers, passes, NULL);
+		*fault_ns = remapped_fault_ns(&w, median * NBuffers, passes);
 	walker_free(&w);
 	return median;
 }

@@ -757,10 +757,26 @@ wl_store_note_auto_aside(double ratio)
 						(uint64) Min(Max(ratio, 0) * 1000.0, 1e15));
 }
 
+/* the slot of a prepared gid (NULL: a free one), its spinlock held; or NULL */
+static WlPreparedSlot *
+prepared_slot(const char *gid)
+{
+	for (int i = 0; wl_shared != NULL && i < wl_shared->max_prepared; i++)
+	{
+		WlPreparedSlot *slot = &prepared[i];
+
+		SpinLockAcquire(&slot->mutex);
+		if (gid == NULL ? !slot->used : slot->used && strcmp(slot->gid, gid) == 0)
+			return slot;
+		SpinLockRelease(&slot->mutex);
+	}
+	return NULL;
+}
+
 /*
  * Core accepted a PREPARE TRANSACTION (XACT_EVENT_PREPARE, where an error
  * would be too late): remember what its COMMIT / ROLLBACK PREPARED will
- * delete, under the slots' spinlocks only.  There are as many slots as
+ * delete, under a slot's spinlock only.  There are as many slots as
  * prepared transactions, so one is free unless a transaction finished
  * while walload was not observing left it.
  */
@@ -768,26 +784,15 @@ void
 wl_store_remember_prepared(const char *gid, const WlPreparedDeletion *at_commit,
 						   const WlPreparedDeletion *at_rollback)
 {
-	if (wl_shared == NULL)
-		return;
-	for (int i = 0; i < wl_shared->max_prepared; i++)
-	{
-		WlPreparedSlot *slot = &prepared[i];
-		bool		mine = false;
+	WlPreparedSlot *slot = prepared_slot(NULL);
 
-		SpinLockAcquire(&slot->mutex);
-		if (!slot->used)
-		{
-			slot->used = true;
-			strlcpy(slot->gid, gid, GIDSIZE);
-			slot->at_commit = *at_commit;
-			slot->at_rollback = *at_rollback;
-			mine = true;
-		}
-		SpinLockRelease(&slot->mutex);
-		if (mine)
-			return;
-	}
+	if (slot == NULL)
+		return;
+	slot->used = true;
+	strlcpy(slot->gid, gid, GIDSIZE);
+	slot->at_commit = *at_commit;
+	slot->at_rollback = *at_rollback;
+	SpinLockRelease(&slot->mutex);
 }
 
 /*
@@ -797,25 +802,15 @@ wl_store_remember_prepared(const char *gid, const WlPreparedDeletion *at_commit,
 bool
 wl_store_take_prepared(const char *gid, bool commit, WlPreparedDeletion *deletion)
 {
-	bool		known = false;
+	WlPreparedSlot *slot = prepared_slot(gid);
 
 	memset(deletion, 0, sizeof(*deletion));
-	if (wl_shared == NULL)
+	if (slot == NULL)
 		return false;
-	for (int i = 0; i < wl_shared->max_prepared && !known; i++)
-	{
-		WlPreparedSlot *slot = &prepared[i];
-
-		SpinLockAcquire(&slot->mutex);
-		if (slot->used && strcmp(slot->gid, gid) == 0)
-		{
-			known = true;
-			*deletion = commit ? slot->at_commit : slot->at_rollback;
-			slot->used = false;
-		}
-		SpinLockRelease(&slot->mutex);
-	}
-	return known;
+	*deletion = commit ? slot->at_commit : slot->at_rollback;
+	slot->used = false;
+	SpinLockRelease(&slot->mutex);
+	return true;
 }
 
 /* this backend's walload_activity slot, or NULL */
