@@ -279,15 +279,12 @@ invalidate_ns_per_buffer(const Walker *w, int passes)
 	int			nbuffers = Min(1024, NBuffers / 16);
 	double		walk_ns;
 	double		first;
-	int			n = 0;
 
 	if (nbuffers < 64)
 		return 0;
 	walk_ns = median_walk(w, WALK_ONE_FILE, 1, passes) * Max(NBuffers, 1);
 	for (int p = 0; p < passes; p++)
 	{
-		double		t;
-
 		for (int b = 0; b < nbuffers; b++)
 		{
 			Buffer		buf = ReadBufferWithoutRelcache(WlSmgrFile(&w->files[0]), MAIN_FORKNUM,
@@ -297,11 +294,10 @@ invalidate_ns_per_buffer(const Walker *w, int passes)
 			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 			ReleaseBuffer(buf);
 		}
-		t = time_walk(w, WALK_ONE_FILE, 1, p);
-		w->ns[n++] = Max(t - walk_ns, 0) / nbuffers;
+		w->ns[p] = Max(time_walk(w, WALK_ONE_FILE, 1, p) - walk_ns, 0) / nbuffers;
 	}
 	first = w->ns[0];
-	return Max(median_of(w->ns, n), first);
+	return Max(median_of(w->ns, passes), first);
 }
 
 /*
@@ -641,21 +637,6 @@ wl_calibration_register_worker(void)
 	RegisterBackgroundWorker(&worker);
 }
 
-/* the one-file walk now, ns per header; and what mapping a page costs it */
-static double
-one_file_walk_now(int passes, double *fault_ns)
-{
-	Walker		w;
-	double		median;
-
-	walker_init(&w, 1, passes);
-	median = median_walk(&w, WALK_ONE_FILE, 1, passes);
-	if (fault_ns != NULL)
-		*fault_ns = remapped_fault_ns(&w, median * NBuffers, passes);
-	walker_free(&w);
-	return median;
-}
-
 /*
  * A walk timed at server start, the busiest moment, can be far slower: the
  * one-file walk kept is the median of the first figure and later rounds
@@ -675,6 +656,7 @@ settle_walk_cost(WlScanCost *cost)
 	int			nfaults = 0;
 	double		best;
 	double		scale;
+	Walker		w;
 
 	if (cost->single_ns <= 0)
 		return;
@@ -682,19 +664,21 @@ settle_walk_cost(WlScanCost *cost)
 	/* timed where the worker's first walk mapped the pages */
 	if (cost->fault_ns_per_page > 0)
 		faults[nfaults++] = cost->fault_ns_per_page;
+	walker_init(&w, 1, WL_SETTLE_PASSES);
 	for (int r = 0; r < WL_SETTLE_ROUNDS; r++)
 	{
-		double		fault_ns = -1;
-
 		/* a shutdown or a crash-restart ends the wait (die sets the latch) */
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
 						 WL_SETTLE_GAP_MS, PG_WAIT_EXTENSION);
 		ResetLatch(MyLatch);
 		CHECK_FOR_INTERRUPTS();
-		ns[n++] = one_file_walk_now(WL_SETTLE_PASSES, nfaults > 0 ? &fault_ns : NULL);
-		if (fault_ns >= 0)
-			faults[nfaults++] = fault_ns;
+		ns[n] = median_walk(&w, WALK_ONE_FILE, 1, WL_SETTLE_PASSES);
+		if (nfaults > 0 &&
+			(faults[nfaults] = remapped_fault_ns(&w, ns[n] * NBuffers, WL_SETTLE_PASSES)) >= 0)
+			nfaults++;
+		n++;
 	}
+	walker_free(&w);
 	if (nfaults > 1)
 	{
 		double		first = cost->fault_ns_per_page;

@@ -949,9 +949,9 @@ ring_get(WlRing *r, uint64 p, void *out)
 	return held;
 }
 
-/* a ring's records (those filter keeps) palloc'd, oldest first; how many */
+/* a ring's records (those filter keeps) palloc'd, oldest first or by cmp */
 static int
-ring_copy(WlRing *r, WlStmtFilter filter, void *arg,
+ring_copy(WlRing *r, WlStmtFilter filter, void *arg, int (*cmp) (const void *, const void *),
 		  char **out)
 {
 	int			n = 0;
@@ -978,6 +978,8 @@ ring_copy(WlRing *r, WlStmtFilter filter, void *arg,
 		if (p % WL_COPY_CHUNK == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
+	if (cmp != NULL)
+		qsort(*out, n, r->rec_size, cmp);
 	return n;
 }
 
@@ -993,17 +995,14 @@ xact_cmp(const void *a, const void *b)
 int
 wl_store_copy_xacts(WlXactRecord **out)
 {
-	int			n = ring_copy(&wl_rings[WL_RING_XACTS], NULL, NULL, (char **) out);
-
-	qsort(*out, n, sizeof(WlXactRecord), xact_cmp);
-	return n;
+	return ring_copy(&wl_rings[WL_RING_XACTS], NULL, NULL, xact_cmp, (char **) out);
 }
 
 /* the per-minute sums, in the order they were begun */
 int
 wl_store_copy_minutes(WlMinuteRecord **out)
 {
-	return ring_copy(&wl_rings[WL_RING_MINUTES], NULL, NULL, (char **) out);
+	return ring_copy(&wl_rings[WL_RING_MINUTES], NULL, NULL, NULL, (char **) out);
 }
 
 static int
@@ -1021,10 +1020,7 @@ stmt_cmp(const void *a, const void *b)
 int
 wl_store_copy_statements_filtered(WlStmtFilter filter, void *arg, WlStmtRecord **out)
 {
-	int			n = ring_copy(&wl_rings[WL_RING_STMTS], filter, arg, (char **) out);
-
-	qsort(*out, n, sizeof(WlStmtRecord), stmt_cmp);
-	return n;
+	return ring_copy(&wl_rings[WL_RING_STMTS], filter, arg, stmt_cmp, (char **) out);
 }
 
 /*
