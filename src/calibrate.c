@@ -330,10 +330,7 @@ multi_file_walks(const Walker *w, int passes, WlScanCost *cost)
 	pfree(flush);
 }
 
-/*
- * The many-file walks need a resource owner; the invalidation makes buffers
- * (at a start from the free list, later they would evict others).
- */
+/* the many-file walks need a resource owner; invalidate: makes buffers */
 static void
 wl_scan_cost_calibrate(int passes, bool invalidate, WlScanCost *cost)
 {
@@ -383,9 +380,7 @@ wl_scan_cost_calibrate(int passes, bool invalidate, WlScanCost *cost)
 
 /* ---------------- the storage: writes, fsyncs, file deletion ---------- */
 #define WL_IO_BLOCKS	1024	/* blocks written and synced per pass */
-
-/* bytes the storage's timing has written under the data directory */
-static int64 io_bytes_written = 0;
+static int64 io_bytes_written = 0;	/* under the data directory */
 
 /* the storage's times, by pass */
 typedef struct IoTimes
@@ -615,10 +610,7 @@ wl_io_cost_calibrate(WlScanCost *cost)
 
 /* ---------------- the calibration worker ---------------- */
 
-/*
- * Started again this long after it died (an error, pg_terminate_backend()),
- * at once after a crash-restart.  It connects to no database.
- */
+/* started again this long after it died, at once after a crash-restart */
 #define WL_CALIBRATION_RESTART_S	10
 
 void
@@ -761,8 +753,8 @@ report_idle(void)
 }
 
 /*
- * One calibration, answering the requests up to request.  Later ones than
- * the start's keep the invalidation's figure (its timing makes buffers).
+ * Answers the requests up to request.  A later one than the start's keeps
+ * the invalidation's figure: timing it makes buffers, which would evict.
  */
 static void
 calibrate(int passes, uint64 request, bool at_start, MemoryContext cxt)
@@ -883,20 +875,18 @@ wl_store_wait_calibration(uint64 request, int timeout_s, int *passes)
 {
 	TimestampTz deadline = TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
 													   timeout_s * 1000L);
-	bool		answered = false;
-	bool		completed = false;
-	bool		gone = false;
+	bool		answered;
+	bool		completed;
 
 	ConditionVariablePrepareToSleep(&wl_shared->calib_cv);
 	for (;;)
 	{
 		SpinLockAcquire(&wl_shared->mutex);
-		answered = wl_shared->calib_answered >= request;
+		answered = wl_shared->calib_answered >= request || wl_shared->worker_pid == 0;
 		completed = wl_shared->calib_completed >= request;
-		gone = wl_shared->worker_pid == 0;
 		*passes = wl_shared->calib_passes;
 		SpinLockRelease(&wl_shared->mutex);
-		if (answered || gone)
+		if (answered)
 			break;
 		CHECK_FOR_INTERRUPTS();
 		if (GetCurrentTimestamp() >= deadline)

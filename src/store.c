@@ -116,11 +116,7 @@ wl_store_shmem_request(void)
 	RequestNamedLWLockTranche("walload", 1);
 }
 
-/*
- * Attach to (in the postmaster, create) the store; returns whether it was
- * created (persist.c then loads the stats file).  The figures stay zero
- * until the calibration worker (calibrate.c) has timed them.
- */
+/* attach to (in the postmaster, create) the store; whether it was created */
 bool
 wl_store_shmem_startup(void)
 {
@@ -620,10 +616,7 @@ add_minute(const WlXactRecord *rec)
 	SpinLockRelease(&slot->mutex);
 }
 
-/*
- * Record a finished transaction, without the LWLock (the commit cleanup
- * calls it): one written while walload_reset() runs may survive the reset.
- */
+/* without the LWLock (the commit cleanup): may survive a concurrent reset */
 void
 wl_store_xact(const WlXactRecord *rec)
 {
@@ -651,9 +644,8 @@ wl_store_add_scan_totals(WlScanKind kind, int64 n, int32 nbuffers)
 }
 
 /*
- * Keep a calibration as of now (the calibration worker).  What the commits
- * taught of the storage, WlIoCost's tail from fsync_time_ratio on, stays:
- * it is no calibration's to replace.
+ * The calibration worker's figures, as of now; what the commits taught
+ * (WlIoCost from fsync_time_ratio on) is no calibration's to replace.
  */
 void
 wl_store_set_scan_cost(const WlScanCost *cost)
@@ -725,11 +717,7 @@ wl_store_get_scan_cost(WlScanCost *cost)
 	SpinLockRelease(&wl_shared->mutex);
 }
 
-/*
- * Whether all the figures were timed since the server's last start or
- * crash-restart (auto acts only on those; walload_calibrate() replaces
- * them at once when done).
- */
+/* whether all the figures were timed since the last start (auto acts on those) */
 bool
 wl_store_calibrated(void)
 {
