@@ -330,7 +330,7 @@ multi_file_walks(const Walker *w, int passes, WlScanCost *cost)
 	pfree(flush);
 }
 
-/* the many-file walks need a resource owner; invalidate: makes buffers */
+/* the many-file walks need a resource owner; the invalidation makes buffers */
 static void
 wl_scan_cost_calibrate(int passes, bool invalidate, WlScanCost *cost)
 {
@@ -356,8 +356,9 @@ wl_scan_cost_calibrate(int passes, bool invalidate, WlScanCost *cost)
 		double		first = Max(first_ns - walk_ns, 0) / unmapped;
 		double		remapped = remapped_fault_ns(&w, walk_ns, passes);
 
-		elog(DEBUG1, "walload calibration: page faults: %.0f ns a page mapped again, %.0f in this process's first walk",
-			 remapped, first);
+		if (remapped >= 0)
+			elog(DEBUG1, "walload calibration: page faults: %.0f ns a page mapped again, %.0f in this process's first walk",
+				 remapped, first);
 		cost->fault_ns_per_page = Max(remapped, first);
 	}
 	if (CurrentResourceOwner != NULL)

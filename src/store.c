@@ -116,7 +116,7 @@ wl_store_shmem_request(void)
 	RequestNamedLWLockTranche("walload", 1);
 }
 
-/* attach to (in the postmaster, create) the store; whether it was created */
+/* attach to (in the postmaster, create) the store: true if created (persist.c fills it) */
 bool
 wl_store_shmem_startup(void)
 {
