@@ -150,10 +150,6 @@ wl_store_shmem_startup(void)
 #define INIT(name, start, reset) pg_atomic_init_u64(&wl_shared->name, start);
 		WL_SHARED_ATOMICS(INIT)
 #undef INIT
-		wl_shared->max_xacts = wl_max_xacts;
-		wl_shared->max_minutes = wl_max_minutes;
-		wl_shared->max_statements = wl_max_statements;
-		wl_shared->max_prepared = max_prepared_xacts;
 		wl_shared->total_bytes = total_size();
 		wl_shared->calibration = wl_calibration_on ? WL_CALIB_RUNNING : WL_CALIB_OFF;
 		wl_shared->calibration_ms = -1;
@@ -574,7 +570,7 @@ add_minute(const WlXactRecord *rec)
 
 	if (my_minute != 0)
 	{
-		slot = &minute_ring[(my_minute - 1) % wl_shared->max_minutes];
+		slot = &minute_ring[(my_minute - 1) % wl_max_minutes];
 		SpinLockAcquire(&slot->mutex);
 		m = &slot->rec;
 		if (slot->pos_plus_one != my_minute || m->minute != minute ||
@@ -591,7 +587,7 @@ add_minute(const WlXactRecord *rec)
 		uint64		pos = pg_atomic_fetch_add_u64(&wl_shared->minute_pos, 1);
 
 		my_minute = pos + 1;
-		slot = &minute_ring[pos % wl_shared->max_minutes];
+		slot = &minute_ring[pos % wl_max_minutes];
 		SpinLockAcquire(&slot->mutex);
 		slot->pos_plus_one = my_minute;
 		m = &slot->rec;
@@ -749,7 +745,7 @@ wl_store_note_auto_aside(double ratio)
 static WlPreparedSlot *
 prepared_slot(const char *gid)
 {
-	for (int i = 0; wl_shared != NULL && i < wl_shared->max_prepared; i++)
+	for (int i = 0; wl_shared != NULL && i < max_prepared_xacts; i++)
 	{
 		WlPreparedSlot *slot = &prepared[i];
 
