@@ -617,16 +617,16 @@ wl_io_cost_calibrate(WlScanCost *cost)
 void
 wl_calibration_register_worker(void)
 {
-	BackgroundWorker worker;
+	BackgroundWorker worker = {
+		.bgw_name = "walload calibration",
+		.bgw_type = "walload calibration",
+		.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION,
+		.bgw_start_time = BgWorkerStart_RecoveryFinished,
+		.bgw_restart_time = WL_CALIBRATION_RESTART_S,
+		.bgw_library_name = "walload",
+		.bgw_function_name = "walload_calibration_main",
+	};
 
-	memset(&worker, 0, sizeof(worker));
-	worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
-	worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
-	worker.bgw_restart_time = WL_CALIBRATION_RESTART_S;
-	strlcpy(worker.bgw_library_name, "walload", BGW_MAXLEN);
-	strlcpy(worker.bgw_function_name, "walload_calibration_main", BGW_MAXLEN);
-	strlcpy(worker.bgw_name, "walload calibration", BGW_MAXLEN);
-	strlcpy(worker.bgw_type, "walload calibration", BGW_MAXLEN);
 	RegisterBackgroundWorker(&worker);
 }
 

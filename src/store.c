@@ -122,7 +122,7 @@ wl_store_shmem_startup(void)
 {
 	bool		found;
 	bool		metrics_found;
-	HASHCTL		info;
+	HASHCTL		info = {.keysize = sizeof(WlStatsKey), .entrysize = sizeof(WlStatsEntry)};
 	void	   *metrics;
 
 	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
@@ -161,9 +161,6 @@ wl_store_shmem_startup(void)
 			SpinLockInit(&prepared[i].mutex);
 	}
 
-	memset(&info, 0, sizeof(info));
-	info.keysize = sizeof(WlStatsKey);
-	info.entrysize = sizeof(WlStatsEntry);
 	wl_stats = WlShmemInitHash("walload stats", wl_max_stats, wl_max_stats,
 							   &info, HASH_ELEM | HASH_BLOBS);
 
