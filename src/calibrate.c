@@ -89,21 +89,14 @@ cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y ? 1 : 0;
 }
 
-/* the median of v[0..n), which it sorts */
+/* the i-th lowest of v[0..n), which it sorts */
 static double
-median_of(double *v, int n)
+nth_lowest(double *v, int n, int i)
 {
 	qsort(v, n, sizeof(double), cmp_double);
-	return v[n / 2];
+	return v[i];
 }
-
-/* the second lowest of v[0..n), the lowest if n < 3 (sorts v) */
-static double
-second_lowest(double *v, int n)
-{
-	qsort(v, n, sizeof(double), cmp_double);
-	return v[n >= 3 ? 1 : 0];
-}
+#define median_of(v, n)		nth_lowest((v), (n), (n) / 2)
 
 typedef enum WalkKind
 {
@@ -123,6 +116,14 @@ typedef struct Walker
 } Walker;
 
 static void
+set_cached_nblocks(const Walker *w, int nfiles, BlockNumber nblocks)
+{
+	for (int i = 0; i < nfiles; i++)
+		for (int f = 0; f <= MAX_FORKNUM; f++)
+			w->files[i].smgr_cached_nblocks[f] = nblocks;
+}
+
+static void
 walker_init(Walker *w, int nfiles, int passes)
 {
 	w->files = palloc0(sizeof(SMgrRelationData) * nfiles);
@@ -135,10 +136,9 @@ walker_init(Walker *w, int nfiles, int passes)
 		WL_REL_DB(WlSmgrFile(srel)) = InvalidOid;
 		WL_REL_NUMBER(WlSmgrFile(srel)) = PG_UINT32_MAX - i;
 		WlSmgrBackend(srel) = WL_INVALID_BACKEND;
-		for (int f = 0; f <= MAX_FORKNUM; f++)
-			srel->smgr_cached_nblocks[f] = InvalidBlockNumber;
 		w->filep[i] = srel;
 	}
+	set_cached_nblocks(w, nfiles, InvalidBlockNumber);
 	w->ns = palloc(sizeof(double) * passes);
 	w->evict_len = cache_evict_bytes();
 	w->evict = palloc_extended(w->evict_len, MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
@@ -169,14 +169,6 @@ run_delay_ns(void)
 		ns = (double) waited;
 	fclose(f);
 	return ns;
-}
-
-static void
-set_cached_nblocks(const Walker *w, int nfiles, BlockNumber nblocks)
-{
-	for (int i = 0; i < nfiles; i++)
-		for (int f = 0; f <= MAX_FORKNUM; f++)
-			w->files[i].smgr_cached_nblocks[f] = nblocks;
 }
 
 /*
@@ -239,60 +231,41 @@ static double
 median_walk(const Walker *w, WalkKind walk, int nfiles, int passes)
 {
 	for (int p = 0; p < passes; p++)
-	{
-		CHECK_FOR_INTERRUPTS();
 		w->ns[p] = time_walk(w, walk, nfiles, p);
-	}
 	return median_of(w->ns, passes) / Max(NBuffers, 1);
 }
 
-/*
- * The median ns per header page unmapped in this process and walked, over
- * walk_ns; -1 where unmapping is refused (huge pages on older kernels).
- */
-static double
-remapped_fault_ns(const Walker *w, double walk_ns, int passes, int *timed)
+/* unmap the buffer headers' pages in this process: how many, -1 if refused */
+static int64
+unmap_headers(void)
 {
 	uintptr_t	start,
 				end;
-	int			n = 0;
 
 	wl_header_pages(&start, &end);
-	for (int p = 0; p < passes; p++)
-	{
-		int64		unmapped;
-		double		t;
-
-		if (madvise((void *) start, end - start, MADV_DONTNEED) != 0)
-			break;
-		unmapped = wl_header_page_count();
-		t = time_walk(w, WALK_ONE_FILE, 1, p);
-		w->ns[n++] = Max(t - walk_ns, 0) / unmapped;
-	}
-	if (timed != NULL)
-		*timed = n;
-	return n > 0 ? median_of(w->ns, n) : -1;
+	if (madvise((void *) start, end - start, MADV_DONTNEED) != 0)
+		return -1;
+	return wl_header_page_count();
 }
 
 /*
- * What mapping a page of headers costs a walk: a new process's first walk
- * varies by a factor of two, so the walk is repeated after unmapping, which
- * is cheaper (the page tables stay): a floor to the first walk's figure.
+ * The median ns per header page unmapped and walked, over walk_ns; -1 where
+ * unmapping is refused (huge pages on older kernels).
  */
 static double
-fault_ns_per_page(const Walker *w, double single_ns, int64 first_unmapped, double first_ns,
-				  int passes)
+remapped_fault_ns(const Walker *w, double walk_ns, int passes)
 {
-	double		walk_ns = single_ns * NBuffers;
-	double		first_walk = Max(first_ns - walk_ns, 0) / first_unmapped;
-	int			timed;
-	double		remapped = remapped_fault_ns(w, walk_ns, passes, &timed);
+	int			n = 0;
 
-	if (remapped < 0)
-		return first_walk;
-	elog(DEBUG1, "walload calibration: page faults: %.0f ns a page mapped again (median of %d passes), %.0f in this process's first walk",
-		 remapped, timed, first_walk);
-	return Max(remapped, first_walk);
+	for (int p = 0; p < passes; p++)
+	{
+		int64		unmapped = unmap_headers();
+
+		if (unmapped <= 0)
+			break;
+		w->ns[n++] = Max(time_walk(w, WALK_ONE_FILE, 1, p) - walk_ns, 0) / unmapped;
+	}
+	return n > 0 ? median_of(w->ns, n) : -1;
 }
 
 /*
@@ -306,17 +279,12 @@ invalidate_ns_per_buffer(const Walker *w, int passes)
 	int			nbuffers = Min(1024, NBuffers / 16);
 	double		walk_ns;
 	double		first;
-	int			n = 0;
 
 	if (nbuffers < 64)
 		return 0;
-	for (int p = 0; p < passes; p++)
-		w->ns[p] = time_walk(w, WALK_ONE_FILE, 1, p);
-	walk_ns = median_of(w->ns, passes);
+	walk_ns = median_walk(w, WALK_ONE_FILE, 1, passes) * Max(NBuffers, 1);
 	for (int p = 0; p < passes; p++)
 	{
-		double		t;
-
 		for (int b = 0; b < nbuffers; b++)
 		{
 			Buffer		buf = ReadBufferWithoutRelcache(WlSmgrFile(&w->files[0]), MAIN_FORKNUM,
@@ -326,11 +294,10 @@ invalidate_ns_per_buffer(const Walker *w, int passes)
 			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 			ReleaseBuffer(buf);
 		}
-		t = time_walk(w, WALK_ONE_FILE, 1, p);
-		w->ns[n++] = Max(t - walk_ns, 0) / nbuffers;
+		w->ns[p] = Max(time_walk(w, WALK_ONE_FILE, 1, p) - walk_ns, 0) / nbuffers;
 	}
 	first = w->ns[0];
-	return Max(median_of(w->ns, n), first);
+	return Max(median_of(w->ns, passes), first);
 }
 
 /*
@@ -356,41 +323,44 @@ multi_file_walks(const Walker *w, int passes, WlScanCost *cost)
 	}
 	for (int g = 0; g < WL_COST_GRID; g++)
 	{
-		cost->flush_ns[g] = cost->single_ns * second_lowest(&flush[g * passes], passes);
-		cost->drop_ns[g] = cost->single_ns * second_lowest(&drop[g * passes], passes);
+		cost->flush_ns[g] = cost->single_ns * nth_lowest(&flush[g * passes], passes, passes >= 3);
+		cost->drop_ns[g] = cost->single_ns * nth_lowest(&drop[g * passes], passes, passes >= 3);
 	}
 	pfree(drop);
 	pfree(flush);
 }
 
-/*
- * The many-file walks need a resource owner; the invalidation makes buffers
- * (at a start from the free list, later they would evict others).
- */
+/* the many-file walks need a resource owner; the invalidation makes buffers */
 static void
-wl_scan_cost_calibrate(int passes, bool measure_faults, bool invalidate, WlScanCost *cost)
+wl_scan_cost_calibrate(int passes, bool invalidate, WlScanCost *cost)
 {
 	Walker		w;
-	int64		unmapped = 0;
-	double		first_ns = 0;
+	int64		unmapped;
+	double		first_ns;
 
 	memset(cost, 0, sizeof(*cost));
 	walker_init(&w, cost_grid[WL_COST_GRID - 1], passes);
-	if (measure_faults)
-	{
-		uintptr_t	start,
-					end;
-
-		/* a calibration after this process's first one maps them again */
-		wl_header_pages(&start, &end);
-		if (madvise((void *) start, end - start, MADV_DONTNEED) == 0)
-			unmapped = wl_header_page_count();
-		first_ns = time_walk(&w, WALK_ONE_FILE, 1, 0);
-	}
+	/* a calibration after this process's first one maps them again */
+	unmapped = unmap_headers();
+	first_ns = time_walk(&w, WALK_ONE_FILE, 1, 0);
 	cost->single_ns = median_walk(&w, WALK_ONE_FILE, 1, passes);
-	if (measure_faults && unmapped > 0)
-		cost->fault_ns_per_page = fault_ns_per_page(&w, cost->single_ns, unmapped, first_ns,
-													passes);
+
+	/*
+	 * A new process's first walk varies by a factor of two, so the walk is
+	 * repeated after unmapping, which is cheaper (the page tables stay): a
+	 * floor to the first walk's figure.
+	 */
+	if (unmapped > 0)
+	{
+		double		walk_ns = cost->single_ns * NBuffers;
+		double		first = Max(first_ns - walk_ns, 0) / unmapped;
+		double		remapped = remapped_fault_ns(&w, walk_ns, passes);
+
+		if (remapped >= 0)
+			elog(DEBUG1, "walload calibration: page faults: %.0f ns a page mapped again, %.0f in this process's first walk",
+				 remapped, first);
+		cost->fault_ns_per_page = Max(remapped, first);
+	}
 	if (CurrentResourceOwner != NULL)
 	{
 		multi_file_walks(&w, passes, cost);
@@ -411,120 +381,78 @@ wl_scan_cost_calibrate(int passes, bool measure_faults, bool invalidate, WlScanC
 
 /* ---------------- the storage: writes, fsyncs, file deletion ---------- */
 #define WL_IO_BLOCKS	1024	/* blocks written and synced per pass */
+static int64 io_bytes_written = 0;	/* under the data directory */
 
-/* bytes the storage's timing has written under the data directory */
-static int64 io_bytes_written = 0;
+/* the storage's times, by pass */
+typedef struct IoTimes
+{
+	double		write[5];
+	double		fsync[5];
+	double		flush[5];
+	double		del[5];
+	double		open[5];
+	double		missing[5];
+} IoTimes;
 
-/* a new scratch file with nblocks blocks in the page cache, or -1 */
-static int
-written_file(const char *path, int nblocks, const char *block)
+/*
+ * Time at pass p a new scratch file of nblocks blocks: unless cached (its
+ * blocks only in the page cache), rewritten (a commit overwrites blocks core
+ * extended, which costs less), fsynced, and a block flushed as WAL is
+ * (rewritten in a preallocated file, data synced); then deleted as a
+ * relation file is, by truncating it (mdunlinkfork).
+ */
+static bool
+time_file(const char *path, int nblocks, const char *block, bool cached, IoTimes *t, int p)
 {
 	int			fd = BasicOpenFile(path, O_RDWR | O_CREAT | O_TRUNC | PG_BINARY);
 	bool		ok = fd >= 0;
+	instr_time	start;
 
 	for (int i = 0; i < nblocks && ok; i++)
 	{
 		ok = (write(fd, block, BLCKSZ) == BLCKSZ);
 		io_bytes_written += ok ? BLCKSZ : 0;
 	}
-	if (!ok && fd >= 0)
+	if (ok && !cached)
 	{
-		close(fd);
-		(void) unlink(path);
-		fd = -1;
+		INSTR_TIME_SET_CURRENT(start);
+		for (int i = 0; i < nblocks && ok; i++)
+			ok = (pg_pwrite(fd, block, BLCKSZ, (off_t) i * BLCKSZ) == BLCKSZ);
+		t->write[p] = ns_since(start);
+		io_bytes_written += ok ? (int64) nblocks * BLCKSZ : 0;
+		INSTR_TIME_SET_CURRENT(start);
+		ok = ok && pg_fsync(fd) == 0;
+		t->fsync[p] = ns_since(start);
+		INSTR_TIME_SET_CURRENT(start);
+		ok = ok && pg_pwrite(fd, block, BLCKSZ, 0) == BLCKSZ && pg_fdatasync(fd) == 0;
+		t->flush[p] = ns_since(start);
+		io_bytes_written += ok ? BLCKSZ : 0;
 	}
-	return fd;
-}
-
-/* deleting a relation file truncates its main fork (mdunlinkfork) */
-static bool
-time_truncation(int fd, const char *path, bool ok, double *delete_ns)
-{
-	instr_time	start;
-
 	INSTR_TIME_SET_CURRENT(start);
 	ok = ok && ftruncate(fd, 0) == 0;
-	*delete_ns = ns_since(start);
-	close(fd);
-	if (unlink(path) != 0)
-		ok = false;
-	return ok;
-}
-
-/*
- * ns to rewrite nblocks blocks of a new file (a commit overwrites blocks
- * core extended, which costs less), fsync them, flush one, truncate it.
- */
-static bool
-time_file(const char *path, int nblocks, const char *block,
-		  double *write_ns, double *fsync_ns, double *flush_ns, double *delete_ns)
-{
-	int			fd = written_file(path, nblocks, block);
-	instr_time	start;
-	bool		ok = true;
-
-	if (fd < 0)
-		return false;
-	INSTR_TIME_SET_CURRENT(start);
-	for (int i = 0; i < nblocks && ok; i++)
-		ok = (pg_pwrite(fd, block, BLCKSZ, (off_t) i * BLCKSZ) == BLCKSZ);
-	*write_ns = ns_since(start);
-	io_bytes_written += ok ? (int64) nblocks * BLCKSZ : 0;
-	INSTR_TIME_SET_CURRENT(start);
-	ok = ok && pg_fsync(fd) == 0;
-	*fsync_ns = ns_since(start);
-
-	/* a WAL flush: a block rewritten in a preallocated file, data synced */
-	INSTR_TIME_SET_CURRENT(start);
-	ok = ok && pg_pwrite(fd, block, BLCKSZ, 0) == BLCKSZ && pg_fdatasync(fd) == 0;
-	*flush_ns = ns_since(start);
-	io_bytes_written += ok ? BLCKSZ : 0;
-
-	return time_truncation(fd, path, ok, delete_ns);
-}
-
-/* deleting a file whose blocks are only in the page cache, not allocated */
-static bool
-time_cached_truncation(const char *path, int nblocks, const char *block, double *ns)
-{
-	int			fd = written_file(path, nblocks, block);
-
-	return fd >= 0 && time_truncation(fd, path, true, ns);
-}
-
-/*
- * md.c's questions: mdexists reopens each fork, and the other forks are
- * usually missing.  ns of an open and close, and of a failed open.
- */
-static bool
-time_file_checks(const char *path, double *open_ns, double *missing_ns)
-{
-	char		missing[MAXPGPATH];
-	instr_time	start;
-	int			fd;
-
-	snprintf(missing, sizeof(missing), "%s_fsm", path);
-	INSTR_TIME_SET_CURRENT(start);
-	for (int i = 0; i < 16; i++)
-	{
-		fd = BasicOpenFile(path, O_RDWR | PG_BINARY);
-		if (fd < 0)
-			return false;
+	t->del[p] = ns_since(start);
+	if (fd >= 0)
 		close(fd);
-	}
-	*open_ns = ns_since(start) / 16;
+	return unlink(path) == 0 && ok;
+}
+
+/* ns of an open and close of path, which exists or not as expected; else -1 */
+static double
+time_open(const char *path, bool exists)
+{
+	instr_time	start;
+
 	INSTR_TIME_SET_CURRENT(start);
 	for (int i = 0; i < 16; i++)
 	{
-		fd = BasicOpenFile(missing, O_RDWR | PG_BINARY);
+		int			fd = BasicOpenFile(path, O_RDWR | PG_BINARY);
+
 		if (fd >= 0)
-		{
 			close(fd);
-			return false;
-		}
+		if ((fd >= 0) != exists)
+			return -1;
 	}
-	*missing_ns = ns_since(start) / 16;
-	return true;
+	return ns_since(start) / 16;
 }
 
 /* a full-page image's CRC-32C and copy into the WAL buffers, ns */
@@ -608,18 +536,12 @@ static int64
 wl_io_cost_calibrate(WlScanCost *cost)
 {
 	char		path[MAXPGPATH];
+	char		missing[MAXPGPATH];
 	char	   *block = palloc(BLCKSZ);
-	double		w[3],
-				f[3],
-				fl[3],
-				d[3],
-				f1[5],
-				u[5],
-				o[5],
-				m[5],
-				cd[3],
-				cu[5],
-				dummy;
+	IoTimes		big,
+				one,
+				cached_big,
+				cached_one;
 	bool		ok = true;
 
 	io_bytes_written = 0;
@@ -630,24 +552,25 @@ wl_io_cost_calibrate(WlScanCost *cost)
 		ok = false;
 	snprintf(path, sizeof(path), "base/%s/%swalload_calibration.%d",
 			 PG_TEMP_FILES_DIR, PG_TEMP_FILE_PREFIX, MyProcPid);
+	snprintf(missing, sizeof(missing), "%s_fsm", path);
 	for (int p = 0; p < 3 && ok; p++)
-		ok = time_file(path, WL_IO_BLOCKS, block, &w[p], &f[p], &fl[p], &d[p]);
+		ok = time_file(path, WL_IO_BLOCKS, block, false, &big, p);
 	for (int p = 0; p < 5 && ok; p++)
-		ok = time_file(path, 1, block, &dummy, &f1[p], &dummy, &u[p]);
+		ok = time_file(path, 1, block, false, &one, p);
 	for (int p = 0; p < 3 && ok; p++)
-		ok = time_cached_truncation(path, WL_IO_BLOCKS, block, &cd[p]);
+		ok = time_file(path, WL_IO_BLOCKS, block, true, &cached_big, p);
 	for (int p = 0; p < 5 && ok; p++)
-		ok = time_cached_truncation(path, 1, block, &cu[p]);
+		ok = time_file(path, 1, block, true, &cached_one, p);
+	/* md.c's questions: mdexists reopens each fork, the others are usually missing */
 	for (int p = 0; p < 5 && ok; p++)
 	{
 		int			fd = BasicOpenFile(path, O_RDWR | O_CREAT | O_TRUNC | PG_BINARY);
 
-		ok = fd >= 0;
-		if (ok)
+		if (fd >= 0)
 			close(fd);
-		ok = ok && time_file_checks(path, &o[p], &m[p]);
-		if (unlink(path) != 0)
-			ok = false;
+		one.open[p] = time_open(path, true);
+		one.missing[p] = time_open(missing, false);
+		ok = one.open[p] >= 0 && one.missing[p] >= 0 && unlink(path) == 0;
 	}
 	if (ok)
 		cost->io.fpi_ns_per_block = time_page_images(block);
@@ -664,18 +587,18 @@ wl_io_cost_calibrate(WlScanCost *cost)
 				 errdetail("Commit-time predictions leave out the cost of fsync and WAL.")));
 		return io_bytes_written;
 	}
-	cost->io.fsync_ns_per_file = median_of(f1, 5);
-	cost->io.write_ns_per_block = median_of(w, 3) / WL_IO_BLOCKS;
-	cost->io.fsync_ns_per_block = Max(median_of(f, 3) - cost->io.fsync_ns_per_file, 0) / WL_IO_BLOCKS;
-	cost->io.delete_ns_per_file = median_of(u, 5);
-	cost->io.delete_ns_per_block = Max(median_of(d, 3) - cost->io.delete_ns_per_file, 0) /
+	cost->io.fsync_ns_per_file = median_of(one.fsync, 5);
+	cost->io.write_ns_per_block = median_of(big.write, 3) / WL_IO_BLOCKS;
+	cost->io.fsync_ns_per_block = Max(median_of(big.fsync, 3) - cost->io.fsync_ns_per_file, 0) / WL_IO_BLOCKS;
+	cost->io.delete_ns_per_file = median_of(one.del, 5);
+	cost->io.delete_ns_per_block = Max(median_of(big.del, 3) - cost->io.delete_ns_per_file, 0) /
 		(WL_IO_BLOCKS - 1);
-	cost->io.delete_cached_ns_per_file = median_of(cu, 5);
-	cost->io.delete_cached_ns_per_block = Max(median_of(cd, 3) - cost->io.delete_cached_ns_per_file, 0) /
+	cost->io.delete_cached_ns_per_file = median_of(cached_one.del, 5);
+	cost->io.delete_cached_ns_per_block = Max(median_of(cached_big.del, 3) - cost->io.delete_cached_ns_per_file, 0) /
 		(WL_IO_BLOCKS - 1);
-	cost->io.wal_flush_ns = median_of(fl, 3);
-	cost->io.open_ns = median_of(o, 5);
-	cost->io.open_missing_ns = median_of(m, 5);
+	cost->io.wal_flush_ns = median_of(big.flush, 3);
+	cost->io.open_ns = median_of(one.open, 5);
+	cost->io.open_missing_ns = median_of(one.missing, 5);
 	cost->io.valid = true;
 	elog(DEBUG1, "walload calibration: storage: write %.0f ns per block, fsync %.0f ns per block + %.0f ns per new file, WAL flush %.0f ns, file deletion %.0f ns + %.0f ns per block (%.0f + %.0f only cached), open %.0f ns, missing file %.0f ns, full-page image %.0f ns, first write to a shared page %.0f ns, WAL record space %.0f ns",
 		 cost->io.write_ns_per_block, cost->io.fsync_ns_per_block, cost->io.fsync_ns_per_file,
@@ -688,41 +611,23 @@ wl_io_cost_calibrate(WlScanCost *cost)
 
 /* ---------------- the calibration worker ---------------- */
 
-/*
- * Started again this long after it died (an error, pg_terminate_backend()),
- * at once after a crash-restart.  It connects to no database.
- */
+/* started again this long after it died, at once after a crash-restart */
 #define WL_CALIBRATION_RESTART_S	10
 
 void
 wl_calibration_register_worker(void)
 {
-	BackgroundWorker worker;
+	BackgroundWorker worker = {
+		.bgw_name = "walload calibration",
+		.bgw_type = "walload calibration",
+		.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION,
+		.bgw_start_time = BgWorkerStart_RecoveryFinished,
+		.bgw_restart_time = WL_CALIBRATION_RESTART_S,
+		.bgw_library_name = "walload",
+		.bgw_function_name = "walload_calibration_main",
+	};
 
-	memset(&worker, 0, sizeof(worker));
-	worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
-	worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
-	worker.bgw_restart_time = WL_CALIBRATION_RESTART_S;
-	strlcpy(worker.bgw_library_name, "walload", BGW_MAXLEN);
-	strlcpy(worker.bgw_function_name, "walload_calibration_main", BGW_MAXLEN);
-	strlcpy(worker.bgw_name, "walload calibration", BGW_MAXLEN);
-	strlcpy(worker.bgw_type, "walload calibration", BGW_MAXLEN);
 	RegisterBackgroundWorker(&worker);
-}
-
-/* the one-file walk now, ns per header; and what mapping a page costs it */
-static double
-one_file_walk_now(int passes, double *fault_ns)
-{
-	Walker		w;
-	double		median;
-
-	walker_init(&w, 1, passes);
-	median = median_walk(&w, WALK_ONE_FILE, 1, passes);
-	if (fault_ns != NULL)
-		*fault_ns = remapped_fault_ns(&w, median * NBuffers, passes, NULL);
-	walker_free(&w);
-	return median;
 }
 
 /*
@@ -744,26 +649,29 @@ settle_walk_cost(WlScanCost *cost)
 	int			nfaults = 0;
 	double		best;
 	double		scale;
+	Walker		w;
 
 	if (cost->single_ns <= 0)
 		return;
 	ns[n++] = cost->single_ns;
-	/* timed where the worker's first walk mapped the pages (measure_faults) */
+	/* timed where the worker's first walk mapped the pages */
 	if (cost->fault_ns_per_page > 0)
 		faults[nfaults++] = cost->fault_ns_per_page;
+	walker_init(&w, 1, WL_SETTLE_PASSES);
 	for (int r = 0; r < WL_SETTLE_ROUNDS; r++)
 	{
-		double		fault_ns = -1;
-
 		/* a shutdown or a crash-restart ends the wait (die sets the latch) */
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
 						 WL_SETTLE_GAP_MS, PG_WAIT_EXTENSION);
 		ResetLatch(MyLatch);
 		CHECK_FOR_INTERRUPTS();
-		ns[n++] = one_file_walk_now(WL_SETTLE_PASSES, nfaults > 0 ? &fault_ns : NULL);
-		if (fault_ns >= 0)
-			faults[nfaults++] = fault_ns;
+		ns[n] = median_walk(&w, WALK_ONE_FILE, 1, WL_SETTLE_PASSES);
+		if (nfaults > 0 &&
+			(faults[nfaults] = remapped_fault_ns(&w, ns[n] * NBuffers, WL_SETTLE_PASSES)) >= 0)
+			nfaults++;
+		n++;
 	}
+	walker_free(&w);
 	if (nfaults > 1)
 	{
 		double		first = cost->fault_ns_per_page;
@@ -782,103 +690,6 @@ settle_walk_cost(WlScanCost *cost)
 	elog(DEBUG1, "walload calibration: one-file walk %.3f ns per buffer header, the median of this worker's %.3f and %d later rounds",
 		 best, cost->single_ns, WL_SETTLE_ROUNDS);
 	cost->single_ns = best;
-}
-
-static void
-report_idle(void)
-{
-	set_ps_display("idle");
-	pgstat_report_activity(STATE_IDLE, NULL);
-}
-
-/*
- * One calibration, answering the requests up to request.  Later ones than
- * the start's keep the invalidation's figure (its timing makes buffers).
- */
-static void
-calibrate(int passes, uint64 request, bool at_start, MemoryContext cxt)
-{
-	MemoryContext old = MemoryContextSwitchTo(cxt);
-	WlScanCost	cost;
-	WlScanCost	before;
-	instr_time	start;
-	int64		io_bytes;
-
-	set_ps_display("calibrating");
-	pgstat_report_activity(STATE_RUNNING, "calibrating");
-	INSTR_TIME_SET_CURRENT(start);
-	wl_store_get_scan_cost(&before);
-	wl_scan_cost_calibrate(passes > 0 ? passes : WL_STARTUP_CALIBRATION_PASSES, true,
-						   at_start || before.invalidate_ns_per_buffer <= 0, &cost);
-	if (!at_start && before.invalidate_ns_per_buffer > 0)
-		cost.invalidate_ns_per_buffer = before.invalidate_ns_per_buffer;
-	CHECK_FOR_INTERRUPTS();
-	io_bytes = wl_io_cost_calibrate(&cost);
-	CHECK_FOR_INTERRUPTS();
-	settle_walk_cost(&cost);
-	wl_store_set_scan_cost(&cost);
-	wl_store_calibration_ended(cost.io.valid, request, ns_since(start) / 1e6, io_bytes);
-	MemoryContextSwitchTo(old);
-	MemoryContextReset(cxt);
-	report_idle();
-}
-
-/* calibrates at its start (the store is new), then waits for requests */
-void
-walload_calibration_main(Datum main_arg)
-{
-	MemoryContext cxt;
-	uint64		request;
-	int			passes;
-
-	/*
-	 * Not the standard handler, which raises FATAL inside the signal handler
-	 * (in malloc, holding the store's spinlock): die() only asks.
-	 */
-	pqsignal(SIGTERM, die);
-	pqsignal(SIGHUP, SignalHandlerForConfigReload);
-	BackgroundWorkerUnblockSignals();
-	BackgroundWorkerInitializeConnection(NULL, NULL, 0);
-	CurrentResourceOwner = ResourceOwnerCreate(NULL, "walload calibration");
-	cxt = AllocSetContextCreate(TopMemoryContext, "walload calibration",
-								ALLOCSET_DEFAULT_SIZES);
-
-	if (wl_store_worker_attach() == WL_CALIB_RUNNING)
-	{
-		passes = wl_store_calibration_begins(&request);
-		calibrate(passes, request, true, cxt);
-	}
-	else
-		report_idle();
-
-	for (;;)
-	{
-		/*
-		 * Told to stop while idle: out without CHECK_FOR_INTERRUPTS's FATAL
-		 * message.  Exit code 1: after pg_terminate_backend() the postmaster
-		 * starts the worker again.
-		 */
-		if (ProcDiePending)
-		{
-			elog(DEBUG1, "walload calibration worker exiting");
-			proc_exit(1);
-		}
-		CHECK_FOR_INTERRUPTS();
-		if (ConfigReloadPending)
-		{
-			ConfigReloadPending = false;
-			ProcessConfigFile(PGC_SIGHUP);
-		}
-		if (wl_store_calibration_wanted())
-		{
-			passes = wl_store_calibration_begins(&request);
-			calibrate(passes, request, false, cxt);
-			continue;
-		}
-		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_EXIT_ON_PM_DEATH, -1L,
-						 PG_WAIT_EXTENSION);
-		ResetLatch(MyLatch);
-	}
 }
 
 /* ---------------- the request protocol, in the store (store_shm.h) ----- */
@@ -900,48 +711,27 @@ worker_detach(int code, Datum arg)
 	ConditionVariableBroadcast(&wl_shared->calib_cv);
 }
 
-/* WL_CALIB_RUNNING where this start has had no calibration yet */
-WlCalibration
-wl_store_worker_attach(void)
+/*
+ * A calibration begins if one is asked for, or always: *request, the last
+ * request so far; returns its passes (0: none asked), -1 if none begins.
+ */
+static int
+calibration_begins(uint64 *request, bool always)
 {
-	WlCalibration state;
+	int			passes = always ? 0 : -1;
 
 	SpinLockAcquire(&wl_shared->mutex);
-	wl_shared->worker_pid = MyProcPid;
-	wl_shared->worker_latch = MyLatch;
-	state = wl_shared->calibration;
-	SpinLockRelease(&wl_shared->mutex);
-	before_shmem_exit(worker_detach, (Datum) 0);
-	return state;
-}
-
-bool
-wl_store_calibration_wanted(void)
-{
-	bool		wanted;
-
-	SpinLockAcquire(&wl_shared->mutex);
-	wanted = wl_shared->calib_requested > wl_shared->calib_answered;
-	SpinLockRelease(&wl_shared->mutex);
-	return wanted;
-}
-
-/* *request: the last request so far; returns its passes, 0 if none */
-int
-wl_store_calibration_begins(uint64 *request)
-{
-	int			passes;
-
-	SpinLockAcquire(&wl_shared->mutex);
-	wl_shared->calibration = WL_CALIB_RUNNING;
 	*request = wl_shared->calib_requested;
-	passes = *request > wl_shared->calib_answered ? wl_shared->calib_passes : 0;
+	if (*request > wl_shared->calib_answered)
+		passes = wl_shared->calib_passes;
+	if (passes >= 0)
+		wl_shared->calibration = WL_CALIB_RUNNING;
 	SpinLockRelease(&wl_shared->mutex);
 	return passes;
 }
 
-void
-wl_store_calibration_ended(bool done, uint64 request, double ms, int64 io_bytes)
+static void
+calibration_ended(bool done, uint64 request, double ms, int64 io_bytes)
 {
 	SpinLockAcquire(&wl_shared->mutex);
 	wl_shared->calibration = done ? WL_CALIB_DONE : WL_CALIB_FAILED;
@@ -954,6 +744,106 @@ wl_store_calibration_ended(bool done, uint64 request, double ms, int64 io_bytes)
 		wl_shared->calib_completed = request;
 	SpinLockRelease(&wl_shared->mutex);
 	ConditionVariableBroadcast(&wl_shared->calib_cv);
+}
+
+static void
+report_idle(void)
+{
+	set_ps_display("idle");
+	pgstat_report_activity(STATE_IDLE, NULL);
+}
+
+/*
+ * Answers the requests up to request.  A later one than the start's keeps
+ * the invalidation's figure: timing it makes buffers, which would evict.
+ */
+static void
+calibrate(int passes, uint64 request, bool at_start, MemoryContext cxt)
+{
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+	WlScanCost	cost;
+	WlScanCost	before;
+	instr_time	start;
+	int64		io_bytes;
+
+	set_ps_display("calibrating");
+	pgstat_report_activity(STATE_RUNNING, "calibrating");
+	INSTR_TIME_SET_CURRENT(start);
+	wl_store_get_scan_cost(&before);
+	wl_scan_cost_calibrate(passes > 0 ? passes : WL_STARTUP_CALIBRATION_PASSES,
+						   at_start || before.invalidate_ns_per_buffer <= 0, &cost);
+	if (!at_start && before.invalidate_ns_per_buffer > 0)
+		cost.invalidate_ns_per_buffer = before.invalidate_ns_per_buffer;
+	CHECK_FOR_INTERRUPTS();
+	io_bytes = wl_io_cost_calibrate(&cost);
+	CHECK_FOR_INTERRUPTS();
+	settle_walk_cost(&cost);
+	wl_store_set_scan_cost(&cost);
+	calibration_ended(cost.io.valid, request, ns_since(start) / 1e6, io_bytes);
+	MemoryContextSwitchTo(old);
+	MemoryContextReset(cxt);
+	report_idle();
+}
+
+/* calibrates at its start (the store is new), then waits for requests */
+void
+walload_calibration_main(Datum main_arg)
+{
+	MemoryContext cxt;
+	uint64		request;
+	int			passes;
+	bool		at_start;
+
+	/*
+	 * Not the standard handler, which raises FATAL inside the signal handler
+	 * (in malloc, holding the store's spinlock): die() only asks.
+	 */
+	pqsignal(SIGTERM, die);
+	pqsignal(SIGHUP, SignalHandlerForConfigReload);
+	BackgroundWorkerUnblockSignals();
+	BackgroundWorkerInitializeConnection(NULL, NULL, 0);
+	CurrentResourceOwner = ResourceOwnerCreate(NULL, "walload calibration");
+	cxt = AllocSetContextCreate(TopMemoryContext, "walload calibration",
+								ALLOCSET_DEFAULT_SIZES);
+
+	/* WL_CALIB_RUNNING where this start has had no calibration yet */
+	SpinLockAcquire(&wl_shared->mutex);
+	wl_shared->worker_pid = MyProcPid;
+	wl_shared->worker_latch = MyLatch;
+	at_start = wl_shared->calibration == WL_CALIB_RUNNING;
+	SpinLockRelease(&wl_shared->mutex);
+	before_shmem_exit(worker_detach, (Datum) 0);
+	if (!at_start)
+		report_idle();
+
+	for (;;)
+	{
+		/*
+		 * Told to stop while idle: out without CHECK_FOR_INTERRUPTS's FATAL
+		 * message.  Exit code 1: after pg_terminate_backend() the postmaster
+		 * starts the worker again.
+		 */
+		if (ProcDiePending)
+		{
+			elog(DEBUG1, "walload calibration worker exiting");
+			proc_exit(1);
+		}
+		CHECK_FOR_INTERRUPTS();
+		if (ConfigReloadPending)
+		{
+			ConfigReloadPending = false;
+			ProcessConfigFile(PGC_SIGHUP);
+		}
+		if ((passes = calibration_begins(&request, at_start)) >= 0)
+		{
+			calibrate(passes, request, at_start, cxt);
+			at_start = false;
+			continue;
+		}
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_EXIT_ON_PM_DEATH, -1L,
+						 PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+	}
 }
 
 /* the request's number, or 0 where no worker runs */
@@ -986,20 +876,18 @@ wl_store_wait_calibration(uint64 request, int timeout_s, int *passes)
 {
 	TimestampTz deadline = TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
 													   timeout_s * 1000L);
-	bool		answered = false;
-	bool		completed = false;
-	bool		gone = false;
+	bool		answered;
+	bool		completed;
 
 	ConditionVariablePrepareToSleep(&wl_shared->calib_cv);
 	for (;;)
 	{
 		SpinLockAcquire(&wl_shared->mutex);
-		answered = wl_shared->calib_answered >= request;
+		answered = wl_shared->calib_answered >= request || wl_shared->worker_pid == 0;
 		completed = wl_shared->calib_completed >= request;
-		gone = wl_shared->worker_pid == 0;
 		*passes = wl_shared->calib_passes;
 		SpinLockRelease(&wl_shared->mutex);
-		if (answered || gone)
+		if (answered)
 			break;
 		CHECK_FOR_INTERRUPTS();
 		if (GetCurrentTimestamp() >= deadline)

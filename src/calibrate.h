@@ -12,14 +12,7 @@
 
 extern void wl_calibration_register_worker(void);
 
-/* the request protocol: the worker's side */
-extern WlCalibration wl_store_worker_attach(void);
-extern bool wl_store_calibration_wanted(void);
-extern int	wl_store_calibration_begins(uint64 *request);
-extern void wl_store_calibration_ended(bool done, uint64 request, double ms,
-									   int64 io_bytes);
-
-/* a backend's side: walload_calibrate() */
+/* the request protocol, a backend's side: walload_calibrate() */
 extern uint64 wl_store_request_calibration(int passes);
 extern bool wl_store_wait_calibration(uint64 request, int timeout_s, int *passes);
 extern const char *wl_calibration_name(WlCalibration state);

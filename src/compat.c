@@ -218,9 +218,7 @@ wl_guc_set_local(const char *name)
 		if (pg_strcasecmp(vars[i]->name, name) == 0)
 			conf = vars[i];
 #endif
-	if (conf == NULL)
-		return false;
-	for (GucStack *s = conf->stack; s != NULL; s = s->prev)
+	for (GucStack *s = conf ? conf->stack : NULL; s != NULL; s = s->prev)
 		if (s->state == GUC_LOCAL || s->state == GUC_SET_LOCAL)
 			return true;
 	return false;

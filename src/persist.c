@@ -28,20 +28,6 @@
 #define WL_DUMP_FILE		"pg_stat/walload.stat"
 #define WL_DUMP_MAGIC		0x574c4432	/* "WLD2" */
 
-static void store_shutdown(int code, Datum arg);
-static void load_dump(void);
-
-/* in the postmaster: load a store just created, and save it at exit */
-void
-wl_persist_startup(bool created)
-{
-	if (IsUnderPostmaster)
-		return;
-	on_shmem_exit(store_shutdown, (Datum) 0);
-	if (created)
-		load_dump();
-}
-
 /*
  * The file: a header, the aggregates (most recently used first), the rings
  * (oldest first), each record its struct whole, a CRC-32C of it all.  Bump
@@ -106,19 +92,11 @@ lru_cmp_desc(const void *a, const void *b)
 	return (la < lb) - (la > lb);
 }
 
-/* write a part of the file, adding it to the file's CRC */
+/* write or read a part of the file, adding it to the file's CRC */
 static bool
-write_part(FILE *f, const void *part, Size len, pg_crc32c *crc)
+file_part(FILE *f, bool write, void *part, Size len, pg_crc32c *crc)
 {
-	COMP_CRC32C(*crc, part, len);
-	return fwrite(part, len, 1, f) == 1;
-}
-
-/* read a part of the file, adding it to the file's CRC */
-static bool
-read_part(FILE *f, void *part, Size len, pg_crc32c *crc)
-{
-	if (fread(part, len, 1, f) != 1)
+	if ((write ? fwrite(part, len, 1, f) : fread(part, len, 1, f)) != 1)
 		return false;
 	COMP_CRC32C(*crc, part, len);
 	return true;
@@ -181,17 +159,17 @@ store_shutdown(int code, Datum arg)
 	h.commit_cleanup_us = pg_atomic_read_u64(&wl_shared->commit_cleanup_us);
 
 	INIT_CRC32C(crc);
-	if (!write_part(f, &h, sizeof(h), &crc))
+	if (!file_part(f, true, &h, sizeof(h), &crc))
 		goto error;
 	for (long i = 0; i < n; i++)
-		if (!write_part(f, all[i], sizeof(WlStatsEntry), &crc))
+		if (!file_part(f, true, all[i], sizeof(WlStatsEntry), &crc))
 			goto error;
 	for (int r = 0; r < WL_NUM_RINGS; r++)
 	{
 		uint64		pos = pg_atomic_read_u64(wl_rings[r].pos);
 
 		for (uint64 p = pos - *ring_n[r]; p < pos; p++)
-			if (!write_part(f, WL_RING_REC(&wl_rings[r], p), wl_rings[r].rec_size, &crc))
+			if (!file_part(f, true, WL_RING_REC(&wl_rings[r], p), wl_rings[r].rec_size, &crc))
 				goto error;
 	}
 	FIN_CRC32C(crc);
@@ -439,7 +417,7 @@ load_dump(void)
 	}
 	if (fstat(fileno(f), &st) != 0)
 		problem = psprintf("could not stat it: %m");
-	else if (!read_part(f, &h, sizeof(h), &crc))
+	else if (!file_part(f, false, &h, sizeof(h), &crc))
 		problem = "it is truncated";
 	else
 		problem = check_header(&h, st.st_size);
@@ -450,7 +428,7 @@ load_dump(void)
 		WlStatsKey	key;
 		bool		found;
 
-		if (!read_part(f, &buf, sizeof(buf), &crc))
+		if (!file_part(f, false, &buf, sizeof(buf), &crc))
 			problem = "it is truncated";
 		else if ((problem = check_entry(&buf, prev_last_used)) != NULL)
 			problem = psprintf("aggregate %d: %s", i + 1, problem);
@@ -488,7 +466,7 @@ load_dump(void)
 		for (int i = 0; problem == NULL && i < *ring_n[r]; i++)
 		{
 			memset(rec, 0, ring->rec_size);
-			if (!read_part(f, rec, dump_rec_size(ring, h.format), &crc))
+			if (!file_part(f, false, rec, dump_rec_size(ring, h.format), &crc))
 				problem = "it is truncated";
 			else if ((problem = check_rec[r] (rec, &h)) != NULL)
 				problem = psprintf("%s %d: %s", ring->name, i + 1, problem);
@@ -538,4 +516,15 @@ load_dump(void)
 	}
 	FreeFile(f);
 	unlink(WL_DUMP_FILE);
+}
+
+/* in the postmaster: load a store just created, and save it at exit */
+void
+wl_persist_startup(bool created)
+{
+	if (IsUnderPostmaster)
+		return;
+	on_shmem_exit(store_shutdown, (Datum) 0);
+	if (created)
+		load_dump();
 }

@@ -42,19 +42,16 @@ typedef struct UnitCostName
 #define WL_UNIT_COST_MAX_NS		1e14
 
 #define WL_UC(name, field) {name, offsetof(WlScanCost, field), 0, WL_UNIT_COST_MAX_NS}
+/* a many-file walk's, at each of WL_COST_GRID_FILES */
+#define WL_UC_GRID(walk) \
+	WL_UC(#walk "_walk_ns_per_buffer_1", walk##_ns[0]), WL_UC(#walk "_walk_ns_per_buffer_8", walk##_ns[1]), \
+	WL_UC(#walk "_walk_ns_per_buffer_20", walk##_ns[2]), WL_UC(#walk "_walk_ns_per_buffer_21", walk##_ns[3]), \
+	WL_UC(#walk "_walk_ns_per_buffer_1024", walk##_ns[4])
 
 static const UnitCostName unit_cost_names[] = {
 	WL_UC("walk_ns_per_buffer", single_ns),
-	WL_UC("flush_walk_ns_per_buffer_1", flush_ns[0]),
-	WL_UC("flush_walk_ns_per_buffer_8", flush_ns[1]),
-	WL_UC("flush_walk_ns_per_buffer_20", flush_ns[2]),
-	WL_UC("flush_walk_ns_per_buffer_21", flush_ns[3]),
-	WL_UC("flush_walk_ns_per_buffer_1024", flush_ns[4]),
-	WL_UC("drop_walk_ns_per_buffer_1", drop_ns[0]),
-	WL_UC("drop_walk_ns_per_buffer_8", drop_ns[1]),
-	WL_UC("drop_walk_ns_per_buffer_20", drop_ns[2]),
-	WL_UC("drop_walk_ns_per_buffer_21", drop_ns[3]),
-	WL_UC("drop_walk_ns_per_buffer_1024", drop_ns[4]),
+	WL_UC_GRID(flush),
+	WL_UC_GRID(drop),
 	WL_UC("fault_ns_per_page", fault_ns_per_page),
 	WL_UC("invalidate_ns_per_buffer", invalidate_ns_per_buffer),
 	WL_UC("write_ns_per_block", io.write_ns_per_block),

@@ -116,17 +116,13 @@ wl_store_shmem_request(void)
 	RequestNamedLWLockTranche("walload", 1);
 }
 
-/*
- * Attach to (in the postmaster, create) the store; returns whether it was
- * created (persist.c then loads the stats file).  The figures stay zero
- * until the calibration worker (calibrate.c) has timed them.
- */
+/* attach to (in the postmaster, create) the store: true if created (persist.c fills it) */
 bool
 wl_store_shmem_startup(void)
 {
 	bool		found;
 	bool		metrics_found;
-	HASHCTL		info;
+	HASHCTL		info = {.keysize = sizeof(WlStatsKey), .entrysize = sizeof(WlStatsEntry)};
 	void	   *metrics;
 
 	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
@@ -154,10 +150,6 @@ wl_store_shmem_startup(void)
 #define INIT(name, start, reset) pg_atomic_init_u64(&wl_shared->name, start);
 		WL_SHARED_ATOMICS(INIT)
 #undef INIT
-		wl_shared->max_xacts = wl_max_xacts;
-		wl_shared->max_minutes = wl_max_minutes;
-		wl_shared->max_statements = wl_max_statements;
-		wl_shared->max_prepared = max_prepared_xacts;
 		wl_shared->total_bytes = total_size();
 		wl_shared->calibration = wl_calibration_on ? WL_CALIB_RUNNING : WL_CALIB_OFF;
 		wl_shared->calibration_ms = -1;
@@ -169,9 +161,6 @@ wl_store_shmem_startup(void)
 			SpinLockInit(&prepared[i].mutex);
 	}
 
-	memset(&info, 0, sizeof(info));
-	info.keysize = sizeof(WlStatsKey);
-	info.entrysize = sizeof(WlStatsEntry);
 	wl_stats = WlShmemInitHash("walload stats", wl_max_stats, wl_max_stats,
 							   &info, HASH_ELEM | HASH_BLOBS);
 
@@ -578,7 +567,7 @@ add_minute(const WlXactRecord *rec)
 
 	if (my_minute != 0)
 	{
-		slot = &minute_ring[(my_minute - 1) % wl_shared->max_minutes];
+		slot = &minute_ring[(my_minute - 1) % wl_max_minutes];
 		SpinLockAcquire(&slot->mutex);
 		m = &slot->rec;
 		if (slot->pos_plus_one != my_minute || m->minute != minute ||
@@ -595,7 +584,7 @@ add_minute(const WlXactRecord *rec)
 		uint64		pos = pg_atomic_fetch_add_u64(&wl_shared->minute_pos, 1);
 
 		my_minute = pos + 1;
-		slot = &minute_ring[pos % wl_shared->max_minutes];
+		slot = &minute_ring[pos % wl_max_minutes];
 		SpinLockAcquire(&slot->mutex);
 		slot->pos_plus_one = my_minute;
 		m = &slot->rec;
@@ -620,10 +609,7 @@ add_minute(const WlXactRecord *rec)
 	SpinLockRelease(&slot->mutex);
 }
 
-/*
- * Record a finished transaction, without the LWLock (the commit cleanup
- * calls it): one written while walload_reset() runs may survive the reset.
- */
+/* without the LWLock (the commit cleanup): may survive a concurrent reset */
 void
 wl_store_xact(const WlXactRecord *rec)
 {
@@ -651,9 +637,8 @@ wl_store_add_scan_totals(WlScanKind kind, int64 n, int32 nbuffers)
 }
 
 /*
- * Keep a calibration as of now (the calibration worker).  What the commits
- * taught of the storage, WlIoCost's tail from fsync_time_ratio on, stays:
- * it is no calibration's to replace.
+ * The calibration worker's figures, as of now; what the commits taught
+ * (WlIoCost from fsync_time_ratio on) is no calibration's to replace.
  */
 void
 wl_store_set_scan_cost(const WlScanCost *cost)
@@ -725,11 +710,7 @@ wl_store_get_scan_cost(WlScanCost *cost)
 	SpinLockRelease(&wl_shared->mutex);
 }
 
-/*
- * Whether all the figures were timed since the server's last start or
- * crash-restart (auto acts only on those; walload_calibrate() replaces
- * them at once when done).
- */
+/* whether all the figures were timed since the last start (auto acts on those) */
 bool
 wl_store_calibrated(void)
 {
@@ -757,10 +738,26 @@ wl_store_note_auto_aside(double ratio)
 						(uint64) Min(Max(ratio, 0) * 1000.0, 1e15));
 }
 
+/* the slot of a prepared gid (NULL: a free one), its spinlock held; or NULL */
+static WlPreparedSlot *
+prepared_slot(const char *gid)
+{
+	for (int i = 0; wl_shared != NULL && i < max_prepared_xacts; i++)
+	{
+		WlPreparedSlot *slot = &prepared[i];
+
+		SpinLockAcquire(&slot->mutex);
+		if (gid == NULL ? !slot->used : slot->used && strcmp(slot->gid, gid) == 0)
+			return slot;
+		SpinLockRelease(&slot->mutex);
+	}
+	return NULL;
+}
+
 /*
  * Core accepted a PREPARE TRANSACTION (XACT_EVENT_PREPARE, where an error
  * would be too late): remember what its COMMIT / ROLLBACK PREPARED will
- * delete, under the slots' spinlocks only.  There are as many slots as
+ * delete, under a slot's spinlock only.  There are as many slots as
  * prepared transactions, so one is free unless a transaction finished
  * while walload was not observing left it.
  */
@@ -768,26 +765,15 @@ void
 wl_store_remember_prepared(const char *gid, const WlPreparedDeletion *at_commit,
 						   const WlPreparedDeletion *at_rollback)
 {
-	if (wl_shared == NULL)
-		return;
-	for (int i = 0; i < wl_shared->max_prepared; i++)
-	{
-		WlPreparedSlot *slot = &prepared[i];
-		bool		mine = false;
+	WlPreparedSlot *slot = prepared_slot(NULL);
 
-		SpinLockAcquire(&slot->mutex);
-		if (!slot->used)
-		{
-			slot->used = true;
-			strlcpy(slot->gid, gid, GIDSIZE);
-			slot->at_commit = *at_commit;
-			slot->at_rollback = *at_rollback;
-			mine = true;
-		}
-		SpinLockRelease(&slot->mutex);
-		if (mine)
-			return;
-	}
+	if (slot == NULL)
+		return;
+	slot->used = true;
+	strlcpy(slot->gid, gid, GIDSIZE);
+	slot->at_commit = *at_commit;
+	slot->at_rollback = *at_rollback;
+	SpinLockRelease(&slot->mutex);
 }
 
 /*
@@ -797,25 +783,15 @@ wl_store_remember_prepared(const char *gid, const WlPreparedDeletion *at_commit,
 bool
 wl_store_take_prepared(const char *gid, bool commit, WlPreparedDeletion *deletion)
 {
-	bool		known = false;
+	WlPreparedSlot *slot = prepared_slot(gid);
 
 	memset(deletion, 0, sizeof(*deletion));
-	if (wl_shared == NULL)
+	if (slot == NULL)
 		return false;
-	for (int i = 0; i < wl_shared->max_prepared && !known; i++)
-	{
-		WlPreparedSlot *slot = &prepared[i];
-
-		SpinLockAcquire(&slot->mutex);
-		if (slot->used && strcmp(slot->gid, gid) == 0)
-		{
-			known = true;
-			*deletion = commit ? slot->at_commit : slot->at_rollback;
-			slot->used = false;
-		}
-		SpinLockRelease(&slot->mutex);
-	}
-	return known;
+	*deletion = commit ? slot->at_commit : slot->at_rollback;
+	slot->used = false;
+	SpinLockRelease(&slot->mutex);
+	return true;
 }
 
 /* this backend's walload_activity slot, or NULL */
@@ -954,9 +930,9 @@ ring_get(WlRing *r, uint64 p, void *out)
 	return held;
 }
 
-/* a ring's records (those filter keeps) palloc'd, oldest first; how many */
+/* a ring's records (those filter keeps) palloc'd, oldest first or by cmp */
 static int
-ring_copy(WlRing *r, WlStmtFilter filter, void *arg,
+ring_copy(WlRing *r, WlStmtFilter filter, void *arg, int (*cmp) (const void *, const void *),
 		  char **out)
 {
 	int			n = 0;
@@ -983,6 +959,8 @@ ring_copy(WlRing *r, WlStmtFilter filter, void *arg,
 		if (p % WL_COPY_CHUNK == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
+	if (cmp != NULL)
+		qsort(*out, n, r->rec_size, cmp);
 	return n;
 }
 
@@ -998,17 +976,14 @@ xact_cmp(const void *a, const void *b)
 int
 wl_store_copy_xacts(WlXactRecord **out)
 {
-	int			n = ring_copy(&wl_rings[WL_RING_XACTS], NULL, NULL, (char **) out);
-
-	qsort(*out, n, sizeof(WlXactRecord), xact_cmp);
-	return n;
+	return ring_copy(&wl_rings[WL_RING_XACTS], NULL, NULL, xact_cmp, (char **) out);
 }
 
 /* the per-minute sums, in the order they were begun */
 int
 wl_store_copy_minutes(WlMinuteRecord **out)
 {
-	return ring_copy(&wl_rings[WL_RING_MINUTES], NULL, NULL, (char **) out);
+	return ring_copy(&wl_rings[WL_RING_MINUTES], NULL, NULL, NULL, (char **) out);
 }
 
 static int
@@ -1026,10 +1001,7 @@ stmt_cmp(const void *a, const void *b)
 int
 wl_store_copy_statements_filtered(WlStmtFilter filter, void *arg, WlStmtRecord **out)
 {
-	int			n = ring_copy(&wl_rings[WL_RING_STMTS], filter, arg, (char **) out);
-
-	qsort(*out, n, sizeof(WlStmtRecord), stmt_cmp);
-	return n;
+	return ring_copy(&wl_rings[WL_RING_STMTS], filter, arg, stmt_cmp, (char **) out);
 }
 
 /*

@@ -116,10 +116,6 @@ typedef struct WlShared
 	uint64		stmt_base;
 	uint64		minute_base;
 	WL_SHARED_ATOMICS(WL_ATOMIC_FIELD)
-	int			max_xacts;
-	int			max_minutes;
-	int			max_statements;
-	int			max_prepared;
 	Size		total_bytes;
 } WlShared;
 
