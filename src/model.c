@@ -88,20 +88,21 @@ typedef struct RelEntry
 #define SH_DEFINE
 #include "lib/simplehash.h"
 
-typedef struct GhostSync
+/* a pending sync core lists nowhere: an aborted subxact's, a new database's */
+typedef struct ExtraSync
 {
 	WlRelFile	file;
 	bool		truncated;
+	bool		ghost;			/* an aborted subxact's: its file is gone */
 	int32		creator;		/* statement that created it, or -1 */
-} GhostSync;
+} ExtraSync;
 
 static MemoryContext model_cxt = NULL;	/* per transaction: the lists */
 static MemoryContext model_hash_cxt = NULL; /* the maps, kept across xacts */
 static wl_files_hash *created_files = NULL;	/* deleted at abort: created */
 static wl_files_hash *doomed_files = NULL;	/* deleted at commit */
 static wl_files_hash *truncated_files = NULL;	/* syncs truncated in place */
-static List *ghost_syncs = NIL; /* pending syncs of aborted subxacts */
-static List *createdb_files = NIL;	/* pending syncs in a new database */
+static List *extra_syncs = NIL; /* of ExtraSync */
 static wl_rels_hash *known_rels = NULL; /* relid -> its file, as last seen */
 static wl_files_hash *doomed_sizes = NULL;	/* deleted at commit, sized */
 static wl_files_hash *seen_sizes = NULL;	/* syncs' forks, as last known */
@@ -176,7 +177,7 @@ forget_changes(void)
 	changed_all = false;
 }
 
-/* the per-transaction context's first block is note_ghost_syncs' reserve */
+/* the per-transaction context's first block is note_extra_sync's reserve */
 void
 wl_model_register(void)
 {
@@ -216,8 +217,7 @@ wl_model_xact_end(void)
 
 	if (model_cxt != NULL)
 		MemoryContextReset(model_cxt);
-	ghost_syncs = NIL;
-	createdb_files = NIL;
+	extra_syncs = NIL;
 	forget_changes();
 	if (kept_used)
 		MemoryContextReset(kept_cxt);
@@ -327,37 +327,21 @@ file_live_blocks(WlRelFile file)
 }
 
 /*
- * Would DropRelFileNodesAllBuffers() walk?  Outside recovery, unless no
- * fork exists.  looked, found_fork: what size_doomed() already found.
- */
-static bool
-drop_all_would_scan(WlRelFile *files, int n, bool live, int looked, bool found_fork)
-{
-	if (n == 0)
-		return false;
-	if (WL_BUF_DROP_FULL_SCAN_THRESHOLD == 0 || live || found_fork)
-		return true;
-	for (int i = looked; i < n; i++)
-		if (wl_sizing_file_exists(files[i]))
-			return true;
-	return false;
-}
-
-/*
- * The first WL_DROP_SIZE_SAMPLE files a commit deletes, the rest scaled;
- * live: as noted.  Returns how many it looked for on disk.
+ * The files a commit deletes: the first WL_DROP_SIZE_SAMPLE sized, the rest
+ * scaled; live: as noted.  Returns whether DropRelFileNodesAllBuffers()
+ * walks: outside recovery, unless no fork exists.
  */
 #define WL_DROP_SIZE_SAMPLE	64
 
-static int
-size_doomed(WlRelFile *files, int n, bool live, WlCommitModel *m, bool *found_fork)
+static bool
+size_doomed(WlRelFile *files, int n, bool live, WlCommitModel *m)
 {
 	int			k = Min(n, WL_DROP_SIZE_SAMPLE);
 	WlFileSizes	all;
 	double		scale = k > 0 ? (double) n / k : 0;
+	bool		found_fork = false;
 
 	memset(&all, 0, sizeof(all));
-	*found_fork = false;
 	if (live)
 		ensure_model_state();
 	for (int i = 0; i < k; i++)
@@ -366,7 +350,7 @@ size_doomed(WlRelFile *files, int n, bool live, WlCommitModel *m, bool *found_fo
 		FileEntry  *noted = NULL;
 
 		if (!live)
-			*found_fork |= wl_sizing_file(files[i], &one);
+			found_fork |= wl_sizing_file(files[i], &one);
 		else if ((noted = wl_files_lookup(doomed_sizes, files[i])) != NULL)
 			one = noted->v.sizes;
 		else
@@ -385,7 +369,14 @@ size_doomed(WlRelFile *files, int n, bool live, WlCommitModel *m, bool *found_fo
 	m->dropped_stored_forks = (int32) (all.stored_forks * scale);
 	m->dropped_stored_blocks = (int64) (all.stored_blocks * scale);
 	m->dropped_buffers = (int64) (all.buffers * scale);
-	return live ? 0 : k;
+	if (n == 0)
+		return false;
+	if (WL_BUF_DROP_FULL_SCAN_THRESHOLD == 0 || live || found_fork)
+		return true;
+	for (int i = k; i < n; i++)
+		if (wl_sizing_file_exists(files[i]))
+			return true;
+	return false;
 }
 
 /*
@@ -433,11 +424,7 @@ note_doomed_rel(Oid relid)
 		}
 		else if (nblocks == InvalidBlockNumber || nblocks == 0)
 			continue;
-		d->forks++;
-		d->blocks += nblocks;
-		d->stored_blocks += nblocks;
-		d->stored_forks += nblocks > 0 ? 1 : 0;
-		d->buffers += wl_sizing_fork_buffers(file, fork, nblocks);
+		wl_sizing_add_fork(d, fork, nblocks, nblocks);
 	}
 }
 
@@ -647,21 +634,6 @@ min_creator(wl_files_hash *map, WlRelFile *files, int n, int32 *out)
 	return best;
 }
 
-/* sort files and remove duplicates; returns the new count */
-static int
-sort_files(WlRelFile *files, int n)
-{
-	int			k = 0;
-
-	if (n <= 1)
-		return n;
-	qsort(files, n, sizeof(WlRelFile), wl_relfile_cmp);
-	for (int i = 1; i < n; i++)
-		if (wl_relfile_cmp(&files[i], &files[k]) != 0)
-			files[++k] = files[i];
-	return k + 1;
-}
-
 static bool
 file_in_sorted(WlRelFile file, WlRelFile *files, int n)
 {
@@ -673,17 +645,24 @@ static WlRelFile *
 sorted_copy(const WlRelFile *list, int *n)
 {
 	WlRelFile  *copy = palloc(sizeof(WlRelFile) * Max(*n, 1));
+	int			k = 0;
 
 	if (*n > 0)
 		memcpy(copy, list, sizeof(WlRelFile) * *n);
-	*n = sort_files(copy, *n);
+	if (*n <= 1)
+		return copy;
+	qsort(copy, *n, sizeof(WlRelFile), wl_relfile_cmp);
+	for (int i = 1; i < *n; i++)
+		if (wl_relfile_cmp(&copy[i], &copy[k]) != 0)
+			copy[++k] = copy[i];
+	*n = k + 1;
 	return copy;
 }
 
 /*
  * The pending syncs COMMIT will consider (wal_level=minimal): files created
- * in the transaction that skip WAL and are not doomed, ghost_syncs and
- * created databases' files, sized as smgrDoPendingSyncs() counts.
+ * in the transaction that skip WAL and are not doomed, then extra_syncs
+ * (a ghost's file not listed again), sized as smgrDoPendingSyncs() counts.
  */
 static int
 pending_syncs(const WlRelFile *created_list, int ncreated,
@@ -692,50 +671,25 @@ pending_syncs(const WlRelFile *created_list, int ncreated,
 {
 	WlRelFile  *doomed = sorted_copy(doomed_list, &ndoomed);
 	WlRelFile  *created = sorted_copy(created_list, &ncreated);
+	int			all = ncreated + list_length(extra_syncs);
+	WlPendingSync *s = palloc(sizeof(WlPendingSync) * Max(all, 1));
 	int			n = 0;
-	int			cap = 16;
-	ListCell   *lc;
-	WlPendingSync *s = palloc(sizeof(WlPendingSync) * cap);
 
-#define ADD_SYNC(f_, trunc_, creator_, ghost_) \
-	do { \
-		if (n >= cap) \
-			s = repalloc(s, sizeof(WlPendingSync) * (cap *= 2)); \
-		s[n].file = (f_); \
-		s[n].blocks = !live ? (int64) wl_sizing_total_blocks(f_) : \
-			(ghost_) ? 0 : (int64) file_live_blocks(f_); \
-		s[n].truncated = (trunc_); \
-		s[n].creator = (creator_); \
-		n++; \
-	} while (0)
-
-	for (int i = 0; i < ncreated; i++)
+	for (int i = 0; i < all; i++)
 	{
-		if (!WlSkippingWAL(created[i]) || file_in_sorted(created[i], doomed, ndoomed))
-			continue;
-		ADD_SYNC(created[i], in_map(truncated_files, &created[i]),
-				 creator_in(created_files, &created[i]), false);
-	}
-	foreach(lc, ghost_syncs)
-	{
-		GhostSync  *g = lfirst(lc);
+		ExtraSync  *x = i < ncreated ? NULL : list_nth(extra_syncs, i - ncreated);
+		WlRelFile	f = x ? x->file : created[i];
 
-		if (!WlSkippingWAL(g->file) ||
-			file_in_sorted(g->file, doomed, ndoomed) ||
-			file_in_sorted(g->file, created, ncreated))
+		if (!WlSkippingWAL(f) || file_in_sorted(f, doomed, ndoomed) ||
+			(x && x->ghost && file_in_sorted(f, created, ncreated)))
 			continue;
-		ADD_SYNC(g->file, g->truncated, g->creator, true);
+		s[n].file = f;
+		s[n].blocks = !live ? (int64) wl_sizing_total_blocks(f) :
+			(x && x->ghost) ? 0 : (int64) file_live_blocks(f);
+		s[n].truncated = x ? x->truncated : in_map(truncated_files, &f);
+		s[n].creator = x ? x->creator : creator_in(created_files, &f);
+		n++;
 	}
-	foreach(lc, createdb_files)
-	{
-		WlRelFile  *f = lfirst(lc);
-
-		if (!WlSkippingWAL(*f) || file_in_sorted(*f, doomed, ndoomed))
-			continue;
-		ADD_SYNC(*f, false, -1, false);
-	}
-#undef ADD_SYNC
-
 	pfree(created);
 	pfree(doomed);
 	*out = s;
@@ -827,9 +781,6 @@ wl_model_decide_syncs(const WlPendingSync *s, int n, int threshold_kb, WlCommitM
 void
 wl_model_commit(WlCommitFiles *cf, bool is_prepare, bool live, WlCommitModel *m)
 {
-	int			looked;
-	bool		found_fork;
-
 	memset(m, 0, sizeof(*m));
 	m->sync_stmt_no = -1;
 	m->drop_stmt_no = -1;
@@ -840,8 +791,7 @@ wl_model_commit(WlCommitFiles *cf, bool is_prepare, bool live, WlCommitModel *m)
 	m->dropped_rels = cf->ndoomed;
 	if (cf->ndoomed > 0)
 	{
-		looked = size_doomed(cf->doomed, cf->ndoomed, live, m, &found_fork);
-		m->drop_scan = drop_all_would_scan(cf->doomed, cf->ndoomed, live, looked, found_fork);
+		m->drop_scan = size_doomed(cf->doomed, cf->ndoomed, live, m);
 		/* each file's for wl_model_commit_creators: one lookup */
 		if (!live && !is_prepare && cf->drop_creators == NULL)
 			cf->drop_creators = palloc(sizeof(int32) * cf->ndoomed);
@@ -859,8 +809,7 @@ wl_model_commit(WlCommitFiles *cf, bool is_prepare, bool live, WlCommitModel *m)
 
 		m->abort_rels = cf->ncreated;
 		memset(&created, 0, sizeof(created));
-		looked = size_doomed(cf->created, cf->ncreated, false, &created, &found_fork);
-		m->abort_drop_scan = drop_all_would_scan(cf->created, cf->ncreated, false, looked, found_fork);
+		m->abort_drop_scan = size_doomed(cf->created, cf->ncreated, false, &created);
 		m->abort_buffers = created.dropped_buffers;
 	}
 }
@@ -901,7 +850,7 @@ wl_model_commit_creators(WlCommitFiles *cf, bool is_prepare, int32 **sync, int *
 StaticAssertDecl(sizeof(WlRelFile) >= sizeof(int32),
 				 "a file's creator must fit in its place in core's list");
 
-static void note_ghost_syncs(WlRelFile *files, int n);
+static void note_extra_sync(WlRelFile file, bool ghost);
 
 void
 wl_model_read_abort(bool subxact, int64 max_buffers, bool want_creators, WlAbortFiles *ab)
@@ -912,8 +861,8 @@ wl_model_read_abort(bool subxact, int64 max_buffers, bool want_creators, WlAbort
 	memset(ab, 0, sizeof(*ab));
 	ab->nrels = n;
 	ab->scan = n > 0;
-	if (subxact)
-		note_ghost_syncs(files, n);
+	for (int i = 0; subxact && !XLogIsNeeded() && i < n; i++)
+		note_extra_sync(files[i], true);
 	if (n > 0 && max_buffers > 0)
 		ab->buffers = Min(wl_sizing_files_buffers(files, n, &ab->pages_mapped), max_buffers);
 	if (want_creators && n > 0)
@@ -942,30 +891,26 @@ wl_model_note_truncated_in_place(List *files)
 }
 
 /*
- * A subtransaction's files are deleted at its abort, but core keeps their
- * pending syncs until commit.  On the abort path: small entries in the
- * model context, whose 8 kB block is the reserve.
+ * A pending sync core lists nowhere, if it skips WAL: a ghost (an aborted
+ * subtransaction's file, deleted, whose sync core keeps until commit), or a
+ * new database's file.  Also on the abort path: small entries in the model
+ * context, whose 8 kB block is the reserve.
  */
 static void
-note_ghost_syncs(WlRelFile *files, int n)
+note_extra_sync(WlRelFile file, bool ghost)
 {
 	MemoryContext old;
+	ExtraSync  *x;
 
-	if (XLogIsNeeded())
+	if (!WlSkippingWAL(file))
 		return;
 	old = MemoryContextSwitchTo(model_cxt);
-	for (int i = 0; i < n; i++)
-	{
-		GhostSync  *g;
-
-		if (!WlSkippingWAL(files[i]))
-			continue;
-		g = palloc(sizeof(GhostSync));
-		g->file = files[i];
-		g->truncated = in_map(truncated_files, &files[i]);
-		g->creator = creator_in(created_files, &files[i]);
-		ghost_syncs = lappend(ghost_syncs, g);
-	}
+	x = palloc(sizeof(ExtraSync));
+	x->file = file;
+	x->ghost = ghost;
+	x->truncated = ghost && in_map(truncated_files, &file);
+	x->creator = ghost ? creator_in(created_files, &file) : -1;
+	extra_syncs = lappend(extra_syncs, x);
 	MemoryContextSwitchTo(old);
 }
 
@@ -980,7 +925,6 @@ wl_model_note_created_database(const char *dbname)
 	Relation	spcrel;
 	TableScanDesc scan;
 	HeapTuple	tup;
-	MemoryContext old;
 	bool		skipping = false;
 
 	if (!OidIsValid(dboid) || XLogIsNeeded())
@@ -1015,13 +959,8 @@ wl_model_note_created_database(const char *dbname)
 			WL_REL_SPC(file) = spcoid;
 			WL_REL_DB(file) = dboid;
 			WL_REL_NUMBER(file) = (Oid) num;
-			if (!WlSkippingWAL(file))
-				continue;
-			skipping = true;
-			old = MemoryContextSwitchTo(model_cxt);
-			createdb_files = lappend(createdb_files, palloc(sizeof(WlRelFile)));
-			*(WlRelFile *) llast(createdb_files) = file;
-			MemoryContextSwitchTo(old);
+			skipping |= WlSkippingWAL(file);
+			note_extra_sync(file, false);
 		}
 		if (dir)
 			FreeDir(dir);

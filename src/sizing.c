@@ -105,11 +105,10 @@ wl_sizing_class_file(Oid relid, Form_pg_class cls, WlRelFile *file)
 bool
 wl_model_relation_file(Oid relid, WlRelFile *file, char *relkind, char *relpersistence)
 {
-	HeapTuple	tup;
+	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
 	Form_pg_class cls;
 	bool		has_file;
 
-	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
 	if (!HeapTupleIsValid(tup))
 		return false;
 	cls = (Form_pg_class) GETSTRUCT(tup);
@@ -263,16 +262,21 @@ block_cached(WlRelFile file, ForkNumber fork, BlockNumber block)
 	return found;
 }
 
-double
-wl_sizing_fork_buffers(WlRelFile file, ForkNumber fork, BlockNumber nblocks)
+/* one more fork of one->file: nblocks, stored of them on disk; its buffers */
+void
+wl_sizing_add_fork(WlFileSizes *one, ForkNumber fork, BlockNumber nblocks, int64 stored)
 {
 	int			k = (int) Min((BlockNumber) WL_BUFFER_SAMPLE, nblocks);
 	int			found = 0;
 
 	for (int i = 0; i < k; i++)
-		found += block_cached(file, fork,
+		found += block_cached(one->file, fork,
 							  (BlockNumber) (((uint64) nblocks * i) / k)) ? 1 : 0;
-	return k > 0 ? (double) found * nblocks / k : 0;
+	one->forks++;
+	one->blocks += nblocks;
+	one->stored_blocks += stored;
+	one->stored_forks += stored > 0 ? 1 : 0;
+	one->buffers += k > 0 ? (double) found * nblocks / k : 0;
 }
 
 /*
@@ -578,13 +582,8 @@ wl_sizing_file(WlRelFile file, WlFileSizes *one)
 			nblocks = smgrnblocks(srel, fork);
 			stored = -1;
 		}
-		if (stored < 0)
-			stored = nblocks;	/* not known: as if all were on disk */
-		one->forks++;
-		one->blocks += nblocks;
-		one->stored_blocks += stored;
-		one->stored_forks += stored > 0 ? 1 : 0;
-		one->buffers += wl_sizing_fork_buffers(file, fork, nblocks);
+		/* stored not known: as if all were on disk */
+		wl_sizing_add_fork(one, fork, nblocks, stored < 0 ? nblocks : stored);
 	}
 	return one->forks > 0;
 }

@@ -34,10 +34,10 @@
 #include "store.h"
 
 /*
- * auto checks itself: when the median of measured over predicted times of
- * the backend's last WL_AUTO_WINDOW commits exceeds WL_AUTO_ASIDE_FACTOR
- * (far above a right model's spread), it stands aside until
- * walload.unit_costs changes.  No allocation: noted from commit cleanup.
+ * auto stands aside until walload.unit_costs changes once the median of
+ * measured over predicted times of the backend's last WL_AUTO_WINDOW commits
+ * exceeds WL_AUTO_ASIDE_FACTOR (far above a right model's spread).  No
+ * allocation: noted from commit cleanup.
  */
 #define WL_AUTO_WINDOW			16
 #define WL_AUTO_ASIDE_FACTOR	10.0
@@ -50,22 +50,19 @@ static bool auto_aside = false;
 static double auto_aside_median = 0;
 static uint64 auto_generation = 0;
 
+#define WL_CMP(type) \
+	return (*(const type *) a > *(const type *) b) - (*(const type *) a < *(const type *) b)
+
 static int
 cmp_double(const void *a, const void *b)
 {
-	double		x = *(const double *) a;
-	double		y = *(const double *) b;
-
-	return x < y ? -1 : x > y ? 1 : 0;
+	WL_CMP(double);
 }
 
 static int
 cmp_int64(const void *a, const void *b)
 {
-	int64		x = *(const int64 *) a;
-	int64		y = *(const int64 *) b;
-
-	return x < y ? -1 : x > y ? 1 : 0;
+	WL_CMP(int64);
 }
 
 /* new unit costs (walload.unit_costs): a new model, a new window */
@@ -110,26 +107,23 @@ wl_strategy_note_commit(double measured_ms, double predicted_ms)
 	}
 }
 
-/* a commit decided as m (only its sync and WAL parts differ) */
+/*
+ * A commit decided as m (only its sync and WAL parts differ); with s, m is
+ * first decided afresh at threshold kb.
+ */
 static double
-sync_part_ns(const WlCommitModel *m, const WlScanCost *cost, const WlCommitState *st)
+commit_ns(WlCommitModel *m, const WlPendingSync *s, int n, int kb,
+		  const WlScanCost *cost, const WlCommitState *st)
 {
 	WlCommitEstimate est;
 
+	if (s != NULL)
+	{
+		memset(m, 0, sizeof(*m));
+		wl_model_decide_syncs(s, n, kb, m);
+	}
 	wl_commit_est(m, cost, st, &est);
 	return est.total_ns;
-}
-
-/* a commit at threshold kb */
-static double
-threshold_ns(const WlPendingSync *s, int n, int kb, const WlScanCost *cost,
-			 const WlCommitState *st)
-{
-	WlCommitModel m;
-
-	memset(&m, 0, sizeof(m));
-	wl_model_decide_syncs(s, n, kb, &m);
-	return sync_part_ns(&m, cost, st);
 }
 
 /* the threshold, in kB, below which a file of blocks blocks is WAL-logged */
@@ -155,7 +149,7 @@ choose_threshold(int strategy, const WlPendingSync *s, int n, const WlScanCost *
 	int			best_kb = session_kb;
 	double		best_ns;
 
-	*core_ns = best_ns = threshold_ns(s, n, session_kb, cost, st);
+	*core_ns = best_ns = commit_ns(&m, s, n, session_kb, cost, st);
 
 	for (int i = 0; i < n; i++)
 		if (!s[i].truncated)
@@ -169,8 +163,6 @@ choose_threshold(int strategy, const WlPendingSync *s, int n, const WlScanCost *
 	else
 	{
 		/* all synced, then the k smallest WAL-logged, k = 1 .. nsizes */
-		memset(&m, 0, sizeof(m));
-		wl_model_decide_syncs(s, n, 0, &m);
 		for (int k = 0; k <= nsizes; k++)
 		{
 			double		ns;
@@ -186,7 +178,7 @@ choose_threshold(int strategy, const WlPendingSync *s, int n, const WlScanCost *
 				if (k < nsizes && sizes[k] == sizes[k - 1])
 					continue;
 			}
-			ns = sync_part_ns(&m, cost, st);
+			ns = commit_ns(&m, k == 0 ? s : NULL, n, 0, cost, st);
 			if (ns < best_ns)
 			{
 				best_ns = ns;
@@ -194,7 +186,7 @@ choose_threshold(int strategy, const WlPendingSync *s, int n, const WlScanCost *
 			}
 		}
 	}
-	*chosen_ns = threshold_ns(s, n, best_kb, cost, st);
+	*chosen_ns = commit_ns(&m, s, n, best_kb, cost, st);
 	pfree(sizes);
 	return best_kb;
 }
