@@ -29,8 +29,6 @@
 #include "access/tableam.h"
 #include "access/xact.h"
 #include "access/xlog.h"
-#include "catalog/pg_class.h"
-#include "catalog/pg_database.h"
 #include "catalog/pg_tablespace.h"
 #include "commands/dbcommands.h"
 #include "common/hashfn.h"
@@ -39,13 +37,9 @@
 #include "storage/fd.h"
 #include "utils/inval.h"
 #include "utils/memutils.h"
-#include "utils/rel.h"
 #include "utils/syscache.h"
 
-/*
- * The maps of files, simplehash's: no indirect calls, and emptied by one
- * memset.  An entry moves when another is entered: no pointer is kept.
- */
+/* simplehash: no indirect calls, emptied by one memset; entries move */
 typedef struct FileEntry
 {
 	WlRelFile	file;			/* hash key */
@@ -109,10 +103,7 @@ static wl_files_hash *seen_sizes = NULL;	/* syncs' forks, as last known */
 static wl_rels_hash *created_rels = NULL;	/* created in the transaction */
 static bool model_dirty = false;	/* the maps were used in this transaction */
 
-/*
- * Relations invalidated since the last look, the only ones whose files can
- * have been created or doomed; by a callback that may not fail or allocate.
- */
+/* relations invalidated since the last look (no file changes without) */
 #define WL_CHANGED_RELS		64
 static Oid	changed_rels[WL_CHANGED_RELS];
 static int	n_changed_rels = 0;
@@ -126,12 +117,10 @@ static bool changed_all = false;
 #define WL_LISTS_CHEAP	64
 
 /*
- * Core's lists as a statement's end read them (note_new_files), for the
- * predictions and the commit that follow: reused while no relation was
- * invalidated (no file is created or doomed without), in the same
- * transaction and subtransaction.  In a context of their own, emptied at
- * transaction end (if used): lists of growing sizes freed one by one would
- * leave their chunks in a context never reset.
+ * Core's lists as a statement's end read them, reused by the predictions and
+ * the commit while no relation is invalidated, in the same (sub)transaction.
+ * Their own context, reset at transaction end: growing lists freed one by
+ * one would leave chunks in a context never reset.
  */
 static MemoryContext kept_cxt = NULL;
 static bool kept_used = false;
@@ -248,29 +237,19 @@ wl_model_xact_end(void)
 			wl_rels_reset(*rel_maps[i]);
 }
 
-/*
- * relpages of the relation created in the transaction whose first file this
- * is: another file number looked up as an OID leaves a negative entry.
- */
+/* relpages of the relation created in the xact whose first file this is */
 static BlockNumber
 class_pages(WlRelFile file)
 {
 	Oid			relid = WL_REL_NUMBER(file);
-	HeapTuple	tup;
-	BlockNumber pages = InvalidBlockNumber;
+	BlockNumber pages;
 	WlRelFile	cur;
 
 	if (WL_REL_DB(file) != MyDatabaseId || created_rels == NULL ||
-		wl_rels_lookup(created_rels, relid) == NULL)
+		wl_rels_lookup(created_rels, relid) == NULL ||
+		!wl_sizing_rel_file(relid, &cur, NULL, NULL, &pages) ||
+		!WlRelFileEquals(cur, file) || pages == 0)
 		return InvalidBlockNumber;
-	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
-	if (!HeapTupleIsValid(tup))
-		return InvalidBlockNumber;
-	if (wl_sizing_class_file(relid, (Form_pg_class) GETSTRUCT(tup), &cur) &&
-		WlRelFileEquals(cur, file) &&
-		((Form_pg_class) GETSTRUCT(tup))->relpages > 0)
-		pages = (BlockNumber) ((Form_pg_class) GETSTRUCT(tup))->relpages;
-	ReleaseSysCache(tup);
 	return pages;
 }
 
@@ -285,9 +264,8 @@ wl_model_note_created(Oid relid)
 }
 
 /*
- * A pending sync's blocks without a system call (md.c would open every fork
- * of every new file at every statement): core's, else seen_sizes', relpages;
- * core forgets its own at each relcache rebuild.
+ * A pending sync's blocks without a system call: core's cached sizes (lost
+ * at each relcache rebuild), else seen_sizes', else relpages.
  */
 static uint64
 file_live_blocks(WlRelFile file)
@@ -380,29 +358,21 @@ size_doomed(WlRelFile *files, int n, bool live, WlCommitModel *m)
 }
 
 /*
- * The sizes of relid's file as this backend knows them now, without a
- * system call, noted for the live prediction: core's cached sizes, else
- * seen_sizes', and for the main fork at least relpages; a fork of unknown size
- * is taken not to exist, and every block to be on disk.
+ * relid's file's sizes for the live prediction, without a system call:
+ * cached, else seen_sizes', the main fork at least relpages; a fork of
+ * unknown size taken not to exist, every block to be on disk.
  */
 static void
 note_doomed_rel(Oid relid)
 {
-	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
 	WlRelFile	file;
 	BlockNumber relpages;
-	bool		has_file;
 	WlFileSizes *d;
 	FileEntry  *seen;
 	bool		found;
 	SMgrRelation srel;
 
-	if (!HeapTupleIsValid(tup))
-		return;
-	has_file = wl_sizing_class_file(relid, (Form_pg_class) GETSTRUCT(tup), &file);
-	relpages = (BlockNumber) Max(((Form_pg_class) GETSTRUCT(tup))->relpages, 0);
-	ReleaseSysCache(tup);
-	if (!has_file)
+	if (!wl_sizing_rel_file(relid, &file, NULL, NULL, &relpages))
 		return;
 
 	/* seen_sizes is filled only under wal_level=minimal (file_live_blocks) */
@@ -429,9 +399,8 @@ note_doomed_rel(Oid relid)
 }
 
 /*
- * A statement is about to doom relid's file: DROP (OAT_DROP, once per
- * relation), or TRUNCATE giving it new files (OAT_TRUNCATE, with_dependents:
- * its indexes and TOAST too).  Note their sizes while they can be told.
+ * DROP (OAT_DROP) or TRUNCATE (OAT_TRUNCATE, with_dependents: its indexes
+ * and TOAST too) will doom relid's file: its sizes while they can be told.
  */
 void
 wl_model_note_doomed(Oid relid, bool with_dependents)
@@ -459,10 +428,7 @@ wl_model_note_doomed(Oid relid, bool with_dependents)
 	list_free(indexes);
 }
 
-/*
- * Record the creator of files that appeared in a pending list.  The list
- * is newest first; the walk stops at the first file already known.
- */
+/* note the creator of files new in a pending list (newest first) */
 static bool
 note_new_files(bool forCommit, wl_files_hash *map, int32 stmt_no, bool *skipping_wal)
 {
@@ -497,9 +463,9 @@ note_new_files(bool forCommit, wl_files_hash *map, int32 stmt_no, bool *skipping
 }
 
 /*
- * Did a changed relation touch the pending lists in a way known_rels does
- * not explain?  One created here with its first file is noted at once.  Only
- * the syscache is read: the relation may be another session's, unlocked.
+ * Did a changed relation touch the pending lists as known_rels does not
+ * explain?  One created here with its first file is noted at once.  Only the
+ * syscache is read: the relation may be another session's, unlocked.
  */
 static bool
 change_needs_lists(Oid relid, int32 stmt_no, bool *created, bool *skipping)
@@ -559,8 +525,8 @@ remember_changed(void)
 }
 
 /*
- * Note which statement created or doomed files.  Core's lists are read only
- * when known_rels cannot explain a change (O(N^2) over N CREATE TABLEs).
+ * Note which statement created or doomed files; core's lists read only when
+ * known_rels cannot explain a change (O(N^2) over N CREATE TABLEs).
  */
 void
 wl_model_read_pending_changes(int32 stmt_no, WlEffects *eff)
@@ -614,8 +580,8 @@ in_map(wl_files_hash *map, const WlRelFile *file)
 }
 
 /*
- * The first statement map names for files, or -1; each file's into out
- * unless NULL (out may overlay files: entry i is written after file i is read).
+ * The first statement map names for files, or -1; each's into out if asked
+ * (out may overlay files: out[i] is written after files[i] is read).
  */
 static int32
 min_creator(wl_files_hash *map, WlRelFile *files, int n, int32 *out)
@@ -815,9 +781,8 @@ wl_model_commit(WlCommitFiles *cf, bool is_prepare, bool live, WlCommitModel *m)
 }
 
 /*
- * The statement behind each file COMMIT (or PREPARE) acts on, -1 where
- * unknown: *sync, the pending syncs'; *drop, the deleted (none at PREPARE).
- * NULL where there are none.
+ * The statement behind each file COMMIT (or PREPARE) acts on, or -1: *sync,
+ * the pending syncs'; *drop, the deleted (none at PREPARE); NULL if none.
  */
 void
 wl_model_commit_creators(WlCommitFiles *cf, bool is_prepare, int32 **sync, int *nsync,
@@ -843,9 +808,8 @@ wl_model_commit_creators(WlCommitFiles *cf, bool is_prepare, int32 **sync, int *
 
 /*
  * The one reading of core's list at an abort: no file I/O, no allocation but
- * core's list.  Each file has its main fork, so core walks iff it is not
- * empty.  ab->creators is written over core's list, entry i after file i is
- * read; the caller pfrees it.
+ * core's list; each file has its main fork, so core walks iff it is not
+ * empty.  ab->creators overlays core's list; the caller pfrees it.
  */
 StaticAssertDecl(sizeof(WlRelFile) >= sizeof(int32),
 				 "a file's creator must fit in its place in core's list");
@@ -892,9 +856,8 @@ wl_model_note_truncated_in_place(List *files)
 
 /*
  * A pending sync core lists nowhere, if it skips WAL: a ghost (an aborted
- * subtransaction's file, deleted, whose sync core keeps until commit), or a
- * new database's file.  Also on the abort path: small entries in the model
- * context, whose 8 kB block is the reserve.
+ * subxact's deleted file, whose sync core keeps until commit) or a new
+ * database's file.  On the abort path too: model_cxt's block is the reserve.
  */
 static void
 note_extra_sync(WlRelFile file, bool ghost)
@@ -914,10 +877,7 @@ note_extra_sync(WlRelFile file, bool ghost)
 	MemoryContextSwitchTo(old);
 }
 
-/*
- * CREATE DATABASE under wal_level=minimal: its files are pending syncs core
- * does not list.  True if any skips WAL.
- */
+/* CREATE DATABASE under wal_level=minimal: true if a file of it skips WAL */
 bool
 wl_model_note_created_database(const char *dbname)
 {

@@ -38,6 +38,8 @@ typedef struct WlTailSample
 
 extern int	wl_relfile_cmp(const void *a, const void *b);
 extern bool wl_sizing_class_file(Oid relid, Form_pg_class cls, WlRelFile *file);
+extern bool wl_sizing_rel_file(Oid relid, WlRelFile *file, char *relkind,
+							   char *relpersistence, BlockNumber *relpages);
 extern bool wl_model_relation_file(Oid relid, WlRelFile *file, char *relkind,
 								   char *relpersistence);
 extern bool wl_sizing_file_exists(WlRelFile file);

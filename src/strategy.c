@@ -27,8 +27,6 @@
 #include "catalog/storage.h"
 #include "utils/guc.h"
 
-#include "compat.h"
-
 #include "cost.h"
 #include "settings.h"
 #include "store.h"
