@@ -667,33 +667,27 @@ pending_syncs(const WlRelFile *created_list, int ncreated,
  * prediction (the statement's, if nothing changed since); the abort's list
  * with_created or under wal_level=minimal.
  */
+static int
+pending_list(bool forCommit, bool use_kept, WlRelFile **files)
+{
+	if (!use_kept)
+		return smgrGetPendingDeletes(forCommit, files);
+	*files = kept.files[forCommit];
+	return kept.n[forCommit];
+}
+
 void
 wl_model_read_commit(bool with_created, bool live, WlCommitFiles *cf)
 {
-	bool		reuse = kept.valid &&
+	memset(cf, 0, sizeof(*cf));
+	/* kept: still the model's, for the next reading */
+	cf->kept = kept.valid &&
 		kept.subxact == GetCurrentSubTransactionId() &&
 		kept.xid == GetTopTransactionIdIfAny() &&
 		kept.xact_start == GetCurrentTransactionStartTimestamp();
-
-	memset(cf, 0, sizeof(*cf));
-	if (reuse)
-	{
-		/* still the model's: kept for the next reading */
-		cf->kept = true;
-		cf->doomed = kept.files[true];
-		cf->ndoomed = kept.n[true];
-		if (with_created || !XLogIsNeeded())
-		{
-			cf->created = kept.files[false];
-			cf->ncreated = kept.n[false];
-		}
-	}
-	else
-	{
-		cf->ndoomed = smgrGetPendingDeletes(true, &cf->doomed);
-		if (with_created || !XLogIsNeeded())
-			cf->ncreated = smgrGetPendingDeletes(false, &cf->created);
-	}
+	cf->ndoomed = pending_list(true, cf->kept, &cf->doomed);
+	if (with_created || !XLogIsNeeded())
+		cf->ncreated = pending_list(false, cf->kept, &cf->created);
 	if (!XLogIsNeeded())
 		cf->nsyncs = pending_syncs(cf->created, cf->ncreated, cf->doomed, cf->ndoomed,
 								   live, &cf->syncs);

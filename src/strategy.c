@@ -1,21 +1,17 @@
 /*-------------------------------------------------------------------------
  *
  * strategy.c
- *		walload.commit_strategy.  Under wal_level=minimal core decides per
- *		pending sync at commit: a file below wal_skip_threshold is WAL-logged
- *		whole, a larger one (or one truncated in place) fsynced after one
- *		walk of shared buffers.  Both are durable; they differ in cost.
+ *		walload.commit_strategy.  Under wal_level=minimal core WAL-logs a
+ *		pending sync below wal_skip_threshold whole at commit and fsyncs a
+ *		larger one (or one truncated in place) after one walk of shared
+ *		buffers: both durable, at different costs.
  *
- * At XACT_EVENT_PRE_COMMIT, before smgrDoPendingSyncs reads it, walload
- * may set wal_skip_threshold for this transaction only (as SET LOCAL):
- * off, nothing; auto, the threshold with the lowest predicted cost (WAL-log
- * the k smallest files, fsync the rest, for the best k; ties keep the
- * session's); wal, WAL-log every file that can be; sync, threshold 0.
- *
- * It stands aside where the transaction SET LOCAL wal_skip_threshold itself
- * (the most local choice wins); where auto would choose by figures not
- * timed since the last start; and where auto's recent commits ran far
- * above their predictions.  The record says which (WlStrategyAction).
+ * At XACT_EVENT_PRE_COMMIT, before smgrDoPendingSyncs reads it, walload may
+ * SET LOCAL wal_skip_threshold: auto, to the lowest predicted cost (the k
+ * smallest files WAL-logged, for the best k; ties keep the session's); wal,
+ * above every file; sync, 0.  It stands aside where the transaction SET
+ * LOCAL it itself, where auto's figures were not timed since the last start
+ * and where auto's recent commits ran far above their predictions.
  *
  *-------------------------------------------------------------------------
  */
