@@ -135,15 +135,6 @@ static struct
 }			kept;
 
 static void
-drop_kept(void)
-{
-	for (int i = 0; i < 2; i++)
-		if (kept.files[i])
-			pfree(kept.files[i]);
-	memset(&kept, 0, sizeof(kept));
-}
-
-static void
 relcache_changed(Datum arg, Oid relid)
 {
 	kept.valid = false;
@@ -549,7 +540,10 @@ wl_model_read_pending_changes(int32 stmt_no, WlEffects *eff)
 	if (needs_lists)
 	{
 		/* an invalidation while they are read leaves them not kept */
-		drop_kept();
+		for (int i = 0; i < 2; i++)
+			if (kept.files[i])
+				pfree(kept.files[i]);
+		memset(&kept, 0, sizeof(kept));
 		kept.valid = true;
 		kept.subxact = GetCurrentSubTransactionId();
 		kept.xid = GetTopTransactionIdIfAny();
@@ -759,10 +753,7 @@ wl_model_commit(WlCommitFiles *cf, bool is_prepare, bool live, WlCommitModel *m)
 									  cf->drop_creators);
 	}
 
-	/*
-	 * At PREPARE, also the buffers ROLLBACK PREPARED would drop: a bound, since
-	 * nothing else can read those files until it finishes.
-	 */
+	/* at PREPARE, ROLLBACK PREPARED's buffers: a bound, no one reads them */
 	if (is_prepare)
 	{
 		WlCommitModel created;

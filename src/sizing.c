@@ -215,18 +215,14 @@ fork_on_disk(char *path, BlockNumber *nblocks, int64 *stored)
 		if (seg > 0)
 			snprintf(path + len, WL_FORK_PATH_SIZE - len, ".%d", seg);
 		fd = BasicOpenFile(path, O_RDONLY | PG_BINARY);
-		if (fd < 0)
+		if (fd < 0 || fstat(fd, &st) != 0)
 		{
-			if (errno != ENOENT)
+			if (fd >= 0 || errno != ENOENT)
 				result = FORK_UNKNOWN;
 			else if (seg == 0)
 				result = FORK_ABSENT;
-			break;
-		}
-		if (fstat(fd, &st) != 0)
-		{
-			close(fd);
-			result = FORK_UNKNOWN;
+			if (fd >= 0)
+				close(fd);
 			break;
 		}
 		seg_blocks = (BlockNumber) (st.st_size / BLCKSZ);
@@ -457,8 +453,7 @@ owned_buffers(const BufferOwner *owner, int64 *pages_mapped)
 		if (hits[i] > 0)
 		{
 			stretches_hit++;
-			if (first_hit < 0)
-				first_hit = i;
+			first_hit = first_hit < 0 ? i : first_hit;
 			last_hit = i;
 		}
 	}

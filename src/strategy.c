@@ -204,8 +204,7 @@ wl_strategy_apply(WlStrategyChoice *choice, int64 dirty_buffers,
 		return;
 	if (wl_guc_set_local("wal_skip_threshold"))
 		choice->action = WL_ACTION_ASIDE_SET_LOCAL;
-	else if (wl_commit_strategy == WL_STRATEGY_AUTO &&
-			 !wl_store_calibrated())
+	else if (wl_commit_strategy == WL_STRATEGY_AUTO && !wl_store_calibrated())
 		choice->action = WL_ACTION_ASIDE_UNCALIBRATED;
 	else if (wl_commit_strategy == WL_STRATEGY_AUTO &&
 			 (auto_window_for_costs(), auto_aside))
