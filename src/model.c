@@ -123,7 +123,6 @@ static bool changed_all = false;
  * one would leave chunks in a context never reset.
  */
 static MemoryContext kept_cxt = NULL;
-static bool kept_used = false;
 static struct
 {
 	WlRelFile  *files[2];		/* [forCommit] */
@@ -195,13 +194,13 @@ wl_model_xact_end(void)
 {
 	bool		large = false;
 
-	if (model_cxt != NULL)
+	/* a call saved where nothing was allocated (most transactions) */
+	if (model_cxt != NULL && !model_cxt->isReset)
 		MemoryContextReset(model_cxt);
 	extra_syncs = NIL;
 	forget_changes();
-	if (kept_used)
+	if (kept_cxt != NULL && !kept_cxt->isReset)
 		MemoryContextReset(kept_cxt);
-	kept_used = false;
 	memset(&kept, 0, sizeof(kept));
 	/* every use of the maps begins with ensure_model_state() */
 	if (created_files == NULL || !model_dirty)
@@ -408,15 +407,11 @@ wl_model_note_doomed(Oid relid, bool with_dependents)
 	toastrelid = rel->rd_rel->reltoastrelid;
 	indexes = RelationGetIndexList(rel);
 	RelationClose(rel);
-	if (OidIsValid(toastrelid) && (rel = RelationIdGetRelation(toastrelid)) != NULL)
-	{
-		note_doomed_rel(toastrelid);
-		indexes = list_concat(indexes, RelationGetIndexList(rel));
-		RelationClose(rel);
-	}
 	foreach(lc, indexes)
 		note_doomed_rel(lfirst_oid(lc));
 	list_free(indexes);
+	if (OidIsValid(toastrelid))
+		wl_model_note_doomed(toastrelid, true);
 }
 
 /* note the creator of files new in a pending list (newest first) */
@@ -431,7 +426,6 @@ note_new_files(bool forCommit, wl_files_hash *map, int32 stmt_no, bool *skipping
 	if (kept_cxt == NULL)
 		kept_cxt = AllocSetContextCreate(TopMemoryContext, "walload pending lists",
 										 ALLOCSET_SMALL_SIZES);
-	kept_used = true;
 	old = MemoryContextSwitchTo(kept_cxt);
 	n = smgrGetPendingDeletes(forCommit, &files);
 	MemoryContextSwitchTo(old);
