@@ -103,7 +103,10 @@ static wl_files_hash *seen_sizes = NULL;	/* syncs' forks, as last known */
 static wl_rels_hash *created_rels = NULL;	/* created in the transaction */
 static bool model_dirty = false;	/* the maps were used in this transaction */
 
-/* relations invalidated since the last look (no file changes without) */
+/*
+ * Relations invalidated since the last look (no file changes without), noted
+ * by a callback that may not fail or allocate.
+ */
 #define WL_CHANGED_RELS		64
 static Oid	changed_rels[WL_CHANGED_RELS];
 static int	n_changed_rels = 0;
@@ -227,7 +230,10 @@ wl_model_xact_end(void)
 			wl_rels_reset(*rel_maps[i]);
 }
 
-/* relpages of the relation created in the xact whose first file this is */
+/*
+ * relpages of the relation created in the xact whose first file this is (no
+ * other: another file number looked up as an OID leaves a negative entry).
+ */
 static BlockNumber
 class_pages(WlRelFile file)
 {
@@ -650,11 +656,7 @@ pending_syncs(const WlRelFile *created_list, int ncreated,
 	return n;
 }
 
-/*
- * The one reading of core's pending lists for a commit, PREPARE or its
- * prediction (the statement's, if nothing changed since); the abort's list
- * with_created or under wal_level=minimal.
- */
+/* core's list, or the kept reading of it */
 static int
 pending_list(bool forCommit, bool use_kept, WlRelFile **files)
 {
@@ -664,6 +666,11 @@ pending_list(bool forCommit, bool use_kept, WlRelFile **files)
 	return kept.n[forCommit];
 }
 
+/*
+ * The one reading of core's pending lists for a commit, PREPARE or its
+ * prediction (the statement's, if nothing changed since); the abort's list
+ * with_created or under wal_level=minimal.
+ */
 void
 wl_model_read_commit(bool with_created, bool live, WlCommitFiles *cf)
 {
