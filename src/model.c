@@ -152,13 +152,6 @@ relcache_changed(Datum arg, Oid relid)
 		changed_rels[n_changed_rels++] = relid;
 }
 
-static void
-forget_changes(void)
-{
-	n_changed_rels = 0;
-	changed_all = false;
-}
-
 /* the per-transaction context's first block is note_extra_sync's reserve */
 void
 wl_model_register(void)
@@ -201,7 +194,8 @@ wl_model_xact_end(void)
 	if (model_cxt != NULL && !model_cxt->isReset)
 		MemoryContextReset(model_cxt);
 	extra_syncs = NIL;
-	forget_changes();
+	n_changed_rels = 0;
+	changed_all = false;
 	if (kept_cxt != NULL && !kept_cxt->isReset)
 		MemoryContextReset(kept_cxt);
 	memset(&kept, 0, sizeof(kept));
@@ -553,7 +547,8 @@ wl_model_read_pending_changes(int32 stmt_no, WlEffects *eff)
 		doomed = note_new_files(true, doomed_files, stmt_no, NULL);
 		remember_changed();
 	}
-	forget_changes();
+	n_changed_rels = 0;
+	changed_all = false;
 	eff->storage |= created || doomed;
 	eff->wal_skipped |= skipping;
 }

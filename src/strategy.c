@@ -44,20 +44,14 @@ static bool auto_aside = false;
 static double auto_aside_median = 0;
 static uint64 auto_generation = 0;
 
-#define WL_CMP(type) \
-	return (*(const type *) a > *(const type *) b) - (*(const type *) a < *(const type *) b)
-
-static int
-cmp_double(const void *a, const void *b)
-{
-	WL_CMP(double);
+#define WL_CMP_FUNCTION(name, type) \
+static int \
+name(const void *a, const void *b) \
+{ \
+	return (*(const type *) a > *(const type *) b) - (*(const type *) a < *(const type *) b); \
 }
-
-static int
-cmp_int64(const void *a, const void *b)
-{
-	WL_CMP(int64);
-}
+WL_CMP_FUNCTION(cmp_double, double)
+WL_CMP_FUNCTION(cmp_int64, int64)
 
 /* new unit costs (walload.unit_costs): a new model, a new window */
 static void
@@ -85,8 +79,7 @@ wl_strategy_note_commit(double measured_ms, double predicted_ms)
 		return;
 	auto_ratios[auto_next] = Max(measured_ms, 0) / Max(predicted_ms, WL_AUTO_PRED_FLOOR_MS);
 	auto_next = (auto_next + 1) % WL_AUTO_WINDOW;
-	if (auto_samples < WL_AUTO_WINDOW)
-		auto_samples++;
+	auto_samples = Min(auto_samples + 1, WL_AUTO_WINDOW);
 	if (auto_samples < WL_AUTO_WINDOW)
 		return;
 
