@@ -29,8 +29,6 @@
 #include "access/tableam.h"
 #include "access/xact.h"
 #include "access/xlog.h"
-#include "catalog/pg_class.h"
-#include "catalog/pg_database.h"
 #include "catalog/pg_tablespace.h"
 #include "commands/dbcommands.h"
 #include "common/hashfn.h"
@@ -39,13 +37,9 @@
 #include "storage/fd.h"
 #include "utils/inval.h"
 #include "utils/memutils.h"
-#include "utils/rel.h"
 #include "utils/syscache.h"
 
-/*
- * The maps of files, simplehash's: no indirect calls, and emptied by one
- * memset.  An entry moves when another is entered: no pointer is kept.
- */
+/* simplehash: no indirect calls, emptied by one memset; entries move */
 typedef struct FileEntry
 {
 	WlRelFile	file;			/* hash key */
@@ -88,20 +82,21 @@ typedef struct RelEntry
 #define SH_DEFINE
 #include "lib/simplehash.h"
 
-typedef struct GhostSync
+/* a pending sync core lists nowhere: an aborted subxact's, a new database's */
+typedef struct ExtraSync
 {
 	WlRelFile	file;
 	bool		truncated;
+	bool		ghost;			/* an aborted subxact's: its file is gone */
 	int32		creator;		/* statement that created it, or -1 */
-} GhostSync;
+} ExtraSync;
 
 static MemoryContext model_cxt = NULL;	/* per transaction: the lists */
 static MemoryContext model_hash_cxt = NULL; /* the maps, kept across xacts */
 static wl_files_hash *created_files = NULL;	/* deleted at abort: created */
 static wl_files_hash *doomed_files = NULL;	/* deleted at commit */
 static wl_files_hash *truncated_files = NULL;	/* syncs truncated in place */
-static List *ghost_syncs = NIL; /* pending syncs of aborted subxacts */
-static List *createdb_files = NIL;	/* pending syncs in a new database */
+static List *extra_syncs = NIL; /* of ExtraSync */
 static wl_rels_hash *known_rels = NULL; /* relid -> its file, as last seen */
 static wl_files_hash *doomed_sizes = NULL;	/* deleted at commit, sized */
 static wl_files_hash *seen_sizes = NULL;	/* syncs' forks, as last known */
@@ -109,8 +104,8 @@ static wl_rels_hash *created_rels = NULL;	/* created in the transaction */
 static bool model_dirty = false;	/* the maps were used in this transaction */
 
 /*
- * Relations invalidated since the last look, the only ones whose files can
- * have been created or doomed; by a callback that may not fail or allocate.
+ * Relations invalidated since the last look (no file changes without), noted
+ * by a callback that may not fail or allocate.
  */
 #define WL_CHANGED_RELS		64
 static Oid	changed_rels[WL_CHANGED_RELS];
@@ -125,15 +120,12 @@ static bool changed_all = false;
 #define WL_LISTS_CHEAP	64
 
 /*
- * Core's lists as a statement's end read them (note_new_files), for the
- * predictions and the commit that follow: reused while no relation was
- * invalidated (no file is created or doomed without), in the same
- * transaction and subtransaction.  In a context of their own, emptied at
- * transaction end (if used): lists of growing sizes freed one by one would
- * leave their chunks in a context never reset.
+ * Core's lists as a statement's end read them, reused by the predictions and
+ * the commit while no relation is invalidated, in the same (sub)transaction.
+ * Their own context, reset at transaction end: growing lists freed one by
+ * one would leave chunks in a context never reset.
  */
 static MemoryContext kept_cxt = NULL;
-static bool kept_used = false;
 static struct
 {
 	WlRelFile  *files[2];		/* [forCommit] */
@@ -143,15 +135,6 @@ static struct
 	TransactionId xid;
 	TimestampTz xact_start;
 }			kept;
-
-static void
-drop_kept(void)
-{
-	for (int i = 0; i < 2; i++)
-		if (kept.files[i])
-			pfree(kept.files[i]);
-	memset(&kept, 0, sizeof(kept));
-}
 
 static void
 relcache_changed(Datum arg, Oid relid)
@@ -169,14 +152,7 @@ relcache_changed(Datum arg, Oid relid)
 		changed_rels[n_changed_rels++] = relid;
 }
 
-static void
-forget_changes(void)
-{
-	n_changed_rels = 0;
-	changed_all = false;
-}
-
-/* the per-transaction context's first block is note_ghost_syncs' reserve */
+/* the per-transaction context's first block is note_extra_sync's reserve */
 void
 wl_model_register(void)
 {
@@ -214,14 +190,14 @@ wl_model_xact_end(void)
 {
 	bool		large = false;
 
-	if (model_cxt != NULL)
+	/* a call saved where nothing was allocated (most transactions) */
+	if (model_cxt != NULL && !model_cxt->isReset)
 		MemoryContextReset(model_cxt);
-	ghost_syncs = NIL;
-	createdb_files = NIL;
-	forget_changes();
-	if (kept_used)
+	extra_syncs = NIL;
+	n_changed_rels = 0;
+	changed_all = false;
+	if (kept_cxt != NULL && !kept_cxt->isReset)
 		MemoryContextReset(kept_cxt);
-	kept_used = false;
 	memset(&kept, 0, sizeof(kept));
 	/* every use of the maps begins with ensure_model_state() */
 	if (created_files == NULL || !model_dirty)
@@ -249,28 +225,21 @@ wl_model_xact_end(void)
 }
 
 /*
- * relpages of the relation created in the transaction whose first file this
- * is: another file number looked up as an OID leaves a negative entry.
+ * relpages of the relation created in the xact whose first file this is (no
+ * other: another file number looked up as an OID leaves a negative entry).
  */
 static BlockNumber
 class_pages(WlRelFile file)
 {
 	Oid			relid = WL_REL_NUMBER(file);
-	HeapTuple	tup;
-	BlockNumber pages = InvalidBlockNumber;
+	BlockNumber pages;
 	WlRelFile	cur;
 
 	if (WL_REL_DB(file) != MyDatabaseId || created_rels == NULL ||
-		wl_rels_lookup(created_rels, relid) == NULL)
+		wl_rels_lookup(created_rels, relid) == NULL ||
+		!wl_sizing_rel_file(relid, &cur, NULL, NULL, &pages) ||
+		!WlRelFileEquals(cur, file) || pages == 0)
 		return InvalidBlockNumber;
-	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
-	if (!HeapTupleIsValid(tup))
-		return InvalidBlockNumber;
-	if (wl_sizing_class_file(relid, (Form_pg_class) GETSTRUCT(tup), &cur) &&
-		WlRelFileEquals(cur, file) &&
-		((Form_pg_class) GETSTRUCT(tup))->relpages > 0)
-		pages = (BlockNumber) ((Form_pg_class) GETSTRUCT(tup))->relpages;
-	ReleaseSysCache(tup);
 	return pages;
 }
 
@@ -285,9 +254,8 @@ wl_model_note_created(Oid relid)
 }
 
 /*
- * A pending sync's blocks without a system call (md.c would open every fork
- * of every new file at every statement): core's, else seen_sizes', relpages;
- * core forgets its own at each relcache rebuild.
+ * A pending sync's blocks without a system call: core's cached sizes (lost
+ * at each relcache rebuild), else seen_sizes', else relpages.
  */
 static uint64
 file_live_blocks(WlRelFile file)
@@ -327,37 +295,21 @@ file_live_blocks(WlRelFile file)
 }
 
 /*
- * Would DropRelFileNodesAllBuffers() walk?  Outside recovery, unless no
- * fork exists.  looked, found_fork: what size_doomed() already found.
- */
-static bool
-drop_all_would_scan(WlRelFile *files, int n, bool live, int looked, bool found_fork)
-{
-	if (n == 0)
-		return false;
-	if (WL_BUF_DROP_FULL_SCAN_THRESHOLD == 0 || live || found_fork)
-		return true;
-	for (int i = looked; i < n; i++)
-		if (wl_sizing_file_exists(files[i]))
-			return true;
-	return false;
-}
-
-/*
- * The first WL_DROP_SIZE_SAMPLE files a commit deletes, the rest scaled;
- * live: as noted.  Returns how many it looked for on disk.
+ * The files a commit deletes: the first WL_DROP_SIZE_SAMPLE sized, the rest
+ * scaled; live: as noted.  Returns whether DropRelFileNodesAllBuffers()
+ * walks: outside recovery, unless no fork exists.
  */
 #define WL_DROP_SIZE_SAMPLE	64
 
-static int
-size_doomed(WlRelFile *files, int n, bool live, WlCommitModel *m, bool *found_fork)
+static bool
+size_doomed(WlRelFile *files, int n, bool live, WlCommitModel *m)
 {
 	int			k = Min(n, WL_DROP_SIZE_SAMPLE);
 	WlFileSizes	all;
 	double		scale = k > 0 ? (double) n / k : 0;
+	bool		found_fork = false;
 
 	memset(&all, 0, sizeof(all));
-	*found_fork = false;
 	if (live)
 		ensure_model_state();
 	for (int i = 0; i < k; i++)
@@ -366,7 +318,7 @@ size_doomed(WlRelFile *files, int n, bool live, WlCommitModel *m, bool *found_fo
 		FileEntry  *noted = NULL;
 
 		if (!live)
-			*found_fork |= wl_sizing_file(files[i], &one);
+			found_fork |= wl_sizing_file(files[i], &one);
 		else if ((noted = wl_files_lookup(doomed_sizes, files[i])) != NULL)
 			one = noted->v.sizes;
 		else
@@ -385,33 +337,32 @@ size_doomed(WlRelFile *files, int n, bool live, WlCommitModel *m, bool *found_fo
 	m->dropped_stored_forks = (int32) (all.stored_forks * scale);
 	m->dropped_stored_blocks = (int64) (all.stored_blocks * scale);
 	m->dropped_buffers = (int64) (all.buffers * scale);
-	return live ? 0 : k;
+	if (n == 0)
+		return false;
+	if (WL_BUF_DROP_FULL_SCAN_THRESHOLD == 0 || live || found_fork)
+		return true;
+	for (int i = k; i < n; i++)
+		if (wl_sizing_file_exists(files[i]))
+			return true;
+	return false;
 }
 
 /*
- * The sizes of relid's file as this backend knows them now, without a
- * system call, noted for the live prediction: core's cached sizes, else
- * seen_sizes', and for the main fork at least relpages; a fork of unknown size
- * is taken not to exist, and every block to be on disk.
+ * relid's file's sizes for the live prediction, without a system call:
+ * cached, else seen_sizes', the main fork at least relpages; a fork of
+ * unknown size taken not to exist, every block to be on disk.
  */
 static void
 note_doomed_rel(Oid relid)
 {
-	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
 	WlRelFile	file;
 	BlockNumber relpages;
-	bool		has_file;
 	WlFileSizes *d;
 	FileEntry  *seen;
 	bool		found;
 	SMgrRelation srel;
 
-	if (!HeapTupleIsValid(tup))
-		return;
-	has_file = wl_sizing_class_file(relid, (Form_pg_class) GETSTRUCT(tup), &file);
-	relpages = (BlockNumber) Max(((Form_pg_class) GETSTRUCT(tup))->relpages, 0);
-	ReleaseSysCache(tup);
-	if (!has_file)
+	if (!wl_sizing_rel_file(relid, &file, NULL, NULL, &relpages))
 		return;
 
 	/* seen_sizes is filled only under wal_level=minimal (file_live_blocks) */
@@ -433,18 +384,13 @@ note_doomed_rel(Oid relid)
 		}
 		else if (nblocks == InvalidBlockNumber || nblocks == 0)
 			continue;
-		d->forks++;
-		d->blocks += nblocks;
-		d->stored_blocks += nblocks;
-		d->stored_forks += nblocks > 0 ? 1 : 0;
-		d->buffers += wl_sizing_fork_buffers(file, fork, nblocks);
+		wl_sizing_add_fork(d, fork, nblocks, nblocks);
 	}
 }
 
 /*
- * A statement is about to doom relid's file: DROP (OAT_DROP, once per
- * relation), or TRUNCATE giving it new files (OAT_TRUNCATE, with_dependents:
- * its indexes and TOAST too).  Note their sizes while they can be told.
+ * DROP (OAT_DROP) or TRUNCATE (OAT_TRUNCATE, with_dependents: its indexes
+ * and TOAST too) will doom relid's file: its sizes while they can be told.
  */
 void
 wl_model_note_doomed(Oid relid, bool with_dependents)
@@ -461,21 +407,14 @@ wl_model_note_doomed(Oid relid, bool with_dependents)
 	toastrelid = rel->rd_rel->reltoastrelid;
 	indexes = RelationGetIndexList(rel);
 	RelationClose(rel);
-	if (OidIsValid(toastrelid) && (rel = RelationIdGetRelation(toastrelid)) != NULL)
-	{
-		note_doomed_rel(toastrelid);
-		indexes = list_concat(indexes, RelationGetIndexList(rel));
-		RelationClose(rel);
-	}
 	foreach(lc, indexes)
 		note_doomed_rel(lfirst_oid(lc));
 	list_free(indexes);
+	if (OidIsValid(toastrelid))
+		wl_model_note_doomed(toastrelid, true);
 }
 
-/*
- * Record the creator of files that appeared in a pending list.  The list
- * is newest first; the walk stops at the first file already known.
- */
+/* note the creator of files new in a pending list (newest first) */
 static bool
 note_new_files(bool forCommit, wl_files_hash *map, int32 stmt_no, bool *skipping_wal)
 {
@@ -487,7 +426,6 @@ note_new_files(bool forCommit, wl_files_hash *map, int32 stmt_no, bool *skipping
 	if (kept_cxt == NULL)
 		kept_cxt = AllocSetContextCreate(TopMemoryContext, "walload pending lists",
 										 ALLOCSET_SMALL_SIZES);
-	kept_used = true;
 	old = MemoryContextSwitchTo(kept_cxt);
 	n = smgrGetPendingDeletes(forCommit, &files);
 	MemoryContextSwitchTo(old);
@@ -510,9 +448,9 @@ note_new_files(bool forCommit, wl_files_hash *map, int32 stmt_no, bool *skipping
 }
 
 /*
- * Did a changed relation touch the pending lists in a way known_rels does
- * not explain?  One created here with its first file is noted at once.  Only
- * the syscache is read: the relation may be another session's, unlocked.
+ * Did a changed relation touch the pending lists as known_rels does not
+ * explain?  One created here with its first file is noted at once.  Only the
+ * syscache is read: the relation may be another session's, unlocked.
  */
 static bool
 change_needs_lists(Oid relid, int32 stmt_no, bool *created, bool *skipping)
@@ -572,8 +510,8 @@ remember_changed(void)
 }
 
 /*
- * Note which statement created or doomed files.  Core's lists are read only
- * when known_rels cannot explain a change (O(N^2) over N CREATE TABLEs).
+ * Note which statement created or doomed files; core's lists read only when
+ * known_rels cannot explain a change (O(N^2) over N CREATE TABLEs).
  */
 void
 wl_model_read_pending_changes(int32 stmt_no, WlEffects *eff)
@@ -596,7 +534,10 @@ wl_model_read_pending_changes(int32 stmt_no, WlEffects *eff)
 	if (needs_lists)
 	{
 		/* an invalidation while they are read leaves them not kept */
-		drop_kept();
+		for (int i = 0; i < 2; i++)
+			if (kept.files[i])
+				pfree(kept.files[i]);
+		memset(&kept, 0, sizeof(kept));
 		kept.valid = true;
 		kept.subxact = GetCurrentSubTransactionId();
 		kept.xid = GetTopTransactionIdIfAny();
@@ -606,7 +547,8 @@ wl_model_read_pending_changes(int32 stmt_no, WlEffects *eff)
 		doomed = note_new_files(true, doomed_files, stmt_no, NULL);
 		remember_changed();
 	}
-	forget_changes();
+	n_changed_rels = 0;
+	changed_all = false;
 	eff->storage |= created || doomed;
 	eff->wal_skipped |= skipping;
 }
@@ -627,8 +569,8 @@ in_map(wl_files_hash *map, const WlRelFile *file)
 }
 
 /*
- * The first statement map names for files, or -1; each file's into out
- * unless NULL (out may overlay files: entry i is written after file i is read).
+ * The first statement map names for files, or -1; each's into out if asked
+ * (out may overlay files: out[i] is written after files[i] is read).
  */
 static int32
 min_creator(wl_files_hash *map, WlRelFile *files, int n, int32 *out)
@@ -647,21 +589,6 @@ min_creator(wl_files_hash *map, WlRelFile *files, int n, int32 *out)
 	return best;
 }
 
-/* sort files and remove duplicates; returns the new count */
-static int
-sort_files(WlRelFile *files, int n)
-{
-	int			k = 0;
-
-	if (n <= 1)
-		return n;
-	qsort(files, n, sizeof(WlRelFile), wl_relfile_cmp);
-	for (int i = 1; i < n; i++)
-		if (wl_relfile_cmp(&files[i], &files[k]) != 0)
-			files[++k] = files[i];
-	return k + 1;
-}
-
 static bool
 file_in_sorted(WlRelFile file, WlRelFile *files, int n)
 {
@@ -673,17 +600,24 @@ static WlRelFile *
 sorted_copy(const WlRelFile *list, int *n)
 {
 	WlRelFile  *copy = palloc(sizeof(WlRelFile) * Max(*n, 1));
+	int			k = 0;
 
 	if (*n > 0)
 		memcpy(copy, list, sizeof(WlRelFile) * *n);
-	*n = sort_files(copy, *n);
+	if (*n <= 1)
+		return copy;
+	qsort(copy, *n, sizeof(WlRelFile), wl_relfile_cmp);
+	for (int i = 1; i < *n; i++)
+		if (wl_relfile_cmp(&copy[i], &copy[k]) != 0)
+			copy[++k] = copy[i];
+	*n = k + 1;
 	return copy;
 }
 
 /*
  * The pending syncs COMMIT will consider (wal_level=minimal): files created
- * in the transaction that skip WAL and are not doomed, ghost_syncs and
- * created databases' files, sized as smgrDoPendingSyncs() counts.
+ * in the transaction that skip WAL and are not doomed, then extra_syncs
+ * (a ghost's file not listed again), sized as smgrDoPendingSyncs() counts.
  */
 static int
 pending_syncs(const WlRelFile *created_list, int ncreated,
@@ -692,54 +626,39 @@ pending_syncs(const WlRelFile *created_list, int ncreated,
 {
 	WlRelFile  *doomed = sorted_copy(doomed_list, &ndoomed);
 	WlRelFile  *created = sorted_copy(created_list, &ncreated);
+	int			all = ncreated + list_length(extra_syncs);
+	WlPendingSync *s = palloc(sizeof(WlPendingSync) * Max(all, 1));
 	int			n = 0;
-	int			cap = 16;
-	ListCell   *lc;
-	WlPendingSync *s = palloc(sizeof(WlPendingSync) * cap);
 
-#define ADD_SYNC(f_, trunc_, creator_, ghost_) \
-	do { \
-		if (n >= cap) \
-			s = repalloc(s, sizeof(WlPendingSync) * (cap *= 2)); \
-		s[n].file = (f_); \
-		s[n].blocks = !live ? (int64) wl_sizing_total_blocks(f_) : \
-			(ghost_) ? 0 : (int64) file_live_blocks(f_); \
-		s[n].truncated = (trunc_); \
-		s[n].creator = (creator_); \
-		n++; \
-	} while (0)
-
-	for (int i = 0; i < ncreated; i++)
+	for (int i = 0; i < all; i++)
 	{
-		if (!WlSkippingWAL(created[i]) || file_in_sorted(created[i], doomed, ndoomed))
-			continue;
-		ADD_SYNC(created[i], in_map(truncated_files, &created[i]),
-				 creator_in(created_files, &created[i]), false);
-	}
-	foreach(lc, ghost_syncs)
-	{
-		GhostSync  *g = lfirst(lc);
+		ExtraSync  *x = i < ncreated ? NULL : list_nth(extra_syncs, i - ncreated);
+		WlRelFile	f = x ? x->file : created[i];
 
-		if (!WlSkippingWAL(g->file) ||
-			file_in_sorted(g->file, doomed, ndoomed) ||
-			file_in_sorted(g->file, created, ncreated))
+		if (!WlSkippingWAL(f) || file_in_sorted(f, doomed, ndoomed) ||
+			(x && x->ghost && file_in_sorted(f, created, ncreated)))
 			continue;
-		ADD_SYNC(g->file, g->truncated, g->creator, true);
+		s[n].file = f;
+		s[n].blocks = !live ? (int64) wl_sizing_total_blocks(f) :
+			(x && x->ghost) ? 0 : (int64) file_live_blocks(f);
+		s[n].truncated = x ? x->truncated : in_map(truncated_files, &f);
+		s[n].creator = x ? x->creator : creator_in(created_files, &f);
+		n++;
 	}
-	foreach(lc, createdb_files)
-	{
-		WlRelFile  *f = lfirst(lc);
-
-		if (!WlSkippingWAL(*f) || file_in_sorted(*f, doomed, ndoomed))
-			continue;
-		ADD_SYNC(*f, false, -1, false);
-	}
-#undef ADD_SYNC
-
 	pfree(created);
 	pfree(doomed);
 	*out = s;
 	return n;
+}
+
+/* core's list, or the kept reading of it */
+static int
+pending_list(bool forCommit, bool use_kept, WlRelFile **files)
+{
+	if (!use_kept)
+		return smgrGetPendingDeletes(forCommit, files);
+	*files = kept.files[forCommit];
+	return kept.n[forCommit];
 }
 
 /*
@@ -750,30 +669,15 @@ pending_syncs(const WlRelFile *created_list, int ncreated,
 void
 wl_model_read_commit(bool with_created, bool live, WlCommitFiles *cf)
 {
-	bool		reuse = kept.valid &&
+	memset(cf, 0, sizeof(*cf));
+	/* kept: still the model's, for the next reading */
+	cf->kept = kept.valid &&
 		kept.subxact == GetCurrentSubTransactionId() &&
 		kept.xid == GetTopTransactionIdIfAny() &&
 		kept.xact_start == GetCurrentTransactionStartTimestamp();
-
-	memset(cf, 0, sizeof(*cf));
-	if (reuse)
-	{
-		/* still the model's: kept for the next reading */
-		cf->kept = true;
-		cf->doomed = kept.files[true];
-		cf->ndoomed = kept.n[true];
-		if (with_created || !XLogIsNeeded())
-		{
-			cf->created = kept.files[false];
-			cf->ncreated = kept.n[false];
-		}
-	}
-	else
-	{
-		cf->ndoomed = smgrGetPendingDeletes(true, &cf->doomed);
-		if (with_created || !XLogIsNeeded())
-			cf->ncreated = smgrGetPendingDeletes(false, &cf->created);
-	}
+	cf->ndoomed = pending_list(true, cf->kept, &cf->doomed);
+	if (with_created || !XLogIsNeeded())
+		cf->ncreated = pending_list(false, cf->kept, &cf->created);
 	if (!XLogIsNeeded())
 		cf->nsyncs = pending_syncs(cf->created, cf->ncreated, cf->doomed, cf->ndoomed,
 								   live, &cf->syncs);
@@ -827,9 +731,6 @@ wl_model_decide_syncs(const WlPendingSync *s, int n, int threshold_kb, WlCommitM
 void
 wl_model_commit(WlCommitFiles *cf, bool is_prepare, bool live, WlCommitModel *m)
 {
-	int			looked;
-	bool		found_fork;
-
 	memset(m, 0, sizeof(*m));
 	m->sync_stmt_no = -1;
 	m->drop_stmt_no = -1;
@@ -840,8 +741,7 @@ wl_model_commit(WlCommitFiles *cf, bool is_prepare, bool live, WlCommitModel *m)
 	m->dropped_rels = cf->ndoomed;
 	if (cf->ndoomed > 0)
 	{
-		looked = size_doomed(cf->doomed, cf->ndoomed, live, m, &found_fork);
-		m->drop_scan = drop_all_would_scan(cf->doomed, cf->ndoomed, live, looked, found_fork);
+		m->drop_scan = size_doomed(cf->doomed, cf->ndoomed, live, m);
 		/* each file's for wl_model_commit_creators: one lookup */
 		if (!live && !is_prepare && cf->drop_creators == NULL)
 			cf->drop_creators = palloc(sizeof(int32) * cf->ndoomed);
@@ -849,26 +749,21 @@ wl_model_commit(WlCommitFiles *cf, bool is_prepare, bool live, WlCommitModel *m)
 									  cf->drop_creators);
 	}
 
-	/*
-	 * At PREPARE, also the buffers ROLLBACK PREPARED would drop: a bound, since
-	 * nothing else can read those files until it finishes.
-	 */
+	/* at PREPARE, ROLLBACK PREPARED's buffers: a bound, no one reads them */
 	if (is_prepare)
 	{
 		WlCommitModel created;
 
 		m->abort_rels = cf->ncreated;
 		memset(&created, 0, sizeof(created));
-		looked = size_doomed(cf->created, cf->ncreated, false, &created, &found_fork);
-		m->abort_drop_scan = drop_all_would_scan(cf->created, cf->ncreated, false, looked, found_fork);
+		m->abort_drop_scan = size_doomed(cf->created, cf->ncreated, false, &created);
 		m->abort_buffers = created.dropped_buffers;
 	}
 }
 
 /*
- * The statement behind each file COMMIT (or PREPARE) acts on, -1 where
- * unknown: *sync, the pending syncs'; *drop, the deleted (none at PREPARE).
- * NULL where there are none.
+ * The statement behind each file COMMIT (or PREPARE) acts on, or -1: *sync,
+ * the pending syncs'; *drop, the deleted (none at PREPARE); NULL if none.
  */
 void
 wl_model_commit_creators(WlCommitFiles *cf, bool is_prepare, int32 **sync, int *nsync,
@@ -894,14 +789,13 @@ wl_model_commit_creators(WlCommitFiles *cf, bool is_prepare, int32 **sync, int *
 
 /*
  * The one reading of core's list at an abort: no file I/O, no allocation but
- * core's list.  Each file has its main fork, so core walks iff it is not
- * empty.  ab->creators is written over core's list, entry i after file i is
- * read; the caller pfrees it.
+ * core's list; each file has its main fork, so core walks iff it is not
+ * empty.  ab->creators overlays core's list; the caller pfrees it.
  */
 StaticAssertDecl(sizeof(WlRelFile) >= sizeof(int32),
 				 "a file's creator must fit in its place in core's list");
 
-static void note_ghost_syncs(WlRelFile *files, int n);
+static void note_extra_sync(WlRelFile file, bool ghost);
 
 void
 wl_model_read_abort(bool subxact, int64 max_buffers, bool want_creators, WlAbortFiles *ab)
@@ -912,8 +806,8 @@ wl_model_read_abort(bool subxact, int64 max_buffers, bool want_creators, WlAbort
 	memset(ab, 0, sizeof(*ab));
 	ab->nrels = n;
 	ab->scan = n > 0;
-	if (subxact)
-		note_ghost_syncs(files, n);
+	for (int i = 0; subxact && !XLogIsNeeded() && i < n; i++)
+		note_extra_sync(files[i], true);
 	if (n > 0 && max_buffers > 0)
 		ab->buffers = Min(wl_sizing_files_buffers(files, n, &ab->pages_mapped), max_buffers);
 	if (want_creators && n > 0)
@@ -942,37 +836,29 @@ wl_model_note_truncated_in_place(List *files)
 }
 
 /*
- * A subtransaction's files are deleted at its abort, but core keeps their
- * pending syncs until commit.  On the abort path: small entries in the
- * model context, whose 8 kB block is the reserve.
+ * A pending sync core lists nowhere, if it skips WAL: a ghost (an aborted
+ * subxact's deleted file, whose sync core keeps until commit) or a new
+ * database's file.  On the abort path too: model_cxt's block is the reserve.
  */
 static void
-note_ghost_syncs(WlRelFile *files, int n)
+note_extra_sync(WlRelFile file, bool ghost)
 {
 	MemoryContext old;
+	ExtraSync  *x;
 
-	if (XLogIsNeeded())
+	if (!WlSkippingWAL(file))
 		return;
 	old = MemoryContextSwitchTo(model_cxt);
-	for (int i = 0; i < n; i++)
-	{
-		GhostSync  *g;
-
-		if (!WlSkippingWAL(files[i]))
-			continue;
-		g = palloc(sizeof(GhostSync));
-		g->file = files[i];
-		g->truncated = in_map(truncated_files, &files[i]);
-		g->creator = creator_in(created_files, &files[i]);
-		ghost_syncs = lappend(ghost_syncs, g);
-	}
+	x = palloc(sizeof(ExtraSync));
+	x->file = file;
+	x->ghost = ghost;
+	x->truncated = ghost && in_map(truncated_files, &file);
+	x->creator = ghost ? creator_in(created_files, &file) : -1;
+	extra_syncs = lappend(extra_syncs, x);
 	MemoryContextSwitchTo(old);
 }
 
-/*
- * CREATE DATABASE under wal_level=minimal: its files are pending syncs core
- * does not list.  True if any skips WAL.
- */
+/* CREATE DATABASE under wal_level=minimal: true if a file of it skips WAL */
 bool
 wl_model_note_created_database(const char *dbname)
 {
@@ -980,7 +866,6 @@ wl_model_note_created_database(const char *dbname)
 	Relation	spcrel;
 	TableScanDesc scan;
 	HeapTuple	tup;
-	MemoryContext old;
 	bool		skipping = false;
 
 	if (!OidIsValid(dboid) || XLogIsNeeded())
@@ -1015,13 +900,8 @@ wl_model_note_created_database(const char *dbname)
 			WL_REL_SPC(file) = spcoid;
 			WL_REL_DB(file) = dboid;
 			WL_REL_NUMBER(file) = (Oid) num;
-			if (!WlSkippingWAL(file))
-				continue;
-			skipping = true;
-			old = MemoryContextSwitchTo(model_cxt);
-			createdb_files = lappend(createdb_files, palloc(sizeof(WlRelFile)));
-			*(WlRelFile *) llast(createdb_files) = file;
-			MemoryContextSwitchTo(old);
+			skipping |= WlSkippingWAL(file);
+			note_extra_sync(file, false);
 		}
 		if (dir)
 			FreeDir(dir);

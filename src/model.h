@@ -53,8 +53,7 @@ wl_effects_add_scans(WlEffects *eff, WlScanKind kind, int64 n, int nfiles)
 static inline void
 wl_effects_add_invalidated(WlEffects *eff, WlScanKind kind, int64 buffers)
 {
-	if (buffers > 0)
-		eff->scans[kind].invalidated += buffers;
+	eff->scans[kind].invalidated += Max(buffers, 0);
 }
 
 /* module start, transaction end */

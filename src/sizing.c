@@ -54,12 +54,10 @@ wl_sizing_file_exists(WlRelFile file)
 
 /*
  * Blocks over all existing forks of a pending sync, as smgrDoPendingSyncs()
- * counts them, for the commit.  Where core caches a fork's size (no other
- * backend writes a file created in this transaction), existence is not
- * asked of md.c, which would reopen the fork: a fork known empty adds
- * nothing, one known to have blocks exists (core unlinks only whole files),
- * and so does one this backend has open.  No init fork: the relation is
- * permanent.
+ * counts them.  md.c is not asked whether a fork exists (it would reopen it)
+ * where core caches its size (no other backend writes a file new in this
+ * transaction; core unlinks only whole files) or this backend has it open.
+ * No init fork: the relation is permanent.
  */
 uint64
 wl_sizing_total_blocks(WlRelFile file)
@@ -80,10 +78,7 @@ wl_sizing_total_blocks(WlRelFile file)
 	return total;
 }
 
-/*
- * The relation file of a relation from its pg_class row, as
- * RelationInitPhysicalAddr computes it.  False for no storage or temporary.
- */
+/* a pg_class row's file as RelationInitPhysicalAddr; false: none, or temp */
 bool
 wl_sizing_class_file(Oid relid, Form_pg_class cls, WlRelFile *file)
 {
@@ -102,14 +97,15 @@ wl_sizing_class_file(Oid relid, Form_pg_class cls, WlRelFile *file)
 	return OidIsValid(filenumber);
 }
 
+/* relid's file from the syscache, false if none; and what else is asked */
 bool
-wl_model_relation_file(Oid relid, WlRelFile *file, char *relkind, char *relpersistence)
+wl_sizing_rel_file(Oid relid, WlRelFile *file, char *relkind,
+				   char *relpersistence, BlockNumber *relpages)
 {
-	HeapTuple	tup;
+	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
 	Form_pg_class cls;
 	bool		has_file;
 
-	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
 	if (!HeapTupleIsValid(tup))
 		return false;
 	cls = (Form_pg_class) GETSTRUCT(tup);
@@ -117,9 +113,17 @@ wl_model_relation_file(Oid relid, WlRelFile *file, char *relkind, char *relpersi
 		*relkind = cls->relkind;
 	if (relpersistence)
 		*relpersistence = cls->relpersistence;
+	if (relpages)
+		*relpages = (BlockNumber) Max(cls->relpages, 0);
 	has_file = wl_sizing_class_file(relid, cls, file);
 	ReleaseSysCache(tup);
 	return has_file;
+}
+
+bool
+wl_model_relation_file(Oid relid, WlRelFile *file, char *relkind, char *relpersistence)
+{
+	return wl_sizing_rel_file(relid, file, relkind, relpersistence, NULL);
 }
 
 BlockNumber
@@ -186,12 +190,11 @@ typedef enum ForkOnDisk
 } ForkOnDisk;
 
 /*
- * The size of a fork asked of the file system directly: its blocks over all
- * segments, as mdnblocks() counts them, and those stored (-1: not known).
- * path: the fork's, in a WL_FORK_PATH_SIZE buffer, left as it was.
- * FORK_ABSENT on ENOENT for the first segment, as mdexists() decides;
- * FORK_UNKNOWN on any other failure (the caller asks md.c).  Several times
- * cheaper than smgrexists() and smgrnblocks(), which reopen the fork.
+ * A fork's blocks over all segments as mdnblocks() counts them, and those
+ * stored (-1: not known), asked of the file system: several times cheaper
+ * than smgrexists() and smgrnblocks(), which reopen the fork.  path: the
+ * fork's, in a WL_FORK_PATH_SIZE buffer, left as it was.  FORK_ABSENT on
+ * ENOENT for the first segment (as mdexists()), FORK_UNKNOWN on another error.
  */
 static ForkOnDisk
 fork_on_disk(char *path, BlockNumber *nblocks, int64 *stored)
@@ -212,18 +215,14 @@ fork_on_disk(char *path, BlockNumber *nblocks, int64 *stored)
 		if (seg > 0)
 			snprintf(path + len, WL_FORK_PATH_SIZE - len, ".%d", seg);
 		fd = BasicOpenFile(path, O_RDONLY | PG_BINARY);
-		if (fd < 0)
+		if (fd < 0 || fstat(fd, &st) != 0)
 		{
-			if (errno != ENOENT)
+			if (fd >= 0 || errno != ENOENT)
 				result = FORK_UNKNOWN;
 			else if (seg == 0)
 				result = FORK_ABSENT;
-			break;
-		}
-		if (fstat(fd, &st) != 0)
-		{
-			close(fd);
-			result = FORK_UNKNOWN;
+			if (fd >= 0)
+				close(fd);
 			break;
 		}
 		seg_blocks = (BlockNumber) (st.st_size / BLCKSZ);
@@ -238,14 +237,10 @@ fork_on_disk(char *path, BlockNumber *nblocks, int64 *stored)
 	return result;
 }
 
-/*
- * How many of a fork's blocks are in shared buffers, from up to
- * WL_BUFFER_SAMPLE blocks spread over it, each looked up in the mapping
- * table under its partition's shared lock.
- */
+/* a fork's buffers: WL_BUFFER_SAMPLE blocks spread over it, looked up */
 #define WL_BUFFER_SAMPLE	16
 
-/* is this block of file's fork in shared buffers now? */
+/* is this block in shared buffers now?  (the partition's lock, shared) */
 static bool
 block_cached(WlRelFile file, ForkNumber fork, BlockNumber block)
 {
@@ -263,16 +258,21 @@ block_cached(WlRelFile file, ForkNumber fork, BlockNumber block)
 	return found;
 }
 
-double
-wl_sizing_fork_buffers(WlRelFile file, ForkNumber fork, BlockNumber nblocks)
+/* one more fork of one->file: nblocks, stored of them on disk; its buffers */
+void
+wl_sizing_add_fork(WlFileSizes *one, ForkNumber fork, BlockNumber nblocks, int64 stored)
 {
 	int			k = (int) Min((BlockNumber) WL_BUFFER_SAMPLE, nblocks);
 	int			found = 0;
 
 	for (int i = 0; i < k; i++)
-		found += block_cached(file, fork,
+		found += block_cached(one->file, fork,
 							  (BlockNumber) (((uint64) nblocks * i) / k)) ? 1 : 0;
-	return k > 0 ? (double) found * nblocks / k : 0;
+	one->forks++;
+	one->blocks += nblocks;
+	one->stored_blocks += stored;
+	one->stored_forks += stored > 0 ? 1 : 0;
+	one->buffers += k > 0 ? (double) found * nblocks / k : 0;
 }
 
 /*
@@ -440,7 +440,7 @@ owned_buffers(const BufferOwner *owner, int64 *pages_mapped)
 	double		buffers = 0;
 
 	*pages_mapped = 0;
-	if (k <= 0)
+	if (k <= 0 || (!OidIsValid(owner->dboid) && owner->nfiles <= 0))
 		return 0;
 	/* k * run <= NBuffers: every stretch holds at least one run */
 	for (int i = 0; i < k; i++)
@@ -453,8 +453,7 @@ owned_buffers(const BufferOwner *owner, int64 *pages_mapped)
 		if (hits[i] > 0)
 		{
 			stretches_hit++;
-			if (first_hit < 0)
-				first_hit = i;
+			first_hit = first_hit < 0 ? i : first_hit;
 			last_hit = i;
 		}
 	}
@@ -504,16 +503,12 @@ wl_model_database_buffers(Oid dboid, int64 *pages_mapped)
 {
 	BufferOwner owner = {dboid, NULL, 0};
 
-	*pages_mapped = 0;
-	if (!OidIsValid(dboid))
-		return 0;
 	return owned_buffers(&owner, pages_mapped);
 }
 
 /*
- * The main fork's path, as GetRelationPath() names it, and its length.  In
- * the default tablespace it is written here: core's psprintf() costs
- * several times more, at every commit that deletes a file.
+ * The main fork's path as GetRelationPath() names it, and its length;
+ * written here in the default tablespace (core's psprintf() costs more).
  */
 static size_t
 main_fork_path(WlRelFile file, char *path)
@@ -541,10 +536,7 @@ main_fork_path(WlRelFile file, char *path)
 	return p - path;
 }
 
-/*
- * One file's sizes at commit; true if a fork exists.  Each fork asked of the
- * file system (fork_on_disk), of md.c only where that gives no answer.
- */
+/* a file's sizes at commit, asked of the file system (else md.c); any fork? */
 bool
 wl_sizing_file(WlRelFile file, WlFileSizes *one)
 {
@@ -578,29 +570,19 @@ wl_sizing_file(WlRelFile file, WlFileSizes *one)
 			nblocks = smgrnblocks(srel, fork);
 			stored = -1;
 		}
-		if (stored < 0)
-			stored = nblocks;	/* not known: as if all were on disk */
-		one->forks++;
-		one->blocks += nblocks;
-		one->stored_blocks += stored;
-		one->stored_forks += stored > 0 ? 1 : 0;
-		one->buffers += wl_sizing_fork_buffers(file, fork, nblocks);
+		/* stored not known: as if all were on disk */
+		wl_sizing_add_fork(one, fork, nblocks, stored < 0 ? nblocks : stored);
 	}
 	return one->forks > 0;
 }
 
-/*
- * The buffers of core's list at an abort, without a lock or an allocation:
- * files is sorted in place where it is long.
- */
+/* the buffers of core's list at an abort, without a lock or an allocation */
 int64
 wl_sizing_files_buffers(WlRelFile *files, int n, int64 *pages_mapped)
 {
 	BufferOwner owner = {InvalidOid, files, n};
 
-	*pages_mapped = 0;
-	if (n <= 0)
-		return 0;
+	/* sorted in place where it is long */
 	if (n > WL_FILES_LINEAR)
 		qsort(files, n, sizeof(WlRelFile), wl_relfile_cmp);
 	return owned_buffers(&owner, pages_mapped);

@@ -38,13 +38,16 @@ typedef struct WlTailSample
 
 extern int	wl_relfile_cmp(const void *a, const void *b);
 extern bool wl_sizing_class_file(Oid relid, Form_pg_class cls, WlRelFile *file);
+extern bool wl_sizing_rel_file(Oid relid, WlRelFile *file, char *relkind,
+							   char *relpersistence, BlockNumber *relpages);
 extern bool wl_model_relation_file(Oid relid, WlRelFile *file, char *relkind,
 								   char *relpersistence);
 extern bool wl_sizing_file_exists(WlRelFile file);
 extern uint64 wl_sizing_total_blocks(WlRelFile file);
 extern BlockNumber wl_model_main_fork_blocks(WlRelFile file);
 extern bool wl_sizing_file(WlRelFile file, WlFileSizes *one);
-extern double wl_sizing_fork_buffers(WlRelFile file, ForkNumber fork, BlockNumber nblocks);
+extern void wl_sizing_add_fork(WlFileSizes *one, ForkNumber fork, BlockNumber nblocks,
+							   int64 stored);
 extern void wl_model_sample_tail(WlRelFile file, BlockNumber nblocks, WlTailSample *sample);
 extern int64 wl_model_tail_buffers(const WlTailSample *sample, BlockNumber from);
 extern int64 wl_model_database_buffers(Oid dboid, int64 *pages_mapped);

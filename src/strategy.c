@@ -1,21 +1,17 @@
 /*-------------------------------------------------------------------------
  *
  * strategy.c
- *		walload.commit_strategy.  Under wal_level=minimal core decides per
- *		pending sync at commit: a file below wal_skip_threshold is WAL-logged
- *		whole, a larger one (or one truncated in place) fsynced after one
- *		walk of shared buffers.  Both are durable; they differ in cost.
+ *		walload.commit_strategy.  Under wal_level=minimal core WAL-logs a
+ *		pending sync below wal_skip_threshold whole at commit and fsyncs a
+ *		larger one (or one truncated in place) after one walk of shared
+ *		buffers: both durable, at different costs.
  *
- * At XACT_EVENT_PRE_COMMIT, before smgrDoPendingSyncs reads it, walload
- * may set wal_skip_threshold for this transaction only (as SET LOCAL):
- * off, nothing; auto, the threshold with the lowest predicted cost (WAL-log
- * the k smallest files, fsync the rest, for the best k; ties keep the
- * session's); wal, WAL-log every file that can be; sync, threshold 0.
- *
- * It stands aside where the transaction SET LOCAL wal_skip_threshold itself
- * (the most local choice wins); where auto would choose by figures not
- * timed since the last start; and where auto's recent commits ran far
- * above their predictions.  The record says which (WlStrategyAction).
+ * At XACT_EVENT_PRE_COMMIT, before smgrDoPendingSyncs reads it, walload may
+ * SET LOCAL wal_skip_threshold: auto, to the lowest predicted cost (the k
+ * smallest files WAL-logged, for the best k; ties keep the session's); wal,
+ * above every file; sync, 0.  It stands aside where the transaction SET
+ * LOCAL it itself, where auto's figures were not timed since the last start
+ * and where auto's recent commits ran far above their predictions.
  *
  *-------------------------------------------------------------------------
  */
@@ -27,17 +23,15 @@
 #include "catalog/storage.h"
 #include "utils/guc.h"
 
-#include "compat.h"
-
 #include "cost.h"
 #include "settings.h"
 #include "store.h"
 
 /*
- * auto checks itself: when the median of measured over predicted times of
- * the backend's last WL_AUTO_WINDOW commits exceeds WL_AUTO_ASIDE_FACTOR
- * (far above a right model's spread), it stands aside until
- * walload.unit_costs changes.  No allocation: noted from commit cleanup.
+ * auto stands aside until walload.unit_costs changes once the median of
+ * measured over predicted times of the backend's last WL_AUTO_WINDOW commits
+ * exceeds WL_AUTO_ASIDE_FACTOR (far above a right model's spread).  No
+ * allocation: noted from commit cleanup.
  */
 #define WL_AUTO_WINDOW			16
 #define WL_AUTO_ASIDE_FACTOR	10.0
@@ -50,23 +44,14 @@ static bool auto_aside = false;
 static double auto_aside_median = 0;
 static uint64 auto_generation = 0;
 
-static int
-cmp_double(const void *a, const void *b)
-{
-	double		x = *(const double *) a;
-	double		y = *(const double *) b;
-
-	return x < y ? -1 : x > y ? 1 : 0;
+#define WL_CMP_FUNCTION(name, type) \
+static int \
+name(const void *a, const void *b) \
+{ \
+	return (*(const type *) a > *(const type *) b) - (*(const type *) a < *(const type *) b); \
 }
-
-static int
-cmp_int64(const void *a, const void *b)
-{
-	int64		x = *(const int64 *) a;
-	int64		y = *(const int64 *) b;
-
-	return x < y ? -1 : x > y ? 1 : 0;
-}
+WL_CMP_FUNCTION(cmp_double, double)
+WL_CMP_FUNCTION(cmp_int64, int64)
 
 /* new unit costs (walload.unit_costs): a new model, a new window */
 static void
@@ -94,8 +79,7 @@ wl_strategy_note_commit(double measured_ms, double predicted_ms)
 		return;
 	auto_ratios[auto_next] = Max(measured_ms, 0) / Max(predicted_ms, WL_AUTO_PRED_FLOOR_MS);
 	auto_next = (auto_next + 1) % WL_AUTO_WINDOW;
-	if (auto_samples < WL_AUTO_WINDOW)
-		auto_samples++;
+	auto_samples = Min(auto_samples + 1, WL_AUTO_WINDOW);
 	if (auto_samples < WL_AUTO_WINDOW)
 		return;
 
@@ -110,26 +94,23 @@ wl_strategy_note_commit(double measured_ms, double predicted_ms)
 	}
 }
 
-/* a commit decided as m (only its sync and WAL parts differ) */
+/*
+ * A commit decided as m (only its sync and WAL parts differ); with s, m is
+ * first decided afresh at threshold kb.
+ */
 static double
-sync_part_ns(const WlCommitModel *m, const WlScanCost *cost, const WlCommitState *st)
+commit_ns(WlCommitModel *m, const WlPendingSync *s, int n, int kb,
+		  const WlScanCost *cost, const WlCommitState *st)
 {
 	WlCommitEstimate est;
 
+	if (s != NULL)
+	{
+		memset(m, 0, sizeof(*m));
+		wl_model_decide_syncs(s, n, kb, m);
+	}
 	wl_commit_est(m, cost, st, &est);
 	return est.total_ns;
-}
-
-/* a commit at threshold kb */
-static double
-threshold_ns(const WlPendingSync *s, int n, int kb, const WlScanCost *cost,
-			 const WlCommitState *st)
-{
-	WlCommitModel m;
-
-	memset(&m, 0, sizeof(m));
-	wl_model_decide_syncs(s, n, kb, &m);
-	return sync_part_ns(&m, cost, st);
 }
 
 /* the threshold, in kB, below which a file of blocks blocks is WAL-logged */
@@ -155,7 +136,7 @@ choose_threshold(int strategy, const WlPendingSync *s, int n, const WlScanCost *
 	int			best_kb = session_kb;
 	double		best_ns;
 
-	*core_ns = best_ns = threshold_ns(s, n, session_kb, cost, st);
+	*core_ns = best_ns = commit_ns(&m, s, n, session_kb, cost, st);
 
 	for (int i = 0; i < n; i++)
 		if (!s[i].truncated)
@@ -169,8 +150,6 @@ choose_threshold(int strategy, const WlPendingSync *s, int n, const WlScanCost *
 	else
 	{
 		/* all synced, then the k smallest WAL-logged, k = 1 .. nsizes */
-		memset(&m, 0, sizeof(m));
-		wl_model_decide_syncs(s, n, 0, &m);
 		for (int k = 0; k <= nsizes; k++)
 		{
 			double		ns;
@@ -186,7 +165,7 @@ choose_threshold(int strategy, const WlPendingSync *s, int n, const WlScanCost *
 				if (k < nsizes && sizes[k] == sizes[k - 1])
 					continue;
 			}
-			ns = sync_part_ns(&m, cost, st);
+			ns = commit_ns(&m, k == 0 ? s : NULL, n, 0, cost, st);
 			if (ns < best_ns)
 			{
 				best_ns = ns;
@@ -194,7 +173,7 @@ choose_threshold(int strategy, const WlPendingSync *s, int n, const WlScanCost *
 			}
 		}
 	}
-	*chosen_ns = threshold_ns(s, n, best_kb, cost, st);
+	*chosen_ns = commit_ns(&m, s, n, best_kb, cost, st);
 	pfree(sizes);
 	return best_kb;
 }
@@ -218,8 +197,7 @@ wl_strategy_apply(WlStrategyChoice *choice, int64 dirty_buffers,
 		return;
 	if (wl_guc_set_local("wal_skip_threshold"))
 		choice->action = WL_ACTION_ASIDE_SET_LOCAL;
-	else if (wl_commit_strategy == WL_STRATEGY_AUTO &&
-			 !wl_store_calibrated())
+	else if (wl_commit_strategy == WL_STRATEGY_AUTO && !wl_store_calibrated())
 		choice->action = WL_ACTION_ASIDE_UNCALIBRATED;
 	else if (wl_commit_strategy == WL_STRATEGY_AUTO &&
 			 (auto_window_for_costs(), auto_aside))
