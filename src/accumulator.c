@@ -242,39 +242,28 @@ typedef struct WlOpenXact
 	int32		failed_stmt_no; /* the last recorded statement that failed */
 	WlActivity	act;			/* as last published */
 
-	/* the last PRE_COMMIT's prediction, for learn_from_commit */
-	WlCommitEstimate pred_est;
 	int32		pred_small_files;	/* files WAL-logged, if nothing else */
 	bool		threshold_read; /* rec's thresholds were read at a commit */
+	bool		prepare_pending;	/* PREPARE: prepare_model to keep */
 
-	/* PREPARE TRANSACTION in progress: what it will leave to finish */
-	bool		prepare_pending;
-	WlCommitModel prepare_model;
-
-	/* the commit or abort phase in progress */
+	/* the commit or abort phase in progress (wl_acc_commit_done: its parts) */
 	bool		in_phase;
 	bool		phase_is_abort;
 	bool		phase_is_prepare;
 	bool		abort_deferred;
+	bool		phase_has_xid;	/* core may wait on a standby for its record */
+	bool		phase_io_valid; /* phase_io read at the phase's start */
+	int8		commit_action;	/* this commit's WlStrategyAction */
 	instr_time	phase_start;
 	instr_time	phase_mid;
 	instr_time	phase_afterlocks;
 	uint64		phase_wal_start;
-
-	/* the sync part's own parts (commit_parts) */
-	bool		phase_has_xid;	/* core may wait on a standby for its record */
-	bool		phase_io_valid; /* phase_io read at the phase's start */
 	WlWalIo		phase_io;
 	double		pred_files_ns;	/* the walk, the syncs, the WAL-logging */
 	double		wal_flush_price_ns; /* a WAL flush as calibrated */
-	int8		commit_action;	/* this commit's WlStrategyAction */
-
-	/* the files the phase in progress acts on (charge_commit_phase) */
-	int32		charge_sync_files;
+	int32		charge_sync_files;	/* the files it acts on (charge_commit_phase) */
 	int32		charge_cleanup_files;
-
-	/* a background process's record: its work's statement */
-	int32		worker_stmt_no;
+	int32		worker_stmt_no; /* a background process's work's statement */
 } WlOpenXact;
 
 static WlOpenXact cur;
@@ -1597,17 +1586,16 @@ wl_acc_executor_done(QueryDesc *queryDesc, uint64 rows, bool wal_skipped)
 	finish_statement(idx, WL_STMT_OK, rows, true);
 }
 
-/* ----------------------------------------------------------------
- * transaction events (hooks.c's callbacks call in)
- * ----------------------------------------------------------------
- */
+/* ---------- transaction events (hooks.c's callbacks call in) ---------- */
+
 static void
 begin_phase(bool is_abort, bool is_prepare)
 {
 	cur.in_phase = true;
 	cur.phase_is_abort = is_abort;
 	cur.phase_is_prepare = is_prepare;
-	cur.abort_deferred = false;
+	/* in a failed transaction block core cleans up only at ROLLBACK */
+	cur.abort_deferred = is_abort && TransactionBlockStatusCode() == 'T';
 	INSTR_TIME_SET_CURRENT(cur.phase_start);
 	cur.phase_mid = cur.phase_start;
 	INSTR_TIME_SET_ZERO(cur.phase_afterlocks);
@@ -1640,133 +1628,105 @@ maybe_warn(void)
 					 (unsigned long long) cur.rec.xact_id)));
 }
 
-/*
- * A transaction that recorded nothing, holds nothing and has no xid (an
- * OLTP load's read-only ones): forget it, without timing its commit.
- */
+/* nothing recorded or held, no xid (an OLTP load's reads): forgotten, not timed */
 static bool
 forget_quiet_transaction(bool has_xid, bool is_prepare)
 {
 	if (has_xid || is_prepare || cur.active || cur.shown || stmt_depth > 0 ||
 		n_finished > 0)
 		return false;
-	cur.observed = false;
-	cur.usage_baseline_set = false;
+	cur.observed = cur.usage_baseline_set = cur.storage_touched = false;
 	cur.next_stmt_no = 0;
-	cur.storage_touched = false;
 	xact_epoch_now++;
 	return true;
 }
 
-/*
- * Before the commit record: the commit's walks as core will do them, the
- * strategy, the prediction.
- */
+/* the commit's prediction (learn_from_commit) and what a PREPARE leaves */
+static WlCommitEstimate commit_pred;
+static WlCommitModel prepare_model;
+
+/* a commit of something: its walks as core will do them, the strategy, the prediction */
 static pg_noinline void
-pre_commit_record(bool is_prepare, bool has_xid)
+pre_commit_record(bool is_prepare)
 {
-	WlCommitModel model;
+	const WlScanCost *cost = current_cost(GetCurrentTimestamp());
+	WlXactRecord *rec = &cur.rec;
+	WlCommitModel m;
+	WlCommitEstimate est;
+	WlCommitState st;
+	WlStrategyChoice choice;
+	WlCommitFiles cf;
 
-	memset(&cur.pred_est, 0, sizeof(cur.pred_est));
-	cur.pred_small_files = 0;
-	cur.pred_files_ns = 0;
-	cur.wal_flush_price_ns = 0;
-	cur.commit_action = WL_ACTION_NONE;
-	/* as RecordTransactionCommit decides whether to wait (commit_parts) */
-	cur.phase_has_xid = has_xid && XactLastRecEnd != InvalidXLogRecPtr;
+	/* read here: the record's end has undone a SET LOCAL */
+	cur.threshold_read = true;
+	rec->wal_skip_threshold_kb = wal_skip_threshold;
+	wl_model_read_commit(is_prepare, false, &cf);
+	wl_strategy_apply(&choice, dirty_buffers(), cf.syncs, cf.nsyncs);
+	rec->commit_strategy = (int8) wl_commit_strategy;
+	rec->commit_threshold_kb = choice.threshold_kb;
+	rec->strategy_action = Max(rec->strategy_action, (int8) choice.action);
+	cur.commit_action = (int8) choice.action;
+	if (choice.action == WL_ACTION_CHANGED && rec->strategy_changed < PG_INT16_MAX)
+		rec->strategy_changed++;
+	wl_model_commit(&cf, is_prepare, false, &m);
 
-	if (has_xid || cur.active)
+	/* predicted before the scans are counted (which maps the pages) */
+	wl_commit_state_now(&st, &m, dirty_buffers(), false);
+	wl_commit_est(&m, cost, &st, &est);
+	rec->pred_commit_ms = est.total_ns / 1e6;
+	rec->pred_core_commit_ms = (est.total_ns - choice.chosen_ns + choice.core_ns) / 1e6;
+	cur.wal_flush_price_ns = cost->io.valid ? cost->io.wal_flush_ns : 0;
+	cur.pred_files_ns = Max(est.sync_phase_ns - cur.wal_flush_price_ns, 0);
+	if (!is_prepare)
+		commit_pred = est;
+	if (!is_prepare && m.synced_rels == 0 && m.dropped_rels == 0 && !m.sync_scan &&
+		!m.drop_scan && m.wal_logged_blocks <= WL_FILE_COMMIT_BLOCKS * (int64) m.wal_logged_rels)
+		cur.pred_small_files = m.wal_logged_rels;
+	if (m.wal_logged_rels > 0)
+		wl_note_commit_wal_logged();
+	elog(DEBUG1, "walload: commit predicted to take %.3f ms: scans %.3f ms, sync %.3f ms, WAL %.3f ms, file deletion %.3f ms, per-file work %.3f ms; of the sync, fsyncs %.3f ms (%.3f ms as timed at start); of the deletion, %.3f ms if all blocks were on disk",
+		 est.total_ns / 1e6, est.scan_ns / 1e6, est.sync_ns / 1e6, est.wal_ns / 1e6, est.drop_ns / 1e6,
+		 est.files_ns / 1e6, est.fsync_ns / 1e6, est.fsync_timed_ns / 1e6, est.drop_ondisk_ns / 1e6);
+	if (m.sync_scan)
+		add_attributed_scan(WL_SCAN_FLUSH_PENDING, m.sync_stmt_no, m.synced_rels,
+							est.sync_written, false);
+	if (m.drop_scan && !is_prepare)
+		add_attributed_scan(WL_SCAN_DROP_PENDING, m.drop_stmt_no, m.dropped_rels,
+							m.dropped_buffers, false);
+
+	/* the files whose statements the phase will be charged to */
+	clear_commit_charges();
+	if (current_statement(false) < 0 && holds_statements())
 	{
-		WlCommitEstimate est;
-		WlCommitState st;
-		WlStrategyChoice choice;
-		WlCommitFiles cf;
-		const WlScanCost *cost = current_cost(GetCurrentTimestamp());
+		int32	   *sync,
+				   *drop;
+		int			nsync,
+					ndrop;
 
-		/* read here: the record's end has undone a SET LOCAL */
-		cur.threshold_read = true;
-		cur.rec.wal_skip_threshold_kb = wal_skip_threshold;
-		wl_model_read_commit(is_prepare, false, &cf);
-		wl_strategy_apply(&choice, dirty_buffers(), cf.syncs, cf.nsyncs);
-		cur.rec.commit_strategy = (int8) wl_commit_strategy;
-		cur.rec.commit_threshold_kb = choice.threshold_kb;
-		if (choice.action > cur.rec.strategy_action)
-			cur.rec.strategy_action = (int8) choice.action;
-		cur.commit_action = (int8) choice.action;
-		if (choice.action == WL_ACTION_CHANGED && cur.rec.strategy_changed < PG_INT16_MAX)
-			cur.rec.strategy_changed++;
-
-		wl_model_commit(&cf, is_prepare, false, &model);
-
-		/* predicted before the scans are counted (which maps the pages) */
-		wl_commit_state_now(&st, &model, dirty_buffers(), false);
-		wl_commit_est(&model, cost, &st, &est);
-		cur.rec.pred_commit_ms = est.total_ns / 1e6;
-		cur.rec.pred_core_commit_ms = (est.total_ns - choice.chosen_ns + choice.core_ns) / 1e6;
-		cur.wal_flush_price_ns = cost->io.valid ? cost->io.wal_flush_ns : 0;
-		cur.pred_files_ns = Max(est.sync_phase_ns - cur.wal_flush_price_ns, 0);
-		if (!is_prepare)
-		{
-			cur.pred_est = est;
-			if (model.synced_rels == 0 && model.dropped_rels == 0 &&
-				!model.sync_scan && !model.drop_scan &&
-				model.wal_logged_blocks <= WL_FILE_COMMIT_BLOCKS * (int64) model.wal_logged_rels)
-				cur.pred_small_files = model.wal_logged_rels;
-		}
-		if (model.wal_logged_rels > 0)
-			wl_note_commit_wal_logged();
-		elog(DEBUG1, "walload: commit predicted to take %.3f ms: scans %.3f ms, sync %.3f ms, WAL %.3f ms, file deletion %.3f ms, per-file work %.3f ms; of the sync, fsyncs %.3f ms (%.3f ms as timed at start); of the deletion, %.3f ms if all blocks were on disk",
-			 est.total_ns / 1e6, est.scan_ns / 1e6, est.sync_ns / 1e6, est.wal_ns / 1e6, est.drop_ns / 1e6,
-			 est.files_ns / 1e6, est.fsync_ns / 1e6, est.fsync_timed_ns / 1e6, est.drop_ondisk_ns / 1e6);
-		if (model.sync_scan)
-			add_attributed_scan(WL_SCAN_FLUSH_PENDING, model.sync_stmt_no,
-								model.synced_rels, est.sync_written, false);
-		if (model.drop_scan && !is_prepare)
-			add_attributed_scan(WL_SCAN_DROP_PENDING, model.drop_stmt_no,
-								model.dropped_rels, model.dropped_buffers, false);
-
-		/* the files whose statements the phase will be charged to */
-		clear_commit_charges();
-		if (current_statement(false) < 0 && holds_statements())
-		{
-			int32	   *sync;
-			int32	   *drop;
-			int			nsync;
-			int			ndrop;
-
-			wl_model_commit_creators(&cf, is_prepare, &sync, &nsync, &drop, &ndrop);
-			count_charged_files(sync, nsync, true);
-			count_charged_files(drop, ndrop, false);
-		}
-		wl_model_free_commit(&cf);
-		cur.rec.wal_skipped_rels += model.wal_skipped_rels;
-		cur.rec.synced_rels += model.synced_rels;
-		cur.rec.synced_blocks += model.synced_blocks;
-		cur.rec.synced_truncated_rels += model.synced_truncated_rels;
-		cur.rec.synced_truncated_blocks = (int32)
-			Min(cur.rec.synced_truncated_blocks + model.synced_truncated_blocks, PG_INT32_MAX);
-		cur.rec.wal_logged_rels += model.wal_logged_rels;
-		cur.rec.wal_logged_blocks += model.wal_logged_blocks;
-		if (!is_prepare)
-			cur.rec.dropped_rels += model.dropped_rels;
-		else
-		{
-			/* kept at XACT_EVENT_PREPARE, once core has accepted it */
-			cur.prepare_pending = true;
-			cur.prepare_model = model;
-		}
+		wl_model_commit_creators(&cf, is_prepare, &sync, &nsync, &drop, &ndrop);
+		count_charged_files(sync, nsync, true);
+		count_charged_files(drop, ndrop, false);
 	}
-
-	/* store what waits, but the statements the phase may be charged to */
-	flush_at_safe_point(0, true);
-
-	if (!is_prepare && cur.active && current_statement(false) < 0)
-		maybe_warn();
-
-	begin_phase(false, is_prepare);
+	wl_model_free_commit(&cf);
+	rec->wal_skipped_rels += m.wal_skipped_rels;
+	rec->synced_rels += m.synced_rels;
+	rec->synced_blocks += m.synced_blocks;
+	rec->synced_truncated_rels += m.synced_truncated_rels;
+	rec->synced_truncated_blocks = (int32)
+		Min(rec->synced_truncated_blocks + m.synced_truncated_blocks, PG_INT32_MAX);
+	rec->wal_logged_rels += m.wal_logged_rels;
+	rec->wal_logged_blocks += m.wal_logged_blocks;
+	if (!is_prepare)
+		rec->dropped_rels += m.dropped_rels;
+	else
+	{
+		/* kept at XACT_EVENT_PREPARE, once core has accepted it */
+		cur.prepare_pending = true;
+		prepare_model = m;
+	}
 }
 
-/* returns whether the transaction's end is to be watched (wl_acc_xact_end) */
+/* PRE_COMMIT: returns whether the transaction's end is to be watched (wl_acc_xact_end) */
 bool
 wl_acc_pre_commit(bool is_prepare)
 {
@@ -1774,16 +1734,27 @@ wl_acc_pre_commit(bool is_prepare)
 
 	if (forget_quiet_transaction(has_xid, is_prepare))
 		return false;
-	pre_commit_record(is_prepare, has_xid);
+	memset(&commit_pred, 0, sizeof(commit_pred));
+	cur.pred_small_files = 0;
+	cur.pred_files_ns = cur.wal_flush_price_ns = 0;
+	cur.commit_action = WL_ACTION_NONE;
+	/* as RecordTransactionCommit decides whether to wait (wl_acc_commit_done) */
+	cur.phase_has_xid = has_xid && XactLastRecEnd != InvalidXLogRecPtr;
+	if (has_xid || cur.active)
+		pre_commit_record(is_prepare);
+	/* store what waits, but the statements the phase may be charged to */
+	flush_at_safe_point(0, true);
+	if (!is_prepare && cur.active && current_statement(false) < 0)
+		maybe_warn();
+	begin_phase(false, is_prepare);
 	return true;
 }
 
 /*
- * At an abort, the most buffers the deleted files can hold: blocks dirtied
- * or read since the transaction's first statement.  0 where counting them
- * would cost more than invalidating them adds (a buffer's invalidation
- * costs about WL_INVALIDATE_HEADERS header reads; a fixed ratio, so that
- * the choice does not depend on a calibration under load).
+ * At an abort, the most buffers the deleted files can hold: blocks dirtied or
+ * read since the first statement; 0 where counting costs more than the
+ * invalidation adds (about WL_INVALIDATE_HEADERS header reads a buffer: a fixed
+ * ratio, so that the choice does not hang on a calibration under load).
  */
 #define WL_INVALIDATE_HEADERS	32
 
@@ -1796,98 +1767,79 @@ abort_buffers_bound(void)
 		return 0;
 	bound = (pgBufferUsage.shared_blks_dirtied - cur.usage_baseline.c.shared_blks_dirtied) +
 		(pgBufferUsage.shared_blks_read - cur.usage_baseline.c.shared_blks_read);
-	if (bound <= 0 || bound * WL_INVALIDATE_HEADERS < WL_BUFFER_COUNT_SAMPLE_HEADERS)
-		return 0;
-	return bound;
+	return bound * WL_INVALIDATE_HEADERS < WL_BUFFER_COUNT_SAMPLE_HEADERS ? 0 : bound;
 }
 
 /*
- * The abort path (see the rules in the header comment) of the transaction
- * or of subtransaction subid: the statements the error interrupted, the
- * walk of the files it deletes, to their first creator.  Returns whether
- * the abort is charged to the record's held statements (ab->creators).
+ * The abort path (the header's rules) of the transaction or of subtransaction
+ * subid: the statements the error interrupted; the walk of the files it
+ * deletes, to their first creator; a top-level abort's phase, charged to the
+ * record's held statements by the files' creators.
  */
-static bool
-abort_walk(SubTransactionId subid, WlAbortFiles *ab)
+static void
+abort_xact(SubTransactionId subid)
 {
-	bool		is_sub = subid != InvalidSubTransactionId;
+	bool		top = subid == InvalidSubTransactionId;
 	bool		charge;
+	WlAbortFiles ab;
 
 	/* the exit's statements, if core aborts before walload's exit callback */
 	if (proc_exit_inprogress)
 		wl_acc_exit_begins();
 	stack_abort(subid);
-	charge = !is_sub && current_statement(false) < 0 && holds_statements();
-	wl_model_read_abort(is_sub, abort_buffers_bound(), charge, ab);
-	if (ab->scan)
+	charge = top && current_statement(false) < 0 && holds_statements();
+	wl_model_read_abort(!top, abort_buffers_bound(), charge, &ab);
+	if (ab.scan)
 	{
-		wl_header_pages_mapped(ab->pages_mapped);
-		cur.rec.dropped_rels += ab->nrels;
-		add_attributed_scan(WL_SCAN_DROP_PENDING, ab->first_creator, ab->nrels,
-							ab->buffers, true);
+		wl_header_pages_mapped(ab.pages_mapped);
+		cur.rec.dropped_rels += ab.nrels;
+		add_attributed_scan(WL_SCAN_DROP_PENDING, ab.first_creator, ab.nrels,
+							ab.buffers, true);
 	}
-	return charge;
-}
-
-void
-wl_acc_subxact_abort(SubTransactionId subid)
-{
-	WlAbortFiles ab;
-
-	abort_walk(subid, &ab);
-}
-
-void
-wl_acc_abort(void)
-{
-	WlAbortFiles ab;
-	bool		charge = abort_walk(InvalidSubTransactionId, &ab);
-
+	if (!top)
+		return;
 	cur.prepare_pending = false;
 	clear_commit_charges();
 	if (charge)
 		count_charged_files(ab.creators, ab.nrels, false);
 	begin_phase(true, false);
-	/* in a failed transaction block core cleans up only at ROLLBACK */
-	cur.abort_deferred = (TransactionBlockStatusCode() == 'T');
+}
+
+void
+wl_acc_subxact_abort(SubTransactionId subid)
+{
+	abort_xact(subid);
+}
+
+void
+wl_acc_abort(void)
+{
+	abort_xact(InvalidSubTransactionId);
 }
 
 /*
- * The sync part's parts: the walk and the files' syncs (predicted at
- * PRE_COMMIT); the commit record's local flush (timed where
- * track_wal_io_timing is on and the counters can be read, compat.h; else
- * its fsyncs priced as calibrated); the wait for synchronous standbys,
- * where core waits (an xid, WAL written before the commit record,
- * SyncRepRequested, standbys defined), derived at the phase's end as the
- * rest.  At XACT_EVENT_COMMIT: reads only memory.
+ * XACT_EVENT_COMMIT (reads only memory): the commit record is flushed, the
+ * sync part is over.  Its parts: the walk and the syncs (predicted at
+ * PRE_COMMIT); the record's local flush (timed where track_wal_io_timing is
+ * on and compat.h can read the counters, else its fsyncs priced as
+ * calibrated); the standby wait where core waits, the rest (wl_acc_xact_end).
  */
-static void
-commit_parts(void)
+void
+wl_acc_commit_done(void)
 {
 	WlWalIo		io;
 
+	if (!cur.in_phase)
+		return;
+	INSTR_TIME_SET_CURRENT(cur.phase_mid);
 	if (cur.phase_io_valid && wl_wal_io_plain(&io))
-	{
-		if (track_wal_io_timing)
-			cur.rec.commit_wal_ms = Max(io.sync_us - cur.phase_io.sync_us, 0) / 1000.0;
-		else
-			cur.rec.commit_wal_ms = Max(io.syncs - cur.phase_io.syncs, 0) * cur.wal_flush_price_ns / 1e6;
-	}
+		cur.rec.commit_wal_ms = track_wal_io_timing ?
+			Max(io.sync_us - cur.phase_io.sync_us, 0) / 1000.0 :
+			Max(io.syncs - cur.phase_io.syncs, 0) * cur.wal_flush_price_ns / 1e6;
 	else if (cur.phase_has_xid && synchronous_commit > SYNCHRONOUS_COMMIT_OFF)
 		cur.rec.commit_wal_ms = cur.wal_flush_price_ns / 1e6;
 	cur.rec.commit_standby_wait = !cur.phase_is_prepare && cur.phase_has_xid &&
 		SyncRepRequested() && wl_sync_standbys_defined();
-}
-
-/* XACT_EVENT_COMMIT: the commit record is flushed, the sync part is over */
-void
-wl_acc_commit_done(void)
-{
-	if (cur.in_phase)
-	{
-		INSTR_TIME_SET_CURRENT(cur.phase_mid);
-		commit_parts();
-	}
 }
 
 /* XACT_EVENT_PREPARE: remember what COMMIT / ROLLBACK PREPARED will delete */
@@ -1898,7 +1850,7 @@ wl_acc_prepare_done(void)
 		INSTR_TIME_SET_CURRENT(cur.phase_mid);
 	if (cur.prepare_pending)
 	{
-		const WlCommitModel *m = &cur.prepare_model;
+		const WlCommitModel *m = &prepare_model;
 		WlPreparedDeletion at_commit = {.scan = m->drop_scan,
 			.rels = m->dropped_rels, .buffers = m->dropped_buffers};
 		WlPreparedDeletion at_rollback = {.scan = m->abort_drop_scan,
@@ -1917,11 +1869,9 @@ wl_acc_locks_released(void)
 		INSTR_TIME_SET_CURRENT(cur.phase_afterlocks);
 }
 
-/* ----------------------------------------------------------------
- * end of a top-level transaction
- * ----------------------------------------------------------------
- */
-/* the record is over: what only its end knows, then into the ring */
+/* ---------- end of a top-level transaction ---------- */
+
+/* the record is over: what only its end knows, then into the ring (no lock) */
 static void
 finish_record(void)
 {
@@ -1946,8 +1896,6 @@ finish_record(void)
 	if (!cur.threshold_read)
 		rec->wal_skip_threshold_kb = rec->commit_threshold_kb = wal_skip_threshold;
 	memcpy(rec->application_name, record_app, sizeof(WlName));
-
-	/* into the ring without walload's lock (store.c) */
 	wl_store_xact(rec);
 }
 
@@ -1959,25 +1907,23 @@ part_of_phase(double phase_ms, double pred_ns, double part_ns, double per)
 }
 
 /*
- * What a commit teaches the store: the storage's speed, from a sync phase
- * that is mostly the synced files' fsyncs (at least WL_FSYNC_TIME_MIN_NS
- * predicted), less the prediction's other parts; and core's untimed work
- * per file, from a commit that only WAL-logs at least WL_FILE_COMMIT_MIN
- * small files (at most WL_FILE_COMMIT_BLOCKS blocks each).  The commit
- * cleanup: the store's spinlock only.
+ * What a commit teaches the store (its spinlock only): the storage's speed,
+ * from a sync phase mostly of the synced files' fsyncs (at least
+ * WL_FSYNC_TIME_MIN_NS predicted); core's untimed work per file, from a
+ * commit that only WAL-logs at least WL_FILE_COMMIT_MIN small files (at most
+ * WL_FILE_COMMIT_BLOCKS blocks each), priced (wal_ns > 0).
  */
 static void
 learn_from_commit(void)
 {
-	const WlCommitEstimate *e = &cur.pred_est;
+	const WlCommitEstimate *e = &commit_pred;
 
 	if (e->fsync_timed_ns >= WL_FSYNC_TIME_MIN_NS && e->fsync_ns >= e->sync_phase_ns / 2)
-		wl_store_note_fsync_time(part_of_phase(cur.rec.commit_sync_ms, e->sync_phase_ns, e->fsync_ns,
-											   e->fsync_timed_ns));
-	/* without the storage's figures (wal_ns 0) the commit is all unpriced */
+		wl_store_note_fsync_time(part_of_phase(cur.rec.commit_sync_ms, e->sync_phase_ns,
+											   e->fsync_ns, e->fsync_timed_ns));
 	if (cur.pred_small_files >= WL_FILE_COMMIT_MIN && e->wal_ns > 0)
-		wl_store_note_file_commit(part_of_phase(cur.rec.commit_ms, e->total_ns, e->files_ns,
-												cur.pred_small_files));
+		wl_store_note_file_commit(part_of_phase(cur.rec.commit_ms, e->total_ns,
+												e->files_ns, cur.pred_small_files));
 }
 
 /* TopTransactionContext is reset: the phase is over.  The header's rules apply. */
@@ -1990,11 +1936,9 @@ wl_acc_xact_end(void)
 
 	if (!cur.in_phase)
 		return;
-
 	INSTR_TIME_SET_CURRENT(end);
 	if (was_abort && cur.abort_deferred && !INSTR_TIME_IS_ZERO(cur.phase_afterlocks))
 		end = cur.phase_afterlocks;
-
 	cur.in_phase = false;
 	rec->outcome = was_abort ? WL_OUTCOME_ABORT :
 		cur.phase_is_prepare ? WL_OUTCOME_PREPARE : WL_OUTCOME_COMMIT;
@@ -2004,22 +1948,21 @@ wl_acc_xact_end(void)
 	rec->commit_cleanup_ms = was_abort ? rec->commit_ms : ms_between(cur.phase_mid, end);
 	if (!was_abort)
 	{
-		/* the wait for a standby: the rest of the sync part (commit_parts) */
+		/* the wait for a standby: the rest of the sync part (wl_acc_commit_done) */
 		if (rec->commit_standby_wait)
 			rec->commit_standby_ms = Max(rec->commit_sync_ms - cur.pred_files_ns / 1e6 -
 										 rec->commit_wal_ms, 0);
 		rec->commit_wal_ms = Min(rec->commit_wal_ms, rec->commit_sync_ms);
-		/* aborts and PREPAREs teach nothing; auto checks itself (strategy.c) */
-		if (!cur.phase_is_prepare)
-		{
-			learn_from_commit();
-			if (rec->commit_strategy == WL_STRATEGY_AUTO &&
-				(cur.commit_action == WL_ACTION_KEPT || cur.commit_action == WL_ACTION_CHANGED))
-				wl_strategy_note_commit(rec->commit_ms - rec->commit_standby_ms,
-										rec->pred_commit_ms);
-		}
 	}
-
+	/* aborts and PREPAREs teach nothing; auto checks itself (strategy.c) */
+	if (!was_abort && !cur.phase_is_prepare)
+	{
+		learn_from_commit();
+		if (rec->commit_strategy == WL_STRATEGY_AUTO &&
+			(cur.commit_action == WL_ACTION_KEPT || cur.commit_action == WL_ACTION_CHANGED))
+			wl_strategy_note_commit(rec->commit_ms - rec->commit_standby_ms,
+									rec->pred_commit_ms);
+	}
 	wl_model_xact_end();
 
 	/* a statement still running ended a transaction: fold it into the record */
@@ -2029,9 +1972,7 @@ wl_acc_xact_end(void)
 		clear_commit_charges();
 		return;
 	}
-
 	stack_xact_end();
-
 	unpublish_activity();
 	if (cur.active)
 	{
