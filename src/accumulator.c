@@ -12,16 +12,12 @@
  * CONCURRENTLY) is folded into the record of the one that ends it
  * (inner_xacts).  hooks.c counts nesting as pg_stat_statements does.
  *
- * The phases, as core's xact.c runs them:
- *
- *	commit:  PRE_COMMIT .... pending syncs (the sync walk), commit record,
- *			   its flush, the synchronous replication wait
- *			 COMMIT ........ locks released, pending deletes (the drop walk)
- *			 TopTransactionContext reset: the end
- *	abort:   ABORT ......... locks released, pending deletes; ends at the
- *			   reset, or at the locks' release when core cleans up only at
- *			   the client's ROLLBACK (an error in a transaction block)
- *	subtransaction abort: ABORT_SUB ... its walk counted
+ * The phases, as core's xact.c runs them.  Commit: PRE_COMMIT, the pending
+ * syncs (the sync walk), the commit record, its flush, the synchronous
+ * standby wait; COMMIT: locks released, pending deletes (the drop walk);
+ * TopTransactionContext's reset ends it.  Abort: ABORT, locks released,
+ * pending deletes, to the reset (or to the locks' release where core cleans
+ * up only at the client's ROLLBACK).  ABORT_SUB: its walk counted.
  *
  * A walk's estimate is made once, when it is counted.  A FATAL exit
  * unwinds nothing: walload's first exit callback ends the statements in
@@ -119,7 +115,7 @@ static int	stmt_depth = 0;
 static int	stmt_capacity = 0;
 static uint64 next_serial = 1;
 
-/* local epoch of top-level transactions, see stack_xact_end() */
+/* local epoch of top-level transactions, see wl_acc_xact_end() */
 static uint64 xact_epoch_now = 1;
 
 /*
@@ -194,10 +190,9 @@ time_kind(CommandTag tag)
 static bool recorded_before = false;
 
 /*
- * Finished statements waiting to be stored, in the order they ended.  A
- * held one (it created or doomed files of the open record) waits for the
- * record's end, which charges it its share of the commit.  sync_files,
- * cleanup_files: its files the phase in progress acts on.
+ * Finished statements waiting to be stored, in the order they ended.  A held
+ * one (it created or doomed files of the open record) waits for the record's
+ * end, which charges it its share of the commit (sync_files, cleanup_files).
  */
 typedef struct WlQueued
 {
@@ -352,37 +347,28 @@ next_stmt_no(void)
 	return cur.next_stmt_no;
 }
 
-/* the queued record of statement stmt_no of the open record, or NULL */
+/* the open record's queued statement stmt_no (WL_ANY_STMT: any), or NULL */
+#define WL_ANY_STMT PG_INT32_MIN
 static WlQueued *
 queued(int32 stmt_no, bool held_only)
 {
-	if (stmt_no < 0)
+	if (stmt_no < 0 && stmt_no != WL_ANY_STMT)
 		return NULL;
 	for (int i = n_finished - 1; i >= 0; i--)
 	{
 		WlQueued   *q = &finished[i];
 
-		if (q->rec.xact_id == cur.rec.xact_id && q->rec.stmt_no == stmt_no &&
-			(q->held || !held_only))
+		if (q->rec.xact_id == cur.rec.xact_id && (q->held || !held_only) &&
+			(q->rec.stmt_no == stmt_no || stmt_no == WL_ANY_STMT))
 			return q;
 	}
 	return NULL;
 }
 
-/* does the open record hold statements */
-static bool
-holds_statements(void)
-{
-	for (int i = 0; i < n_finished; i++)
-		if (finished[i].held && finished[i].rec.xact_id == cur.rec.xact_id)
-			return true;
-	return false;
-}
+#define holds_statements() (queued(WL_ANY_STMT, true) != NULL)
 
-/* ----------------------------------------------------------------
- * handing over to the store
- * ----------------------------------------------------------------
- */
+/* ---------- handing over to the store ---------- */
+
 /* which of the open record's queued statements flush_finished leaves queued */
 typedef enum WlKeep
 {
@@ -392,10 +378,9 @@ typedef enum WlKeep
 } WlKeep;
 
 /*
- * Store the queue but what keep keeps.  may_wait false: only what needs no
- * wait for walload's lock; in_cleanup: nor a new aggregate in a full
- * walload_stats (store.c).  The rest stays queued, in order.  The stored
- * ones take walload's lock once: between them nothing can fail.
+ * Store the queue but what keep keeps, in one hold of walload's lock (nothing
+ * between can fail).  may_wait false: only if the lock is free; in_cleanup:
+ * no new aggregate in a full walload_stats (store.c).  The rest stays, in order.
  */
 static void
 flush_finished(bool may_wait, WlKeep keep, bool in_cleanup)
@@ -409,15 +394,7 @@ flush_finished(bool may_wait, WlKeep keep, bool in_cleanup)
 		WlQueued   *q = &finished[i];
 		bool		open = cur.active && q->rec.xact_id == cur.rec.xact_id;
 
-		/* the open record's statements are the queue's tail: all kept */
-		if (open && keep == WL_KEEP_OPEN)
-		{
-			if (kept < i)
-				memmove(&finished[kept], q, sizeof(WlQueued) * (n_finished - i));
-			kept += n_finished - i;
-			break;
-		}
-		if (!stuck && !(open && keep == WL_KEEP_HELD && q->held))
+		if (!stuck && !(open && (keep == WL_KEEP_OPEN || (keep == WL_KEEP_HELD && q->held))))
 		{
 			if (wl_store_statement(&q->rec, may_wait, in_cleanup, true))
 			{
@@ -436,10 +413,9 @@ flush_finished(bool may_wait, WlKeep keep, bool in_cleanup)
 }
 
 /*
- * A statement starts or a commit begins: store what waits if walload's lock
- * can be had at once (at a commit, all but the held statements).  Past
- * WL_QUEUE_BOUND queued, wait for the lock and store all but the held
- * ones; past WL_HELD_BOUND (a restore's DROPs in one transaction), those
+ * A statement starts or a commit begins: store what waits if walload's lock is
+ * free (at a commit, all but the held ones); past WL_QUEUE_BOUND, wait for it;
+ * past WL_HELD_BOUND (a restore's DROPs in one transaction) store the held ones
  * too, uncharged.  Held ones get more room: they share the commit's phase.
  */
 #define WL_QUEUE_BOUND	64
@@ -706,10 +682,8 @@ statement_done(bool count_in_xact, bool held)
 	}
 }
 
-/* ----------------------------------------------------------------
- * scans
- * ----------------------------------------------------------------
- */
+/* ---------- scans ---------- */
+
 /* returns whether the scans count: something, in an observed transaction */
 static bool
 xact_add_scans(WlScanKind kind, int64 n, double est_ns)
@@ -725,10 +699,10 @@ xact_add_scans(WlScanKind kind, int64 n, double est_ns)
 }
 
 /*
- * A walk at commit or abort over nfiles files, acting on `buffers`, caused
- * by statement stmt_no (-1: unknown): into its held record, or its entry if
- * it still runs, else to the statement running now.  An abort's files of
- * no known creator are the failed statement's, whose post-look never ran.
+ * A walk at commit or abort over nfiles files, acting on `buffers`, caused by
+ * statement stmt_no (-1: unknown): to its held record, its entry if it runs,
+ * else the statement running now.  An abort's files of no known creator are
+ * the failed statement's, whose post-look never ran.
  */
 static void
 add_attributed_scan(WlScanKind kind, int32 stmt_no, int nfiles, int64 buffers,
@@ -760,33 +734,21 @@ add_attributed_scan(WlScanKind kind, int32 stmt_no, int nfiles, int64 buffers,
 	add_scans_to_current(kind, 1, est_ns);
 }
 
-/* ----------------------------------------------------------------
- * the commit phase charged to statements
- * ----------------------------------------------------------------
- */
-
 /*
- * The measured phase of a record's last transaction is split equally among
- * the files it acted on, each share charged to the held statement the file
- * came from (docs/reference.md, walload_stats.commit_ms): a commit's sync
- * phase over its pending syncs, to their creators; its cleanup over the
- * files it deletes, to the statements that scheduled the deletion; an
- * abort over the files it deletes, to their creators.  Equal shares: the
- * files are what the model knows exactly without sizing more.  An inner
- * transaction's commit is in its statement's own time: not charged.  The
- * files are counted at PRE_COMMIT or the abort, only if the record holds
- * statements; the shares computed at the phase's end.
+ * ---------- the commit phase charged to statements ----------
+ * The record's last phase is split equally among the files it acted on (what
+ * the model knows exactly), each share to the held statement the file came
+ * from (walload_stats.commit_ms): the sync part by pending syncs, to their
+ * creators; the cleanup by files deleted, to who scheduled the deletion; an
+ * abort by files deleted, to their creators.  Counted at PRE_COMMIT or the
+ * abort if the record holds statements; an inner commit is not charged.
  */
 static void
 clear_commit_charges(void)
 {
 	for (int i = 0; i < n_finished; i++)
-	{
-		finished[i].sync_files = 0;
-		finished[i].cleanup_files = 0;
-	}
-	cur.charge_sync_files = 0;
-	cur.charge_cleanup_files = 0;
+		finished[i].sync_files = finished[i].cleanup_files = 0;
+	cur.charge_sync_files = cur.charge_cleanup_files = 0;
 }
 
 /* one file per entry of creators (a statement number, or -1); frees it */
@@ -805,7 +767,7 @@ count_charged_files(int32 *creators, int n, bool sync)
 		pfree(creators);
 }
 
-/* The phase is over and timed: each held statement's share, into its record. */
+/* the phase is over and timed: each held statement's share, into its record */
 static void
 charge_commit_phase(void)
 {
@@ -1242,48 +1204,12 @@ end_phase(WlActiveStmt *s, instr_time start, instr_time now)
 }
 
 /*
- * A (sub)transaction aborts: its executor statements still on the stack
- * failed where no hook of theirs runs.  A utility statement on the stack
- * is still running (ROLLBACK in a procedure).  The abort path.
- */
-static void
-stack_abort(SubTransactionId subid)
-{
-	/* a held plain SELECT that has not ended wrote nothing: forgotten */
-	if (light.active && !light.running && light.st.xact_epoch == xact_epoch_now &&
-		(subid == InvalidSubTransactionId || light.st.subid >= subid))
-		light.active = false;
-	for (int i = stmt_depth - 1; i >= 0; i--)
-	{
-		WlActiveStmt *s = &stmt_stack[i];
-
-		if (!s->is_utility && s->st.xact_epoch == xact_epoch_now &&
-			(subid == InvalidSubTransactionId || s->st.subid >= subid))
-			finish_statement(i, WL_STMT_ERROR, 0, false);
-	}
-}
-
-/* a top-level transaction ended: forget executor entries core never ended */
-static void
-stack_xact_end(void)
-{
-	xact_epoch_now++;
-	if (!light.running)
-		light.active = false;
-	for (int i = stmt_depth - 1; i >= 0; i--)
-		if (!stmt_stack[i].is_utility && stmt_stack[i].running == 0)
-			remove_statement(i);
-}
-
-/*
- * The backend's exit begins (a FATAL, a client gone), before core aborts
- * the open transaction.  A FATAL unwinds nothing: every statement on the
- * stack failed now, measured to this moment, as a cancel records it; the
- * held SELECT too if its phase wrote.  Core's abort then records the
- * transaction.  Core may abort first (RemoveTempRelationsCallback runs
- * before walload's callback): the abort path calls this too when the
- * backend is exiting.  Reads no memory of core's (a text not copied yet is
- * left out); allocates nothing: room was reserved at each push.
+ * The backend's exit begins (a FATAL, a client gone; or core's abort first,
+ * RemoveTempRelationsCallback running before walload's callback).  A FATAL
+ * unwinds nothing: every statement on the stack failed now, as a cancel
+ * records it, the held SELECT too if its phase wrote; core's abort records the
+ * transaction.  Reads no memory of core's (a text not copied yet is left out);
+ * allocates nothing: room was reserved at each push.
  */
 void
 wl_acc_exit_begins(void)
@@ -1310,34 +1236,27 @@ wl_acc_exit_begins(void)
 	}
 }
 
-/* ----------------------------------------------------------------
- * background processes (hooks.c, observe.c wl_observe_worker_xact)
- * ----------------------------------------------------------------
- */
+/* ---------- background processes (hooks.c, observe.c) ---------- */
 
-/* the end of this background process's last transaction, and its usage then */
-static bool worker_boundary_set = false;
+/* the end of this background process's last transaction and its usage then (0: none) */
 static TimestampTz worker_boundary_ts;
 static WlUsageMark worker_boundary_mark;
 
 /*
- * A background process's transaction ends: its next one is measured from
- * here (the tablesync worker sets no statement timestamp).  Fit for the
- * abort path.
+ * A background process's transaction ends: its next is measured from here
+ * (the tablesync worker sets no statement timestamp).  Fit for the abort path.
  */
 void
 wl_acc_worker_boundary(void)
 {
 	worker_boundary_ts = GetCurrentTimestamp();
 	wl_usage_mark(&worker_boundary_mark);
-	worker_boundary_set = true;
 }
 
 /*
- * At PRE_COMMIT of a background process's transaction that did something:
- * one statement, w, measured from the later of the transaction's start and
- * the previous one's end, which takes the commit's walks of no known
- * statement.
+ * At PRE_COMMIT of a background process's transaction that did something: one
+ * statement, w, from the later of the transaction's start and the previous
+ * one's end; it takes the commit's walks of no known statement.
  */
 void
 wl_acc_worker_statement(const WlWorkerWork *w, const WlEffects *eff)
@@ -1347,23 +1266,14 @@ wl_acc_worker_statement(const WlWorkerWork *w, const WlEffects *eff)
 	WlActiveStmt *s;
 	int			idx;
 
-	if (worker_boundary_set && worker_boundary_ts > start)
-		start = worker_boundary_ts;
-	if (start < MyStartTimestamp)
-		start = MyStartTimestamp;
-	if (start > now)
-		start = now;
-
+	start = Min(Max(Max(start, worker_boundary_ts), MyStartTimestamp), now);
 	wl_acc_observe();
 	cur.rec.start = start;
 	cur.rec.backend_kind = (int8) w->kind;
 	if (!cur.usage_baseline_set)
 	{
-		/* before the first boundary: the process's usage so far */
-		if (worker_boundary_set)
-			cur.usage_baseline = worker_boundary_mark;
-		else
-			memset(&cur.usage_baseline, 0, sizeof(cur.usage_baseline));
+		/* before the first boundary: the process's usage so far (a zero mark) */
+		cur.usage_baseline = worker_boundary_mark;
 		cur.usage_baseline_set = true;
 	}
 
@@ -1684,9 +1594,10 @@ pre_commit_record(bool is_prepare)
 		cur.pred_small_files = m.wal_logged_rels;
 	if (m.wal_logged_rels > 0)
 		wl_note_commit_wal_logged();
-	elog(DEBUG1, "walload: commit predicted to take %.3f ms: scans %.3f ms, sync %.3f ms, WAL %.3f ms, file deletion %.3f ms, per-file work %.3f ms; of the sync, fsyncs %.3f ms (%.3f ms as timed at start); of the deletion, %.3f ms if all blocks were on disk",
-		 est.total_ns / 1e6, est.scan_ns / 1e6, est.sync_ns / 1e6, est.wal_ns / 1e6, est.drop_ns / 1e6,
-		 est.files_ns / 1e6, est.fsync_ns / 1e6, est.fsync_timed_ns / 1e6, est.drop_ondisk_ns / 1e6);
+	if (message_level_is_interesting(DEBUG1))
+		elog(DEBUG1, "walload: commit predicted to take %.3f ms: scans %.3f ms, sync %.3f ms, WAL %.3f ms, file deletion %.3f ms, per-file work %.3f ms; of the sync, fsyncs %.3f ms (%.3f ms as timed at start); of the deletion, %.3f ms if all blocks were on disk",
+			 est.total_ns / 1e6, est.scan_ns / 1e6, est.sync_ns / 1e6, est.wal_ns / 1e6, est.drop_ns / 1e6,
+			 est.files_ns / 1e6, est.fsync_ns / 1e6, est.fsync_timed_ns / 1e6, est.drop_ondisk_ns / 1e6);
 	if (m.sync_scan)
 		add_attributed_scan(WL_SCAN_FLUSH_PENDING, m.sync_stmt_no, m.synced_rels,
 							est.sync_written, false);
@@ -1786,7 +1697,14 @@ abort_xact(SubTransactionId subid)
 	/* the exit's statements, if core aborts before walload's exit callback */
 	if (proc_exit_inprogress)
 		wl_acc_exit_begins();
-	stack_abort(subid);
+	/* executor statements failed where no hook of theirs runs; utility ones run on */
+	if (light.active && !light.running && light.st.xact_epoch == xact_epoch_now &&
+		light.st.subid >= subid)
+		light.active = false;	/* a held SELECT not ended wrote nothing */
+	for (int i = stmt_depth - 1; i >= 0; i--)
+		if (!stmt_stack[i].is_utility && stmt_stack[i].st.xact_epoch == xact_epoch_now &&
+			stmt_stack[i].st.subid >= subid)
+			finish_statement(i, WL_STMT_ERROR, 0, false);
 	charge = top && current_statement(false) < 0 && holds_statements();
 	wl_model_read_abort(!top, abort_buffers_bound(), charge, &ab);
 	if (ab.scan)
@@ -1972,7 +1890,13 @@ wl_acc_xact_end(void)
 		clear_commit_charges();
 		return;
 	}
-	stack_xact_end();
+	/* forget executor entries core never ended */
+	xact_epoch_now++;
+	if (!light.running)
+		light.active = false;
+	for (int i = stmt_depth - 1; i >= 0; i--)
+		if (!stmt_stack[i].is_utility && stmt_stack[i].running == 0)
+			remove_statement(i);
 	unpublish_activity();
 	if (cur.active)
 	{
