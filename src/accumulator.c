@@ -227,7 +227,6 @@ typedef struct WlOpenXact
 	 */
 	bool		role_from_toplevel; /* rec.userid is a top-level statement's */
 	bool		usage_baseline_set;
-	WlUsageMark usage_baseline;
 
 	/* walload_activity: what this backend shows of the record */
 	bool		shown;			/* its slot holds this record */
@@ -249,16 +248,19 @@ typedef struct WlOpenXact
 	bool		phase_has_xid;	/* core may wait on a standby for its record */
 	bool		phase_io_valid; /* phase_io read at the phase's start */
 	int8		commit_action;	/* this commit's WlStrategyAction */
-	instr_time	phase_start;
+	int32		charge_sync_files;	/* the files it acts on (charge_commit_phase) */
+	int32		charge_cleanup_files;
+	int32		worker_stmt_no; /* a background process's work's statement */
+
+	/* set before they are read: the record's end zeroes cur up to here */
+	WlUsageMark usage_baseline; /* if usage_baseline_set */
+	instr_time	phase_start;	/* begin_phase */
 	instr_time	phase_mid;
 	instr_time	phase_afterlocks;
 	uint64		phase_wal_start;
 	WlWalIo		phase_io;
-	double		pred_files_ns;	/* the walk, the syncs, the WAL-logging */
+	double		pred_files_ns;	/* PRE_COMMIT: the walk, the syncs, the WAL-logging */
 	double		wal_flush_price_ns; /* a WAL flush as calibrated */
-	int32		charge_sync_files;	/* the files it acts on (charge_commit_phase) */
-	int32		charge_cleanup_files;
-	int32		worker_stmt_no; /* a background process's work's statement */
 } WlOpenXact;
 
 static WlOpenXact cur;
@@ -1529,10 +1531,8 @@ maybe_warn(void)
 			(errmsg("this transaction scanned all %d shared buffers %lld times, an estimated %.1f ms",
 					NBuffers, (long long) scans, est),
 			 errdetail("flush of one relation: %lld, commit-time sync: %lld, truncation: %lld, file deletion: %lld, database: %lld.",
-					   (long long) cur.scans[WL_SCAN_FLUSH_REL],
-					   (long long) cur.scans[WL_SCAN_FLUSH_PENDING],
-					   (long long) cur.scans[WL_SCAN_DROP_REL],
-					   (long long) cur.scans[WL_SCAN_DROP_PENDING],
+					   (long long) cur.scans[WL_SCAN_FLUSH_REL], (long long) cur.scans[WL_SCAN_FLUSH_PENDING],
+					   (long long) cur.scans[WL_SCAN_DROP_REL], (long long) cur.scans[WL_SCAN_DROP_PENDING],
 					   (long long) cur.scans[WL_SCAN_DB]),
 			 errhint("Run SELECT * FROM walload_diagnose(%llu) for the causes and what to change.",
 					 (unsigned long long) cur.rec.xact_id)));
@@ -1587,8 +1587,7 @@ pre_commit_record(bool is_prepare)
 	rec->pred_core_commit_ms = (est.total_ns - choice.chosen_ns + choice.core_ns) / 1e6;
 	cur.wal_flush_price_ns = cost->io.valid ? cost->io.wal_flush_ns : 0;
 	cur.pred_files_ns = Max(est.sync_phase_ns - cur.wal_flush_price_ns, 0);
-	if (!is_prepare)
-		commit_pred = est;
+	commit_pred = est;			/* read after a commit only */
 	if (!is_prepare && m.synced_rels == 0 && m.dropped_rels == 0 && !m.sync_scan &&
 		!m.drop_scan && m.wal_logged_blocks <= WL_FILE_COMMIT_BLOCKS * (int64) m.wal_logged_rels)
 		cur.pred_small_files = m.wal_logged_rels;
@@ -1645,7 +1644,6 @@ wl_acc_pre_commit(bool is_prepare)
 
 	if (forget_quiet_transaction(has_xid, is_prepare))
 		return false;
-	memset(&commit_pred, 0, sizeof(commit_pred));
 	cur.pred_small_files = 0;
 	cur.pred_files_ns = cur.wal_flush_price_ns = 0;
 	cur.commit_action = WL_ACTION_NONE;
@@ -1653,6 +1651,8 @@ wl_acc_pre_commit(bool is_prepare)
 	cur.phase_has_xid = has_xid && XactLastRecEnd != InvalidXLogRecPtr;
 	if (has_xid || cur.active)
 		pre_commit_record(is_prepare);
+	else
+		memset(&commit_pred, 0, sizeof(commit_pred));
 	/* store what waits, but the statements the phase may be charged to */
 	flush_at_safe_point(0, true);
 	if (!is_prepare && cur.active && current_statement(false) < 0)
@@ -1682,13 +1682,14 @@ abort_buffers_bound(void)
 }
 
 /*
- * The abort path (the header's rules) of the transaction or of subtransaction
- * subid: the statements the error interrupted; the walk of the files it
- * deletes, to their first creator; a top-level abort's phase, charged to the
- * record's held statements by the files' creators.
+ * The abort path (the header's rules) of subtransaction subid or of the
+ * transaction (InvalidSubTransactionId, wl_acc_abort): the statements the
+ * error interrupted; the walk of the files it deletes, to their first
+ * creator; a top-level abort's phase, charged to the record's held statements
+ * by the files' creators.
  */
-static void
-abort_xact(SubTransactionId subid)
+void
+wl_acc_subxact_abort(SubTransactionId subid)
 {
 	bool		top = subid == InvalidSubTransactionId;
 	bool		charge;
@@ -1721,18 +1722,6 @@ abort_xact(SubTransactionId subid)
 	if (charge)
 		count_charged_files(ab.creators, ab.nrels, false);
 	begin_phase(true, false);
-}
-
-void
-wl_acc_subxact_abort(SubTransactionId subid)
-{
-	abort_xact(subid);
-}
-
-void
-wl_acc_abort(void)
-{
-	abort_xact(InvalidSubTransactionId);
 }
 
 /*
@@ -1904,5 +1893,5 @@ wl_acc_xact_end(void)
 		flush_finished(false, WL_KEEP_NONE, true);
 		finish_record();
 	}
-	memset(&cur, 0, sizeof(cur));
+	memset(&cur, 0, offsetof(WlOpenXact, usage_baseline));
 }
