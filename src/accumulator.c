@@ -248,7 +248,7 @@ typedef struct WlOpenXact
 	bool		phase_has_xid;	/* core may wait on a standby for its record */
 	bool		phase_io_valid; /* phase_io read at the phase's start */
 	int8		commit_action;	/* this commit's WlStrategyAction */
-	int32		charge_sync_files;	/* the files it acts on (charge_commit_phase) */
+	int32		charge_sync_files;	/* files it acts on (charge_commit_phase) */
 	int32		charge_cleanup_files;
 	int32		worker_stmt_no; /* a background process's work's statement */
 
@@ -259,7 +259,7 @@ typedef struct WlOpenXact
 	instr_time	phase_afterlocks;
 	uint64		phase_wal_start;
 	WlWalIo		phase_io;
-	double		pred_files_ns;	/* PRE_COMMIT: the walk, the syncs, the WAL-logging */
+	double		pred_files_ns;	/* PRE_COMMIT: walk, syncs, WAL-logging */
 	double		wal_flush_price_ns; /* a WAL flush as calibrated */
 } WlOpenXact;
 
@@ -380,9 +380,10 @@ typedef enum WlKeep
 } WlKeep;
 
 /*
- * Store the queue but what keep keeps, in one hold of walload's lock (nothing
- * between can fail).  may_wait false: only if the lock is free; in_cleanup:
- * no new aggregate in a full walload_stats (store.c).  The rest stays, in order.
+ * Store the queue but what keep keeps, in one hold of walload's lock
+ * (nothing between can fail).  may_wait false: only if the lock is free;
+ * in_cleanup: no new aggregate in a full walload_stats (store.c).  The rest
+ * stays, in order.
  */
 static void
 flush_finished(bool may_wait, WlKeep keep, bool in_cleanup)
@@ -396,7 +397,8 @@ flush_finished(bool may_wait, WlKeep keep, bool in_cleanup)
 		WlQueued   *q = &finished[i];
 		bool		open = cur.active && q->rec.xact_id == cur.rec.xact_id;
 
-		if (!stuck && !(open && (keep == WL_KEEP_OPEN || (keep == WL_KEEP_HELD && q->held))))
+		if (!stuck &&
+			!(open && (keep == WL_KEEP_OPEN || (keep == WL_KEEP_HELD && q->held))))
 		{
 			if (wl_store_statement(&q->rec, may_wait, in_cleanup, true))
 			{
@@ -1240,7 +1242,7 @@ wl_acc_exit_begins(void)
 
 /* ---------- background processes (hooks.c, observe.c) ---------- */
 
-/* the end of this background process's last transaction and its usage then (0: none) */
+/* the end of the process's last transaction, its usage then (0: none) */
 static TimestampTz worker_boundary_ts;
 static WlUsageMark worker_boundary_mark;
 
@@ -1274,7 +1276,7 @@ wl_acc_worker_statement(const WlWorkerWork *w, const WlEffects *eff)
 	cur.rec.backend_kind = (int8) w->kind;
 	if (!cur.usage_baseline_set)
 	{
-		/* before the first boundary: the process's usage so far (a zero mark) */
+		/* before any boundary: the usage so far (a zero mark) */
 		cur.usage_baseline = worker_boundary_mark;
 		cur.usage_baseline_set = true;
 	}
@@ -1531,14 +1533,16 @@ maybe_warn(void)
 			(errmsg("this transaction scanned all %d shared buffers %lld times, an estimated %.1f ms",
 					NBuffers, (long long) scans, est),
 			 errdetail("flush of one relation: %lld, commit-time sync: %lld, truncation: %lld, file deletion: %lld, database: %lld.",
-					   (long long) cur.scans[WL_SCAN_FLUSH_REL], (long long) cur.scans[WL_SCAN_FLUSH_PENDING],
-					   (long long) cur.scans[WL_SCAN_DROP_REL], (long long) cur.scans[WL_SCAN_DROP_PENDING],
+					   (long long) cur.scans[WL_SCAN_FLUSH_REL],
+					   (long long) cur.scans[WL_SCAN_FLUSH_PENDING],
+					   (long long) cur.scans[WL_SCAN_DROP_REL],
+					   (long long) cur.scans[WL_SCAN_DROP_PENDING],
 					   (long long) cur.scans[WL_SCAN_DB]),
 			 errhint("Run SELECT * FROM walload_diagnose(%llu) for the causes and what to change.",
 					 (unsigned long long) cur.rec.xact_id)));
 }
 
-/* nothing recorded or held, no xid (an OLTP load's reads): forgotten, not timed */
+/* nothing recorded or held, no xid (an OLTP read): forgotten, not timed */
 static bool
 forget_quiet_transaction(bool has_xid, bool is_prepare)
 {
@@ -1555,7 +1559,7 @@ forget_quiet_transaction(bool has_xid, bool is_prepare)
 static WlCommitEstimate commit_pred;
 static WlCommitModel prepare_model;
 
-/* a commit of something: its walks as core will do them, the strategy, the prediction */
+/* a commit's walks as core will do them, the strategy, the prediction */
 static pg_noinline void
 pre_commit_record(bool is_prepare)
 {
@@ -1588,8 +1592,9 @@ pre_commit_record(bool is_prepare)
 	cur.wal_flush_price_ns = cost->io.valid ? cost->io.wal_flush_ns : 0;
 	cur.pred_files_ns = Max(est.sync_phase_ns - cur.wal_flush_price_ns, 0);
 	commit_pred = est;			/* read after a commit only */
-	if (!is_prepare && m.synced_rels == 0 && m.dropped_rels == 0 && !m.sync_scan &&
-		!m.drop_scan && m.wal_logged_blocks <= WL_FILE_COMMIT_BLOCKS * (int64) m.wal_logged_rels)
+	if (!is_prepare && m.synced_rels == 0 && m.dropped_rels == 0 &&
+		!m.sync_scan && !m.drop_scan &&
+		m.wal_logged_blocks <= WL_FILE_COMMIT_BLOCKS * (int64) m.wal_logged_rels)
 		cur.pred_small_files = m.wal_logged_rels;
 	if (m.wal_logged_rels > 0)
 		wl_note_commit_wal_logged();
@@ -1636,7 +1641,7 @@ pre_commit_record(bool is_prepare)
 	}
 }
 
-/* PRE_COMMIT: returns whether the transaction's end is to be watched (wl_acc_xact_end) */
+/* PRE_COMMIT; returns whether wl_acc_xact_end is to watch the end */
 bool
 wl_acc_pre_commit(bool is_prepare)
 {
@@ -1698,7 +1703,7 @@ wl_acc_subxact_abort(SubTransactionId subid)
 	/* the exit's statements, if core aborts before walload's exit callback */
 	if (proc_exit_inprogress)
 		wl_acc_exit_begins();
-	/* executor statements failed where no hook of theirs runs; utility ones run on */
+	/* executor statements failed where no hook runs; utility ones still run */
 	if (light.active && !light.running && light.st.xact_epoch == xact_epoch_now &&
 		light.st.subid >= subid)
 		light.active = false;	/* a held SELECT not ended wrote nothing */
@@ -1855,7 +1860,7 @@ wl_acc_xact_end(void)
 	rec->commit_cleanup_ms = was_abort ? rec->commit_ms : ms_between(cur.phase_mid, end);
 	if (!was_abort)
 	{
-		/* the wait for a standby: the rest of the sync part (wl_acc_commit_done) */
+		/* a standby's wait: the rest of the sync part (wl_acc_commit_done) */
 		if (rec->commit_standby_wait)
 			rec->commit_standby_ms = Max(rec->commit_sync_ms - cur.pred_files_ns / 1e6 -
 										 rec->commit_wal_ms, 0);
