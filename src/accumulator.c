@@ -240,10 +240,8 @@ typedef struct WlOpenXact
 	bool		threshold_read; /* rec's thresholds were read at a commit */
 	bool		prepare_pending;	/* PREPARE: prepare_model to keep */
 
-	/* the commit or abort phase in progress (wl_acc_commit_done: its parts) */
+	/* the commit or abort phase in progress (rec.outcome: which) */
 	bool		in_phase;
-	bool		phase_is_abort;
-	bool		phase_is_prepare;
 	bool		abort_deferred;
 	bool		phase_has_xid;	/* core may wait on a standby for its record */
 	bool		phase_io_valid; /* phase_io read at the phase's start */
@@ -1506,8 +1504,8 @@ static void
 begin_phase(bool is_abort, bool is_prepare)
 {
 	cur.in_phase = true;
-	cur.phase_is_abort = is_abort;
-	cur.phase_is_prepare = is_prepare;
+	cur.rec.outcome = is_abort ? WL_OUTCOME_ABORT :
+		is_prepare ? WL_OUTCOME_PREPARE : WL_OUTCOME_COMMIT;
 	/* in a failed transaction block core cleans up only at ROLLBACK */
 	cur.abort_deferred = is_abort && TransactionBlockStatusCode() == 'T';
 	INSTR_TIME_SET_CURRENT(cur.phase_start);
@@ -1750,8 +1748,8 @@ wl_acc_commit_done(void)
 			Max(io.syncs - cur.phase_io.syncs, 0) * cur.wal_flush_price_ns / 1e6;
 	else if (cur.phase_has_xid && synchronous_commit > SYNCHRONOUS_COMMIT_OFF)
 		cur.rec.commit_wal_ms = cur.wal_flush_price_ns / 1e6;
-	cur.rec.commit_standby_wait = !cur.phase_is_prepare && cur.phase_has_xid &&
-		SyncRepRequested() && wl_sync_standbys_defined();
+	cur.rec.commit_standby_wait = cur.rec.outcome == WL_OUTCOME_COMMIT &&
+		cur.phase_has_xid && SyncRepRequested() && wl_sync_standbys_defined();
 }
 
 /* XACT_EVENT_PREPARE: remember what COMMIT / ROLLBACK PREPARED will delete */
@@ -1844,7 +1842,7 @@ wl_acc_xact_end(void)
 {
 	WlXactRecord *rec = &cur.rec;
 	instr_time	end;
-	bool		was_abort = cur.phase_is_abort;
+	bool		was_abort = rec->outcome == WL_OUTCOME_ABORT;
 
 	if (!cur.in_phase)
 		return;
@@ -1852,8 +1850,6 @@ wl_acc_xact_end(void)
 	if (was_abort && cur.abort_deferred && !INSTR_TIME_IS_ZERO(cur.phase_afterlocks))
 		end = cur.phase_afterlocks;
 	cur.in_phase = false;
-	rec->outcome = was_abort ? WL_OUTCOME_ABORT :
-		cur.phase_is_prepare ? WL_OUTCOME_PREPARE : WL_OUTCOME_COMMIT;
 	rec->commit_wal_bytes += pgWalUsage.wal_bytes - cur.phase_wal_start;
 	rec->commit_ms = ms_between(cur.phase_start, end);
 	rec->commit_sync_ms = was_abort ? 0 : ms_between(cur.phase_start, cur.phase_mid);
@@ -1867,7 +1863,7 @@ wl_acc_xact_end(void)
 		rec->commit_wal_ms = Min(rec->commit_wal_ms, rec->commit_sync_ms);
 	}
 	/* aborts and PREPAREs teach nothing; auto checks itself (strategy.c) */
-	if (!was_abort && !cur.phase_is_prepare)
+	if (rec->outcome == WL_OUTCOME_COMMIT)
 	{
 		learn_from_commit();
 		if (rec->commit_strategy == WL_STRATEGY_AUTO &&
