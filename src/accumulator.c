@@ -1206,12 +1206,12 @@ end_phase(WlActiveStmt *s, instr_time start, instr_time now)
 }
 
 /*
- * The backend's exit begins (a FATAL, a client gone; or core's abort first,
- * RemoveTempRelationsCallback running before walload's callback).  A FATAL
- * unwinds nothing: every statement on the stack failed now, as a cancel
- * records it, the held SELECT too if its phase wrote; core's abort records the
- * transaction.  Reads no memory of core's (a text not copied yet is left out);
- * allocates nothing: room was reserved at each push.
+ * The backend's exit begins (a FATAL, a client gone): before core's abort, or
+ * from the abort path where core aborts first (RemoveTempRelationsCallback
+ * runs before walload's callback).  A FATAL unwinds nothing: every statement
+ * on the stack failed now, measured to now as a cancel records it, the held
+ * SELECT too if its phase wrote.  Reads no memory of core's (a text not copied
+ * yet is left out); allocates nothing: room was reserved at each push.
  */
 void
 wl_acc_exit_begins(void)
