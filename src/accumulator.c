@@ -12,16 +12,12 @@
  * CONCURRENTLY) is folded into the record of the one that ends it
  * (inner_xacts).  hooks.c counts nesting as pg_stat_statements does.
  *
- * The phases, as core's xact.c runs them:
- *
- *	commit:  PRE_COMMIT .... pending syncs (the sync walk), commit record,
- *			   its flush, the synchronous replication wait
- *			 COMMIT ........ locks released, pending deletes (the drop walk)
- *			 TopTransactionContext reset: the end
- *	abort:   ABORT ......... locks released, pending deletes; ends at the
- *			   reset, or at the locks' release when core cleans up only at
- *			   the client's ROLLBACK (an error in a transaction block)
- *	subtransaction abort: ABORT_SUB ... its walk counted
+ * The phases, as core's xact.c runs them.  Commit: PRE_COMMIT, the pending
+ * syncs (the sync walk), the commit record, its flush, the synchronous
+ * standby wait; COMMIT: locks released, pending deletes (the drop walk);
+ * TopTransactionContext's reset ends it.  Abort: ABORT, locks released,
+ * pending deletes, to the reset (or to the locks' release where core cleans
+ * up only at the client's ROLLBACK).  ABORT_SUB: its walk counted.
  *
  * A walk's estimate is made once, when it is counted.  A FATAL exit
  * unwinds nothing: walload's first exit callback ends the statements in
@@ -119,7 +115,7 @@ static int	stmt_depth = 0;
 static int	stmt_capacity = 0;
 static uint64 next_serial = 1;
 
-/* local epoch of top-level transactions, see stack_xact_end() */
+/* local epoch of top-level transactions, see wl_acc_xact_end() */
 static uint64 xact_epoch_now = 1;
 
 /*
@@ -194,10 +190,9 @@ time_kind(CommandTag tag)
 static bool recorded_before = false;
 
 /*
- * Finished statements waiting to be stored, in the order they ended.  A
- * held one (it created or doomed files of the open record) waits for the
- * record's end, which charges it its share of the commit.  sync_files,
- * cleanup_files: its files the phase in progress acts on.
+ * Finished statements waiting to be stored, in the order they ended.  A held
+ * one (it created or doomed files of the open record) waits for the record's
+ * end, which charges it its share of the commit (sync_files, cleanup_files).
  */
 typedef struct WlQueued
 {
@@ -232,7 +227,6 @@ typedef struct WlOpenXact
 	 */
 	bool		role_from_toplevel; /* rec.userid is a top-level statement's */
 	bool		usage_baseline_set;
-	WlUsageMark usage_baseline;
 
 	/* walload_activity: what this backend shows of the record */
 	bool		shown;			/* its slot holds this record */
@@ -242,39 +236,29 @@ typedef struct WlOpenXact
 	int32		failed_stmt_no; /* the last recorded statement that failed */
 	WlActivity	act;			/* as last published */
 
-	/* the last PRE_COMMIT's prediction, for learn_from_commit */
-	WlCommitEstimate pred_est;
 	int32		pred_small_files;	/* files WAL-logged, if nothing else */
 	bool		threshold_read; /* rec's thresholds were read at a commit */
+	bool		prepare_pending;	/* PREPARE: prepare_model to keep */
 
-	/* PREPARE TRANSACTION in progress: what it will leave to finish */
-	bool		prepare_pending;
-	WlCommitModel prepare_model;
-
-	/* the commit or abort phase in progress */
+	/* the commit or abort phase in progress (rec.outcome: which) */
 	bool		in_phase;
-	bool		phase_is_abort;
-	bool		phase_is_prepare;
 	bool		abort_deferred;
-	instr_time	phase_start;
+	bool		phase_has_xid;	/* core may wait on a standby for its record */
+	bool		phase_io_valid; /* phase_io read at the phase's start */
+	int8		commit_action;	/* this commit's WlStrategyAction */
+	int32		charge_sync_files;	/* files it acts on (charge_commit_phase) */
+	int32		charge_cleanup_files;
+	int32		worker_stmt_no; /* a background process's work's statement */
+
+	/* set before they are read: the record's end zeroes cur up to here */
+	WlUsageMark usage_baseline; /* if usage_baseline_set */
+	instr_time	phase_start;	/* begin_phase */
 	instr_time	phase_mid;
 	instr_time	phase_afterlocks;
 	uint64		phase_wal_start;
-
-	/* the sync part's own parts (commit_parts) */
-	bool		phase_has_xid;	/* core may wait on a standby for its record */
-	bool		phase_io_valid; /* phase_io read at the phase's start */
 	WlWalIo		phase_io;
-	double		pred_files_ns;	/* the walk, the syncs, the WAL-logging */
+	double		pred_files_ns;	/* PRE_COMMIT: walk, syncs, WAL-logging */
 	double		wal_flush_price_ns; /* a WAL flush as calibrated */
-	int8		commit_action;	/* this commit's WlStrategyAction */
-
-	/* the files the phase in progress acts on (charge_commit_phase) */
-	int32		charge_sync_files;
-	int32		charge_cleanup_files;
-
-	/* a background process's record: its work's statement */
-	int32		worker_stmt_no;
 } WlOpenXact;
 
 static WlOpenXact cur;
@@ -363,37 +347,28 @@ next_stmt_no(void)
 	return cur.next_stmt_no;
 }
 
-/* the queued record of statement stmt_no of the open record, or NULL */
+/* the open record's queued statement stmt_no (WL_ANY_STMT: any), or NULL */
+#define WL_ANY_STMT PG_INT32_MIN
 static WlQueued *
 queued(int32 stmt_no, bool held_only)
 {
-	if (stmt_no < 0)
+	if (stmt_no < 0 && stmt_no != WL_ANY_STMT)
 		return NULL;
 	for (int i = n_finished - 1; i >= 0; i--)
 	{
 		WlQueued   *q = &finished[i];
 
-		if (q->rec.xact_id == cur.rec.xact_id && q->rec.stmt_no == stmt_no &&
-			(q->held || !held_only))
+		if (q->rec.xact_id == cur.rec.xact_id && (q->held || !held_only) &&
+			(q->rec.stmt_no == stmt_no || stmt_no == WL_ANY_STMT))
 			return q;
 	}
 	return NULL;
 }
 
-/* does the open record hold statements */
-static bool
-holds_statements(void)
-{
-	for (int i = 0; i < n_finished; i++)
-		if (finished[i].held && finished[i].rec.xact_id == cur.rec.xact_id)
-			return true;
-	return false;
-}
+#define holds_statements() (queued(WL_ANY_STMT, true) != NULL)
 
-/* ----------------------------------------------------------------
- * handing over to the store
- * ----------------------------------------------------------------
- */
+/* ---------- handing over to the store ---------- */
+
 /* which of the open record's queued statements flush_finished leaves queued */
 typedef enum WlKeep
 {
@@ -403,10 +378,10 @@ typedef enum WlKeep
 } WlKeep;
 
 /*
- * Store the queue but what keep keeps.  may_wait false: only what needs no
- * wait for walload's lock; in_cleanup: nor a new aggregate in a full
- * walload_stats (store.c).  The rest stays queued, in order.  The stored
- * ones take walload's lock once: between them nothing can fail.
+ * Store the queue but what keep keeps, in one hold of walload's lock
+ * (nothing between can fail).  may_wait false: only if the lock is free;
+ * in_cleanup: no new aggregate in a full walload_stats (store.c).  The rest
+ * stays, in order.
  */
 static void
 flush_finished(bool may_wait, WlKeep keep, bool in_cleanup)
@@ -420,15 +395,8 @@ flush_finished(bool may_wait, WlKeep keep, bool in_cleanup)
 		WlQueued   *q = &finished[i];
 		bool		open = cur.active && q->rec.xact_id == cur.rec.xact_id;
 
-		/* the open record's statements are the queue's tail: all kept */
-		if (open && keep == WL_KEEP_OPEN)
-		{
-			if (kept < i)
-				memmove(&finished[kept], q, sizeof(WlQueued) * (n_finished - i));
-			kept += n_finished - i;
-			break;
-		}
-		if (!stuck && !(open && keep == WL_KEEP_HELD && q->held))
+		if (!stuck &&
+			!(open && (keep == WL_KEEP_OPEN || (keep == WL_KEEP_HELD && q->held))))
 		{
 			if (wl_store_statement(&q->rec, may_wait, in_cleanup, true))
 			{
@@ -447,10 +415,9 @@ flush_finished(bool may_wait, WlKeep keep, bool in_cleanup)
 }
 
 /*
- * A statement starts or a commit begins: store what waits if walload's lock
- * can be had at once (at a commit, all but the held statements).  Past
- * WL_QUEUE_BOUND queued, wait for the lock and store all but the held
- * ones; past WL_HELD_BOUND (a restore's DROPs in one transaction), those
+ * A statement starts or a commit begins: store what waits if walload's lock is
+ * free (at a commit, all but the held ones); past WL_QUEUE_BOUND, wait for it;
+ * past WL_HELD_BOUND (a restore's DROPs in one transaction) store the held ones
  * too, uncharged.  Held ones get more room: they share the commit's phase.
  */
 #define WL_QUEUE_BOUND	64
@@ -717,10 +684,8 @@ statement_done(bool count_in_xact, bool held)
 	}
 }
 
-/* ----------------------------------------------------------------
- * scans
- * ----------------------------------------------------------------
- */
+/* ---------- scans ---------- */
+
 /* returns whether the scans count: something, in an observed transaction */
 static bool
 xact_add_scans(WlScanKind kind, int64 n, double est_ns)
@@ -736,10 +701,10 @@ xact_add_scans(WlScanKind kind, int64 n, double est_ns)
 }
 
 /*
- * A walk at commit or abort over nfiles files, acting on `buffers`, caused
- * by statement stmt_no (-1: unknown): into its held record, or its entry if
- * it still runs, else to the statement running now.  An abort's files of
- * no known creator are the failed statement's, whose post-look never ran.
+ * A walk at commit or abort over nfiles files, acting on `buffers`, caused by
+ * statement stmt_no (-1: unknown): to its held record, its entry if it runs,
+ * else the statement running now.  An abort's files of no known creator are
+ * the failed statement's, whose post-look never ran.
  */
 static void
 add_attributed_scan(WlScanKind kind, int32 stmt_no, int nfiles, int64 buffers,
@@ -771,33 +736,21 @@ add_attributed_scan(WlScanKind kind, int32 stmt_no, int nfiles, int64 buffers,
 	add_scans_to_current(kind, 1, est_ns);
 }
 
-/* ----------------------------------------------------------------
- * the commit phase charged to statements
- * ----------------------------------------------------------------
- */
-
 /*
- * The measured phase of a record's last transaction is split equally among
- * the files it acted on, each share charged to the held statement the file
- * came from (docs/reference.md, walload_stats.commit_ms): a commit's sync
- * phase over its pending syncs, to their creators; its cleanup over the
- * files it deletes, to the statements that scheduled the deletion; an
- * abort over the files it deletes, to their creators.  Equal shares: the
- * files are what the model knows exactly without sizing more.  An inner
- * transaction's commit is in its statement's own time: not charged.  The
- * files are counted at PRE_COMMIT or the abort, only if the record holds
- * statements; the shares computed at the phase's end.
+ * ---------- the commit phase charged to statements ----------
+ * The record's last phase is split equally among the files it acted on (what
+ * the model knows exactly), each share to the held statement the file came
+ * from (walload_stats.commit_ms): the sync part by pending syncs, to their
+ * creators; the cleanup by files deleted, to who scheduled the deletion; an
+ * abort by files deleted, to their creators.  Counted at PRE_COMMIT or the
+ * abort if the record holds statements; an inner commit is not charged.
  */
 static void
 clear_commit_charges(void)
 {
 	for (int i = 0; i < n_finished; i++)
-	{
-		finished[i].sync_files = 0;
-		finished[i].cleanup_files = 0;
-	}
-	cur.charge_sync_files = 0;
-	cur.charge_cleanup_files = 0;
+		finished[i].sync_files = finished[i].cleanup_files = 0;
+	cur.charge_sync_files = cur.charge_cleanup_files = 0;
 }
 
 /* one file per entry of creators (a statement number, or -1); frees it */
@@ -816,7 +769,7 @@ count_charged_files(int32 *creators, int n, bool sync)
 		pfree(creators);
 }
 
-/* The phase is over and timed: each held statement's share, into its record. */
+/* the phase is over and timed: each held statement's share, into its record */
 static void
 charge_commit_phase(void)
 {
@@ -1253,48 +1206,12 @@ end_phase(WlActiveStmt *s, instr_time start, instr_time now)
 }
 
 /*
- * A (sub)transaction aborts: its executor statements still on the stack
- * failed where no hook of theirs runs.  A utility statement on the stack
- * is still running (ROLLBACK in a procedure).  The abort path.
- */
-static void
-stack_abort(SubTransactionId subid)
-{
-	/* a held plain SELECT that has not ended wrote nothing: forgotten */
-	if (light.active && !light.running && light.st.xact_epoch == xact_epoch_now &&
-		(subid == InvalidSubTransactionId || light.st.subid >= subid))
-		light.active = false;
-	for (int i = stmt_depth - 1; i >= 0; i--)
-	{
-		WlActiveStmt *s = &stmt_stack[i];
-
-		if (!s->is_utility && s->st.xact_epoch == xact_epoch_now &&
-			(subid == InvalidSubTransactionId || s->st.subid >= subid))
-			finish_statement(i, WL_STMT_ERROR, 0, false);
-	}
-}
-
-/* a top-level transaction ended: forget executor entries core never ended */
-static void
-stack_xact_end(void)
-{
-	xact_epoch_now++;
-	if (!light.running)
-		light.active = false;
-	for (int i = stmt_depth - 1; i >= 0; i--)
-		if (!stmt_stack[i].is_utility && stmt_stack[i].running == 0)
-			remove_statement(i);
-}
-
-/*
- * The backend's exit begins (a FATAL, a client gone), before core aborts
- * the open transaction.  A FATAL unwinds nothing: every statement on the
- * stack failed now, measured to this moment, as a cancel records it; the
- * held SELECT too if its phase wrote.  Core's abort then records the
- * transaction.  Core may abort first (RemoveTempRelationsCallback runs
- * before walload's callback): the abort path calls this too when the
- * backend is exiting.  Reads no memory of core's (a text not copied yet is
- * left out); allocates nothing: room was reserved at each push.
+ * The backend's exit begins (a FATAL, a client gone): before core's abort, or
+ * from the abort path where core aborts first (RemoveTempRelationsCallback
+ * runs before walload's callback).  A FATAL unwinds nothing: every statement
+ * on the stack failed now, measured to now as a cancel records it, the held
+ * SELECT too if its phase wrote.  Reads no memory of core's (a text not copied
+ * yet is left out); allocates nothing: room was reserved at each push.
  */
 void
 wl_acc_exit_begins(void)
@@ -1321,34 +1238,27 @@ wl_acc_exit_begins(void)
 	}
 }
 
-/* ----------------------------------------------------------------
- * background processes (hooks.c, observe.c wl_observe_worker_xact)
- * ----------------------------------------------------------------
- */
+/* ---------- background processes (hooks.c, observe.c) ---------- */
 
-/* the end of this background process's last transaction, and its usage then */
-static bool worker_boundary_set = false;
+/* the end of the process's last transaction, its usage then (0: none) */
 static TimestampTz worker_boundary_ts;
 static WlUsageMark worker_boundary_mark;
 
 /*
- * A background process's transaction ends: its next one is measured from
- * here (the tablesync worker sets no statement timestamp).  Fit for the
- * abort path.
+ * A background process's transaction ends: its next is measured from here
+ * (the tablesync worker sets no statement timestamp).  Fit for the abort path.
  */
 void
 wl_acc_worker_boundary(void)
 {
 	worker_boundary_ts = GetCurrentTimestamp();
 	wl_usage_mark(&worker_boundary_mark);
-	worker_boundary_set = true;
 }
 
 /*
- * At PRE_COMMIT of a background process's transaction that did something:
- * one statement, w, measured from the later of the transaction's start and
- * the previous one's end, which takes the commit's walks of no known
- * statement.
+ * At PRE_COMMIT of a background process's transaction that did something: one
+ * statement, w, from the later of the transaction's start and the previous
+ * one's end; it takes the commit's walks of no known statement.
  */
 void
 wl_acc_worker_statement(const WlWorkerWork *w, const WlEffects *eff)
@@ -1358,23 +1268,14 @@ wl_acc_worker_statement(const WlWorkerWork *w, const WlEffects *eff)
 	WlActiveStmt *s;
 	int			idx;
 
-	if (worker_boundary_set && worker_boundary_ts > start)
-		start = worker_boundary_ts;
-	if (start < MyStartTimestamp)
-		start = MyStartTimestamp;
-	if (start > now)
-		start = now;
-
+	start = Min(Max(Max(start, worker_boundary_ts), MyStartTimestamp), now);
 	wl_acc_observe();
 	cur.rec.start = start;
 	cur.rec.backend_kind = (int8) w->kind;
 	if (!cur.usage_baseline_set)
 	{
-		/* before the first boundary: the process's usage so far */
-		if (worker_boundary_set)
-			cur.usage_baseline = worker_boundary_mark;
-		else
-			memset(&cur.usage_baseline, 0, sizeof(cur.usage_baseline));
+		/* before any boundary: the usage so far (a zero mark) */
+		cur.usage_baseline = worker_boundary_mark;
 		cur.usage_baseline_set = true;
 	}
 
@@ -1597,17 +1498,16 @@ wl_acc_executor_done(QueryDesc *queryDesc, uint64 rows, bool wal_skipped)
 	finish_statement(idx, WL_STMT_OK, rows, true);
 }
 
-/* ----------------------------------------------------------------
- * transaction events (hooks.c's callbacks call in)
- * ----------------------------------------------------------------
- */
+/* ---------- transaction events (hooks.c's callbacks call in) ---------- */
+
 static void
 begin_phase(bool is_abort, bool is_prepare)
 {
 	cur.in_phase = true;
-	cur.phase_is_abort = is_abort;
-	cur.phase_is_prepare = is_prepare;
-	cur.abort_deferred = false;
+	cur.rec.outcome = is_abort ? WL_OUTCOME_ABORT :
+		is_prepare ? WL_OUTCOME_PREPARE : WL_OUTCOME_COMMIT;
+	/* in a failed transaction block core cleans up only at ROLLBACK */
+	cur.abort_deferred = is_abort && TransactionBlockStatusCode() == 'T';
 	INSTR_TIME_SET_CURRENT(cur.phase_start);
 	cur.phase_mid = cur.phase_start;
 	INSTR_TIME_SET_ZERO(cur.phase_afterlocks);
@@ -1640,133 +1540,106 @@ maybe_warn(void)
 					 (unsigned long long) cur.rec.xact_id)));
 }
 
-/*
- * A transaction that recorded nothing, holds nothing and has no xid (an
- * OLTP load's read-only ones): forget it, without timing its commit.
- */
+/* nothing recorded or held, no xid (an OLTP read): forgotten, not timed */
 static bool
 forget_quiet_transaction(bool has_xid, bool is_prepare)
 {
 	if (has_xid || is_prepare || cur.active || cur.shown || stmt_depth > 0 ||
 		n_finished > 0)
 		return false;
-	cur.observed = false;
-	cur.usage_baseline_set = false;
+	cur.observed = cur.usage_baseline_set = cur.storage_touched = false;
 	cur.next_stmt_no = 0;
-	cur.storage_touched = false;
 	xact_epoch_now++;
 	return true;
 }
 
-/*
- * Before the commit record: the commit's walks as core will do them, the
- * strategy, the prediction.
- */
+/* the commit's prediction (learn_from_commit) and what a PREPARE leaves */
+static WlCommitEstimate commit_pred;
+static WlCommitModel prepare_model;
+
+/* a commit's walks as core will do them, the strategy, the prediction */
 static pg_noinline void
-pre_commit_record(bool is_prepare, bool has_xid)
+pre_commit_record(bool is_prepare)
 {
-	WlCommitModel model;
+	const WlScanCost *cost = current_cost(GetCurrentTimestamp());
+	WlXactRecord *rec = &cur.rec;
+	WlCommitModel m;
+	WlCommitEstimate est;
+	WlCommitState st;
+	WlStrategyChoice choice;
+	WlCommitFiles cf;
 
-	memset(&cur.pred_est, 0, sizeof(cur.pred_est));
-	cur.pred_small_files = 0;
-	cur.pred_files_ns = 0;
-	cur.wal_flush_price_ns = 0;
-	cur.commit_action = WL_ACTION_NONE;
-	/* as RecordTransactionCommit decides whether to wait (commit_parts) */
-	cur.phase_has_xid = has_xid && XactLastRecEnd != InvalidXLogRecPtr;
+	/* read here: the record's end has undone a SET LOCAL */
+	cur.threshold_read = true;
+	rec->wal_skip_threshold_kb = wal_skip_threshold;
+	wl_model_read_commit(is_prepare, false, &cf);
+	wl_strategy_apply(&choice, dirty_buffers(), cf.syncs, cf.nsyncs);
+	rec->commit_strategy = (int8) wl_commit_strategy;
+	rec->commit_threshold_kb = choice.threshold_kb;
+	rec->strategy_action = Max(rec->strategy_action, (int8) choice.action);
+	cur.commit_action = (int8) choice.action;
+	if (choice.action == WL_ACTION_CHANGED && rec->strategy_changed < PG_INT16_MAX)
+		rec->strategy_changed++;
+	wl_model_commit(&cf, is_prepare, false, &m);
 
-	if (has_xid || cur.active)
-	{
-		WlCommitEstimate est;
-		WlCommitState st;
-		WlStrategyChoice choice;
-		WlCommitFiles cf;
-		const WlScanCost *cost = current_cost(GetCurrentTimestamp());
-
-		/* read here: the record's end has undone a SET LOCAL */
-		cur.threshold_read = true;
-		cur.rec.wal_skip_threshold_kb = wal_skip_threshold;
-		wl_model_read_commit(is_prepare, false, &cf);
-		wl_strategy_apply(&choice, dirty_buffers(), cf.syncs, cf.nsyncs);
-		cur.rec.commit_strategy = (int8) wl_commit_strategy;
-		cur.rec.commit_threshold_kb = choice.threshold_kb;
-		if (choice.action > cur.rec.strategy_action)
-			cur.rec.strategy_action = (int8) choice.action;
-		cur.commit_action = (int8) choice.action;
-		if (choice.action == WL_ACTION_CHANGED && cur.rec.strategy_changed < PG_INT16_MAX)
-			cur.rec.strategy_changed++;
-
-		wl_model_commit(&cf, is_prepare, false, &model);
-
-		/* predicted before the scans are counted (which maps the pages) */
-		wl_commit_state_now(&st, &model, dirty_buffers(), false);
-		wl_commit_est(&model, cost, &st, &est);
-		cur.rec.pred_commit_ms = est.total_ns / 1e6;
-		cur.rec.pred_core_commit_ms = (est.total_ns - choice.chosen_ns + choice.core_ns) / 1e6;
-		cur.wal_flush_price_ns = cost->io.valid ? cost->io.wal_flush_ns : 0;
-		cur.pred_files_ns = Max(est.sync_phase_ns - cur.wal_flush_price_ns, 0);
-		if (!is_prepare)
-		{
-			cur.pred_est = est;
-			if (model.synced_rels == 0 && model.dropped_rels == 0 &&
-				!model.sync_scan && !model.drop_scan &&
-				model.wal_logged_blocks <= WL_FILE_COMMIT_BLOCKS * (int64) model.wal_logged_rels)
-				cur.pred_small_files = model.wal_logged_rels;
-		}
-		if (model.wal_logged_rels > 0)
-			wl_note_commit_wal_logged();
+	/* predicted before the scans are counted (which maps the pages) */
+	wl_commit_state_now(&st, &m, dirty_buffers(), false);
+	wl_commit_est(&m, cost, &st, &est);
+	rec->pred_commit_ms = est.total_ns / 1e6;
+	rec->pred_core_commit_ms = (est.total_ns - choice.chosen_ns + choice.core_ns) / 1e6;
+	cur.wal_flush_price_ns = cost->io.valid ? cost->io.wal_flush_ns : 0;
+	cur.pred_files_ns = Max(est.sync_phase_ns - cur.wal_flush_price_ns, 0);
+	commit_pred = est;			/* read after a commit only */
+	if (!is_prepare && m.synced_rels == 0 && m.dropped_rels == 0 &&
+		!m.sync_scan && !m.drop_scan &&
+		m.wal_logged_blocks <= WL_FILE_COMMIT_BLOCKS * (int64) m.wal_logged_rels)
+		cur.pred_small_files = m.wal_logged_rels;
+	if (m.wal_logged_rels > 0)
+		wl_note_commit_wal_logged();
+	if (message_level_is_interesting(DEBUG1))
 		elog(DEBUG1, "walload: commit predicted to take %.3f ms: scans %.3f ms, sync %.3f ms, WAL %.3f ms, file deletion %.3f ms, per-file work %.3f ms; of the sync, fsyncs %.3f ms (%.3f ms as timed at start); of the deletion, %.3f ms if all blocks were on disk",
 			 est.total_ns / 1e6, est.scan_ns / 1e6, est.sync_ns / 1e6, est.wal_ns / 1e6, est.drop_ns / 1e6,
 			 est.files_ns / 1e6, est.fsync_ns / 1e6, est.fsync_timed_ns / 1e6, est.drop_ondisk_ns / 1e6);
-		if (model.sync_scan)
-			add_attributed_scan(WL_SCAN_FLUSH_PENDING, model.sync_stmt_no,
-								model.synced_rels, est.sync_written, false);
-		if (model.drop_scan && !is_prepare)
-			add_attributed_scan(WL_SCAN_DROP_PENDING, model.drop_stmt_no,
-								model.dropped_rels, model.dropped_buffers, false);
+	if (m.sync_scan)
+		add_attributed_scan(WL_SCAN_FLUSH_PENDING, m.sync_stmt_no, m.synced_rels,
+							est.sync_written, false);
+	if (m.drop_scan && !is_prepare)
+		add_attributed_scan(WL_SCAN_DROP_PENDING, m.drop_stmt_no, m.dropped_rels,
+							m.dropped_buffers, false);
 
-		/* the files whose statements the phase will be charged to */
-		clear_commit_charges();
-		if (current_statement(false) < 0 && holds_statements())
-		{
-			int32	   *sync;
-			int32	   *drop;
-			int			nsync;
-			int			ndrop;
+	/* the files whose statements the phase will be charged to */
+	clear_commit_charges();
+	if (current_statement(false) < 0 && holds_statements())
+	{
+		int32	   *sync,
+				   *drop;
+		int			nsync,
+					ndrop;
 
-			wl_model_commit_creators(&cf, is_prepare, &sync, &nsync, &drop, &ndrop);
-			count_charged_files(sync, nsync, true);
-			count_charged_files(drop, ndrop, false);
-		}
-		wl_model_free_commit(&cf);
-		cur.rec.wal_skipped_rels += model.wal_skipped_rels;
-		cur.rec.synced_rels += model.synced_rels;
-		cur.rec.synced_blocks += model.synced_blocks;
-		cur.rec.synced_truncated_rels += model.synced_truncated_rels;
-		cur.rec.synced_truncated_blocks = (int32)
-			Min(cur.rec.synced_truncated_blocks + model.synced_truncated_blocks, PG_INT32_MAX);
-		cur.rec.wal_logged_rels += model.wal_logged_rels;
-		cur.rec.wal_logged_blocks += model.wal_logged_blocks;
-		if (!is_prepare)
-			cur.rec.dropped_rels += model.dropped_rels;
-		else
-		{
-			/* kept at XACT_EVENT_PREPARE, once core has accepted it */
-			cur.prepare_pending = true;
-			cur.prepare_model = model;
-		}
+		wl_model_commit_creators(&cf, is_prepare, &sync, &nsync, &drop, &ndrop);
+		count_charged_files(sync, nsync, true);
+		count_charged_files(drop, ndrop, false);
 	}
-
-	/* store what waits, but the statements the phase may be charged to */
-	flush_at_safe_point(0, true);
-
-	if (!is_prepare && cur.active && current_statement(false) < 0)
-		maybe_warn();
-
-	begin_phase(false, is_prepare);
+	wl_model_free_commit(&cf);
+	rec->wal_skipped_rels += m.wal_skipped_rels;
+	rec->synced_rels += m.synced_rels;
+	rec->synced_blocks += m.synced_blocks;
+	rec->synced_truncated_rels += m.synced_truncated_rels;
+	rec->synced_truncated_blocks = (int32)
+		Min(rec->synced_truncated_blocks + m.synced_truncated_blocks, PG_INT32_MAX);
+	rec->wal_logged_rels += m.wal_logged_rels;
+	rec->wal_logged_blocks += m.wal_logged_blocks;
+	if (!is_prepare)
+		rec->dropped_rels += m.dropped_rels;
+	else
+	{
+		/* kept at XACT_EVENT_PREPARE, once core has accepted it */
+		cur.prepare_pending = true;
+		prepare_model = m;
+	}
 }
 
-/* returns whether the transaction's end is to be watched (wl_acc_xact_end) */
+/* PRE_COMMIT; returns whether wl_acc_xact_end is to watch the end */
 bool
 wl_acc_pre_commit(bool is_prepare)
 {
@@ -1774,16 +1647,28 @@ wl_acc_pre_commit(bool is_prepare)
 
 	if (forget_quiet_transaction(has_xid, is_prepare))
 		return false;
-	pre_commit_record(is_prepare, has_xid);
+	cur.pred_small_files = 0;
+	cur.pred_files_ns = cur.wal_flush_price_ns = 0;
+	cur.commit_action = WL_ACTION_NONE;
+	/* as RecordTransactionCommit decides whether to wait (wl_acc_commit_done) */
+	cur.phase_has_xid = has_xid && XactLastRecEnd != InvalidXLogRecPtr;
+	if (has_xid || cur.active)
+		pre_commit_record(is_prepare);
+	else
+		memset(&commit_pred, 0, sizeof(commit_pred));
+	/* store what waits, but the statements the phase may be charged to */
+	flush_at_safe_point(0, true);
+	if (!is_prepare && cur.active && current_statement(false) < 0)
+		maybe_warn();
+	begin_phase(false, is_prepare);
 	return true;
 }
 
 /*
- * At an abort, the most buffers the deleted files can hold: blocks dirtied
- * or read since the transaction's first statement.  0 where counting them
- * would cost more than invalidating them adds (a buffer's invalidation
- * costs about WL_INVALIDATE_HEADERS header reads; a fixed ratio, so that
- * the choice does not depend on a calibration under load).
+ * At an abort, the most buffers the deleted files can hold: blocks dirtied or
+ * read since the first statement; 0 where counting costs more than the
+ * invalidation adds (about WL_INVALIDATE_HEADERS header reads a buffer: a fixed
+ * ratio, so that the choice does not hang on a calibration under load).
  */
 #define WL_INVALIDATE_HEADERS	32
 
@@ -1796,98 +1681,75 @@ abort_buffers_bound(void)
 		return 0;
 	bound = (pgBufferUsage.shared_blks_dirtied - cur.usage_baseline.c.shared_blks_dirtied) +
 		(pgBufferUsage.shared_blks_read - cur.usage_baseline.c.shared_blks_read);
-	if (bound <= 0 || bound * WL_INVALIDATE_HEADERS < WL_BUFFER_COUNT_SAMPLE_HEADERS)
-		return 0;
-	return bound;
+	return bound * WL_INVALIDATE_HEADERS < WL_BUFFER_COUNT_SAMPLE_HEADERS ? 0 : bound;
 }
 
 /*
- * The abort path (see the rules in the header comment) of the transaction
- * or of subtransaction subid: the statements the error interrupted, the
- * walk of the files it deletes, to their first creator.  Returns whether
- * the abort is charged to the record's held statements (ab->creators).
+ * The abort path (the header's rules) of subtransaction subid or of the
+ * transaction (InvalidSubTransactionId, wl_acc_abort): the statements the
+ * error interrupted; the walk of the files it deletes, to their first
+ * creator; a top-level abort's phase, charged to the record's held statements
+ * by the files' creators.
  */
-static bool
-abort_walk(SubTransactionId subid, WlAbortFiles *ab)
+void
+wl_acc_subxact_abort(SubTransactionId subid)
 {
-	bool		is_sub = subid != InvalidSubTransactionId;
+	bool		top = subid == InvalidSubTransactionId;
 	bool		charge;
+	WlAbortFiles ab;
 
 	/* the exit's statements, if core aborts before walload's exit callback */
 	if (proc_exit_inprogress)
 		wl_acc_exit_begins();
-	stack_abort(subid);
-	charge = !is_sub && current_statement(false) < 0 && holds_statements();
-	wl_model_read_abort(is_sub, abort_buffers_bound(), charge, ab);
-	if (ab->scan)
+	/* executor statements failed where no hook runs; utility ones still run */
+	if (light.active && !light.running && light.st.xact_epoch == xact_epoch_now &&
+		light.st.subid >= subid)
+		light.active = false;	/* a held SELECT not ended wrote nothing */
+	for (int i = stmt_depth - 1; i >= 0; i--)
+		if (!stmt_stack[i].is_utility && stmt_stack[i].st.xact_epoch == xact_epoch_now &&
+			stmt_stack[i].st.subid >= subid)
+			finish_statement(i, WL_STMT_ERROR, 0, false);
+	charge = top && current_statement(false) < 0 && holds_statements();
+	wl_model_read_abort(!top, abort_buffers_bound(), charge, &ab);
+	if (ab.scan)
 	{
-		wl_header_pages_mapped(ab->pages_mapped);
-		cur.rec.dropped_rels += ab->nrels;
-		add_attributed_scan(WL_SCAN_DROP_PENDING, ab->first_creator, ab->nrels,
-							ab->buffers, true);
+		wl_header_pages_mapped(ab.pages_mapped);
+		cur.rec.dropped_rels += ab.nrels;
+		add_attributed_scan(WL_SCAN_DROP_PENDING, ab.first_creator, ab.nrels,
+							ab.buffers, true);
 	}
-	return charge;
-}
-
-void
-wl_acc_subxact_abort(SubTransactionId subid)
-{
-	WlAbortFiles ab;
-
-	abort_walk(subid, &ab);
-}
-
-void
-wl_acc_abort(void)
-{
-	WlAbortFiles ab;
-	bool		charge = abort_walk(InvalidSubTransactionId, &ab);
-
+	if (!top)
+		return;
 	cur.prepare_pending = false;
 	clear_commit_charges();
 	if (charge)
 		count_charged_files(ab.creators, ab.nrels, false);
 	begin_phase(true, false);
-	/* in a failed transaction block core cleans up only at ROLLBACK */
-	cur.abort_deferred = (TransactionBlockStatusCode() == 'T');
 }
 
 /*
- * The sync part's parts: the walk and the files' syncs (predicted at
- * PRE_COMMIT); the commit record's local flush (timed where
- * track_wal_io_timing is on and the counters can be read, compat.h; else
- * its fsyncs priced as calibrated); the wait for synchronous standbys,
- * where core waits (an xid, WAL written before the commit record,
- * SyncRepRequested, standbys defined), derived at the phase's end as the
- * rest.  At XACT_EVENT_COMMIT: reads only memory.
+ * XACT_EVENT_COMMIT (reads only memory): the commit record is flushed, the
+ * sync part is over.  Its parts: the walk and the syncs (predicted at
+ * PRE_COMMIT); the record's local flush (timed where track_wal_io_timing is
+ * on and compat.h can read the counters, else its fsyncs priced as
+ * calibrated); the standby wait where core waits, the rest (wl_acc_xact_end).
  */
-static void
-commit_parts(void)
-{
-	WlWalIo		io;
-
-	if (cur.phase_io_valid && wl_wal_io_plain(&io))
-	{
-		if (track_wal_io_timing)
-			cur.rec.commit_wal_ms = Max(io.sync_us - cur.phase_io.sync_us, 0) / 1000.0;
-		else
-			cur.rec.commit_wal_ms = Max(io.syncs - cur.phase_io.syncs, 0) * cur.wal_flush_price_ns / 1e6;
-	}
-	else if (cur.phase_has_xid && synchronous_commit > SYNCHRONOUS_COMMIT_OFF)
-		cur.rec.commit_wal_ms = cur.wal_flush_price_ns / 1e6;
-	cur.rec.commit_standby_wait = !cur.phase_is_prepare && cur.phase_has_xid &&
-		SyncRepRequested() && wl_sync_standbys_defined();
-}
-
-/* XACT_EVENT_COMMIT: the commit record is flushed, the sync part is over */
 void
 wl_acc_commit_done(void)
 {
-	if (cur.in_phase)
-	{
-		INSTR_TIME_SET_CURRENT(cur.phase_mid);
-		commit_parts();
-	}
+	WlWalIo		io;
+
+	if (!cur.in_phase)
+		return;
+	INSTR_TIME_SET_CURRENT(cur.phase_mid);
+	if (cur.phase_io_valid && wl_wal_io_plain(&io))
+		cur.rec.commit_wal_ms = track_wal_io_timing ?
+			Max(io.sync_us - cur.phase_io.sync_us, 0) / 1000.0 :
+			Max(io.syncs - cur.phase_io.syncs, 0) * cur.wal_flush_price_ns / 1e6;
+	else if (cur.phase_has_xid && synchronous_commit > SYNCHRONOUS_COMMIT_OFF)
+		cur.rec.commit_wal_ms = cur.wal_flush_price_ns / 1e6;
+	cur.rec.commit_standby_wait = cur.rec.outcome == WL_OUTCOME_COMMIT &&
+		cur.phase_has_xid && SyncRepRequested() && wl_sync_standbys_defined();
 }
 
 /* XACT_EVENT_PREPARE: remember what COMMIT / ROLLBACK PREPARED will delete */
@@ -1898,7 +1760,7 @@ wl_acc_prepare_done(void)
 		INSTR_TIME_SET_CURRENT(cur.phase_mid);
 	if (cur.prepare_pending)
 	{
-		const WlCommitModel *m = &cur.prepare_model;
+		const WlCommitModel *m = &prepare_model;
 		WlPreparedDeletion at_commit = {.scan = m->drop_scan,
 			.rels = m->dropped_rels, .buffers = m->dropped_buffers};
 		WlPreparedDeletion at_rollback = {.scan = m->abort_drop_scan,
@@ -1917,11 +1779,9 @@ wl_acc_locks_released(void)
 		INSTR_TIME_SET_CURRENT(cur.phase_afterlocks);
 }
 
-/* ----------------------------------------------------------------
- * end of a top-level transaction
- * ----------------------------------------------------------------
- */
-/* the record is over: what only its end knows, then into the ring */
+/* ---------- end of a top-level transaction ---------- */
+
+/* the record is over: what only its end knows, then into the ring (no lock) */
 static void
 finish_record(void)
 {
@@ -1946,8 +1806,6 @@ finish_record(void)
 	if (!cur.threshold_read)
 		rec->wal_skip_threshold_kb = rec->commit_threshold_kb = wal_skip_threshold;
 	memcpy(rec->application_name, record_app, sizeof(WlName));
-
-	/* into the ring without walload's lock (store.c) */
 	wl_store_xact(rec);
 }
 
@@ -1959,25 +1817,23 @@ part_of_phase(double phase_ms, double pred_ns, double part_ns, double per)
 }
 
 /*
- * What a commit teaches the store: the storage's speed, from a sync phase
- * that is mostly the synced files' fsyncs (at least WL_FSYNC_TIME_MIN_NS
- * predicted), less the prediction's other parts; and core's untimed work
- * per file, from a commit that only WAL-logs at least WL_FILE_COMMIT_MIN
- * small files (at most WL_FILE_COMMIT_BLOCKS blocks each).  The commit
- * cleanup: the store's spinlock only.
+ * What a commit teaches the store (its spinlock only): the storage's speed,
+ * from a sync phase mostly of the synced files' fsyncs (at least
+ * WL_FSYNC_TIME_MIN_NS predicted); core's untimed work per file, from a
+ * commit that only WAL-logs at least WL_FILE_COMMIT_MIN small files (at most
+ * WL_FILE_COMMIT_BLOCKS blocks each), priced (wal_ns > 0).
  */
 static void
 learn_from_commit(void)
 {
-	const WlCommitEstimate *e = &cur.pred_est;
+	const WlCommitEstimate *e = &commit_pred;
 
 	if (e->fsync_timed_ns >= WL_FSYNC_TIME_MIN_NS && e->fsync_ns >= e->sync_phase_ns / 2)
-		wl_store_note_fsync_time(part_of_phase(cur.rec.commit_sync_ms, e->sync_phase_ns, e->fsync_ns,
-											   e->fsync_timed_ns));
-	/* without the storage's figures (wal_ns 0) the commit is all unpriced */
+		wl_store_note_fsync_time(part_of_phase(cur.rec.commit_sync_ms, e->sync_phase_ns,
+											   e->fsync_ns, e->fsync_timed_ns));
 	if (cur.pred_small_files >= WL_FILE_COMMIT_MIN && e->wal_ns > 0)
-		wl_store_note_file_commit(part_of_phase(cur.rec.commit_ms, e->total_ns, e->files_ns,
-												cur.pred_small_files));
+		wl_store_note_file_commit(part_of_phase(cur.rec.commit_ms, e->total_ns,
+												e->files_ns, cur.pred_small_files));
 }
 
 /* TopTransactionContext is reset: the phase is over.  The header's rules apply. */
@@ -1986,40 +1842,35 @@ wl_acc_xact_end(void)
 {
 	WlXactRecord *rec = &cur.rec;
 	instr_time	end;
-	bool		was_abort = cur.phase_is_abort;
+	bool		was_abort = rec->outcome == WL_OUTCOME_ABORT;
 
 	if (!cur.in_phase)
 		return;
-
 	INSTR_TIME_SET_CURRENT(end);
 	if (was_abort && cur.abort_deferred && !INSTR_TIME_IS_ZERO(cur.phase_afterlocks))
 		end = cur.phase_afterlocks;
-
 	cur.in_phase = false;
-	rec->outcome = was_abort ? WL_OUTCOME_ABORT :
-		cur.phase_is_prepare ? WL_OUTCOME_PREPARE : WL_OUTCOME_COMMIT;
 	rec->commit_wal_bytes += pgWalUsage.wal_bytes - cur.phase_wal_start;
 	rec->commit_ms = ms_between(cur.phase_start, end);
 	rec->commit_sync_ms = was_abort ? 0 : ms_between(cur.phase_start, cur.phase_mid);
 	rec->commit_cleanup_ms = was_abort ? rec->commit_ms : ms_between(cur.phase_mid, end);
 	if (!was_abort)
 	{
-		/* the wait for a standby: the rest of the sync part (commit_parts) */
+		/* a standby's wait: the rest of the sync part (wl_acc_commit_done) */
 		if (rec->commit_standby_wait)
 			rec->commit_standby_ms = Max(rec->commit_sync_ms - cur.pred_files_ns / 1e6 -
 										 rec->commit_wal_ms, 0);
 		rec->commit_wal_ms = Min(rec->commit_wal_ms, rec->commit_sync_ms);
-		/* aborts and PREPAREs teach nothing; auto checks itself (strategy.c) */
-		if (!cur.phase_is_prepare)
-		{
-			learn_from_commit();
-			if (rec->commit_strategy == WL_STRATEGY_AUTO &&
-				(cur.commit_action == WL_ACTION_KEPT || cur.commit_action == WL_ACTION_CHANGED))
-				wl_strategy_note_commit(rec->commit_ms - rec->commit_standby_ms,
-										rec->pred_commit_ms);
-		}
 	}
-
+	/* aborts and PREPAREs teach nothing; auto checks itself (strategy.c) */
+	if (rec->outcome == WL_OUTCOME_COMMIT)
+	{
+		learn_from_commit();
+		if (rec->commit_strategy == WL_STRATEGY_AUTO &&
+			(cur.commit_action == WL_ACTION_KEPT || cur.commit_action == WL_ACTION_CHANGED))
+			wl_strategy_note_commit(rec->commit_ms - rec->commit_standby_ms,
+									rec->pred_commit_ms);
+	}
 	wl_model_xact_end();
 
 	/* a statement still running ended a transaction: fold it into the record */
@@ -2029,9 +1880,13 @@ wl_acc_xact_end(void)
 		clear_commit_charges();
 		return;
 	}
-
-	stack_xact_end();
-
+	/* forget executor entries core never ended */
+	xact_epoch_now++;
+	if (!light.running)
+		light.active = false;
+	for (int i = stmt_depth - 1; i >= 0; i--)
+		if (!stmt_stack[i].is_utility && stmt_stack[i].running == 0)
+			remove_statement(i);
 	unpublish_activity();
 	if (cur.active)
 	{
@@ -2039,5 +1894,5 @@ wl_acc_xact_end(void)
 		flush_finished(false, WL_KEEP_NONE, true);
 		finish_record();
 	}
-	memset(&cur, 0, sizeof(cur));
+	memset(&cur, 0, offsetof(WlOpenXact, usage_baseline));
 }

@@ -52,8 +52,8 @@ extern void wl_acc_set_prepare_gid(const char *gid);
 extern bool wl_acc_pre_commit(bool is_prepare);
 extern void wl_acc_commit_done(void);
 extern void wl_acc_prepare_done(void);
-extern void wl_acc_abort(void);
 extern void wl_acc_subxact_abort(SubTransactionId subid);
+#define wl_acc_abort() wl_acc_subxact_abort(InvalidSubTransactionId)
 extern void wl_acc_locks_released(void);
 extern void wl_acc_xact_end(void);
 extern void wl_acc_exit_begins(void);
