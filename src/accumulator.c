@@ -412,38 +412,33 @@ static void
 flush_finished(bool may_wait, WlKeep keep, bool in_cleanup)
 {
 	int			kept = 0;
-	bool		stuck = false;
-	bool		stored = false; /* the store's lock may be held */
+	int			i = 0;
 
-	for (int i = 0; i < n_finished; i++)
+	while (i < n_finished)
 	{
-		WlQueued   *q = &finished[i];
-		bool		open = cur.active && q->rec.xact_id == cur.rec.xact_id;
+		int			run = 0;
+		int			stored;
 
-		/* the open record's statements are the queue's tail: all kept */
-		if (open && keep == WL_KEEP_OPEN)
+		/* a run to store: up to a statement kept, the open record's tail (all kept) */
+		for (; i + run < n_finished; run++)
 		{
-			if (kept < i)
-				memmove(&finished[kept], q, sizeof(WlQueued) * (n_finished - i));
-			kept += n_finished - i;
+			WlQueued   *q = &finished[i + run];
+
+			if (cur.active && q->rec.xact_id == cur.rec.xact_id &&
+				(keep == WL_KEEP_OPEN || (keep == WL_KEEP_HELD && q->held)))
+				break;
+		}
+		stored = run > 0 ? wl_store_statements(&finished[i].rec, sizeof(WlQueued),
+											   run, may_wait, in_cleanup) : 0;
+		i += stored;
+		if (stored < run || i == n_finished || keep == WL_KEEP_OPEN)
 			break;
-		}
-		if (!stuck && !(open && keep == WL_KEEP_HELD && q->held))
-		{
-			if (wl_store_statement(&q->rec, may_wait, in_cleanup, true))
-			{
-				stored = true;
-				continue;
-			}
-			stuck = true;
-		}
-		if (kept < i)
-			finished[kept] = *q;
-		kept++;
+		finished[kept++] = finished[i++];
 	}
-	if (stored)
-		wl_store_unlock();
-	n_finished = kept;
+	wl_store_unlock();
+	if (kept < i && i < n_finished)
+		memmove(&finished[kept], &finished[i], sizeof(WlQueued) * (n_finished - i));
+	n_finished = kept + n_finished - i;
 }
 
 /*

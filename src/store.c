@@ -41,7 +41,7 @@
 #include "storage/proc.h"
 #include "utils/timestamp.h"
 
-/* a wl_store_statement() of the commit cleanup or the abort path is running */
+/* a wl_store_statements() of the commit cleanup or the abort path is running */
 static bool in_cleanup = false;
 
 /* what a prepared transaction's COMMIT / ROLLBACK PREPARED will delete */
@@ -438,34 +438,21 @@ stats_key_of(const WlStmtRecord *rec, WlStatsKey *key)
 }
 
 /*
- * Record a finished statement: into its aggregate and the statement ring.
- * With may_wait false (the abort path and the commit cleanup), returns
- * false, having recorded nothing, when that would mean waiting for
- * walload's lock; with cleanup (the commit cleanup and the abort path:
- * may_wait false too), also when its aggregate is new and walload_stats is
- * full (see the locking note).  keep_lock: a run of statements is stored,
- * the lock stays held for the next (no lock, nothing that can fail between
- * them) until wl_store_unlock(); a false return has released it.
+ * Record a finished statement: into its aggregate and the statement ring,
+ * under walload's lock (held shared or exclusive).  Returns false, having
+ * recorded nothing and released the lock, when stats_entry() would wait
+ * or evict and may not (see wl_store_statements).
  */
-bool
-wl_store_statement(const WlStmtRecord *rec, bool may_wait, bool cleanup,
-				   bool keep_lock)
+static inline bool
+wl_store_statement(const WlStmtRecord *rec, bool may_wait)
 {
 	WlStatsKey	key;
 	WlStatsEntry *e;
 	int64		full = wl_full_scans(&rec->c);
 	bool		busy;
 
-	Assert(!cleanup || !may_wait);
-	if (wl_shared == NULL)
-		return true;
-
-	if (!LWLockHeldByMe(wl_shared->lock) && !store_lock(LW_SHARED, may_wait))
-		return false;
 	stats_key_of(rec, &key);
-	in_cleanup = cleanup;
 	e = stats_entry(&key, rec->query, may_wait, &busy);
-	in_cleanup = false;
 	if (busy)
 		return false;
 	wl_metrics_statement(rec, full);
@@ -504,13 +491,40 @@ wl_store_statement(const WlStmtRecord *rec, bool may_wait, bool cleanup,
 		SpinLockRelease(&e->mutex);
 	}
 	(void) put_statement(rec);
-
-	if (!keep_lock)
-		LWLockRelease(wl_shared->lock);
 	return true;
 }
 
-/* the end of a run of wl_store_statement(..., keep_lock true) calls */
+/*
+ * Record n finished statements, stride bytes apart, in order; returns how
+ * many were.  With may_wait false (the abort path and the commit cleanup)
+ * it stops where that would mean waiting for walload's lock; with cleanup
+ * (may_wait false too), also at a new aggregate in a full walload_stats
+ * (see the locking note).  The lock stays held for the next run (no lock,
+ * nothing that can fail between them) until wl_store_unlock(); a short
+ * count has released it.
+ */
+int
+wl_store_statements(const WlStmtRecord *rec, size_t stride, int n,
+					bool may_wait, bool cleanup)
+{
+	int			i = 0;
+
+	Assert(!cleanup || !may_wait);
+	if (wl_shared == NULL)
+		return n;
+	if (!LWLockHeldByMe(wl_shared->lock) && !store_lock(LW_SHARED, may_wait))
+		return 0;
+	in_cleanup = cleanup;
+	while (i < n && wl_store_statement(rec, may_wait))
+	{
+		rec = (const WlStmtRecord *) ((const char *) rec + stride);
+		i++;
+	}
+	in_cleanup = false;
+	return i;
+}
+
+/* the end of a run of wl_store_statements() calls */
 void
 wl_store_unlock(void)
 {
