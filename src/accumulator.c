@@ -97,7 +97,6 @@ typedef struct WlActiveStmt
 	bool		storage_effects;	/* created or scheduled deletion of files */
 	bool		wal_skipped;
 	bool		has_text;		/* query[] holds the statement's text */
-	int			text_len;		/* its bytes before the NUL */
 	int			running;		/* executor: inside ExecutorRun/Finish */
 	instr_time	elapsed;		/* executor: accumulated Run/Finish time */
 	/* utility: measured start to end; executor: inside Run and Finish */
@@ -593,7 +592,7 @@ predict_commit(WlActivity *a, TimestampTz now)
 		cur.pred_work += 1 + m.synced_rels + m.wal_logged_rels + m.dropped_rels +
 			abort_rels;
 	}
-	else if (a->predicted_at == 0)
+	else
 	{
 		/*
 		 * No file was created, deleted or written past WAL: nothing pending.
@@ -612,13 +611,6 @@ predict_commit(WlActivity *a, TimestampTz now)
 		}
 		pm = &empty;
 		pe = &empty_est;
-	}
-	else
-	{
-		/* nothing pending since the record began: the first prediction holds */
-		a->predicted_at = now;
-		a->pred_statements = cur.rec.statements;
-		return;
 	}
 	a->pred = *pm;
 	a->pred_commit_ms = pe->total_ns / 1e6;
@@ -645,11 +637,11 @@ publish_activity(CommandTag command, TimestampTz command_start, bool predict)
 	now = GetCurrentTimestamp();
 
 	/*
-	 * The slot shows cur.act as last published; a prediction with nothing
-	 * pending since the first only dates itself (predict_commit).
+	 * The slot shows cur.act as last published, its prediction only once
+	 * made (predicted_at): written only when new.  With nothing pending
+	 * since the first, a prediction only dates itself.
 	 */
-	whole = !cur.shown ||
-		(predict && (cur.storage_touched || a->predicted_at == 0));
+	whole = predict && (cur.storage_touched || a->predicted_at == 0);
 	a->pid = MyProcPid;
 	a->userid = GetUserId();
 	a->dbid = MyDatabaseId;
@@ -666,7 +658,16 @@ publish_activity(CommandTag command, TimestampTz command_start, bool predict)
 	a->scan_est_ns = cur.scan_est_ns;
 	a->nbuffers = NBuffers;
 	a->wal_skip_threshold_kb = wal_skip_threshold;
-	if (predict)
+	if (predict && !whole)
+	{
+		/* nothing pending since the record began: the first prediction holds */
+		if (IsTransactionState())
+		{
+			a->predicted_at = now;
+			a->pred_statements = cur.rec.statements;
+		}
+	}
+	else if (whole)
 		predict_commit(a, now);
 	wl_store_publish_activity(a, whole);
 	cur.shown = true;
@@ -862,7 +863,6 @@ copy_text_now(WlActiveStmt *s)
 	clip = len < WL_QUERY_LEN ? len : pg_mbcliplen(q, len, WL_QUERY_LEN - 1);
 	memcpy(s->query, q, clip);
 	s->query[clip] = '\0';
-	s->text_len = clip;
 	s->has_text = true;
 }
 
@@ -1147,7 +1147,6 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 {
 	WlActiveStmt *s = &stmt_stack[idx];
 	WlStmtRecord *rec;
-	int			text_len;
 
 	/* a plain SELECT is recorded only if it wrote WAL, touched storage or walked */
 	bool		record = s->tracked &&
@@ -1172,10 +1171,11 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 		return;
 	}
 	rec = &finished[n_finished].rec;
-	/* zeroed but the counters and the text, written whole below */
+	/* zeroed but the counters, the text and commit_ms, written whole below */
 	StaticAssertStmt(offsetof(WlStmtRecord, query) ==
-					 offsetof(WlStmtRecord, c) + sizeof(WlCounters),
-					 "the text follows the counters");
+					 offsetof(WlStmtRecord, c) + sizeof(WlCounters) &&
+					 offsetof(WlStmtRecord, commit_ms) + sizeof(double) == sizeof(WlStmtRecord),
+					 "the counters, the text, commit_ms end the record");
 	memset(rec, 0, offsetof(WlStmtRecord, c));
 	rec->stmt_no = s->st.stmt_no;
 	rec->pid = MyProcPid;
@@ -1213,10 +1213,9 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 
 	if (source_valid)
 		copy_text(s);
-	text_len = s->has_text ? s->text_len : 0;
-	memcpy(rec->query, s->query, text_len);
-	memset(rec->query + text_len, 0,
-		   sizeof(WlStmtRecord) - offsetof(WlStmtRecord, query) - text_len);
+	/* the text, NUL-padded ("" if none: new_entry) */
+	strncpy(rec->query, s->query, WL_QUERY_LEN);
+	rec->commit_ms = 0;
 
 	statement_done(rec->toplevel, s->storage_effects);
 	remove_statement(idx);
@@ -1377,7 +1376,6 @@ wl_acc_worker_statement(const WlWorkerWork *w, const WlEffects *eff)
 	s = &stmt_stack[idx];
 	s->start_ts = start;
 	strlcpy(s->query, w->text, WL_QUERY_LEN);
-	s->text_len = strlen(s->query);
 	s->has_text = true;
 	s->measured = true;
 	s->measured_ms = (double) (now - start) / 1000.0;

@@ -832,15 +832,16 @@ wl_store_take_prepared(const char *gid, bool commit, WlPreparedDeletion *deletio
 	return known;
 }
 
-/* this backend's walload_activity slot, or NULL */
+/* this backend's walload_activity slot, kept for its life, or NULL */
 static WlActivitySlot *
 my_activity_slot(void)
 {
-	int			i = WL_MY_BACKEND_SLOT();
+	static WlActivitySlot *slot = NULL;
 
-	if (activity == NULL || i < 0 || i >= n_activity)
-		return NULL;
-	return &activity[i];
+	if (slot == NULL && activity != NULL && WL_MY_BACKEND_SLOT() >= 0 &&
+		WL_MY_BACKEND_SLOT() < n_activity)
+		slot = &activity[WL_MY_BACKEND_SLOT()];
+	return slot;
 }
 
 /* a write of the backend's slot (see WlActivitySlot): the commit cleanup's too */
@@ -855,15 +856,15 @@ my_activity_slot(void)
 
 /*
  * Publish this backend's running load (a->pid 0: none).  whole false: the
- * slot already holds a's prediction (pred to pred_abort_rels), which is
- * not written again.  The slot is the backend's for its life.
+ * slot holds a's prediction (pred to pred_abort_rels) or a has none
+ * (predicted_at 0): not written.  The slot is the backend's for its life.
  */
 void
 wl_store_publish_activity(const WlActivity *a, bool whole)
 {
-	static WlActivitySlot *slot = NULL;
+	WlActivitySlot *slot = my_activity_slot();
 
-	if (slot == NULL && (slot = my_activity_slot()) == NULL)
+	if (slot == NULL)
 		return;
 	if (whole)
 		ACTIVITY_WRITE(slot, slot->a = *a);
