@@ -438,89 +438,73 @@ stats_key_of(const WlStmtRecord *rec, WlStatsKey *key)
 }
 
 /*
- * Record a finished statement: into its aggregate and the statement ring,
- * under walload's lock (held shared or exclusive).  Returns false, having
- * recorded nothing and released the lock, when stats_entry() would wait
- * or evict and may not (see wl_store_statements).
- */
-static inline bool
-wl_store_statement(const WlStmtRecord *rec, bool may_wait)
-{
-	WlStatsKey	key;
-	WlStatsEntry *e;
-	int64		full = wl_full_scans(&rec->c);
-	bool		busy;
-
-	stats_key_of(rec, &key);
-	e = stats_entry(&key, rec->query, may_wait, &busy);
-	if (busy)
-		return false;
-	wl_metrics_statement(rec, full);
-	if (e != NULL)
-	{
-		double		x = rec->elapsed_ms;
-		uint64		stamp = pg_atomic_fetch_add_u64(&wl_shared->lru_clock, 1);
-
-		SpinLockAcquire(&e->mutex);
-		e->calls++;
-		if (rec->status == WL_STMT_ERROR)
-			e->errors++;
-		if (e->calls == 1)
-		{
-			e->min_ms = x;
-			e->max_ms = x;
-			e->mean_ms = x;
-			e->sum_var_ms = 0;
-		}
-		else
-		{
-			double		old_mean = e->mean_ms;
-
-			e->mean_ms += (x - old_mean) / e->calls;
-			e->sum_var_ms += (x - old_mean) * (x - e->mean_ms);
-			e->min_ms = Min(e->min_ms, x);
-			e->max_ms = Max(e->max_ms, x);
-		}
-		e->total_ms += x;
-		if (rec->wal_skipped)
-			e->wal_skipped_calls++;
-		e->scanned_buffers += full * rec->nbuffers;
-		e->commit_ms += rec->commit_ms;
-		wl_counters_add(&e->c, &rec->c);
-		e->last_used = stamp;
-		SpinLockRelease(&e->mutex);
-	}
-	(void) put_statement(rec);
-	return true;
-}
-
-/*
- * Record n finished statements, stride bytes apart, in order; returns how
- * many were.  With may_wait false (the abort path and the commit cleanup)
- * it stops where that would mean waiting for walload's lock; with cleanup
- * (may_wait false too), also at a new aggregate in a full walload_stats
- * (see the locking note).  The lock stays held for the next run (no lock,
- * nothing that can fail between them) until wl_store_unlock(); a short
- * count has released it.
+ * Record n finished statements, stride bytes apart, in order: each into its
+ * aggregate and the statement ring; returns how many were.  With may_wait
+ * false (the abort path and the commit cleanup) it stops where that would
+ * mean waiting for walload's lock; with cleanup (may_wait false too), also
+ * at a new aggregate in a full walload_stats (see the locking note).  The
+ * lock stays held for the next run (no lock, nothing that can fail between
+ * them) until wl_store_unlock(); a short count has released it.
  */
 int
 wl_store_statements(const WlStmtRecord *rec, size_t stride, int n,
 					bool may_wait, bool cleanup)
 {
-	int			i = 0;
+	int			i;
 
 	Assert(!cleanup || !may_wait);
 	if (wl_shared == NULL)
 		return n;
 	if (!LWLockHeldByMe(wl_shared->lock) && !store_lock(LW_SHARED, may_wait))
 		return 0;
-	in_cleanup = cleanup;
-	while (i < n && wl_store_statement(rec, may_wait))
+	for (i = 0; i < n; i++, rec = (const WlStmtRecord *) ((const char *) rec + stride))
 	{
-		rec = (const WlStmtRecord *) ((const char *) rec + stride);
-		i++;
+		WlStatsKey	key;
+		WlStatsEntry *e;
+		int64		full = wl_full_scans(&rec->c);
+		bool		busy;
+
+		stats_key_of(rec, &key);
+		in_cleanup = cleanup;
+		e = stats_entry(&key, rec->query, may_wait, &busy);
+		in_cleanup = false;
+		if (busy)
+			break;
+		wl_metrics_statement(rec, full);
+		if (e != NULL)
+		{
+			double		x = rec->elapsed_ms;
+			uint64		stamp = pg_atomic_fetch_add_u64(&wl_shared->lru_clock, 1);
+
+			SpinLockAcquire(&e->mutex);
+			e->calls++;
+			if (rec->status == WL_STMT_ERROR)
+				e->errors++;
+			if (e->calls == 1)
+			{
+				e->min_ms = e->max_ms = e->mean_ms = x;
+				e->sum_var_ms = 0;
+			}
+			else
+			{
+				double		old_mean = e->mean_ms;
+
+				e->mean_ms += (x - old_mean) / e->calls;
+				e->sum_var_ms += (x - old_mean) * (x - e->mean_ms);
+				e->min_ms = Min(e->min_ms, x);
+				e->max_ms = Max(e->max_ms, x);
+			}
+			e->total_ms += x;
+			if (rec->wal_skipped)
+				e->wal_skipped_calls++;
+			e->scanned_buffers += full * rec->nbuffers;
+			e->commit_ms += rec->commit_ms;
+			wl_counters_add(&e->c, &rec->c);
+			e->last_used = stamp;
+			SpinLockRelease(&e->mutex);
+		}
+		(void) put_statement(rec);
 	}
-	in_cleanup = false;
 	return i;
 }
 
