@@ -97,6 +97,7 @@ typedef struct WlActiveStmt
 	bool		storage_effects;	/* created or scheduled deletion of files */
 	bool		wal_skipped;
 	bool		has_text;		/* query[] holds the statement's text */
+	int			text_len;		/* its bytes before the NUL */
 	int			running;		/* executor: inside ExecutorRun/Finish */
 	instr_time	elapsed;		/* executor: accumulated Run/Finish time */
 	/* utility: measured start to end; executor: inside Run and Finish */
@@ -863,6 +864,7 @@ copy_text_now(WlActiveStmt *s)
 	clip = len < WL_QUERY_LEN ? len : pg_mbcliplen(q, len, WL_QUERY_LEN - 1);
 	memcpy(s->query, q, clip);
 	s->query[clip] = '\0';
+	s->text_len = clip;
 	s->has_text = true;
 }
 
@@ -1147,6 +1149,7 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 {
 	WlActiveStmt *s = &stmt_stack[idx];
 	WlStmtRecord *rec;
+	int			text_len;
 
 	/* a plain SELECT is recorded only if it wrote WAL, touched storage or walked */
 	bool		record = s->tracked &&
@@ -1171,11 +1174,10 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 		return;
 	}
 	rec = &finished[n_finished].rec;
-	/* zeroed but the counters, the text and commit_ms, written whole below */
+	/* zeroed but the counters and the text, written whole below */
 	StaticAssertStmt(offsetof(WlStmtRecord, query) ==
-					 offsetof(WlStmtRecord, c) + sizeof(WlCounters) &&
-					 offsetof(WlStmtRecord, commit_ms) + sizeof(double) == sizeof(WlStmtRecord),
-					 "the counters, the text, commit_ms end the record");
+					 offsetof(WlStmtRecord, c) + sizeof(WlCounters),
+					 "the text follows the counters");
 	memset(rec, 0, offsetof(WlStmtRecord, c));
 	rec->stmt_no = s->st.stmt_no;
 	rec->pid = MyProcPid;
@@ -1213,9 +1215,10 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 
 	if (source_valid)
 		copy_text(s);
-	/* the text, NUL-padded ("" if none: new_entry) */
-	strncpy(rec->query, s->query, WL_QUERY_LEN);
-	rec->commit_ms = 0;
+	text_len = s->has_text ? s->text_len : 0;
+	memcpy(rec->query, s->query, text_len);
+	memset(rec->query + text_len, 0,
+		   sizeof(WlStmtRecord) - offsetof(WlStmtRecord, query) - text_len);
 
 	statement_done(rec->toplevel, s->storage_effects);
 	remove_statement(idx);
@@ -1376,6 +1379,7 @@ wl_acc_worker_statement(const WlWorkerWork *w, const WlEffects *eff)
 	s = &stmt_stack[idx];
 	s->start_ts = start;
 	strlcpy(s->query, w->text, WL_QUERY_LEN);
+	s->text_len = strlen(s->query);
 	s->has_text = true;
 	s->measured = true;
 	s->measured_ms = (double) (now - start) / 1000.0;
