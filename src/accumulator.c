@@ -624,10 +624,12 @@ predict_commit(WlActivity *a, TimestampTz now)
 
 /*
  * Show the open record in walload_activity, at a recorded statement's start
- * and end (predict: with a new prediction).  Never on the abort path.
+ * (starting: command_start is now) and end (predict: with a new
+ * prediction).  Never on the abort path.
  */
 static void
-publish_activity(CommandTag command, TimestampTz command_start, bool predict)
+publish_activity(CommandTag command, TimestampTz command_start, bool starting,
+				 bool predict)
 {
 	WlActivity *a = &cur.act;
 	TimestampTz now;
@@ -635,7 +637,7 @@ publish_activity(CommandTag command, TimestampTz command_start, bool predict)
 
 	if (!cur.observed)
 		return;
-	now = GetCurrentTimestamp();
+	now = starting ? command_start : GetCurrentTimestamp();
 
 	/*
 	 * The slot shows cur.act as last published, its prediction only once
@@ -983,7 +985,7 @@ push_statement(bool tracked, bool is_utility, bool conditional, CommandTag tag,
 			wl_store_publish_command(tag, s->start_ts);
 		}
 		else
-			publish_activity(tag, s->start_ts, false);
+			publish_activity(tag, s->start_ts, true, false);
 	}
 
 	return stmt_depth++;
@@ -1232,7 +1234,7 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 		int			t = current_statement(true);
 
 		publish_activity(t >= 0 ? stmt_stack[t].st.tag : CMDTAG_UNKNOWN,
-						 t >= 0 ? statement_start_ts(&stmt_stack[t]) : 0,
+						 t >= 0 ? statement_start_ts(&stmt_stack[t]) : 0, false,
 						 status == WL_STMT_OK && (!rec->toplevel || IsTransactionBlock()));
 	}
 }
