@@ -387,31 +387,33 @@ static void
 flush_finished(bool may_wait, WlKeep keep, bool in_cleanup)
 {
 	int			kept = 0;
-	bool		stuck = false;
-	bool		stored = false; /* the store's lock may be held */
+	int			i = 0;
 
-	for (int i = 0; i < n_finished; i++)
+	while (i < n_finished)
 	{
-		WlQueued   *q = &finished[i];
-		bool		open = cur.active && q->rec.xact_id == cur.rec.xact_id;
+		int			run = 0;
+		int			stored;
 
-		if (!stuck &&
-			!(open && (keep == WL_KEEP_OPEN || (keep == WL_KEEP_HELD && q->held))))
+		/* a run to store: up to a statement kept, the open record's tail (all kept) */
+		for (; i + run < n_finished; run++)
 		{
-			if (wl_store_statement(&q->rec, may_wait, in_cleanup, true))
-			{
-				stored = true;
-				continue;
-			}
-			stuck = true;
+			WlQueued   *q = &finished[i + run];
+
+			if (cur.active && q->rec.xact_id == cur.rec.xact_id &&
+				(keep == WL_KEEP_OPEN || (keep == WL_KEEP_HELD && q->held)))
+				break;
 		}
-		if (kept < i)
-			finished[kept] = *q;
-		kept++;
+		stored = run > 0 ? wl_store_statements(&finished[i].rec, sizeof(WlQueued),
+											   run, may_wait, in_cleanup) : 0;
+		i += stored;
+		if (stored < run || i == n_finished || keep == WL_KEEP_OPEN)
+			break;
+		finished[kept++] = finished[i++];
 	}
-	if (stored)
-		wl_store_unlock();
-	n_finished = kept;
+	wl_store_unlock();
+	if (kept < i && i < n_finished)
+		memmove(&finished[kept], &finished[i], sizeof(WlQueued) * (n_finished - i));
+	n_finished = kept + n_finished - i;
 }
 
 /*
@@ -565,7 +567,7 @@ predict_commit(WlActivity *a, TimestampTz now)
 		cur.pred_work += 1 + m.synced_rels + m.wal_logged_rels + m.dropped_rels +
 			abort_rels;
 	}
-	else if (a->predicted_at == 0)
+	else
 	{
 		/*
 		 * No file was created, deleted or written past WAL: nothing pending.
@@ -585,13 +587,6 @@ predict_commit(WlActivity *a, TimestampTz now)
 		pm = &empty;
 		pe = &empty_est;
 	}
-	else
-	{
-		/* nothing pending since the record began: the first prediction holds */
-		a->predicted_at = now;
-		a->pred_statements = cur.rec.statements;
-		return;
-	}
 	a->pred = *pm;
 	a->pred_commit_ms = pe->total_ns / 1e6;
 	a->pred_scan_ms = pe->scan_ns / 1e6;
@@ -603,10 +598,12 @@ predict_commit(WlActivity *a, TimestampTz now)
 
 /*
  * Show the open record in walload_activity, at a recorded statement's start
- * and end (predict: with a new prediction).  Never on the abort path.
+ * (starting: command_start is now) and end (predict: with a new
+ * prediction).  Never on the abort path.
  */
 static void
-publish_activity(CommandTag command, TimestampTz command_start, bool predict)
+publish_activity(CommandTag command, TimestampTz command_start, bool starting,
+				 bool predict)
 {
 	WlActivity *a = &cur.act;
 	TimestampTz now;
@@ -614,14 +611,14 @@ publish_activity(CommandTag command, TimestampTz command_start, bool predict)
 
 	if (!cur.observed)
 		return;
-	now = GetCurrentTimestamp();
+	now = starting ? command_start : GetCurrentTimestamp();
 
 	/*
-	 * The slot shows cur.act as last published; a prediction with nothing
-	 * pending since the first only dates itself (predict_commit).
+	 * The slot shows cur.act as last published, its prediction only once
+	 * made (predicted_at): written only when new.  With nothing pending
+	 * since the first, a prediction only dates itself.
 	 */
-	whole = !cur.shown ||
-		(predict && (cur.storage_touched || a->predicted_at == 0));
+	whole = predict && (cur.storage_touched || a->predicted_at == 0);
 	a->pid = MyProcPid;
 	a->userid = GetUserId();
 	a->dbid = MyDatabaseId;
@@ -638,7 +635,16 @@ publish_activity(CommandTag command, TimestampTz command_start, bool predict)
 	a->scan_est_ns = cur.scan_est_ns;
 	a->nbuffers = NBuffers;
 	a->wal_skip_threshold_kb = wal_skip_threshold;
-	if (predict)
+	if (predict && !whole)
+	{
+		/* nothing pending since the record began: the first prediction holds */
+		if (IsTransactionState())
+		{
+			a->predicted_at = now;
+			a->pred_statements = cur.rec.statements;
+		}
+	}
+	else if (whole)
 		predict_commit(a, now);
 	wl_store_publish_activity(a, whole);
 	cur.shown = true;
@@ -939,7 +945,7 @@ push_statement(bool tracked, bool is_utility, bool conditional, CommandTag tag,
 			wl_store_publish_command(tag, s->start_ts);
 		}
 		else
-			publish_activity(tag, s->start_ts, false);
+			publish_activity(tag, s->start_ts, true, false);
 	}
 
 	return stmt_depth++;
@@ -1188,7 +1194,7 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 		int			t = current_statement(true);
 
 		publish_activity(t >= 0 ? stmt_stack[t].st.tag : CMDTAG_UNKNOWN,
-						 t >= 0 ? statement_start_ts(&stmt_stack[t]) : 0,
+						 t >= 0 ? statement_start_ts(&stmt_stack[t]) : 0, false,
 						 status == WL_STMT_OK && (!rec->toplevel || IsTransactionBlock()));
 	}
 }

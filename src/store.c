@@ -41,7 +41,7 @@
 #include "storage/proc.h"
 #include "utils/timestamp.h"
 
-/* a wl_store_statement() of the commit cleanup or the abort path is running */
+/* a wl_store_statements() of the commit cleanup or the abort path is running */
 static bool in_cleanup = false;
 
 /* what a prepared transaction's COMMIT / ROLLBACK PREPARED will delete */
@@ -427,79 +427,77 @@ stats_key_of(const WlStmtRecord *rec, WlStatsKey *key)
 }
 
 /*
- * Record a finished statement: into its aggregate and the statement ring.
- * With may_wait false (the abort path and the commit cleanup), returns
- * false, having recorded nothing, when that would mean waiting for
- * walload's lock; with cleanup (the commit cleanup and the abort path:
- * may_wait false too), also when its aggregate is new and walload_stats is
- * full (see the locking note).  keep_lock: a run of statements is stored,
- * the lock stays held for the next (no lock, nothing that can fail between
- * them) until wl_store_unlock(); a false return has released it.
+ * Record n finished statements, stride bytes apart, in order: each into its
+ * aggregate and the statement ring; returns how many were.  With may_wait
+ * false (the abort path and the commit cleanup) it stops where that would
+ * mean waiting for walload's lock; with cleanup (may_wait false too), also
+ * at a new aggregate in a full walload_stats (see the locking note).  The
+ * lock stays held for the next run (no lock, nothing that can fail between
+ * them) until wl_store_unlock(); a short count has released it.
  */
-bool
-wl_store_statement(const WlStmtRecord *rec, bool may_wait, bool cleanup,
-				   bool keep_lock)
+int
+wl_store_statements(const WlStmtRecord *rec, size_t stride, int n,
+					bool may_wait, bool cleanup)
 {
-	WlStatsKey	key;
-	WlStatsEntry *e;
-	int64		full = wl_full_scans(&rec->c);
-	bool		busy;
+	int			i;
 
 	Assert(!cleanup || !may_wait);
 	if (wl_shared == NULL)
-		return true;
-
+		return n;
 	if (!LWLockHeldByMe(wl_shared->lock) && !store_lock(LW_SHARED, may_wait))
-		return false;
-	stats_key_of(rec, &key);
-	in_cleanup = cleanup;
-	e = stats_entry(&key, rec->query, may_wait, &busy);
-	in_cleanup = false;
-	if (busy)
-		return false;
-	wl_metrics_statement(rec, full);
-	if (e != NULL)
+		return 0;
+	for (i = 0; i < n; i++, rec = (const WlStmtRecord *) ((const char *) rec + stride))
 	{
-		double		x = rec->elapsed_ms;
-		uint64		stamp = pg_atomic_fetch_add_u64(&wl_shared->lru_clock, 1);
+		WlStatsKey	key;
+		WlStatsEntry *e;
+		int64		full = wl_full_scans(&rec->c);
+		bool		busy;
 
-		SpinLockAcquire(&e->mutex);
-		e->calls++;
-		if (rec->status == WL_STMT_ERROR)
-			e->errors++;
-		if (e->calls == 1)
+		stats_key_of(rec, &key);
+		in_cleanup = cleanup;
+		e = stats_entry(&key, rec->query, may_wait, &busy);
+		in_cleanup = false;
+		if (busy)
+			break;
+		wl_metrics_statement(rec, full);
+		if (e != NULL)
 		{
-			e->min_ms = x;
-			e->max_ms = x;
-			e->mean_ms = x;
-			e->sum_var_ms = 0;
-		}
-		else
-		{
-			double		old_mean = e->mean_ms;
+			double		x = rec->elapsed_ms;
+			uint64		stamp = pg_atomic_fetch_add_u64(&wl_shared->lru_clock, 1);
 
-			e->mean_ms += (x - old_mean) / e->calls;
-			e->sum_var_ms += (x - old_mean) * (x - e->mean_ms);
-			e->min_ms = Min(e->min_ms, x);
-			e->max_ms = Max(e->max_ms, x);
+			SpinLockAcquire(&e->mutex);
+			e->calls++;
+			if (rec->status == WL_STMT_ERROR)
+				e->errors++;
+			if (e->calls == 1)
+			{
+				e->min_ms = e->max_ms = e->mean_ms = x;
+				e->sum_var_ms = 0;
+			}
+			else
+			{
+				double		old_mean = e->mean_ms;
+
+				e->mean_ms += (x - old_mean) / e->calls;
+				e->sum_var_ms += (x - old_mean) * (x - e->mean_ms);
+				e->min_ms = Min(e->min_ms, x);
+				e->max_ms = Max(e->max_ms, x);
+			}
+			e->total_ms += x;
+			if (rec->wal_skipped)
+				e->wal_skipped_calls++;
+			e->scanned_buffers += full * rec->nbuffers;
+			e->commit_ms += rec->commit_ms;
+			wl_counters_add(&e->c, &rec->c);
+			e->last_used = stamp;
+			SpinLockRelease(&e->mutex);
 		}
-		e->total_ms += x;
-		if (rec->wal_skipped)
-			e->wal_skipped_calls++;
-		e->scanned_buffers += full * rec->nbuffers;
-		e->commit_ms += rec->commit_ms;
-		wl_counters_add(&e->c, &rec->c);
-		e->last_used = stamp;
-		SpinLockRelease(&e->mutex);
+		(void) put_statement(rec);
 	}
-	(void) put_statement(rec);
-
-	if (!keep_lock)
-		LWLockRelease(wl_shared->lock);
-	return true;
+	return i;
 }
 
-/* the end of a run of wl_store_statement(..., keep_lock true) calls */
+/* the end of a run of wl_store_statements() calls */
 void
 wl_store_unlock(void)
 {
@@ -794,15 +792,16 @@ wl_store_take_prepared(const char *gid, bool commit, WlPreparedDeletion *deletio
 	return true;
 }
 
-/* this backend's walload_activity slot, or NULL */
+/* this backend's walload_activity slot, kept for its life, or NULL */
 static WlActivitySlot *
 my_activity_slot(void)
 {
-	int			i = WL_MY_BACKEND_SLOT();
+	static WlActivitySlot *slot = NULL;
 
-	if (activity == NULL || i < 0 || i >= n_activity)
-		return NULL;
-	return &activity[i];
+	if (slot == NULL && activity != NULL && WL_MY_BACKEND_SLOT() >= 0 &&
+		WL_MY_BACKEND_SLOT() < n_activity)
+		slot = &activity[WL_MY_BACKEND_SLOT()];
+	return slot;
 }
 
 /* a write of the backend's slot (see WlActivitySlot): the commit cleanup's too */
@@ -817,15 +816,15 @@ my_activity_slot(void)
 
 /*
  * Publish this backend's running load (a->pid 0: none).  whole false: the
- * slot already holds a's prediction (pred to pred_abort_rels), which is
- * not written again.  The slot is the backend's for its life.
+ * slot holds a's prediction (pred to pred_abort_rels) or a has none
+ * (predicted_at 0): not written.  The slot is the backend's for its life.
  */
 void
 wl_store_publish_activity(const WlActivity *a, bool whole)
 {
-	static WlActivitySlot *slot = NULL;
+	WlActivitySlot *slot = my_activity_slot();
 
-	if (slot == NULL && (slot = my_activity_slot()) == NULL)
+	if (slot == NULL)
 		return;
 	if (whole)
 		ACTIVITY_WRITE(slot, slot->a = *a);

@@ -17,8 +17,8 @@ extern bool wl_store_shmem_startup(void);
 extern bool wl_store_ready(void);
 extern void wl_store_require(void);
 extern uint64 wl_store_next_xact_id(void);
-extern bool wl_store_statement(const WlStmtRecord *rec, bool may_wait,
-							   bool cleanup, bool keep_lock);
+extern int	wl_store_statements(const WlStmtRecord *rec, size_t stride, int n,
+								bool may_wait, bool cleanup);
 extern void wl_store_unlock(void);
 extern void wl_store_xact(const WlXactRecord *rec);
 extern void wl_store_add_scan_totals(WlScanKind kind, int64 n, int32 nbuffers);
