@@ -110,7 +110,7 @@ command_totals(Oid dbid, Oid userid, CommandTag tag)
 	return t;
 }
 
-/* a statement stored (store.c, wl_store_statement); walks: its full scans */
+/* a statement stored (store.c, wl_store_statements); walks: its full scans */
 void
 wl_metrics_statement(const WlStmtRecord *rec, int64 walks)
 {
