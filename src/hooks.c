@@ -6,9 +6,9 @@
  *		callbacks, the end of a transaction's memory, the backend's exit.
  *
  * Every hook is chained.  One gate (tracking_on) decides whether walload
- * observes a statement.  Nesting is counted as pg_stat_statements counts
- * it, restored by PG_FINALLY.  What is seen goes to accumulator.c; what
- * core decided comes from model.c and observe.c as effects.
+ * observes a statement; nesting is counted as pg_stat_statements counts it,
+ * restored by PG_FINALLY.  What is seen goes to accumulator.c; what core
+ * decided comes from model.c and observe.c as effects.
  *
  *-------------------------------------------------------------------------
  */
@@ -48,6 +48,9 @@ static ExecutorEnd_hook_type prev_ExecutorEnd = NULL;
 static object_access_hook_type prev_object_access_hook = NULL;
 static post_parse_analyze_hook_type prev_post_parse_analyze_hook = NULL;
 
+/* the previous hook, or core's standard_* function: called, never skipped */
+#define PREV_OR(prev, standard) ((prev) ? (prev) : (standard))
+
 /* the utility statement currently inside standard_ProcessUtility, if any */
 static NodeTag current_utility_tag = T_Invalid;
 
@@ -63,7 +66,7 @@ backend_observable(void)
 	return wl_store_ready() && !IsParallelWorker();
 }
 
-/* the gate, at a statement's start; an observed transaction is closed whatever it says */
+/* the gate at a statement's start; an observed transaction is closed regardless */
 static inline bool
 tracking_on(void)
 {
@@ -77,12 +80,11 @@ xact_callbacks_apply(void)
 }
 
 /*
- * The backend's exit, around core's ShutdownPostgres (a before_shmem_exit
- * callback registered at start, which aborts the open transaction; such
- * callbacks run last registered first): exit_begins runs before it and
- * ends the statements in progress (a FATAL unwinds nothing);
- * backend_exit (on_shmem_exit) runs after it and before ProcKill, which
- * waiting for walload's lock needs, and stores what waits.
+ * The backend's exit, around core's ShutdownPostgres (before_shmem_exit,
+ * registered at start, aborts the open transaction; such callbacks run last
+ * registered first): exit_begins ends the statements in progress before it
+ * (a FATAL unwinds nothing); backend_exit (on_shmem_exit) stores what waits
+ * after it, before ProcKill, which waiting for walload's lock needs.
  */
 static void
 exit_begins(int code, Datum arg)
@@ -112,15 +114,20 @@ watch_backend_exit(void)
 }
 
 /*
- * The release of the top-level locks times the end of an abort core
- * finishes only at ROLLBACK (wl_acc_locks_released).  Core calls a release
- * callback six times per transaction: registered only once the backend
- * runs something but a plain SELECT.  Registering allocates: never on the
- * abort path.
+ * The release of the top-level locks (its last phase, just before file
+ * deletion) times the end of an abort core finishes only at ROLLBACK.  Core
+ * calls a release callback six times per transaction: registered only once
+ * the backend runs more than a plain SELECT, never on the abort path (it
+ * allocates).
  */
-static void wl_resource_release(ResourceReleasePhase phase, bool isCommit,
-								bool isTopLevel, void *arg);
-static void xact_event(XactEvent event);
+static void
+wl_resource_release(ResourceReleasePhase phase, bool isCommit,
+					bool isTopLevel, void *arg)
+{
+	if (phase == RESOURCE_RELEASE_AFTER_LOCKS && isTopLevel &&
+		CurrentResourceOwner == TopTransactionResourceOwner)
+		wl_acc_locks_released();
+}
 
 static void
 watch_locks_release(void)
@@ -138,6 +145,7 @@ watch_locks_release(void)
  * which statements are recorded
  * ----------------------------------------------------------------
  */
+
 /* is a statement at the current nesting level recorded */
 static inline bool
 level_recorded(void)
@@ -209,20 +217,19 @@ utility_may_touch_storage(NodeTag tag)
 	}
 }
 
+/* zeroed by a hook called before (pgss listed after walload): as core does */
 static uint64
 utility_queryid(PlannedStmt *pstmt, const char *queryString)
 {
 	if (pstmt->queryId != UINT64CONST(0) || !IsQueryIdEnabled())
 		return pstmt->queryId;
-
-	/* zeroed by a hook called before (pgss listed after walload): as core does */
 	return wl_compute_utility_queryid(pstmt, queryString);
 }
 
 /* ----------------------------------------------------------------
  * query ids: with compute_query_id = auto and nobody asking, core computes
  * none; walload computes them with core's JumbleQuery at core's point, only
- * for the statements it may record (all of them cost pgbench -S 2%)
+ * for the statements it may record (jumbling all costs read-only loads)
  * ----------------------------------------------------------------
  */
 
@@ -232,17 +239,10 @@ calls_user_code(Node *node, void *context)
 {
 	if (node == NULL)
 		return false;
-	if (IsA(node, FuncExpr))
-	{
-		if (((FuncExpr *) node)->funcid >= FirstNormalObjectId)
-			return true;
-	}
-	else if (IsA(node, OpExpr))
-	{
-		if (((OpExpr *) node)->opfuncid >= FirstNormalObjectId)
-			return true;
-	}
-	else if (IsA(node, Query))
+	if ((IsA(node, FuncExpr) && ((FuncExpr *) node)->funcid >= FirstNormalObjectId) ||
+		(IsA(node, OpExpr) && ((OpExpr *) node)->opfuncid >= FirstNormalObjectId))
+		return true;
+	if (IsA(node, Query))
 		return query_tree_walker((Query *) node, calls_user_code, context, 0);
 	return expression_tree_walker(node, calls_user_code, context);
 }
@@ -369,14 +369,8 @@ wl_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 				wl_observe_before_walk(obs);
 			wl_acc_utility_measure_from_now(serial);
 		}
-		if (prev_ProcessUtility)
-			prev_ProcessUtility(pstmt, queryString, readOnlyTree,
-								context, params, queryEnv,
-								dest, qc);
-		else
-			standard_ProcessUtility(pstmt, queryString, readOnlyTree,
-									context, params, queryEnv,
-									dest, qc);
+		PREV_OR(prev_ProcessUtility, standard_ProcessUtility)
+			(pstmt, queryString, readOnlyTree, context, params, queryEnv, dest, qc);
 		ran = true;
 	}
 	PG_FINALLY();
@@ -432,104 +426,94 @@ wl_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 static void
 wl_ExecutorStart(QueryDesc *queryDesc, int eflags)
 {
-	PlannedStmt *ps;
-	bool		conditional = false;
-	CommandTag	tag;
+	/* the statements recorded here, by operation (others: CMDTAG_UNKNOWN) */
+	static const CommandTag dml_tag[] = {
+		[CMD_SELECT] = CMDTAG_SELECT, [CMD_UPDATE] = CMDTAG_UPDATE,
+		[CMD_INSERT] = CMDTAG_INSERT, [CMD_DELETE] = CMDTAG_DELETE,
+		[CMD_MERGE] = CMDTAG_MERGE
+	};
+	PlannedStmt *ps = queryDesc->plannedstmt;
+	CmdType		op = queryDesc->operation;
 
-	if (prev_ExecutorStart)
-		prev_ExecutorStart(queryDesc, eflags);
-	else
-		standard_ExecutorStart(queryDesc, eflags);
+	PREV_OR(prev_ExecutorStart, standard_ExecutorStart) (queryDesc, eflags);
 
 	wl_acc_executor_starting(queryDesc);
 	if ((eflags & EXEC_FLAG_EXPLAIN_ONLY) || !tracking_on())
 		return;
 	wl_acc_observe();
-	if (queryDesc->operation != CMD_SELECT || queryDesc->plannedstmt->hasModifyingCTE)
+	if (op != CMD_SELECT || ps->hasModifyingCTE)
 		watch_locks_release();
 	if (!wl_track_dml || !level_recorded())
 		return;
 
-	ps = queryDesc->plannedstmt;
-
 	/* a utility statement's inner query: counted by it, as pgss does */
-	if (ps->queryId == UINT64CONST(0) &&
-		wl_acc_innermost_is_utility_at(wl_nested_level - 1))
+	if ((ps->queryId == UINT64CONST(0) &&
+		 wl_acc_innermost_is_utility_at(wl_nested_level - 1)) ||
+		(size_t) op >= lengthof(dml_tag) || dml_tag[op] == CMDTAG_UNKNOWN)
 		return;
-
-	switch (queryDesc->operation)
-	{
-		case CMD_INSERT:
-			tag = CMDTAG_INSERT;
-			break;
-		case CMD_UPDATE:
-			tag = CMDTAG_UPDATE;
-			break;
-		case CMD_DELETE:
-			tag = CMDTAG_DELETE;
-			break;
-		case CMD_MERGE:
-			tag = CMDTAG_MERGE;
-			break;
-		case CMD_SELECT:
-			tag = CMDTAG_SELECT;
-			conditional = !ps->hasModifyingCTE;
-			break;
-		default:
-			return;
-	}
 
 	watch_backend_exit();
 
 	/* a plain SELECT without backward fetch may be held light */
-	wl_acc_executor_start(conditional, (eflags & EXEC_FLAG_BACKWARD) == 0,
-						  tag, ps->queryId, wl_nested_level, queryDesc);
+	wl_acc_executor_start(op == CMD_SELECT && !ps->hasModifyingCTE,
+						  (eflags & EXEC_FLAG_BACKWARD) == 0,
+						  dml_tag[op], ps->queryId, wl_nested_level, queryDesc);
 }
 
-/* ExecutorRun and ExecutorFinish: nesting deepens; a recorded query's phase is timed */
+/*
+ * ExecutorRun and ExecutorFinish: the previous hook's call, nesting one
+ * level deeper; a recorded query's phase is timed, ended by an error too.
+ */
+#define MEASURED_PHASE(call, resumable) \
+	do { \
+		instr_time	start; \
+		int			saved_level = wl_nested_level; \
+		bool		mine = wl_acc_executor_phase_begin(queryDesc, &start); \
+		volatile bool ran = false; \
+\
+		wl_nested_level++; \
+		PG_TRY(); \
+		{ \
+			call; \
+			ran = true; \
+		} \
+		PG_FINALLY(); \
+		{ \
+			wl_nested_level = saved_level; \
+			if (mine) \
+				wl_acc_executor_phase_end(queryDesc, start, !ran, resumable); \
+		} \
+		PG_END_TRY(); \
+	} while (0)
+
 static void
 wl_ExecutorRun(WL_EXECUTOR_RUN_ARGS)
 {
-	instr_time	start;
-	int			saved_level = wl_nested_level;
-	bool		mine = wl_acc_executor_phase_begin(queryDesc, &start);
-	volatile bool ran = false;
-
-	wl_nested_level++;
-	PG_TRY();
-	{
-		if (prev_ExecutorRun)
-			prev_ExecutorRun(WL_EXECUTOR_RUN_PASS);
-		else
-			standard_ExecutorRun(WL_EXECUTOR_RUN_PASS);
-		ran = true;
-	}
-	PG_FINALLY();
-	{
-		wl_nested_level = saved_level;
-		if (mine)
-			wl_acc_executor_phase_end(queryDesc, start, !ran, count != 0);
-	}
-	PG_END_TRY();
+	MEASURED_PHASE(PREV_OR(prev_ExecutorRun, standard_ExecutorRun) (WL_EXECUTOR_RUN_PASS),
+				   count != 0);
 }
 
-/* has one of these result relations (ResultRelInfo *) triggers? */
+/* has one of these result relations (ResultRelInfo *) triggers, or skips WAL? */
 static bool
-any_has_triggers(List *result_rels)
+any_result_rel(List *result_rels, bool skips_wal)
 {
 	ListCell   *lc;
 
 	foreach(lc, result_rels)
-		if (((ResultRelInfo *) lfirst(lc))->ri_TrigDesc != NULL)
+	{
+		ResultRelInfo *rri = (ResultRelInfo *) lfirst(lc);
+
+		if (skips_wal ? wl_model_relation_skips_wal(rri->ri_RelationDesc) :
+			rri->ri_TrigDesc != NULL)
 			return true;
+	}
 	return false;
 }
 
 /*
- * ExecutorFinish runs the writable CTEs' ModifyTable nodes to completion
- * and the AFTER triggers the query queued (foreign keys' too): with
- * neither it reads no buffer, writes no WAL and nests nothing, and a
- * recorded statement's figures lose nothing when it is not measured.
+ * ExecutorFinish runs writable CTEs' ModifyTable nodes to completion and the
+ * AFTER triggers queued (foreign keys' too): with neither it reads no buffer,
+ * writes no WAL and nests nothing, and a recorded statement loses nothing.
  */
 static bool
 finish_runs_nothing(QueryDesc *queryDesc)
@@ -544,59 +528,26 @@ finish_runs_nothing(QueryDesc *queryDesc)
 		return false;
 	if (estate->es_top_eflags & EXEC_FLAG_SKIP_TRIGGERS)
 		return true;
-	return !any_has_triggers(estate->es_opened_result_relations) &&
-		!any_has_triggers(estate->es_tuple_routing_result_relations) &&
-		!any_has_triggers(estate->es_trig_target_relations);
+	return !any_result_rel(estate->es_opened_result_relations, false) &&
+		!any_result_rel(estate->es_tuple_routing_result_relations, false) &&
+		!any_result_rel(estate->es_trig_target_relations, false);
 }
 
 static pg_noinline void
 measured_ExecutorFinish(QueryDesc *queryDesc)
 {
-	instr_time	start;
-	int			saved_level = wl_nested_level;
-	bool		mine = wl_acc_executor_phase_begin(queryDesc, &start);
-	volatile bool ran = false;
-
-	wl_nested_level++;
-	PG_TRY();
-	{
-		if (prev_ExecutorFinish)
-			prev_ExecutorFinish(queryDesc);
-		else
-			standard_ExecutorFinish(queryDesc);
-		ran = true;
-	}
-	PG_FINALLY();
-	{
-		wl_nested_level = saved_level;
-		if (mine)
-			wl_acc_executor_phase_end(queryDesc, start, !ran, false);
-	}
-	PG_END_TRY();
+	MEASURED_PHASE(PREV_OR(prev_ExecutorFinish, standard_ExecutorFinish) (queryDesc),
+				   false);
 }
 
+/* a plain SELECT's Finish, or one without triggers: passed on unmeasured */
 static void
 wl_ExecutorFinish(QueryDesc *queryDesc)
 {
-	/* a plain SELECT's Finish, or one without triggers: passed on unmeasured */
 	if (!finish_runs_nothing(queryDesc))
 		measured_ExecutorFinish(queryDesc);
-	else if (prev_ExecutorFinish)
-		prev_ExecutorFinish(queryDesc);
 	else
-		standard_ExecutorFinish(queryDesc);
-}
-
-/* does one of these result relations (ResultRelInfo *) skip WAL? */
-static bool
-any_skips_wal(List *result_rels)
-{
-	ListCell   *lc;
-
-	foreach(lc, result_rels)
-		if (wl_model_relation_skips_wal(((ResultRelInfo *) lfirst(lc))->ri_RelationDesc))
-			return true;
-	return false;
+		PREV_OR(prev_ExecutorFinish, standard_ExecutorFinish) (queryDesc);
 }
 
 static void
@@ -610,14 +561,11 @@ wl_ExecutorEnd(QueryDesc *queryDesc)
 	{
 		rows = WlExecutorRows(queryDesc->estate);
 		/* the relations it opened, and the partitions it routed rows to */
-		wal_skipped = any_skips_wal(queryDesc->estate->es_opened_result_relations) ||
-			any_skips_wal(queryDesc->estate->es_tuple_routing_result_relations);
+		wal_skipped = any_result_rel(queryDesc->estate->es_opened_result_relations, true) ||
+			any_result_rel(queryDesc->estate->es_tuple_routing_result_relations, true);
 	}
 
-	if (prev_ExecutorEnd)
-		prev_ExecutorEnd(queryDesc);
-	else
-		standard_ExecutorEnd(queryDesc);
+	PREV_OR(prev_ExecutorEnd, standard_ExecutorEnd) (queryDesc);
 
 	/* after the end: AFTER triggers and their nested work are included */
 	if (mine)
@@ -641,10 +589,10 @@ relation_access(ObjectAccessType access, Oid classId, Oid objectId,
 
 	if (prev_object_access_hook)
 		prev_object_access_hook(access, classId, objectId, subId, arg);
-
 	if (!wl_acc_statement_on_stack() || !wl_acc_observed())
 		return;
 
+	memset(&eff, 0, sizeof(eff));
 	switch (access)
 	{
 		case OAT_TRUNCATE:
@@ -656,18 +604,15 @@ relation_access(ObjectAccessType access, Oid classId, Oid objectId,
 			break;
 		case OAT_POST_CREATE:
 			wl_model_note_created(objectId);
-			memset(&eff, 0, sizeof(eff));
 			wl_observe_created_relation(objectId, &eff);
 			wl_acc_apply_effects(&eff);
 			break;
 		case OAT_POST_ALTER:
-			if (current_utility_tag == T_AlterTableStmt ||
-				current_utility_tag == T_AlterTableMoveAllStmt)
-			{
-				memset(&eff, 0, sizeof(eff));
-				wl_observe_altered_relation(objectId, &eff);
-				wl_acc_apply_effects(&eff);
-			}
+			if (current_utility_tag != T_AlterTableStmt &&
+				current_utility_tag != T_AlterTableMoveAllStmt)
+				break;
+			wl_observe_altered_relation(objectId, &eff);
+			wl_acc_apply_effects(&eff);
 			break;
 		default:
 			break;
@@ -712,20 +657,10 @@ watch_xact_end(void)
 }
 
 /*
- * Background processes that load without a hooked statement (observe.c)
- * are looked at once per transaction, at PRE_COMMIT; each end marks where
- * the next one is measured from.
+ * Background processes that load without a hooked statement (observe.c):
+ * looked at once per transaction, at PRE_COMMIT; each end marks where the
+ * next one is measured from.
  */
-static int	worker_kind = -1;
-
-static inline WlBackendKind
-worker_process(void)
-{
-	if (worker_kind < 0)
-		worker_kind = (int) wl_observe_worker_kind();
-	return (WlBackendKind) worker_kind;
-}
-
 static void
 worker_xact_event(WlBackendKind kind, XactEvent event)
 {
@@ -743,25 +678,9 @@ worker_xact_event(WlBackendKind kind, XactEvent event)
 			wl_acc_worker_statement(&w, &eff);
 		}
 	}
-	else if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT)
-	{
-		if (backend_observable())
-			wl_acc_worker_boundary();
-	}
-}
-
-static void
-wl_xact_callback(XactEvent event, void *arg)
-{
-	WlBackendKind kind = worker_process();
-
-	/* after the accumulator's own end of the record, at COMMIT and ABORT */
-	if (kind != WL_KIND_CLIENT && event == XACT_EVENT_PRE_COMMIT)
-		worker_xact_event(kind, event);
-	if (xact_callbacks_apply())
-		xact_event(event);
-	if (kind != WL_KIND_CLIENT && event != XACT_EVENT_PRE_COMMIT)
-		worker_xact_event(kind, event);
+	else if ((event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT) &&
+			 backend_observable())
+		wl_acc_worker_boundary();
 }
 
 static void
@@ -793,6 +712,25 @@ xact_event(XactEvent event)
 }
 
 static void
+wl_xact_callback(XactEvent event, void *arg)
+{
+	static int	worker_kind = -1;	/* this process's WlBackendKind, once read */
+	WlBackendKind kind;
+
+	if (worker_kind < 0)
+		worker_kind = (int) wl_observe_worker_kind();
+	kind = (WlBackendKind) worker_kind;
+
+	/* after the accumulator's own end of the record, at COMMIT and ABORT */
+	if (kind != WL_KIND_CLIENT && event == XACT_EVENT_PRE_COMMIT)
+		worker_xact_event(kind, event);
+	if (xact_callbacks_apply())
+		xact_event(event);
+	if (kind != WL_KIND_CLIENT && event != XACT_EVENT_PRE_COMMIT)
+		worker_xact_event(kind, event);
+}
+
+static void
 wl_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 					SubTransactionId parentSubid, void *arg)
 {
@@ -800,33 +738,18 @@ wl_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 		wl_acc_subxact_abort(mySubid);
 }
 
-/* the last release phase of the top-level owner: just before file deletion */
-static void
-wl_resource_release(ResourceReleasePhase phase, bool isCommit,
-					bool isTopLevel, void *arg)
-{
-	if (phase == RESOURCE_RELEASE_AFTER_LOCKS && isTopLevel &&
-		CurrentResourceOwner == TopTransactionResourceOwner)
-		wl_acc_locks_released();
-}
-
 void
 wl_install_hooks(void)
 {
-	prev_ProcessUtility = ProcessUtility_hook;
-	ProcessUtility_hook = wl_ProcessUtility;
-	prev_ExecutorStart = ExecutorStart_hook;
-	ExecutorStart_hook = wl_ExecutorStart;
-	prev_ExecutorRun = ExecutorRun_hook;
-	ExecutorRun_hook = wl_ExecutorRun;
-	prev_ExecutorFinish = ExecutorFinish_hook;
-	ExecutorFinish_hook = wl_ExecutorFinish;
-	prev_ExecutorEnd = ExecutorEnd_hook;
-	ExecutorEnd_hook = wl_ExecutorEnd;
-	prev_object_access_hook = object_access_hook;
-	object_access_hook = wl_object_access;
-	prev_post_parse_analyze_hook = post_parse_analyze_hook;
-	post_parse_analyze_hook = wl_post_parse_analyze;
+#define INSTALL(hook, prev, mine) (prev = hook, hook = mine)
+	INSTALL(ProcessUtility_hook, prev_ProcessUtility, wl_ProcessUtility);
+	INSTALL(ExecutorStart_hook, prev_ExecutorStart, wl_ExecutorStart);
+	INSTALL(ExecutorRun_hook, prev_ExecutorRun, wl_ExecutorRun);
+	INSTALL(ExecutorFinish_hook, prev_ExecutorFinish, wl_ExecutorFinish);
+	INSTALL(ExecutorEnd_hook, prev_ExecutorEnd, wl_ExecutorEnd);
+	INSTALL(object_access_hook, prev_object_access_hook, wl_object_access);
+	INSTALL(post_parse_analyze_hook, prev_post_parse_analyze_hook, wl_post_parse_analyze);
+#undef INSTALL
 	RegisterXactCallback(wl_xact_callback, NULL);
 	RegisterSubXactCallback(wl_subxact_callback, NULL);
 }
