@@ -2,8 +2,8 @@
  *
  * measure.c
  *		Usage marks: the backend's buffer, WAL and WAL I/O counters at a
- *		point, and the usage since a mark or summed over several intervals
- *		(a statement's ExecutorRun / ExecutorFinish calls).  No state of its
+ *		point; the usage since a mark or summed over several intervals (a
+ *		statement's ExecutorRun / ExecutorFinish calls).  No state of its
  *		own (on 18+ reading WAL I/O flushes pending statistics: compat.h).
  *
  *-------------------------------------------------------------------------
@@ -28,10 +28,9 @@ wl_usage_mark(WlUsageMark *mark)
 }
 
 /*
- * Add the usage since mark to acc (a mark used as a sum, zeroed to
- * start).  The WAL I/O counters can go back (compat.h, wl_wal_io_read: on
- * 15-17 they are the pending ones, zeroed when the backend reports its
- * statistics, only outside transactions); clamp rather than go negative.
+ * Add the usage since mark to acc (a sum, zeroed to start).  WAL I/O counters
+ * can go back (compat.h, wl_wal_io_read: on 15-17 the pending ones, zeroed
+ * when the backend reports statistics outside transactions): clamped at 0.
  */
 void
 wl_usage_accum(WlUsageMark *acc, const WlUsageMark *mark)
@@ -63,9 +62,8 @@ wl_usage_since(const WlUsageMark *mark, WlCounters *c)
 }
 
 /*
- * Every counter is an 8-byte integer (checked below): added as one array, a
- * loop the compiler vectorizes and unrolls (every stored statement goes
- * through here).  Signed overflow wraps (-fwrapv), as before.
+ * Every counter is an 8-byte integer (checked below), added as one array: a
+ * loop the compiler vectorizes and unrolls.  Signed overflow wraps (-fwrapv).
  */
 void
 wl_counters_add(WlCounters *pg_restrict dst, const WlCounters *pg_restrict src)
@@ -93,17 +91,15 @@ wl_counters_add(WlCounters *pg_restrict dst, const WlCounters *pg_restrict src)
 }
 
 /*
- * This backend's WAL write and sync counters where reading them cannot
- * fail (compat.h, WL_WAL_IO_PLAIN_READ): for core's commit callback, after
- * the commit record.  false (io zeroed) where they cannot be read so.
+ * This backend's WAL write and sync counters where reading them cannot fail
+ * (compat.h, WL_WAL_IO_PLAIN_READ), for core's commit callback after the
+ * commit record; else false, io zeroed.
  */
 bool
 wl_wal_io_plain(WlWalIo *io)
 {
-	if (!WL_WAL_IO_PLAIN_READ)
-	{
-		memset(io, 0, sizeof(*io));
-		return false;
-	}
-	return wl_wal_io_read(io);
+	if (WL_WAL_IO_PLAIN_READ)
+		return wl_wal_io_read(io);
+	memset(io, 0, sizeof(*io));
+	return false;
 }

@@ -12,9 +12,8 @@
 
 /*
  * A point to measure buffer, WAL and WAL I/O usage from, or a sum of usage
- * (zeroed to start): only the counters walload reports, in c's buffer, WAL
- * and WAL I/O fields (its rows and scans are not used), so that marking and
- * adding up cost a handful of instructions on every executor phase.
+ * (zeroed to start), in c's fields for them (rows and scans unused): only
+ * what walload reports, cheap to mark and add up on every executor phase.
  */
 typedef struct WlUsageMark
 {
