@@ -1,36 +1,31 @@
 /*-------------------------------------------------------------------------
  *
  * accumulator.c
- *		The backend's accumulator: the statements in progress, the open
- *		transaction record, the commit and abort phases, the attribution of
- *		their walks and time to the statements that caused them, the queue
- *		of finished records on their way to the store, and what a PREPARE
- *		leaves for its COMMIT PREPARED.
+ *		The backend's accumulator: statements in progress, the open
+ *		transaction record, its commit and abort phases, the attribution of
+ *		their walks and time to statements, the queue of finished records
+ *		for the store, and what a PREPARE leaves for its COMMIT PREPARED.
  *
  * The statement stack lives in TopMemoryContext: a statement that runs
- * several transactions (VACUUM, a procedure that commits, CREATE INDEX
- * CONCURRENTLY) is folded into the record of the one that ends it
- * (inner_xacts).  hooks.c counts nesting as pg_stat_statements does.
+ * several transactions (VACUUM, a procedure that commits) is folded into
+ * the record of the one that ends it (inner_xacts).
  *
- * The phases, as core's xact.c runs them.  Commit: PRE_COMMIT, the pending
- * syncs (the sync walk), the commit record, its flush, the synchronous
- * standby wait; COMMIT: locks released, pending deletes (the drop walk);
- * TopTransactionContext's reset ends it.  Abort: ABORT, locks released,
- * pending deletes, to the reset (or to the locks' release where core cleans
- * up only at the client's ROLLBACK).  ABORT_SUB: its walk counted.
+ * Phases as xact.c runs them.  Commit: PRE_COMMIT, pending syncs (the sync
+ * walk), the commit record and its flush, the standby wait; COMMIT: locks
+ * released, pending deletes (the drop walk); TopTransactionContext's reset
+ * ends it.  Abort: ABORT to the reset (or to the locks' release where core
+ * cleans up only at ROLLBACK).  ABORT_SUB: its walk counted.
  *
- * A walk's estimate is made once, when it is counted.  A FATAL exit
- * unwinds nothing: walload's first exit callback ends the statements in
- * progress as errors (wl_acc_exit_begins), core's abort records the
- * transaction, walload's last exit callback stores what waits.  A
- * transaction is observed (and then recorded whatever walload.track says
- * by its end) if a statement started in it with tracking on.
+ * A FATAL exit unwinds nothing: wl_acc_exit_begins ends the statements as
+ * errors, core's abort records the transaction, wl_acc_backend_exit stores
+ * what waits.  A transaction is observed (and recorded) if a statement
+ * started in it with tracking on.
  *
  * The abort path and the commit cleanup (an error there is a PANIC): no
- * allocation but core's file lists in its TransactionAbortContext; no read
- * of memory core may have freed (copy_text); no file I/O; no wait on
- * walload's lock, no eviction from walload_stats (what cannot be stored
- * waits for the next safe point); no ERROR or WARNING (docs/guarantees.md).
+ * allocation but core's file lists in TransactionAbortContext; no read of
+ * memory core may have freed (copy_text); no file I/O; no wait on walload's
+ * lock, no eviction (what cannot be stored waits); no ERROR or WARNING
+ * (docs/guarantees.md).
  *
  *-------------------------------------------------------------------------
  */
@@ -55,16 +50,12 @@
 #include "store.h"
 #include "strategy.h"
 
-/*
- * What a statement takes at its start: the whole of a held plain SELECT
- * (WlLightStmt), the head of a stack entry, so that promoting the one to
- * the other is one assignment.
- */
+/* a statement's start: a held plain SELECT whole, a stack entry's head */
 typedef struct WlStmtStart
 {
 	CommandTag	tag;
 	uint64		queryid;
-	Oid			userid;			/* the role at its start (finish_statement) */
+	Oid			userid;			/* the role at its start, right at an abort */
 	int			nest_level;
 	QueryDesc  *queryDesc;		/* executor only; compared, not dereferenced */
 	int32		stmt_no;
@@ -96,7 +87,6 @@ typedef struct WlActiveStmt
 	int			text_len;		/* its bytes before the NUL */
 	int			running;		/* executor: inside ExecutorRun/Finish */
 	instr_time	elapsed;		/* executor: accumulated Run/Finish time */
-	/* utility: measured start to end; executor: inside Run and Finish */
 	WlUsageMark usage;			/* executor: accumulated over its phases */
 	bool		measured;		/* utility: measured (time, usage) */
 	double		measured_ms;
@@ -119,11 +109,9 @@ static uint64 next_serial = 1;
 static uint64 xact_epoch_now = 1;
 
 /*
- * A plain SELECT (recorded only if it writes) is held here, not pushed:
- * most never write, and an entry costs more than the rest of walload's
- * work on a read-only load.  It becomes an entry (promote_light) when a
- * statement starts inside it, when its phase wrote WAL, or when its phase
- * may be resumed.  One at a time.
+ * A plain SELECT (recorded only if it writes) is held here, not pushed: most
+ * never write.  It becomes an entry (promote_light) when a statement starts
+ * inside it, its phase wrote WAL, or its phase may be resumed.
  */
 typedef struct WlLightStmt
 {
@@ -190,9 +178,8 @@ time_kind(CommandTag tag)
 static bool recorded_before = false;
 
 /*
- * Finished statements waiting to be stored, in the order they ended.  A held
- * one (it created or doomed files of the open record) waits for the record's
- * end, which charges it its share of the commit (sync_files, cleanup_files).
+ * Finished statements to store, in order.  A held one (it created or doomed
+ * files) waits for the record's end, which charges it its share of the commit.
  */
 typedef struct WlQueued
 {
@@ -220,11 +207,7 @@ typedef struct WlOpenXact
 	int64		scans[WL_NUM_SCAN_KINDS];
 	int64		scan_est_ns;
 	double		faults_mark;	/* wl_scan_faults_priced_ns() when observed */
-
-	/*
-	 * rec.userid, rec.application_name: its last recorded statement's (a
-	 * top-level one if any), as it ran: at the end core has undone SET LOCAL.
-	 */
+	/* rec.userid, application_name: the last (top-level) statement's, as run */
 	bool		role_from_toplevel; /* rec.userid is a top-level statement's */
 	bool		usage_baseline_set;
 
@@ -271,8 +254,6 @@ static WlOpenXact cur;
 /* GID of the PREPARE TRANSACTION being executed */
 static char prepare_gid[GIDSIZE];
 
-static void finish_statement(int idx, WlStmtStatus status, uint64 rows,
-							 bool source_valid);
 static void unpublish_activity(void);
 static void add_scans_to_current(WlScanKind kind, int64 n, double est_ns);
 
@@ -378,10 +359,8 @@ typedef enum WlKeep
 } WlKeep;
 
 /*
- * Store the queue but what keep keeps, in one hold of walload's lock
- * (nothing between can fail).  may_wait false: only if the lock is free;
- * in_cleanup: no new aggregate in a full walload_stats (store.c).  The rest
- * stays, in order.
+ * Store the queue but what keep keeps, in one hold of walload's lock.
+ * may_wait false: only if it is free; in_cleanup: see store.c.
  */
 static void
 flush_finished(bool may_wait, WlKeep keep, bool in_cleanup)
@@ -417,10 +396,9 @@ flush_finished(bool may_wait, WlKeep keep, bool in_cleanup)
 }
 
 /*
- * A statement starts or a commit begins: store what waits if walload's lock is
- * free (at a commit, all but the held ones); past WL_QUEUE_BOUND, wait for it;
- * past WL_HELD_BOUND (a restore's DROPs in one transaction) store the held ones
- * too, uncharged.  Held ones get more room: they share the commit's phase.
+ * A statement starts or a commit begins: store what waits if the lock is free
+ * (at a commit, all but the held ones); past WL_QUEUE_BOUND wait for it; past
+ * WL_HELD_BOUND (a restore's DROPs) store the held ones too, uncharged.
  */
 #define WL_QUEUE_BOUND	64
 #define WL_HELD_BOUND	1024
@@ -445,10 +423,7 @@ wl_acc_backend_exit(void)
 		flush_finished(true, WL_KEEP_NONE, false);
 }
 
-/*
- * A statement starts: room to queue `more` statements without allocating
- * (they may end in error handlers), after storing what waits.
- */
+/* a statement starts: room to queue `more` without allocating (error paths) */
 static void
 reserve_finished(int more)
 {
@@ -478,16 +453,12 @@ reserve_finished(int more)
 	}
 }
 
-/* ----------------------------------------------------------------
- * walload_activity: the running load, shown to other backends
- * ----------------------------------------------------------------
- */
+/* ---------- walload_activity: the running load, shown to others ---------- */
 
 /*
- * A prediction reads every pending file: at every statement of thousands of
- * files that is quadratic.  A transaction's predictions go over at most
- * WL_PREDICT_BUDGET_FILES files plus WL_PREDICT_PER_STMT per statement
- * (files, not time: independent of the machine's load); then the last stays.
+ * A prediction reads every pending file, quadratic over thousands: at most
+ * WL_PREDICT_BUDGET_FILES files plus WL_PREDICT_PER_STMT per statement (not
+ * time: independent of the load); then the last prediction stays.
  */
 #define WL_PREDICT_BUDGET_FILES		4096
 #define WL_PREDICT_PER_STMT			16
@@ -514,11 +485,7 @@ current_cost(TimestampTz now)
 	return &cost;
 }
 
-/*
- * Blocks of WAL-skipping files the commit's sync will find dirty: those the
- * statements dirtied, but a utility statement loads through core's 16 MB
- * bulk-write ring and leaves at most the ring dirty.
- */
+/* blocks the commit's sync finds dirty: a utility leaves at most its ring */
 #define WL_BULKWRITE_RING_BLOCKS	(16 * 1024 * 1024 / BLCKSZ)
 
 static void
@@ -526,8 +493,7 @@ note_dirtied_by_load(const WlStmtRecord *rec)
 {
 	if (!rec->wal_skipped)
 		return;
-	cur.dirty_load_blocks += rec->tag == CMDTAG_INSERT || rec->tag == CMDTAG_UPDATE ||
-		rec->tag == CMDTAG_DELETE || rec->tag == CMDTAG_MERGE || rec->tag == CMDTAG_SELECT ?
+	cur.dirty_load_blocks += time_kind(rec->tag) == WL_TIME_DML ?
 		rec->c.shared_blks_dirtied :
 		Min(rec->c.shared_blks_dirtied, WL_BULKWRITE_RING_BLOCKS);
 }
@@ -569,10 +535,7 @@ predict_commit(WlActivity *a, TimestampTz now)
 	}
 	else
 	{
-		/*
-		 * No file was created, deleted or written past WAL: nothing pending.
-		 * wl_commit_est is pure: the same until the calibration is read again.
-		 */
+		/* nothing pending; wl_commit_est is pure: estimated once a reading */
 		static WlCommitModel empty = {.sync_stmt_no = -1,.drop_stmt_no = -1};
 		static WlCommitEstimate empty_est;
 		static uint64 of_reading = 0;
@@ -597,9 +560,8 @@ predict_commit(WlActivity *a, TimestampTz now)
 }
 
 /*
- * Show the open record in walload_activity, at a recorded statement's start
- * (starting: command_start is now) and end (predict: with a new
- * prediction).  Never on the abort path.
+ * Show the open record at a recorded statement's start (starting: now is
+ * command_start) and end (predict: a new prediction).  Not on the abort path.
  */
 static void
 publish_activity(CommandTag command, TimestampTz command_start, bool starting,
@@ -612,12 +574,7 @@ publish_activity(CommandTag command, TimestampTz command_start, bool starting,
 	if (!cur.observed)
 		return;
 	now = starting ? command_start : GetCurrentTimestamp();
-
-	/*
-	 * The slot shows cur.act as last published, its prediction only once
-	 * made (predicted_at): written only when new.  With nothing pending
-	 * since the first, a prediction only dates itself.
-	 */
+	/* a prediction is written when new; with nothing pending it only dates */
 	whole = predict && (cur.storage_touched || a->predicted_at == 0);
 	a->pid = MyProcPid;
 	a->userid = GetUserId();
@@ -635,17 +592,14 @@ publish_activity(CommandTag command, TimestampTz command_start, bool starting,
 	a->scan_est_ns = cur.scan_est_ns;
 	a->nbuffers = NBuffers;
 	a->wal_skip_threshold_kb = wal_skip_threshold;
-	if (predict && !whole)
+	if (whole)
+		predict_commit(a, now);
+	else if (predict && IsTransactionState())
 	{
 		/* nothing pending since the record began: the first prediction holds */
-		if (IsTransactionState())
-		{
-			a->predicted_at = now;
-			a->pred_statements = cur.rec.statements;
-		}
+		a->predicted_at = now;
+		a->pred_statements = cur.rec.statements;
 	}
-	else if (whole)
-		predict_commit(a, now);
 	wl_store_publish_activity(a, whole);
 	cur.shown = true;
 }
@@ -707,10 +661,9 @@ xact_add_scans(WlScanKind kind, int64 n, double est_ns)
 }
 
 /*
- * A walk at commit or abort over nfiles files, acting on `buffers`, caused by
- * statement stmt_no (-1: unknown): to its held record, its entry if it runs,
- * else the statement running now.  An abort's files of no known creator are
- * the failed statement's, whose post-look never ran.
+ * A walk at commit or abort caused by statement stmt_no (-1: unknown): to its
+ * held record, its entry if it runs, else the statement running now; at an
+ * abort, files of no known creator are the failed statement's.
  */
 static void
 add_attributed_scan(WlScanKind kind, int32 stmt_no, int nfiles, int64 buffers,
@@ -718,6 +671,8 @@ add_attributed_scan(WlScanKind kind, int32 stmt_no, int nfiles, int64 buffers,
 {
 	double		est_ns = wl_scans_est_ns(kind, 1, nfiles, buffers);
 	WlQueued   *q;
+	int64	   *scans = NULL;
+	int64	   *scan_ns = NULL;
 
 	if (stmt_no < 0 && cur.worker_stmt_no > 0)
 		stmt_no = cur.worker_stmt_no;
@@ -725,31 +680,25 @@ add_attributed_scan(WlScanKind kind, int32 stmt_no, int nfiles, int64 buffers,
 	if (q == NULL && stmt_no < 0 && on_abort_path)
 		q = queued(cur.failed_stmt_no, false);
 	if (q != NULL)
+		scans = q->rec.c.scans, scan_ns = &q->rec.c.scan_est_ns;
+	for (int i = stmt_depth - 1; i >= 0 && stmt_no >= 0 && scans == NULL; i--)
+		if (stmt_stack[i].st.stmt_no == stmt_no && stmt_stack[i].storage_effects)
+			scans = stmt_stack[i].scans, scan_ns = &stmt_stack[i].scan_est_ns;
+	if (scans == NULL)
 	{
-		xact_add_scans(kind, 1, est_ns);
-		q->rec.c.scans[kind]++;
-		q->rec.c.scan_est_ns += (int64) est_ns;
+		add_scans_to_current(kind, 1, est_ns);
 		return;
 	}
-	for (int i = stmt_depth - 1; i >= 0 && stmt_no >= 0; i--)
-		if (stmt_stack[i].st.stmt_no == stmt_no && stmt_stack[i].storage_effects)
-		{
-			xact_add_scans(kind, 1, est_ns);
-			stmt_stack[i].scans[kind]++;
-			stmt_stack[i].scan_est_ns += (int64) est_ns;
-			return;
-		}
-	add_scans_to_current(kind, 1, est_ns);
+	xact_add_scans(kind, 1, est_ns);
+	scans[kind]++;
+	*scan_ns += (int64) est_ns;
 }
 
 /*
  * ---------- the commit phase charged to statements ----------
- * The record's last phase is split equally among the files it acted on (what
- * the model knows exactly), each share to the held statement the file came
- * from (walload_stats.commit_ms): the sync part by pending syncs, to their
- * creators; the cleanup by files deleted, to who scheduled the deletion; an
- * abort by files deleted, to their creators.  Counted at PRE_COMMIT or the
- * abort if the record holds statements; an inner commit is not charged.
+ * Split equally among the files it acted on, each share to the held statement
+ * the file came from (commit_ms): syncs to their creators, deletions to who
+ * scheduled them (an abort's: creators).  Inner commits are not charged.
  */
 static void
 clear_commit_charges(void)
@@ -791,10 +740,8 @@ charge_commit_phase(void)
 	clear_commit_charges();
 }
 
-/* ----------------------------------------------------------------
- * the statement stack
- * ----------------------------------------------------------------
- */
+/* ---------- the statement stack ---------- */
+
 /* the walks counted in scans[] */
 static int64
 scan_count(const int64 *scans)
@@ -931,14 +878,12 @@ push_statement(bool tracked, bool is_utility, bool conditional, CommandTag tag,
 	/* read by a utility's measure and a plain SELECT's start_ts only */
 	if (is_utility || conditional)
 		INSTR_TIME_SET_CURRENT(s->st.start);
-	else
-		INSTR_TIME_SET_ZERO(s->st.start);
 	if (is_utility)
 		wl_usage_mark(&s->st.usage_start);	/* again right before the call */
 	if (tracked && !conditional)
 	{
 		copy_text(s);
-		if (cur.shown && cur.observed)
+		if (cur.shown)			/* shown: observed */
 		{
 			cur.act.current_command = tag;
 			cur.act.current_stmt_start = cur.act.state_change = s->start_ts;
@@ -1143,8 +1088,6 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 	memset(rec, 0, offsetof(WlStmtRecord, c));
 	rec->stmt_no = s->st.stmt_no;
 	rec->pid = MyProcPid;
-
-	/* the role at its start: right too for one the abort ends */
 	rec->userid = s->st.userid;
 	rec->dbid = MyDatabaseId;
 	rec->queryid = s->st.queryid;
@@ -1185,10 +1128,7 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 	statement_done(rec->toplevel, s->storage_effects);
 	remove_statement(idx);
 
-	/*
-	 * What it leaves running, and what COMMIT would do now: not after an
-	 * error, nor outside a transaction block, where PRE_COMMIT follows.
-	 */
+	/* what it leaves running; predicted unless failed or PRE_COMMIT follows */
 	if (source_valid)
 	{
 		int			t = current_statement(true);
@@ -1212,12 +1152,9 @@ end_phase(WlActiveStmt *s, instr_time start, instr_time now)
 }
 
 /*
- * The backend's exit begins (a FATAL, a client gone): before core's abort, or
- * from the abort path where core aborts first (RemoveTempRelationsCallback
- * runs before walload's callback).  A FATAL unwinds nothing: every statement
- * on the stack failed now, measured to now as a cancel records it, the held
- * SELECT too if its phase wrote.  Reads no memory of core's (a text not copied
- * yet is left out); allocates nothing: room was reserved at each push.
+ * The exit begins (FATAL, client gone), before core's abort or from it where
+ * core aborts first: every statement on the stack failed now, the held SELECT
+ * too if it wrote.  Reads no memory of core's; allocates nothing (reserved).
  */
 void
 wl_acc_exit_begins(void)
@@ -1388,9 +1325,8 @@ wl_acc_executor_start(bool conditional, bool may_be_light, CommandTag tag,
 			grow_stack();
 		reserve_finished(stmt_depth + 1);
 		note_activity();
+		light.running = light.ran = false;
 		light.active = true;
-		light.running = false;
-		light.ran = false;
 		start_statement(&light.st, true, tag, queryid, nest_level, queryDesc,
 						queryDesc->sourceText, ps->stmt_location, ps->stmt_len);
 		return;
@@ -1417,19 +1353,16 @@ wl_acc_executor_phase_begin(QueryDesc *queryDesc, instr_time *start)
 {
 	int			idx;
 
-	if (is_light(queryDesc))
+	/* a second phase of the held SELECT (ExecutorRewind) needs an entry */
+	if (is_light(queryDesc) && light.ran)
+		promote_light();
+	else if (is_light(queryDesc))
 	{
-		/* a second phase (ExecutorRewind) needs an entry */
-		if (light.ran)
-			promote_light();
-		else
-		{
-			light.running = true;
-			wl_usage_mark(&light.st.usage_start);
-			INSTR_TIME_SET_CURRENT(light.st.start);
-			*start = light.st.start;
-			return true;
-		}
+		light.running = true;
+		wl_usage_mark(&light.st.usage_start);
+		INSTR_TIME_SET_CURRENT(light.st.start);
+		*start = light.st.start;
+		return true;
 	}
 	idx = stmt_depth > 0 ? find_executor_entry(queryDesc) : -1;
 	if (idx < 0)
@@ -1475,8 +1408,8 @@ wl_acc_executor_phase_end(QueryDesc *queryDesc, instr_time start, bool failed,
 	s = &stmt_stack[idx];
 	wal_before = s->usage.c.wal_records;
 	INSTR_TIME_SET_CURRENT(now);
-	/* a plain SELECT that wrote will be recorded: keep its text now */
-	if (end_phase(s, start, now) && s->conditional && s->tracked &&
+	/* a plain SELECT (tracked) that wrote is recorded: keep its text now */
+	if (end_phase(s, start, now) && s->conditional &&
 		s->usage.c.wal_records != wal_before)
 		copy_text(s);
 	if (failed)

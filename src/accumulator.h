@@ -1,9 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * accumulator.h
- *		The backend's accumulator (accumulator.c): statements in progress,
- *		the open transaction record, commit and abort phases, and the
- *		finished records on their way to the store.  Called by hooks.c.
+ *		The backend's accumulator (accumulator.c), called by hooks.c.
  *
  *-------------------------------------------------------------------------
  */
