@@ -304,8 +304,7 @@ activate(void)
 	cur.active = true;
 	cur.rec.xact_id = wl_store_next_xact_id();
 	take_role_and_application(GetUserId());
-	if (!cur.observed)
-		wl_acc_observe();
+	wl_acc_observe();
 }
 
 /* the transaction's usage counts from its first statement */
@@ -445,10 +444,9 @@ reserve_finished(int more)
 	{
 		int			newcap = Max(64, (n_finished + more) * 2);
 
-		if (finished == NULL)
-			finished = MemoryContextAlloc(TopMemoryContext, sizeof(WlQueued) * newcap);
-		else
-			finished = repalloc(finished, sizeof(WlQueued) * newcap);
+		finished = finished == NULL ?
+			MemoryContextAlloc(TopMemoryContext, sizeof(WlQueued) * newcap) :
+			repalloc(finished, sizeof(WlQueued) * newcap);
 		finished_capacity = newcap;
 	}
 }
@@ -766,13 +764,11 @@ copy_text_now(WlActiveStmt *s)
 {
 	int			loc = s->st.query_location;
 	int			len = s->st.query_len;
-	const char *q;
-	int			clip;
+	const char *q = CleanQuerytext(s->st.source_text, &loc, &len);
+	int			clip = len < WL_QUERY_LEN ? len :
+		pg_mbcliplen(q, len, WL_QUERY_LEN - 1);
 
-	q = CleanQuerytext(s->st.source_text, &loc, &len);
-	clip = len < WL_QUERY_LEN ? len : pg_mbcliplen(q, len, WL_QUERY_LEN - 1);
-	memcpy(s->query, q, clip);
-	s->query[clip] = '\0';
+	memcpy(s->query, q, clip);	/* text_len bytes are read: no NUL */
 	s->text_len = clip;
 	s->has_text = true;
 }
@@ -785,7 +781,7 @@ copy_text(WlActiveStmt *s)
 		copy_text_now(s);
 }
 
-/* a plain SELECT's start by the wall clock, derived when needed */
+/* a statement's start by the wall clock: a plain SELECT's derived late */
 static pg_noinline TimestampTz
 derive_start_ts(WlActiveStmt *s)
 {
@@ -797,7 +793,6 @@ derive_start_ts(WlActiveStmt *s)
 	return s->start_ts;
 }
 
-/* its start by the wall clock */
 static inline TimestampTz
 statement_start_ts(WlActiveStmt *s)
 {
@@ -851,7 +846,6 @@ new_entry(bool tracked, bool is_utility, bool conditional)
 	s = &stmt_stack[stmt_depth];
 	memset(&s->storage_effects, 0, offsetof(WlActiveStmt, measured_usage) -
 		   offsetof(WlActiveStmt, storage_effects));
-	s->query[0] = '\0';
 	s->serial = next_serial++;
 	s->tracked = tracked;
 	s->is_utility = is_utility;
@@ -1200,8 +1194,7 @@ wl_acc_worker_boundary(void)
 
 /*
  * At PRE_COMMIT of a background process's transaction that did something: one
- * statement, w, from the later of the transaction's start and the previous
- * one's end; it takes the commit's walks of no known statement.
+ * statement, w, from its start or the previous one's end, taking the walks.
  */
 void
 wl_acc_worker_statement(const WlWorkerWork *w, const WlEffects *eff)
@@ -1276,10 +1269,7 @@ find_executor_entry(QueryDesc *queryDesc)
 	return -1;
 }
 
-/*
- * The held plain SELECT becomes a stack entry, as if pushed at its start
- * (whose room its start reserved), in its phase if it runs.
- */
+/* the held SELECT becomes an entry, in its phase if it runs (room reserved) */
 static void
 promote_light(void)
 {
@@ -1345,8 +1335,7 @@ wl_acc_executor_tracked(QueryDesc *queryDesc)
 
 /*
  * ExecutorRun and ExecutorFinish: time and usage inside them count (as in
- * pg_stat_statements).  An unrecorded query reads no clock.  Returns
- * whether the query is recorded.
+ * pg_stat_statements).  Returns whether recorded; if not, reads no clock.
  */
 bool
 wl_acc_executor_phase_begin(QueryDesc *queryDesc, instr_time *start)
@@ -1605,9 +1594,8 @@ wl_acc_pre_commit(bool is_prepare)
 
 /*
  * At an abort, the most buffers the deleted files can hold: blocks dirtied or
- * read since the first statement; 0 where counting costs more than the
- * invalidation adds (about WL_INVALIDATE_HEADERS header reads a buffer: a fixed
- * ratio, so that the choice does not hang on a calibration under load).
+ * read since the first statement; 0 where counting costs more than it saves
+ * (a fixed WL_INVALIDATE_HEADERS header reads a buffer, not a calibration).
  */
 #define WL_INVALIDATE_HEADERS	32
 
@@ -1624,11 +1612,9 @@ abort_buffers_bound(void)
 }
 
 /*
- * The abort path (the header's rules) of subtransaction subid or of the
- * transaction (InvalidSubTransactionId, wl_acc_abort): the statements the
- * error interrupted; the walk of the files it deletes, to their first
- * creator; a top-level abort's phase, charged to the record's held statements
- * by the files' creators.
+ * The abort (the header's rules) of subtransaction subid or, if invalid, the
+ * transaction: the statements the error interrupted; the walk of its deleted
+ * files, to their first creator; a top-level abort's phase, charged by them.
  */
 void
 wl_acc_subxact_abort(SubTransactionId subid)
@@ -1667,11 +1653,9 @@ wl_acc_subxact_abort(SubTransactionId subid)
 }
 
 /*
- * XACT_EVENT_COMMIT (reads only memory): the commit record is flushed, the
- * sync part is over.  Its parts: the walk and the syncs (predicted at
- * PRE_COMMIT); the record's local flush (timed where track_wal_io_timing is
- * on and compat.h can read the counters, else its fsyncs priced as
- * calibrated); the standby wait where core waits, the rest (wl_acc_xact_end).
+ * XACT_EVENT_COMMIT (reads only memory): the sync part is over: the walk and
+ * syncs (predicted), the record's flush (timed with track_wal_io_timing where
+ * compat.h reads the counters, else priced), the standby wait, the rest.
  */
 void
 wl_acc_commit_done(void)
@@ -1757,10 +1741,8 @@ part_of_phase(double phase_ms, double pred_ns, double part_ns, double per)
 
 /*
  * What a commit teaches the store (its spinlock only): the storage's speed,
- * from a sync phase mostly of the synced files' fsyncs (at least
- * WL_FSYNC_TIME_MIN_NS predicted); core's untimed work per file, from a
- * commit that only WAL-logs at least WL_FILE_COMMIT_MIN small files (at most
- * WL_FILE_COMMIT_BLOCKS blocks each), priced (wal_ns > 0).
+ * from a sync phase mostly of fsyncs (WL_FSYNC_TIME_MIN_NS predicted); core's
+ * untimed work per file, from a priced commit that only WAL-logs small files.
  */
 static void
 learn_from_commit(void)
