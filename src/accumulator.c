@@ -193,10 +193,7 @@ static WlQueued *finished = NULL;
 static int	n_finished = 0;
 static int	finished_capacity = 0;
 
-/*
- * The open transaction: its record, filled in place (finish_record adds
- * what only its end knows), and what it takes to fill it.
- */
+/* the open transaction: its record, filled in place, and what fills it */
 typedef struct WlOpenXact
 {
 	WlXactRecord rec;
@@ -254,7 +251,6 @@ static WlOpenXact cur;
 /* GID of the PREPARE TRANSACTION being executed */
 static char prepare_gid[GIDSIZE];
 
-static void unpublish_activity(void);
 static void add_scans_to_current(WlScanKind kind, int64 n, double est_ns);
 
 /* PREPARE TRANSACTION gid is running: the gid is kept for its end */
@@ -410,15 +406,6 @@ flush_at_safe_point(int more, bool at_commit)
 	if (n_finished + more > WL_QUEUE_BOUND)
 		flush_finished(true, WL_KEEP_HELD, false);
 	if (n_finished + more > WL_HELD_BOUND)
-		flush_finished(true, WL_KEEP_NONE, false);
-}
-
-/* the backend exits, after core's abort: store what waits */
-void
-wl_acc_backend_exit(void)
-{
-	unpublish_activity();
-	if (n_finished > 0)
 		flush_finished(true, WL_KEEP_NONE, false);
 }
 
@@ -609,6 +596,15 @@ unpublish_activity(void)
 	if (cur.shown)
 		wl_store_clear_activity();
 	cur.shown = false;
+}
+
+/* the backend exits, after core's abort: store what waits */
+void
+wl_acc_backend_exit(void)
+{
+	unpublish_activity();
+	if (n_finished > 0)
+		flush_finished(true, WL_KEEP_NONE, false);
 }
 
 /* queue the record finish_statement built in the queue's next slot */
@@ -886,7 +882,6 @@ push_statement(bool tracked, bool is_utility, bool conditional, CommandTag tag,
 		else
 			publish_activity(tag, s->start_ts, true, false);
 	}
-
 	return stmt_depth++;
 }
 
@@ -1159,7 +1154,7 @@ wl_acc_exit_begins(void)
 	if (light.active && light.running &&
 		pgWalUsage.wal_records != light.st.usage_start.c.wal_records &&
 		stmt_depth < stmt_capacity &&
-		n_finished + stmt_depth + 1 <= finished_capacity)
+		n_finished + stmt_depth < finished_capacity)
 		promote_light();
 	light.active = false;
 	for (int i = stmt_depth - 1; i >= 0; i--)
@@ -1181,10 +1176,7 @@ wl_acc_exit_begins(void)
 static TimestampTz worker_boundary_ts;
 static WlUsageMark worker_boundary_mark;
 
-/*
- * A background process's transaction ends: its next is measured from here
- * (the tablesync worker sets no statement timestamp).  Fit for the abort path.
- */
+/* a worker's transaction ends (even by abort): its next is timed from here */
 void
 wl_acc_worker_boundary(void)
 {
@@ -1255,8 +1247,7 @@ wl_acc_utility_done(uint64 serial, WlStmtStatus status, uint64 rows)
 bool
 wl_acc_innermost_is_utility_at(int nest_level)
 {
-	return stmt_depth > 0 &&
-		stmt_stack[stmt_depth - 1].is_utility &&
+	return stmt_depth > 0 && stmt_stack[stmt_depth - 1].is_utility &&
 		stmt_stack[stmt_depth - 1].st.nest_level == nest_level;
 }
 
@@ -1273,10 +1264,9 @@ find_executor_entry(QueryDesc *queryDesc)
 static void
 promote_light(void)
 {
-	WlActiveStmt *s;
+	WlActiveStmt *s = new_entry(true, false, true);
 
 	light.active = false;
-	s = new_entry(true, false, true);
 	s->st = light.st;
 	s->start_ts = 0;
 	if (light.running)
@@ -1421,8 +1411,7 @@ wl_acc_executor_done(QueryDesc *queryDesc, uint64 rows, bool wal_skipped)
 	if (idx < 0)
 		return;
 	stmt_stack[idx].wal_skipped |= wal_skipped;
-	if (wal_skipped)
-		cur.storage_touched = true;
+	cur.storage_touched |= wal_skipped;
 	finish_statement(idx, WL_STMT_OK, rows, true);
 }
 
@@ -1441,8 +1430,7 @@ begin_phase(bool is_abort, bool is_prepare)
 	INSTR_TIME_SET_ZERO(cur.phase_afterlocks);
 	cur.phase_wal_start = pgWalUsage.wal_bytes;
 	cur.rec.commit_standby_wait = false;
-	cur.rec.commit_wal_ms = 0;
-	cur.rec.commit_standby_ms = 0;
+	cur.rec.commit_wal_ms = cur.rec.commit_standby_ms = 0;
 	cur.phase_io_valid = !is_abort && wl_wal_io_plain(&cur.phase_io);
 }
 
