@@ -1,36 +1,31 @@
 /*-------------------------------------------------------------------------
  *
  * accumulator.c
- *		The backend's accumulator: the statements in progress, the open
- *		transaction record, the commit and abort phases, the attribution of
- *		their walks and time to the statements that caused them, the queue
- *		of finished records on their way to the store, and what a PREPARE
- *		leaves for its COMMIT PREPARED.
+ *		The backend's accumulator: statements in progress, the open
+ *		transaction record, its commit and abort phases, the attribution of
+ *		their walks and time to statements, the queue of finished records
+ *		for the store, and what a PREPARE leaves for its COMMIT PREPARED.
  *
  * The statement stack lives in TopMemoryContext: a statement that runs
- * several transactions (VACUUM, a procedure that commits, CREATE INDEX
- * CONCURRENTLY) is folded into the record of the one that ends it
- * (inner_xacts).  hooks.c counts nesting as pg_stat_statements does.
+ * several transactions (VACUUM, a procedure that commits) is folded into
+ * the record of the one that ends it (inner_xacts).
  *
- * The phases, as core's xact.c runs them.  Commit: PRE_COMMIT, the pending
- * syncs (the sync walk), the commit record, its flush, the synchronous
- * standby wait; COMMIT: locks released, pending deletes (the drop walk);
- * TopTransactionContext's reset ends it.  Abort: ABORT, locks released,
- * pending deletes, to the reset (or to the locks' release where core cleans
- * up only at the client's ROLLBACK).  ABORT_SUB: its walk counted.
+ * Phases as xact.c runs them.  Commit: PRE_COMMIT, pending syncs (the sync
+ * walk), the commit record and its flush, the standby wait; COMMIT: locks
+ * released, pending deletes (the drop walk); TopTransactionContext's reset
+ * ends it.  Abort: ABORT to the reset (or to the locks' release where core
+ * cleans up only at ROLLBACK).  ABORT_SUB: its walk counted.
  *
- * A walk's estimate is made once, when it is counted.  A FATAL exit
- * unwinds nothing: walload's first exit callback ends the statements in
- * progress as errors (wl_acc_exit_begins), core's abort records the
- * transaction, walload's last exit callback stores what waits.  A
- * transaction is observed (and then recorded whatever walload.track says
- * by its end) if a statement started in it with tracking on.
+ * A FATAL exit unwinds nothing: wl_acc_exit_begins ends the statements as
+ * errors, core's abort records the transaction, wl_acc_backend_exit stores
+ * what waits.  A transaction is observed (and recorded) if a statement
+ * started in it with tracking on.
  *
  * The abort path and the commit cleanup (an error there is a PANIC): no
- * allocation but core's file lists in its TransactionAbortContext; no read
- * of memory core may have freed (copy_text); no file I/O; no wait on
- * walload's lock, no eviction from walload_stats (what cannot be stored
- * waits for the next safe point); no ERROR or WARNING (docs/guarantees.md).
+ * allocation but core's file lists in TransactionAbortContext; no read of
+ * memory core may have freed (copy_text); no file I/O; no wait on walload's
+ * lock, no eviction (what cannot be stored waits); no ERROR or WARNING
+ * (docs/guarantees.md).
  *
  *-------------------------------------------------------------------------
  */
@@ -55,16 +50,12 @@
 #include "store.h"
 #include "strategy.h"
 
-/*
- * What a statement takes at its start: the whole of a held plain SELECT
- * (WlLightStmt), the head of a stack entry, so that promoting the one to
- * the other is one assignment.
- */
+/* a statement's start: a held plain SELECT whole, a stack entry's head */
 typedef struct WlStmtStart
 {
 	CommandTag	tag;
 	uint64		queryid;
-	Oid			userid;			/* the role at its start (finish_statement) */
+	Oid			userid;			/* the role at its start, right at an abort */
 	int			nest_level;
 	QueryDesc  *queryDesc;		/* executor only; compared, not dereferenced */
 	int32		stmt_no;
@@ -96,7 +87,6 @@ typedef struct WlActiveStmt
 	int			text_len;		/* its bytes before the NUL */
 	int			running;		/* executor: inside ExecutorRun/Finish */
 	instr_time	elapsed;		/* executor: accumulated Run/Finish time */
-	/* utility: measured start to end; executor: inside Run and Finish */
 	WlUsageMark usage;			/* executor: accumulated over its phases */
 	bool		measured;		/* utility: measured (time, usage) */
 	double		measured_ms;
@@ -119,11 +109,9 @@ static uint64 next_serial = 1;
 static uint64 xact_epoch_now = 1;
 
 /*
- * A plain SELECT (recorded only if it writes) is held here, not pushed:
- * most never write, and an entry costs more than the rest of walload's
- * work on a read-only load.  It becomes an entry (promote_light) when a
- * statement starts inside it, when its phase wrote WAL, or when its phase
- * may be resumed.  One at a time.
+ * A plain SELECT (recorded only if it writes) is held here, not pushed: most
+ * never write.  It becomes an entry (promote_light) when a statement starts
+ * inside it, its phase wrote WAL, or its phase may be resumed.
  */
 typedef struct WlLightStmt
 {
@@ -190,9 +178,8 @@ time_kind(CommandTag tag)
 static bool recorded_before = false;
 
 /*
- * Finished statements waiting to be stored, in the order they ended.  A held
- * one (it created or doomed files of the open record) waits for the record's
- * end, which charges it its share of the commit (sync_files, cleanup_files).
+ * Finished statements to store, in order.  A held one (it created or doomed
+ * files) waits for the record's end, which charges it its share of the commit.
  */
 typedef struct WlQueued
 {
@@ -206,10 +193,7 @@ static WlQueued *finished = NULL;
 static int	n_finished = 0;
 static int	finished_capacity = 0;
 
-/*
- * The open transaction: its record, filled in place (finish_record adds
- * what only its end knows), and what it takes to fill it.
- */
+/* the open transaction: its record, filled in place, and what fills it */
 typedef struct WlOpenXact
 {
 	WlXactRecord rec;
@@ -220,11 +204,7 @@ typedef struct WlOpenXact
 	int64		scans[WL_NUM_SCAN_KINDS];
 	int64		scan_est_ns;
 	double		faults_mark;	/* wl_scan_faults_priced_ns() when observed */
-
-	/*
-	 * rec.userid, rec.application_name: its last recorded statement's (a
-	 * top-level one if any), as it ran: at the end core has undone SET LOCAL.
-	 */
+	/* rec.userid, application_name: the last (top-level) statement's, as run */
 	bool		role_from_toplevel; /* rec.userid is a top-level statement's */
 	bool		usage_baseline_set;
 
@@ -271,9 +251,6 @@ static WlOpenXact cur;
 /* GID of the PREPARE TRANSACTION being executed */
 static char prepare_gid[GIDSIZE];
 
-static void finish_statement(int idx, WlStmtStatus status, uint64 rows,
-							 bool source_valid);
-static void unpublish_activity(void);
 static void add_scans_to_current(WlScanKind kind, int64 n, double est_ns);
 
 /* PREPARE TRANSACTION gid is running: the gid is kept for its end */
@@ -323,8 +300,7 @@ activate(void)
 	cur.active = true;
 	cur.rec.xact_id = wl_store_next_xact_id();
 	take_role_and_application(GetUserId());
-	if (!cur.observed)
-		wl_acc_observe();
+	wl_acc_observe();
 }
 
 /* the transaction's usage counts from its first statement */
@@ -378,10 +354,8 @@ typedef enum WlKeep
 } WlKeep;
 
 /*
- * Store the queue but what keep keeps, in one hold of walload's lock
- * (nothing between can fail).  may_wait false: only if the lock is free;
- * in_cleanup: no new aggregate in a full walload_stats (store.c).  The rest
- * stays, in order.
+ * Store the queue but what keep keeps, in one hold of walload's lock.
+ * may_wait false: only if it is free; in_cleanup: see store.c.
  */
 static void
 flush_finished(bool may_wait, WlKeep keep, bool in_cleanup)
@@ -417,10 +391,9 @@ flush_finished(bool may_wait, WlKeep keep, bool in_cleanup)
 }
 
 /*
- * A statement starts or a commit begins: store what waits if walload's lock is
- * free (at a commit, all but the held ones); past WL_QUEUE_BOUND, wait for it;
- * past WL_HELD_BOUND (a restore's DROPs in one transaction) store the held ones
- * too, uncharged.  Held ones get more room: they share the commit's phase.
+ * A statement starts or a commit begins: store what waits if the lock is free
+ * (at a commit, all but the held ones); past WL_QUEUE_BOUND wait for it; past
+ * WL_HELD_BOUND (a restore's DROPs) store the held ones too, uncharged.
  */
 #define WL_QUEUE_BOUND	64
 #define WL_HELD_BOUND	1024
@@ -436,19 +409,7 @@ flush_at_safe_point(int more, bool at_commit)
 		flush_finished(true, WL_KEEP_NONE, false);
 }
 
-/* the backend exits, after core's abort: store what waits */
-void
-wl_acc_backend_exit(void)
-{
-	unpublish_activity();
-	if (n_finished > 0)
-		flush_finished(true, WL_KEEP_NONE, false);
-}
-
-/*
- * A statement starts: room to queue `more` statements without allocating
- * (they may end in error handlers), after storing what waits.
- */
+/* a statement starts: room to queue `more` without allocating (error paths) */
 static void
 reserve_finished(int more)
 {
@@ -470,24 +431,19 @@ reserve_finished(int more)
 	{
 		int			newcap = Max(64, (n_finished + more) * 2);
 
-		if (finished == NULL)
-			finished = MemoryContextAlloc(TopMemoryContext, sizeof(WlQueued) * newcap);
-		else
-			finished = repalloc(finished, sizeof(WlQueued) * newcap);
+		finished = finished == NULL ?
+			MemoryContextAlloc(TopMemoryContext, sizeof(WlQueued) * newcap) :
+			repalloc(finished, sizeof(WlQueued) * newcap);
 		finished_capacity = newcap;
 	}
 }
 
-/* ----------------------------------------------------------------
- * walload_activity: the running load, shown to other backends
- * ----------------------------------------------------------------
- */
+/* ---------- walload_activity: the running load, shown to others ---------- */
 
 /*
- * A prediction reads every pending file: at every statement of thousands of
- * files that is quadratic.  A transaction's predictions go over at most
- * WL_PREDICT_BUDGET_FILES files plus WL_PREDICT_PER_STMT per statement
- * (files, not time: independent of the machine's load); then the last stays.
+ * A prediction reads every pending file, quadratic over thousands: at most
+ * WL_PREDICT_BUDGET_FILES files plus WL_PREDICT_PER_STMT per statement (not
+ * time: independent of the load); then the last prediction stays.
  */
 #define WL_PREDICT_BUDGET_FILES		4096
 #define WL_PREDICT_PER_STMT			16
@@ -514,11 +470,7 @@ current_cost(TimestampTz now)
 	return &cost;
 }
 
-/*
- * Blocks of WAL-skipping files the commit's sync will find dirty: those the
- * statements dirtied, but a utility statement loads through core's 16 MB
- * bulk-write ring and leaves at most the ring dirty.
- */
+/* blocks the commit's sync finds dirty: a utility leaves at most its ring */
 #define WL_BULKWRITE_RING_BLOCKS	(16 * 1024 * 1024 / BLCKSZ)
 
 static void
@@ -526,8 +478,7 @@ note_dirtied_by_load(const WlStmtRecord *rec)
 {
 	if (!rec->wal_skipped)
 		return;
-	cur.dirty_load_blocks += rec->tag == CMDTAG_INSERT || rec->tag == CMDTAG_UPDATE ||
-		rec->tag == CMDTAG_DELETE || rec->tag == CMDTAG_MERGE || rec->tag == CMDTAG_SELECT ?
+	cur.dirty_load_blocks += time_kind(rec->tag) == WL_TIME_DML ?
 		rec->c.shared_blks_dirtied :
 		Min(rec->c.shared_blks_dirtied, WL_BULKWRITE_RING_BLOCKS);
 }
@@ -569,10 +520,7 @@ predict_commit(WlActivity *a, TimestampTz now)
 	}
 	else
 	{
-		/*
-		 * No file was created, deleted or written past WAL: nothing pending.
-		 * wl_commit_est is pure: the same until the calibration is read again.
-		 */
+		/* nothing pending; wl_commit_est is pure: estimated once a reading */
 		static WlCommitModel empty = {.sync_stmt_no = -1,.drop_stmt_no = -1};
 		static WlCommitEstimate empty_est;
 		static uint64 of_reading = 0;
@@ -597,9 +545,8 @@ predict_commit(WlActivity *a, TimestampTz now)
 }
 
 /*
- * Show the open record in walload_activity, at a recorded statement's start
- * (starting: command_start is now) and end (predict: with a new
- * prediction).  Never on the abort path.
+ * Show the open record at a recorded statement's start (starting: now is
+ * command_start) and end (predict: a new prediction).  Not on the abort path.
  */
 static void
 publish_activity(CommandTag command, TimestampTz command_start, bool starting,
@@ -612,12 +559,7 @@ publish_activity(CommandTag command, TimestampTz command_start, bool starting,
 	if (!cur.observed)
 		return;
 	now = starting ? command_start : GetCurrentTimestamp();
-
-	/*
-	 * The slot shows cur.act as last published, its prediction only once
-	 * made (predicted_at): written only when new.  With nothing pending
-	 * since the first, a prediction only dates itself.
-	 */
+	/* a prediction is written when new; with nothing pending it only dates */
 	whole = predict && (cur.storage_touched || a->predicted_at == 0);
 	a->pid = MyProcPid;
 	a->userid = GetUserId();
@@ -635,17 +577,14 @@ publish_activity(CommandTag command, TimestampTz command_start, bool starting,
 	a->scan_est_ns = cur.scan_est_ns;
 	a->nbuffers = NBuffers;
 	a->wal_skip_threshold_kb = wal_skip_threshold;
-	if (predict && !whole)
+	if (whole)
+		predict_commit(a, now);
+	else if (predict && IsTransactionState())
 	{
 		/* nothing pending since the record began: the first prediction holds */
-		if (IsTransactionState())
-		{
-			a->predicted_at = now;
-			a->pred_statements = cur.rec.statements;
-		}
+		a->predicted_at = now;
+		a->pred_statements = cur.rec.statements;
 	}
-	else if (whole)
-		predict_commit(a, now);
 	wl_store_publish_activity(a, whole);
 	cur.shown = true;
 }
@@ -657,6 +596,15 @@ unpublish_activity(void)
 	if (cur.shown)
 		wl_store_clear_activity();
 	cur.shown = false;
+}
+
+/* the backend exits, after core's abort: store what waits */
+void
+wl_acc_backend_exit(void)
+{
+	unpublish_activity();
+	if (n_finished > 0)
+		flush_finished(true, WL_KEEP_NONE, false);
 }
 
 /* queue the record finish_statement built in the queue's next slot */
@@ -707,10 +655,9 @@ xact_add_scans(WlScanKind kind, int64 n, double est_ns)
 }
 
 /*
- * A walk at commit or abort over nfiles files, acting on `buffers`, caused by
- * statement stmt_no (-1: unknown): to its held record, its entry if it runs,
- * else the statement running now.  An abort's files of no known creator are
- * the failed statement's, whose post-look never ran.
+ * A walk at commit or abort caused by statement stmt_no (-1: unknown): to its
+ * held record, its entry if it runs, else the statement running now; at an
+ * abort, files of no known creator are the failed statement's.
  */
 static void
 add_attributed_scan(WlScanKind kind, int32 stmt_no, int nfiles, int64 buffers,
@@ -718,6 +665,8 @@ add_attributed_scan(WlScanKind kind, int32 stmt_no, int nfiles, int64 buffers,
 {
 	double		est_ns = wl_scans_est_ns(kind, 1, nfiles, buffers);
 	WlQueued   *q;
+	int64	   *scans = NULL;
+	int64	   *scan_ns = NULL;
 
 	if (stmt_no < 0 && cur.worker_stmt_no > 0)
 		stmt_no = cur.worker_stmt_no;
@@ -725,31 +674,25 @@ add_attributed_scan(WlScanKind kind, int32 stmt_no, int nfiles, int64 buffers,
 	if (q == NULL && stmt_no < 0 && on_abort_path)
 		q = queued(cur.failed_stmt_no, false);
 	if (q != NULL)
+		scans = q->rec.c.scans, scan_ns = &q->rec.c.scan_est_ns;
+	for (int i = stmt_depth - 1; i >= 0 && stmt_no >= 0 && scans == NULL; i--)
+		if (stmt_stack[i].st.stmt_no == stmt_no && stmt_stack[i].storage_effects)
+			scans = stmt_stack[i].scans, scan_ns = &stmt_stack[i].scan_est_ns;
+	if (scans == NULL)
 	{
-		xact_add_scans(kind, 1, est_ns);
-		q->rec.c.scans[kind]++;
-		q->rec.c.scan_est_ns += (int64) est_ns;
+		add_scans_to_current(kind, 1, est_ns);
 		return;
 	}
-	for (int i = stmt_depth - 1; i >= 0 && stmt_no >= 0; i--)
-		if (stmt_stack[i].st.stmt_no == stmt_no && stmt_stack[i].storage_effects)
-		{
-			xact_add_scans(kind, 1, est_ns);
-			stmt_stack[i].scans[kind]++;
-			stmt_stack[i].scan_est_ns += (int64) est_ns;
-			return;
-		}
-	add_scans_to_current(kind, 1, est_ns);
+	xact_add_scans(kind, 1, est_ns);
+	scans[kind]++;
+	*scan_ns += (int64) est_ns;
 }
 
 /*
  * ---------- the commit phase charged to statements ----------
- * The record's last phase is split equally among the files it acted on (what
- * the model knows exactly), each share to the held statement the file came
- * from (walload_stats.commit_ms): the sync part by pending syncs, to their
- * creators; the cleanup by files deleted, to who scheduled the deletion; an
- * abort by files deleted, to their creators.  Counted at PRE_COMMIT or the
- * abort if the record holds statements; an inner commit is not charged.
+ * Split equally among the files it acted on, each share to the held statement
+ * the file came from (commit_ms): syncs to their creators, deletions to who
+ * scheduled them (an abort's: creators).  Inner commits are not charged.
  */
 static void
 clear_commit_charges(void)
@@ -791,10 +734,8 @@ charge_commit_phase(void)
 	clear_commit_charges();
 }
 
-/* ----------------------------------------------------------------
- * the statement stack
- * ----------------------------------------------------------------
- */
+/* ---------- the statement stack ---------- */
+
 /* the walks counted in scans[] */
 static int64
 scan_count(const int64 *scans)
@@ -819,13 +760,11 @@ copy_text_now(WlActiveStmt *s)
 {
 	int			loc = s->st.query_location;
 	int			len = s->st.query_len;
-	const char *q;
-	int			clip;
+	const char *q = CleanQuerytext(s->st.source_text, &loc, &len);
+	int			clip = len < WL_QUERY_LEN ? len :
+		pg_mbcliplen(q, len, WL_QUERY_LEN - 1);
 
-	q = CleanQuerytext(s->st.source_text, &loc, &len);
-	clip = len < WL_QUERY_LEN ? len : pg_mbcliplen(q, len, WL_QUERY_LEN - 1);
-	memcpy(s->query, q, clip);
-	s->query[clip] = '\0';
+	memcpy(s->query, q, clip);	/* text_len bytes are read: no NUL */
 	s->text_len = clip;
 	s->has_text = true;
 }
@@ -838,7 +777,7 @@ copy_text(WlActiveStmt *s)
 		copy_text_now(s);
 }
 
-/* a plain SELECT's start by the wall clock, derived when needed */
+/* a statement's start by the wall clock: a plain SELECT's derived late */
 static pg_noinline TimestampTz
 derive_start_ts(WlActiveStmt *s)
 {
@@ -850,7 +789,6 @@ derive_start_ts(WlActiveStmt *s)
 	return s->start_ts;
 }
 
-/* its start by the wall clock */
 static inline TimestampTz
 statement_start_ts(WlActiveStmt *s)
 {
@@ -904,7 +842,6 @@ new_entry(bool tracked, bool is_utility, bool conditional)
 	s = &stmt_stack[stmt_depth];
 	memset(&s->storage_effects, 0, offsetof(WlActiveStmt, measured_usage) -
 		   offsetof(WlActiveStmt, storage_effects));
-	s->query[0] = '\0';
 	s->serial = next_serial++;
 	s->tracked = tracked;
 	s->is_utility = is_utility;
@@ -931,14 +868,12 @@ push_statement(bool tracked, bool is_utility, bool conditional, CommandTag tag,
 	/* read by a utility's measure and a plain SELECT's start_ts only */
 	if (is_utility || conditional)
 		INSTR_TIME_SET_CURRENT(s->st.start);
-	else
-		INSTR_TIME_SET_ZERO(s->st.start);
 	if (is_utility)
 		wl_usage_mark(&s->st.usage_start);	/* again right before the call */
 	if (tracked && !conditional)
 	{
 		copy_text(s);
-		if (cur.shown && cur.observed)
+		if (cur.shown)			/* shown: observed */
 		{
 			cur.act.current_command = tag;
 			cur.act.current_stmt_start = cur.act.state_change = s->start_ts;
@@ -947,7 +882,6 @@ push_statement(bool tracked, bool is_utility, bool conditional, CommandTag tag,
 		else
 			publish_activity(tag, s->start_ts, true, false);
 	}
-
 	return stmt_depth++;
 }
 
@@ -1143,8 +1077,6 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 	memset(rec, 0, offsetof(WlStmtRecord, c));
 	rec->stmt_no = s->st.stmt_no;
 	rec->pid = MyProcPid;
-
-	/* the role at its start: right too for one the abort ends */
 	rec->userid = s->st.userid;
 	rec->dbid = MyDatabaseId;
 	rec->queryid = s->st.queryid;
@@ -1185,10 +1117,7 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 	statement_done(rec->toplevel, s->storage_effects);
 	remove_statement(idx);
 
-	/*
-	 * What it leaves running, and what COMMIT would do now: not after an
-	 * error, nor outside a transaction block, where PRE_COMMIT follows.
-	 */
+	/* what it leaves running; predicted unless failed or PRE_COMMIT follows */
 	if (source_valid)
 	{
 		int			t = current_statement(true);
@@ -1212,12 +1141,9 @@ end_phase(WlActiveStmt *s, instr_time start, instr_time now)
 }
 
 /*
- * The backend's exit begins (a FATAL, a client gone): before core's abort, or
- * from the abort path where core aborts first (RemoveTempRelationsCallback
- * runs before walload's callback).  A FATAL unwinds nothing: every statement
- * on the stack failed now, measured to now as a cancel records it, the held
- * SELECT too if its phase wrote.  Reads no memory of core's (a text not copied
- * yet is left out); allocates nothing: room was reserved at each push.
+ * The exit begins (FATAL, client gone), before core's abort or from it where
+ * core aborts first: every statement on the stack failed now, the held SELECT
+ * too if it wrote.  Reads no memory of core's; allocates nothing (reserved).
  */
 void
 wl_acc_exit_begins(void)
@@ -1228,7 +1154,7 @@ wl_acc_exit_begins(void)
 	if (light.active && light.running &&
 		pgWalUsage.wal_records != light.st.usage_start.c.wal_records &&
 		stmt_depth < stmt_capacity &&
-		n_finished + stmt_depth + 1 <= finished_capacity)
+		n_finished + stmt_depth < finished_capacity)
 		promote_light();
 	light.active = false;
 	for (int i = stmt_depth - 1; i >= 0; i--)
@@ -1250,10 +1176,7 @@ wl_acc_exit_begins(void)
 static TimestampTz worker_boundary_ts;
 static WlUsageMark worker_boundary_mark;
 
-/*
- * A background process's transaction ends: its next is measured from here
- * (the tablesync worker sets no statement timestamp).  Fit for the abort path.
- */
+/* a worker's transaction ends (even by abort): its next is timed from here */
 void
 wl_acc_worker_boundary(void)
 {
@@ -1263,8 +1186,7 @@ wl_acc_worker_boundary(void)
 
 /*
  * At PRE_COMMIT of a background process's transaction that did something: one
- * statement, w, from the later of the transaction's start and the previous
- * one's end; it takes the commit's walks of no known statement.
+ * statement, w, from its start or the previous one's end, taking the walks.
  */
 void
 wl_acc_worker_statement(const WlWorkerWork *w, const WlEffects *eff)
@@ -1325,8 +1247,7 @@ wl_acc_utility_done(uint64 serial, WlStmtStatus status, uint64 rows)
 bool
 wl_acc_innermost_is_utility_at(int nest_level)
 {
-	return stmt_depth > 0 &&
-		stmt_stack[stmt_depth - 1].is_utility &&
+	return stmt_depth > 0 && stmt_stack[stmt_depth - 1].is_utility &&
 		stmt_stack[stmt_depth - 1].st.nest_level == nest_level;
 }
 
@@ -1339,17 +1260,13 @@ find_executor_entry(QueryDesc *queryDesc)
 	return -1;
 }
 
-/*
- * The held plain SELECT becomes a stack entry, as if pushed at its start
- * (whose room its start reserved), in its phase if it runs.
- */
+/* the held SELECT becomes an entry, in its phase if it runs (room reserved) */
 static void
 promote_light(void)
 {
-	WlActiveStmt *s;
+	WlActiveStmt *s = new_entry(true, false, true);
 
 	light.active = false;
-	s = new_entry(true, false, true);
 	s->st = light.st;
 	s->start_ts = 0;
 	if (light.running)
@@ -1388,9 +1305,8 @@ wl_acc_executor_start(bool conditional, bool may_be_light, CommandTag tag,
 			grow_stack();
 		reserve_finished(stmt_depth + 1);
 		note_activity();
+		light.running = light.ran = false;
 		light.active = true;
-		light.running = false;
-		light.ran = false;
 		start_statement(&light.st, true, tag, queryid, nest_level, queryDesc,
 						queryDesc->sourceText, ps->stmt_location, ps->stmt_len);
 		return;
@@ -1409,27 +1325,23 @@ wl_acc_executor_tracked(QueryDesc *queryDesc)
 
 /*
  * ExecutorRun and ExecutorFinish: time and usage inside them count (as in
- * pg_stat_statements).  An unrecorded query reads no clock.  Returns
- * whether the query is recorded.
+ * pg_stat_statements).  Returns whether recorded; if not, reads no clock.
  */
 bool
 wl_acc_executor_phase_begin(QueryDesc *queryDesc, instr_time *start)
 {
 	int			idx;
 
-	if (is_light(queryDesc))
+	/* a second phase of the held SELECT (ExecutorRewind) needs an entry */
+	if (is_light(queryDesc) && light.ran)
+		promote_light();
+	else if (is_light(queryDesc))
 	{
-		/* a second phase (ExecutorRewind) needs an entry */
-		if (light.ran)
-			promote_light();
-		else
-		{
-			light.running = true;
-			wl_usage_mark(&light.st.usage_start);
-			INSTR_TIME_SET_CURRENT(light.st.start);
-			*start = light.st.start;
-			return true;
-		}
+		light.running = true;
+		wl_usage_mark(&light.st.usage_start);
+		INSTR_TIME_SET_CURRENT(light.st.start);
+		*start = light.st.start;
+		return true;
 	}
 	idx = stmt_depth > 0 ? find_executor_entry(queryDesc) : -1;
 	if (idx < 0)
@@ -1475,8 +1387,8 @@ wl_acc_executor_phase_end(QueryDesc *queryDesc, instr_time start, bool failed,
 	s = &stmt_stack[idx];
 	wal_before = s->usage.c.wal_records;
 	INSTR_TIME_SET_CURRENT(now);
-	/* a plain SELECT that wrote will be recorded: keep its text now */
-	if (end_phase(s, start, now) && s->conditional && s->tracked &&
+	/* a plain SELECT (tracked) that wrote is recorded: keep its text now */
+	if (end_phase(s, start, now) && s->conditional &&
 		s->usage.c.wal_records != wal_before)
 		copy_text(s);
 	if (failed)
@@ -1499,8 +1411,7 @@ wl_acc_executor_done(QueryDesc *queryDesc, uint64 rows, bool wal_skipped)
 	if (idx < 0)
 		return;
 	stmt_stack[idx].wal_skipped |= wal_skipped;
-	if (wal_skipped)
-		cur.storage_touched = true;
+	cur.storage_touched |= wal_skipped;
 	finish_statement(idx, WL_STMT_OK, rows, true);
 }
 
@@ -1519,8 +1430,7 @@ begin_phase(bool is_abort, bool is_prepare)
 	INSTR_TIME_SET_ZERO(cur.phase_afterlocks);
 	cur.phase_wal_start = pgWalUsage.wal_bytes;
 	cur.rec.commit_standby_wait = false;
-	cur.rec.commit_wal_ms = 0;
-	cur.rec.commit_standby_ms = 0;
+	cur.rec.commit_wal_ms = cur.rec.commit_standby_ms = 0;
 	cur.phase_io_valid = !is_abort && wl_wal_io_plain(&cur.phase_io);
 }
 
@@ -1672,9 +1582,8 @@ wl_acc_pre_commit(bool is_prepare)
 
 /*
  * At an abort, the most buffers the deleted files can hold: blocks dirtied or
- * read since the first statement; 0 where counting costs more than the
- * invalidation adds (about WL_INVALIDATE_HEADERS header reads a buffer: a fixed
- * ratio, so that the choice does not hang on a calibration under load).
+ * read since the first statement; 0 where counting costs more than it saves
+ * (a fixed WL_INVALIDATE_HEADERS header reads a buffer, not a calibration).
  */
 #define WL_INVALIDATE_HEADERS	32
 
@@ -1691,11 +1600,9 @@ abort_buffers_bound(void)
 }
 
 /*
- * The abort path (the header's rules) of subtransaction subid or of the
- * transaction (InvalidSubTransactionId, wl_acc_abort): the statements the
- * error interrupted; the walk of the files it deletes, to their first
- * creator; a top-level abort's phase, charged to the record's held statements
- * by the files' creators.
+ * The abort (the header's rules) of subtransaction subid or, if invalid, the
+ * transaction: the statements the error interrupted; the walk of its deleted
+ * files, to their first creator; a top-level abort's phase, charged by them.
  */
 void
 wl_acc_subxact_abort(SubTransactionId subid)
@@ -1734,11 +1641,9 @@ wl_acc_subxact_abort(SubTransactionId subid)
 }
 
 /*
- * XACT_EVENT_COMMIT (reads only memory): the commit record is flushed, the
- * sync part is over.  Its parts: the walk and the syncs (predicted at
- * PRE_COMMIT); the record's local flush (timed where track_wal_io_timing is
- * on and compat.h can read the counters, else its fsyncs priced as
- * calibrated); the standby wait where core waits, the rest (wl_acc_xact_end).
+ * XACT_EVENT_COMMIT (reads only memory): the sync part is over: the walk and
+ * syncs (predicted), the record's flush (timed with track_wal_io_timing where
+ * compat.h reads the counters, else priced), the standby wait, the rest.
  */
 void
 wl_acc_commit_done(void)
@@ -1824,10 +1729,8 @@ part_of_phase(double phase_ms, double pred_ns, double part_ns, double per)
 
 /*
  * What a commit teaches the store (its spinlock only): the storage's speed,
- * from a sync phase mostly of the synced files' fsyncs (at least
- * WL_FSYNC_TIME_MIN_NS predicted); core's untimed work per file, from a
- * commit that only WAL-logs at least WL_FILE_COMMIT_MIN small files (at most
- * WL_FILE_COMMIT_BLOCKS blocks each), priced (wal_ns > 0).
+ * from a sync phase mostly of fsyncs (WL_FSYNC_TIME_MIN_NS predicted); core's
+ * untimed work per file, from a priced commit that only WAL-logs small files.
  */
 static void
 learn_from_commit(void)

@@ -1,9 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * accumulator.h
- *		The backend's accumulator (accumulator.c): statements in progress,
- *		the open transaction record, commit and abort phases, and the
- *		finished records on their way to the store.  Called by hooks.c.
+ *		The backend's accumulator (accumulator.c), called by hooks.c.
  *
  *-------------------------------------------------------------------------
  */
@@ -20,7 +18,8 @@
 extern void wl_acc_observe(void);
 extern bool wl_acc_observed(void);
 
-/* statements */
+/* statements, and what the one running now did (model.c, observe.c) */
+extern void wl_acc_apply_effects(const WlEffects *eff);
 extern bool wl_acc_statement_on_stack(void);
 extern int32 wl_acc_current_statement_no(void);
 extern uint64 wl_acc_utility_start(bool tracked, CommandTag tag, uint64 queryid,
@@ -39,9 +38,6 @@ extern bool wl_acc_executor_phase_begin(QueryDesc *queryDesc, instr_time *start)
 extern void wl_acc_executor_phase_end(QueryDesc *queryDesc, instr_time start,
 									  bool failed, bool resumable);
 extern void wl_acc_executor_done(QueryDesc *queryDesc, uint64 rows, bool wal_skipped);
-
-/* what the statement running now did (model.c, observe.c) */
-extern void wl_acc_apply_effects(const WlEffects *eff);
 
 /* background processes: their work at a commit, the ends of their transactions */
 extern void wl_acc_worker_statement(const WlWorkerWork *w, const WlEffects *eff);
