@@ -829,9 +829,7 @@ wl_store_publish_activity(const WlActivity *a, bool whole)
 	if (whole)
 		ACTIVITY_WRITE(slot, slot->a = *a);
 	else
-		ACTIVITY_WRITE(slot, (memcpy(&slot->a, a, offsetof(WlActivity, pred)),
-							  slot->a.nbuffers = a->nbuffers,
-							  slot->a.wal_skip_threshold_kb = a->wal_skip_threshold_kb));
+		ACTIVITY_WRITE(slot, memcpy(&slot->a, a, offsetof(WlActivity, pred)));
 }
 
 /* a recorded statement starts: its command and times (the rest, at its end) */

@@ -369,6 +369,8 @@ typedef struct WlActivity
 	uint64		wal_bytes;
 	int64		scans[WL_NUM_SCAN_KINDS];	/* so far */
 	int64		scan_est_ns;
+	int32		nbuffers;
+	int32		wal_skip_threshold_kb;
 	/* what COMMIT and ROLLBACK would do if issued at predicted_at */
 	TimestampTz predicted_at;	/* 0: no prediction yet */
 	int32		pred_statements;	/* statements recorded when it was made */
@@ -378,8 +380,6 @@ typedef struct WlActivity
 	double		pred_scan_ms;	/* of which scans */
 	int32		pred_abort_scans;
 	int32		pred_abort_rels;
-	int32		nbuffers;
-	int32		wal_skip_threshold_kb;
 } WlActivity;
 
 /* what commits teach and unit_costs sets: ratios in [1/WL_LEARNED_BOUND, WL_LEARNED_BOUND] */
