@@ -32,6 +32,11 @@ PGFILEDESC = "walload - where the time of a bulk load went"
 walload_dir := $(dir $(lastword $(MAKEFILE_LIST)))
 DISTVERSION := $(shell sed -nE '0,/^   "version"/s/^   "version": *"([^"]*)".*/\1/p' $(walload_dir)META.json)
 PG_CPPFLAGS = -I$(srcdir)/src -DWALLOAD_VERSION='"$(DISTVERSION)"'
+# Calls between walload's own files bind inside the library, as the hidden
+# visibility of 16's PGXS makes them; 15's does not, and every such call on
+# a statement's path went through the PLT.  Nothing outside is meant to
+# replace a walload function.
+PG_CFLAGS = -fno-semantic-interposition
 
 # pg_regress and isolation tests: run against a server started with
 #   shared_preload_libraries = 'walload,pg_stat_statements'
@@ -42,6 +47,9 @@ ISOLATION_OPTS = --load-extension=walload
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
+ifeq ($(PORTNAME),linux)
+SHLIB_LINK += -Wl,-Bsymbolic
+endif
 
 # every object depends on the headers (PGXS does not track them)
 $(OBJS): $(wildcard $(srcdir)/src/*.h)
