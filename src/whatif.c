@@ -280,7 +280,7 @@ one_walk_saving_ms(const WlScanCost *cost, WlScanKind kind, int nxacts, int64 fi
 
 	if (nxacts < 2)
 		return 0;
-	one_ms = wl_scan_est_ns(cost, kind, all, 0) / 1e6;
+	one_ms = wl_scan_timed_ns(cost, kind, all) / 1e6;
 	saved_ms = Max(recorded_ms - Max(fault_ms, 0) - one_ms, 0);
 	elog(DEBUG2, "walload: what-if of one walk of kind %d over %d file(s) for %d: recorded %.3f ms, page faults %.3f ms, one walk %.3f ms: saves %.3f ms",
 		 (int) kind, all, nxacts, recorded_ms, fault_ms, one_ms, saved_ms);
@@ -308,7 +308,7 @@ whatif_buffers(WlXactRecord **in, int n, const WlScanCost *cost, int32 load_buff
 
 			if (x->c.scans[k] > 0)
 				saved_ms += x->c.scans[k] * fewer *
-					(wl_scan_est_ns(cost, (WlScanKind) k, Max(files, 1), 0) / NBuffers) / 1e6;
+					(wl_scan_timed_ns(cost, (WlScanKind) k, Max(files, 1)) / NBuffers) / 1e6;
 		}
 		saved_ms += Max(x->scan_fault_ms, 0) * fewer / x->nbuffers;
 	}
