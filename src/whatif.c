@@ -85,20 +85,6 @@ route_new_files(WlCommitModel *m, int rels, int64 blocks, int threshold_kb)
 	m->sync_scan |= synced;
 }
 
-/* whether loading its tables once removes the sync (no_truncate_reload's to save) */
-static bool
-reload_removes_sync(const WlXactRecord *x)
-{
-	int64		avg;
-
-	if (x->outcome != WL_OUTCOME_COMMIT || x->synced_rels <= 0 ||
-		x->synced_truncated_rels < x->synced_rels ||
-		x->c.scans[WL_SCAN_DROP_REL] <= 0 || is_vacuum_alone(x))
-		return false;
-	avg = x->synced_truncated_blocks / Max(x->synced_truncated_rels, 1);
-	return !synced_at_commit(avg, x->wal_skip_threshold_kb);
-}
-
 static XactSet
 xact_set(const WlXactRecord *x)
 {
@@ -109,8 +95,12 @@ xact_set(const WlXactRecord *x)
 	/* VACUUM FULL runs one transaction per table and cannot share one */
 	if (x->c.scans[WL_SCAN_DROP_PENDING] > 0)
 		return is_vacuum_alone(x) ? SET_NONE : SET_DROPS;
+	/* where loading its tables once removes the sync, no_truncate_reload's to save */
 	if (x->c.scans[WL_SCAN_FLUSH_PENDING] > 0)
-		return reload_removes_sync(x) ? SET_NONE : SET_SYNCS;
+		return x->synced_rels > 0 && x->synced_truncated_rels >= x->synced_rels &&
+			x->c.scans[WL_SCAN_DROP_REL] > 0 && !is_vacuum_alone(x) &&
+			!synced_at_commit(x->synced_truncated_blocks / Max(x->synced_truncated_rels, 1),
+							  x->wal_skip_threshold_kb) ? SET_NONE : SET_SYNCS;
 	/* commit-time work on new files without a sync: WAL-logging them */
 	if (x->wal_logged_rels > 0 && x->synced_rels == 0 && !x->commit_standby_wait &&
 		!is_vacuum_alone(x))
@@ -145,11 +135,8 @@ walks_ms(const WlXactRecord *x, WlScanKind kind, bool with_faults)
 	return Max(ms, 0);
 }
 
-static void
-empty_commit(WlCommitModel *m)
-{
-	*m = (WlCommitModel) {.sync_stmt_no = -1,.drop_stmt_no = -1};
-}
+/* a commit with nothing pending */
+static const WlCommitModel no_commit = {.sync_stmt_no = -1,.drop_stmt_no = -1};
 
 /* the commit as the record has it (its syncs and WAL-logged files), added to m */
 static void
@@ -198,10 +185,9 @@ wl_whatif_to_wal(const WlCommitModel *m, bool truncated, WlCommitModel *alt)
 static void
 price_to_wal(const WlXactRecord *x, bool truncated, const WlScanCost *cost, WlWhatIf *w)
 {
-	WlCommitModel m;
+	WlCommitModel m = no_commit;
 	WlCommitModel alt;
 
-	empty_commit(&m);
 	add_recorded(x, &m);
 	wl_whatif_to_wal(&m, truncated, &alt);
 	w->saving_ms += commit_ms(&m, cost) - commit_ms(&alt, cost);
@@ -376,7 +362,7 @@ wl_whatif_load(WlXactRecord **in, int n, const double *reload_ms,
 	int			sync_walked = 0;
 	double		all_walks_ms = 0;
 	double		syncs_each_ms = 0;
-	WlCommitModel one;
+	WlCommitModel one = no_commit;
 	double		removed_ms;
 	int32		nbuffers = 0;
 	int32		load_buffers = WL_LOAD_SHARED_BUFFERS_KB / (BLCKSZ / 1024);
@@ -385,11 +371,10 @@ wl_whatif_load(WlXactRecord **in, int n, const double *reload_ms,
 	memset(w, 0, sizeof(*w));
 	wl_cost_figures(&cost);
 
-	empty_commit(&one);
 	for (int i = 0; i < n; i++)
 	{
 		const WlXactRecord *x = in[i];
-		WlCommitModel m;
+		WlCommitModel m = no_commit;
 		XactSet		set;
 
 		all_walks_ms += x->c.scan_est_ns / 1e6;
@@ -428,7 +413,6 @@ wl_whatif_load(WlXactRecord **in, int n, const double *reload_ms,
 				break;
 			case SET_SYNCS:
 				/* each commit as recorded, and all of them as one */
-				empty_commit(&m);
 				add_recorded(x, &m);
 				syncs_each_ms += commit_ms(&m, &cost);
 				add_recorded(x, &one);
@@ -522,16 +506,14 @@ wl_whatif_minimal(WlXactRecord **in, int n, const int32 *new_files,
 				  const uint64 *skip_bytes, bool skip_small, bool skip_restore, WlWhatIf *w)
 {
 	WlScanCost	cost;
-	WlCommitModel none;
 
 	wl_cost_figures(&cost);
 	if (!cost.io.valid)
 		return;
-	empty_commit(&none);
 	for (int i = 0; i < n; i++)
 	{
 		const WlXactRecord *x = in[i];
-		WlCommitModel alt = none;
+		WlCommitModel alt = no_commit;
 
 		if (x->outcome != WL_OUTCOME_COMMIT || x->wal_level == WAL_LEVEL_MINIMAL ||
 			new_files[i] <= 0 || skip_bytes[i] == 0 ||
@@ -542,7 +524,7 @@ wl_whatif_minimal(WlXactRecord **in, int n, const int32 *new_files,
 						x->wal_skip_threshold_kb);
 		w->xacts++;
 		w->wal_bytes_saved += skip_bytes[i];
-		w->added_ms += commit_ms(&alt, &cost) - commit_ms(&none, &cost);
+		w->added_ms += commit_ms(&alt, &cost) - commit_ms(&no_commit, &cost);
 	}
 	w->saving_ms = Max(-w->added_ms + wl_wal_written_ns(&cost.io, w->wal_bytes_saved) / 1e6, 0);
 }
