@@ -198,63 +198,6 @@ price_to_wal(const WlXactRecord *x, bool truncated, const WlScanCost *cost, WlWh
 	}
 }
 
-/* wal_skip_threshold above every file not truncated in place (those stay synced) */
-static void
-whatif_threshold(WlXactRecord **in, int n, const WlScanCost *cost, WlWhatIf *w)
-{
-	int64		max_blocks = 0;
-
-	for (int i = 0; i < n; i++)
-	{
-		const WlXactRecord *x = in[i];
-		int64		blocks = x->synced_blocks - Min(x->synced_truncated_blocks, x->synced_blocks);
-
-		if (x->outcome != WL_OUTCOME_COMMIT || x->synced_rels <= x->synced_truncated_rels)
-			continue;			/* none synced, or all truncated in place */
-		w->xacts++;
-		price_to_wal(x, false, cost, w);
-		max_blocks = Max(max_blocks, blocks);
-	}
-	w->setting = "wal_skip_threshold";
-	snprintf(w->value, sizeof(w->value), "%lldkB",
-			 (long long) ((max_blocks + 1) * (BLCKSZ / 1024)));
-	w->saving_ms = Max(w->saving_ms, 0);
-}
-
-/*
- * No in-place truncation: the TRUNCATEs go with their walks and the loads
- * they discard (reload_ms), and the forced sync (the threshold decides).
- */
-static void
-whatif_truncate(WlXactRecord **in, int n, const double *reload_ms, const WlScanCost *cost,
-				WlWhatIfs *all)
-{
-	WlWhatIf   *w = &all->truncate;
-
-	for (int i = 0; i < n; i++)
-	{
-		const WlXactRecord *x = in[i];
-		int32		rels = Min(x->synced_truncated_rels, x->synced_rels);
-		int64		avg = Min(x->synced_truncated_blocks, x->synced_blocks) / Max(rels, 1);
-
-		if (x->c.scans[WL_SCAN_DROP_REL] <= 0 || is_vacuum_alone(x))
-			continue;
-		w->xacts++;
-		w->walks_saved += x->c.scans[WL_SCAN_DROP_REL];
-		w->walks_ms += walks_ms(x, WL_SCAN_DROP_REL, true);
-		w->saving_ms += Max(walks_ms(x, WL_SCAN_DROP_REL, true), reload_ms[i]);
-		all->truncate_reload_ms += reload_ms[i];
-		if (x->outcome != WL_OUTCOME_COMMIT || rels <= 0)
-			continue;
-		all->truncated_synced += rels;
-		/* as large as the threshold: synced anyway */
-		if (!synced_at_commit(avg, x->wal_skip_threshold_kb))
-			price_to_wal(x, true, cost, w);
-	}
-	w->shape = WL_SHAPE_NO_TRUNCATE_RELOAD;
-	w->saving_ms = Max(w->saving_ms, 0);
-}
-
 /* n transactions' walks of a kind as one: recorded, less faults, less one walk over all files */
 static double
 one_walk_saving_ms(const WlScanCost *cost, WlScanKind kind, int nxacts, int64 files,
@@ -270,34 +213,6 @@ one_walk_saving_ms(const WlScanCost *cost, WlScanKind kind, int nxacts, int64 fi
 	saved_ms = Max(recorded_ms - Max(fault_ms, 0) - one_ms, 0);
 	elog(DEBUG2, "walload: what-if of one walk of kind %d over %d file(s) for %d: recorded %.3f ms, page faults %.3f ms, one walk %.3f ms: saves %.3f ms",
 		 (int) kind, all, nxacts, recorded_ms, fault_ms, one_ms, saved_ms);
-	return saved_ms;
-}
-
-/* the walks at a pool of load_buffers headers: fewer headers and faults, the same buffers */
-static double
-whatif_buffers(WlXactRecord **in, int n, const WlScanCost *cost, int32 load_buffers, int *xacts)
-{
-	double		saved_ms = 0;
-
-	for (int i = 0; i < n; i++)
-	{
-		const WlXactRecord *x = in[i];
-		int64		fewer = (int64) x->nbuffers - load_buffers;
-
-		if (fewer <= 0 || wl_full_scans(&x->c) <= 0)
-			continue;
-		(*xacts)++;
-		for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
-		{
-			int			files = k == WL_SCAN_FLUSH_PENDING ? x->synced_rels :
-				k == WL_SCAN_DROP_PENDING ? x->dropped_rels : 1;
-
-			if (x->c.scans[k] > 0)
-				saved_ms += x->c.scans[k] * fewer *
-					(wl_scan_timed_ns(cost, (WlScanKind) k, Max(files, 1)) / NBuffers) / 1e6;
-		}
-		saved_ms += Max(x->scan_fault_ms, 0) * fewer / x->nbuffers;
-	}
 	return saved_ms;
 }
 
@@ -343,6 +258,8 @@ all_but_one(WlWhatIf *w, WlShape shape, double sync_ms)
 }
 
 /*
+ * One pass replays each transaction under every change but shared_buffers
+ * (which needs the largest pool first) and wal_level (wl_whatif_minimal).
  * later_bytes: per transaction, the WAL of bulk loads into tables created
  * earlier, which one transaction skips under minimal (RelationNeedsWAL).
  */
@@ -367,6 +284,7 @@ wl_whatif_load(WlXactRecord **in, int n, const double *reload_ms,
 	int32		nbuffers = 0;
 	int32		load_buffers = WL_LOAD_SHARED_BUFFERS_KB / (BLCKSZ / 1024);
 	double		later_ms = 0;
+	int64		max_blocks = 0;
 
 	memset(w, 0, sizeof(*w));
 	wl_cost_figures(&cost);
@@ -375,11 +293,41 @@ wl_whatif_load(WlXactRecord **in, int n, const double *reload_ms,
 	{
 		const WlXactRecord *x = in[i];
 		WlCommitModel m = no_commit;
-		XactSet		set;
+		XactSet		set = xact_set(x);
+		int32		truncated = Min(x->synced_truncated_rels, x->synced_rels);
 
 		all_walks_ms += x->c.scan_est_ns / 1e6;
 		nbuffers = Max(nbuffers, x->nbuffers);
-		set = xact_set(x);
+
+		/* wal_skip_threshold above every file not truncated in place (those stay synced) */
+		if (x->outcome == WL_OUTCOME_COMMIT && x->synced_rels > x->synced_truncated_rels)
+		{
+			w->threshold.xacts++;
+			price_to_wal(x, false, &cost, &w->threshold);
+			max_blocks = Max(max_blocks, x->synced_blocks - Min(x->synced_truncated_blocks, x->synced_blocks));
+		}
+
+		/*
+		 * No in-place truncation: the TRUNCATEs go with their walks and the
+		 * loads they discard (reload_ms), and the forced sync unless as large
+		 * as the threshold (synced anyway).
+		 */
+		if (x->c.scans[WL_SCAN_DROP_REL] > 0 && !is_vacuum_alone(x))
+		{
+			w->truncate.xacts++;
+			w->truncate.walks_saved += x->c.scans[WL_SCAN_DROP_REL];
+			w->truncate.walks_ms += walks_ms(x, WL_SCAN_DROP_REL, true);
+			w->truncate.saving_ms += Max(walks_ms(x, WL_SCAN_DROP_REL, true), reload_ms[i]);
+			w->truncate_reload_ms += reload_ms[i];
+			if (x->outcome == WL_OUTCOME_COMMIT && truncated > 0)
+			{
+				w->truncated_synced += truncated;
+				if (!synced_at_commit(Min(x->synced_truncated_blocks, x->synced_blocks) / truncated,
+									  x->wal_skip_threshold_kb))
+					price_to_wal(x, true, &cost, &w->truncate);
+			}
+		}
+
 		if (later_bytes[i] > 0 && x->outcome == WL_OUTCOME_COMMIT &&
 			x->wal_level == WAL_LEVEL_MINIMAL && cost.io.valid &&
 			(set == SET_NONE || set == SET_SMALL || set == SET_SYNCS))
@@ -471,13 +419,19 @@ wl_whatif_load(WlXactRecord **in, int n, const double *reload_ms,
 		w->later_xacts = w->later_only = 0;
 	}
 
-	whatif_threshold(in, n, &cost, &w->threshold);
-	whatif_truncate(in, n, reload_ms, &cost, w);
+	/* the threshold above the largest file it WAL-logs */
+	w->threshold.setting = "wal_skip_threshold";
+	snprintf(w->threshold.value, sizeof(w->threshold.value), "%lldkB",
+			 (long long) ((max_blocks + 1) * (BLCKSZ / 1024)));
+	w->threshold.saving_ms = Max(w->threshold.saving_ms, 0);
+	w->truncate.shape = WL_SHAPE_NO_TRUNCATE_RELOAD;
+	w->truncate.saving_ms = Max(w->truncate.saving_ms, 0);
 
 	/*
-	 * shared_buffers alone: every walk visits fewer headers.  The share on
-	 * walks some shape removes (of the syncing commits' two alternatives,
-	 * the larger's) overlaps the shapes' savings: the verdict leaves it out.
+	 * shared_buffers alone: every walk visits fewer headers (and faults), the
+	 * same buffers.  The share on walks some shape removes (of the syncing
+	 * commits' two alternatives, the larger's) overlaps the shapes' savings:
+	 * the verdict leaves it out.
 	 */
 	removed_ms = w->drops.walks_ms + w->truncate.walks_ms +
 		(w->threshold.saving_ms > w->syncs.saving_ms ? w->threshold.walks_ms : w->syncs.walks_ms);
@@ -485,7 +439,25 @@ wl_whatif_load(WlXactRecord **in, int n, const double *reload_ms,
 	snprintf(w->buffers.value, sizeof(w->buffers.value), "%dMB", WL_LOAD_SHARED_BUFFERS_KB / 1024);
 	if (nbuffers >= 2 * load_buffers)
 	{
-		w->buffers.saving_ms = whatif_buffers(in, n, &cost, load_buffers, &w->buffers.xacts);
+		for (int i = 0; i < n; i++)
+		{
+			const WlXactRecord *x = in[i];
+			int64		fewer = (int64) x->nbuffers - load_buffers;
+
+			if (fewer <= 0 || wl_full_scans(&x->c) <= 0)
+				continue;
+			w->buffers.xacts++;
+			for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
+			{
+				int			files = k == WL_SCAN_FLUSH_PENDING ? x->synced_rels :
+					k == WL_SCAN_DROP_PENDING ? x->dropped_rels : 1;
+
+				if (x->c.scans[k] > 0)
+					w->buffers.saving_ms += x->c.scans[k] * fewer *
+						(wl_scan_timed_ns(&cost, (WlScanKind) k, Max(files, 1)) / NBuffers) / 1e6;
+			}
+			w->buffers.saving_ms += Max(x->scan_fault_ms, 0) * fewer / x->nbuffers;
+		}
 		w->buffers.overlap_ms = all_walks_ms > 0 ?
 			w->buffers.saving_ms * Min(removed_ms / all_walks_ms, 1) : 0;
 	}
