@@ -85,7 +85,7 @@ wl_scan_fault_ns(const WlScanCost *cost, int64 unmapped_pages)
 }
 
 /* one cold walk over nfiles files, without page faults */
-static double
+double
 wl_scan_timed_ns(const WlScanCost *cost, WlScanKind kind, int nfiles)
 {
 	const double *grid = !cost->multi_valid ? NULL : kind == WL_SCAN_FLUSH_PENDING ? cost->flush_ns :
@@ -94,12 +94,6 @@ wl_scan_timed_ns(const WlScanCost *cost, WlScanKind kind, int nfiles)
 	if (cost->single_ns <= 0)
 		return 0;
 	return (grid ? multi_ns_per_header(grid, nfiles) : cost->single_ns) * NBuffers;
-}
-
-double
-wl_scan_est_ns(const WlScanCost *cost, WlScanKind kind, int nfiles, int64 unmapped_pages)
-{
-	return wl_scan_timed_ns(cost, kind, nfiles) + wl_scan_fault_ns(cost, unmapped_pages);
 }
 
 int64
@@ -239,27 +233,6 @@ wal_pages_unmapped(const WlCommitModel *m, const WlCommitState *st, const WlIoCo
 	return (images - written_ahead) / io->page_bytes;
 }
 
-/* blocks WAL-logged into new, zero-filled segments (the first finds one recycled) */
-static double
-wal_logged_in_new_segments(const WlCommitModel *m)
-{
-	double		per_segment = (double) wal_segment_size / (BLCKSZ + WL_FPI_OVERHEAD_BYTES);
-
-	return Max((double) m->wal_logged_blocks - per_segment, 0);
-}
-
-/* log_newpage_range reads blocks a bulk write's ring no longer holds */
-static double
-wal_logged_unread(const WlCommitModel *m, const WlCommitState *st)
-{
-	double		pending = (double) m->synced_blocks + m->wal_logged_blocks;
-
-	if (m->wal_logged_blocks <= 0)
-		return 0;
-	return m->wal_logged_blocks *
-		(1 - Min((double) Max(st->dirty_buffers, 0) / pending, 1));
-}
-
 /* deleting rels files, forks forks, stored_forks with stored_blocks on disk */
 static double
 deleted_files_ns(const WlIoCost *io, int64 rels, int64 forks, int64 stored_forks,
@@ -315,10 +288,12 @@ wl_commit_est(const WlCommitModel *m, const WlScanCost *cost, const WlCommitStat
 	int64		dirty = m->synced_blocks;
 	double		wal_blocks = m->wal_logged_blocks +
 		(double) Max(st->unflushed_wal_bytes, 0) / BLCKSZ;
-	double		fault_ns = 0,
-				sync_scan_ns = 0,
-				drop_scan_ns = 0,
-				sync_buffers_ns;
+	double		fault_ns = m->sync_scan || m->drop_scan ? wl_scan_fault_ns(cost, st->unmapped_pages) : 0;
+	double		sync_scan_ns = m->sync_scan ?
+		wl_scan_timed_ns(cost, WL_SCAN_FLUSH_PENDING, m->synced_rels) : 0;
+	double		drop_scan_ns = m->drop_scan ?
+		wl_scan_timed_ns(cost, WL_SCAN_DROP_PENDING, m->dropped_rels) : 0;
+	double		sync_buffers_ns;
 
 	memset(est, 0, sizeof(*est));
 	if (nothing_pending(m))
@@ -329,12 +304,6 @@ wl_commit_est(const WlCommitModel *m, const WlScanCost *cost, const WlCommitStat
 		est->total_ns = est->wal_ns;
 		return;
 	}
-	if (m->sync_scan || m->drop_scan)
-		fault_ns = wl_scan_fault_ns(cost, st->unmapped_pages);
-	if (m->sync_scan)
-		sync_scan_ns = wl_scan_timed_ns(cost, WL_SCAN_FLUSH_PENDING, m->synced_rels);
-	if (m->drop_scan)
-		drop_scan_ns = wl_scan_timed_ns(cost, WL_SCAN_DROP_PENDING, m->dropped_rels);
 	est->sync_written = m->sync_scan ? to_write : 0;
 	sync_buffers_ns = wl_scan_buffers_ns(cost, est->sync_written);
 	est->scan_ns = sync_scan_ns + drop_scan_ns + fault_ns +
@@ -345,6 +314,12 @@ wl_commit_est(const WlCommitModel *m, const WlScanCost *cost, const WlCommitStat
 		const WlIoCost *io = &cost->io;
 		double		forks_ns = io->open_ns + (MAX_FORKNUM) * io->open_missing_ns;
 		double		ratio = wl_learned_ratio(io->fsync_time_ratio);
+		/* blocks WAL-logged into new, zero-filled segments (the first finds one recycled) */
+		double		new_segment_blocks = Max((double) m->wal_logged_blocks -
+											 (double) wal_segment_size / (BLCKSZ + WL_FPI_OVERHEAD_BYTES), 0);
+		/* log_newpage_range reads blocks a bulk write's ring no longer holds */
+		double		unread = m->wal_logged_blocks <= 0 ? 0 : m->wal_logged_blocks *
+			(1 - Min((double) Max(st->dirty_buffers, 0) / ((double) m->synced_blocks + m->wal_logged_blocks), 1));
 
 		if (st->os_dirty_blocks >= 0)
 			dirty = Min(dirty, st->os_dirty_blocks + to_write);
@@ -355,8 +330,8 @@ wl_commit_est(const WlCommitModel *m, const WlScanCost *cost, const WlCommitStat
 			m->synced_rels * 2 * forks_ns + est->fsync_ns;
 		est->wal_ns = wal_flush_ns(io, wal_blocks) +
 			m->wal_logged_blocks * io->fpi_ns_per_block +
-			wal_logged_in_new_segments(m) * (io->write_ns_per_block + io->fsync_ns_per_block) +
-			wal_logged_unread(m, st) * io->write_ns_per_block +
+			new_segment_blocks * (io->write_ns_per_block + io->fsync_ns_per_block) +
+			unread * io->write_ns_per_block +
 			m->wal_logged_rels * forks_ns +
 			wal_pages_unmapped(m, st, io) * io->wal_fault_ns_per_page +
 			(m->wal_logged_rels > 0 && !st->record_space_ready ? io->record_space_ns : 0);

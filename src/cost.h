@@ -13,8 +13,7 @@
 
 extern void wl_cost_figures(WlScanCost *cost);
 extern double wl_wal_written_ns(const WlIoCost *io, double wal_bytes);
-extern double wl_scan_est_ns(const WlScanCost *cost, WlScanKind kind, int nfiles,
-							 int64 unmapped_pages);
+extern double wl_scan_timed_ns(const WlScanCost *cost, WlScanKind kind, int nfiles);
 extern double wl_scans_est_ns(WlScanKind kind, int64 n, int nfiles, int64 buffers);
 extern double wl_scan_faults_priced_ns(void);
 extern void wl_header_pages(uintptr_t *start, uintptr_t *end);

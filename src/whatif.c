@@ -85,20 +85,6 @@ route_new_files(WlCommitModel *m, int rels, int64 blocks, int threshold_kb)
 	m->sync_scan |= synced;
 }
 
-/* whether loading its tables once removes the sync (no_truncate_reload's to save) */
-static bool
-reload_removes_sync(const WlXactRecord *x)
-{
-	int64		avg;
-
-	if (x->outcome != WL_OUTCOME_COMMIT || x->synced_rels <= 0 ||
-		x->synced_truncated_rels < x->synced_rels ||
-		x->c.scans[WL_SCAN_DROP_REL] <= 0 || is_vacuum_alone(x))
-		return false;
-	avg = x->synced_truncated_blocks / Max(x->synced_truncated_rels, 1);
-	return !synced_at_commit(avg, x->wal_skip_threshold_kb);
-}
-
 static XactSet
 xact_set(const WlXactRecord *x)
 {
@@ -109,8 +95,12 @@ xact_set(const WlXactRecord *x)
 	/* VACUUM FULL runs one transaction per table and cannot share one */
 	if (x->c.scans[WL_SCAN_DROP_PENDING] > 0)
 		return is_vacuum_alone(x) ? SET_NONE : SET_DROPS;
+	/* where loading its tables once removes the sync, no_truncate_reload's to save */
 	if (x->c.scans[WL_SCAN_FLUSH_PENDING] > 0)
-		return reload_removes_sync(x) ? SET_NONE : SET_SYNCS;
+		return x->synced_rels > 0 && x->synced_truncated_rels >= x->synced_rels &&
+			x->c.scans[WL_SCAN_DROP_REL] > 0 && !is_vacuum_alone(x) &&
+			!synced_at_commit(x->synced_truncated_blocks / Max(x->synced_truncated_rels, 1),
+							  x->wal_skip_threshold_kb) ? SET_NONE : SET_SYNCS;
 	/* commit-time work on new files without a sync: WAL-logging them */
 	if (x->wal_logged_rels > 0 && x->synced_rels == 0 && !x->commit_standby_wait &&
 		!is_vacuum_alone(x))
@@ -145,11 +135,8 @@ walks_ms(const WlXactRecord *x, WlScanKind kind, bool with_faults)
 	return Max(ms, 0);
 }
 
-static void
-empty_commit(WlCommitModel *m)
-{
-	*m = (WlCommitModel) {.sync_stmt_no = -1,.drop_stmt_no = -1};
-}
+/* a commit with nothing pending */
+static const WlCommitModel no_commit = {.sync_stmt_no = -1,.drop_stmt_no = -1};
 
 /* the commit as the record has it (its syncs and WAL-logged files), added to m */
 static void
@@ -198,10 +185,9 @@ wl_whatif_to_wal(const WlCommitModel *m, bool truncated, WlCommitModel *alt)
 static void
 price_to_wal(const WlXactRecord *x, bool truncated, const WlScanCost *cost, WlWhatIf *w)
 {
-	WlCommitModel m;
+	WlCommitModel m = no_commit;
 	WlCommitModel alt;
 
-	empty_commit(&m);
 	add_recorded(x, &m);
 	wl_whatif_to_wal(&m, truncated, &alt);
 	w->saving_ms += commit_ms(&m, cost) - commit_ms(&alt, cost);
@@ -210,63 +196,6 @@ price_to_wal(const WlXactRecord *x, bool truncated, const WlScanCost *cost, WlWh
 		w->walks_saved++;
 		w->walks_ms += walks_ms(x, WL_SCAN_FLUSH_PENDING, true);
 	}
-}
-
-/* wal_skip_threshold above every file not truncated in place (those stay synced) */
-static void
-whatif_threshold(WlXactRecord **in, int n, const WlScanCost *cost, WlWhatIf *w)
-{
-	int64		max_blocks = 0;
-
-	for (int i = 0; i < n; i++)
-	{
-		const WlXactRecord *x = in[i];
-		int64		blocks = x->synced_blocks - Min(x->synced_truncated_blocks, x->synced_blocks);
-
-		if (x->outcome != WL_OUTCOME_COMMIT || x->synced_rels <= x->synced_truncated_rels)
-			continue;			/* none synced, or all truncated in place */
-		w->xacts++;
-		price_to_wal(x, false, cost, w);
-		max_blocks = Max(max_blocks, blocks);
-	}
-	w->setting = "wal_skip_threshold";
-	snprintf(w->value, sizeof(w->value), "%lldkB",
-			 (long long) ((max_blocks + 1) * (BLCKSZ / 1024)));
-	w->saving_ms = Max(w->saving_ms, 0);
-}
-
-/*
- * No in-place truncation: the TRUNCATEs go with their walks and the loads
- * they discard (reload_ms), and the forced sync (the threshold decides).
- */
-static void
-whatif_truncate(WlXactRecord **in, int n, const double *reload_ms, const WlScanCost *cost,
-				WlWhatIfs *all)
-{
-	WlWhatIf   *w = &all->truncate;
-
-	for (int i = 0; i < n; i++)
-	{
-		const WlXactRecord *x = in[i];
-		int32		rels = Min(x->synced_truncated_rels, x->synced_rels);
-		int64		avg = Min(x->synced_truncated_blocks, x->synced_blocks) / Max(rels, 1);
-
-		if (x->c.scans[WL_SCAN_DROP_REL] <= 0 || is_vacuum_alone(x))
-			continue;
-		w->xacts++;
-		w->walks_saved += x->c.scans[WL_SCAN_DROP_REL];
-		w->walks_ms += walks_ms(x, WL_SCAN_DROP_REL, true);
-		w->saving_ms += Max(walks_ms(x, WL_SCAN_DROP_REL, true), reload_ms[i]);
-		all->truncate_reload_ms += reload_ms[i];
-		if (x->outcome != WL_OUTCOME_COMMIT || rels <= 0)
-			continue;
-		all->truncated_synced += rels;
-		/* as large as the threshold: synced anyway */
-		if (!synced_at_commit(avg, x->wal_skip_threshold_kb))
-			price_to_wal(x, true, cost, w);
-	}
-	w->shape = WL_SHAPE_NO_TRUNCATE_RELOAD;
-	w->saving_ms = Max(w->saving_ms, 0);
 }
 
 /* n transactions' walks of a kind as one: recorded, less faults, less one walk over all files */
@@ -280,38 +209,10 @@ one_walk_saving_ms(const WlScanCost *cost, WlScanKind kind, int nxacts, int64 fi
 
 	if (nxacts < 2)
 		return 0;
-	one_ms = wl_scan_est_ns(cost, kind, all, 0) / 1e6;
+	one_ms = wl_scan_timed_ns(cost, kind, all) / 1e6;
 	saved_ms = Max(recorded_ms - Max(fault_ms, 0) - one_ms, 0);
 	elog(DEBUG2, "walload: what-if of one walk of kind %d over %d file(s) for %d: recorded %.3f ms, page faults %.3f ms, one walk %.3f ms: saves %.3f ms",
 		 (int) kind, all, nxacts, recorded_ms, fault_ms, one_ms, saved_ms);
-	return saved_ms;
-}
-
-/* the walks at a pool of load_buffers headers: fewer headers and faults, the same buffers */
-static double
-whatif_buffers(WlXactRecord **in, int n, const WlScanCost *cost, int32 load_buffers, int *xacts)
-{
-	double		saved_ms = 0;
-
-	for (int i = 0; i < n; i++)
-	{
-		const WlXactRecord *x = in[i];
-		int64		fewer = (int64) x->nbuffers - load_buffers;
-
-		if (fewer <= 0 || wl_full_scans(&x->c) <= 0)
-			continue;
-		(*xacts)++;
-		for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
-		{
-			int			files = k == WL_SCAN_FLUSH_PENDING ? x->synced_rels :
-				k == WL_SCAN_DROP_PENDING ? x->dropped_rels : 1;
-
-			if (x->c.scans[k] > 0)
-				saved_ms += x->c.scans[k] * fewer *
-					(wl_scan_est_ns(cost, (WlScanKind) k, Max(files, 1), 0) / NBuffers) / 1e6;
-		}
-		saved_ms += Max(x->scan_fault_ms, 0) * fewer / x->nbuffers;
-	}
 	return saved_ms;
 }
 
@@ -357,6 +258,8 @@ all_but_one(WlWhatIf *w, WlShape shape, double sync_ms)
 }
 
 /*
+ * One pass replays each transaction under every change but shared_buffers
+ * (which needs the largest pool first) and wal_level (wl_whatif_minimal).
  * later_bytes: per transaction, the WAL of bulk loads into tables created
  * earlier, which one transaction skips under minimal (RelationNeedsWAL).
  */
@@ -376,25 +279,55 @@ wl_whatif_load(WlXactRecord **in, int n, const double *reload_ms,
 	int			sync_walked = 0;
 	double		all_walks_ms = 0;
 	double		syncs_each_ms = 0;
-	WlCommitModel one;
+	WlCommitModel one = no_commit;
 	double		removed_ms;
 	int32		nbuffers = 0;
 	int32		load_buffers = WL_LOAD_SHARED_BUFFERS_KB / (BLCKSZ / 1024);
 	double		later_ms = 0;
+	int64		max_blocks = 0;
 
 	memset(w, 0, sizeof(*w));
 	wl_cost_figures(&cost);
 
-	empty_commit(&one);
 	for (int i = 0; i < n; i++)
 	{
 		const WlXactRecord *x = in[i];
-		WlCommitModel m;
-		XactSet		set;
+		WlCommitModel m = no_commit;
+		XactSet		set = xact_set(x);
+		int32		truncated = Min(x->synced_truncated_rels, x->synced_rels);
 
 		all_walks_ms += x->c.scan_est_ns / 1e6;
 		nbuffers = Max(nbuffers, x->nbuffers);
-		set = xact_set(x);
+
+		/* wal_skip_threshold above every file not truncated in place (those stay synced) */
+		if (x->outcome == WL_OUTCOME_COMMIT && x->synced_rels > x->synced_truncated_rels)
+		{
+			w->threshold.xacts++;
+			price_to_wal(x, false, &cost, &w->threshold);
+			max_blocks = Max(max_blocks, x->synced_blocks - Min(x->synced_truncated_blocks, x->synced_blocks));
+		}
+
+		/*
+		 * No in-place truncation: the TRUNCATEs go with their walks and the
+		 * loads they discard (reload_ms), and the forced sync unless as large
+		 * as the threshold (synced anyway).
+		 */
+		if (x->c.scans[WL_SCAN_DROP_REL] > 0 && !is_vacuum_alone(x))
+		{
+			w->truncate.xacts++;
+			w->truncate.walks_saved += x->c.scans[WL_SCAN_DROP_REL];
+			w->truncate.walks_ms += walks_ms(x, WL_SCAN_DROP_REL, true);
+			w->truncate.saving_ms += Max(walks_ms(x, WL_SCAN_DROP_REL, true), reload_ms[i]);
+			w->truncate_reload_ms += reload_ms[i];
+			if (x->outcome == WL_OUTCOME_COMMIT && truncated > 0)
+			{
+				w->truncated_synced += truncated;
+				if (!synced_at_commit(Min(x->synced_truncated_blocks, x->synced_blocks) / truncated,
+									  x->wal_skip_threshold_kb))
+					price_to_wal(x, true, &cost, &w->truncate);
+			}
+		}
+
 		if (later_bytes[i] > 0 && x->outcome == WL_OUTCOME_COMMIT &&
 			x->wal_level == WAL_LEVEL_MINIMAL && cost.io.valid &&
 			(set == SET_NONE || set == SET_SMALL || set == SET_SYNCS))
@@ -428,7 +361,6 @@ wl_whatif_load(WlXactRecord **in, int n, const double *reload_ms,
 				break;
 			case SET_SYNCS:
 				/* each commit as recorded, and all of them as one */
-				empty_commit(&m);
 				add_recorded(x, &m);
 				syncs_each_ms += commit_ms(&m, &cost);
 				add_recorded(x, &one);
@@ -487,13 +419,19 @@ wl_whatif_load(WlXactRecord **in, int n, const double *reload_ms,
 		w->later_xacts = w->later_only = 0;
 	}
 
-	whatif_threshold(in, n, &cost, &w->threshold);
-	whatif_truncate(in, n, reload_ms, &cost, w);
+	/* the threshold above the largest file it WAL-logs */
+	w->threshold.setting = "wal_skip_threshold";
+	snprintf(w->threshold.value, sizeof(w->threshold.value), "%lldkB",
+			 (long long) ((max_blocks + 1) * (BLCKSZ / 1024)));
+	w->threshold.saving_ms = Max(w->threshold.saving_ms, 0);
+	w->truncate.shape = WL_SHAPE_NO_TRUNCATE_RELOAD;
+	w->truncate.saving_ms = Max(w->truncate.saving_ms, 0);
 
 	/*
-	 * shared_buffers alone: every walk visits fewer headers.  The share on
-	 * walks some shape removes (of the syncing commits' two alternatives,
-	 * the larger's) overlaps the shapes' savings: the verdict leaves it out.
+	 * shared_buffers alone: every walk visits fewer headers (and faults), the
+	 * same buffers.  The share on walks some shape removes (of the syncing
+	 * commits' two alternatives, the larger's) overlaps the shapes' savings:
+	 * the verdict leaves it out.
 	 */
 	removed_ms = w->drops.walks_ms + w->truncate.walks_ms +
 		(w->threshold.saving_ms > w->syncs.saving_ms ? w->threshold.walks_ms : w->syncs.walks_ms);
@@ -501,7 +439,25 @@ wl_whatif_load(WlXactRecord **in, int n, const double *reload_ms,
 	snprintf(w->buffers.value, sizeof(w->buffers.value), "%dMB", WL_LOAD_SHARED_BUFFERS_KB / 1024);
 	if (nbuffers >= 2 * load_buffers)
 	{
-		w->buffers.saving_ms = whatif_buffers(in, n, &cost, load_buffers, &w->buffers.xacts);
+		for (int i = 0; i < n; i++)
+		{
+			const WlXactRecord *x = in[i];
+			int64		fewer = (int64) x->nbuffers - load_buffers;
+
+			if (fewer <= 0 || wl_full_scans(&x->c) <= 0)
+				continue;
+			w->buffers.xacts++;
+			for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
+			{
+				int			files = k == WL_SCAN_FLUSH_PENDING ? x->synced_rels :
+					k == WL_SCAN_DROP_PENDING ? x->dropped_rels : 1;
+
+				if (x->c.scans[k] > 0)
+					w->buffers.saving_ms += x->c.scans[k] * fewer *
+						(wl_scan_timed_ns(&cost, (WlScanKind) k, Max(files, 1)) / NBuffers) / 1e6;
+			}
+			w->buffers.saving_ms += Max(x->scan_fault_ms, 0) * fewer / x->nbuffers;
+		}
 		w->buffers.overlap_ms = all_walks_ms > 0 ?
 			w->buffers.saving_ms * Min(removed_ms / all_walks_ms, 1) : 0;
 	}
@@ -522,16 +478,14 @@ wl_whatif_minimal(WlXactRecord **in, int n, const int32 *new_files,
 				  const uint64 *skip_bytes, bool skip_small, bool skip_restore, WlWhatIf *w)
 {
 	WlScanCost	cost;
-	WlCommitModel none;
 
 	wl_cost_figures(&cost);
 	if (!cost.io.valid)
 		return;
-	empty_commit(&none);
 	for (int i = 0; i < n; i++)
 	{
 		const WlXactRecord *x = in[i];
-		WlCommitModel alt = none;
+		WlCommitModel alt = no_commit;
 
 		if (x->outcome != WL_OUTCOME_COMMIT || x->wal_level == WAL_LEVEL_MINIMAL ||
 			new_files[i] <= 0 || skip_bytes[i] == 0 ||
@@ -542,7 +496,7 @@ wl_whatif_minimal(WlXactRecord **in, int n, const int32 *new_files,
 						x->wal_skip_threshold_kb);
 		w->xacts++;
 		w->wal_bytes_saved += skip_bytes[i];
-		w->added_ms += commit_ms(&alt, &cost) - commit_ms(&none, &cost);
+		w->added_ms += commit_ms(&alt, &cost) - commit_ms(&no_commit, &cost);
 	}
 	w->saving_ms = Max(-w->added_ms + wl_wal_written_ns(&cost.io, w->wal_bytes_saved) / 1e6, 0);
 }
