@@ -86,7 +86,10 @@ typedef enum WalkKind
 	WALK_DROP_ALL				/* DropRelFileNodesAllBuffers / DropRelationsAllBuffers */
 } WalkKind;
 
-/* what timed walks work on */
+/*
+ * What timed walks work on: in the calibration's context, reset after it;
+ * only the eviction buffer, up to 128 MB, is freed when the walks end.
+ */
 typedef struct Walker
 {
 	SMgrRelationData *files;	/* files no buffer holds: tablespace 0 */
@@ -138,16 +141,6 @@ walker_init(Walker *w, int nfiles, int passes)
 		llc = 32L * 1024 * 1024;
 	w->evict_len = (Size) Min(Max(2 * llc, 16L * 1024 * 1024), 128L * 1024 * 1024);
 	w->evict = palloc_extended(w->evict_len, MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
-}
-
-static void
-walker_free(Walker *w)
-{
-	if (w->evict != NULL)
-		pfree((void *) w->evict);
-	pfree(w->ns);
-	pfree(w->filep);
-	pfree(w->files);
 }
 
 /* ns this thread waited for a CPU while runnable; -1 if unknown */
@@ -361,7 +354,8 @@ wl_scan_cost_calibrate(int passes, bool invalidate, WlScanCost *cost)
 		if (invalidate)
 			cost->invalidate_ns_per_buffer = invalidate_ns_per_buffer(&w, passes);
 	}
-	walker_free(&w);
+	if (w.evict != NULL)
+		pfree((void *) w.evict);
 	elog(DEBUG1, "walload calibration: %d passes, ns per buffer header: one file %.3f, "
 		 "flush of 1/8/20/21/1024 files %.3f/%.3f/%.3f/%.3f/%.3f, "
 		 "drop of 1/8/20/21/1024 files %.3f/%.3f/%.3f/%.3f/%.3f; %.0f ns per unmapped page (%lld pages); "
@@ -655,7 +649,8 @@ settle_walk_cost(WlScanCost *cost)
 			(faults[nfaults] = remapped_fault_ns(&w, ns[r + 1] * NBuffers, WL_SETTLE_PASSES)) >= 0)
 			nfaults++;
 	}
-	walker_free(&w);
+	if (w.evict != NULL)
+		pfree((void *) w.evict);
 	if (nfaults > 1)
 	{
 		double		first = cost->fault_ns_per_page;
