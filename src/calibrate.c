@@ -129,8 +129,7 @@ walker_init(Walker *w, int nfiles, int passes)
 
 	/*
 	 * Bytes written between passes so that the headers leave the CPU caches:
-	 * twice the last-level cache as libc tells it (some VMs' kernels
-	 * misreport).
+	 * twice the last-level cache libc reports (some VMs' kernels misreport).
 	 */
 #ifdef _SC_LEVEL3_CACHE_SIZE
 	llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
@@ -297,7 +296,7 @@ invalidate_ns_per_buffer(const Walker *w, int passes)
 static void
 multi_file_walks(const Walker *w, int passes, WlScanCost *cost)
 {
-	/* by pass, at [2g] the flush of cost_grid[g] files, at [2g + 1] the drop */
+	/* by pass: at [2g] the flush of cost_grid[g] files, [2g + 1] the drop */
 	double	   *ratio = palloc(sizeof(double) * passes * WL_COST_GRID * 2);
 
 	for (int p = 0; p < passes; p++)
@@ -789,7 +788,7 @@ walload_calibration_main(Datum main_arg)
 			ConfigReloadPending = false;
 			ProcessConfigFile(PGC_SIGHUP);
 		}
-		/* a calibration begins at start or when asked for (passes 0: none asked) */
+		/* a calibration at start or when asked (passes 0: none asked) */
 		SpinLockAcquire(&wl_shared->mutex);
 		request = wl_shared->calib_requested;
 		passes = request > wl_shared->calib_answered ? wl_shared->calib_passes : at_start ? 0 : -1;
