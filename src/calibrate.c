@@ -92,7 +92,7 @@ typedef enum WalkKind
  */
 typedef struct Walker
 {
-	SMgrRelationData *files;	/* files no buffer holds: tablespace 0 */
+	SMgrRelationData *files;	/* files no buffer holds: tablespace 0 (palloc0) */
 	SMgrRelation *filep;
 	volatile char *evict;		/* NULL: passes timed warm, an underestimate */
 	Size		evict_len;
@@ -118,8 +118,6 @@ walker_init(Walker *w, int nfiles, int passes)
 	{
 		SMgrRelationData *srel = &w->files[i];
 
-		WL_REL_SPC(WlSmgrFile(srel)) = InvalidOid;
-		WL_REL_DB(WlSmgrFile(srel)) = InvalidOid;
 		WL_REL_NUMBER(WlSmgrFile(srel)) = PG_UINT32_MAX - i;
 		WlSmgrBackend(srel) = WL_INVALID_BACKEND;
 		w->filep[i] = srel;
