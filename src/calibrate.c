@@ -51,25 +51,6 @@ static const int cost_grid[WL_COST_GRID] = WL_COST_GRID_FILES;
 /* passes at server start: the median of 9 is stable to a few percent */
 #define WL_STARTUP_CALIBRATION_PASSES 9
 
-/*
- * Bytes written between passes so that the headers leave the CPU caches:
- * twice the last-level cache as libc tells it (some VMs' kernels misreport).
- */
-static Size
-cache_evict_bytes(void)
-{
-	long		llc = -1;
-
-#ifdef _SC_LEVEL3_CACHE_SIZE
-	llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
-	if (llc <= 0)
-		llc = sysconf(_SC_LEVEL2_CACHE_SIZE);
-#endif
-	if (llc <= 0)
-		llc = 32L * 1024 * 1024;
-	return (Size) Min(Max(2 * llc, 16L * 1024 * 1024), 128L * 1024 * 1024);
-}
-
 static double
 ns_since(instr_time start)
 {
@@ -105,10 +86,13 @@ typedef enum WalkKind
 	WALK_DROP_ALL				/* DropRelFileNodesAllBuffers / DropRelationsAllBuffers */
 } WalkKind;
 
-/* what timed walks work on */
+/*
+ * What timed walks work on: in the calibration's context, reset after it;
+ * only the eviction buffer, up to 128 MB, is freed when the walks end.
+ */
 typedef struct Walker
 {
-	SMgrRelationData *files;	/* files no buffer holds: tablespace 0 */
+	SMgrRelationData *files;	/* files no buffer holds: tablespace 0 (palloc0) */
 	SMgrRelation *filep;
 	volatile char *evict;		/* NULL: passes timed warm, an underestimate */
 	Size		evict_len;
@@ -126,32 +110,34 @@ set_cached_nblocks(const Walker *w, int nfiles, BlockNumber nblocks)
 static void
 walker_init(Walker *w, int nfiles, int passes)
 {
+	long		llc = -1;
+
 	w->files = palloc0(sizeof(SMgrRelationData) * nfiles);
 	w->filep = palloc(sizeof(SMgrRelation) * nfiles);
 	for (int i = 0; i < nfiles; i++)
 	{
 		SMgrRelationData *srel = &w->files[i];
 
-		WL_REL_SPC(WlSmgrFile(srel)) = InvalidOid;
-		WL_REL_DB(WlSmgrFile(srel)) = InvalidOid;
 		WL_REL_NUMBER(WlSmgrFile(srel)) = PG_UINT32_MAX - i;
 		WlSmgrBackend(srel) = WL_INVALID_BACKEND;
 		w->filep[i] = srel;
 	}
 	set_cached_nblocks(w, nfiles, InvalidBlockNumber);
 	w->ns = palloc(sizeof(double) * passes);
-	w->evict_len = cache_evict_bytes();
-	w->evict = palloc_extended(w->evict_len, MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
-}
 
-static void
-walker_free(Walker *w)
-{
-	if (w->evict != NULL)
-		pfree((void *) w->evict);
-	pfree(w->ns);
-	pfree(w->filep);
-	pfree(w->files);
+	/*
+	 * Bytes written between passes so that the headers leave the CPU caches:
+	 * twice the last-level cache libc reports (some VMs' kernels misreport).
+	 */
+#ifdef _SC_LEVEL3_CACHE_SIZE
+	llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+	if (llc <= 0)
+		llc = sysconf(_SC_LEVEL2_CACHE_SIZE);
+#endif
+	if (llc <= 0)
+		llc = 32L * 1024 * 1024;
+	w->evict_len = (Size) Min(Max(2 * llc, 16L * 1024 * 1024), 128L * 1024 * 1024);
+	w->evict = palloc_extended(w->evict_len, MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
 }
 
 /* ns this thread waited for a CPU while runnable; -1 if unknown */
@@ -308,26 +294,23 @@ invalidate_ns_per_buffer(const Walker *w, int passes)
 static void
 multi_file_walks(const Walker *w, int passes, WlScanCost *cost)
 {
-	double	   *flush = palloc(sizeof(double) * passes * WL_COST_GRID);
-	double	   *drop = palloc(sizeof(double) * passes * WL_COST_GRID);
+	/* by pass: at [2g] the flush of cost_grid[g] files, [2g + 1] the drop */
+	double	   *ratio = palloc(sizeof(double) * passes * WL_COST_GRID * 2);
 
 	for (int p = 0; p < passes; p++)
 	{
 		double		one = Max(time_walk(w, WALK_ONE_FILE, 1, p), 1);
 
-		for (int g = 0; g < WL_COST_GRID; g++)
-		{
-			flush[g * passes + p] = time_walk(w, WALK_FLUSH_ALL, cost_grid[g], p) / one;
-			drop[g * passes + p] = time_walk(w, WALK_DROP_ALL, cost_grid[g], p) / one;
-		}
+		for (int i = 0; i < WL_COST_GRID * 2; i++)
+			ratio[i * passes + p] = time_walk(w, i % 2 ? WALK_DROP_ALL : WALK_FLUSH_ALL,
+											  cost_grid[i / 2], p) / one;
 	}
 	for (int g = 0; g < WL_COST_GRID; g++)
 	{
-		cost->flush_ns[g] = cost->single_ns * nth_lowest(&flush[g * passes], passes, passes >= 3);
-		cost->drop_ns[g] = cost->single_ns * nth_lowest(&drop[g * passes], passes, passes >= 3);
+		cost->flush_ns[g] = cost->single_ns * nth_lowest(&ratio[2 * g * passes], passes, passes >= 3);
+		cost->drop_ns[g] = cost->single_ns * nth_lowest(&ratio[(2 * g + 1) * passes], passes, passes >= 3);
 	}
-	pfree(drop);
-	pfree(flush);
+	pfree(ratio);
 }
 
 /* the many-file walks need a resource owner; the invalidation makes buffers */
@@ -368,7 +351,8 @@ wl_scan_cost_calibrate(int passes, bool invalidate, WlScanCost *cost)
 		if (invalidate)
 			cost->invalidate_ns_per_buffer = invalidate_ns_per_buffer(&w, passes);
 	}
-	walker_free(&w);
+	if (w.evict != NULL)
+		pfree((void *) w.evict);
 	elog(DEBUG1, "walload calibration: %d passes, ns per buffer header: one file %.3f, "
 		 "flush of 1/8/20/21/1024 files %.3f/%.3f/%.3f/%.3f/%.3f, "
 		 "drop of 1/8/20/21/1024 files %.3f/%.3f/%.3f/%.3f/%.3f; %.0f ns per unmapped page (%lld pages); "
@@ -481,9 +465,10 @@ time_page_images(const char *block)
 /*
  * A backend's first writes: to shared memory another process filled (the
  * WAL buffers), and to core's WAL record space for 32 blocks (new memory).
+ * Without these figures the first writes are left out, nothing else.
  */
-static bool
-time_first_writes(double *fault_ns, double *space_ns, double *page_bytes)
+static void
+time_first_writes(WlIoCost *io)
 {
 	long		page = sysconf(_SC_PAGESIZE);
 	Size		shared_size = 4 * 1024 * 1024;
@@ -494,11 +479,11 @@ time_first_writes(double *fault_ns, double *space_ns, double *page_bytes)
 	bool		ok = true;
 
 	if (page <= 0)
-		return false;
+		return;
 	shared = mmap(NULL, shared_size, PROT_READ | PROT_WRITE,
 				  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (shared == MAP_FAILED)
-		return false;
+		return;
 	memset(shared, 1, shared_size);
 	for (int p = 0; p < 3 && ok; p++)
 	{
@@ -524,11 +509,10 @@ time_first_writes(double *fault_ns, double *space_ns, double *page_bytes)
 	}
 	munmap(shared, shared_size);
 	if (!ok)
-		return false;
-	*fault_ns = median_of(f, 3);
-	*space_ns = median_of(a, 3);
-	*page_bytes = (double) page;
-	return true;
+		return;
+	io->wal_fault_ns_per_page = median_of(f, 3);
+	io->record_space_ns = median_of(a, 3);
+	io->page_bytes = (double) page;
 }
 
 /* time the storage into cost->io; returns the bytes written (76 MB at 8 kB) */
@@ -542,6 +526,7 @@ wl_io_cost_calibrate(WlScanCost *cost)
 				one,
 				cached_big,
 				cached_one;
+	IoTimes    *runs[] = {&big, &one, &cached_big, &cached_one};
 	bool		ok = true;
 
 	io_bytes_written = 0;
@@ -553,14 +538,10 @@ wl_io_cost_calibrate(WlScanCost *cost)
 	snprintf(path, sizeof(path), "base/%s/%swalload_calibration.%d",
 			 PG_TEMP_FILES_DIR, PG_TEMP_FILE_PREFIX, MyProcPid);
 	snprintf(missing, sizeof(missing), "%s_fsm", path);
-	for (int p = 0; p < 3 && ok; p++)
-		ok = time_file(path, WL_IO_BLOCKS, block, false, &big, p);
-	for (int p = 0; p < 5 && ok; p++)
-		ok = time_file(path, 1, block, false, &one, p);
-	for (int p = 0; p < 3 && ok; p++)
-		ok = time_file(path, WL_IO_BLOCKS, block, true, &cached_big, p);
-	for (int p = 0; p < 5 && ok; p++)
-		ok = time_file(path, 1, block, true, &cached_one, p);
+	/* many blocks in 3 passes, one in 5; then both with blocks only cached */
+	for (int r = 0; r < lengthof(runs); r++)
+		for (int p = 0; p < (r % 2 ? 5 : 3) && ok; p++)
+			ok = time_file(path, r % 2 ? 1 : WL_IO_BLOCKS, block, r >= 2, runs[r], p);
 	/* md.c's questions: mdexists reopens each fork, the others are usually missing */
 	for (int p = 0; p < 5 && ok; p++)
 	{
@@ -573,11 +554,10 @@ wl_io_cost_calibrate(WlScanCost *cost)
 		ok = one.open[p] >= 0 && one.missing[p] >= 0 && unlink(path) == 0;
 	}
 	if (ok)
+	{
 		cost->io.fpi_ns_per_block = time_page_images(block);
-	/* without these the first writes are left out, nothing else */
-	if (ok && !time_first_writes(&cost->io.wal_fault_ns_per_page, &cost->io.record_space_ns,
-								 &cost->io.page_bytes))
-		cost->io.wal_fault_ns_per_page = cost->io.record_space_ns = cost->io.page_bytes = 0;
+		time_first_writes(&cost->io);
+	}
 	pfree(block);
 	if (!ok)
 	{
@@ -611,9 +591,6 @@ wl_io_cost_calibrate(WlScanCost *cost)
 
 /* ---------------- the calibration worker ---------------- */
 
-/* started again this long after it died, at once after a crash-restart */
-#define WL_CALIBRATION_RESTART_S	10
-
 void
 wl_calibration_register_worker(void)
 {
@@ -622,7 +599,8 @@ wl_calibration_register_worker(void)
 		.bgw_type = "walload calibration",
 		.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION,
 		.bgw_start_time = BgWorkerStart_RecoveryFinished,
-		.bgw_restart_time = WL_CALIBRATION_RESTART_S,
+		/* s after it died; at once after a crash-restart */
+		.bgw_restart_time = 10,
 		.bgw_library_name = "walload",
 		.bgw_function_name = "walload_calibration_main",
 	};
@@ -645,15 +623,13 @@ settle_walk_cost(WlScanCost *cost)
 {
 	double		ns[WL_SETTLE_ROUNDS + 1];
 	double		faults[WL_SETTLE_ROUNDS + 1];
-	int			n = 0;
 	int			nfaults = 0;
 	double		best;
-	double		scale;
 	Walker		w;
 
 	if (cost->single_ns <= 0)
 		return;
-	ns[n++] = cost->single_ns;
+	ns[0] = cost->single_ns;
 	/* timed where the worker's first walk mapped the pages */
 	if (cost->fault_ns_per_page > 0)
 		faults[nfaults++] = cost->fault_ns_per_page;
@@ -665,13 +641,13 @@ settle_walk_cost(WlScanCost *cost)
 						 WL_SETTLE_GAP_MS, PG_WAIT_EXTENSION);
 		ResetLatch(MyLatch);
 		CHECK_FOR_INTERRUPTS();
-		ns[n] = median_walk(&w, WALK_ONE_FILE, 1, WL_SETTLE_PASSES);
+		ns[r + 1] = median_walk(&w, WALK_ONE_FILE, 1, WL_SETTLE_PASSES);
 		if (nfaults > 0 &&
-			(faults[nfaults] = remapped_fault_ns(&w, ns[n] * NBuffers, WL_SETTLE_PASSES)) >= 0)
+			(faults[nfaults] = remapped_fault_ns(&w, ns[r + 1] * NBuffers, WL_SETTLE_PASSES)) >= 0)
 			nfaults++;
-		n++;
 	}
-	walker_free(&w);
+	if (w.evict != NULL)
+		pfree((void *) w.evict);
 	if (nfaults > 1)
 	{
 		double		first = cost->fault_ns_per_page;
@@ -680,12 +656,11 @@ settle_walk_cost(WlScanCost *cost)
 		elog(DEBUG1, "walload calibration: page faults %.0f ns a page, the median of %.0f at first and %d later rounds",
 			 cost->fault_ns_per_page, first, nfaults - 1);
 	}
-	best = median_of(ns, n);
-	scale = best / cost->single_ns;
+	best = median_of(ns, WL_SETTLE_ROUNDS + 1);
 	for (int g = 0; g < WL_COST_GRID; g++)
 	{
-		cost->flush_ns[g] *= scale;
-		cost->drop_ns[g] *= scale;
+		cost->flush_ns[g] *= best / cost->single_ns;
+		cost->drop_ns[g] *= best / cost->single_ns;
 	}
 	elog(DEBUG1, "walload calibration: one-file walk %.3f ns per buffer header, the median of this worker's %.3f and %d later rounds",
 		 best, cost->single_ns, WL_SETTLE_ROUNDS);
@@ -711,41 +686,6 @@ worker_detach(int code, Datum arg)
 	ConditionVariableBroadcast(&wl_shared->calib_cv);
 }
 
-/*
- * A calibration begins if one is asked for, or always: *request, the last
- * request so far; returns its passes (0: none asked), -1 if none begins.
- */
-static int
-calibration_begins(uint64 *request, bool always)
-{
-	int			passes = always ? 0 : -1;
-
-	SpinLockAcquire(&wl_shared->mutex);
-	*request = wl_shared->calib_requested;
-	if (*request > wl_shared->calib_answered)
-		passes = wl_shared->calib_passes;
-	if (passes >= 0)
-		wl_shared->calibration = WL_CALIB_RUNNING;
-	SpinLockRelease(&wl_shared->mutex);
-	return passes;
-}
-
-static void
-calibration_ended(bool done, uint64 request, double ms, int64 io_bytes)
-{
-	SpinLockAcquire(&wl_shared->mutex);
-	wl_shared->calibration = done ? WL_CALIB_DONE : WL_CALIB_FAILED;
-	wl_shared->calibrated = done;
-	wl_shared->calibration_ms = ms;
-	wl_shared->calibration_io_bytes = io_bytes;
-	if (request > wl_shared->calib_answered)
-		wl_shared->calib_answered = request;
-	if (done && request > wl_shared->calib_completed)
-		wl_shared->calib_completed = request;
-	SpinLockRelease(&wl_shared->mutex);
-	ConditionVariableBroadcast(&wl_shared->calib_cv);
-}
-
 static void
 report_idle(void)
 {
@@ -765,6 +705,7 @@ calibrate(int passes, uint64 request, bool at_start, MemoryContext cxt)
 	WlScanCost	before;
 	instr_time	start;
 	int64		io_bytes;
+	double		ms;
 
 	set_ps_display("calibrating");
 	pgstat_report_activity(STATE_RUNNING, "calibrating");
@@ -779,7 +720,18 @@ calibrate(int passes, uint64 request, bool at_start, MemoryContext cxt)
 	CHECK_FOR_INTERRUPTS();
 	settle_walk_cost(&cost);
 	wl_store_set_scan_cost(&cost);
-	calibration_ended(cost.io.valid, request, ns_since(start) / 1e6, io_bytes);
+	ms = ns_since(start) / 1e6;
+	SpinLockAcquire(&wl_shared->mutex);
+	wl_shared->calibration = cost.io.valid ? WL_CALIB_DONE : WL_CALIB_FAILED;
+	wl_shared->calibrated = cost.io.valid;
+	wl_shared->calibration_ms = ms;
+	wl_shared->calibration_io_bytes = io_bytes;
+	if (request > wl_shared->calib_answered)
+		wl_shared->calib_answered = request;
+	if (cost.io.valid && request > wl_shared->calib_completed)
+		wl_shared->calib_completed = request;
+	SpinLockRelease(&wl_shared->mutex);
+	ConditionVariableBroadcast(&wl_shared->calib_cv);
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(cxt);
 	report_idle();
@@ -834,7 +786,14 @@ walload_calibration_main(Datum main_arg)
 			ConfigReloadPending = false;
 			ProcessConfigFile(PGC_SIGHUP);
 		}
-		if ((passes = calibration_begins(&request, at_start)) >= 0)
+		/* a calibration at start or when asked (passes 0: none asked) */
+		SpinLockAcquire(&wl_shared->mutex);
+		request = wl_shared->calib_requested;
+		passes = request > wl_shared->calib_answered ? wl_shared->calib_passes : at_start ? 0 : -1;
+		if (passes >= 0)
+			wl_shared->calibration = WL_CALIB_RUNNING;
+		SpinLockRelease(&wl_shared->mutex);
+		if (passes >= 0)
 		{
 			calibrate(passes, request, at_start, cxt);
 			at_start = false;

@@ -83,7 +83,7 @@ typedef struct WlUnitCosts
 	double		value[lengthof(unit_cost_names)];
 } WlUnitCosts;
 
-char	   *wl_unit_costs_string = NULL;
+static char *wl_unit_costs_string = NULL;
 static const WlUnitCosts *unit_costs = NULL;
 static uint64 unit_costs_generation = 0;
 
@@ -108,7 +108,6 @@ check_unit_costs(char **newval, void **extra, GucSource source)
 	copy = pstrdup(*newval);
 	for (char *item = copy; item != NULL; item = next)
 	{
-		char	   *eq;
 		char	   *name = item;
 		char	   *value;
 		char	   *end;
@@ -118,13 +117,12 @@ check_unit_costs(char **newval, void **extra, GucSource source)
 		next = strchr(item, ',');
 		if (next != NULL)
 			*next++ = '\0';
-		eq = strchr(item, '=');
+		value = strchr(item, '=');
 		if (item[strspn(item, " \t\n\r")] == '\0')
 			BAD_ITEM("An item of the list is empty.");
-		if (eq == NULL)
+		if (value == NULL)
 			BAD_ITEM("Item \"%s\" is not of the form name=value.", item);
-		*eq = '\0';
-		value = eq + 1;
+		*value++ = '\0';
 		while (isspace((unsigned char) *name))
 			name++;
 		for (end = name + strlen(name); end > name && isspace((unsigned char) end[-1]); end--)

@@ -35,7 +35,6 @@ extern bool wl_save;
 extern bool wl_compute_query_id;
 extern double wl_warn_scan_ms;
 extern bool wl_calibration_on;
-extern char *wl_unit_costs_string;
 
 struct WlScanCost;
 extern void wl_unit_costs_apply(struct WlScanCost *cost);
