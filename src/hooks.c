@@ -365,8 +365,6 @@ wl_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 		if (observe)
 		{
 			obs = wl_observe_before(parsetree);
-			if (obs != NULL)
-				wl_observe_before_walk(obs);
 			wl_acc_utility_measure_from_now(serial);
 		}
 		PREV_OR(prev_ProcessUtility, standard_ProcessUtility)
@@ -603,15 +601,13 @@ relation_access(ObjectAccessType access, Oid classId, Oid objectId,
 			wl_model_note_doomed(objectId, false);
 			break;
 		case OAT_POST_CREATE:
-			wl_model_note_created(objectId);
-			wl_observe_created_relation(objectId, &eff);
-			wl_acc_apply_effects(&eff);
-			break;
 		case OAT_POST_ALTER:
-			if (current_utility_tag != T_AlterTableStmt &&
-				current_utility_tag != T_AlterTableMoveAllStmt)
+			if (access == OAT_POST_CREATE)
+				wl_model_note_created(objectId);
+			else if (current_utility_tag != T_AlterTableStmt &&
+					 current_utility_tag != T_AlterTableMoveAllStmt)
 				break;
-			wl_observe_altered_relation(objectId, &eff);
+			wl_observe_relation(objectId, access == OAT_POST_CREATE, &eff);
 			wl_acc_apply_effects(&eff);
 			break;
 		default:
