@@ -82,21 +82,18 @@ xact_callbacks_apply(void)
 /*
  * The backend's exit, around core's ShutdownPostgres (before_shmem_exit,
  * registered at start, aborts the open transaction; such callbacks run last
- * registered first): exit_begins ends the statements in progress before it
- * (a FATAL unwinds nothing); backend_exit (on_shmem_exit) stores what waits
- * after it, before ProcKill, which waiting for walload's lock needs.
+ * registered first): as before_shmem_exit (begins) it ends the statements in
+ * progress before it (a FATAL unwinds nothing); as on_shmem_exit it stores
+ * what waits after it, before ProcKill, which waiting for walload's lock needs.
  */
 static void
-exit_begins(int code, Datum arg)
+backend_exit(int code, Datum begins)
 {
-	if (backend_observable())
+	if (!backend_observable())
+		return;
+	if (DatumGetBool(begins))
 		wl_acc_exit_begins();
-}
-
-static void
-backend_exit(int code, Datum arg)
-{
-	if (backend_observable())
+	else
 		wl_acc_backend_exit();
 }
 
@@ -107,8 +104,8 @@ watch_backend_exit(void)
 
 	if (!registered)
 	{
-		on_shmem_exit(backend_exit, (Datum) 0);
-		before_shmem_exit(exit_begins, (Datum) 0);
+		on_shmem_exit(backend_exit, BoolGetDatum(false));
+		before_shmem_exit(backend_exit, BoolGetDatum(true));
 		registered = true;
 	}
 }
@@ -183,15 +180,6 @@ utility_is_work(Node *parsetree)
 	}
 }
 
-/* does it nest the statements it runs (not EXECUTE, PREPARE, DEALLOCATE: as pgss) */
-static inline bool
-utility_nests(Node *parsetree)
-{
-	return !IsA(parsetree, ExecuteStmt) &&
-		!IsA(parsetree, PrepareStmt) &&
-		!IsA(parsetree, DeallocateStmt);
-}
-
 /* after which core's pending lists are read: those that can create or delete files */
 static bool
 utility_may_touch_storage(NodeTag tag)
@@ -215,15 +203,6 @@ utility_may_touch_storage(NodeTag tag)
 		default:
 			return true;
 	}
-}
-
-/* zeroed by a hook called before (pgss listed after walload): as core does */
-static uint64
-utility_queryid(PlannedStmt *pstmt, const char *queryString)
-{
-	if (pstmt->queryId != UINT64CONST(0) || !IsQueryIdEnabled())
-		return pstmt->queryId;
-	return wl_compute_utility_queryid(pstmt, queryString);
 }
 
 /* ----------------------------------------------------------------
@@ -328,7 +307,9 @@ wl_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	NodeTag		parsetree_tag = nodeTag(parsetree);
 	bool		on = tracking_on();
 	bool		observe = on && utility_is_work(parsetree);
-	bool		nests = utility_nests(parsetree);
+	/* not EXECUTE, PREPARE, DEALLOCATE: as pgss */
+	bool		nests = !IsA(parsetree, ExecuteStmt) && !IsA(parsetree, PrepareStmt) &&
+		!IsA(parsetree, DeallocateStmt);
 	int			saved_level = wl_nested_level;
 	NodeTag		saved_utility_tag = current_utility_tag;
 	WlObservation *volatile obs = NULL;
@@ -348,11 +329,14 @@ wl_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	if (observe)
 	{
 		bool		track = wl_track_utility && level_recorded();
+		uint64		queryid = track ? pstmt->queryId : 0;
 
+		/* zeroed by a hook called before (pgss listed after walload): as core does */
+		if (track && queryid == UINT64CONST(0) && IsQueryIdEnabled())
+			queryid = wl_compute_utility_queryid(pstmt, queryString);
 		watch_backend_exit();
 		watch_locks_release();
-		serial = wl_acc_utility_start(track, CreateCommandTag(parsetree),
-									  track ? utility_queryid(pstmt, queryString) : 0,
+		serial = wl_acc_utility_start(track, CreateCommandTag(parsetree), queryid,
 									  wl_nested_level, queryString,
 									  pstmt->stmt_location, pstmt->stmt_len);
 	}
@@ -630,9 +614,6 @@ wl_object_access(ObjectAccessType access, Oid classId, Oid objectId,
  * ----------------------------------------------------------------
  */
 
-/* the phase's end: a reset callback on TopTransactionContext, static (no allocation) */
-static void xact_memory_reset(void *arg);
-static MemoryContextCallback xact_end_callback = {xact_memory_reset, NULL, NULL};
 static bool xact_end_watched = false;
 
 static void
@@ -641,6 +622,9 @@ xact_memory_reset(void *arg)
 	xact_end_watched = false;
 	wl_acc_xact_end();
 }
+
+/* the phase's end: a reset callback on TopTransactionContext, static (no allocation) */
+static MemoryContextCallback xact_end_callback = {xact_memory_reset, NULL, NULL};
 
 static void
 watch_xact_end(void)
