@@ -73,12 +73,6 @@ tracking_on(void)
 	return wl_track != WL_TRACK_NONE && backend_observable();
 }
 
-static inline bool
-xact_callbacks_apply(void)
-{
-	return wl_acc_observed() && backend_observable();
-}
-
 /*
  * The backend's exit, around core's ShutdownPostgres (before_shmem_exit,
  * registered at start, aborts the open transaction; such callbacks run last
@@ -704,7 +698,7 @@ wl_xact_callback(XactEvent event, void *arg)
 	/* after the accumulator's own end of the record, at COMMIT and ABORT */
 	if (kind != WL_KIND_CLIENT && event == XACT_EVENT_PRE_COMMIT)
 		worker_xact_event(kind, event);
-	if (xact_callbacks_apply())
+	if (wl_acc_observed() && backend_observable())
 		xact_event(event);
 	if (kind != WL_KIND_CLIENT && event != XACT_EVENT_PRE_COMMIT)
 		worker_xact_event(kind, event);
@@ -714,7 +708,7 @@ static void
 wl_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 					SubTransactionId parentSubid, void *arg)
 {
-	if (event == SUBXACT_EVENT_ABORT_SUB && xact_callbacks_apply())
+	if (event == SUBXACT_EVENT_ABORT_SUB && wl_acc_observed() && backend_observable())
 		wl_acc_subxact_abort(mySubid);
 }
 

@@ -335,8 +335,7 @@ observe_before(WlObservation *obs, Node *parsetree)
 			wl_header_pages_mapped(pages_mapped);
 			break;
 		case T_AlterDatabaseStmt:
-			obs->dbname = pstrdup(((AlterDatabaseStmt *) parsetree)->dbname);
-			obs->dboid = get_database_oid(obs->dbname, true);
+			obs->dboid = get_database_oid(((AlterDatabaseStmt *) parsetree)->dbname, true);
 			obs->dbtablespace = catalog_oid(DATABASEOID, obs->dboid);
 			break;
 		case T_CreatedbStmt:
@@ -613,25 +612,6 @@ truncated_tables(StringInfo names)
 	return ntables;
 }
 
-/* autovacuum's table: the one it holds ShareUpdateExclusiveLock on */
-static Oid
-autovacuum_table(void)
-{
-	LockData   *ld = GetLockStatusData();
-
-	for (int i = 0; i < ld->nelements; i++)
-	{
-		LockInstanceData *li = &ld->locks[i];
-
-		if (li->pid == MyProcPid &&
-			li->locktag.locktag_type == LOCKTAG_RELATION &&
-			li->locktag.locktag_field1 == MyDatabaseId &&
-			(li->holdMask & LOCKBIT_ON(ShareUpdateExclusiveLock)))
-			return li->locktag.locktag_field2;
-	}
-	return InvalidOid;
-}
-
 /*
  * At PRE_COMMIT of a background process's transaction, which loads without
  * a hooked statement (replication workers, autovacuum): what it did, as one
@@ -694,11 +674,23 @@ wl_observe_worker_xact(WlBackendKind kind, WlWorkerWork *w, WlEffects *eff)
 
 	if (kind == WL_KIND_AUTOVACUUM)
 	{
-		Oid			relid = autovacuum_table();
+		LockData   *ld = GetLockStatusData();
+		Oid			relid = InvalidOid;
 		WlRelFile	file;
 		BlockNumber before;
 		BlockNumber after;
 
+		/* its table: the one it holds ShareUpdateExclusiveLock on */
+		for (int i = 0; i < ld->nelements && !OidIsValid(relid); i++)
+		{
+			LockInstanceData *li = &ld->locks[i];
+
+			if (li->pid == MyProcPid &&
+				li->locktag.locktag_type == LOCKTAG_RELATION &&
+				li->locktag.locktag_field1 == MyDatabaseId &&
+				(li->holdMask & LOCKBIT_ON(ShareUpdateExclusiveLock)))
+				relid = li->locktag.locktag_field2;
+		}
 		/* fewer blocks than VACUUM's progress counter says it began with: one walk */
 		if (!OidIsValid(relid) || MyBEEntry == NULL ||
 			!wl_model_relation_file(relid, &file, NULL, NULL))

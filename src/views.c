@@ -97,19 +97,15 @@ static const char *const action_names[] = {
 bool
 wl_can_see_text(Oid userid)
 {
-	Oid			me = GetUserId();
-
-	return userid == me || has_privs_of_role(me, ROLE_PG_READ_ALL_STATS);
+	return userid == GetUserId() || has_privs_of_role(GetUserId(), ROLE_PG_READ_ALL_STATS);
 }
 
 /* a backend's load, as HAS_PGSTAT_PERMISSIONS: it tells as much as its query */
 bool
 wl_can_see_backend(Oid userid)
 {
-	Oid			me = GetUserId();
-
-	return has_privs_of_role(me, userid) ||
-		has_privs_of_role(me, ROLE_PG_READ_ALL_STATS);
+	return has_privs_of_role(GetUserId(), userid) ||
+		has_privs_of_role(GetUserId(), ROLE_PG_READ_ALL_STATS);
 }
 
 /* the five scan kinds, their sum, the buffers walked and the estimate */
@@ -287,24 +283,18 @@ walload_statements(PG_FUNCTION_ARGS)
 	ReturnSetInfo *rsinfo = BEGIN_SRF("walload_statements");
 	bool		with_fpi = rsinfo->setDesc->natts > cols[0];	/* 1.2: wal_fpi_bytes */
 	WlStmtScan	scan;
-	WlStmtRecord *recs;
 	AttrNumber	keys[2] = {1, 2};	/* xact_id, stmt_no */
 	Oid			ops[2] = {Int8LessOperator, Int4LessOperator};
 	Oid			colls[2] = {InvalidOid, InvalidOid};
 	bool		nulls_first[2] = {false, false};
-	Tuplesortstate *sort;
-	TupleTableSlot *row;
-	TupleTableSlot *sorted;
-	MemoryContext rowcxt;
-
-	sort = tuplesort_begin_heap(rsinfo->setDesc, 2, keys, ops, colls, nulls_first,
-								work_mem, NULL, TUPLESORT_NONE);
-	row = MakeSingleTupleTableSlot(rsinfo->setDesc, &TTSOpsVirtual);
-	sorted = MakeSingleTupleTableSlot(rsinfo->setDesc, &TTSOpsMinimalTuple);
+	Tuplesortstate *sort = tuplesort_begin_heap(rsinfo->setDesc, 2, keys, ops, colls, nulls_first,
+												work_mem, NULL, TUPLESORT_NONE);
+	TupleTableSlot *row = MakeSingleTupleTableSlot(rsinfo->setDesc, &TTSOpsVirtual);
+	TupleTableSlot *sorted = MakeSingleTupleTableSlot(rsinfo->setDesc, &TTSOpsMinimalTuple);
 	/* each row's text values, freed once the sort has copied the row */
-	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "walload_statements row",
-								   ALLOCSET_SMALL_SIZES);
-	recs = palloc(sizeof(WlStmtRecord) * WL_STMT_CHUNK);
+	MemoryContext rowcxt = AllocSetContextCreate(CurrentMemoryContext, "walload_statements row",
+												 ALLOCSET_SMALL_SIZES);
+	WlStmtRecord *recs = palloc(sizeof(WlStmtRecord) * WL_STMT_CHUNK);
 
 	wl_store_scan_statements(&scan);
 	while (scan.next < scan.hi)
