@@ -632,29 +632,22 @@ watch_xact_end(void)
 
 /*
  * Background processes that load without a hooked statement (observe.c):
- * looked at once per transaction, at PRE_COMMIT; each end marks where the
- * next one is measured from.
+ * looked at once per transaction, at PRE_COMMIT.
  */
 static void
-worker_xact_event(WlBackendKind kind, XactEvent event)
+worker_pre_commit(WlBackendKind kind)
 {
-	if (event == XACT_EVENT_PRE_COMMIT)
-	{
-		WlWorkerWork w;
-		WlEffects	eff;
+	WlWorkerWork w;
+	WlEffects	eff;
 
-		if (!tracking_on() || wl_acc_observed())
-			return;
-		memset(&eff, 0, sizeof(eff));
-		if (wl_observe_worker_xact(kind, &w, &eff))
-		{
-			watch_backend_exit();
-			wl_acc_worker_statement(&w, &eff);
-		}
+	if (!tracking_on() || wl_acc_observed())
+		return;
+	memset(&eff, 0, sizeof(eff));
+	if (wl_observe_worker_xact(kind, &w, &eff))
+	{
+		watch_backend_exit();
+		wl_acc_worker_statement(&w, &eff);
 	}
-	else if ((event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT) &&
-			 backend_observable())
-		wl_acc_worker_boundary();
 }
 
 static void
@@ -695,13 +688,14 @@ wl_xact_callback(XactEvent event, void *arg)
 		worker_kind = (int) wl_observe_worker_kind();
 	kind = (WlBackendKind) worker_kind;
 
-	/* after the accumulator's own end of the record, at COMMIT and ABORT */
 	if (kind != WL_KIND_CLIENT && event == XACT_EVENT_PRE_COMMIT)
-		worker_xact_event(kind, event);
+		worker_pre_commit(kind);
 	if (wl_acc_observed() && backend_observable())
 		xact_event(event);
-	if (kind != WL_KIND_CLIENT && event != XACT_EVENT_PRE_COMMIT)
-		worker_xact_event(kind, event);
+	/* after the accumulator's own end of the record: where a worker's next one is measured from */
+	if (kind != WL_KIND_CLIENT && (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT) &&
+		backend_observable())
+		wl_acc_worker_boundary();
 }
 
 static void
