@@ -73,30 +73,21 @@ tracking_on(void)
 	return wl_track != WL_TRACK_NONE && backend_observable();
 }
 
-static inline bool
-xact_callbacks_apply(void)
-{
-	return wl_acc_observed() && backend_observable();
-}
-
 /*
  * The backend's exit, around core's ShutdownPostgres (before_shmem_exit,
  * registered at start, aborts the open transaction; such callbacks run last
- * registered first): exit_begins ends the statements in progress before it
- * (a FATAL unwinds nothing); backend_exit (on_shmem_exit) stores what waits
- * after it, before ProcKill, which waiting for walload's lock needs.
+ * registered first): as before_shmem_exit (begins) it ends the statements in
+ * progress before it (a FATAL unwinds nothing); as on_shmem_exit it stores
+ * what waits after it, before ProcKill, which waiting for walload's lock needs.
  */
 static void
-exit_begins(int code, Datum arg)
+backend_exit(int code, Datum begins)
 {
-	if (backend_observable())
+	if (!backend_observable())
+		return;
+	if (DatumGetBool(begins))
 		wl_acc_exit_begins();
-}
-
-static void
-backend_exit(int code, Datum arg)
-{
-	if (backend_observable())
+	else
 		wl_acc_backend_exit();
 }
 
@@ -107,8 +98,8 @@ watch_backend_exit(void)
 
 	if (!registered)
 	{
-		on_shmem_exit(backend_exit, (Datum) 0);
-		before_shmem_exit(exit_begins, (Datum) 0);
+		on_shmem_exit(backend_exit, BoolGetDatum(false));
+		before_shmem_exit(backend_exit, BoolGetDatum(true));
 		registered = true;
 	}
 }
@@ -183,15 +174,6 @@ utility_is_work(Node *parsetree)
 	}
 }
 
-/* does it nest the statements it runs (not EXECUTE, PREPARE, DEALLOCATE: as pgss) */
-static inline bool
-utility_nests(Node *parsetree)
-{
-	return !IsA(parsetree, ExecuteStmt) &&
-		!IsA(parsetree, PrepareStmt) &&
-		!IsA(parsetree, DeallocateStmt);
-}
-
 /* after which core's pending lists are read: those that can create or delete files */
 static bool
 utility_may_touch_storage(NodeTag tag)
@@ -215,15 +197,6 @@ utility_may_touch_storage(NodeTag tag)
 		default:
 			return true;
 	}
-}
-
-/* zeroed by a hook called before (pgss listed after walload): as core does */
-static uint64
-utility_queryid(PlannedStmt *pstmt, const char *queryString)
-{
-	if (pstmt->queryId != UINT64CONST(0) || !IsQueryIdEnabled())
-		return pstmt->queryId;
-	return wl_compute_utility_queryid(pstmt, queryString);
 }
 
 /* ----------------------------------------------------------------
@@ -328,7 +301,9 @@ wl_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	NodeTag		parsetree_tag = nodeTag(parsetree);
 	bool		on = tracking_on();
 	bool		observe = on && utility_is_work(parsetree);
-	bool		nests = utility_nests(parsetree);
+	/* not EXECUTE, PREPARE, DEALLOCATE: as pgss */
+	bool		nests = !IsA(parsetree, ExecuteStmt) && !IsA(parsetree, PrepareStmt) &&
+		!IsA(parsetree, DeallocateStmt);
 	int			saved_level = wl_nested_level;
 	NodeTag		saved_utility_tag = current_utility_tag;
 	WlObservation *volatile obs = NULL;
@@ -348,11 +323,14 @@ wl_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	if (observe)
 	{
 		bool		track = wl_track_utility && level_recorded();
+		uint64		queryid = track ? pstmt->queryId : 0;
 
+		/* zeroed by a hook called before (pgss listed after walload): as core does */
+		if (track && queryid == UINT64CONST(0) && IsQueryIdEnabled())
+			queryid = wl_compute_utility_queryid(pstmt, queryString);
 		watch_backend_exit();
 		watch_locks_release();
-		serial = wl_acc_utility_start(track, CreateCommandTag(parsetree),
-									  track ? utility_queryid(pstmt, queryString) : 0,
+		serial = wl_acc_utility_start(track, CreateCommandTag(parsetree), queryid,
 									  wl_nested_level, queryString,
 									  pstmt->stmt_location, pstmt->stmt_len);
 	}
@@ -365,8 +343,6 @@ wl_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 		if (observe)
 		{
 			obs = wl_observe_before(parsetree);
-			if (obs != NULL)
-				wl_observe_before_walk(obs);
 			wl_acc_utility_measure_from_now(serial);
 		}
 		PREV_OR(prev_ProcessUtility, standard_ProcessUtility)
@@ -603,15 +579,13 @@ relation_access(ObjectAccessType access, Oid classId, Oid objectId,
 			wl_model_note_doomed(objectId, false);
 			break;
 		case OAT_POST_CREATE:
-			wl_model_note_created(objectId);
-			wl_observe_created_relation(objectId, &eff);
-			wl_acc_apply_effects(&eff);
-			break;
 		case OAT_POST_ALTER:
-			if (current_utility_tag != T_AlterTableStmt &&
-				current_utility_tag != T_AlterTableMoveAllStmt)
+			if (access == OAT_POST_CREATE)
+				wl_model_note_created(objectId);
+			else if (current_utility_tag != T_AlterTableStmt &&
+					 current_utility_tag != T_AlterTableMoveAllStmt)
 				break;
-			wl_observe_altered_relation(objectId, &eff);
+			wl_observe_relation(objectId, access == OAT_POST_CREATE, &eff);
 			wl_acc_apply_effects(&eff);
 			break;
 		default:
@@ -634,9 +608,6 @@ wl_object_access(ObjectAccessType access, Oid classId, Oid objectId,
  * ----------------------------------------------------------------
  */
 
-/* the phase's end: a reset callback on TopTransactionContext, static (no allocation) */
-static void xact_memory_reset(void *arg);
-static MemoryContextCallback xact_end_callback = {xact_memory_reset, NULL, NULL};
 static bool xact_end_watched = false;
 
 static void
@@ -645,6 +616,9 @@ xact_memory_reset(void *arg)
 	xact_end_watched = false;
 	wl_acc_xact_end();
 }
+
+/* the phase's end: a reset callback on TopTransactionContext, static (no allocation) */
+static MemoryContextCallback xact_end_callback = {xact_memory_reset, NULL, NULL};
 
 static void
 watch_xact_end(void)
@@ -658,29 +632,22 @@ watch_xact_end(void)
 
 /*
  * Background processes that load without a hooked statement (observe.c):
- * looked at once per transaction, at PRE_COMMIT; each end marks where the
- * next one is measured from.
+ * looked at once per transaction, at PRE_COMMIT.
  */
 static void
-worker_xact_event(WlBackendKind kind, XactEvent event)
+worker_pre_commit(WlBackendKind kind)
 {
-	if (event == XACT_EVENT_PRE_COMMIT)
-	{
-		WlWorkerWork w;
-		WlEffects	eff;
+	WlWorkerWork w;
+	WlEffects	eff;
 
-		if (!tracking_on() || wl_acc_observed())
-			return;
-		memset(&eff, 0, sizeof(eff));
-		if (wl_observe_worker_xact(kind, &w, &eff))
-		{
-			watch_backend_exit();
-			wl_acc_worker_statement(&w, &eff);
-		}
+	if (!tracking_on() || wl_acc_observed())
+		return;
+	memset(&eff, 0, sizeof(eff));
+	if (wl_observe_worker_xact(kind, &w, &eff))
+	{
+		watch_backend_exit();
+		wl_acc_worker_statement(&w, &eff);
 	}
-	else if ((event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT) &&
-			 backend_observable())
-		wl_acc_worker_boundary();
 }
 
 static void
@@ -721,20 +688,21 @@ wl_xact_callback(XactEvent event, void *arg)
 		worker_kind = (int) wl_observe_worker_kind();
 	kind = (WlBackendKind) worker_kind;
 
-	/* after the accumulator's own end of the record, at COMMIT and ABORT */
 	if (kind != WL_KIND_CLIENT && event == XACT_EVENT_PRE_COMMIT)
-		worker_xact_event(kind, event);
-	if (xact_callbacks_apply())
+		worker_pre_commit(kind);
+	if (wl_acc_observed() && backend_observable())
 		xact_event(event);
-	if (kind != WL_KIND_CLIENT && event != XACT_EVENT_PRE_COMMIT)
-		worker_xact_event(kind, event);
+	/* after the accumulator's own end of the record: where a worker's next one is measured from */
+	if (kind != WL_KIND_CLIENT && (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT) &&
+		backend_observable())
+		wl_acc_worker_boundary();
 }
 
 static void
 wl_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 					SubTransactionId parentSubid, void *arg)
 {
-	if (event == SUBXACT_EVENT_ABORT_SUB && xact_callbacks_apply())
+	if (event == SUBXACT_EVENT_ABORT_SUB && wl_acc_observed() && backend_observable())
 		wl_acc_subxact_abort(mySubid);
 }
 

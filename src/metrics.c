@@ -93,23 +93,6 @@ command_slot(Oid dbid, Oid userid, CommandTag tag, int limit)
 	return NULL;
 }
 
-/* where (dbid, userid, tag) is counted: the last entries are kept for 'other' rows */
-static WlCommandTotals *
-command_totals(Oid dbid, Oid userid, CommandTag tag)
-{
-	WlCommandTotals *t = command_slot(dbid, userid, tag,
-									  WL_METRICS_COMMANDS - WL_METRICS_OTHER_RESERVE);
-
-	if (t == NULL && tag != CMDTAG_UNKNOWN)
-		t = command_slot(dbid, userid, CMDTAG_UNKNOWN, WL_METRICS_COMMANDS);
-	if (t == NULL)
-	{
-		t = &wl_metrics->overflow;
-		t->tag = CMDTAG_UNKNOWN;
-	}
-	return t;
-}
-
 /* a statement stored (store.c, wl_store_statements); walks: its full scans */
 void
 wl_metrics_statement(const WlStmtRecord *rec, int64 walks)
@@ -117,7 +100,16 @@ wl_metrics_statement(const WlStmtRecord *rec, int64 walks)
 	WlCommandTotals *t;
 
 	SpinLockAcquire(&wl_metrics->cmd_mutex);
-	t = command_totals(rec->dbid, rec->userid, rec->tag);
+	/* the last entries are kept for 'other' rows */
+	t = command_slot(rec->dbid, rec->userid, rec->tag,
+					 WL_METRICS_COMMANDS - WL_METRICS_OTHER_RESERVE);
+	if (t == NULL && rec->tag != CMDTAG_UNKNOWN)
+		t = command_slot(rec->dbid, rec->userid, CMDTAG_UNKNOWN, WL_METRICS_COMMANDS);
+	if (t == NULL)
+	{
+		t = &wl_metrics->overflow;
+		t->tag = CMDTAG_UNKNOWN;
+	}
 	t->calls++;
 	t->total_ms += Max(rec->elapsed_ms, 0);
 	t->commit_ms += Max(rec->commit_ms, 0);

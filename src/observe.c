@@ -129,31 +129,27 @@ wl_observe_truncate(Oid relid)
 	RelationClose(rel);
 }
 
-/* A new unlogged sequence is written and flushed (fill_seq_with_data). */
+/*
+ * OAT_POST_CREATE (created): a new unlogged sequence is written and flushed
+ * (fill_seq_with_data).  OAT_POST_ALTER with the current file doomed:
+ * ATExecSetTableSpace, which flushed it.
+ */
 void
-wl_observe_created_relation(Oid relid, WlEffects *eff)
-{
-	Relation	rel = RelationIdGetRelation(relid);
-
-	if (rel == NULL)
-		return;
-	if (rel->rd_rel->relkind == RELKIND_SEQUENCE &&
-		rel->rd_rel->relpersistence == RELPERSISTENCE_UNLOGGED)
-		wl_effects_add_scans(eff, WL_SCAN_FLUSH_REL, 1, 1);
-	RelationClose(rel);
-}
-
-/* OAT_POST_ALTER with the current file doomed: ATExecSetTableSpace, which flushed it */
-void
-wl_observe_altered_relation(Oid relid, WlEffects *eff)
+wl_observe_relation(Oid relid, bool created, WlEffects *eff)
 {
 	Relation	rel = RelationIdGetRelation(relid);
 	WlRelFile  *doomed;
 
 	if (rel == NULL)
 		return;
-	if (RELKIND_HAS_STORAGE(rel->rd_rel->relkind) &&
-		rel->rd_rel->relpersistence != RELPERSISTENCE_TEMP)
+	if (created)
+	{
+		if (rel->rd_rel->relkind == RELKIND_SEQUENCE &&
+			rel->rd_rel->relpersistence == RELPERSISTENCE_UNLOGGED)
+			wl_effects_add_scans(eff, WL_SCAN_FLUSH_REL, 1, 1);
+	}
+	else if (RELKIND_HAS_STORAGE(rel->rd_rel->relkind) &&
+			 rel->rd_rel->relpersistence != RELPERSISTENCE_TEMP)
 	{
 		int			n = smgrGetPendingDeletes(true, &doomed);
 		int			i = 0;
@@ -214,17 +210,6 @@ catalog_oid(int cacheid, Oid oid)
 	return oid;
 }
 
-/* VACUUM: a relation and its TOAST table */
-static void
-add_with_toast(WlObservation *obs, Oid relid)
-{
-	Oid			toast = catalog_oid(RELOID, relid);
-
-	add_rel(obs, relid);
-	if (OidIsValid(toast))
-		add_rel(obs, toast);
-}
-
 /* the relations a (non-FULL) VACUUM will process, with their sizes now */
 static void
 observe_vacuum_targets(WlObservation *obs, VacuumStmt *stmt)
@@ -263,8 +248,15 @@ observe_vacuum_targets(WlObservation *obs, VacuumStmt *stmt)
 			continue;
 		rels = get_rel_relkind(relid) == RELKIND_PARTITIONED_TABLE ?
 			find_all_inheritors(relid, NoLock, NULL) : list_make1_oid(relid);
+		/* each with its TOAST table */
 		foreach(lc2, rels)
-			add_with_toast(obs, lfirst_oid(lc2));
+		{
+			Oid			toast = catalog_oid(RELOID, lfirst_oid(lc2));
+
+			add_rel(obs, lfirst_oid(lc2));
+			if (OidIsValid(toast))
+				add_rel(obs, toast);
+		}
 	}
 }
 
@@ -321,6 +313,7 @@ observe_before(WlObservation *obs, Node *parsetree)
 	bool		seq = IsA(parsetree, AlterSeqStmt);
 	Oid			relid;
 	ListCell   *lc;
+	int64		pages_mapped;
 
 	obs->tag = nodeTag(parsetree);
 	switch (obs->tag)
@@ -337,10 +330,12 @@ observe_before(WlObservation *obs, Node *parsetree)
 		case T_DropdbStmt:
 			obs->dbname = pstrdup(((DropdbStmt *) parsetree)->dbname);
 			obs->dboid = get_database_oid(obs->dbname, true);
+			/* right before it: its buffers, sampled (the pages then cost its walk nothing) */
+			obs->db_buffers = wl_model_database_buffers(obs->dboid, &pages_mapped);
+			wl_header_pages_mapped(pages_mapped);
 			break;
 		case T_AlterDatabaseStmt:
-			obs->dbname = pstrdup(((AlterDatabaseStmt *) parsetree)->dbname);
-			obs->dboid = get_database_oid(obs->dbname, true);
+			obs->dboid = get_database_oid(((AlterDatabaseStmt *) parsetree)->dbname, true);
 			obs->dbtablespace = catalog_oid(DATABASEOID, obs->dboid);
 			break;
 		case T_CreatedbStmt:
@@ -373,18 +368,6 @@ observe_before(WlObservation *obs, Node *parsetree)
 		default:
 			break;
 	}
-}
-
-/* right before DROP DATABASE: its buffers, sampled (the pages then cost its walk nothing) */
-void
-wl_observe_before_walk(WlObservation *obs)
-{
-	int64		pages_mapped;
-
-	if (obs->tag != T_DropdbStmt)
-		return;
-	obs->db_buffers = wl_model_database_buffers(obs->dboid, &pages_mapped);
-	wl_header_pages_mapped(pages_mapped);
 }
 
 /*
@@ -629,25 +612,6 @@ truncated_tables(StringInfo names)
 	return ntables;
 }
 
-/* autovacuum's table: the one it holds ShareUpdateExclusiveLock on */
-static Oid
-autovacuum_table(void)
-{
-	LockData   *ld = GetLockStatusData();
-
-	for (int i = 0; i < ld->nelements; i++)
-	{
-		LockInstanceData *li = &ld->locks[i];
-
-		if (li->pid == MyProcPid &&
-			li->locktag.locktag_type == LOCKTAG_RELATION &&
-			li->locktag.locktag_field1 == MyDatabaseId &&
-			(li->holdMask & LOCKBIT_ON(ShareUpdateExclusiveLock)))
-			return li->locktag.locktag_field2;
-	}
-	return InvalidOid;
-}
-
 /*
  * At PRE_COMMIT of a background process's transaction, which loads without
  * a hooked statement (replication workers, autovacuum): what it did, as one
@@ -710,11 +674,23 @@ wl_observe_worker_xact(WlBackendKind kind, WlWorkerWork *w, WlEffects *eff)
 
 	if (kind == WL_KIND_AUTOVACUUM)
 	{
-		Oid			relid = autovacuum_table();
+		LockData   *ld = GetLockStatusData();
+		Oid			relid = InvalidOid;
 		WlRelFile	file;
 		BlockNumber before;
 		BlockNumber after;
 
+		/* its table: the one it holds ShareUpdateExclusiveLock on */
+		for (int i = 0; i < ld->nelements && !OidIsValid(relid); i++)
+		{
+			LockInstanceData *li = &ld->locks[i];
+
+			if (li->pid == MyProcPid &&
+				li->locktag.locktag_type == LOCKTAG_RELATION &&
+				li->locktag.locktag_field1 == MyDatabaseId &&
+				(li->holdMask & LOCKBIT_ON(ShareUpdateExclusiveLock)))
+				relid = li->locktag.locktag_field2;
+		}
 		/* fewer blocks than VACUUM's progress counter says it began with: one walk */
 		if (!OidIsValid(relid) || MyBEEntry == NULL ||
 			!wl_model_relation_file(relid, &file, NULL, NULL))

@@ -17,13 +17,11 @@ typedef struct WlObservation WlObservation;
 
 /* around a utility statement */
 extern WlObservation *wl_observe_before(Node *parsetree);
-extern void wl_observe_before_walk(WlObservation *obs);
 extern void wl_observe_after(WlObservation *obs, bool success, WlEffects *eff);
 
 /* object access events, while a statement runs */
 extern void wl_observe_truncate(Oid relid);
-extern void wl_observe_created_relation(Oid relid, WlEffects *eff);
-extern void wl_observe_altered_relation(Oid relid, WlEffects *eff);
+extern void wl_observe_relation(Oid relid, bool created, WlEffects *eff);
 
 /* what a background process's transaction did, recorded as one statement */
 typedef struct WlWorkerWork

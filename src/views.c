@@ -68,7 +68,7 @@ name_of(const char *const *names, int n, int v)
 	return v >= 0 && v < n ? names[v] : "unknown";
 }
 
-const char *
+static const char *
 wl_wal_level_name(int level)
 {
 	static const char *const names[] = {"minimal", "replica", "logical"};
@@ -97,19 +97,15 @@ static const char *const action_names[] = {
 bool
 wl_can_see_text(Oid userid)
 {
-	Oid			me = GetUserId();
-
-	return userid == me || has_privs_of_role(me, ROLE_PG_READ_ALL_STATS);
+	return userid == GetUserId() || has_privs_of_role(GetUserId(), ROLE_PG_READ_ALL_STATS);
 }
 
 /* a backend's load, as HAS_PGSTAT_PERMISSIONS: it tells as much as its query */
 bool
 wl_can_see_backend(Oid userid)
 {
-	Oid			me = GetUserId();
-
-	return has_privs_of_role(me, userid) ||
-		has_privs_of_role(me, ROLE_PG_READ_ALL_STATS);
+	return has_privs_of_role(GetUserId(), userid) ||
+		has_privs_of_role(GetUserId(), ROLE_PG_READ_ALL_STATS);
 }
 
 /* the five scan kinds, their sum, the buffers walked and the estimate */
@@ -175,10 +171,18 @@ wl_check_columns(ReturnSetInfo *rsinfo, const int *counts, int ncounts, const ch
 			 errhint("Run ALTER EXTENSION walload UPDATE, or reinstall the extension.")));
 }
 
-/* start a set-returning function fn: which of the column counts cols it has */
+/* start set-returning function fn, defined with one of the column counts cols */
 #define BEGIN_SRF(fn) \
 	(AssertMacro(ROW_COLS <= WL_MAX_COLS), wl_store_require(), InitMaterializedSRF(fcinfo, 0), \
-	 wl_check_columns(rsinfo, cols, lengthof(cols), fn))
+	 (void) wl_check_columns((ReturnSetInfo *) fcinfo->resultinfo, cols, lengthof(cols), fn), \
+	 (ReturnSetInfo *) fcinfo->resultinfo)
+
+/* BEGIN_SRF, and one row's columns: PUT_* fill them, PUT_ROW() stores and clears them */
+#define SRF_ROWS(fn) \
+	ReturnSetInfo *rsinfo = BEGIN_SRF(fn); \
+	Datum		values[WL_MAX_COLS]; \
+	bool		nulls[WL_MAX_COLS] = {0}; \
+	int			i = 0
 
 /* the next column of values and nulls: datum, or NULL (datum unevaluated) */
 #define PUT_COL(isnull, datum) \
@@ -189,29 +193,24 @@ wl_check_columns(ReturnSetInfo *rsinfo, const int *counts, int ncounts, const ch
 #define PUT_SESSION(r) \
 	(PUT_COL(!wl_can_see_backend((r)->userid), TimestampTzGetDatum((r)->backend_start)), \
 	 PUT_COL(nulls[i - 1], BoolGetDatum((r)->first_in_session)))
-/* the row built, every column of the function's largest shape put */
+/* the row built, every column of the function's largest shape put; the next one starts */
 #define PUT_ROW() \
 	(AssertMacro(i == ROW_COLS), \
-	 tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls))
+	 tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls), \
+	 memset(nulls, 0, sizeof(nulls)), i = 0)
 
 Datum
 walload_xacts(PG_FUNCTION_ARGS)
 {
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	static const int cols[] = {52, 53, 57, 59, 62, 65};
 	static const char *const strategies[] = {"off", "auto", "wal", "sync"};
+	SRF_ROWS("walload_xacts");
 	WlXactRecord *recs;
-	int			n;
-
-	(void) BEGIN_SRF("walload_xacts");
-	n = wl_store_copy_xacts(&recs);
+	int			n = wl_store_copy_xacts(&recs);
 
 	for (int r = 0; r < n; r++)
 	{
 		WlXactRecord *rec = &recs[r];
-		Datum		values[WL_MAX_COLS];
-		bool		nulls[WL_MAX_COLS] = {0};
-		int			i = 0;
 		bool		aborted = rec->outcome == WL_OUTCOME_ABORT;
 
 		values[i++] = Int64GetDatum((int64) rec->xact_id);
@@ -252,20 +251,14 @@ walload_xacts(PG_FUNCTION_ARGS)
 Datum
 walload_minutes(PG_FUNCTION_ARGS)
 {
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	static const int cols[] = {38, 40};
+	SRF_ROWS("walload_minutes");
 	WlMinuteRecord *recs;
-	int			n;
-
-	(void) BEGIN_SRF("walload_minutes");
-	n = wl_store_copy_minutes(&recs);
+	int			n = wl_store_copy_minutes(&recs);
 
 	for (int r = 0; r < n; r++)
 	{
 		WlMinuteRecord *rec = &recs[r];
-		Datum		values[WL_MAX_COLS];
-		bool		nulls[WL_MAX_COLS] = {0};
-		int			i = 0;
 
 		PUT_WHO(rec);
 		PUT_SESSION(rec);
@@ -286,29 +279,22 @@ walload_minutes(PG_FUNCTION_ARGS)
 Datum
 walload_statements(PG_FUNCTION_ARGS)
 {
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	static const int cols[] = {36, 37};
+	ReturnSetInfo *rsinfo = BEGIN_SRF("walload_statements");
+	bool		with_fpi = rsinfo->setDesc->natts > cols[0];	/* 1.2: wal_fpi_bytes */
 	WlStmtScan	scan;
-	WlStmtRecord *recs;
-	bool		with_fpi;
 	AttrNumber	keys[2] = {1, 2};	/* xact_id, stmt_no */
 	Oid			ops[2] = {Int8LessOperator, Int4LessOperator};
 	Oid			colls[2] = {InvalidOid, InvalidOid};
 	bool		nulls_first[2] = {false, false};
-	Tuplesortstate *sort;
-	TupleTableSlot *row;
-	TupleTableSlot *sorted;
-	MemoryContext rowcxt;
-
-	with_fpi = BEGIN_SRF("walload_statements") >= 1;	/* 1.2: wal_fpi_bytes */
-	sort = tuplesort_begin_heap(rsinfo->setDesc, 2, keys, ops, colls, nulls_first,
-								work_mem, NULL, TUPLESORT_NONE);
-	row = MakeSingleTupleTableSlot(rsinfo->setDesc, &TTSOpsVirtual);
-	sorted = MakeSingleTupleTableSlot(rsinfo->setDesc, &TTSOpsMinimalTuple);
+	Tuplesortstate *sort = tuplesort_begin_heap(rsinfo->setDesc, 2, keys, ops, colls, nulls_first,
+												work_mem, NULL, TUPLESORT_NONE);
+	TupleTableSlot *row = MakeSingleTupleTableSlot(rsinfo->setDesc, &TTSOpsVirtual);
+	TupleTableSlot *sorted = MakeSingleTupleTableSlot(rsinfo->setDesc, &TTSOpsMinimalTuple);
 	/* each row's text values, freed once the sort has copied the row */
-	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "walload_statements row",
-								   ALLOCSET_SMALL_SIZES);
-	recs = palloc(sizeof(WlStmtRecord) * WL_STMT_CHUNK);
+	MemoryContext rowcxt = AllocSetContextCreate(CurrentMemoryContext, "walload_statements row",
+												 ALLOCSET_SMALL_SIZES);
+	WlStmtRecord *recs = palloc(sizeof(WlStmtRecord) * WL_STMT_CHUNK);
 
 	wl_store_scan_statements(&scan);
 	while (scan.next < scan.hi)
@@ -369,20 +355,14 @@ walload_statements(PG_FUNCTION_ARGS)
 Datum
 walload_stats(PG_FUNCTION_ARGS)
 {
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	static const int cols[] = {33, 34, 35};
+	SRF_ROWS("walload_stats");
 	WlStatsEntryCopy *recs;
-	int			n;
-
-	(void) BEGIN_SRF("walload_stats");
-	n = wl_store_copy_stats(&recs);
+	int			n = wl_store_copy_stats(&recs);
 
 	for (int r = 0; r < n; r++)
 	{
 		WlStatsEntryCopy *e = &recs[r];
-		Datum		values[WL_MAX_COLS];
-		bool		nulls[WL_MAX_COLS] = {0};
-		int			i = 0;
 		bool		visible = wl_can_see_text(e->key.userid);
 
 		values[i++] = ObjectIdGetDatum(e->key.userid);
@@ -482,21 +462,16 @@ walload_library_version(PG_FUNCTION_ARGS)
 Datum
 walload_command_totals(PG_FUNCTION_ARGS)
 {
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	static const int cols[] = {10};
+	SRF_ROWS("walload_command_totals");
 	WlCommandTotals *t;
 	TimestampTz reset;
-	int			n;
+	int			n = wl_metrics_copy_commands(&t, &reset);
 
-	(void) BEGIN_SRF("walload_command_totals");
-	n = wl_metrics_copy_commands(&t, &reset);
 	for (int r = 0; r < n; r++)
 	{
-		Datum		values[WL_MAX_COLS];
-		bool		nulls[WL_MAX_COLS] = {0};
 		char	   *db = OidIsValid(t[r].dbid) ? get_database_name(t[r].dbid) : NULL;
 		char	   *role = OidIsValid(t[r].userid) ? GetUserNameFromId(t[r].userid, true) : NULL;
-		int			i = 0;
 
 		values[i++] = DirectFunctionCall1(namein, CStringGetDatum(db ? db : psprintf("%u", t[r].dbid)));
 		values[i++] = DirectFunctionCall1(namein, CStringGetDatum(role ? role : psprintf("%u", t[r].userid)));
@@ -518,13 +493,12 @@ walload_command_totals(PG_FUNCTION_ARGS)
 Datum
 walload_histograms(PG_FUNCTION_ARGS)
 {
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	static const int cols[] = {6};
 	static const char *const names[WL_NUM_HIST] = {"commit_seconds", "walk_seconds"};
+	SRF_ROWS("walload_histograms");
 	WlHistogram h[WL_NUM_HIST];
 	TimestampTz reset;
 
-	(void) BEGIN_SRF("walload_histograms");
 	wl_metrics_copy_histograms(h, &reset);
 	for (int m = 0; m < WL_NUM_HIST; m++)
 	{
@@ -532,10 +506,6 @@ walload_histograms(PG_FUNCTION_ARGS)
 
 		for (int b = 0; b < WL_HIST_BUCKETS; b++)
 		{
-			Datum		values[WL_MAX_COLS];
-			bool		nulls[WL_MAX_COLS] = {0};
-			int			i = 0;
-
 			cumulative += h[m].count[b];
 			values[i++] = CStringGetTextDatum(names[m]);
 			values[i++] = Float8GetDatum(wl_metrics_bound(b));
@@ -615,21 +585,15 @@ walload_calibrate(PG_FUNCTION_ARGS)
 Datum
 walload_activity(PG_FUNCTION_ARGS)
 {
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	static const int cols[] = {36, 37};	/* 1.3 to 1.6; 1.7 */
-	WlActivity *acts;
-	int			n;
 	TimestampTz now = GetCurrentTimestamp();
-
-	(void) BEGIN_SRF("walload_activity");
-	n = wl_store_copy_activity(&acts);
+	SRF_ROWS("walload_activity");
+	WlActivity *acts;
+	int			n = wl_store_copy_activity(&acts);
 
 	for (int r = 0; r < n; r++)
 	{
 		WlActivity *a = &acts[r];
-		Datum		values[WL_MAX_COLS];
-		bool		nulls[WL_MAX_COLS] = {0};
-		int			i = 0;
 		bool		predicted = a->predicted_at != 0;
 
 		PUT_WHO(a);
@@ -689,19 +653,13 @@ wl_backend_kind_name(int kind)
 Datum
 walload_xact_backend_types(PG_FUNCTION_ARGS)
 {
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	static const int cols[] = {3};
+	SRF_ROWS("walload_xact_backend_types");
 	WlXactRecord *recs;
-	int			n;
+	int			n = wl_store_copy_xacts(&recs);
 
-	(void) BEGIN_SRF("walload_xact_backend_types");
-	n = wl_store_copy_xacts(&recs);
 	for (int r = 0; r < n; r++)
 	{
-		Datum		values[WL_MAX_COLS];
-		bool		nulls[WL_MAX_COLS] = {0};
-		int			i = 0;
-
 		values[i++] = Int64GetDatum((int64) recs[r].xact_id);
 		values[i++] = Int32GetDatum(recs[r].pid);
 		values[i++] = CStringGetTextDatum(wl_backend_kind_name(recs[r].backend_kind));

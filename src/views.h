@@ -13,7 +13,6 @@
 
 #include "nodes/execnodes.h"
 
-extern const char *wl_wal_level_name(int level);
 extern const char *wl_sync_commit_name(int value);
 extern int	wl_check_columns(ReturnSetInfo *rsinfo, const int *counts, int ncounts,
 							 const char *fn);
