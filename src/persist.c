@@ -437,7 +437,7 @@ load_dump(void)
 		prev_last_used = buf.last_used;
 		if (hash_get_num_entries(wl_stats) >= wl_max_stats)
 			continue;			/* walload.max_stats was lowered */
-		/* the key as stats_key_of() builds it: no stray padding */
+		/* the key as wl_store_statements() builds it: no stray padding */
 		memset(&key, 0, sizeof(key));
 		key.userid = buf.key.userid;
 		key.dbid = buf.key.dbid;
@@ -497,21 +497,13 @@ load_dump(void)
 	}
 	else
 	{
-		HASH_SEQ_STATUS hs;
-		WlStatsEntry *e;
-
 		ereport(LOG,
 				(errmsg("ignoring walload statistics file \"%s\": %s",
 						WL_DUMP_FILE, problem)));
 		/* start from nothing rather than from half a file */
-		hash_seq_init(&hs, wl_stats);
-		while ((e = hash_seq_search(&hs)) != NULL)
-			hash_search(wl_stats, &e->key, HASH_REMOVE, NULL);
+		wl_store_empty();
 		for (int r = 0; r < WL_NUM_RINGS; r++)
-		{
-			wl_ring_clear(&wl_rings[r]);
 			pg_atomic_write_u64(wl_rings[r].pos, 0);
-		}
 		pg_atomic_write_u64(&wl_shared->lru_clock, 1);
 	}
 	FreeFile(f);

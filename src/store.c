@@ -71,9 +71,6 @@ WlShared   *wl_shared = NULL;
 static WlActivitySlot *activity = NULL;
 static int	n_activity = 0;
 HTAB	   *wl_stats = NULL;
-static WlXactSlot *xact_ring = NULL;
-static WlMinuteSlot *minute_ring = NULL;
-static WlStmtSlot *stmt_ring = NULL;
 WlRing		wl_rings[WL_NUM_RINGS];
 static WlPreparedSlot *prepared = NULL;
 
@@ -89,12 +86,12 @@ layout(char *base)
 #define PLACE(ptr, type, n) \
 	do { \
 		if (base) \
-			ptr = (type *) (base + size); \
+			ptr = (void *) (base + size); \
 		size = add_size(size, mul_size((n), sizeof(type))); \
 	} while (0)
-	PLACE(xact_ring, WlXactSlot, wl_max_xacts);
-	PLACE(minute_ring, WlMinuteSlot, wl_max_minutes);
-	PLACE(stmt_ring, WlStmtSlot, wl_max_statements);
+	PLACE(wl_rings[WL_RING_XACTS].slots, WlXactSlot, wl_max_xacts);
+	PLACE(wl_rings[WL_RING_MINUTES].slots, WlMinuteSlot, wl_max_minutes);
+	PLACE(wl_rings[WL_RING_STMTS].slots, WlStmtSlot, wl_max_statements);
 	PLACE(prepared, WlPreparedSlot, max_prepared_xacts);
 	PLACE(activity, WlActivitySlot, MaxBackends);
 #undef PLACE
@@ -131,15 +128,15 @@ wl_store_shmem_startup(void)
 	wl_metrics_shmem_init(metrics, metrics_found);
 
 	wl_shared = ShmemInitStruct("walload", layout(NULL), &found);
-	(void) layout((char *) wl_shared);
-	n_activity = MaxBackends;
 #define RING(id, what, ring, type, max) \
 	wl_rings[id] = (WlRing) {what, &wl_shared->ring##_pos, &wl_shared->ring##_base, max, \
-		(char *) ring##_ring, sizeof(type), offsetof(type, rec), sizeof(((type *) NULL)->rec)}
+		NULL, sizeof(type), offsetof(type, rec), sizeof(((type *) NULL)->rec)}
 	RING(WL_RING_XACTS, "transaction record", xact, WlXactSlot, wl_max_xacts);
 	RING(WL_RING_MINUTES, "per-minute sum", minute, WlMinuteSlot, wl_max_minutes);
 	RING(WL_RING_STMTS, "statement record", stmt, WlStmtSlot, wl_max_statements);
 #undef RING
+	(void) layout((char *) wl_shared);	/* the rings' slots too */
+	n_activity = MaxBackends;
 
 	if (!found)
 	{
@@ -327,64 +324,46 @@ typedef struct WlStatsCached
 
 static WlStatsCached stats_cache[WL_STATS_CACHE];
 
-static inline WlStatsCached *
-stats_cache_slot(const WlStatsKey *key)
-{
-	uint64		h = (key->queryid ^ key->tag ^ ((uint64) key->userid << 32)) *
-		UINT64CONST(0x9E3779B97F4A7C15);
-
-	return &stats_cache[h >> (64 - WL_STATS_CACHE_BITS)];
-}
-
-static inline bool
-stats_key_equal(const WlStatsKey *a, const WlStatsKey *b)
-{
-	return a->queryid == b->queryid && a->tag == b->tag &&
-		a->userid == b->userid && a->dbid == b->dbid &&
-		a->toplevel == b->toplevel;
-}
-
 /* under the lock: the removals cannot change meanwhile */
 static inline WlStatsEntry *
 stats_remember(WlStatsCached *c, const WlStatsKey *key, WlStatsEntry *e)
 {
-	c->key = *key;
+	memcpy(&c->key, key, sizeof(WlStatsKey));
 	c->e = e;
 	c->removals = wl_shared->stats_removals;
 	return e;
 }
 
 /*
- * Find the aggregate for key, creating it if needed.  Called with the lock
- * held shared; may return with it held exclusive.  With may_wait false,
- * returns NULL with *busy set (and the lock released) when creating would
- * have to wait for the exclusive lock; in the commit cleanup and on the
- * abort path (in_cleanup), also when it would have to evict.
+ * Find the aggregate for key (its padding zeroed: the hash and the cache
+ * compare bytes), creating it if needed.  Called with the lock held shared;
+ * may return with it held exclusive.  With may_wait false, returns NULL with
+ * *busy set (and the lock released) when creating would have to wait for
+ * the exclusive lock; in the commit cleanup and on the abort path
+ * (in_cleanup), also when it would have to evict.
  */
 static WlStatsEntry *
 stats_entry(const WlStatsKey *key, const char *query, bool may_wait,
 			bool *busy)
 {
-	WlStatsCached *c = stats_cache_slot(key);
+	uint64		h = (key->queryid ^ key->tag ^ ((uint64) key->userid << 32)) *
+		UINT64CONST(0x9E3779B97F4A7C15);
+	WlStatsCached *c = &stats_cache[h >> (64 - WL_STATS_CACHE_BITS)];
 	WlStatsEntry *e;
+	bool		full;
 	bool		found;
 
 	*busy = false;
 	if (c->e != NULL && c->removals == wl_shared->stats_removals &&
-		stats_key_equal(&c->key, key))
+		memcmp(&c->key, key, sizeof(WlStatsKey)) == 0)
 		return c->e;
 	e = hash_search(wl_stats, key, HASH_FIND, NULL);
 	if (e != NULL)
 		return stats_remember(c, key, e);
 
-	if (in_cleanup && hash_get_num_entries(wl_stats) >= wl_max_stats)
-	{
-		LWLockRelease(wl_shared->lock);
-		*busy = true;
-		return NULL;
-	}
+	full = in_cleanup && hash_get_num_entries(wl_stats) >= wl_max_stats;
 	LWLockRelease(wl_shared->lock);
-	if (!store_lock(LW_EXCLUSIVE, may_wait))
+	if (full || !store_lock(LW_EXCLUSIVE, may_wait))
 	{
 		*busy = true;
 		return NULL;
@@ -415,17 +394,6 @@ stats_entry(const WlStatsKey *key, const char *query, bool may_wait,
 	return stats_remember(c, key, e);
 }
 
-static void
-stats_key_of(const WlStmtRecord *rec, WlStatsKey *key)
-{
-	memset(key, 0, sizeof(*key));
-	key->userid = rec->userid;
-	key->dbid = rec->dbid;
-	key->queryid = rec->queryid;
-	key->tag = rec->tag;
-	key->toplevel = rec->toplevel;
-}
-
 /*
  * Record n finished statements, stride bytes apart, in order: each into its
  * aggregate and the statement ring; returns how many were.  With may_wait
@@ -453,7 +421,12 @@ wl_store_statements(const WlStmtRecord *rec, size_t stride, int n,
 		int64		full = wl_full_scans(&rec->c);
 		bool		busy;
 
-		stats_key_of(rec, &key);
+		memset(&key, 0, sizeof(key));
+		key.userid = rec->userid;
+		key.dbid = rec->dbid;
+		key.queryid = rec->queryid;
+		key.tag = rec->tag;
+		key.toplevel = rec->toplevel;
 		in_cleanup = cleanup;
 		e = stats_entry(&key, rec->query, may_wait, &busy);
 		in_cleanup = false;
@@ -492,7 +465,7 @@ wl_store_statements(const WlStmtRecord *rec, size_t stride, int n,
 			e->last_used = stamp;
 			SpinLockRelease(&e->mutex);
 		}
-		(void) put_statement(rec);
+		(void) wl_ring_put(&wl_rings[WL_RING_STMTS], rec);
 	}
 	return i;
 }
@@ -510,8 +483,8 @@ wl_store_unlock(void)
  * position.  Needs no lock but the slot's spinlock: rings are written
  * without walload's lock.
  */
-static inline uint64
-ring_put(WlRing *r, const void *rec)
+uint64
+wl_ring_put(WlRing *r, const void *rec)
 {
 	uint64		pos = pg_atomic_fetch_add_u64(r->pos, 1);
 	WlSlotHead *slot = WL_RING_SLOT(r, pos);
@@ -523,29 +496,30 @@ ring_put(WlRing *r, const void *rec)
 	return pos;
 }
 
-uint64
-wl_ring_put(WlRing *r, const void *rec)
-{
-	return ring_put(r, rec);
-}
-
-uint64
-put_statement(const WlStmtRecord *rec)
-{
-	return ring_put(&wl_rings[WL_RING_STMTS], rec);
-}
-
-/* empty every slot (under its spinlock: readers copy without the lock) */
+/*
+ * Remove every aggregate and empty every ring's slots, under the slots'
+ * spinlocks: readers copy without the lock.
+ */
 void
-wl_ring_clear(WlRing *r)
+wl_store_empty(void)
 {
-	for (int i = 0; i < r->size; i++)
-	{
-		WlSlotHead *slot = WL_RING_SLOT(r, i);
+	HASH_SEQ_STATUS hs;
+	WlStatsEntry *e;
 
-		SpinLockAcquire(&slot->mutex);
-		slot->pos_plus_one = 0;
-		SpinLockRelease(&slot->mutex);
+	hash_seq_init(&hs, wl_stats);
+	while ((e = hash_seq_search(&hs)) != NULL)
+		hash_search(wl_stats, &e->key, HASH_REMOVE, NULL);
+	wl_shared->stats_removals++;
+	for (int r = 0; r < WL_NUM_RINGS; r++)
+	{
+		for (int i = 0; i < wl_rings[r].size; i++)
+		{
+			WlSlotHead *slot = WL_RING_SLOT(&wl_rings[r], i);
+
+			SpinLockAcquire(&slot->mutex);
+			slot->pos_plus_one = 0;
+			SpinLockRelease(&slot->mutex);
+		}
 	}
 }
 
@@ -565,7 +539,7 @@ add_minute(const WlXactRecord *rec)
 
 	if (my_minute != 0)
 	{
-		slot = &minute_ring[(my_minute - 1) % wl_max_minutes];
+		slot = (WlMinuteSlot *) WL_RING_SLOT(&wl_rings[WL_RING_MINUTES], my_minute - 1);
 		SpinLockAcquire(&slot->mutex);
 		m = &slot->rec;
 		if (slot->pos_plus_one != my_minute || m->minute != minute ||
@@ -582,7 +556,7 @@ add_minute(const WlXactRecord *rec)
 		uint64		pos = pg_atomic_fetch_add_u64(&wl_shared->minute_pos, 1);
 
 		my_minute = pos + 1;
-		slot = &minute_ring[pos % wl_max_minutes];
+		slot = (WlMinuteSlot *) WL_RING_SLOT(&wl_rings[WL_RING_MINUTES], pos);
 		SpinLockAcquire(&slot->mutex);
 		slot->pos_plus_one = my_minute;
 		m = &slot->rec;
@@ -1090,25 +1064,16 @@ wl_store_info(WlInfo *info)
 void
 wl_store_reset(void)
 {
-	HASH_SEQ_STATUS hs;
-	WlStatsEntry *e;
-
 	wl_store_require();
 	store_lock(LW_EXCLUSIVE, true);
-	hash_seq_init(&hs, wl_stats);
-	while ((e = hash_seq_search(&hs)) != NULL)
-		hash_search(wl_stats, &e->key, HASH_REMOVE, NULL);
-	wl_shared->stats_removals++;
-	for (int r = 0; r < WL_NUM_RINGS; r++)
-		wl_ring_clear(&wl_rings[r]);
+	wl_store_empty();
 	SpinLockAcquire(&wl_shared->mutex);
 	wl_shared->stats_reset = GetCurrentTimestamp();
 	wl_shared->stats_evicted = 0;
 	memset(wl_shared->scans, 0, sizeof(wl_shared->scans));
 	wl_shared->scanned_buffers = 0;
-	wl_shared->xact_base = pg_atomic_read_u64(&wl_shared->xact_pos);
-	wl_shared->minute_base = pg_atomic_read_u64(&wl_shared->minute_pos);
-	wl_shared->stmt_base = pg_atomic_read_u64(&wl_shared->stmt_pos);
+	for (int r = 0; r < WL_NUM_RINGS; r++)
+		*wl_rings[r].base = pg_atomic_read_u64(wl_rings[r].pos);
 	SpinLockRelease(&wl_shared->mutex);
 #define RESET(name, start, reset) \
 	if (reset) \
