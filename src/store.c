@@ -828,26 +828,7 @@ wl_store_clear_activity(void)
 		ACTIVITY_WRITE(slot, slot->a.pid = 0);
 }
 
-/* a consistent copy of slot i (see WlActivitySlot) */
-static void
-read_activity(int i, WlActivity *out)
-{
-	volatile WlActivitySlot *slot = &activity[i];
-
-	for (;;)
-	{
-		uint32		before = slot->changecount;
-
-		pg_read_barrier();
-		memcpy(out, (const void *) &slot->a, sizeof(WlActivity));
-		pg_read_barrier();
-		if (before == slot->changecount && (before & 1) == 0)
-			break;
-		CHECK_FOR_INTERRUPTS();
-	}
-}
-
-/* the running loads, palloc'd; returns how many */
+/* the running loads, palloc'd, copied consistently (WlActivitySlot); how many */
 int
 wl_store_copy_activity(WlActivity **out)
 {
@@ -856,7 +837,17 @@ wl_store_copy_activity(WlActivity **out)
 	*out = palloc(sizeof(WlActivity) * Max(n_activity, 1));
 	for (int i = 0; activity != NULL && i < n_activity; i++)
 	{
-		read_activity(i, &(*out)[n]);
+		volatile WlActivitySlot *slot = &activity[i];
+		uint32		before;
+
+		do
+		{
+			CHECK_FOR_INTERRUPTS();
+			before = slot->changecount;
+			pg_read_barrier();
+			memcpy(&(*out)[n], (const void *) &slot->a, sizeof(WlActivity));
+			pg_read_barrier();
+		} while (before != slot->changecount || (before & 1) != 0);
 		if ((*out)[n].pid != 0)
 			n++;
 	}
