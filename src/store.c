@@ -4,12 +4,7 @@
  *		walload's shared memory: the statistics hash, the rings of recent
  *		transactions, per-minute sums and statements, the totals since
  *		reset, sized at server start (walload.max_*).  persist.c keeps them
- *		across a clean shutdown.
- *
- * The rings overwrite their oldest record; a session's transactions that
- * end in one minute (under one role, database and application_name) add
- * to one sum.  A full walload_stats first loses its 10% least recently
- * updated aggregates.
+ *		across a clean shutdown.  The rings overwrite their oldest record.
  *
  * Locking: one LWLock, for the statistics hash: recording a statement
  * takes it shared (aggregates are updated under a per-entry spinlock);
@@ -368,10 +363,9 @@ stats_entry(const WlStatsKey *key, const char *query, bool may_wait,
 		*busy = true;
 		return NULL;
 	}
-	e = hash_search(wl_stats, key, HASH_FIND, NULL);
-	if (e != NULL)
-		return stats_remember(c, key, e);
-	if (hash_get_num_entries(wl_stats) >= wl_max_stats)
+	/* another backend may have added it meanwhile: then nothing to evict */
+	if (hash_get_num_entries(wl_stats) >= wl_max_stats &&
+		hash_search(wl_stats, key, HASH_FIND, NULL) == NULL)
 	{
 		if (in_cleanup)
 		{
@@ -524,11 +518,12 @@ wl_store_empty(void)
 }
 
 /*
- * Add a transaction record to its session's sum for the minute it ended in.
- * Each sum has one writer, the backend that recorded it (a prepared
- * transaction's record goes to the finishing backend's): it claims a new
- * slot when the key changes or the ring overwrote its last.  A session's
- * ends only grow, so a minute once left is not come back to.
+ * Add a transaction record to its session's sum for the minute it ended in
+ * (under one role, database and application_name).  Each sum has one
+ * writer, the backend that recorded it (a prepared transaction's record goes
+ * to the finishing backend's): it claims a new slot when the key changes or
+ * the ring overwrote its last.  A session's ends only grow, so a minute once
+ * left is not come back to.
  */
 static void
 add_minute(const WlXactRecord *rec)
