@@ -309,7 +309,6 @@ evict_stats(void)
  * lock a cached entry with an unchanged count is still the key's.
  */
 #define WL_STATS_CACHE_BITS	4
-#define WL_STATS_CACHE	(1 << WL_STATS_CACHE_BITS)
 typedef struct WlStatsCached
 {
 	WlStatsKey	key;
@@ -317,17 +316,7 @@ typedef struct WlStatsCached
 	uint64		removals;		/* wl_shared->stats_removals when cached */
 } WlStatsCached;
 
-static WlStatsCached stats_cache[WL_STATS_CACHE];
-
-/* under the lock: the removals cannot change meanwhile */
-static inline WlStatsEntry *
-stats_remember(WlStatsCached *c, const WlStatsKey *key, WlStatsEntry *e)
-{
-	memcpy(&c->key, key, sizeof(WlStatsKey));
-	c->e = e;
-	c->removals = wl_shared->stats_removals;
-	return e;
-}
+static WlStatsCached stats_cache[1 << WL_STATS_CACHE_BITS];
 
 /*
  * Find the aggregate for key (its padding zeroed: the hash and the cache
@@ -353,39 +342,43 @@ stats_entry(const WlStatsKey *key, const char *query, bool may_wait,
 		memcmp(&c->key, key, sizeof(WlStatsKey)) == 0)
 		return c->e;
 	e = hash_search(wl_stats, key, HASH_FIND, NULL);
-	if (e != NULL)
-		return stats_remember(c, key, e);
-
-	full = in_cleanup && hash_get_num_entries(wl_stats) >= wl_max_stats;
-	LWLockRelease(wl_shared->lock);
-	if (full || !store_lock(LW_EXCLUSIVE, may_wait))
+	if (e == NULL)
 	{
-		*busy = true;
-		return NULL;
-	}
-	/* another backend may have added it meanwhile: then nothing to evict */
-	if (hash_get_num_entries(wl_stats) >= wl_max_stats &&
-		hash_search(wl_stats, key, HASH_FIND, NULL) == NULL)
-	{
-		if (in_cleanup)
+		full = in_cleanup && hash_get_num_entries(wl_stats) >= wl_max_stats;
+		LWLockRelease(wl_shared->lock);
+		if (full || !store_lock(LW_EXCLUSIVE, may_wait))
 		{
-			LWLockRelease(wl_shared->lock);
 			*busy = true;
 			return NULL;
 		}
-		evict_stats();
+		/* another backend may have added it meanwhile: then nothing to evict */
+		if (hash_get_num_entries(wl_stats) >= wl_max_stats &&
+			hash_search(wl_stats, key, HASH_FIND, NULL) == NULL)
+		{
+			if (in_cleanup)
+			{
+				LWLockRelease(wl_shared->lock);
+				*busy = true;
+				return NULL;
+			}
+			evict_stats();
+		}
+		e = hash_search(wl_stats, key, HASH_ENTER_NULL, &found);
+		if (e == NULL)
+			return NULL;
+		if (!found)
+		{
+			memset((char *) e + sizeof(WlStatsKey), 0,
+				   sizeof(WlStatsEntry) - sizeof(WlStatsKey));
+			SpinLockInit(&e->mutex);
+			strlcpy(e->query, query, WL_QUERY_LEN);
+		}
 	}
-	e = hash_search(wl_stats, key, HASH_ENTER_NULL, &found);
-	if (e == NULL)
-		return NULL;
-	if (!found)
-	{
-		memset((char *) e + sizeof(WlStatsKey), 0,
-			   sizeof(WlStatsEntry) - sizeof(WlStatsKey));
-		SpinLockInit(&e->mutex);
-		strlcpy(e->query, query, WL_QUERY_LEN);
-	}
-	return stats_remember(c, key, e);
+	/* under the lock: the removals cannot change meanwhile */
+	memcpy(&c->key, key, sizeof(WlStatsKey));
+	c->e = e;
+	c->removals = wl_shared->stats_removals;
+	return e;
 }
 
 /*
