@@ -64,7 +64,6 @@ typedef struct WlActivitySlot
 WlShared   *wl_shared = NULL;
 
 static WlActivitySlot *activity = NULL;
-static int	n_activity = 0;
 HTAB	   *wl_stats = NULL;
 WlRing		wl_rings[WL_NUM_RINGS];
 static WlPreparedSlot *prepared = NULL;
@@ -131,7 +130,6 @@ wl_store_shmem_startup(void)
 	RING(WL_RING_STMTS, "statement record", stmt, WlStmtSlot, wl_max_statements);
 #undef RING
 	(void) layout((char *) wl_shared);	/* the rings' slots too */
-	n_activity = MaxBackends;
 
 	if (!found)
 	{
@@ -761,7 +759,7 @@ my_activity_slot(void)
 	static WlActivitySlot *slot = NULL;
 
 	if (slot == NULL && activity != NULL && WL_MY_BACKEND_SLOT() >= 0 &&
-		WL_MY_BACKEND_SLOT() < n_activity)
+		WL_MY_BACKEND_SLOT() < MaxBackends)
 		slot = &activity[WL_MY_BACKEND_SLOT()];
 	return slot;
 }
@@ -822,8 +820,8 @@ wl_store_copy_activity(WlActivity **out)
 {
 	int			n = 0;
 
-	*out = palloc(sizeof(WlActivity) * Max(n_activity, 1));
-	for (int i = 0; activity != NULL && i < n_activity; i++)
+	*out = palloc(sizeof(WlActivity) * Max(MaxBackends, 1));
+	for (int i = 0; activity != NULL && i < MaxBackends; i++)
 	{
 		volatile WlActivitySlot *slot = &activity[i];
 		uint32		before;
