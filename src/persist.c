@@ -119,7 +119,7 @@ store_shutdown(int code, Datum arg)
 	if (code != 0 || wl_shared == NULL || !wl_save)
 		return;
 
-	/* aggregates most recently used first: see load_dump() */
+	/* aggregates most recently used first: see wl_persist_startup() */
 	all = palloc_extended(sizeof(WlStatsEntry *) * Max(hash_get_num_entries(wl_stats), 1),
 						  MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
 	if (all == NULL)
@@ -210,7 +210,7 @@ error:
 #define WL_MAX_SUM_MS	1e18
 #define WL_MIN_TIME		(-INT64CONST(946684800) * USECS_PER_SEC) /* 1970-01-01 */
 
-/* the end of the times a file may hold (load_dump) */
+/* the end of the times a file may hold (wl_persist_startup) */
 static TimestampTz latest_time;
 
 static const char *
@@ -382,16 +382,17 @@ check_header(const WlDumpHeader *h, off_t file_size)
 }
 
 /*
- * Read the file a clean shutdown wrote and put it back, or, at a CRC that
- * does not match (bytes changed since) or any invalid value (written wrong,
- * which no CRC finds), ignore it whole with a LOG line naming the problem.
- * The aggregates, most recently used first, are renumbered so that the
- * eviction order survives and new ones count as newer; the rings go back
- * to their positions, so that walload_info's counts survive.  Smaller
- * sizes keep the most recent.
+ * In the postmaster: save the store at exit; into a store just created, read
+ * the file a clean shutdown wrote and put it back, or, at a CRC that does
+ * not match (bytes changed since) or any invalid value (written wrong, which
+ * no CRC finds), ignore it whole with a LOG line naming the problem.  The
+ * aggregates, most recently used first, are renumbered so that the eviction
+ * order survives and new ones count as newer; the rings go back to their
+ * positions, so that walload_info's counts survive.  Smaller sizes keep the
+ * most recent.
  */
-static void
-load_dump(void)
+void
+wl_persist_startup(bool created)
 {
 	FILE	   *f;
 	WlDumpHeader h;
@@ -404,6 +405,11 @@ load_dump(void)
 	pg_crc32c	crc;
 	pg_crc32c	file_crc;
 
+	if (IsUnderPostmaster)
+		return;
+	on_shmem_exit(store_shutdown, (Datum) 0);
+	if (!created)
+		return;
 	latest_time = GetCurrentTimestamp() + USECS_PER_DAY;
 	INIT_CRC32C(crc);
 	f = AllocateFile(WL_DUMP_FILE, PG_BINARY_R);
@@ -508,15 +514,4 @@ load_dump(void)
 	}
 	FreeFile(f);
 	unlink(WL_DUMP_FILE);
-}
-
-/* in the postmaster: load a store just created, and save it at exit */
-void
-wl_persist_startup(bool created)
-{
-	if (IsUnderPostmaster)
-		return;
-	on_shmem_exit(store_shutdown, (Datum) 0);
-	if (created)
-		load_dump();
 }

@@ -319,14 +319,13 @@ static WlStatsCached stats_cache[1 << WL_STATS_CACHE_BITS];
 /*
  * Find the aggregate for key (its padding zeroed: the hash and the cache
  * compare bytes), creating it if needed.  Called with the lock held shared;
- * may return with it held exclusive.  With may_wait false, returns NULL with
- * *busy set (and the lock released) when creating would have to wait for
- * the exclusive lock; in the commit cleanup and on the abort path
- * (in_cleanup), also when it would have to evict.
+ * may return with it held exclusive.  With may_wait false, returns NULL and
+ * releases the lock (busy) when creating would have to wait for the
+ * exclusive lock; in the commit cleanup and on the abort path (in_cleanup),
+ * also when it would have to evict.
  */
 static WlStatsEntry *
-stats_entry(const WlStatsKey *key, const char *query, bool may_wait,
-			bool *busy)
+stats_entry(const WlStatsKey *key, const char *query, bool may_wait)
 {
 	uint64		h = (key->queryid ^ key->tag ^ ((uint64) key->userid << 32)) *
 		UINT64CONST(0x9E3779B97F4A7C15);
@@ -335,7 +334,6 @@ stats_entry(const WlStatsKey *key, const char *query, bool may_wait,
 	bool		full;
 	bool		found;
 
-	*busy = false;
 	if (c->e != NULL && c->removals == wl_shared->stats_removals &&
 		memcmp(&c->key, key, sizeof(WlStatsKey)) == 0)
 		return c->e;
@@ -345,10 +343,7 @@ stats_entry(const WlStatsKey *key, const char *query, bool may_wait,
 		full = in_cleanup && hash_get_num_entries(wl_stats) >= wl_max_stats;
 		LWLockRelease(wl_shared->lock);
 		if (full || !store_lock(LW_EXCLUSIVE, may_wait))
-		{
-			*busy = true;
 			return NULL;
-		}
 		/* another backend may have added it meanwhile: then nothing to evict */
 		if (hash_get_num_entries(wl_stats) >= wl_max_stats &&
 			hash_search(wl_stats, key, HASH_FIND, NULL) == NULL)
@@ -356,7 +351,6 @@ stats_entry(const WlStatsKey *key, const char *query, bool may_wait,
 			if (in_cleanup)
 			{
 				LWLockRelease(wl_shared->lock);
-				*busy = true;
 				return NULL;
 			}
 			evict_stats();
@@ -404,7 +398,6 @@ wl_store_statements(const WlStmtRecord *rec, size_t stride, int n,
 		WlStatsKey	key;
 		WlStatsEntry *e;
 		int64		full = wl_full_scans(&rec->c);
-		bool		busy;
 
 		memset(&key, 0, sizeof(key));
 		key.userid = rec->userid;
@@ -413,10 +406,10 @@ wl_store_statements(const WlStmtRecord *rec, size_t stride, int n,
 		key.tag = rec->tag;
 		key.toplevel = rec->toplevel;
 		in_cleanup = cleanup;
-		e = stats_entry(&key, rec->query, may_wait, &busy);
+		e = stats_entry(&key, rec->query, may_wait);
 		in_cleanup = false;
-		if (busy)
-			break;
+		if (e == NULL && !LWLockHeldByMe(wl_shared->lock))
+			break;				/* busy */
 		wl_metrics_statement(rec, full);
 		if (e != NULL)
 		{
