@@ -846,6 +846,7 @@ wl_store_copy_activity(WlActivity **out)
 static void
 ring_bounds(WlRing *r, uint64 *lo, uint64 *hi)
 {
+	wl_store_require();
 	store_lock(LW_SHARED, true);
 	*hi = pg_atomic_read_u64(r->pos);
 	SpinLockAcquire(&wl_shared->mutex);
@@ -881,7 +882,6 @@ ring_copy(WlRing *r, WlStmtFilter filter, void *arg, int (*cmp) (const void *, c
 				hi;
 	Size		cap;
 
-	wl_store_require();
 	ring_bounds(r, &lo, &hi);
 	cap = filter ? Min(hi - lo, 64) : hi - lo;
 	*out = MemoryContextAllocHuge(CurrentMemoryContext, r->rec_size * Max(cap, 1));
@@ -952,7 +952,6 @@ wl_store_copy_statements_filtered(WlStmtFilter filter, void *arg, WlStmtRecord *
 void
 wl_store_scan_statements(WlStmtScan *scan)
 {
-	wl_store_require();
 	ring_bounds(&wl_rings[WL_RING_STMTS], &scan->next, &scan->hi);
 }
 
