@@ -651,11 +651,9 @@ wl_store_note_file_commit(double ns)
 void
 wl_store_get_scan_cost(WlScanCost *cost)
 {
+	memset(cost, 0, sizeof(*cost));
 	if (wl_shared == NULL)
-	{
-		memset(cost, 0, sizeof(*cost));
 		return;
-	}
 	SpinLockAcquire(&wl_shared->mutex);
 	*cost = wl_shared->scan_cost;
 	SpinLockRelease(&wl_shared->mutex);
@@ -1004,12 +1002,6 @@ wl_store_copy_stats(WlStatsEntryCopy **out)
 	}
 	LWLockRelease(wl_shared->lock);
 	return n;
-}
-
-static inline uint64
-overwritten(uint64 recorded, int size)
-{
-	return recorded > (uint64) size ? recorded - size : 0;
 }
 
 void
