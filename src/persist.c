@@ -119,7 +119,7 @@ store_shutdown(int code, Datum arg)
 	if (code != 0 || wl_shared == NULL || !wl_save)
 		return;
 
-	/* aggregates most recently used first: see load_dump() */
+	/* aggregates most recently used first: see wl_persist_startup() */
 	all = palloc_extended(sizeof(WlStatsEntry *) * Max(hash_get_num_entries(wl_stats), 1),
 						  MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
 	if (all == NULL)
@@ -210,7 +210,7 @@ error:
 #define WL_MAX_SUM_MS	1e18
 #define WL_MIN_TIME		(-INT64CONST(946684800) * USECS_PER_SEC) /* 1970-01-01 */
 
-/* the end of the times a file may hold (load_dump) */
+/* the end of the times a file may hold (wl_persist_startup) */
 static TimestampTz latest_time;
 
 static const char *
@@ -382,16 +382,17 @@ check_header(const WlDumpHeader *h, off_t file_size)
 }
 
 /*
- * Read the file a clean shutdown wrote and put it back, or, at a CRC that
- * does not match (bytes changed since) or any invalid value (written wrong,
- * which no CRC finds), ignore it whole with a LOG line naming the problem.
- * The aggregates, most recently used first, are renumbered so that the
- * eviction order survives and new ones count as newer; the rings go back
- * to their positions, so that walload_info's counts survive.  Smaller
- * sizes keep the most recent.
+ * In the postmaster: save the store at exit; into a store just created, read
+ * the file a clean shutdown wrote and put it back, or, at a CRC that does
+ * not match (bytes changed since) or any invalid value (written wrong, which
+ * no CRC finds), ignore it whole with a LOG line naming the problem.  The
+ * aggregates, most recently used first, are renumbered so that the eviction
+ * order survives and new ones count as newer; the rings go back to their
+ * positions, so that walload_info's counts survive.  Smaller sizes keep the
+ * most recent.
  */
-static void
-load_dump(void)
+void
+wl_persist_startup(bool created)
 {
 	FILE	   *f;
 	WlDumpHeader h;
@@ -404,6 +405,11 @@ load_dump(void)
 	pg_crc32c	crc;
 	pg_crc32c	file_crc;
 
+	if (IsUnderPostmaster)
+		return;
+	on_shmem_exit(store_shutdown, (Datum) 0);
+	if (!created)
+		return;
 	latest_time = GetCurrentTimestamp() + USECS_PER_DAY;
 	INIT_CRC32C(crc);
 	f = AllocateFile(WL_DUMP_FILE, PG_BINARY_R);
@@ -437,7 +443,7 @@ load_dump(void)
 		prev_last_used = buf.last_used;
 		if (hash_get_num_entries(wl_stats) >= wl_max_stats)
 			continue;			/* walload.max_stats was lowered */
-		/* the key as stats_key_of() builds it: no stray padding */
+		/* the key as wl_store_statements() builds it: no stray padding */
 		memset(&key, 0, sizeof(key));
 		key.userid = buf.key.userid;
 		key.dbid = buf.key.dbid;
@@ -497,34 +503,15 @@ load_dump(void)
 	}
 	else
 	{
-		HASH_SEQ_STATUS hs;
-		WlStatsEntry *e;
-
 		ereport(LOG,
 				(errmsg("ignoring walload statistics file \"%s\": %s",
 						WL_DUMP_FILE, problem)));
 		/* start from nothing rather than from half a file */
-		hash_seq_init(&hs, wl_stats);
-		while ((e = hash_seq_search(&hs)) != NULL)
-			hash_search(wl_stats, &e->key, HASH_REMOVE, NULL);
+		wl_store_empty();
 		for (int r = 0; r < WL_NUM_RINGS; r++)
-		{
-			wl_ring_clear(&wl_rings[r]);
 			pg_atomic_write_u64(wl_rings[r].pos, 0);
-		}
 		pg_atomic_write_u64(&wl_shared->lru_clock, 1);
 	}
 	FreeFile(f);
 	unlink(WL_DUMP_FILE);
-}
-
-/* in the postmaster: load a store just created, and save it at exit */
-void
-wl_persist_startup(bool created)
-{
-	if (IsUnderPostmaster)
-		return;
-	on_shmem_exit(store_shutdown, (Datum) 0);
-	if (created)
-		load_dump();
 }

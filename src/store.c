@@ -4,12 +4,7 @@
  *		walload's shared memory: the statistics hash, the rings of recent
  *		transactions, per-minute sums and statements, the totals since
  *		reset, sized at server start (walload.max_*).  persist.c keeps them
- *		across a clean shutdown.
- *
- * The rings overwrite their oldest record; a session's transactions that
- * end in one minute (under one role, database and application_name) add
- * to one sum.  A full walload_stats first loses its 10% least recently
- * updated aggregates.
+ *		across a clean shutdown.  The rings overwrite their oldest record.
  *
  * Locking: one LWLock, for the statistics hash: recording a statement
  * takes it shared (aggregates are updated under a per-entry spinlock);
@@ -69,11 +64,7 @@ typedef struct WlActivitySlot
 WlShared   *wl_shared = NULL;
 
 static WlActivitySlot *activity = NULL;
-static int	n_activity = 0;
 HTAB	   *wl_stats = NULL;
-static WlXactSlot *xact_ring = NULL;
-static WlMinuteSlot *minute_ring = NULL;
-static WlStmtSlot *stmt_ring = NULL;
 WlRing		wl_rings[WL_NUM_RINGS];
 static WlPreparedSlot *prepared = NULL;
 
@@ -89,12 +80,12 @@ layout(char *base)
 #define PLACE(ptr, type, n) \
 	do { \
 		if (base) \
-			ptr = (type *) (base + size); \
+			ptr = (void *) (base + size); \
 		size = add_size(size, mul_size((n), sizeof(type))); \
 	} while (0)
-	PLACE(xact_ring, WlXactSlot, wl_max_xacts);
-	PLACE(minute_ring, WlMinuteSlot, wl_max_minutes);
-	PLACE(stmt_ring, WlStmtSlot, wl_max_statements);
+	PLACE(wl_rings[WL_RING_XACTS].slots, WlXactSlot, wl_max_xacts);
+	PLACE(wl_rings[WL_RING_MINUTES].slots, WlMinuteSlot, wl_max_minutes);
+	PLACE(wl_rings[WL_RING_STMTS].slots, WlStmtSlot, wl_max_statements);
 	PLACE(prepared, WlPreparedSlot, max_prepared_xacts);
 	PLACE(activity, WlActivitySlot, MaxBackends);
 #undef PLACE
@@ -131,15 +122,14 @@ wl_store_shmem_startup(void)
 	wl_metrics_shmem_init(metrics, metrics_found);
 
 	wl_shared = ShmemInitStruct("walload", layout(NULL), &found);
-	(void) layout((char *) wl_shared);
-	n_activity = MaxBackends;
 #define RING(id, what, ring, type, max) \
 	wl_rings[id] = (WlRing) {what, &wl_shared->ring##_pos, &wl_shared->ring##_base, max, \
-		(char *) ring##_ring, sizeof(type), offsetof(type, rec), sizeof(((type *) NULL)->rec)}
+		NULL, sizeof(type), offsetof(type, rec), sizeof(((type *) NULL)->rec)}
 	RING(WL_RING_XACTS, "transaction record", xact, WlXactSlot, wl_max_xacts);
 	RING(WL_RING_MINUTES, "per-minute sum", minute, WlMinuteSlot, wl_max_minutes);
 	RING(WL_RING_STMTS, "statement record", stmt, WlStmtSlot, wl_max_statements);
 #undef RING
+	(void) layout((char *) wl_shared);	/* the rings' slots too */
 
 	if (!found)
 	{
@@ -317,7 +307,6 @@ evict_stats(void)
  * lock a cached entry with an unchanged count is still the key's.
  */
 #define WL_STATS_CACHE_BITS	4
-#define WL_STATS_CACHE	(1 << WL_STATS_CACHE_BITS)
 typedef struct WlStatsCached
 {
 	WlStatsKey	key;
@@ -325,105 +314,63 @@ typedef struct WlStatsCached
 	uint64		removals;		/* wl_shared->stats_removals when cached */
 } WlStatsCached;
 
-static WlStatsCached stats_cache[WL_STATS_CACHE];
+static WlStatsCached stats_cache[1 << WL_STATS_CACHE_BITS];
 
-static inline WlStatsCached *
-stats_cache_slot(const WlStatsKey *key)
+/*
+ * Find the aggregate for key (its padding zeroed: the hash and the cache
+ * compare bytes), creating it if needed.  Called with the lock held shared;
+ * may return with it held exclusive.  With may_wait false, returns NULL and
+ * releases the lock (busy) when creating would have to wait for the
+ * exclusive lock; in the commit cleanup and on the abort path (in_cleanup),
+ * also when it would have to evict.
+ */
+static WlStatsEntry *
+stats_entry(const WlStatsKey *key, const char *query, bool may_wait)
 {
 	uint64		h = (key->queryid ^ key->tag ^ ((uint64) key->userid << 32)) *
 		UINT64CONST(0x9E3779B97F4A7C15);
+	WlStatsCached *c = &stats_cache[h >> (64 - WL_STATS_CACHE_BITS)];
+	WlStatsEntry *e;
+	bool		full;
+	bool		found;
 
-	return &stats_cache[h >> (64 - WL_STATS_CACHE_BITS)];
-}
-
-static inline bool
-stats_key_equal(const WlStatsKey *a, const WlStatsKey *b)
-{
-	return a->queryid == b->queryid && a->tag == b->tag &&
-		a->userid == b->userid && a->dbid == b->dbid &&
-		a->toplevel == b->toplevel;
-}
-
-/* under the lock: the removals cannot change meanwhile */
-static inline WlStatsEntry *
-stats_remember(WlStatsCached *c, const WlStatsKey *key, WlStatsEntry *e)
-{
-	c->key = *key;
+	if (c->e != NULL && c->removals == wl_shared->stats_removals &&
+		memcmp(&c->key, key, sizeof(WlStatsKey)) == 0)
+		return c->e;
+	e = hash_search(wl_stats, key, HASH_FIND, NULL);
+	if (e == NULL)
+	{
+		full = in_cleanup && hash_get_num_entries(wl_stats) >= wl_max_stats;
+		LWLockRelease(wl_shared->lock);
+		if (full || !store_lock(LW_EXCLUSIVE, may_wait))
+			return NULL;
+		/* another backend may have added it meanwhile: then nothing to evict */
+		if (hash_get_num_entries(wl_stats) >= wl_max_stats &&
+			hash_search(wl_stats, key, HASH_FIND, NULL) == NULL)
+		{
+			if (in_cleanup)
+			{
+				LWLockRelease(wl_shared->lock);
+				return NULL;
+			}
+			evict_stats();
+		}
+		e = hash_search(wl_stats, key, HASH_ENTER_NULL, &found);
+		if (e == NULL)
+			return NULL;
+		if (!found)
+		{
+			memset((char *) e + sizeof(WlStatsKey), 0,
+				   sizeof(WlStatsEntry) - sizeof(WlStatsKey));
+			SpinLockInit(&e->mutex);
+			strlcpy(e->query, query, WL_QUERY_LEN);
+		}
+	}
+	/* under the lock: the removals cannot change meanwhile */
+	memcpy(&c->key, key, sizeof(WlStatsKey));
 	c->e = e;
 	c->removals = wl_shared->stats_removals;
 	return e;
-}
-
-/*
- * Find the aggregate for key, creating it if needed.  Called with the lock
- * held shared; may return with it held exclusive.  With may_wait false,
- * returns NULL with *busy set (and the lock released) when creating would
- * have to wait for the exclusive lock; in the commit cleanup and on the
- * abort path (in_cleanup), also when it would have to evict.
- */
-static WlStatsEntry *
-stats_entry(const WlStatsKey *key, const char *query, bool may_wait,
-			bool *busy)
-{
-	WlStatsCached *c = stats_cache_slot(key);
-	WlStatsEntry *e;
-	bool		found;
-
-	*busy = false;
-	if (c->e != NULL && c->removals == wl_shared->stats_removals &&
-		stats_key_equal(&c->key, key))
-		return c->e;
-	e = hash_search(wl_stats, key, HASH_FIND, NULL);
-	if (e != NULL)
-		return stats_remember(c, key, e);
-
-	if (in_cleanup && hash_get_num_entries(wl_stats) >= wl_max_stats)
-	{
-		LWLockRelease(wl_shared->lock);
-		*busy = true;
-		return NULL;
-	}
-	LWLockRelease(wl_shared->lock);
-	if (!store_lock(LW_EXCLUSIVE, may_wait))
-	{
-		*busy = true;
-		return NULL;
-	}
-	e = hash_search(wl_stats, key, HASH_FIND, NULL);
-	if (e != NULL)
-		return stats_remember(c, key, e);
-	if (hash_get_num_entries(wl_stats) >= wl_max_stats)
-	{
-		if (in_cleanup)
-		{
-			LWLockRelease(wl_shared->lock);
-			*busy = true;
-			return NULL;
-		}
-		evict_stats();
-	}
-	e = hash_search(wl_stats, key, HASH_ENTER_NULL, &found);
-	if (e == NULL)
-		return NULL;
-	if (!found)
-	{
-		memset((char *) e + sizeof(WlStatsKey), 0,
-			   sizeof(WlStatsEntry) - sizeof(WlStatsKey));
-		SpinLockInit(&e->mutex);
-		strlcpy(e->query, query, WL_QUERY_LEN);
-	}
-	return stats_remember(c, key, e);
-}
-
-static void
-stats_key_of(const WlStmtRecord *rec, WlStatsKey *key)
-{
-	memset(key, 0, sizeof(*key));
-	key->userid = rec->userid;
-	key->dbid = rec->dbid;
-	key->queryid = rec->queryid;
-	key->tag = rec->tag;
-	key->toplevel = rec->toplevel;
 }
 
 /*
@@ -451,14 +398,18 @@ wl_store_statements(const WlStmtRecord *rec, size_t stride, int n,
 		WlStatsKey	key;
 		WlStatsEntry *e;
 		int64		full = wl_full_scans(&rec->c);
-		bool		busy;
 
-		stats_key_of(rec, &key);
+		memset(&key, 0, sizeof(key));
+		key.userid = rec->userid;
+		key.dbid = rec->dbid;
+		key.queryid = rec->queryid;
+		key.tag = rec->tag;
+		key.toplevel = rec->toplevel;
 		in_cleanup = cleanup;
-		e = stats_entry(&key, rec->query, may_wait, &busy);
+		e = stats_entry(&key, rec->query, may_wait);
 		in_cleanup = false;
-		if (busy)
-			break;
+		if (e == NULL && !LWLockHeldByMe(wl_shared->lock))
+			break;				/* busy */
 		wl_metrics_statement(rec, full);
 		if (e != NULL)
 		{
@@ -492,7 +443,7 @@ wl_store_statements(const WlStmtRecord *rec, size_t stride, int n,
 			e->last_used = stamp;
 			SpinLockRelease(&e->mutex);
 		}
-		(void) put_statement(rec);
+		(void) wl_ring_put(&wl_rings[WL_RING_STMTS], rec);
 	}
 	return i;
 }
@@ -510,8 +461,8 @@ wl_store_unlock(void)
  * position.  Needs no lock but the slot's spinlock: rings are written
  * without walload's lock.
  */
-static inline uint64
-ring_put(WlRing *r, const void *rec)
+uint64
+wl_ring_put(WlRing *r, const void *rec)
 {
 	uint64		pos = pg_atomic_fetch_add_u64(r->pos, 1);
 	WlSlotHead *slot = WL_RING_SLOT(r, pos);
@@ -523,38 +474,40 @@ ring_put(WlRing *r, const void *rec)
 	return pos;
 }
 
-uint64
-wl_ring_put(WlRing *r, const void *rec)
-{
-	return ring_put(r, rec);
-}
-
-uint64
-put_statement(const WlStmtRecord *rec)
-{
-	return ring_put(&wl_rings[WL_RING_STMTS], rec);
-}
-
-/* empty every slot (under its spinlock: readers copy without the lock) */
+/*
+ * Remove every aggregate and empty every ring's slots, under the slots'
+ * spinlocks: readers copy without the lock.
+ */
 void
-wl_ring_clear(WlRing *r)
+wl_store_empty(void)
 {
-	for (int i = 0; i < r->size; i++)
-	{
-		WlSlotHead *slot = WL_RING_SLOT(r, i);
+	HASH_SEQ_STATUS hs;
+	WlStatsEntry *e;
 
-		SpinLockAcquire(&slot->mutex);
-		slot->pos_plus_one = 0;
-		SpinLockRelease(&slot->mutex);
+	hash_seq_init(&hs, wl_stats);
+	while ((e = hash_seq_search(&hs)) != NULL)
+		hash_search(wl_stats, &e->key, HASH_REMOVE, NULL);
+	wl_shared->stats_removals++;
+	for (int r = 0; r < WL_NUM_RINGS; r++)
+	{
+		for (int i = 0; i < wl_rings[r].size; i++)
+		{
+			WlSlotHead *slot = WL_RING_SLOT(&wl_rings[r], i);
+
+			SpinLockAcquire(&slot->mutex);
+			slot->pos_plus_one = 0;
+			SpinLockRelease(&slot->mutex);
+		}
 	}
 }
 
 /*
- * Add a transaction record to its session's sum for the minute it ended in.
- * Each sum has one writer, the backend that recorded it (a prepared
- * transaction's record goes to the finishing backend's): it claims a new
- * slot when the key changes or the ring overwrote its last.  A session's
- * ends only grow, so a minute once left is not come back to.
+ * Add a transaction record to its session's sum for the minute it ended in
+ * (under one role, database and application_name).  Each sum has one
+ * writer, the backend that recorded it (a prepared transaction's record goes
+ * to the finishing backend's): it claims a new slot when the key changes or
+ * the ring overwrote its last.  A session's ends only grow, so a minute once
+ * left is not come back to.
  */
 static void
 add_minute(const WlXactRecord *rec)
@@ -565,7 +518,7 @@ add_minute(const WlXactRecord *rec)
 
 	if (my_minute != 0)
 	{
-		slot = &minute_ring[(my_minute - 1) % wl_max_minutes];
+		slot = (WlMinuteSlot *) WL_RING_SLOT(&wl_rings[WL_RING_MINUTES], my_minute - 1);
 		SpinLockAcquire(&slot->mutex);
 		m = &slot->rec;
 		if (slot->pos_plus_one != my_minute || m->minute != minute ||
@@ -582,7 +535,7 @@ add_minute(const WlXactRecord *rec)
 		uint64		pos = pg_atomic_fetch_add_u64(&wl_shared->minute_pos, 1);
 
 		my_minute = pos + 1;
-		slot = &minute_ring[pos % wl_max_minutes];
+		slot = (WlMinuteSlot *) WL_RING_SLOT(&wl_rings[WL_RING_MINUTES], pos);
 		SpinLockAcquire(&slot->mutex);
 		slot->pos_plus_one = my_minute;
 		m = &slot->rec;
@@ -698,11 +651,9 @@ wl_store_note_file_commit(double ns)
 void
 wl_store_get_scan_cost(WlScanCost *cost)
 {
+	memset(cost, 0, sizeof(*cost));
 	if (wl_shared == NULL)
-	{
-		memset(cost, 0, sizeof(*cost));
 		return;
-	}
 	SpinLockAcquire(&wl_shared->mutex);
 	*cost = wl_shared->scan_cost;
 	SpinLockRelease(&wl_shared->mutex);
@@ -799,7 +750,7 @@ my_activity_slot(void)
 	static WlActivitySlot *slot = NULL;
 
 	if (slot == NULL && activity != NULL && WL_MY_BACKEND_SLOT() >= 0 &&
-		WL_MY_BACKEND_SLOT() < n_activity)
+		WL_MY_BACKEND_SLOT() < MaxBackends)
 		slot = &activity[WL_MY_BACKEND_SLOT()];
 	return slot;
 }
@@ -854,35 +805,26 @@ wl_store_clear_activity(void)
 		ACTIVITY_WRITE(slot, slot->a.pid = 0);
 }
 
-/* a consistent copy of slot i (see WlActivitySlot) */
-static void
-read_activity(int i, WlActivity *out)
-{
-	volatile WlActivitySlot *slot = &activity[i];
-
-	for (;;)
-	{
-		uint32		before = slot->changecount;
-
-		pg_read_barrier();
-		memcpy(out, (const void *) &slot->a, sizeof(WlActivity));
-		pg_read_barrier();
-		if (before == slot->changecount && (before & 1) == 0)
-			break;
-		CHECK_FOR_INTERRUPTS();
-	}
-}
-
-/* the running loads, palloc'd; returns how many */
+/* the running loads, palloc'd, copied consistently (WlActivitySlot); how many */
 int
 wl_store_copy_activity(WlActivity **out)
 {
 	int			n = 0;
 
-	*out = palloc(sizeof(WlActivity) * Max(n_activity, 1));
-	for (int i = 0; activity != NULL && i < n_activity; i++)
+	*out = palloc(sizeof(WlActivity) * Max(MaxBackends, 1));
+	for (int i = 0; activity != NULL && i < MaxBackends; i++)
 	{
-		read_activity(i, &(*out)[n]);
+		volatile WlActivitySlot *slot = &activity[i];
+		uint32		before;
+
+		do
+		{
+			CHECK_FOR_INTERRUPTS();
+			before = slot->changecount;
+			pg_read_barrier();
+			memcpy(&(*out)[n], (const void *) &slot->a, sizeof(WlActivity));
+			pg_read_barrier();
+		} while (before != slot->changecount || (before & 1) != 0);
 		if ((*out)[n].pid != 0)
 			n++;
 	}
@@ -902,6 +844,7 @@ wl_store_copy_activity(WlActivity **out)
 static void
 ring_bounds(WlRing *r, uint64 *lo, uint64 *hi)
 {
+	wl_store_require();
 	store_lock(LW_SHARED, true);
 	*hi = pg_atomic_read_u64(r->pos);
 	SpinLockAcquire(&wl_shared->mutex);
@@ -937,7 +880,6 @@ ring_copy(WlRing *r, WlStmtFilter filter, void *arg, int (*cmp) (const void *, c
 				hi;
 	Size		cap;
 
-	wl_store_require();
 	ring_bounds(r, &lo, &hi);
 	cap = filter ? Min(hi - lo, 64) : hi - lo;
 	*out = MemoryContextAllocHuge(CurrentMemoryContext, r->rec_size * Max(cap, 1));
@@ -1008,7 +950,6 @@ wl_store_copy_statements_filtered(WlStmtFilter filter, void *arg, WlStmtRecord *
 void
 wl_store_scan_statements(WlStmtScan *scan)
 {
-	wl_store_require();
 	ring_bounds(&wl_rings[WL_RING_STMTS], &scan->next, &scan->hi);
 }
 
@@ -1063,12 +1004,6 @@ wl_store_copy_stats(WlStatsEntryCopy **out)
 	return n;
 }
 
-static inline uint64
-overwritten(uint64 recorded, int size)
-{
-	return recorded > (uint64) size ? recorded - size : 0;
-}
-
 void
 wl_store_info(WlInfo *info)
 {
@@ -1090,25 +1025,16 @@ wl_store_info(WlInfo *info)
 void
 wl_store_reset(void)
 {
-	HASH_SEQ_STATUS hs;
-	WlStatsEntry *e;
-
 	wl_store_require();
 	store_lock(LW_EXCLUSIVE, true);
-	hash_seq_init(&hs, wl_stats);
-	while ((e = hash_seq_search(&hs)) != NULL)
-		hash_search(wl_stats, &e->key, HASH_REMOVE, NULL);
-	wl_shared->stats_removals++;
-	for (int r = 0; r < WL_NUM_RINGS; r++)
-		wl_ring_clear(&wl_rings[r]);
+	wl_store_empty();
 	SpinLockAcquire(&wl_shared->mutex);
 	wl_shared->stats_reset = GetCurrentTimestamp();
 	wl_shared->stats_evicted = 0;
 	memset(wl_shared->scans, 0, sizeof(wl_shared->scans));
 	wl_shared->scanned_buffers = 0;
-	wl_shared->xact_base = pg_atomic_read_u64(&wl_shared->xact_pos);
-	wl_shared->minute_base = pg_atomic_read_u64(&wl_shared->minute_pos);
-	wl_shared->stmt_base = pg_atomic_read_u64(&wl_shared->stmt_pos);
+	for (int r = 0; r < WL_NUM_RINGS; r++)
+		*wl_rings[r].base = pg_atomic_read_u64(wl_rings[r].pos);
 	SpinLockRelease(&wl_shared->mutex);
 #define RESET(name, start, reset) \
 	if (reset) \

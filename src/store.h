@@ -100,9 +100,9 @@ extern bool wl_store_calibrated(void);
 #define WL_INFO_FIELDS(X) \
 	X(ts, TimestampTz, stats_reset, , s->stats_reset) \
 	X(int64, uint64, xacts_recorded, , pg_atomic_read_u64(&s->xact_pos) - s->xact_base) \
-	X(int64, uint64, xacts_overwritten, , overwritten(info->xacts_recorded, wl_max_xacts)) \
+	X(int64, uint64, xacts_overwritten, , Max(info->xacts_recorded, wl_max_xacts) - wl_max_xacts) \
 	X(int64, uint64, statements_recorded, , pg_atomic_read_u64(&s->stmt_pos) - s->stmt_base) \
-	X(int64, uint64, statements_overwritten, , overwritten(info->statements_recorded, wl_max_statements)) \
+	X(int64, uint64, statements_overwritten, , Max(info->statements_recorded, wl_max_statements) - wl_max_statements) \
 	X(int32, int32, stats_entries, , (int32) hash_get_num_entries(wl_stats)) \
 	X(int64, int64, stats_evicted, , s->stats_evicted) \
 	X(int64, int64, scans, [WL_NUM_SCAN_KINDS], s->scans[k]) \
@@ -125,7 +125,7 @@ extern bool wl_store_calibrated(void);
 	X(float8, double, commit_sync_ms, , pg_atomic_read_u64(&s->commit_sync_us) / 1000.0) \
 	X(float8, double, commit_cleanup_ms, , pg_atomic_read_u64(&s->commit_cleanup_us) / 1000.0) \
 	X(int64, uint64, minutes_recorded, , pg_atomic_read_u64(&s->minute_pos) - s->minute_base) \
-	X(int64, uint64, minutes_overwritten, , overwritten(info->minutes_recorded, wl_max_minutes)) \
+	X(int64, uint64, minutes_overwritten, , Max(info->minutes_recorded, wl_max_minutes) - wl_max_minutes) \
 	X(int64, int64, auto_aside_commits, , pg_atomic_read_u64(&s->auto_aside_commits)) \
 	X(auto_aside, double, auto_aside_ratio, , pg_atomic_read_u64(&s->auto_aside_ratio) / 1000.0)
 

@@ -125,7 +125,6 @@ extern WlRing wl_rings[WL_NUM_RINGS];
 
 /* store.c's, for persist.c */
 extern uint64 wl_ring_put(WlRing *r, const void *rec);
-extern void wl_ring_clear(WlRing *r);
-extern uint64 put_statement(const WlStmtRecord *rec);
+extern void wl_store_empty(void);
 
 #endif							/* WALLOAD_STORE_SHM_H */

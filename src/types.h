@@ -257,7 +257,6 @@ typedef enum WlStrategyAction
 	WL_ACTION_ASIDE_MISPREDICTED
 } WlStrategyAction;
 
-/* Key of an aggregate in walload_stats */
 typedef struct WlStatsKey
 {
 	Oid			userid;
