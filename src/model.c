@@ -29,7 +29,6 @@
 #include "access/tableam.h"
 #include "access/xact.h"
 #include "access/xlog.h"
-#include "catalog/pg_class.h"
 #include "catalog/pg_database.h"
 #include "catalog/pg_tablespace.h"
 #include "commands/dbcommands.h"
@@ -39,7 +38,6 @@
 #include "storage/fd.h"
 #include "utils/inval.h"
 #include "utils/memutils.h"
-#include "utils/rel.h"
 #include "utils/syscache.h"
 
 /* simplehash: no indirect calls, emptied by one memset; entries move */
@@ -125,8 +123,8 @@ static bool changed_all = false;
 /*
  * Core's lists as a statement's end read them, reused by the predictions and
  * the commit while no relation is invalidated, in the same (sub)transaction.
- * Their own context, reset at transaction end: growing lists freed one by
- * one would leave chunks in a context never reset.
+ * Their own context, reset at each reading and at transaction end: growing
+ * lists freed one by one would leave chunks in a context never reset.
  */
 static MemoryContext kept_cxt = NULL;
 static struct
@@ -417,6 +415,21 @@ wl_model_note_doomed(Oid relid, bool with_dependents)
 		wl_model_note_doomed(toastrelid, true);
 }
 
+/* note stmt_no as the creator of file if new in map; whether it was */
+static bool
+note_new_file(wl_files_hash *map, WlRelFile file, int32 stmt_no, bool *skipping_wal)
+{
+	bool		found;
+	FileEntry  *fc = wl_files_insert(map, file, &found);
+
+	if (found)
+		return false;
+	fc->v.stmt_no = stmt_no;
+	if (skipping_wal && WlSkippingWAL(file))
+		*skipping_wal = true;
+	return true;
+}
+
 /* note the creator of files new in a pending list (newest first) */
 static bool
 note_new_files(bool forCommit, wl_files_hash *map, int32 stmt_no, bool *skipping_wal)
@@ -424,29 +437,14 @@ note_new_files(bool forCommit, wl_files_hash *map, int32 stmt_no, bool *skipping
 	WlRelFile  *files;
 	int			n;
 	bool		any = false;
-	MemoryContext old;
+	MemoryContext old = MemoryContextSwitchTo(kept_cxt);
 
-	if (kept_cxt == NULL)
-		kept_cxt = AllocSetContextCreate(TopMemoryContext, "walload pending lists",
-										 ALLOCSET_SMALL_SIZES);
-	old = MemoryContextSwitchTo(kept_cxt);
 	n = smgrGetPendingDeletes(forCommit, &files);
 	MemoryContextSwitchTo(old);
 	kept.files[forCommit] = files;
 	kept.n[forCommit] = n;
-
-	for (int i = 0; i < n; i++)
-	{
-		bool		found;
-		FileEntry  *fc = wl_files_insert(map, files[i], &found);
-
-		if (found)
-			break;
-		fc->v.stmt_no = stmt_no;
+	for (int i = 0; i < n && note_new_file(map, files[i], stmt_no, skipping_wal); i++)
 		any = true;
-		if (skipping_wal && WlSkippingWAL(files[i]))
-			*skipping_wal = true;
-	}
 	return any;
 }
 
@@ -479,15 +477,9 @@ change_needs_lists(Oid relid, int32 stmt_no, bool *created, bool *skipping)
 			 TransactionIdIsCurrentTransactionId(HeapTupleHeaderGetXmin(tup->t_data)))
 	{
 		bool		found;
-		FileEntry  *fc = wl_files_insert(created_files, file, &found);
 
-		if (!found)
-		{
-			fc->v.stmt_no = stmt_no;
-			*created = true;
-			if (!XLogIsNeeded() && WlSkippingWAL(file))
-				*skipping = true;
-		}
+		*created |= note_new_file(created_files, file, stmt_no,
+								  XLogIsNeeded() ? NULL : skipping);
 		wl_rels_insert(known_rels, relid, &found)->file = file;
 	}
 	else
@@ -537,9 +529,10 @@ wl_model_read_pending_changes(int32 stmt_no, WlEffects *eff)
 	if (needs_lists)
 	{
 		/* an invalidation while they are read leaves them not kept */
-		for (int i = 0; i < 2; i++)
-			if (kept.files[i])
-				pfree(kept.files[i]);
+		if (kept_cxt == NULL)
+			kept_cxt = AllocSetContextCreate(TopMemoryContext, "walload pending lists",
+											 ALLOCSET_SMALL_SIZES);
+		MemoryContextReset(kept_cxt);
 		memset(&kept, 0, sizeof(kept));
 		kept.valid = true;
 		kept.subxact = GetCurrentSubTransactionId();
@@ -695,8 +688,6 @@ wl_model_free_commit(WlCommitFiles *cf)
 		pfree(cf->created);
 	if (cf->syncs)
 		pfree(cf->syncs);
-	if (cf->drop_creators)
-		pfree(cf->drop_creators);
 	memset(cf, 0, sizeof(*cf));
 }
 
@@ -737,19 +728,15 @@ wl_model_commit(WlCommitFiles *cf, bool is_prepare, bool live, WlCommitModel *m)
 	memset(m, 0, sizeof(*m));
 	m->sync_stmt_no = -1;
 	m->drop_stmt_no = -1;
-	if (!XLogIsNeeded())
-		wl_model_decide_syncs(cf->syncs, cf->nsyncs, wal_skip_threshold, m);
+	/* no pending syncs are read where WAL is needed */
+	wl_model_decide_syncs(cf->syncs, cf->nsyncs, wal_skip_threshold, m);
 
 	/* the deletion after commit; at PREPARE it moves to COMMIT PREPARED */
 	m->dropped_rels = cf->ndoomed;
 	if (cf->ndoomed > 0)
 	{
 		m->drop_scan = size_doomed(cf->doomed, cf->ndoomed, live, m);
-		/* each file's for wl_model_commit_creators: one lookup */
-		if (!live && !is_prepare && cf->drop_creators == NULL)
-			cf->drop_creators = palloc(sizeof(int32) * cf->ndoomed);
-		m->drop_stmt_no = min_creator(doomed_files, cf->doomed, cf->ndoomed,
-									  cf->drop_creators);
+		m->drop_stmt_no = min_creator(doomed_files, cf->doomed, cf->ndoomed, NULL);
 	}
 
 	/* at PREPARE, ROLLBACK PREPARED's buffers: a bound, no one reads them */
@@ -758,7 +745,6 @@ wl_model_commit(WlCommitFiles *cf, bool is_prepare, bool live, WlCommitModel *m)
 		WlCommitModel created;
 
 		m->abort_rels = cf->ncreated;
-		memset(&created, 0, sizeof(created));
 		m->abort_drop_scan = size_doomed(cf->created, cf->ncreated, false, &created);
 		m->abort_buffers = created.dropped_buffers;
 	}
@@ -772,22 +758,36 @@ void
 wl_model_commit_creators(WlCommitFiles *cf, bool is_prepare, int32 **sync, int *nsync,
 						 int32 **drop, int *ndrop)
 {
-	*nsync = XLogIsNeeded() ? 0 : cf->nsyncs;
+	*nsync = cf->nsyncs;
 	*sync = *nsync > 0 ? palloc(sizeof(int32) * *nsync) : NULL;
 	for (int i = 0; i < *nsync; i++)
 		(*sync)[i] = cf->syncs[i].creator;
 	*ndrop = is_prepare ? 0 : cf->ndoomed;
-	*drop = NULL;
-	if (*ndrop == 0)
+	*drop = *ndrop > 0 ? palloc(sizeof(int32) * *ndrop) : NULL;
+	(void) min_creator(doomed_files, cf->doomed, *ndrop, *drop);
+}
+
+/*
+ * A pending sync core lists nowhere, if it skips WAL: a ghost (an aborted
+ * subxact's deleted file, whose sync core keeps until commit) or a new
+ * database's file.  On the abort path too: model_cxt's block is the reserve.
+ */
+static void
+note_extra_sync(WlRelFile file, bool ghost)
+{
+	MemoryContext old;
+	ExtraSync  *x;
+
+	if (!WlSkippingWAL(file))
 		return;
-	if (cf->drop_creators == NULL)
-	{
-		cf->drop_creators = palloc(sizeof(int32) * *ndrop);
-		(void) min_creator(doomed_files, cf->doomed, *ndrop, cf->drop_creators);
-	}
-	/* the caller's now */
-	*drop = cf->drop_creators;
-	cf->drop_creators = NULL;
+	old = MemoryContextSwitchTo(model_cxt);
+	x = palloc(sizeof(ExtraSync));
+	x->file = file;
+	x->ghost = ghost;
+	x->truncated = ghost && in_map(truncated_files, &file);
+	x->creator = ghost ? creator_in(created_files, &file) : -1;
+	extra_syncs = lappend(extra_syncs, x);
+	MemoryContextSwitchTo(old);
 }
 
 /*
@@ -797,8 +797,6 @@ wl_model_commit_creators(WlCommitFiles *cf, bool is_prepare, int32 **sync, int *
  */
 StaticAssertDecl(sizeof(WlRelFile) >= sizeof(int32),
 				 "a file's creator must fit in its place in core's list");
-
-static void note_extra_sync(WlRelFile file, bool ghost);
 
 void
 wl_model_read_abort(bool subxact, int64 max_buffers, bool want_creators, WlAbortFiles *ab)
@@ -836,29 +834,6 @@ wl_model_note_truncated_in_place(List *files)
 			(void) wl_files_insert(truncated_files, *f, &found);
 		(void) wl_files_delete(seen_sizes, *f);
 	}
-}
-
-/*
- * A pending sync core lists nowhere, if it skips WAL: a ghost (an aborted
- * subxact's deleted file, whose sync core keeps until commit) or a new
- * database's file.  On the abort path too: model_cxt's block is the reserve.
- */
-static void
-note_extra_sync(WlRelFile file, bool ghost)
-{
-	MemoryContext old;
-	ExtraSync  *x;
-
-	if (!WlSkippingWAL(file))
-		return;
-	old = MemoryContextSwitchTo(model_cxt);
-	x = palloc(sizeof(ExtraSync));
-	x->file = file;
-	x->ghost = ghost;
-	x->truncated = ghost && in_map(truncated_files, &file);
-	x->creator = ghost ? creator_in(created_files, &file) : -1;
-	extra_syncs = lappend(extra_syncs, x);
-	MemoryContextSwitchTo(old);
 }
 
 /* CREATE DATABASE under wal_level=minimal: true if a file of it skips WAL */

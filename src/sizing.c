@@ -120,12 +120,6 @@ wl_sizing_rel_file(Oid relid, WlRelFile *file, char *relkind,
 	return has_file;
 }
 
-bool
-wl_model_relation_file(Oid relid, WlRelFile *file, char *relkind, char *relpersistence)
-{
-	return wl_sizing_rel_file(relid, file, relkind, relpersistence, NULL);
-}
-
 BlockNumber
 wl_model_main_fork_blocks(WlRelFile file)
 {
