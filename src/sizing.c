@@ -329,10 +329,8 @@ wl_model_tail_buffers(const WlTailSample *sample, BlockNumber from)
  * else their stretches) and outward.  Buffers of one owner lie together, so
  * a sample alone errs by whole stretches; spread wider, it is the figure.
  */
-#define WL_DB_BUFFER_SAMPLE	1024
 #define WL_DB_BUFFER_RUN	16
-StaticAssertDecl(WL_DB_BUFFER_SAMPLE * WL_DB_BUFFER_RUN == WL_BUFFER_COUNT_SAMPLE_HEADERS,
-				 "the sample's size as sizing.h gives it");
+#define WL_DB_BUFFER_SAMPLE	(WL_BUFFER_COUNT_SAMPLE_HEADERS / WL_DB_BUFFER_RUN)
 #define WL_DB_BUFFER_REFINE	64
 #define WL_DB_BUFFER_RANGE	(3 * WL_DB_BUFFER_REFINE)
 #define WL_DB_BUFFER_GROW	WL_DB_BUFFER_REFINE
@@ -359,18 +357,13 @@ owned_buffers_in(const BufferOwner *owner, int64 from, int64 to)
 {
 	int64		found = 0;
 
-	if (OidIsValid(owner->dboid))
-	{
-		for (int64 b = from; b < to; b++)
-			if (WlBufTagDatabase(GetBufferDescriptor((int) b)) == owner->dboid)
-				found++;
-		return found;
-	}
 	for (int64 b = from; b < to; b++)
 	{
 		BufferDesc *buf = GetBufferDescriptor((int) b);
 
-		if (owner->nfiles <= WL_FILES_LINEAR)
+		if (OidIsValid(owner->dboid))
+			found += WlBufTagDatabase(buf) == owner->dboid ? 1 : 0;
+		else if (owner->nfiles <= WL_FILES_LINEAR)
 		{
 			for (int j = 0; j < owner->nfiles; j++)
 				if (WlBufTagMatches(buf, owner->files[j]))

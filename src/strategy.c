@@ -192,7 +192,7 @@ wl_strategy_apply(WlStrategyChoice *choice, int64 dirty_buffers,
 
 	memset(choice, 0, sizeof(*choice));
 	choice->action = WL_ACTION_NONE;
-	choice->threshold_kb = choice->core_threshold_kb = wal_skip_threshold;
+	choice->threshold_kb = wal_skip_threshold;
 	if (wl_commit_strategy == WL_STRATEGY_OFF || XLogIsNeeded() || n == 0)
 		return;
 	if (wl_guc_set_local("wal_skip_threshold"))
