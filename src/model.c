@@ -29,6 +29,7 @@
 #include "access/tableam.h"
 #include "access/xact.h"
 #include "access/xlog.h"
+#include "catalog/pg_class.h"
 #include "catalog/pg_database.h"
 #include "catalog/pg_tablespace.h"
 #include "commands/dbcommands.h"
@@ -38,6 +39,7 @@
 #include "storage/fd.h"
 #include "utils/inval.h"
 #include "utils/memutils.h"
+#include "utils/rel.h"
 #include "utils/syscache.h"
 
 /* simplehash: no indirect calls, emptied by one memset; entries move */
@@ -848,7 +850,6 @@ wl_model_note_created_database(const char *dbname)
 
 	if (!OidIsValid(dboid) || XLogIsNeeded())
 		return false;
-	ensure_model_state();
 
 	spcrel = table_open(TableSpaceRelationId, AccessShareLock);
 	scan = table_beginscan_catalog(spcrel, 0, NULL);

@@ -30,7 +30,6 @@
 #include "storage/buf_internals.h"
 #include "storage/bufmgr.h"
 #include "storage/fd.h"
-#include "utils/builtins.h"
 #include "utils/relmapper.h"
 #include "utils/syscache.h"
 
@@ -500,18 +499,10 @@ wl_model_database_buffers(Oid dboid, int64 *pages_mapped)
 static size_t
 main_fork_path(WlRelFile file, char *path)
 {
-	char	   *p = path;
-
 	if (WL_REL_SPC(file) != DEFAULTTABLESPACE_OID)
-	{
 		WlForkPath(file, MAIN_FORKNUM, path);
-		return strlen(path);
-	}
-	memcpy(p, "base/", 5);
-	p = pg_ultostr(p + 5, WL_REL_DB(file));
-	*p++ = '/';
-	p = pg_ultostr(p, WL_REL_NUMBER(file));
-	*p = '\0';
+	else
+		snprintf(path, WL_FORK_PATH_SIZE, "base/%u/%u", WL_REL_DB(file), WL_REL_NUMBER(file));
 #ifdef USE_ASSERT_CHECKING
 	{
 		char		core[WL_FORK_PATH_SIZE];
@@ -520,7 +511,7 @@ main_fork_path(WlRelFile file, char *path)
 		Assert(strcmp(core, path) == 0);
 	}
 #endif
-	return p - path;
+	return strlen(path);
 }
 
 /* a file's sizes at commit, asked of the file system (else md.c); any fork? */
