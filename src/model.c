@@ -228,11 +228,12 @@ wl_model_xact_end(void)
 }
 
 /*
- * relpages of the relation created in the xact whose first file this is (no
- * other: another file number looked up as an OID leaves a negative entry).
+ * A main fork's known blocks, or relpages if more, of the relation created in
+ * the xact whose first file this is (no other: another file number looked
+ * up as an OID leaves a negative entry).
  */
 static BlockNumber
-class_pages(WlRelFile file)
+class_pages(WlRelFile file, BlockNumber known)
 {
 	Oid			relid = WL_REL_NUMBER(file);
 	BlockNumber pages;
@@ -241,8 +242,9 @@ class_pages(WlRelFile file)
 	if (WL_REL_DB(file) != MyDatabaseId || created_rels == NULL ||
 		wl_rels_lookup(created_rels, relid) == NULL ||
 		!wl_sizing_rel_file(relid, &cur, NULL, NULL, &pages) ||
-		!WlRelFileEquals(cur, file) || pages == 0)
-		return InvalidBlockNumber;
+		!WlRelFileEquals(cur, file) || pages == 0 ||
+		(known != InvalidBlockNumber && pages <= known))
+		return known;
 	return pages;
 }
 
@@ -279,18 +281,10 @@ file_live_blocks(WlRelFile file)
 
 		if (known != InvalidBlockNumber)
 			seen->v.blocks[fork] = known;
+		else if (fork == MAIN_FORKNUM)
+			known = class_pages(file, seen->v.blocks[fork]);
 		else
-		{
 			known = seen->v.blocks[fork];
-			if (fork == MAIN_FORKNUM)
-			{
-				BlockNumber pages = class_pages(file);
-
-				if (pages != InvalidBlockNumber &&
-					(known == InvalidBlockNumber || pages > known))
-					known = pages;
-			}
-		}
 		if (known != InvalidBlockNumber)
 			total += known;
 	}
@@ -380,12 +374,9 @@ note_doomed_rel(Oid relid)
 
 		if (nblocks == InvalidBlockNumber && seen != NULL)
 			nblocks = seen->v.blocks[fork];
-		if (fork == MAIN_FORKNUM)
-		{
-			if (nblocks == InvalidBlockNumber || relpages > nblocks)
-				nblocks = relpages;
-		}
-		else if (nblocks == InvalidBlockNumber || nblocks == 0)
+		if (fork == MAIN_FORKNUM && (nblocks == InvalidBlockNumber || relpages > nblocks))
+			nblocks = relpages;
+		else if (fork != MAIN_FORKNUM && (nblocks == InvalidBlockNumber || nblocks == 0))
 			continue;
 		wl_sizing_add_fork(d, fork, nblocks, nblocks);
 	}
