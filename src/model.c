@@ -302,11 +302,10 @@ static bool
 size_doomed(WlRelFile *files, int n, bool live, WlCommitModel *m)
 {
 	int			k = Min(n, WL_DROP_SIZE_SAMPLE);
-	WlFileSizes	all;
+	WlFileSizes	all = {0};
 	double		scale = k > 0 ? (double) n / k : 0;
 	bool		found_fork = false;
 
-	memset(&all, 0, sizeof(all));
 	if (live)
 		ensure_model_state();
 	for (int i = 0; i < k; i++)
@@ -319,10 +318,7 @@ size_doomed(WlRelFile *files, int n, bool live, WlCommitModel *m)
 		else if ((noted = wl_files_lookup(doomed_sizes, files[i])) != NULL)
 			one = noted->v.sizes;
 		else
-		{
-			memset(&one, 0, sizeof(one));
-			one.forks = 1;
-		}
+			one = (WlFileSizes) {.forks = 1};
 		all.blocks += one.blocks;
 		all.forks += one.forks;
 		all.stored_forks += one.stored_forks;
@@ -365,8 +361,7 @@ note_doomed_rel(Oid relid)
 	/* seen_sizes is filled only under wal_level=minimal (file_live_blocks) */
 	seen = seen_sizes->members == 0 ? NULL : wl_files_lookup(seen_sizes, file);
 	d = &wl_files_insert(doomed_sizes, file, &found)->v.sizes;
-	memset(d, 0, sizeof(*d));
-	d->file = file;
+	*d = (WlFileSizes) {.file = file};
 	srel = WlSmgrOpen(file);
 	for (ForkNumber fork = 0; fork <= MAX_FORKNUM; fork++)
 	{
@@ -718,9 +713,7 @@ wl_model_decide_syncs(const WlPendingSync *s, int n, int threshold_kb, WlCommitM
 void
 wl_model_commit(WlCommitFiles *cf, bool is_prepare, bool live, WlCommitModel *m)
 {
-	memset(m, 0, sizeof(*m));
-	m->sync_stmt_no = -1;
-	m->drop_stmt_no = -1;
+	*m = (WlCommitModel) {.sync_stmt_no = -1,.drop_stmt_no = -1};
 	/* no pending syncs are read where WAL is needed */
 	wl_model_decide_syncs(cf->syncs, cf->nsyncs, wal_skip_threshold, m);
 
@@ -797,9 +790,7 @@ wl_model_read_abort(bool subxact, int64 max_buffers, bool want_creators, WlAbort
 	WlRelFile  *files;
 	int			n = smgrGetPendingDeletes(false, &files);
 
-	memset(ab, 0, sizeof(*ab));
-	ab->nrels = n;
-	ab->scan = n > 0;
+	*ab = (WlAbortFiles) {.nrels = n,.scan = n > 0};
 	for (int i = 0; subxact && !XLogIsNeeded() && i < n; i++)
 		note_extra_sync(files[i], true);
 	if (n > 0 && max_buffers > 0)

@@ -521,8 +521,7 @@ wl_sizing_file(WlRelFile file, WlFileSizes *one)
 	char		path[WL_FORK_PATH_SIZE];
 	size_t		len;
 
-	memset(one, 0, sizeof(*one));
-	one->file = file;
+	*one = (WlFileSizes) {.file = file};
 	len = main_fork_path(file, path);
 	for (ForkNumber fork = 0; fork <= MAX_FORKNUM; fork++)
 	{
