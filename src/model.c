@@ -476,22 +476,6 @@ change_needs_lists(Oid relid, int32 stmt_no, bool *created, bool *skipping)
 	return needs;
 }
 
-/* after reading the lists: remember the changed relations' files */
-static void
-remember_changed(void)
-{
-	for (int i = 0; i < n_changed_rels; i++)
-	{
-		WlRelFile	file;
-		bool		found;
-
-		if (wl_model_relation_file(changed_rels[i], &file, NULL, NULL))
-			wl_rels_insert(known_rels, changed_rels[i], &found)->file = file;
-		else
-			(void) wl_rels_delete(known_rels, changed_rels[i]);
-	}
-}
-
 /*
  * Note which statement created or doomed files; core's lists read only when
  * known_rels cannot explain a change (O(N^2) over N CREATE TABLEs).
@@ -529,7 +513,17 @@ wl_model_read_pending_changes(int32 stmt_no, WlEffects *eff)
 		created |= note_new_files(false, created_files, stmt_no,
 								  XLogIsNeeded() ? NULL : &skipping);
 		doomed = note_new_files(true, doomed_files, stmt_no, NULL);
-		remember_changed();
+		/* the lists read: remember the changed relations' files */
+		for (int i = 0; i < n_changed_rels; i++)
+		{
+			WlRelFile	file;
+			bool		found;
+
+			if (wl_model_relation_file(changed_rels[i], &file, NULL, NULL))
+				wl_rels_insert(known_rels, changed_rels[i], &found)->file = file;
+			else
+				(void) wl_rels_delete(known_rels, changed_rels[i]);
+		}
 	}
 	n_changed_rels = 0;
 	changed_all = false;

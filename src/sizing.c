@@ -492,13 +492,15 @@ wl_model_database_buffers(Oid dboid, int64 *pages_mapped)
 	return owned_buffers(&owner, pages_mapped);
 }
 
-/*
- * The main fork's path as GetRelationPath() names it, and its length;
- * written here in the default tablespace (core's psprintf() costs more).
- */
-static size_t
-main_fork_path(WlRelFile file, char *path)
+/* a file's sizes at commit, asked of the file system (else md.c); any fork? */
+bool
+wl_sizing_file(WlRelFile file, WlFileSizes *one)
 {
+	char		path[WL_FORK_PATH_SIZE];
+	size_t		len;
+
+	*one = (WlFileSizes) {.file = file};
+	/* the main fork's, as GetRelationPath() names it (its psprintf costs more) */
 	if (WL_REL_SPC(file) != DEFAULTTABLESPACE_OID)
 		WlForkPath(file, MAIN_FORKNUM, path);
 	else
@@ -511,18 +513,7 @@ main_fork_path(WlRelFile file, char *path)
 		Assert(strcmp(core, path) == 0);
 	}
 #endif
-	return strlen(path);
-}
-
-/* a file's sizes at commit, asked of the file system (else md.c); any fork? */
-bool
-wl_sizing_file(WlRelFile file, WlFileSizes *one)
-{
-	char		path[WL_FORK_PATH_SIZE];
-	size_t		len;
-
-	*one = (WlFileSizes) {.file = file};
-	len = main_fork_path(file, path);
+	len = strlen(path);
 	for (ForkNumber fork = 0; fork <= MAX_FORKNUM; fork++)
 	{
 		BlockNumber nblocks;
@@ -531,10 +522,7 @@ wl_sizing_file(WlRelFile file, WlFileSizes *one)
 
 		/* as GetRelationPath() names the other forks: "_" and the name */
 		if (fork != MAIN_FORKNUM)
-		{
-			path[len] = '_';
-			strcpy(path + len + 1, forkNames[fork]);
-		}
+			snprintf(path + len, WL_FORK_PATH_SIZE - len, "_%s", forkNames[fork]);
 		found = fork_on_disk(path, &nblocks, &stored);
 		if (found == FORK_ABSENT)
 			continue;
