@@ -125,8 +125,8 @@ static bool changed_all = false;
 /*
  * Core's lists as a statement's end read them, reused by the predictions and
  * the commit while no relation is invalidated, in the same (sub)transaction.
- * Their own context, reset at transaction end: growing lists freed one by
- * one would leave chunks in a context never reset.
+ * Their own context, reset at each reading and at transaction end: growing
+ * lists freed one by one would leave chunks in a context never reset.
  */
 static MemoryContext kept_cxt = NULL;
 static struct
@@ -228,11 +228,12 @@ wl_model_xact_end(void)
 }
 
 /*
- * relpages of the relation created in the xact whose first file this is (no
- * other: another file number looked up as an OID leaves a negative entry).
+ * A main fork's known blocks, or relpages if more, of the relation created in
+ * the xact whose first file this is (no other: another file number looked
+ * up as an OID leaves a negative entry).
  */
 static BlockNumber
-class_pages(WlRelFile file)
+class_pages(WlRelFile file, BlockNumber known)
 {
 	Oid			relid = WL_REL_NUMBER(file);
 	BlockNumber pages;
@@ -241,8 +242,9 @@ class_pages(WlRelFile file)
 	if (WL_REL_DB(file) != MyDatabaseId || created_rels == NULL ||
 		wl_rels_lookup(created_rels, relid) == NULL ||
 		!wl_sizing_rel_file(relid, &cur, NULL, NULL, &pages) ||
-		!WlRelFileEquals(cur, file) || pages == 0)
-		return InvalidBlockNumber;
+		!WlRelFileEquals(cur, file) || pages == 0 ||
+		(known != InvalidBlockNumber && pages <= known))
+		return known;
 	return pages;
 }
 
@@ -279,18 +281,10 @@ file_live_blocks(WlRelFile file)
 
 		if (known != InvalidBlockNumber)
 			seen->v.blocks[fork] = known;
+		else if (fork == MAIN_FORKNUM)
+			known = class_pages(file, seen->v.blocks[fork]);
 		else
-		{
 			known = seen->v.blocks[fork];
-			if (fork == MAIN_FORKNUM)
-			{
-				BlockNumber pages = class_pages(file);
-
-				if (pages != InvalidBlockNumber &&
-					(known == InvalidBlockNumber || pages > known))
-					known = pages;
-			}
-		}
 		if (known != InvalidBlockNumber)
 			total += known;
 	}
@@ -308,11 +302,10 @@ static bool
 size_doomed(WlRelFile *files, int n, bool live, WlCommitModel *m)
 {
 	int			k = Min(n, WL_DROP_SIZE_SAMPLE);
-	WlFileSizes	all;
+	WlFileSizes	all = {0};
 	double		scale = k > 0 ? (double) n / k : 0;
 	bool		found_fork = false;
 
-	memset(&all, 0, sizeof(all));
 	if (live)
 		ensure_model_state();
 	for (int i = 0; i < k; i++)
@@ -325,10 +318,7 @@ size_doomed(WlRelFile *files, int n, bool live, WlCommitModel *m)
 		else if ((noted = wl_files_lookup(doomed_sizes, files[i])) != NULL)
 			one = noted->v.sizes;
 		else
-		{
-			memset(&one, 0, sizeof(one));
-			one.forks = 1;
-		}
+			one = (WlFileSizes) {.forks = 1};
 		all.blocks += one.blocks;
 		all.forks += one.forks;
 		all.stored_forks += one.stored_forks;
@@ -371,8 +361,7 @@ note_doomed_rel(Oid relid)
 	/* seen_sizes is filled only under wal_level=minimal (file_live_blocks) */
 	seen = seen_sizes->members == 0 ? NULL : wl_files_lookup(seen_sizes, file);
 	d = &wl_files_insert(doomed_sizes, file, &found)->v.sizes;
-	memset(d, 0, sizeof(*d));
-	d->file = file;
+	*d = (WlFileSizes) {.file = file};
 	srel = WlSmgrOpen(file);
 	for (ForkNumber fork = 0; fork <= MAX_FORKNUM; fork++)
 	{
@@ -380,12 +369,9 @@ note_doomed_rel(Oid relid)
 
 		if (nblocks == InvalidBlockNumber && seen != NULL)
 			nblocks = seen->v.blocks[fork];
-		if (fork == MAIN_FORKNUM)
-		{
-			if (nblocks == InvalidBlockNumber || relpages > nblocks)
-				nblocks = relpages;
-		}
-		else if (nblocks == InvalidBlockNumber || nblocks == 0)
+		if (fork == MAIN_FORKNUM && (nblocks == InvalidBlockNumber || relpages > nblocks))
+			nblocks = relpages;
+		else if (fork != MAIN_FORKNUM && (nblocks == InvalidBlockNumber || nblocks == 0))
 			continue;
 		wl_sizing_add_fork(d, fork, nblocks, nblocks);
 	}
@@ -417,6 +403,21 @@ wl_model_note_doomed(Oid relid, bool with_dependents)
 		wl_model_note_doomed(toastrelid, true);
 }
 
+/* note stmt_no as the creator of file if new in map; whether it was */
+static bool
+note_new_file(wl_files_hash *map, WlRelFile file, int32 stmt_no, bool *skipping_wal)
+{
+	bool		found;
+	FileEntry  *fc = wl_files_insert(map, file, &found);
+
+	if (found)
+		return false;
+	fc->v.stmt_no = stmt_no;
+	if (skipping_wal && WlSkippingWAL(file))
+		*skipping_wal = true;
+	return true;
+}
+
 /* note the creator of files new in a pending list (newest first) */
 static bool
 note_new_files(bool forCommit, wl_files_hash *map, int32 stmt_no, bool *skipping_wal)
@@ -424,29 +425,14 @@ note_new_files(bool forCommit, wl_files_hash *map, int32 stmt_no, bool *skipping
 	WlRelFile  *files;
 	int			n;
 	bool		any = false;
-	MemoryContext old;
+	MemoryContext old = MemoryContextSwitchTo(kept_cxt);
 
-	if (kept_cxt == NULL)
-		kept_cxt = AllocSetContextCreate(TopMemoryContext, "walload pending lists",
-										 ALLOCSET_SMALL_SIZES);
-	old = MemoryContextSwitchTo(kept_cxt);
 	n = smgrGetPendingDeletes(forCommit, &files);
 	MemoryContextSwitchTo(old);
 	kept.files[forCommit] = files;
 	kept.n[forCommit] = n;
-
-	for (int i = 0; i < n; i++)
-	{
-		bool		found;
-		FileEntry  *fc = wl_files_insert(map, files[i], &found);
-
-		if (found)
-			break;
-		fc->v.stmt_no = stmt_no;
+	for (int i = 0; i < n && note_new_file(map, files[i], stmt_no, skipping_wal); i++)
 		any = true;
-		if (skipping_wal && WlSkippingWAL(files[i]))
-			*skipping_wal = true;
-	}
 	return any;
 }
 
@@ -479,37 +465,15 @@ change_needs_lists(Oid relid, int32 stmt_no, bool *created, bool *skipping)
 			 TransactionIdIsCurrentTransactionId(HeapTupleHeaderGetXmin(tup->t_data)))
 	{
 		bool		found;
-		FileEntry  *fc = wl_files_insert(created_files, file, &found);
 
-		if (!found)
-		{
-			fc->v.stmt_no = stmt_no;
-			*created = true;
-			if (!XLogIsNeeded() && WlSkippingWAL(file))
-				*skipping = true;
-		}
+		*created |= note_new_file(created_files, file, stmt_no,
+								  XLogIsNeeded() ? NULL : skipping);
 		wl_rels_insert(known_rels, relid, &found)->file = file;
 	}
 	else
 		needs = true;
 	ReleaseSysCache(tup);
 	return needs;
-}
-
-/* after reading the lists: remember the changed relations' files */
-static void
-remember_changed(void)
-{
-	for (int i = 0; i < n_changed_rels; i++)
-	{
-		WlRelFile	file;
-		bool		found;
-
-		if (wl_model_relation_file(changed_rels[i], &file, NULL, NULL))
-			wl_rels_insert(known_rels, changed_rels[i], &found)->file = file;
-		else
-			(void) wl_rels_delete(known_rels, changed_rels[i]);
-	}
 }
 
 /*
@@ -537,9 +501,10 @@ wl_model_read_pending_changes(int32 stmt_no, WlEffects *eff)
 	if (needs_lists)
 	{
 		/* an invalidation while they are read leaves them not kept */
-		for (int i = 0; i < 2; i++)
-			if (kept.files[i])
-				pfree(kept.files[i]);
+		if (kept_cxt == NULL)
+			kept_cxt = AllocSetContextCreate(TopMemoryContext, "walload pending lists",
+											 ALLOCSET_SMALL_SIZES);
+		MemoryContextReset(kept_cxt);
 		memset(&kept, 0, sizeof(kept));
 		kept.valid = true;
 		kept.subxact = GetCurrentSubTransactionId();
@@ -548,7 +513,17 @@ wl_model_read_pending_changes(int32 stmt_no, WlEffects *eff)
 		created |= note_new_files(false, created_files, stmt_no,
 								  XLogIsNeeded() ? NULL : &skipping);
 		doomed = note_new_files(true, doomed_files, stmt_no, NULL);
-		remember_changed();
+		/* the lists read: remember the changed relations' files */
+		for (int i = 0; i < n_changed_rels; i++)
+		{
+			WlRelFile	file;
+			bool		found;
+
+			if (wl_model_relation_file(changed_rels[i], &file, NULL, NULL))
+				wl_rels_insert(known_rels, changed_rels[i], &found)->file = file;
+			else
+				(void) wl_rels_delete(known_rels, changed_rels[i]);
+		}
 	}
 	n_changed_rels = 0;
 	changed_all = false;
@@ -695,8 +670,6 @@ wl_model_free_commit(WlCommitFiles *cf)
 		pfree(cf->created);
 	if (cf->syncs)
 		pfree(cf->syncs);
-	if (cf->drop_creators)
-		pfree(cf->drop_creators);
 	memset(cf, 0, sizeof(*cf));
 }
 
@@ -734,22 +707,16 @@ wl_model_decide_syncs(const WlPendingSync *s, int n, int threshold_kb, WlCommitM
 void
 wl_model_commit(WlCommitFiles *cf, bool is_prepare, bool live, WlCommitModel *m)
 {
-	memset(m, 0, sizeof(*m));
-	m->sync_stmt_no = -1;
-	m->drop_stmt_no = -1;
-	if (!XLogIsNeeded())
-		wl_model_decide_syncs(cf->syncs, cf->nsyncs, wal_skip_threshold, m);
+	*m = (WlCommitModel) {.sync_stmt_no = -1,.drop_stmt_no = -1};
+	/* no pending syncs are read where WAL is needed */
+	wl_model_decide_syncs(cf->syncs, cf->nsyncs, wal_skip_threshold, m);
 
 	/* the deletion after commit; at PREPARE it moves to COMMIT PREPARED */
 	m->dropped_rels = cf->ndoomed;
 	if (cf->ndoomed > 0)
 	{
 		m->drop_scan = size_doomed(cf->doomed, cf->ndoomed, live, m);
-		/* each file's for wl_model_commit_creators: one lookup */
-		if (!live && !is_prepare && cf->drop_creators == NULL)
-			cf->drop_creators = palloc(sizeof(int32) * cf->ndoomed);
-		m->drop_stmt_no = min_creator(doomed_files, cf->doomed, cf->ndoomed,
-									  cf->drop_creators);
+		m->drop_stmt_no = min_creator(doomed_files, cf->doomed, cf->ndoomed, NULL);
 	}
 
 	/* at PREPARE, ROLLBACK PREPARED's buffers: a bound, no one reads them */
@@ -758,7 +725,6 @@ wl_model_commit(WlCommitFiles *cf, bool is_prepare, bool live, WlCommitModel *m)
 		WlCommitModel created;
 
 		m->abort_rels = cf->ncreated;
-		memset(&created, 0, sizeof(created));
 		m->abort_drop_scan = size_doomed(cf->created, cf->ncreated, false, &created);
 		m->abort_buffers = created.dropped_buffers;
 	}
@@ -772,22 +738,36 @@ void
 wl_model_commit_creators(WlCommitFiles *cf, bool is_prepare, int32 **sync, int *nsync,
 						 int32 **drop, int *ndrop)
 {
-	*nsync = XLogIsNeeded() ? 0 : cf->nsyncs;
+	*nsync = cf->nsyncs;
 	*sync = *nsync > 0 ? palloc(sizeof(int32) * *nsync) : NULL;
 	for (int i = 0; i < *nsync; i++)
 		(*sync)[i] = cf->syncs[i].creator;
 	*ndrop = is_prepare ? 0 : cf->ndoomed;
-	*drop = NULL;
-	if (*ndrop == 0)
+	*drop = *ndrop > 0 ? palloc(sizeof(int32) * *ndrop) : NULL;
+	(void) min_creator(doomed_files, cf->doomed, *ndrop, *drop);
+}
+
+/*
+ * A pending sync core lists nowhere, if it skips WAL: a ghost (an aborted
+ * subxact's deleted file, whose sync core keeps until commit) or a new
+ * database's file.  On the abort path too: model_cxt's block is the reserve.
+ */
+static void
+note_extra_sync(WlRelFile file, bool ghost)
+{
+	MemoryContext old;
+	ExtraSync  *x;
+
+	if (!WlSkippingWAL(file))
 		return;
-	if (cf->drop_creators == NULL)
-	{
-		cf->drop_creators = palloc(sizeof(int32) * *ndrop);
-		(void) min_creator(doomed_files, cf->doomed, *ndrop, cf->drop_creators);
-	}
-	/* the caller's now */
-	*drop = cf->drop_creators;
-	cf->drop_creators = NULL;
+	old = MemoryContextSwitchTo(model_cxt);
+	x = palloc(sizeof(ExtraSync));
+	x->file = file;
+	x->ghost = ghost;
+	x->truncated = ghost && in_map(truncated_files, &file);
+	x->creator = ghost ? creator_in(created_files, &file) : -1;
+	extra_syncs = lappend(extra_syncs, x);
+	MemoryContextSwitchTo(old);
 }
 
 /*
@@ -798,17 +778,13 @@ wl_model_commit_creators(WlCommitFiles *cf, bool is_prepare, int32 **sync, int *
 StaticAssertDecl(sizeof(WlRelFile) >= sizeof(int32),
 				 "a file's creator must fit in its place in core's list");
 
-static void note_extra_sync(WlRelFile file, bool ghost);
-
 void
 wl_model_read_abort(bool subxact, int64 max_buffers, bool want_creators, WlAbortFiles *ab)
 {
 	WlRelFile  *files;
 	int			n = smgrGetPendingDeletes(false, &files);
 
-	memset(ab, 0, sizeof(*ab));
-	ab->nrels = n;
-	ab->scan = n > 0;
+	*ab = (WlAbortFiles) {.nrels = n,.scan = n > 0};
 	for (int i = 0; subxact && !XLogIsNeeded() && i < n; i++)
 		note_extra_sync(files[i], true);
 	if (n > 0 && max_buffers > 0)
@@ -838,29 +814,6 @@ wl_model_note_truncated_in_place(List *files)
 	}
 }
 
-/*
- * A pending sync core lists nowhere, if it skips WAL: a ghost (an aborted
- * subxact's deleted file, whose sync core keeps until commit) or a new
- * database's file.  On the abort path too: model_cxt's block is the reserve.
- */
-static void
-note_extra_sync(WlRelFile file, bool ghost)
-{
-	MemoryContext old;
-	ExtraSync  *x;
-
-	if (!WlSkippingWAL(file))
-		return;
-	old = MemoryContextSwitchTo(model_cxt);
-	x = palloc(sizeof(ExtraSync));
-	x->file = file;
-	x->ghost = ghost;
-	x->truncated = ghost && in_map(truncated_files, &file);
-	x->creator = ghost ? creator_in(created_files, &file) : -1;
-	extra_syncs = lappend(extra_syncs, x);
-	MemoryContextSwitchTo(old);
-}
-
 /* CREATE DATABASE under wal_level=minimal: true if a file of it skips WAL */
 bool
 wl_model_note_created_database(const char *dbname)
@@ -873,7 +826,6 @@ wl_model_note_created_database(const char *dbname)
 
 	if (!OidIsValid(dboid) || XLogIsNeeded())
 		return false;
-	ensure_model_state();
 
 	spcrel = table_open(TableSpaceRelationId, AccessShareLock);
 	scan = table_beginscan_catalog(spcrel, 0, NULL);

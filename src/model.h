@@ -85,7 +85,6 @@ typedef struct WlCommitFiles
 	int			ncreated;
 	WlPendingSync *syncs;		/* pending syncs (wal_level=minimal) */
 	int			nsyncs;
-	int32	   *drop_creators;	/* per doomed file (wl_model_commit), or NULL */
 	bool		kept;			/* doomed and created are the model's */
 } WlCommitFiles;
 

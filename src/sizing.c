@@ -30,7 +30,6 @@
 #include "storage/buf_internals.h"
 #include "storage/bufmgr.h"
 #include "storage/fd.h"
-#include "utils/builtins.h"
 #include "utils/relmapper.h"
 #include "utils/syscache.h"
 
@@ -118,12 +117,6 @@ wl_sizing_rel_file(Oid relid, WlRelFile *file, char *relkind,
 	has_file = wl_sizing_class_file(relid, cls, file);
 	ReleaseSysCache(tup);
 	return has_file;
-}
-
-bool
-wl_model_relation_file(Oid relid, WlRelFile *file, char *relkind, char *relpersistence)
-{
-	return wl_sizing_rel_file(relid, file, relkind, relpersistence, NULL);
 }
 
 BlockNumber
@@ -335,10 +328,8 @@ wl_model_tail_buffers(const WlTailSample *sample, BlockNumber from)
  * else their stretches) and outward.  Buffers of one owner lie together, so
  * a sample alone errs by whole stretches; spread wider, it is the figure.
  */
-#define WL_DB_BUFFER_SAMPLE	1024
 #define WL_DB_BUFFER_RUN	16
-StaticAssertDecl(WL_DB_BUFFER_SAMPLE * WL_DB_BUFFER_RUN == WL_BUFFER_COUNT_SAMPLE_HEADERS,
-				 "the sample's size as sizing.h gives it");
+#define WL_DB_BUFFER_SAMPLE	(WL_BUFFER_COUNT_SAMPLE_HEADERS / WL_DB_BUFFER_RUN)
 #define WL_DB_BUFFER_REFINE	64
 #define WL_DB_BUFFER_RANGE	(3 * WL_DB_BUFFER_REFINE)
 #define WL_DB_BUFFER_GROW	WL_DB_BUFFER_REFINE
@@ -365,18 +356,13 @@ owned_buffers_in(const BufferOwner *owner, int64 from, int64 to)
 {
 	int64		found = 0;
 
-	if (OidIsValid(owner->dboid))
-	{
-		for (int64 b = from; b < to; b++)
-			if (WlBufTagDatabase(GetBufferDescriptor((int) b)) == owner->dboid)
-				found++;
-		return found;
-	}
 	for (int64 b = from; b < to; b++)
 	{
 		BufferDesc *buf = GetBufferDescriptor((int) b);
 
-		if (owner->nfiles <= WL_FILES_LINEAR)
+		if (OidIsValid(owner->dboid))
+			found += WlBufTagDatabase(buf) == owner->dboid ? 1 : 0;
+		else if (owner->nfiles <= WL_FILES_LINEAR)
 		{
 			for (int j = 0; j < owner->nfiles; j++)
 				if (WlBufTagMatches(buf, owner->files[j]))
@@ -506,25 +492,19 @@ wl_model_database_buffers(Oid dboid, int64 *pages_mapped)
 	return owned_buffers(&owner, pages_mapped);
 }
 
-/*
- * The main fork's path as GetRelationPath() names it, and its length;
- * written here in the default tablespace (core's psprintf() costs more).
- */
-static size_t
-main_fork_path(WlRelFile file, char *path)
+/* a file's sizes at commit, asked of the file system (else md.c); any fork? */
+bool
+wl_sizing_file(WlRelFile file, WlFileSizes *one)
 {
-	char	   *p = path;
+	char		path[WL_FORK_PATH_SIZE];
+	size_t		len;
 
+	*one = (WlFileSizes) {.file = file};
+	/* the main fork's, as GetRelationPath() names it (its psprintf costs more) */
 	if (WL_REL_SPC(file) != DEFAULTTABLESPACE_OID)
-	{
 		WlForkPath(file, MAIN_FORKNUM, path);
-		return strlen(path);
-	}
-	memcpy(p, "base/", 5);
-	p = pg_ultostr(p + 5, WL_REL_DB(file));
-	*p++ = '/';
-	p = pg_ultostr(p, WL_REL_NUMBER(file));
-	*p = '\0';
+	else
+		snprintf(path, WL_FORK_PATH_SIZE, "base/%u/%u", WL_REL_DB(file), WL_REL_NUMBER(file));
 #ifdef USE_ASSERT_CHECKING
 	{
 		char		core[WL_FORK_PATH_SIZE];
@@ -533,19 +513,7 @@ main_fork_path(WlRelFile file, char *path)
 		Assert(strcmp(core, path) == 0);
 	}
 #endif
-	return p - path;
-}
-
-/* a file's sizes at commit, asked of the file system (else md.c); any fork? */
-bool
-wl_sizing_file(WlRelFile file, WlFileSizes *one)
-{
-	char		path[WL_FORK_PATH_SIZE];
-	size_t		len;
-
-	memset(one, 0, sizeof(*one));
-	one->file = file;
-	len = main_fork_path(file, path);
+	len = strlen(path);
 	for (ForkNumber fork = 0; fork <= MAX_FORKNUM; fork++)
 	{
 		BlockNumber nblocks;
@@ -554,10 +522,7 @@ wl_sizing_file(WlRelFile file, WlFileSizes *one)
 
 		/* as GetRelationPath() names the other forks: "_" and the name */
 		if (fork != MAIN_FORKNUM)
-		{
-			path[len] = '_';
-			strcpy(path + len + 1, forkNames[fork]);
-		}
+			snprintf(path + len, WL_FORK_PATH_SIZE - len, "_%s", forkNames[fork]);
 		found = fork_on_disk(path, &nblocks, &stored);
 		if (found == FORK_ABSENT)
 			continue;

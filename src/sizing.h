@@ -40,8 +40,8 @@ extern int	wl_relfile_cmp(const void *a, const void *b);
 extern bool wl_sizing_class_file(Oid relid, Form_pg_class cls, WlRelFile *file);
 extern bool wl_sizing_rel_file(Oid relid, WlRelFile *file, char *relkind,
 							   char *relpersistence, BlockNumber *relpages);
-extern bool wl_model_relation_file(Oid relid, WlRelFile *file, char *relkind,
-								   char *relpersistence);
+#define wl_model_relation_file(relid, file, relkind, relpersistence) \
+	wl_sizing_rel_file(relid, file, relkind, relpersistence, NULL)
 extern bool wl_sizing_file_exists(WlRelFile file);
 extern uint64 wl_sizing_total_blocks(WlRelFile file);
 extern BlockNumber wl_model_main_fork_blocks(WlRelFile file);

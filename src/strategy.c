@@ -188,11 +188,9 @@ wl_strategy_apply(WlStrategyChoice *choice, int64 dirty_buffers,
 {
 	WlScanCost	cost;
 	WlCommitState st;
-	WlCommitModel all;
+	WlCommitModel all = {0};
 
-	memset(choice, 0, sizeof(*choice));
-	choice->action = WL_ACTION_NONE;
-	choice->threshold_kb = choice->core_threshold_kb = wal_skip_threshold;
+	*choice = (WlStrategyChoice) {.action = WL_ACTION_NONE,.threshold_kb = wal_skip_threshold};
 	if (wl_commit_strategy == WL_STRATEGY_OFF || XLogIsNeeded() || n == 0)
 		return;
 	if (wl_guc_set_local("wal_skip_threshold"))
@@ -210,7 +208,6 @@ wl_strategy_apply(WlStrategyChoice *choice, int64 dirty_buffers,
 	choice->action = WL_ACTION_KEPT;
 
 	/* the state as a commit that syncs everything would find it */
-	memset(&all, 0, sizeof(all));
 	wl_model_decide_syncs(s, n, 0, &all);
 	wl_commit_state_now(&st, &all, dirty_buffers, false);
 	wl_cost_figures(&cost);

@@ -16,10 +16,9 @@ typedef struct WlStrategyChoice
 {
 	WlStrategyAction action;	/* what it did (types.h) */
 	int			threshold_kb;	/* the wal_skip_threshold core uses */
-	int			core_threshold_kb;	/* the transaction's, had walload not
-									 * acted */
-	double		core_ns;		/* predicted sync and WAL part at the latter */
-	double		chosen_ns;		/* and at the former */
+	double		core_ns;		/* predicted sync and WAL part at the
+								 * transaction's, had walload not acted */
+	double		chosen_ns;		/* and at threshold_kb */
 } WlStrategyChoice;
 
 extern void wl_strategy_apply(WlStrategyChoice *choice, int64 dirty_buffers,
