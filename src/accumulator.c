@@ -80,23 +80,21 @@ typedef struct WlActiveStmt
 	TimestampTz start_ts;		/* plain SELECT: 0 until needed */
 	instr_time	phase_start;	/* executor: start of the phase running now */
 
-	/* new_entry zeroes from here to measured_usage */
+	/* new_entry zeroes from here to query */
 	bool		storage_effects;	/* created or scheduled deletion of files */
 	bool		wal_skipped;
 	bool		has_text;		/* query[] holds the statement's text */
 	int			text_len;		/* its bytes before the NUL */
 	int			running;		/* executor: inside ExecutorRun/Finish */
 	instr_time	elapsed;		/* executor: accumulated Run/Finish time */
-	WlUsageMark usage;			/* executor: accumulated over its phases */
+	WlUsageMark usage;			/* over its phases; a utility's when measured */
 	bool		measured;		/* utility: measured (time, usage) */
-	double		measured_ms;
+	double		measured_ms;	/* executor: elapsed, at its end */
 	int64		scans[WL_NUM_SCAN_KINDS];	/* immediate scans attributed */
 	int64		scan_est_ns;	/* their estimated duration */
 	int32		vacuum_ring_kb;
 	int64		vacuum_pages;
 	int64		vacuum_pages_removed;
-
-	WlCounters	measured_usage; /* utility: set when measured */
 	char		query[WL_QUERY_LEN];
 } WlActiveStmt;
 
@@ -312,15 +310,6 @@ note_activity(void)
 		wl_usage_mark(&cur.usage_baseline);
 		cur.usage_baseline_set = true;
 	}
-}
-
-/* statement numbers saturate: a record of 2^31 statements keeps counting them */
-static int32
-next_stmt_no(void)
-{
-	if (cur.next_stmt_no < PG_INT32_MAX)
-		cur.next_stmt_no++;
-	return cur.next_stmt_no;
 }
 
 /* the open record's queued statement stmt_no (WL_ANY_STMT: any), or NULL */
@@ -607,37 +596,6 @@ wl_acc_backend_exit(void)
 		flush_finished(true, WL_KEEP_NONE, false);
 }
 
-/* queue the record finish_statement built in the queue's next slot */
-static void
-statement_done(bool count_in_xact, bool held)
-{
-	WlQueued   *q = &finished[n_finished];
-	const WlStmtRecord *rec = &q->rec;
-
-	activate();
-	n_finished++;
-	q->rec.xact_id = cur.rec.xact_id;
-	q->held = held;
-	q->sync_files = q->cleanup_files = 0;
-
-	if (rec->status == WL_STMT_ERROR)
-		cur.failed_stmt_no = rec->stmt_no;
-
-	/* a nested statement names the role only until a top-level one does */
-	if (rec->toplevel || !cur.role_from_toplevel)
-	{
-		take_role_and_application(rec->userid);
-		cur.role_from_toplevel |= rec->toplevel;
-	}
-	if (count_in_xact)
-	{
-		note_dirtied_by_load(rec);
-		cur.rec.statements++;
-		cur.rec.kind_ms[time_kind(rec->tag)] += rec->elapsed_ms;
-		cur.rows += rec->c.rows;
-	}
-}
-
 /* ---------- scans ---------- */
 
 /* returns whether the scans count: something, in an observed transaction */
@@ -823,8 +781,11 @@ start_statement(WlStmtStart *st, bool tracked, CommandTag tag, uint64 queryid,
 	st->source_text = source_text;
 	st->query_location = query_location;
 	st->query_len = query_len;
+	/* numbers saturate: a record of 2^31 statements keeps counting them */
+	if (tracked && cur.next_stmt_no < PG_INT32_MAX)
+		cur.next_stmt_no++;
+	st->stmt_no = tracked ? cur.next_stmt_no : -1;
 	/* after the stores of the arguments: no register is kept over a call */
-	st->stmt_no = tracked ? next_stmt_no() : -1;
 	st->userid = GetUserId();
 	st->xact_epoch = xact_epoch_now;
 	st->subid = GetCurrentSubTransactionId();
@@ -840,7 +801,7 @@ new_entry(bool tracked, bool is_utility, bool conditional)
 		grow_stack();
 	note_activity();
 	s = &stmt_stack[stmt_depth];
-	memset(&s->storage_effects, 0, offsetof(WlActiveStmt, measured_usage) -
+	memset(&s->storage_effects, 0, offsetof(WlActiveStmt, query) -
 		   offsetof(WlActiveStmt, storage_effects));
 	s->serial = next_serial++;
 	s->tracked = tracked;
@@ -950,23 +911,6 @@ wl_acc_current_statement_no(void)
 	return idx >= 0 ? stmt_stack[idx].st.stmt_no : -1;
 }
 
-/* COMMIT / ROLLBACK PREPARED: what its PREPARE left to delete, and the walk */
-static void
-finish_prepared(const char *gid, bool commit)
-{
-	WlPreparedDeletion del;
-	bool		known = wl_store_take_prepared(gid, commit, &del);
-
-	if (del.scan)
-		add_scans_to_current(WL_SCAN_DROP_PENDING, 1,
-							 wl_scans_est_ns(WL_SCAN_DROP_PENDING, 1, del.rels, del.buffers));
-	cur.rec.dropped_rels += del.rels;
-	if (!known)
-		ereport(DEBUG1,
-				(errmsg("walload: prepared transaction \"%s\" was prepared before walload's state was set up; its file deletion is not counted",
-						gid)));
-}
-
 /*
  * What the statement running now did (model.c, observe.c); files
  * created or doomed make the nearest recorded statement a held one.
@@ -998,8 +942,21 @@ wl_acc_apply_effects(const WlEffects *eff)
 	}
 	if (held >= 0)
 		stmt_stack[held].storage_effects = true;
+	/* COMMIT / ROLLBACK PREPARED: what its PREPARE left to delete, and the walk */
 	if (eff->finish_prepared)
-		finish_prepared(eff->gid, eff->commit_prepared);
+	{
+		WlPreparedDeletion del;
+		bool		known = wl_store_take_prepared(eff->gid, eff->commit_prepared, &del);
+
+		if (del.scan)
+			add_scans_to_current(WL_SCAN_DROP_PENDING, 1,
+								 wl_scans_est_ns(WL_SCAN_DROP_PENDING, 1, del.rels, del.buffers));
+		cur.rec.dropped_rels += del.rels;
+		if (!known)
+			ereport(DEBUG1,
+					(errmsg("walload: prepared transaction \"%s\" was prepared before walload's state was set up; its file deletion is not counted",
+							eff->gid)));
+	}
 }
 
 /* a utility statement is measured around core's call only, not walload's looks */
@@ -1023,7 +980,7 @@ measure_utility(WlActiveStmt *s)
 		return;
 	INSTR_TIME_SET_CURRENT(now);
 	s->measured_ms = ms_between(s->st.start, now);
-	wl_usage_since(&s->st.usage_start, &s->measured_usage);
+	wl_usage_accum(&s->usage, &s->st.usage_start);
 	s->measured = true;
 }
 
@@ -1044,6 +1001,7 @@ static void
 finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 {
 	WlActiveStmt *s = &stmt_stack[idx];
+	WlQueued   *q;
 	WlStmtRecord *rec;
 	int			text_len;
 
@@ -1069,7 +1027,8 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 		remove_statement(idx);
 		return;
 	}
-	rec = &finished[n_finished].rec;
+	q = &finished[n_finished];
+	rec = &q->rec;
 	/* zeroed but the counters and the text, written whole below */
 	StaticAssertStmt(offsetof(WlStmtRecord, query) ==
 					 offsetof(WlStmtRecord, c) + sizeof(WlCounters),
@@ -1090,16 +1049,11 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 	rec->backend_kind = cur.rec.backend_kind;
 
 	if (s->is_utility)
-	{
 		measure_utility(s);
-		rec->elapsed_ms = s->measured_ms;
-		rec->c = s->measured_usage;
-	}
 	else
-	{
-		rec->elapsed_ms = INSTR_TIME_GET_MILLISEC(s->elapsed);
-		rec->c = s->usage.c;
-	}
+		s->measured_ms = INSTR_TIME_GET_MILLISEC(s->elapsed);
+	rec->elapsed_ms = s->measured_ms;
+	rec->c = s->usage.c;
 	rec->c.rows = (int64) rows;
 	memcpy(rec->c.scans, s->scans, sizeof(rec->c.scans));
 	rec->c.scan_est_ns = s->scan_est_ns;
@@ -1114,7 +1068,27 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 	memset(rec->query + text_len, 0,
 		   sizeof(WlStmtRecord) - offsetof(WlStmtRecord, query) - text_len);
 
-	statement_done(rec->toplevel, s->storage_effects);
+	/* queued; a top-level statement counts in the transaction */
+	activate();
+	n_finished++;
+	rec->xact_id = cur.rec.xact_id;
+	q->held = s->storage_effects;
+	q->sync_files = q->cleanup_files = 0;
+	if (status == WL_STMT_ERROR)
+		cur.failed_stmt_no = rec->stmt_no;
+	/* a nested statement names the role only until a top-level one does */
+	if (rec->toplevel || !cur.role_from_toplevel)
+	{
+		take_role_and_application(rec->userid);
+		cur.role_from_toplevel |= rec->toplevel;
+	}
+	if (rec->toplevel)
+	{
+		note_dirtied_by_load(rec);
+		cur.rec.statements++;
+		cur.rec.kind_ms[time_kind(rec->tag)] += rec->elapsed_ms;
+		cur.rows += rec->c.rows;
+	}
 	remove_statement(idx);
 
 	/* what it leaves running; predicted unless failed or PRE_COMMIT follows */
@@ -1207,15 +1181,12 @@ wl_acc_worker_statement(const WlWorkerWork *w, const WlEffects *eff)
 		cur.usage_baseline_set = true;
 	}
 
-	idx = push_statement(true, true, false, w->tag, 0, 0, NULL, NULL, 0, 0);
+	idx = push_statement(true, true, false, w->tag, 0, 0, NULL, w->text, 0, 0);
 	s = &stmt_stack[idx];
 	s->start_ts = start;
-	strlcpy(s->query, w->text, WL_QUERY_LEN);
-	s->text_len = strlen(s->query);
-	s->has_text = true;
 	s->measured = true;
 	s->measured_ms = (double) (now - start) / 1000.0;
-	wl_usage_since(&cur.usage_baseline, &s->measured_usage);
+	wl_usage_since(&cur.usage_baseline, &s->usage.c);
 	wl_acc_apply_effects(eff);
 	s->storage_effects = true;	/* held (WlQueued) */
 	cur.worker_stmt_no = s->st.stmt_no;
@@ -1434,28 +1405,6 @@ begin_phase(bool is_abort, bool is_prepare)
 	cur.phase_io_valid = !is_abort && wl_wal_io_plain(&cur.phase_io);
 }
 
-/* walload.warn_scan_ms: the record's walks, all known at its last commit */
-static void
-maybe_warn(void)
-{
-	double		est = cur.scan_est_ns / 1e6;
-	int64		scans = scan_count(cur.scans);
-
-	if (wl_warn_scan_ms < 0 || scans == 0 || est < wl_warn_scan_ms)
-		return;
-	ereport(WARNING,
-			(errmsg("this transaction scanned all %d shared buffers %lld times, an estimated %.1f ms",
-					NBuffers, (long long) scans, est),
-			 errdetail("flush of one relation: %lld, commit-time sync: %lld, truncation: %lld, file deletion: %lld, database: %lld.",
-					   (long long) cur.scans[WL_SCAN_FLUSH_REL],
-					   (long long) cur.scans[WL_SCAN_FLUSH_PENDING],
-					   (long long) cur.scans[WL_SCAN_DROP_REL],
-					   (long long) cur.scans[WL_SCAN_DROP_PENDING],
-					   (long long) cur.scans[WL_SCAN_DB]),
-			 errhint("Run SELECT * FROM walload_diagnose(%llu) for the causes and what to change.",
-					 (unsigned long long) cur.rec.xact_id)));
-}
-
 /* nothing recorded or held, no xid (an OLTP read): forgotten, not timed */
 static bool
 forget_quiet_transaction(bool has_xid, bool is_prepare)
@@ -1574,8 +1523,21 @@ wl_acc_pre_commit(bool is_prepare)
 		memset(&commit_pred, 0, sizeof(commit_pred));
 	/* store what waits, but the statements the phase may be charged to */
 	flush_at_safe_point(0, true);
-	if (!is_prepare && cur.active && current_statement(false) < 0)
-		maybe_warn();
+	/* walload.warn_scan_ms: the record's walks, all known at its last commit */
+	if (!is_prepare && cur.active && current_statement(false) < 0 &&
+		wl_warn_scan_ms >= 0 && scan_count(cur.scans) > 0 &&
+		cur.scan_est_ns / 1e6 >= wl_warn_scan_ms)
+		ereport(WARNING,
+				(errmsg("this transaction scanned all %d shared buffers %lld times, an estimated %.1f ms",
+						NBuffers, (long long) scan_count(cur.scans), cur.scan_est_ns / 1e6),
+				 errdetail("flush of one relation: %lld, commit-time sync: %lld, truncation: %lld, file deletion: %lld, database: %lld.",
+						   (long long) cur.scans[WL_SCAN_FLUSH_REL],
+						   (long long) cur.scans[WL_SCAN_FLUSH_PENDING],
+						   (long long) cur.scans[WL_SCAN_DROP_REL],
+						   (long long) cur.scans[WL_SCAN_DROP_PENDING],
+						   (long long) cur.scans[WL_SCAN_DB]),
+				 errhint("Run SELECT * FROM walload_diagnose(%llu) for the causes and what to change.",
+						 (unsigned long long) cur.rec.xact_id)));
 	begin_phase(false, is_prepare);
 	return true;
 }
