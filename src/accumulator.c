@@ -61,7 +61,7 @@ typedef struct WlStmtStart
 	int32		stmt_no;
 	uint64		xact_epoch;		/* transaction it started in */
 	SubTransactionId subid;
-	/* the text: core's, readable only while the statement's hook runs */
+	/* core's text, readable only while its hook runs; NULL once copied */
 	const char *source_text;
 	int			query_location;
 	int			query_len;
@@ -83,8 +83,7 @@ typedef struct WlActiveStmt
 	/* new_entry zeroes from here to query */
 	bool		storage_effects;	/* created or scheduled deletion of files */
 	bool		wal_skipped;
-	bool		has_text;		/* query[] holds the statement's text */
-	int			text_len;		/* its bytes before the NUL */
+	int			text_len;		/* query[]'s bytes of text, before the NUL */
 	int			running;		/* executor: inside ExecutorRun/Finish */
 	instr_time	elapsed;		/* executor: accumulated Run/Finish time */
 	WlUsageMark usage;			/* over its phases; a utility's when measured */
@@ -248,8 +247,6 @@ static WlOpenXact cur;
 
 /* GID of the PREPARE TRANSACTION being executed */
 static char prepare_gid[GIDSIZE];
-
-static void add_scans_to_current(WlScanKind kind, int64 n, double est_ns);
 
 /* PREPARE TRANSACTION gid is running: the gid is kept for its end */
 void
@@ -484,8 +481,6 @@ predict_commit(WlActivity *a, TimestampTz now)
 {
 	WlCommitModel m;
 	WlCommitEstimate est;
-	const WlCommitModel *pm = &m;	/* the prediction: m and est, or the empty */
-	const WlCommitEstimate *pe = &est;
 	int32		abort_rels = 0;
 
 	if (!IsTransactionState())
@@ -521,12 +516,12 @@ predict_commit(WlActivity *a, TimestampTz now)
 			wl_commit_est(&empty, cost, &a->pred_state, &empty_est);
 			of_reading = cost_readings;
 		}
-		pm = &empty;
-		pe = &empty_est;
+		m = empty;
+		est = empty_est;
 	}
-	a->pred = *pm;
-	a->pred_commit_ms = pe->total_ns / 1e6;
-	a->pred_scan_ms = pe->scan_ns / 1e6;
+	a->pred = m;
+	a->pred_commit_ms = est.total_ns / 1e6;
+	a->pred_scan_ms = est.scan_ns / 1e6;
 	a->pred_abort_scans = abort_rels > 0 ? 1 : 0;
 	a->pred_abort_rels = abort_rels;
 	a->predicted_at = now;
@@ -610,6 +605,33 @@ xact_add_scans(WlScanKind kind, int64 n, double est_ns)
 	if (n > 0)
 		wl_store_add_scan_totals(kind, n, NBuffers);
 	return true;
+}
+
+/* the innermost statement running now (tracked_only: recorded one), or -1 */
+static int
+current_statement(bool tracked_only)
+{
+	for (int i = stmt_depth - 1; i >= 0; i--)
+	{
+		WlActiveStmt *s = &stmt_stack[i];
+
+		if ((s->is_utility || s->running > 0) && (s->tracked || !tracked_only))
+			return i;
+	}
+	return -1;
+}
+
+/* a scan during the innermost running statement: its and the transaction's */
+static void
+add_scans_to_current(WlScanKind kind, int64 n, double est_ns)
+{
+	int			idx = current_statement(false);
+
+	if (xact_add_scans(kind, n, est_ns) && idx >= 0)
+	{
+		stmt_stack[idx].scans[kind] += n;
+		stmt_stack[idx].scan_est_ns += (int64) est_ns;
+	}
 }
 
 /*
@@ -724,14 +746,14 @@ copy_text_now(WlActiveStmt *s)
 
 	memcpy(s->query, q, clip);	/* text_len bytes are read: no NUL */
 	s->text_len = clip;
-	s->has_text = true;
+	s->st.source_text = NULL;
 }
 
 /* copy the statement's text into the entry; its source must be valid */
 static inline void
 copy_text(WlActiveStmt *s)
 {
-	if (!s->has_text && s->st.source_text != NULL)
+	if (s->st.source_text != NULL)
 		copy_text_now(s);
 }
 
@@ -752,8 +774,6 @@ statement_start_ts(WlActiveStmt *s)
 {
 	return s->start_ts != 0 ? s->start_ts : derive_start_ts(s);
 }
-
-static void promote_light(void);
 
 static void
 grow_stack(void)
@@ -808,6 +828,23 @@ new_entry(bool tracked, bool is_utility, bool conditional)
 	s->is_utility = is_utility;
 	s->conditional = conditional;
 	return s;
+}
+
+/* the held SELECT becomes an entry, in its phase if it runs (room reserved) */
+static void
+promote_light(void)
+{
+	WlActiveStmt *s = new_entry(true, false, true);
+
+	light.active = false;
+	s->st = light.st;
+	s->start_ts = 0;
+	if (light.running)
+	{
+		s->running = 1;
+		s->phase_start = light.st.start;
+	}
+	stmt_depth++;
 }
 
 static int
@@ -865,20 +902,6 @@ find_serial(uint64 serial)
 	return -1;
 }
 
-/* the innermost statement running now (tracked_only: recorded one), or -1 */
-static int
-current_statement(bool tracked_only)
-{
-	for (int i = stmt_depth - 1; i >= 0; i--)
-	{
-		WlActiveStmt *s = &stmt_stack[i];
-
-		if ((s->is_utility || s->running > 0) && (s->tracked || !tracked_only))
-			return i;
-	}
-	return -1;
-}
-
 /* is any statement on the stack (running, or a cursor's, between FETCHes) */
 bool
 wl_acc_statement_on_stack(void)
@@ -887,19 +910,6 @@ wl_acc_statement_on_stack(void)
 	if (light.active && light.running)
 		promote_light();
 	return stmt_depth > 0;
-}
-
-/* a scan during the innermost running statement: its and the transaction's */
-static void
-add_scans_to_current(WlScanKind kind, int64 n, double est_ns)
-{
-	int			idx = current_statement(false);
-
-	if (xact_add_scans(kind, n, est_ns) && idx >= 0)
-	{
-		stmt_stack[idx].scans[kind] += n;
-		stmt_stack[idx].scan_est_ns += (int64) est_ns;
-	}
 }
 
 /* stmt_no of the statement that takes the attribution of work done now */
@@ -1003,7 +1013,6 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 	WlActiveStmt *s = &stmt_stack[idx];
 	WlQueued   *q;
 	WlStmtRecord *rec;
-	int			text_len;
 
 	/* a plain SELECT is recorded only if it wrote WAL, touched storage or walked */
 	bool		record = s->tracked &&
@@ -1063,10 +1072,9 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 
 	if (source_valid)
 		copy_text(s);
-	text_len = s->has_text ? s->text_len : 0;
-	memcpy(rec->query, s->query, text_len);
-	memset(rec->query + text_len, 0,
-		   sizeof(WlStmtRecord) - offsetof(WlStmtRecord, query) - text_len);
+	memcpy(rec->query, s->query, s->text_len);
+	memset(rec->query + s->text_len, 0,
+		   sizeof(WlStmtRecord) - offsetof(WlStmtRecord, query) - s->text_len);
 
 	/* queued; a top-level statement counts in the transaction */
 	activate();
@@ -1231,23 +1239,6 @@ find_executor_entry(QueryDesc *queryDesc)
 	return -1;
 }
 
-/* the held SELECT becomes an entry, in its phase if it runs (room reserved) */
-static void
-promote_light(void)
-{
-	WlActiveStmt *s = new_entry(true, false, true);
-
-	light.active = false;
-	s->st = light.st;
-	s->start_ts = 0;
-	if (light.running)
-	{
-		s->running = 1;
-		s->phase_start = light.st.start;
-	}
-	stmt_depth++;
-}
-
 static inline bool
 is_light(QueryDesc *queryDesc)
 {
@@ -1318,13 +1309,10 @@ wl_acc_executor_phase_begin(QueryDesc *queryDesc, instr_time *start)
 	if (idx < 0)
 		return false;
 	if (stmt_stack[idx].running++ == 0)
-	{
 		wl_usage_mark(&stmt_stack[idx].st.usage_start);
-		INSTR_TIME_SET_CURRENT(*start);
+	INSTR_TIME_SET_CURRENT(*start);
+	if (stmt_stack[idx].running == 1)
 		stmt_stack[idx].phase_start = *start;
-	}
-	else
-		INSTR_TIME_SET_CURRENT(*start);
 	return true;
 }
 
