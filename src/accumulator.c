@@ -197,9 +197,6 @@ typedef struct WlOpenXact
 	bool		observed;		/* a statement started with tracking on */
 	bool		active;			/* there is something to record */
 	int32		next_stmt_no;
-	int64		rows;
-	int64		scans[WL_NUM_SCAN_KINDS];
-	int64		scan_est_ns;
 	double		faults_mark;	/* wl_scan_faults_priced_ns() when observed */
 	/* rec.userid, application_name: the last (top-level) statement's, as run */
 	bool		role_from_toplevel; /* rec.userid is a top-level statement's */
@@ -211,7 +208,7 @@ typedef struct WlOpenXact
 	int64		pred_work;		/* pending files the predictions went over */
 	int64		dirty_load_blocks;	/* see note_dirtied_by_load */
 	int32		failed_stmt_no; /* the last recorded statement that failed */
-	WlActivity	act;			/* as last published */
+	WlActivity	act;			/* as published; rows, scans: the record's */
 
 	int32		pred_small_files;	/* files WAL-logged, if nothing else */
 	bool		threshold_read; /* rec's thresholds were read at a commit */
@@ -554,11 +551,8 @@ publish_activity(CommandTag command, TimestampTz command_start, bool starting,
 	a->current_command = command;
 	a->current_stmt_start = command_start;
 	memcpy(a->kind_ms, cur.rec.kind_ms, sizeof(a->kind_ms));
-	a->rows = cur.rows;
 	a->wal_bytes = cur.usage_baseline_set ?
 		pgWalUsage.wal_bytes - cur.usage_baseline.c.wal_bytes : 0;
-	memcpy(a->scans, cur.scans, sizeof(a->scans));
-	a->scan_est_ns = cur.scan_est_ns;
 	a->nbuffers = NBuffers;
 	a->wal_skip_threshold_kb = wal_skip_threshold;
 	if (whole)
@@ -600,8 +594,8 @@ xact_add_scans(WlScanKind kind, int64 n, double est_ns)
 	if (n < 0 || (n == 0 && est_ns == 0) || !cur.observed)
 		return false;
 	activate();
-	cur.scans[kind] += n;
-	cur.scan_est_ns += (int64) est_ns;
+	cur.act.scans[kind] += n;
+	cur.act.scan_est_ns += (int64) est_ns;
 	if (n > 0)
 		wl_store_add_scan_totals(kind, n, NBuffers);
 	return true;
@@ -715,17 +709,6 @@ charge_commit_phase(void)
 }
 
 /* ---------- the statement stack ---------- */
-
-/* the walks counted in scans[] */
-static int64
-scan_count(const int64 *scans)
-{
-	int64		n = 0;
-
-	for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
-		n += scans[k];
-	return n;
-}
 
 static double
 ms_between(instr_time from, instr_time to)
@@ -1017,7 +1000,7 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 	/* a plain SELECT is recorded only if it wrote WAL, touched storage or walked */
 	bool		record = s->tracked &&
 		!(s->conditional && !s->storage_effects && s->usage.c.wal_records == 0 &&
-		  scan_count(s->scans) == 0);
+		  wl_sum_scans(s->scans) == 0);
 
 	/* untracked: its scans and WAL-skipping go to the nearest tracked parent */
 	for (int j = idx - 1; j >= 0 && !s->tracked; j--)
@@ -1095,7 +1078,7 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 		note_dirtied_by_load(rec);
 		cur.rec.statements++;
 		cur.rec.kind_ms[time_kind(rec->tag)] += rec->elapsed_ms;
-		cur.rows += rec->c.rows;
+		cur.act.rows += rec->c.rows;
 	}
 	remove_statement(idx);
 
@@ -1513,17 +1496,17 @@ wl_acc_pre_commit(bool is_prepare)
 	flush_at_safe_point(0, true);
 	/* walload.warn_scan_ms: the record's walks, all known at its last commit */
 	if (!is_prepare && cur.active && current_statement(false) < 0 &&
-		wl_warn_scan_ms >= 0 && scan_count(cur.scans) > 0 &&
-		cur.scan_est_ns / 1e6 >= wl_warn_scan_ms)
+		wl_warn_scan_ms >= 0 && wl_sum_scans(cur.act.scans) > 0 &&
+		cur.act.scan_est_ns / 1e6 >= wl_warn_scan_ms)
 		ereport(WARNING,
 				(errmsg("this transaction scanned all %d shared buffers %lld times, an estimated %.1f ms",
-						NBuffers, (long long) scan_count(cur.scans), cur.scan_est_ns / 1e6),
+						NBuffers, (long long) wl_sum_scans(cur.act.scans), cur.act.scan_est_ns / 1e6),
 				 errdetail("flush of one relation: %lld, commit-time sync: %lld, truncation: %lld, file deletion: %lld, database: %lld.",
-						   (long long) cur.scans[WL_SCAN_FLUSH_REL],
-						   (long long) cur.scans[WL_SCAN_FLUSH_PENDING],
-						   (long long) cur.scans[WL_SCAN_DROP_REL],
-						   (long long) cur.scans[WL_SCAN_DROP_PENDING],
-						   (long long) cur.scans[WL_SCAN_DB]),
+						   (long long) cur.act.scans[WL_SCAN_FLUSH_REL],
+						   (long long) cur.act.scans[WL_SCAN_FLUSH_PENDING],
+						   (long long) cur.act.scans[WL_SCAN_DROP_REL],
+						   (long long) cur.act.scans[WL_SCAN_DROP_PENDING],
+						   (long long) cur.act.scans[WL_SCAN_DB]),
 				 errhint("Run SELECT * FROM walload_diagnose(%llu) for the causes and what to change.",
 						 (unsigned long long) cur.rec.xact_id)));
 	begin_phase(false, is_prepare);
@@ -1659,9 +1642,9 @@ finish_record(void)
 	recorded_before = true;
 	if (cur.usage_baseline_set)
 		wl_usage_since(&cur.usage_baseline, &rec->c);
-	rec->c.rows = cur.rows;
-	memcpy(rec->c.scans, cur.scans, sizeof(rec->c.scans));
-	rec->c.scan_est_ns = cur.scan_est_ns;
+	rec->c.rows = cur.act.rows;
+	memcpy(rec->c.scans, cur.act.scans, sizeof(rec->c.scans));
+	rec->c.scan_est_ns = cur.act.scan_est_ns;
 	rec->scan_fault_ms = (float4) ((wl_scan_faults_priced_ns() - cur.faults_mark) / 1e6);
 	rec->nbuffers = NBuffers;
 	if (!cur.threshold_read)
