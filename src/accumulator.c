@@ -314,13 +314,10 @@ queued(int32 stmt_no, bool held_only)
 	if (stmt_no < 0 && stmt_no != WL_ANY_STMT)
 		return NULL;
 	for (int i = n_finished - 1; i >= 0; i--)
-	{
-		WlQueued   *q = &finished[i];
-
-		if (q->rec.xact_id == cur.rec.xact_id && (q->held || !held_only) &&
-			(q->rec.stmt_no == stmt_no || stmt_no == WL_ANY_STMT))
-			return q;
-	}
+		if (finished[i].rec.xact_id == cur.rec.xact_id &&
+			(finished[i].held || !held_only) &&
+			(finished[i].rec.stmt_no == stmt_no || stmt_no == WL_ANY_STMT))
+			return &finished[i];
 	return NULL;
 }
 
@@ -606,12 +603,9 @@ static int
 current_statement(bool tracked_only)
 {
 	for (int i = stmt_depth - 1; i >= 0; i--)
-	{
-		WlActiveStmt *s = &stmt_stack[i];
-
-		if ((s->is_utility || s->running > 0) && (s->tracked || !tracked_only))
+		if ((stmt_stack[i].is_utility || stmt_stack[i].running > 0) &&
+			(stmt_stack[i].tracked || !tracked_only))
 			return i;
-	}
 	return -1;
 }
 
@@ -763,11 +757,9 @@ grow_stack(void)
 {
 	int			newcap = stmt_capacity == 0 ? 16 : stmt_capacity * 2;
 
-	if (stmt_stack == NULL)
-		stmt_stack = MemoryContextAllocZero(TopMemoryContext,
-											sizeof(WlActiveStmt) * newcap);
-	else
-		stmt_stack = repalloc(stmt_stack, sizeof(WlActiveStmt) * newcap);
+	stmt_stack = stmt_stack == NULL ?
+		MemoryContextAllocZero(TopMemoryContext, sizeof(WlActiveStmt) * newcap) :
+		repalloc(stmt_stack, sizeof(WlActiveStmt) * newcap);
 	stmt_capacity = newcap;
 }
 
@@ -822,11 +814,8 @@ promote_light(void)
 	light.active = false;
 	s->st = light.st;
 	s->start_ts = 0;
-	if (light.running)
-	{
-		s->running = 1;
-		s->phase_start = light.st.start;
-	}
+	s->running = light.running ? 1 : 0;
+	s->phase_start = light.st.start;	/* read only while it runs */
 	stmt_depth++;
 }
 
@@ -1059,7 +1048,6 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 	memset(rec->query + s->text_len, 0,
 		   sizeof(WlStmtRecord) - offsetof(WlStmtRecord, query) - s->text_len);
 
-	/* queued; a top-level statement counts in the transaction */
 	activate();
 	n_finished++;
 	rec->xact_id = cur.rec.xact_id;
@@ -1124,12 +1112,10 @@ wl_acc_exit_begins(void)
 	light.active = false;
 	for (int i = stmt_depth - 1; i >= 0; i--)
 	{
-		WlActiveStmt *s = &stmt_stack[i];
-
-		if (!s->is_utility && s->running > 0)
+		if (!stmt_stack[i].is_utility && stmt_stack[i].running > 0)
 		{
-			s->running = 1;
-			end_phase(s, s->phase_start, now);
+			stmt_stack[i].running = 1;
+			end_phase(&stmt_stack[i], stmt_stack[i].phase_start, now);
 		}
 		finish_statement(i, WL_STMT_ERROR, 0, false);
 	}
@@ -1696,14 +1682,11 @@ wl_acc_xact_end(void)
 	rec->commit_ms = ms_between(cur.phase_start, end);
 	rec->commit_sync_ms = was_abort ? 0 : ms_between(cur.phase_start, cur.phase_mid);
 	rec->commit_cleanup_ms = was_abort ? rec->commit_ms : ms_between(cur.phase_mid, end);
-	if (!was_abort)
-	{
-		/* a standby's wait: the rest of the sync part (wl_acc_commit_done) */
-		if (rec->commit_standby_wait)
-			rec->commit_standby_ms = Max(rec->commit_sync_ms - cur.pred_files_ns / 1e6 -
-										 rec->commit_wal_ms, 0);
-		rec->commit_wal_ms = Min(rec->commit_wal_ms, rec->commit_sync_ms);
-	}
+	/* a standby's wait: the rest of the sync part (wl_acc_commit_done) */
+	if (rec->commit_standby_wait)
+		rec->commit_standby_ms = Max(rec->commit_sync_ms - cur.pred_files_ns / 1e6 -
+									 rec->commit_wal_ms, 0);
+	rec->commit_wal_ms = Min(rec->commit_wal_ms, rec->commit_sync_ms);
 	/* aborts and PREPAREs teach nothing; auto checks itself (strategy.c) */
 	if (rec->outcome == WL_OUTCOME_COMMIT)
 	{
