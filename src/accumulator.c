@@ -428,8 +428,10 @@ reserve_finished(int more)
 #define WL_PREDICT_BUDGET_FILES		4096
 #define WL_PREDICT_PER_STMT			16
 
-/* current_cost's readings of the calibration: what was derived from one */
-static uint64 cost_readings = 0;
+/* a commit with nothing pending, priced at current_cost's last reading */
+static const WlCommitModel empty_model = {.sync_stmt_no = -1,.drop_stmt_no = -1};
+static const WlCommitState empty_state;
+static WlCommitEstimate empty_est;
 
 /* the calibration, read again at most once a second */
 static const WlScanCost *
@@ -445,7 +447,8 @@ current_cost(TimestampTz now)
 		wl_cost_figures(&cost);
 		read_at = now;
 		generation = wl_unit_costs_generation();
-		cost_readings++;
+		/* wl_commit_est is pure: the same until the next reading */
+		wl_commit_est(&empty_model, &cost, &empty_state, &empty_est);
 	}
 	return &cost;
 }
@@ -498,19 +501,9 @@ predict_commit(WlActivity *a, TimestampTz now)
 	}
 	else
 	{
-		/* nothing pending; wl_commit_est is pure: estimated once a reading */
-		static WlCommitModel empty = {.sync_stmt_no = -1,.drop_stmt_no = -1};
-		static WlCommitEstimate empty_est;
-		static uint64 of_reading = 0;
-		const WlScanCost *cost = current_cost(now);
-
-		memset(&a->pred_state, 0, sizeof(a->pred_state));
-		if (of_reading != cost_readings)
-		{
-			wl_commit_est(&empty, cost, &a->pred_state, &empty_est);
-			of_reading = cost_readings;
-		}
-		m = empty;
+		(void) current_cost(now);	/* nothing pending: empty_est */
+		a->pred_state = empty_state;
+		m = empty_model;
 		est = empty_est;
 	}
 	a->pred = m;
