@@ -18,8 +18,7 @@
  *
  * A FATAL exit unwinds nothing: wl_acc_exit_begins ends the statements as
  * errors, core's abort records the transaction, wl_acc_backend_exit stores
- * what waits.  A transaction is observed (and recorded) if a statement
- * started in it with tracking on.
+ * what waits.
  *
  * The abort path and the commit cleanup (an error there is a PANIC): no
  * allocation but core's file lists in TransactionAbortContext; no read of
@@ -85,10 +84,9 @@ typedef struct WlActiveStmt
 	bool		wal_skipped;
 	int			text_len;		/* query[]'s bytes of text, before the NUL */
 	int			running;		/* executor: inside ExecutorRun/Finish */
-	instr_time	elapsed;		/* executor: accumulated Run/Finish time */
 	WlUsageMark usage;			/* over its phases; a utility's when measured */
 	bool		measured;		/* utility: measured (time, usage) */
-	double		measured_ms;	/* executor: elapsed, at its end */
+	double		measured_ms;	/* Run/Finish time, or the utility's */
 	int64		scans[WL_NUM_SCAN_KINDS];	/* immediate scans attributed */
 	int64		scan_est_ns;	/* their estimated duration */
 	int32		vacuum_ring_kb;
@@ -212,7 +210,7 @@ typedef struct WlOpenXact
 
 	int32		pred_small_files;	/* files WAL-logged, if nothing else */
 	bool		threshold_read; /* rec's thresholds were read at a commit */
-	bool		prepare_pending;	/* PREPARE: prepare_model to keep */
+	bool		prepare_pending;	/* PREPARE: its deletions to keep */
 
 	/* the commit or abort phase in progress (rec.outcome: which) */
 	bool		in_phase;
@@ -242,7 +240,6 @@ static WlOpenXact cur;
 #define WL_FILE_COMMIT_MIN		8
 #define WL_FILE_COMMIT_BLOCKS	2
 
-/* GID of the PREPARE TRANSACTION being executed */
 static char prepare_gid[GIDSIZE];
 
 /* PREPARE TRANSACTION gid is running: the gid is kept for its end */
@@ -524,14 +521,13 @@ publish_activity(CommandTag command, TimestampTz command_start, bool starting,
 				 bool predict)
 {
 	WlActivity *a = &cur.act;
+	/* a prediction is written when new; with nothing pending it only dates */
+	bool		whole = predict && (cur.storage_touched || a->predicted_at == 0);
 	TimestampTz now;
-	bool		whole;
 
 	if (!cur.observed)
 		return;
 	now = starting ? command_start : GetCurrentTimestamp();
-	/* a prediction is written when new; with nothing pending it only dates */
-	whole = predict && (cur.storage_touched || a->predicted_at == 0);
 	a->pid = MyProcPid;
 	a->userid = GetUserId();
 	a->dbid = MyDatabaseId;
@@ -1024,8 +1020,6 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 
 	if (s->is_utility)
 		measure_utility(s);
-	else
-		s->measured_ms = INSTR_TIME_GET_MILLISEC(s->elapsed);
 	rec->elapsed_ms = s->measured_ms;
 	rec->c = s->usage.c;
 	rec->c.rows = (int64) rows;
@@ -1078,8 +1072,7 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 static bool
 end_phase(WlActiveStmt *s, instr_time start, instr_time now)
 {
-	INSTR_TIME_SUBTRACT(now, start);
-	INSTR_TIME_ADD(s->elapsed, now);
+	s->measured_ms += ms_between(start, now);
 	if (--s->running > 0)
 		return false;
 	wl_usage_accum(&s->usage, &s->st.usage_start);
@@ -1370,7 +1363,8 @@ forget_quiet_transaction(bool has_xid, bool is_prepare)
 
 /* the commit's prediction (learn_from_commit) and what a PREPARE leaves */
 static WlCommitEstimate commit_pred;
-static WlCommitModel prepare_model;
+static WlPreparedDeletion prepare_at_commit;
+static WlPreparedDeletion prepare_at_rollback;
 
 /* a commit's walks as core will do them, the strategy, the prediction */
 static pg_noinline void
@@ -1450,7 +1444,10 @@ pre_commit_record(bool is_prepare)
 	{
 		/* kept at XACT_EVENT_PREPARE, once core has accepted it */
 		cur.prepare_pending = true;
-		prepare_model = m;
+		prepare_at_commit = (WlPreparedDeletion) {.scan = m.drop_scan,
+			.rels = m.dropped_rels, .buffers = m.dropped_buffers};
+		prepare_at_rollback = (WlPreparedDeletion) {.scan = m.abort_drop_scan,
+			.rels = m.abort_rels, .buffers = m.abort_buffers};
 	}
 }
 
@@ -1582,15 +1579,8 @@ wl_acc_prepare_done(void)
 	if (cur.in_phase)
 		INSTR_TIME_SET_CURRENT(cur.phase_mid);
 	if (cur.prepare_pending)
-	{
-		const WlCommitModel *m = &prepare_model;
-		WlPreparedDeletion at_commit = {.scan = m->drop_scan,
-			.rels = m->dropped_rels, .buffers = m->dropped_buffers};
-		WlPreparedDeletion at_rollback = {.scan = m->abort_drop_scan,
-			.rels = m->abort_rels, .buffers = m->abort_buffers};
-
-		wl_store_remember_prepared(prepare_gid, &at_commit, &at_rollback);
-	}
+		wl_store_remember_prepared(prepare_gid, &prepare_at_commit,
+								   &prepare_at_rollback);
 	cur.prepare_pending = false;
 }
 
