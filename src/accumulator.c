@@ -204,7 +204,7 @@ typedef struct WlOpenXact
 	bool		shown;			/* its slot holds this record */
 	bool		storage_touched;	/* the pending files may have changed */
 	int64		pred_work;		/* pending files the predictions went over */
-	int64		dirty_load_blocks;	/* see note_dirtied_by_load */
+	int64		dirty_load_blocks;	/* <= NBuffers: see note_dirtied_by_load */
 	int32		failed_stmt_no; /* the last recorded statement that failed */
 	WlActivity	act;			/* as published; rows, scans: the record's */
 
@@ -458,15 +458,11 @@ note_dirtied_by_load(const WlStmtRecord *rec)
 {
 	if (!rec->wal_skipped)
 		return;
-	cur.dirty_load_blocks += time_kind(rec->tag) == WL_TIME_DML ?
-		rec->c.shared_blks_dirtied :
-		Min(rec->c.shared_blks_dirtied, WL_BULKWRITE_RING_BLOCKS);
-}
-
-static int64
-dirty_buffers(void)
-{
-	return Min(cur.dirty_load_blocks, (int64) NBuffers);
+	cur.dirty_load_blocks = Min(cur.dirty_load_blocks +
+								(time_kind(rec->tag) == WL_TIME_DML ?
+								 rec->c.shared_blks_dirtied :
+								 Min(rec->c.shared_blks_dirtied, WL_BULKWRITE_RING_BLOCKS)),
+								(int64) NBuffers);
 }
 
 /* what COMMIT and ROLLBACK would do now, priced by cost.c; not on the abort path */
@@ -491,7 +487,7 @@ predict_commit(WlActivity *a, TimestampTz now)
 		abort_rels = cf.ncreated;
 		wl_model_free_commit(&cf);
 		/* the state takes the WAL insert spinlock: only where files are pending */
-		wl_commit_state_now(&a->pred_state, &m, dirty_buffers(), true);
+		wl_commit_state_now(&a->pred_state, &m, cur.dirty_load_blocks, true);
 		wl_commit_est(&m, current_cost(now), &a->pred_state, &est);
 		cur.pred_work += 1 + m.synced_rels + m.wal_logged_rels + m.dropped_rels +
 			abort_rels;
@@ -1340,7 +1336,7 @@ begin_phase(bool is_abort, bool is_prepare)
 	/* in a failed transaction block core cleans up only at ROLLBACK */
 	cur.abort_deferred = is_abort && TransactionBlockStatusCode() == 'T';
 	INSTR_TIME_SET_CURRENT(cur.phase_start);
-	cur.phase_mid = cur.phase_start;
+	cur.phase_mid = cur.phase_start;	/* an abort's stays: all cleanup */
 	INSTR_TIME_SET_ZERO(cur.phase_afterlocks);
 	cur.phase_wal_start = pgWalUsage.wal_bytes;
 	cur.rec.commit_standby_wait = false;
@@ -1382,7 +1378,7 @@ pre_commit_record(bool is_prepare)
 	cur.threshold_read = true;
 	rec->wal_skip_threshold_kb = wal_skip_threshold;
 	wl_model_read_commit(is_prepare, false, &cf);
-	wl_strategy_apply(&choice, dirty_buffers(), cf.syncs, cf.nsyncs);
+	wl_strategy_apply(&choice, cur.dirty_load_blocks, cf.syncs, cf.nsyncs);
 	rec->commit_strategy = (int8) wl_commit_strategy;
 	rec->commit_threshold_kb = choice.threshold_kb;
 	rec->strategy_action = Max(rec->strategy_action, (int8) choice.action);
@@ -1392,7 +1388,7 @@ pre_commit_record(bool is_prepare)
 	wl_model_commit(&cf, is_prepare, false, &m);
 
 	/* predicted before the scans are counted (which maps the pages) */
-	wl_commit_state_now(&st, &m, dirty_buffers(), false);
+	wl_commit_state_now(&st, &m, cur.dirty_load_blocks, false);
 	wl_commit_est(&m, cost, &st, &est);
 	rec->pred_commit_ms = est.total_ns / 1e6;
 	rec->pred_core_commit_ms = (est.total_ns - choice.chosen_ns + choice.core_ns) / 1e6;
@@ -1653,18 +1649,17 @@ wl_acc_xact_end(void)
 {
 	WlXactRecord *rec = &cur.rec;
 	instr_time	end;
-	bool		was_abort = rec->outcome == WL_OUTCOME_ABORT;
 
 	if (!cur.in_phase)
 		return;
 	INSTR_TIME_SET_CURRENT(end);
-	if (was_abort && cur.abort_deferred && !INSTR_TIME_IS_ZERO(cur.phase_afterlocks))
+	if (cur.abort_deferred && !INSTR_TIME_IS_ZERO(cur.phase_afterlocks))
 		end = cur.phase_afterlocks;
 	cur.in_phase = false;
 	rec->commit_wal_bytes += pgWalUsage.wal_bytes - cur.phase_wal_start;
 	rec->commit_ms = ms_between(cur.phase_start, end);
-	rec->commit_sync_ms = was_abort ? 0 : ms_between(cur.phase_start, cur.phase_mid);
-	rec->commit_cleanup_ms = was_abort ? rec->commit_ms : ms_between(cur.phase_mid, end);
+	rec->commit_sync_ms = ms_between(cur.phase_start, cur.phase_mid);
+	rec->commit_cleanup_ms = ms_between(cur.phase_mid, end);
 	/* a standby's wait: the rest of the sync part (wl_acc_commit_done) */
 	if (rec->commit_standby_wait)
 		rec->commit_standby_ms = Max(rec->commit_sync_ms - cur.pred_files_ns / 1e6 -
