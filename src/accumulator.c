@@ -465,23 +465,21 @@ note_dirtied_by_load(const WlStmtRecord *rec)
 								(int64) NBuffers);
 }
 
-/* what COMMIT and ROLLBACK would do now, priced by cost.c; not on the abort path */
-static void
+/* what COMMIT and ROLLBACK would do now, priced by cost.c; false: no budget */
+static bool
 predict_commit(WlActivity *a, TimestampTz now)
 {
 	WlCommitModel m;
 	WlCommitEstimate est;
 	int32		abort_rels = 0;
 
-	if (!IsTransactionState())
-		return;
 	if (cur.storage_touched)
 	{
 		WlCommitFiles cf;
 
 		if (cur.pred_work > WL_PREDICT_BUDGET_FILES +
 			WL_PREDICT_PER_STMT * (int64) cur.rec.statements)
-			return;
+			return false;
 		wl_model_read_commit(true, true, &cf);
 		wl_model_commit(&cf, false, true, &m);
 		abort_rels = cf.ncreated;
@@ -504,8 +502,7 @@ predict_commit(WlActivity *a, TimestampTz now)
 	a->pred_scan_ms = est.scan_ns / 1e6;
 	a->pred_abort_scans = abort_rels > 0 ? 1 : 0;
 	a->pred_abort_rels = abort_rels;
-	a->predicted_at = now;
-	a->pred_statements = cur.rec.statements;
+	return true;
 }
 
 /*
@@ -537,11 +534,8 @@ publish_activity(CommandTag command, TimestampTz command_start, bool starting,
 		pgWalUsage.wal_bytes - cur.usage_baseline.c.wal_bytes : 0;
 	a->nbuffers = NBuffers;
 	a->wal_skip_threshold_kb = wal_skip_threshold;
-	if (whole)
-		predict_commit(a, now);
-	else if (predict && IsTransactionState())
+	if (predict && IsTransactionState() && (!whole || predict_commit(a, now)))
 	{
-		/* nothing pending since the record began: the first prediction holds */
 		a->predicted_at = now;
 		a->pred_statements = cur.rec.statements;
 	}
