@@ -292,15 +292,17 @@ activate(void)
 	wl_acc_observe();
 }
 
-/* the transaction's usage counts from its first statement */
+/* the transaction's usage counts from its first statement (or since) */
 static void
-note_activity(void)
+note_activity(const WlUsageMark *since)
 {
-	if (!cur.usage_baseline_set)
-	{
+	if (cur.usage_baseline_set)
+		return;
+	if (since)
+		cur.usage_baseline = *since;
+	else
 		wl_usage_mark(&cur.usage_baseline);
-		cur.usage_baseline_set = true;
-	}
+	cur.usage_baseline_set = true;
 }
 
 /* the open record's queued statement stmt_no (WL_ANY_STMT: any), or NULL */
@@ -773,7 +775,7 @@ new_entry(bool tracked, bool is_utility, bool conditional)
 
 	if (stmt_depth >= stmt_capacity)
 		grow_stack();
-	note_activity();
+	note_activity(NULL);
 	s = &stmt_stack[stmt_depth];
 	memset(&s->storage_effects, 0, offsetof(WlActiveStmt, query) -
 		   offsetof(WlActiveStmt, storage_effects));
@@ -937,7 +939,7 @@ measure_utility(WlActiveStmt *s)
 {
 	instr_time	now;
 
-	if (s->measured)
+	if (s->measured || !s->is_utility)
 		return;
 	INSTR_TIME_SET_CURRENT(now);
 	s->measured_ms = ms_between(s->st.start, now);
@@ -1008,8 +1010,7 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 	rec->nbuffers = NBuffers;
 	rec->backend_kind = cur.rec.backend_kind;
 
-	if (s->is_utility)
-		measure_utility(s);
+	measure_utility(s);
 	rec->elapsed_ms = s->measured_ms;
 	rec->c = s->usage.c;
 	rec->c.rows = (int64) rows;
@@ -1127,12 +1128,8 @@ wl_acc_worker_statement(const WlWorkerWork *w, const WlEffects *eff)
 	wl_acc_observe();
 	cur.rec.start = start;
 	cur.rec.backend_kind = (int8) w->kind;
-	if (!cur.usage_baseline_set)
-	{
-		/* before any boundary: the usage so far (a zero mark) */
-		cur.usage_baseline = worker_boundary_mark;
-		cur.usage_baseline_set = true;
-	}
+	/* before any boundary: the usage so far (a zero mark) */
+	note_activity(&worker_boundary_mark);
 
 	idx = push_statement(true, true, false, w->tag, 0, 0, NULL, w->text, 0, 0);
 	s = &stmt_stack[idx];
@@ -1211,7 +1208,7 @@ wl_acc_executor_start(bool conditional, bool may_be_light, CommandTag tag,
 		if (stmt_depth >= stmt_capacity)
 			grow_stack();
 		reserve_finished(stmt_depth + 1);
-		note_activity();
+		note_activity(NULL);
 		light.running = light.ran = false;
 		light.active = true;
 		start_statement(&light.st, true, tag, queryid, nest_level, queryDesc,
