@@ -800,7 +800,7 @@ promote_light(void)
 	stmt_depth++;
 }
 
-static int
+static WlActiveStmt *
 push_statement(bool tracked, bool is_utility, bool conditional, CommandTag tag,
 			   uint64 queryid, int nest_level, QueryDesc *queryDesc,
 			   const char *source_text, int query_location, int query_len)
@@ -833,7 +833,8 @@ push_statement(bool tracked, bool is_utility, bool conditional, CommandTag tag,
 		else
 			publish_activity(tag, s->start_ts, true, false);
 	}
-	return stmt_depth++;
+	stmt_depth++;
+	return s;
 }
 
 static void
@@ -1122,7 +1123,6 @@ wl_acc_worker_statement(const WlWorkerWork *w, const WlEffects *eff)
 	TimestampTz start = IsTransactionState() ? GetCurrentTransactionStartTimestamp() : 0;
 	TimestampTz now = GetCurrentTimestamp();
 	WlActiveStmt *s;
-	int			idx;
 
 	start = Min(Max(Max(start, worker_boundary_ts), MyStartTimestamp), now);
 	wl_acc_observe();
@@ -1131,8 +1131,7 @@ wl_acc_worker_statement(const WlWorkerWork *w, const WlEffects *eff)
 	/* before any boundary: the usage so far (a zero mark) */
 	note_activity(&worker_boundary_mark);
 
-	idx = push_statement(true, true, false, w->tag, 0, 0, NULL, w->text, 0, 0);
-	s = &stmt_stack[idx];
+	s = push_statement(true, true, false, w->tag, 0, 0, NULL, w->text, 0, 0);
 	s->start_ts = start;
 	s->measured = true;
 	s->measured_ms = (double) (now - start) / 1000.0;
@@ -1140,7 +1139,7 @@ wl_acc_worker_statement(const WlWorkerWork *w, const WlEffects *eff)
 	wl_acc_apply_effects(eff);
 	s->storage_effects = true;	/* held (WlQueued) */
 	cur.worker_stmt_no = s->st.stmt_no;
-	finish_statement(idx, WL_STMT_OK, w->rows, true);
+	finish_statement(s - stmt_stack, WL_STMT_OK, w->rows, true);
 }
 
 /* A utility statement starts: returns the serial that finds its entry */
@@ -1148,10 +1147,8 @@ uint64
 wl_acc_utility_start(bool tracked, CommandTag tag, uint64 queryid, int nest_level,
 					 const char *source_text, int query_location, int query_len)
 {
-	int			idx = push_statement(tracked, true, false, tag, queryid, nest_level,
-									 NULL, source_text, query_location, query_len);
-
-	return stmt_stack[idx].serial;
+	return push_statement(tracked, true, false, tag, queryid, nest_level, NULL,
+						  source_text, query_location, query_len)->serial;
 }
 
 /* finish the utility statement entry `serial`, if it is still there */
