@@ -84,11 +84,9 @@ typedef struct WlActiveStmt
 	bool		wal_skipped;
 	int			text_len;		/* query[]'s bytes of text, before the NUL */
 	int			running;		/* executor: inside ExecutorRun/Finish */
-	WlUsageMark usage;			/* over its phases; a utility's when measured */
 	bool		measured;		/* utility: measured (time, usage) */
 	double		measured_ms;	/* Run/Finish time, or the utility's */
-	int64		scans[WL_NUM_SCAN_KINDS];	/* immediate scans attributed */
-	int64		scan_est_ns;	/* their estimated duration */
+	WlUsageMark usage;			/* the same for usage; c.scans: its walks */
 	int32		vacuum_ring_kb;
 	int64		vacuum_pages;
 	int64		vacuum_pages_removed;
@@ -598,8 +596,8 @@ add_scans_to_current(WlScanKind kind, int64 n, double est_ns)
 
 	if (xact_add_scans(kind, n, est_ns) && idx >= 0)
 	{
-		stmt_stack[idx].scans[kind] += n;
-		stmt_stack[idx].scan_est_ns += (int64) est_ns;
+		stmt_stack[idx].usage.c.scans[kind] += n;
+		stmt_stack[idx].usage.c.scan_est_ns += (int64) est_ns;
 	}
 }
 
@@ -614,8 +612,7 @@ add_attributed_scan(WlScanKind kind, int32 stmt_no, int nfiles, int64 buffers,
 {
 	double		est_ns = wl_scans_est_ns(kind, 1, nfiles, buffers);
 	WlQueued   *q;
-	int64	   *scans = NULL;
-	int64	   *scan_ns = NULL;
+	WlCounters *c = NULL;
 
 	if (stmt_no < 0 && cur.worker_stmt_no > 0)
 		stmt_no = cur.worker_stmt_no;
@@ -623,18 +620,18 @@ add_attributed_scan(WlScanKind kind, int32 stmt_no, int nfiles, int64 buffers,
 	if (q == NULL && stmt_no < 0 && on_abort_path)
 		q = queued(cur.failed_stmt_no, false);
 	if (q != NULL)
-		scans = q->rec.c.scans, scan_ns = &q->rec.c.scan_est_ns;
-	for (int i = stmt_depth - 1; i >= 0 && stmt_no >= 0 && scans == NULL; i--)
+		c = &q->rec.c;
+	for (int i = stmt_depth - 1; i >= 0 && stmt_no >= 0 && c == NULL; i--)
 		if (stmt_stack[i].st.stmt_no == stmt_no && stmt_stack[i].storage_effects)
-			scans = stmt_stack[i].scans, scan_ns = &stmt_stack[i].scan_est_ns;
-	if (scans == NULL)
+			c = &stmt_stack[i].usage.c;
+	if (c == NULL)
 	{
 		add_scans_to_current(kind, 1, est_ns);
 		return;
 	}
 	xact_add_scans(kind, 1, est_ns);
-	scans[kind]++;
-	*scan_ns += (int64) est_ns;
+	c->scans[kind]++;
+	c->scan_est_ns += (int64) est_ns;
 }
 
 /*
@@ -971,15 +968,15 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 	/* a plain SELECT is recorded only if it wrote WAL, touched storage or walked */
 	bool		record = s->tracked &&
 		!(s->conditional && !s->storage_effects && s->usage.c.wal_records == 0 &&
-		  wl_sum_scans(s->scans) == 0);
+		  wl_sum_scans(s->usage.c.scans) == 0);
 
 	/* untracked: its scans and WAL-skipping go to the nearest tracked parent */
 	for (int j = idx - 1; j >= 0 && !s->tracked; j--)
 		if (stmt_stack[j].tracked)
 		{
 			for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
-				stmt_stack[j].scans[k] += s->scans[k];
-			stmt_stack[j].scan_est_ns += s->scan_est_ns;
+				stmt_stack[j].usage.c.scans[k] += s->usage.c.scans[k];
+			stmt_stack[j].usage.c.scan_est_ns += s->usage.c.scan_est_ns;
 			stmt_stack[j].wal_skipped |= s->wal_skipped;
 			break;
 		}
@@ -1015,8 +1012,6 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 	rec->elapsed_ms = s->measured_ms;
 	rec->c = s->usage.c;
 	rec->c.rows = (int64) rows;
-	memcpy(rec->c.scans, s->scans, sizeof(rec->c.scans));
-	rec->c.scan_est_ns = s->scan_est_ns;
 	rec->vacuum_ring_kb = s->vacuum_ring_kb;
 	rec->vacuum_pages = s->vacuum_pages;
 	rec->vacuum_pages_removed = s->vacuum_pages_removed;
