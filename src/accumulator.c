@@ -18,8 +18,7 @@
  *
  * A FATAL exit unwinds nothing: wl_acc_exit_begins ends the statements as
  * errors, core's abort records the transaction, wl_acc_backend_exit stores
- * what waits.  A transaction is observed (and recorded) if a statement
- * started in it with tracking on.
+ * what waits.
  *
  * The abort path and the commit cleanup (an error there is a PANIC): no
  * allocation but core's file lists in TransactionAbortContext; no read of
@@ -61,7 +60,7 @@ typedef struct WlStmtStart
 	int32		stmt_no;
 	uint64		xact_epoch;		/* transaction it started in */
 	SubTransactionId subid;
-	/* the text: core's, readable only while the statement's hook runs */
+	/* core's text, readable only while its hook runs; NULL once copied */
 	const char *source_text;
 	int			query_location;
 	int			query_len;
@@ -80,23 +79,17 @@ typedef struct WlActiveStmt
 	TimestampTz start_ts;		/* plain SELECT: 0 until needed */
 	instr_time	phase_start;	/* executor: start of the phase running now */
 
-	/* new_entry zeroes from here to measured_usage */
+	/* new_entry zeroes from here to query */
 	bool		storage_effects;	/* created or scheduled deletion of files */
 	bool		wal_skipped;
-	bool		has_text;		/* query[] holds the statement's text */
-	int			text_len;		/* its bytes before the NUL */
+	int			text_len;		/* query[]'s bytes of text, before the NUL */
 	int			running;		/* executor: inside ExecutorRun/Finish */
-	instr_time	elapsed;		/* executor: accumulated Run/Finish time */
-	WlUsageMark usage;			/* executor: accumulated over its phases */
 	bool		measured;		/* utility: measured (time, usage) */
-	double		measured_ms;
-	int64		scans[WL_NUM_SCAN_KINDS];	/* immediate scans attributed */
-	int64		scan_est_ns;	/* their estimated duration */
+	double		measured_ms;	/* Run/Finish time, or the utility's */
+	WlUsageMark usage;			/* the same for usage; c.scans: its walks */
 	int32		vacuum_ring_kb;
 	int64		vacuum_pages;
 	int64		vacuum_pages_removed;
-
-	WlCounters	measured_usage; /* utility: set when measured */
 	char		query[WL_QUERY_LEN];
 } WlActiveStmt;
 
@@ -200,9 +193,6 @@ typedef struct WlOpenXact
 	bool		observed;		/* a statement started with tracking on */
 	bool		active;			/* there is something to record */
 	int32		next_stmt_no;
-	int64		rows;
-	int64		scans[WL_NUM_SCAN_KINDS];
-	int64		scan_est_ns;
 	double		faults_mark;	/* wl_scan_faults_priced_ns() when observed */
 	/* rec.userid, application_name: the last (top-level) statement's, as run */
 	bool		role_from_toplevel; /* rec.userid is a top-level statement's */
@@ -212,13 +202,13 @@ typedef struct WlOpenXact
 	bool		shown;			/* its slot holds this record */
 	bool		storage_touched;	/* the pending files may have changed */
 	int64		pred_work;		/* pending files the predictions went over */
-	int64		dirty_load_blocks;	/* see note_dirtied_by_load */
+	int64		dirty_load_blocks;	/* <= NBuffers: see note_dirtied_by_load */
 	int32		failed_stmt_no; /* the last recorded statement that failed */
-	WlActivity	act;			/* as last published */
+	WlActivity	act;			/* as published; rows, scans: the record's */
 
 	int32		pred_small_files;	/* files WAL-logged, if nothing else */
 	bool		threshold_read; /* rec's thresholds were read at a commit */
-	bool		prepare_pending;	/* PREPARE: prepare_model to keep */
+	bool		prepare_pending;	/* PREPARE: its deletions to keep */
 
 	/* the commit or abort phase in progress (rec.outcome: which) */
 	bool		in_phase;
@@ -248,10 +238,7 @@ static WlOpenXact cur;
 #define WL_FILE_COMMIT_MIN		8
 #define WL_FILE_COMMIT_BLOCKS	2
 
-/* GID of the PREPARE TRANSACTION being executed */
 static char prepare_gid[GIDSIZE];
-
-static void add_scans_to_current(WlScanKind kind, int64 n, double est_ns);
 
 /* PREPARE TRANSACTION gid is running: the gid is kept for its end */
 void
@@ -303,24 +290,17 @@ activate(void)
 	wl_acc_observe();
 }
 
-/* the transaction's usage counts from its first statement */
+/* the transaction's usage counts from its first statement (or since) */
 static void
-note_activity(void)
+note_activity(const WlUsageMark *since)
 {
-	if (!cur.usage_baseline_set)
-	{
+	if (cur.usage_baseline_set)
+		return;
+	if (since)
+		cur.usage_baseline = *since;
+	else
 		wl_usage_mark(&cur.usage_baseline);
-		cur.usage_baseline_set = true;
-	}
-}
-
-/* statement numbers saturate: a record of 2^31 statements keeps counting them */
-static int32
-next_stmt_no(void)
-{
-	if (cur.next_stmt_no < PG_INT32_MAX)
-		cur.next_stmt_no++;
-	return cur.next_stmt_no;
+	cur.usage_baseline_set = true;
 }
 
 /* the open record's queued statement stmt_no (WL_ANY_STMT: any), or NULL */
@@ -331,13 +311,10 @@ queued(int32 stmt_no, bool held_only)
 	if (stmt_no < 0 && stmt_no != WL_ANY_STMT)
 		return NULL;
 	for (int i = n_finished - 1; i >= 0; i--)
-	{
-		WlQueued   *q = &finished[i];
-
-		if (q->rec.xact_id == cur.rec.xact_id && (q->held || !held_only) &&
-			(q->rec.stmt_no == stmt_no || stmt_no == WL_ANY_STMT))
-			return q;
-	}
+		if (finished[i].rec.xact_id == cur.rec.xact_id &&
+			(finished[i].held || !held_only) &&
+			(finished[i].rec.stmt_no == stmt_no || stmt_no == WL_ANY_STMT))
+			return &finished[i];
 	return NULL;
 }
 
@@ -448,8 +425,10 @@ reserve_finished(int more)
 #define WL_PREDICT_BUDGET_FILES		4096
 #define WL_PREDICT_PER_STMT			16
 
-/* current_cost's readings of the calibration: what was derived from one */
-static uint64 cost_readings = 0;
+/* a commit with nothing pending, priced at current_cost's last reading */
+static const WlCommitModel empty_model = {.sync_stmt_no = -1,.drop_stmt_no = -1};
+static const WlCommitState empty_state;
+static WlCommitEstimate empty_est;
 
 /* the calibration, read again at most once a second */
 static const WlScanCost *
@@ -465,7 +444,8 @@ current_cost(TimestampTz now)
 		wl_cost_figures(&cost);
 		read_at = now;
 		generation = wl_unit_costs_generation();
-		cost_readings++;
+		/* wl_commit_est is pure: the same until the next reading */
+		wl_commit_est(&empty_model, &cost, &empty_state, &empty_est);
 	}
 	return &cost;
 }
@@ -478,70 +458,51 @@ note_dirtied_by_load(const WlStmtRecord *rec)
 {
 	if (!rec->wal_skipped)
 		return;
-	cur.dirty_load_blocks += time_kind(rec->tag) == WL_TIME_DML ?
-		rec->c.shared_blks_dirtied :
-		Min(rec->c.shared_blks_dirtied, WL_BULKWRITE_RING_BLOCKS);
+	cur.dirty_load_blocks = Min(cur.dirty_load_blocks +
+								(time_kind(rec->tag) == WL_TIME_DML ?
+								 rec->c.shared_blks_dirtied :
+								 Min(rec->c.shared_blks_dirtied, WL_BULKWRITE_RING_BLOCKS)),
+								(int64) NBuffers);
 }
 
-static int64
-dirty_buffers(void)
-{
-	return Min(cur.dirty_load_blocks, (int64) NBuffers);
-}
-
-/* what COMMIT and ROLLBACK would do now, priced by cost.c; not on the abort path */
-static void
+/* what COMMIT and ROLLBACK would do now, priced by cost.c; false: no budget */
+static bool
 predict_commit(WlActivity *a, TimestampTz now)
 {
 	WlCommitModel m;
 	WlCommitEstimate est;
-	const WlCommitModel *pm = &m;	/* the prediction: m and est, or the empty */
-	const WlCommitEstimate *pe = &est;
 	int32		abort_rels = 0;
 
-	if (!IsTransactionState())
-		return;
 	if (cur.storage_touched)
 	{
 		WlCommitFiles cf;
 
 		if (cur.pred_work > WL_PREDICT_BUDGET_FILES +
 			WL_PREDICT_PER_STMT * (int64) cur.rec.statements)
-			return;
+			return false;
 		wl_model_read_commit(true, true, &cf);
 		wl_model_commit(&cf, false, true, &m);
 		abort_rels = cf.ncreated;
 		wl_model_free_commit(&cf);
 		/* the state takes the WAL insert spinlock: only where files are pending */
-		wl_commit_state_now(&a->pred_state, &m, dirty_buffers(), true);
+		wl_commit_state_now(&a->pred_state, &m, cur.dirty_load_blocks, true);
 		wl_commit_est(&m, current_cost(now), &a->pred_state, &est);
 		cur.pred_work += 1 + m.synced_rels + m.wal_logged_rels + m.dropped_rels +
 			abort_rels;
 	}
 	else
 	{
-		/* nothing pending; wl_commit_est is pure: estimated once a reading */
-		static WlCommitModel empty = {.sync_stmt_no = -1,.drop_stmt_no = -1};
-		static WlCommitEstimate empty_est;
-		static uint64 of_reading = 0;
-		const WlScanCost *cost = current_cost(now);
-
-		memset(&a->pred_state, 0, sizeof(a->pred_state));
-		if (of_reading != cost_readings)
-		{
-			wl_commit_est(&empty, cost, &a->pred_state, &empty_est);
-			of_reading = cost_readings;
-		}
-		pm = &empty;
-		pe = &empty_est;
+		(void) current_cost(now);	/* nothing pending: empty_est */
+		a->pred_state = empty_state;
+		m = empty_model;
+		est = empty_est;
 	}
-	a->pred = *pm;
-	a->pred_commit_ms = pe->total_ns / 1e6;
-	a->pred_scan_ms = pe->scan_ns / 1e6;
+	a->pred = m;
+	a->pred_commit_ms = est.total_ns / 1e6;
+	a->pred_scan_ms = est.scan_ns / 1e6;
 	a->pred_abort_scans = abort_rels > 0 ? 1 : 0;
 	a->pred_abort_rels = abort_rels;
-	a->predicted_at = now;
-	a->pred_statements = cur.rec.statements;
+	return true;
 }
 
 /*
@@ -553,14 +514,13 @@ publish_activity(CommandTag command, TimestampTz command_start, bool starting,
 				 bool predict)
 {
 	WlActivity *a = &cur.act;
+	/* a prediction is written when new; with nothing pending it only dates */
+	bool		whole = predict && (cur.storage_touched || a->predicted_at == 0);
 	TimestampTz now;
-	bool		whole;
 
 	if (!cur.observed)
 		return;
 	now = starting ? command_start : GetCurrentTimestamp();
-	/* a prediction is written when new; with nothing pending it only dates */
-	whole = predict && (cur.storage_touched || a->predicted_at == 0);
 	a->pid = MyProcPid;
 	a->userid = GetUserId();
 	a->dbid = MyDatabaseId;
@@ -570,18 +530,12 @@ publish_activity(CommandTag command, TimestampTz command_start, bool starting,
 	a->current_command = command;
 	a->current_stmt_start = command_start;
 	memcpy(a->kind_ms, cur.rec.kind_ms, sizeof(a->kind_ms));
-	a->rows = cur.rows;
 	a->wal_bytes = cur.usage_baseline_set ?
 		pgWalUsage.wal_bytes - cur.usage_baseline.c.wal_bytes : 0;
-	memcpy(a->scans, cur.scans, sizeof(a->scans));
-	a->scan_est_ns = cur.scan_est_ns;
 	a->nbuffers = NBuffers;
 	a->wal_skip_threshold_kb = wal_skip_threshold;
-	if (whole)
-		predict_commit(a, now);
-	else if (predict && IsTransactionState())
+	if (predict && IsTransactionState() && (!whole || predict_commit(a, now)))
 	{
-		/* nothing pending since the record began: the first prediction holds */
 		a->predicted_at = now;
 		a->pred_statements = cur.rec.statements;
 	}
@@ -607,37 +561,6 @@ wl_acc_backend_exit(void)
 		flush_finished(true, WL_KEEP_NONE, false);
 }
 
-/* queue the record finish_statement built in the queue's next slot */
-static void
-statement_done(bool count_in_xact, bool held)
-{
-	WlQueued   *q = &finished[n_finished];
-	const WlStmtRecord *rec = &q->rec;
-
-	activate();
-	n_finished++;
-	q->rec.xact_id = cur.rec.xact_id;
-	q->held = held;
-	q->sync_files = q->cleanup_files = 0;
-
-	if (rec->status == WL_STMT_ERROR)
-		cur.failed_stmt_no = rec->stmt_no;
-
-	/* a nested statement names the role only until a top-level one does */
-	if (rec->toplevel || !cur.role_from_toplevel)
-	{
-		take_role_and_application(rec->userid);
-		cur.role_from_toplevel |= rec->toplevel;
-	}
-	if (count_in_xact)
-	{
-		note_dirtied_by_load(rec);
-		cur.rec.statements++;
-		cur.rec.kind_ms[time_kind(rec->tag)] += rec->elapsed_ms;
-		cur.rows += rec->c.rows;
-	}
-}
-
 /* ---------- scans ---------- */
 
 /* returns whether the scans count: something, in an observed transaction */
@@ -647,11 +570,35 @@ xact_add_scans(WlScanKind kind, int64 n, double est_ns)
 	if (n < 0 || (n == 0 && est_ns == 0) || !cur.observed)
 		return false;
 	activate();
-	cur.scans[kind] += n;
-	cur.scan_est_ns += (int64) est_ns;
+	cur.act.scans[kind] += n;
+	cur.act.scan_est_ns += (int64) est_ns;
 	if (n > 0)
 		wl_store_add_scan_totals(kind, n, NBuffers);
 	return true;
+}
+
+/* the innermost statement running now (tracked_only: recorded one), or -1 */
+static int
+current_statement(bool tracked_only)
+{
+	for (int i = stmt_depth - 1; i >= 0; i--)
+		if ((stmt_stack[i].is_utility || stmt_stack[i].running > 0) &&
+			(stmt_stack[i].tracked || !tracked_only))
+			return i;
+	return -1;
+}
+
+/* a scan during the innermost running statement: its and the transaction's */
+static void
+add_scans_to_current(WlScanKind kind, int64 n, double est_ns)
+{
+	int			idx = current_statement(false);
+
+	if (xact_add_scans(kind, n, est_ns) && idx >= 0)
+	{
+		stmt_stack[idx].usage.c.scans[kind] += n;
+		stmt_stack[idx].usage.c.scan_est_ns += (int64) est_ns;
+	}
 }
 
 /*
@@ -665,8 +612,7 @@ add_attributed_scan(WlScanKind kind, int32 stmt_no, int nfiles, int64 buffers,
 {
 	double		est_ns = wl_scans_est_ns(kind, 1, nfiles, buffers);
 	WlQueued   *q;
-	int64	   *scans = NULL;
-	int64	   *scan_ns = NULL;
+	WlCounters *c = NULL;
 
 	if (stmt_no < 0 && cur.worker_stmt_no > 0)
 		stmt_no = cur.worker_stmt_no;
@@ -674,18 +620,18 @@ add_attributed_scan(WlScanKind kind, int32 stmt_no, int nfiles, int64 buffers,
 	if (q == NULL && stmt_no < 0 && on_abort_path)
 		q = queued(cur.failed_stmt_no, false);
 	if (q != NULL)
-		scans = q->rec.c.scans, scan_ns = &q->rec.c.scan_est_ns;
-	for (int i = stmt_depth - 1; i >= 0 && stmt_no >= 0 && scans == NULL; i--)
+		c = &q->rec.c;
+	for (int i = stmt_depth - 1; i >= 0 && stmt_no >= 0 && c == NULL; i--)
 		if (stmt_stack[i].st.stmt_no == stmt_no && stmt_stack[i].storage_effects)
-			scans = stmt_stack[i].scans, scan_ns = &stmt_stack[i].scan_est_ns;
-	if (scans == NULL)
+			c = &stmt_stack[i].usage.c;
+	if (c == NULL)
 	{
 		add_scans_to_current(kind, 1, est_ns);
 		return;
 	}
 	xact_add_scans(kind, 1, est_ns);
-	scans[kind]++;
-	*scan_ns += (int64) est_ns;
+	c->scans[kind]++;
+	c->scan_est_ns += (int64) est_ns;
 }
 
 /*
@@ -736,17 +682,6 @@ charge_commit_phase(void)
 
 /* ---------- the statement stack ---------- */
 
-/* the walks counted in scans[] */
-static int64
-scan_count(const int64 *scans)
-{
-	int64		n = 0;
-
-	for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
-		n += scans[k];
-	return n;
-}
-
 static double
 ms_between(instr_time from, instr_time to)
 {
@@ -766,14 +701,14 @@ copy_text_now(WlActiveStmt *s)
 
 	memcpy(s->query, q, clip);	/* text_len bytes are read: no NUL */
 	s->text_len = clip;
-	s->has_text = true;
+	s->st.source_text = NULL;
 }
 
 /* copy the statement's text into the entry; its source must be valid */
 static inline void
 copy_text(WlActiveStmt *s)
 {
-	if (!s->has_text && s->st.source_text != NULL)
+	if (s->st.source_text != NULL)
 		copy_text_now(s);
 }
 
@@ -795,18 +730,14 @@ statement_start_ts(WlActiveStmt *s)
 	return s->start_ts != 0 ? s->start_ts : derive_start_ts(s);
 }
 
-static void promote_light(void);
-
 static void
 grow_stack(void)
 {
 	int			newcap = stmt_capacity == 0 ? 16 : stmt_capacity * 2;
 
-	if (stmt_stack == NULL)
-		stmt_stack = MemoryContextAllocZero(TopMemoryContext,
-											sizeof(WlActiveStmt) * newcap);
-	else
-		stmt_stack = repalloc(stmt_stack, sizeof(WlActiveStmt) * newcap);
+	stmt_stack = stmt_stack == NULL ?
+		MemoryContextAllocZero(TopMemoryContext, sizeof(WlActiveStmt) * newcap) :
+		repalloc(stmt_stack, sizeof(WlActiveStmt) * newcap);
 	stmt_capacity = newcap;
 }
 
@@ -823,8 +754,11 @@ start_statement(WlStmtStart *st, bool tracked, CommandTag tag, uint64 queryid,
 	st->source_text = source_text;
 	st->query_location = query_location;
 	st->query_len = query_len;
+	/* numbers saturate: a record of 2^31 statements keeps counting them */
+	if (tracked && cur.next_stmt_no < PG_INT32_MAX)
+		cur.next_stmt_no++;
+	st->stmt_no = tracked ? cur.next_stmt_no : -1;
 	/* after the stores of the arguments: no register is kept over a call */
-	st->stmt_no = tracked ? next_stmt_no() : -1;
 	st->userid = GetUserId();
 	st->xact_epoch = xact_epoch_now;
 	st->subid = GetCurrentSubTransactionId();
@@ -838,9 +772,9 @@ new_entry(bool tracked, bool is_utility, bool conditional)
 
 	if (stmt_depth >= stmt_capacity)
 		grow_stack();
-	note_activity();
+	note_activity(NULL);
 	s = &stmt_stack[stmt_depth];
-	memset(&s->storage_effects, 0, offsetof(WlActiveStmt, measured_usage) -
+	memset(&s->storage_effects, 0, offsetof(WlActiveStmt, query) -
 		   offsetof(WlActiveStmt, storage_effects));
 	s->serial = next_serial++;
 	s->tracked = tracked;
@@ -849,7 +783,21 @@ new_entry(bool tracked, bool is_utility, bool conditional)
 	return s;
 }
 
-static int
+/* the held SELECT becomes an entry, in its phase if it runs (room reserved) */
+static void
+promote_light(void)
+{
+	WlActiveStmt *s = new_entry(true, false, true);
+
+	light.active = false;
+	s->st = light.st;
+	s->start_ts = 0;
+	s->running = light.running ? 1 : 0;
+	s->phase_start = light.st.start;	/* read only while it runs */
+	stmt_depth++;
+}
+
+static WlActiveStmt *
 push_statement(bool tracked, bool is_utility, bool conditional, CommandTag tag,
 			   uint64 queryid, int nest_level, QueryDesc *queryDesc,
 			   const char *source_text, int query_location, int query_len)
@@ -882,7 +830,8 @@ push_statement(bool tracked, bool is_utility, bool conditional, CommandTag tag,
 		else
 			publish_activity(tag, s->start_ts, true, false);
 	}
-	return stmt_depth++;
+	stmt_depth++;
+	return s;
 }
 
 static void
@@ -904,20 +853,6 @@ find_serial(uint64 serial)
 	return -1;
 }
 
-/* the innermost statement running now (tracked_only: recorded one), or -1 */
-static int
-current_statement(bool tracked_only)
-{
-	for (int i = stmt_depth - 1; i >= 0; i--)
-	{
-		WlActiveStmt *s = &stmt_stack[i];
-
-		if ((s->is_utility || s->running > 0) && (s->tracked || !tracked_only))
-			return i;
-	}
-	return -1;
-}
-
 /* is any statement on the stack (running, or a cursor's, between FETCHes) */
 bool
 wl_acc_statement_on_stack(void)
@@ -928,19 +863,6 @@ wl_acc_statement_on_stack(void)
 	return stmt_depth > 0;
 }
 
-/* a scan during the innermost running statement: its and the transaction's */
-static void
-add_scans_to_current(WlScanKind kind, int64 n, double est_ns)
-{
-	int			idx = current_statement(false);
-
-	if (xact_add_scans(kind, n, est_ns) && idx >= 0)
-	{
-		stmt_stack[idx].scans[kind] += n;
-		stmt_stack[idx].scan_est_ns += (int64) est_ns;
-	}
-}
-
 /* stmt_no of the statement that takes the attribution of work done now */
 int32
 wl_acc_current_statement_no(void)
@@ -948,23 +870,6 @@ wl_acc_current_statement_no(void)
 	int			idx = current_statement(true);
 
 	return idx >= 0 ? stmt_stack[idx].st.stmt_no : -1;
-}
-
-/* COMMIT / ROLLBACK PREPARED: what its PREPARE left to delete, and the walk */
-static void
-finish_prepared(const char *gid, bool commit)
-{
-	WlPreparedDeletion del;
-	bool		known = wl_store_take_prepared(gid, commit, &del);
-
-	if (del.scan)
-		add_scans_to_current(WL_SCAN_DROP_PENDING, 1,
-							 wl_scans_est_ns(WL_SCAN_DROP_PENDING, 1, del.rels, del.buffers));
-	cur.rec.dropped_rels += del.rels;
-	if (!known)
-		ereport(DEBUG1,
-				(errmsg("walload: prepared transaction \"%s\" was prepared before walload's state was set up; its file deletion is not counted",
-						gid)));
 }
 
 /*
@@ -998,8 +903,21 @@ wl_acc_apply_effects(const WlEffects *eff)
 	}
 	if (held >= 0)
 		stmt_stack[held].storage_effects = true;
+	/* COMMIT / ROLLBACK PREPARED: what its PREPARE left to delete, and the walk */
 	if (eff->finish_prepared)
-		finish_prepared(eff->gid, eff->commit_prepared);
+	{
+		WlPreparedDeletion del;
+		bool		known = wl_store_take_prepared(eff->gid, eff->commit_prepared, &del);
+
+		if (del.scan)
+			add_scans_to_current(WL_SCAN_DROP_PENDING, 1,
+								 wl_scans_est_ns(WL_SCAN_DROP_PENDING, 1, del.rels, del.buffers));
+		cur.rec.dropped_rels += del.rels;
+		if (!known)
+			ereport(DEBUG1,
+					(errmsg("walload: prepared transaction \"%s\" was prepared before walload's state was set up; its file deletion is not counted",
+							eff->gid)));
+	}
 }
 
 /* a utility statement is measured around core's call only, not walload's looks */
@@ -1019,11 +937,11 @@ measure_utility(WlActiveStmt *s)
 {
 	instr_time	now;
 
-	if (s->measured)
+	if (s->measured || !s->is_utility)
 		return;
 	INSTR_TIME_SET_CURRENT(now);
 	s->measured_ms = ms_between(s->st.start, now);
-	wl_usage_since(&s->st.usage_start, &s->measured_usage);
+	wl_usage_accum(&s->usage, &s->st.usage_start);
 	s->measured = true;
 }
 
@@ -1044,21 +962,21 @@ static void
 finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 {
 	WlActiveStmt *s = &stmt_stack[idx];
+	WlQueued   *q;
 	WlStmtRecord *rec;
-	int			text_len;
 
 	/* a plain SELECT is recorded only if it wrote WAL, touched storage or walked */
 	bool		record = s->tracked &&
 		!(s->conditional && !s->storage_effects && s->usage.c.wal_records == 0 &&
-		  scan_count(s->scans) == 0);
+		  wl_sum_scans(s->usage.c.scans) == 0);
 
 	/* untracked: its scans and WAL-skipping go to the nearest tracked parent */
 	for (int j = idx - 1; j >= 0 && !s->tracked; j--)
 		if (stmt_stack[j].tracked)
 		{
 			for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
-				stmt_stack[j].scans[k] += s->scans[k];
-			stmt_stack[j].scan_est_ns += s->scan_est_ns;
+				stmt_stack[j].usage.c.scans[k] += s->usage.c.scans[k];
+			stmt_stack[j].usage.c.scan_est_ns += s->usage.c.scan_est_ns;
 			stmt_stack[j].wal_skipped |= s->wal_skipped;
 			break;
 		}
@@ -1069,7 +987,8 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 		remove_statement(idx);
 		return;
 	}
-	rec = &finished[n_finished].rec;
+	q = &finished[n_finished];
+	rec = &q->rec;
 	/* zeroed but the counters and the text, written whole below */
 	StaticAssertStmt(offsetof(WlStmtRecord, query) ==
 					 offsetof(WlStmtRecord, c) + sizeof(WlCounters),
@@ -1089,32 +1008,40 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 	rec->nbuffers = NBuffers;
 	rec->backend_kind = cur.rec.backend_kind;
 
-	if (s->is_utility)
-	{
-		measure_utility(s);
-		rec->elapsed_ms = s->measured_ms;
-		rec->c = s->measured_usage;
-	}
-	else
-	{
-		rec->elapsed_ms = INSTR_TIME_GET_MILLISEC(s->elapsed);
-		rec->c = s->usage.c;
-	}
+	measure_utility(s);
+	rec->elapsed_ms = s->measured_ms;
+	rec->c = s->usage.c;
 	rec->c.rows = (int64) rows;
-	memcpy(rec->c.scans, s->scans, sizeof(rec->c.scans));
-	rec->c.scan_est_ns = s->scan_est_ns;
 	rec->vacuum_ring_kb = s->vacuum_ring_kb;
 	rec->vacuum_pages = s->vacuum_pages;
 	rec->vacuum_pages_removed = s->vacuum_pages_removed;
 
 	if (source_valid)
 		copy_text(s);
-	text_len = s->has_text ? s->text_len : 0;
-	memcpy(rec->query, s->query, text_len);
-	memset(rec->query + text_len, 0,
-		   sizeof(WlStmtRecord) - offsetof(WlStmtRecord, query) - text_len);
+	memcpy(rec->query, s->query, s->text_len);
+	memset(rec->query + s->text_len, 0,
+		   sizeof(WlStmtRecord) - offsetof(WlStmtRecord, query) - s->text_len);
 
-	statement_done(rec->toplevel, s->storage_effects);
+	activate();
+	n_finished++;
+	rec->xact_id = cur.rec.xact_id;
+	q->held = s->storage_effects;
+	q->sync_files = q->cleanup_files = 0;
+	if (status == WL_STMT_ERROR)
+		cur.failed_stmt_no = rec->stmt_no;
+	/* a nested statement names the role only until a top-level one does */
+	if (rec->toplevel || !cur.role_from_toplevel)
+	{
+		take_role_and_application(rec->userid);
+		cur.role_from_toplevel |= rec->toplevel;
+	}
+	if (rec->toplevel)
+	{
+		note_dirtied_by_load(rec);
+		cur.rec.statements++;
+		cur.rec.kind_ms[time_kind(rec->tag)] += rec->elapsed_ms;
+		cur.act.rows += rec->c.rows;
+	}
 	remove_statement(idx);
 
 	/* what it leaves running; predicted unless failed or PRE_COMMIT follows */
@@ -1132,8 +1059,7 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 static bool
 end_phase(WlActiveStmt *s, instr_time start, instr_time now)
 {
-	INSTR_TIME_SUBTRACT(now, start);
-	INSTR_TIME_ADD(s->elapsed, now);
+	s->measured_ms += ms_between(start, now);
 	if (--s->running > 0)
 		return false;
 	wl_usage_accum(&s->usage, &s->st.usage_start);
@@ -1159,12 +1085,10 @@ wl_acc_exit_begins(void)
 	light.active = false;
 	for (int i = stmt_depth - 1; i >= 0; i--)
 	{
-		WlActiveStmt *s = &stmt_stack[i];
-
-		if (!s->is_utility && s->running > 0)
+		if (!stmt_stack[i].is_utility && stmt_stack[i].running > 0)
 		{
-			s->running = 1;
-			end_phase(s, s->phase_start, now);
+			stmt_stack[i].running = 1;
+			end_phase(&stmt_stack[i], stmt_stack[i].phase_start, now);
 		}
 		finish_statement(i, WL_STMT_ERROR, 0, false);
 	}
@@ -1194,32 +1118,23 @@ wl_acc_worker_statement(const WlWorkerWork *w, const WlEffects *eff)
 	TimestampTz start = IsTransactionState() ? GetCurrentTransactionStartTimestamp() : 0;
 	TimestampTz now = GetCurrentTimestamp();
 	WlActiveStmt *s;
-	int			idx;
 
 	start = Min(Max(Max(start, worker_boundary_ts), MyStartTimestamp), now);
 	wl_acc_observe();
 	cur.rec.start = start;
 	cur.rec.backend_kind = (int8) w->kind;
-	if (!cur.usage_baseline_set)
-	{
-		/* before any boundary: the usage so far (a zero mark) */
-		cur.usage_baseline = worker_boundary_mark;
-		cur.usage_baseline_set = true;
-	}
+	/* before any boundary: the usage so far (a zero mark) */
+	note_activity(&worker_boundary_mark);
 
-	idx = push_statement(true, true, false, w->tag, 0, 0, NULL, NULL, 0, 0);
-	s = &stmt_stack[idx];
+	s = push_statement(true, true, false, w->tag, 0, 0, NULL, w->text, 0, 0);
 	s->start_ts = start;
-	strlcpy(s->query, w->text, WL_QUERY_LEN);
-	s->text_len = strlen(s->query);
-	s->has_text = true;
 	s->measured = true;
 	s->measured_ms = (double) (now - start) / 1000.0;
-	wl_usage_since(&cur.usage_baseline, &s->measured_usage);
+	wl_usage_since(&cur.usage_baseline, &s->usage.c);
 	wl_acc_apply_effects(eff);
 	s->storage_effects = true;	/* held (WlQueued) */
 	cur.worker_stmt_no = s->st.stmt_no;
-	finish_statement(idx, WL_STMT_OK, w->rows, true);
+	finish_statement(s - stmt_stack, WL_STMT_OK, w->rows, true);
 }
 
 /* A utility statement starts: returns the serial that finds its entry */
@@ -1227,10 +1142,8 @@ uint64
 wl_acc_utility_start(bool tracked, CommandTag tag, uint64 queryid, int nest_level,
 					 const char *source_text, int query_location, int query_len)
 {
-	int			idx = push_statement(tracked, true, false, tag, queryid, nest_level,
-									 NULL, source_text, query_location, query_len);
-
-	return stmt_stack[idx].serial;
+	return push_statement(tracked, true, false, tag, queryid, nest_level, NULL,
+						  source_text, query_location, query_len)->serial;
 }
 
 /* finish the utility statement entry `serial`, if it is still there */
@@ -1260,23 +1173,6 @@ find_executor_entry(QueryDesc *queryDesc)
 	return -1;
 }
 
-/* the held SELECT becomes an entry, in its phase if it runs (room reserved) */
-static void
-promote_light(void)
-{
-	WlActiveStmt *s = new_entry(true, false, true);
-
-	light.active = false;
-	s->st = light.st;
-	s->start_ts = 0;
-	if (light.running)
-	{
-		s->running = 1;
-		s->phase_start = light.st.start;
-	}
-	stmt_depth++;
-}
-
 static inline bool
 is_light(QueryDesc *queryDesc)
 {
@@ -1304,7 +1200,7 @@ wl_acc_executor_start(bool conditional, bool may_be_light, CommandTag tag,
 		if (stmt_depth >= stmt_capacity)
 			grow_stack();
 		reserve_finished(stmt_depth + 1);
-		note_activity();
+		note_activity(NULL);
 		light.running = light.ran = false;
 		light.active = true;
 		start_statement(&light.st, true, tag, queryid, nest_level, queryDesc,
@@ -1347,13 +1243,10 @@ wl_acc_executor_phase_begin(QueryDesc *queryDesc, instr_time *start)
 	if (idx < 0)
 		return false;
 	if (stmt_stack[idx].running++ == 0)
-	{
 		wl_usage_mark(&stmt_stack[idx].st.usage_start);
-		INSTR_TIME_SET_CURRENT(*start);
+	INSTR_TIME_SET_CURRENT(*start);
+	if (stmt_stack[idx].running == 1)
 		stmt_stack[idx].phase_start = *start;
-	}
-	else
-		INSTR_TIME_SET_CURRENT(*start);
 	return true;
 }
 
@@ -1426,34 +1319,12 @@ begin_phase(bool is_abort, bool is_prepare)
 	/* in a failed transaction block core cleans up only at ROLLBACK */
 	cur.abort_deferred = is_abort && TransactionBlockStatusCode() == 'T';
 	INSTR_TIME_SET_CURRENT(cur.phase_start);
-	cur.phase_mid = cur.phase_start;
+	cur.phase_mid = cur.phase_start;	/* an abort's stays: all cleanup */
 	INSTR_TIME_SET_ZERO(cur.phase_afterlocks);
 	cur.phase_wal_start = pgWalUsage.wal_bytes;
 	cur.rec.commit_standby_wait = false;
 	cur.rec.commit_wal_ms = cur.rec.commit_standby_ms = 0;
 	cur.phase_io_valid = !is_abort && wl_wal_io_plain(&cur.phase_io);
-}
-
-/* walload.warn_scan_ms: the record's walks, all known at its last commit */
-static void
-maybe_warn(void)
-{
-	double		est = cur.scan_est_ns / 1e6;
-	int64		scans = scan_count(cur.scans);
-
-	if (wl_warn_scan_ms < 0 || scans == 0 || est < wl_warn_scan_ms)
-		return;
-	ereport(WARNING,
-			(errmsg("this transaction scanned all %d shared buffers %lld times, an estimated %.1f ms",
-					NBuffers, (long long) scans, est),
-			 errdetail("flush of one relation: %lld, commit-time sync: %lld, truncation: %lld, file deletion: %lld, database: %lld.",
-					   (long long) cur.scans[WL_SCAN_FLUSH_REL],
-					   (long long) cur.scans[WL_SCAN_FLUSH_PENDING],
-					   (long long) cur.scans[WL_SCAN_DROP_REL],
-					   (long long) cur.scans[WL_SCAN_DROP_PENDING],
-					   (long long) cur.scans[WL_SCAN_DB]),
-			 errhint("Run SELECT * FROM walload_diagnose(%llu) for the causes and what to change.",
-					 (unsigned long long) cur.rec.xact_id)));
 }
 
 /* nothing recorded or held, no xid (an OLTP read): forgotten, not timed */
@@ -1471,7 +1342,8 @@ forget_quiet_transaction(bool has_xid, bool is_prepare)
 
 /* the commit's prediction (learn_from_commit) and what a PREPARE leaves */
 static WlCommitEstimate commit_pred;
-static WlCommitModel prepare_model;
+static WlPreparedDeletion prepare_at_commit;
+static WlPreparedDeletion prepare_at_rollback;
 
 /* a commit's walks as core will do them, the strategy, the prediction */
 static pg_noinline void
@@ -1489,7 +1361,7 @@ pre_commit_record(bool is_prepare)
 	cur.threshold_read = true;
 	rec->wal_skip_threshold_kb = wal_skip_threshold;
 	wl_model_read_commit(is_prepare, false, &cf);
-	wl_strategy_apply(&choice, dirty_buffers(), cf.syncs, cf.nsyncs);
+	wl_strategy_apply(&choice, cur.dirty_load_blocks, cf.syncs, cf.nsyncs);
 	rec->commit_strategy = (int8) wl_commit_strategy;
 	rec->commit_threshold_kb = choice.threshold_kb;
 	rec->strategy_action = Max(rec->strategy_action, (int8) choice.action);
@@ -1499,7 +1371,7 @@ pre_commit_record(bool is_prepare)
 	wl_model_commit(&cf, is_prepare, false, &m);
 
 	/* predicted before the scans are counted (which maps the pages) */
-	wl_commit_state_now(&st, &m, dirty_buffers(), false);
+	wl_commit_state_now(&st, &m, cur.dirty_load_blocks, false);
 	wl_commit_est(&m, cost, &st, &est);
 	rec->pred_commit_ms = est.total_ns / 1e6;
 	rec->pred_core_commit_ms = (est.total_ns - choice.chosen_ns + choice.core_ns) / 1e6;
@@ -1551,7 +1423,10 @@ pre_commit_record(bool is_prepare)
 	{
 		/* kept at XACT_EVENT_PREPARE, once core has accepted it */
 		cur.prepare_pending = true;
-		prepare_model = m;
+		prepare_at_commit = (WlPreparedDeletion) {.scan = m.drop_scan,
+			.rels = m.dropped_rels, .buffers = m.dropped_buffers};
+		prepare_at_rollback = (WlPreparedDeletion) {.scan = m.abort_drop_scan,
+			.rels = m.abort_rels, .buffers = m.abort_buffers};
 	}
 }
 
@@ -1574,8 +1449,21 @@ wl_acc_pre_commit(bool is_prepare)
 		memset(&commit_pred, 0, sizeof(commit_pred));
 	/* store what waits, but the statements the phase may be charged to */
 	flush_at_safe_point(0, true);
-	if (!is_prepare && cur.active && current_statement(false) < 0)
-		maybe_warn();
+	/* walload.warn_scan_ms: the record's walks, all known at its last commit */
+	if (!is_prepare && cur.active && current_statement(false) < 0 &&
+		wl_warn_scan_ms >= 0 && wl_sum_scans(cur.act.scans) > 0 &&
+		cur.act.scan_est_ns / 1e6 >= wl_warn_scan_ms)
+		ereport(WARNING,
+				(errmsg("this transaction scanned all %d shared buffers %lld times, an estimated %.1f ms",
+						NBuffers, (long long) wl_sum_scans(cur.act.scans), cur.act.scan_est_ns / 1e6),
+				 errdetail("flush of one relation: %lld, commit-time sync: %lld, truncation: %lld, file deletion: %lld, database: %lld.",
+						   (long long) cur.act.scans[WL_SCAN_FLUSH_REL],
+						   (long long) cur.act.scans[WL_SCAN_FLUSH_PENDING],
+						   (long long) cur.act.scans[WL_SCAN_DROP_REL],
+						   (long long) cur.act.scans[WL_SCAN_DROP_PENDING],
+						   (long long) cur.act.scans[WL_SCAN_DB]),
+				 errhint("Run SELECT * FROM walload_diagnose(%llu) for the causes and what to change.",
+						 (unsigned long long) cur.rec.xact_id)));
 	begin_phase(false, is_prepare);
 	return true;
 }
@@ -1670,15 +1558,8 @@ wl_acc_prepare_done(void)
 	if (cur.in_phase)
 		INSTR_TIME_SET_CURRENT(cur.phase_mid);
 	if (cur.prepare_pending)
-	{
-		const WlCommitModel *m = &prepare_model;
-		WlPreparedDeletion at_commit = {.scan = m->drop_scan,
-			.rels = m->dropped_rels, .buffers = m->dropped_buffers};
-		WlPreparedDeletion at_rollback = {.scan = m->abort_drop_scan,
-			.rels = m->abort_rels, .buffers = m->abort_buffers};
-
-		wl_store_remember_prepared(prepare_gid, &at_commit, &at_rollback);
-	}
+		wl_store_remember_prepared(prepare_gid, &prepare_at_commit,
+								   &prepare_at_rollback);
 	cur.prepare_pending = false;
 }
 
@@ -1709,9 +1590,9 @@ finish_record(void)
 	recorded_before = true;
 	if (cur.usage_baseline_set)
 		wl_usage_since(&cur.usage_baseline, &rec->c);
-	rec->c.rows = cur.rows;
-	memcpy(rec->c.scans, cur.scans, sizeof(rec->c.scans));
-	rec->c.scan_est_ns = cur.scan_est_ns;
+	rec->c.rows = cur.act.rows;
+	memcpy(rec->c.scans, cur.act.scans, sizeof(rec->c.scans));
+	rec->c.scan_est_ns = cur.act.scan_est_ns;
 	rec->scan_fault_ms = (float4) ((wl_scan_faults_priced_ns() - cur.faults_mark) / 1e6);
 	rec->nbuffers = NBuffers;
 	if (!cur.threshold_read)
@@ -1751,26 +1632,22 @@ wl_acc_xact_end(void)
 {
 	WlXactRecord *rec = &cur.rec;
 	instr_time	end;
-	bool		was_abort = rec->outcome == WL_OUTCOME_ABORT;
 
 	if (!cur.in_phase)
 		return;
 	INSTR_TIME_SET_CURRENT(end);
-	if (was_abort && cur.abort_deferred && !INSTR_TIME_IS_ZERO(cur.phase_afterlocks))
+	if (cur.abort_deferred && !INSTR_TIME_IS_ZERO(cur.phase_afterlocks))
 		end = cur.phase_afterlocks;
 	cur.in_phase = false;
 	rec->commit_wal_bytes += pgWalUsage.wal_bytes - cur.phase_wal_start;
 	rec->commit_ms = ms_between(cur.phase_start, end);
-	rec->commit_sync_ms = was_abort ? 0 : ms_between(cur.phase_start, cur.phase_mid);
-	rec->commit_cleanup_ms = was_abort ? rec->commit_ms : ms_between(cur.phase_mid, end);
-	if (!was_abort)
-	{
-		/* a standby's wait: the rest of the sync part (wl_acc_commit_done) */
-		if (rec->commit_standby_wait)
-			rec->commit_standby_ms = Max(rec->commit_sync_ms - cur.pred_files_ns / 1e6 -
-										 rec->commit_wal_ms, 0);
-		rec->commit_wal_ms = Min(rec->commit_wal_ms, rec->commit_sync_ms);
-	}
+	rec->commit_sync_ms = ms_between(cur.phase_start, cur.phase_mid);
+	rec->commit_cleanup_ms = ms_between(cur.phase_mid, end);
+	/* a standby's wait: the rest of the sync part (wl_acc_commit_done) */
+	if (rec->commit_standby_wait)
+		rec->commit_standby_ms = Max(rec->commit_sync_ms - cur.pred_files_ns / 1e6 -
+									 rec->commit_wal_ms, 0);
+	rec->commit_wal_ms = Min(rec->commit_wal_ms, rec->commit_sync_ms);
 	/* aborts and PREPAREs teach nothing; auto checks itself (strategy.c) */
 	if (rec->outcome == WL_OUTCOME_COMMIT)
 	{
