@@ -225,6 +225,8 @@ static void
 emit_all(Emitter *em)
 {
 	int			natts = em->rsinfo->setDesc->natts;
+	bool		full = natts <= WL_DIAGNOSE_COLS + 1;	/* 1.3, 1.6: the full texts, saving_ms last */
+	int			at = full ? WL_DIAGNOSE_COLS : 1;	/* saving_ms */
 
 	qsort(em->found, em->n, sizeof(Finding), finding_cmp);
 	for (int i = 0; i < em->n; i++)
@@ -232,43 +234,31 @@ emit_all(Emitter *em)
 		Finding    *f = &em->found[i];
 		Datum		values[WL_FINDINGS_COLS];
 		bool		nulls[WL_FINDINGS_COLS];
-		Datum		saving = Float8GetDatum(f->saving_ms);
-		int			k = 1;
+		int			k = put_text(values, nulls, 0, f->severity);
 
-		memset(nulls, 0, sizeof(nulls));
-		values[0] = CStringGetTextDatum(f->severity);
-		if (natts <= WL_DIAGNOSE_COLS + 1)
+		k = put_text(values, nulls, full ? k : k + 1, f->finding);
+		if (natts == WL_FINDINGS_COLS)
+			k = put_text(values, nulls, k, f->setting ?
+						 psprintf("%s = '%s'", f->setting, f->value) : f->shape);
+		k = put_text(values, nulls, k, f->brief && !full ? f->brief : f->evidence);
+		k = put_text(values, nulls, k, f->action && !full ? f->action : f->hint);
+		if (natts >= WL_DIAGNOSE_COLS_1_10)
 		{
-			/* 1.3, 1.6: the full texts, saving_ms last */
-			k = put_text(values, nulls, k, f->finding);
-			k = put_text(values, nulls, k, f->evidence);
-			k = put_text(values, nulls, k, f->hint);
-			if (natts > k)
-			{
-				values[k] = saving;
-				nulls[k] = f->saving_ms < 0;
-			}
+			k = put_text(values, nulls, k, f->setting);
+			k = put_text(values, nulls, k, f->value);
+			k = put_text(values, nulls, k, f->shape);
 		}
-		else
+		if (!full)
+			put_text(values, nulls, k, psprintf("%s. %s", f->evidence, f->hint));
+		if (natts > WL_DIAGNOSE_COLS)
 		{
-			nulls[1] = f->saving_ms < 0;
+			Datum		saving = Float8GetDatum(f->saving_ms);
+
+			nulls[at] = f->saving_ms < 0;
 			/* 1.10 on: for reading, 1 decimal, as numeric */
-			values[1] = nulls[1] ? (Datum) 0 : natts < WL_DIAGNOSE_COLS_1_10 ? saving :
+			values[at] = nulls[at] ? (Datum) 0 : natts < WL_DIAGNOSE_COLS_1_10 ? saving :
 				DirectFunctionCall2(numeric_round, DirectFunctionCall1(float8_numeric, saving),
 									Int32GetDatum(1));
-			k = put_text(values, nulls, 2, f->finding);
-			if (natts == WL_FINDINGS_COLS)
-				k = put_text(values, nulls, k, f->setting ?
-							 psprintf("%s = '%s'", f->setting, f->value) : f->shape);
-			k = put_text(values, nulls, k, f->brief ? f->brief : f->evidence);
-			k = put_text(values, nulls, k, f->action ? f->action : f->hint);
-			if (natts >= WL_DIAGNOSE_COLS_1_10)
-			{
-				k = put_text(values, nulls, k, f->setting);
-				k = put_text(values, nulls, k, f->value);
-				k = put_text(values, nulls, k, f->shape);
-			}
-			put_text(values, nulls, k, psprintf("%s. %s", f->evidence, f->hint));
 		}
 		tuplestore_putvalues(em->rsinfo->setResult, em->rsinfo->setDesc, values, nulls);
 	}
@@ -449,25 +439,11 @@ small_offered(const WlWhatIfs *w)
 		pct(w->small_commit_ms, w->small_total_ms) >= 10;
 }
 
-/* what one_transaction replays: the syncing commits, and the later loads */
-static char *
-syncs_evidence(const WlWhatIfs *w)
-{
-	int			n = w->syncs.xacts - w->later_only;
-
-	return psprintf("%s%s", n <= 0 ? "" :
-					psprintf("%d commit%s synced or WAL-logged the files %s transaction created, each with its "
-							 "own commit record and flush", n, plural(n), n == 1 ? "its" : "their"),
-					w->later_xacts <= 0 ? "" :
-					psprintf("%s%d transaction%s loaded a table created in an earlier transaction, writing "
-							 "%.1f MB of WAL under wal_level=minimal", n > 0 ? "; " : "",
-							 w->later_xacts, plural(w->later_xacts), w->syncs.wal_bytes_saved / 1048576.0));
-}
-
 static void
 diagnose_commit(Emitter *em, const Totals *t, const WlWhatIfs *w)
 {
 	StringInfoData ev;
+	int			n = w->syncs.xacts - w->later_only;	/* syncing commits one_transaction replays */
 
 	if (t->commits == 0)
 		return;
@@ -543,7 +519,14 @@ diagnose_commit(Emitter *em, const Totals *t, const WlWhatIfs *w)
 
 	/* offered where it saves more than the threshold, which removes the same walks */
 	if (w->syncs.saving_ms > 0 && w->syncs.saving_ms >= w->threshold.saving_ms)
-		add(em, "info", "load in many transactions", syncs_evidence(w),
+		add(em, "info", "load in many transactions",
+			psprintf("%s%s", n <= 0 ? "" :
+					 psprintf("%d commit%s synced or WAL-logged the files %s transaction created, each with its "
+							  "own commit record and flush", n, plural(n), n == 1 ? "its" : "their"),
+					 w->later_xacts <= 0 ? "" :
+					 psprintf("%s%d transaction%s loaded a table created in an earlier transaction, writing "
+							  "%.1f MB of WAL under wal_level=minimal", n > 0 ? "; " : "",
+							  w->later_xacts, plural(w->later_xacts), w->syncs.wal_bytes_saved / 1048576.0)),
 			psprintf("Their commit-time work, replayed as one commit over all their files (each file "
 					 "synced or WAL-logged as core decides it per file, one walk of the pool if any is "
 					 "synced, one commit record and flush)%s, costs about %.1f ms less: load in one "
@@ -689,17 +672,6 @@ fpi_cause(const WlStmtRecord *s, bool xact_deleted, int *slot)
 				return WL_FPI_NEW_FILE;
 			return WL_FPI_CHECKPOINT;
 	}
-}
-
-/* a top-level statement's images, by cause (nested ones are in its figures) */
-static void
-fpi_add(const WlStmtRecord *s, bool xact_deleted, FpiScope *fs)
-{
-	int			slot;
-	WlFpiCause	cause = fpi_cause(s, xact_deleted, &slot);
-
-	fs->by_tag[cause][slot] += s->c.wal_fpi;
-	fs->total[cause] += s->c.wal_fpi;
 }
 
 /* "; n what (CMD n, CMD n, CMD n, ...)": the commands of one cause, most images first */
@@ -904,20 +876,18 @@ load_filter(const WlStmtRecord *s, void *arg)
 	}
 	if (!s->toplevel || at == NULL)
 		return false;
+	/* a top-level statement's images, by cause (nested ones are in its figures) */
 	if (s->c.wal_fpi > 0)
-		fpi_add(s, ls->in[at->i]->c.scans[WL_SCAN_DROP_PENDING] > 0, &ls->fpi);
+	{
+		int			slot;
+		WlFpiCause	cause = fpi_cause(s, ls->in[at->i]->c.scans[WL_SCAN_DROP_PENDING] > 0, &slot);
+
+		ls->fpi.by_tag[cause][slot] += s->c.wal_fpi;
+		ls->fpi.total[cause] += s->c.wal_fpi;
+	}
 	return s->tag == CMDTAG_CREATE_TABLE || s->tag == CMDTAG_CREATE_TABLE_AS ||
 		s->tag == CMDTAG_SELECT_INTO || s->tag == CMDTAG_TRUNCATE_TABLE ||
 		s->tag == CMDTAG_CREATE_INDEX || s->tag == CMDTAG_COPY || s->tag == CMDTAG_INSERT;
-}
-
-/* whether a load's WAL shows index entries: a record a row each (COPY's heap: a page) */
-static bool
-index_records(const WlStmtRecord *s)
-{
-	int64		heap = s->tag == CMDTAG_COPY ? 0 : s->c.rows;
-
-	return (s->c.wal_records - heap) * 2 >= s->c.rows;
 }
 
 /* the index entries' share of a load's WAL records: beyond the heap's (COPY's: a page) */
@@ -1011,7 +981,10 @@ scan_loads(LoadScan *ls)
 						ls->later_bytes[k] += s->c.wal_bytes;
 						later = true;
 					}
-					if (s->c.rows >= WL_BULK_ROWS && (indexes > 0 || index_records(s)))
+					/* or its WAL shows index entries: a record a row each (COPY's heap: a page) */
+					if (s->c.rows >= WL_BULK_ROWS &&
+						(indexes > 0 ||
+						 (s->c.wal_records - (s->tag == CMDTAG_COPY ? 0 : s->c.rows)) * 2 >= s->c.rows))
 					{
 						idx_load = true;
 						ls->idx_loads++;
@@ -1114,21 +1087,6 @@ typedef struct Scope
 	Oid			dbid;
 	char	   *bktype;
 } Scope;
-
-/* backend_type names a kind walload records: any other is an error */
-static char *
-checked_backend_type(char *name)
-{
-	for (int k = WL_KIND_CLIENT; k <= WL_KIND_AUTOVACUUM; k++)
-		if (strcmp(name, wl_backend_kind_name(k)) == 0)
-			return name;
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("walload records no backend_type \"%s\"", name),
-			 errhint("Use one of '%s', '%s', '%s', '%s'.",
-					 WL_BKTYPE_CLIENT, WL_BKTYPE_APPLY, WL_BKTYPE_TABLESYNC, WL_BKTYPE_AUTOVACUUM)));
-	return NULL;				/* not reached */
-}
 
 /* background processes: initial syncs, their copies, replayed TRUNCATEs, autovacuum's */
 #define WL_SMALL_COPY_ROWS		10000
@@ -1312,7 +1270,20 @@ walload_diagnose(PG_FUNCTION_ARGS)
 	sc.userid = sc.has[ARG_USERID] ? PG_GETARG_OID(ARG_USERID) : InvalidOid;
 	sc.dbid = sc.has[ARG_DBID] ? PG_GETARG_OID(ARG_DBID) : InvalidOid;
 	if (sc.has[ARG_BKTYPE])
-		sc.bktype = checked_backend_type(text_to_cstring(PG_GETARG_TEXT_PP(ARG_BKTYPE)));
+	{
+		int			k = WL_KIND_CLIENT;
+
+		/* it names a kind walload records: any other is an error */
+		sc.bktype = text_to_cstring(PG_GETARG_TEXT_PP(ARG_BKTYPE));
+		while (k <= WL_KIND_AUTOVACUUM && strcmp(sc.bktype, wl_backend_kind_name(k)) != 0)
+			k++;
+		if (k > WL_KIND_AUTOVACUUM)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("walload records no backend_type \"%s\"", sc.bktype),
+					 errhint("Use one of '%s', '%s', '%s', '%s'.",
+							 WL_BKTYPE_CLIENT, WL_BKTYPE_APPLY, WL_BKTYPE_TABLESYNC, WL_BKTYPE_AUTOVACUUM)));
+	}
 	if (sc.has[ARG_SINCE] && sc.has[ARG_UNTIL] && sc.since > sc.until)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -1400,11 +1371,7 @@ walload_diagnose(PG_FUNCTION_ARGS)
 	for (int i = 0; i < t.xacts; i++)
 		ids[i] = (XactIndex) {.xact_id = in[i]->xact_id,.i = i};
 	qsort(ids, t.xacts, sizeof(XactIndex), xact_id_cmp);
-	memset(&loads, 0, sizeof(loads));
-	loads.in = in;
-	loads.ids = ids;
-	loads.nxacts = t.xacts;
-	loads.scoped = sc.has[ARG_XACT] || sc.filtered;
+	loads = (LoadScan) {.in = in,.ids = ids,.nxacts = t.xacts,.scoped = sc.has[ARG_XACT] || sc.filtered};
 	scan_loads(&loads);
 	wl_whatif_load(in, t.xacts, loads.reload_ms, loads.later_bytes, &whatifs);
 
@@ -1451,7 +1418,7 @@ walload_diagnose_backend(PG_FUNCTION_ARGS)
 	Emitter		em = {.rsinfo = rsinfo};
 	WlScanCost	cost;
 	WlCommitEstimate est;
-	int64		full = 0;
+	int64		full;
 
 	wl_store_require();
 	if (PG_ARGISNULL(0))
@@ -1489,8 +1456,7 @@ walload_diagnose_backend(PG_FUNCTION_ARGS)
 	}
 
 	/* what it did so far */
-	for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
-		full += a->scans[k];
+	full = wl_sum_scans(a->scans);
 	if (full > 0)
 		add(&em, "info", "full scans so far",
 			psprintf("the transaction has walked all %d shared buffers %lld time(s) so far, about %.1f ms "
