@@ -51,9 +51,7 @@ typedef struct Totals
 	WlCounters	c;
 	int			drop_xacts;		/* committed, with a deletion scan */
 	int			vacuum_full_xacts;	/* of those, a VACUUM alone (not in drop_xacts) */
-	int			nbuffers;
-	int			wal_skip_threshold_kb;
-	int			wal_level;
+	const WlXactRecord *last;	/* its settings: nbuffers, wal_level, ... */
 	int			strategy_commits;	/* walload.commit_strategy was not off */
 	int			strategy_acted; /* and set wal_skip_threshold */
 	int			strategy_aside[WL_ACTION_ASIDE_MISPREDICTED + 1];	/* by reason */
@@ -281,7 +279,6 @@ diagnose_scans(Emitter *em, const Totals *t, const WlWhatIfs *w)
 	double		share = pct(est, t->total_ms);
 	const char *sev = share >= 20 ? "warning" : "info";
 	const int64 *scans = t->c.scans;
-	StringInfoData hint;
 
 	if (full == 0)
 		return;
@@ -291,7 +288,7 @@ diagnose_scans(Emitter *em, const Totals *t, const WlWhatIfs *w)
 				 "= %.0f%% of %.1f ms in %d transaction(s); "
 				 "commit-time sync %lld, file deletion %lld, truncation %lld, "
 				 "flush of one relation %lld, database %lld",
-				 (long long) full, t->nbuffers, est, share, t->total_ms, t->xacts,
+				 (long long) full, t->last->nbuffers, est, share, t->total_ms, t->xacts,
 				 (long long) scans[WL_SCAN_FLUSH_PENDING], (long long) scans[WL_SCAN_DROP_PENDING],
 				 (long long) scans[WL_SCAN_DROP_REL], (long long) scans[WL_SCAN_FLUSH_REL],
 				 (long long) scans[WL_SCAN_DB]),
@@ -302,7 +299,7 @@ diagnose_scans(Emitter *em, const Totals *t, const WlWhatIfs *w)
 						  "other changes leave", w->buffers.value, w->buffers.saving_ms,
 						  w->buffers.saving_ms - w->buffers.overlap_ms)),
 		psprintf("%lld walk%s of %d buffers, about %.1f ms (%.0f%%)",
-				 (long long) full, plural(full), t->nbuffers, est, share),
+				 (long long) full, plural(full), t->last->nbuffers, est, share),
 		w->buffers.saving_ms > 0 ? psprintf("shared_buffers = %s for the load", w->buffers.value) :
 		"the causes follow", PRICED(&w->buffers));
 
@@ -312,28 +309,6 @@ diagnose_scans(Emitter *em, const Totals *t, const WlWhatIfs *w)
 		bool		thr = w->threshold.saving_ms > w->syncs.saving_ms;
 		int32		truncated = t->synced_truncated_rels;
 
-		initStringInfo(&hint);
-		appendStringInfoString(&hint,
-							   "Relations created (or truncated) in the loading transaction skip WAL and are fsynced at "
-							   "commit after a scan of all shared buffers");
-		if (w->syncs.saving_ms > 0)
-			appendStringInfo(&hint,
-							 ". Loading in one transaction instead of these %d would save %lld walks and %lld "
-							 "commit flushes, about %.1f ms",
-							 w->syncs.xacts, (long long) w->syncs.walks_saved,
-							 (long long) w->syncs.flushes_saved, w->syncs.saving_ms);
-		if (w->threshold.saving_ms > 0)
-			appendStringInfo(&hint,
-							 ". wal_skip_threshold = %s (above the largest file not truncated in place) would "
-							 "WAL-log %d file(s) at commit instead of syncing them, about %.1f ms less%s",
-							 w->threshold.value, t->synced_rels - truncated, w->threshold.saving_ms,
-							 wal_compression != WAL_COMPRESSION_NONE ? " (less WAL with wal_compression)" : "");
-		if (truncated > 0)
-			appendStringInfo(&hint,
-							 ". %d file(s) were truncated in place in the transaction that created them: core "
-							 "syncs those whatever wal_skip_threshold says; load them once instead",
-							 truncated);
-		appendStringInfoChar(&hint, '.');
 		add(em, sev, "commit-time sync of new files",
 			psprintf("%lld commit(s) synced %d relation file(s) of %lld blocks (%.1f MB) created in the same "
 					 "transaction under wal_level=minimal (%d of them truncated in place, synced whatever "
@@ -342,7 +317,21 @@ diagnose_scans(Emitter *em, const Totals *t, const WlWhatIfs *w)
 					 (long long) scans[WL_SCAN_FLUSH_PENDING], t->synced_rels,
 					 (long long) t->synced_blocks, mb((double) t->synced_blocks * BLCKSZ),
 					 truncated, t->wal_logged_rels, (long long) t->wal_logged_blocks,
-					 t->wal_skip_threshold_kb), hint.data,
+					 t->last->wal_skip_threshold_kb),
+			psprintf("Relations created (or truncated) in the loading transaction skip WAL and are fsynced at "
+					 "commit after a scan of all shared buffers%s%s%s.", w->syncs.saving_ms <= 0 ? "" :
+					 psprintf(". Loading in one transaction instead of these %d would save %lld walks and %lld "
+							  "commit flushes, about %.1f ms",
+							  w->syncs.xacts, (long long) w->syncs.walks_saved,
+							  (long long) w->syncs.flushes_saved, w->syncs.saving_ms),
+					 w->threshold.saving_ms <= 0 ? "" :
+					 psprintf(". wal_skip_threshold = %s (above the largest file not truncated in place) would "
+							  "WAL-log %d file(s) at commit instead of syncing them, about %.1f ms less%s",
+							  w->threshold.value, t->synced_rels - truncated, w->threshold.saving_ms,
+							  wal_compression != WAL_COMPRESSION_NONE ? " (less WAL with wal_compression)" : ""),
+					 truncated <= 0 ? "" :
+					 psprintf(". %d file(s) were truncated in place in the transaction that created them: core "
+							  "syncs those whatever wal_skip_threshold says; load them once instead", truncated)),
 			psprintf("%lld commit%s synced %d file%s, %.1f MB, a walk each",
 					 (long long) scans[WL_SCAN_FLUSH_PENDING], plural(scans[WL_SCAN_FLUSH_PENDING]),
 					 t->synced_rels, plural(t->synced_rels), mb((double) t->synced_blocks * BLCKSZ)),
@@ -356,31 +345,26 @@ diagnose_scans(Emitter *em, const Totals *t, const WlWhatIfs *w)
 
 	if (scans[WL_SCAN_DROP_PENDING] > 0)
 	{
-		initStringInfo(&hint);
-		appendStringInfoString(&hint,
-							   "Every transaction that deletes relation files scans all shared buffers once, however many "
-							   "files it deletes, and its commit always waits for its WAL flush");
-		if (t->vacuum_full_xacts > 0)
-			appendStringInfoString(&hint,
-								   ". VACUUM FULL (and vacuumdb --full) runs one transaction per table and cannot share "
-								   "one: rewrite only the tables that need it (pgstattuple shows their bloat), or use "
-								   "CLUSTER table or REINDEX TABLE, which can run together in one transaction and share "
-								   "its one scan, holding every table's lock until the commit");
-		if (w->drops.saving_ms > 0)
-			appendStringInfo(&hint,
-							 ". Drop or truncate tables in one transaction instead of these %d: %lld walks and "
-							 "%lld WAL flushes fewer, about %.1f ms",
-							 w->drops.xacts, (long long) w->drops.walks_saved,
-							 (long long) w->drops.flushes_saved, w->drops.saving_ms);
-		appendStringInfoString(&hint, t->vacuum_full_xacts == 0 || t->drop_xacts > 0 ?
-							   "; reuse staging tables instead of dropping and re-creating them, and avoid rolling "
-							   "back transactions that created tables." : ".");
 		add(em, sev, "file deletion at commit/abort",
 			psprintf("%lld scan(s) to delete the files of %d dropped, truncated, rewritten or rolled-back "
 					 "relation(s), one per commit or rollback that deleted any%s",
 					 (long long) scans[WL_SCAN_DROP_PENDING], t->dropped_rels, t->vacuum_full_xacts <= 0 ? "" :
 					 psprintf("; %d of them by VACUUM FULL, one transaction per table", t->vacuum_full_xacts)),
-			hint.data,
+			psprintf("Every transaction that deletes relation files scans all shared buffers once, however many "
+					 "files it deletes, and its commit always waits for its WAL flush%s%s%s",
+					 t->vacuum_full_xacts <= 0 ? "" :
+					 ". VACUUM FULL (and vacuumdb --full) runs one transaction per table and cannot share "
+					 "one: rewrite only the tables that need it (pgstattuple shows their bloat), or use "
+					 "CLUSTER table or REINDEX TABLE, which can run together in one transaction and share "
+					 "its one scan, holding every table's lock until the commit",
+					 w->drops.saving_ms <= 0 ? "" :
+					 psprintf(". Drop or truncate tables in one transaction instead of these %d: %lld walks and "
+							  "%lld WAL flushes fewer, about %.1f ms",
+							  w->drops.xacts, (long long) w->drops.walks_saved,
+							  (long long) w->drops.flushes_saved, w->drops.saving_ms),
+					 t->vacuum_full_xacts == 0 || t->drop_xacts > 0 ?
+					 "; reuse staging tables instead of dropping and re-creating them, and avoid rolling "
+					 "back transactions that created tables." : "."),
 			psprintf("%lld walk%s to delete %d file%s%s",
 					 (long long) scans[WL_SCAN_DROP_PENDING], plural(scans[WL_SCAN_DROP_PENDING]),
 					 t->dropped_rels, plural(t->dropped_rels),
@@ -442,7 +426,7 @@ small_offered(const WlWhatIfs *w)
 static void
 diagnose_commit(Emitter *em, const Totals *t, const WlWhatIfs *w)
 {
-	StringInfoData ev;
+	const int  *aside = t->strategy_aside;
 	int			n = w->syncs.xacts - w->later_only;	/* syncing commits one_transaction replays */
 
 	if (t->commits == 0)
@@ -471,26 +455,23 @@ diagnose_commit(Emitter *em, const Totals *t, const WlWhatIfs *w)
 
 	if (t->strategy_commits > 0)
 	{
-		initStringInfo(&ev);
-		appendStringInfo(&ev,
-						 "walload.commit_strategy was on for %d commit(s) and set wal_skip_threshold for %d of them",
-						 t->strategy_commits, t->strategy_acted);
-		if (t->strategy_acted > 0)
-			appendStringInfo(&ev, ": their commits were predicted at %.1f ms as chosen against %.1f ms as "
-							 "core would have done them, and took %.1f ms",
-							 t->strategy_pred_ms, t->strategy_core_ms, t->strategy_commit_ms);
-		if (t->strategy_aside[WL_ACTION_ASIDE_SET_LOCAL] > 0)
-			appendStringInfo(&ev, "; it stood aside for %d whose transaction set wal_skip_threshold itself",
-							 t->strategy_aside[WL_ACTION_ASIDE_SET_LOCAL]);
-		if (t->strategy_aside[WL_ACTION_ASIDE_UNCALIBRATED] > 0)
-			appendStringInfo(&ev, "; auto stood aside for %d, its figures not timed since the server's last "
-							 "start or crash-restart (walload_info.calibration)",
-							 t->strategy_aside[WL_ACTION_ASIDE_UNCALIBRATED]);
-		if (t->strategy_aside[WL_ACTION_ASIDE_MISPREDICTED] > 0)
-			appendStringInfo(&ev, "; auto stood aside for %d, its backend's recent commits having taken far "
-							 "longer than it predicted (walload_info.auto_aside_reason)",
-							 t->strategy_aside[WL_ACTION_ASIDE_MISPREDICTED]);
-		add(em, "info", "walload chose how new files reach disk", ev.data,
+		add(em, "info", "walload chose how new files reach disk",
+			psprintf("walload.commit_strategy was on for %d commit(s) and set wal_skip_threshold for %d of "
+					 "them%s%s%s%s", t->strategy_commits, t->strategy_acted, t->strategy_acted <= 0 ? "" :
+					 psprintf(": their commits were predicted at %.1f ms as chosen against %.1f ms as "
+							  "core would have done them, and took %.1f ms",
+							  t->strategy_pred_ms, t->strategy_core_ms, t->strategy_commit_ms),
+					 aside[WL_ACTION_ASIDE_SET_LOCAL] <= 0 ? "" :
+					 psprintf("; it stood aside for %d whose transaction set wal_skip_threshold itself",
+							  aside[WL_ACTION_ASIDE_SET_LOCAL]),
+					 aside[WL_ACTION_ASIDE_UNCALIBRATED] <= 0 ? "" :
+					 psprintf("; auto stood aside for %d, its figures not timed since the server's last "
+							  "start or crash-restart (walload_info.calibration)",
+							  aside[WL_ACTION_ASIDE_UNCALIBRATED]),
+					 aside[WL_ACTION_ASIDE_MISPREDICTED] <= 0 ? "" :
+					 psprintf("; auto stood aside for %d, its backend's recent commits having taken far "
+							  "longer than it predicted (walload_info.auto_aside_reason)",
+							  aside[WL_ACTION_ASIDE_MISPREDICTED])),
 			"Per commit, walload WAL-logged the new files it predicted cheaper to WAL-log and fsynced the "
 			"others (walload_xacts.commit_threshold_kb is the wal_skip_threshold core used). Both keep "
 			"every committed row across a crash. Set walload.commit_strategy = off to let core decide.",
@@ -725,7 +706,7 @@ diagnose_wal(Emitter *em, const Totals *t, const WlWhatIfs *w, const FpiScope *f
 	int64		new_fpi;
 	int64		other_fpi;
 	bool		big = t->c.wal_bytes >= 1024 * 1024;
-	bool		offer = t->wal_level != WAL_LEVEL_MINIMAL && w->minimal_allowed;
+	bool		offer = t->last->wal_level != WAL_LEVEL_MINIMAL && w->minimal_allowed;
 	bool		priced = offer && w->wal_level.saving_ms > 0;
 
 	if (t->c.wal_bytes == 0)
@@ -747,7 +728,7 @@ diagnose_wal(Emitter *em, const Totals *t, const WlWhatIfs *w, const FpiScope *f
 		appendStringInfo(&ev, "; %lld (%.1f MB) logged at commit the %d new file(s) "
 						 "below wal_skip_threshold (%d kB)",
 						 (long long) commit_fpi, mb((double) commit_fpi * BLCKSZ),
-						 t->wal_logged_rels, t->wal_skip_threshold_kb);
+						 t->wal_logged_rels, t->last->wal_skip_threshold_kb);
 	if (other_fpi > 0)
 		appendStringInfo(&ev, "; %lld not attributed to a recorded top-level statement",
 						 (long long) other_fpi);
@@ -775,7 +756,7 @@ diagnose_wal(Emitter *em, const Totals *t, const WlWhatIfs *w, const FpiScope *f
 					 "are the new data itself: no checkpoint setting, nor full_page_writes, changes them. "
 					 "To write less, build indexes once after loading rather than rebuilding them, and "
 					 "avoid rewrites%s%s; wal_compression = on makes each image smaller.",
-					 t->wal_level == WAL_LEVEL_MINIMAL ?
+					 t->last->wal_level == WAL_LEVEL_MINIMAL ?
 					 "; under wal_level=minimal a file at or above wal_skip_threshold is fsynced at "
 					 "commit instead of WAL-logged" : !w->minimal_allowed ? "" :
 					 "; this server neither streams nor archives WAL: under wal_level=minimal (with "
@@ -788,7 +769,7 @@ diagnose_wal(Emitter *em, const Totals *t, const WlWhatIfs *w, const FpiScope *f
 
 	/* minimal offered only where nothing streams or archives the WAL (whatif.c) */
 	add(em, "info", "WAL written", ev.data,
-		psprintf("%s%s%s", t->wal_level == WAL_LEVEL_MINIMAL ?
+		psprintf("%s%s%s", t->last->wal_level == WAL_LEVEL_MINIMAL ?
 				 "Under wal_level=minimal, tables created or truncated in the loading transaction skip WAL; "
 				 "at commit, files below wal_skip_threshold are WAL-logged whole and larger ones are "
 				 "fsynced after a full scan of shared_buffers." :
@@ -801,7 +782,7 @@ diagnose_wal(Emitter *em, const Totals *t, const WlWhatIfs *w, const FpiScope *f
 				 minimal_price(w, priced), offer ? "." : ""),
 		psprintf("%.1f MB of WAL in %lld records, %lld page images",
 				 mb((double) t->c.wal_bytes), (long long) t->c.wal_records, (long long) t->c.wal_fpi),
-		t->wal_level == WAL_LEVEL_MINIMAL ?
+		t->last->wal_level == WAL_LEVEL_MINIMAL ?
 		"a fact: tables created in the loading transaction skip WAL" :
 		priced ?
 		psprintf("wal_level = minimal: %.1f MB of WAL fewer", mb((double) w->wal_level.wal_bytes_saved)) :
@@ -1248,7 +1229,7 @@ walload_diagnose(PG_FUNCTION_ARGS)
 	WlXactRecord *recs;
 	WlXactRecord **in;
 	int			n;
-	Totals		t = {.wal_level = -1};
+	Totals		t = {0};
 	Emitter		em = {.rsinfo = rsinfo};
 	WlWhatIfs	whatifs;
 	LoadScan	loads;
@@ -1328,9 +1309,7 @@ walload_diagnose(PG_FUNCTION_ARGS)
 				t.strategy_commit_ms += x->commit_ms;
 			}
 		}
-		t.nbuffers = x->nbuffers;
-		t.wal_skip_threshold_kb = x->wal_skip_threshold_kb;
-		t.wal_level = x->wal_level;
+		t.last = x;
 	}
 
 	if (t.xacts == 0)
