@@ -705,6 +705,7 @@ diagnose_wal(Emitter *em, const Totals *t, const WlWhatIfs *w, const FpiScope *f
 	int64		ckpt_fpi;
 	int64		new_fpi;
 	int64		other_fpi;
+	double		wal_mb = mb((double) t->c.wal_bytes);
 	bool		big = t->c.wal_bytes >= 1024 * 1024;
 	bool		offer = t->last->wal_level != WAL_LEVEL_MINIMAL && w->minimal_allowed;
 	bool		priced = offer && w->wal_level.saving_ms > 0;
@@ -719,8 +720,7 @@ diagnose_wal(Emitter *em, const Totals *t, const WlWhatIfs *w, const FpiScope *f
 
 	initStringInfo(&ev);
 	appendStringInfo(&ev, "%.1f MB of WAL in %lld records with %lld full-page images",
-					 mb((double) t->c.wal_bytes), (long long) t->c.wal_records,
-					 (long long) t->c.wal_fpi);
+					 wal_mb, (long long) t->c.wal_records, (long long) t->c.wal_fpi);
 	append_fpi_commands(&ev, ckpt_fpi, "first changes of a page after a checkpoint",
 						fs->by_tag[WL_FPI_CHECKPOINT]);
 	append_fpi_commands(&ev, new_fpi, "pages of new files logged whole", fs->by_tag[WL_FPI_NEW_FILE]);
@@ -735,20 +735,15 @@ diagnose_wal(Emitter *em, const Totals *t, const WlWhatIfs *w, const FpiScope *f
 
 	/* images count at most BLCKSZ each: "dominate" is an upper bound */
 	if (big && (double) ckpt_fpi * BLCKSZ >= 0.5 * (double) t->c.wal_bytes)
-	{
 		add(em, "warning", "full-page images after checkpoints", ev.data,
 			psprintf("The first change of each page after a checkpoint logs the whole page. Fewer "
 					 "checkpoints during the load cut this: a larger max_wal_size (%s counts the "
 					 "checkpoints WAL volume forced) and a longer checkpoint_timeout; wal_compression = on "
 					 "makes each image smaller.", WL_HAS_STAT_CHECKPOINTER ?
 					 "num_requested in pg_stat_checkpointer" : "checkpoints_req in pg_stat_bgwriter"),
-			psprintf("%.1f MB of WAL, %lld page images after checkpoints",
-					 mb((double) t->c.wal_bytes), (long long) ckpt_fpi),
+			psprintf("%.1f MB of WAL, %lld page images after checkpoints", wal_mb, (long long) ckpt_fpi),
 			"a larger max_wal_size and checkpoint_timeout; wal_compression", -1, NULL);
-		return;
-	}
-	if (big && (double) (new_fpi + commit_fpi) * BLCKSZ >= 0.5 * (double) t->c.wal_bytes)
-	{
+	else if (big && (double) (new_fpi + commit_fpi) * BLCKSZ >= 0.5 * (double) t->c.wal_bytes)
 		add(em, "info", "full-page images of new files", ev.data,
 			psprintf("Index builds, CLUSTER and VACUUM FULL, REFRESH MATERIALIZED VIEW, ALTER ... SET "
 					 "TABLESPACE and CREATE DATABASE write every page of the new file to WAL as an image, "
@@ -761,34 +756,31 @@ diagnose_wal(Emitter *em, const Totals *t, const WlWhatIfs *w, const FpiScope *f
 					 "commit instead of WAL-logged" : !w->minimal_allowed ? "" :
 					 "; this server neither streams nor archives WAL: under wal_level=minimal (with "
 					 "max_wal_senders = 0) files created in the transaction skip WAL", minimal_price(w, priced)),
-			psprintf("%.1f MB of WAL, %lld page images of new files",
-					 mb((double) t->c.wal_bytes), (long long) (new_fpi + commit_fpi)),
+			psprintf("%.1f MB of WAL, %lld page images of new files", wal_mb, (long long) (new_fpi + commit_fpi)),
 			"build indexes once, after loading; avoid rewrites", PRICED(priced ? &w->wal_level : &unpriced));
-		return;
-	}
-
-	/* minimal offered only where nothing streams or archives the WAL (whatif.c) */
-	add(em, "info", "WAL written", ev.data,
-		psprintf("%s%s%s", t->last->wal_level == WAL_LEVEL_MINIMAL ?
-				 "Under wal_level=minimal, tables created or truncated in the loading transaction skip WAL; "
-				 "at commit, files below wal_skip_threshold are WAL-logged whole and larger ones are "
-				 "fsynced after a full scan of shared_buffers." :
-				 offer ?
-				 "Every loaded row is WAL-logged. This server neither streams nor archives WAL: "
-				 "wal_level=minimal (with max_wal_senders = 0, a restart) would skip WAL for tables created "
-				 "or truncated in the loading transaction, at the price of a commit-time sync and a full "
-				 "scan of shared_buffers" :
-				 "Every loaded row is WAL-logged; this server streams or archives its WAL, which needs it.",
-				 minimal_price(w, priced), offer ? "." : ""),
-		psprintf("%.1f MB of WAL in %lld records, %lld page images",
-				 mb((double) t->c.wal_bytes), (long long) t->c.wal_records, (long long) t->c.wal_fpi),
-		t->last->wal_level == WAL_LEVEL_MINIMAL ?
-		"a fact: tables created in the loading transaction skip WAL" :
-		priced ?
-		psprintf("wal_level = minimal: %.1f MB of WAL fewer", mb((double) w->wal_level.wal_bytes_saved)) :
-		offer ? "wal_level = minimal would skip WAL for new tables" :
-		"a fact: replication or archiving needs this WAL",
-		priced ? w->wal_level.saving_ms : -1, offer ? &w->wal_level : NULL);
+	else
+		/* minimal offered only where nothing streams or archives the WAL (whatif.c) */
+		add(em, "info", "WAL written", ev.data,
+			psprintf("%s%s%s", t->last->wal_level == WAL_LEVEL_MINIMAL ?
+					 "Under wal_level=minimal, tables created or truncated in the loading transaction skip WAL; "
+					 "at commit, files below wal_skip_threshold are WAL-logged whole and larger ones are "
+					 "fsynced after a full scan of shared_buffers." :
+					 offer ?
+					 "Every loaded row is WAL-logged. This server neither streams nor archives WAL: "
+					 "wal_level=minimal (with max_wal_senders = 0, a restart) would skip WAL for tables created "
+					 "or truncated in the loading transaction, at the price of a commit-time sync and a full "
+					 "scan of shared_buffers" :
+					 "Every loaded row is WAL-logged; this server streams or archives its WAL, which needs it.",
+					 minimal_price(w, priced), offer ? "." : ""),
+			psprintf("%.1f MB of WAL in %lld records, %lld page images",
+					 wal_mb, (long long) t->c.wal_records, (long long) t->c.wal_fpi),
+			t->last->wal_level == WAL_LEVEL_MINIMAL ?
+			"a fact: tables created in the loading transaction skip WAL" :
+			priced ?
+			psprintf("wal_level = minimal: %.1f MB of WAL fewer", mb((double) w->wal_level.wal_bytes_saved)) :
+			offer ? "wal_level = minimal would skip WAL for new tables" :
+			"a fact: replication or archiving needs this WAL",
+			priced ? w->wal_level.saving_ms : -1, offer ? &w->wal_level : NULL);
 }
 
 /* a bulk load: what the statement ring says of it (scan_loads) */
@@ -869,17 +861,6 @@ load_filter(const WlStmtRecord *s, void *arg)
 	return s->tag == CMDTAG_CREATE_TABLE || s->tag == CMDTAG_CREATE_TABLE_AS ||
 		s->tag == CMDTAG_SELECT_INTO || s->tag == CMDTAG_TRUNCATE_TABLE ||
 		s->tag == CMDTAG_CREATE_INDEX || s->tag == CMDTAG_COPY || s->tag == CMDTAG_INSERT;
-}
-
-/* the index entries' share of a load's WAL records: beyond the heap's (COPY's: a page) */
-static double
-index_share(const WlStmtRecord *s)
-{
-	int64		heap = s->tag == CMDTAG_COPY ? s->c.shared_blks_dirtied : s->c.rows;
-
-	if (s->c.wal_records <= 0)
-		return 0;
-	return (double) Max(s->c.wal_records - heap, 0) / s->c.wal_records;
 }
 
 static bool
@@ -974,10 +955,14 @@ scan_loads(LoadScan *ls)
 						ls->idx_ms += s->elapsed_ms;
 						if (pid_in(creators, ncreators, s->pid))
 						{
+							/* the index entries' share of its WAL records: beyond the heap's (COPY's: a page) */
+							int64		heap = s->tag == CMDTAG_COPY ? s->c.shared_blks_dirtied : s->c.rows;
+
 							ls->idx_priced++;
 							ls->idx_after.saving_ms += wl_whatif_index_load(s);
-							if (later)
-								ls->later_idx_bytes += s->c.wal_bytes * index_share(s);
+							if (later && s->c.wal_records > 0)
+								ls->later_idx_bytes += s->c.wal_bytes *
+									((double) Max(s->c.wal_records - heap, 0) / s->c.wal_records);
 						}
 					}
 					break;
