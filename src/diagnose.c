@@ -344,7 +344,6 @@ diagnose_scans(Emitter *em, const Totals *t, const WlWhatIfs *w)
 	}
 
 	if (scans[WL_SCAN_DROP_PENDING] > 0)
-	{
 		add(em, sev, "file deletion at commit/abort",
 			psprintf("%lld scan(s) to delete the files of %d dropped, truncated, rewritten or rolled-back "
 					 "relation(s), one per commit or rollback that deleted any%s",
@@ -375,10 +374,8 @@ diagnose_scans(Emitter *em, const Totals *t, const WlWhatIfs *w)
 			t->vacuum_full_xacts > 0 ?
 			"VACUUM FULL only bloated tables, or CLUSTER them in one transaction" :
 			"reuse staging tables instead of dropping them", PRICED(&w->drops));
-	}
 
 	if (scans[WL_SCAN_DROP_REL] > 0)
-	{
 		add(em, sev, "in-place truncation",
 			psprintf("%lld in-place truncation(s), one scan each%s", (long long) scans[WL_SCAN_DROP_REL],
 					 w->truncated_synced <= 0 ? "" :
@@ -399,7 +396,6 @@ diagnose_scans(Emitter *em, const Totals *t, const WlWhatIfs *w)
 					 w->truncated_synced > 0 ? ", forced fsyncs" : ""),
 			w->truncate.saving_ms > 0 ? "load each table once: no TRUNCATE after CREATE" :
 			"vacuum_truncate = off for the table", PRICED(&w->truncate));
-	}
 
 	if (scans[WL_SCAN_FLUSH_REL] > 0)
 		add(em, "info", "flush of one relation (SET TABLESPACE)",
@@ -943,7 +939,7 @@ scan_loads(LoadScan *ls)
 						ls->later_bytes[k] += s->c.wal_bytes;
 						later = true;
 					}
-					/* or its WAL shows index entries: a record a row each (COPY's heap: a page) */
+					/* into an index: after CREATE INDEX, or its WAL has an entry's record a row (COPY's heap: a page) */
 					if (s->c.rows >= WL_BULK_ROWS &&
 						(indexes > 0 ||
 						 (s->c.wal_records - (s->tag == CMDTAG_COPY ? 0 : s->c.rows)) * 2 >= s->c.rows))
@@ -1091,8 +1087,7 @@ diagnose_workers(Emitter *em, WlXactRecord **in, int n)
 		{
 			copies++;
 			copy_rows += x->c.rows;
-			if (x->c.rows < WL_SMALL_COPY_ROWS)
-				small_copies++;
+			small_copies += x->c.rows < WL_SMALL_COPY_ROWS;
 			/* an initial sync's new files synced at commit under minimal */
 			minimal_sync_xacts += x->wal_level == WAL_LEVEL_MINIMAL && x->c.scans[WL_SCAN_FLUSH_PENDING] > 0;
 			minimal_sync_walks += x->wal_level == WAL_LEVEL_MINIMAL ? x->c.scans[WL_SCAN_FLUSH_PENDING] : 0;
