@@ -1170,7 +1170,7 @@ session_cmp(const void *a, const void *b)
 	return (x->start > y->start) - (x->start < y->start);
 }
 
-/* the load's ms as walload_report() counts it: per session, first start to last end */
+/* the load's ms as walload_report() counts it: per session, first start (sorted) to last end */
 static double
 load_ms(WlXactRecord **in, int n, const Scope *sc)
 {
@@ -1187,7 +1187,6 @@ load_ms(WlXactRecord **in, int n, const Scope *sc)
 
 		while (j < n && in[j]->pid == in[i]->pid && in[j]->backend_start == in[i]->backend_start)
 		{
-			first = Min(first, in[j]->start);
 			last = Max(last, in[j]->end);
 			/* a session's start only where walload_xacts shows it */
 			has_first = has_first || (in[j]->first_in_session && wl_can_see_backend(in[j]->userid));
