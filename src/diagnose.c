@@ -51,9 +51,7 @@ typedef struct Totals
 	WlCounters	c;
 	int			drop_xacts;		/* committed, with a deletion scan */
 	int			vacuum_full_xacts;	/* of those, a VACUUM alone (not in drop_xacts) */
-	int			nbuffers;
-	int			wal_skip_threshold_kb;
-	int			wal_level;
+	const WlXactRecord *last;	/* its settings: nbuffers, wal_level, ... */
 	int			strategy_commits;	/* walload.commit_strategy was not off */
 	int			strategy_acted; /* and set wal_skip_threshold */
 	int			strategy_aside[WL_ACTION_ASIDE_MISPREDICTED + 1];	/* by reason */
@@ -225,6 +223,8 @@ static void
 emit_all(Emitter *em)
 {
 	int			natts = em->rsinfo->setDesc->natts;
+	bool		full = natts <= WL_DIAGNOSE_COLS + 1;	/* 1.3, 1.6: the full texts, saving_ms last */
+	int			at = full ? WL_DIAGNOSE_COLS : 1;	/* saving_ms */
 
 	qsort(em->found, em->n, sizeof(Finding), finding_cmp);
 	for (int i = 0; i < em->n; i++)
@@ -232,43 +232,31 @@ emit_all(Emitter *em)
 		Finding    *f = &em->found[i];
 		Datum		values[WL_FINDINGS_COLS];
 		bool		nulls[WL_FINDINGS_COLS];
-		Datum		saving = Float8GetDatum(f->saving_ms);
-		int			k = 1;
+		int			k = put_text(values, nulls, 0, f->severity);
 
-		memset(nulls, 0, sizeof(nulls));
-		values[0] = CStringGetTextDatum(f->severity);
-		if (natts <= WL_DIAGNOSE_COLS + 1)
+		k = put_text(values, nulls, full ? k : k + 1, f->finding);
+		if (natts == WL_FINDINGS_COLS)
+			k = put_text(values, nulls, k, f->setting ?
+						 psprintf("%s = '%s'", f->setting, f->value) : f->shape);
+		k = put_text(values, nulls, k, f->brief && !full ? f->brief : f->evidence);
+		k = put_text(values, nulls, k, f->action && !full ? f->action : f->hint);
+		if (natts >= WL_DIAGNOSE_COLS_1_10)
 		{
-			/* 1.3, 1.6: the full texts, saving_ms last */
-			k = put_text(values, nulls, k, f->finding);
-			k = put_text(values, nulls, k, f->evidence);
-			k = put_text(values, nulls, k, f->hint);
-			if (natts > k)
-			{
-				values[k] = saving;
-				nulls[k] = f->saving_ms < 0;
-			}
+			k = put_text(values, nulls, k, f->setting);
+			k = put_text(values, nulls, k, f->value);
+			k = put_text(values, nulls, k, f->shape);
 		}
-		else
+		if (!full)
+			put_text(values, nulls, k, psprintf("%s. %s", f->evidence, f->hint));
+		if (natts > WL_DIAGNOSE_COLS)
 		{
-			nulls[1] = f->saving_ms < 0;
+			Datum		saving = Float8GetDatum(f->saving_ms);
+
+			nulls[at] = f->saving_ms < 0;
 			/* 1.10 on: for reading, 1 decimal, as numeric */
-			values[1] = nulls[1] ? (Datum) 0 : natts < WL_DIAGNOSE_COLS_1_10 ? saving :
+			values[at] = nulls[at] ? (Datum) 0 : natts < WL_DIAGNOSE_COLS_1_10 ? saving :
 				DirectFunctionCall2(numeric_round, DirectFunctionCall1(float8_numeric, saving),
 									Int32GetDatum(1));
-			k = put_text(values, nulls, 2, f->finding);
-			if (natts == WL_FINDINGS_COLS)
-				k = put_text(values, nulls, k, f->setting ?
-							 psprintf("%s = '%s'", f->setting, f->value) : f->shape);
-			k = put_text(values, nulls, k, f->brief ? f->brief : f->evidence);
-			k = put_text(values, nulls, k, f->action ? f->action : f->hint);
-			if (natts >= WL_DIAGNOSE_COLS_1_10)
-			{
-				k = put_text(values, nulls, k, f->setting);
-				k = put_text(values, nulls, k, f->value);
-				k = put_text(values, nulls, k, f->shape);
-			}
-			put_text(values, nulls, k, psprintf("%s. %s", f->evidence, f->hint));
 		}
 		tuplestore_putvalues(em->rsinfo->setResult, em->rsinfo->setDesc, values, nulls);
 	}
@@ -291,7 +279,6 @@ diagnose_scans(Emitter *em, const Totals *t, const WlWhatIfs *w)
 	double		share = pct(est, t->total_ms);
 	const char *sev = share >= 20 ? "warning" : "info";
 	const int64 *scans = t->c.scans;
-	StringInfoData hint;
 
 	if (full == 0)
 		return;
@@ -301,7 +288,7 @@ diagnose_scans(Emitter *em, const Totals *t, const WlWhatIfs *w)
 				 "= %.0f%% of %.1f ms in %d transaction(s); "
 				 "commit-time sync %lld, file deletion %lld, truncation %lld, "
 				 "flush of one relation %lld, database %lld",
-				 (long long) full, t->nbuffers, est, share, t->total_ms, t->xacts,
+				 (long long) full, t->last->nbuffers, est, share, t->total_ms, t->xacts,
 				 (long long) scans[WL_SCAN_FLUSH_PENDING], (long long) scans[WL_SCAN_DROP_PENDING],
 				 (long long) scans[WL_SCAN_DROP_REL], (long long) scans[WL_SCAN_FLUSH_REL],
 				 (long long) scans[WL_SCAN_DB]),
@@ -312,7 +299,7 @@ diagnose_scans(Emitter *em, const Totals *t, const WlWhatIfs *w)
 						  "other changes leave", w->buffers.value, w->buffers.saving_ms,
 						  w->buffers.saving_ms - w->buffers.overlap_ms)),
 		psprintf("%lld walk%s of %d buffers, about %.1f ms (%.0f%%)",
-				 (long long) full, plural(full), t->nbuffers, est, share),
+				 (long long) full, plural(full), t->last->nbuffers, est, share),
 		w->buffers.saving_ms > 0 ? psprintf("shared_buffers = %s for the load", w->buffers.value) :
 		"the causes follow", PRICED(&w->buffers));
 
@@ -322,28 +309,6 @@ diagnose_scans(Emitter *em, const Totals *t, const WlWhatIfs *w)
 		bool		thr = w->threshold.saving_ms > w->syncs.saving_ms;
 		int32		truncated = t->synced_truncated_rels;
 
-		initStringInfo(&hint);
-		appendStringInfoString(&hint,
-							   "Relations created (or truncated) in the loading transaction skip WAL and are fsynced at "
-							   "commit after a scan of all shared buffers");
-		if (w->syncs.saving_ms > 0)
-			appendStringInfo(&hint,
-							 ". Loading in one transaction instead of these %d would save %lld walks and %lld "
-							 "commit flushes, about %.1f ms",
-							 w->syncs.xacts, (long long) w->syncs.walks_saved,
-							 (long long) w->syncs.flushes_saved, w->syncs.saving_ms);
-		if (w->threshold.saving_ms > 0)
-			appendStringInfo(&hint,
-							 ". wal_skip_threshold = %s (above the largest file not truncated in place) would "
-							 "WAL-log %d file(s) at commit instead of syncing them, about %.1f ms less%s",
-							 w->threshold.value, t->synced_rels - truncated, w->threshold.saving_ms,
-							 wal_compression != WAL_COMPRESSION_NONE ? " (less WAL with wal_compression)" : "");
-		if (truncated > 0)
-			appendStringInfo(&hint,
-							 ". %d file(s) were truncated in place in the transaction that created them: core "
-							 "syncs those whatever wal_skip_threshold says; load them once instead",
-							 truncated);
-		appendStringInfoChar(&hint, '.');
 		add(em, sev, "commit-time sync of new files",
 			psprintf("%lld commit(s) synced %d relation file(s) of %lld blocks (%.1f MB) created in the same "
 					 "transaction under wal_level=minimal (%d of them truncated in place, synced whatever "
@@ -352,7 +317,21 @@ diagnose_scans(Emitter *em, const Totals *t, const WlWhatIfs *w)
 					 (long long) scans[WL_SCAN_FLUSH_PENDING], t->synced_rels,
 					 (long long) t->synced_blocks, mb((double) t->synced_blocks * BLCKSZ),
 					 truncated, t->wal_logged_rels, (long long) t->wal_logged_blocks,
-					 t->wal_skip_threshold_kb), hint.data,
+					 t->last->wal_skip_threshold_kb),
+			psprintf("Relations created (or truncated) in the loading transaction skip WAL and are fsynced at "
+					 "commit after a scan of all shared buffers%s%s%s.", w->syncs.saving_ms <= 0 ? "" :
+					 psprintf(". Loading in one transaction instead of these %d would save %lld walks and %lld "
+							  "commit flushes, about %.1f ms",
+							  w->syncs.xacts, (long long) w->syncs.walks_saved,
+							  (long long) w->syncs.flushes_saved, w->syncs.saving_ms),
+					 w->threshold.saving_ms <= 0 ? "" :
+					 psprintf(". wal_skip_threshold = %s (above the largest file not truncated in place) would "
+							  "WAL-log %d file(s) at commit instead of syncing them, about %.1f ms less%s",
+							  w->threshold.value, t->synced_rels - truncated, w->threshold.saving_ms,
+							  wal_compression != WAL_COMPRESSION_NONE ? " (less WAL with wal_compression)" : ""),
+					 truncated <= 0 ? "" :
+					 psprintf(". %d file(s) were truncated in place in the transaction that created them: core "
+							  "syncs those whatever wal_skip_threshold says; load them once instead", truncated)),
 			psprintf("%lld commit%s synced %d file%s, %.1f MB, a walk each",
 					 (long long) scans[WL_SCAN_FLUSH_PENDING], plural(scans[WL_SCAN_FLUSH_PENDING]),
 					 t->synced_rels, plural(t->synced_rels), mb((double) t->synced_blocks * BLCKSZ)),
@@ -365,32 +344,26 @@ diagnose_scans(Emitter *em, const Totals *t, const WlWhatIfs *w)
 	}
 
 	if (scans[WL_SCAN_DROP_PENDING] > 0)
-	{
-		initStringInfo(&hint);
-		appendStringInfoString(&hint,
-							   "Every transaction that deletes relation files scans all shared buffers once, however many "
-							   "files it deletes, and its commit always waits for its WAL flush");
-		if (t->vacuum_full_xacts > 0)
-			appendStringInfoString(&hint,
-								   ". VACUUM FULL (and vacuumdb --full) runs one transaction per table and cannot share "
-								   "one: rewrite only the tables that need it (pgstattuple shows their bloat), or use "
-								   "CLUSTER table or REINDEX TABLE, which can run together in one transaction and share "
-								   "its one scan, holding every table's lock until the commit");
-		if (w->drops.saving_ms > 0)
-			appendStringInfo(&hint,
-							 ". Drop or truncate tables in one transaction instead of these %d: %lld walks and "
-							 "%lld WAL flushes fewer, about %.1f ms",
-							 w->drops.xacts, (long long) w->drops.walks_saved,
-							 (long long) w->drops.flushes_saved, w->drops.saving_ms);
-		appendStringInfoString(&hint, t->vacuum_full_xacts == 0 || t->drop_xacts > 0 ?
-							   "; reuse staging tables instead of dropping and re-creating them, and avoid rolling "
-							   "back transactions that created tables." : ".");
 		add(em, sev, "file deletion at commit/abort",
 			psprintf("%lld scan(s) to delete the files of %d dropped, truncated, rewritten or rolled-back "
 					 "relation(s), one per commit or rollback that deleted any%s",
 					 (long long) scans[WL_SCAN_DROP_PENDING], t->dropped_rels, t->vacuum_full_xacts <= 0 ? "" :
 					 psprintf("; %d of them by VACUUM FULL, one transaction per table", t->vacuum_full_xacts)),
-			hint.data,
+			psprintf("Every transaction that deletes relation files scans all shared buffers once, however many "
+					 "files it deletes, and its commit always waits for its WAL flush%s%s%s",
+					 t->vacuum_full_xacts <= 0 ? "" :
+					 ". VACUUM FULL (and vacuumdb --full) runs one transaction per table and cannot share "
+					 "one: rewrite only the tables that need it (pgstattuple shows their bloat), or use "
+					 "CLUSTER table or REINDEX TABLE, which can run together in one transaction and share "
+					 "its one scan, holding every table's lock until the commit",
+					 w->drops.saving_ms <= 0 ? "" :
+					 psprintf(". Drop or truncate tables in one transaction instead of these %d: %lld walks and "
+							  "%lld WAL flushes fewer, about %.1f ms",
+							  w->drops.xacts, (long long) w->drops.walks_saved,
+							  (long long) w->drops.flushes_saved, w->drops.saving_ms),
+					 t->vacuum_full_xacts == 0 || t->drop_xacts > 0 ?
+					 "; reuse staging tables instead of dropping and re-creating them, and avoid rolling "
+					 "back transactions that created tables." : "."),
 			psprintf("%lld walk%s to delete %d file%s%s",
 					 (long long) scans[WL_SCAN_DROP_PENDING], plural(scans[WL_SCAN_DROP_PENDING]),
 					 t->dropped_rels, plural(t->dropped_rels),
@@ -401,10 +374,8 @@ diagnose_scans(Emitter *em, const Totals *t, const WlWhatIfs *w)
 			t->vacuum_full_xacts > 0 ?
 			"VACUUM FULL only bloated tables, or CLUSTER them in one transaction" :
 			"reuse staging tables instead of dropping them", PRICED(&w->drops));
-	}
 
 	if (scans[WL_SCAN_DROP_REL] > 0)
-	{
 		add(em, sev, "in-place truncation",
 			psprintf("%lld in-place truncation(s), one scan each%s", (long long) scans[WL_SCAN_DROP_REL],
 					 w->truncated_synced <= 0 ? "" :
@@ -425,7 +396,6 @@ diagnose_scans(Emitter *em, const Totals *t, const WlWhatIfs *w)
 					 w->truncated_synced > 0 ? ", forced fsyncs" : ""),
 			w->truncate.saving_ms > 0 ? "load each table once: no TRUNCATE after CREATE" :
 			"vacuum_truncate = off for the table", PRICED(&w->truncate));
-	}
 
 	if (scans[WL_SCAN_FLUSH_REL] > 0)
 		add(em, "info", "flush of one relation (SET TABLESPACE)",
@@ -449,25 +419,11 @@ small_offered(const WlWhatIfs *w)
 		pct(w->small_commit_ms, w->small_total_ms) >= 10;
 }
 
-/* what one_transaction replays: the syncing commits, and the later loads */
-static char *
-syncs_evidence(const WlWhatIfs *w)
-{
-	int			n = w->syncs.xacts - w->later_only;
-
-	return psprintf("%s%s", n <= 0 ? "" :
-					psprintf("%d commit%s synced or WAL-logged the files %s transaction created, each with its "
-							 "own commit record and flush", n, plural(n), n == 1 ? "its" : "their"),
-					w->later_xacts <= 0 ? "" :
-					psprintf("%s%d transaction%s loaded a table created in an earlier transaction, writing "
-							 "%.1f MB of WAL under wal_level=minimal", n > 0 ? "; " : "",
-							 w->later_xacts, plural(w->later_xacts), w->syncs.wal_bytes_saved / 1048576.0));
-}
-
 static void
 diagnose_commit(Emitter *em, const Totals *t, const WlWhatIfs *w)
 {
-	StringInfoData ev;
+	const int  *aside = t->strategy_aside;
+	int			n = w->syncs.xacts - w->later_only;	/* syncing commits one_transaction replays */
 
 	if (t->commits == 0)
 		return;
@@ -495,26 +451,23 @@ diagnose_commit(Emitter *em, const Totals *t, const WlWhatIfs *w)
 
 	if (t->strategy_commits > 0)
 	{
-		initStringInfo(&ev);
-		appendStringInfo(&ev,
-						 "walload.commit_strategy was on for %d commit(s) and set wal_skip_threshold for %d of them",
-						 t->strategy_commits, t->strategy_acted);
-		if (t->strategy_acted > 0)
-			appendStringInfo(&ev, ": their commits were predicted at %.1f ms as chosen against %.1f ms as "
-							 "core would have done them, and took %.1f ms",
-							 t->strategy_pred_ms, t->strategy_core_ms, t->strategy_commit_ms);
-		if (t->strategy_aside[WL_ACTION_ASIDE_SET_LOCAL] > 0)
-			appendStringInfo(&ev, "; it stood aside for %d whose transaction set wal_skip_threshold itself",
-							 t->strategy_aside[WL_ACTION_ASIDE_SET_LOCAL]);
-		if (t->strategy_aside[WL_ACTION_ASIDE_UNCALIBRATED] > 0)
-			appendStringInfo(&ev, "; auto stood aside for %d, its figures not timed since the server's last "
-							 "start or crash-restart (walload_info.calibration)",
-							 t->strategy_aside[WL_ACTION_ASIDE_UNCALIBRATED]);
-		if (t->strategy_aside[WL_ACTION_ASIDE_MISPREDICTED] > 0)
-			appendStringInfo(&ev, "; auto stood aside for %d, its backend's recent commits having taken far "
-							 "longer than it predicted (walload_info.auto_aside_reason)",
-							 t->strategy_aside[WL_ACTION_ASIDE_MISPREDICTED]);
-		add(em, "info", "walload chose how new files reach disk", ev.data,
+		add(em, "info", "walload chose how new files reach disk",
+			psprintf("walload.commit_strategy was on for %d commit(s) and set wal_skip_threshold for %d of "
+					 "them%s%s%s%s", t->strategy_commits, t->strategy_acted, t->strategy_acted <= 0 ? "" :
+					 psprintf(": their commits were predicted at %.1f ms as chosen against %.1f ms as "
+							  "core would have done them, and took %.1f ms",
+							  t->strategy_pred_ms, t->strategy_core_ms, t->strategy_commit_ms),
+					 aside[WL_ACTION_ASIDE_SET_LOCAL] <= 0 ? "" :
+					 psprintf("; it stood aside for %d whose transaction set wal_skip_threshold itself",
+							  aside[WL_ACTION_ASIDE_SET_LOCAL]),
+					 aside[WL_ACTION_ASIDE_UNCALIBRATED] <= 0 ? "" :
+					 psprintf("; auto stood aside for %d, its figures not timed since the server's last "
+							  "start or crash-restart (walload_info.calibration)",
+							  aside[WL_ACTION_ASIDE_UNCALIBRATED]),
+					 aside[WL_ACTION_ASIDE_MISPREDICTED] <= 0 ? "" :
+					 psprintf("; auto stood aside for %d, its backend's recent commits having taken far "
+							  "longer than it predicted (walload_info.auto_aside_reason)",
+							  aside[WL_ACTION_ASIDE_MISPREDICTED])),
 			"Per commit, walload WAL-logged the new files it predicted cheaper to WAL-log and fsynced the "
 			"others (walload_xacts.commit_threshold_kb is the wal_skip_threshold core used). Both keep "
 			"every committed row across a crash. Set walload.commit_strategy = off to let core decide.",
@@ -543,7 +496,14 @@ diagnose_commit(Emitter *em, const Totals *t, const WlWhatIfs *w)
 
 	/* offered where it saves more than the threshold, which removes the same walks */
 	if (w->syncs.saving_ms > 0 && w->syncs.saving_ms >= w->threshold.saving_ms)
-		add(em, "info", "load in many transactions", syncs_evidence(w),
+		add(em, "info", "load in many transactions",
+			psprintf("%s%s", n <= 0 ? "" :
+					 psprintf("%d commit%s synced or WAL-logged the files %s transaction created, each with its "
+							  "own commit record and flush", n, plural(n), n == 1 ? "its" : "their"),
+					 w->later_xacts <= 0 ? "" :
+					 psprintf("%s%d transaction%s loaded a table created in an earlier transaction, writing "
+							  "%.1f MB of WAL under wal_level=minimal", n > 0 ? "; " : "",
+							  w->later_xacts, plural(w->later_xacts), w->syncs.wal_bytes_saved / 1048576.0)),
 			psprintf("Their commit-time work, replayed as one commit over all their files (each file "
 					 "synced or WAL-logged as core decides it per file, one walk of the pool if any is "
 					 "synced, one commit record and flush)%s, costs about %.1f ms less: load in one "
@@ -691,17 +651,6 @@ fpi_cause(const WlStmtRecord *s, bool xact_deleted, int *slot)
 	}
 }
 
-/* a top-level statement's images, by cause (nested ones are in its figures) */
-static void
-fpi_add(const WlStmtRecord *s, bool xact_deleted, FpiScope *fs)
-{
-	int			slot;
-	WlFpiCause	cause = fpi_cause(s, xact_deleted, &slot);
-
-	fs->by_tag[cause][slot] += s->c.wal_fpi;
-	fs->total[cause] += s->c.wal_fpi;
-}
-
 /* "; n what (CMD n, CMD n, CMD n, ...)": the commands of one cause, most images first */
 static void
 append_fpi_commands(StringInfo buf, int64 n, const char *what, const int64 *by_tag)
@@ -752,8 +701,9 @@ diagnose_wal(Emitter *em, const Totals *t, const WlWhatIfs *w, const FpiScope *f
 	int64		ckpt_fpi;
 	int64		new_fpi;
 	int64		other_fpi;
+	double		wal_mb = mb((double) t->c.wal_bytes);
 	bool		big = t->c.wal_bytes >= 1024 * 1024;
-	bool		offer = t->wal_level != WAL_LEVEL_MINIMAL && w->minimal_allowed;
+	bool		offer = t->last->wal_level != WAL_LEVEL_MINIMAL && w->minimal_allowed;
 	bool		priced = offer && w->wal_level.saving_ms > 0;
 
 	if (t->c.wal_bytes == 0)
@@ -766,8 +716,7 @@ diagnose_wal(Emitter *em, const Totals *t, const WlWhatIfs *w, const FpiScope *f
 
 	initStringInfo(&ev);
 	appendStringInfo(&ev, "%.1f MB of WAL in %lld records with %lld full-page images",
-					 mb((double) t->c.wal_bytes), (long long) t->c.wal_records,
-					 (long long) t->c.wal_fpi);
+					 wal_mb, (long long) t->c.wal_records, (long long) t->c.wal_fpi);
 	append_fpi_commands(&ev, ckpt_fpi, "first changes of a page after a checkpoint",
 						fs->by_tag[WL_FPI_CHECKPOINT]);
 	append_fpi_commands(&ev, new_fpi, "pages of new files logged whole", fs->by_tag[WL_FPI_NEW_FILE]);
@@ -775,27 +724,22 @@ diagnose_wal(Emitter *em, const Totals *t, const WlWhatIfs *w, const FpiScope *f
 		appendStringInfo(&ev, "; %lld (%.1f MB) logged at commit the %d new file(s) "
 						 "below wal_skip_threshold (%d kB)",
 						 (long long) commit_fpi, mb((double) commit_fpi * BLCKSZ),
-						 t->wal_logged_rels, t->wal_skip_threshold_kb);
+						 t->wal_logged_rels, t->last->wal_skip_threshold_kb);
 	if (other_fpi > 0)
 		appendStringInfo(&ev, "; %lld not attributed to a recorded top-level statement",
 						 (long long) other_fpi);
 
 	/* images count at most BLCKSZ each: "dominate" is an upper bound */
 	if (big && (double) ckpt_fpi * BLCKSZ >= 0.5 * (double) t->c.wal_bytes)
-	{
 		add(em, "warning", "full-page images after checkpoints", ev.data,
 			psprintf("The first change of each page after a checkpoint logs the whole page. Fewer "
 					 "checkpoints during the load cut this: a larger max_wal_size (%s counts the "
 					 "checkpoints WAL volume forced) and a longer checkpoint_timeout; wal_compression = on "
 					 "makes each image smaller.", WL_HAS_STAT_CHECKPOINTER ?
 					 "num_requested in pg_stat_checkpointer" : "checkpoints_req in pg_stat_bgwriter"),
-			psprintf("%.1f MB of WAL, %lld page images after checkpoints",
-					 mb((double) t->c.wal_bytes), (long long) ckpt_fpi),
+			psprintf("%.1f MB of WAL, %lld page images after checkpoints", wal_mb, (long long) ckpt_fpi),
 			"a larger max_wal_size and checkpoint_timeout; wal_compression", -1, NULL);
-		return;
-	}
-	if (big && (double) (new_fpi + commit_fpi) * BLCKSZ >= 0.5 * (double) t->c.wal_bytes)
-	{
+	else if (big && (double) (new_fpi + commit_fpi) * BLCKSZ >= 0.5 * (double) t->c.wal_bytes)
 		add(em, "info", "full-page images of new files", ev.data,
 			psprintf("Index builds, CLUSTER and VACUUM FULL, REFRESH MATERIALIZED VIEW, ALTER ... SET "
 					 "TABLESPACE and CREATE DATABASE write every page of the new file to WAL as an image, "
@@ -803,39 +747,36 @@ diagnose_wal(Emitter *em, const Totals *t, const WlWhatIfs *w, const FpiScope *f
 					 "are the new data itself: no checkpoint setting, nor full_page_writes, changes them. "
 					 "To write less, build indexes once after loading rather than rebuilding them, and "
 					 "avoid rewrites%s%s; wal_compression = on makes each image smaller.",
-					 t->wal_level == WAL_LEVEL_MINIMAL ?
+					 t->last->wal_level == WAL_LEVEL_MINIMAL ?
 					 "; under wal_level=minimal a file at or above wal_skip_threshold is fsynced at "
 					 "commit instead of WAL-logged" : !w->minimal_allowed ? "" :
 					 "; this server neither streams nor archives WAL: under wal_level=minimal (with "
 					 "max_wal_senders = 0) files created in the transaction skip WAL", minimal_price(w, priced)),
-			psprintf("%.1f MB of WAL, %lld page images of new files",
-					 mb((double) t->c.wal_bytes), (long long) (new_fpi + commit_fpi)),
+			psprintf("%.1f MB of WAL, %lld page images of new files", wal_mb, (long long) (new_fpi + commit_fpi)),
 			"build indexes once, after loading; avoid rewrites", PRICED(priced ? &w->wal_level : &unpriced));
-		return;
-	}
-
-	/* minimal offered only where nothing streams or archives the WAL (whatif.c) */
-	add(em, "info", "WAL written", ev.data,
-		psprintf("%s%s%s", t->wal_level == WAL_LEVEL_MINIMAL ?
-				 "Under wal_level=minimal, tables created or truncated in the loading transaction skip WAL; "
-				 "at commit, files below wal_skip_threshold are WAL-logged whole and larger ones are "
-				 "fsynced after a full scan of shared_buffers." :
-				 offer ?
-				 "Every loaded row is WAL-logged. This server neither streams nor archives WAL: "
-				 "wal_level=minimal (with max_wal_senders = 0, a restart) would skip WAL for tables created "
-				 "or truncated in the loading transaction, at the price of a commit-time sync and a full "
-				 "scan of shared_buffers" :
-				 "Every loaded row is WAL-logged; this server streams or archives its WAL, which needs it.",
-				 minimal_price(w, priced), offer ? "." : ""),
-		psprintf("%.1f MB of WAL in %lld records, %lld page images",
-				 mb((double) t->c.wal_bytes), (long long) t->c.wal_records, (long long) t->c.wal_fpi),
-		t->wal_level == WAL_LEVEL_MINIMAL ?
-		"a fact: tables created in the loading transaction skip WAL" :
-		priced ?
-		psprintf("wal_level = minimal: %.1f MB of WAL fewer", mb((double) w->wal_level.wal_bytes_saved)) :
-		offer ? "wal_level = minimal would skip WAL for new tables" :
-		"a fact: replication or archiving needs this WAL",
-		priced ? w->wal_level.saving_ms : -1, offer ? &w->wal_level : NULL);
+	else
+		/* minimal offered only where nothing streams or archives the WAL (whatif.c) */
+		add(em, "info", "WAL written", ev.data,
+			psprintf("%s%s%s", t->last->wal_level == WAL_LEVEL_MINIMAL ?
+					 "Under wal_level=minimal, tables created or truncated in the loading transaction skip WAL; "
+					 "at commit, files below wal_skip_threshold are WAL-logged whole and larger ones are "
+					 "fsynced after a full scan of shared_buffers." :
+					 offer ?
+					 "Every loaded row is WAL-logged. This server neither streams nor archives WAL: "
+					 "wal_level=minimal (with max_wal_senders = 0, a restart) would skip WAL for tables created "
+					 "or truncated in the loading transaction, at the price of a commit-time sync and a full "
+					 "scan of shared_buffers" :
+					 "Every loaded row is WAL-logged; this server streams or archives its WAL, which needs it.",
+					 minimal_price(w, priced), offer ? "." : ""),
+			psprintf("%.1f MB of WAL in %lld records, %lld page images",
+					 wal_mb, (long long) t->c.wal_records, (long long) t->c.wal_fpi),
+			t->last->wal_level == WAL_LEVEL_MINIMAL ?
+			"a fact: tables created in the loading transaction skip WAL" :
+			priced ?
+			psprintf("wal_level = minimal: %.1f MB of WAL fewer", mb((double) w->wal_level.wal_bytes_saved)) :
+			offer ? "wal_level = minimal would skip WAL for new tables" :
+			"a fact: replication or archiving needs this WAL",
+			priced ? w->wal_level.saving_ms : -1, offer ? &w->wal_level : NULL);
 }
 
 /* a bulk load: what the statement ring says of it (scan_loads) */
@@ -904,31 +845,18 @@ load_filter(const WlStmtRecord *s, void *arg)
 	}
 	if (!s->toplevel || at == NULL)
 		return false;
+	/* a top-level statement's images, by cause (nested ones are in its figures) */
 	if (s->c.wal_fpi > 0)
-		fpi_add(s, ls->in[at->i]->c.scans[WL_SCAN_DROP_PENDING] > 0, &ls->fpi);
+	{
+		int			slot;
+		WlFpiCause	cause = fpi_cause(s, ls->in[at->i]->c.scans[WL_SCAN_DROP_PENDING] > 0, &slot);
+
+		ls->fpi.by_tag[cause][slot] += s->c.wal_fpi;
+		ls->fpi.total[cause] += s->c.wal_fpi;
+	}
 	return s->tag == CMDTAG_CREATE_TABLE || s->tag == CMDTAG_CREATE_TABLE_AS ||
 		s->tag == CMDTAG_SELECT_INTO || s->tag == CMDTAG_TRUNCATE_TABLE ||
 		s->tag == CMDTAG_CREATE_INDEX || s->tag == CMDTAG_COPY || s->tag == CMDTAG_INSERT;
-}
-
-/* whether a load's WAL shows index entries: a record a row each (COPY's heap: a page) */
-static bool
-index_records(const WlStmtRecord *s)
-{
-	int64		heap = s->tag == CMDTAG_COPY ? 0 : s->c.rows;
-
-	return (s->c.wal_records - heap) * 2 >= s->c.rows;
-}
-
-/* the index entries' share of a load's WAL records: beyond the heap's (COPY's: a page) */
-static double
-index_share(const WlStmtRecord *s)
-{
-	int64		heap = s->tag == CMDTAG_COPY ? s->c.shared_blks_dirtied : s->c.rows;
-
-	if (s->c.wal_records <= 0)
-		return 0;
-	return (double) Max(s->c.wal_records - heap, 0) / s->c.wal_records;
 }
 
 static bool
@@ -1011,7 +939,10 @@ scan_loads(LoadScan *ls)
 						ls->later_bytes[k] += s->c.wal_bytes;
 						later = true;
 					}
-					if (s->c.rows >= WL_BULK_ROWS && (indexes > 0 || index_records(s)))
+					/* into an index: after CREATE INDEX, or its WAL has an entry's record a row (COPY's heap: a page) */
+					if (s->c.rows >= WL_BULK_ROWS &&
+						(indexes > 0 ||
+						 (s->c.wal_records - (s->tag == CMDTAG_COPY ? 0 : s->c.rows)) * 2 >= s->c.rows))
 					{
 						idx_load = true;
 						ls->idx_loads++;
@@ -1020,10 +951,14 @@ scan_loads(LoadScan *ls)
 						ls->idx_ms += s->elapsed_ms;
 						if (pid_in(creators, ncreators, s->pid))
 						{
+							/* the index entries' share of its WAL records: beyond the heap's (COPY's: a page) */
+							int64		heap = s->tag == CMDTAG_COPY ? s->c.shared_blks_dirtied : s->c.rows;
+
 							ls->idx_priced++;
 							ls->idx_after.saving_ms += wl_whatif_index_load(s);
-							if (later)
-								ls->later_idx_bytes += s->c.wal_bytes * index_share(s);
+							if (later && s->c.wal_records > 0)
+								ls->later_idx_bytes += s->c.wal_bytes *
+									((double) Max(s->c.wal_records - heap, 0) / s->c.wal_records);
 						}
 					}
 					break;
@@ -1115,21 +1050,6 @@ typedef struct Scope
 	char	   *bktype;
 } Scope;
 
-/* backend_type names a kind walload records: any other is an error */
-static char *
-checked_backend_type(char *name)
-{
-	for (int k = WL_KIND_CLIENT; k <= WL_KIND_AUTOVACUUM; k++)
-		if (strcmp(name, wl_backend_kind_name(k)) == 0)
-			return name;
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("walload records no backend_type \"%s\"", name),
-			 errhint("Use one of '%s', '%s', '%s', '%s'.",
-					 WL_BKTYPE_CLIENT, WL_BKTYPE_APPLY, WL_BKTYPE_TABLESYNC, WL_BKTYPE_AUTOVACUUM)));
-	return NULL;				/* not reached */
-}
-
 /* background processes: initial syncs, their copies, replayed TRUNCATEs, autovacuum's */
 #define WL_SMALL_COPY_ROWS		10000
 #define WL_MANY_COPIES			10
@@ -1167,8 +1087,7 @@ diagnose_workers(Emitter *em, WlXactRecord **in, int n)
 		{
 			copies++;
 			copy_rows += x->c.rows;
-			if (x->c.rows < WL_SMALL_COPY_ROWS)
-				small_copies++;
+			small_copies += x->c.rows < WL_SMALL_COPY_ROWS;
 			/* an initial sync's new files synced at commit under minimal */
 			minimal_sync_xacts += x->wal_level == WAL_LEVEL_MINIMAL && x->c.scans[WL_SCAN_FLUSH_PENDING] > 0;
 			minimal_sync_walks += x->wal_level == WAL_LEVEL_MINIMAL ? x->c.scans[WL_SCAN_FLUSH_PENDING] : 0;
@@ -1251,7 +1170,7 @@ session_cmp(const void *a, const void *b)
 	return (x->start > y->start) - (x->start < y->start);
 }
 
-/* the load's ms as walload_report() counts it: per session, first start to last end */
+/* the load's ms as walload_report() counts it: per session, first start (sorted) to last end */
 static double
 load_ms(WlXactRecord **in, int n, const Scope *sc)
 {
@@ -1268,7 +1187,6 @@ load_ms(WlXactRecord **in, int n, const Scope *sc)
 
 		while (j < n && in[j]->pid == in[i]->pid && in[j]->backend_start == in[i]->backend_start)
 		{
-			first = Min(first, in[j]->start);
 			last = Max(last, in[j]->end);
 			/* a session's start only where walload_xacts shows it */
 			has_first = has_first || (in[j]->first_in_session && wl_can_see_backend(in[j]->userid));
@@ -1290,7 +1208,7 @@ walload_diagnose(PG_FUNCTION_ARGS)
 	WlXactRecord *recs;
 	WlXactRecord **in;
 	int			n;
-	Totals		t = {.wal_level = -1};
+	Totals		t = {0};
 	Emitter		em = {.rsinfo = rsinfo};
 	WlWhatIfs	whatifs;
 	LoadScan	loads;
@@ -1312,7 +1230,20 @@ walload_diagnose(PG_FUNCTION_ARGS)
 	sc.userid = sc.has[ARG_USERID] ? PG_GETARG_OID(ARG_USERID) : InvalidOid;
 	sc.dbid = sc.has[ARG_DBID] ? PG_GETARG_OID(ARG_DBID) : InvalidOid;
 	if (sc.has[ARG_BKTYPE])
-		sc.bktype = checked_backend_type(text_to_cstring(PG_GETARG_TEXT_PP(ARG_BKTYPE)));
+	{
+		int			k = WL_KIND_CLIENT;
+
+		/* it names a kind walload records: any other is an error */
+		sc.bktype = text_to_cstring(PG_GETARG_TEXT_PP(ARG_BKTYPE));
+		while (k <= WL_KIND_AUTOVACUUM && strcmp(sc.bktype, wl_backend_kind_name(k)) != 0)
+			k++;
+		if (k > WL_KIND_AUTOVACUUM)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("walload records no backend_type \"%s\"", sc.bktype),
+					 errhint("Use one of '%s', '%s', '%s', '%s'.",
+							 WL_BKTYPE_CLIENT, WL_BKTYPE_APPLY, WL_BKTYPE_TABLESYNC, WL_BKTYPE_AUTOVACUUM)));
+	}
 	if (sc.has[ARG_SINCE] && sc.has[ARG_UNTIL] && sc.since > sc.until)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -1357,9 +1288,7 @@ walload_diagnose(PG_FUNCTION_ARGS)
 				t.strategy_commit_ms += x->commit_ms;
 			}
 		}
-		t.nbuffers = x->nbuffers;
-		t.wal_skip_threshold_kb = x->wal_skip_threshold_kb;
-		t.wal_level = x->wal_level;
+		t.last = x;
 	}
 
 	if (t.xacts == 0)
@@ -1400,11 +1329,7 @@ walload_diagnose(PG_FUNCTION_ARGS)
 	for (int i = 0; i < t.xacts; i++)
 		ids[i] = (XactIndex) {.xact_id = in[i]->xact_id,.i = i};
 	qsort(ids, t.xacts, sizeof(XactIndex), xact_id_cmp);
-	memset(&loads, 0, sizeof(loads));
-	loads.in = in;
-	loads.ids = ids;
-	loads.nxacts = t.xacts;
-	loads.scoped = sc.has[ARG_XACT] || sc.filtered;
+	loads = (LoadScan) {.in = in,.ids = ids,.nxacts = t.xacts,.scoped = sc.has[ARG_XACT] || sc.filtered};
 	scan_loads(&loads);
 	wl_whatif_load(in, t.xacts, loads.reload_ms, loads.later_bytes, &whatifs);
 
@@ -1451,7 +1376,7 @@ walload_diagnose_backend(PG_FUNCTION_ARGS)
 	Emitter		em = {.rsinfo = rsinfo};
 	WlScanCost	cost;
 	WlCommitEstimate est;
-	int64		full = 0;
+	int64		full;
 
 	wl_store_require();
 	if (PG_ARGISNULL(0))
@@ -1489,8 +1414,7 @@ walload_diagnose_backend(PG_FUNCTION_ARGS)
 	}
 
 	/* what it did so far */
-	for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
-		full += a->scans[k];
+	full = wl_sum_scans(a->scans);
 	if (full > 0)
 		add(&em, "info", "full scans so far",
 			psprintf("the transaction has walked all %d shared buffers %lld time(s) so far, about %.1f ms "
