@@ -35,7 +35,7 @@ PG_CPPFLAGS = -I$(srcdir)/src -DWALLOAD_VERSION='"$(DISTVERSION)"'
 
 # pg_regress and isolation tests: run against a server started with
 #   shared_preload_libraries = 'walload,pg_stat_statements'
-REGRESS = walload_interface walload_errors walload_hostile walload_update walload_harm walload_report
+REGRESS = walload_interface walload_errors walload_hostile walload_update walload_harm walload_report walload_findings
 ISOLATION = walload_2pc walload_reset_open walload_blocked
 ISOLATION_OPTS = --load-extension=walload
 
