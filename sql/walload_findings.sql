@@ -35,7 +35,52 @@ RETURNS SETOF record LANGUAGE sql SET search_path = public, pg_catalog AS $$
 $$;
 -- Two findings appear by a timed share alone (diagnose.c): the commit
 -- phase's share of the transactions' time, the small commits' share spent
--- in their WAL flush.  Left out here: whether they appear is no count.
+-- in their WAL flush.  Left out of pin_findings(): whether they appear is
+-- no count.  timed_rules() checks instead that each appears where the
+-- recorded figures meet its rule, and its text where it does.
+CREATE FUNCTION timed_rules(OUT finding text, OUT appears_by_its_rule boolean, OUT text_if_it_appears boolean)
+RETURNS SETOF record LANGUAGE sql SET search_path = public, pg_catalog AS $$
+  WITH f AS (SELECT * FROM walload_findings(pid => pg_backend_pid())),
+       x AS (SELECT * FROM walload_xacts WHERE pid = pg_backend_pid()),
+       -- diagnose_commit(): at least 10 ms and half the time, a standby's wait apart
+       c AS (SELECT count(*) FILTER (WHERE outcome = 'commit') AS commits,
+                    sum(commit_ms) - coalesce(sum(commit_standby_ms), 0) AS ms, sum(total_ms) AS total
+             FROM x),
+       -- whatif.c xact_set(), small_offered(): 100 commits of at most 2
+       -- statements, a tenth of their time in the commit's sync part
+       s AS (SELECT count(*) AS n, sum(commit_sync_ms) AS ms, sum(total_ms) AS total
+             FROM x WHERE outcome = 'commit' AND statements <= 2 AND synchronous_commit <> 'off'
+             AND wal_bytes > 0 AND dropped_rels = 0 AND synced_rels = 0 AND wal_logged_rels = 0
+             AND application_name <> 'pg_restore')
+  SELECT 'the commit phase dominates',
+         (SELECT count(*) FROM f WHERE f.finding = 'the commit phase dominates')
+           = (SELECT (commits > 0 AND ms >= 10 AND 100 * ms >= 50 * total)::int FROM c),
+         coalesce((SELECT bool_and(f.severity = 'warning' AND f.saving_ms IS NULL AND f.change IS NULL
+                                   AND f.setting IS NULL AND f.shape IS NULL
+                                   AND m(f.evidence) = 'commits took #.# of #.# ms (#%)'
+                                   AND f.hint = 'see the priced findings'
+                                   AND m(f.detail) = 'commit phases took #.# ms of #.# ms (#%): sync part #.# ms, '
+                                     'cleanup part #.# ms; # relation file(s) synced, # WAL-logged. The commit '
+                                     'waited for its WAL flush (and replication, if synchronous), or for file '
+                                     'deletion. The priced findings name the changes.')
+                   FROM f WHERE f.finding = 'the commit phase dominates'), true)
+  UNION ALL
+  SELECT 'many small synchronous commits',
+         (SELECT count(*) FROM f WHERE f.finding = 'many small synchronous commits')
+           = (SELECT (n >= 100 AND ms > 0 AND 100 * ms >= 10 * total)::int FROM s),
+         coalesce((SELECT bool_and(f.saving_ms > 0 AND f.change = 'batch_commits' AND f.setting IS NULL
+                                   AND f.shape = 'batch_commits'
+                                   AND m(f.evidence) = '# small commits spent #.# ms (#%) flushing WAL'
+                                   AND f.hint = 'batch them into fewer transactions'
+                                   AND m(f.detail) = '# commits of at most # statements that deleted no file, '
+                                     'with synchronous_commit on, spent #.# ms (#.# ms each, #% of their #.# ms) '
+                                     'in the commit''s WAL flush. Each commit waits for a WAL flush. Batch rows '
+                                     'into fewer transactions (or COPY): one transaction instead of these # would '
+                                     'save about #.# ms; synchronous_commit = off for the loading session spares '
+                                     'the same waits (a crash can then lose the last commits, never corrupts '
+                                     'data), but not those of commits that delete files, which always wait.')
+                   FROM f WHERE f.finding = 'many small synchronous commits'), true)
+$$;
 -- Each case begins with a CHECKPOINT: the first change of a page after
 -- one logs the page whole, so the WAL's images are the same on every run,
 -- not as a timed checkpoint falls.
@@ -59,6 +104,7 @@ CHECKPOINT;
 SELECT walload_reset();
 INSERT INTO pin_one VALUES (1);
 SELECT * FROM pin_findings();
+SELECT * FROM timed_rules();
 
 -- the same with a replication slot: the WAL is needed, minimal not offered
 SELECT 1 AS slot FROM pg_create_physical_replication_slot('pin_slot');
@@ -77,6 +123,7 @@ DROP TABLE pin_d1;
 DROP TABLE pin_d2;
 DROP TABLE pin_d3;
 SELECT * FROM pin_findings();
+SELECT * FROM timed_rules();
 
 -- one DROP: the walk, nothing to merge (not priced)
 CREATE TABLE pin_d4 (id int);
@@ -163,6 +210,27 @@ INSERT INTO pin_idx SELECT generate_series(1, 9999);
 SELECT * FROM pin_findings();
 DROP TABLE pin_idx;
 
+-- pg_restore's commits: one transaction saves all but one commit's sync
+-- part (priced where a commit's sync took any time at all: each flushed WAL)
+CHECKPOINT;
+SELECT walload_reset();
+SET application_name = 'pg_restore';
+INSERT INTO pin_one VALUES (3);
+INSERT INTO pin_one VALUES (4);
+RESET application_name;
+SELECT * FROM pin_findings();
+
+-- 120 single-row commits: the small commits' finding where their rule
+-- says, with its text
+CHECKPOINT;
+SELECT walload_reset();
+\set ECHO none
+SELECT format('INSERT INTO pin_one VALUES (%s)', g) FROM generate_series(1, 120) g \gexec
+\set ECHO all
+SELECT * FROM timed_rules();
+DROP TABLE pin_one;
+
 \x off
+DROP FUNCTION timed_rules();
 DROP FUNCTION pin_findings();
 DROP FUNCTION m(text);
