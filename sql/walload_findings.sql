@@ -31,7 +31,7 @@ RETURNS SETOF record LANGUAGE sql SET search_path = public, pg_catalog AS $$
          f.saving_ms IS NOT NULL
   FROM walload_findings(pid => pg_backend_pid()) f
   WHERE f.finding NOT IN ('the commit phase dominates', 'many small synchronous commits')
-  ORDER BY f.finding
+  ORDER BY f.finding COLLATE "C"
 $$;
 -- Two findings appear by a timed share alone (diagnose.c): the commit
 -- phase's share of the transactions' time, the small commits' share spent

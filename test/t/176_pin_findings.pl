@@ -31,8 +31,10 @@ max_wal_senders = 0
 });
 $node->safe_psql('postgres', q{
 CREATE FUNCTION m(t text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
-  SELECT regexp_replace(t, '[0-9]+', '#', 'g')
-$$});
+  SELECT regexp_replace(regexp_replace(t, '[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9:.]+[-+][0-9:]+', 'TIMESTAMP', 'g'),
+                        '[0-9]+', '#', 'g')
+$$;
+CREATE TABLE ring (id int)});
 
 # the case's statements after a checkpoint (the WAL's images the same on
 # every run) and a reset, then its findings, every column, masked
@@ -52,7 +54,7 @@ SELECT string_agg(format(E'severity: %s\nfinding: %s\nchange: %s\nevidence: %s\n
                                  'file deletion at commit/abort', 'in-place truncation')
               THEN '(timed)' ELSE f.severity END,
          f.finding, m(f.change), m(f.evidence), m(f.hint), f.setting, m(f.value), f.shape, m(f.detail),
-         f.saving_ms IS NOT NULL), E'\n\n' ORDER BY f.finding)
+         f.saving_ms IS NOT NULL), E'\n\n' ORDER BY f.finding COLLATE "C")
 FROM walload_findings(pid => pg_backend_pid()) f
 WHERE f.finding NOT IN ('the commit phase dominates', 'many small synchronous commits')});
 	$out =~ s/^\n+//;
@@ -238,9 +240,99 @@ detail: walload.commit_strategy was on for # commit(s) and set wal_skip_threshol
 priced: f
 EOT
 
+# a running load (walload_findings_backend): its walks so far, what
+# COMMIT and ROLLBACK will cost, the threshold for this transaction; the
+# load's session prices at the same unit costs as the diagnosing one
+sub backend_findings
+{
+	my ($pid) = @_;
+	my $out = $node->safe_psql('postgres', qq{
+SET walload.unit_costs = 'others=10, fsync_time_ratio=1';
+SELECT string_agg(format(E'severity: %s\\nfinding: %s\\nchange: %s\\nevidence: %s\\nhint: %s\\nsetting: %s\\nvalue: %s\\nshape: %s\\ndetail: %s\\npriced: %s',
+         f.severity, f.finding, m(f.change), m(f.evidence), m(f.hint), f.setting, m(f.value), f.shape,
+         m(f.detail), f.saving_ms IS NOT NULL), E'\\n\\n' ORDER BY f.finding COLLATE "C")
+FROM walload_findings_backend($pid) f});
+	return "$out\n";
+}
+my $load = $node->background_psql('postgres');
+my $load_pid = $load->query_safe('SELECT pg_backend_pid()');
+$load->query_safe("SET walload.unit_costs = 'others=10, fsync_time_ratio=1'");
+$load->query_safe('BEGIN');
+my $NO_LOAD = <<"EOT";
+severity: info
+finding: no running load
+change: 
+evidence: backend # has no open transaction with recorded work in walload_activity
+hint: A backend shows in walload_activity from its first recorded statement to the end of its transaction; after the end, see walload_xacts and walload_diagnose(xact_id).
+setting: 
+value: 
+shape: 
+detail: backend # has no open transaction with recorded work in walload_activity. A backend shows in walload_activity from its first recorded statement to the end of its transaction; after the end, see walload_xacts and walload_diagnose(xact_id).
+priced: f
+EOT
+my $got = backend_findings($load_pid);
+diag("=== backend, nothing run\n$got") if $ENV{PIN_PRINT};
+is($got, $NO_LOAD, 'a backend whose transaction recorded nothing: no running load') unless $ENV{PIN_PRINT};
+# a table created, loaded above the threshold, truncated in place and
+# loaded again: one walk so far, a sync and a deletion at COMMIT
+$load->query_safe('CREATE TABLE run1 (g int)');
+$load->query_safe('INSERT INTO run1 SELECT generate_series(1, 1000)');
+$load->query_safe('TRUNCATE run1');
+$load->query_safe('INSERT INTO run1 SELECT generate_series(1, 100000)');
+$load->query_safe('CREATE TABLE run2 AS SELECT g FROM generate_series(1, 100000) g');
+$got = backend_findings($load_pid);
+diag("=== backend, a load running\n$got") if $ENV{PIN_PRINT};
+is($got, <<"EOT", 'a running load: its walks, COMMIT, ROLLBACK and the threshold for it') unless $ENV{PIN_PRINT};
+severity: info
+finding: full scans so far
+change: 
+evidence: the transaction has walked all # shared buffers # time(s) so far, about #.# ms (flush of one relation: #, truncation: #, file deletion: #, database: #)
+hint: Each walk costs the same whatever the size of the data: it grows with shared_buffers. docs/scans.md names the command behind each kind.
+setting: 
+value: 
+shape: 
+detail: the transaction has walked all # shared buffers # time(s) so far, about #.# ms (flush of one relation: #, truncation: #, file deletion: #, database: #). Each walk costs the same whatever the size of the data: it grows with shared_buffers. docs/scans.md names the command behind each kind.
+priced: f
+
+severity: info
+finding: wal_skip_threshold for this transaction
+change: 
+evidence: with SET LOCAL wal_skip_threshold = '# kB' before COMMIT, the # synced file(s) would be WAL-logged whole instead: about #.# MB of WAL, no sync scan; about #.# ms (scans #.#, fsync #.#, WAL #.#, file deletion #.#) against #.# ms
+hint: Not cheaper by this estimate: writing the files to the WAL costs more than their fsync and one scan.
+setting: 
+value: 
+shape: 
+detail: with SET LOCAL wal_skip_threshold = '# kB' before COMMIT, the # synced file(s) would be WAL-logged whole instead: about #.# MB of WAL, no sync scan; about #.# ms (scans #.#, fsync #.#, WAL #.#, file deletion #.#) against #.# ms. Not cheaper by this estimate: writing the files to the WAL costs more than their fsync and one scan.
+priced: f
+
+severity: warning
+finding: what COMMIT will cost
+change: 
+evidence: COMMIT now would fsync # relation file(s) (# blocks) after one scan of all # shared buffers, WAL-log # small file(s) (# blocks), delete # file(s): about #.# ms (scans #.#, fsync #.#, WAL #.#, file deletion #.#); predicted at the end of its last statement, TIMESTAMP
+hint: Under wal_level=minimal the new files at or above wal_skip_threshold are fsynced at commit after a scan of all shared buffers; more statements that load into them add fsync time, not scans.
+setting: 
+value: 
+shape: 
+detail: COMMIT now would fsync # relation file(s) (# blocks) after one scan of all # shared buffers, WAL-log # small file(s) (# blocks), delete # file(s): about #.# ms (scans #.#, fsync #.#, WAL #.#, file deletion #.#); predicted at the end of its last statement, TIMESTAMP. Under wal_level=minimal the new files at or above wal_skip_threshold are fsynced at commit after a scan of all shared buffers; more statements that load into them add fsync time, not scans.
+priced: f
+
+severity: info
+finding: what ROLLBACK will cost
+change: 
+evidence: ROLLBACK would delete # relation file(s) created in this transaction after one scan of all # shared buffers
+hint: An abort deletes the files the transaction created; its scan is the same as a commit's deletion scan.
+setting: 
+value: 
+shape: 
+detail: ROLLBACK would delete # relation file(s) created in this transaction after one scan of all # shared buffers. An abort deletes the files the transaction created; its scan is the same as a commit's deletion scan.
+priced: f
+EOT
+$load->query_safe('ROLLBACK');
+$load->quit;
+
 # auto, with no figures timed since the start (walload.calibration = off):
-# it stands aside, and says why
-$node->append_conf('postgresql.conf', 'walload.calibration = off');
+# it stands aside, and says why; a ring of 10 transactions, to overwrite
+$node->append_conf('postgresql.conf', "walload.calibration = off\nwalload.max_xacts = 10");
 $node->restart;
 my $aside = findings(
 	"SET walload.commit_strategy = 'auto'; "
@@ -261,5 +353,90 @@ detail: walload.commit_strategy was on for # commit(s) and set wal_skip_threshol
 priced: f
 EOT
 
+# 12 transactions in a ring of 10: the findings say they cover a part
+$got = findings(join(' ', map { "INSERT INTO ring VALUES ($_);" } 1 .. 12));
+diag("=== ring overwritten\n$got") if $ENV{PIN_PRINT};
+my ($part) = grep { /^finding: part of the load$/m } split /\n\n/, $got;
+$part = defined $part ? "$part\n" : '';
+$part =~ s/\n+$/\n/;
+is($part, <<'EOT', 'a ring that overwrote transactions: part of the load') unless $ENV{PIN_PRINT};
+severity: info
+finding: part of the load
+change: 
+evidence: # kept, # overwritten
+hint: raise walload.max_xacts
+setting: 
+value: 
+shape: 
+detail: the findings cover the # transactions of the load that walload_xacts still holds; its ring overwrote # since the last reset. walload_report() covers the whole load (from walload_minutes). To diagnose all of it, raise walload.max_xacts (a restart) above the load's transactions.
+priced: f
+EOT
+$got = findings(join(' ', map { "INSERT INTO ring VALUES ($_);" } 1 .. 5));
+is(scalar(grep { /^finding: part of the load$/m } split /\n\n/, $got), 0,
+	'5 transactions in a ring of 10: no part of the load') unless $ENV{PIN_PRINT};
 $node->stop;
+
+# VACUUM of a table mostly outside shared buffers of 16 MB: its ring's
+# dirty buffers force WAL flushes (test/pgtap/06_vacuum_ring.sql), with
+# track_wal_io_timing off (no time: the text says so, the severity is
+# warning); 16 on: the ring of 15 (256 kB), and the hint on it.  fsync on
+# (the test clusters' default is off): a flush that does not sync is not
+# counted
+my $small = calibrated_node('walload_pin_findings_vacuum', qq{
+autovacuum = off
+shared_buffers = 16MB
+track_wal_io_timing = off
+fsync = on
+});
+my $v16 = $small->safe_psql('postgres', "SELECT current_setting('server_version_num')::int >= 160000") eq 't';
+$small->safe_psql('postgres', q{
+CREATE FUNCTION m(t text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+  SELECT regexp_replace(t, '[0-9]+', '#', 'g')
+$$;
+CREATE TABLE vr (id int, t text) WITH (autovacuum_enabled = off);
+INSERT INTO vr SELECT g, md5(g::text) FROM generate_series(1, 400000) g;
+VACUUM FREEZE vr;
+UPDATE vr SET t = t || 'x' WHERE id % 10 = 0;
+DELETE FROM vr WHERE id % 3 = 0;
+CREATE TABLE vs (id int, t text) WITH (autovacuum_enabled = off);
+INSERT INTO vs SELECT g, md5(g::text) FROM generate_series(1, 20000) g;
+VACUUM FREEZE vs;
+UPDATE vs SET t = t || 'x' WHERE id % 10 = 0;
+DELETE FROM vs WHERE id % 3 = 0;
+});
+sub vacuum_findings
+{
+	my ($table) = @_;
+	return $small->safe_psql('postgres', ($v16 ? "SET vacuum_buffer_usage_limit = '256kB';\n" : '') . qq{
+CHECKPOINT;
+SELECT walload_reset();
+VACUUM $table;
+SELECT string_agg(format(E'severity: %s\\nfinding: %s\\nchange: %s\\nevidence: %s\\nhint: %s\\nsetting: %s\\nvalue: %s\\nshape: %s\\ndetail: %s\\npriced: %s',
+         f.severity, f.finding, m(f.change), m(f.evidence), m(f.hint), f.setting, m(f.value), f.shape,
+         m(f.detail), f.saving_ms IS NOT NULL), E'\\n\\n' ORDER BY f.finding COLLATE "C")
+FROM walload_findings(pid => pg_backend_pid()) f WHERE f.finding = 'VACUUM forced into WAL flushes'});
+}
+my $VACUUM_HINT = $v16 ?
+  "VACUUM reads tables that are not in shared buffers through a small ring, and must flush WAL before it can reuse a buffer it dirtied. A larger ring flushes less often: VACUUM (BUFFER_USAGE_LIMIT '#MB') for one run, or vacuum_buffer_usage_limit for the session (# disables the ring); loading the table into shared buffers first (pg_prewarm) avoids the ring."
+  : 'VACUUM reads tables that are not in shared buffers through a fixed # kB ring, and must flush WAL before it can reuse a buffer it dirtied, every few buffers. Loading the table into shared buffers first (pg_prewarm) avoids the ring; PostgreSQL # adds BUFFER_USAGE_LIMIT / vacuum_buffer_usage_limit to enlarge it.';
+my $VACUUM_ACTION = $v16 ? 'a larger ring (BUFFER_USAGE_LIMIT), or pg_prewarm the table first' : 'pg_prewarm the table first';
+$got = vacuum_findings('vr');
+$got =~ s/^\n+//;
+diag("=== VACUUM outside shared buffers\n$got") if $ENV{PIN_PRINT};
+is("$got\n", <<"EOT", 'VACUUM outside shared buffers: its ring forced WAL flushes') unless $ENV{PIN_PRINT};
+severity: warning
+finding: VACUUM forced into WAL flushes
+change: 
+evidence: # VACUUM flushed WAL # times
+hint: $VACUUM_ACTION
+setting: 
+value: 
+shape: 
+detail: # VACUUM statement(s) over # heap pages took #.# ms and flushed WAL # times (# WAL writes) themselves; ring size # kB; turn on track_wal_io_timing to see their time. $VACUUM_HINT
+priced: f
+EOT
+$got = vacuum_findings('vs');
+$got =~ s/^\n+//;
+is($got, '', 'VACUUM of a table in shared buffers: no forced flushes') unless $ENV{PIN_PRINT};
+$small->stop;
 done_testing();
