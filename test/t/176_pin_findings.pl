@@ -439,4 +439,113 @@ $got = vacuum_findings('vs');
 $got =~ s/^\n+//;
 is($got, '', 'VACUUM of a table in shared buffers: no forced flushes') unless $ENV{PIN_PRINT};
 $small->stop;
+
+# a subscriber's background workers (diagnose_workers): twelve small
+# tables copied, one table truncated by the publisher, at wal_level =
+# minimal with every new file synced at commit (wal_skip_threshold = 0),
+# as test/t/130_workers_subscription.pl sets it up.  The findings of all
+# the subscriber's transactions, by their rows; its client backends' own
+# findings name none of the workers'.  Not made here: "initial sync walks
+# at commit (minimal)", which needs an initial copy that writes a new file
+# (the copy goes into the subscriber's existing table).
+my $pub = PostgreSQL::Test::Cluster->new('walload_pin_findings_pub');
+$pub->init(allows_streaming => 'logical');
+$pub->start;
+my $sub = PostgreSQL::Test::Cluster->new('walload_pin_findings_sub');
+$sub->init;
+$sub->append_conf('postgresql.conf', qq{
+shared_preload_libraries = 'walload'
+wal_skip_threshold = 0
+autovacuum = off
+max_sync_workers_per_subscription = 2
+});
+$sub->start;
+$sub->safe_psql('postgres', q{
+CREATE EXTENSION walload;
+CREATE FUNCTION m(t text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+  SELECT regexp_replace(t, '[0-9]+', '#', 'g')
+$$});
+my @tables = map { "w$_" } 1 .. 12;
+for my $t (@tables)
+{
+	$pub->safe_psql('postgres', "CREATE TABLE $t (id int PRIMARY KEY); INSERT INTO $t SELECT generate_series(1, 100)");
+	$sub->safe_psql('postgres', "CREATE TABLE $t (id int PRIMARY KEY)");
+}
+$pub->safe_psql('postgres', 'CREATE PUBLICATION p FOR TABLE ' . join(', ', @tables));
+$sub->safe_psql('postgres', 'SELECT walload_reset()');
+$sub->safe_psql('postgres', "CREATE SUBSCRIPTION s CONNECTION '" . $pub->connstr . " dbname=postgres' PUBLICATION p");
+$sub->wait_for_subscription_sync($pub, 's');
+$pub->safe_psql('postgres', 'TRUNCATE w1');
+$pub->wait_for_catchup('s');
+sub worker_rows
+{
+	my ($filter) = @_;
+	my $out = $sub->safe_psql('postgres', qq{
+SELECT string_agg(format(E'severity: %s\\nfinding: %s\\nchange: %s\\nevidence: %s\\nhint: %s\\nsetting: %s\\nvalue: %s\\nshape: %s\\ndetail: %s\\npriced: %s',
+         f.severity, f.finding, m(f.change), m(f.evidence), m(f.hint), f.setting, m(f.value), f.shape,
+         m(f.detail), f.saving_ms IS NOT NULL), E'\\n\\n' ORDER BY f.finding COLLATE "C")
+FROM walload_findings($filter) f
+WHERE f.finding IN ('copy_data of many small tables', 'initial sync walks at commit (minimal)',
+                    'replayed TRUNCATE walks shared buffers', 'autovacuum truncation walks')});
+	$out =~ s/^\n+//;
+	return $out eq '' ? '' : "$out\n";
+}
+$got = worker_rows('');
+diag("=== workers\n$got") if $ENV{PIN_PRINT};
+is($got, <<'EOT', 'a subscriber: twelve small initial copies, a replayed TRUNCATE') unless $ENV{PIN_PRINT};
+severity: info
+finding: copy_data of many small tables
+change: 
+evidence: # small initial copies
+hint: copy small tables beforehand, copy_data = false
+setting: 
+value: 
+shape: 
+detail: # of the subscription's # initial copies loaded fewer than # rows (# rows in all); each is a tablesync worker, a replication slot and a transaction of its own. Copy the small tables before subscribing (pg_dump --data-only of them) and create the subscription WITH (copy_data = false), or raise max_sync_workers_per_subscription to run more copies at once.
+priced: f
+
+severity: notice
+finding: replayed TRUNCATE walks shared buffers
+change: 
+evidence: # walk by replayed TRUNCATE
+hint: publish without truncate, or batch them
+setting: 
+value: 
+shape: 
+detail: # replayed transaction walked all # shared buffers # time to drop the truncated tables' old files. Each replayed TRUNCATE deletes the old files at commit, one walk of the pool per transaction. Publish without truncate (WITH (publish = 'insert, update, delete')) and delete the rows instead, or batch truncations into fewer transactions on the publisher.
+priced: f
+EOT
+is(worker_rows("backend_type => 'client backend'"), '', 'its client backends: none of the workers\' findings')
+  unless $ENV{PIN_PRINT};
+
+# autovacuum truncating a table's empty tail (as in
+# test/t/131_workers_autovacuum.pl): one walk
+$sub->safe_psql('postgres', q{
+CREATE TABLE tail (id int, pad text) WITH (autovacuum_enabled = false);
+INSERT INTO tail SELECT g, repeat('v', 200) FROM generate_series(1, 20000) g;
+DELETE FROM tail WHERE id > 100;
+ALTER TABLE tail SET (autovacuum_vacuum_threshold = 10, autovacuum_vacuum_scale_factor = 0,
+                      autovacuum_enabled = true);
+ALTER SYSTEM SET autovacuum = on;
+ALTER SYSTEM SET autovacuum_naptime = 1;
+SELECT pg_reload_conf()});
+ok($sub->poll_query_until('postgres', q{SELECT count(*) > 0 FROM walload_findings(backend_type => 'autovacuum worker')
+	WHERE finding = 'autovacuum truncation walks'}),
+	'premise: autovacuum truncated the tail, recorded');
+$got = worker_rows("backend_type => 'autovacuum worker'");
+diag("=== autovacuum\n$got") if $ENV{PIN_PRINT};
+is($got, <<'EOT', 'autovacuum truncation walks') unless $ENV{PIN_PRINT};
+severity: notice
+finding: autovacuum truncation walks
+change: 
+evidence: # autovacuum truncation walk
+hint: vacuum_truncate = false on those tables
+setting: 
+value: 
+shape: 
+detail: autovacuum truncated a table's empty tail # time in # transaction, each a walk of all # shared buffers. Truncating a table's tail walks the whole pool, the longer the larger shared_buffers. For tables whose tail is emptied and refilled, ALTER TABLE ... SET (vacuum_truncate = false).
+priced: f
+EOT
+$sub->stop;
+$pub->stop;
 done_testing();
