@@ -40,7 +40,7 @@ PG_CFLAGS = -fno-semantic-interposition
 
 # pg_regress and isolation tests: run against a server started with
 #   shared_preload_libraries = 'walload,pg_stat_statements'
-REGRESS = walload_interface walload_errors walload_hostile walload_update walload_harm walload_report
+REGRESS = walload_interface walload_errors walload_hostile walload_update walload_harm walload_report walload_findings
 ISOLATION = walload_2pc walload_reset_open walload_blocked
 ISOLATION_OPTS = --load-extension=walload
 
