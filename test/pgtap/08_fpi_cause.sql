@@ -8,14 +8,17 @@
 CREATE EXTENSION IF NOT EXISTS pg_walinspect;
 SELECT plan(15);
 
--- images in an LSN range, by record kind: XLOG/FPI or any other record
+-- images in an LSN range, by record kind: XLOG/FPI or any other record.  The
+-- range ends at most at the flushed WAL, which 15's pg_walinspect requires:
+-- a background process may insert after the statement's commit, which was
+-- flushed (synchronous_commit is on), so nothing of the statement is cut.
 CREATE FUNCTION wal_images(l0 pg_lsn, l1 pg_lsn, OUT fpi_records bigint, OUT other bigint)
 LANGUAGE sql AS $$
   SELECT coalesce(sum(n) FILTER (WHERE resource_manager = 'XLOG' AND record_type = 'FPI'), 0),
          coalesce(sum(n) FILTER (WHERE NOT (resource_manager = 'XLOG' AND record_type = 'FPI')), 0)
   FROM (SELECT resource_manager, record_type,
                (length(block_ref) - length(replace(block_ref, '(FPW', ''))) / 4 AS n
-        FROM pg_get_wal_records_info(l0, l1)) r
+        FROM pg_get_wal_records_info(l0, least(l1, pg_current_wal_flush_lsn()))) r
 $$;
 -- the images walload recorded for the top-level statement starting with prefix
 CREATE FUNCTION stmt_fpi(prefix text) RETURNS bigint
