@@ -61,6 +61,16 @@ WHERE f.finding NOT IN ('the commit phase dominates', 'many small synchronous co
 	return "$out\n";
 }
 
+# one finding's row of findings()'s text, with its newline ('' if none)
+sub row_of
+{
+	my ($text, $finding) = @_;
+	my ($row) = grep { /^finding: \Q$finding\E$/m } split /\n\n/, $text;
+	return '' unless defined $row;
+	$row =~ s/\n+$//;
+	return "$row\n";
+}
+
 # PIN_PRINT=1 prints what each case gives (to write the texts below)
 sub pin
 {
@@ -224,10 +234,8 @@ my $chose = findings(
 	"SET walload.commit_strategy = 'wal'; "
 	  . 'BEGIN; CREATE TABLE s1 AS SELECT g FROM generate_series(1, 100000) g; COMMIT; '
 	  . "BEGIN; SET LOCAL wal_skip_threshold = '1MB'; CREATE TABLE s2 AS SELECT g FROM generate_series(1, 100000) g; COMMIT;");
-my ($chose_row) = grep { /^finding: walload chose/m } split /\n\n/, $chose;
-$chose_row =~ s/\n+$//;
 diag("=== commit_strategy = wal\n$chose") if $ENV{PIN_PRINT};
-is("$chose_row\n", <<"EOT", 'walload.commit_strategy = wal: what it set, where it stood aside') unless $ENV{PIN_PRINT};
+is(row_of($chose, 'walload chose how new files reach disk'), <<"EOT", 'walload.commit_strategy = wal: what it set, where it stood aside') unless $ENV{PIN_PRINT};
 severity: info
 finding: walload chose how new files reach disk
 change: 
@@ -337,10 +345,8 @@ $node->restart;
 my $aside = findings(
 	"SET walload.commit_strategy = 'auto'; "
 	  . 'BEGIN; CREATE TABLE a1 AS SELECT g FROM generate_series(1, 100000) g; COMMIT;');
-my ($aside_row) = grep { /^finding: walload chose/m } split /\n\n/, $aside;
-$aside_row =~ s/\n+$//;
 diag("=== commit_strategy = auto, uncalibrated\n$aside") if $ENV{PIN_PRINT};
-is("$aside_row\n", <<"EOT", 'walload.commit_strategy = auto uncalibrated: it stood aside, and why') unless $ENV{PIN_PRINT};
+is(row_of($aside, 'walload chose how new files reach disk'), <<"EOT", 'walload.commit_strategy = auto uncalibrated: it stood aside, and why') unless $ENV{PIN_PRINT};
 severity: info
 finding: walload chose how new files reach disk
 change: 
@@ -356,10 +362,7 @@ EOT
 # 12 transactions in a ring of 10: the findings say they cover a part
 $got = findings(join(' ', map { "INSERT INTO ring VALUES ($_);" } 1 .. 12));
 diag("=== ring overwritten\n$got") if $ENV{PIN_PRINT};
-my ($part) = grep { /^finding: part of the load$/m } split /\n\n/, $got;
-$part = defined $part ? "$part\n" : '';
-$part =~ s/\n+$/\n/;
-is($part, <<'EOT', 'a ring that overwrote transactions: part of the load') unless $ENV{PIN_PRINT};
+is(row_of($got, 'part of the load'), <<'EOT', 'a ring that overwrote transactions: part of the load') unless $ENV{PIN_PRINT};
 severity: info
 finding: part of the load
 change: 
@@ -372,7 +375,7 @@ detail: the findings cover the # transactions of the load that walload_xacts sti
 priced: f
 EOT
 $got = findings(join(' ', map { "INSERT INTO ring VALUES ($_);" } 1 .. 5));
-is(scalar(grep { /^finding: part of the load$/m } split /\n\n/, $got), 0,
+is(row_of($got, 'part of the load'), '',
 	'5 transactions in a ring of 10: no part of the load') unless $ENV{PIN_PRINT};
 $node->stop;
 
