@@ -11,24 +11,12 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use WalloadTAP;
 
-my $pub = PostgreSQL::Test::Cluster->new('walload_publisher');
-$pub->init(allows_streaming => 'logical');
-$pub->start;
-
-# the subscriber at wal_level = minimal (init's default), every new file
-# synced at commit (wal_skip_threshold = 0): the walks of a replayed
-# TRUNCATE and reload are certain
-my $sub = PostgreSQL::Test::Cluster->new('walload_subscriber');
-$sub->init;
-$sub->append_conf('postgresql.conf', qq{
-shared_preload_libraries = 'walload'
-wal_skip_threshold = 0
-autovacuum = off
-max_sync_workers_per_subscription = 2
-});
-$sub->start;
-$sub->safe_psql('postgres', 'CREATE EXTENSION walload');
+# the subscriber at wal_level = minimal, every new file synced at commit
+my ($pub, $sub) = subscription_nodes('walload_workers');
 is($sub->safe_psql('postgres', 'SHOW wal_level'), 'minimal', 'premise: the subscriber runs at wal_level = minimal');
 
 my %rows = (t1 => 1000, t2 => 2000, t3 => 3000, t4 => 0);

@@ -446,25 +446,13 @@ $small->stop;
 # a subscriber's background workers (diagnose_workers): twelve small
 # tables copied, one table truncated by the publisher, at wal_level =
 # minimal with every new file synced at commit (wal_skip_threshold = 0),
-# as test/t/130_workers_subscription.pl sets it up.  The findings of all
+# as subscription_nodes (test/t/130 too) sets it up.  The findings of all
 # the subscriber's transactions, by their rows; its client backends' own
 # findings name none of the workers'.  Not made here: "initial sync walks
 # at commit (minimal)", which needs an initial copy that writes a new file
 # (the copy goes into the subscriber's existing table).
-my $pub = PostgreSQL::Test::Cluster->new('walload_pin_findings_pub');
-$pub->init(allows_streaming => 'logical');
-$pub->start;
-my $sub = PostgreSQL::Test::Cluster->new('walload_pin_findings_sub');
-$sub->init;
-$sub->append_conf('postgresql.conf', qq{
-shared_preload_libraries = 'walload'
-wal_skip_threshold = 0
-autovacuum = off
-max_sync_workers_per_subscription = 2
-});
-$sub->start;
+my ($pub, $sub) = subscription_nodes('walload_pin_findings');
 $sub->safe_psql('postgres', q{
-CREATE EXTENSION walload;
 CREATE FUNCTION m(t text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
   SELECT regexp_replace(t, '[0-9]+', '#', 'g')
 $$});

@@ -32,7 +32,7 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 
 our @EXPORT = qw(wait_calibration calibrated_node debug2_session stat_file_with_crc
-  sync_standby);
+  sync_standby subscription_nodes);
 
 # walload's calibration worker times the walks and the storage for some
 # seconds after a start, publishes its figures and stays, idle (its ps title
@@ -134,6 +134,30 @@ SELECT pg_reload_conf();
 	# that signal.
 	$primary->safe_psql('postgres', 'CHECKPOINT');
 	return $standby;
+}
+
+
+# a publisher and a walload subscriber at wal_level = minimal (init's
+# default), every new file synced at commit (wal_skip_threshold = 0): the
+# walks of a replayed TRUNCATE and reload are certain; the extension is
+# created on the subscriber
+sub subscription_nodes
+{
+	my ($prefix) = @_;
+	my $pub = PostgreSQL::Test::Cluster->new("${prefix}_pub");
+	$pub->init(allows_streaming => 'logical');
+	$pub->start;
+	my $sub = PostgreSQL::Test::Cluster->new("${prefix}_sub");
+	$sub->init;
+	$sub->append_conf('postgresql.conf', qq{
+shared_preload_libraries = 'walload'
+wal_skip_threshold = 0
+autovacuum = off
+max_sync_workers_per_subscription = 2
+});
+	$sub->start;
+	$sub->safe_psql('postgres', 'CREATE EXTENSION walload');
+	return ($pub, $sub);
 }
 
 1;
