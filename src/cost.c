@@ -225,11 +225,10 @@ wal_pages_unmapped(const WlCommitModel *m, const WlCommitState *st, const WlIoCo
 	double		ring = (double) st->wal_ring_bytes;
 	double		images = Min((double) m->wal_logged_blocks *
 							 (BLCKSZ + WL_FPI_OVERHEAD_BYTES), ring);
-	double		written_ahead;
+	double		written_ahead = Min(Max((double) Max(st->wal_own_bytes, 0) + images - ring, 0), images);
 
 	if (images <= 0 || ring <= 0 || io->page_bytes <= 0)
 		return 0;
-	written_ahead = Min(Max((double) Max(st->wal_own_bytes, 0) + images - ring, 0), images);
 	return (images - written_ahead) / io->page_bytes;
 }
 
@@ -244,17 +243,6 @@ deleted_files_ns(const WlIoCost *io, int64 rels, int64 forks, int64 stored_forks
 		stored_blocks * io->delete_ns_per_block +
 		Max(forks - stored_forks, 0) * io->delete_cached_ns_per_file +
 		Max(blocks - stored_blocks, 0) * io->delete_cached_ns_per_block;
-}
-
-/* nothing pending: every term but the WAL flush has a zero count (the fast path) */
-static bool
-nothing_pending(const WlCommitModel *m)
-{
-	return !m->sync_scan && !m->drop_scan && m->synced_rels == 0 &&
-		m->synced_blocks == 0 && m->wal_logged_rels == 0 &&
-		m->wal_logged_blocks == 0 && m->dropped_rels == 0 &&
-		m->dropped_blocks == 0 && m->dropped_forks == 0 &&
-		m->dropped_stored_forks == 0 && m->dropped_stored_blocks == 0;
 }
 
 /* writing and flushing wal_blocks of WAL, and the flush's own cost */
@@ -296,12 +284,16 @@ wl_commit_est(const WlCommitModel *m, const WlScanCost *cost, const WlCommitStat
 	double		sync_buffers_ns;
 
 	memset(est, 0, sizeof(*est));
-	if (nothing_pending(m))
+	/* nothing pending: every term but the WAL flush has a zero count (the fast path) */
+	if (!m->sync_scan && !m->drop_scan && m->synced_rels == 0 &&
+		m->synced_blocks == 0 && m->wal_logged_rels == 0 &&
+		m->wal_logged_blocks == 0 && m->dropped_rels == 0 &&
+		m->dropped_blocks == 0 && m->dropped_forks == 0 &&
+		m->dropped_stored_forks == 0 && m->dropped_stored_blocks == 0)
 	{
 		if (cost->io.valid)
 			est->wal_ns = wal_flush_ns(&cost->io, wal_blocks);
-		est->sync_phase_ns = est->wal_ns;
-		est->total_ns = est->wal_ns;
+		est->sync_phase_ns = est->total_ns = est->wal_ns;
 		return;
 	}
 	est->sync_written = m->sync_scan ? to_write : 0;
