@@ -442,7 +442,6 @@ diagnose_commit(Emitter *em, const Totals *t, const WlWhatIfs *w)
 			-1, NULL);
 
 	if (t->strategy_commits > 0)
-	{
 		add(em, "info", "walload chose how new files reach disk",
 			psprintf("walload.commit_strategy was on for %d commit(s) and set wal_skip_threshold for %d of "
 					 "them%s%s%s%s", t->strategy_commits, t->strategy_acted, t->strategy_acted <= 0 ? "" :
@@ -466,7 +465,6 @@ diagnose_commit(Emitter *em, const Totals *t, const WlWhatIfs *w)
 			psprintf("on for %d commit%s, changed the threshold for %d",
 					 t->strategy_commits, plural(t->strategy_commits), t->strategy_acted),
 			"walload.commit_strategy = off lets core decide", -1, NULL);
-	}
 
 	/* commits that deleted files are not small ones: they always wait, priced with the deletion */
 	if (small_offered(w))
