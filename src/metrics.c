@@ -80,9 +80,7 @@ command_slot(Oid dbid, Oid userid, CommandTag tag, int limit)
 		{
 			if (wl_metrics->used >= limit)
 				return NULL;
-			t->dbid = dbid;
-			t->userid = userid;
-			t->tag = tag;
+			*t = (WlCommandTotals) {.dbid = dbid,.userid = userid,.tag = tag};
 			wl_metrics->used++;
 			return t;
 		}
