@@ -133,14 +133,13 @@ double
 wl_scans_est_ns(WlScanKind kind, int64 n, int nfiles, int64 buffers)
 {
 	WlScanCost	cost;
-	int64		unmapped;
+	int64		unmapped = header_pages_unmapped();
 	double		est;
 	double		fault_ns;
 
 	if (n <= 0)
 		return 0;
 	wl_cost_figures(&cost);
-	unmapped = header_pages_unmapped();
 	headers_mapped = true;
 	fault_ns = wl_scan_fault_ns(&cost, unmapped);
 	est = n * wl_scan_timed_ns(&cost, kind, nfiles) + fault_ns + wl_scan_buffers_ns(&cost, buffers);
