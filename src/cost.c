@@ -178,28 +178,21 @@ wl_os_dirty_blocks(void)
 /* the live prediction reads /proc/meminfo at most once a second */
 #define WL_LIVE_STATE_REREAD_US	1000000
 
-static int64
-os_dirty_blocks_lately(void)
-{
-	static int64 value;
-	static TimestampTz read_at = 0; /* 0: never read */
-	TimestampTz now = GetCurrentTimestamp();
-
-	if (read_at == 0 || now - read_at >= WL_LIVE_STATE_REREAD_US)
-	{
-		value = wl_os_dirty_blocks();
-		read_at = now;
-	}
-	return value;
-}
-
 /* what the commit's cost depends on besides core's decisions, now */
 void
 wl_commit_state_now(WlCommitState *st, const WlCommitModel *m, int64 dirty_buffers, bool live)
 {
+	static int64 dirty_lately;
+	static TimestampTz read_at = 0; /* 0: never read */
+	TimestampTz now = live && m->synced_blocks > 0 ? GetCurrentTimestamp() : 0;
+
+	if (now != 0 && (read_at == 0 || now - read_at >= WL_LIVE_STATE_REREAD_US))
+	{
+		dirty_lately = wl_os_dirty_blocks();
+		read_at = now;
+	}
 	st->unmapped_pages = m->sync_scan || m->drop_scan ? header_pages_unmapped() : 0;
-	st->os_dirty_blocks = m->synced_blocks <= 0 ? -1 :
-		live ? os_dirty_blocks_lately() : wl_os_dirty_blocks();
+	st->os_dirty_blocks = m->synced_blocks <= 0 ? -1 : live ? dirty_lately : wl_os_dirty_blocks();
 	st->dirty_buffers = dirty_buffers;
 	st->unflushed_wal_bytes = (int64) (GetXLogInsertRecPtr() - GetFlushRecPtr(NULL));
 	st->wal_own_bytes = (int64) pgWalUsage.wal_bytes;
