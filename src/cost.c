@@ -133,14 +133,13 @@ double
 wl_scans_est_ns(WlScanKind kind, int64 n, int nfiles, int64 buffers)
 {
 	WlScanCost	cost;
-	int64		unmapped;
+	int64		unmapped = header_pages_unmapped();
 	double		est;
 	double		fault_ns;
 
 	if (n <= 0)
 		return 0;
 	wl_cost_figures(&cost);
-	unmapped = header_pages_unmapped();
 	headers_mapped = true;
 	fault_ns = wl_scan_fault_ns(&cost, unmapped);
 	est = n * wl_scan_timed_ns(&cost, kind, nfiles) + fault_ns + wl_scan_buffers_ns(&cost, buffers);
@@ -179,28 +178,21 @@ wl_os_dirty_blocks(void)
 /* the live prediction reads /proc/meminfo at most once a second */
 #define WL_LIVE_STATE_REREAD_US	1000000
 
-static int64
-os_dirty_blocks_lately(void)
-{
-	static int64 value;
-	static TimestampTz read_at = 0; /* 0: never read */
-	TimestampTz now = GetCurrentTimestamp();
-
-	if (read_at == 0 || now - read_at >= WL_LIVE_STATE_REREAD_US)
-	{
-		value = wl_os_dirty_blocks();
-		read_at = now;
-	}
-	return value;
-}
-
 /* what the commit's cost depends on besides core's decisions, now */
 void
 wl_commit_state_now(WlCommitState *st, const WlCommitModel *m, int64 dirty_buffers, bool live)
 {
+	static int64 dirty_lately;
+	static TimestampTz read_at = 0; /* 0: never read */
+	TimestampTz now = live && m->synced_blocks > 0 ? GetCurrentTimestamp() : 0;
+
+	if (now != 0 && (read_at == 0 || now - read_at >= WL_LIVE_STATE_REREAD_US))
+	{
+		dirty_lately = wl_os_dirty_blocks();
+		read_at = now;
+	}
 	st->unmapped_pages = m->sync_scan || m->drop_scan ? header_pages_unmapped() : 0;
-	st->os_dirty_blocks = m->synced_blocks <= 0 ? -1 :
-		live ? os_dirty_blocks_lately() : wl_os_dirty_blocks();
+	st->os_dirty_blocks = m->synced_blocks <= 0 ? -1 : live ? dirty_lately : wl_os_dirty_blocks();
 	st->dirty_buffers = dirty_buffers;
 	st->unflushed_wal_bytes = (int64) (GetXLogInsertRecPtr() - GetFlushRecPtr(NULL));
 	st->wal_own_bytes = (int64) pgWalUsage.wal_bytes;
@@ -225,11 +217,10 @@ wal_pages_unmapped(const WlCommitModel *m, const WlCommitState *st, const WlIoCo
 	double		ring = (double) st->wal_ring_bytes;
 	double		images = Min((double) m->wal_logged_blocks *
 							 (BLCKSZ + WL_FPI_OVERHEAD_BYTES), ring);
-	double		written_ahead;
+	double		written_ahead = Min(Max((double) Max(st->wal_own_bytes, 0) + images - ring, 0), images);
 
 	if (images <= 0 || ring <= 0 || io->page_bytes <= 0)
 		return 0;
-	written_ahead = Min(Max((double) Max(st->wal_own_bytes, 0) + images - ring, 0), images);
 	return (images - written_ahead) / io->page_bytes;
 }
 
@@ -244,17 +235,6 @@ deleted_files_ns(const WlIoCost *io, int64 rels, int64 forks, int64 stored_forks
 		stored_blocks * io->delete_ns_per_block +
 		Max(forks - stored_forks, 0) * io->delete_cached_ns_per_file +
 		Max(blocks - stored_blocks, 0) * io->delete_cached_ns_per_block;
-}
-
-/* nothing pending: every term but the WAL flush has a zero count (the fast path) */
-static bool
-nothing_pending(const WlCommitModel *m)
-{
-	return !m->sync_scan && !m->drop_scan && m->synced_rels == 0 &&
-		m->synced_blocks == 0 && m->wal_logged_rels == 0 &&
-		m->wal_logged_blocks == 0 && m->dropped_rels == 0 &&
-		m->dropped_blocks == 0 && m->dropped_forks == 0 &&
-		m->dropped_stored_forks == 0 && m->dropped_stored_blocks == 0;
 }
 
 /* writing and flushing wal_blocks of WAL, and the flush's own cost */
@@ -296,12 +276,16 @@ wl_commit_est(const WlCommitModel *m, const WlScanCost *cost, const WlCommitStat
 	double		sync_buffers_ns;
 
 	memset(est, 0, sizeof(*est));
-	if (nothing_pending(m))
+	/* nothing pending: every term but the WAL flush has a zero count (the fast path) */
+	if (!m->sync_scan && !m->drop_scan && m->synced_rels == 0 &&
+		m->synced_blocks == 0 && m->wal_logged_rels == 0 &&
+		m->wal_logged_blocks == 0 && m->dropped_rels == 0 &&
+		m->dropped_blocks == 0 && m->dropped_forks == 0 &&
+		m->dropped_stored_forks == 0 && m->dropped_stored_blocks == 0)
 	{
 		if (cost->io.valid)
 			est->wal_ns = wal_flush_ns(&cost->io, wal_blocks);
-		est->sync_phase_ns = est->wal_ns;
-		est->total_ns = est->wal_ns;
+		est->sync_phase_ns = est->total_ns = est->wal_ns;
 		return;
 	}
 	est->sync_written = m->sync_scan ? to_write : 0;

@@ -15,13 +15,11 @@
 
 #include "types.h"
 
-#include "access/xact.h"
 #include "access/xlog.h"
 #include "catalog/pg_collation.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "lib/stringinfo.h"
-#include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/tuplestore.h"
 
@@ -87,11 +85,8 @@ typedef struct Finding
 	const char *action;			/* the hint's action (NULL: hint) */
 	double		saving_ms;		/* < 0: none (a fact, or not priced) */
 	int			order;			/* the order the rules found it in */
-	const char *setting;		/* the change: a setting and value, or shape */
-	const char *value;
-	const char *shape;
+	WlWhatIf	change;			/* the change: a setting and value, or shape */
 	bool		verdict;		/* the first row: the verdict in words */
-	double		overlap_ms;		/* of saving_ms: saved by other rows too */
 } Finding;
 
 typedef struct Emitter
@@ -124,12 +119,7 @@ add(Emitter *em, const char *severity, const char *finding, const char *evidence
 	if (saving_ms > 0 && em->load_ms > 0 && saving_ms >= WL_WARN_SAVING_SHARE * em->load_ms)
 		f->severity = "warning";
 	if (w != NULL)
-	{
-		f->setting = w->setting;
-		f->value = w->setting ? pstrdup(w->value) : NULL;
-		f->shape = w->setting ? NULL : wl_shape_name(w->shape);
-		f->overlap_ms = w->overlap_ms;
-	}
+		f->change = *w;
 	return f;
 }
 
@@ -183,7 +173,7 @@ verdict(Emitter *em)
 		if (em->found[i].saving_ms > 0)
 		{
 			priced++;
-			sum += em->found[i].saving_ms - em->found[i].overlap_ms;
+			sum += em->found[i].saving_ms - em->found[i].change.overlap_ms;
 			if (top == NULL || em->found[i].saving_ms > top->saving_ms)
 				top = &em->found[i];
 		}
@@ -230,21 +220,23 @@ emit_all(Emitter *em)
 	for (int i = 0; i < em->n; i++)
 	{
 		Finding    *f = &em->found[i];
+		const char *setting = f->change.setting;
+		const char *value = setting ? f->change.value : NULL;
+		const char *shape = setting ? NULL : wl_shape_name(f->change.shape);
 		Datum		values[WL_FINDINGS_COLS];
 		bool		nulls[WL_FINDINGS_COLS];
 		int			k = put_text(values, nulls, 0, f->severity);
 
 		k = put_text(values, nulls, full ? k : k + 1, f->finding);
 		if (natts == WL_FINDINGS_COLS)
-			k = put_text(values, nulls, k, f->setting ?
-						 psprintf("%s = '%s'", f->setting, f->value) : f->shape);
+			k = put_text(values, nulls, k, setting ? psprintf("%s = '%s'", setting, value) : shape);
 		k = put_text(values, nulls, k, f->brief && !full ? f->brief : f->evidence);
 		k = put_text(values, nulls, k, f->action && !full ? f->action : f->hint);
 		if (natts >= WL_DIAGNOSE_COLS_1_10)
 		{
-			k = put_text(values, nulls, k, f->setting);
-			k = put_text(values, nulls, k, f->value);
-			k = put_text(values, nulls, k, f->shape);
+			k = put_text(values, nulls, k, setting);
+			k = put_text(values, nulls, k, value);
+			k = put_text(values, nulls, k, shape);
 		}
 		if (!full)
 			put_text(values, nulls, k, psprintf("%s. %s", f->evidence, f->hint));
@@ -450,7 +442,6 @@ diagnose_commit(Emitter *em, const Totals *t, const WlWhatIfs *w)
 			-1, NULL);
 
 	if (t->strategy_commits > 0)
-	{
 		add(em, "info", "walload chose how new files reach disk",
 			psprintf("walload.commit_strategy was on for %d commit(s) and set wal_skip_threshold for %d of "
 					 "them%s%s%s%s", t->strategy_commits, t->strategy_acted, t->strategy_acted <= 0 ? "" :
@@ -474,7 +465,6 @@ diagnose_commit(Emitter *em, const Totals *t, const WlWhatIfs *w)
 			psprintf("on for %d commit%s, changed the threshold for %d",
 					 t->strategy_commits, plural(t->strategy_commits), t->strategy_acted),
 			"walload.commit_strategy = off lets core decide", -1, NULL);
-	}
 
 	/* commits that deleted files are not small ones: they always wait, priced with the deletion */
 	if (small_offered(w))
@@ -540,12 +530,11 @@ static void
 diagnose_standby(Emitter *em, const Totals *t)
 {
 	static const WlWhatIf local = {.setting = "synchronous_commit",.value = "local"};
-	double		batch_ms;
+	double		batch_ms = t->standby_ms * (t->standby_commits - 1) / Max(t->standby_commits, 1);
 
 	if (t->standby_commits == 0 || t->standby_ms <= 0 ||
 		pct(t->standby_ms, t->total_ms) < WL_STANDBY_MIN_SHARE)
 		return;
-	batch_ms = t->standby_ms * (t->standby_commits - 1) / t->standby_commits;
 	add(em, pct(t->standby_ms, t->total_ms) >= 30 ? "warning" : "info",
 		"commits waited for a standby",
 		psprintf("%d commit%s with synchronous_commit = %s waited %.1f ms (%.3f ms each, %.0f%% of "
@@ -679,40 +668,30 @@ append_fpi_commands(StringInfo buf, int64 n, const char *what, const int64 *by_t
 	}
 }
 
-/* the price of wal_level = minimal, in a hint (whatif.c wl_whatif_minimal), where priced */
-static const char *
-minimal_price(const WlWhatIfs *w, bool priced)
-{
-	if (!priced)
-		return "";
-	return psprintf(": %.1f MB of this load's WAL, written in %d transaction%s into tables each created or "
-					"truncated, would not be written, about %.1f ms net of the %.1f ms of commit-time syncs "
-					"or WAL-logging of the new files minimal adds (the statements after a CREATE TABLE or "
-					"TRUNCATE in their transaction counted, by their order)",
-					mb((double) w->wal_level.wal_bytes_saved), w->wal_level.xacts, plural(w->wal_level.xacts),
-					w->wal_level.saving_ms, w->wal_level.added_ms);
-}
-
 static void
 diagnose_wal(Emitter *em, const Totals *t, const WlWhatIfs *w, const FpiScope *fs)
 {
 	StringInfoData ev;
 	int64		commit_fpi = Min(t->wal_logged_blocks, t->c.wal_fpi);
-	int64		ckpt_fpi;
-	int64		new_fpi;
-	int64		other_fpi;
+	/* never more than the transactions wrote: the statement ring may be ahead */
+	int64		new_fpi = Min(fs->total[WL_FPI_NEW_FILE], t->c.wal_fpi - commit_fpi);
+	int64		ckpt_fpi = Min(fs->total[WL_FPI_CHECKPOINT], t->c.wal_fpi - commit_fpi - new_fpi);
+	int64		other_fpi = t->c.wal_fpi - commit_fpi - new_fpi - ckpt_fpi;
 	double		wal_mb = mb((double) t->c.wal_bytes);
 	bool		big = t->c.wal_bytes >= 1024 * 1024;
 	bool		offer = t->last->wal_level != WAL_LEVEL_MINIMAL && w->minimal_allowed;
 	bool		priced = offer && w->wal_level.saving_ms > 0;
+	/* the price of wal_level = minimal, in a hint (whatif.c wl_whatif_minimal), where priced */
+	const char *minimal_price = !priced ? "" :
+		psprintf(": %.1f MB of this load's WAL, written in %d transaction%s into tables each created or "
+				 "truncated, would not be written, about %.1f ms net of the %.1f ms of commit-time syncs "
+				 "or WAL-logging of the new files minimal adds (the statements after a CREATE TABLE or "
+				 "TRUNCATE in their transaction counted, by their order)",
+				 mb((double) w->wal_level.wal_bytes_saved), w->wal_level.xacts, plural(w->wal_level.xacts),
+				 w->wal_level.saving_ms, w->wal_level.added_ms);
 
 	if (t->c.wal_bytes == 0)
 		return;
-
-	/* never more than the transactions wrote: the statement ring may be ahead */
-	new_fpi = Min(fs->total[WL_FPI_NEW_FILE], t->c.wal_fpi - commit_fpi);
-	ckpt_fpi = Min(fs->total[WL_FPI_CHECKPOINT], t->c.wal_fpi - commit_fpi - new_fpi);
-	other_fpi = t->c.wal_fpi - commit_fpi - new_fpi - ckpt_fpi;
 
 	initStringInfo(&ev);
 	appendStringInfo(&ev, "%.1f MB of WAL in %lld records with %lld full-page images",
@@ -751,7 +730,7 @@ diagnose_wal(Emitter *em, const Totals *t, const WlWhatIfs *w, const FpiScope *f
 					 "; under wal_level=minimal a file at or above wal_skip_threshold is fsynced at "
 					 "commit instead of WAL-logged" : !w->minimal_allowed ? "" :
 					 "; this server neither streams nor archives WAL: under wal_level=minimal (with "
-					 "max_wal_senders = 0) files created in the transaction skip WAL", minimal_price(w, priced)),
+					 "max_wal_senders = 0) files created in the transaction skip WAL", minimal_price),
 			psprintf("%.1f MB of WAL, %lld page images of new files", wal_mb, (long long) (new_fpi + commit_fpi)),
 			"build indexes once, after loading; avoid rewrites", PRICED(priced ? &w->wal_level : &unpriced));
 	else
@@ -767,7 +746,7 @@ diagnose_wal(Emitter *em, const Totals *t, const WlWhatIfs *w, const FpiScope *f
 					 "or truncated in the loading transaction, at the price of a commit-time sync and a full "
 					 "scan of shared_buffers" :
 					 "Every loaded row is WAL-logged; this server streams or archives its WAL, which needs it.",
-					 minimal_price(w, priced), offer ? "." : ""),
+					 minimal_price, offer ? "." : ""),
 			psprintf("%.1f MB of WAL in %lld records, %lld page images",
 					 wal_mb, (long long) t->c.wal_records, (long long) t->c.wal_fpi),
 			t->last->wal_level == WAL_LEVEL_MINIMAL ?
@@ -872,9 +851,11 @@ static void
 scan_loads(LoadScan *ls)
 {
 	WlStmtRecord *recs;
-	int			n;
+	/* by transaction and number */
+	int			n = wl_store_copy_statements_filtered(load_filter, ls, &recs);
 	int			i = 0;
-	int32	   *creators;
+	/* the sessions that created a table in scope, as far as read */
+	int32	   *creators = palloc(sizeof(int32) * Max(n, 1));
 	int			ncreators = 0;
 
 	ls->new_files = palloc0(sizeof(int32) * Max(ls->nxacts, 1));
@@ -882,10 +863,6 @@ scan_loads(LoadScan *ls)
 	ls->later_bytes = palloc0(sizeof(uint64) * Max(ls->nxacts, 1));
 	ls->reload_ms = palloc0(sizeof(double) * Max(ls->nxacts, 1));
 	ls->idx_after.shape = WL_SHAPE_INDEXES_AFTER_LOAD;
-	/* by transaction and number */
-	n = wl_store_copy_statements_filtered(load_filter, ls, &recs);
-	/* the sessions that created a table in scope, as far as read */
-	creators = palloc(sizeof(int32) * Max(n, 1));
 	while (i < n)
 	{
 		uint64		xid = recs[i].xact_id;

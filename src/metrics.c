@@ -28,8 +28,7 @@ typedef struct WlMetricsShared
 	TimestampTz stats_reset;	/* written under cmd_mutex */
 	int			used;
 	/* an entry is used once it counts a call (command_totals' caller) */
-	WlCommandTotals overflow;	/* database 0, role 0, 'other' */
-	WlCommandTotals cmd[WL_METRICS_COMMANDS];
+	WlCommandTotals cmd[WL_METRICS_COMMANDS + 1];	/* the last: database 0, role 0, 'other' */
 	WlHistogram hist[WL_NUM_HIST];
 } WlMetricsShared;
 
@@ -81,9 +80,7 @@ command_slot(Oid dbid, Oid userid, CommandTag tag, int limit)
 		{
 			if (wl_metrics->used >= limit)
 				return NULL;
-			t->dbid = dbid;
-			t->userid = userid;
-			t->tag = tag;
+			*t = (WlCommandTotals) {.dbid = dbid,.userid = userid,.tag = tag};
 			wl_metrics->used++;
 			return t;
 		}
@@ -107,7 +104,7 @@ wl_metrics_statement(const WlStmtRecord *rec, int64 walks)
 		t = command_slot(rec->dbid, rec->userid, CMDTAG_UNKNOWN, WL_METRICS_COMMANDS);
 	if (t == NULL)
 	{
-		t = &wl_metrics->overflow;
+		t = &wl_metrics->cmd[WL_METRICS_COMMANDS];
 		t->tag = CMDTAG_UNKNOWN;
 	}
 	t->calls++;
@@ -151,7 +148,6 @@ wl_metrics_reset(void)
 
 	SpinLockAcquire(&wl_metrics->cmd_mutex);
 	memset(wl_metrics->cmd, 0, sizeof(wl_metrics->cmd));
-	memset(&wl_metrics->overflow, 0, sizeof(wl_metrics->overflow));
 	wl_metrics->used = 0;
 	wl_metrics->stats_reset = now;
 	SpinLockRelease(&wl_metrics->cmd_mutex);
@@ -160,27 +156,23 @@ wl_metrics_reset(void)
 	SpinLockRelease(&wl_metrics->hist_mutex);
 }
 
-/* the entries in use (and the overflow row if used); returns how many */
+/* the entries in use (the overflow row last, if used); returns how many */
 int
 wl_metrics_copy_commands(WlCommandTotals **out, TimestampTz *stats_reset)
 {
 	int			n = 0;
 
-	*out = palloc(sizeof(WlCommandTotals) * (WL_METRICS_COMMANDS + 1));
+	*out = palloc(sizeof(wl_metrics->cmd));
 	/* a part at a time: the spinlock is held for a short copy only */
-	for (int lo = 0; lo < WL_METRICS_COMMANDS; lo += 64)
+	for (int lo = 0; lo < lengthof(wl_metrics->cmd); lo += 64)
 	{
 		SpinLockAcquire(&wl_metrics->cmd_mutex);
-		for (int i = lo; i < Min(lo + 64, WL_METRICS_COMMANDS); i++)
+		for (int i = lo; i < Min(lo + 64, lengthof(wl_metrics->cmd)); i++)
 			if (wl_metrics->cmd[i].calls > 0)
 				(*out)[n++] = wl_metrics->cmd[i];
+		*stats_reset = wl_metrics->stats_reset;
 		SpinLockRelease(&wl_metrics->cmd_mutex);
 	}
-	SpinLockAcquire(&wl_metrics->cmd_mutex);
-	if (wl_metrics->overflow.calls > 0)
-		(*out)[n++] = wl_metrics->overflow;
-	*stats_reset = wl_metrics->stats_reset;
-	SpinLockRelease(&wl_metrics->cmd_mutex);
 	return n;
 }
 

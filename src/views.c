@@ -68,15 +68,6 @@ name_of(const char *const *names, int n, int v)
 	return v >= 0 && v < n ? names[v] : "unknown";
 }
 
-static const char *
-wl_wal_level_name(int level)
-{
-	static const char *const names[] = {"minimal", "replica", "logical"};
-
-	StaticAssertStmt(WAL_LEVEL_MINIMAL == 0 && WAL_LEVEL_LOGICAL == 2, "wal_level's values");
-	return name_of(names, lengthof(names), level);
-}
-
 const char *
 wl_sync_commit_name(int value)
 {
@@ -204,6 +195,8 @@ walload_xacts(PG_FUNCTION_ARGS)
 {
 	static const int cols[] = {52, 53, 57, 59, 62, 65};
 	static const char *const strategies[] = {"off", "auto", "wal", "sync"};
+	static const char *const wal_levels[] = {"minimal", "replica", "logical"};
+	StaticAssertDecl(WAL_LEVEL_MINIMAL == 0 && WAL_LEVEL_LOGICAL == 2, "wal_level's values");
 	SRF_ROWS("walload_xacts");
 	WlXactRecord *recs;
 	int			n = wl_store_copy_xacts(&recs);
@@ -223,7 +216,7 @@ walload_xacts(PG_FUNCTION_ARGS)
 		PUT_COUNTERS(&rec->c);
 		WL_XACT_FILES(EMIT)
 		PUT_SCANS(&rec->c, wl_full_scans(&rec->c) * rec->nbuffers);
-		values[i++] = CStringGetTextDatum(wl_wal_level_name(rec->wal_level));
+		values[i++] = CStringGetTextDatum(name_of(wal_levels, lengthof(wal_levels), rec->wal_level));
 		values[i++] = CStringGetTextDatum(wl_sync_commit_name(rec->synchronous_commit));
 		values[i++] = Int32GetDatum(rec->nbuffers);
 		values[i++] = Int32GetDatum(rec->wal_skip_threshold_kb);

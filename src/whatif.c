@@ -74,10 +74,11 @@ synced_at_commit(int64 blocks, int threshold_kb)
 	return (blocks + 1) * (BLCKSZ / 1024) > threshold_kb;
 }
 
-/* rels new files of blocks blocks in all, routed at their average size */
+/* rels new files of bytes in all, routed at their average size */
 static void
-route_new_files(WlCommitModel *m, int rels, int64 blocks, int threshold_kb)
+route_new_files(WlCommitModel *m, int rels, uint64 bytes, int threshold_kb)
 {
+	int64		blocks = (int64) ((bytes + BLCKSZ - 1) / BLCKSZ);
 	bool		synced = synced_at_commit((blocks + rels - 1) / rels, threshold_kb);
 
 	*(synced ? &m->synced_rels : &m->wal_logged_rels) += rels;
@@ -204,13 +205,11 @@ one_walk_saving_ms(const WlScanCost *cost, WlScanKind kind, int nxacts, int64 fi
 				   double recorded_ms, double fault_ms)
 {
 	int			all = (int) Max(1, Min(files, PG_INT32_MAX));
-	double		one_ms;
-	double		saved_ms;
+	double		one_ms = wl_scan_timed_ns(cost, kind, all) / 1e6;
+	double		saved_ms = Max(recorded_ms - Max(fault_ms, 0) - one_ms, 0);
 
 	if (nxacts < 2)
 		return 0;
-	one_ms = wl_scan_timed_ns(cost, kind, all) / 1e6;
-	saved_ms = Max(recorded_ms - Max(fault_ms, 0) - one_ms, 0);
 	elog(DEBUG2, "walload: what-if of one walk of kind %d over %d file(s) for %d: recorded %.3f ms, page faults %.3f ms, one walk %.3f ms: saves %.3f ms",
 		 (int) kind, all, nxacts, recorded_ms, fault_ms, one_ms, saved_ms);
 	return saved_ms;
@@ -302,7 +301,6 @@ wl_whatif_load(WlXactRecord **in, int n, const double *reload_ms,
 		/* wal_skip_threshold above every file not truncated in place (those stay synced) */
 		if (x->outcome == WL_OUTCOME_COMMIT && x->synced_rels > x->synced_truncated_rels)
 		{
-			w->threshold.xacts++;
 			price_to_wal(x, false, &cost, &w->threshold);
 			max_blocks = Max(max_blocks, x->synced_blocks - Min(x->synced_truncated_blocks, x->synced_blocks));
 		}
@@ -314,7 +312,6 @@ wl_whatif_load(WlXactRecord **in, int n, const double *reload_ms,
 		 */
 		if (x->c.scans[WL_SCAN_DROP_REL] > 0 && !is_vacuum_alone(x))
 		{
-			w->truncate.xacts++;
 			w->truncate.walks_saved += x->c.scans[WL_SCAN_DROP_REL];
 			w->truncate.walks_ms += walks_ms(x, WL_SCAN_DROP_REL, true);
 			w->truncate.saving_ms += Max(walks_ms(x, WL_SCAN_DROP_REL, true), reload_ms[i]);
@@ -333,11 +330,9 @@ wl_whatif_load(WlXactRecord **in, int n, const double *reload_ms,
 			(set == SET_NONE || set == SET_SMALL || set == SET_SYNCS))
 		{
 			/* its WAL, against its files at the one commit */
-			int64		blocks = (int64) ((later_bytes[i] + BLCKSZ - 1) / BLCKSZ);
-
 			w->later_xacts++;
 			w->syncs.wal_bytes_saved += later_bytes[i];
-			route_new_files(&one, 1, blocks, x->wal_skip_threshold_kb);
+			route_new_files(&one, 1, later_bytes[i], x->wal_skip_threshold_kb);
 			/* and its commit flush, unless replayed as a syncing commit */
 			if (set != SET_SYNCS)
 			{
@@ -387,13 +382,10 @@ wl_whatif_load(WlXactRecord **in, int n, const double *reload_ms,
 
 	/* the deleting commits as one: one record, flush and walk for all */
 	all_but_one(&w->drops, WL_SHAPE_DROP_IN_ONE_TRANSACTION, drop_sync_ms);
-	if (w->drops.xacts >= 2)
-	{
-		w->drops.walks_saved = w->drops.xacts - 1;
-		w->drops.walks_ms = one_walk_saving_ms(&cost, WL_SCAN_DROP_PENDING, w->drops.xacts,
-											   drop_files, drop_walks_ms, drop_faults_ms);
-		w->drops.saving_ms += w->drops.walks_ms;
-	}
+	w->drops.walks_saved = w->drops.flushes_saved;
+	w->drops.walks_ms = one_walk_saving_ms(&cost, WL_SCAN_DROP_PENDING, w->drops.xacts,
+										   drop_files, drop_walks_ms, drop_faults_ms);
+	w->drops.saving_ms += w->drops.walks_ms;
 
 	/*
 	 * the syncing commits, and the loads into tables made before, as one:
@@ -446,7 +438,6 @@ wl_whatif_load(WlXactRecord **in, int n, const double *reload_ms,
 
 			if (fewer <= 0 || wl_full_scans(&x->c) <= 0)
 				continue;
-			w->buffers.xacts++;
 			for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
 			{
 				int			files = k == WL_SCAN_FLUSH_PENDING ? x->synced_rels :
@@ -492,8 +483,7 @@ wl_whatif_minimal(WlXactRecord **in, int n, const int32 *new_files,
 			(skip_small && xact_set(x) == SET_SMALL) || (skip_restore && xact_set(x) == SET_RESTORE))
 			continue;
 		alt.wal_skipped_rels = new_files[i];
-		route_new_files(&alt, new_files[i], (int64) ((skip_bytes[i] + BLCKSZ - 1) / BLCKSZ),
-						x->wal_skip_threshold_kb);
+		route_new_files(&alt, new_files[i], skip_bytes[i], x->wal_skip_threshold_kb);
 		w->xacts++;
 		w->wal_bytes_saved += skip_bytes[i];
 		w->added_ms += commit_ms(&alt, &cost) - commit_ms(&no_commit, &cost);

@@ -31,7 +31,7 @@ typedef struct WlWhatIf
 	const char *setting;		/* a GUC, or NULL for a shape */
 	char		value[32];		/* as written in SET / ALTER SYSTEM */
 	WlShape		shape;
-	int			xacts;			/* transactions replayed */
+	int			xacts;			/* transactions replayed (shapes, wal_level) */
 	int64		walks_saved;	/* walks of the pool that no longer happen */
 	int64		flushes_saved;	/* commit records' WAL flushes */
 	double		walks_ms;		/* of saving_ms: the walks removed */
