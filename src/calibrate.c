@@ -525,14 +525,12 @@ wl_io_cost_calibrate(WlScanCost *cost)
 				cached_big,
 				cached_one;
 	IoTimes    *runs[] = {&big, &one, &cached_big, &cached_one};
-	bool		ok = true;
+	bool		ok = MakePGDirectory("base/" PG_TEMP_FILES_DIR) == 0 || errno == EEXIST;
 
 	io_bytes_written = 0;
 	/* not all zeros: some file systems store those for free */
 	for (int i = 0; i < BLCKSZ; i++)
 		block[i] = (char) (i * 131 + 17);
-	if (MakePGDirectory("base/" PG_TEMP_FILES_DIR) != 0 && errno != EEXIST)
-		ok = false;
 	snprintf(path, sizeof(path), "base/%s/%swalload_calibration.%d",
 			 PG_TEMP_FILES_DIR, PG_TEMP_FILE_PREFIX, MyProcPid);
 	snprintf(missing, sizeof(missing), "%s_fsm", path);
