@@ -277,8 +277,7 @@ invalidate_ns_per_buffer(const Walker *w, int passes)
 														(BlockNumber) b, RBM_ZERO_AND_LOCK,
 														NULL, true);
 
-			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
-			ReleaseBuffer(buf);
+			UnlockReleaseBuffer(buf);
 		}
 		w->ns[p] = Max(time_walk(w, WALK_ONE_FILE, 1, p) - walk_ns, 0) / nbuffers;
 	}
@@ -308,7 +307,6 @@ multi_file_walks(const Walker *w, int passes, WlScanCost *cost)
 	for (int i = 0; i < WL_COST_GRID * 2; i++)
 		(i % 2 ? cost->drop_ns : cost->flush_ns)[i / 2] =
 			cost->single_ns * nth_lowest(&ratio[i * passes], passes, passes >= 3);
-	pfree(ratio);
 }
 
 /* the many-file walks need a resource owner; the invalidation makes buffers */
@@ -444,7 +442,6 @@ time_page_images(const char *block)
 	char	   *copy = palloc(BLCKSZ);
 	instr_time	start;
 	pg_crc32c	crc;
-	double		ns;
 
 	INSTR_TIME_SET_CURRENT(start);
 	for (int i = 0; i < 64; i++)
@@ -455,9 +452,7 @@ time_page_images(const char *block)
 		memcpy(copy, block, BLCKSZ);
 		copy[i] ^= (char) crc;	/* keep the work */
 	}
-	ns = ns_since(start) / 64;
-	pfree(copy);
-	return ns;
+	return ns_since(start) / 64;
 }
 
 /*
