@@ -418,18 +418,15 @@ note_new_file(wl_files_hash *map, WlRelFile file, int32 stmt_no, bool *skipping_
 static bool
 note_new_files(bool forCommit, wl_files_hash *map, int32 stmt_no, bool *skipping_wal)
 {
-	WlRelFile  *files;
-	int			n;
-	bool		any = false;
 	MemoryContext old = MemoryContextSwitchTo(kept_cxt);
+	int			n = smgrGetPendingDeletes(forCommit, &kept.files[forCommit]);
+	int			i = 0;
 
-	n = smgrGetPendingDeletes(forCommit, &files);
 	MemoryContextSwitchTo(old);
-	kept.files[forCommit] = files;
 	kept.n[forCommit] = n;
-	for (int i = 0; i < n && note_new_file(map, files[i], stmt_no, skipping_wal); i++)
-		any = true;
-	return any;
+	while (i < n && note_new_file(map, kept.files[forCommit][i], stmt_no, skipping_wal))
+		i++;
+	return i > 0;
 }
 
 /*
