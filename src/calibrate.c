@@ -88,7 +88,7 @@ typedef enum WalkKind
 
 /*
  * What timed walks work on: in the calibration's context, reset after it;
- * only the eviction buffer, up to 128 MB, is freed when the walks end.
+ * only the eviction buffer, up to 128 MB, goes before the storage is timed.
  */
 typedef struct Walker
 {
@@ -277,8 +277,7 @@ invalidate_ns_per_buffer(const Walker *w, int passes)
 														(BlockNumber) b, RBM_ZERO_AND_LOCK,
 														NULL, true);
 
-			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
-			ReleaseBuffer(buf);
+			UnlockReleaseBuffer(buf);
 		}
 		w->ns[p] = Max(time_walk(w, WALK_ONE_FILE, 1, p) - walk_ns, 0) / nbuffers;
 	}
@@ -305,12 +304,9 @@ multi_file_walks(const Walker *w, int passes, WlScanCost *cost)
 			ratio[i * passes + p] = time_walk(w, i % 2 ? WALK_DROP_ALL : WALK_FLUSH_ALL,
 											  cost_grid[i / 2], p) / one;
 	}
-	for (int g = 0; g < WL_COST_GRID; g++)
-	{
-		cost->flush_ns[g] = cost->single_ns * nth_lowest(&ratio[2 * g * passes], passes, passes >= 3);
-		cost->drop_ns[g] = cost->single_ns * nth_lowest(&ratio[(2 * g + 1) * passes], passes, passes >= 3);
-	}
-	pfree(ratio);
+	for (int i = 0; i < WL_COST_GRID * 2; i++)
+		(i % 2 ? cost->drop_ns : cost->flush_ns)[i / 2] =
+			cost->single_ns * nth_lowest(&ratio[i * passes], passes, passes >= 3);
 }
 
 /* the many-file walks need a resource owner; the invalidation makes buffers */
@@ -446,7 +442,6 @@ time_page_images(const char *block)
 	char	   *copy = palloc(BLCKSZ);
 	instr_time	start;
 	pg_crc32c	crc;
-	double		ns;
 
 	INSTR_TIME_SET_CURRENT(start);
 	for (int i = 0; i < 64; i++)
@@ -457,9 +452,7 @@ time_page_images(const char *block)
 		memcpy(copy, block, BLCKSZ);
 		copy[i] ^= (char) crc;	/* keep the work */
 	}
-	ns = ns_since(start) / 64;
-	pfree(copy);
-	return ns;
+	return ns_since(start) / 64;
 }
 
 /*
@@ -527,14 +520,12 @@ wl_io_cost_calibrate(WlScanCost *cost)
 				cached_big,
 				cached_one;
 	IoTimes    *runs[] = {&big, &one, &cached_big, &cached_one};
-	bool		ok = true;
+	bool		ok = MakePGDirectory("base/" PG_TEMP_FILES_DIR) == 0 || errno == EEXIST;
 
 	io_bytes_written = 0;
 	/* not all zeros: some file systems store those for free */
 	for (int i = 0; i < BLCKSZ; i++)
 		block[i] = (char) (i * 131 + 17);
-	if (MakePGDirectory("base/" PG_TEMP_FILES_DIR) != 0 && errno != EEXIST)
-		ok = false;
 	snprintf(path, sizeof(path), "base/%s/%swalload_calibration.%d",
 			 PG_TEMP_FILES_DIR, PG_TEMP_FILE_PREFIX, MyProcPid);
 	snprintf(missing, sizeof(missing), "%s_fsm", path);
@@ -553,12 +544,6 @@ wl_io_cost_calibrate(WlScanCost *cost)
 		one.missing[p] = time_open(missing, false);
 		ok = one.open[p] >= 0 && one.missing[p] >= 0 && unlink(path) == 0;
 	}
-	if (ok)
-	{
-		cost->io.fpi_ns_per_block = time_page_images(block);
-		time_first_writes(&cost->io);
-	}
-	pfree(block);
 	if (!ok)
 	{
 		(void) unlink(path);
@@ -567,6 +552,8 @@ wl_io_cost_calibrate(WlScanCost *cost)
 				 errdetail("Commit-time predictions leave out the cost of fsync and WAL.")));
 		return io_bytes_written;
 	}
+	cost->io.fpi_ns_per_block = time_page_images(block);
+	time_first_writes(&cost->io);
 	cost->io.fsync_ns_per_file = median_of(one.fsync, 5);
 	cost->io.write_ns_per_block = median_of(big.write, 3) / WL_IO_BLOCKS;
 	cost->io.fsync_ns_per_block = Max(median_of(big.fsync, 3) - cost->io.fsync_ns_per_file, 0) / WL_IO_BLOCKS;
@@ -646,8 +633,6 @@ settle_walk_cost(WlScanCost *cost)
 			(faults[nfaults] = remapped_fault_ns(&w, ns[r + 1] * NBuffers, WL_SETTLE_PASSES)) >= 0)
 			nfaults++;
 	}
-	if (w.evict != NULL)
-		pfree((void *) w.evict);
 	if (nfaults > 1)
 	{
 		double		first = cost->fault_ns_per_page;
@@ -657,11 +642,8 @@ settle_walk_cost(WlScanCost *cost)
 			 cost->fault_ns_per_page, first, nfaults - 1);
 	}
 	best = median_of(ns, WL_SETTLE_ROUNDS + 1);
-	for (int g = 0; g < WL_COST_GRID; g++)
-	{
-		cost->flush_ns[g] *= best / cost->single_ns;
-		cost->drop_ns[g] *= best / cost->single_ns;
-	}
+	for (int i = 0; i < WL_COST_GRID * 2; i++)
+		(i % 2 ? cost->drop_ns : cost->flush_ns)[i / 2] *= best / cost->single_ns;
 	elog(DEBUG1, "walload calibration: one-file walk %.3f ns per buffer header, the median of this worker's %.3f and %d later rounds",
 		 best, cost->single_ns, WL_SETTLE_ROUNDS);
 	cost->single_ns = best;
@@ -684,13 +666,6 @@ worker_detach(int code, Datum arg)
 	wl_shared->calib_answered = wl_shared->calib_requested;
 	SpinLockRelease(&wl_shared->mutex);
 	ConditionVariableBroadcast(&wl_shared->calib_cv);
-}
-
-static void
-report_idle(void)
-{
-	set_ps_display("idle");
-	pgstat_report_activity(STATE_IDLE, NULL);
 }
 
 /*
@@ -726,15 +701,13 @@ calibrate(int passes, uint64 request, bool at_start, MemoryContext cxt)
 	wl_shared->calibrated = cost.io.valid;
 	wl_shared->calibration_ms = ms;
 	wl_shared->calibration_io_bytes = io_bytes;
-	if (request > wl_shared->calib_answered)
-		wl_shared->calib_answered = request;
-	if (cost.io.valid && request > wl_shared->calib_completed)
-		wl_shared->calib_completed = request;
+	wl_shared->calib_answered = Max(wl_shared->calib_answered, request);
+	if (cost.io.valid)
+		wl_shared->calib_completed = Max(wl_shared->calib_completed, request);
 	SpinLockRelease(&wl_shared->mutex);
 	ConditionVariableBroadcast(&wl_shared->calib_cv);
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(cxt);
-	report_idle();
 }
 
 /* calibrates at its start (the store is new), then waits for requests */
@@ -765,8 +738,6 @@ walload_calibration_main(Datum main_arg)
 	at_start = wl_shared->calibration == WL_CALIB_RUNNING;
 	SpinLockRelease(&wl_shared->mutex);
 	before_shmem_exit(worker_detach, (Datum) 0);
-	if (!at_start)
-		report_idle();
 
 	for (;;)
 	{
@@ -799,6 +770,8 @@ walload_calibration_main(Datum main_arg)
 			at_start = false;
 			continue;
 		}
+		set_ps_display("idle");
+		pgstat_report_activity(STATE_IDLE, NULL);
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_EXIT_ON_PM_DEATH, -1L,
 						 PG_WAIT_EXTENSION);
 		ResetLatch(MyLatch);

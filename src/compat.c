@@ -13,7 +13,6 @@
 #include "access/xlog.h"
 #include "commands/defrem.h"
 #include "common/hashfn.h"
-#include "executor/instrument.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "utils/guc.h"
@@ -140,7 +139,6 @@ wl_wal_io_read(WlWalIo *io)
 		if (positions_valid && write == seen_write && flush == seen_flush)
 		{
 			*io = last;
-			io->buffers_full = pgWalUsage.wal_buffers_full;
 			return true;
 		}
 	}
@@ -172,7 +170,6 @@ wl_wal_io_read(WlWalIo *io)
 	positions_valid = !recovery;
 	have_last = true;
 	*io = last;
-	io->buffers_full = pgWalUsage.wal_buffers_full;
 	return true;
 }
 #endif

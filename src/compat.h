@@ -137,7 +137,6 @@ typedef struct WlWalIo
 	int64		writes;			/* XLogWrite calls that wrote */
 	int64		syncs;			/* WAL fsyncs (issue_xlog_fsync) */
 	int64		sync_us;		/* their time, with track_wal_io_timing */
-	int64		buffers_full;	/* WAL buffers full: had to write to insert */
 } WlWalIo;
 
 /* 18: ExecutorRun lost execute_once; relpathperm returns a struct */
@@ -164,7 +163,6 @@ wl_wal_io_read(WlWalIo *io)
 {
 	io->writes = PendingWalStats.wal_write;
 	io->syncs = PendingWalStats.wal_sync;
-	io->buffers_full = PendingWalStats.wal_buffers_full;
 #if PG_VERSION_NUM >= 160000
 	io->sync_us = (int64) INSTR_TIME_GET_MICROSEC(PendingWalStats.wal_sync_time);
 #else

@@ -211,19 +211,16 @@ wl_model_xact_end(void)
 	for (int i = 0; i < lengthof(rel_maps); i++)
 		large |= (*rel_maps[i])->size > WL_MODEL_KEEP_BUCKETS;
 	if (large)
-	{
 		MemoryContextReset(model_hash_cxt);
-		for (int i = 0; i < lengthof(file_maps); i++)
-			*file_maps[i] = NULL;
-		for (int i = 0; i < lengthof(rel_maps); i++)
-			*rel_maps[i] = NULL;
-		return;
-	}
 	for (int i = 0; i < lengthof(file_maps); i++)
-		if ((*file_maps[i])->members > 0)
+		if (large)
+			*file_maps[i] = NULL;
+		else if ((*file_maps[i])->members > 0)
 			wl_files_reset(*file_maps[i]);
 	for (int i = 0; i < lengthof(rel_maps); i++)
-		if ((*rel_maps[i])->members > 0)
+		if (large)
+			*rel_maps[i] = NULL;
+		else if ((*rel_maps[i])->members > 0)
 			wl_rels_reset(*rel_maps[i]);
 }
 
@@ -272,13 +269,12 @@ file_live_blocks(WlRelFile file)
 
 	ensure_model_state();
 	seen = wl_files_insert(seen_sizes, file, &found);
-	if (!found)
-		for (ForkNumber fork = 0; fork <= MAX_FORKNUM; fork++)
-			seen->v.blocks[fork] = InvalidBlockNumber;
 	for (ForkNumber fork = 0; fork <= MAX_FORKNUM; fork++)
 	{
 		BlockNumber known = srel->smgr_cached_nblocks[fork];
 
+		if (!found)
+			seen->v.blocks[fork] = InvalidBlockNumber;
 		if (known != InvalidBlockNumber)
 			seen->v.blocks[fork] = known;
 		else if (fork == MAIN_FORKNUM)
@@ -303,6 +299,7 @@ size_doomed(WlRelFile *files, int n, bool live, WlCommitModel *m)
 {
 	int			k = Min(n, WL_DROP_SIZE_SAMPLE);
 	WlFileSizes	all = {0};
+	WlFileSizes	one;
 	double		scale = k > 0 ? (double) n / k : 0;
 	bool		found_fork = false;
 
@@ -310,7 +307,6 @@ size_doomed(WlRelFile *files, int n, bool live, WlCommitModel *m)
 		ensure_model_state();
 	for (int i = 0; i < k; i++)
 	{
-		WlFileSizes	one;
 		FileEntry  *noted = NULL;
 
 		if (!live)
@@ -335,7 +331,7 @@ size_doomed(WlRelFile *files, int n, bool live, WlCommitModel *m)
 	if (WL_BUF_DROP_FULL_SCAN_THRESHOLD == 0 || live || found_fork)
 		return true;
 	for (int i = k; i < n; i++)
-		if (wl_sizing_file_exists(files[i]))
+		if (wl_sizing_file(files[i], &one))
 			return true;
 	return false;
 }
@@ -422,18 +418,15 @@ note_new_file(wl_files_hash *map, WlRelFile file, int32 stmt_no, bool *skipping_
 static bool
 note_new_files(bool forCommit, wl_files_hash *map, int32 stmt_no, bool *skipping_wal)
 {
-	WlRelFile  *files;
-	int			n;
-	bool		any = false;
 	MemoryContext old = MemoryContextSwitchTo(kept_cxt);
+	int			n = smgrGetPendingDeletes(forCommit, &kept.files[forCommit]);
+	int			i = 0;
 
-	n = smgrGetPendingDeletes(forCommit, &files);
 	MemoryContextSwitchTo(old);
-	kept.files[forCommit] = files;
 	kept.n[forCommit] = n;
-	for (int i = 0; i < n && note_new_file(map, files[i], stmt_no, skipping_wal); i++)
-		any = true;
-	return any;
+	while (i < n && note_new_file(map, kept.files[forCommit][i], stmt_no, skipping_wal))
+		i++;
+	return i > 0;
 }
 
 /*

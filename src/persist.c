@@ -59,9 +59,7 @@ dump_rec_size(const WlRing *r, uint32 format)
 	X(any, uint32, sizeof_stmt, , ) \
 	X(any, uint32, sizeof_minute, , ) \
 	X(count, int32, nentries, , ) \
-	X(any, int32, nxacts, , ) \
-	X(any, int32, nminutes, , ) \
-	X(any, int32, nstmts, , ) \
+	X(any, int32, nkept, [WL_NUM_RINGS], ) /* records, in WlRingId's order */ \
 	X(ts, TimestampTz, stats_reset, , ) \
 	X(count, int64, stats_evicted, , ) \
 	X(count, int64, scans, [WL_NUM_SCAN_KINDS], ) \
@@ -78,8 +76,7 @@ typedef struct WlDumpHeader
 	WL_DUMP_HEADER(WL_FIELD)
 } WlDumpHeader;
 
-/* the header's figures of each ring, in WlRingId's order */
-#define RING_N(h) {&(h)->nxacts, &(h)->nminutes, &(h)->nstmts}
+/* the header's other figures of each ring, in WlRingId's order */
 #define RING_RECORDED(h) {&(h)->xacts_recorded, &(h)->minutes_recorded, &(h)->statements_recorded}
 #define RING_SIZEOF(h) {&(h)->sizeof_xact, &(h)->sizeof_minute, &(h)->sizeof_stmt}
 
@@ -111,7 +108,6 @@ store_shutdown(int code, Datum arg)
 	WlStatsEntry *e;
 	WlStatsEntry **all;
 	long		n = 0;
-	int32	   *ring_n[] = RING_N(&h);
 	uint64	   *recorded[] = RING_RECORDED(&h);
 	uint32	   *sizes[] = RING_SIZEOF(&h);
 	pg_crc32c	crc;
@@ -148,7 +144,7 @@ store_shutdown(int code, Datum arg)
 	{
 		*sizes[r] = wl_rings[r].rec_size;
 		*recorded[r] = pg_atomic_read_u64(wl_rings[r].pos) - *wl_rings[r].base;
-		*ring_n[r] = (int32) Min(*recorded[r], (uint64) wl_rings[r].size);
+		h.nkept[r] = (int32) Min(*recorded[r], (uint64) wl_rings[r].size);
 	}
 	h.stats_reset = wl_shared->stats_reset;
 	h.stats_evicted = wl_shared->stats_evicted;
@@ -168,7 +164,7 @@ store_shutdown(int code, Datum arg)
 	{
 		uint64		pos = pg_atomic_read_u64(wl_rings[r].pos);
 
-		for (uint64 p = pos - *ring_n[r]; p < pos; p++)
+		for (uint64 p = pos - h.nkept[r]; p < pos; p++)
 			if (!file_part(f, true, WL_RING_REC(&wl_rings[r], p), wl_rings[r].rec_size, &crc))
 				goto error;
 	}
@@ -345,7 +341,6 @@ static const char *(*const check_rec[WL_NUM_RINGS]) (const void *, const WlDumpH
 static const char *
 check_header(const WlDumpHeader *h, off_t file_size)
 {
-	const int32 *ring_n[] = RING_N(h);
 	const uint64 *recorded[] = RING_RECORDED(h);
 	const uint32 *sizes[] = RING_SIZEOF(h);
 	const WlDumpHeader *r = h;
@@ -361,10 +356,10 @@ check_header(const WlDumpHeader *h, off_t file_size)
 	{
 		if (*sizes[i] != dump_rec_size(&wl_rings[i], h->format))
 			return "it was not written by this version of walload and PostgreSQL";
-		if (*ring_n[i] < 0 || (uint64) *ring_n[i] > *recorded[i] ||
+		if (h->nkept[i] < 0 || (uint64) h->nkept[i] > *recorded[i] ||
 			*recorded[i] > PG_INT64_MAX)
 			return "the numbers of records kept and recorded disagree";
-		expected += (uint64) *ring_n[i] * *sizes[i];
+		expected += (uint64) h->nkept[i] * *sizes[i];
 	}
 	WL_DUMP_HEADER(CHECK_FIELD)
 	if (p != NULL)
@@ -397,7 +392,6 @@ wl_persist_startup(bool created)
 	FILE	   *f;
 	WlDumpHeader h;
 	WlStatsEntry buf;
-	int32	   *ring_n[] = RING_N(&h);
 	uint64	   *recorded[] = RING_RECORDED(&h);
 	struct stat st;
 	const char *problem = NULL;
@@ -468,8 +462,8 @@ wl_persist_startup(bool created)
 		WlRing	   *ring = &wl_rings[r];
 		char	   *rec = palloc(ring->rec_size);
 
-		pg_atomic_write_u64(ring->pos, *recorded[r] - *ring_n[r]);
-		for (int i = 0; problem == NULL && i < *ring_n[r]; i++)
+		pg_atomic_write_u64(ring->pos, *recorded[r] - h.nkept[r]);
+		for (int i = 0; problem == NULL && i < h.nkept[r]; i++)
 		{
 			memset(rec, 0, ring->rec_size);
 			if (!file_part(f, false, rec, dump_rec_size(ring, h.format), &crc))

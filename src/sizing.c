@@ -40,18 +40,6 @@ wl_relfile_cmp(const void *a, const void *b)
 	return memcmp(a, b, sizeof(WlRelFile));
 }
 
-/* true if any fork of the file exists on disk */
-bool
-wl_sizing_file_exists(WlRelFile file)
-{
-	SMgrRelation srel = WlSmgrOpen(file);
-
-	for (ForkNumber fork = 0; fork <= MAX_FORKNUM; fork++)
-		if (smgrexists(srel, fork))
-			return true;
-	return false;
-}
-
 /*
  * Blocks over all existing forks of a pending sync, as smgrDoPendingSyncs()
  * counts them.  md.c is not asked whether a fork exists (it would reopen it)
@@ -82,19 +70,15 @@ wl_sizing_total_blocks(WlRelFile file)
 bool
 wl_sizing_class_file(Oid relid, Form_pg_class cls, WlRelFile *file)
 {
-	Oid			filenumber;
-
 	if (!RELKIND_HAS_STORAGE(cls->relkind) ||
 		cls->relpersistence == RELPERSISTENCE_TEMP)
 		return false;
 	WL_REL_SPC(*file) = OidIsValid(cls->reltablespace) ? cls->reltablespace :
 		(cls->relisshared ? GLOBALTABLESPACE_OID : MyDatabaseTableSpace);
 	WL_REL_DB(*file) = cls->relisshared ? InvalidOid : MyDatabaseId;
-	filenumber = cls->relfilenode;
-	if (!OidIsValid(filenumber))
-		filenumber = WlRelationMapOidToFile(relid, cls->relisshared);
-	WL_REL_NUMBER(*file) = filenumber;
-	return OidIsValid(filenumber);
+	WL_REL_NUMBER(*file) = OidIsValid(cls->relfilenode) ? cls->relfilenode :
+		WlRelationMapOidToFile(relid, cls->relisshared);
+	return OidIsValid(WL_REL_NUMBER(*file));
 }
 
 /* relid's file from the syscache, false if none; and what else is asked */
@@ -125,9 +109,7 @@ wl_model_main_fork_blocks(WlRelFile file)
 {
 	SMgrRelation srel = WlSmgrOpen(file);
 
-	if (!smgrexists(srel, MAIN_FORKNUM))
-		return 0;
-	return smgrnblocks(srel, MAIN_FORKNUM);
+	return smgrexists(srel, MAIN_FORKNUM) ? smgrnblocks(srel, MAIN_FORKNUM) : 0;
 }
 
 /*
@@ -279,12 +261,10 @@ static BlockNumber
 tail_sample_block(BlockNumber nblocks, int i)
 {
 	int			per = WL_TAIL_SAMPLE / 3;
-	int			stretch = i / per;
-	uint64		len;
+	uint64		len = (uint64) nblocks >> (2 * (i / per));	/* 1, 1/4, 1/16 */
 
 	if (nblocks <= WL_TAIL_SAMPLE)
 		return (BlockNumber) i;
-	len = stretch == 0 ? nblocks : stretch == 1 ? nblocks / 4 : nblocks / 16;
 	return (BlockNumber) (nblocks - len + (len * (i % per)) / per);
 }
 

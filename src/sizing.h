@@ -42,7 +42,6 @@ extern bool wl_sizing_rel_file(Oid relid, WlRelFile *file, char *relkind,
 							   char *relpersistence, BlockNumber *relpages);
 #define wl_model_relation_file(relid, file, relkind, relpersistence) \
 	wl_sizing_rel_file(relid, file, relkind, relpersistence, NULL)
-extern bool wl_sizing_file_exists(WlRelFile file);
 extern uint64 wl_sizing_total_blocks(WlRelFile file);
 extern BlockNumber wl_model_main_fork_blocks(WlRelFile file);
 extern bool wl_sizing_file(WlRelFile file, WlFileSizes *one);

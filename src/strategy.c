@@ -117,9 +117,7 @@ commit_ns(WlCommitModel *m, const WlPendingSync *s, int n, int kb,
 static int
 threshold_above(int64 blocks)
 {
-	int64		kb = (blocks + 1) * (BLCKSZ / 1024);
-
-	return (int) Min(kb, (int64) MAX_KILOBYTES);
+	return (int) Min((blocks + 1) * (BLCKSZ / 1024), (int64) MAX_KILOBYTES);
 }
 
 /*
