@@ -1093,6 +1093,8 @@ wl_acc_exit_begins(void)
 			stmt_stack[i].running = 1;
 			end_phase(&stmt_stack[i], stmt_stack[i].phase_start, now);
 		}
+		else if (stmt_stack[i].is_utility)	/* its WAL: as wl_acc_utility_done */
+			wl_usage_accum_wal(&stmt_stack[i].usage, &stmt_stack[i].st.usage_start);
 		finish_statement(i, WL_STMT_ERROR, 0, false);
 	}
 }
