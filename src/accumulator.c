@@ -817,7 +817,7 @@ push_statement(bool tracked, bool is_utility, bool conditional, CommandTag tag,
 	if (is_utility || conditional)
 		INSTR_TIME_SET_CURRENT(s->st.start);
 	if (is_utility)
-		wl_usage_mark(&s->st.usage_start);	/* again right before the call */
+		wl_usage_mark(&s->st.usage_start);	/* buffers again right before the call */
 	if (tracked && !conditional)
 	{
 		copy_text(s);
