@@ -817,7 +817,7 @@ push_statement(bool tracked, bool is_utility, bool conditional, CommandTag tag,
 	if (is_utility || conditional)
 		INSTR_TIME_SET_CURRENT(s->st.start);
 	if (is_utility)
-		wl_usage_mark(&s->st.usage_start);	/* again right before the call */
+		wl_usage_mark(&s->st.usage_start);	/* buffers again right before the call */
 	if (tracked && !conditional)
 	{
 		copy_text(s);
@@ -920,7 +920,10 @@ wl_acc_apply_effects(const WlEffects *eff)
 	}
 }
 
-/* a utility statement is measured around core's call only, not walload's looks */
+/*
+ * A utility statement's time and buffers are measured around core's call
+ * only, not walload's looks; its WAL from its start to its end (measure.c)
+ */
 void
 wl_acc_utility_measure_from_now(uint64 serial)
 {
@@ -929,7 +932,7 @@ wl_acc_utility_measure_from_now(uint64 serial)
 	if (i < 0)
 		return;
 	INSTR_TIME_SET_CURRENT(stmt_stack[i].st.start);
-	wl_usage_mark(&stmt_stack[i].st.usage_start);
+	wl_usage_mark_buffers(&stmt_stack[i].st.usage_start);
 }
 
 static void
@@ -941,7 +944,7 @@ measure_utility(WlActiveStmt *s)
 		return;
 	INSTR_TIME_SET_CURRENT(now);
 	s->measured_ms = ms_between(s->st.start, now);
-	wl_usage_accum(&s->usage, &s->st.usage_start);
+	wl_usage_accum_buffers(&s->usage, &s->st.usage_start);
 	s->measured = true;
 }
 
@@ -1090,6 +1093,8 @@ wl_acc_exit_begins(void)
 			stmt_stack[i].running = 1;
 			end_phase(&stmt_stack[i], stmt_stack[i].phase_start, now);
 		}
+		else if (stmt_stack[i].is_utility)	/* its WAL: as wl_acc_utility_done */
+			wl_usage_accum_wal(&stmt_stack[i].usage, &stmt_stack[i].st.usage_start);
 		finish_statement(i, WL_STMT_ERROR, 0, false);
 	}
 }
@@ -1152,8 +1157,10 @@ wl_acc_utility_done(uint64 serial, WlStmtStatus status, uint64 rows)
 {
 	int			i = find_serial(serial);
 
-	if (i >= 0)
-		finish_statement(i, status, rows, true);
+	if (i < 0)
+		return;
+	wl_usage_accum_wal(&stmt_stack[i].usage, &stmt_stack[i].st.usage_start);
+	finish_statement(i, status, rows, true);
 }
 
 /* is the innermost statement a utility statement at this level (CREATE TABLE AS) */

@@ -50,6 +50,49 @@ wl_usage_accum(WlUsageMark *acc, const WlUsageMark *mark)
 	}
 }
 
+/*
+ * A utility statement's mark in two halves (accumulator.c): its buffers are
+ * counted around core's call, as pg_stat_statements counts them; its WAL and
+ * WAL I/O from its start to its end, so that the WAL walload's own catalog
+ * look-ups for it write is its WAL: a hint bit they set first moves the
+ * full-page image core's look-up would have logged (data checksums or
+ * wal_log_hints) out of core's call.
+ */
+void
+wl_usage_mark_buffers(WlUsageMark *mark)
+{
+#define MARK(type, name, source) mark->c.name = source;
+	WL_BUFFER_COUNTERS(MARK)
+#undef MARK
+}
+
+void
+wl_usage_accum_buffers(WlUsageMark *acc, const WlUsageMark *mark)
+{
+#define ACCUM(type, name, source) acc->c.name += source - mark->c.name;
+	WL_BUFFER_COUNTERS(ACCUM)
+#undef ACCUM
+}
+
+/* as wl_usage_accum, the WAL and WAL I/O counters only */
+void
+wl_usage_accum_wal(WlUsageMark *acc, const WlUsageMark *mark)
+{
+	WlWalIo		io;
+
+#define ACCUM(type, name, source) acc->c.name += source - mark->c.name;
+	WL_WAL_COUNTERS(ACCUM)
+	WL_FPI_BYTES_COUNTERS(ACCUM)
+#undef ACCUM
+	if (mark->walio_valid && wl_wal_io_read(&io))
+	{
+#define ACCUM_IO(type, name, field) acc->c.name += Max(io.field - mark->c.name, 0);
+		WL_WAL_IO_COUNTERS(ACCUM_IO)
+#undef ACCUM_IO
+		acc->walio_valid = true;
+	}
+}
+
 /* fill c's buffer, WAL and WAL I/O counters with the usage since mark */
 void
 wl_usage_since(const WlUsageMark *mark, WlCounters *c)

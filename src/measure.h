@@ -24,6 +24,9 @@ typedef struct WlUsageMark
 extern void wl_usage_mark(WlUsageMark *mark);
 extern void wl_usage_accum(WlUsageMark *acc, const WlUsageMark *mark);
 extern void wl_usage_since(const WlUsageMark *mark, WlCounters *c);
+extern void wl_usage_mark_buffers(WlUsageMark *mark);
+extern void wl_usage_accum_buffers(WlUsageMark *acc, const WlUsageMark *mark);
+extern void wl_usage_accum_wal(WlUsageMark *acc, const WlUsageMark *mark);
 extern void wl_counters_add(WlCounters *pg_restrict dst,
 							const WlCounters *pg_restrict src);
 extern bool wl_wal_io_plain(WlWalIo *io);

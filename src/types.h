@@ -45,11 +45,13 @@ typedef enum WlTimeKind
 #define WL_QUERY_LEN		256		/* bytes of query text kept, incl. NUL */
 
 /* work counters, X(type, name, source): core's counter (measure.c) or WlWalIo's field */
-#define WL_BUFFER_WAL_COUNTERS(X) \
+#define WL_BUFFER_WAL_COUNTERS(X) WL_BUFFER_COUNTERS(X) WL_WAL_COUNTERS(X)
+#define WL_BUFFER_COUNTERS(X) \
 	X(int64, shared_blks_hit, pgBufferUsage.shared_blks_hit) \
 	X(int64, shared_blks_read, pgBufferUsage.shared_blks_read) \
 	X(int64, shared_blks_dirtied, pgBufferUsage.shared_blks_dirtied) \
-	X(int64, shared_blks_written, pgBufferUsage.shared_blks_written) \
+	X(int64, shared_blks_written, pgBufferUsage.shared_blks_written)
+#define WL_WAL_COUNTERS(X) \
 	X(int64, wal_records, pgWalUsage.wal_records) \
 	X(int64, wal_fpi, pgWalUsage.wal_fpi) \
 	X(uint64, wal_bytes, pgWalUsage.wal_bytes)
