@@ -180,6 +180,7 @@ typedef struct WlQueued
 	bool		held;
 	int32		sync_files;
 	int32		cleanup_files;
+	int32		text_len;		/* rec.query is zero past it, slots unused too */
 } WlQueued;
 
 static WlQueued *finished = NULL;
@@ -407,10 +408,15 @@ reserve_finished(int more)
 	if (n_finished + more > finished_capacity)
 	{
 		int			newcap = Max(64, (n_finished + more) * 2);
+		WlQueued   *grown = MemoryContextAllocZero(TopMemoryContext,
+												   sizeof(WlQueued) * newcap);
 
-		finished = finished == NULL ?
-			MemoryContextAlloc(TopMemoryContext, sizeof(WlQueued) * newcap) :
-			repalloc(finished, sizeof(WlQueued) * newcap);
+		if (finished != NULL)
+		{
+			memcpy(grown, finished, sizeof(WlQueued) * finished_capacity);
+			pfree(finished);
+		}
+		finished = grown;
 		finished_capacity = newcap;
 	}
 }
@@ -1019,8 +1025,11 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 	if (source_valid)
 		copy_text(s);
 	memcpy(rec->query, s->query, s->text_len);
-	memset(rec->query + s->text_len, 0,
-		   sizeof(WlStmtRecord) - offsetof(WlStmtRecord, query) - s->text_len);
+	/* zero what is left of the slot's last text (WlQueued.text_len) */
+	if (q->text_len > s->text_len)
+		memset(rec->query + s->text_len, 0, q->text_len - s->text_len);
+	q->text_len = s->text_len;
+	rec->commit_ms = 0;
 
 	activate();
 	n_finished++;
