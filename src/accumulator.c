@@ -515,7 +515,7 @@ predict_commit(WlActivity *a, TimestampTz now)
  * Show the open record at a recorded statement's start (starting: now is
  * command_start) and end (predict: a new prediction).  Not on the abort path.
  */
-static void
+static pg_attribute_always_inline void
 publish_activity(CommandTag command, TimestampTz command_start, bool starting,
 				 bool predict)
 {
