@@ -388,7 +388,7 @@ flush_at_safe_point(int more, bool at_commit)
 }
 
 /* a statement starts: room to queue `more` without allocating (error paths) */
-static void
+static pg_attribute_always_inline void
 reserve_finished(int more)
 {
 	/* room beyond what an ordinary transaction grows to is given back */
@@ -840,7 +840,7 @@ push_statement(bool tracked, bool is_utility, bool conditional, CommandTag tag,
 	return s;
 }
 
-static void
+static pg_attribute_always_inline void
 remove_statement(int idx)
 {
 	Assert(idx >= 0 && idx < stmt_depth);
