@@ -457,24 +457,6 @@ wl_store_unlock(void)
 }
 
 /*
- * Claim the next slot of a ring and write rec into it; returns its
- * position.  Needs no lock but the slot's spinlock: rings are written
- * without walload's lock.
- */
-uint64
-wl_ring_put(WlRing *r, const void *rec)
-{
-	uint64		pos = pg_atomic_fetch_add_u64(r->pos, 1);
-	WlSlotHead *slot = WL_RING_SLOT(r, pos);
-
-	SpinLockAcquire(&slot->mutex);
-	slot->pos_plus_one = pos + 1;
-	memcpy((char *) slot + r->rec_off, rec, r->rec_size);
-	SpinLockRelease(&slot->mutex);
-	return pos;
-}
-
-/*
  * Remove every aggregate and empty every ring's slots, under the slots'
  * spinlocks: readers copy without the lock.
  */
