@@ -803,7 +803,7 @@ promote_light(void)
 	stmt_depth++;
 }
 
-static WlActiveStmt *
+static pg_attribute_always_inline WlActiveStmt *
 push_statement(bool tracked, bool is_utility, bool conditional, CommandTag tag,
 			   uint64 queryid, int nest_level, QueryDesc *queryDesc,
 			   const char *source_text, int query_location, int query_len)
