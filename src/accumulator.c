@@ -964,7 +964,7 @@ wl_acc_utility_measured(uint64 serial)
  * Queue the record of stack entry idx and pop it.  source_valid: its text
  * may be read (not on the abort path).  Allocates nothing.
  */
-static void
+static pg_attribute_always_inline void
 finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 {
 	WlActiveStmt *s = &stmt_stack[idx];
