@@ -699,9 +699,10 @@ ms_between(instr_time from, instr_time to)
 static pg_noinline void
 copy_text_now(WlActiveStmt *s)
 {
-	int			loc = s->st.query_location;
+	/* cleaned in place: read only here, and no stack protector for locals */
+	const char *q = CleanQuerytext(s->st.source_text, &s->st.query_location,
+								   &s->st.query_len);
 	int			len = s->st.query_len;
-	const char *q = CleanQuerytext(s->st.source_text, &loc, &len);
 	int			clip = len < WL_QUERY_LEN ? len :
 		pg_mbcliplen(q, len, WL_QUERY_LEN - 1);
 
