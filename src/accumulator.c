@@ -695,8 +695,8 @@ ms_between(instr_time from, instr_time to)
 	return INSTR_TIME_GET_MILLISEC(to);
 }
 
-/* copy_text's work, out of line: most calls find the text copied */
-static pg_noinline void
+/* copy_text's work */
+static pg_attribute_always_inline void
 copy_text_now(WlActiveStmt *s)
 {
 	/* cleaned in place: read only here, and no stack protector for locals */
