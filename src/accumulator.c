@@ -527,9 +527,13 @@ publish_activity(CommandTag command, TimestampTz command_start, bool starting,
 	if (!cur.observed)
 		return;
 	now = starting ? command_start : GetCurrentTimestamp();
-	a->pid = MyProcPid;
+	if (!cur.shown)				/* these stay while the slot shows the record */
+	{
+		a->pid = MyProcPid;
+		a->dbid = MyDatabaseId;
+		a->nbuffers = NBuffers;
+	}
 	a->userid = GetUserId();
-	a->dbid = MyDatabaseId;
 	a->xact_start = cur.rec.start;
 	a->state_change = now;
 	a->statements = cur.rec.statements;
@@ -538,7 +542,6 @@ publish_activity(CommandTag command, TimestampTz command_start, bool starting,
 	memcpy(a->kind_ms, cur.rec.kind_ms, sizeof(a->kind_ms));
 	a->wal_bytes = cur.usage_baseline_set ?
 		pgWalUsage.wal_bytes - cur.usage_baseline.c.wal_bytes : 0;
-	a->nbuffers = NBuffers;
 	a->wal_skip_threshold_kb = wal_skip_threshold;
 	if (predict && IsTransactionState() && (!whole || predict_commit(a, now)))
 	{
