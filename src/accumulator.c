@@ -255,6 +255,10 @@ wl_acc_observe(void)
 	if (cur.observed)
 		return;
 	cur.observed = true;
+	/* what walload_activity shows of the backend, for the record's life */
+	cur.act.pid = MyProcPid;
+	cur.act.dbid = MyDatabaseId;
+	cur.act.nbuffers = NBuffers;
 	cur.faults_mark = wl_scan_faults_priced_ns();
 	cur.rec.start = IsTransactionState() ?
 		GetCurrentTransactionStartTimestamp() : GetCurrentTimestamp();
@@ -527,12 +531,6 @@ publish_activity(CommandTag command, TimestampTz command_start, bool starting,
 	if (!cur.observed)
 		return;
 	now = starting ? command_start : GetCurrentTimestamp();
-	if (!cur.shown)				/* these stay while the slot shows the record */
-	{
-		a->pid = MyProcPid;
-		a->dbid = MyDatabaseId;
-		a->nbuffers = NBuffers;
-	}
 	a->userid = GetUserId();
 	a->xact_start = cur.rec.start;
 	a->state_change = now;
