@@ -180,7 +180,7 @@ typedef struct WlQueued
 	bool		held;
 	int32		sync_files;
 	int32		cleanup_files;
-	int32		text_len;		/* rec.query is zero past it, slots unused too */
+	int32		text_len;		/* rec.query is zero past it, free slots too */
 } WlQueued;
 
 static WlQueued *finished = NULL;
@@ -412,15 +412,13 @@ reserve_finished(int more)
 	if (n_finished + more > finished_capacity)
 	{
 		int			newcap = Max(64, (n_finished + more) * 2);
-		WlQueued   *grown = MemoryContextAllocZero(TopMemoryContext,
-												   sizeof(WlQueued) * newcap);
 
-		if (finished != NULL)
-		{
-			memcpy(grown, finished, sizeof(WlQueued) * finished_capacity);
-			pfree(finished);
-		}
-		finished = grown;
+		finished = finished == NULL ?
+			MemoryContextAlloc(TopMemoryContext, sizeof(WlQueued) * newcap) :
+			repalloc(finished, sizeof(WlQueued) * newcap);
+		/* new slots hold no text (WlQueued.text_len) */
+		memset(&finished[finished_capacity], 0,
+			   sizeof(WlQueued) * (newcap - finished_capacity));
 		finished_capacity = newcap;
 	}
 }
@@ -696,28 +694,21 @@ ms_between(instr_time from, instr_time to)
 	return INSTR_TIME_GET_MILLISEC(to);
 }
 
-/* copy_text's work */
+/* copy the statement's text into the entry, once; its source must be valid */
 static pg_attribute_always_inline void
-copy_text_now(WlActiveStmt *s)
-{
-	/* cleaned in place: read only here, and no stack protector for locals */
-	const char *q = CleanQuerytext(s->st.source_text, &s->st.query_location,
-								   &s->st.query_len);
-	int			len = s->st.query_len;
-	int			clip = len < WL_QUERY_LEN ? len :
-		pg_mbcliplen(q, len, WL_QUERY_LEN - 1);
-
-	memcpy(s->query, q, clip);	/* text_len bytes are read: no NUL */
-	s->text_len = clip;
-	s->st.source_text = NULL;
-}
-
-/* copy the statement's text into the entry; its source must be valid */
-static inline void
 copy_text(WlActiveStmt *s)
 {
-	if (s->st.source_text != NULL)
-		copy_text_now(s);
+	const char *q;
+
+	if (s->st.source_text == NULL)
+		return;
+	/* cleaned in place: read only here, and no stack protector for locals */
+	q = CleanQuerytext(s->st.source_text, &s->st.query_location,
+					   &s->st.query_len);
+	s->text_len = s->st.query_len < WL_QUERY_LEN ? s->st.query_len :
+		pg_mbcliplen(q, s->st.query_len, WL_QUERY_LEN - 1);
+	memcpy(s->query, q, s->text_len);	/* text_len bytes are read: no NUL */
+	s->st.source_text = NULL;
 }
 
 /* a statement's start by the wall clock: a plain SELECT's derived late */
@@ -1027,8 +1018,7 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 	if (source_valid)
 		copy_text(s);
 	memcpy(rec->query, s->query, s->text_len);
-	/* zero what is left of the slot's last text (WlQueued.text_len) */
-	if (q->text_len > s->text_len)
+	if (q->text_len > s->text_len)	/* the rest of the slot's last text */
 		memset(rec->query + s->text_len, 0, q->text_len - s->text_len);
 	q->text_len = s->text_len;
 	rec->commit_ms = 0;
