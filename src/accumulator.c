@@ -180,6 +180,7 @@ typedef struct WlQueued
 	bool		held;
 	int32		sync_files;
 	int32		cleanup_files;
+	int32		text_len;		/* rec.query is zero past it, free slots too */
 } WlQueued;
 
 static WlQueued *finished = NULL;
@@ -254,6 +255,10 @@ wl_acc_observe(void)
 	if (cur.observed)
 		return;
 	cur.observed = true;
+	/* what walload_activity shows of the backend, for the record's life */
+	cur.act.pid = MyProcPid;
+	cur.act.dbid = MyDatabaseId;
+	cur.act.nbuffers = NBuffers;
 	cur.faults_mark = wl_scan_faults_priced_ns();
 	cur.rec.start = IsTransactionState() ?
 		GetCurrentTransactionStartTimestamp() : GetCurrentTimestamp();
@@ -387,7 +392,7 @@ flush_at_safe_point(int more, bool at_commit)
 }
 
 /* a statement starts: room to queue `more` without allocating (error paths) */
-static void
+static pg_attribute_always_inline void
 reserve_finished(int more)
 {
 	/* room beyond what an ordinary transaction grows to is given back */
@@ -411,6 +416,9 @@ reserve_finished(int more)
 		finished = finished == NULL ?
 			MemoryContextAlloc(TopMemoryContext, sizeof(WlQueued) * newcap) :
 			repalloc(finished, sizeof(WlQueued) * newcap);
+		/* new slots hold no text (WlQueued.text_len) */
+		memset(&finished[finished_capacity], 0,
+			   sizeof(WlQueued) * (newcap - finished_capacity));
 		finished_capacity = newcap;
 	}
 }
@@ -509,7 +517,7 @@ predict_commit(WlActivity *a, TimestampTz now)
  * Show the open record at a recorded statement's start (starting: now is
  * command_start) and end (predict: a new prediction).  Not on the abort path.
  */
-static void
+static pg_attribute_always_inline void
 publish_activity(CommandTag command, TimestampTz command_start, bool starting,
 				 bool predict)
 {
@@ -521,9 +529,7 @@ publish_activity(CommandTag command, TimestampTz command_start, bool starting,
 	if (!cur.observed)
 		return;
 	now = starting ? command_start : GetCurrentTimestamp();
-	a->pid = MyProcPid;
 	a->userid = GetUserId();
-	a->dbid = MyDatabaseId;
 	a->xact_start = cur.rec.start;
 	a->state_change = now;
 	a->statements = cur.rec.statements;
@@ -532,7 +538,6 @@ publish_activity(CommandTag command, TimestampTz command_start, bool starting,
 	memcpy(a->kind_ms, cur.rec.kind_ms, sizeof(a->kind_ms));
 	a->wal_bytes = cur.usage_baseline_set ?
 		pgWalUsage.wal_bytes - cur.usage_baseline.c.wal_bytes : 0;
-	a->nbuffers = NBuffers;
 	a->wal_skip_threshold_kb = wal_skip_threshold;
 	if (predict && IsTransactionState() && (!whole || predict_commit(a, now)))
 	{
@@ -689,27 +694,21 @@ ms_between(instr_time from, instr_time to)
 	return INSTR_TIME_GET_MILLISEC(to);
 }
 
-/* copy_text's work, out of line: most calls find the text copied */
-static pg_noinline void
-copy_text_now(WlActiveStmt *s)
-{
-	int			loc = s->st.query_location;
-	int			len = s->st.query_len;
-	const char *q = CleanQuerytext(s->st.source_text, &loc, &len);
-	int			clip = len < WL_QUERY_LEN ? len :
-		pg_mbcliplen(q, len, WL_QUERY_LEN - 1);
-
-	memcpy(s->query, q, clip);	/* text_len bytes are read: no NUL */
-	s->text_len = clip;
-	s->st.source_text = NULL;
-}
-
-/* copy the statement's text into the entry; its source must be valid */
-static inline void
+/* copy the statement's text into the entry, once; its source must be valid */
+static pg_attribute_always_inline void
 copy_text(WlActiveStmt *s)
 {
-	if (s->st.source_text != NULL)
-		copy_text_now(s);
+	const char *q;
+
+	if (s->st.source_text == NULL)
+		return;
+	/* cleaned in place: read only here, and no stack protector for locals */
+	q = CleanQuerytext(s->st.source_text, &s->st.query_location,
+					   &s->st.query_len);
+	s->text_len = s->st.query_len < WL_QUERY_LEN ? s->st.query_len :
+		pg_mbcliplen(q, s->st.query_len, WL_QUERY_LEN - 1);
+	memcpy(s->query, q, s->text_len);	/* text_len bytes are read: no NUL */
+	s->st.source_text = NULL;
 }
 
 /* a statement's start by the wall clock: a plain SELECT's derived late */
@@ -797,7 +796,7 @@ promote_light(void)
 	stmt_depth++;
 }
 
-static WlActiveStmt *
+static pg_attribute_always_inline WlActiveStmt *
 push_statement(bool tracked, bool is_utility, bool conditional, CommandTag tag,
 			   uint64 queryid, int nest_level, QueryDesc *queryDesc,
 			   const char *source_text, int query_location, int query_len)
@@ -834,7 +833,7 @@ push_statement(bool tracked, bool is_utility, bool conditional, CommandTag tag,
 	return s;
 }
 
-static void
+static pg_attribute_always_inline void
 remove_statement(int idx)
 {
 	Assert(idx >= 0 && idx < stmt_depth);
@@ -961,7 +960,7 @@ wl_acc_utility_measured(uint64 serial)
  * Queue the record of stack entry idx and pop it.  source_valid: its text
  * may be read (not on the abort path).  Allocates nothing.
  */
-static void
+static pg_attribute_always_inline void
 finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 {
 	WlActiveStmt *s = &stmt_stack[idx];
@@ -1022,8 +1021,10 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 	if (source_valid)
 		copy_text(s);
 	memcpy(rec->query, s->query, s->text_len);
-	memset(rec->query + s->text_len, 0,
-		   sizeof(WlStmtRecord) - offsetof(WlStmtRecord, query) - s->text_len);
+	if (q->text_len > s->text_len)	/* the rest of the slot's last text */
+		memset(rec->query + s->text_len, 0, q->text_len - s->text_len);
+	q->text_len = s->text_len;
+	rec->commit_ms = 0;
 
 	activate();
 	n_finished++;

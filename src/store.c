@@ -393,6 +393,7 @@ wl_store_statements(const WlStmtRecord *rec, size_t stride, int n,
 		return n;
 	if (!LWLockHeldByMe(wl_shared->lock) && !store_lock(LW_SHARED, may_wait))
 		return 0;
+	in_cleanup = cleanup;		/* where it is set, nothing below can fail */
 	for (i = 0; i < n; i++, rec = (const WlStmtRecord *) ((const char *) rec + stride))
 	{
 		WlStatsKey	key;
@@ -405,9 +406,7 @@ wl_store_statements(const WlStmtRecord *rec, size_t stride, int n,
 		key.queryid = rec->queryid;
 		key.tag = rec->tag;
 		key.toplevel = rec->toplevel;
-		in_cleanup = cleanup;
 		e = stats_entry(&key, rec->query, may_wait);
-		in_cleanup = false;
 		if (e == NULL && !LWLockHeldByMe(wl_shared->lock))
 			break;				/* busy */
 		wl_metrics_statement(rec, full);
@@ -445,6 +444,7 @@ wl_store_statements(const WlStmtRecord *rec, size_t stride, int n,
 		}
 		(void) wl_ring_put(&wl_rings[WL_RING_STMTS], rec);
 	}
+	in_cleanup = false;
 	return i;
 }
 
@@ -454,24 +454,6 @@ wl_store_unlock(void)
 {
 	if (wl_shared != NULL && LWLockHeldByMe(wl_shared->lock))
 		LWLockRelease(wl_shared->lock);
-}
-
-/*
- * Claim the next slot of a ring and write rec into it; returns its
- * position.  Needs no lock but the slot's spinlock: rings are written
- * without walload's lock.
- */
-uint64
-wl_ring_put(WlRing *r, const void *rec)
-{
-	uint64		pos = pg_atomic_fetch_add_u64(r->pos, 1);
-	WlSlotHead *slot = WL_RING_SLOT(r, pos);
-
-	SpinLockAcquire(&slot->mutex);
-	slot->pos_plus_one = pos + 1;
-	memcpy((char *) slot + r->rec_off, rec, r->rec_size);
-	SpinLockRelease(&slot->mutex);
-	return pos;
 }
 
 /*

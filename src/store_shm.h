@@ -123,8 +123,25 @@ extern WlShared *wl_shared;
 extern HTAB *wl_stats;
 extern WlRing wl_rings[WL_NUM_RINGS];
 
+/*
+ * Claim the next slot of a ring and write rec into it; returns its
+ * position.  Needs no lock but the slot's spinlock: rings are written
+ * without walload's lock.  Inline: every recorded statement's store.
+ */
+static inline uint64
+wl_ring_put(WlRing *r, const void *rec)
+{
+	uint64		pos = pg_atomic_fetch_add_u64(r->pos, 1);
+	WlSlotHead *slot = WL_RING_SLOT(r, pos);
+
+	SpinLockAcquire(&slot->mutex);
+	slot->pos_plus_one = pos + 1;
+	memcpy((char *) slot + r->rec_off, rec, r->rec_size);
+	SpinLockRelease(&slot->mutex);
+	return pos;
+}
+
 /* store.c's, for persist.c */
-extern uint64 wl_ring_put(WlRing *r, const void *rec);
 extern void wl_store_empty(void);
 
 #endif							/* WALLOAD_STORE_SHM_H */
