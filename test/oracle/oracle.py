@@ -92,7 +92,7 @@ MAP_RE = re.compile(r"^@(\w+)(?:\[([^\]]*)\])?: (\d+)$")
 
 def parse_trace(path, probe_ns=0):
     """The maps bpftrace printed at exit."""
-    t = {"call": [], "oncpu": {}, "other": {}, "nwork": {}, "local": set(), "backend": set(), "worker": set(), "start": [], "entries": 0, "returns": 0,
+    t = {"call": [], "oncpu": {}, "other": {}, "nwork": {}, "local": {}, "backend": set(), "worker": set(), "start": [], "entries": 0, "returns": 0,
          "marks": [], "ready": False, "text": ""}
     with open(path, errors="replace") as f:
         text = f.read()
@@ -120,7 +120,7 @@ def parse_trace(path, probe_ns=0):
         elif name == "nwork":
             t["nwork"][tuple(keys)] = val
         elif name == "local":
-            t["local"].add(tuple(keys))
+            t["local"][tuple(keys)] = val
         elif name == "backend":
             t["backend"].add(keys[0])
         elif name == "worker":
@@ -131,14 +131,15 @@ def parse_trace(path, probe_ns=0):
             t[name] = val
     # (start, pid, fn, ns on CPU walking the pool, wall ns, ns on CPU in other
     # work, probed calls of other work, whether its argument names only local
-    # relations), in call order
+    # relations, whether it names a shared one), in call order
     calls = []
     for start, pid, fn, wall in t["call"]:
         oncpu = t["oncpu"].get((pid, fn, start), wall)
         other = t["other"].get((pid, fn, start), 0)
         nwork = t["nwork"].get((pid, fn, start), 0)
         walk = max(oncpu - other - nwork * probe_ns, 0)
-        calls.append((start, pid, fn, walk, wall, other, nwork, (pid, fn, start) in t["local"]))
+        arg = t["local"].get((pid, fn, start), 0)
+        calls.append((start, pid, fn, walk, wall, other, nwork, arg == 1, arg == 2))
     t["call"] = sorted(calls)
     return t
 
@@ -240,7 +241,7 @@ def cmd_calib(args):
     # the permanent tables' drops must read as shared, the temporary ones'
     # drops and flushes as local
     if argchk:
-        wrong = ([("DROP TABLE of a permanent table", c) for c in calls[:n] if c[7]] +
+        wrong = ([("DROP TABLE of a permanent table", c) for c in calls[:n] if c[7] or not c[8]] +
                  [("DROP TABLE of a temporary table", c) for c in calls[n:] if not c[7]] +
                  [("flush of a temporary table", c) for c in flushes if not c[7]])
         if wrong:
@@ -362,7 +363,7 @@ def cmd_count(args):
     by_worker = {}
     last_scan_end = {}
     scan_ns = 0
-    for start, pid, fn, dur, wall, otherwork, nwork, local in t["call"]:
+    for start, pid, fn, dur, wall, otherwork, nwork, local, shared in t["call"]:
         name, kind = fl[fn]
         if pid not in clients:
             other += 1
@@ -376,7 +377,7 @@ def cmd_count(args):
         elif local:
             early += 1
             cls = "early return, local relations only (its argument)"
-        elif lo <= dur < hi and not warm_after_scan(last_scan_end, pid, start):
+        elif lo <= dur < hi and not shared and not warm_after_scan(last_scan_end, pid, start):
             odd.append("%s %s" % (name, fmt_ns(dur)))
             ambiguous += 1
             cls = "AMBIGUOUS"
@@ -387,7 +388,9 @@ def cmd_count(args):
                 w[kind] += 1
             scan_ns += dur
             last_scan_end[pid] = start + wall
-            cls = "scan" if not lo <= dur < hi else "scan, right after another (warm caches)"
+            cls = ("scan" if not lo <= dur < hi else
+                   "scan, its argument names a shared relation (core walks for it)" if shared else
+                   "scan, right after another (warm caches)")
         else:
             early += 1
             cls = "early return"

@@ -365,19 +365,21 @@ else
 fi
 
 # the bpftrace statements, at a function's entry, that set @loc[tid, I]
-# when its argument names only local relations (empty: not decided by it)
+# to 1 when its argument names only local relations, to 2 when it names a
+# shared one, which core walks the pool for outside recovery (no cached
+# relation sizes there); empty: not decided by it
 local_path_check() {
   local fn=$1 i=$2
   [ $argchk = 1 ] || return 0
   case $fn in
     FlushRelationBuffers)
       echo "\$rdrel = *(uint64 *)(arg0 + $off_rd_rel);
-  if (*(int8 *)(\$rdrel + $off_relpersistence) == $relpersistence_temp) { @loc[tid, $i] = 1; }" ;;
+  @loc[tid, $i] = *(int8 *)(\$rdrel + $off_relpersistence) == $relpersistence_temp ? 1 : 2;" ;;
     DropRelFileNodeBuffers|DropRelationBuffers)
-      echo "if (*(int32 *)(arg0 + $off_smgr_backend) != -1) { @loc[tid, $i] = 1; }" ;;
+      echo "@loc[tid, $i] = *(int32 *)(arg0 + $off_smgr_backend) != -1 ? 1 : 2;" ;;
     DropRelFileNodesAllBuffers|DropRelationsAllBuffers)
       # smgr_reln[0 .. nnodes-1]: local only if none of them is shared
-      # (more than 16 relations: not decided)
+      # (more than 16 relations, none of the first 16 shared: not decided)
       echo "\$n = (int32)arg1; \$k = 0; \$shared = 0;
   unroll (16) {
     if (\$k < \$n) {
@@ -386,7 +388,8 @@ local_path_check() {
     }
     \$k = \$k + 1;
   }
-  if (\$n > 0 && \$n <= 16 && \$shared == 0) { @loc[tid, $i] = 1; }" ;;
+  if (\$n > 0 && \$n <= 16 && \$shared == 0) { @loc[tid, $i] = 1; }
+  if (\$shared == 1) { @loc[tid, $i] = 2; }" ;;
   esac
 }
 
@@ -435,7 +438,7 @@ mine='curtask->real_parent->tgid == $1'
   @oncpu[pid, $i, @start[tid, $i]] = \$wall - @off[tid];
   @other[pid, $i, @start[tid, $i]] = @work[tid];
   @nwork[pid, $i, @start[tid, $i]] = @nw[tid];
-  if (@loc[tid, $i]) { @local[pid, $i, @start[tid, $i]] = 1; delete(@loc[tid, $i]); }
+  if (@loc[tid, $i]) { @local[pid, $i, @start[tid, $i]] = @loc[tid, $i]; delete(@loc[tid, $i]); }
   delete(@start[tid, $i]); delete(@in[tid]); delete(@off[tid]); delete(@work[tid]); delete(@nw[tid]);
   @returns = count();
 }"
