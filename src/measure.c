@@ -28,29 +28,6 @@ wl_usage_mark(WlUsageMark *mark)
 }
 
 /*
- * Add the usage since mark to acc (a sum, zeroed to start).  WAL I/O counters
- * can go back (compat.h, wl_wal_io_read: on 15-17 the pending ones, zeroed
- * when the backend reports statistics outside transactions): clamped at 0.
- */
-void
-wl_usage_accum(WlUsageMark *acc, const WlUsageMark *mark)
-{
-	WlWalIo		io;
-
-#define ACCUM(type, name, source) acc->c.name += source - mark->c.name;
-	WL_BUFFER_WAL_COUNTERS(ACCUM)
-	WL_FPI_BYTES_COUNTERS(ACCUM)
-#undef ACCUM
-	if (mark->walio_valid && wl_wal_io_read(&io))
-	{
-#define ACCUM_IO(type, name, field) acc->c.name += Max(io.field - mark->c.name, 0);
-		WL_WAL_IO_COUNTERS(ACCUM_IO)
-#undef ACCUM_IO
-		acc->walio_valid = true;
-	}
-}
-
-/*
  * A utility statement's mark in two halves (accumulator.c): its buffers are
  * counted around core's call, as pg_stat_statements counts them; its WAL and
  * WAL I/O from its start to its end, so that the WAL walload's own catalog
@@ -66,7 +43,7 @@ wl_usage_mark_buffers(WlUsageMark *mark)
 #undef MARK
 }
 
-void
+pg_attribute_always_inline void
 wl_usage_accum_buffers(WlUsageMark *acc, const WlUsageMark *mark)
 {
 #define ACCUM(type, name, source) acc->c.name += source - mark->c.name;
@@ -74,8 +51,12 @@ wl_usage_accum_buffers(WlUsageMark *acc, const WlUsageMark *mark)
 #undef ACCUM
 }
 
-/* as wl_usage_accum, the WAL and WAL I/O counters only */
-void
+/*
+ * wl_usage_accum's WAL and WAL I/O counters.  WAL I/O counters can go back
+ * (compat.h, wl_wal_io_read: on 15-17 the pending ones, zeroed when the
+ * backend reports statistics outside transactions): clamped at 0.
+ */
+pg_attribute_always_inline void
 wl_usage_accum_wal(WlUsageMark *acc, const WlUsageMark *mark)
 {
 	WlWalIo		io;
@@ -91,6 +72,14 @@ wl_usage_accum_wal(WlUsageMark *acc, const WlUsageMark *mark)
 #undef ACCUM_IO
 		acc->walio_valid = true;
 	}
+}
+
+/* add the usage since mark to acc (a sum, zeroed to start) */
+void
+wl_usage_accum(WlUsageMark *acc, const WlUsageMark *mark)
+{
+	wl_usage_accum_buffers(acc, mark);
+	wl_usage_accum_wal(acc, mark);
 }
 
 /* fill c's buffer, WAL and WAL I/O counters with the usage since mark */
