@@ -22,6 +22,9 @@
 
 #include "store_shm.h"
 
+#ifndef WIN32
+#include <dlfcn.h>
+#endif
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -591,6 +594,18 @@ wl_calibration_register_worker(void)
 		.bgw_library_name = "walload",
 		.bgw_function_name = "walload_calibration_main",
 	};
+#ifndef WIN32
+	Dl_info		self;
+
+	/*
+	 * The worker runs in the file the postmaster preloaded, the one that
+	 * knows the store: by name, a server preloading walload by a path would
+	 * load $libdir's walload.so, another copy without it, into the worker.
+	 */
+	if (dladdr((void *) wl_calibration_register_worker, &self) != 0 &&
+		self.dli_fname != NULL && strlen(self.dli_fname) < sizeof(worker.bgw_library_name))
+		strlcpy(worker.bgw_library_name, self.dli_fname, sizeof(worker.bgw_library_name));
+#endif
 
 	RegisterBackgroundWorker(&worker);
 }
@@ -730,6 +745,17 @@ walload_calibration_main(Datum main_arg)
 	CurrentResourceOwner = ResourceOwnerCreate(NULL, "walload calibration");
 	cxt = AllocSetContextCreate(TopMemoryContext, "walload calibration",
 								ALLOCSET_DEFAULT_SIZES);
+
+	/* another copy of the library (a path too long to register): no store */
+	if (wl_shared == NULL)
+	{
+		ereport(WARNING,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("walload's calibration worker is not in the library the server preloaded"),
+				 errhint("Preload walload by name, or by a path shorter than %d bytes.",
+						 (int) sizeof(MyBgworkerEntry->bgw_library_name))));
+		proc_exit(0);			/* not restarted */
+	}
 
 	/* WL_CALIB_RUNNING where this start has had no calibration yet */
 	SpinLockAcquire(&wl_shared->mutex);
