@@ -257,7 +257,12 @@ wl_model_note_created(Oid relid)
 
 /*
  * A pending sync's blocks without a system call: core's cached sizes (lost
- * at each relcache rebuild), else seen_sizes', else relpages.
+ * at each relcache rebuild), else seen_sizes', else relpages.  A file enters
+ * seen_sizes once core has cached a size of it, not before: an entry of
+ * unknown sizes tells nothing, and each CREATE TABLE's prediction added
+ * three (table, TOAST table, TOAST index), growing the map's array in
+ * mid-load, in dedicated mallocs kept across transactions, where core's
+ * COPYs reuse the heap: each COPY then grew the heap twice, not once.
  */
 static uint64
 file_live_blocks(WlRelFile file)
@@ -265,21 +270,27 @@ file_live_blocks(WlRelFile file)
 	SMgrRelation srel = WlSmgrOpen(file);
 	FileEntry  *seen;
 	bool		found;
+	bool		cached = false;
 	uint64		total = 0;
 
 	ensure_model_state();
-	seen = wl_files_insert(seen_sizes, file, &found);
+	for (ForkNumber fork = 0; fork <= MAX_FORKNUM; fork++)
+		cached |= srel->smgr_cached_nblocks[fork] != InvalidBlockNumber;
+	if (cached)
+		seen = wl_files_insert(seen_sizes, file, &found);
+	else
+		found = (seen = wl_files_lookup(seen_sizes, file)) != NULL;
 	for (ForkNumber fork = 0; fork <= MAX_FORKNUM; fork++)
 	{
 		BlockNumber known = srel->smgr_cached_nblocks[fork];
 
-		if (!found)
+		if (seen && !found)
 			seen->v.blocks[fork] = InvalidBlockNumber;
 		if (known != InvalidBlockNumber)
 			seen->v.blocks[fork] = known;
 		else if (fork == MAIN_FORKNUM)
-			known = class_pages(file, seen->v.blocks[fork]);
-		else
+			known = class_pages(file, seen ? seen->v.blocks[fork] : InvalidBlockNumber);
+		else if (seen)
 			known = seen->v.blocks[fork];
 		if (known != InvalidBlockNumber)
 			total += known;
