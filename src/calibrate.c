@@ -598,9 +598,8 @@ wl_calibration_register_worker(void)
 	Dl_info		self;
 
 	/*
-	 * The worker runs in the file the postmaster preloaded, the one that
-	 * knows the store: by name, a server preloading walload by a path would
-	 * load $libdir's walload.so, another copy without it, into the worker.
+	 * In the file the postmaster preloaded, which knows the store: by name,
+	 * a preload by a path would put $libdir's other copy in the worker.
 	 */
 	if (dladdr((void *) wl_calibration_register_worker, &self) != 0 &&
 		self.dli_fname != NULL && strlen(self.dli_fname) < sizeof(worker.bgw_library_name))

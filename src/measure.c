@@ -28,12 +28,9 @@ wl_usage_mark(WlUsageMark *mark)
 }
 
 /*
- * A utility statement's mark in two halves (accumulator.c): its buffers are
- * counted around core's call, as pg_stat_statements counts them; its WAL and
- * WAL I/O from its start to its end, so that the WAL walload's own catalog
- * look-ups for it write is its WAL: a hint bit they set first moves the
- * full-page image core's look-up would have logged (data checksums or
- * wal_log_hints) out of core's call.
+ * A utility statement's usage in two halves (accumulator.c): its buffers
+ * around core's call, as pg_stat_statements counts them; its WAL from its
+ * start to its end, with the page images of hint bits walload's look-ups set.
  */
 void
 wl_usage_mark_buffers(WlUsageMark *mark)

@@ -258,11 +258,9 @@ wl_model_note_created(Oid relid)
 /*
  * A pending sync's blocks without a system call: core's cached sizes (lost
  * at each relcache rebuild), else seen_sizes', else relpages.  A file enters
- * seen_sizes once core has cached a size of it, not before: an entry of
- * unknown sizes tells nothing, and each CREATE TABLE's prediction added
- * three (table, TOAST table, TOAST index), growing the map's array in
- * mid-load, in dedicated mallocs kept across transactions, where core's
- * COPYs reuse the heap: each COPY then grew the heap twice, not once.
+ * seen_sizes once core has cached a size of it: an entry of unknown sizes
+ * tells nothing, and each new file's grew the map in mid-load, where core's
+ * COPYs reuse the heap (each COPY then grew the heap twice, not once).
  */
 static uint64
 file_live_blocks(WlRelFile file)
