@@ -10,6 +10,7 @@
 #     on 17 and later the path fits and it calibrates.
 use strict;
 use warnings;
+use Cwd qw(abs_path);
 use File::Copy;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
@@ -18,7 +19,8 @@ use FindBin;
 use lib $FindBin::RealBin;
 use WalloadTAP;
 
-my $tmp = PostgreSQL::Test::Utils::tempdir();
+# absolute: from 17 on a test's directories may be relative
+my $tmp = abs_path(PostgreSQL::Test::Utils::tempdir());
 
 # a copy of the installed library at dir/walload.so
 sub copy_library

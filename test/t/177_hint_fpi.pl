@@ -13,7 +13,7 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
-use File::Path qw(make_path);
+use Cwd qw(abs_path);
 use FindBin;
 use lib $FindBin::RealBin;
 use WalloadTAP;
@@ -74,8 +74,8 @@ for my $checksums (1, 0)
 {
 	my $name = $checksums ? 'walload_hint_fpi_on' : 'walload_hint_fpi_off';
 	my $node = checksums_node($name, $checksums);
-	my $ts = $node->basedir . '/ts';
-	make_path($ts);
+	# absolute: from 17 on a test's directories may be relative
+	my $ts = abs_path(PostgreSQL::Test::Utils::tempdir());
 	$node->safe_psql('postgres', "CREATE TABLESPACE ts LOCATION '$ts'");
 
 	# the records of the transaction outside the statement: DROP DATABASE's
