@@ -55,19 +55,11 @@ sub crashes
 	return scalar @n;
 }
 
-# the worker's ps title once it has published its figures
-sub worker_idle
-{
-	my ($node) = @_;
-	my ($pm) = split /\n/, slurp_file($node->data_dir . '/postmaster.pid');
-	return `ps -o args= --ppid $pm` =~ /walload calibration idle/;
-}
-
 my $warning = qr/walload's calibration worker is not in the library the server preloaded/;
 
 my ($short) = node_by_path('walload_by_path', 'lib');
 wait_calibration($short);
-ok(worker_idle($short), 'preloaded by a path: the calibration worker calibrated and idles');
+ok(calibration_idle($short), 'preloaded by a path: the calibration worker calibrated and idles');
 is(crashes($short), 0, 'preloaded by a path: no process died of a signal');
 unlike(slurp_file($short->logfile), $warning, 'preloaded by a path: no warning');
 $short->stop;
@@ -76,14 +68,14 @@ $short->stop;
 my ($long, $path) = node_by_path('walload_by_long_path', 'l' . ('o' x 100) . 'ng');
 ok(length($path) > 96, 'the long path is ' . length($path) . ' bytes');
 my $deadline = time + $PostgreSQL::Test::Utils::timeout_default;
-until (worker_idle($long) || slurp_file($long->logfile) =~ $warning)
+until (calibration_idle($long) || slurp_file($long->logfile) =~ $warning)
 {
 	die 'neither calibrated nor warned' if time > $deadline;
 	select(undef, undef, undef, 0.2);
 }
 if ($long->pg_version >= 17)
 {
-	ok(worker_idle($long), 'a long path (17+): the worker calibrated and idles');
+	ok(calibration_idle($long), 'a long path (17+): the worker calibrated and idles');
 }
 else
 {

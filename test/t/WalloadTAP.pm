@@ -31,7 +31,7 @@ use Exporter 'import';
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 
-our @EXPORT = qw(wait_calibration calibrated_node debug2_session stat_file_with_crc
+our @EXPORT = qw(wait_calibration calibration_idle calibrated_node debug2_session stat_file_with_crc
   sync_standby subscription_nodes);
 
 # walload's calibration worker times the walks and the storage for some
@@ -45,14 +45,21 @@ sub wait_calibration
 	my $on = $node->safe_psql('postgres',
 		"SELECT current_setting('walload.calibration', true)");
 	return if $on ne 'on';
-	my ($pm) = split /\n/, slurp_file($node->data_dir . '/postmaster.pid');
 	my $deadline = time + $PostgreSQL::Test::Utils::timeout_default;
-	until (`ps -o args= --ppid $pm` =~ /walload calibration idle/)
+	until (calibration_idle($node))
 	{
 		die 'the calibration worker did not finish' if time > $deadline;
 		select(undef, undef, undef, 0.1);
 	}
 	return;
+}
+
+# is the calibration worker idle: its figures published (its ps title)
+sub calibration_idle
+{
+	my ($node) = @_;
+	my ($pm) = split /\n/, slurp_file($node->data_dir . '/postmaster.pid');
+	return `ps -o args= --ppid $pm` =~ /walload calibration idle/;
 }
 
 # the calibration worker times the walks after the start (and a new
