@@ -10,6 +10,7 @@
 #    the worker's pid only;
 #  - walload.calibration = off: no worker, and walload_calibrate() says why.
 # States, counts, pids and timestamps only, never a duration.
+# matrix: once (walload's own worker protocol; every other file's clusters calibrate in that worker on every version)
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;

@@ -18,6 +18,7 @@
 #   - the charged time survives a clean restart (the stats file).
 #
 # Only > 0, = 0 and sums are asserted: no duration's size.
+# matrix: once (walload's own split of a measured phase among the statements, the same on every version)
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;

@@ -8,6 +8,7 @@
 #   - by a path longer than the worker's registration holds (15 and 16:
 #     96 bytes): the worker says so once and is not restarted, nothing dies;
 #     on 17 and later the path fits and it calibrates.
+# matrix: once (the two lengths of bgw_library_name, 15's and 17's, run on the host and the last version)
 use strict;
 use warnings;
 use Cwd qw(abs_path);

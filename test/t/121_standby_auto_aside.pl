@@ -9,6 +9,7 @@
 # file takes tens of microseconds at least, far above 10 times that; priced
 # at 1 s a unit, every prediction is seconds, far above anything a commit
 # of a one-row table takes even on a busy machine.
+# matrix: once (walload's own rule on injected unit costs, the same on every version)
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;

@@ -31,6 +31,7 @@
 #     of 70 DROP TABLEs, 1.11's first draft).
 #
 # Only counts, > 0 and sums are asserted: no duration's size.
+# matrix: once (walload's own route of a held statement to the store, the same on every version)
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;

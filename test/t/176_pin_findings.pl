@@ -15,6 +15,7 @@
 # which change is priced, and which saves more, follows the counts on any
 # machine.  Left out: the commit phase's and the small commits' findings,
 # made by a timed share alone.
+# matrix: once (the diagnosis' own rules over counts that pg_regress, pgTAP and the oracle check on every version)
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
