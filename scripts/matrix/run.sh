@@ -368,10 +368,13 @@ else
   # test listens on TCP), and the oracle's probes are on its own binary.
   # The environments are made first, one after the other (debootstrap and
   # apt on the host); each version's TAP goes to a file of its own and is
-  # relayed, renumbered, in the versions' order as they end.
+  # relayed, renumbered, in the versions' order as they end.  The last
+  # version starts first: it also runs the files and suites run once
+  # (# matrix: once, fuzz, sqlsmith, faults, size), the longest of all.
   running=(); declare -A pid_of=()
   trap 'kill "${running[@]}" 2>/dev/null; wait; for v in $versions; do unmount_env "$dir/pg$v"; done' EXIT
-  for v in $versions; do
+  last=${versions##* }
+  for v in $last $(for w in $versions; do [ "$w" = "$last" ] || echo "$w"; done); do
     out="$dir/logs/matrix-pg$v.tap"
     if ! prepare "$v" >"$out" 2>&1; then
       echo "not ok - $v: environment (Debian $(suite_for "$v" || echo '?') chroot)" >>"$out"
