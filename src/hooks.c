@@ -7,7 +7,7 @@
  *
  * Every hook is chained.  One gate (tracking_on) decides whether walload
  * observes a statement; nesting is counted as pg_stat_statements counts it,
- * restored by PG_FINALLY.  What is seen goes to accumulator.c; what core
+ * restored on error too.  What is seen goes to accumulator.c; what core
  * decided comes from model.c and observe.c as effects.
  *
  *-------------------------------------------------------------------------
@@ -309,7 +309,6 @@ wl_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	WlObservation *volatile obs = NULL;
 	volatile bool ran = false;
 	uint64		serial = 0;
-	uint64		rows;
 
 	if (on)
 		wl_acc_observe();
@@ -340,59 +339,49 @@ wl_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	current_utility_tag = parsetree_tag;
 	PG_TRY();
 	{
-		if (observe)
-		{
-			obs = wl_observe_before(parsetree);
+		/* marked again after a look only: the start's marks miss little else */
+		if (observe && (obs = wl_observe_before(parsetree)) != NULL)
 			wl_acc_utility_measure_from_now(serial);
-		}
 		PREV_OR(prev_ProcessUtility, standard_ProcessUtility)
 			(pstmt, queryString, readOnlyTree, context, params, queryEnv, dest, qc);
 		ran = true;
-	}
-	PG_FINALLY();
-	{
 		wl_nested_level = saved_level;
 		current_utility_tag = saved_utility_tag;
+		/* pstmt may have been freed (COMMIT inside a procedure) */
 		if (observe)
 			wl_acc_utility_measured(serial);
-		if (observe && !ran)
+		if (observe && (obs != NULL || utility_may_touch_storage(parsetree_tag)))
 		{
-			wl_observe_after(obs, false, NULL);
-			wl_acc_utility_done(serial, WL_STMT_ERROR, 0);
-		}
-	}
-	PG_END_TRY();
+			WlEffects	eff;
 
-	if (!observe)
-		return;
-
-	/* pstmt may have been freed (COMMIT inside a procedure) */
-	PG_TRY();
-	{
-		WlEffects	eff;
-
-		memset(&eff, 0, sizeof(eff));
-		wl_observe_after(obs, true, &eff);
-		wl_acc_apply_effects(&eff);
-		if (utility_may_touch_storage(parsetree_tag))
-		{
 			memset(&eff, 0, sizeof(eff));
-			wl_model_read_pending_changes(wl_acc_current_statement_no(), &eff);
+			if (obs != NULL)	/* frees it, also on error */
+				wl_observe_after(obs, true, &eff);
+			if (utility_may_touch_storage(parsetree_tag))	/* adds to eff */
+				wl_model_read_pending_changes(wl_acc_current_statement_no(), &eff);
 			wl_acc_apply_effects(&eff);
 		}
 	}
 	PG_CATCH();
 	{
-		wl_acc_utility_done(serial, WL_STMT_ERROR, 0);
+		wl_nested_level = saved_level;
+		current_utility_tag = saved_utility_tag;
+		if (observe)
+		{
+			if (!ran)
+				wl_observe_after(obs, false, NULL);
+			wl_acc_utility_done(serial, WL_STMT_ERROR, 0);	/* measures it */
+		}
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
-	rows = (qc && (qc->commandTag == CMDTAG_COPY ||
-				   qc->commandTag == CMDTAG_SELECT ||
-				   qc->commandTag == CMDTAG_FETCH ||
-				   qc->commandTag == CMDTAG_REFRESH_MATERIALIZED_VIEW)) ?
-		qc->nprocessed : 0;
-	wl_acc_utility_done(serial, WL_STMT_OK, rows);
+	if (observe)
+		wl_acc_utility_done(serial, WL_STMT_OK,
+							qc && (qc->commandTag == CMDTAG_COPY ||
+								   qc->commandTag == CMDTAG_SELECT ||
+								   qc->commandTag == CMDTAG_FETCH ||
+								   qc->commandTag == CMDTAG_REFRESH_MATERIALIZED_VIEW) ?
+							qc->nprocessed : 0);
 }
 
 /* ----------------------------------------------------------------
@@ -568,7 +557,6 @@ relation_access(ObjectAccessType access, Oid classId, Oid objectId,
 	if (!wl_acc_statement_on_stack() || !wl_acc_observed())
 		return;
 
-	memset(&eff, 0, sizeof(eff));
 	switch (access)
 	{
 		case OAT_TRUNCATE:
@@ -585,6 +573,7 @@ relation_access(ObjectAccessType access, Oid classId, Oid objectId,
 			else if (current_utility_tag != T_AlterTableStmt &&
 					 current_utility_tag != T_AlterTableMoveAllStmt)
 				break;
+			memset(&eff, 0, sizeof(eff));
 			wl_observe_relation(objectId, access == OAT_POST_CREATE, &eff);
 			wl_acc_apply_effects(&eff);
 			break;
