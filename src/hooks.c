@@ -28,6 +28,7 @@
 #include "parser/analyze.h"
 #include "storage/ipc.h"
 #include "tcop/utility.h"
+#include "utils/evtcache.h"
 #include "utils/memutils.h"
 #include "utils/resowner.h"
 
@@ -564,7 +565,11 @@ relation_access(ObjectAccessType access, Oid classId, Oid objectId,
 			wl_model_note_doomed(objectId, true);
 			break;
 		case OAT_DROP:
-			wl_model_note_doomed(objectId, false);
+			/* read by predictions only: none follow a lone DROP */
+			if (wl_nested_level > 1 || current_utility_tag != T_DropStmt ||
+				IsTransactionBlock() || EventCacheLookup(EVT_SQLDrop) != NIL ||
+				EventCacheLookup(EVT_DDLCommandEnd) != NIL)
+				wl_model_note_doomed(objectId, false);
 			break;
 		case OAT_POST_CREATE:
 		case OAT_POST_ALTER:
