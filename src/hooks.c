@@ -575,8 +575,10 @@ relation_access(ObjectAccessType access, Oid classId, Oid objectId,
 		case OAT_POST_ALTER:
 			if (access == OAT_POST_CREATE)
 				wl_model_note_created(objectId);
-			else if (current_utility_tag != T_AlterTableStmt &&
-					 current_utility_tag != T_AlterTableMoveAllStmt)
+			/* a new sequence (core's CREATE TABLE too runs CREATE SEQUENCE) */
+			if (access == OAT_POST_CREATE ? current_utility_tag != T_CreateSeqStmt :
+				(current_utility_tag != T_AlterTableStmt &&
+				 current_utility_tag != T_AlterTableMoveAllStmt))
 				break;
 			memset(&eff, 0, sizeof(eff));
 			wl_observe_relation(objectId, access == OAT_POST_CREATE, &eff);
