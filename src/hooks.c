@@ -7,7 +7,7 @@
  *
  * Every hook is chained.  One gate (tracking_on) decides whether walload
  * observes a statement; nesting is counted as pg_stat_statements counts it,
- * restored by PG_FINALLY.  What is seen goes to accumulator.c; what core
+ * restored on error too.  What is seen goes to accumulator.c; what core
  * decided comes from model.c and observe.c as effects.
  *
  *-------------------------------------------------------------------------
@@ -28,6 +28,7 @@
 #include "parser/analyze.h"
 #include "storage/ipc.h"
 #include "tcop/utility.h"
+#include "utils/evtcache.h"
 #include "utils/memutils.h"
 #include "utils/resowner.h"
 
@@ -309,7 +310,6 @@ wl_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	WlObservation *volatile obs = NULL;
 	volatile bool ran = false;
 	uint64		serial = 0;
-	uint64		rows;
 
 	if (on)
 		wl_acc_observe();
@@ -340,59 +340,49 @@ wl_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	current_utility_tag = parsetree_tag;
 	PG_TRY();
 	{
-		if (observe)
-		{
-			obs = wl_observe_before(parsetree);
+		/* marked again after a look only: the start's marks miss little else */
+		if (observe && (obs = wl_observe_before(parsetree)) != NULL)
 			wl_acc_utility_measure_from_now(serial);
-		}
 		PREV_OR(prev_ProcessUtility, standard_ProcessUtility)
 			(pstmt, queryString, readOnlyTree, context, params, queryEnv, dest, qc);
 		ran = true;
-	}
-	PG_FINALLY();
-	{
 		wl_nested_level = saved_level;
 		current_utility_tag = saved_utility_tag;
+		/* pstmt may have been freed (COMMIT inside a procedure) */
 		if (observe)
 			wl_acc_utility_measured(serial);
-		if (observe && !ran)
+		if (observe && (obs != NULL || utility_may_touch_storage(parsetree_tag)))
 		{
-			wl_observe_after(obs, false, NULL);
-			wl_acc_utility_done(serial, WL_STMT_ERROR, 0);
-		}
-	}
-	PG_END_TRY();
+			WlEffects	eff;
 
-	if (!observe)
-		return;
-
-	/* pstmt may have been freed (COMMIT inside a procedure) */
-	PG_TRY();
-	{
-		WlEffects	eff;
-
-		memset(&eff, 0, sizeof(eff));
-		wl_observe_after(obs, true, &eff);
-		wl_acc_apply_effects(&eff);
-		if (utility_may_touch_storage(parsetree_tag))
-		{
 			memset(&eff, 0, sizeof(eff));
-			wl_model_read_pending_changes(wl_acc_current_statement_no(), &eff);
+			if (obs != NULL)	/* frees it, also on error */
+				wl_observe_after(obs, true, &eff);
+			if (utility_may_touch_storage(parsetree_tag))	/* adds to eff */
+				wl_model_read_pending_changes(wl_acc_current_statement_no(), &eff);
 			wl_acc_apply_effects(&eff);
 		}
 	}
 	PG_CATCH();
 	{
-		wl_acc_utility_done(serial, WL_STMT_ERROR, 0);
+		wl_nested_level = saved_level;
+		current_utility_tag = saved_utility_tag;
+		if (observe)
+		{
+			if (!ran)
+				wl_observe_after(obs, false, NULL);
+			wl_acc_utility_done(serial, WL_STMT_ERROR, 0);	/* measures it */
+		}
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
-	rows = (qc && (qc->commandTag == CMDTAG_COPY ||
-				   qc->commandTag == CMDTAG_SELECT ||
-				   qc->commandTag == CMDTAG_FETCH ||
-				   qc->commandTag == CMDTAG_REFRESH_MATERIALIZED_VIEW)) ?
-		qc->nprocessed : 0;
-	wl_acc_utility_done(serial, WL_STMT_OK, rows);
+	if (observe)
+		wl_acc_utility_done(serial, WL_STMT_OK,
+							qc && (qc->commandTag == CMDTAG_COPY ||
+								   qc->commandTag == CMDTAG_SELECT ||
+								   qc->commandTag == CMDTAG_FETCH ||
+								   qc->commandTag == CMDTAG_REFRESH_MATERIALIZED_VIEW) ?
+							qc->nprocessed : 0);
 }
 
 /* ----------------------------------------------------------------
@@ -568,7 +558,6 @@ relation_access(ObjectAccessType access, Oid classId, Oid objectId,
 	if (!wl_acc_statement_on_stack() || !wl_acc_observed())
 		return;
 
-	memset(&eff, 0, sizeof(eff));
 	switch (access)
 	{
 		case OAT_TRUNCATE:
@@ -576,15 +565,22 @@ relation_access(ObjectAccessType access, Oid classId, Oid objectId,
 			wl_model_note_doomed(objectId, true);
 			break;
 		case OAT_DROP:
-			wl_model_note_doomed(objectId, false);
+			/* read by predictions only: none follow a lone DROP */
+			if (wl_nested_level > 1 || current_utility_tag != T_DropStmt ||
+				IsTransactionBlock() || EventCacheLookup(EVT_SQLDrop) != NIL ||
+				EventCacheLookup(EVT_DDLCommandEnd) != NIL)
+				wl_model_note_doomed(objectId, false);
 			break;
 		case OAT_POST_CREATE:
 		case OAT_POST_ALTER:
 			if (access == OAT_POST_CREATE)
 				wl_model_note_created(objectId);
-			else if (current_utility_tag != T_AlterTableStmt &&
-					 current_utility_tag != T_AlterTableMoveAllStmt)
+			/* a new sequence (core's CREATE TABLE too runs CREATE SEQUENCE) */
+			if (access == OAT_POST_CREATE ? current_utility_tag != T_CreateSeqStmt :
+				(current_utility_tag != T_AlterTableStmt &&
+				 current_utility_tag != T_AlterTableMoveAllStmt))
 				break;
+			memset(&eff, 0, sizeof(eff));
 			wl_observe_relation(objectId, access == OAT_POST_CREATE, &eff);
 			wl_acc_apply_effects(&eff);
 			break;

@@ -132,7 +132,7 @@ segment_stored_blocks(int fd)
 		}			buf;
 		bool		last = false;
 
-		memset(&buf, 0, sizeof(buf));
+		memset(&buf.map, 0, sizeof(buf.map));	/* the kernel writes the rest */
 		buf.map.fm_start = start;
 		buf.map.fm_length = FIEMAP_MAX_OFFSET - start;
 		buf.map.fm_extent_count = 16;
@@ -190,7 +190,9 @@ fork_on_disk(char *path, BlockNumber *nblocks, int64 *stored)
 		/* path has room for a segment's suffix: see WL_FORK_PATH_SIZE */
 		if (seg > 0)
 			snprintf(path + len, WL_FORK_PATH_SIZE - len, ".%d", seg);
-		fd = BasicOpenFile(path, O_RDONLY | PG_BINARY);
+		fd = open(path, O_RDONLY | PG_BINARY | O_CLOEXEC);	/* BasicOpenFile() costs more */
+		if (fd < 0 && (errno == EMFILE || errno == ENFILE)) /* it frees a VFD */
+			fd = BasicOpenFile(path, O_RDONLY | PG_BINARY);
 		if (fd < 0 || fstat(fd, &st) != 0)
 		{
 			if (fd >= 0 || errno != ENOENT)
