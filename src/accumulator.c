@@ -1360,52 +1360,44 @@ pre_commit_record(bool is_prepare)
 	const WlScanCost *cost = current_cost(GetCurrentTimestamp());
 	WlXactRecord *rec = &cur.rec;
 	WlCommitModel m;
-	WlCommitEstimate est;
+	WlCommitEstimate *est = &commit_pred;	/* read after a commit only */
 	WlCommitState st;
-	WlStrategyChoice choice;
+	WlStrategyChoice choice = {.action = WL_ACTION_NONE,.threshold_kb = wal_skip_threshold};
 	WlCommitFiles cf;
 
 	/* read here: the record's end has undone a SET LOCAL */
+	bool		pending;
 	cur.threshold_read = true;
 	rec->wal_skip_threshold_kb = wal_skip_threshold;
 	wl_model_read_commit(is_prepare, false, &cf);
-	wl_strategy_apply(&choice, cur.dirty_load_blocks, cf.syncs, cf.nsyncs);
+	/* nothing pending (most commits): nothing to choose, no model, the flush */
+	if ((pending = is_prepare || cf.ndoomed > 0 || cf.nsyncs > 0))
+	{
+		wl_strategy_apply(&choice, cur.dirty_load_blocks, cf.syncs, cf.nsyncs);
+		wl_model_commit(&cf, is_prepare, false, &m);
+		/* predicted before the scans are counted (which maps the pages) */
+		wl_commit_state_now(&st, &m, cur.dirty_load_blocks, false);
+		wl_commit_est(&m, cost, &st, est);
+	}
+	else
+		wl_commit_est_flush(cost, -1, est);
 	rec->commit_strategy = (int8) wl_commit_strategy;
 	rec->commit_threshold_kb = choice.threshold_kb;
 	rec->strategy_action = Max(rec->strategy_action, (int8) choice.action);
 	cur.commit_action = (int8) choice.action;
 	if (choice.action == WL_ACTION_CHANGED && rec->strategy_changed < PG_INT16_MAX)
 		rec->strategy_changed++;
-	wl_model_commit(&cf, is_prepare, false, &m);
-
-	/* predicted before the scans are counted (which maps the pages) */
-	wl_commit_state_now(&st, &m, cur.dirty_load_blocks, false);
-	wl_commit_est(&m, cost, &st, &est);
-	rec->pred_commit_ms = est.total_ns / 1e6;
-	rec->pred_core_commit_ms = (est.total_ns - choice.chosen_ns + choice.core_ns) / 1e6;
+	rec->pred_commit_ms = est->total_ns / 1e6;
+	rec->pred_core_commit_ms = (est->total_ns - choice.chosen_ns + choice.core_ns) / 1e6;
 	cur.wal_flush_price_ns = cost->io.valid ? cost->io.wal_flush_ns : 0;
-	cur.pred_files_ns = Max(est.sync_phase_ns - cur.wal_flush_price_ns, 0);
-	commit_pred = est;			/* read after a commit only */
-	if (!is_prepare && m.synced_rels == 0 && m.dropped_rels == 0 &&
-		!m.sync_scan && !m.drop_scan &&
-		m.wal_logged_blocks <= WL_FILE_COMMIT_BLOCKS * (int64) m.wal_logged_rels)
-		cur.pred_small_files = m.wal_logged_rels;
-	if (m.wal_logged_rels > 0)
-		wl_note_commit_wal_logged();
+	cur.pred_files_ns = Max(est->sync_phase_ns - cur.wal_flush_price_ns, 0);
 	if (message_level_is_interesting(DEBUG1))
 		elog(DEBUG1, "walload: commit predicted to take %.3f ms: scans %.3f ms, sync %.3f ms, WAL %.3f ms, file deletion %.3f ms, per-file work %.3f ms; of the sync, fsyncs %.3f ms (%.3f ms as timed at start); of the deletion, %.3f ms if all blocks were on disk",
-			 est.total_ns / 1e6, est.scan_ns / 1e6, est.sync_ns / 1e6, est.wal_ns / 1e6, est.drop_ns / 1e6,
-			 est.files_ns / 1e6, est.fsync_ns / 1e6, est.fsync_timed_ns / 1e6, est.drop_ondisk_ns / 1e6);
-	if (m.sync_scan)
-		add_attributed_scan(WL_SCAN_FLUSH_PENDING, m.sync_stmt_no, m.synced_rels,
-							est.sync_written, false);
-	if (m.drop_scan && !is_prepare)
-		add_attributed_scan(WL_SCAN_DROP_PENDING, m.drop_stmt_no, m.dropped_rels,
-							m.dropped_buffers, false);
-
+			 est->total_ns / 1e6, est->scan_ns / 1e6, est->sync_ns / 1e6, est->wal_ns / 1e6, est->drop_ns / 1e6,
+			 est->files_ns / 1e6, est->fsync_ns / 1e6, est->fsync_timed_ns / 1e6, est->drop_ondisk_ns / 1e6);
 	/* the files whose statements the phase will be charged to */
 	clear_commit_charges();
-	if (current_statement(false) < 0 && holds_statements())
+	if (pending && current_statement(false) < 0 && holds_statements())
 	{
 		int32	   *sync,
 				   *drop;
@@ -1419,6 +1411,20 @@ pre_commit_record(bool is_prepare)
 	wl_model_free_commit(&cf);
 	rec->wal_skipped_rels += m.wal_skipped_rels;
 	rec->synced_rels += m.synced_rels;
+	if (!pending)
+		return;
+	if (!is_prepare && m.synced_rels == 0 && m.dropped_rels == 0 &&
+		!m.sync_scan && !m.drop_scan &&
+		m.wal_logged_blocks <= WL_FILE_COMMIT_BLOCKS * (int64) m.wal_logged_rels)
+		cur.pred_small_files = m.wal_logged_rels;
+	if (m.wal_logged_rels > 0)
+		wl_note_commit_wal_logged();
+	if (m.sync_scan)
+		add_attributed_scan(WL_SCAN_FLUSH_PENDING, m.sync_stmt_no, m.synced_rels,
+							est->sync_written, false);
+	if (m.drop_scan && !is_prepare)
+		add_attributed_scan(WL_SCAN_DROP_PENDING, m.drop_stmt_no, m.dropped_rels,
+							m.dropped_buffers, false);
 	rec->synced_blocks += m.synced_blocks;
 	rec->synced_truncated_rels += m.synced_truncated_rels;
 	rec->synced_truncated_blocks = (int32)
