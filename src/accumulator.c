@@ -205,7 +205,6 @@ typedef struct WlOpenXact
 	int64		pred_work;		/* pending files the predictions went over */
 	int64		dirty_load_blocks;	/* <= NBuffers: see note_dirtied_by_load */
 	int32		failed_stmt_no; /* the last recorded statement that failed */
-	WlActivity	act;			/* as published; rows, scans: the record's */
 
 	int32		pred_small_files;	/* files WAL-logged, if nothing else */
 	bool		threshold_read; /* rec's thresholds were read at a commit */
@@ -220,8 +219,9 @@ typedef struct WlOpenXact
 	int32		charge_sync_files;	/* files it acts on (charge_commit_phase) */
 	int32		charge_cleanup_files;
 	int32		worker_stmt_no; /* a background process's work's statement */
+	WlActivity	act;			/* as published; rows, scans: the record's */
 
-	/* set before they are read: the record's end zeroes cur up to here */
+	/* set before read: the record's end zeroes cur up to act.pred (empty_pred_in_act) */
 	WlUsageMark usage_baseline; /* if usage_baseline_set */
 	instr_time	phase_start;	/* begin_phase */
 	instr_time	phase_mid;
@@ -436,6 +436,8 @@ reserve_finished(int more)
 /* a commit with nothing pending, priced at current_cost's last reading */
 static const WlCommitModel empty_model = {.sync_stmt_no = -1,.drop_stmt_no = -1};
 static const WlCommitState empty_state;
+static bool empty_pred_in_act = false;	/* cur.act's (and the slot's) prediction */
+static bool pred_unshown = false;	/* cur.act's prediction is not the slot's */
 static WlCommitEstimate empty_est;
 
 /* the calibration, read again at most once a second */
@@ -450,6 +452,7 @@ current_cost(TimestampTz now)
 		generation != wl_unit_costs_generation())
 	{
 		wl_cost_figures(&cost);
+		empty_pred_in_act = false;
 		read_at = now;
 		generation = wl_unit_costs_generation();
 		/* wl_commit_est is pure: the same until the next reading */
@@ -495,11 +498,14 @@ predict_commit(WlActivity *a, TimestampTz now)
 		/* the state takes the WAL insert spinlock: only where files are pending */
 		wl_commit_state_now(&a->pred_state, &m, cur.dirty_load_blocks, true);
 		wl_commit_est(&m, current_cost(now), &a->pred_state, &est);
-		cur.pred_work += 1 + m.synced_rels + m.wal_logged_rels + m.dropped_rels +
-			abort_rels;
+		cur.pred_work += 1 + m.synced_rels + m.wal_logged_rels + m.dropped_rels + abort_rels;
+		empty_pred_in_act = false;
 	}
 	else
 	{
+		if (empty_pred_in_act)
+			return true;
+		empty_pred_in_act = true;
 		(void) current_cost(now);	/* nothing pending: empty_est */
 		a->pred_state = empty_state;
 		m = empty_model;
@@ -509,6 +515,7 @@ predict_commit(WlActivity *a, TimestampTz now)
 	a->pred_commit_ms = est.total_ns / 1e6;
 	a->pred_scan_ms = est.scan_ns / 1e6;
 	a->pred_abort_scans = abort_rels > 0 ? 1 : 0;
+	pred_unshown = true;
 	a->pred_abort_rels = abort_rels;
 	return true;
 }
@@ -544,7 +551,8 @@ publish_activity(CommandTag command, TimestampTz command_start, bool starting,
 		a->predicted_at = now;
 		a->pred_statements = cur.rec.statements;
 	}
-	wl_store_publish_activity(a, whole);
+	wl_store_publish_activity(a, pred_unshown);
+	pred_unshown = false;
 	cur.shown = true;
 }
 
@@ -1694,5 +1702,5 @@ wl_acc_xact_end(void)
 		flush_finished(false, WL_KEEP_NONE, true);
 		finish_record();
 	}
-	memset(&cur, 0, offsetof(WlOpenXact, usage_baseline));
+	memset(&cur, 0, offsetof(WlOpenXact, act.pred));
 }
