@@ -1699,7 +1699,8 @@ wl_acc_xact_end(void)
 	if (cur.active)
 	{
 		charge_commit_phase();
-		flush_finished(false, WL_KEEP_NONE, true);
+		if (n_finished > 0)		/* else walload's lock was not taken */
+			flush_finished(false, WL_KEEP_NONE, true);
 		finish_record();
 	}
 	memset(&cur, 0, offsetof(WlOpenXact, act.pred));
