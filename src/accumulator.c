@@ -316,8 +316,7 @@ queued(int32 stmt_no, bool held_only)
 	if (stmt_no < 0 && stmt_no != WL_ANY_STMT)
 		return NULL;
 	for (int i = n_finished - 1; i >= 0; i--)
-		if (finished[i].rec.xact_id == cur.rec.xact_id &&
-			(finished[i].held || !held_only) &&
+		if (finished[i].rec.xact_id == cur.rec.xact_id && (finished[i].held || !held_only) &&
 			(finished[i].rec.stmt_no == stmt_no || stmt_no == WL_ANY_STMT))
 			return &finished[i];
 	return NULL;
@@ -436,9 +435,9 @@ reserve_finished(int more)
 /* a commit with nothing pending, priced at current_cost's last reading */
 static const WlCommitModel empty_model = {.sync_stmt_no = -1,.drop_stmt_no = -1};
 static const WlCommitState empty_state;
+static WlCommitEstimate empty_est;
 static bool empty_pred_in_act = false;	/* cur.act's (and the slot's) prediction */
 static bool pred_unshown = false;	/* cur.act's prediction is not the slot's */
-static WlCommitEstimate empty_est;
 
 /* the calibration, read again at most once a second */
 static const WlScanCost *
@@ -452,8 +451,8 @@ current_cost(TimestampTz now)
 		generation != wl_unit_costs_generation())
 	{
 		wl_cost_figures(&cost);
-		empty_pred_in_act = false;
 		read_at = now;
+		empty_pred_in_act = false;
 		generation = wl_unit_costs_generation();
 		/* wl_commit_est is pure: the same until the next reading */
 		wl_commit_est(&empty_model, &cost, &empty_state, &empty_est);
@@ -503,10 +502,10 @@ predict_commit(WlActivity *a, TimestampTz now)
 	}
 	else
 	{
+		(void) current_cost(now);	/* nothing pending: empty_est */
 		if (empty_pred_in_act)
 			return true;
 		empty_pred_in_act = true;
-		(void) current_cost(now);	/* nothing pending: empty_est */
 		a->pred_state = empty_state;
 		m = empty_model;
 		est = empty_est;
@@ -515,8 +514,8 @@ predict_commit(WlActivity *a, TimestampTz now)
 	a->pred_commit_ms = est.total_ns / 1e6;
 	a->pred_scan_ms = est.scan_ns / 1e6;
 	a->pred_abort_scans = abort_rels > 0 ? 1 : 0;
-	pred_unshown = true;
 	a->pred_abort_rels = abort_rels;
+	pred_unshown = true;
 	return true;
 }
 
@@ -711,8 +710,7 @@ copy_text(WlActiveStmt *s)
 	if (s->st.source_text == NULL)
 		return;
 	/* cleaned in place: read only here, and no stack protector for locals */
-	q = CleanQuerytext(s->st.source_text, &s->st.query_location,
-					   &s->st.query_len);
+	q = CleanQuerytext(s->st.source_text, &s->st.query_location, &s->st.query_len);
 	s->text_len = s->st.query_len < WL_QUERY_LEN ? s->st.query_len :
 		pg_mbcliplen(q, s->st.query_len, WL_QUERY_LEN - 1);
 	memcpy(s->query, q, s->text_len);	/* text_len bytes are read: no NUL */
@@ -1091,8 +1089,7 @@ wl_acc_exit_begins(void)
 	INSTR_TIME_SET_CURRENT(now);
 	if (light.active && light.running &&
 		pgWalUsage.wal_records != light.st.usage_start.c.wal_records &&
-		stmt_depth < stmt_capacity &&
-		n_finished + stmt_depth < finished_capacity)
+		stmt_depth < stmt_capacity && n_finished + stmt_depth < finished_capacity)
 		promote_light();
 	light.active = false;
 	for (int i = stmt_depth - 1; i >= 0; i--)
@@ -1231,8 +1228,7 @@ wl_acc_executor_start(bool conditional, bool may_be_light, CommandTag tag,
 bool
 wl_acc_executor_tracked(QueryDesc *queryDesc)
 {
-	return is_light(queryDesc) ||
-		(stmt_depth > 0 && find_executor_entry(queryDesc) >= 0);
+	return is_light(queryDesc) || (stmt_depth > 0 && find_executor_entry(queryDesc) >= 0);
 }
 
 /*
@@ -1297,8 +1293,7 @@ wl_acc_executor_phase_end(QueryDesc *queryDesc, instr_time start, bool failed,
 	wal_before = s->usage.c.wal_records;
 	INSTR_TIME_SET_CURRENT(now);
 	/* a plain SELECT (tracked) that wrote is recorded: keep its text now */
-	if (end_phase(s, start, now) && s->conditional &&
-		s->usage.c.wal_records != wal_before)
+	if (end_phase(s, start, now) && s->conditional && s->usage.c.wal_records != wal_before)
 		copy_text(s);
 	if (failed)
 		finish_statement(idx, WL_STMT_ERROR, 0, true);
@@ -1347,8 +1342,7 @@ begin_phase(bool is_abort, bool is_prepare)
 static bool
 forget_quiet_transaction(bool has_xid, bool is_prepare)
 {
-	if (has_xid || is_prepare || cur.active || cur.shown || stmt_depth > 0 ||
-		n_finished > 0)
+	if (has_xid || is_prepare || cur.active || cur.shown || stmt_depth > 0 || n_finished > 0)
 		return false;
 	cur.observed = cur.usage_baseline_set = cur.storage_touched = false;
 	cur.next_stmt_no = 0;
@@ -1372,9 +1366,9 @@ pre_commit_record(bool is_prepare)
 	WlCommitState st;
 	WlStrategyChoice choice = {.action = WL_ACTION_NONE,.threshold_kb = wal_skip_threshold};
 	WlCommitFiles cf;
+	bool		pending;
 
 	/* read here: the record's end has undone a SET LOCAL */
-	bool		pending;
 	cur.threshold_read = true;
 	rec->wal_skip_threshold_kb = wal_skip_threshold;
 	wl_model_read_commit(is_prepare, false, &cf);
@@ -1417,8 +1411,6 @@ pre_commit_record(bool is_prepare)
 		count_charged_files(drop, ndrop, false);
 	}
 	wl_model_free_commit(&cf);
-	rec->wal_skipped_rels += m.wal_skipped_rels;
-	rec->synced_rels += m.synced_rels;
 	if (!pending)
 		return;
 	if (!is_prepare && m.synced_rels == 0 && m.dropped_rels == 0 &&
@@ -1433,6 +1425,8 @@ pre_commit_record(bool is_prepare)
 	if (m.drop_scan && !is_prepare)
 		add_attributed_scan(WL_SCAN_DROP_PENDING, m.drop_stmt_no, m.dropped_rels,
 							m.dropped_buffers, false);
+	rec->wal_skipped_rels += m.wal_skipped_rels;
+	rec->synced_rels += m.synced_rels;
 	rec->synced_blocks += m.synced_blocks;
 	rec->synced_truncated_rels += m.synced_truncated_rels;
 	rec->synced_truncated_blocks = (int32)
@@ -1580,8 +1574,7 @@ wl_acc_prepare_done(void)
 	if (cur.in_phase)
 		INSTR_TIME_SET_CURRENT(cur.phase_mid);
 	if (cur.prepare_pending)
-		wl_store_remember_prepared(prepare_gid, &prepare_at_commit,
-								   &prepare_at_rollback);
+		wl_store_remember_prepared(prepare_gid, &prepare_at_commit, &prepare_at_rollback);
 	cur.prepare_pending = false;
 }
 
@@ -1676,8 +1669,7 @@ wl_acc_xact_end(void)
 		learn_from_commit();
 		if (rec->commit_strategy == WL_STRATEGY_AUTO &&
 			(cur.commit_action == WL_ACTION_KEPT || cur.commit_action == WL_ACTION_CHANGED))
-			wl_strategy_note_commit(rec->commit_ms - rec->commit_standby_ms,
-									rec->pred_commit_ms);
+			wl_strategy_note_commit(rec->commit_ms - rec->commit_standby_ms, rec->pred_commit_ms);
 	}
 	wl_model_xact_end();
 

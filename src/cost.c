@@ -231,8 +231,7 @@ deleted_files_ns(const WlIoCost *io, int64 rels, int64 forks, int64 stored_forks
 {
 	return rels * io->open_ns +
 		Max(rels * (MAX_FORKNUM + 2) - forks, 0) * io->open_missing_ns +
-		stored_forks * io->delete_ns_per_file +
-		stored_blocks * io->delete_ns_per_block +
+		stored_forks * io->delete_ns_per_file + stored_blocks * io->delete_ns_per_block +
 		Max(forks - stored_forks, 0) * io->delete_cached_ns_per_file +
 		Max(blocks - stored_blocks, 0) * io->delete_cached_ns_per_block;
 }
