@@ -437,7 +437,7 @@ static const WlCommitModel empty_model = {.sync_stmt_no = -1,.drop_stmt_no = -1}
 static const WlCommitState empty_state;
 static WlCommitEstimate empty_est;
 static bool empty_pred_in_act = false;	/* cur.act's (and the slot's) prediction */
-static bool pred_unshown = false;	/* cur.act's prediction is not the slot's */
+static bool pred_unshown = false;	/* cur.act's prediction newer than the slot's */
 
 /* the calibration, read again at most once a second */
 static const WlScanCost *
@@ -483,6 +483,7 @@ predict_commit(WlActivity *a, TimestampTz now)
 	WlCommitEstimate est;
 	int32		abort_rels = 0;
 
+	pred_unshown = false;
 	if (cur.storage_touched)
 	{
 		WlCommitFiles cf;
@@ -550,8 +551,7 @@ publish_activity(CommandTag command, TimestampTz command_start, bool starting,
 		a->predicted_at = now;
 		a->pred_statements = cur.rec.statements;
 	}
-	wl_store_publish_activity(a, pred_unshown);
-	pred_unshown = false;
+	wl_store_publish_activity(a, whole && pred_unshown);
 	cur.shown = true;
 }
 
