@@ -205,7 +205,6 @@ typedef struct WlOpenXact
 	int64		pred_work;		/* pending files the predictions went over */
 	int64		dirty_load_blocks;	/* <= NBuffers: see note_dirtied_by_load */
 	int32		failed_stmt_no; /* the last recorded statement that failed */
-	WlActivity	act;			/* as published; rows, scans: the record's */
 
 	int32		pred_small_files;	/* files WAL-logged, if nothing else */
 	bool		threshold_read; /* rec's thresholds were read at a commit */
@@ -220,8 +219,9 @@ typedef struct WlOpenXact
 	int32		charge_sync_files;	/* files it acts on (charge_commit_phase) */
 	int32		charge_cleanup_files;
 	int32		worker_stmt_no; /* a background process's work's statement */
+	WlActivity	act;			/* as published; rows, scans: the record's */
 
-	/* set before they are read: the record's end zeroes cur up to here */
+	/* set before read: the record's end zeroes cur up to act.pred (empty_pred_in_act) */
 	WlUsageMark usage_baseline; /* if usage_baseline_set */
 	instr_time	phase_start;	/* begin_phase */
 	instr_time	phase_mid;
@@ -316,8 +316,7 @@ queued(int32 stmt_no, bool held_only)
 	if (stmt_no < 0 && stmt_no != WL_ANY_STMT)
 		return NULL;
 	for (int i = n_finished - 1; i >= 0; i--)
-		if (finished[i].rec.xact_id == cur.rec.xact_id &&
-			(finished[i].held || !held_only) &&
+		if (finished[i].rec.xact_id == cur.rec.xact_id && (finished[i].held || !held_only) &&
 			(finished[i].rec.stmt_no == stmt_no || stmt_no == WL_ANY_STMT))
 			return &finished[i];
 	return NULL;
@@ -437,6 +436,8 @@ reserve_finished(int more)
 static const WlCommitModel empty_model = {.sync_stmt_no = -1,.drop_stmt_no = -1};
 static const WlCommitState empty_state;
 static WlCommitEstimate empty_est;
+static bool empty_pred_in_act = false;	/* cur.act's (and the slot's) prediction */
+static bool pred_unshown = false;	/* cur.act's prediction newer than the slot's */
 
 /* the calibration, read again at most once a second */
 static const WlScanCost *
@@ -451,6 +452,7 @@ current_cost(TimestampTz now)
 	{
 		wl_cost_figures(&cost);
 		read_at = now;
+		empty_pred_in_act = false;
 		generation = wl_unit_costs_generation();
 		/* wl_commit_est is pure: the same until the next reading */
 		wl_commit_est(&empty_model, &cost, &empty_state, &empty_est);
@@ -481,6 +483,7 @@ predict_commit(WlActivity *a, TimestampTz now)
 	WlCommitEstimate est;
 	int32		abort_rels = 0;
 
+	pred_unshown = false;
 	if (cur.storage_touched)
 	{
 		WlCommitFiles cf;
@@ -495,12 +498,15 @@ predict_commit(WlActivity *a, TimestampTz now)
 		/* the state takes the WAL insert spinlock: only where files are pending */
 		wl_commit_state_now(&a->pred_state, &m, cur.dirty_load_blocks, true);
 		wl_commit_est(&m, current_cost(now), &a->pred_state, &est);
-		cur.pred_work += 1 + m.synced_rels + m.wal_logged_rels + m.dropped_rels +
-			abort_rels;
+		cur.pred_work += 1 + m.synced_rels + m.wal_logged_rels + m.dropped_rels + abort_rels;
+		empty_pred_in_act = false;
 	}
 	else
 	{
 		(void) current_cost(now);	/* nothing pending: empty_est */
+		if (empty_pred_in_act)
+			return true;
+		empty_pred_in_act = true;
 		a->pred_state = empty_state;
 		m = empty_model;
 		est = empty_est;
@@ -510,6 +516,7 @@ predict_commit(WlActivity *a, TimestampTz now)
 	a->pred_scan_ms = est.scan_ns / 1e6;
 	a->pred_abort_scans = abort_rels > 0 ? 1 : 0;
 	a->pred_abort_rels = abort_rels;
+	pred_unshown = true;
 	return true;
 }
 
@@ -544,7 +551,7 @@ publish_activity(CommandTag command, TimestampTz command_start, bool starting,
 		a->predicted_at = now;
 		a->pred_statements = cur.rec.statements;
 	}
-	wl_store_publish_activity(a, whole);
+	wl_store_publish_activity(a, whole && pred_unshown);
 	cur.shown = true;
 }
 
@@ -703,8 +710,7 @@ copy_text(WlActiveStmt *s)
 	if (s->st.source_text == NULL)
 		return;
 	/* cleaned in place: read only here, and no stack protector for locals */
-	q = CleanQuerytext(s->st.source_text, &s->st.query_location,
-					   &s->st.query_len);
+	q = CleanQuerytext(s->st.source_text, &s->st.query_location, &s->st.query_len);
 	s->text_len = s->st.query_len < WL_QUERY_LEN ? s->st.query_len :
 		pg_mbcliplen(q, s->st.query_len, WL_QUERY_LEN - 1);
 	memcpy(s->query, q, s->text_len);	/* text_len bytes are read: no NUL */
@@ -1083,8 +1089,7 @@ wl_acc_exit_begins(void)
 	INSTR_TIME_SET_CURRENT(now);
 	if (light.active && light.running &&
 		pgWalUsage.wal_records != light.st.usage_start.c.wal_records &&
-		stmt_depth < stmt_capacity &&
-		n_finished + stmt_depth < finished_capacity)
+		stmt_depth < stmt_capacity && n_finished + stmt_depth < finished_capacity)
 		promote_light();
 	light.active = false;
 	for (int i = stmt_depth - 1; i >= 0; i--)
@@ -1223,8 +1228,7 @@ wl_acc_executor_start(bool conditional, bool may_be_light, CommandTag tag,
 bool
 wl_acc_executor_tracked(QueryDesc *queryDesc)
 {
-	return is_light(queryDesc) ||
-		(stmt_depth > 0 && find_executor_entry(queryDesc) >= 0);
+	return is_light(queryDesc) || (stmt_depth > 0 && find_executor_entry(queryDesc) >= 0);
 }
 
 /*
@@ -1289,8 +1293,7 @@ wl_acc_executor_phase_end(QueryDesc *queryDesc, instr_time start, bool failed,
 	wal_before = s->usage.c.wal_records;
 	INSTR_TIME_SET_CURRENT(now);
 	/* a plain SELECT (tracked) that wrote is recorded: keep its text now */
-	if (end_phase(s, start, now) && s->conditional &&
-		s->usage.c.wal_records != wal_before)
+	if (end_phase(s, start, now) && s->conditional && s->usage.c.wal_records != wal_before)
 		copy_text(s);
 	if (failed)
 		finish_statement(idx, WL_STMT_ERROR, 0, true);
@@ -1339,8 +1342,7 @@ begin_phase(bool is_abort, bool is_prepare)
 static bool
 forget_quiet_transaction(bool has_xid, bool is_prepare)
 {
-	if (has_xid || is_prepare || cur.active || cur.shown || stmt_depth > 0 ||
-		n_finished > 0)
+	if (has_xid || is_prepare || cur.active || cur.shown || stmt_depth > 0 || n_finished > 0)
 		return false;
 	cur.observed = cur.usage_baseline_set = cur.storage_touched = false;
 	cur.next_stmt_no = 0;
@@ -1360,52 +1362,44 @@ pre_commit_record(bool is_prepare)
 	const WlScanCost *cost = current_cost(GetCurrentTimestamp());
 	WlXactRecord *rec = &cur.rec;
 	WlCommitModel m;
-	WlCommitEstimate est;
+	WlCommitEstimate *est = &commit_pred;	/* read after a commit only */
 	WlCommitState st;
-	WlStrategyChoice choice;
+	WlStrategyChoice choice = {.action = WL_ACTION_NONE,.threshold_kb = wal_skip_threshold};
 	WlCommitFiles cf;
+	bool		pending;
 
 	/* read here: the record's end has undone a SET LOCAL */
 	cur.threshold_read = true;
 	rec->wal_skip_threshold_kb = wal_skip_threshold;
 	wl_model_read_commit(is_prepare, false, &cf);
-	wl_strategy_apply(&choice, cur.dirty_load_blocks, cf.syncs, cf.nsyncs);
+	/* nothing pending (most commits): nothing to choose, no model, the flush */
+	if ((pending = is_prepare || cf.ndoomed > 0 || cf.nsyncs > 0))
+	{
+		wl_strategy_apply(&choice, cur.dirty_load_blocks, cf.syncs, cf.nsyncs);
+		wl_model_commit(&cf, is_prepare, false, &m);
+		/* predicted before the scans are counted (which maps the pages) */
+		wl_commit_state_now(&st, &m, cur.dirty_load_blocks, false);
+		wl_commit_est(&m, cost, &st, est);
+	}
+	else
+		wl_commit_est_flush(cost, -1, est);
 	rec->commit_strategy = (int8) wl_commit_strategy;
 	rec->commit_threshold_kb = choice.threshold_kb;
 	rec->strategy_action = Max(rec->strategy_action, (int8) choice.action);
 	cur.commit_action = (int8) choice.action;
 	if (choice.action == WL_ACTION_CHANGED && rec->strategy_changed < PG_INT16_MAX)
 		rec->strategy_changed++;
-	wl_model_commit(&cf, is_prepare, false, &m);
-
-	/* predicted before the scans are counted (which maps the pages) */
-	wl_commit_state_now(&st, &m, cur.dirty_load_blocks, false);
-	wl_commit_est(&m, cost, &st, &est);
-	rec->pred_commit_ms = est.total_ns / 1e6;
-	rec->pred_core_commit_ms = (est.total_ns - choice.chosen_ns + choice.core_ns) / 1e6;
+	rec->pred_commit_ms = est->total_ns / 1e6;
+	rec->pred_core_commit_ms = (est->total_ns - choice.chosen_ns + choice.core_ns) / 1e6;
 	cur.wal_flush_price_ns = cost->io.valid ? cost->io.wal_flush_ns : 0;
-	cur.pred_files_ns = Max(est.sync_phase_ns - cur.wal_flush_price_ns, 0);
-	commit_pred = est;			/* read after a commit only */
-	if (!is_prepare && m.synced_rels == 0 && m.dropped_rels == 0 &&
-		!m.sync_scan && !m.drop_scan &&
-		m.wal_logged_blocks <= WL_FILE_COMMIT_BLOCKS * (int64) m.wal_logged_rels)
-		cur.pred_small_files = m.wal_logged_rels;
-	if (m.wal_logged_rels > 0)
-		wl_note_commit_wal_logged();
+	cur.pred_files_ns = Max(est->sync_phase_ns - cur.wal_flush_price_ns, 0);
 	if (message_level_is_interesting(DEBUG1))
 		elog(DEBUG1, "walload: commit predicted to take %.3f ms: scans %.3f ms, sync %.3f ms, WAL %.3f ms, file deletion %.3f ms, per-file work %.3f ms; of the sync, fsyncs %.3f ms (%.3f ms as timed at start); of the deletion, %.3f ms if all blocks were on disk",
-			 est.total_ns / 1e6, est.scan_ns / 1e6, est.sync_ns / 1e6, est.wal_ns / 1e6, est.drop_ns / 1e6,
-			 est.files_ns / 1e6, est.fsync_ns / 1e6, est.fsync_timed_ns / 1e6, est.drop_ondisk_ns / 1e6);
-	if (m.sync_scan)
-		add_attributed_scan(WL_SCAN_FLUSH_PENDING, m.sync_stmt_no, m.synced_rels,
-							est.sync_written, false);
-	if (m.drop_scan && !is_prepare)
-		add_attributed_scan(WL_SCAN_DROP_PENDING, m.drop_stmt_no, m.dropped_rels,
-							m.dropped_buffers, false);
-
+			 est->total_ns / 1e6, est->scan_ns / 1e6, est->sync_ns / 1e6, est->wal_ns / 1e6, est->drop_ns / 1e6,
+			 est->files_ns / 1e6, est->fsync_ns / 1e6, est->fsync_timed_ns / 1e6, est->drop_ondisk_ns / 1e6);
 	/* the files whose statements the phase will be charged to */
 	clear_commit_charges();
-	if (current_statement(false) < 0 && holds_statements())
+	if (pending && current_statement(false) < 0 && holds_statements())
 	{
 		int32	   *sync,
 				   *drop;
@@ -1417,6 +1411,20 @@ pre_commit_record(bool is_prepare)
 		count_charged_files(drop, ndrop, false);
 	}
 	wl_model_free_commit(&cf);
+	if (!pending)
+		return;
+	if (!is_prepare && m.synced_rels == 0 && m.dropped_rels == 0 &&
+		!m.sync_scan && !m.drop_scan &&
+		m.wal_logged_blocks <= WL_FILE_COMMIT_BLOCKS * (int64) m.wal_logged_rels)
+		cur.pred_small_files = m.wal_logged_rels;
+	if (m.wal_logged_rels > 0)
+		wl_note_commit_wal_logged();
+	if (m.sync_scan)
+		add_attributed_scan(WL_SCAN_FLUSH_PENDING, m.sync_stmt_no, m.synced_rels,
+							est->sync_written, false);
+	if (m.drop_scan && !is_prepare)
+		add_attributed_scan(WL_SCAN_DROP_PENDING, m.drop_stmt_no, m.dropped_rels,
+							m.dropped_buffers, false);
 	rec->wal_skipped_rels += m.wal_skipped_rels;
 	rec->synced_rels += m.synced_rels;
 	rec->synced_blocks += m.synced_blocks;
@@ -1566,8 +1574,7 @@ wl_acc_prepare_done(void)
 	if (cur.in_phase)
 		INSTR_TIME_SET_CURRENT(cur.phase_mid);
 	if (cur.prepare_pending)
-		wl_store_remember_prepared(prepare_gid, &prepare_at_commit,
-								   &prepare_at_rollback);
+		wl_store_remember_prepared(prepare_gid, &prepare_at_commit, &prepare_at_rollback);
 	cur.prepare_pending = false;
 }
 
@@ -1662,8 +1669,7 @@ wl_acc_xact_end(void)
 		learn_from_commit();
 		if (rec->commit_strategy == WL_STRATEGY_AUTO &&
 			(cur.commit_action == WL_ACTION_KEPT || cur.commit_action == WL_ACTION_CHANGED))
-			wl_strategy_note_commit(rec->commit_ms - rec->commit_standby_ms,
-									rec->pred_commit_ms);
+			wl_strategy_note_commit(rec->commit_ms - rec->commit_standby_ms, rec->pred_commit_ms);
 	}
 	wl_model_xact_end();
 
@@ -1685,8 +1691,9 @@ wl_acc_xact_end(void)
 	if (cur.active)
 	{
 		charge_commit_phase();
-		flush_finished(false, WL_KEEP_NONE, true);
+		if (n_finished > 0)		/* else walload's lock was not taken */
+			flush_finished(false, WL_KEEP_NONE, true);
 		finish_record();
 	}
-	memset(&cur, 0, offsetof(WlOpenXact, usage_baseline));
+	memset(&cur, 0, offsetof(WlOpenXact, act.pred));
 }

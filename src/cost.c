@@ -231,17 +231,9 @@ deleted_files_ns(const WlIoCost *io, int64 rels, int64 forks, int64 stored_forks
 {
 	return rels * io->open_ns +
 		Max(rels * (MAX_FORKNUM + 2) - forks, 0) * io->open_missing_ns +
-		stored_forks * io->delete_ns_per_file +
-		stored_blocks * io->delete_ns_per_block +
+		stored_forks * io->delete_ns_per_file + stored_blocks * io->delete_ns_per_block +
 		Max(forks - stored_forks, 0) * io->delete_cached_ns_per_file +
 		Max(blocks - stored_blocks, 0) * io->delete_cached_ns_per_block;
-}
-
-/* writing and flushing wal_blocks of WAL, and the flush's own cost */
-static double
-wal_flush_ns(const WlIoCost *io, double wal_blocks)
-{
-	return wal_blocks * (io->write_ns_per_block + io->fsync_ns_per_block) + io->wal_flush_ns;
 }
 
 /* wal_bytes written and flushed, the new segments zero-filled first: the I/O alone */
@@ -252,6 +244,21 @@ wl_wal_written_ns(const WlIoCost *io, double wal_bytes)
 	double		new_blocks = Max(wal_bytes - wal_segment_size, 0) / XLOG_BLCKSZ;
 
 	return (blocks + new_blocks) * (Max(io->write_ns_per_block, 0) + Max(io->fsync_ns_per_block, 0));
+}
+
+/* a commit with nothing pending: writing and flushing wal_blocks (< 0: all unflushed now) */
+void
+wl_commit_est_flush(const WlScanCost *cost, double wal_blocks, WlCommitEstimate *est)
+{
+	int64		unflushed = wal_blocks < 0 ? (int64) (GetXLogInsertRecPtr() - GetFlushRecPtr(NULL)) : 0;
+
+	if (wal_blocks < 0)
+		wal_blocks = (double) Max(unflushed, 0) / BLCKSZ;
+	memset(est, 0, sizeof(*est));
+	if (cost->io.valid)
+		est->wal_ns = wal_blocks * (cost->io.write_ns_per_block + cost->io.fsync_ns_per_block) +
+			cost->io.wal_flush_ns;
+	est->sync_phase_ns = est->total_ns = est->wal_ns;
 }
 
 /*
@@ -275,19 +282,14 @@ wl_commit_est(const WlCommitModel *m, const WlScanCost *cost, const WlCommitStat
 		wl_scan_timed_ns(cost, WL_SCAN_DROP_PENDING, m->dropped_rels) : 0;
 	double		sync_buffers_ns;
 
-	memset(est, 0, sizeof(*est));
+	wl_commit_est_flush(cost, wal_blocks, est);
 	/* nothing pending: every term but the WAL flush has a zero count (the fast path) */
 	if (!m->sync_scan && !m->drop_scan && m->synced_rels == 0 &&
 		m->synced_blocks == 0 && m->wal_logged_rels == 0 &&
 		m->wal_logged_blocks == 0 && m->dropped_rels == 0 &&
 		m->dropped_blocks == 0 && m->dropped_forks == 0 &&
 		m->dropped_stored_forks == 0 && m->dropped_stored_blocks == 0)
-	{
-		if (cost->io.valid)
-			est->wal_ns = wal_flush_ns(&cost->io, wal_blocks);
-		est->sync_phase_ns = est->total_ns = est->wal_ns;
 		return;
-	}
 	est->sync_written = m->sync_scan ? to_write : 0;
 	sync_buffers_ns = wl_scan_buffers_ns(cost, est->sync_written);
 	est->scan_ns = sync_scan_ns + drop_scan_ns + fault_ns +
@@ -312,11 +314,9 @@ wl_commit_est(const WlCommitModel *m, const WlScanCost *cost, const WlCommitStat
 		est->fsync_ns = est->fsync_timed_ns * ratio;
 		est->sync_ns = to_write * io->write_ns_per_block +
 			m->synced_rels * 2 * forks_ns + est->fsync_ns;
-		est->wal_ns = wal_flush_ns(io, wal_blocks) +
-			m->wal_logged_blocks * io->fpi_ns_per_block +
+		est->wal_ns = est->wal_ns + m->wal_logged_blocks * io->fpi_ns_per_block +
 			new_segment_blocks * (io->write_ns_per_block + io->fsync_ns_per_block) +
-			unread * io->write_ns_per_block +
-			m->wal_logged_rels * forks_ns +
+			unread * io->write_ns_per_block + m->wal_logged_rels * forks_ns +
 			wal_pages_unmapped(m, st, io) * io->wal_fault_ns_per_page +
 			(m->wal_logged_rels > 0 && !st->record_space_ready ? io->record_space_ns : 0);
 		est->sync_phase_ns += est->sync_ns + est->wal_ns;

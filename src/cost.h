@@ -42,5 +42,7 @@ extern void wl_commit_state_now(WlCommitState *st, const WlCommitModel *m,
 extern void wl_note_commit_wal_logged(void);
 extern void wl_commit_est(const WlCommitModel *m, const WlScanCost *cost,
 						  const WlCommitState *st, WlCommitEstimate *est);
+extern void wl_commit_est_flush(const WlScanCost *cost, double wal_blocks,
+								WlCommitEstimate *est);
 
 #endif							/* WALLOAD_COST_H */

@@ -455,15 +455,13 @@ change_needs_lists(Oid relid, int32 stmt_no, bool *created, bool *skipping)
 	if (!HeapTupleIsValid(tup))
 		return true;			/* dropped (or not visible): ask core */
 	cls = (Form_pg_class) GETSTRUCT(tup);
-	if (!RELKIND_HAS_STORAGE(cls->relkind) ||
-		cls->relpersistence == RELPERSISTENCE_TEMP)
+	if (!RELKIND_HAS_STORAGE(cls->relkind) || cls->relpersistence == RELPERSISTENCE_TEMP)
 		needs = (k != NULL);	/* had a file, has none now */
 	else if (!wl_sizing_class_file(relid, cls, &file))
 		needs = true;
 	else if (k != NULL)
 		needs = !WlRelFileEquals(k->file, file);
-	else if (cls->relfilenode == relid &&
-			 !(tup->t_data->t_infomask & HEAP_UPDATED) &&
+	else if (cls->relfilenode == relid && !(tup->t_data->t_infomask & HEAP_UPDATED) &&
 			 TransactionIdIsCurrentTransactionId(HeapTupleHeaderGetXmin(tup->t_data)))
 	{
 		bool		found;
@@ -651,8 +649,7 @@ wl_model_read_commit(bool with_created, bool live, WlCommitFiles *cf)
 {
 	memset(cf, 0, sizeof(*cf));
 	/* kept: still the model's, for the next reading */
-	cf->kept = kept.valid &&
-		kept.subxact == GetCurrentSubTransactionId() &&
+	cf->kept = kept.valid && kept.subxact == GetCurrentSubTransactionId() &&
 		kept.xid == GetTopTransactionIdIfAny() &&
 		kept.xact_start == GetCurrentTransactionStartTimestamp();
 	cf->ndoomed = pending_list(true, cf->kept, &cf->doomed);

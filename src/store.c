@@ -534,6 +534,7 @@ add_minute(const WlXactRecord *rec)
 	m->first_start = Min(m->first_start, rec->start);
 	m->last_end = Max(m->last_end, rec->end);
 #define ADD(kind, type, name, dims, add) \
+	_Pragma("GCC unroll 16")	/* the kinds: every transaction's */ \
 	for (int k = 0; k < (int) (sizeof(m->name) / sizeof(type)); k++) \
 		((type *) &m->name)[k] += (add);
 	WL_MINUTE_SUMS(ADD)
@@ -595,13 +596,21 @@ wl_store_set_scan_cost(const WlScanCost *cost)
  * per file it synced or WAL-logged beyond the rest of its prediction (a
  * running mean).  The k-th commit to teach weighs 1/(k+1) (1/k), at least
  * WL_LEARNED_MIN_WEIGHT, so that the last few rule; x is first bounded
- * (types.h).
+ * (types.h).  A negative x teaches nothing.
  */
-static void
-learn(double *learned, int64 *samples, double x, bool ratio)
+void
+wl_store_learn(bool ratio, double x)
 {
+	WlIoCost   *io;
+	double	   *learned;
+	int64	   *samples;
 	double		w;
 
+	if (wl_shared == NULL || x < 0)
+		return;
+	io = &wl_shared->scan_cost.io;
+	learned = ratio ? &io->fsync_time_ratio : &io->file_commit_ns;
+	samples = ratio ? &io->fsync_time_samples : &io->file_commit_samples;
 	SpinLockAcquire(&wl_shared->mutex);
 	w = Max(1.0 / (*samples + (ratio ? 2 : 1)), WL_LEARNED_MIN_WEIGHT);
 	if (ratio)
@@ -611,22 +620,6 @@ learn(double *learned, int64 *samples, double x, bool ratio)
 		*learned = (1 - w) * Max(*learned, 0) + w * Min(x, WL_FILE_COMMIT_MAX_NS);
 	(*samples)++;
 	SpinLockRelease(&wl_shared->mutex);
-}
-
-void
-wl_store_note_fsync_time(double ratio)
-{
-	if (wl_shared != NULL && ratio >= 0)
-		learn(&wl_shared->scan_cost.io.fsync_time_ratio,
-			  &wl_shared->scan_cost.io.fsync_time_samples, ratio, true);
-}
-
-void
-wl_store_note_file_commit(double ns)
-{
-	if (wl_shared != NULL && ns >= 0)
-		learn(&wl_shared->scan_cost.io.file_commit_ns,
-			  &wl_shared->scan_cost.io.file_commit_samples, ns, false);
 }
 
 /* the calibration; all zero (no estimate) before there is one */
