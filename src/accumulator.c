@@ -40,6 +40,7 @@
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
 #include "storage/ipc.h"
+#include "utils/backend_status.h"
 #include "utils/guc.h"
 #include "utils/memutils.h"
 
@@ -277,11 +278,16 @@ static WlName record_app;
 static void
 take_role_and_application(Oid userid)
 {
+	/* its assignments are reported (st_changecount): none since, no change */
+	static int	seen_changes = -1;
 	const char *name = application_name ? application_name : "";
 
 	cur.rec.userid = userid;
+	if (MyBEEntry != NULL && MyBEEntry->st_changecount == seen_changes)
+		return;
 	if (strcmp(record_app, name) != 0)
 		strncpy(record_app, name, NAMEDATALEN - 1);
+	seen_changes = MyBEEntry != NULL ? MyBEEntry->st_changecount : -1;
 }
 
 static void
@@ -997,11 +1003,7 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 	}
 	q = &finished[n_finished];
 	rec = &q->rec;
-	/* zeroed but the counters and the text, written whole below */
-	StaticAssertStmt(offsetof(WlStmtRecord, query) ==
-					 offsetof(WlStmtRecord, c) + sizeof(WlCounters),
-					 "the text follows the counters");
-	memset(rec, 0, offsetof(WlStmtRecord, c));
+	/* every field is written: the slot's padding stays as allocated (0) */
 	rec->stmt_no = s->st.stmt_no;
 	rec->pid = MyProcPid;
 	rec->userid = s->st.userid;
