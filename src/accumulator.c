@@ -1636,11 +1636,11 @@ learn_from_commit(void)
 	const WlCommitEstimate *e = &commit_pred;
 
 	if (e->fsync_timed_ns >= WL_FSYNC_TIME_MIN_NS && e->fsync_ns >= e->sync_phase_ns / 2)
-		wl_store_note_fsync_time(part_of_phase(cur.rec.commit_sync_ms, e->sync_phase_ns,
-											   e->fsync_ns, e->fsync_timed_ns));
+		wl_store_learn(true, part_of_phase(cur.rec.commit_sync_ms, e->sync_phase_ns,
+										   e->fsync_ns, e->fsync_timed_ns));
 	if (cur.pred_small_files >= WL_FILE_COMMIT_MIN && e->wal_ns > 0)
-		wl_store_note_file_commit(part_of_phase(cur.rec.commit_ms, e->total_ns,
-												e->files_ns, cur.pred_small_files));
+		wl_store_learn(false, part_of_phase(cur.rec.commit_ms, e->total_ns,
+											e->files_ns, cur.pred_small_files));
 }
 
 /* TopTransactionContext is reset: the phase is over.  The header's rules apply. */

@@ -26,9 +26,7 @@ extern void wl_store_set_scan_cost(const WlScanCost *cost);
 extern void wl_store_get_scan_cost(WlScanCost *cost);
 
 #define WL_LEARNED_MIN_WEIGHT	0.25	/* of a commit that teaches (store.c) */
-extern void wl_store_learn(bool ratio, double x);
-#define wl_store_note_fsync_time(ratio) wl_store_learn(true, (ratio))
-#define wl_store_note_file_commit(ns) wl_store_learn(false, (ns))
+extern void wl_store_learn(bool ratio, double x);	/* fsync_time_ratio, else file_commit_ns */
 extern void wl_store_remember_prepared(const char *gid, const WlPreparedDeletion *at_commit,
 									   const WlPreparedDeletion *at_rollback);
 extern void wl_store_publish_activity(const WlActivity *a, bool whole);

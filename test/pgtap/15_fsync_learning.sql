@@ -1,7 +1,6 @@
 -- clusters: minimal
--- What the server's own commits teach walload (store.c
--- wl_store_note_fsync_time and wl_store_note_file_commit, accumulator.c
--- learn_from_commit):
+-- What the server's own commits teach walload (store.c wl_store_learn,
+-- accumulator.c learn_from_commit):
 -- - a commit whose predicted duration is mostly the fsyncs of synced files,
 --   at least 2 ms of them, moves walload_info.fsync_time_ratio toward what
 --   those fsyncs really took;
@@ -19,7 +18,7 @@
 \ir 00_helpers.inc
 SELECT plan(21);
 
--- the rules (store.c learn_ratio and wl_store_note_file_commit): the k-th
+-- the rules (store.c wl_store_learn): the k-th
 -- teaching weighs max(1/(k+1), 1/4) (the fsync ratio counts the calibration
 -- as one more), each figure first bounded
 CREATE FUNCTION learned_ratio(old float8, samples bigint, ratio float8) RETURNS float8
