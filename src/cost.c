@@ -177,6 +177,7 @@ wl_os_dirty_blocks(void)
 
 /* the live prediction reads /proc/meminfo at most once a second */
 #define WL_LIVE_STATE_REREAD_US	1000000
+#define WL_UNFLUSHED_WAL_BYTES()	((int64) (GetXLogInsertRecPtr() - GetFlushRecPtr(NULL)))
 
 /* what the commit's cost depends on besides core's decisions, now */
 void
@@ -194,7 +195,7 @@ wl_commit_state_now(WlCommitState *st, const WlCommitModel *m, int64 dirty_buffe
 	st->unmapped_pages = m->sync_scan || m->drop_scan ? header_pages_unmapped() : 0;
 	st->os_dirty_blocks = m->synced_blocks <= 0 ? -1 : live ? dirty_lately : wl_os_dirty_blocks();
 	st->dirty_buffers = dirty_buffers;
-	st->unflushed_wal_bytes = (int64) (GetXLogInsertRecPtr() - GetFlushRecPtr(NULL));
+	st->unflushed_wal_bytes = WL_UNFLUSHED_WAL_BYTES();
 	st->wal_own_bytes = (int64) pgWalUsage.wal_bytes;
 	st->wal_ring_bytes = (int64) XLOGbuffers * XLOG_BLCKSZ;
 	st->record_space_ready = record_space_ready;
@@ -250,10 +251,8 @@ wl_wal_written_ns(const WlIoCost *io, double wal_bytes)
 void
 wl_commit_est_flush(const WlScanCost *cost, double wal_blocks, WlCommitEstimate *est)
 {
-	int64		unflushed = wal_blocks < 0 ? (int64) (GetXLogInsertRecPtr() - GetFlushRecPtr(NULL)) : 0;
-
 	if (wal_blocks < 0)
-		wal_blocks = (double) Max(unflushed, 0) / BLCKSZ;
+		wal_blocks = (double) Max(WL_UNFLUSHED_WAL_BYTES(), 0) / BLCKSZ;
 	memset(est, 0, sizeof(*est));
 	if (cost->io.valid)
 		est->wal_ns = wal_blocks * (cost->io.write_ns_per_block + cost->io.fsync_ns_per_block) +
