@@ -5,6 +5,9 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use WalloadTAP;
 use IPC::Run;
 
 my $node = PostgreSQL::Test::Cluster->new('walload');
@@ -78,10 +81,8 @@ $node->poll_query_until('postgres',
 my $pid = $node->safe_psql('postgres', "SELECT pid FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(300)'");
 kill 'KILL', $pid;
 $h->finish;
-# wait until the postmaster has re-initialised and accepts connections (its
-# log says so): a psql refused during recovery exits before poll_query_until
-# writes its query, and the EPIPE kills the test
-$node->wait_for_log(qr/all server processes terminated; reinitializing(?s:.*)database system is ready to accept connections/, $logstart);
+# wait until the postmaster has re-initialised and accepts connections
+wait_crash_restart($node, $logstart);
 $node->poll_query_until('postgres', 'SELECT true') or die 'the server did not come back';
 $log = slurp_file($node->logfile, $logstart);
 like($log, qr/\(PID $pid\) was terminated by signal 9/, 'the postmaster saw the crash');

@@ -20,6 +20,9 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use WalloadTAP;
 
 my $node = PostgreSQL::Test::Cluster->new('walload_strategy_record');
 $node->init;
@@ -121,9 +124,7 @@ my $walwriter = $node->safe_psql('postgres',
 ok($walwriter =~ /^\d+$/, "the WAL writer's pid ($walwriter)");
 my $log_offset = -s $node->logfile;
 kill 'KILL', $walwriter;
-# until the new start accepts connections: a psql refused during recovery
-# exits before poll_query_until writes its query, and the EPIPE kills the test
-$node->wait_for_log(qr/all server processes terminated; reinitializing(?s:.*)database system is ready to accept connections/, $log_offset);
+wait_crash_restart($node, $log_offset);
 ok($node->poll_query_until('postgres', qq{
 SELECT calibration = 'done' AND calibrated_at > '$calibrated_before' FROM walload_info}),
 	'after a crash-restart, the worker calibrates again: done, and later than before the crash');

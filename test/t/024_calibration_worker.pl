@@ -81,9 +81,7 @@ my $walwriter = $node->safe_psql('postgres',
 	"SELECT pid FROM pg_stat_activity WHERE backend_type = 'walwriter'");
 $log_offset = -s $node->logfile;
 kill 'KILL', $walwriter;
-# until the new start accepts connections: a psql refused during recovery
-# exits before poll_query_until writes its query, and the EPIPE kills the test
-$node->wait_for_log(qr/all server processes terminated; reinitializing(?s:.*)database system is ready to accept connections/, $log_offset);
+wait_crash_restart($node, $log_offset);
 ok($node->poll_query_until('postgres', qq{
 SELECT calibration = 'done' AND calibrated_at > '$at2' FROM walload_info}),
 	'after a crash-restart the calibration is done again, later than before');

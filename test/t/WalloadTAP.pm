@@ -18,6 +18,9 @@
 #                             expected: then it goes on past them); returns
 #                             its stdout and its stderr, where walload's
 #                             DEBUG2 lines are
+#   wait_crash_restart($node, $offset)  returns once the log past $offset
+#                             says the postmaster re-initialised after a
+#                             crash and accepts connections again
 #   stat_file_with_crc($content)  pg_stat/walload.stat's $content with the
 #                             CRC-32C at its end made to match the rest
 #                             (format 9 and later; an earlier file as it
@@ -32,7 +35,7 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 
 our @EXPORT = qw(wait_calibration calibration_idle calibrated_node debug2_session stat_file_with_crc
-  sync_standby subscription_nodes);
+  sync_standby subscription_nodes wait_crash_restart);
 
 # walload's calibration worker times the walks and the storage for some
 # seconds after a start, publishes its figures and stays, idle (its ps title
@@ -51,6 +54,19 @@ sub wait_calibration
 		die 'the calibration worker did not finish' if time > $deadline;
 		select(undef, undef, undef, 0.1);
 	}
+	return;
+}
+
+# Not only the 'reinitializing' line: a psql refused during the recovery
+# that follows exits before poll_query_until writes it its query, and the
+# write's EPIPE kills the test (poll_query_until retries a refused
+# connection, not that).
+sub wait_crash_restart
+{
+	my ($node, $offset) = @_;
+	$node->wait_for_log(
+		qr/all server processes terminated; reinitializing(?s:.*)database system is ready to accept connections/,
+		$offset);
 	return;
 }
 
