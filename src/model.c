@@ -29,8 +29,6 @@
 #include "access/tableam.h"
 #include "access/xact.h"
 #include "access/xlog.h"
-#include "catalog/pg_class.h"
-#include "catalog/pg_database.h"
 #include "catalog/pg_tablespace.h"
 #include "commands/dbcommands.h"
 #include "common/hashfn.h"
@@ -39,7 +37,6 @@
 #include "storage/fd.h"
 #include "utils/inval.h"
 #include "utils/memutils.h"
-#include "utils/rel.h"
 #include "utils/syscache.h"
 
 /* simplehash: no indirect calls, emptied by one memset; entries move */
@@ -137,7 +134,13 @@ static struct
 	SubTransactionId subxact;
 	TransactionId xid;
 	TimestampTz xact_start;
+	WlPendingSync *syncs;		/* pending_syncs() of them, unsized */
+	int			nsyncs;
+	uint32		notes;			/* MODEL_NOTES() then: no map shrinks */
 }			kept;
+
+#define MODEL_NOTES()	(created_files->members + truncated_files->members + \
+						 created_rels->members + list_length(extra_syncs))
 
 static void
 relcache_changed(Datum arg, Oid relid)
@@ -224,27 +227,6 @@ wl_model_xact_end(void)
 			wl_rels_reset(*rel_maps[i]);
 }
 
-/*
- * A main fork's known blocks, or relpages if more, of the relation created in
- * the xact whose first file this is (no other: another file number looked
- * up as an OID leaves a negative entry).
- */
-static BlockNumber
-class_pages(WlRelFile file, BlockNumber known)
-{
-	Oid			relid = WL_REL_NUMBER(file);
-	BlockNumber pages;
-	WlRelFile	cur;
-
-	if (WL_REL_DB(file) != MyDatabaseId || created_rels == NULL ||
-		wl_rels_lookup(created_rels, relid) == NULL ||
-		!wl_sizing_rel_file(relid, &cur, NULL, NULL, &pages) ||
-		!WlRelFileEquals(cur, file) || pages == 0 ||
-		(known != InvalidBlockNumber && pages <= known))
-		return known;
-	return pages;
-}
-
 /* OAT_POST_CREATE; one of an aborted subtransaction stays, harmlessly */
 void
 wl_model_note_created(Oid relid)
@@ -257,15 +239,21 @@ wl_model_note_created(Oid relid)
 
 /*
  * A pending sync's blocks without a system call: core's cached sizes (lost
- * at each relcache rebuild), else seen_sizes', else relpages.  A file enters
- * seen_sizes once core has cached a size of it: an entry of unknown sizes
- * tells nothing, and each new file's grew the map in mid-load, where core's
- * COPYs reuse the heap (each COPY then grew the heap twice, not once).
+ * at each relcache rebuild), else seen_sizes', the main fork's relpages if
+ * more, of the relation created in the xact whose first file this is (no
+ * other: another file number looked up as an OID leaves a negative entry),
+ * read into *pages once (-2: not yet; kept while no relation is invalidated).
+ * A file enters seen_sizes once core has cached a size of it: an entry of
+ * unknown sizes tells nothing, and each new file's grew the map in mid-load,
+ * where core's COPYs reuse the heap (each COPY then grew the heap twice).
  */
 static uint64
-file_live_blocks(WlRelFile file)
+file_live_blocks(WlRelFile file, int64 *pages)
 {
 	SMgrRelation srel = WlSmgrOpen(file);
+	Oid			relid = WL_REL_NUMBER(file);
+	BlockNumber relpages;
+	WlRelFile	cur;
 	FileEntry  *seen;
 	bool		found;
 	bool		cached = false;
@@ -287,7 +275,16 @@ file_live_blocks(WlRelFile file)
 		if (known != InvalidBlockNumber)
 			seen->v.blocks[fork] = known;
 		else if (fork == MAIN_FORKNUM)
-			known = class_pages(file, seen ? seen->v.blocks[fork] : InvalidBlockNumber);
+		{
+			if (*pages < 0)
+				*pages = (WL_REL_DB(file) != MyDatabaseId || created_rels == NULL ||
+						  wl_rels_lookup(created_rels, relid) == NULL ||
+						  !wl_sizing_rel_file(relid, &cur, NULL, NULL, &relpages) ||
+						  !WlRelFileEquals(cur, file)) ? 0 : relpages;
+			known = seen ? seen->v.blocks[fork] : InvalidBlockNumber;
+			if (*pages > 0 && (known == InvalidBlockNumber || *pages > known))
+				known = (BlockNumber) *pages;
+		}
 		else if (seen)
 			known = seen->v.blocks[fork];
 		if (known != InvalidBlockNumber)
@@ -540,11 +537,7 @@ creator_in(wl_files_hash *map, const WlRelFile *file)
 	return fc ? fc->v.stmt_no : -1;
 }
 
-static bool
-in_map(wl_files_hash *map, const WlRelFile *file)
-{
-	return map != NULL && wl_files_lookup(map, *file) != NULL;
-}
+#define in_map(map, file)	((map) != NULL && wl_files_lookup((map), *(file)) != NULL)
 
 /*
  * The first statement map names for files, or -1; each's into out if asked
@@ -567,11 +560,8 @@ min_creator(wl_files_hash *map, WlRelFile *files, int n, int32 *out)
 	return best;
 }
 
-static bool
-file_in_sorted(WlRelFile file, WlRelFile *files, int n)
-{
-	return n > 0 && bsearch(&file, files, n, sizeof(WlRelFile), wl_relfile_cmp) != NULL;
-}
+#define file_in_sorted(file, files, n) \
+	((n) > 0 && bsearch(&(file), (files), (n), sizeof(WlRelFile), wl_relfile_cmp) != NULL)
 
 /* a sorted copy without duplicates (core syncs a file listed twice once) */
 static WlRelFile *
@@ -580,8 +570,8 @@ sorted_copy(const WlRelFile *list, int *n)
 	WlRelFile  *copy = palloc(sizeof(WlRelFile) * Max(*n, 1));
 	int			k = 0;
 
-	if (*n > 0)
-		memcpy(copy, list, sizeof(WlRelFile) * *n);
+	for (int i = 0; i < *n; i++)	/* newest first: reversed, mostly sorted */
+		copy[i] = list[*n - 1 - i];
 	if (*n <= 1)
 		return copy;
 	qsort(copy, *n, sizeof(WlRelFile), wl_relfile_cmp);
@@ -593,17 +583,18 @@ sorted_copy(const WlRelFile *list, int *n)
 }
 
 /*
- * The pending syncs COMMIT will consider (wal_level=minimal): files created
- * in the transaction that skip WAL and are not doomed, then extra_syncs
- * (a ghost's file not listed again), sized as smgrDoPendingSyncs() counts.
+ * The pending syncs COMMIT will consider (wal_level=minimal), unsized: files
+ * created in the transaction that skip WAL and are not doomed, then
+ * extra_syncs (a ghost's file not listed again); into kept.syncs.
  */
-static int
-pending_syncs(const WlRelFile *created_list, int ncreated,
-			  const WlRelFile *doomed_list, int ndoomed,
-			  bool live, WlPendingSync **out)
+static void
+pending_syncs(const WlCommitFiles *cf)
 {
-	WlRelFile  *doomed = sorted_copy(doomed_list, &ndoomed);
-	WlRelFile  *created = sorted_copy(created_list, &ncreated);
+	MemoryContext old = MemoryContextSwitchTo(cf->kept ? kept_cxt : CurrentMemoryContext);
+	int			ndoomed = cf->ndoomed,
+				ncreated = cf->ncreated;
+	WlRelFile  *doomed = sorted_copy(cf->doomed, &ndoomed);
+	WlRelFile  *created = sorted_copy(cf->created, &ncreated);
 	int			all = ncreated + list_length(extra_syncs);
 	WlPendingSync *s = palloc(sizeof(WlPendingSync) * Max(all, 1));
 	int			n = 0;
@@ -617,26 +608,19 @@ pending_syncs(const WlRelFile *created_list, int ncreated,
 			(x && x->ghost && file_in_sorted(f, created, ncreated)))
 			continue;
 		s[n].file = f;
-		s[n].blocks = !live ? (int64) wl_sizing_total_blocks(f) :
-			(x && x->ghost) ? 0 : (int64) file_live_blocks(f);
+		s[n].relpages = (x && x->ghost) ? -1 : -2;
 		s[n].truncated = x ? x->truncated : in_map(truncated_files, &f);
 		s[n].creator = x ? x->creator : creator_in(created_files, &f);
 		n++;
 	}
 	pfree(created);
 	pfree(doomed);
-	*out = s;
-	return n;
-}
-
-/* core's list, or the kept reading of it */
-static int
-pending_list(bool forCommit, bool use_kept, WlRelFile **files)
-{
-	if (!use_kept)
-		return smgrGetPendingDeletes(forCommit, files);
-	*files = kept.files[forCommit];
-	return kept.n[forCommit];
+	if (kept.syncs != NULL)
+		pfree(kept.syncs);
+	kept.syncs = s;
+	kept.nsyncs = n;
+	kept.notes = cf->kept ? MODEL_NOTES() : 0;
+	MemoryContextSwitchTo(old);
 }
 
 /*
@@ -652,12 +636,29 @@ wl_model_read_commit(bool with_created, bool live, WlCommitFiles *cf)
 	cf->kept = kept.valid && kept.subxact == GetCurrentSubTransactionId() &&
 		kept.xid == GetTopTransactionIdIfAny() &&
 		kept.xact_start == GetCurrentTransactionStartTimestamp();
-	cf->ndoomed = pending_list(true, cf->kept, &cf->doomed);
+	cf->ndoomed = cf->kept ? kept.n[1] : smgrGetPendingDeletes(true, &cf->doomed);
 	if (with_created || !XLogIsNeeded())
-		cf->ncreated = pending_list(false, cf->kept, &cf->created);
-	if (!XLogIsNeeded())
-		cf->nsyncs = pending_syncs(cf->created, cf->ncreated, cf->doomed, cf->ndoomed,
-								   live, &cf->syncs);
+		cf->ncreated = cf->kept ? kept.n[0] : smgrGetPendingDeletes(false, &cf->created);
+	if (cf->kept)
+	{
+		cf->doomed = kept.files[1];
+		cf->created = cf->ncreated > 0 ? kept.files[0] : NULL;	/* if read */
+	}
+	if (XLogIsNeeded())
+		return;
+	if (!cf->kept || kept.syncs == NULL || kept.notes != MODEL_NOTES())
+		pending_syncs(cf);
+	cf->syncs = kept.syncs;
+	cf->nsyncs = kept.nsyncs;
+	if (!cf->kept)
+		kept.syncs = NULL;		/* cf's alone */
+	for (int i = 0; i < cf->nsyncs; i++)
+	{
+		WlPendingSync *s = &cf->syncs[i];
+
+		s->blocks = !live ? (int64) wl_sizing_total_blocks(s->file) :
+			s->relpages == -1 ? 0 : (int64) file_live_blocks(s->file, &s->relpages);
+	}
 }
 
 void
@@ -667,7 +668,7 @@ wl_model_free_commit(WlCommitFiles *cf)
 		pfree(cf->doomed);
 	if (cf->created && !cf->kept)
 		pfree(cf->created);
-	if (cf->syncs)
+	if (cf->syncs && !cf->kept)
 		pfree(cf->syncs);
 	memset(cf, 0, sizeof(*cf));
 }
@@ -846,10 +847,8 @@ wl_model_note_created_database(const char *dbname)
 			WlRelFile	file;
 
 			/* main fork files only: "12345" or "12345.1" */
-			if (!isdigit((unsigned char) de->d_name[0]))
-				continue;
 			num = strtoul(de->d_name, &end, 10);
-			if (*end != '\0')
+			if (!isdigit((unsigned char) de->d_name[0]) || *end != '\0')
 				continue;
 			WL_REL_SPC(file) = spcoid;
 			WL_REL_DB(file) = dboid;

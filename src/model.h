@@ -74,6 +74,7 @@ typedef struct WlPendingSync
 	int64		blocks;			/* over all forks */
 	bool		truncated;		/* truncated in place: synced whatever its size */
 	int32		creator;		/* statement that created it, or -1 */
+	int64		relpages;		/* model.c's: -1 a ghost's, -2 not read */
 } WlPendingSync;
 
 /* one reading of core's pending lists at a commit (wl_model_read_commit) */
@@ -85,7 +86,7 @@ typedef struct WlCommitFiles
 	int			ncreated;
 	WlPendingSync *syncs;		/* pending syncs (wal_level=minimal) */
 	int			nsyncs;
-	bool		kept;			/* doomed and created are the model's */
+	bool		kept;			/* doomed, created, syncs: the model's */
 } WlCommitFiles;
 
 /* one reading of core's list at an abort (wl_model_read_abort) */
