@@ -413,26 +413,19 @@ wl_store_statements(const WlStmtRecord *rec, size_t stride, int n,
 		if (e != NULL)
 		{
 			double		x = rec->elapsed_ms;
+			double		old_mean;
 			uint64		stamp = pg_atomic_fetch_add_u64(&wl_shared->lru_clock, 1);
 
 			SpinLockAcquire(&e->mutex);
 			e->calls++;
 			if (rec->status == WL_STMT_ERROR)
 				e->errors++;
-			if (e->calls == 1)
-			{
-				e->min_ms = e->max_ms = e->mean_ms = x;
-				e->sum_var_ms = 0;
-			}
-			else
-			{
-				double		old_mean = e->mean_ms;
-
-				e->mean_ms += (x - old_mean) / e->calls;
-				e->sum_var_ms += (x - old_mean) * (x - e->mean_ms);
-				e->min_ms = Min(e->min_ms, x);
-				e->max_ms = Max(e->max_ms, x);
-			}
+			/* Welford's: from a new aggregate's zeros, mean x and variance sum 0 */
+			old_mean = e->mean_ms;
+			e->mean_ms += (x - old_mean) / e->calls;
+			e->sum_var_ms += (x - old_mean) * (x - e->mean_ms);
+			e->min_ms = e->calls == 1 ? x : Min(e->min_ms, x);
+			e->max_ms = e->calls == 1 ? x : Max(e->max_ms, x);
 			e->total_ms += x;
 			if (rec->wal_skipped)
 				e->wal_skipped_calls++;
@@ -471,7 +464,6 @@ wl_store_empty(void)
 		hash_search(wl_stats, &e->key, HASH_REMOVE, NULL);
 	wl_shared->stats_removals++;
 	for (int r = 0; r < WL_NUM_RINGS; r++)
-	{
 		for (int i = 0; i < wl_rings[r].size; i++)
 		{
 			WlSlotHead *slot = WL_RING_SLOT(&wl_rings[r], i);
@@ -480,7 +472,6 @@ wl_store_empty(void)
 			slot->pos_plus_one = 0;
 			SpinLockRelease(&slot->mutex);
 		}
-	}
 }
 
 /*
