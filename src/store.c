@@ -38,6 +38,7 @@
 
 /* a wl_store_statements() of the commit cleanup or the abort path is running */
 static bool in_cleanup = false;
+static bool stmts_locked = false;	/* false: wl_store_statements() holds no lock */
 
 /* what a prepared transaction's COMMIT / ROLLBACK PREPARED will delete */
 typedef struct WlPreparedSlot
@@ -183,7 +184,7 @@ wl_store_next_xact_id(void)
 }
 
 /* take walload's lock; a wait is counted and timed */
-static bool
+static pg_attribute_always_inline bool
 store_lock(LWLockMode mode, bool may_wait)
 {
 	instr_time	start;
@@ -391,7 +392,8 @@ wl_store_statements(const WlStmtRecord *rec, size_t stride, int n,
 	Assert(!cleanup || !may_wait);
 	if (wl_shared == NULL)
 		return n;
-	if (!LWLockHeldByMe(wl_shared->lock) && !store_lock(LW_SHARED, may_wait))
+	if (!(stmts_locked && LWLockHeldByMe(wl_shared->lock)) &&
+		!(stmts_locked = store_lock(LW_SHARED, may_wait)))
 		return 0;
 	in_cleanup = cleanup;		/* where it is set, nothing below can fail */
 	for (i = 0; i < n; i++, rec = (const WlStmtRecord *) ((const char *) rec + stride))
@@ -445,8 +447,9 @@ wl_store_statements(const WlStmtRecord *rec, size_t stride, int n,
 void
 wl_store_unlock(void)
 {
-	if (wl_shared != NULL && LWLockHeldByMe(wl_shared->lock))
+	if (stmts_locked && LWLockHeldByMe(wl_shared->lock))
 		LWLockRelease(wl_shared->lock);
+	stmts_locked = false;
 }
 
 /*
