@@ -79,15 +79,22 @@ wl_usage_accum(WlUsageMark *acc, const WlUsageMark *mark)
 	wl_usage_accum_wal(acc, mark);
 }
 
-/* fill c's buffer, WAL and WAL I/O counters with the usage since mark */
+/* c: its buffer, WAL and WAL I/O counters' usage since mark, the rest 0 */
 void
 wl_usage_since(const WlUsageMark *mark, WlCounters *c)
 {
-	WlUsageMark acc;
+	WlWalIo		io;
+	bool		io_valid = mark->walio_valid && wl_wal_io_read(&io);
 
-	memset(&acc, 0, sizeof(acc));
-	wl_usage_accum(&acc, mark);
-	*c = acc.c;
+	c->rows = 0;				/* and the scans, last */
+	memset(&c->scans, 0, sizeof(WlCounters) - offsetof(WlCounters, scans));
+#define SINCE(type, name, source) c->name = source - mark->c.name;
+	WL_BUFFER_WAL_COUNTERS(SINCE)
+	WL_FPI_BYTES_COUNTERS(SINCE)
+#undef SINCE
+#define SINCE_IO(type, name, field) c->name = io_valid ? Max(io.field - mark->c.name, 0) : 0;
+	WL_WAL_IO_COUNTERS(SINCE_IO)
+#undef SINCE_IO
 }
 
 /*

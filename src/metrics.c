@@ -66,7 +66,7 @@ wl_metrics_bound(int bucket)
 }
 
 /* the entry of (dbid, userid, tag), claimed if new and fewer than limit used; else NULL */
-static WlCommandTotals *
+static pg_attribute_always_inline WlCommandTotals *
 command_slot(Oid dbid, Oid userid, CommandTag tag, int limit)
 {
 	uint32		h = (uint32) dbid * 0x9E3779B1u ^ (uint32) userid * 0x85EBCA77u ^
@@ -116,13 +116,12 @@ wl_metrics_statement(const WlStmtRecord *rec, int64 walks)
 	SpinLockRelease(&wl_metrics->cmd_mutex);
 }
 
-static void
+static pg_attribute_always_inline void
 observe(WlHistogram *h, double s)
 {
 	int			b = 0;
 
-	if (!(s > 0))				/* also NaN */
-		s = 0;
+	s = s > 0 ? s : 0;			/* also NaN */
 	while (b < WL_HIST_BUCKETS - 1 && s > bounds[b])
 		b++;
 	h->count[b]++;

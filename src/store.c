@@ -38,6 +38,7 @@
 
 /* a wl_store_statements() of the commit cleanup or the abort path is running */
 static bool in_cleanup = false;
+static bool stmts_locked = false;	/* false: wl_store_statements() holds no lock */
 
 /* what a prepared transaction's COMMIT / ROLLBACK PREPARED will delete */
 typedef struct WlPreparedSlot
@@ -183,7 +184,7 @@ wl_store_next_xact_id(void)
 }
 
 /* take walload's lock; a wait is counted and timed */
-static bool
+static pg_attribute_always_inline bool
 store_lock(LWLockMode mode, bool may_wait)
 {
 	instr_time	start;
@@ -391,7 +392,8 @@ wl_store_statements(const WlStmtRecord *rec, size_t stride, int n,
 	Assert(!cleanup || !may_wait);
 	if (wl_shared == NULL)
 		return n;
-	if (!LWLockHeldByMe(wl_shared->lock) && !store_lock(LW_SHARED, may_wait))
+	if (!(stmts_locked && LWLockHeldByMe(wl_shared->lock)) &&
+		!(stmts_locked = store_lock(LW_SHARED, may_wait)))
 		return 0;
 	in_cleanup = cleanup;		/* where it is set, nothing below can fail */
 	for (i = 0; i < n; i++, rec = (const WlStmtRecord *) ((const char *) rec + stride))
@@ -413,26 +415,19 @@ wl_store_statements(const WlStmtRecord *rec, size_t stride, int n,
 		if (e != NULL)
 		{
 			double		x = rec->elapsed_ms;
+			double		old_mean;
 			uint64		stamp = pg_atomic_fetch_add_u64(&wl_shared->lru_clock, 1);
 
 			SpinLockAcquire(&e->mutex);
 			e->calls++;
 			if (rec->status == WL_STMT_ERROR)
 				e->errors++;
-			if (e->calls == 1)
-			{
-				e->min_ms = e->max_ms = e->mean_ms = x;
-				e->sum_var_ms = 0;
-			}
-			else
-			{
-				double		old_mean = e->mean_ms;
-
-				e->mean_ms += (x - old_mean) / e->calls;
-				e->sum_var_ms += (x - old_mean) * (x - e->mean_ms);
-				e->min_ms = Min(e->min_ms, x);
-				e->max_ms = Max(e->max_ms, x);
-			}
+			/* Welford's: from a new aggregate's zeros, mean x and variance sum 0 */
+			old_mean = e->mean_ms;
+			e->mean_ms += (x - old_mean) / e->calls;
+			e->sum_var_ms += (x - old_mean) * (x - e->mean_ms);
+			e->min_ms = e->calls == 1 ? x : Min(e->min_ms, x);
+			e->max_ms = e->calls == 1 ? x : Max(e->max_ms, x);
 			e->total_ms += x;
 			if (rec->wal_skipped)
 				e->wal_skipped_calls++;
@@ -452,8 +447,9 @@ wl_store_statements(const WlStmtRecord *rec, size_t stride, int n,
 void
 wl_store_unlock(void)
 {
-	if (wl_shared != NULL && LWLockHeldByMe(wl_shared->lock))
+	if (stmts_locked && LWLockHeldByMe(wl_shared->lock))
 		LWLockRelease(wl_shared->lock);
+	stmts_locked = false;
 }
 
 /*
@@ -471,7 +467,6 @@ wl_store_empty(void)
 		hash_search(wl_stats, &e->key, HASH_REMOVE, NULL);
 	wl_shared->stats_removals++;
 	for (int r = 0; r < WL_NUM_RINGS; r++)
-	{
 		for (int i = 0; i < wl_rings[r].size; i++)
 		{
 			WlSlotHead *slot = WL_RING_SLOT(&wl_rings[r], i);
@@ -480,7 +475,6 @@ wl_store_empty(void)
 			slot->pos_plus_one = 0;
 			SpinLockRelease(&slot->mutex);
 		}
-	}
 }
 
 /*
