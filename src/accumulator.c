@@ -931,22 +931,7 @@ wl_acc_apply_effects(const WlEffects *eff)
 	}
 }
 
-/*
- * A utility statement's time and buffers are measured around core's call
- * only, not walload's looks; its WAL from its start to its end (measure.c)
- */
-void
-wl_acc_utility_measure_from_now(uint64 serial)
-{
-	int			i = find_serial(serial);
-
-	if (i < 0)
-		return;
-	INSTR_TIME_SET_CURRENT(stmt_stack[i].st.start);
-	wl_usage_mark_buffers(&stmt_stack[i].st.usage_start);
-}
-
-static void
+static pg_attribute_always_inline void
 measure_utility(WlActiveStmt *s)
 {
 	instr_time	now;
@@ -959,12 +944,22 @@ measure_utility(WlActiveStmt *s)
 	s->measured = true;
 }
 
+/*
+ * A utility statement's time and buffers are measured around core's call
+ * only, not walload's looks: from now (after a look), or up to now; its WAL
+ * from its start to its end (measure.c)
+ */
 void
-wl_acc_utility_measured(uint64 serial)
+wl_acc_utility_measure(uint64 serial, bool from_now)
 {
 	int			i = find_serial(serial);
 
-	if (i >= 0)
+	if (i >= 0 && from_now)
+	{
+		INSTR_TIME_SET_CURRENT(stmt_stack[i].st.start);
+		wl_usage_mark_buffers(&stmt_stack[i].st.usage_start);
+	}
+	else if (i >= 0)
 		measure_utility(&stmt_stack[i]);
 }
 

@@ -342,7 +342,7 @@ wl_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	{
 		/* marked again after a look only: the start's marks miss little else */
 		if (observe && (obs = wl_observe_before(parsetree)) != NULL)
-			wl_acc_utility_measure_from_now(serial);
+			wl_acc_utility_measure(serial, true);
 		PREV_OR(prev_ProcessUtility, standard_ProcessUtility)
 			(pstmt, queryString, readOnlyTree, context, params, queryEnv, dest, qc);
 		ran = true;
@@ -350,7 +350,7 @@ wl_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 		current_utility_tag = saved_utility_tag;
 		/* pstmt may have been freed (COMMIT inside a procedure) */
 		if (observe)
-			wl_acc_utility_measured(serial);
+			wl_acc_utility_measure(serial, false);
 		if (observe && (obs != NULL || utility_may_touch_storage(parsetree_tag)))
 		{
 			WlEffects	eff;
