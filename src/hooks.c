@@ -55,10 +55,7 @@ static post_parse_analyze_hook_type prev_post_parse_analyze_hook = NULL;
 /* the utility statement currently inside standard_ProcessUtility, if any */
 static NodeTag current_utility_tag = T_Invalid;
 
-/* ----------------------------------------------------------------
- * the gate
- * ----------------------------------------------------------------
- */
+/* ---------- the gate ---------- */
 
 /* can this backend be observed at all: walload's store, not a worker */
 static inline bool
@@ -127,16 +124,11 @@ watch_locks_release(void)
 	static bool registered = false;
 
 	if (!registered)
-	{
 		RegisterResourceReleaseCallback(wl_resource_release, NULL);
-		registered = true;
-	}
+	registered = true;
 }
 
-/* ----------------------------------------------------------------
- * which statements are recorded
- * ----------------------------------------------------------------
- */
+/* ---------- which statements are recorded ---------- */
 
 /* is a statement at the current nesting level recorded */
 static inline bool
@@ -200,11 +192,10 @@ utility_may_touch_storage(NodeTag tag)
 	}
 }
 
-/* ----------------------------------------------------------------
- * query ids: with compute_query_id = auto and nobody asking, core computes
- * none; walload computes them with core's JumbleQuery at core's point, only
- * for the statements it may record (jumbling all costs read-only loads)
- * ----------------------------------------------------------------
+/* ---------- query ids ----------
+ * With compute_query_id = auto and nobody asking, core computes none;
+ * walload computes them with core's JumbleQuery at core's point, only for
+ * the statements it may record (jumbling all costs read-only loads).
  */
 
 /* does this expression tree call a function or operator not built in */
@@ -287,10 +278,8 @@ wl_post_parse_analyze(ParseState *pstate, Query *query, WlHookJumbleState *jstat
 		prev_post_parse_analyze_hook(pstate, query, jstate);
 }
 
-/* ----------------------------------------------------------------
- * ProcessUtility
- * ----------------------------------------------------------------
- */
+/* ---------- ProcessUtility ---------- */
+
 static void
 wl_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 				  bool readOnlyTree,
@@ -385,10 +374,8 @@ wl_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 							qc->nprocessed : 0);
 }
 
-/* ----------------------------------------------------------------
- * executor
- * ----------------------------------------------------------------
- */
+/* ---------- executor ---------- */
+
 static void
 wl_ExecutorStart(QueryDesc *queryDesc, int eflags)
 {
@@ -538,10 +525,8 @@ wl_ExecutorEnd(QueryDesc *queryDesc)
 		wl_acc_executor_done(queryDesc, rows, wal_skipped);
 }
 
-/* ----------------------------------------------------------------
- * object access: facts the scan model needs at the moment they happen
- * ----------------------------------------------------------------
- */
+/* ------ object access: facts the scan model needs as they happen ------ */
+
 /*
  * A relation's access (prev_object_access_hook called first, as for any
  * object).  Out of line: core calls the hook on every function an
@@ -599,10 +584,7 @@ wl_object_access(ObjectAccessType access, Oid classId, Oid objectId,
 		prev_object_access_hook(access, classId, objectId, subId, arg);
 }
 
-/* ----------------------------------------------------------------
- * transactions
- * ----------------------------------------------------------------
- */
+/* ---------- transactions ---------- */
 
 static bool xact_end_watched = false;
 
@@ -620,10 +602,8 @@ static void
 watch_xact_end(void)
 {
 	if (!xact_end_watched)
-	{
 		MemoryContextRegisterResetCallback(TopTransactionContext, &xact_end_callback);
-		xact_end_watched = true;
-	}
+	xact_end_watched = true;
 }
 
 /*
