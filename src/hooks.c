@@ -344,7 +344,7 @@ wl_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 		{
 			WlEffects	eff;
 
-			memset(&eff, 0, sizeof(eff));
+			memset(&eff, 0, offsetof(WlEffects, gid));	/* gid: finish_prepared's */
 			if (obs != NULL)	/* frees it, also on error */
 				wl_observe_after(obs, true, &eff);
 			if (utility_may_touch_storage(parsetree_tag))	/* adds to eff */
