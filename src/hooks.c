@@ -29,8 +29,10 @@
 #include "storage/ipc.h"
 #include "tcop/utility.h"
 #include "utils/evtcache.h"
+#include "utils/inval.h"
 #include "utils/memutils.h"
 #include "utils/resowner.h"
+#include "utils/syscache.h"
 
 #include "accumulator.h"
 #include "observe.h"
@@ -527,6 +529,29 @@ wl_ExecutorEnd(QueryDesc *queryDesc)
 
 /* ------ object access: facts the scan model needs as they happen ------ */
 
+/* EventCacheLookup's two probes for a DROP, kept till event triggers change */
+static int	drop_triggers = -1;	/* -1: to look up */
+
+static void
+event_triggers_changed(Datum arg, int cacheid, uint32 hashvalue)
+{
+	drop_triggers = -1;
+}
+
+static bool
+drop_triggers_exist(void)
+{
+	bool		exist;
+
+	if (drop_triggers >= 0)
+		return drop_triggers;
+	drop_triggers = 2;			/* a change during the lookups sets -1: not kept */
+	exist = EventCacheLookup(EVT_SQLDrop) != NIL ||
+		EventCacheLookup(EVT_DDLCommandEnd) != NIL;
+	drop_triggers = drop_triggers == 2 ? exist : -1;
+	return exist;
+}
+
 /*
  * A relation's access (prev_object_access_hook called first, as for any
  * object).  Out of line: core calls the hook on every function an
@@ -552,8 +577,7 @@ relation_access(ObjectAccessType access, Oid classId, Oid objectId,
 		case OAT_DROP:
 			/* read by predictions only: none follow a lone DROP */
 			if (wl_nested_level > 1 || current_utility_tag != T_DropStmt ||
-				IsTransactionBlock() || EventCacheLookup(EVT_SQLDrop) != NIL ||
-				EventCacheLookup(EVT_DDLCommandEnd) != NIL)
+				IsTransactionBlock() || drop_triggers_exist())
 				wl_model_note_doomed(objectId, false);
 			break;
 		case OAT_POST_CREATE:
@@ -696,4 +720,5 @@ wl_install_hooks(void)
 #undef INSTALL
 	RegisterXactCallback(wl_xact_callback, NULL);
 	RegisterSubXactCallback(wl_subxact_callback, NULL);
+	CacheRegisterSyscacheCallback(EVENTTRIGGEROID, event_triggers_changed, (Datum) 0);
 }
