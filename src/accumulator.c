@@ -291,13 +291,14 @@ take_role_and_application(Oid userid)
 }
 
 static void
-activate(void)
+activate(bool take_role)
 {
 	if (cur.active)
 		return;
 	cur.active = true;
 	cur.rec.xact_id = wl_store_next_xact_id();
-	take_role_and_application(GetUserId());
+	if (take_role)
+		take_role_and_application(GetUserId());
 	wl_acc_observe();
 }
 
@@ -587,7 +588,7 @@ xact_add_scans(WlScanKind kind, int64 n, double est_ns)
 {
 	if (n < 0 || (n == 0 && est_ns == 0) || !cur.observed)
 		return false;
-	activate();
+	activate(true);
 	cur.act.scans[kind] += n;
 	cur.act.scan_est_ns += (int64) est_ns;
 	if (n > 0)
@@ -1029,7 +1030,7 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 	q->text_len = s->text_len;
 	rec->commit_ms = 0;
 
-	activate();
+	activate(false);			/* the role: taken below */
 	n_finished++;
 	rec->xact_id = cur.rec.xact_id;
 	q->held = s->storage_effects;
