@@ -932,13 +932,11 @@ wl_acc_apply_effects(const WlEffects *eff)
 	}
 }
 
-static pg_attribute_always_inline void
+static pg_noinline void
 measure_utility(WlActiveStmt *s)
 {
 	instr_time	now;
 
-	if (s->measured || !s->is_utility)
-		return;
 	INSTR_TIME_SET_CURRENT(now);
 	s->measured_ms = ms_between(s->st.start, now);
 	wl_usage_accum_buffers(&s->usage, &s->st.usage_start);
@@ -960,7 +958,7 @@ wl_acc_utility_measure(uint64 serial, bool from_now)
 		INSTR_TIME_SET_CURRENT(stmt_stack[i].st.start);
 		wl_usage_mark_buffers(&stmt_stack[i].st.usage_start);
 	}
-	else if (i >= 0)
+	else if (i >= 0 && !stmt_stack[i].measured)
 		measure_utility(&stmt_stack[i]);
 }
 
@@ -1014,7 +1012,8 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 	rec->nbuffers = NBuffers;
 	rec->backend_kind = cur.rec.backend_kind;
 
-	measure_utility(s);
+	if (s->is_utility && !s->measured)
+		measure_utility(s);
 	rec->elapsed_ms = s->measured_ms;
 	rec->c = s->usage.c;
 	rec->c.rows = (int64) rows;
