@@ -291,13 +291,14 @@ take_role_and_application(Oid userid)
 }
 
 static void
-activate(void)
+activate(bool take_role)
 {
 	if (cur.active)
 		return;
 	cur.active = true;
 	cur.rec.xact_id = wl_store_next_xact_id();
-	take_role_and_application(GetUserId());
+	if (take_role)
+		take_role_and_application(GetUserId());
 	wl_acc_observe();
 }
 
@@ -587,7 +588,7 @@ xact_add_scans(WlScanKind kind, int64 n, double est_ns)
 {
 	if (n < 0 || (n == 0 && est_ns == 0) || !cur.observed)
 		return false;
-	activate();
+	activate(true);
 	cur.act.scans[kind] += n;
 	cur.act.scan_est_ns += (int64) est_ns;
 	if (n > 0)
@@ -931,40 +932,33 @@ wl_acc_apply_effects(const WlEffects *eff)
 	}
 }
 
-/*
- * A utility statement's time and buffers are measured around core's call
- * only, not walload's looks; its WAL from its start to its end (measure.c)
- */
-void
-wl_acc_utility_measure_from_now(uint64 serial)
-{
-	int			i = find_serial(serial);
-
-	if (i < 0)
-		return;
-	INSTR_TIME_SET_CURRENT(stmt_stack[i].st.start);
-	wl_usage_mark_buffers(&stmt_stack[i].st.usage_start);
-}
-
-static void
+static pg_noinline void
 measure_utility(WlActiveStmt *s)
 {
 	instr_time	now;
 
-	if (s->measured || !s->is_utility)
-		return;
 	INSTR_TIME_SET_CURRENT(now);
 	s->measured_ms = ms_between(s->st.start, now);
 	wl_usage_accum_buffers(&s->usage, &s->st.usage_start);
 	s->measured = true;
 }
 
+/*
+ * A utility statement's time and buffers are measured around core's call
+ * only, not walload's looks: from now (after a look), or up to now; its WAL
+ * from its start to its end (measure.c)
+ */
 void
-wl_acc_utility_measured(uint64 serial)
+wl_acc_utility_measure(uint64 serial, bool from_now)
 {
 	int			i = find_serial(serial);
 
-	if (i >= 0)
+	if (i >= 0 && from_now)
+	{
+		INSTR_TIME_SET_CURRENT(stmt_stack[i].st.start);
+		wl_usage_mark_buffers(&stmt_stack[i].st.usage_start);
+	}
+	else if (i >= 0 && !stmt_stack[i].measured)
 		measure_utility(&stmt_stack[i]);
 }
 
@@ -1018,7 +1012,8 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 	rec->nbuffers = NBuffers;
 	rec->backend_kind = cur.rec.backend_kind;
 
-	measure_utility(s);
+	if (s->is_utility && !s->measured)
+		measure_utility(s);
 	rec->elapsed_ms = s->measured_ms;
 	rec->c = s->usage.c;
 	rec->c.rows = (int64) rows;
@@ -1034,7 +1029,7 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 	q->text_len = s->text_len;
 	rec->commit_ms = 0;
 
-	activate();
+	activate(false);			/* the role: taken below */
 	n_finished++;
 	rec->xact_id = cur.rec.xact_id;
 	q->held = s->storage_effects;

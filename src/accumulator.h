@@ -25,8 +25,7 @@ extern int32 wl_acc_current_statement_no(void);
 extern uint64 wl_acc_utility_start(bool tracked, CommandTag tag, uint64 queryid,
 								   int nest_level, const char *source_text,
 								   int query_location, int query_len);
-extern void wl_acc_utility_measure_from_now(uint64 serial);
-extern void wl_acc_utility_measured(uint64 serial);
+extern void wl_acc_utility_measure(uint64 serial, bool from_now);
 extern void wl_acc_utility_done(uint64 serial, WlStmtStatus status, uint64 rows);
 extern bool wl_acc_innermost_is_utility_at(int nest_level);
 extern void wl_acc_executor_starting(QueryDesc *queryDesc);

@@ -29,8 +29,10 @@
 #include "storage/ipc.h"
 #include "tcop/utility.h"
 #include "utils/evtcache.h"
+#include "utils/inval.h"
 #include "utils/memutils.h"
 #include "utils/resowner.h"
+#include "utils/syscache.h"
 
 #include "accumulator.h"
 #include "observe.h"
@@ -55,10 +57,7 @@ static post_parse_analyze_hook_type prev_post_parse_analyze_hook = NULL;
 /* the utility statement currently inside standard_ProcessUtility, if any */
 static NodeTag current_utility_tag = T_Invalid;
 
-/* ----------------------------------------------------------------
- * the gate
- * ----------------------------------------------------------------
- */
+/* ---------- the gate ---------- */
 
 /* can this backend be observed at all: walload's store, not a worker */
 static inline bool
@@ -127,16 +126,11 @@ watch_locks_release(void)
 	static bool registered = false;
 
 	if (!registered)
-	{
 		RegisterResourceReleaseCallback(wl_resource_release, NULL);
-		registered = true;
-	}
+	registered = true;
 }
 
-/* ----------------------------------------------------------------
- * which statements are recorded
- * ----------------------------------------------------------------
- */
+/* ---------- which statements are recorded ---------- */
 
 /* is a statement at the current nesting level recorded */
 static inline bool
@@ -200,11 +194,10 @@ utility_may_touch_storage(NodeTag tag)
 	}
 }
 
-/* ----------------------------------------------------------------
- * query ids: with compute_query_id = auto and nobody asking, core computes
- * none; walload computes them with core's JumbleQuery at core's point, only
- * for the statements it may record (jumbling all costs read-only loads)
- * ----------------------------------------------------------------
+/* ---------- query ids ----------
+ * With compute_query_id = auto and nobody asking, core computes none;
+ * walload computes them with core's JumbleQuery at core's point, only for
+ * the statements it may record (jumbling all costs read-only loads).
  */
 
 /* does this expression tree call a function or operator not built in */
@@ -287,10 +280,8 @@ wl_post_parse_analyze(ParseState *pstate, Query *query, WlHookJumbleState *jstat
 		prev_post_parse_analyze_hook(pstate, query, jstate);
 }
 
-/* ----------------------------------------------------------------
- * ProcessUtility
- * ----------------------------------------------------------------
- */
+/* ---------- ProcessUtility ---------- */
+
 static void
 wl_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 				  bool readOnlyTree,
@@ -342,7 +333,7 @@ wl_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	{
 		/* marked again after a look only: the start's marks miss little else */
 		if (observe && (obs = wl_observe_before(parsetree)) != NULL)
-			wl_acc_utility_measure_from_now(serial);
+			wl_acc_utility_measure(serial, true);
 		PREV_OR(prev_ProcessUtility, standard_ProcessUtility)
 			(pstmt, queryString, readOnlyTree, context, params, queryEnv, dest, qc);
 		ran = true;
@@ -350,12 +341,12 @@ wl_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 		current_utility_tag = saved_utility_tag;
 		/* pstmt may have been freed (COMMIT inside a procedure) */
 		if (observe)
-			wl_acc_utility_measured(serial);
+			wl_acc_utility_measure(serial, false);
 		if (observe && (obs != NULL || utility_may_touch_storage(parsetree_tag)))
 		{
 			WlEffects	eff;
 
-			memset(&eff, 0, sizeof(eff));
+			memset(&eff, 0, offsetof(WlEffects, gid));	/* gid: finish_prepared's */
 			if (obs != NULL)	/* frees it, also on error */
 				wl_observe_after(obs, true, &eff);
 			if (utility_may_touch_storage(parsetree_tag))	/* adds to eff */
@@ -385,10 +376,8 @@ wl_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 							qc->nprocessed : 0);
 }
 
-/* ----------------------------------------------------------------
- * executor
- * ----------------------------------------------------------------
- */
+/* ---------- executor ---------- */
+
 static void
 wl_ExecutorStart(QueryDesc *queryDesc, int eflags)
 {
@@ -538,10 +527,31 @@ wl_ExecutorEnd(QueryDesc *queryDesc)
 		wl_acc_executor_done(queryDesc, rows, wal_skipped);
 }
 
-/* ----------------------------------------------------------------
- * object access: facts the scan model needs at the moment they happen
- * ----------------------------------------------------------------
- */
+/* ------ object access: facts the scan model needs as they happen ------ */
+
+/* EventCacheLookup's two probes for a DROP, kept till event triggers change */
+static int	drop_triggers = -1;	/* -1: to look up */
+
+static void
+event_triggers_changed(Datum arg, int cacheid, uint32 hashvalue)
+{
+	drop_triggers = -1;
+}
+
+static bool
+drop_triggers_exist(void)
+{
+	bool		exist;
+
+	if (drop_triggers >= 0)
+		return drop_triggers;
+	drop_triggers = 2;			/* a change during the lookups sets -1: not kept */
+	exist = EventCacheLookup(EVT_SQLDrop) != NIL ||
+		EventCacheLookup(EVT_DDLCommandEnd) != NIL;
+	drop_triggers = drop_triggers == 2 ? exist : -1;
+	return exist;
+}
+
 /*
  * A relation's access (prev_object_access_hook called first, as for any
  * object).  Out of line: core calls the hook on every function an
@@ -567,8 +577,7 @@ relation_access(ObjectAccessType access, Oid classId, Oid objectId,
 		case OAT_DROP:
 			/* read by predictions only: none follow a lone DROP */
 			if (wl_nested_level > 1 || current_utility_tag != T_DropStmt ||
-				IsTransactionBlock() || EventCacheLookup(EVT_SQLDrop) != NIL ||
-				EventCacheLookup(EVT_DDLCommandEnd) != NIL)
+				IsTransactionBlock() || drop_triggers_exist())
 				wl_model_note_doomed(objectId, false);
 			break;
 		case OAT_POST_CREATE:
@@ -599,10 +608,7 @@ wl_object_access(ObjectAccessType access, Oid classId, Oid objectId,
 		prev_object_access_hook(access, classId, objectId, subId, arg);
 }
 
-/* ----------------------------------------------------------------
- * transactions
- * ----------------------------------------------------------------
- */
+/* ---------- transactions ---------- */
 
 static bool xact_end_watched = false;
 
@@ -620,10 +626,8 @@ static void
 watch_xact_end(void)
 {
 	if (!xact_end_watched)
-	{
 		MemoryContextRegisterResetCallback(TopTransactionContext, &xact_end_callback);
-		xact_end_watched = true;
-	}
+	xact_end_watched = true;
 }
 
 /*
@@ -716,4 +720,5 @@ wl_install_hooks(void)
 #undef INSTALL
 	RegisterXactCallback(wl_xact_callback, NULL);
 	RegisterSubXactCallback(wl_subxact_callback, NULL);
+	CacheRegisterSyscacheCallback(EVENTTRIGGEROID, event_triggers_changed, (Datum) 0);
 }
