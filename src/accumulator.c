@@ -1377,7 +1377,8 @@ pre_commit_record(bool is_prepare)
 	/* nothing pending (most commits): nothing to choose, no model, the flush */
 	if ((pending = is_prepare || cf.ndoomed > 0 || cf.nsyncs > 0))
 	{
-		wl_strategy_apply(&choice, cur.dirty_load_blocks, cf.syncs, cf.nsyncs);
+		if (cf.nsyncs > 0)		/* else it leaves choice as it is */
+			wl_strategy_apply(&choice, cur.dirty_load_blocks, cf.syncs, cf.nsyncs);
 		wl_model_commit(&cf, is_prepare, false, &m);
 		/* predicted before the scans are counted (which maps the pages) */
 		wl_commit_state_now(&st, &m, cur.dirty_load_blocks, false);
