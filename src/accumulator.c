@@ -350,7 +350,7 @@ flush_finished(bool may_wait, WlKeep keep, bool in_cleanup)
 	int			kept = 0;
 	int			i = 0;
 
-	while (i < n_finished)
+	for (; i < n_finished; kept++, i++)
 	{
 		int			run = 0;
 		int			stored;
@@ -369,9 +369,11 @@ flush_finished(bool may_wait, WlKeep keep, bool in_cleanup)
 		i += stored;
 		if (stored < run || i == n_finished || keep == WL_KEEP_OPEN)
 			break;
-		finished[kept++] = finished[i++];
+		if (kept != i)			/* kept, if not in place (a commit's held one is) */
+			finished[kept] = finished[i];
 	}
-	wl_store_unlock();
+	if (i > kept)				/* else nothing stored: walload's lock is free */
+		wl_store_unlock();
 	if (kept < i && i < n_finished)
 		memmove(&finished[kept], &finished[i], sizeof(WlQueued) * (n_finished - i));
 	n_finished = kept + n_finished - i;
@@ -388,8 +390,7 @@ flush_finished(bool may_wait, WlKeep keep, bool in_cleanup)
 static void
 flush_at_safe_point(int more, bool at_commit)
 {
-	if (n_finished > 0)
-		flush_finished(false, at_commit ? WL_KEEP_HELD : WL_KEEP_OPEN, false);
+	flush_finished(false, at_commit ? WL_KEEP_HELD : WL_KEEP_OPEN, false);
 	if (n_finished + more > WL_QUEUE_BOUND)
 		flush_finished(true, WL_KEEP_HELD, false);
 	if (n_finished + more > WL_HELD_BOUND)
