@@ -351,7 +351,7 @@ flush_finished(bool may_wait, WlKeep keep, bool in_cleanup)
 	int			kept = 0;
 	int			i = 0;
 
-	while (i < n_finished)
+	for (; i < n_finished; kept++, i++)
 	{
 		int			run = 0;
 		int			stored;
@@ -370,9 +370,11 @@ flush_finished(bool may_wait, WlKeep keep, bool in_cleanup)
 		i += stored;
 		if (stored < run || i == n_finished || keep == WL_KEEP_OPEN)
 			break;
-		finished[kept++] = finished[i++];
+		if (kept != i)			/* kept, if not in place (a commit's held one is) */
+			finished[kept] = finished[i];
 	}
-	wl_store_unlock();
+	if (i > kept)				/* else nothing stored: walload's lock is free */
+		wl_store_unlock();
 	if (kept < i && i < n_finished)
 		memmove(&finished[kept], &finished[i], sizeof(WlQueued) * (n_finished - i));
 	n_finished = kept + n_finished - i;
@@ -389,8 +391,7 @@ flush_finished(bool may_wait, WlKeep keep, bool in_cleanup)
 static void
 flush_at_safe_point(int more, bool at_commit)
 {
-	if (n_finished > 0)
-		flush_finished(false, at_commit ? WL_KEEP_HELD : WL_KEEP_OPEN, false);
+	flush_finished(false, at_commit ? WL_KEEP_HELD : WL_KEEP_OPEN, false);
 	if (n_finished + more > WL_QUEUE_BOUND)
 		flush_finished(true, WL_KEEP_HELD, false);
 	if (n_finished + more > WL_HELD_BOUND)
@@ -1372,7 +1373,8 @@ pre_commit_record(bool is_prepare)
 	/* nothing pending (most commits): nothing to choose, no model, the flush */
 	if ((pending = is_prepare || cf.ndoomed > 0 || cf.nsyncs > 0))
 	{
-		wl_strategy_apply(&choice, cur.dirty_load_blocks, cf.syncs, cf.nsyncs);
+		if (cf.nsyncs > 0)		/* else it leaves choice as it is */
+			wl_strategy_apply(&choice, cur.dirty_load_blocks, cf.syncs, cf.nsyncs);
 		wl_model_commit(&cf, is_prepare, false, &m);
 		/* predicted before the scans are counted (which maps the pages) */
 		wl_commit_state_now(&st, &m, cur.dirty_load_blocks, false);
@@ -1390,7 +1392,7 @@ pre_commit_record(bool is_prepare)
 	rec->pred_core_commit_ms = (est->total_ns - choice.chosen_ns + choice.core_ns) / 1e6;
 	cur.wal_flush_price_ns = cost->io.valid ? cost->io.wal_flush_ns : 0;
 	cur.pred_files_ns = Max(est->sync_phase_ns - cur.wal_flush_price_ns, 0);
-	if (message_level_is_interesting(DEBUG1))
+	if (log_min_messages <= DEBUG1 || client_min_messages <= DEBUG1)	/* no call: elog decides */
 		elog(DEBUG1, "walload: commit predicted to take %.3f ms: scans %.3f ms, sync %.3f ms, WAL %.3f ms, file deletion %.3f ms, per-file work %.3f ms; of the sync, fsyncs %.3f ms (%.3f ms as timed at start); of the deletion, %.3f ms if all blocks were on disk",
 			 est->total_ns / 1e6, est->scan_ns / 1e6, est->sync_ns / 1e6, est->wal_ns / 1e6, est->drop_ns / 1e6,
 			 est->files_ns / 1e6, est->fsync_ns / 1e6, est->fsync_timed_ns / 1e6, est->drop_ondisk_ns / 1e6);

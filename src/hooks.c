@@ -682,19 +682,16 @@ static void
 wl_xact_callback(XactEvent event, void *arg)
 {
 	static int	worker_kind = -1;	/* this process's WlBackendKind, once read */
-	WlBackendKind kind;
 
 	if (worker_kind < 0)
 		worker_kind = (int) wl_observe_worker_kind();
-	kind = (WlBackendKind) worker_kind;
-
-	if (kind != WL_KIND_CLIENT && event == XACT_EVENT_PRE_COMMIT)
-		worker_pre_commit(kind);
+	if (worker_kind != WL_KIND_CLIENT && event == XACT_EVENT_PRE_COMMIT)
+		worker_pre_commit((WlBackendKind) worker_kind);
 	if (wl_acc_observed() && backend_observable())
 		xact_event(event);
 	/* after the accumulator's own end of the record: where a worker's next one is measured from */
-	if (kind != WL_KIND_CLIENT && (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT) &&
-		backend_observable())
+	if (worker_kind != WL_KIND_CLIENT &&
+		(event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT) && backend_observable())
 		wl_acc_worker_boundary();
 }
 
