@@ -1392,7 +1392,7 @@ pre_commit_record(bool is_prepare)
 	rec->pred_core_commit_ms = (est->total_ns - choice.chosen_ns + choice.core_ns) / 1e6;
 	cur.wal_flush_price_ns = cost->io.valid ? cost->io.wal_flush_ns : 0;
 	cur.pred_files_ns = Max(est->sync_phase_ns - cur.wal_flush_price_ns, 0);
-	if (log_min_messages <= DEBUG1 || client_min_messages <= DEBUG1)	/* no call: elog decides */
+	if (WlDebugMayOutput(DEBUG1))
 		elog(DEBUG1, "walload: commit predicted to take %.3f ms: scans %.3f ms, sync %.3f ms, WAL %.3f ms, file deletion %.3f ms, per-file work %.3f ms; of the sync, fsyncs %.3f ms (%.3f ms as timed at start); of the deletion, %.3f ms if all blocks were on disk",
 			 est->total_ns / 1e6, est->scan_ns / 1e6, est->sync_ns / 1e6, est->wal_ns / 1e6, est->drop_ns / 1e6,
 			 est->files_ns / 1e6, est->fsync_ns / 1e6, est->fsync_timed_ns / 1e6, est->drop_ondisk_ns / 1e6);

@@ -175,7 +175,8 @@ wl_wal_io_read(WlWalIo *io)
 /*
  * 19: REPACK rewrites as CLUSTER does; JumbleState is const in the hook;
  * full-page image bytes are counted; a shared hash table is allocated at
- * its maximum size; the replaying worker's origin LSN moved.
+ * its maximum size; the replaying worker's origin LSN moved; log_min_messages
+ * is per process type (WlDebugMayOutput: false only where elog outputs none).
  */
 #if PG_VERSION_NUM >= 190000
 #define WL_CASE_CMDTAG_REPACK		case CMDTAG_REPACK:
@@ -185,6 +186,7 @@ typedef const JumbleState WlHookJumbleState;
 #define WlShmemInitHash(name, init_size, max_size, info, flags) \
 	ShmemInitHash((name), (max_size), (info), (flags))
 #define WlReplayedOriginLsn()		(replorigin_xact_state.origin_lsn)
+#define WlDebugMayOutput(level)		message_level_is_interesting(level)
 #else
 #define WL_CASE_CMDTAG_REPACK
 typedef JumbleState WlHookJumbleState;
@@ -193,6 +195,7 @@ typedef JumbleState WlHookJumbleState;
 #define WlShmemInitHash(name, init_size, max_size, info, flags) \
 	ShmemInitHash((name), (init_size), (max_size), (info), (flags))
 #define WlReplayedOriginLsn()		(replorigin_session_origin_lsn)
+#define WlDebugMayOutput(level)	(log_min_messages <= (level) || client_min_messages <= (level))
 #endif
 
 /*

@@ -144,7 +144,7 @@ wl_scans_est_ns(WlScanKind kind, int64 n, int nfiles, int64 buffers)
 	fault_ns = wl_scan_fault_ns(&cost, unmapped);
 	est = n * wl_scan_timed_ns(&cost, kind, nfiles) + fault_ns + wl_scan_buffers_ns(&cost, buffers);
 	faults_priced_ns += fault_ns;
-	if (log_min_messages <= DEBUG2 || client_min_messages <= DEBUG2)	/* no call: elog decides */
+	if (WlDebugMayOutput(DEBUG2))
 		elog(DEBUG2, "walload: %lld walk(s) of kind %d over %d file(s): %lld unmapped header pages, "
 			 "%lld buffers %s: %.3f ms, page faults %.3f ms",
 			 (long long) n, (int) kind, nfiles, (long long) unmapped, (long long) buffers,
