@@ -678,8 +678,9 @@ scrape_configs:
     top_expr = [e for t, _, e in targets if t.startswith("Top commands by time")][0]
 
     def dash_ready(t):
-        return t if all(answer(e, t)[1] is None for _, _, e in targets) and load_cmds <= {
-            r["metric"].get("command") for r in answer(top_expr, t)[0] or []} else None
+        got = {e: answer(e, t) for _, _, e in targets}
+        return t if all(why is None for _, why in got.values()) and load_cmds <= {
+            r["metric"].get("command") for r in got[top_expr][0] or []} else None
     try:
         t_dash = poll("every panel answers, the load's commands among the top ones",
                       lambda: dash_ready(time.time()), 20)
