@@ -409,8 +409,8 @@ wl_store_statements(const WlStmtRecord *rec, size_t stride, int n,
 		key.tag = rec->tag;
 		key.toplevel = rec->toplevel;
 		e = stats_entry(&key, rec->query, may_wait);
-		if (e == NULL && !LWLockHeldByMe(wl_shared->lock))
-			break;				/* busy */
+		if (e == NULL && !(stmts_locked = LWLockHeldByMe(wl_shared->lock)))
+			break;				/* busy: released, and stmts_locked says so */
 		wl_metrics_statement(rec, full);
 		if (e != NULL)
 		{
@@ -443,11 +443,11 @@ wl_store_statements(const WlStmtRecord *rec, size_t stride, int n,
 	return i;
 }
 
-/* the end of a run of wl_store_statements() calls */
+/* the end of a run of wl_store_statements() calls, the last returned: exact */
 void
 wl_store_unlock(void)
 {
-	if (stmts_locked && LWLockHeldByMe(wl_shared->lock))
+	if (stmts_locked)
 		LWLockRelease(wl_shared->lock);
 	stmts_locked = false;
 }
