@@ -1694,5 +1694,5 @@ wl_acc_xact_end(void)
 			flush_finished(false, WL_KEEP_NONE, true);
 		finish_record();
 	}
-	memset(&cur, 0, offsetof(WlOpenXact, act.pred));
+	explicit_bzero(&cur, offsetof(WlOpenXact, act.pred));	/* not memset's rep stosq */
 }
