@@ -345,7 +345,7 @@ typedef enum WlKeep
  * Store the queue but what keep keeps, in one hold of walload's lock.
  * may_wait false: only if it is free; in_cleanup: see store.c.
  */
-static void
+static pg_attribute_always_inline void
 flush_finished(bool may_wait, WlKeep keep, bool in_cleanup)
 {
 	int			kept = 0;
@@ -357,14 +357,10 @@ flush_finished(bool may_wait, WlKeep keep, bool in_cleanup)
 		int			stored;
 
 		/* a run to store: up to a statement kept, the open record's tail (all kept) */
-		for (; i + run < n_finished; run++)
-		{
-			WlQueued   *q = &finished[i + run];
-
+		for (WlQueued *q = &finished[i]; i + run < n_finished; run++, q++)
 			if (cur.active && q->rec.xact_id == cur.rec.xact_id &&
 				(keep == WL_KEEP_OPEN || (keep == WL_KEEP_HELD && q->held)))
 				break;
-		}
 		stored = run > 0 ? wl_store_statements(&finished[i].rec, sizeof(WlQueued),
 											   run, may_wait, in_cleanup) : 0;
 		i += stored;
