@@ -508,10 +508,8 @@ add_minute(const WlXactRecord *rec)
 	}
 	if (slot == NULL)
 	{
-		uint64		pos = pg_atomic_fetch_add_u64(&wl_shared->minute_pos, 1);
-
-		my_minute = pos + 1;
-		slot = (WlMinuteSlot *) WL_RING_SLOT(&wl_rings[WL_RING_MINUTES], pos);
+		my_minute = pg_atomic_fetch_add_u64(&wl_shared->minute_pos, 1) + 1;
+		slot = (WlMinuteSlot *) WL_RING_SLOT(&wl_rings[WL_RING_MINUTES], my_minute - 1);
 		SpinLockAcquire(&slot->mutex);
 		slot->pos_plus_one = my_minute;
 		m = &slot->rec;
@@ -528,11 +526,17 @@ add_minute(const WlXactRecord *rec)
 	m->first_start = Min(m->first_start, rec->start);
 	m->last_end = Max(m->last_end, rec->end);
 #define ADD(kind, type, name, dims, add) \
-	_Pragma("GCC unroll 16")	/* the kinds: every transaction's */ \
-	for (int k = 0; k < (int) (sizeof(m->name) / sizeof(type)); k++) \
+	StaticAssertStmt(sizeof(m->name) == sizeof(type) || \
+					 sizeof(m->name) == WL_NUM_TIME_KINDS * sizeof(type), #name); \
+	if (k < (int) (sizeof(m->name) / sizeof(type))) \
 		((type *) &m->name)[k] += (add);
-	WL_MINUTE_SUMS(ADD)
-	WL_MINUTE_SUMS_1_10(ADD)
+	_Pragma("GCC unroll 16")	/* k 0 and the kinds run: others add 0 */
+	for (int k = 0; k < WL_NUM_TIME_KINDS; k++)
+		if (k == 0 || rec->kind_ms[k] != 0)
+		{
+			WL_MINUTE_SUMS(ADD)
+			WL_MINUTE_SUMS_1_10(ADD)
+		}
 #undef ADD
 	SpinLockRelease(&slot->mutex);
 }
@@ -546,11 +550,11 @@ wl_store_xact(const WlXactRecord *rec)
 	(void) wl_ring_put(&wl_rings[WL_RING_XACTS], rec);
 	add_minute(rec);
 	wl_metrics_xact(rec);
-	/* totals that survive the ring (exporters' rate()) */
+	/* totals that survive the ring (exporters' rate()); a signed conversion */
 	pg_atomic_fetch_add_u64(&wl_shared->commit_sync_us,
-							(uint64) Max(rec->commit_sync_ms * 1000.0, 0));
+							(uint64) (int64) Max(rec->commit_sync_ms * 1000.0, 0));
 	pg_atomic_fetch_add_u64(&wl_shared->commit_cleanup_us,
-							(uint64) Max(rec->commit_cleanup_ms * 1000.0, 0));
+							(uint64) (int64) Max(rec->commit_cleanup_ms * 1000.0, 0));
 }
 
 void
