@@ -1315,7 +1315,7 @@ wl_acc_executor_done(QueryDesc *queryDesc, uint64 rows, bool wal_skipped)
 
 /* ---------- transaction events (hooks.c's callbacks call in) ---------- */
 
-static void
+static pg_attribute_always_inline void
 begin_phase(bool is_abort, bool is_prepare)
 {
 	cur.in_phase = true;
