@@ -467,7 +467,7 @@ current_cost(TimestampTz now)
 /* blocks the commit's sync finds dirty: a utility leaves at most its ring */
 #define WL_BULKWRITE_RING_BLOCKS	(16 * 1024 * 1024 / BLCKSZ)
 
-static void
+static inline void
 note_dirtied_by_load(const WlStmtRecord *rec)
 {
 	if (!rec->wal_skipped)
@@ -540,13 +540,12 @@ publish_activity(CommandTag command, TimestampTz command_start, bool starting,
 	if (!cur.observed)
 		return;
 	now = starting ? command_start : GetCurrentTimestamp();
-	a->userid = GetUserId();
+	/* starting: the entry being pushed read the role at its start */
+	a->userid = starting ? stmt_stack[stmt_depth].st.userid : GetUserId();
 	a->xact_start = cur.rec.start;
 	a->state_change = now;
-	a->statements = cur.rec.statements;
 	a->current_command = command;
 	a->current_stmt_start = command_start;
-	memcpy(a->kind_ms, cur.rec.kind_ms, sizeof(a->kind_ms));
 	a->wal_bytes = cur.usage_baseline_set ?
 		pgWalUsage.wal_bytes - cur.usage_baseline.c.wal_bytes : 0;
 	a->wal_skip_threshold_kb = wal_skip_threshold;
@@ -1041,9 +1040,12 @@ finish_statement(int idx, WlStmtStatus status, uint64 rows, bool source_valid)
 	}
 	if (rec->toplevel)
 	{
+		WlTimeKind	k = time_kind(rec->tag);
+
 		note_dirtied_by_load(rec);
-		cur.rec.statements++;
-		cur.rec.kind_ms[time_kind(rec->tag)] += rec->elapsed_ms;
+		/* walload_activity's copies, kept with rec's (publish copies none) */
+		cur.act.statements = ++cur.rec.statements;
+		cur.act.kind_ms[k] = cur.rec.kind_ms[k] += rec->elapsed_ms;
 		cur.act.rows += rec->c.rows;
 	}
 	remove_statement(idx);
