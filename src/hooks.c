@@ -260,9 +260,8 @@ query_may_be_recorded(Query *query)
 		case CMD_MERGE:
 			return wl_track_dml;
 		case CMD_SELECT:
-			return wl_track_dml &&
-				(query->hasModifyingCTE || query->rowMarks != NIL ||
-				 select_calls_user_code(query));
+			return wl_track_dml && (query->hasModifyingCTE || query->rowMarks != NIL ||
+									select_calls_user_code(query));
 		default:
 			return false;
 	}
@@ -283,11 +282,9 @@ wl_post_parse_analyze(ParseState *pstate, Query *query, WlHookJumbleState *jstat
 /* ---------- ProcessUtility ---------- */
 
 static void
-wl_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
-				  bool readOnlyTree,
-				  ProcessUtilityContext context,
-				  ParamListInfo params, QueryEnvironment *queryEnv,
-				  DestReceiver *dest, QueryCompletion *qc)
+wl_ProcessUtility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
+				  ProcessUtilityContext context, ParamListInfo params,
+				  QueryEnvironment *queryEnv, DestReceiver *dest, QueryCompletion *qc)
 {
 	Node	   *parsetree = pstmt->utilityStmt;
 	NodeTag		parsetree_tag = nodeTag(parsetree);
@@ -558,8 +555,7 @@ drop_triggers_exist(void)
  * expression runs, which only passes on.
  */
 static pg_noinline void
-relation_access(ObjectAccessType access, Oid classId, Oid objectId,
-				int subId, void *arg)
+relation_access(ObjectAccessType access, Oid classId, Oid objectId, int subId, void *arg)
 {
 	WlEffects	eff;
 
@@ -599,8 +595,7 @@ relation_access(ObjectAccessType access, Oid classId, Oid objectId,
 }
 
 static void
-wl_object_access(ObjectAccessType access, Oid classId, Oid objectId,
-				 int subId, void *arg)
+wl_object_access(ObjectAccessType access, Oid classId, Oid objectId, int subId, void *arg)
 {
 	if (classId == RelationRelationId && subId == 0)
 		relation_access(access, classId, objectId, subId, arg);

@@ -407,7 +407,7 @@ wl_model_note_doomed(Oid relid, bool with_dependents)
 }
 
 /* note stmt_no as the creator of file if new in map; whether it was */
-static bool
+static pg_attribute_always_inline bool
 note_new_file(wl_files_hash *map, WlRelFile file, int32 stmt_no, bool *skipping_wal)
 {
 	bool		found;
@@ -421,8 +421,8 @@ note_new_file(wl_files_hash *map, WlRelFile file, int32 stmt_no, bool *skipping_
 	return true;
 }
 
-/* note the creator of files new in a pending list (newest first) */
-static bool
+/* note the creator of files new in a pending list (newest first); in its caller */
+static pg_attribute_always_inline bool
 note_new_files(bool forCommit, wl_files_hash *map, int32 stmt_no, bool *skipping_wal)
 {
 	MemoryContext old = MemoryContextSwitchTo(kept_cxt);

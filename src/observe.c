@@ -226,8 +226,7 @@ observe_vacuum_targets(WlObservation *obs, VacuumStmt *stmt)
 		{
 			Form_pg_class cls = (Form_pg_class) GETSTRUCT(tup);
 
-			if (cls->relkind == RELKIND_RELATION ||
-				cls->relkind == RELKIND_MATVIEW ||
+			if (cls->relkind == RELKIND_RELATION || cls->relkind == RELKIND_MATVIEW ||
 				cls->relkind == RELKIND_TOASTVALUE)
 				add_rel(obs, cls->oid);
 		}
@@ -390,18 +389,17 @@ release_context(MemoryContext cxt)
 }
 
 /*
- * Before a utility statement to watch (else NULL): what it will change, in a
- * context under TopMemoryContext (VACUUM and DROP DATABASE commit) freed after.
+ * Before a utility statement to watch: what it will change, in a context
+ * under TopMemoryContext (VACUUM and DROP DATABASE commit) freed after.  Out
+ * of line: most statements are not watched, and return without its frame.
  */
-WlObservation *
-wl_observe_before(Node *parsetree)
+static pg_noinline WlObservation *
+observe_start(Node *parsetree)
 {
 	WlObservation *obs;
 	MemoryContext cxt;
 	MemoryContext old;
 
-	if (!watched(parsetree))
-		return NULL;
 	if (!kept_cxt_in_use)
 	{
 		if (kept_cxt == NULL)
@@ -433,6 +431,13 @@ wl_observe_before(Node *parsetree)
 	PG_END_TRY();
 	MemoryContextSwitchTo(old);
 	return obs;
+}
+
+/* before a utility statement: its observation if it is watched, else NULL */
+WlObservation *
+wl_observe_before(Node *parsetree)
+{
+	return watched(parsetree) ? observe_start(parsetree) : NULL;
 }
 
 /* the statement succeeded: what it changed, from obs */
