@@ -205,7 +205,8 @@ wl_model_xact_end(void)
 	changed_all = false;
 	if (kept_cxt != NULL && !kept_cxt->isReset)
 		MemoryContextReset(kept_cxt);
-	memset(&kept, 0, sizeof(kept));
+	kept.valid = false;			/* the rest unread until a reading sets it */
+	kept.syncs = NULL;			/* not to be freed again (pending_syncs) */
 	/* every use of the maps begins with ensure_model_state() */
 	if (created_files == NULL || !model_dirty)
 		return;
@@ -662,16 +663,18 @@ wl_model_read_commit(bool with_created, bool live, WlCommitFiles *cf)
 	}
 }
 
+/* the reading's own lists freed; cf is not read again */
 void
 wl_model_free_commit(WlCommitFiles *cf)
 {
-	if (cf->doomed && !cf->kept)
+	if (cf->kept)				/* the model's, for the next reading */
+		return;
+	if (cf->doomed)
 		pfree(cf->doomed);
-	if (cf->created && !cf->kept)
+	if (cf->created)
 		pfree(cf->created);
-	if (cf->syncs && !cf->kept)
+	if (cf->syncs)
 		pfree(cf->syncs);
-	memset(cf, 0, sizeof(*cf));
 }
 
 /* smgrDoPendingSyncs() at wal_skip_threshold = threshold_kb.  Pure. */
