@@ -500,7 +500,7 @@ predict_commit(WlActivity *a, TimestampTz now)
 			WL_PREDICT_PER_STMT * (int64) cur.rec.statements)
 			return false;
 		wl_model_read_commit(true, true, &cf);
-		wl_model_commit(&cf, false, true, &m);
+		wl_model_commit(&cf, false, true, &m, NULL);
 		abort_rels = cf.ncreated;
 		wl_model_free_commit(&cf);
 		/* the state takes the WAL insert spinlock: only where files are pending */
@@ -1365,6 +1365,8 @@ pre_commit_record(bool is_prepare)
 	WlStrategyChoice choice = {.action = WL_ACTION_NONE,.threshold_kb = wal_skip_threshold};
 	WlCommitFiles cf;
 	bool		pending;
+	bool		charge = false; /* the phase to the statements of its files */
+	int32	   *drop = NULL;	/* whose deleted files (none at PREPARE) */
 
 	/* read here: the record's end has undone a SET LOCAL */
 	cur.threshold_read = true;
@@ -1375,7 +1377,10 @@ pre_commit_record(bool is_prepare)
 	{
 		if (cf.nsyncs > 0)		/* else it leaves choice as it is */
 			wl_strategy_apply(&choice, cur.dirty_load_blocks, cf.syncs, cf.nsyncs);
-		wl_model_commit(&cf, is_prepare, false, &m);
+		if ((charge = current_statement(false) < 0 && holds_statements()) &&
+			!is_prepare && cf.ndoomed > 0)
+			drop = palloc(sizeof(int32) * cf.ndoomed);
+		wl_model_commit(&cf, is_prepare, false, &m, drop);
 		/* predicted before the scans are counted (which maps the pages) */
 		wl_commit_state_now(&st, &m, cur.dirty_load_blocks, false);
 		wl_commit_est(&m, cost, &st, est);
@@ -1398,16 +1403,10 @@ pre_commit_record(bool is_prepare)
 			 est->files_ns / 1e6, est->fsync_ns / 1e6, est->fsync_timed_ns / 1e6, est->drop_ondisk_ns / 1e6);
 	/* the files whose statements the phase will be charged to */
 	clear_commit_charges();
-	if (pending && current_statement(false) < 0 && holds_statements())
+	if (charge)
 	{
-		int32	   *sync,
-				   *drop;
-		int			nsync,
-					ndrop;
-
-		wl_model_commit_creators(&cf, is_prepare, &sync, &nsync, &drop, &ndrop);
-		count_charged_files(sync, nsync, true);
-		count_charged_files(drop, ndrop, false);
+		count_charged_files(wl_model_commit_creators(&cf), cf.nsyncs, true);
+		count_charged_files(drop, drop ? cf.ndoomed : 0, false);
 	}
 	wl_model_free_commit(&cf);
 	if (!pending)

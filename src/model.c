@@ -707,9 +707,13 @@ wl_model_decide_syncs(const WlPendingSync *s, int n, int threshold_kb, WlCommitM
 	m->sync_scan = (m->synced_rels > 0);
 }
 
-/* what COMMIT (or PREPARE) would do now; live: without a system call */
+/*
+ * What COMMIT (or PREPARE) would do now; live: without a system call.  The
+ * statement behind each deleted file, or -1, into drop_creators if given.
+ */
 void
-wl_model_commit(WlCommitFiles *cf, bool is_prepare, bool live, WlCommitModel *m)
+wl_model_commit(WlCommitFiles *cf, bool is_prepare, bool live, WlCommitModel *m,
+				int32 *drop_creators)
 {
 	*m = (WlCommitModel) {.sync_stmt_no = -1,.drop_stmt_no = -1};
 	/* no pending syncs are read where WAL is needed */
@@ -720,7 +724,7 @@ wl_model_commit(WlCommitFiles *cf, bool is_prepare, bool live, WlCommitModel *m)
 	if (cf->ndoomed > 0)
 	{
 		m->drop_scan = size_doomed(cf->doomed, cf->ndoomed, live, m);
-		m->drop_stmt_no = min_creator(doomed_files, cf->doomed, cf->ndoomed, NULL);
+		m->drop_stmt_no = min_creator(doomed_files, cf->doomed, cf->ndoomed, drop_creators);
 	}
 
 	/* at PREPARE, ROLLBACK PREPARED's buffers: a bound, no one reads them */
@@ -735,20 +739,17 @@ wl_model_commit(WlCommitFiles *cf, bool is_prepare, bool live, WlCommitModel *m)
 }
 
 /*
- * The statement behind each file COMMIT (or PREPARE) acts on, or -1: *sync,
- * the pending syncs'; *drop, the deleted (none at PREPARE); NULL if none.
+ * The statement behind each pending sync COMMIT (or PREPARE) acts on, or -1;
+ * NULL if none (the deleted files': wl_model_commit's drop_creators).
  */
-void
-wl_model_commit_creators(WlCommitFiles *cf, bool is_prepare, int32 **sync, int *nsync,
-						 int32 **drop, int *ndrop)
+int32 *
+wl_model_commit_creators(WlCommitFiles *cf)
 {
-	*nsync = cf->nsyncs;
-	*sync = *nsync > 0 ? palloc(sizeof(int32) * *nsync) : NULL;
-	for (int i = 0; i < *nsync; i++)
-		(*sync)[i] = cf->syncs[i].creator;
-	*ndrop = is_prepare ? 0 : cf->ndoomed;
-	*drop = *ndrop > 0 ? palloc(sizeof(int32) * *ndrop) : NULL;
-	(void) min_creator(doomed_files, cf->doomed, *ndrop, *drop);
+	int32	   *sync = cf->nsyncs > 0 ? palloc(sizeof(int32) * cf->nsyncs) : NULL;
+
+	for (int i = 0; i < cf->nsyncs; i++)
+		sync[i] = cf->syncs[i].creator;
+	return sync;
 }
 
 /*
