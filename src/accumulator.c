@@ -668,20 +668,16 @@ clear_commit_charges(void)
 	cur.charge_sync_files = cur.charge_cleanup_files = 0;
 }
 
-/* one file per entry of creators (a statement number, or -1); frees it */
+/* one file per entry of creators (a statement number, or -1) */
 static void
-count_charged_files(int32 *creators, int n, bool sync)
+count_charged_files(const int32 *creators, int n, bool sync)
 {
-	for (int i = 0; i < n; i++)
-	{
-		WlQueued   *q = queued(creators[i], true);
+	WlQueued   *q;
 
-		if (q != NULL)
+	for (int i = 0; i < n; i++)
+		if ((q = queued(creators[i], true)) != NULL)
 			*(sync ? &q->sync_files : &q->cleanup_files) += 1;
-	}
 	*(sync ? &cur.charge_sync_files : &cur.charge_cleanup_files) = n;
-	if (creators)
-		pfree(creators);
 }
 
 /* the phase is over and timed: each held statement's share, into its record */
@@ -1366,7 +1362,8 @@ pre_commit_record(bool is_prepare)
 	WlCommitFiles cf;
 	bool		pending;
 	bool		charge = false; /* the phase to the statements of its files */
-	int32	   *drop = NULL;	/* whose deleted files (none at PREPARE) */
+	int32		few[16];		/* their creators (most commits act on few) */
+	int32	   *creators = few;	/* syncs', then deleted files' (none at PREPARE) */
 
 	/* read here: the record's end has undone a SET LOCAL */
 	cur.threshold_read = true;
@@ -1378,9 +1375,9 @@ pre_commit_record(bool is_prepare)
 		if (cf.nsyncs > 0)		/* else it leaves choice as it is */
 			wl_strategy_apply(&choice, cur.dirty_load_blocks, cf.syncs, cf.nsyncs);
 		if ((charge = current_statement(false) < 0 && holds_statements()) &&
-			!is_prepare && cf.ndoomed > 0)
-			drop = palloc(sizeof(int32) * cf.ndoomed);
-		wl_model_commit(&cf, is_prepare, false, &m, drop);
+			cf.nsyncs + cf.ndoomed > lengthof(few))
+			creators = palloc(sizeof(int32) * (cf.nsyncs + cf.ndoomed));
+		wl_model_commit(&cf, is_prepare, false, &m, charge && !is_prepare ? creators + cf.nsyncs : NULL);
 		/* predicted before the scans are counted (which maps the pages) */
 		wl_commit_state_now(&st, &m, cur.dirty_load_blocks, false);
 		wl_commit_est(&m, cost, &st, est);
@@ -1405,8 +1402,11 @@ pre_commit_record(bool is_prepare)
 	clear_commit_charges();
 	if (charge)
 	{
-		count_charged_files(wl_model_commit_creators(&cf), cf.nsyncs, true);
-		count_charged_files(drop, drop ? cf.ndoomed : 0, false);
+		wl_model_commit_creators(&cf, creators);
+		count_charged_files(creators, cf.nsyncs, true);
+		count_charged_files(creators + cf.nsyncs, is_prepare ? 0 : cf.ndoomed, false);
+		if (creators != few)
+			pfree(creators);
 	}
 	wl_model_free_commit(&cf);
 	if (!pending)
@@ -1539,6 +1539,8 @@ wl_acc_subxact_abort(SubTransactionId subid)
 	clear_commit_charges();
 	if (charge)
 		count_charged_files(ab.creators, ab.nrels, false);
+	if (ab.creators != NULL)
+		pfree(ab.creators);
 	begin_phase(true, false);
 }
 

@@ -739,17 +739,14 @@ wl_model_commit(WlCommitFiles *cf, bool is_prepare, bool live, WlCommitModel *m,
 }
 
 /*
- * The statement behind each pending sync COMMIT (or PREPARE) acts on, or -1;
- * NULL if none (the deleted files': wl_model_commit's drop_creators).
+ * The statement behind each pending sync COMMIT (or PREPARE) acts on, or -1,
+ * into sync (the deleted files': wl_model_commit's drop_creators).
  */
-int32 *
-wl_model_commit_creators(WlCommitFiles *cf)
+void
+wl_model_commit_creators(const WlCommitFiles *cf, int32 *sync)
 {
-	int32	   *sync = cf->nsyncs > 0 ? palloc(sizeof(int32) * cf->nsyncs) : NULL;
-
 	for (int i = 0; i < cf->nsyncs; i++)
 		sync[i] = cf->syncs[i].creator;
-	return sync;
 }
 
 /*

@@ -107,7 +107,7 @@ extern void wl_model_decide_syncs(const WlPendingSync *s, int n, int threshold_k
 								  WlCommitModel *m);
 extern void wl_model_commit(WlCommitFiles *cf, bool is_prepare, bool live,
 							WlCommitModel *model, int32 *drop_creators);
-extern int32 *wl_model_commit_creators(WlCommitFiles *cf);
+extern void wl_model_commit_creators(const WlCommitFiles *cf, int32 *sync);
 extern void wl_model_read_abort(bool subxact, int64 max_buffers, bool want_creators,
 								WlAbortFiles *ab);
 
