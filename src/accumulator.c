@@ -496,7 +496,7 @@ predict_commit(WlActivity *a, TimestampTz now)
 			WL_PREDICT_PER_STMT * (int64) cur.rec.statements)
 			return false;
 		wl_model_read_commit(true, true, &cf);
-		wl_model_commit(&cf, false, true, &m);
+		wl_model_commit(&cf, false, true, &m, NULL);
 		abort_rels = cf.ncreated;
 		wl_model_free_commit(&cf);
 		/* the state takes the WAL insert spinlock: only where files are pending */
@@ -663,20 +663,16 @@ clear_commit_charges(void)
 	cur.charge_sync_files = cur.charge_cleanup_files = 0;
 }
 
-/* one file per entry of creators (a statement number, or -1); frees it */
+/* one file per entry of creators (a statement number, or -1) */
 static void
-count_charged_files(int32 *creators, int n, bool sync)
+count_charged_files(const int32 *creators, int n, bool sync)
 {
-	for (int i = 0; i < n; i++)
-	{
-		WlQueued   *q = queued(creators[i], true);
+	WlQueued   *q;
 
-		if (q != NULL)
+	for (int i = 0; i < n; i++)
+		if ((q = queued(creators[i], true)) != NULL)
 			*(sync ? &q->sync_files : &q->cleanup_files) += 1;
-	}
 	*(sync ? &cur.charge_sync_files : &cur.charge_cleanup_files) = n;
-	if (creators)
-		pfree(creators);
 }
 
 /* the phase is over and timed: each held statement's share, into its record */
@@ -1363,6 +1359,9 @@ pre_commit_record(bool is_prepare)
 	WlStrategyChoice choice = {.action = WL_ACTION_NONE,.threshold_kb = wal_skip_threshold};
 	WlCommitFiles cf;
 	bool		pending;
+	bool		charge = false; /* the phase to the statements of its files */
+	int32		few[16];		/* their creators (most commits act on few) */
+	int32	   *creators = few;	/* syncs', then deleted files' (none at PREPARE) */
 
 	/* read here: the record's end has undone a SET LOCAL */
 	cur.threshold_read = true;
@@ -1373,7 +1372,10 @@ pre_commit_record(bool is_prepare)
 	{
 		if (cf.nsyncs > 0)		/* else it leaves choice as it is */
 			wl_strategy_apply(&choice, cur.dirty_load_blocks, cf.syncs, cf.nsyncs);
-		wl_model_commit(&cf, is_prepare, false, &m);
+		if ((charge = current_statement(false) < 0 && holds_statements()) &&
+			cf.nsyncs + cf.ndoomed > lengthof(few))
+			creators = palloc(sizeof(int32) * (cf.nsyncs + cf.ndoomed));
+		wl_model_commit(&cf, is_prepare, false, &m, charge && !is_prepare ? creators + cf.nsyncs : NULL);
 		/* predicted before the scans are counted (which maps the pages) */
 		wl_commit_state_now(&st, &m, cur.dirty_load_blocks, false);
 		wl_commit_est(&m, cost, &st, est);
@@ -1396,16 +1398,13 @@ pre_commit_record(bool is_prepare)
 			 est->files_ns / 1e6, est->fsync_ns / 1e6, est->fsync_timed_ns / 1e6, est->drop_ondisk_ns / 1e6);
 	/* the files whose statements the phase will be charged to */
 	clear_commit_charges();
-	if (pending && current_statement(false) < 0 && holds_statements())
+	if (charge)
 	{
-		int32	   *sync,
-				   *drop;
-		int			nsync,
-					ndrop;
-
-		wl_model_commit_creators(&cf, is_prepare, &sync, &nsync, &drop, &ndrop);
-		count_charged_files(sync, nsync, true);
-		count_charged_files(drop, ndrop, false);
+		wl_model_commit_creators(&cf, creators);
+		count_charged_files(creators, cf.nsyncs, true);
+		count_charged_files(creators + cf.nsyncs, is_prepare ? 0 : cf.ndoomed, false);
+		if (creators != few)
+			pfree(creators);
 	}
 	wl_model_free_commit(&cf);
 	if (!pending)
@@ -1538,6 +1537,8 @@ wl_acc_subxact_abort(SubTransactionId subid)
 	clear_commit_charges();
 	if (charge)
 		count_charged_files(ab.creators, ab.nrels, false);
+	if (ab.creators != NULL)
+		pfree(ab.creators);
 	begin_phase(true, false);
 }
 

@@ -252,13 +252,13 @@ wl_wal_written_ns(const WlIoCost *io, double wal_bytes)
 void
 wl_commit_est_flush(const WlScanCost *cost, double wal_blocks, WlCommitEstimate *est)
 {
-	if (wal_blocks < 0)
-		wal_blocks = (double) Max(WL_UNFLUSHED_WAL_BYTES(), 0) / BLCKSZ;
-	memset(est, 0, sizeof(*est));
-	if (cost->io.valid)
-		est->wal_ns = wal_blocks * (cost->io.write_ns_per_block + cost->io.fsync_ns_per_block) +
-			cost->io.wal_flush_ns;
-	est->sync_phase_ns = est->total_ns = est->wal_ns;
+	double		wal_ns;
+
+	if (wal_blocks < 0)			/* fmax reads the pointers once, Max twice */
+		wal_blocks = fmax((double) WL_UNFLUSHED_WAL_BYTES(), 0) / BLCKSZ;
+	wal_ns = !cost->io.valid ? 0 : wal_blocks *
+		(cost->io.write_ns_per_block + cost->io.fsync_ns_per_block) + cost->io.wal_flush_ns;
+	*est = (WlCommitEstimate) {.wal_ns = wal_ns,.sync_phase_ns = wal_ns,.total_ns = wal_ns};
 }
 
 /*
@@ -323,9 +323,10 @@ wl_commit_est(const WlCommitModel *m, const WlScanCost *cost, const WlCommitStat
 		est->drop_ns = deleted_files_ns(io, m->dropped_rels, m->dropped_forks,
 										m->dropped_stored_forks, m->dropped_stored_blocks,
 										m->dropped_blocks);
-		est->drop_ondisk_ns = deleted_files_ns(io, m->dropped_rels, m->dropped_forks,
-											   m->dropped_forks, m->dropped_blocks,
-											   m->dropped_blocks);
+		/* read by pre_commit_record's message alone */
+		est->drop_ondisk_ns = !WlDebugMayOutput(DEBUG1) ? 0 :
+			deleted_files_ns(io, m->dropped_rels, m->dropped_forks, m->dropped_forks,
+							 m->dropped_blocks, m->dropped_blocks);
 	}
 	est->files_ns = (m->synced_rels + m->wal_logged_rels) * Max(cost->io.file_commit_ns, 0);
 	est->total_ns = est->scan_ns + est->sync_ns + est->wal_ns + est->drop_ns + est->files_ns;

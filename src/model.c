@@ -205,7 +205,8 @@ wl_model_xact_end(void)
 	changed_all = false;
 	if (kept_cxt != NULL && !kept_cxt->isReset)
 		MemoryContextReset(kept_cxt);
-	memset(&kept, 0, sizeof(kept));
+	kept.valid = false;			/* the rest unread until a reading sets it */
+	kept.syncs = NULL;			/* not to be freed again (pending_syncs) */
 	/* every use of the maps begins with ensure_model_state() */
 	if (created_files == NULL || !model_dirty)
 		return;
@@ -662,16 +663,18 @@ wl_model_read_commit(bool with_created, bool live, WlCommitFiles *cf)
 	}
 }
 
+/* the reading's own lists freed; cf is not read again */
 void
 wl_model_free_commit(WlCommitFiles *cf)
 {
-	if (cf->doomed && !cf->kept)
+	if (cf->kept)				/* the model's, for the next reading */
+		return;
+	if (cf->doomed)
 		pfree(cf->doomed);
-	if (cf->created && !cf->kept)
+	if (cf->created)
 		pfree(cf->created);
-	if (cf->syncs && !cf->kept)
+	if (cf->syncs)
 		pfree(cf->syncs);
-	memset(cf, 0, sizeof(*cf));
 }
 
 /* smgrDoPendingSyncs() at wal_skip_threshold = threshold_kb.  Pure. */
@@ -704,9 +707,13 @@ wl_model_decide_syncs(const WlPendingSync *s, int n, int threshold_kb, WlCommitM
 	m->sync_scan = (m->synced_rels > 0);
 }
 
-/* what COMMIT (or PREPARE) would do now; live: without a system call */
+/*
+ * What COMMIT (or PREPARE) would do now; live: without a system call.  The
+ * statement behind each deleted file, or -1, into drop_creators if given.
+ */
 void
-wl_model_commit(WlCommitFiles *cf, bool is_prepare, bool live, WlCommitModel *m)
+wl_model_commit(WlCommitFiles *cf, bool is_prepare, bool live, WlCommitModel *m,
+				int32 *drop_creators)
 {
 	*m = (WlCommitModel) {.sync_stmt_no = -1,.drop_stmt_no = -1};
 	/* no pending syncs are read where WAL is needed */
@@ -717,7 +724,7 @@ wl_model_commit(WlCommitFiles *cf, bool is_prepare, bool live, WlCommitModel *m)
 	if (cf->ndoomed > 0)
 	{
 		m->drop_scan = size_doomed(cf->doomed, cf->ndoomed, live, m);
-		m->drop_stmt_no = min_creator(doomed_files, cf->doomed, cf->ndoomed, NULL);
+		m->drop_stmt_no = min_creator(doomed_files, cf->doomed, cf->ndoomed, drop_creators);
 	}
 
 	/* at PREPARE, ROLLBACK PREPARED's buffers: a bound, no one reads them */
@@ -732,20 +739,14 @@ wl_model_commit(WlCommitFiles *cf, bool is_prepare, bool live, WlCommitModel *m)
 }
 
 /*
- * The statement behind each file COMMIT (or PREPARE) acts on, or -1: *sync,
- * the pending syncs'; *drop, the deleted (none at PREPARE); NULL if none.
+ * The statement behind each pending sync COMMIT (or PREPARE) acts on, or -1,
+ * into sync (the deleted files': wl_model_commit's drop_creators).
  */
 void
-wl_model_commit_creators(WlCommitFiles *cf, bool is_prepare, int32 **sync, int *nsync,
-						 int32 **drop, int *ndrop)
+wl_model_commit_creators(const WlCommitFiles *cf, int32 *sync)
 {
-	*nsync = cf->nsyncs;
-	*sync = *nsync > 0 ? palloc(sizeof(int32) * *nsync) : NULL;
-	for (int i = 0; i < *nsync; i++)
-		(*sync)[i] = cf->syncs[i].creator;
-	*ndrop = is_prepare ? 0 : cf->ndoomed;
-	*drop = *ndrop > 0 ? palloc(sizeof(int32) * *ndrop) : NULL;
-	(void) min_creator(doomed_files, cf->doomed, *ndrop, *drop);
+	for (int i = 0; i < cf->nsyncs; i++)
+		sync[i] = cf->syncs[i].creator;
 }
 
 /*

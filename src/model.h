@@ -106,9 +106,8 @@ extern void wl_model_free_commit(WlCommitFiles *cf);
 extern void wl_model_decide_syncs(const WlPendingSync *s, int n, int threshold_kb,
 								  WlCommitModel *m);
 extern void wl_model_commit(WlCommitFiles *cf, bool is_prepare, bool live,
-							WlCommitModel *model);
-extern void wl_model_commit_creators(WlCommitFiles *cf, bool is_prepare,
-									 int32 **sync, int *nsync, int32 **drop, int *ndrop);
+							WlCommitModel *model, int32 *drop_creators);
+extern void wl_model_commit_creators(const WlCommitFiles *cf, int32 *sync);
 extern void wl_model_read_abort(bool subxact, int64 max_buffers, bool want_creators,
 								WlAbortFiles *ab);
 

@@ -169,13 +169,12 @@ typedef enum ForkOnDisk
  * A fork's blocks over all segments as mdnblocks() counts them, and those
  * stored (-1: not known), asked of the file system: several times cheaper
  * than smgrexists() and smgrnblocks(), which reopen the fork.  path: the
- * fork's, in a WL_FORK_PATH_SIZE buffer, left as it was.  FORK_ABSENT on
+ * fork's, of len, in a WL_FORK_PATH_SIZE buffer, left as it was.  FORK_ABSENT on
  * ENOENT for the first segment (as mdexists()), FORK_UNKNOWN on another error.
  */
 static ForkOnDisk
-fork_on_disk(char *path, BlockNumber *nblocks, int64 *stored)
+fork_on_disk(char *path, size_t len, BlockNumber *nblocks, int64 *stored)
 {
-	size_t		len = strlen(path);
 	ForkOnDisk	result = FORK_SIZED;
 
 	*nblocks = 0;
@@ -499,28 +498,25 @@ wl_sizing_file(WlRelFile file, WlFileSizes *one)
 		*p++ = '/';
 		*pg_ultostr(p, WL_REL_NUMBER(file)) = '\0';
 	}
-#ifdef USE_ASSERT_CHECKING
-	{
-		char		core[WL_FORK_PATH_SIZE];
-
-		WlForkPath(file, MAIN_FORKNUM, core);
-		Assert(strcmp(core, path) == 0);
-	}
-#endif
 	len = strlen(path);
 	for (ForkNumber fork = 0; fork <= MAX_FORKNUM; fork++)
 	{
+		/* as GetRelationPath() names the other forks: "_" and the name */
+		static const char suffix[MAX_FORKNUM + 1][6] = {"", "_fsm", "_vm", "_init"};
+		static const uint8 suffix_len[MAX_FORKNUM + 1] = {0, 4, 3, 5};
 		BlockNumber nblocks;
 		int64		stored;
 		ForkOnDisk	found;
+#ifdef USE_ASSERT_CHECKING
+		char		core[WL_FORK_PATH_SIZE];
+#endif
 
-		/* as GetRelationPath() names the other forks: "_" and the name */
-		if (fork != MAIN_FORKNUM)
-		{
-			path[len] = '_';
-			strcpy(path + len + 1, forkNames[fork]);
-		}
-		found = fork_on_disk(path, &nblocks, &stored);
+		memcpy(path + len, suffix[fork], sizeof(suffix[fork]));	/* and '\0' */
+#ifdef USE_ASSERT_CHECKING
+		WlForkPath(file, fork, core);
+		Assert(strcmp(core, path) == 0);
+#endif
+		found = fork_on_disk(path, len + suffix_len[fork], &nblocks, &stored);
 		if (found == FORK_ABSENT)
 			continue;
 		if (found == FORK_UNKNOWN)

@@ -624,11 +624,13 @@ wl_store_learn(bool ratio, double x)
 void
 wl_store_get_scan_cost(WlScanCost *cost)
 {
-	memset(cost, 0, sizeof(*cost));
 	if (wl_shared == NULL)
+	{
+		memset(cost, 0, sizeof(*cost));
 		return;
+	}
 	SpinLockAcquire(&wl_shared->mutex);
-	*cost = wl_shared->scan_cost;
+	*cost = wl_shared->scan_cost;	/* whole: no memset before */
 	SpinLockRelease(&wl_shared->mutex);
 }
 
