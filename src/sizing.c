@@ -504,6 +504,7 @@ wl_sizing_file(WlRelFile file, WlFileSizes *one)
 		/* as GetRelationPath() names the other forks: "_" and the name */
 		static const char suffix[MAX_FORKNUM + 1][6] = {"", "_fsm", "_vm", "_init"};
 		static const uint8 suffix_len[MAX_FORKNUM + 1] = {0, 4, 3, 5};
+		StaticAssertDecl(MAX_FORKNUM == INIT_FORKNUM, "a fork without a suffix");
 		BlockNumber nblocks;
 		int64		stored;
 		ForkOnDisk	found;
