@@ -33,7 +33,7 @@ typedef struct WlCommitEstimate
 	double		fsync_timed_ns; /* the fsyncs as the calibration timed them */
 	double		fsync_ns;		/* the same scaled by fsync_time_ratio (in sync_ns) */
 	double		files_ns;		/* of total_ns: io.file_commit_ns per file */
-	double		drop_ondisk_ns; /* drop_ns with every block on disk (bench only) */
+	double		drop_ondisk_ns; /* drop_ns, all blocks on disk: for DEBUG1 (bench), else 0 */
 	int64		sync_written;	/* the synced files' dirty buffers written */
 } WlCommitEstimate;
 
