@@ -290,6 +290,7 @@ wl_ProcessUtility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree
 	NodeTag		parsetree_tag = nodeTag(parsetree);
 	bool		on = tracking_on();
 	bool		observe = on && utility_is_work(parsetree);
+	bool		touches = utility_may_touch_storage(parsetree_tag);
 	/* not EXECUTE, PREPARE, DEALLOCATE: as pgss */
 	bool		nests = !IsA(parsetree, ExecuteStmt) && !IsA(parsetree, PrepareStmt) &&
 		!IsA(parsetree, DeallocateStmt);
@@ -301,6 +302,8 @@ wl_ProcessUtility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree
 
 	if (on)
 		wl_acc_observe();
+	if (touches)
+		wl_model_settle();
 
 	/* PREPARE TRANSACTION runs at the end of the statement; keep its GID */
 	if (parsetree_tag == T_TransactionStmt &&
@@ -339,15 +342,16 @@ wl_ProcessUtility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree
 		/* pstmt may have been freed (COMMIT inside a procedure) */
 		if (observe)
 			wl_acc_utility_measure(serial, false);
-		if (observe && (obs != NULL || utility_may_touch_storage(parsetree_tag)))
+		if (observe && (obs != NULL || touches))
 		{
 			WlEffects	eff;
 
 			memset(&eff, 0, offsetof(WlEffects, gid));	/* gid: finish_prepared's */
 			if (obs != NULL)	/* frees it, also on error */
 				wl_observe_after(obs, true, &eff);
-			if (utility_may_touch_storage(parsetree_tag))	/* adds to eff */
-				wl_model_read_pending_changes(wl_acc_current_statement_no(), &eff);
+			if (touches)		/* adds to eff */
+				wl_model_read_pending_changes(wl_acc_current_statement_no(),
+											  saved_level == 0 && !IsTransactionBlock(), &eff);
 			wl_acc_apply_effects(&eff);
 		}
 	}

@@ -105,6 +105,14 @@ static wl_rels_hash *created_rels = NULL;	/* created in the transaction */
 static bool model_dirty = false;	/* the maps were used in this transaction */
 
 /*
+ * A single-statement transaction's changes are read by its commit or abort
+ * anyway: under a WAL-logging level its statement's end leaves them unread,
+ * and a file no map names is then owed_stmt's (creator_in).  Read before a
+ * statement that may change core's lists starts (wl_model_settle).
+ */
+static int32 owed_stmt = -1;
+
+/*
  * Relations invalidated since the last look (no file changes without), noted
  * by a callback that may not fail or allocate.
  */
@@ -201,6 +209,7 @@ wl_model_xact_end(void)
 	if (model_cxt != NULL && !model_cxt->isReset)
 		MemoryContextReset(model_cxt);
 	extra_syncs = NIL;
+	owed_stmt = -1;
 	n_changed_rels = 0;
 	changed_all = false;
 	if (kept_cxt != NULL && !kept_cxt->isReset)
@@ -229,12 +238,17 @@ wl_model_xact_end(void)
 			wl_rels_reset(*rel_maps[i]);
 }
 
-/* OAT_POST_CREATE; one of an aborted subtransaction stays, harmlessly */
+/*
+ * OAT_POST_CREATE; one of an aborted subtransaction stays, harmlessly.  Read
+ * for pending syncs only: none where WAL is needed.
+ */
 void
 wl_model_note_created(Oid relid)
 {
 	bool		found;
 
+	if (XLogIsNeeded())
+		return;
 	ensure_model_state();
 	(void) wl_rels_insert(created_rels, relid, &found);
 }
@@ -480,13 +494,20 @@ change_needs_lists(Oid relid, int32 stmt_no, bool *created, bool *skipping)
  * known_rels cannot explain a change (O(N^2) over N CREATE TABLEs).
  */
 void
-wl_model_read_pending_changes(int32 stmt_no, WlEffects *eff)
+wl_model_read_pending_changes(int32 stmt_no, bool alone, WlEffects *eff)
 {
 	bool		created = false,
 				doomed = false,
 				skipping = false,
 				needs_lists = changed_all;
 
+	/* the commit's reading names its files: held, as if it had changed some */
+	if (alone && stmt_no >= 0 && XLogIsNeeded() && (changed_all || n_changed_rels > 0))
+	{
+		owed_stmt = stmt_no;
+		eff->storage = true;
+		return;
+	}
 	ensure_model_state();
 	/* with few files the lists cost less; known_rels is caught up later */
 	if (n_changed_rels > 0 &&
@@ -530,13 +551,27 @@ wl_model_read_pending_changes(int32 stmt_no, WlEffects *eff)
 	eff->wal_skipped |= skipping;
 }
 
-/* the statement a creator map names for file, or -1 */
+/* a statement that may change core's lists starts: read what is owed */
+void
+wl_model_settle(void)
+{
+	WlEffects	eff;
+	int32		stmt_no = owed_stmt;
+
+	if (stmt_no < 0)
+		return;
+	owed_stmt = -1;
+	eff.storage = eff.wal_skipped = false;	/* its end set them */
+	wl_model_read_pending_changes(stmt_no, false, &eff);
+}
+
+/* the statement a creator map names for file, else the one owed, or -1 */
 static int32
 creator_in(wl_files_hash *map, const WlRelFile *file)
 {
 	FileEntry  *fc = map == NULL ? NULL : wl_files_lookup(map, *file);
 
-	return fc ? fc->v.stmt_no : -1;
+	return fc ? fc->v.stmt_no : owed_stmt;
 }
 
 #define in_map(map, file)	((map) != NULL && wl_files_lookup((map), *(file)) != NULL)

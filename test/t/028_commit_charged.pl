@@ -15,7 +15,13 @@
 #   - a transaction that creates and deletes no file, and under
 #     wal_level = replica a CREATE TABLE + COPY (no pending sync): nothing
 #     is charged;
-#   - the charged time survives a clean restart (the stats file).
+#   - the charged time survives a clean restart (the stats file);
+#   - under wal_level = replica a lone DROP TABLE's cleanup phase goes to it
+#     (its commit reads which files it doomed); in a pipeline (statements
+#     in one implicit transaction, no Sync between them) each statement
+#     keeps its files: the DROP TABLE's deleted file is charged to it, not
+#     to the CREATE TABLE after it, and at an abort the file a CREATE TABLE
+#     created is charged to it, not to the DROP TABLE after it.
 #
 # Only > 0, = 0 and sums are asserted: no duration's size.
 # matrix: once (walload's own split of a measured phase among the statements, the same on every version)
@@ -162,6 +168,32 @@ COMMIT;
 is($rep->safe_psql('postgres', 'SELECT wal_skipped_rels || \':\' || (commit_sync_ms > 0) FROM walload_xacts'),
 	'0:true', 'wal_level = replica: the commit has a sync phase and no pending sync');
 is(charged($rep), 'COPY:0 CREATE TABLE:0', 'which is charged to no statement');
+
+$rep->safe_psql('postgres', 'CREATE TABLE p0 (id int); CREATE TABLE p2 (id int); SELECT walload_reset()');
+$rep->safe_psql('postgres', 'DROP TABLE a');
+is($rep->safe_psql('postgres', 'SELECT dropped_rels || \':\' || (commit_cleanup_ms > 0) FROM walload_xacts'),
+	'1:true', 'a lone DROP TABLE: the commit deleted its file');
+is(charged($rep), 'DROP TABLE:charged', 'the cleanup phase is charged to it');
+is(adds_up($rep, 'commit_cleanup_ms'), 't', 'all of it');
+
+$rep->safe_psql('postgres', 'SELECT walload_reset()');
+$rep->pgbench('--no-vacuum -M extended --transactions=1', 0, [qr{processed: 1/1}], [qr{^$}],
+	'a pipeline: DROP TABLE, then CREATE TABLE, in one implicit transaction',
+	{ 'walload_pipeline_commit' => "\\startpipeline\nDROP TABLE p0;\nCREATE TABLE p1 (id int);\n\\endpipeline\n" });
+is($rep->safe_psql('postgres', 'SELECT count(*) || \':\' || sum(dropped_rels) FROM walload_xacts'),
+	'1:1', 'one transaction, which deleted one file');
+is(charged($rep), 'CREATE TABLE:0 DROP TABLE:charged',
+	'the cleanup phase is charged to the DROP TABLE, not to the CREATE TABLE after it');
+is(adds_up($rep, 'commit_cleanup_ms'), 't', 'all of it');
+
+$rep->safe_psql('postgres', 'SELECT walload_reset()');
+$rep->pgbench('--no-vacuum -M extended --transactions=1', 2, [qr{}], [qr{division by zero}],
+	'a pipeline: CREATE TABLE, DROP TABLE, then an error: one aborted transaction',
+	{ 'walload_pipeline_abort' => "\\startpipeline\nCREATE TABLE p3 (id int);\nDROP TABLE p2;\nSELECT 1 / 0;\n\\endpipeline\n" });
+is($rep->safe_psql('postgres', 'SELECT outcome || \':\' || dropped_rels FROM walload_xacts'),
+	'abort:1', 'the abort deleted the new file');
+is(charged($rep), 'CREATE TABLE:charged DROP TABLE:0',
+	'the abort phase is charged to the CREATE TABLE, not to the DROP TABLE after it');
 $rep->stop;
 
 done_testing();
