@@ -302,7 +302,7 @@ wl_ProcessUtility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree
 
 	if (on)
 		wl_acc_observe();
-	if (touches)
+	if (touches && parsetree_tag != T_TransactionStmt)	/* its end reads what is owed */
 		wl_model_settle();
 
 	/* PREPARE TRANSACTION runs at the end of the statement; keep its GID */
@@ -350,8 +350,7 @@ wl_ProcessUtility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree
 			if (obs != NULL)	/* frees it, also on error */
 				wl_observe_after(obs, true, &eff);
 			if (touches)		/* adds to eff */
-				wl_model_read_pending_changes(wl_acc_current_statement_no(),
-											  saved_level == 0 && !IsTransactionBlock(), &eff);
+				wl_model_read_pending_changes(wl_acc_current_statement_no(), saved_level == 0, &eff);
 			wl_acc_apply_effects(&eff);
 		}
 	}

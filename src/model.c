@@ -494,7 +494,7 @@ change_needs_lists(Oid relid, int32 stmt_no, bool *created, bool *skipping)
  * known_rels cannot explain a change (O(N^2) over N CREATE TABLEs).
  */
 void
-wl_model_read_pending_changes(int32 stmt_no, bool alone, WlEffects *eff)
+wl_model_read_pending_changes(int32 stmt_no, bool top_level, WlEffects *eff)
 {
 	bool		created = false,
 				doomed = false,
@@ -502,7 +502,8 @@ wl_model_read_pending_changes(int32 stmt_no, bool alone, WlEffects *eff)
 				needs_lists = changed_all;
 
 	/* the commit's reading names its files: held, as if it had changed some */
-	if (alone && stmt_no >= 0 && XLogIsNeeded() && (changed_all || n_changed_rels > 0))
+	if (top_level && stmt_no >= 0 && XLogIsNeeded() && (changed_all || n_changed_rels > 0) &&
+		!IsTransactionBlock())
 	{
 		owed_stmt = stmt_no;
 		eff->storage = true;

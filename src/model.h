@@ -61,7 +61,7 @@ extern void wl_model_register(void);
 extern void wl_model_xact_end(void);
 
 /* what statements changed in the pending lists */
-extern void wl_model_read_pending_changes(int32 stmt_no, bool alone, WlEffects *eff);
+extern void wl_model_read_pending_changes(int32 stmt_no, bool top_level, WlEffects *eff);
 extern void wl_model_settle(void);
 extern void wl_model_note_truncated_in_place(List *files);
 extern void wl_model_note_doomed(Oid relid, bool with_dependents);
