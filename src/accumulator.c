@@ -1064,7 +1064,8 @@ end_phase(WlActiveStmt *s, instr_time start, instr_time now)
 	s->measured_ms += ms_between(start, now);
 	if (--s->running > 0)
 		return false;
-	wl_usage_accum(&s->usage, &s->st.usage_start);
+	wl_usage_accum_buffers(&s->usage, &s->st.usage_start);
+	wl_usage_accum_wal(&s->usage, &s->st.usage_start);
 	return true;
 }
 
