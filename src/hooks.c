@@ -22,7 +22,6 @@
 #include "catalog/objectaccess.h"
 #include "catalog/pg_class.h"
 #include "executor/executor.h"
-#include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
 #include "nodes/parsenodes.h"
 #include "parser/analyze.h"

@@ -31,9 +31,7 @@
 
 #include "access/twophase.h"
 #include "miscadmin.h"
-#include "storage/ipc.h"
 #include "storage/shmem.h"
-#include "storage/proc.h"
 #include "utils/timestamp.h"
 
 /* a wl_store_statements() of the commit cleanup or the abort path is running */
