@@ -818,7 +818,7 @@ wl_model_read_abort(bool subxact, int64 max_buffers, bool want_creators, WlAbort
 	for (int i = 0; subxact && !XLogIsNeeded() && i < n; i++)
 		note_extra_sync(files[i], true);
 	if (n > 0 && max_buffers > 0)
-		ab->buffers = Min(wl_sizing_files_buffers(files, n, &ab->pages_mapped), max_buffers);
+		ab->buffers = Min(wl_sizing_owned_buffers(InvalidOid, files, n, &ab->pages_mapped), max_buffers);
 	if (want_creators && n > 0)
 		ab->creators = (int32 *) files;
 	ab->first_creator = min_creator(created_files, files, n, ab->creators);
