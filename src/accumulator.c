@@ -1064,7 +1064,8 @@ end_phase(WlActiveStmt *s, instr_time start, instr_time now)
 	s->measured_ms += ms_between(start, now);
 	if (--s->running > 0)
 		return false;
-	wl_usage_accum(&s->usage, &s->st.usage_start);
+	wl_usage_accum_buffers(&s->usage, &s->st.usage_start);
+	wl_usage_accum_wal(&s->usage, &s->st.usage_start);
 	return true;
 }
 
@@ -1375,7 +1376,7 @@ pre_commit_record(bool is_prepare)
 		if ((charge = current_statement(false) < 0 && holds_statements()) &&
 			cf.nsyncs + cf.ndoomed > lengthof(few))
 			creators = palloc(sizeof(int32) * (cf.nsyncs + cf.ndoomed));
-		wl_model_commit(&cf, is_prepare, false, &m, charge && !is_prepare ? creators + cf.nsyncs : NULL);
+		wl_model_commit(&cf, is_prepare, false, &m, charge ? creators : NULL);
 		/* predicted before the scans are counted (which maps the pages) */
 		wl_commit_state_now(&st, &m, cur.dirty_load_blocks, false);
 		wl_commit_est(&m, cost, &st, est);
@@ -1400,7 +1401,6 @@ pre_commit_record(bool is_prepare)
 	clear_commit_charges();
 	if (charge)
 	{
-		wl_model_commit_creators(&cf, creators);
 		count_charged_files(creators, cf.nsyncs, true);
 		count_charged_files(creators + cf.nsyncs, is_prepare ? 0 : cf.ndoomed, false);
 		if (creators != few)

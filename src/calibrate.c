@@ -64,14 +64,7 @@ ns_since(instr_time start)
 	return INSTR_TIME_GET_DOUBLE(now) * 1e9;
 }
 
-static int
-cmp_double(const void *a, const void *b)
-{
-	double		x = *(const double *) a;
-	double		y = *(const double *) b;
-
-	return x < y ? -1 : x > y ? 1 : 0;
-}
+WL_CMP_FUNCTION(cmp_double, double)
 
 /* the i-th lowest of v[0..n), which it sorts */
 static double

@@ -589,14 +589,7 @@ text_matches(const char *q, const char *re)
 #define WL_VACUUM_FULL_RE	"^\\s*vacuum\\M\\s*(full\\M|\\(([^)]*[,\\s])?full\\M(?!\\s*(false|off|0)\\M))"
 #define WL_CONCURRENTLY_RE	"(^|[^[:alnum:]])concurrently\\M"
 
-static int
-xact_id_cmp(const void *a, const void *b)
-{
-	uint64		xa = *(const uint64 *) a;
-	uint64		xb = *(const uint64 *) b;
-
-	return (xa > xb) - (xa < xb);
-}
+WL_CMP_FUNCTION(xact_id_cmp, uint64)
 
 /*
  * A statement's images' cause, by command; else by its text if the caller

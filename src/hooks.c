@@ -22,7 +22,6 @@
 #include "catalog/objectaccess.h"
 #include "catalog/pg_class.h"
 #include "executor/executor.h"
-#include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
 #include "nodes/parsenodes.h"
 #include "parser/analyze.h"
@@ -649,34 +648,6 @@ worker_pre_commit(WlBackendKind kind)
 }
 
 static void
-xact_event(XactEvent event)
-{
-	switch (event)
-	{
-		case XACT_EVENT_PRE_COMMIT:
-		case XACT_EVENT_PRE_PREPARE:
-			if (wl_acc_pre_commit(event == XACT_EVENT_PRE_PREPARE))
-			{
-				watch_xact_end();
-				watch_locks_release();
-			}
-			break;
-		case XACT_EVENT_COMMIT:
-			wl_acc_commit_done();
-			break;
-		case XACT_EVENT_PREPARE:
-			wl_acc_prepare_done();
-			break;
-		case XACT_EVENT_ABORT:
-			wl_acc_abort();
-			watch_xact_end();
-			break;
-		default:
-			break;
-	}
-}
-
-static void
 wl_xact_callback(XactEvent event, void *arg)
 {
 	static int	worker_kind = -1;	/* this process's WlBackendKind, once read */
@@ -686,7 +657,31 @@ wl_xact_callback(XactEvent event, void *arg)
 	if (worker_kind != WL_KIND_CLIENT && event == XACT_EVENT_PRE_COMMIT)
 		worker_pre_commit((WlBackendKind) worker_kind);
 	if (wl_acc_observed() && backend_observable())
-		xact_event(event);
+	{
+		switch (event)
+		{
+			case XACT_EVENT_PRE_COMMIT:
+			case XACT_EVENT_PRE_PREPARE:
+				if (wl_acc_pre_commit(event == XACT_EVENT_PRE_PREPARE))
+				{
+					watch_xact_end();
+					watch_locks_release();
+				}
+				break;
+			case XACT_EVENT_COMMIT:
+				wl_acc_commit_done();
+				break;
+			case XACT_EVENT_PREPARE:
+				wl_acc_prepare_done();
+				break;
+			case XACT_EVENT_ABORT:
+				wl_acc_abort();
+				watch_xact_end();
+				break;
+			default:
+				break;
+		}
+	}
 	/* after the accumulator's own end of the record: where a worker's next one is measured from */
 	if (worker_kind != WL_KIND_CLIENT &&
 		(event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT) && backend_observable())

@@ -12,14 +12,6 @@
 
 #include "measure.h"
 
-/* add the usage since mark to acc (a sum, zeroed to start) */
-void
-wl_usage_accum(WlUsageMark *acc, const WlUsageMark *mark)
-{
-	wl_usage_accum_buffers(acc, mark);
-	wl_usage_accum_wal(acc, mark);
-}
-
 /* c: its buffer, WAL and WAL I/O counters' usage since mark, the rest 0 */
 void
 wl_usage_since(const WlUsageMark *mark, WlCounters *c)

@@ -22,7 +22,6 @@ typedef struct WlUsageMark
 	bool		walio_valid;	/* c's WAL I/O counters were read */
 } WlUsageMark;
 
-extern void wl_usage_accum(WlUsageMark *acc, const WlUsageMark *mark);
 extern void wl_usage_since(const WlUsageMark *mark, WlCounters *c);
 extern void wl_counters_add(WlCounters *pg_restrict dst,
 							const WlCounters *pg_restrict src);
@@ -65,7 +64,8 @@ wl_usage_accum_buffers(WlUsageMark *acc, const WlUsageMark *mark)
 }
 
 /*
- * wl_usage_accum's WAL and WAL I/O counters.  WAL I/O counters can go back
+ * The WAL and WAL I/O usage since mark, added to acc (the buffers': above;
+ * end_phase adds both).  WAL I/O counters can go back
  * (compat.h, wl_wal_io_read: on 15-17 the pending ones, zeroed when the
  * backend reports statistics outside transactions): clamped at 0.
  */

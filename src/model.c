@@ -745,22 +745,26 @@ wl_model_decide_syncs(const WlPendingSync *s, int n, int threshold_kb, WlCommitM
 
 /*
  * What COMMIT (or PREPARE) would do now; live: without a system call.  The
- * statement behind each deleted file, or -1, into drop_creators if given.
+ * statement behind each pending sync, then (not at PREPARE) each deleted
+ * file, or -1, into creators if given.
  */
 void
 wl_model_commit(WlCommitFiles *cf, bool is_prepare, bool live, WlCommitModel *m,
-				int32 *drop_creators)
+				int32 *creators)
 {
 	*m = (WlCommitModel) {.sync_stmt_no = -1,.drop_stmt_no = -1};
 	/* no pending syncs are read where WAL is needed */
 	wl_model_decide_syncs(cf->syncs, cf->nsyncs, wal_skip_threshold, m);
+	for (int i = 0; creators != NULL && i < cf->nsyncs; i++)
+		creators[i] = cf->syncs[i].creator;
 
 	/* the deletion after commit; at PREPARE it moves to COMMIT PREPARED */
 	m->dropped_rels = cf->ndoomed;
 	if (cf->ndoomed > 0)
 	{
 		m->drop_scan = size_doomed(cf->doomed, cf->ndoomed, live, m);
-		m->drop_stmt_no = min_creator(doomed_files, cf->doomed, cf->ndoomed, drop_creators);
+		m->drop_stmt_no = min_creator(doomed_files, cf->doomed, cf->ndoomed,
+									  creators && !is_prepare ? creators + cf->nsyncs : NULL);
 	}
 
 	/* at PREPARE, ROLLBACK PREPARED's buffers: a bound, no one reads them */
@@ -772,17 +776,6 @@ wl_model_commit(WlCommitFiles *cf, bool is_prepare, bool live, WlCommitModel *m,
 		m->abort_drop_scan = size_doomed(cf->created, cf->ncreated, false, &created);
 		m->abort_buffers = created.dropped_buffers;
 	}
-}
-
-/*
- * The statement behind each pending sync COMMIT (or PREPARE) acts on, or -1,
- * into sync (the deleted files': wl_model_commit's drop_creators).
- */
-void
-wl_model_commit_creators(const WlCommitFiles *cf, int32 *sync)
-{
-	for (int i = 0; i < cf->nsyncs; i++)
-		sync[i] = cf->syncs[i].creator;
 }
 
 /*
@@ -826,7 +819,7 @@ wl_model_read_abort(bool subxact, int64 max_buffers, bool want_creators, WlAbort
 	for (int i = 0; subxact && !XLogIsNeeded() && i < n; i++)
 		note_extra_sync(files[i], true);
 	if (n > 0 && max_buffers > 0)
-		ab->buffers = Min(wl_sizing_files_buffers(files, n, &ab->pages_mapped), max_buffers);
+		ab->buffers = Min(wl_sizing_owned_buffers(InvalidOid, files, n, &ab->pages_mapped), max_buffers);
 	if (want_creators && n > 0)
 		ab->creators = (int32 *) files;
 	ab->first_creator = min_creator(created_files, files, n, ab->creators);

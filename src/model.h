@@ -107,8 +107,7 @@ extern void wl_model_free_commit(WlCommitFiles *cf);
 extern void wl_model_decide_syncs(const WlPendingSync *s, int n, int threshold_kb,
 								  WlCommitModel *m);
 extern void wl_model_commit(WlCommitFiles *cf, bool is_prepare, bool live,
-							WlCommitModel *model, int32 *drop_creators);
-extern void wl_model_commit_creators(const WlCommitFiles *cf, int32 *sync);
+							WlCommitModel *model, int32 *creators);
 extern void wl_model_read_abort(bool subxact, int64 max_buffers, bool want_creators,
 								WlAbortFiles *ab);
 

@@ -330,7 +330,7 @@ observe_before(WlObservation *obs, Node *parsetree)
 			obs->dbname = pstrdup(((DropdbStmt *) parsetree)->dbname);
 			obs->dboid = get_database_oid(obs->dbname, true);
 			/* right before it: its buffers, sampled (the pages then cost its walk nothing) */
-			obs->db_buffers = wl_model_database_buffers(obs->dboid, &pages_mapped);
+			obs->db_buffers = wl_sizing_owned_buffers(obs->dboid, NULL, 0, &pages_mapped);
 			wl_header_pages_mapped(pages_mapped);
 			break;
 		case T_AlterDatabaseStmt:

@@ -466,14 +466,6 @@ owned_buffers(const BufferOwner *owner, int64 *pages_mapped)
 	return (int64) buffers;
 }
 
-int64
-wl_model_database_buffers(Oid dboid, int64 *pages_mapped)
-{
-	BufferOwner owner = {dboid, NULL, 0};
-
-	return owned_buffers(&owner, pages_mapped);
-}
-
 /* a file's sizes at commit, asked of the file system (else md.c); any fork? */
 bool
 wl_sizing_file(WlRelFile file, WlFileSizes *one)
@@ -535,13 +527,15 @@ wl_sizing_file(WlRelFile file, WlFileSizes *one)
 	return one->forks > 0;
 }
 
-/* the buffers of core's list at an abort, without a lock or an allocation */
+/*
+ * The buffers database dboid holds, else (InvalidOid) files: core's list at
+ * an abort, without a lock or an allocation, sorted in place where it is long.
+ */
 int64
-wl_sizing_files_buffers(WlRelFile *files, int n, int64 *pages_mapped)
+wl_sizing_owned_buffers(Oid dboid, WlRelFile *files, int n, int64 *pages_mapped)
 {
-	BufferOwner owner = {InvalidOid, files, n};
+	BufferOwner owner = {dboid, files, n};
 
-	/* sorted in place where it is long */
 	if (n > WL_FILES_LINEAR)
 		qsort(files, n, sizeof(WlRelFile), wl_relfile_cmp);
 	return owned_buffers(&owner, pages_mapped);

@@ -49,7 +49,6 @@ extern void wl_sizing_add_fork(WlFileSizes *one, ForkNumber fork, BlockNumber nb
 							   int64 stored);
 extern void wl_model_sample_tail(WlRelFile file, BlockNumber nblocks, WlTailSample *sample);
 extern int64 wl_model_tail_buffers(const WlTailSample *sample, BlockNumber from);
-extern int64 wl_model_database_buffers(Oid dboid, int64 *pages_mapped);
-extern int64 wl_sizing_files_buffers(WlRelFile *files, int n, int64 *pages_mapped);
+extern int64 wl_sizing_owned_buffers(Oid dboid, WlRelFile *files, int n, int64 *pages_mapped);
 
 #endif							/* WALLOAD_SIZING_H */

@@ -31,9 +31,7 @@
 
 #include "access/twophase.h"
 #include "miscadmin.h"
-#include "storage/ipc.h"
 #include "storage/shmem.h"
-#include "storage/proc.h"
 #include "utils/timestamp.h"
 
 /* a wl_store_statements() of the commit cleanup or the abort path is running */
@@ -878,14 +876,9 @@ ring_copy(WlRing *r, WlStmtFilter filter, void *arg, int (*cmp) (const void *, c
 	return n;
 }
 
-static int
-xact_cmp(const void *a, const void *b)
-{
-	uint64		pa = ((const WlXactRecord *) a)->xact_id;
-	uint64		pb = ((const WlXactRecord *) b)->xact_id;
-
-	return (pa > pb) - (pa < pb);
-}
+/* by xact_id, the record's first field */
+StaticAssertDecl(offsetof(WlXactRecord, xact_id) == 0, "xact_cmp compares a record's first field");
+WL_CMP_FUNCTION(xact_cmp, uint64)
 
 int
 wl_store_copy_xacts(WlXactRecord **out)

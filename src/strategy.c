@@ -44,12 +44,6 @@ static bool auto_aside = false;
 static double auto_aside_median = 0;
 static uint64 auto_generation = 0;
 
-#define WL_CMP_FUNCTION(name, type) \
-static int \
-name(const void *a, const void *b) \
-{ \
-	return (*(const type *) a > *(const type *) b) - (*(const type *) a < *(const type *) b); \
-}
 WL_CMP_FUNCTION(cmp_double, double)
 WL_CMP_FUNCTION(cmp_int64, int64)
 

@@ -406,4 +406,12 @@ wl_sum_scans(const int64 *scans)
 
 #define wl_full_scans(c)	wl_sum_scans((c)->scans)
 
+/* name: a qsort and bsearch comparator of values of type, in ascending order */
+#define WL_CMP_FUNCTION(name, type) \
+static int \
+name(const void *a, const void *b) \
+{ \
+	return (*(const type *) a > *(const type *) b) - (*(const type *) a < *(const type *) b); \
+}
+
 #endif							/* WALLOAD_TYPES_H */

@@ -3,7 +3,7 @@
 # wl_scan_buffers_ns).  It cannot count them without a walk of its
 # own, so it samples the buffer headers before the statement and counts
 # where the sample found the database (sizing.c
-# wl_model_database_buffers).  This checks the count its DEBUG2 line gives
+# wl_sizing_owned_buffers).  This checks the count its DEBUG2 line gives
 # against pg_buffercache's exact one: for databases made by CREATE DATABASE
 # ... STRATEGY WAL_LOG, whose buffers alternate with the template's in a
 # range of the pool (a sample of one header a stretch found 256 to 1280 of
