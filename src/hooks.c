@@ -301,7 +301,7 @@ wl_ProcessUtility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree
 
 	if (on)
 		wl_acc_observe();
-	if (touches && parsetree_tag != T_TransactionStmt)	/* its end reads what is owed */
+	if (touches && parsetree_tag != T_TransactionStmt)	/* transaction ends read the owed */
 		wl_model_settle();
 
 	/* PREPARE TRANSACTION runs at the end of the statement; keep its GID */

@@ -491,7 +491,8 @@ change_needs_lists(Oid relid, int32 stmt_no, bool *created, bool *skipping)
 
 /*
  * Note which statement created or doomed files; core's lists read only when
- * known_rels cannot explain a change (O(N^2) over N CREATE TABLEs).
+ * known_rels cannot explain a change (O(N^2) over N CREATE TABLEs).  A
+ * top_level statement outside a transaction block leaves them owed.
  */
 void
 wl_model_read_pending_changes(int32 stmt_no, bool top_level, WlEffects *eff)
