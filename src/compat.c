@@ -22,26 +22,60 @@
 #include "utils/pgstat_internal.h"
 #endif
 
+#if PG_VERSION_NUM < 160000
+/*
+ * 15's query id of a utility statement, compute_utility_query_id's: its
+ * cleaned text hashed, 0 made 2.  Loads repeat their DDL and COPY texts: the
+ * ids of the last four are kept, each found by the statement's bytes whole,
+ * as CleanQuerytext() starts from them.
+ */
+static struct
+{
+	uint64		id;				/* 0: unused */
+	int			len;
+	char		text[128];
+}			text_ids[4];
+static int	text_ids_next = 0;
+
+static uint64
+utility_text_id(const char *queryString, int loc, int len)
+{
+	const char *raw = queryString + Max(loc, 0);
+	int			raw_len = loc >= 0 && len > 0 ? len : (int) strlen(raw);
+	const char *sql;
+	uint64		id;
+
+	for (int i = 0; i < lengthof(text_ids); i++)
+		if (text_ids[i].len == raw_len && text_ids[i].id != 0 &&
+			memcmp(text_ids[i].text, raw, raw_len) == 0)
+			return text_ids[i].id;
+	sql = CleanQuerytext(queryString, &loc, &len);
+	id = DatumGetUInt64(hash_any_extended((const unsigned char *) sql, len, 0));
+	id = id == UINT64CONST(0) ? UINT64CONST(2) : id;
+	if (raw_len <= sizeof(text_ids[0].text))
+	{
+		memcpy(text_ids[text_ids_next].text, raw, raw_len);
+		text_ids[text_ids_next].len = raw_len;
+		text_ids[text_ids_next].id = id;
+		text_ids_next = (text_ids_next + 1) % lengthof(text_ids);
+	}
+	return id;
+}
+#endif
+
 /*
  * Query id of a utility statement as core computes it at parse analysis,
  * for when an extension called before walload zeroed PlannedStmt.queryId.
- * Subcommands get none, as in core.  15: a hash of the text (0 becomes 2);
- * 16+: JumbleQuery() of the Query parse analysis wraps around it.
+ * Subcommands get none, as in core.  16+: JumbleQuery() of the Query parse
+ * analysis wraps around it.
  */
 uint64
 wl_compute_utility_queryid(PlannedStmt *pstmt, const char *queryString)
 {
 #if PG_VERSION_NUM < 160000
-	int			loc = pstmt->stmt_location;
-	int			len = pstmt->stmt_len;
-	const char *sql;
-	uint64		id;
-
 	if (!pstmt->canSetTag || queryString == NULL)
 		return UINT64CONST(0);
-	sql = CleanQuerytext(queryString, &loc, &len);
-	id = DatumGetUInt64(hash_any_extended((const unsigned char *) sql, len, 0));
-	return id == UINT64CONST(0) ? UINT64CONST(2) : id;
+	return utility_text_id(queryString, pstmt->stmt_location, pstmt->stmt_len);
 #else
 	Query	   *query;
 	JumbleState *jstate;
@@ -69,7 +103,10 @@ wl_compute_utility_queryid(PlannedStmt *pstmt, const char *queryString)
 #if PG_VERSION_NUM >= 160000
 #define jumble_query_call(query, sourceText)	((void) JumbleQuery(query))
 #else
-#define jumble_query_call(query, sourceText)	((void) JumbleQuery((query), (sourceText)))
+/* a utility statement's as 15's JumbleQuery() computes it */
+#define jumble_query_call(query, sourceText) \
+	((query)->utilityStmt == NULL ? (void) JumbleQuery((query), (sourceText)) : \
+	 (void) ((query)->queryId = utility_text_id((sourceText), (query)->stmt_location, (query)->stmt_len)))
 #endif
 
 /*

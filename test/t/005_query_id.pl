@@ -67,6 +67,22 @@ SELECT coalesce(string_agg(query, ' | '), 'none') FROM (
   HAVING count(*) <> 2 OR count(DISTINCT queryid) <> 1 OR min(queryid) = 0) s}),
 	'none', 'each has the query id core computes, not 0, the same in both rounds');
 
+# 15 keeps the ids of the last four utility texts, found by the statement's
+# bytes: a text met again (the second and third qd pair, the last one ended by
+# the string, not by a semicolon) has core's id; another text (qe) its own
+my $again = "CREATE TABLE qd (id int);\nDROP TABLE qd;\n" x 3 . "CREATE TABLE qe (id int); DROP TABLE qe; CREATE TABLE qd (id int); DROP TABLE qd";
+$node->safe_psql('postgres', "SELECT walload_reset(); $again");
+$node->safe_psql('postgres', "SET compute_query_id = on; $again");
+is($node->safe_psql('postgres', q{
+SELECT string_agg(query || ' ' || n || ':' || ids, ', ' ORDER BY query) FROM (
+  SELECT query, count(*) AS n, count(DISTINCT queryid) AS ids FROM walload_statements
+  WHERE query ~ '^(CREATE|DROP) TABLE q[de]' AND queryid <> 0 GROUP BY query) s}),
+	'CREATE TABLE qd (id int) 8:1, CREATE TABLE qe (id int) 2:1, DROP TABLE qd 8:1, DROP TABLE qe 2:1',
+	'a utility text met again has the id core computes');
+is($node->safe_psql('postgres', q{
+SELECT count(DISTINCT queryid) FROM walload_statements WHERE query ~ '^CREATE TABLE q[de]'}),
+	'2', 'must not: another text gets the kept id');
+
 # walload.track = all: statements inside functions are recorded, with ids
 $node->safe_psql('postgres', q{SELECT walload_reset(); SET walload.track = 'all'; TRUNCATE qa; SELECT qa_load(1)});
 $node->safe_psql('postgres', q{SET walload.track = 'all'; SET compute_query_id = on; TRUNCATE qa; SELECT qa_load(1)});
