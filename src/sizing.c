@@ -484,11 +484,19 @@ wl_sizing_file(WlRelFile file, WlFileSizes *one)
 		WlForkPath(file, MAIN_FORKNUM, path);
 	else
 	{
-		char	   *p = pg_ultostr(path + 5, WL_REL_DB(file));
+		/* "base/<db>/" kept: a backend's files are its database's */
+		static char prefix[16] = "base/";
+		static size_t prefix_len;
+		static Oid	prefix_db = InvalidOid;
 
-		memcpy(path, "base/", 5);
-		*p++ = '/';
-		*pg_ultostr(p, WL_REL_NUMBER(file)) = '\0';
+		if (prefix_db != WL_REL_DB(file))
+		{
+			prefix_db = WL_REL_DB(file);
+			prefix_len = pg_ultostr(prefix + 5, prefix_db) + 1 - prefix;
+			prefix[prefix_len - 1] = '/';
+		}
+		memcpy(path, prefix, sizeof(prefix));
+		*pg_ultostr(path + prefix_len, WL_REL_NUMBER(file)) = '\0';
 	}
 	len = strlen(path);
 	for (ForkNumber fork = 0; fork <= MAX_FORKNUM; fork++)
