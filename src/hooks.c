@@ -62,7 +62,9 @@ static NodeTag current_utility_tag = T_Invalid;
 static inline bool
 backend_observable(void)
 {
-	return wl_store_ready() && !IsParallelWorker();
+	static bool store_ready = false;	/* once attached, for good */
+
+	return (store_ready || (store_ready = wl_store_ready())) && !IsParallelWorker();
 }
 
 /* the gate at a statement's start; an observed transaction is closed regardless */
