@@ -886,7 +886,7 @@ wl_acc_apply_effects(const WlEffects *eff)
 	int			idx = current_statement(false);
 	int			held = eff->storage ? current_statement(true) : -1;
 
-	for (int k = 0; k < WL_NUM_SCAN_KINDS; k++)
+	for (int k = 0; eff->scanned && k < WL_NUM_SCAN_KINDS; k++)
 		if (eff->scans[k].n > 0)
 		{
 			add_scans_to_current((WlScanKind) k, eff->scans[k].n,
@@ -1352,7 +1352,9 @@ static WlPreparedDeletion prepare_at_rollback;
 static pg_noinline void
 pre_commit_record(bool is_prepare)
 {
-	const WlScanCost *cost = current_cost(GetCurrentTimestamp());
+	/* as of the record's last showing (its statement's end), else now */
+	const WlScanCost *cost = current_cost(cur.act.state_change != 0 ?
+										  cur.act.state_change : GetCurrentTimestamp());
 	WlXactRecord *rec = &cur.rec;
 	WlCommitModel m;
 	WlCommitEstimate *est = &commit_pred;	/* read after a commit only */

@@ -27,6 +27,7 @@ typedef struct WlScanBatch
 typedef struct WlEffects
 {
 	WlScanBatch scans[WL_NUM_SCAN_KINDS];
+	bool		scanned;		/* any scans[].n above 0 */
 	bool		wal_skipped;	/* wrote into a relation file that skips WAL */
 	bool		storage;		/* created relation files or scheduled their
 								 * deletion: may receive commit-time scans */
@@ -46,6 +47,7 @@ wl_effects_add_scans(WlEffects *eff, WlScanKind kind, int64 n, int nfiles)
 	if (n <= 0)
 		return;
 	eff->scans[kind].n += n;
+	eff->scanned = true;
 	eff->scans[kind].nfiles = nfiles;
 }
 
