@@ -40,7 +40,6 @@
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
 #include "storage/ipc.h"
-#include "utils/backend_status.h"
 #include "utils/guc.h"
 #include "utils/memutils.h"
 
@@ -278,16 +277,11 @@ static WlName record_app;
 static void
 take_role_and_application(Oid userid)
 {
-	/* its assignments are reported (st_changecount): none since, no change */
-	static int	seen_changes = -1;
 	const char *name = application_name ? application_name : "";
 
 	cur.rec.userid = userid;
-	if (MyBEEntry != NULL && MyBEEntry->st_changecount == seen_changes)
-		return;
 	if (strcmp(record_app, name) != 0)
 		strncpy(record_app, name, NAMEDATALEN - 1);
-	seen_changes = MyBEEntry != NULL ? MyBEEntry->st_changecount : -1;
 }
 
 static void
