@@ -31,7 +31,6 @@
 
 #include "access/xlogrecord.h"
 #include "access/xlogutils.h"
-#include "executor/instrument.h"
 #include "miscadmin.h"
 #include "port/pg_crc32c.h"
 #include "pgstat.h"

@@ -13,8 +13,6 @@
  */
 #include "postgres.h"
 
-#include "types.h"
-
 #include "access/xlog.h"
 #include "catalog/pg_collation.h"
 #include "fmgr.h"

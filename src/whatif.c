@@ -16,8 +16,6 @@
  */
 #include "postgres.h"
 
-#include "types.h"
-
 #include "access/xact.h"
 #include "access/xlog.h"
 #include "replication/slot.h"
