@@ -31,7 +31,6 @@
 
 #include "access/xlogrecord.h"
 #include "access/xlogutils.h"
-#include "executor/instrument.h"
 #include "miscadmin.h"
 #include "port/pg_crc32c.h"
 #include "pgstat.h"
@@ -281,30 +280,6 @@ invalidate_ns_per_buffer(const Walker *w, int passes)
 	return Max(median_of(w->ns, passes), first);
 }
 
-/*
- * The many-file walks, as multiples of the one-file walk timed in the same
- * pass: other processes slow their comparisons more, so a low pass (the
- * second lowest) is the figure.
- */
-static void
-multi_file_walks(const Walker *w, int passes, WlScanCost *cost)
-{
-	/* by pass: at [2g] the flush of cost_grid[g] files, [2g + 1] the drop */
-	double	   *ratio = palloc(sizeof(double) * passes * WL_COST_GRID * 2);
-
-	for (int p = 0; p < passes; p++)
-	{
-		double		one = Max(time_walk(w, WALK_ONE_FILE, 1, p), 1);
-
-		for (int i = 0; i < WL_COST_GRID * 2; i++)
-			ratio[i * passes + p] = time_walk(w, i % 2 ? WALK_DROP_ALL : WALK_FLUSH_ALL,
-											  cost_grid[i / 2], p) / one;
-	}
-	for (int i = 0; i < WL_COST_GRID * 2; i++)
-		(i % 2 ? cost->drop_ns : cost->flush_ns)[i / 2] =
-			cost->single_ns * nth_lowest(&ratio[i * passes], passes, passes >= 3);
-}
-
 /* the many-file walks need a resource owner; the invalidation makes buffers */
 static void
 wl_scan_cost_calibrate(int passes, bool invalidate, WlScanCost *cost)
@@ -338,7 +313,25 @@ wl_scan_cost_calibrate(int passes, bool invalidate, WlScanCost *cost)
 	}
 	if (CurrentResourceOwner != NULL)
 	{
-		multi_file_walks(&w, passes, cost);
+		/*
+		 * The many-file walks, as multiples of the one-file walk timed in the
+		 * same pass: other processes slow their comparisons more, so a low
+		 * pass (the second lowest) is the figure.  By pass: at [2g] the flush
+		 * of cost_grid[g] files, [2g + 1] the drop.
+		 */
+		double	   *ratio = palloc(sizeof(double) * passes * WL_COST_GRID * 2);
+
+		for (int p = 0; p < passes; p++)
+		{
+			double		one = Max(time_walk(&w, WALK_ONE_FILE, 1, p), 1);
+
+			for (int i = 0; i < WL_COST_GRID * 2; i++)
+				ratio[i * passes + p] = time_walk(&w, i % 2 ? WALK_DROP_ALL : WALK_FLUSH_ALL,
+												  cost_grid[i / 2], p) / one;
+		}
+		for (int i = 0; i < WL_COST_GRID * 2; i++)
+			(i % 2 ? cost->drop_ns : cost->flush_ns)[i / 2] =
+				cost->single_ns * nth_lowest(&ratio[i * passes], passes, passes >= 3);
 		cost->multi_valid = true;
 		if (invalidate)
 			cost->invalidate_ns_per_buffer = invalidate_ns_per_buffer(&w, passes);
@@ -431,26 +424,6 @@ time_open(const char *path, bool exists)
 	return ns_since(start) / 16;
 }
 
-/* a full-page image's CRC-32C and copy into the WAL buffers, ns */
-static double
-time_page_images(const char *block)
-{
-	char	   *copy = palloc(BLCKSZ);
-	instr_time	start;
-	pg_crc32c	crc;
-
-	INSTR_TIME_SET_CURRENT(start);
-	for (int i = 0; i < 64; i++)
-	{
-		INIT_CRC32C(crc);
-		COMP_CRC32C(crc, block, BLCKSZ);
-		FIN_CRC32C(crc);
-		memcpy(copy, block, BLCKSZ);
-		copy[i] ^= (char) crc;	/* keep the work */
-	}
-	return ns_since(start) / 64;
-}
-
 /*
  * A backend's first writes: to shared memory another process filled (the
  * WAL buffers), and to core's WAL record space for 32 blocks (new memory).
@@ -511,6 +484,9 @@ wl_io_cost_calibrate(WlScanCost *cost)
 	char		path[MAXPGPATH];
 	char		missing[MAXPGPATH];
 	char	   *block = palloc(BLCKSZ);
+	char	   *copy = palloc(BLCKSZ);
+	instr_time	start;
+	pg_crc32c	crc;
 	IoTimes		big,
 				one,
 				cached_big,
@@ -548,7 +524,17 @@ wl_io_cost_calibrate(WlScanCost *cost)
 				 errdetail("Commit-time predictions leave out the cost of fsync and WAL.")));
 		return io_bytes_written;
 	}
-	cost->io.fpi_ns_per_block = time_page_images(block);
+	/* a full-page image's CRC-32C and copy into the WAL buffers, ns */
+	INSTR_TIME_SET_CURRENT(start);
+	for (int i = 0; i < 64; i++)
+	{
+		INIT_CRC32C(crc);
+		COMP_CRC32C(crc, block, BLCKSZ);
+		FIN_CRC32C(crc);
+		memcpy(copy, block, BLCKSZ);
+		copy[i] ^= (char) crc;	/* keep the work */
+	}
+	cost->io.fpi_ns_per_block = ns_since(start) / 64;
 	time_first_writes(&cost->io);
 	cost->io.fsync_ns_per_file = median_of(one.fsync, 5);
 	cost->io.write_ns_per_block = median_of(big.write, 3) / WL_IO_BLOCKS;

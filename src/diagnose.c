@@ -13,8 +13,6 @@
  */
 #include "postgres.h"
 
-#include "types.h"
-
 #include "access/xlog.h"
 #include "catalog/pg_collation.h"
 #include "fmgr.h"
@@ -1113,19 +1111,6 @@ diagnose_workers(Emitter *em, WlXactRecord **in, int n)
 			"vacuum_truncate = false on those tables", -1, NULL);
 }
 
-static bool
-in_scope(const Scope *sc, const WlXactRecord *x)
-{
-	return (!sc->has[ARG_XACT] || (int64) x->xact_id == sc->want) &&
-		(!sc->has[ARG_SINCE] || x->start >= sc->since) &&
-		(!sc->has[ARG_UNTIL] || x->end <= sc->until) &&
-		(!sc->has[ARG_PID] || x->pid == sc->pid) &&
-		(!sc->has[ARG_APP] || strcmp(x->application_name, sc->app) == 0) &&
-		(!sc->has[ARG_USERID] || x->userid == sc->userid) &&
-		(!sc->has[ARG_DBID] || x->dbid == sc->dbid) &&
-		(!sc->has[ARG_BKTYPE] || strcmp(wl_backend_kind_name(x->backend_kind), sc->bktype) == 0);
-}
-
 /* by session (pid, backend start), then start */
 static int
 session_cmp(const void *a, const void *b)
@@ -1229,7 +1214,15 @@ walload_diagnose(PG_FUNCTION_ARGS)
 		bool		committed = x->outcome == WL_OUTCOME_COMMIT;
 
 		oldest = Min(oldest, x->start);
-		if (!in_scope(&sc, x))
+		/* out of scope: an argument given that x does not match */
+		if ((sc.has[ARG_XACT] && (int64) x->xact_id != sc.want) ||
+			(sc.has[ARG_SINCE] && x->start < sc.since) ||
+			(sc.has[ARG_UNTIL] && x->end > sc.until) ||
+			(sc.has[ARG_PID] && x->pid != sc.pid) ||
+			(sc.has[ARG_APP] && strcmp(x->application_name, sc.app) != 0) ||
+			(sc.has[ARG_USERID] && x->userid != sc.userid) ||
+			(sc.has[ARG_DBID] && x->dbid != sc.dbid) ||
+			(sc.has[ARG_BKTYPE] && strcmp(wl_backend_kind_name(x->backend_kind), sc.bktype) != 0))
 			continue;
 		in[t.xacts++] = x;
 		t.commits += committed;

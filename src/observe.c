@@ -592,31 +592,6 @@ qualified_name(Oid relid)
 	return quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)), rel);
 }
 
-/* how many tables got a new file in this transaction (replayed TRUNCATEs) */
-static int
-truncated_tables(StringInfo names)
-{
-	WlRelFile  *files;
-	int			n = smgrGetPendingDeletes(false, &files);
-	int			ntables = 0;
-
-	for (int i = 0; i < n; i++)
-	{
-		Oid			relid = WlRelidByFile(files[i]);
-
-		if (!OidIsValid(relid) || get_rel_relkind(relid) != RELKIND_RELATION)
-			continue;
-		if (ntables < 8)
-			appendStringInfo(names, "%s%s", ntables > 0 ? ", " : "", qualified_name(relid));
-		ntables++;
-	}
-	if (files)
-		pfree(files);
-	if (ntables > 8)
-		appendStringInfo(names, " and %d more", ntables - 8);
-	return ntables;
-}
-
 /*
  * At PRE_COMMIT of a background process's transaction, which loads without
  * a hooked statement (replication workers, autovacuum): what it did, as one
@@ -654,8 +629,10 @@ wl_observe_worker_xact(WlBackendKind kind, WlWorkerWork *w, WlEffects *eff)
 	if (kind == WL_KIND_APPLY || kind == WL_KIND_TABLESYNC)
 	{
 		StringInfoData names;
-		int			ntables;
+		int			ntables = 0;
 		char		sub[NAMEDATALEN + BGW_MAXLEN];
+		WlRelFile  *files;
+		int			n;
 
 		/* a replayed transaction: a new origin LSN (bookkeeping keeps the old) */
 		if (!TransactionIdIsValid(GetTopTransactionIdIfAny()) ||
@@ -668,8 +645,23 @@ wl_observe_worker_xact(WlBackendKind kind, WlWorkerWork *w, WlEffects *eff)
 			snprintf(sub, sizeof(sub), "subscription %s", MySubscription ? MySubscription->name : "?");
 		else
 			strlcpy(sub, MyBgworkerEntry ? MyBgworkerEntry->bgw_name : "?", sizeof(sub));
+		/* the tables that got a new file in this transaction (replayed TRUNCATEs) */
 		initStringInfo(&names);
-		ntables = truncated_tables(&names);
+		n = smgrGetPendingDeletes(false, &files);
+		for (int i = 0; i < n; i++)
+		{
+			Oid			relid = WlRelidByFile(files[i]);
+
+			if (!OidIsValid(relid) || get_rel_relkind(relid) != RELKIND_RELATION)
+				continue;
+			if (ntables < 8)
+				appendStringInfo(&names, "%s%s", ntables > 0 ? ", " : "", qualified_name(relid));
+			ntables++;
+		}
+		if (files)
+			pfree(files);
+		if (ntables > 8)
+			appendStringInfo(&names, " and %d more", ntables - 8);
 		w->tag = ntables > 0 ? CMDTAG_TRUNCATE_TABLE : CMDTAG_UNKNOWN;
 		snprintf(w->text, WL_QUERY_LEN, "replayed transaction%s%s (%s)",
 				 ntables > 0 ? " with TRUNCATE of " : "", names.data, sub);

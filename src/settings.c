@@ -254,13 +254,11 @@ wl_settings_define(void)
 	DefineCustomIntVariable("walload.max_minutes",
 							"Number of per-session, per-minute sums of transactions kept in walload_minutes.",
 							"A ring: the sum begun longest ago is overwritten first.",
-							&wl_max_minutes, 5000, 100, 1000000,
-							PGC_POSTMASTER, 0, NULL, NULL, NULL);
+							&wl_max_minutes, 5000, 100, 1000000, PGC_POSTMASTER, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("walload.max_statements",
 							"Number of recent statements kept in walload_statements.",
 							"A ring: the oldest statement is overwritten first.",
-							&wl_max_statements, 5000, 100, 10000000,
-							PGC_POSTMASTER, 0, NULL, NULL, NULL);
+							&wl_max_statements, 5000, 100, 10000000, PGC_POSTMASTER, 0, NULL, NULL, NULL);
 	DefineCustomBoolVariable("walload.save",
 							 "Saves walload_stats across server shutdowns.",
 							 NULL, &wl_save, true, PGC_SIGHUP, 0, NULL, NULL, NULL);
@@ -268,8 +266,7 @@ wl_settings_define(void)
 							 "Warns at commit when the transaction's full shared-buffer "
 							 "scans are estimated to have cost more than this many milliseconds.",
 							 "-1 disables the warning.",
-							 &wl_warn_scan_ms, -1, -1, 1e9,
-							 PGC_USERSET, GUC_UNIT_MS, NULL, NULL, NULL);
+							 &wl_warn_scan_ms, -1, -1, 1e9, PGC_USERSET, GUC_UNIT_MS, NULL, NULL, NULL);
 	DefineCustomBoolVariable("walload.compute_query_id",
 							 "Computes core's query id for the statements walload records, when core does not.",
 							 "Core computes them for every statement when compute_query_id = on, or "

@@ -388,84 +388,6 @@ count_in_stretch(const BufferOwner *owner, int i, int k, int64 *pages, uintptr_t
 	return owned_buffers_in(owner, from, to);
 }
 
-/* *pages_mapped: the header pages the count maps (the walk will not again) */
-static int64
-owned_buffers(const BufferOwner *owner, int64 *pages_mapped)
-{
-	int			run = Min(WL_DB_BUFFER_RUN, NBuffers);
-	int			k = Min(WL_DB_BUFFER_SAMPLE, NBuffers / run);
-	uintptr_t	page = (uintptr_t) sysconf(_SC_PAGESIZE);
-	int64		all_pages = header_pages_of(0, NBuffers, page);
-	int64		pages = 0;
-	uint8		hits[WL_DB_BUFFER_SAMPLE];
-	int32		counted[WL_DB_BUFFER_SAMPLE];	/* -1: not counted */
-	int			stretches_hit = 0;
-	int			first_hit = -1,
-				last_hit = -1;
-	int			grown = 0;
-	bool		range,
-				refine;
-	double		buffers = 0;
-
-	*pages_mapped = 0;
-	if (k <= 0 || (!OidIsValid(owner->dboid) && owner->nfiles <= 0))
-		return 0;
-	/* k * run <= NBuffers: every stretch holds at least one run */
-	for (int i = 0; i < k; i++)
-	{
-		int			first = (int) pg_prng_uint64_range(&pg_global_prng_state,
-													   stretch_start(i, k),
-													   stretch_start(i + 1, k) - run);
-
-		hits[i] = (uint8) owned_buffers_in(owner, first, first + run);
-		if (hits[i] > 0)
-		{
-			stretches_hit++;
-			first_hit = first_hit < 0 ? i : first_hit;
-			last_hit = i;
-		}
-	}
-	range = stretches_hit > 0 && last_hit - first_hit + 3 <= WL_DB_BUFFER_RANGE;
-	refine = !range && stretches_hit > 0 && stretches_hit <= WL_DB_BUFFER_REFINE;
-	for (int i = 0; i < k; i++)
-	{
-		bool		near_hit = hits[i] > 0 || (i > 0 && hits[i - 1] > 0) ||
-			(i + 1 < k && hits[i + 1] > 0);
-
-		counted[i] = -1;
-		if (range ? i >= first_hit - 1 && i <= last_hit + 1 : refine && near_hit)
-			counted[i] = (int32) count_in_stretch(owner, i, k, &pages, page);
-	}
-
-	/* the sample can miss the stretch beyond an edge */
-	for (bool again = true; again && grown < WL_DB_BUFFER_GROW;)
-	{
-		again = false;
-		for (int i = 0; i < k && grown < WL_DB_BUFFER_GROW; i++)
-		{
-			if (counted[i] <= 0)
-				continue;
-			for (int j = i - 1; j <= i + 1; j += 2)
-			{
-				if (j < 0 || j >= k || counted[j] >= 0 || grown >= WL_DB_BUFFER_GROW)
-					continue;
-				counted[j] = (int32) count_in_stretch(owner, j, k, &pages, page);
-				grown++;
-				again = true;
-			}
-		}
-	}
-
-	for (int i = 0; i < k; i++)
-		buffers += counted[i] >= 0 ? counted[i] :
-			(double) hits[i] * (stretch_start(i + 1, k) - stretch_start(i, k)) / run;
-	if ((double) (NBuffers / k) * sizeof(BufferDescPadded) <= WL_FAULT_AROUND_BYTES)
-		*pages_mapped = all_pages;
-	else
-		*pages_mapped = Min(all_pages, k * (int64) (WL_FAULT_AROUND_BYTES / page) + pages);
-	return (int64) buffers;
-}
-
 /* a file's sizes at commit, asked of the file system (else md.c); any fork? */
 bool
 wl_sizing_file(WlRelFile file, WlFileSizes *one)
@@ -538,13 +460,84 @@ wl_sizing_file(WlRelFile file, WlFileSizes *one)
 /*
  * The buffers database dboid holds, else (InvalidOid) files: core's list at
  * an abort, without a lock or an allocation, sorted in place where it is long.
+ * *pages_mapped: the header pages the count maps (the walk will not again).
  */
 int64
 wl_sizing_owned_buffers(Oid dboid, WlRelFile *files, int n, int64 *pages_mapped)
 {
 	BufferOwner owner = {dboid, files, n};
+	int			run = Min(WL_DB_BUFFER_RUN, NBuffers);
+	int			k = Min(WL_DB_BUFFER_SAMPLE, NBuffers / run);
+	uintptr_t	page = (uintptr_t) sysconf(_SC_PAGESIZE);
+	int64		all_pages = header_pages_of(0, NBuffers, page);
+	int64		pages = 0;
+	uint8		hits[WL_DB_BUFFER_SAMPLE];
+	int32		counted[WL_DB_BUFFER_SAMPLE];	/* -1: not counted */
+	int			stretches_hit = 0;
+	int			first_hit = -1,
+				last_hit = -1;
+	int			grown = 0;
+	bool		range,
+				refine;
+	double		buffers = 0;
 
 	if (n > WL_FILES_LINEAR)
 		qsort(files, n, sizeof(WlRelFile), wl_relfile_cmp);
-	return owned_buffers(&owner, pages_mapped);
+	*pages_mapped = 0;
+	if (k <= 0 || (!OidIsValid(dboid) && n <= 0))
+		return 0;
+	/* k * run <= NBuffers: every stretch holds at least one run */
+	for (int i = 0; i < k; i++)
+	{
+		int			first = (int) pg_prng_uint64_range(&pg_global_prng_state,
+													   stretch_start(i, k),
+													   stretch_start(i + 1, k) - run);
+
+		hits[i] = (uint8) owned_buffers_in(&owner, first, first + run);
+		if (hits[i] > 0)
+		{
+			stretches_hit++;
+			first_hit = first_hit < 0 ? i : first_hit;
+			last_hit = i;
+		}
+	}
+	range = stretches_hit > 0 && last_hit - first_hit + 3 <= WL_DB_BUFFER_RANGE;
+	refine = !range && stretches_hit > 0 && stretches_hit <= WL_DB_BUFFER_REFINE;
+	for (int i = 0; i < k; i++)
+	{
+		bool		near_hit = hits[i] > 0 || (i > 0 && hits[i - 1] > 0) ||
+			(i + 1 < k && hits[i + 1] > 0);
+
+		counted[i] = -1;
+		if (range ? i >= first_hit - 1 && i <= last_hit + 1 : refine && near_hit)
+			counted[i] = (int32) count_in_stretch(&owner, i, k, &pages, page);
+	}
+
+	/* the sample can miss the stretch beyond an edge */
+	for (bool again = true; again && grown < WL_DB_BUFFER_GROW;)
+	{
+		again = false;
+		for (int i = 0; i < k && grown < WL_DB_BUFFER_GROW; i++)
+		{
+			if (counted[i] <= 0)
+				continue;
+			for (int j = i - 1; j <= i + 1; j += 2)
+			{
+				if (j < 0 || j >= k || counted[j] >= 0 || grown >= WL_DB_BUFFER_GROW)
+					continue;
+				counted[j] = (int32) count_in_stretch(&owner, j, k, &pages, page);
+				grown++;
+				again = true;
+			}
+		}
+	}
+
+	for (int i = 0; i < k; i++)
+		buffers += counted[i] >= 0 ? counted[i] :
+			(double) hits[i] * (stretch_start(i + 1, k) - stretch_start(i, k)) / run;
+	if ((double) (NBuffers / k) * sizeof(BufferDescPadded) <= WL_FAULT_AROUND_BYTES)
+		*pages_mapped = all_pages;
+	else
+		*pages_mapped = Min(all_pages, k * (int64) (WL_FAULT_AROUND_BYTES / page) + pages);
+	return (int64) buffers;
 }

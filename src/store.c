@@ -209,54 +209,6 @@ typedef struct WlLruItem
 } WlLruItem;
 
 /*
- * Rearrange a[0 .. n-1] so that a[0 .. k-1] hold the k least recently used
- * (k <= n): Hoare's selection, linear on average.
- */
-static void
-lru_select(WlLruItem *a, long n, long k)
-{
-	long		lo = 0;
-	long		hi = n - 1;
-
-	while (lo < hi)
-	{
-		long		mid = lo + (hi - lo) / 2;
-		uint64		x = a[lo].last_used;
-		uint64		y = a[mid].last_used;
-		uint64		z = a[hi].last_used;
-		uint64		pivot;
-		long		i = lo;
-		long		j = hi;
-
-		/* median of three: no quadratic case on ordered input */
-		pivot = x < y ? (y < z ? y : (x < z ? z : x)) : (x < z ? x : (y < z ? z : y));
-		while (i <= j)
-		{
-			while (a[i].last_used < pivot)
-				i++;
-			while (a[j].last_used > pivot)
-				j--;
-			if (i <= j)
-			{
-				WlLruItem	t = a[i];
-
-				a[i] = a[j];
-				a[j] = t;
-				i++;
-				j--;
-			}
-		}
-		/* a[lo .. j] <= pivot <= a[i .. hi], and a[j+1 .. i-1] == pivot */
-		if (k - 1 <= j)
-			hi = j;
-		else if (k - 1 >= i)
-			lo = i;
-		else
-			break;
-	}
-}
-
-/*
  * Remove the 10% least recently used aggregates (at least one), the lock
  * held exclusive (every recorder waits: a selection, not a sort).  A tenth,
  * not pg_stat_statements' twentieth: a load of ever new texts pays a walk
@@ -269,7 +221,7 @@ evict_stats(void)
 	WlLruItem  *all;
 	WlStatsEntry *e;
 	long		n = hash_get_num_entries(wl_stats);
-	long		i = 0;
+	long		nall = 0;
 	long		nvictims;
 
 	Assert(!in_cleanup);
@@ -277,18 +229,57 @@ evict_stats(void)
 	hash_seq_init(&hs, wl_stats);
 	while ((e = hash_seq_search(&hs)) != NULL)
 	{
-		if (i >= n)
+		if (nall >= n)
 		{
 			hash_seq_term(&hs);
 			break;
 		}
-		all[i].last_used = e->last_used;
-		all[i].e = e;
-		i++;
+		all[nall].last_used = e->last_used;
+		all[nall].e = e;
+		nall++;
 	}
-	nvictims = Min(Max(1, i / 10), i);
-	if (nvictims > 0)
-		lru_select(all, i, nvictims);
+	nvictims = Min(Max(1, nall / 10), nall);
+
+	/*
+	 * all[0 .. nvictims-1] made the nvictims least recently used: Hoare's
+	 * selection, linear on average (none where there are none).
+	 */
+	for (long lo = 0, hi = nall - 1; lo < hi;)
+	{
+		long		mid = lo + (hi - lo) / 2;
+		uint64		x = all[lo].last_used;
+		uint64		y = all[mid].last_used;
+		uint64		z = all[hi].last_used;
+		uint64		pivot;
+		long		i = lo;
+		long		j = hi;
+
+		/* median of three: no quadratic case on ordered input */
+		pivot = x < y ? (y < z ? y : (x < z ? z : x)) : (x < z ? x : (y < z ? z : y));
+		while (i <= j)
+		{
+			while (all[i].last_used < pivot)
+				i++;
+			while (all[j].last_used > pivot)
+				j--;
+			if (i <= j)
+			{
+				WlLruItem	t = all[i];
+
+				all[i] = all[j];
+				all[j] = t;
+				i++;
+				j--;
+			}
+		}
+		/* all[lo .. j] <= pivot <= all[i .. hi], and all[j+1 .. i-1] == pivot */
+		if (nvictims - 1 <= j)
+			hi = j;
+		else if (nvictims - 1 >= i)
+			lo = i;
+		else
+			break;
+	}
 	for (long v = 0; v < nvictims; v++)
 		hash_search(wl_stats, &all[v].e->key, HASH_REMOVE, NULL);
 	pfree(all);

@@ -115,62 +115,6 @@ threshold_above(int64 blocks)
 }
 
 /*
- * Choose the threshold for the pending syncs s[0..n), sorted by size: each
- * file moved from fsync to WAL costs one evaluation.
- */
-static int
-choose_threshold(int strategy, const WlPendingSync *s, int n, const WlScanCost *cost,
-				 const WlCommitState *st, int session_kb, double *core_ns, double *chosen_ns)
-{
-	WlCommitModel m;
-	int64	   *sizes = palloc(sizeof(int64) * Max(n, 1));
-	int			nsizes = 0;
-	int			best_kb = session_kb;
-	double		best_ns;
-
-	*core_ns = best_ns = commit_ns(&m, s, n, session_kb, cost, st);
-
-	for (int i = 0; i < n; i++)
-		if (!s[i].truncated)
-			sizes[nsizes++] = s[i].blocks;
-	qsort(sizes, nsizes, sizeof(int64), cmp_int64);
-
-	if (strategy == WL_STRATEGY_SYNC)
-		best_kb = 0;
-	else if (strategy == WL_STRATEGY_WAL)
-		best_kb = nsizes > 0 ? threshold_above(sizes[nsizes - 1]) : session_kb;
-	else
-	{
-		/* all synced, then the k smallest WAL-logged, k = 1 .. nsizes */
-		for (int k = 0; k <= nsizes; k++)
-		{
-			double		ns;
-
-			if (k > 0)
-			{
-				m.synced_rels--;
-				m.synced_blocks -= sizes[k - 1];
-				m.wal_logged_rels++;
-				m.wal_logged_blocks += sizes[k - 1];
-				m.sync_scan = m.synced_rels > 0;
-				/* files of the same size go together */
-				if (k < nsizes && sizes[k] == sizes[k - 1])
-					continue;
-			}
-			ns = commit_ns(&m, k == 0 ? s : NULL, n, 0, cost, st);
-			if (ns < best_ns)
-			{
-				best_ns = ns;
-				best_kb = k == 0 ? 0 : threshold_above(sizes[k - 1]);
-			}
-		}
-	}
-	*chosen_ns = commit_ns(&m, s, n, best_kb, cost, st);
-	pfree(sizes);
-	return best_kb;
-}
-
-/*
  * At XACT_EVENT_PRE_COMMIT (or PRE_PREPARE): apply walload.commit_strategy.
  * s, n: the pending syncs of the commit's one reading of core's lists.
  */
@@ -181,6 +125,10 @@ wl_strategy_apply(WlStrategyChoice *choice, int64 dirty_buffers,
 	WlScanCost	cost;
 	WlCommitState st;
 	WlCommitModel all = {0};
+	WlCommitModel m;
+	int64	   *sizes;
+	int			nsizes = 0;
+	double		best_ns;
 
 	*choice = (WlStrategyChoice) {.action = WL_ACTION_NONE,.threshold_kb = wal_skip_threshold};
 	if (wl_commit_strategy == WL_STRATEGY_OFF || XLogIsNeeded() || n == 0)
@@ -207,9 +155,46 @@ wl_strategy_apply(WlStrategyChoice *choice, int64 dirty_buffers,
 	/* not by the fsync ratio commits teach: it would flip within a load */
 	cost.io.fsync_time_ratio = 0;
 
-	choice->threshold_kb = choose_threshold(wl_commit_strategy, s, n, &cost, &st,
-											wal_skip_threshold,
-											&choice->core_ns, &choice->chosen_ns);
+	/* the threshold, s sorted by size: each file moved to WAL costs one evaluation */
+	choice->core_ns = best_ns = commit_ns(&m, s, n, wal_skip_threshold, &cost, &st);
+	sizes = palloc(sizeof(int64) * Max(n, 1));
+	for (int i = 0; i < n; i++)
+		if (!s[i].truncated)
+			sizes[nsizes++] = s[i].blocks;
+	qsort(sizes, nsizes, sizeof(int64), cmp_int64);
+	if (wl_commit_strategy == WL_STRATEGY_SYNC)
+		choice->threshold_kb = 0;
+	else if (wl_commit_strategy == WL_STRATEGY_WAL)
+		choice->threshold_kb = nsizes > 0 ? threshold_above(sizes[nsizes - 1]) :
+			wal_skip_threshold;
+	else
+	{
+		/* all synced, then the k smallest WAL-logged, k = 1 .. nsizes */
+		for (int k = 0; k <= nsizes; k++)
+		{
+			double		ns;
+
+			if (k > 0)
+			{
+				m.synced_rels--;
+				m.synced_blocks -= sizes[k - 1];
+				m.wal_logged_rels++;
+				m.wal_logged_blocks += sizes[k - 1];
+				m.sync_scan = m.synced_rels > 0;
+				/* files of the same size go together */
+				if (k < nsizes && sizes[k] == sizes[k - 1])
+					continue;
+			}
+			ns = commit_ns(&m, k == 0 ? s : NULL, n, 0, &cost, &st);
+			if (ns < best_ns)
+			{
+				best_ns = ns;
+				choice->threshold_kb = k == 0 ? 0 : threshold_above(sizes[k - 1]);
+			}
+		}
+	}
+	choice->chosen_ns = commit_ns(&m, s, n, choice->threshold_kb, &cost, &st);
+	pfree(sizes);
 	if (choice->threshold_kb != wal_skip_threshold)
 	{
 		char		value[32];
