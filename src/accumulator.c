@@ -703,7 +703,11 @@ copy_text(WlActiveStmt *s)
 	if (s->st.source_text == NULL)
 		return;
 	/* cleaned in place: read only here, and no stack protector for locals */
-	q = CleanQuerytext(s->st.source_text, &s->st.query_location, &s->st.query_len);
+	q = s->st.source_text + Max(s->st.query_location, 0);
+	/* CleanQuerytext() trims only bytes up to ' ': none at either end, as is */
+	if (s->st.query_location < 0 || s->st.query_len <= 0 ||
+		(unsigned char) q[0] <= ' ' || (unsigned char) q[s->st.query_len - 1] <= ' ')
+		q = CleanQuerytext(s->st.source_text, &s->st.query_location, &s->st.query_len);
 	s->text_len = s->st.query_len < WL_QUERY_LEN ? s->st.query_len :
 		pg_mbcliplen(q, s->st.query_len, WL_QUERY_LEN - 1);
 	memcpy(s->query, q, s->text_len);	/* text_len bytes are read: no NUL */
