@@ -235,11 +235,15 @@ block_cached(WlRelFile file, ForkNumber fork, BlockNumber block)
 	return found;
 }
 
-/* one more fork of one->file: nblocks, stored of them on disk; its buffers */
+/*
+ * One more fork of one->file: nblocks, stored of them on disk; its buffers.
+ * A one-block fork is taken to be cached, not looked up: the lookup costs
+ * about what the one invalidation it could rule out adds to a walk.
+ */
 void
 wl_sizing_add_fork(WlFileSizes *one, ForkNumber fork, BlockNumber nblocks, int64 stored)
 {
-	int			k = (int) Min((BlockNumber) WL_BUFFER_SAMPLE, nblocks);
+	int			k = nblocks == 1 ? 0 : (int) Min((BlockNumber) WL_BUFFER_SAMPLE, nblocks);
 	int			found = 0;
 
 	for (int i = 0; i < k; i++)
@@ -249,7 +253,7 @@ wl_sizing_add_fork(WlFileSizes *one, ForkNumber fork, BlockNumber nblocks, int64
 	one->blocks += nblocks;
 	one->stored_blocks += stored;
 	one->stored_forks += stored > 0 ? 1 : 0;
-	one->buffers += k > 0 ? (double) found * nblocks / k : 0;
+	one->buffers += nblocks == 1 ? 1 : k > 0 ? (double) found * nblocks / k : 0;
 }
 
 /*
