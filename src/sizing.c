@@ -243,17 +243,17 @@ block_cached(WlRelFile file, ForkNumber fork, BlockNumber block)
 void
 wl_sizing_add_fork(WlFileSizes *one, ForkNumber fork, BlockNumber nblocks, int64 stored)
 {
-	int			k = nblocks == 1 ? 0 : (int) Min((BlockNumber) WL_BUFFER_SAMPLE, nblocks);
+	int			k = (int) Min((BlockNumber) WL_BUFFER_SAMPLE, nblocks);
 	int			found = 0;
 
 	for (int i = 0; i < k; i++)
-		found += block_cached(one->file, fork,
-							  (BlockNumber) (((uint64) nblocks * i) / k)) ? 1 : 0;
+		found += (nblocks == 1 ||
+				  block_cached(one->file, fork, (BlockNumber) (((uint64) nblocks * i) / k))) ? 1 : 0;
 	one->forks++;
 	one->blocks += nblocks;
 	one->stored_blocks += stored;
 	one->stored_forks += stored > 0 ? 1 : 0;
-	one->buffers += nblocks == 1 ? 1 : k > 0 ? (double) found * nblocks / k : 0;
+	one->buffers += k > 0 ? (double) found * nblocks / k : 0;
 }
 
 /*
