@@ -213,6 +213,36 @@ one_walk_saving_ms(const WlScanCost *cost, WlScanKind kind, int nxacts, int64 fi
 	return saved_ms;
 }
 
+/* could this server run wal_level = minimal: nothing archives or streams its WAL */
+static bool
+minimal_allowed(void)
+{
+	bool		any = false;
+
+	if (wal_level == WAL_LEVEL_MINIMAL || XLogArchiveMode != ARCHIVE_MODE_OFF ||
+		(SyncRepStandbyNames != NULL && SyncRepStandbyNames[0] != '\0'))
+		return false;
+	for (int i = 0; WalSndCtl != NULL && i < max_wal_senders; i++)
+	{
+		WalSnd	   *ws = &WalSndCtl->walsnds[i];
+		pid_t		pid;
+
+		SpinLockAcquire(&ws->mutex);
+		pid = ws->pid;
+		SpinLockRelease(&ws->mutex);
+		if (pid != 0)
+			return false;
+	}
+	if (ReplicationSlotCtl != NULL)
+	{
+		LWLockAcquire(ReplicationSlotControlLock, LW_SHARED);
+		for (int i = 0; i < max_replication_slots && !any; i++)
+			any = ReplicationSlotCtl->replication_slots[i].in_use;
+		LWLockRelease(ReplicationSlotControlLock);
+	}
+	return !any;
+}
+
 /* n transactions as one: all but one commit record and its flush, as measured */
 static void
 all_but_one(WlWhatIf *w, WlShape shape, double sync_ms)
@@ -421,26 +451,7 @@ wl_whatif_load(WlXactRecord **in, int n, const double *reload_ms,
 			w->buffers.saving_ms * Min(removed_ms / all_walks_ms, 1) : 0;
 	}
 
-	/* could this server run wal_level = minimal: nothing archives or streams its WAL */
-	w->minimal_allowed = wal_level != WAL_LEVEL_MINIMAL && XLogArchiveMode == ARCHIVE_MODE_OFF &&
-		(SyncRepStandbyNames == NULL || SyncRepStandbyNames[0] == '\0');
-	for (int i = 0; w->minimal_allowed && WalSndCtl != NULL && i < max_wal_senders; i++)
-	{
-		WalSnd	   *ws = &WalSndCtl->walsnds[i];
-		pid_t		pid;
-
-		SpinLockAcquire(&ws->mutex);
-		pid = ws->pid;
-		SpinLockRelease(&ws->mutex);
-		w->minimal_allowed = pid == 0;
-	}
-	if (w->minimal_allowed && ReplicationSlotCtl != NULL)
-	{
-		LWLockAcquire(ReplicationSlotControlLock, LW_SHARED);
-		for (int i = 0; i < max_replication_slots && w->minimal_allowed; i++)
-			w->minimal_allowed = !ReplicationSlotCtl->replication_slots[i].in_use;
-		LWLockRelease(ReplicationSlotControlLock);
-	}
+	w->minimal_allowed = minimal_allowed();
 	w->wal_level.setting = "wal_level";
 	strlcpy(w->wal_level.value, "minimal", sizeof(w->wal_level.value));
 }
